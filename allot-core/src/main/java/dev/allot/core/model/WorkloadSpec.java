@@ -1,0 +1,162 @@
+package dev.allot.core.model;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One workload as its owner declared it: what it needs and the scheduling contract it asks for.
+ *
+ * <p>{@code minRuntime} is the declared minimum runtime before any cap; zero means the workload is
+ * <em>unallocated</em> (free, never charged, always preemptible). {@code gpusPerNode} zero means any
+ * packing; a positive value asks for whole groups of that many GPUs on each node, all or nothing (a gang).
+ * {@code checkpointEvery} null means progress is never lost when a resumable workload is preempted.
+ *
+ * @param submitSeconds seconds from the start of the scenario (or of the service's epoch)
+ * @param duration      the work the workload needs, in running time
+ */
+public record WorkloadSpec(
+        String id,
+        long submitSeconds,
+        String allocation,
+        String user,
+        int gpus,
+        int gpusPerNode,
+        Duration duration,
+        Duration minRuntime,
+        boolean resumable,
+        Priority priority,
+        Duration checkpointEvery,
+        String kind) {
+
+    public WorkloadSpec {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(allocation, "allocation");
+        Objects.requireNonNull(user, "user");
+        Objects.requireNonNull(duration, "duration");
+        Objects.requireNonNull(minRuntime, "minRuntime");
+        Objects.requireNonNull(priority, "priority");
+        Objects.requireNonNull(kind, "kind");
+        if (id.isBlank()) {
+            throw new IllegalArgumentException("workload id must not be blank");
+        }
+        if (gpus < 1) {
+            throw new IllegalArgumentException("workload " + id + ": gpus must be at least 1, got " + gpus);
+        }
+        if (gpusPerNode < 0) {
+            throw new IllegalArgumentException("workload " + id + ": gpus_per_node must be empty or positive, got " + gpusPerNode);
+        }
+        if (gpusPerNode > 0 && gpus % gpusPerNode != 0) {
+            throw new IllegalArgumentException("workload " + id + ": gpus (" + gpus + ") must be a multiple of gpus_per_node ("
+                    + gpusPerNode + ") for a whole-node gang");
+        }
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("workload " + id + ": duration must be positive, got " + Durations.format(duration));
+        }
+        if (minRuntime.isNegative()) {
+            throw new IllegalArgumentException("workload " + id + ": min_runtime must not be negative");
+        }
+        if (checkpointEvery != null && (checkpointEvery.isNegative() || checkpointEvery.isZero())) {
+            throw new IllegalArgumentException("workload " + id + ": checkpoint_every must be positive or empty");
+        }
+        if (submitSeconds < 0) {
+            throw new IllegalArgumentException("workload " + id + ": submit must not be before the scenario start, got " + submitSeconds);
+        }
+    }
+
+    /** True when the workload declared a minimum runtime: it is charged and protected for that long. */
+    public boolean allocated() {
+        return !minRuntime.isZero();
+    }
+
+    /** A fluent builder with sensible defaults, mainly for tests and generators. */
+    public static Builder builder(String id) {
+        return new Builder(id);
+    }
+
+    /** Fluent builder for {@link WorkloadSpec}; every field has a default except the id. */
+    public static final class Builder {
+        private final String id;
+        private long submitSeconds;
+        private String allocation = "default";
+        private String user = "user";
+        private int gpus = 1;
+        private int gpusPerNode;
+        private Duration duration = Duration.ofHours(1);
+        private Duration minRuntime = Duration.ofMinutes(15);
+        private boolean resumable;
+        private Priority priority = Priority.NORMAL;
+        private Duration checkpointEvery;
+        private String kind = "train";
+
+        private Builder(String id) {
+            this.id = id;
+        }
+
+        public Builder submitAt(long seconds) {
+            this.submitSeconds = seconds;
+            return this;
+        }
+
+        public Builder allocation(String name) {
+            this.allocation = name;
+            return this;
+        }
+
+        public Builder user(String name) {
+            this.user = name;
+            return this;
+        }
+
+        public Builder gpus(int n) {
+            this.gpus = n;
+            return this;
+        }
+
+        /** Whole-node gang: {@code perNode} GPUs on each of {@code gpus / perNode} nodes. */
+        public Builder gpusPerNode(int perNode) {
+            this.gpusPerNode = perNode;
+            return this;
+        }
+
+        public Builder duration(Duration d) {
+            this.duration = d;
+            return this;
+        }
+
+        public Builder minRuntime(Duration d) {
+            this.minRuntime = d;
+            return this;
+        }
+
+        public Builder resumable(Duration checkpointEvery) {
+            this.resumable = true;
+            this.checkpointEvery = checkpointEvery;
+            return this;
+        }
+
+        public Builder resumable() {
+            return resumable(null);
+        }
+
+        public Builder notResumable() {
+            this.resumable = false;
+            this.checkpointEvery = null;
+            return this;
+        }
+
+        public Builder priority(Priority p) {
+            this.priority = p;
+            return this;
+        }
+
+        public Builder kind(String k) {
+            this.kind = k;
+            return this;
+        }
+
+        public WorkloadSpec build() {
+            return new WorkloadSpec(id, submitSeconds, allocation, user, gpus, gpusPerNode, duration, minRuntime,
+                    resumable, priority, checkpointEvery, kind);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.allot.core.policy;
+
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+
+/**
+ * A scheduling policy: given the live state at a moment, decide what to start and what to stop.
+ *
+ * <p>A policy never changes the state: it works on its own per-cycle copies and returns a {@link Plan}; the
+ * caller carries it out. The caller has advanced the state to {@code nowSeconds} before asking.
+ */
+public interface Policy {
+    /** The registered name, e.g. {@code allocation}. */
+    String name();
+
+    Plan schedule(ClusterState state, long nowSeconds);
+
+    /**
+     * Whether this policy promised not to preempt the running job at this moment (its minimum runtime under
+     * {@code allocation}, non-preemptible work under {@code legacy}). Host loss is the only excuse for breaking it;
+     * the simulator's invariant checks hold every policy to its own promise.
+     */
+    boolean isProtected(Job job, long nowSeconds);
+}

@@ -1,0 +1,66 @@
+package dev.allot.core.policy;
+
+import dev.allot.core.model.Durations;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * One setting of a policy: its key (as written in {@code policy.yaml}), its type, its default and what it does.
+ */
+public record SettingSpec(String key, Type type, String defaultValue, String description) {
+
+    /** The kinds of values a setting takes; each parses text and says what it expected. */
+    public enum Type {
+        DURATION, NUMBER, INTEGER, BOOLEAN;
+
+        Object parse(String key, String text) {
+            String t = text.trim();
+            try {
+                return switch (this) {
+                    case DURATION -> Durations.parse(t);
+                    case NUMBER -> {
+                        double d = Double.parseDouble(t);
+                        if (!Double.isFinite(d)) {
+                            throw new IllegalArgumentException("not a finite number");
+                        }
+                        yield d;
+                    }
+                    case INTEGER -> Long.parseLong(t);
+                    case BOOLEAN -> switch (t.toLowerCase(Locale.ROOT)) {
+                        case "true", "yes", "on" -> Boolean.TRUE;
+                        case "false", "no", "off" -> Boolean.FALSE;
+                        default -> throw new IllegalArgumentException("not a boolean");
+                    };
+                };
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("setting '" + key + "': cannot read '" + text + "' as " + expected()
+                        + (e.getMessage() != null && this == DURATION ? " (" + e.getMessage() + ")" : ""));
+            }
+        }
+
+        String expected() {
+            return switch (this) {
+                case DURATION -> "a duration such as 30s, 5m, 8h or 7d";
+                case NUMBER -> "a number";
+                case INTEGER -> "a whole number";
+                case BOOLEAN -> "true or false";
+            };
+        }
+    }
+
+    public static SettingSpec duration(String key, Duration def, String description) {
+        return new SettingSpec(key, Type.DURATION, Durations.format(def), description);
+    }
+
+    public static SettingSpec bool(String key, boolean def, String description) {
+        return new SettingSpec(key, Type.BOOLEAN, Boolean.toString(def), description);
+    }
+
+    public static SettingSpec number(String key, double def, String description) {
+        return new SettingSpec(key, Type.NUMBER, Double.toString(def), description);
+    }
+
+    public static SettingSpec integer(String key, long def, String description) {
+        return new SettingSpec(key, Type.INTEGER, Long.toString(def), description);
+    }
+}

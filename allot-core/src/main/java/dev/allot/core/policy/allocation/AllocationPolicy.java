@@ -1,0 +1,403 @@
+package dev.allot.core.policy.allocation;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.Durations;
+import dev.allot.core.policy.Plan;
+import dev.allot.core.policy.Policy;
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.policy.SettingSpec;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.sched.CycleWork;
+import dev.allot.core.sched.Placer;
+import dev.allot.core.sched.Reservation;
+import dev.allot.core.sched.ShapeCursor;
+import dev.allot.core.sched.VictimSearch;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.Placement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
+import java.util.NavigableSet;
+
+/**
+ * Allot's own policy: budgets, hierarchical fair share over a lookback window, and minimum-runtime contracts.
+ *
+ * <p>One cycle, in order:
+ * <ol>
+ *   <li><b>Drain.</b> On every unhealthy node, each job that may leave leaves: unallocated ones at once, allocated
+ *   ones once past their minimum runtime (the protection expiry wakes the scheduler at that instant).</li>
+ *   <li><b>Allocated work</b>, allocation by allocation in {@link FairShare} order (recomputed after every start,
+ *   since a start commits its minimum runtime), inside an allocation by priority, submission and id. A job starts
+ *   on idle GPUs if it fits, else preempts a minimal set of victims it may preempt (see below), else it is
+ *   blocked: the first blocked job of the cycle gets a {@link Reservation} and the rest of its shape queue is
+ *   skipped for this cycle. Over-entitled allocations still start work on idle GPUs (bursting).</li>
+ *   <li><b>Unallocated work</b> (minimum runtime 0) on whatever GPUs are still idle, allocations in the same order.
+ *   It never preempts.</li>
+ * </ol>
+ *
+ * <p><b>Who may preempt whom.</b> Unallocated work: any allocated job. A job past its minimum runtime: a job of an
+ * allocation that ranks above its own where their tree paths part, counting the preemptor's new commitment
+ * ({@link FairShare#ranksAbove}), or a higher-priority job of its own allocation. A job inside its minimum
+ * runtime: nobody. Victims are preferred unallocated first, then from the most over-served allocation, then the
+ * least work lost since the last checkpoint, then by id.
+ *
+ * <p>Fair share drifts between events as usage accrues and ages out of the window, so while allocated work is
+ * blocked and preemptible work runs, the plan asks to be woken after {@code fairshare-recheck}.
+ */
+public final class AllocationPolicy implements Policy {
+    public static final String NAME = "allocation";
+
+    static final List<SettingSpec> SETTINGS = List.of(
+            SettingSpec.duration("fairshare-recheck", Duration.ofMinutes(5),
+                    "while allocated work waits and preemptible work runs, re-rank at least this often"
+                            + " (fair share drifts as usage accrues and leaves the window)"),
+            SettingSpec.bool("reservation", true,
+                    "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
+                            + " gangs (EASY backfill with minimum runtimes as the known horizon)"));
+
+    public static final PolicyFactory FACTORY = new PolicyFactory() {
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "Allot: budgets, hierarchical fair share over the lookback window, minimum-runtime contracts,"
+                    + " unallocated work on idle GPUs, automatic drains";
+        }
+
+        @Override
+        public List<SettingSpec> settings() {
+            return SETTINGS;
+        }
+
+        @Override
+        public Policy create(Settings settings) {
+            return new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"));
+        }
+    };
+
+    private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
+            + " started on GPUs no waiting allocated work could use; preemptible at any moment";
+
+    private final long recheckSeconds;
+    private final boolean reservations;
+    private ClusterState boundTo;
+    private CycleWork work;
+    private FairShare fairShare;
+
+    public AllocationPolicy(Duration fairshareRecheck, boolean reservations) {
+        if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
+            throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
+        }
+        this.recheckSeconds = fairshareRecheck.getSeconds();
+        this.reservations = reservations;
+    }
+
+    public static AllocationPolicy withDefaults() {
+        return (AllocationPolicy) FACTORY.create(Settings.defaults(SETTINGS));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean isProtected(Job job, long now) {
+        return job.isProtected(now);
+    }
+
+    /** The fair-share ranking as of the last cycle (for explanations). */
+    public FairShare rankingFor(ClusterState state, long now) {
+        bind(state);
+        fairShare.reset(state);
+        return fairShare;
+    }
+
+    private void bind(ClusterState state) {
+        if (boundTo != state) {
+            boundTo = state;
+            work = new CycleWork(state);
+            fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
+        }
+    }
+
+    @Override
+    public Plan schedule(ClusterState state, long now) {
+        if (state.now() != now) {
+            throw new IllegalArgumentException("the state is at " + state.now() + ", not at " + now + "; advance it first");
+        }
+        if (state.pending().total() == 0 && state.nextUnhealthyBusyNode(0) < 0) {
+            return Plan.empty();
+        }
+        bind(state);
+        work.begin(now);
+        fairShare.reset(state);
+        drain(state, now);
+        boolean blocked = scheduleAllocated(state, now);
+        scheduleUnallocated(state);
+        long wake = Plan.NO_WAKE_UP;
+        if (blocked && anyUnprotected(state)) {
+            wake = now + recheckSeconds;
+        }
+        return new Plan(work.decisions(), wake);
+    }
+
+    private static boolean anyUnprotected(ClusterState state) {
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            if (state.unprotectedGpus(l) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ drain
+
+    private void drain(ClusterState state, long now) {
+        for (int n = state.nextUnhealthyBusyNode(0); n >= 0; n = state.nextUnhealthyBusyNode(n + 1)) {
+            for (Job j : state.jobsOn(n)) {
+                if (work.isPreempted(j) || j.isProtected(now)) {
+                    continue;
+                }
+                String why = j.allocated()
+                        ? "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " is past its "
+                                + Durations.formatSeconds(j.minRuntimeSeconds()) + " minimum runtime"
+                        : "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " runs unallocated";
+                work.preempt(j, PreemptionCause.drain(state.nodeName(n), why));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ allocated work
+
+    private boolean scheduleAllocated(ClusterState state, long now) {
+        AllocationTree tree = state.tree();
+        int leaves = tree.leafCount();
+        List<List<ShapeCursor>> cursors = new ArrayList<>(leaves);
+        boolean any = false;
+        for (int l = 0; l < leaves; l++) {
+            if (state.pending().count(l, true) == 0) {
+                cursors.add(List.of());
+                continue;
+            }
+            List<ShapeCursor> cs = new ArrayList<>();
+            for (NavigableSet<Job> q : state.pending().shapeQueues(l, true)) {
+                if (!q.isEmpty()) {
+                    cs.add(new ShapeCursor(q));
+                }
+            }
+            cursors.add(cs);
+            any = true;
+        }
+        if (!any) {
+            return false;
+        }
+        boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
+        Reservation reservation = null;
+        boolean blocked = false;
+        while (true) {
+            if (!victimsExist && work.free().totalFree() == 0) {
+                return true;
+            }
+            int[] order = fairShare.leafOrder();
+            Job w = null;
+            ShapeCursor from = null;
+            int rank = -1;
+            for (int i = 0; i < order.length && w == null; i++) {
+                for (ShapeCursor c : cursors.get(order[i])) {
+                    Job h = c.head();
+                    if (h != null && (w == null || Job.QUEUE_ORDER.compare(h, w) < 0)) {
+                        w = h;
+                        from = c;
+                    }
+                }
+                rank = i;
+            }
+            if (w == null) {
+                return blocked;
+            }
+            BitSet excluded = reservation != null && !reservation.allows(w, now) ? reservation.nodes() : null;
+            Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+            if (p != null) {
+                startAllocated(state, w, p, rank, 0);
+                from.advance();
+                continue;
+            }
+            List<Job> victims = findVictims(state, w, now, excluded);
+            if (victims != null && !victims.isEmpty()) {
+                for (Job v : victims) {
+                    work.preempt(v, cause(state, v, w));
+                }
+                p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+                if (p == null) {
+                    throw new IllegalStateException("victim search promised room for " + w.id() + " but none was found");
+                }
+                startAllocated(state, w, p, rank, victims.size());
+                from.advance();
+                continue;
+            }
+            blocked = true;
+            from.exhaust();
+            if (reservation == null && reservations) {
+                final Job owner = w;
+                reservation = Reservation.plan(work, owner, j -> mayPreempt(owner, j));
+            }
+        }
+    }
+
+    private void startAllocated(ClusterState state, Job w, Placement p, int rank, int victims) {
+        AllocationTree tree = state.tree();
+        double ratio = fairShare.leafRatio(w.leaf());
+        String reason = "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " in fair share (usage "
+                + fmt(ratio) + " of entitlement)" + (victims == 0 ? "; idle GPUs" : "; after preempting " + victims + " workload(s)");
+        work.start(w, p, reason);
+        fairShare.charge(w.leaf(), (long) w.gpus() * w.protectionSecondsIfStarted());
+    }
+
+    /** Whether {@code w} may preempt {@code v} once {@code v} is past its protection (protection not checked here). */
+    private boolean mayPreempt(Job w, Job v) {
+        if (!v.allocated()) {
+            return true;
+        }
+        if (v.leaf() == w.leaf()) {
+            return v.spec().priority().ordinal() < w.spec().priority().ordinal();
+        }
+        return fairShare.ranksAbove(w.leaf(), (long) w.gpus() * w.protectionSecondsIfStarted(), v.leaf());
+    }
+
+    private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
+        int leaves = state.tree().leafCount();
+        long extra = (long) w.gpus() * w.protectionSecondsIfStarted();
+        boolean[] eligible = new boolean[leaves];
+        long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
+        for (int l = 0; l < leaves; l++) {
+            if (l == w.leaf()) {
+                for (var pr : dev.allot.core.model.Priority.values()) {
+                    if (pr.ordinal() < w.spec().priority().ordinal()) {
+                        bound += state.unprotectedGpus(l, pr);
+                    }
+                }
+                eligible[l] = w.spec().priority().ordinal() > 0;
+            } else if (state.unprotectedGpus(l) > 0 && fairShare.ranksAbove(w.leaf(), extra, l)) {
+                eligible[l] = true;
+                bound += state.unprotectedGpus(l);
+            }
+        }
+        if (bound < w.gpus()) {
+            return null;
+        }
+        List<Job> candidates = new ArrayList<>();
+        for (Job v : state.runningUnallocated()) {
+            if (!work.isPreempted(v)) {
+                candidates.add(v);
+            }
+        }
+        for (int l = 0; l < leaves; l++) {
+            if (!eligible[l]) {
+                continue;
+            }
+            for (Job v : state.runningAllocated(l)) {
+                if (!work.isPreempted(v) && !v.isProtected(now)
+                        && (l != w.leaf() || v.spec().priority().ordinal() < w.spec().priority().ordinal())) {
+                    candidates.add(v);
+                }
+            }
+        }
+        candidates.sort(victimOrder(now));
+        return VictimSearch.find(work.free(), work.scratch(), w.gpus(), w.gpusPerNode(), excluded, candidates);
+    }
+
+    /** Unallocated first, then the most over-served allocation, then the least work lost, then id. */
+    private Comparator<Job> victimOrder(long now) {
+        return (a, b) -> {
+            if (a.allocated() != b.allocated()) {
+                return a.allocated() ? 1 : -1;
+            }
+            if (a.allocated() && a.leaf() != b.leaf()) {
+                int c = Double.compare(fairShare.leafRatio(b.leaf()), fairShare.leafRatio(a.leaf()));
+                if (c != 0) {
+                    return c;
+                }
+            }
+            int c = Long.compare(a.workLostIfPreemptedAtGpuSeconds(now), b.workLostIfPreemptedAtGpuSeconds(now));
+            return c != 0 ? c : a.id().compareTo(b.id());
+        };
+    }
+
+    private PreemptionCause cause(ClusterState state, Job v, Job w) {
+        AllocationTree tree = state.tree();
+        String wAlloc = tree.leafName(w.leaf());
+        if (!v.allocated()) {
+            return PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
+                    v.id() + " ran unallocated (minimum runtime 0) and allocated work " + w.id() + " of " + wAlloc + " needed its GPUs");
+        }
+        String past = v.id() + " was past its " + Durations.formatSeconds(v.minRuntimeSeconds()) + " minimum runtime";
+        if (v.leaf() == w.leaf()) {
+            return PreemptionCause.by(PreemptionCause.Kind.PRIORITY, w.id(),
+                    "higher-priority " + w.id() + " (" + w.spec().priority().label() + ") of the same allocation " + wAlloc
+                            + " needed its GPUs; " + past);
+        }
+        long extra = (long) w.gpus() * w.protectionSecondsIfStarted();
+        return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(),
+                w.id() + " of " + wAlloc + " ranks above " + tree.leafName(v.leaf()) + ": "
+                        + fairShare.explainAbove(w.leaf(), extra, v.leaf()) + "; " + past);
+    }
+
+    // ------------------------------------------------------------------ unallocated work
+
+    private void scheduleUnallocated(ClusterState state) {
+        if (work.free().totalFree() == 0) {
+            return;
+        }
+        int[] order = fairShare.leafOrder().clone();
+        for (int leaf : order) {
+            if (state.pending().count(leaf, false) == 0) {
+                continue;
+            }
+            List<ShapeCursor> cs = new ArrayList<>();
+            for (NavigableSet<Job> q : state.pending().shapeQueues(leaf, false)) {
+                if (!q.isEmpty()) {
+                    cs.add(new ShapeCursor(q));
+                }
+            }
+            while (true) {
+                if (work.free().totalFree() == 0) {
+                    return;
+                }
+                Job w = null;
+                ShapeCursor from = null;
+                for (ShapeCursor c : cs) {
+                    Job h = c.head();
+                    if (h != null && (w == null || Job.QUEUE_ORDER.compare(h, w) < 0)) {
+                        w = h;
+                        from = c;
+                    }
+                }
+                if (w == null) {
+                    break;
+                }
+                Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+                if (p == null) {
+                    from.exhaust();
+                    continue;
+                }
+                work.start(w, p, UNALLOCATED_REASON);
+                from.advance();
+            }
+        }
+    }
+
+    private static String fmt(double ratio) {
+        if (Double.isInfinite(ratio)) {
+            return "inf";
+        }
+        return String.format(java.util.Locale.ROOT, "%.2f", ratio);
+    }
+}

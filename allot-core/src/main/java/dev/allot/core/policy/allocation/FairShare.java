@@ -1,0 +1,187 @@
+package dev.allot.core.policy.allocation;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.state.ClusterState;
+import java.util.Locale;
+
+/**
+ * Hierarchical fair share over the allocation tree, for one scheduling cycle.
+ *
+ * <p>The usage of a leaf is what it was charged inside the lookback window plus what it is already committed to
+ * be charged: the rest of the minimum runtime of its running protected work. Counting the commitment is what
+ * stops one under-served allocation from taking the whole cluster in a single cycle: every start raises its
+ * usage at once, by the GPU-seconds the contract guarantees, so the next GPUs go to whoever is then lowest. The
+ * usage of an inner node is the sum over its leaves.
+ *
+ * <p>The ratio of a node is its usage divided by what its entitlement would buy over the window
+ * ({@code entitlement x cluster GPUs x window}); 1.0 means it used exactly its share. Siblings are ranked by
+ * ratio, lowest first, then by name; the order of allocations is the depth-first walk of the tree with siblings
+ * in rank order (as in Slurm's Fair Tree, but the weights are budgets). A node with entitlement zero ranks after
+ * every sibling with a positive one.
+ */
+public final class FairShare {
+    private final AllocationTree tree;
+    private final double[] norm;
+    private final long[] usage;
+    private final int[] leafOrder;
+    private final int[] sortBuf;
+    private boolean dirty = true;
+    private final long windowSeconds;
+
+    public FairShare(AllocationTree tree, int clusterGpus, long windowSeconds) {
+        this.tree = tree;
+        this.windowSeconds = windowSeconds;
+        int n = tree.nodeCount();
+        this.norm = new double[n];
+        this.usage = new long[n];
+        for (int i = 0; i < n; i++) {
+            norm[i] = tree.entitlement(i) * clusterGpus * (double) windowSeconds;
+        }
+        this.leafOrder = new int[tree.leafCount()];
+        this.sortBuf = new int[n];
+    }
+
+    /** Recomputes usage from the state: window charges plus committed protected time, summed up the tree. */
+    public void reset(ClusterState state) {
+        java.util.Arrays.fill(usage, 0);
+        for (int l = 0; l < tree.leafCount(); l++) {
+            long u = state.windowUsageGpuSeconds(l) + state.committedGpuSeconds(l);
+            for (int node = tree.leafNode(l); node >= 0; node = tree.parent(node)) {
+                usage[node] += u;
+            }
+        }
+        dirty = true;
+    }
+
+    /** Adds GPU-seconds to a leaf and its ancestors (a start decided in this cycle commits its minimum runtime). */
+    public void charge(int leaf, long gpuSeconds) {
+        for (int node = tree.leafNode(leaf); node >= 0; node = tree.parent(node)) {
+            usage[node] += gpuSeconds;
+        }
+        dirty = true;
+    }
+
+    public long usageGpuSeconds(int node) {
+        return usage[node];
+    }
+
+    /** Usage over what the entitlement buys in the window; +infinity for a node with no entitlement. */
+    public double ratio(int node) {
+        return ratioOf(node, usage[node]);
+    }
+
+    private double ratioOf(int node, long u) {
+        return norm[node] > 0 ? u / norm[node] : Double.POSITIVE_INFINITY;
+    }
+
+    public double leafRatio(int leaf) {
+        return ratio(tree.leafNode(leaf));
+    }
+
+    /** Leaves in fair-share order, most under-served first. The array is shared; do not keep it across calls. */
+    public int[] leafOrder() {
+        if (dirty) {
+            int[] pos = {0};
+            walk(0, pos);
+            dirty = false;
+        }
+        return leafOrder;
+    }
+
+    /** The position of each leaf in the current order (0 = first). */
+    public int positionOf(int leaf) {
+        int[] order = leafOrder();
+        for (int i = 0; i < order.length; i++) {
+            if (order[i] == leaf) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no leaf " + leaf);
+    }
+
+    private void walk(int node, int[] pos) {
+        int k = tree.childrenCount(node);
+        if (k == 0) {
+            leafOrder[pos[0]++] = tree.leafOf(node);
+            return;
+        }
+        int[] kids = new int[k];
+        for (int i = 0; i < k; i++) {
+            kids[i] = tree.child(node, i);
+        }
+        // insertion sort: sibling lists are short, and this keeps the order stable and allocation-free-ish
+        for (int i = 1; i < k; i++) {
+            int c = kids[i];
+            int j = i - 1;
+            while (j >= 0 && compareSiblings(kids[j], c) > 0) {
+                kids[j + 1] = kids[j];
+                j--;
+            }
+            kids[j + 1] = c;
+        }
+        for (int c : kids) {
+            walk(c, pos);
+        }
+    }
+
+    private int compareSiblings(int a, int b) {
+        int c = Double.compare(ratio(a), ratio(b));
+        return c != 0 ? c : tree.name(a).compareTo(tree.name(b));
+    }
+
+    /**
+     * Whether leaf {@code a}, after adding {@code extraA} GPU-seconds (the commitment of the job it wants to
+     * start), still ranks strictly above leaf {@code b}: compared at the level where their paths part, on the
+     * ratios of the two siblings there. Equal ratios do not rank above (no preemption on a tie). Requiring the
+     * preemptor to stay ahead even after its own start is what keeps two allocations from taking GPUs back and
+     * forth (Kueue's "LessThanOrEqualToFinalShare" idea, made strict).
+     */
+    public boolean ranksAbove(int a, long extraA, int b) {
+        int[] pair = divergence(a, b);
+        if (pair == null) {
+            return false;
+        }
+        return ratioOf(pair[0], usage[pair[0]] + extraA) < ratio(pair[1]);
+    }
+
+    /** The two sibling nodes where the paths of leaves a and b part, or null for the same leaf. */
+    private int[] divergence(int leafA, int leafB) {
+        int x = tree.leafNode(leafA);
+        int y = tree.leafNode(leafB);
+        if (x == y) {
+            return null;
+        }
+        while (tree.depth(x) > tree.depth(y)) {
+            x = tree.parent(x);
+        }
+        while (tree.depth(y) > tree.depth(x)) {
+            y = tree.parent(y);
+        }
+        if (x == y) {
+            return null; // cannot happen for two distinct leaves
+        }
+        while (tree.parent(x) != tree.parent(y)) {
+            x = tree.parent(x);
+            y = tree.parent(y);
+        }
+        return new int[] {x, y};
+    }
+
+    /** A sentence comparing the two allocations where they part, for preemption reasons. */
+    public String explainAbove(int a, long extraA, int b) {
+        int[] pair = divergence(a, b);
+        if (pair == null) {
+            return "same allocation";
+        }
+        int parent = tree.parent(pair[0]);
+        return String.format(Locale.ROOT,
+                "under '%s', '%s' has used %.2f of its entitlement over the window (counting the new job's minimum runtime)"
+                        + " and '%s' %.2f",
+                tree.name(parent), tree.name(pair[0]), ratioOf(pair[0], usage[pair[0]] + extraA),
+                tree.name(pair[1]), ratio(pair[1]));
+    }
+
+    public long windowSeconds() {
+        return windowSeconds;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.allot.core.sched;
+
+import dev.allot.core.policy.Decision;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.FreeIndex;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.Placement;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * The working set of one scheduling cycle: a private copy of the free-GPU index on which tentative starts and
+ * preemptions are played out, the jobs already chosen as victims, and the decisions so far. The live state is
+ * never touched; everything here is thrown away when the cycle ends (what-if changes are always undone).
+ *
+ * <p>The copy is made lazily, on the first tentative change, so a cycle that decides nothing costs no copy.
+ * Buffers are reused from cycle to cycle; one {@code CycleWork} belongs to one policy instance and one state.
+ */
+public final class CycleWork {
+    private final ClusterState state;
+    private final FreeIndex snapshot;
+    private final FreeIndex scratch;
+    private final BitSet preempted = new BitSet();
+    private final List<Decision> decisions = new ArrayList<>();
+    private boolean copied;
+    private long now;
+
+    public CycleWork(ClusterState state) {
+        this.state = state;
+        this.snapshot = state.freeIndex().copy();
+        this.scratch = state.freeIndex().copy();
+    }
+
+    public ClusterState state() {
+        return state;
+    }
+
+    /** Starts a new cycle at {@code now}, forgetting the previous one. */
+    public void begin(long nowSeconds) {
+        this.now = nowSeconds;
+        preempted.clear();
+        decisions.clear();
+        copied = false;
+    }
+
+    public long now() {
+        return now;
+    }
+
+    /** The free GPUs as this cycle sees them: the live index until the first tentative change, then the copy. */
+    public FreeIndex free() {
+        return copied ? snapshot : state.freeIndex();
+    }
+
+    /** A reusable index for what-if checks inside one decision; callers copy into it before use. */
+    public FreeIndex scratch() {
+        return scratch;
+    }
+
+    private void ensureCopy() {
+        if (!copied) {
+            snapshot.copyFrom(state.freeIndex());
+            copied = true;
+        }
+    }
+
+    public void start(Job job, Placement p, String reason) {
+        ensureCopy();
+        snapshot.take(p);
+        decisions.add(new Decision.Start(job, p, reason));
+    }
+
+    public void preempt(Job job, PreemptionCause cause) {
+        ensureCopy();
+        snapshot.give(job.placement());
+        preempted.set(job.index());
+        decisions.add(new Decision.Preempt(job, cause));
+    }
+
+    /** Whether the running job was already chosen as a victim in this cycle. */
+    public boolean isPreempted(Job job) {
+        return preempted.get(job.index());
+    }
+
+    public List<Decision> decisions() {
+        return decisions;
+    }
+}

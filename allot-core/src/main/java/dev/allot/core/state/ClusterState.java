@@ -1,0 +1,504 @@
+package dev.allot.core.state;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.NodeSpec;
+import dev.allot.core.model.Priority;
+import dev.allot.core.model.WorkloadSpec;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+
+/**
+ * The live state of a cluster under Allot: nodes and their free GPUs, waiting and running jobs, and the charged
+ * usage of every allocation. Policies read it and return plans; whoever acts on a plan (the simulator, the
+ * service) changes it through the mutators here, each of which takes the current time. Nothing here reads a
+ * clock, sleeps or does I/O.
+ *
+ * <p>Besides the jobs it keeps the running sums that make a scheduling cycle cheap: GPUs past their protection
+ * per allocation and priority, unallocated running GPUs, and the committed (still protected) GPU-seconds per
+ * allocation. Every mutator keeps them exact; {@code InvariantChecks} in the simulator verifies them.
+ */
+public final class ClusterState {
+    private static final int PRIORITIES = Priority.values().length;
+
+    private final ClusterSpec cluster;
+    private final AllocationTree tree;
+    private final SchedulerConfig config;
+    private final int nodeCount;
+    private final FreeIndex free;
+    private final boolean[] healthy;
+    private final List<List<Job>> jobsOnNode;
+    private final BitSet unhealthyBusy = new BitSet();
+    private final List<Integer> drainNotices = new ArrayList<>();
+
+    private final List<Job> jobs = new ArrayList<>();
+    private final Map<String, Job> byId = new HashMap<>();
+    private final Map<Long, Integer> shapeIds = new HashMap<>();
+    private final List<int[]> shapes = new ArrayList<>();
+
+    private final PendingQueues pending;
+    private final List<List<Job>> runningAllocated;
+    private final List<Job> runningUnallocated = new ArrayList<>();
+    private int runningCount;
+    private final long[][] unprotectedGpus;
+    private long unallocatedRunningGpus;
+    private final long[] protectedGpus;
+    private final long[] protectedUntilGpuSum;
+    private final UsageLedger ledger;
+    private final PriorityQueue<Expiry> expiries = new PriorityQueue<>(
+            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Integer.compare(a.job.index(), b.job.index()));
+    private long now;
+
+    private record Expiry(long at, Job job, int attempt) {
+    }
+
+    /** Outcome of a preemption: whether the job went back to the queue, what it kept and what was lost. */
+    public record PreemptionResult(boolean requeued, long progressKeptSeconds, long lostGpuSeconds) {
+    }
+
+    /** What a node is doing, for explanations and reports. */
+    public enum NodeStatus {
+        HEALTHY, DRAINING, DRAINED
+    }
+
+    public ClusterState(ClusterSpec cluster, AllocationTree tree, SchedulerConfig config, long startSeconds) {
+        this.cluster = cluster;
+        this.tree = tree;
+        this.config = config;
+        this.nodeCount = cluster.nodes().size();
+        int[] capacity = new int[nodeCount];
+        for (int i = 0; i < nodeCount; i++) {
+            capacity[i] = cluster.nodes().get(i).gpus();
+        }
+        this.free = new FreeIndex(capacity);
+        this.healthy = new boolean[nodeCount];
+        java.util.Arrays.fill(healthy, true);
+        this.jobsOnNode = new ArrayList<>(nodeCount);
+        for (int i = 0; i < nodeCount; i++) {
+            jobsOnNode.add(new ArrayList<>(4));
+        }
+        int leaves = tree.leafCount();
+        this.pending = new PendingQueues(leaves);
+        this.runningAllocated = new ArrayList<>(leaves);
+        for (int i = 0; i < leaves; i++) {
+            runningAllocated.add(new ArrayList<>());
+        }
+        this.unprotectedGpus = new long[leaves][PRIORITIES];
+        this.protectedGpus = new long[leaves];
+        this.protectedUntilGpuSum = new long[leaves];
+        this.ledger = new UsageLedger(leaves, config.lookback().getSeconds(), config.usageBucket().getSeconds(), startSeconds);
+        this.now = startSeconds;
+    }
+
+    // ------------------------------------------------------------------ registration
+
+    /**
+     * Makes a workload known to the state (not yet waiting). Fails when it names an allocation that is not a leaf
+     * of the tree, or asks for a shape the cluster could never hold.
+     */
+    public Job register(WorkloadSpec spec) {
+        Optional<Integer> leaf = tree.leaf(spec.allocation());
+        if (leaf.isEmpty()) {
+            String hint = tree.node(spec.allocation()).isPresent()
+                    ? "'" + spec.allocation() + "' is not a leaf of the allocation tree; workloads name leaves"
+                    : "unknown allocation '" + spec.allocation() + "'";
+            throw new IllegalArgumentException(hint + "; valid allocations: " + String.join(", ", tree.leafNames()));
+        }
+        if (!cluster.canEverFit(spec.gpus(), spec.gpusPerNode())) {
+            throw new IllegalArgumentException("workload " + spec.id() + " asks for " + describeShape(spec.gpus(), spec.gpusPerNode())
+                    + " but the cluster has " + cluster.totalGpus() + " GPUs on " + nodeCount + " nodes ("
+                    + cluster.nodesWithAtLeast(Math.max(1, spec.gpusPerNode())) + " with at least "
+                    + Math.max(1, spec.gpusPerNode()) + " GPUs)");
+        }
+        if (byId.containsKey(spec.id())) {
+            throw new IllegalArgumentException("workload id '" + spec.id() + "' is used twice");
+        }
+        long key = ((long) spec.gpus() << 32) | spec.gpusPerNode();
+        Integer shape = shapeIds.get(key);
+        if (shape == null) {
+            shape = shapes.size();
+            shapeIds.put(key, shape);
+            shapes.add(new int[] {spec.gpus(), spec.gpusPerNode()});
+        }
+        Job job = new Job(spec, jobs.size(), leaf.get(), shape, config.maxMinRuntime().getSeconds());
+        jobs.add(job);
+        byId.put(spec.id(), job);
+        return job;
+    }
+
+    public static String describeShape(int gpus, int gpusPerNode) {
+        if (gpusPerNode == 0) {
+            return gpus + " GPUs";
+        }
+        return gpus + " GPUs as " + (gpus / gpusPerNode) + " whole node(s) of " + gpusPerNode;
+    }
+
+    // ------------------------------------------------------------------ time
+
+    /**
+     * Moves the state's clock to {@code now}: accrues charged usage and ends the protection of attempts whose
+     * minimum runtime has passed. Every mutator calls it; the owner calls it before asking a policy.
+     */
+    public void advanceTo(long time) {
+        if (time < now) {
+            throw new IllegalArgumentException("time went back from " + now + " to " + time);
+        }
+        now = time;
+        ledger.advance(time);
+        while (!expiries.isEmpty() && expiries.peek().at <= time) {
+            Expiry e = expiries.poll();
+            Job j = e.job;
+            if (j.state == JobState.RUNNING && j.attempts == e.attempt && j.protectionActive) {
+                endProtection(j);
+            }
+        }
+    }
+
+    private void endProtection(Job j) {
+        j.protectionActive = false;
+        protectedGpus[j.leaf()] -= j.gpus();
+        protectedUntilGpuSum[j.leaf()] -= (long) j.gpus() * j.protectedUntilSeconds;
+        unprotectedGpus[j.leaf()][j.spec().priority().ordinal()] += j.gpus();
+    }
+
+    public long now() {
+        return now;
+    }
+
+    // ------------------------------------------------------------------ mutators
+
+    /** The job starts waiting. */
+    public void submit(Job job, long time) {
+        advanceTo(time);
+        if (job.state != JobState.NEW) {
+            throw new IllegalStateException("job " + job.id() + " was already submitted (" + job.state + ")");
+        }
+        job.state = JobState.PENDING;
+        pending.add(job);
+    }
+
+    /** Starts an attempt of a waiting job on the given placement. */
+    public void start(Job job, Placement p, long time) {
+        advanceTo(time);
+        if (job.state != JobState.PENDING) {
+            throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
+        }
+        checkPlacement(job, p);
+        pending.remove(job);
+        free.take(p);
+        for (int i = 0; i < p.nodeCount(); i++) {
+            jobsOnNode.get(p.node(i)).add(job);
+        }
+        job.state = JobState.RUNNING;
+        job.placement = p;
+        job.attempts++;
+        job.attemptStartSeconds = time;
+        if (job.firstStartSeconds < 0) {
+            job.firstStartSeconds = time;
+        }
+        runningCount++;
+        if (job.allocated()) {
+            List<Job> list = runningAllocated.get(job.leaf());
+            job.runningSlot = list.size();
+            list.add(job);
+            ledger.addRunning(job.leaf(), job.gpus(), time);
+            job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
+            job.protectionActive = true;
+            protectedGpus[job.leaf()] += job.gpus();
+            protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
+            expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+        } else {
+            job.runningSlot = runningUnallocated.size();
+            runningUnallocated.add(job);
+            job.protectedUntilSeconds = time;
+            job.protectionActive = false;
+            unallocatedRunningGpus += job.gpus();
+        }
+    }
+
+    private void checkPlacement(Job job, Placement p) {
+        if (p.totalGpus() != job.gpus()) {
+            throw new IllegalStateException("placement " + p + " holds " + p.totalGpus() + " GPUs but " + job.id() + " needs " + job.gpus());
+        }
+        for (int i = 0; i < p.nodeCount(); i++) {
+            int n = p.node(i);
+            if (n < 0 || n >= nodeCount) {
+                throw new IllegalStateException("placement " + p + " names node " + n + " of " + nodeCount);
+            }
+            if (!healthy[n]) {
+                throw new IllegalStateException("cannot start " + job.id() + " on unhealthy node " + nodeName(n));
+            }
+            if (free.free(n) < p.gpusOn(i)) {
+                throw new IllegalStateException("cannot start " + job.id() + " with " + p.gpusOn(i) + " GPUs on node " + nodeName(n)
+                        + ": only " + free.free(n) + " free");
+            }
+            if (job.gpusPerNode() > 0 && p.gpusOn(i) != job.gpusPerNode()) {
+                throw new IllegalStateException("gang " + job.id() + " needs exactly " + job.gpusPerNode() + " GPUs on each node, placement " + p);
+            }
+        }
+    }
+
+    /** Ends the running attempt because the work is done. */
+    public void complete(Job job, long time) {
+        advanceTo(time);
+        requireRunning(job, "complete");
+        long ran = time - job.attemptStartSeconds;
+        job.progressSeconds = Math.min(job.durationSeconds(), job.progressSeconds + ran);
+        stopRunning(job, time);
+        job.state = JobState.COMPLETED;
+        job.endSeconds = time;
+    }
+
+    /**
+     * Stops the running attempt before its work is done. A resumable job keeps its progress up to its last
+     * checkpoint and waits again; a non-resumable one ends as {@link JobState#PREEMPTED} and its run is lost.
+     */
+    public PreemptionResult preempt(Job job, long time) {
+        advanceTo(time);
+        requireRunning(job, "preempt");
+        long kept = job.progressKeptIfPreemptedAt(time);
+        long lost = job.workLostIfPreemptedAtGpuSeconds(time);
+        stopRunning(job, time);
+        job.preemptions++;
+        job.lostGpuSeconds += lost;
+        if (job.spec().resumable()) {
+            job.progressSeconds = Math.min(kept, job.durationSeconds());
+            job.state = JobState.PENDING;
+            pending.add(job);
+            return new PreemptionResult(true, job.progressSeconds, lost);
+        }
+        job.state = JobState.PREEMPTED;
+        job.endSeconds = time;
+        return new PreemptionResult(false, 0, lost);
+    }
+
+    /** Cancels a job, waiting or running. */
+    public void cancel(Job job, long time) {
+        advanceTo(time);
+        if (job.state == JobState.RUNNING) {
+            stopRunning(job, time);
+        } else if (job.state == JobState.PENDING) {
+            pending.remove(job);
+        } else if (job.state.isFinal()) {
+            throw new IllegalStateException("job " + job.id() + " already ended (" + job.state + ")");
+        }
+        job.state = JobState.CANCELLED;
+        job.endSeconds = time;
+    }
+
+    private void requireRunning(Job job, String what) {
+        if (job.state != JobState.RUNNING) {
+            throw new IllegalStateException("cannot " + what + " " + job.id() + ": it is " + job.state);
+        }
+    }
+
+    private void stopRunning(Job job, long time) {
+        Placement p = job.placement;
+        job.runGpuSeconds += (time - job.attemptStartSeconds) * job.gpus();
+        free.give(p);
+        for (int i = 0; i < p.nodeCount(); i++) {
+            int n = p.node(i);
+            List<Job> on = jobsOnNode.get(n);
+            on.remove(job);
+            if (on.isEmpty() && !healthy[n]) {
+                unhealthyBusy.clear(n);
+                drainNotices.add(n);
+            }
+        }
+        List<Job> list = job.allocated() ? runningAllocated.get(job.leaf()) : runningUnallocated;
+        int slot = job.runningSlot;
+        Job last = list.remove(list.size() - 1);
+        if (last != job) {
+            list.set(slot, last);
+            last.runningSlot = slot;
+        }
+        job.runningSlot = -1;
+        runningCount--;
+        if (job.allocated()) {
+            ledger.addRunning(job.leaf(), -job.gpus(), time);
+            if (job.protectionActive) {
+                job.protectionActive = false;
+                protectedGpus[job.leaf()] -= job.gpus();
+                protectedUntilGpuSum[job.leaf()] -= (long) job.gpus() * job.protectedUntilSeconds;
+            } else {
+                unprotectedGpus[job.leaf()][job.spec().priority().ordinal()] -= job.gpus();
+            }
+        } else {
+            unallocatedRunningGpus -= job.gpus();
+        }
+        job.placement = null;
+    }
+
+    /** Marks a node unhealthy (it takes no new work and drains) or healthy (back in service). */
+    public void setHealthy(int node, boolean value, long time) {
+        advanceTo(time);
+        if (healthy[node] == value) {
+            return;
+        }
+        healthy[node] = value;
+        free.setSchedulable(node, value);
+        if (value) {
+            unhealthyBusy.clear(node);
+        } else if (jobsOnNode.get(node).isEmpty()) {
+            drainNotices.add(node);
+        } else {
+            unhealthyBusy.set(node);
+        }
+    }
+
+    /** Nodes that became drained (unhealthy and empty) since the last call, in the order it happened. */
+    public List<Integer> takeDrainNotices() {
+        if (drainNotices.isEmpty()) {
+            return List.of();
+        }
+        List<Integer> out = List.copyOf(drainNotices);
+        drainNotices.clear();
+        return out;
+    }
+
+    // ------------------------------------------------------------------ read side
+
+    public ClusterSpec cluster() {
+        return cluster;
+    }
+
+    public AllocationTree tree() {
+        return tree;
+    }
+
+    public SchedulerConfig config() {
+        return config;
+    }
+
+    public int nodeCount() {
+        return nodeCount;
+    }
+
+    public String nodeName(int node) {
+        return cluster.nodes().get(node).name();
+    }
+
+    public NodeSpec nodeSpec(int node) {
+        return cluster.nodes().get(node);
+    }
+
+    public boolean isHealthy(int node) {
+        return healthy[node];
+    }
+
+    public NodeStatus nodeStatus(int node) {
+        if (healthy[node]) {
+            return NodeStatus.HEALTHY;
+        }
+        return jobsOnNode.get(node).isEmpty() ? NodeStatus.DRAINED : NodeStatus.DRAINING;
+    }
+
+    /** The free-GPU index of the live state. Read it or copy it; never change it. */
+    public FreeIndex freeIndex() {
+        return free;
+    }
+
+    public int healthyGpus() {
+        int g = 0;
+        for (int n = 0; n < nodeCount; n++) {
+            if (healthy[n]) {
+                g += free.capacity(n);
+            }
+        }
+        return g;
+    }
+
+    public List<Job> jobsOn(int node) {
+        return Collections.unmodifiableList(jobsOnNode.get(node));
+    }
+
+    /** Unhealthy nodes that still run work, lowest index first. */
+    public int nextUnhealthyBusyNode(int from) {
+        return unhealthyBusy.nextSetBit(from);
+    }
+
+    public List<Job> jobs() {
+        return Collections.unmodifiableList(jobs);
+    }
+
+    public Optional<Job> job(String id) {
+        return Optional.ofNullable(byId.get(id));
+    }
+
+    public int shapeCount() {
+        return shapes.size();
+    }
+
+    public int shapeGpus(int shape) {
+        return shapes.get(shape)[0];
+    }
+
+    public int shapeGpusPerNode(int shape) {
+        return shapes.get(shape)[1];
+    }
+
+    public PendingQueues pending() {
+        return pending;
+    }
+
+    /** Running allocated jobs of one allocation, in no particular order. */
+    public List<Job> runningAllocated(int leaf) {
+        return Collections.unmodifiableList(runningAllocated.get(leaf));
+    }
+
+    /** Running unallocated jobs of every allocation, in no particular order. */
+    public List<Job> runningUnallocated() {
+        return Collections.unmodifiableList(runningUnallocated);
+    }
+
+    public int runningCount() {
+        return runningCount;
+    }
+
+    /** GPUs of running allocated jobs of a leaf and priority that are past their protection. */
+    public long unprotectedGpus(int leaf, Priority priority) {
+        return unprotectedGpus[leaf][priority.ordinal()];
+    }
+
+    public long unprotectedGpus(int leaf) {
+        long s = 0;
+        for (long g : unprotectedGpus[leaf]) {
+            s += g;
+        }
+        return s;
+    }
+
+    public long unallocatedRunningGpus() {
+        return unallocatedRunningGpus;
+    }
+
+    /** GPUs of a leaf's running jobs that are still inside their minimum runtime. */
+    public long protectedGpus(int leaf) {
+        return protectedGpus[leaf];
+    }
+
+    /** GPU-seconds a leaf is sure to be charged from now on: the rest of its running jobs' protection. */
+    public long committedGpuSeconds(int leaf) {
+        return protectedUntilGpuSum[leaf] - now * protectedGpus[leaf];
+    }
+
+    /** Charged GPU-seconds of a leaf inside the lookback window. */
+    public long windowUsageGpuSeconds(int leaf) {
+        return ledger.windowGpuSeconds(leaf);
+    }
+
+    /** Charged GPU-seconds of a leaf since the start. */
+    public long totalChargedGpuSeconds(int leaf) {
+        return ledger.totalGpuSeconds(leaf);
+    }
+
+    public UsageLedger ledger() {
+        return ledger;
+    }
+}

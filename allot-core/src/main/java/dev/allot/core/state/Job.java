@@ -1,0 +1,209 @@
+package dev.allot.core.state;
+
+import dev.allot.core.model.WorkloadSpec;
+import java.util.Comparator;
+
+/**
+ * The live state of one workload inside a {@link ClusterState}: its contract (with the minimum runtime capped),
+ * its progress, its current attempt and its placement. Only {@link ClusterState} changes a job; policies read it.
+ *
+ * <p>Times are seconds on the state's clock. The protection of an attempt lasts its minimum runtime from its start
+ * (or until it ends, if sooner); an unallocated job (minimum runtime 0) is never protected.
+ */
+public final class Job {
+    /**
+     * Order of work inside one allocation: higher declared priority first, then earlier submission, then id.
+     * A requeued job keeps its original submission time, so it goes back to its old place in line.
+     */
+    public static final Comparator<Job> QUEUE_ORDER = (a, b) -> {
+        int c = Integer.compare(b.spec.priority().ordinal(), a.spec.priority().ordinal());
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare(a.spec.submitSeconds(), b.spec.submitSeconds());
+        if (c != 0) {
+            return c;
+        }
+        return a.spec.id().compareTo(b.spec.id());
+    };
+
+    private final WorkloadSpec spec;
+    private final int index;
+    private final int leaf;
+    private final int shape;
+    private final long durationSeconds;
+    private final long minRuntimeSeconds;
+    private final boolean minRuntimeCapped;
+    private final long checkpointSeconds;
+
+    JobState state = JobState.NEW;
+    long progressSeconds;
+    long attemptStartSeconds = -1;
+    long protectedUntilSeconds = -1;
+    boolean protectionActive;
+    Placement placement;
+    int attempts;
+    int preemptions;
+    long firstStartSeconds = -1;
+    long endSeconds = -1;
+    long lostGpuSeconds;
+    long runGpuSeconds;
+    int runningSlot = -1;
+
+    Job(WorkloadSpec spec, int index, int leaf, int shape, long maxMinRuntimeSeconds) {
+        this.spec = spec;
+        this.index = index;
+        this.leaf = leaf;
+        this.shape = shape;
+        this.durationSeconds = spec.duration().getSeconds();
+        long declared = spec.minRuntime().getSeconds();
+        this.minRuntimeCapped = declared > maxMinRuntimeSeconds;
+        this.minRuntimeSeconds = Math.min(declared, maxMinRuntimeSeconds);
+        this.checkpointSeconds = spec.checkpointEvery() == null ? 0 : spec.checkpointEvery().getSeconds();
+    }
+
+    public WorkloadSpec spec() {
+        return spec;
+    }
+
+    public String id() {
+        return spec.id();
+    }
+
+    /** Dense index of the job in its state, in registration order. */
+    public int index() {
+        return index;
+    }
+
+    /** The leaf number of the job's allocation in the allocation tree. */
+    public int leaf() {
+        return leaf;
+    }
+
+    /** The shape id (GPU count and packing) the state assigned; equal shapes share an id. */
+    public int shape() {
+        return shape;
+    }
+
+    public int gpus() {
+        return spec.gpus();
+    }
+
+    public int gpusPerNode() {
+        return spec.gpusPerNode();
+    }
+
+    /** True when the job declared a minimum runtime above zero: charged, and protected for that long. */
+    public boolean allocated() {
+        return minRuntimeSeconds > 0;
+    }
+
+    /** The minimum runtime after the cap. */
+    public long minRuntimeSeconds() {
+        return minRuntimeSeconds;
+    }
+
+    public boolean minRuntimeCapped() {
+        return minRuntimeCapped;
+    }
+
+    public long durationSeconds() {
+        return durationSeconds;
+    }
+
+    public JobState state() {
+        return state;
+    }
+
+    public long progressSeconds() {
+        return progressSeconds;
+    }
+
+    public long remainingSeconds() {
+        return durationSeconds - progressSeconds;
+    }
+
+    public long attemptStartSeconds() {
+        return attemptStartSeconds;
+    }
+
+    /** When the current attempt's protection ends (or ended); -1 before the first start. */
+    public long protectedUntilSeconds() {
+        return protectedUntilSeconds;
+    }
+
+    /** Whether the running attempt is inside its minimum runtime at {@code now}. */
+    public boolean isProtected(long now) {
+        return state == JobState.RUNNING && allocated() && now < protectedUntilSeconds;
+    }
+
+    /**
+     * How long an attempt starting now is protected: the minimum runtime (zero when unallocated). The scheduler does
+     * not assume it knows when the work will end; if it ends sooner, the protection simply ends with it.
+     */
+    public long protectionSecondsIfStarted() {
+        return minRuntimeSeconds;
+    }
+
+    /** When the running attempt finishes if nothing disturbs it. */
+    public long endIfUndisturbedSeconds() {
+        return attemptStartSeconds + remainingSeconds();
+    }
+
+    public Placement placement() {
+        return placement;
+    }
+
+    public int attempts() {
+        return attempts;
+    }
+
+    public int preemptions() {
+        return preemptions;
+    }
+
+    public long firstStartSeconds() {
+        return firstStartSeconds;
+    }
+
+    public long endSeconds() {
+        return endSeconds;
+    }
+
+    /** GPU-seconds of work thrown away by preemptions so far. */
+    public long lostGpuSeconds() {
+        return lostGpuSeconds;
+    }
+
+    /** GPU-seconds of running time over all finished attempts. */
+    public long runGpuSeconds() {
+        return runGpuSeconds;
+    }
+
+    /**
+     * Progress the job keeps if preempted at {@code now}: everything up to the last checkpoint of this attempt
+     * for resumable work (everything when it never loses progress), nothing for non-resumable work.
+     */
+    public long progressKeptIfPreemptedAt(long now) {
+        if (!spec.resumable()) {
+            return 0;
+        }
+        long ran = now - attemptStartSeconds;
+        if (checkpointSeconds == 0) {
+            return progressSeconds + ran;
+        }
+        return progressSeconds + (ran / checkpointSeconds) * checkpointSeconds;
+    }
+
+    /** GPU-seconds of work that a preemption at {@code now} would throw away. */
+    public long workLostIfPreemptedAtGpuSeconds(long now) {
+        long ran = now - attemptStartSeconds;
+        long kept = spec.resumable() ? progressKeptIfPreemptedAt(now) - progressSeconds : 0;
+        return (ran - kept) * spec.gpus();
+    }
+
+    @Override
+    public String toString() {
+        return spec.id() + "[" + state + "]";
+    }
+}

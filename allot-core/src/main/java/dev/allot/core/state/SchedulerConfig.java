@@ -1,0 +1,43 @@
+package dev.allot.core.state;
+
+import dev.allot.core.model.Durations;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings every policy shares because they shape the state itself: the fair-share lookback window, the cap on
+ * declared minimum runtimes, and the resolution of the usage window.
+ */
+public record SchedulerConfig(Duration lookback, Duration maxMinRuntime, Duration usageBucket) {
+    public static final Duration DEFAULT_LOOKBACK = Duration.ofDays(7);
+    public static final Duration DEFAULT_MAX_MIN_RUNTIME = Duration.ofHours(8);
+    public static final Duration DEFAULT_USAGE_BUCKET = Duration.ofHours(1);
+
+    public SchedulerConfig {
+        Objects.requireNonNull(lookback, "lookback");
+        Objects.requireNonNull(maxMinRuntime, "maxMinRuntime");
+        Objects.requireNonNull(usageBucket, "usageBucket");
+        if (lookback.isNegative() || lookback.isZero()) {
+            throw new IllegalArgumentException("lookback must be positive, got " + Durations.format(lookback));
+        }
+        if (maxMinRuntime.isNegative() || maxMinRuntime.isZero()) {
+            throw new IllegalArgumentException("max-min-runtime must be positive, got " + Durations.format(maxMinRuntime));
+        }
+        if (usageBucket.isNegative() || usageBucket.isZero() || usageBucket.compareTo(lookback) > 0) {
+            throw new IllegalArgumentException("usage-bucket must be positive and at most the lookback ("
+                    + Durations.format(lookback) + "), got " + Durations.format(usageBucket));
+        }
+    }
+
+    public static SchedulerConfig defaults() {
+        return new SchedulerConfig(DEFAULT_LOOKBACK, DEFAULT_MAX_MIN_RUNTIME, DEFAULT_USAGE_BUCKET);
+    }
+
+    public SchedulerConfig withLookback(Duration d) {
+        return new SchedulerConfig(d, maxMinRuntime, usageBucket.compareTo(d) > 0 ? d : usageBucket);
+    }
+
+    public SchedulerConfig withMaxMinRuntime(Duration d) {
+        return new SchedulerConfig(lookback, d, usageBucket);
+    }
+}

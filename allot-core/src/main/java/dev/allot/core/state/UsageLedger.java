@@ -1,0 +1,118 @@
+package dev.allot.core.state;
+
+/**
+ * Charged GPU-seconds per allocation (leaf), over a sliding lookback window and in total.
+ *
+ * <p>Charges accrue continuously at the rate of the allocation's running allocated GPUs. The window is kept as
+ * a ring of fixed buckets: at time t it covers the bucket containing t and the {@code K - 1} before it, where
+ * {@code K = ceil(lookback / bucket)}; so it spans between {@code lookback - bucket} and {@code lookback}. With
+ * the default one-hour bucket and seven-day lookback the window is 167 to 168 hours. All arithmetic is on
+ * whole GPU-seconds (longs): exact and deterministic. Advancing costs O(leaves) plus O(leaves) per bucket
+ * boundary crossed, independent of how many workloads ever ran.
+ */
+public final class UsageLedger {
+    private final int leaves;
+    private final long bucketSeconds;
+    private final int windowBuckets;
+    private final long[][] ring;
+    private final long[] windowSum;
+    private final long[] total;
+    private final int[] runningGpus;
+    private long currentBucket;
+    private long accruedUntil;
+
+    public UsageLedger(int leaves, long lookbackSeconds, long bucketSeconds, long startSeconds) {
+        if (bucketSeconds <= 0 || lookbackSeconds <= 0) {
+            throw new IllegalArgumentException("lookback and bucket must be positive");
+        }
+        this.leaves = leaves;
+        this.bucketSeconds = bucketSeconds;
+        this.windowBuckets = (int) Math.max(1, (lookbackSeconds + bucketSeconds - 1) / bucketSeconds);
+        this.ring = new long[leaves][windowBuckets];
+        this.windowSum = new long[leaves];
+        this.total = new long[leaves];
+        this.runningGpus = new int[leaves];
+        this.currentBucket = Math.floorDiv(startSeconds, bucketSeconds);
+        this.accruedUntil = startSeconds;
+    }
+
+    /** Accrues the running charges up to {@code now} and slides the window. Time never goes back. */
+    public void advance(long now) {
+        if (now < accruedUntil) {
+            throw new IllegalArgumentException("time went back from " + accruedUntil + " to " + now);
+        }
+        long target = Math.floorDiv(now, bucketSeconds);
+        if (target - currentBucket > windowBuckets) {
+            // A long quiet gap: everything older than the window is gone; only running charges remain.
+            long skipTo = target - windowBuckets;
+            long skipStart = skipTo * bucketSeconds;
+            for (int l = 0; l < leaves; l++) {
+                total[l] += (long) runningGpus[l] * (skipStart - accruedUntil);
+                java.util.Arrays.fill(ring[l], 0);
+                windowSum[l] = 0;
+            }
+            currentBucket = skipTo;
+            accruedUntil = skipStart;
+        }
+        while (currentBucket < target) {
+            long boundary = (currentBucket + 1) * bucketSeconds;
+            accrue(boundary);
+            currentBucket++;
+            int slot = (int) Math.floorMod(currentBucket, (long) windowBuckets);
+            for (int l = 0; l < leaves; l++) {
+                windowSum[l] -= ring[l][slot];
+                ring[l][slot] = 0;
+            }
+        }
+        accrue(now);
+    }
+
+    private void accrue(long until) {
+        long dt = until - accruedUntil;
+        if (dt <= 0) {
+            return;
+        }
+        int slot = (int) Math.floorMod(currentBucket, (long) windowBuckets);
+        for (int l = 0; l < leaves; l++) {
+            int g = runningGpus[l];
+            if (g != 0) {
+                long c = g * dt;
+                ring[l][slot] += c;
+                windowSum[l] += c;
+                total[l] += c;
+            }
+        }
+        accruedUntil = until;
+    }
+
+    /** Changes the charged running GPUs of a leaf from {@code now} on. */
+    public void addRunning(int leaf, int deltaGpus, long now) {
+        advance(now);
+        runningGpus[leaf] += deltaGpus;
+        if (runningGpus[leaf] < 0) {
+            throw new IllegalStateException("leaf " + leaf + " would run a negative number of charged GPUs");
+        }
+    }
+
+    /** Charged GPU-seconds of a leaf inside the window, up to the last {@link #advance}. */
+    public long windowGpuSeconds(int leaf) {
+        return windowSum[leaf];
+    }
+
+    /** Charged GPU-seconds of a leaf since the start, up to the last {@link #advance}. */
+    public long totalGpuSeconds(int leaf) {
+        return total[leaf];
+    }
+
+    public int runningGpus(int leaf) {
+        return runningGpus[leaf];
+    }
+
+    public long windowSeconds() {
+        return windowBuckets * bucketSeconds;
+    }
+
+    public long bucketSeconds() {
+        return bucketSeconds;
+    }
+}

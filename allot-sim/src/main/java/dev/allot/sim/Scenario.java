@@ -1,0 +1,47 @@
+package dev.allot.sim;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.WorkloadSpec;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a simulation replays, as separate concerns: the cluster (nodes and health events), the allocation
+ * tree, the workloads (sorted by submission time, then id), and the policy settings. Immutable.
+ *
+ * @param name       a label for reports, usually the scenario folder
+ * @param rejected   rows skipped under {@code --lenient}, with the reason for each (empty otherwise)
+ */
+public record Scenario(String name, ClusterSpec cluster, AllocationTree tree, List<WorkloadSpec> workloads,
+                       PolicyConfig policyConfig, List<String> rejected) {
+    public Scenario {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(cluster, "cluster");
+        Objects.requireNonNull(tree, "tree");
+        Objects.requireNonNull(policyConfig, "policyConfig");
+        workloads = List.copyOf(workloads);
+        rejected = List.copyOf(rejected);
+        for (int i = 1; i < workloads.size(); i++) {
+            WorkloadSpec a = workloads.get(i - 1);
+            WorkloadSpec b = workloads.get(i);
+            if (a.submitSeconds() > b.submitSeconds()
+                    || (a.submitSeconds() == b.submitSeconds() && a.id().compareTo(b.id()) >= 0)) {
+                throw new IllegalArgumentException("workloads must be sorted by submission time then id, with unique ids: "
+                        + a.id() + " comes before " + b.id());
+            }
+        }
+    }
+
+    /** Sorts workloads the way {@link Scenario} requires. */
+    public static List<WorkloadSpec> sorted(List<WorkloadSpec> workloads) {
+        return workloads.stream()
+                .sorted((a, b) -> a.submitSeconds() != b.submitSeconds()
+                        ? Long.compare(a.submitSeconds(), b.submitSeconds()) : a.id().compareTo(b.id()))
+                .toList();
+    }
+
+    public Scenario withPolicyConfig(PolicyConfig config) {
+        return new Scenario(name, cluster, tree, workloads, config, rejected);
+    }
+}
