@@ -40,8 +40,8 @@ import java.util.NavigableSet;
  * </ol>
  *
  * <p><b>Who may preempt whom.</b> Unallocated work: any allocated job. A job past its minimum runtime: a job of an
- * allocation that ranks above its own where their tree paths part, counting the preemptor's new commitment
- * ({@link FairShare#ranksAbove}), or a higher-priority job of its own allocation. A job inside its minimum
+ * allocation that ranks above its own
+ * (compared where their tree paths part, see {@link FairShare#ranksAbove}), or a higher-priority job of its own allocation. A job inside its minimum
  * runtime: nobody. Victims are preferred unallocated first, then from the most over-served allocation, then the
  * least work lost since the last checkpoint, then by id.
  *
@@ -269,12 +269,11 @@ public final class AllocationPolicy implements Policy {
         if (v.leaf() == w.leaf()) {
             return v.spec().priority().ordinal() < w.spec().priority().ordinal();
         }
-        return fairShare.ranksAbove(w.leaf(), (long) w.gpus() * w.protectionSecondsIfStarted(), v.leaf());
+        return fairShare.ranksAbove(w.leaf(), v.leaf());
     }
 
     private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
         int leaves = state.tree().leafCount();
-        long extra = (long) w.gpus() * w.protectionSecondsIfStarted();
         boolean[] eligible = new boolean[leaves];
         long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
         for (int l = 0; l < leaves; l++) {
@@ -285,7 +284,7 @@ public final class AllocationPolicy implements Policy {
                     }
                 }
                 eligible[l] = w.spec().priority().ordinal() > 0;
-            } else if (state.unprotectedGpus(l) > 0 && fairShare.ranksAbove(w.leaf(), extra, l)) {
+            } else if (state.unprotectedGpus(l) > 0 && fairShare.ranksAbove(w.leaf(), l)) {
                 eligible[l] = true;
                 bound += state.unprotectedGpus(l);
             }
@@ -344,10 +343,9 @@ public final class AllocationPolicy implements Policy {
                     "higher-priority " + w.id() + " (" + w.spec().priority().label() + ") of the same allocation " + wAlloc
                             + " needed its GPUs; " + past);
         }
-        long extra = (long) w.gpus() * w.protectionSecondsIfStarted();
         return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(),
                 w.id() + " of " + wAlloc + " ranks above " + tree.leafName(v.leaf()) + ": "
-                        + fairShare.explainAbove(w.leaf(), extra, v.leaf()) + "; " + past);
+                        + fairShare.explainAbove(w.leaf(), v.leaf()) + "; " + past);
     }
 
     // ------------------------------------------------------------------ unallocated work

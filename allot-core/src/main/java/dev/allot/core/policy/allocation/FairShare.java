@@ -130,18 +130,21 @@ public final class FairShare {
     }
 
     /**
-     * Whether leaf {@code a}, after adding {@code extraA} GPU-seconds (the commitment of the job it wants to
-     * start), still ranks strictly above leaf {@code b}: compared at the level where their paths part, on the
-     * ratios of the two siblings there. Equal ratios do not rank above (no preemption on a tie). Requiring the
-     * preemptor to stay ahead even after its own start is what keeps two allocations from taking GPUs back and
-     * forth (Kueue's "LessThanOrEqualToFinalShare" idea, made strict).
+     * Whether leaf {@code a} ranks strictly above leaf {@code b}: compared at the level where their paths part, on
+     * the ratios of the two siblings there (which already count the protected time of everything running, and of
+     * what this cycle has started). Equal ratios do not rank above, so a tie never preempts.
+     *
+     * <p>Kueue's stricter rule (the preemptor must still rank above after adding its new workload) was tried and
+     * rejected: with budgets measured over a week, a large gang's minimum runtime is a big commitment early in a
+     * window or for a small allocation, and the rule then never lets the gang preempt anyone. Thrashing is held
+     * back instead by the protection every new start gets.
      */
-    public boolean ranksAbove(int a, long extraA, int b) {
+    public boolean ranksAbove(int a, int b) {
         int[] pair = divergence(a, b);
         if (pair == null) {
             return false;
         }
-        return ratioOf(pair[0], usage[pair[0]] + extraA) < ratio(pair[1]);
+        return ratio(pair[0]) < ratio(pair[1]);
     }
 
     /** The two sibling nodes where the paths of leaves a and b part, or null for the same leaf. */
@@ -168,16 +171,15 @@ public final class FairShare {
     }
 
     /** A sentence comparing the two allocations where they part, for preemption reasons. */
-    public String explainAbove(int a, long extraA, int b) {
+    public String explainAbove(int a, int b) {
         int[] pair = divergence(a, b);
         if (pair == null) {
             return "same allocation";
         }
         int parent = tree.parent(pair[0]);
         return String.format(Locale.ROOT,
-                "under '%s', '%s' has used %.2f of its entitlement over the window (counting the new job's minimum runtime)"
-                        + " and '%s' %.2f",
-                tree.name(parent), tree.name(pair[0]), ratioOf(pair[0], usage[pair[0]] + extraA),
+                "under '%s', '%s' has used %.2f of its entitlement over the window and '%s' %.2f",
+                tree.name(parent), tree.name(pair[0]), ratio(pair[0]),
                 tree.name(pair[1]), ratio(pair[1]));
     }
 

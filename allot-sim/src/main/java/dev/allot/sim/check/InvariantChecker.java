@@ -1,0 +1,178 @@
+package dev.allot.sim.check;
+
+import dev.allot.core.model.Priority;
+import dev.allot.core.policy.Decision;
+import dev.allot.core.policy.Policy;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.FreeIndex;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.JobState;
+import dev.allot.core.state.Placement;
+import dev.allot.sim.metrics.MetricsCollector;
+import java.util.List;
+
+/**
+ * The simulator's test mode ({@code --check}): after every event it recomputes from scratch what the state keeps
+ * incrementally and fails loudly on the first difference.
+ *
+ * <ul>
+ *   <li>No GPU is held by two workloads: per node, the GPUs of the jobs on it plus the free ones equal its
+ *   capacity, and every running job is on exactly the nodes of its placement.</li>
+ *   <li>No protected workload is preempted: before each preemption is applied, the policy's own promise
+ *   ({@link Policy#isProtected}) must not cover the victim. Host loss would be the only excuse; the scenario
+ *   format has none, so there is no exception.</li>
+ *   <li>Charged GPU-seconds equal allocated occupancy: per allocation, the usage ledger's total equals the
+ *   GPU-seconds its allocated attempts ran, counted independently by the metrics.</li>
+ *   <li>The running sums (protected, unprotected, unallocated GPUs) match a recount.</li>
+ *   <li>At the end every workload is accounted for: completed, preempted for good, or still waiting; none running.</li>
+ * </ul>
+ * Costs O(nodes + running jobs) per event: for tests and debugging, not for benchmarks.
+ */
+public final class InvariantChecker {
+    private final ClusterState state;
+    private final Policy policy;
+    private final MetricsCollector metrics;
+
+    public InvariantChecker(ClusterState state, Policy policy, MetricsCollector metrics) {
+        this.state = state;
+        this.policy = policy;
+        this.metrics = metrics;
+    }
+
+    /** Called with each decision before the simulator applies it. */
+    public void beforeDecision(long now, Decision d) {
+        if (d instanceof Decision.Preempt p) {
+            Job j = p.job();
+            if (j.state() != JobState.RUNNING) {
+                throw new InvariantViolation(now, "policy " + policy.name() + " preempts " + j.id() + " which is " + j.state());
+            }
+            if (policy.isProtected(j, now)) {
+                throw new InvariantViolation(now, "policy " + policy.name() + " preempts protected workload " + j.id()
+                        + " (started " + j.attemptStartSeconds() + ", protected until " + j.protectedUntilSeconds()
+                        + ") for " + p.cause().kind() + ": " + p.cause().explanation());
+            }
+            if (p.cause().kind() == PreemptionCause.Kind.HOST_DRAIN && allHealthy(j.placement())) {
+                throw new InvariantViolation(now, "drain of " + j.id() + " whose nodes are all healthy");
+            }
+        } else if (d instanceof Decision.Start s) {
+            if (s.job().state() != JobState.PENDING) {
+                throw new InvariantViolation(now, "policy " + policy.name() + " starts " + s.job().id() + " which is " + s.job().state());
+            }
+        }
+    }
+
+    private boolean allHealthy(Placement p) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            if (!state.isHealthy(p.node(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Called after all events and decisions at {@code now} were applied. */
+    public void afterEvent(long now) {
+        FreeIndex free = state.freeIndex();
+        int running = 0;
+        long totalFree = 0;
+        int leaves = state.tree().leafCount();
+        long[] protectedGpus = new long[leaves];
+        long[][] unprotected = new long[leaves][Priority.values().length];
+        long unallocated = 0;
+        for (int n = 0; n < state.nodeCount(); n++) {
+            int used = 0;
+            for (Job j : state.jobsOn(n)) {
+                if (j.state() != JobState.RUNNING) {
+                    throw new InvariantViolation(now, "node " + state.nodeName(n) + " lists " + j.id() + " which is " + j.state());
+                }
+                int g = j.placement().gpusOnNode(n);
+                if (g == 0) {
+                    throw new InvariantViolation(now, "node " + state.nodeName(n) + " lists " + j.id() + " whose placement " + j.placement()
+                            + " does not include it");
+                }
+                used += g;
+            }
+            if (used + free.free(n) != free.capacity(n)) {
+                throw new InvariantViolation(now, "node " + state.nodeName(n) + ": jobs hold " + used + " GPUs and " + free.free(n)
+                        + " are free, but it has " + free.capacity(n) + " (a GPU given twice, or lost)");
+            }
+            if (state.isHealthy(n)) {
+                totalFree += free.free(n);
+            }
+            if (free.isSchedulable(n) != state.isHealthy(n)) {
+                throw new InvariantViolation(now, "node " + state.nodeName(n) + " schedulable=" + free.isSchedulable(n)
+                        + " but healthy=" + state.isHealthy(n));
+            }
+        }
+        if (totalFree != free.totalFree()) {
+            throw new InvariantViolation(now, "free GPUs on healthy nodes are " + totalFree + " but the index says " + free.totalFree());
+        }
+        for (int l = 0; l < leaves; l++) {
+            long charged = state.totalChargedGpuSeconds(l);
+            long ran = metrics.allocatedRunGpuSecondsFinished(l);
+            for (Job j : state.runningAllocated(l)) {
+                running++;
+                checkOnNodes(now, j);
+                ran += (now - j.attemptStartSeconds()) * j.gpus();
+                if (j.isProtected(now)) {
+                    protectedGpus[l] += j.gpus();
+                } else {
+                    unprotected[l][j.spec().priority().ordinal()] += j.gpus();
+                }
+            }
+            if (charged != ran) {
+                throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " was charged " + charged
+                        + " GPU-seconds but its allocated work ran " + ran);
+            }
+            if (protectedGpus[l] != state.protectedGpus(l)) {
+                throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " has " + protectedGpus[l]
+                        + " protected GPUs running but the state counts " + state.protectedGpus(l));
+            }
+            for (Priority p : Priority.values()) {
+                if (unprotected[l][p.ordinal()] != state.unprotectedGpus(l, p)) {
+                    throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " priority " + p.label() + " has "
+                            + unprotected[l][p.ordinal()] + " unprotected GPUs running but the state counts " + state.unprotectedGpus(l, p));
+                }
+            }
+        }
+        for (Job j : state.runningUnallocated()) {
+            running++;
+            checkOnNodes(now, j);
+            unallocated += j.gpus();
+        }
+        if (unallocated != state.unallocatedRunningGpus()) {
+            throw new InvariantViolation(now, unallocated + " unallocated GPUs running but the state counts " + state.unallocatedRunningGpus());
+        }
+        if (running != state.runningCount()) {
+            throw new InvariantViolation(now, running + " jobs running but the state counts " + state.runningCount());
+        }
+    }
+
+    private void checkOnNodes(long now, Job j) {
+        Placement p = j.placement();
+        if (p == null || p.totalGpus() != j.gpus()) {
+            throw new InvariantViolation(now, "running job " + j.id() + " has placement " + p + " for " + j.gpus() + " GPUs");
+        }
+        for (int i = 0; i < p.nodeCount(); i++) {
+            if (!state.jobsOn(p.node(i)).contains(j)) {
+                throw new InvariantViolation(now, "running job " + j.id() + " is placed on " + state.nodeName(p.node(i))
+                        + " but the node does not list it");
+            }
+        }
+    }
+
+    /** Called once at the end: every workload is accounted for. */
+    public void atEnd(long now, int submitted) {
+        List<Job> jobs = state.jobs();
+        if (jobs.size() != submitted) {
+            throw new InvariantViolation(now, submitted + " workloads submitted but the state knows " + jobs.size());
+        }
+        for (Job j : jobs) {
+            if (j.state() == JobState.RUNNING || j.state() == JobState.NEW) {
+                throw new InvariantViolation(now, "workload " + j.id() + " is " + j.state() + " at the end");
+            }
+        }
+        afterEvent(now);
+    }
+}

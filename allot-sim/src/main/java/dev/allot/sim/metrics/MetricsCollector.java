@@ -1,0 +1,344 @@
+package dev.allot.sim.metrics;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.Placement;
+import dev.allot.sim.SimulationListener;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Integrates what happens in a simulation into hourly series and counters, and turns them into
+ * {@link PolicyMetrics} at the end. It keeps current rates (GPUs running allocated and unallocated per
+ * allocation, GPUs asked for, healthy and busy GPUs) and integrates them exactly between events, split at hour
+ * boundaries; the simulator calls {@link #advanceTo} before applying anything that happens at a new time.
+ * Per-event cost is O(allocations), independent of how many workloads have finished.
+ */
+public final class MetricsCollector implements SimulationListener {
+    /** Workloads that count as debug even without kind {@code debug}: at most this many GPUs ... */
+    public static final int DEBUG_MAX_GPUS = 8;
+    /** ... and at most this declared minimum runtime. */
+    public static final long DEBUG_MAX_MIN_RUNTIME_SECONDS = 15 * 60;
+    /** Workloads with at least this many GPUs are {@code large}. */
+    public static final int LARGE_MIN_GPUS = 64;
+
+    private final ClusterState state;
+    private final AllocationTree tree;
+    private final int leaves;
+    private final long windowSeconds;
+    private long last;
+
+    private final long[] allocRunning;
+    private final long[] unallocRunning;
+    private final long[] demandAlloc;
+    private long demandAll;
+    private long healthyGpus;
+    private long busyHealthy;
+    private long busyHealthyUnalloc;
+
+    private final Hourly[] receivedAlloc;
+    private final Hourly[] receivedUnalloc;
+    private final Hourly[] demand;
+    private final Hourly healthy = new Hourly();
+    private final Hourly busy = new Hourly();
+    private final Hourly busyUnalloc = new Hourly();
+    private final Hourly demandTotal = new Hourly();
+
+    private long preemptions;
+    private long drainEvictions;
+    private long requeues;
+    private long lostGpuSeconds;
+    private final long[] preemptionsByLeaf;
+    private final long[] allocatedRunGpuSecondsFinished;
+
+    private final long[] unhealthySince;
+    private final long[] contractEnd;
+    private long drainBlockedSeconds;
+    private int drains;
+    private int drainsWithoutWaiting;
+
+    /**
+     * @param lastSubmitSeconds the last submission time; the window is the whole hours through that hour
+     */
+    public MetricsCollector(ClusterState state, long lastSubmitSeconds) {
+        this.state = state;
+        this.tree = state.tree();
+        this.leaves = tree.leafCount();
+        this.windowSeconds = (Math.max(0, lastSubmitSeconds) / 3600 + 1) * 3600;
+        this.allocRunning = new long[leaves];
+        this.unallocRunning = new long[leaves];
+        this.demandAlloc = new long[leaves];
+        this.receivedAlloc = new Hourly[leaves];
+        this.receivedUnalloc = new Hourly[leaves];
+        this.demand = new Hourly[leaves];
+        for (int l = 0; l < leaves; l++) {
+            receivedAlloc[l] = new Hourly();
+            receivedUnalloc[l] = new Hourly();
+            demand[l] = new Hourly();
+        }
+        this.preemptionsByLeaf = new long[leaves];
+        this.allocatedRunGpuSecondsFinished = new long[leaves];
+        this.healthyGpus = state.healthyGpus();
+        int nodes = state.nodeCount();
+        this.unhealthySince = new long[nodes];
+        this.contractEnd = new long[nodes];
+        java.util.Arrays.fill(unhealthySince, -1);
+        this.last = state.now();
+    }
+
+    /** Integrates the current rates up to {@code time}. */
+    public void advanceTo(long time) {
+        while (last < time) {
+            int hour = (int) (last / 3600);
+            long until = Math.min(time, (hour + 1) * 3600L);
+            long dt = until - last;
+            for (int l = 0; l < leaves; l++) {
+                if (allocRunning[l] != 0) {
+                    receivedAlloc[l].add(hour, allocRunning[l] * dt);
+                }
+                if (unallocRunning[l] != 0) {
+                    receivedUnalloc[l].add(hour, unallocRunning[l] * dt);
+                }
+                if (demandAlloc[l] != 0) {
+                    demand[l].add(hour, demandAlloc[l] * dt);
+                }
+            }
+            healthy.add(hour, healthyGpus * dt);
+            busy.add(hour, busyHealthy * dt);
+            busyUnalloc.add(hour, busyHealthyUnalloc * dt);
+            demandTotal.add(hour, demandAll * dt);
+            last = until;
+        }
+    }
+
+    @Override
+    public void onSubmit(long time, Job job) {
+        demandAll += job.gpus();
+        if (job.allocated()) {
+            demandAlloc[job.leaf()] += job.gpus();
+        }
+    }
+
+    @Override
+    public void onStart(long time, Job job, Placement placement, String reason) {
+        if (job.allocated()) {
+            allocRunning[job.leaf()] += job.gpus();
+        } else {
+            unallocRunning[job.leaf()] += job.gpus();
+            busyHealthyUnalloc += job.gpus();
+        }
+        busyHealthy += job.gpus();
+    }
+
+    private void stopped(long time, Job job, Placement placement, boolean ended) {
+        int onHealthy = 0;
+        for (int i = 0; i < placement.nodeCount(); i++) {
+            if (state.isHealthy(placement.node(i))) {
+                onHealthy += placement.gpusOn(i);
+            }
+        }
+        busyHealthy -= onHealthy;
+        if (job.allocated()) {
+            allocRunning[job.leaf()] -= job.gpus();
+            allocatedRunGpuSecondsFinished[job.leaf()] += (time - job.attemptStartSeconds()) * job.gpus();
+        } else {
+            unallocRunning[job.leaf()] -= job.gpus();
+            busyHealthyUnalloc -= onHealthy;
+        }
+        if (ended) {
+            demandAll -= job.gpus();
+            if (job.allocated()) {
+                demandAlloc[job.leaf()] -= job.gpus();
+            }
+        }
+    }
+
+    @Override
+    public void onPreempt(long time, Job job, Placement placement, PreemptionCause cause, ClusterState.PreemptionResult result) {
+        stopped(time, job, placement, !result.requeued());
+        lostGpuSeconds += result.lostGpuSeconds();
+        if (result.requeued()) {
+            requeues++;
+        }
+        if (cause.kind() == PreemptionCause.Kind.HOST_DRAIN) {
+            drainEvictions++;
+        } else {
+            preemptions++;
+            preemptionsByLeaf[job.leaf()]++;
+        }
+    }
+
+    @Override
+    public void onComplete(long time, Job job, Placement placement) {
+        stopped(time, job, placement, true);
+    }
+
+    /** Called after the state changed the node's health. */
+    @Override
+    public void onHealth(long time, String nodeName, boolean isHealthy) {
+        int node = state.cluster().indexOf(nodeName).orElseThrow();
+        int capacity = state.nodeSpec(node).gpus();
+        int used = capacity - state.freeIndex().free(node);
+        int usedUnalloc = 0;
+        for (Job j : state.jobsOn(node)) {
+            if (!j.allocated()) {
+                usedUnalloc += j.placement().gpusOnNode(node);
+            }
+        }
+        int sign = isHealthy ? 1 : -1;
+        healthyGpus += sign * capacity;
+        busyHealthy += sign * used;
+        busyHealthyUnalloc += sign * usedUnalloc;
+        if (!isHealthy) {
+            unhealthySince[node] = time;
+            long end = time;
+            for (Job j : state.jobsOn(node)) {
+                end = Math.max(end, j.attemptStartSeconds() + j.minRuntimeSeconds());
+            }
+            contractEnd[node] = end;
+        } else if (unhealthySince[node] >= 0) {
+            closeEpisode(node, time);
+        }
+    }
+
+    @Override
+    public void onDrained(long time, String nodeName) {
+        int node = state.cluster().indexOf(nodeName).orElseThrow();
+        if (unhealthySince[node] >= 0) {
+            closeEpisode(node, time);
+        }
+    }
+
+    private void closeEpisode(int node, long time) {
+        long blocked = Math.max(0, time - Math.max(unhealthySince[node], contractEnd[node]));
+        drainBlockedSeconds += blocked;
+        drains++;
+        if (blocked == 0) {
+            drainsWithoutWaiting++;
+        }
+        unhealthySince[node] = -1;
+    }
+
+    /** Allocated GPU-seconds run by a leaf's finished attempts (for the charged-equals-occupancy invariant). */
+    public long allocatedRunGpuSecondsFinished(int leaf) {
+        return allocatedRunGpuSecondsFinished[leaf];
+    }
+
+    public long windowSeconds() {
+        return windowSeconds;
+    }
+
+    /** Hourly series for reports: received allocated/unallocated and demand per leaf, healthy and busy GPUs. */
+    public HourlyUsage hourly() {
+        return new HourlyUsage(List.of(receivedAlloc), List.of(receivedUnalloc), List.of(demand), healthy, busy, busyUnalloc);
+    }
+
+    /** Whether a workload counts as {@code debug}: kind debug, or small and short-protected. */
+    public static boolean isDebug(Job j) {
+        return "debug".equals(j.spec().kind())
+                || (j.gpus() <= DEBUG_MAX_GPUS && j.spec().minRuntime().getSeconds() <= DEBUG_MAX_MIN_RUNTIME_SECONDS);
+    }
+
+    public static boolean isLarge(Job j) {
+        return j.gpus() >= LARGE_MIN_GPUS;
+    }
+
+    /** Closes open drain episodes and computes the metrics. */
+    public PolicyMetrics finish(long endTime, String policy, SortedMap<String, String> settings) {
+        advanceTo(endTime);
+        for (int n = 0; n < unhealthySince.length; n++) {
+            if (unhealthySince[n] >= 0) {
+                closeEpisode(n, endTime);
+            }
+        }
+        int windowHours = (int) (windowSeconds / 3600);
+        WaitStats.Recorder all = new WaitStats.Recorder();
+        WaitStats.Recorder debug = new WaitStats.Recorder();
+        WaitStats.Recorder large = new WaitStats.Recorder();
+        WaitStats.Recorder[] byLeaf = new WaitStats.Recorder[leaves];
+        int[] workloadsByLeaf = new int[leaves];
+        for (int l = 0; l < leaves; l++) {
+            byLeaf[l] = new WaitStats.Recorder();
+        }
+        int completed = 0;
+        int preemptedFinal = 0;
+        int unfinished = 0;
+        int capped = 0;
+        List<Job> jobs = state.jobs();
+        for (Job j : jobs) {
+            workloadsByLeaf[j.leaf()]++;
+            if (j.minRuntimeCapped()) {
+                capped++;
+            }
+            switch (j.state()) {
+                case COMPLETED -> completed++;
+                case PREEMPTED -> preemptedFinal++;
+                default -> unfinished++;
+            }
+            boolean d = isDebug(j);
+            boolean lg = isLarge(j);
+            if (j.firstStartSeconds() >= 0) {
+                long w = j.firstStartSeconds() - j.spec().submitSeconds();
+                all.record(w);
+                byLeaf[j.leaf()].record(w);
+                if (d) {
+                    debug.record(w);
+                }
+                if (lg) {
+                    large.record(w);
+                }
+            } else {
+                all.neverStarted();
+                byLeaf[j.leaf()].neverStarted();
+                if (d) {
+                    debug.neverStarted();
+                }
+                if (lg) {
+                    large.neverStarted();
+                }
+            }
+        }
+        double owedTotal = 0;
+        double paidTotal = 0;
+        List<AllocationMetrics> allocations = new ArrayList<>(leaves);
+        for (int l = 0; l < leaves; l++) {
+            double ent = tree.leafEntitlement(l);
+            double owed = 0;
+            double paid = 0;
+            for (int h = 0; h < windowHours; h++) {
+                double o = Math.min(ent * healthy.get(h), demand[l].get(h));
+                owed += o;
+                paid += Math.min(receivedAlloc[l].get(h), o);
+            }
+            owedTotal += owed;
+            paidTotal += paid;
+            allocations.add(new AllocationMetrics(tree.leafName(l), tree.path(tree.leafNode(l)), round(ent, 6),
+                    round(owed / 3600, 2), round(receivedAlloc[l].sum(0, windowHours) / 3600.0, 2),
+                    owed > 0 ? round(paid / owed, 4) : null,
+                    round(receivedUnalloc[l].sum(0, windowHours) / 3600.0, 2),
+                    workloadsByLeaf[l], preemptionsByLeaf[l], byLeaf[l].stats()));
+        }
+        double healthySum = healthy.sum(0, windowHours);
+        double busySum = busy.sum(0, windowHours);
+        SortedMap<String, WaitStats> waits = new TreeMap<>();
+        waits.put("all", all.stats());
+        waits.put("debug", debug.stats());
+        waits.put("large", large.stats());
+        return new PolicyMetrics(policy, new TreeMap<>(settings), jobs.size(), completed, preemptedFinal, unfinished, capped,
+                healthySum > 0 ? round(busySum / healthySum, 4) : 0,
+                busySum > 0 ? round(busyUnalloc.sum(0, windowHours) / busySum, 4) : 0,
+                owedTotal > 0 ? round(paidTotal / owedTotal, 4) : null,
+                healthySum > 0 ? round(demandTotal.sum(0, windowHours) / healthySum, 3) : 0,
+                waits, preemptions, drainEvictions, requeues,
+                round(lostGpuSeconds / 3600.0, 2), round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
+                windowSeconds, allocations);
+    }
+
+    static double round(double v, int decimals) {
+        return java.math.BigDecimal.valueOf(v).setScale(decimals, java.math.RoundingMode.HALF_EVEN).doubleValue();
+    }
+}

@@ -1,0 +1,45 @@
+package dev.allot.sim.metrics;
+
+import java.util.List;
+import java.util.SortedMap;
+
+/**
+ * The headline numbers of one policy on one scenario. Everything is deterministic: same inputs, same numbers.
+ * Window-based figures cover the measurement window (whole hours from time 0 through the hour of the last
+ * submission); waits and counts cover every workload.
+ *
+ * @param occupancy         busy GPU-time over healthy GPU-time, on healthy nodes
+ * @param unallocatedShare  share of busy GPU-time that ran unallocated
+ * @param paidFraction      sum over allocations and hours of min(received, owed) over sum of owed
+ * @param meanDemandRatio   mean over the window of GPUs asked for by waiting and running work over healthy GPUs
+ * @param waits             wait statistics for the classes {@code all}, {@code debug}, {@code large}
+ * @param preemptions       running workloads stopped for other work (drains excluded)
+ * @param drainEvictions    running workloads stopped because their host was unhealthy
+ * @param lostGpuHours      GPU-hours of work thrown away by preemptions and drain evictions
+ * @param drainBlockedHours node-hours unhealthy nodes waited, beyond their workloads' minimum runtimes, to drain
+ * @param drains            unhealthy episodes that ended drained (or healthy again)
+ * @param drainsWithoutWaiting drains that needed no waiting beyond minimum runtimes
+ */
+public record PolicyMetrics(
+        String policy,
+        SortedMap<String, String> settings,
+        int workloads,
+        int completed,
+        int preemptedFinal,
+        int unfinished,
+        int cappedMinRuntimes,
+        double occupancy,
+        double unallocatedShare,
+        Double paidFraction,
+        double meanDemandRatio,
+        SortedMap<String, WaitStats> waits,
+        long preemptions,
+        long drainEvictions,
+        long requeues,
+        double lostGpuHours,
+        double drainBlockedHours,
+        int drains,
+        int drainsWithoutWaiting,
+        long windowSeconds,
+        List<AllocationMetrics> allocations) {
+}
