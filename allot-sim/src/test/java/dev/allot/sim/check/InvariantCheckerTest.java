@@ -110,13 +110,14 @@ class InvariantCheckerTest {
     @Test
     void drainingAWorkloadOnHealthyNodesStopsTheRun() {
         PolicyRegistry registry = withRogue((state, now) -> {
-            if (now == 1800) {
+            if (now == 7200) {
                 Job a1 = state.job("a1").orElseThrow();
                 return new Plan(List.of(new Decision.Preempt(a1, PreemptionCause.drain("n1", "rogue"))), Plan.NO_WAKE_UP);
             }
             return null;
         });
         assertThatThrownBy(() -> new Simulator(twoJobs(), registry, "rogue", Simulator.Options.defaults().withCheck(true)).run())
-                .isInstanceOf(InvariantViolation.class);
+                .isInstanceOf(InvariantViolation.class)
+                .hasMessageContaining("drain of a1 whose nodes are all healthy");
     }
 }
