@@ -1,13 +1,21 @@
 package dev.allot.cli;
 
+import dev.allot.sim.check.InvariantViolation;
+import dev.allot.sim.input.InputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code allot} command: the entry point of the shaded jar. */
-@Command(name = "allot", mixinStandardHelpOptions = true, version = "allot 0.1.0",
+@Command(name = "allot", mixinStandardHelpOptions = true, version = "allot " + AllotCommand.VERSION,
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, GenerateCommand.class, BenchCommand.class, PoliciesCommand.class,
+                CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {
+    public static final String VERSION = "0.1.0";
+
+    /** Exit code for bad input: a malformed file, an unknown policy, a bad option value. */
+    public static final int EXIT_BAD_INPUT = 2;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -16,7 +24,23 @@ public final class AllotCommand implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new AllotCommand());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            if (ex instanceof InputException || ex instanceof IllegalArgumentException) {
+                cmd.getErr().println("allot: " + ex.getMessage());
+                return EXIT_BAD_INPUT;
+            }
+            if (ex instanceof InvariantViolation) {
+                cmd.getErr().println("allot: " + ex.getMessage());
+                return 1;
+            }
+            throw ex;
+        });
+        return cl;
+    }
+
     public static void main(String[] args) {
-        System.exit(new CommandLine(new AllotCommand()).execute(args));
+        System.exit(commandLine().execute(args));
     }
 }

@@ -1,0 +1,129 @@
+package dev.allot.cli;
+
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.PolicyConfig;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.SimulationResult;
+import dev.allot.sim.Simulator;
+import dev.allot.sim.StoryRecorder;
+import dev.allot.sim.input.ScenarioReader;
+import dev.allot.sim.report.JsonReport;
+import dev.allot.sim.report.TextReport;
+import dev.allot.sim.report.WorkloadsCsv;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code allot simulate DIR}: replays a scenario folder through one or more policies and reports side by side. */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        description = {"Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl, optional policy.yaml)",
+                "through one or more policies and print their metrics side by side."})
+final class SimulateCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "the scenario folder")
+    Path dir;
+
+    @Option(names = "--policy", split = ",", defaultValue = "allocation,legacy",
+            description = "policies to run, comma-separated (default: ${DEFAULT-VALUE}); see 'allot policies'")
+    List<String> policies;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "write the metrics as JSON (schema allot.simulate/1)")
+    Path json;
+
+    @Option(names = "--workloads-out", paramLabel = "FILE", description = "write one CSV row per workload and policy")
+    Path workloadsOut;
+
+    @Option(names = "--events-out", paramLabel = "FILE",
+            description = "write the story of every run: each start, preemption, completion and drain, with the policy's reason")
+    Path eventsOut;
+
+    @Option(names = "--check", description = "verify the invariants after every event (slower; fails loudly)")
+    boolean check;
+
+    @Option(names = "--lenient", description = "skip malformed or impossible workload rows and count them, instead of failing")
+    boolean lenient;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = "override a setting: lookback=3d, max-min-runtime=4h, allocation.fairshare-recheck=1m, ...")
+    List<String> overrides = new ArrayList<>();
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PolicyRegistry registry = PolicyRegistry.standard();
+        for (String p : policies) {
+            registry.get(p.trim());
+        }
+        Scenario scenario = ScenarioReader.read(dir, lenient, registry);
+        scenario = applyOverrides(scenario, overrides, registry);
+        if (!scenario.rejected().isEmpty()) {
+            out.println("skipped " + scenario.rejected().size() + " workload rows (--lenient); the first:");
+            scenario.rejected().stream().limit(5).forEach(r -> out.println("  " + r));
+        }
+        List<SimulationResult> results = new ArrayList<>();
+        StringBuilder stories = new StringBuilder();
+        for (String p : policies) {
+            StoryRecorder story = StoryRecorder.detailed();
+            Simulator.Options options = Simulator.Options.defaults().withCheck(check);
+            if (eventsOut != null) {
+                options = options.withListener(story);
+            }
+            results.add(new Simulator(scenario, registry, p.trim(), options).run());
+            if (eventsOut != null) {
+                stories.append("# policy ").append(p.trim()).append('\n');
+                story.lines().forEach(l -> stories.append(l).append('\n'));
+            }
+        }
+        out.print(TextReport.render(scenario, results));
+        if (json != null) {
+            try (Writer w = Files.newBufferedWriter(json, StandardCharsets.UTF_8)) {
+                JsonReport.write(scenario, results, w);
+            }
+            out.println("wrote " + json);
+        }
+        if (workloadsOut != null) {
+            try (Writer w = Files.newBufferedWriter(workloadsOut, StandardCharsets.UTF_8)) {
+                WorkloadsCsv.write(results, w);
+            }
+            out.println("wrote " + workloadsOut);
+        }
+        if (eventsOut != null) {
+            Files.writeString(eventsOut, stories, StandardCharsets.UTF_8);
+            out.println("wrote " + eventsOut);
+        }
+        out.flush();
+        return 0;
+    }
+
+    static Scenario applyOverrides(Scenario scenario, List<String> overrides, PolicyRegistry registry) {
+        PolicyConfig config = scenario.policyConfig();
+        for (String o : overrides) {
+            int eq = o.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--set expects KEY=VALUE, got '" + o + "'");
+            }
+            String key = o.substring(0, eq).trim();
+            int dot = key.indexOf('.');
+            if (dot > 0) {
+                registry.get(key.substring(0, dot));
+            }
+            config = config.with(key, o.substring(eq + 1).trim());
+        }
+        for (String name : config.perPolicy().keySet()) {
+            config.settingsFor(registry.get(name));
+        }
+        return scenario.withPolicyConfig(config);
+    }
+}

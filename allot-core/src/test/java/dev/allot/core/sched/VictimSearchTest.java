@@ -1,0 +1,66 @@
+package dev.allot.core.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.NodeSpec;
+import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.Placement;
+import dev.allot.core.state.SchedulerConfig;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class VictimSearchTest {
+    private final ClusterState s = new ClusterState(
+            new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8), NodeSpec.of("n3", 8)), List.of()),
+            AllocationTree.builder("lab").leaf("A", 1).build(), SchedulerConfig.defaults(), 0);
+    private final List<Job> running = new ArrayList<>();
+
+    private Job run(String id, int node, int gpus) {
+        Job j = s.register(WorkloadSpec.builder(id).allocation("A").gpus(gpus).build());
+        s.submit(j, 0);
+        s.start(j, new Placement(new int[] {node}, new int[] {gpus}), 0);
+        running.add(j);
+        return j;
+    }
+
+    private List<String> ids(List<Job> jobs) {
+        return jobs == null ? null : jobs.stream().map(Job::id).toList();
+    }
+
+    @Test
+    void anyPackingTakesTheFewestPreferredVictimsThenDropsTheUnneeded() {
+        run("a", 0, 2);
+        run("b", 0, 6);
+        run("c", 1, 8);
+        run("d", 2, 4);
+        // preference order as given: a, b, c, d; 4 GPUs are free, 10 are needed
+        List<Job> v = VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 10, 0, null, running);
+        // greedy takes a (2), b (6) -> 12 free; dropping a still leaves 10: minimal set is {b}
+        assertThat(ids(v)).containsExactly("b");
+    }
+
+    @Test
+    void aGangPreemptsOnTheNodesWhoseWorstVictimIsMostPreferred() {
+        run("a", 0, 4);
+        run("b", 0, 4);
+        run("c", 1, 8);
+        run("d", 2, 8);
+        // two whole nodes needed; node 1 needs {a, b} (worst rank 1), node 2 needs {c} (rank 2), node 3 {d} (rank 3)
+        List<Job> v = VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 16, 8, null, running);
+        assertThat(ids(v)).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void noSetOfCandidatesMakesRoomMeansNull() {
+        run("a", 0, 8);
+        run("b", 1, 8);
+        run("c", 2, 8);
+        assertThat(VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 16, 8, null, running.subList(0, 1))).isNull();
+        assertThat(VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 9, 0, null, running.subList(0, 1))).isNull();
+    }
+}
