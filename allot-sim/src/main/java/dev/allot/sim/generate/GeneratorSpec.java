@@ -4,6 +4,7 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.sim.input.NodeGroup;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -213,7 +214,7 @@ public record GeneratorSpec(
         public Team {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(activity, "activity");
-            affinity = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(affinity));
+            affinity = Collections.unmodifiableSortedMap(new TreeMap<>(affinity));
             if (users < 1) {
                 throw new IllegalArgumentException("team " + name + " needs at least one user");
             }

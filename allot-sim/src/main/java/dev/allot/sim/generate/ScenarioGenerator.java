@@ -58,7 +58,7 @@ import java.util.SplittableRandom;
  * <li>{@code LOAD}: a GPU-hour budget, {@code load x GPUs x 24 x days}, split by the same weights; each team draws
  * workloads until its budget is spent (a workload that would overshoot is kept only if at least half of it fits,
  * and drawing stops). Used for {@code train}: a few hundred heavy-tailed gangs carry most of the load, and a fixed
- * count of them would swing the offered load by about 15% from seed to seed; a budget pins it and lets the count
+ * count of them would swing the offered load by 10-15% from seed to seed; a budget pins it and lets the count
  * vary instead.</li>
  * </ul>
  *
@@ -92,14 +92,14 @@ import java.util.SplittableRandom;
  * from a list, independent of the duration, as people ask), or session (the duration rounded up to the hour,
  * capped, or a longer ask with some probability).</li>
  * </ul>
- * Workloads are then ordered by submission time (simultaneous ones by team and kind order, then draw order) and
- * numbered {@code w000001, w000002, ..} (at least six digits).
+ * Workloads are then ordered by submission time (simultaneous ones in the spec's kind order, then team order,
+ * then draw order) and numbered {@code w000001, w000002, ..} (at least six digits).
  *
  * <h2>Host failures</h2>
  * {@code count} distinct nodes each go unhealthy once and come back after a downtime uniform in
  * {@code [downMin, downMax]}. The horizon is cut into {@code count} equal slices and failure i falls uniformly in
- * the middle half of slice i, so failures are spread out (in {@code lab}: one around days 2-5, one around days
- * 9-12); a return that would fall in the last hour of the horizon is brought forward.
+ * the middle half of slice i, so failures are spread out (in {@code lab}: one between day 1.75 and day 5.25, one
+ * between day 8.75 and day 12.25); a return that would fall in the last hour of the horizon is brought forward.
  *
  * <h2>The kinds (both presets)</h2>
  * <ul>
