@@ -9,7 +9,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The benchmark preset has the advertised size and generates quickly. */
+/** The benchmark preset has the advertised size (its generation speed is measured by 'allot bench', not here). */
 class GeneratorBigTest {
     private static final GeneratorSpec BIG = GeneratorSpec.preset("big");
 
@@ -25,13 +25,9 @@ class GeneratorBigTest {
     }
 
     @Test
-    void bigHasAboutAHundredThousandWorkloadsAndGeneratesInWellUnderTwoSeconds() {
-        ScenarioGenerator.generate(BIG, 1); // warm up the JIT; the first run also loads classes
-        long start = System.nanoTime();
+    void bigHasAboutAHundredThousandWorkloads() {
         GeneratedScenario g = ScenarioGenerator.generate(BIG, 2);
-        double seconds = (System.nanoTime() - start) / 1e9;
 
-        assertThat(seconds).isLessThan(2.0);
         assertThat(g.workloads()).hasSizeBetween(98_000, 102_000);
         assertThat(g.healthEvents()).hasSize(12);
         assertThat(LoadStats.allocatedLoad(g, 30)).isBetween(1.1, 1.4);
