@@ -444,7 +444,8 @@ final class WorkloadsReader {
             return "expected at most " + cluster.totalGpus() + " GPUs (the cluster has " + has + "), got " + gpus;
         }
         int nodes = cluster.nodesWithAtLeast(perNode);
-        return "expected a shape the cluster can hold, got " + gpus / perNode + " nodes x " + perNode
+        int asked = gpus / perNode;
+        return "expected a shape the cluster can hold, got " + asked + (asked == 1 ? " node" : " nodes") + " x " + perNode
                 + " GPUs; the cluster has " + nodes + " nodes with at least " + perNode + " GPUs (" + has
                 + " in all, at most " + cluster.maxGpusPerNode() + " GPUs per node)";
     }
