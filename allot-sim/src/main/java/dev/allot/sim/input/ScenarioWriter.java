@@ -166,7 +166,7 @@ public final class ScenarioWriter {
             }
             sb.append(yamlString(section.getKey())).append(":\n");
             for (Map.Entry<String, String> e : section.getValue().entrySet()) {
-                sb.append("  ").append(yamlString(e.getKey())).append(": ").append(yamlString(e.getValue())).append('\n');
+                sb.append("  ").append(yamlString(e.getKey())).append(": ").append(settingValue(e.getValue())).append('\n');
             }
         }
         return sb.toString();
@@ -176,6 +176,24 @@ public final class ScenarioWriter {
         if (!value.equals(def)) {
             sb.append(key).append(": ").append(Durations.format(value)).append('\n');
         }
+    }
+
+    /**
+     * A setting's value: settings are typed scalars (durations, numbers, booleans), so words of letters, digits,
+     * {@code . _ - +} starting with a letter or digit stay plain; the reader keeps a scalar's text as written.
+     */
+    static String settingValue(String s) {
+        if (s.isEmpty() || !Character.isLetterOrDigit(s.charAt(0)) || YAML_WORDS.contains(s.toLowerCase(Locale.ROOT))
+                && !s.equalsIgnoreCase("true") && !s.equalsIgnoreCase("false")) {
+            return yamlString(s);
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(c < 0x80 && Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-' || c == '+')) {
+                return yamlString(s);
+            }
+        }
+        return s;
     }
 
     /** A whole number without a fraction, anything else as Java prints it (which reads back exactly). */
