@@ -1,6 +1,7 @@
 package dev.allot.sim.input;
 
 import dev.allot.core.model.Durations;
+import dev.allot.core.model.Priority;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -65,6 +66,12 @@ final class Values {
 
     /** {@code true/yes/1} or {@code false/no/0} in any case; null for anything else. */
     static Boolean parseBoolean(String s) {
+        if (s.equals("true")) {
+            return Boolean.TRUE;
+        }
+        if (s.equals("false")) {
+            return Boolean.FALSE;
+        }
         switch (s.toLowerCase(Locale.ROOT)) {
             case "true", "yes", "1":
                 return Boolean.TRUE;
@@ -73,6 +80,17 @@ final class Values {
             default:
                 return null;
         }
+    }
+
+    /** A priority; the lower-case labels skip {@link Priority#parse}'s case folding. Throws as that does. */
+    static Priority parsePriority(String s) {
+        return switch (s) {
+            case "low" -> Priority.LOW;
+            case "normal" -> Priority.NORMAL;
+            case "high" -> Priority.HIGH;
+            case "urgent" -> Priority.URGENT;
+            default -> Priority.parse(s);
+        };
     }
 
     /** A duration, or an {@link IllegalArgumentException} whose message says what was expected. */

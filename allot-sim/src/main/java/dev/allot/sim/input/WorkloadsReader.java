@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Reads the workloads of a scenario from {@code workloads.csv} (a header row, columns in any order) or
@@ -134,6 +135,7 @@ final class WorkloadsReader {
             for (int pos = 0; pos < width; pos++) {
                 column[fieldAt[pos]] = pos + 1;
             }
+            IntUnaryOperator columnOf = f -> column[f];
             String[] values = new String[FIELDS];
             String[] cells = new String[width + 1];
             while (p.nextToken() == JsonToken.START_ARRAY) {
@@ -161,7 +163,7 @@ final class WorkloadsReader {
                     String c = cells[pos];
                     values[fieldAt[pos]] = c.isEmpty() ? null : c;
                 }
-                accept(line, values, column);
+                accept(line, values, columnOf);
             }
         } catch (JsonProcessingException e) {
             JsonLocation l = e.getLocation();
@@ -219,44 +221,49 @@ final class WorkloadsReader {
                 continue;
             }
             String[] values = new String[FIELDS];
-            int[] column = new int[FIELDS];
             try {
-                jsonObject(lineNo, line, values, column);
+                jsonObject(lineNo, line, values);
             } catch (InputException e) {
                 reject(e);
                 continue;
             }
-            accept(lineNo, values, column);
+            String text = line;
+            accept(lineNo, values, f -> jsonColumn(text, COLUMNS.get(f)));
         }
     }
 
-    private void jsonObject(int lineNo, String line, String[] values, int[] column) throws IOException {
+    /**
+     * Reads one line's object into {@code values}. Locations are only asked of the parser when something is wrong:
+     * asking for every token would allocate a location object each time.
+     */
+    private void jsonObject(int lineNo, String line, String[] values) throws IOException {
         try (JsonParser p = JSON_FACTORY.createParser(line)) {
             JsonToken t = p.nextToken();
             if (t != JsonToken.START_OBJECT) {
                 throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), null,
                         "expected a JSON object with fields " + String.join(", ", COLUMNS) + ", got " + describe(p, t));
             }
+            int seen = 0;
             for (t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
                 String name = p.currentName();
-                int keyColumn = p.currentTokenLocation().getColumnNr();
                 int f = COLUMNS.indexOf(name);
                 if (f < 0) {
-                    throw new InputException(file, lineNo, keyColumn, name, "unknown field; valid fields: "
-                            + String.join(", ", COLUMNS));
+                    throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), name,
+                            "unknown field; valid fields: " + String.join(", ", COLUMNS));
                 }
-                if (column[f] != 0) {
-                    throw new InputException(file, lineNo, keyColumn, name, "field appears twice in the object");
+                if ((seen & (1 << f)) != 0) {
+                    throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), name,
+                            "field appears twice in the object");
                 }
+                seen |= 1 << f;
                 JsonToken v = p.nextToken();
-                column[f] = p.currentTokenLocation().getColumnNr();
                 switch (v) {
                     case VALUE_STRING, VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT, VALUE_TRUE, VALUE_FALSE -> {
                         String text = p.getText().strip();
                         values[f] = text.isEmpty() ? null : text;
                     }
                     case VALUE_NULL -> values[f] = null;
-                    default -> throw new InputException(file, lineNo, column[f], name,
+                    default -> throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), name,
                             "expected a string, number or boolean, got " + describe(p, v));
                 }
             }
@@ -269,6 +276,23 @@ final class WorkloadsReader {
             throw new InputException(file, lineNo, l == null ? 0 : Math.max(0, l.getColumnNr()), null,
                     "malformed JSON: " + oneLine(e.getOriginalMessage()));
         }
+    }
+
+    /** Where the value of {@code field} starts in a line already read once without trouble; 0 when absent. */
+    private static int jsonColumn(String line, String field) {
+        try (JsonParser p = JSON_FACTORY.createParser(line)) {
+            p.nextToken();
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                boolean match = field.equals(p.currentName());
+                p.nextToken();
+                if (match) {
+                    return p.currentTokenLocation().getColumnNr();
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return 0;
     }
 
     private static String describe(JsonParser p, JsonToken t) throws IOException {
@@ -296,7 +320,7 @@ final class WorkloadsReader {
         rejected.add(e.getMessage());
     }
 
-    private void accept(int line, String[] v, int[] column) {
+    private void accept(int line, String[] v, IntUnaryOperator column) {
         try {
             row(line, v, column);
         } catch (InputException e) {
@@ -305,7 +329,7 @@ final class WorkloadsReader {
     }
 
     /** Checks one row ({@code v} by field, null when absent or empty) and keeps its workload. */
-    private void row(int line, String[] v, int[] column) {
+    private void row(int line, String[] v, IntUnaryOperator column) {
         String id = required(line, v, column, ID, "a workload id");
 
         String submitText = required(line, v, column, SUBMIT, Values.TIME_EXPECTED);
@@ -366,7 +390,7 @@ final class WorkloadsReader {
         Priority priority = Priority.NORMAL;
         if (v[PRIORITY] != null) {
             try {
-                priority = Priority.parse(v[PRIORITY]);
+                priority = Values.parsePriority(v[PRIORITY]);
             } catch (IllegalArgumentException e) {
                 throw error(line, column, PRIORITY, "expected one of " + Priority.validNames() + ", got '"
                         + v[PRIORITY] + "'");
@@ -402,7 +426,7 @@ final class WorkloadsReader {
         specs.add(spec);
     }
 
-    private String required(int line, String[] v, int[] column, int field, String expected) {
+    private String required(int line, String[] v, IntUnaryOperator column, int field, String expected) {
         String s = v[field];
         if (s == null) {
             throw error(line, column, field, "expected " + expected + ", got nothing");
@@ -410,7 +434,7 @@ final class WorkloadsReader {
         return s;
     }
 
-    private Duration duration(int line, String[] v, int[] column, int field, boolean positive) {
+    private Duration duration(int line, String[] v, IntUnaryOperator column, int field, boolean positive) {
         String text = required(line, v, column, field, Values.DURATION_EXPECTED);
         Duration d;
         try {
@@ -424,8 +448,8 @@ final class WorkloadsReader {
         return d;
     }
 
-    private InputException error(int line, int[] column, int field, String problem) {
-        return new InputException(file, line, column[field], COLUMNS.get(field), problem);
+    private InputException error(int line, IntUnaryOperator column, int field, String problem) {
+        return new InputException(file, line, column.applyAsInt(field), COLUMNS.get(field), problem);
     }
 
     private boolean fits(int gpus, int perNode) {
