@@ -50,6 +50,14 @@ public final class ScenarioReader {
      * @throws InputException for any problem with the input
      */
     public static Scenario read(Path dir, boolean lenient, PolicyRegistry registry) {
+        try {
+            return readFolder(dir, lenient, registry);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    private static Scenario readFolder(Path dir, boolean lenient, PolicyRegistry registry) {
         if (!Files.isDirectory(dir)) {
             throw new InputException(dir.toString(), 0, 0, null,
                     "not a folder; a scenario folder holds " + EXPECTED_FILES);

@@ -135,6 +135,50 @@ final class Values {
         return true;
     }
 
+    /**
+     * The same error with control characters in its field and problem escaped ({@code \n} and so on), so that
+     * every message stays on one line even when it quotes a value that spans lines.
+     */
+    static InputException oneLine(InputException e) {
+        if (!hasControl(e.getMessage())) {
+            return e;
+        }
+        InputException clean = new InputException(e.file(), e.line(), e.column(),
+                e.field() == null ? null : escape(e.field()), escape(e.problem()));
+        clean.setStackTrace(e.getStackTrace());
+        return clean;
+    }
+
+    private static boolean hasControl(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+
     /** Names joined with commas, at most {@code max} of them, then how many more there are. */
     static String list(List<String> names, int max) {
         if (names.isEmpty()) {

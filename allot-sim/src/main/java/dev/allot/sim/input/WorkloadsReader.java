@@ -317,7 +317,7 @@ final class WorkloadsReader {
         if (!lenient) {
             throw e;
         }
-        rejected.add(e.getMessage());
+        rejected.add(Values.oneLine(e).getMessage());
     }
 
     private void accept(int line, String[] v, IntUnaryOperator column) {
