@@ -123,10 +123,9 @@ final class PolicyReader {
                     Settings.parse(factory.settings(), Map.of(s.key(), text), where);
                 } catch (IllegalArgumentException e) {
                     boolean known = factory.settings().stream().map(SettingSpec::key).anyMatch(s.key()::equals);
-                    Node at = known ? s.value() : null;
-                    return at == null
-                            ? new InputException(FILE, s.line(), s.column(), section.key(), problem)
-                            : y.error(at, section.key(), problem);
+                    return known
+                            ? y.error(s.value(), section.key(), problem)
+                            : new InputException(FILE, s.line(), s.column(), section.key(), problem);
                 }
             }
         }

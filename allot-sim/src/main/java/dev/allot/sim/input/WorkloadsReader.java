@@ -116,7 +116,7 @@ final class WorkloadsReader {
     // ---- CSV --------------------------------------------------------------------------------------------------
 
     void readCsv(Reader reader) throws IOException {
-        try (CsvParser p = (CsvParser) CSV_FACTORY.createParser(reader)) {
+        try (CsvParser p = CSV_FACTORY.createParser(reader)) {
             if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.START_ARRAY) {
                 throw new InputException(file, 0, 0, null,
                         "the file is empty; expected a header row such as " + String.join(",", COLUMNS));

@@ -80,8 +80,7 @@ final class YamlTree {
             if (t == null) {
                 return new YamlTree(file, null);
             }
-            YamlTree tree = new YamlTree(file, null);
-            Node root = tree.read(p, t);
+            Node root = read(file, p, t);
             if (p.nextToken() != null) {
                 JsonLocation l = p.currentTokenLocation();
                 throw new InputException(file, l.getLineNr(), l.getColumnNr(), null,
@@ -106,6 +105,10 @@ final class YamlTree {
         if (message == null) {
             return "malformed YAML";
         }
+        if (message.startsWith("Expected a field name")) {
+            // Jackson's wording for "? [a, b]: ..." names SnakeYAML's event classes; say it plainly.
+            return "expected a plain key, got a list or mapping used as a key";
+        }
         List<String> parts = new ArrayList<>();
         for (String line : message.split("\n")) {
             String t = line.strip();
@@ -117,7 +120,7 @@ final class YamlTree {
         return parts.isEmpty() ? message.strip() : String.join("; ", parts);
     }
 
-    private Node read(JsonParser p, JsonToken t) throws IOException {
+    private static Node read(String file, JsonParser p, JsonToken t) throws IOException {
         JsonLocation loc = p.currentTokenLocation();
         int line = loc.getLineNr();
         int column = loc.getColumnNr();
@@ -140,7 +143,7 @@ final class YamlTree {
                         throw new InputException(file, kl.getLineNr(), kl.getColumnNr(), key,
                                 "key appears twice in the same mapping; first on line " + first.line());
                     }
-                    Node value = read(p, p.nextToken());
+                    Node value = read(file, p, p.nextToken());
                     entries.put(key, new Entry(key, kl.getLineNr(), kl.getColumnNr(), value));
                 }
                 return new MapNode(line, column, Collections.unmodifiableMap(entries));
@@ -148,7 +151,7 @@ final class YamlTree {
             case START_ARRAY: {
                 List<Node> items = new ArrayList<>();
                 for (JsonToken i = p.nextToken(); i != JsonToken.END_ARRAY; i = p.nextToken()) {
-                    items.add(read(p, i));
+                    items.add(read(file, p, i));
                 }
                 return new ListNode(line, column, Collections.unmodifiableList(items));
             }

@@ -147,6 +147,12 @@ class ClusterYamlTest {
     }
 
     @Test
+    void complexKeysAreErrors() {
+        assertThat(cluster("? [a, b]\n: 1\n").getMessage())
+                .isEqualTo("cluster.yaml:1:4: YAML syntax error: expected a plain key, got a list or mapping used as a key");
+    }
+
+    @Test
     void repeatedKeysAreErrors() {
         InputException e = replaced("    count: 4\n", "    count: 4\n    count: 5\n");
         assertThat(e.getMessage())
