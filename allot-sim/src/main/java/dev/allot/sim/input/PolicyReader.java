@@ -62,11 +62,13 @@ final class PolicyReader {
             SortedMap<String, String> settings = new TreeMap<>();
             if (!(e.value() instanceof YamlTree.Scalar s && s.isNull())) {
                 MapNode m = y.freeMap(e.value(), e.key(), "a mapping of setting names to values");
-                for (Entry s : m.entries().values()) {
-                    settings.put(s.key(), y.text(s.value(), s.key(), "a value for the setting"));
+                for (Entry setting : m.entries().values()) {
+                    settings.put(setting.key(), y.text(setting.value(), setting.key(), "a value for the setting"));
                 }
             }
-            perPolicy.put(e.key(), settings);
+            if (!settings.isEmpty()) {
+                perPolicy.put(e.key(), settings); // an empty section says nothing: keep the config canonical
+            }
         }
         PolicyConfig config = new PolicyConfig(scheduler, perPolicy);
         for (Entry section : sections) {
