@@ -1,0 +1,93 @@
+package dev.allot.sim.input;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.sim.input.YamlTree.ListNode;
+import dev.allot.sim.input.YamlTree.MapNode;
+import dev.allot.sim.input.YamlTree.Node;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads {@code allocations.yaml}: the document is the root of the allocation tree; every node has a
+ * {@code name}, an optional {@code share} (a weight among its siblings, 1 when absent, ignored for the root),
+ * optional {@code managers} and optional {@code children}. Names are unique across the tree.
+ */
+final class AllocationsReader {
+    static final String FILE = "allocations.yaml";
+    static final List<String> KEYS = List.of("name", "share", "managers", "children");
+
+    private AllocationsReader() {
+    }
+
+    static AllocationTree read(String text) {
+        YamlTree y = YamlTree.parse(FILE, text);
+        MapNode root = y.rootMap(KEYS);
+        Map<String, Integer> nameLine = new HashMap<>();
+        String rootName = name(y, root, nameLine);
+        Node share = y.optional(root, "share");
+        if (share != null) {
+            y.nonNegativeNumber(share, "share"); // checked for its type, but the root's share means nothing
+        }
+        AllocationTree.Builder b = AllocationTree.builder(rootName);
+        List<String> managers = managers(y, root);
+        if (!managers.isEmpty()) {
+            b.managers(managers);
+        }
+        children(y, b, root, rootName, nameLine);
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            // Everything AllocationTree checks is checked above with a location; this is a safety net.
+            throw new InputException(FILE, root.line(), root.column(), null, e.getMessage());
+        }
+    }
+
+    private static String name(YamlTree y, MapNode m, Map<String, Integer> nameLine) {
+        Node n = y.required(m, "name", "every allocation").value();
+        String name = y.text(n, "name", "an allocation name");
+        Integer first = nameLine.putIfAbsent(name, n.line());
+        if (first != null) {
+            throw y.error(n, "name", "expected a name not used elsewhere in the tree, got '" + name
+                    + "', already used on line " + first);
+        }
+        return name;
+    }
+
+    private static List<String> managers(YamlTree y, MapNode m) {
+        Node n = y.optional(m, "managers");
+        if (n == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (Node item : y.list(n, "managers", "manager names").items()) {
+            out.add(y.text(item, "managers", "a manager name"));
+        }
+        return out;
+    }
+
+    private static void children(YamlTree y, AllocationTree.Builder b, MapNode parent, String parentName,
+                                 Map<String, Integer> nameLine) {
+        Node c = y.optional(parent, "children");
+        if (c == null) {
+            return;
+        }
+        ListNode list = y.list(c, "children", "allocations");
+        double sum = 0;
+        for (Node item : list.items()) {
+            MapNode m = y.map(item, "children", KEYS);
+            String name = name(y, m, nameLine);
+            Node shareNode = y.optional(m, "share");
+            double share = shareNode == null ? 1.0 : y.nonNegativeNumber(shareNode, "share");
+            b.child(name, share, managers(y, m));
+            children(y, b, m, name, nameLine);
+            b.up();
+            sum += share;
+        }
+        if (!list.items().isEmpty() && !(sum > 0 && Double.isFinite(sum))) {
+            throw y.error(list, "share", "expected at least one positive share among the children of '" + parentName
+                    + "', got shares summing to " + sum);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.allot.sim.input;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.HealthEvent;
+import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.PolicyConfig;
+import dev.allot.sim.Scenario;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a scenario folder:
+ * <ul>
+ *   <li>{@code cluster.yaml}: node groups, optional {@code start} instant, optional health events;</li>
+ *   <li>{@code allocations.yaml}: the allocation tree, the document being its root;</li>
+ *   <li>exactly one of {@code workloads.csv} and {@code workloads.jsonl};</li>
+ *   <li>optionally {@code policy.yaml}: shared durations and per-policy settings (defaults when absent).</li>
+ * </ul>
+ * Every problem is an {@link InputException} that names the file and, where it can, the line, column and
+ * field. Times written as ISO-8601 instants are relative to time 0: {@code start} when {@code cluster.yaml}
+ * gives it, otherwise the earliest instant among the accepted submits and the health events.
+ */
+public final class ScenarioReader {
+    public static final String CLUSTER_FILE = ClusterReader.FILE;
+    public static final String ALLOCATIONS_FILE = AllocationsReader.FILE;
+    public static final String WORKLOADS_CSV_FILE = WorkloadsReader.CSV;
+    public static final String WORKLOADS_JSONL_FILE = WorkloadsReader.JSONL;
+    public static final String POLICY_FILE = PolicyReader.FILE;
+
+    private static final String EXPECTED_FILES = CLUSTER_FILE + ", " + ALLOCATIONS_FILE + ", one of "
+            + WORKLOADS_CSV_FILE + " or " + WORKLOADS_JSONL_FILE + ", and optionally " + POLICY_FILE;
+
+    private ScenarioReader() {
+    }
+
+    /**
+     * Reads the scenario in {@code dir}.
+     *
+     * @param lenient  skip bad workload rows and keep their messages in {@link Scenario#rejected()} instead of
+     *                 failing on the first; problems in the YAML files always fail
+     * @param registry the policies whose sections {@code policy.yaml} may contain
+     * @throws InputException for any problem with the input
+     */
+    public static Scenario read(Path dir, boolean lenient, PolicyRegistry registry) {
+        try {
+            return readFolder(dir, lenient, registry);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    private static Scenario readFolder(Path dir, boolean lenient, PolicyRegistry registry) {
+        if (!Files.isDirectory(dir)) {
+            throw new InputException(dir.toString(), 0, 0, null,
+                    "not a folder; a scenario folder holds " + EXPECTED_FILES);
+        }
+        Path clusterPath = dir.resolve(CLUSTER_FILE);
+        Path allocationsPath = dir.resolve(ALLOCATIONS_FILE);
+        Path csvPath = dir.resolve(WORKLOADS_CSV_FILE);
+        Path jsonlPath = dir.resolve(WORKLOADS_JSONL_FILE);
+        Path policyPath = dir.resolve(POLICY_FILE);
+        requireFile(dir, clusterPath, CLUSTER_FILE);
+        requireFile(dir, allocationsPath, ALLOCATIONS_FILE);
+        boolean csv = Files.isRegularFile(csvPath);
+        boolean jsonl = Files.isRegularFile(jsonlPath);
+        if (csv && jsonl) {
+            throw new InputException(WORKLOADS_CSV_FILE, 0, 0, null, "both " + WORKLOADS_CSV_FILE + " and "
+                    + WORKLOADS_JSONL_FILE + " are in " + dir + "; keep exactly one of them");
+        }
+        if (!csv && !jsonl) {
+            throw new InputException(WORKLOADS_CSV_FILE, 0, 0, null, "missing in " + dir + ": expected "
+                    + WORKLOADS_CSV_FILE + " or " + WORKLOADS_JSONL_FILE + "; a scenario folder holds " + EXPECTED_FILES);
+        }
+
+        ClusterReader.Result cluster = ClusterReader.read(readText(clusterPath, CLUSTER_FILE));
+        AllocationTree tree = AllocationsReader.read(readText(allocationsPath, ALLOCATIONS_FILE));
+        PolicyConfig policy = Files.exists(policyPath)
+                ? PolicyReader.read(readText(policyPath, POLICY_FILE), registry)
+                : PolicyConfig.defaults();
+
+        ClusterSpec nodesOnly = new ClusterSpec(cluster.nodes(), List.of());
+        String workloadsFile = csv ? WORKLOADS_CSV_FILE : WORKLOADS_JSONL_FILE;
+        WorkloadsReader workloads = new WorkloadsReader(workloadsFile, nodesOnly, tree, cluster.startEpoch(), lenient);
+        try (BufferedReader r = Files.newBufferedReader(csv ? csvPath : jsonlPath, StandardCharsets.UTF_8)) {
+            if (csv) {
+                workloads.readCsv(r);
+            } else {
+                workloads.readJsonl(r);
+            }
+        } catch (IOException e) {
+            throw readError(workloadsFile, e);
+        }
+
+        long epoch0 = timeZero(cluster, workloads);
+        List<HealthEvent> health = new ArrayList<>(cluster.health().size());
+        for (ClusterReader.PendingHealth h : cluster.health()) {
+            long at = h.at().absolute() ? h.at().seconds() - epoch0 : h.at().seconds();
+            health.add(new HealthEvent(h.node(), at, h.state()));
+        }
+        List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
+        Path name = dir.toAbsolutePath().normalize().getFileName();
+        return new Scenario(name == null ? dir.toString() : name.toString(), new ClusterSpec(cluster.nodes(), health),
+                tree, specs, policy, workloads.rejected());
+    }
+
+    /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */
+    private static long timeZero(ClusterReader.Result cluster, WorkloadsReader workloads) {
+        if (cluster.startEpoch() != null) {
+            return cluster.startEpoch();
+        }
+        Long min = workloads.earliestPendingInstant();
+        for (ClusterReader.PendingHealth h : cluster.health()) {
+            if (h.at().absolute() && (min == null || h.at().seconds() < min)) {
+                min = h.at().seconds();
+            }
+        }
+        return min == null ? 0 : min;
+    }
+
+    private static void requireFile(Path dir, Path file, String name) {
+        if (!Files.isRegularFile(file)) {
+            throw new InputException(name, 0, 0, null, "missing in " + dir + "; a scenario folder holds "
+                    + EXPECTED_FILES);
+        }
+    }
+
+    private static String readText(Path path, String name) {
+        try {
+            return Files.readString(path, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw readError(name, e);
+        }
+    }
+
+    private static InputException readError(String name, IOException e) {
+        if (e instanceof CharacterCodingException) {
+            return new InputException(name, 0, 0, null, "not valid UTF-8 text");
+        }
+        return new InputException(name, 0, 0, null, "cannot read: " + e);
+    }
+}

@@ -1,0 +1,192 @@
+package dev.allot.sim.input;
+
+import dev.allot.core.model.Durations;
+import dev.allot.core.model.Priority;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Parsing of the scalar values shared by the readers. The happy paths neither throw nor use regular
+ * expressions, because they run once per workload row; failures return a sentinel or throw with a message that
+ * says what was expected and what was found.
+ */
+final class Values {
+    static final String DURATION_EXPECTED = "a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds";
+    static final String TIME_EXPECTED =
+            "seconds, a duration such as 3d or 1h30m, or an ISO-8601 instant such as 2026-01-05T00:00:00Z";
+    static final String BOOLEAN_EXPECTED = "true, false, yes, no, 1 or 0";
+
+    private Values() {
+    }
+
+    /** A point in time as written: seconds from time 0 ({@code absolute} false) or epoch seconds of an instant. */
+    record Time(long seconds, boolean absolute) {
+    }
+
+    /** Digits only, no sign; -1 when the text is not such a number or does not fit in a long. */
+    static long parseWholeNumber(String s) {
+        int n = s.length();
+        if (n == 0 || n > 18) {
+            return -1;
+        }
+        long v = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
+    /** A plain decimal number (digits, sign, point, exponent); NaN when the text is anything else. */
+    static double parseNumber(String s) {
+        boolean digit = false;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= '0' && c <= '9') {
+                digit = true;
+            } else if (c != '.' && c != '-' && c != '+' && c != 'e' && c != 'E') {
+                return Double.NaN;
+            }
+        }
+        if (!digit) {
+            return Double.NaN;
+        }
+        try {
+            return Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** {@code true/yes/1} or {@code false/no/0} in any case; null for anything else. */
+    static Boolean parseBoolean(String s) {
+        if (s.equals("true")) {
+            return Boolean.TRUE;
+        }
+        if (s.equals("false")) {
+            return Boolean.FALSE;
+        }
+        switch (s.toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "1":
+                return Boolean.TRUE;
+            case "false", "no", "0":
+                return Boolean.FALSE;
+            default:
+                return null;
+        }
+    }
+
+    /** A priority; the lower-case labels skip {@link Priority#parse}'s case folding. Throws as that does. */
+    static Priority parsePriority(String s) {
+        return switch (s) {
+            case "low" -> Priority.LOW;
+            case "normal" -> Priority.NORMAL;
+            case "high" -> Priority.HIGH;
+            case "urgent" -> Priority.URGENT;
+            default -> Priority.parse(s);
+        };
+    }
+
+    /** A duration, or an {@link IllegalArgumentException} whose message says what was expected. */
+    static Duration parseDuration(String s) {
+        try {
+            return Durations.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("expected " + DURATION_EXPECTED + ", got '" + s + "'");
+        }
+    }
+
+    /** Seconds, a compact duration, or an ISO-8601 instant (recognised by a {@code yyyy-} prefix). */
+    static Time parseTime(String s) {
+        if (looksLikeInstant(s)) {
+            try {
+                return new Time(Instant.parse(s).getEpochSecond(), true);
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException(
+                        "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '" + s + "'");
+            }
+        }
+        long plain = parseWholeNumber(s);
+        if (plain >= 0) {
+            return new Time(plain, false);
+        }
+        try {
+            return new Time(Durations.parse(s).getSeconds(), false);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("expected " + TIME_EXPECTED + ", got '" + s + "'");
+        }
+    }
+
+    private static boolean looksLikeInstant(String s) {
+        if (s.length() < 5 || s.charAt(4) != '-') {
+            return false;
+        }
+        for (int i = 0; i < 4; i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The same error with control characters in its field and problem escaped ({@code \n} and so on), so that
+     * every message stays on one line even when it quotes a value that spans lines.
+     */
+    static InputException oneLine(InputException e) {
+        if (!hasControl(e.getMessage())) {
+            return e;
+        }
+        InputException clean = new InputException(e.file(), e.line(), e.column(),
+                e.field() == null ? null : escape(e.field()), escape(e.problem()));
+        clean.setStackTrace(e.getStackTrace());
+        return clean;
+    }
+
+    private static boolean hasControl(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Names joined with commas, at most {@code max} of them, then how many more there are. */
+    static String list(List<String> names, int max) {
+        if (names.isEmpty()) {
+            return "(none)";
+        }
+        if (names.size() <= max) {
+            return String.join(", ", names);
+        }
+        return String.join(", ", names.subList(0, max)) + ", ... (" + (names.size() - max) + " more)";
+    }
+}

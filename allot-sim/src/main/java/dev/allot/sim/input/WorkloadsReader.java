@@ -1,0 +1,491 @@
+package dev.allot.sim.input;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.dataformat.csv.CsvFactory;
+import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Priority;
+import dev.allot.core.model.WorkloadSpec;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.Reader;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * Reads the workloads of a scenario from {@code workloads.csv} (a header row, columns in any order) or
+ * {@code workloads.jsonl} (one JSON object per line, same field names), checking every row against the cluster
+ * and the allocation tree. A bad row throws, or under {@code lenient} is skipped and its message kept.
+ *
+ * <p>Submit times written as instants are taken relative to {@code start} when it is known; otherwise they stay
+ * pending until {@link #resolve(long)} is given time 0 (the earliest instant of the whole scenario).
+ */
+final class WorkloadsReader {
+    static final String CSV = "workloads.csv";
+    static final String JSONL = "workloads.jsonl";
+    static final List<String> COLUMNS = List.of("id", "submit", "allocation", "user", "gpus", "gpus_per_node",
+            "duration", "min_runtime", "resumable", "priority", "checkpoint_every", "kind");
+    static final List<String> REQUIRED = List.of("id", "submit", "allocation", "gpus", "duration", "min_runtime");
+
+    private static final int ID = 0;
+    private static final int SUBMIT = 1;
+    private static final int ALLOCATION = 2;
+    private static final int USER = 3;
+    private static final int GPUS = 4;
+    private static final int GPUS_PER_NODE = 5;
+    private static final int DURATION = 6;
+    private static final int MIN_RUNTIME = 7;
+    private static final int RESUMABLE = 8;
+    private static final int PRIORITY = 9;
+    private static final int CHECKPOINT_EVERY = 10;
+    private static final int KIND = 11;
+    private static final int FIELDS = 12;
+
+    private static final CsvFactory CSV_FACTORY = CsvFactory.builder()
+            .enable(CsvParser.Feature.WRAP_AS_ARRAY)
+            .enable(CsvParser.Feature.SKIP_EMPTY_LINES)
+            .enable(CsvParser.Feature.TRIM_SPACES)
+            .enable(CsvParser.Feature.ALLOW_COMMENTS)
+            .build();
+    private static final JsonFactory JSON_FACTORY = new JsonFactory();
+
+    private final String file;
+    private final ClusterSpec cluster;
+    private final AllocationTree tree;
+    private final Long start;
+    private final boolean lenient;
+
+    private final List<WorkloadSpec> specs = new ArrayList<>();
+    /** Indices into {@link #specs} whose submit is an instant waiting for time 0, and those instants. */
+    private final List<long[]> pending = new ArrayList<>();
+    private final List<String> rejected = new ArrayList<>();
+    private final Map<String, Integer> idLine = new HashMap<>();
+    private final Map<Long, Boolean> fits = new HashMap<>();
+
+    /**
+     * @param cluster the nodes (health events do not matter here)
+     * @param start   epoch seconds of time 0 when {@code cluster.yaml} gives {@code start}, else null
+     */
+    WorkloadsReader(String file, ClusterSpec cluster, AllocationTree tree, Long start, boolean lenient) {
+        this.file = file;
+        this.cluster = cluster;
+        this.tree = tree;
+        this.start = start;
+        this.lenient = lenient;
+    }
+
+    List<String> rejected() {
+        return rejected;
+    }
+
+    /** The earliest submit instant still waiting for time 0, or null when none is. */
+    Long earliestPendingInstant() {
+        Long min = null;
+        for (long[] p : pending) {
+            if (min == null || p[1] < min) {
+                min = p[1];
+            }
+        }
+        return min;
+    }
+
+    /** The accepted workloads, pending instants made relative to {@code epoch0}, in reading order. */
+    List<WorkloadSpec> resolve(long epoch0) {
+        List<WorkloadSpec> out = new ArrayList<>(specs);
+        for (long[] p : pending) {
+            WorkloadSpec w = out.get((int) p[0]);
+            out.set((int) p[0], new WorkloadSpec(w.id(), p[1] - epoch0, w.allocation(), w.user(), w.gpus(),
+                    w.gpusPerNode(), w.duration(), w.minRuntime(), w.resumable(), w.priority(), w.checkpointEvery(),
+                    w.kind()));
+        }
+        return out;
+    }
+
+    // ---- CSV --------------------------------------------------------------------------------------------------
+
+    void readCsv(Reader reader) throws IOException {
+        try (CsvParser p = CSV_FACTORY.createParser(reader)) {
+            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.START_ARRAY) {
+                throw new InputException(file, 0, 0, null,
+                        "the file is empty; expected a header row such as " + String.join(",", COLUMNS));
+            }
+            List<String> header = new ArrayList<>();
+            int headerLine = 0;
+            for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
+                if (header.isEmpty()) {
+                    headerLine = p.currentTokenLocation().getLineNr();
+                }
+                header.add(p.getText());
+            }
+            int[] fieldAt = header(header, headerLine);
+            int width = header.size();
+            int[] column = new int[FIELDS];
+            for (int pos = 0; pos < width; pos++) {
+                column[fieldAt[pos]] = pos + 1;
+            }
+            IntUnaryOperator columnOf = f -> column[f];
+            String[] values = new String[FIELDS];
+            String[] cells = new String[width + 1];
+            while (p.nextToken() == JsonToken.START_ARRAY) {
+                int count = 0;
+                int line = 0;
+                for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
+                    if (count == 0) {
+                        line = p.currentTokenLocation().getLineNr();
+                    }
+                    if (count < cells.length) {
+                        cells[count] = p.getText();
+                    }
+                    count++;
+                }
+                if (count == 0 || (count == 1 && cells[0].isEmpty())) {
+                    continue;
+                }
+                if (count != width) {
+                    reject(new InputException(file, line, Math.min(count, width) + 1, null, "expected " + width
+                            + " cells as in the header row, got " + count));
+                    continue;
+                }
+                Arrays.fill(values, null);
+                for (int pos = 0; pos < width; pos++) {
+                    String c = cells[pos];
+                    values[fieldAt[pos]] = c.isEmpty() ? null : c;
+                }
+                accept(line, values, columnOf);
+            }
+        } catch (JsonProcessingException e) {
+            JsonLocation l = e.getLocation();
+            throw new InputException(file, l == null ? 0 : Math.max(0, l.getLineNr()), 0, null,
+                    "malformed CSV: " + oneLine(e.getOriginalMessage()));
+        }
+    }
+
+    /** Maps each header position to its field; unknown, repeated or missing required columns are errors. */
+    private int[] header(List<String> header, int line) {
+        if (!header.isEmpty() && header.get(0).startsWith("\uFEFF")) {
+            header.set(0, header.get(0).substring(1));
+        }
+        int[] fieldAt = new int[header.size()];
+        int[] seenAt = new int[FIELDS];
+        for (int pos = 0; pos < header.size(); pos++) {
+            String name = header.get(pos);
+            int f = COLUMNS.indexOf(name);
+            if (f < 0) {
+                throw new InputException(file, line, pos + 1, name, "unknown column; valid columns: "
+                        + String.join(", ", COLUMNS));
+            }
+            if (seenAt[f] != 0) {
+                throw new InputException(file, line, pos + 1, name, "column appears twice in the header; first at column "
+                        + seenAt[f]);
+            }
+            seenAt[f] = pos + 1;
+            fieldAt[pos] = f;
+        }
+        List<String> missing = new ArrayList<>();
+        for (String r : REQUIRED) {
+            if (seenAt[COLUMNS.indexOf(r)] == 0) {
+                missing.add(r);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new InputException(file, line, 0, null, "the header row lacks required column"
+                    + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
+                    + String.join(", ", REQUIRED));
+        }
+        return fieldAt;
+    }
+
+    // ---- JSONL ------------------------------------------------------------------------------------------------
+
+    void readJsonl(BufferedReader reader) throws IOException {
+        int lineNo = 0;
+        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+            lineNo++;
+            if (lineNo == 1 && line.startsWith("\uFEFF")) {
+                line = line.substring(1);
+            }
+            String t = line.strip();
+            if (t.isEmpty() || t.startsWith("#")) {
+                continue;
+            }
+            String[] values = new String[FIELDS];
+            try {
+                jsonObject(lineNo, line, values);
+            } catch (InputException e) {
+                reject(e);
+                continue;
+            }
+            String text = line;
+            accept(lineNo, values, f -> jsonColumn(text, COLUMNS.get(f)));
+        }
+    }
+
+    /**
+     * Reads one line's object into {@code values}. Locations are only asked of the parser when something is wrong:
+     * asking for every token would allocate a location object each time.
+     */
+    private void jsonObject(int lineNo, String line, String[] values) throws IOException {
+        try (JsonParser p = JSON_FACTORY.createParser(line)) {
+            JsonToken t = p.nextToken();
+            if (t != JsonToken.START_OBJECT) {
+                throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), null,
+                        "expected a JSON object with fields " + String.join(", ", COLUMNS) + ", got " + describe(p, t));
+            }
+            int seen = 0;
+            for (t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                String name = p.currentName();
+                int f = COLUMNS.indexOf(name);
+                if (f < 0) {
+                    throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), name,
+                            "unknown field; valid fields: " + String.join(", ", COLUMNS));
+                }
+                if ((seen & (1 << f)) != 0) {
+                    throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), name,
+                            "field appears twice in the object");
+                }
+                seen |= 1 << f;
+                JsonToken v = p.nextToken();
+                switch (v) {
+                    case VALUE_STRING, VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT, VALUE_TRUE, VALUE_FALSE -> {
+                        String text = p.getText().strip();
+                        values[f] = text.isEmpty() ? null : text;
+                    }
+                    case VALUE_NULL -> values[f] = null;
+                    default -> throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), name,
+                            "expected a string, number or boolean, got " + describe(p, v));
+                }
+            }
+            if (p.nextToken() != null) {
+                throw new InputException(file, lineNo, p.currentTokenLocation().getColumnNr(), null,
+                        "expected one JSON object per line, found more after it");
+            }
+        } catch (JsonProcessingException e) {
+            JsonLocation l = e.getLocation();
+            throw new InputException(file, lineNo, l == null ? 0 : Math.max(0, l.getColumnNr()), null,
+                    "malformed JSON: " + oneLine(e.getOriginalMessage()));
+        }
+    }
+
+    /** Where the value of {@code field} starts in a line already read once without trouble; 0 when absent. */
+    private static int jsonColumn(String line, String field) {
+        try (JsonParser p = JSON_FACTORY.createParser(line)) {
+            p.nextToken();
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                boolean match = field.equals(p.currentName());
+                p.nextToken();
+                if (match) {
+                    return p.currentTokenLocation().getColumnNr();
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return 0;
+    }
+
+    private static String describe(JsonParser p, JsonToken t) throws IOException {
+        if (t == null) {
+            return "nothing";
+        }
+        return switch (t) {
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            case VALUE_NULL -> "null";
+            default -> "'" + p.getText() + "'";
+        };
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "unknown problem" : s.replace('\n', ' ').strip();
+    }
+
+    // ---- one row ----------------------------------------------------------------------------------------------
+
+    private void reject(InputException e) {
+        if (!lenient) {
+            throw e;
+        }
+        rejected.add(Values.oneLine(e).getMessage());
+    }
+
+    private void accept(int line, String[] v, IntUnaryOperator column) {
+        try {
+            row(line, v, column);
+        } catch (InputException e) {
+            reject(e);
+        }
+    }
+
+    /** Checks one row ({@code v} by field, null when absent or empty) and keeps its workload. */
+    private void row(int line, String[] v, IntUnaryOperator column) {
+        String id = required(line, v, column, ID, "a workload id");
+
+        String submitText = required(line, v, column, SUBMIT, Values.TIME_EXPECTED);
+        Values.Time submit;
+        try {
+            submit = Values.parseTime(submitText);
+        } catch (IllegalArgumentException e) {
+            throw error(line, column, SUBMIT, e.getMessage());
+        }
+        long submitSeconds = submit.seconds();
+        boolean waiting = false;
+        if (submit.absolute()) {
+            if (start == null) {
+                submitSeconds = 0;
+                waiting = true;
+            } else if (submit.seconds() < start) {
+                throw error(line, column, SUBMIT, "expected an instant at or after start (" + Instant.ofEpochSecond(start)
+                        + " in cluster.yaml), got '" + submitText + "'");
+            } else {
+                submitSeconds = submit.seconds() - start;
+            }
+        }
+
+        String allocation = required(line, v, column, ALLOCATION, "the name of a leaf allocation");
+        if (tree.leaf(allocation).isEmpty()) {
+            throw error(line, column, ALLOCATION, allocationProblem(allocation));
+        }
+
+        String user = v[USER] == null ? "-" : v[USER];
+
+        String gpusText = required(line, v, column, GPUS, "a whole number >= 1");
+        long gpus = Values.parseWholeNumber(gpusText);
+        if (gpus < 1 || gpus > Integer.MAX_VALUE) {
+            throw error(line, column, GPUS, "expected a whole number >= 1, got '" + gpusText + "'");
+        }
+
+        long perNode = 0;
+        if (v[GPUS_PER_NODE] != null) {
+            perNode = Values.parseWholeNumber(v[GPUS_PER_NODE]);
+            if (perNode < 0 || perNode > Integer.MAX_VALUE) {
+                throw error(line, column, GPUS_PER_NODE, "expected empty (any packing) or a whole number >= 0, got '"
+                        + v[GPUS_PER_NODE] + "'");
+            }
+        }
+
+        Duration duration = duration(line, v, column, DURATION, true);
+        Duration minRuntime = duration(line, v, column, MIN_RUNTIME, false);
+
+        boolean resumable = false;
+        if (v[RESUMABLE] != null) {
+            Boolean b = Values.parseBoolean(v[RESUMABLE]);
+            if (b == null) {
+                throw error(line, column, RESUMABLE, "expected " + Values.BOOLEAN_EXPECTED + ", got '" + v[RESUMABLE] + "'");
+            }
+            resumable = b;
+        }
+
+        Priority priority = Priority.NORMAL;
+        if (v[PRIORITY] != null) {
+            try {
+                priority = Values.parsePriority(v[PRIORITY]);
+            } catch (IllegalArgumentException e) {
+                throw error(line, column, PRIORITY, "expected one of " + Priority.validNames() + ", got '"
+                        + v[PRIORITY] + "'");
+            }
+        }
+
+        Duration checkpointEvery = v[CHECKPOINT_EVERY] == null ? null : duration(line, v, column, CHECKPOINT_EVERY, true);
+        String kind = v[KIND] == null ? "" : v[KIND];
+
+        if (perNode > 0 && gpus % perNode != 0) {
+            throw error(line, column, GPUS, "expected a multiple of gpus_per_node (" + perNode + "), got " + gpus);
+        }
+        if (!fits((int) gpus, (int) perNode)) {
+            throw error(line, column, GPUS, fitProblem((int) gpus, (int) perNode));
+        }
+        Integer first = idLine.get(id);
+        if (first != null) {
+            throw error(line, column, ID, "expected a unique id, got '" + id + "', already used on line " + first);
+        }
+
+        WorkloadSpec spec;
+        try {
+            spec = new WorkloadSpec(id, submitSeconds, allocation, user, (int) gpus, (int) perNode, duration, minRuntime,
+                    resumable, priority, checkpointEvery, kind);
+        } catch (IllegalArgumentException e) {
+            // Everything WorkloadSpec checks is checked above with a field; this is a safety net.
+            throw new InputException(file, line, 0, null, e.getMessage());
+        }
+        idLine.put(id, line);
+        if (waiting) {
+            pending.add(new long[] {specs.size(), submit.seconds()});
+        }
+        specs.add(spec);
+    }
+
+    private String required(int line, String[] v, IntUnaryOperator column, int field, String expected) {
+        String s = v[field];
+        if (s == null) {
+            throw error(line, column, field, "expected " + expected + ", got nothing");
+        }
+        return s;
+    }
+
+    private Duration duration(int line, String[] v, IntUnaryOperator column, int field, boolean positive) {
+        String text = required(line, v, column, field, Values.DURATION_EXPECTED);
+        Duration d;
+        try {
+            d = Values.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw error(line, column, field, e.getMessage());
+        }
+        if (positive && d.isZero()) {
+            throw error(line, column, field, "expected a positive duration, got '" + text + "'");
+        }
+        return d;
+    }
+
+    private InputException error(int line, IntUnaryOperator column, int field, String problem) {
+        return new InputException(file, line, column.applyAsInt(field), COLUMNS.get(field), problem);
+    }
+
+    private boolean fits(int gpus, int perNode) {
+        long key = ((long) gpus << 32) | perNode;
+        Boolean f = fits.get(key);
+        if (f == null) {
+            f = cluster.canEverFit(gpus, perNode);
+            fits.put(key, f);
+        }
+        return f;
+    }
+
+    private String fitProblem(int gpus, int perNode) {
+        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
+        if (perNode == 0) {
+            return "expected at most " + cluster.totalGpus() + " GPUs (the cluster has " + has + "), got " + gpus;
+        }
+        int nodes = cluster.nodesWithAtLeast(perNode);
+        int asked = gpus / perNode;
+        return "expected a shape the cluster can hold, got " + asked + (asked == 1 ? " node" : " nodes") + " x " + perNode
+                + " GPUs; the cluster has " + nodes + " nodes with at least " + perNode + " GPUs (" + has
+                + " in all, at most " + cluster.maxGpusPerNode() + " GPUs per node)";
+    }
+
+    private String allocationProblem(String name) {
+        Optional<Integer> node = tree.node(name);
+        if (node.isPresent()) {
+            List<String> below = new ArrayList<>();
+            for (int leaf = 0; leaf < tree.leafCount(); leaf++) {
+                if (tree.isWithin(tree.leafNode(leaf), node.get())) {
+                    below.add(tree.leafName(leaf));
+                }
+            }
+            return "expected a leaf allocation, got '" + name + "', an inner node of the allocation tree; its leaves: "
+                    + Values.list(below, 20);
+        }
+        return "expected one of the leaf allocations (" + Values.list(tree.leafNames(), 30) + "), got '" + name + "'";
+    }
+}

@@ -1,0 +1,190 @@
+package dev.allot.sim.input;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mistakes in {@code cluster.yaml} and the YAML machinery shared by all YAML files (syntax errors, repeated keys,
+ * aliases, several documents, empty files), plus missing files. Line numbers refer to the basic fixture.
+ */
+class ClusterYamlTest {
+    private static final String CLUSTER = Folders.resource("basic", "cluster.yaml");
+
+    @TempDir
+    Path tmp;
+    private Path dir;
+
+    @BeforeEach
+    void folder() {
+        dir = Folders.copy("basic", tmp);
+    }
+
+    private InputException cluster(String text) {
+        Folders.write(dir, "cluster.yaml", text);
+        return Folders.error(dir);
+    }
+
+    private InputException replaced(String from, String to) {
+        assertThat(CLUSTER).contains(from);
+        return cluster(CLUSTER.replace(from, to));
+    }
+
+    @Test
+    void unknownKeyInAGroupListsTheValidKeys() {
+        InputException e = replaced("    gpu-type: a100", "    gpu_type: a100");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:11:5: field 'gpu_type': unknown key; valid keys here:"
+                + " name-prefix, count, gpus, gpu-type, labels");
+    }
+
+    @Test
+    void unknownTopLevelKey() {
+        InputException e = replaced("health-events:", "health:");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:12:1: field 'health': unknown key; valid keys here:"
+                + " start, node-groups, health-events");
+    }
+
+    @Test
+    void unknownKeyInAHealthEvent() {
+        InputException e = replaced("    at: 7200", "    when: 7200");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:17:5: field 'when': unknown key; valid keys here:"
+                + " node, at, state");
+    }
+
+    @Test
+    void wrongTypes() {
+        assertThat(replaced("count: 4", "count: [4]").getMessage())
+                .isEqualTo("cluster.yaml:4:12: field 'count': expected a whole number >= 1, got a list");
+        assertThat(replaced("gpus: 8", "gpus: {n: 8}").getMessage())
+                .isEqualTo("cluster.yaml:5:11: field 'gpus': expected a whole number >= 1, got a mapping");
+        assertThat(replaced("gpus: 8", "gpus: 8.5").getMessage())
+                .isEqualTo("cluster.yaml:5:11: field 'gpus': expected a whole number >= 1, got '8.5'");
+        assertThat(replaced("labels: {rack: r1, zone: a}", "labels: [r1]").getMessage())
+                .isEqualTo("cluster.yaml:7:13: field 'labels': expected a mapping of label names to values, e.g."
+                        + " {rack: r1}, got a list");
+        assertThat(replaced("zone: a}", "zone: [a]}").getMessage())
+                .isEqualTo("cluster.yaml:7:30: field 'zone': expected a label value, got a list");
+        assertThat(cluster("node-groups: 5\n").getMessage())
+                .isEqualTo("cluster.yaml:1:14: field 'node-groups': expected a list of node groups, got '5'");
+        assertThat(cluster("node-groups:\n  - gpu\n").getMessage()).isEqualTo("cluster.yaml:2:5: field 'node-groups':"
+                + " expected a mapping with keys name-prefix, count, gpus, gpu-type, labels, got 'gpu'");
+        assertThat(cluster("- gpu\n").getMessage()).isEqualTo(
+                "cluster.yaml:1:1: expected a mapping with keys start, node-groups, health-events, got a list");
+    }
+
+    @Test
+    void missingRequiredKeys() {
+        assertThat(replaced("    gpus: 4\n", "").getMessage())
+                .isEqualTo("cluster.yaml:8:5: field 'gpus': missing; a node group needs 'gpus'");
+        assertThat(replaced("    count: 4\n", "    count:\n").getMessage())
+                .isEqualTo("cluster.yaml:4:11: field 'count': expected a value, got nothing");
+        assertThat(cluster("start: 2026-01-05T00:00:00Z\n").getMessage())
+                .isEqualTo("cluster.yaml:1:1: field 'node-groups': missing; a cluster needs 'node-groups'");
+        assertThat(cluster("node-groups: []\n").getMessage())
+                .isEqualTo("cluster.yaml:1:14: field 'node-groups': expected at least one node group, got an empty list");
+    }
+
+    @Test
+    void groupsWhoseNodeNamesClash() {
+        InputException e = replaced("name-prefix: small", "name-prefix: gpu");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:8:18: field 'name-prefix': expected node names not used by"
+                + " another group, got 'gpu', which names the same nodes as the group on line 3");
+    }
+
+    @Test
+    void unknownNodeInAHealthEventNamesTheNamingPattern() {
+        InputException e = replaced("  - node: gpu-03\n    at: 7200", "  - node: gpu-3\n    at: 7200");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:16:11: field 'node': expected the name of a node"
+                + " (gpu-01 .. gpu-04, small-01 .. small-02), got 'gpu-3'");
+    }
+
+    @Test
+    void badHealthTimesAndStates() {
+        assertThat(replaced("at: 7200", "at: later").getMessage()).isEqualTo("cluster.yaml:17:9: field 'at': expected"
+                + " seconds, a duration such as 3d or 1h30m, or an ISO-8601 instant such as 2026-01-05T00:00:00Z,"
+                + " got 'later'");
+        assertThat(replaced("state: healthy", "state: fine").getMessage())
+                .isEqualTo("cluster.yaml:18:12: field 'state': expected unhealthy or healthy, got 'fine'");
+        assertThat(replaced("at: 7200", "at: -5").getMessage()).startsWith("cluster.yaml:17:9: field 'at': expected");
+    }
+
+    @Test
+    void startAndInstantsBeforeIt() {
+        assertThat(cluster("start: yesterday\n" + CLUSTER).getMessage()).isEqualTo("cluster.yaml:1:8: field 'start':"
+                + " expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got 'yesterday'");
+        Path d = Folders.copy("instants", tmp);
+        Folders.write(d, "cluster.yaml", Folders.resource("instants", "cluster.yaml")
+                .replace("at: 2026-01-05T06:00:00Z", "at: 2026-01-04T06:00:00Z"));
+        assertThat(Folders.error(d).getMessage()).isEqualTo("cluster.yaml:8:9: field 'at': expected an instant at or"
+                + " after start (2026-01-05T00:00:00Z), got '2026-01-04T06:00:00Z'");
+    }
+
+    @Test
+    void tooManyNodes() {
+        InputException e = replaced("count: 2", "count: 999999999");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:9:12: field 'count': expected at most 1000000 nodes in the"
+                + " whole cluster, got 1000000003 so far");
+    }
+
+    @Test
+    void syntaxErrorsCarryJacksonsLocation() {
+        InputException e = replaced("labels: {rack: r1, zone: a}", "labels: {rack: r1, zone: a");
+        assertThat(e.file()).isEqualTo("cluster.yaml");
+        assertThat(e.line()).isEqualTo(8);
+        assertThat(e.column()).isPositive();
+        assertThat(e.problem()).startsWith("YAML syntax error: while parsing a flow mapping; expected ',' or '}'");
+
+        e = replaced("    count: 2", "   count: 2");
+        assertThat(e.getMessage()).startsWith("cluster.yaml:9:4: YAML syntax error: ");
+
+        // SnakeYAML places a tab in the indentation at the end of the line before it.
+        e = replaced("    count: 4", "\tcount: 4");
+        assertThat(e.line()).isBetween(3, 4);
+        assertThat(e.problem()).startsWith("YAML syntax error: ").doesNotContain("\n");
+    }
+
+    @Test
+    void complexKeysAreErrors() {
+        assertThat(cluster("? [a, b]\n: 1\n").getMessage())
+                .isEqualTo("cluster.yaml:1:4: YAML syntax error: expected a plain key, got a list or mapping used as a key");
+    }
+
+    @Test
+    void repeatedKeysAreErrors() {
+        InputException e = replaced("    count: 4\n", "    count: 4\n    count: 5\n");
+        assertThat(e.getMessage())
+                .isEqualTo("cluster.yaml:5:5: field 'count': key appears twice in the same mapping; first on line 4");
+    }
+
+    @Test
+    void aliasesAndSecondDocumentsAreErrors() {
+        assertThat(replaced("gpus: 4", "gpus: *eight").getMessage()).isEqualTo(
+                "cluster.yaml:10:11: YAML aliases (*eight) are not supported; write the value out");
+        assertThat(cluster(CLUSTER + "---\nnode-groups: []\n").getMessage())
+                .isEqualTo("cluster.yaml:20:1: expected a single YAML document, found a second one");
+    }
+
+    @Test
+    void emptyFile() {
+        assertThat(cluster("# nothing yet\n").getMessage())
+                .isEqualTo("cluster.yaml: the file is empty; expected a mapping with keys start, node-groups, health-events");
+    }
+
+    @Test
+    void missingFilesNameTheFolderAndTheExpectedFiles() {
+        Folders.delete(dir, "cluster.yaml");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("cluster.yaml: missing in " + dir + "; a scenario folder"
+                + " holds cluster.yaml, allocations.yaml, one of workloads.csv or workloads.jsonl, and optionally"
+                + " policy.yaml");
+
+        Folders.write(dir, "cluster.yaml", CLUSTER);
+        Folders.delete(dir, "allocations.yaml");
+        assertThat(Folders.error(dir).getMessage()).startsWith("allocations.yaml: missing in " + dir + "; ");
+
+        Path nowhere = tmp.resolve("nowhere");
+        assertThat(Folders.error(nowhere).getMessage()).startsWith(nowhere + ": not a folder; a scenario folder holds");
+    }
+}

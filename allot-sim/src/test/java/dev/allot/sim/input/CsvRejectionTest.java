@@ -1,0 +1,223 @@
+package dev.allot.sim.input;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.core.model.WorkloadSpec;
+import dev.allot.sim.Scenario;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every reason to reject a {@code workloads.csv} row or header, with its exact location. The cluster is the basic
+ * fixture (40 GPUs: four 8-GPU nodes and two 4-GPU nodes); the header puts the columns in canonical order, so
+ * gpus is column 5, and the first row is line 2.
+ */
+class CsvRejectionTest {
+    private static final String HEADER = String.join(",", WorkloadsReader.COLUMNS) + "\n";
+    private static final String GOOD = "ok,0,detect,u,1,,1h,15m,false,normal,,train\n";
+
+    @TempDir
+    Path tmp;
+    private Path dir;
+
+    @BeforeEach
+    void folder() {
+        dir = Folders.copy("basic", tmp);
+    }
+
+    private InputException rows(String rows) {
+        Folders.write(dir, "workloads.csv", HEADER + rows);
+        return Folders.error(dir);
+    }
+
+    /** One row with a single cell changed from {@link #GOOD}: column is 1-based. */
+    private InputException cell(int column, String value) {
+        String[] cells = GOOD.strip().split(",", -1);
+        cells[column - 1] = value;
+        return rows(String.join(",", cells) + "\n");
+    }
+
+    private static void assertError(InputException e, int line, int column, String field, String problem) {
+        assertThat(e.file()).isEqualTo("workloads.csv");
+        assertThat(e.line()).isEqualTo(line);
+        assertThat(e.column()).isEqualTo(column);
+        assertThat(e.field()).isEqualTo(field);
+        assertThat(e.problem()).isEqualTo(problem);
+    }
+
+    @Test
+    void malformedGpus() {
+        InputException e = cell(5, "x");
+        assertThat(e.getMessage()).isEqualTo("workloads.csv:2:5: field 'gpus': expected a whole number >= 1, got 'x'");
+        assertError(cell(5, "0"), 2, 5, "gpus", "expected a whole number >= 1, got '0'");
+        assertError(cell(5, "-3"), 2, 5, "gpus", "expected a whole number >= 1, got '-3'");
+        assertError(cell(5, "99999999999"), 2, 5, "gpus", "expected a whole number >= 1, got '99999999999'");
+    }
+
+    @Test
+    void emptyRequiredCells() {
+        assertError(cell(1, ""), 2, 1, "id", "expected a workload id, got nothing");
+        assertError(cell(5, ""), 2, 5, "gpus", "expected a whole number >= 1, got nothing");
+        assertError(cell(8, " "), 2, 8, "min_runtime",
+                "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got nothing");
+    }
+
+    @Test
+    void malformedSubmit() {
+        assertError(cell(2, "soon"), 2, 2, "submit", "expected seconds, a duration such as 3d or 1h30m, or an ISO-8601"
+                + " instant such as 2026-01-05T00:00:00Z, got 'soon'");
+        assertError(cell(2, "2026-13-01T00:00:00Z"), 2, 2, "submit",
+                "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '2026-13-01T00:00:00Z'");
+    }
+
+    @Test
+    void malformedDurations() {
+        assertError(cell(7, "1x"), 2, 7, "duration",
+                "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got '1x'");
+        assertError(cell(7, "0"), 2, 7, "duration", "expected a positive duration, got '0'");
+        assertError(cell(8, "-5"), 2, 8, "min_runtime",
+                "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got '-5'");
+        assertError(cell(11, "0s"), 2, 11, "checkpoint_every", "expected a positive duration, got '0s'");
+    }
+
+    @Test
+    void malformedFlagsAndNames() {
+        assertError(cell(6, "two"), 2, 6, "gpus_per_node",
+                "expected empty (any packing) or a whole number >= 0, got 'two'");
+        assertError(cell(9, "maybe"), 2, 9, "resumable", "expected true, false, yes, no, 1 or 0, got 'maybe'");
+        assertError(cell(10, "asap"), 2, 10, "priority", "expected one of low, normal, high, urgent, got 'asap'");
+    }
+
+    @Test
+    void unknownAllocationListsTheLeaves() {
+        assertError(cell(3, "nope"), 2, 3, "allocation",
+                "expected one of the leaf allocations (pretrain, finetune, detect, scratch), got 'nope'");
+    }
+
+    @Test
+    void anInnerNodeIsNotAnAllocationWorkloadsCanName() {
+        assertError(cell(3, "nlp"), 2, 3, "allocation",
+                "expected a leaf allocation, got 'nlp', an inner node of the allocation tree; its leaves: pretrain, finetune");
+    }
+
+    @Test
+    void moreGpusThanTheClusterHas() {
+        assertError(cell(5, "41"), 2, 5, "gpus", "expected at most 40 GPUs (the cluster has 40 GPUs on 6 nodes), got 41");
+        assertThat(Folders.read(writeRow("ok,0,detect,u,40,,1h,15m,false,normal,,train")).workloads()).hasSize(1);
+    }
+
+    @Test
+    void aGangTheClusterCanNeverHold() {
+        assertError(rows("ok,0,detect,u,40,8,1h,15m,false,normal,,train\n"), 2, 5, "gpus",
+                "expected a shape the cluster can hold, got 5 nodes x 8 GPUs; the cluster has 4 nodes with at least"
+                        + " 8 GPUs (40 GPUs on 6 nodes in all, at most 8 GPUs per node)");
+        assertError(rows("ok,0,detect,u,16,16,1h,15m,false,normal,,train\n"), 2, 5, "gpus",
+                "expected a shape the cluster can hold, got 1 node x 16 GPUs; the cluster has 0 nodes with at least"
+                        + " 16 GPUs (40 GPUs on 6 nodes in all, at most 8 GPUs per node)");
+    }
+
+    @Test
+    void gpusMustBeAMultipleOfGpusPerNode() {
+        assertError(rows("ok,0,detect,u,12,8,1h,15m,false,normal,,train\n"), 2, 5, "gpus",
+                "expected a multiple of gpus_per_node (8), got 12");
+    }
+
+    @Test
+    void duplicateIdNamesTheLineOfTheFirst() {
+        InputException e = rows(GOOD + "# a comment\n\n" + GOOD);
+        assertError(e, 5, 1, "id", "expected a unique id, got 'ok', already used on line 2");
+    }
+
+    @Test
+    void wrongNumberOfCells() {
+        InputException few = rows("ok,0,detect,u,1,,1h,15m,false,normal,\n");
+        assertError(few, 2, 12, null, "expected 12 cells as in the header row, got 11");
+        assertThat(few.getMessage()).isEqualTo("workloads.csv:2:12: expected 12 cells as in the header row, got 11");
+        assertError(rows(GOOD.strip() + ",extra\n"), 2, 13, null, "expected 12 cells as in the header row, got 13");
+    }
+
+    @Test
+    void anInstantBeforeStart() {
+        Path d = Folders.copy("instants", tmp);
+        Folders.write(d, "workloads.csv", "id,submit,allocation,gpus,duration,min_runtime\n"
+                + "x,2026-01-04T23:59:59Z,team,1,1h,0\n");
+        InputException e = Folders.error(d);
+        assertThat(e.getMessage()).isEqualTo("workloads.csv:2:2: field 'submit': expected an instant at or after start"
+                + " (2026-01-05T00:00:00Z in cluster.yaml), got '2026-01-04T23:59:59Z'");
+    }
+
+    @Test
+    void unknownColumnListsTheValidOnes() {
+        Folders.write(dir, "workloads.csv", "# header next\nid,submit,allocation,gpu,duration,min_runtime\n");
+        InputException e = Folders.error(dir);
+        assertThat(e.getMessage()).isEqualTo("workloads.csv:2:4: field 'gpu': unknown column; valid columns: id, submit,"
+                + " allocation, user, gpus, gpus_per_node, duration, min_runtime, resumable, priority, checkpoint_every,"
+                + " kind");
+    }
+
+    @Test
+    void missingAndRepeatedColumns() {
+        Folders.write(dir, "workloads.csv", "id,submit,allocation,duration\n");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.csv:1: the header row lacks required columns"
+                + " gpus, min_runtime; required columns: id, submit, allocation, gpus, duration, min_runtime");
+
+        Folders.write(dir, "workloads.csv", "id,submit,allocation,gpus,duration,min_runtime,gpus\n");
+        assertThat(Folders.error(dir).getMessage())
+                .isEqualTo("workloads.csv:1:7: field 'gpus': column appears twice in the header; first at column 4");
+    }
+
+    @Test
+    void emptyFile() {
+        Folders.write(dir, "workloads.csv", "# only a comment\n\n");
+        assertThat(Folders.error(dir).getMessage())
+                .startsWith("workloads.csv: the file is empty; expected a header row such as id,submit,");
+    }
+
+    @Test
+    void unclosedQuoteIsMalformedCsv() {
+        InputException e = rows(GOOD + "\"broken,0,detect,u,1,,1h,15m,false,normal,,train\n");
+        assertThat(e.file()).isEqualTo("workloads.csv");
+        assertThat(e.line()).isGreaterThanOrEqualTo(3);
+        assertThat(e.problem()).startsWith("malformed CSV: ");
+    }
+
+    @Test
+    void lenientSkipsBadRowsAndKeepsEveryMessage() {
+        Path d = writeRow(GOOD
+                + "bad,0,detect,u,x,,1h,15m,false,normal,,train\n"
+                + "b,0,detect,u,2,,1h,15m,false,normal,,train\n"
+                + GOOD
+                + "short,0,detect\n"
+                + "c,0,nope,u,2,,1h,15m,false,normal,,train\n"
+                + "d,5,detect,u,2,,1h,15m,false,normal,,train");
+
+        Scenario s = Folders.readLenient(d);
+
+        assertThat(s.workloads()).extracting(WorkloadSpec::id).containsExactly("b", "ok", "d");
+        assertThat(s.rejected()).containsExactly(
+                "workloads.csv:3:5: field 'gpus': expected a whole number >= 1, got 'x'",
+                "workloads.csv:5:1: field 'id': expected a unique id, got 'ok', already used on line 2",
+                "workloads.csv:6:4: expected 12 cells as in the header row, got 3",
+                "workloads.csv:7:3: field 'allocation': expected one of the leaf allocations (pretrain, finetune, detect,"
+                        + " scratch), got 'nope'");
+
+        // Without lenient the first bad row stops the reading.
+        assertThat(Folders.error(d).line()).isEqualTo(3);
+    }
+
+    @Test
+    void lenientStillFailsOnABadHeader() {
+        Folders.write(dir, "workloads.csv", "id,when\nx,0\n");
+        InputException[] caught = new InputException[1];
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Folders.readLenient(dir))
+                .isInstanceOfSatisfying(InputException.class, e -> caught[0] = e);
+        assertThat(caught[0].field()).isEqualTo("when");
+    }
+
+    private Path writeRow(String rows) {
+        Folders.write(dir, "workloads.csv", HEADER + rows + "\n");
+        return dir;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.allot.sim.input;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.legacy.LegacyPolicy;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Mistakes in {@code policy.yaml}: keys come from the registry, settings are checked by each policy's specs. */
+class PolicyYamlTest {
+    @TempDir
+    Path tmp;
+    private Path dir;
+
+    @BeforeEach
+    void folder() {
+        dir = Folders.copy("basic", tmp);
+    }
+
+    private InputException policy(String text) {
+        Folders.write(dir, "policy.yaml", text);
+        return Folders.error(dir);
+    }
+
+    @Test
+    void unknownTopLevelKeyListsSharedKeysAndPolicies() {
+        assertThat(policy("lookbak: 3d\n").getMessage()).isEqualTo("policy.yaml:1:1: field 'lookbak': unknown key;"
+                + " valid keys here: lookback, max-min-runtime, usage-bucket, allocation, legacy");
+    }
+
+    @Test
+    void theValidSectionsComeFromTheRegistry() {
+        Folders.write(dir, "policy.yaml", "allocation:\n  reservation: false\n");
+        PolicyRegistry legacyOnly = new PolicyRegistry().register(LegacyPolicy.FACTORY);
+        assertThatThrownBy(() -> ScenarioReader.read(dir, false, legacyOnly))
+                .isInstanceOf(InputException.class)
+                .hasMessage("policy.yaml:1:1: field 'allocation': unknown key; valid keys here: lookback,"
+                        + " max-min-runtime, usage-bucket, legacy");
+    }
+
+    @Test
+    void unknownSettingIsLocatedAtItsKey() {
+        assertThat(policy("lookback: 3d\nallocation:\n  reservation: true\n  reservaton: false\n").getMessage())
+                .isEqualTo("policy.yaml:4:3: field 'allocation': unknown setting 'reservaton'; valid settings:"
+                        + " fairshare-recheck, reservation");
+    }
+
+    @Test
+    void badSettingValueIsLocatedAtTheValue() {
+        assertThat(policy("allocation:\n  reservation: maybe\n").getMessage()).isEqualTo(
+                "policy.yaml:2:16: field 'allocation': setting 'reservation': cannot read 'maybe' as true or false");
+        assertThat(policy("legacy:\n  non-preemptible-min-runtime: soon\n").getMessage()).startsWith(
+                "policy.yaml:2:32: field 'legacy': setting 'non-preemptible-min-runtime': cannot read 'soon' as a"
+                        + " duration");
+    }
+
+    @Test
+    void wrongTypesInSections() {
+        assertThat(policy("legacy: 5\n").getMessage()).isEqualTo(
+                "policy.yaml:1:9: field 'legacy': expected a mapping of setting names to values, got '5'");
+        assertThat(policy("allocation:\n  reservation: [true]\n").getMessage()).isEqualTo(
+                "policy.yaml:2:16: field 'reservation': expected a value for the setting, got a list");
+        assertThat(policy("- lookback: 3d\n").getMessage()).startsWith(
+                "policy.yaml:1:1: expected a mapping with keys lookback, max-min-runtime, usage-bucket, allocation,"
+                        + " legacy, got a list");
+    }
+
+    @Test
+    void badSharedDurations() {
+        assertThat(policy("lookback: soon\n").getMessage()).isEqualTo("policy.yaml:1:11: field 'lookback': expected"
+                + " a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got 'soon'");
+        assertThat(policy("max-min-runtime: {h: 8}\n").getMessage()).isEqualTo("policy.yaml:1:18: field"
+                + " 'max-min-runtime': expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got a"
+                + " mapping");
+    }
+
+    @Test
+    void schedulerConfigComplaintsAreLocatedAtTheKeyTheyName() {
+        assertThat(policy("lookback: 2h\nusage-bucket: 3h\n").getMessage()).isEqualTo("policy.yaml:2:15: field"
+                + " 'usage-bucket': usage-bucket must be positive and at most the lookback (2h), got 3h");
+        assertThat(policy("max-min-runtime: 1h\nlookback: 0s\n").getMessage())
+                .isEqualTo("policy.yaml:2:11: field 'lookback': lookback must be positive, got 0s");
+    }
+
+    @Test
+    void syntaxError() {
+        InputException e = policy("allocation:\n  reservation: \"false\n");
+        assertThat(e.file()).isEqualTo("policy.yaml");
+        assertThat(e.line()).isEqualTo(2);
+        assertThat(e.problem()).startsWith("YAML syntax error: while scanning a quoted scalar");
+    }
+}
