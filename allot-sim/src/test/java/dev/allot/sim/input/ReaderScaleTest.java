@@ -13,14 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A 100,000-row workloads file must read in well under a couple of seconds. The bound is loose because the test
- * machine is shared; the time is printed so that regressions show up before the bound trips.
+ * A 100,000-row workloads file reads back exactly, in both formats. Reading speed is measured by
+ * {@code allot bench}, not asserted here.
  */
-class ReaderSpeedTest {
+class ReaderScaleTest {
     private static final int ROWS = 100_000;
-    private static final long CSV_BOUND_MILLIS = 2_000;
-    /** JSON lines cost a parser per line, and are the less common format: a looser bound. */
-    private static final long JSONL_BOUND_MILLIS = 3_000;
 
     @TempDir
     Path tmp;
@@ -33,14 +30,8 @@ class ReaderSpeedTest {
         Path dir = tmp.resolve("big-csv");
         ScenarioWriter.write(dir, ScenarioWriterTest.GROUPS, List.of(), basic.tree(), workloads, PolicyConfig.defaults());
 
-        Folders.read(dir); // warm up the JIT
-        long t0 = System.nanoTime();
         Scenario s = Folders.read(dir);
-        long millis = (System.nanoTime() - t0) / 1_000_000;
-
-        System.out.println("read " + ROWS + " CSV rows in " + millis + " ms");
-        assertThat(s.workloads()).hasSize(ROWS);
-        assertThat(millis).isLessThan(CSV_BOUND_MILLIS);
+        assertThat(s.workloads()).isEqualTo(Scenario.sorted(workloads));
     }
 
     @Test
@@ -64,13 +55,7 @@ class ReaderSpeedTest {
         }
         Folders.write(dir, "workloads.jsonl", sb.toString());
 
-        Folders.read(dir);
-        long t0 = System.nanoTime();
         Scenario s = Folders.read(dir);
-        long millis = (System.nanoTime() - t0) / 1_000_000;
-
-        System.out.println("read " + ROWS + " JSON lines in " + millis + " ms");
         assertThat(s.workloads()).isEqualTo(Scenario.sorted(workloads));
-        assertThat(millis).isLessThan(JSONL_BOUND_MILLIS);
     }
 }
