@@ -26,6 +26,7 @@ public final class CycleWork {
     private final List<Decision> decisions = new ArrayList<>();
     private boolean copied;
     private long now;
+    private long version;
 
     public CycleWork(ClusterState state) {
         this.state = state;
@@ -69,6 +70,7 @@ public final class CycleWork {
     public void start(Job job, Placement p, String reason) {
         ensureCopy();
         snapshot.take(p);
+        version++;
         decisions.add(new Decision.Start(job, p, reason));
     }
 
@@ -76,12 +78,18 @@ public final class CycleWork {
         ensureCopy();
         snapshot.give(job.placement());
         preempted.set(job.index());
+        version++;
         decisions.add(new Decision.Preempt(job, cause));
     }
 
     /** Whether the running job was already chosen as a victim in this cycle. */
     public boolean isPreempted(Job job) {
         return preempted.get(job.index());
+    }
+
+    /** Changes with every tentative start or preemption: equal versions mean the same free GPUs and victims. */
+    public long version() {
+        return version;
     }
 
     public List<Decision> decisions() {

@@ -5,10 +5,7 @@ import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Finds a minimal set of victims whose preemption lets a waiting workload fit, from candidates the policy has
@@ -94,48 +91,49 @@ public final class VictimSearch {
         if (ready >= count) {
             return List.of();
         }
-        Map<Job, Integer> rank = new HashMap<>();
-        Map<Integer, List<Job>> onNode = new HashMap<>();
+        // Walk the candidates in preference order and, per node that is short of room, accumulate the victims it
+        // needs; a node is settled (and ranked by its worst victim) as soon as it would have room.
+        int nodes = free.nodeCount();
+        int[] have = new int[nodes];
+        int[] worst = new int[nodes];
+        int[] needCount = new int[nodes];
+        boolean[] settled = new boolean[nodes];
+        java.util.Arrays.fill(have, -1);
+        List<int[]> settledNodes = new ArrayList<>(); // {node, worstRank, victims}
+        int[][] members = new int[nodes][];
         for (int r = 0; r < candidates.size(); r++) {
-            Job v = candidates.get(r);
-            rank.put(v, r);
-            Placement p = v.placement();
+            Placement p = candidates.get(r).placement();
             for (int i = 0; i < p.nodeCount(); i++) {
                 int n = p.node(i);
-                if (usable(free, excluded, n) && free.free(n) < perNode && free.capacity(n) >= perNode) {
-                    onNode.computeIfAbsent(n, k -> new ArrayList<>()).add(v);
+                if (settled[n] || !usable(free, excluded, n) || free.capacity(n) < perNode || free.free(n) >= perNode) {
+                    continue;
+                }
+                if (have[n] < 0) {
+                    have[n] = free.free(n);
+                    members[n] = new int[4];
+                }
+                if (needCount[n] == members[n].length) {
+                    members[n] = java.util.Arrays.copyOf(members[n], needCount[n] * 2);
+                }
+                members[n][needCount[n]++] = r;
+                have[n] += p.gpusOn(i);
+                worst[n] = r;
+                if (have[n] >= perNode) {
+                    settled[n] = true;
+                    settledNodes.add(new int[] {n, r, needCount[n]});
                 }
             }
         }
-        // For each node that could be freed enough, the victims needed there, in preference order.
-        List<NodeOption> options = new ArrayList<>();
-        for (Map.Entry<Integer, List<Job>> e : onNode.entrySet()) {
-            int n = e.getKey();
-            int have = free.free(n);
-            List<Job> need = new ArrayList<>();
-            int worst = -1;
-            for (Job v : e.getValue()) {
-                if (have >= perNode) {
-                    break;
-                }
-                have += v.placement().gpusOnNode(n);
-                need.add(v);
-                worst = Math.max(worst, rank.get(v));
-            }
-            if (have >= perNode) {
-                options.add(new NodeOption(n, need, worst));
-            }
-        }
-        if (ready + options.size() < count) {
+        if (ready + settledNodes.size() < count) {
             return null;
         }
-        options.sort(Comparator.comparingInt((NodeOption o) -> o.worstRank)
-                .thenComparingInt(o -> o.victims.size())
-                .thenComparingInt(o -> o.node));
+        settledNodes.sort((a, b) -> a[1] != b[1] ? Integer.compare(a[1], b[1])
+                : a[2] != b[2] ? Integer.compare(a[2], b[2]) : Integer.compare(a[0], b[0]));
         BitSet chosenSet = new BitSet();
         for (int i = 0; i < count - ready; i++) {
-            for (Job v : options.get(i).victims) {
-                chosenSet.set(rank.get(v));
+            int n = settledNodes.get(i)[0];
+            for (int k = 0; k < needCount[n]; k++) {
+                chosenSet.set(members[n][k]);
             }
         }
         List<Job> chosen = new ArrayList<>();
@@ -162,6 +160,4 @@ public final class VictimSearch {
         return chosen;
     }
 
-    private record NodeOption(int node, List<Job> victims, int worstRank) {
-    }
 }

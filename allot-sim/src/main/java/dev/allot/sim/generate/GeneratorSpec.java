@@ -34,7 +34,8 @@ public record GeneratorSpec(
         List<Program> programs,
         List<KindSpec> kinds,
         Bursts bursts,
-        Failures failures) {
+        Failures failures,
+        double backlogDays) {
 
     public GeneratorSpec {
         Objects.requireNonNull(name, "name");
@@ -44,6 +45,9 @@ public record GeneratorSpec(
         Objects.requireNonNull(failures, "failures");
         programs = List.copyOf(programs);
         kinds = List.copyOf(kinds);
+        if (!(backlogDays >= 0) || Double.isInfinite(backlogDays)) {
+            throw new IllegalArgumentException("backlogDays must be finite and >= 0, got " + backlogDays);
+        }
         if (days < 1) {
             throw new IllegalArgumentException("days must be at least 1, got " + days);
         }
@@ -152,14 +156,14 @@ public record GeneratorSpec(
 
     /** The same spec over another horizon; volumes are relative to the horizon, so the regime is kept. */
     public GeneratorSpec withDays(int newDays) {
-        return new GeneratorSpec(name, cluster, newDays, root, programs, kinds, bursts, failures);
+        return new GeneratorSpec(name, cluster, newDays, root, programs, kinds, bursts, failures, backlogDays);
     }
 
     /** The same spec on another number of nodes; volumes are relative to the cluster, so the regime is kept. */
     public GeneratorSpec withNodes(int nodes) {
         Cluster c = new Cluster(nodes, cluster.gpusPerNode(), cluster.racks(), cluster.gpuType(), cluster.namePrefix());
         Failures f = new Failures(Math.min(failures.count(), nodes), failures.downMin(), failures.downMax());
-        return new GeneratorSpec(name, c, days, root, programs, kinds, bursts, f);
+        return new GeneratorSpec(name, c, days, root, programs, kinds, bursts, f, backlogDays);
     }
 
     /** The same spec with every kind's volume multiplied by {@code factor} (0.5 halves the offered work). */
@@ -168,13 +172,13 @@ public record GeneratorSpec(
             throw new IllegalArgumentException("the workload scale must be finite and >= 0, got " + factor);
         }
         return new GeneratorSpec(name, cluster, days, root, programs,
-                kinds.stream().map(k -> k.scaled(factor)).toList(), bursts, failures);
+                kinds.stream().map(k -> k.scaled(factor)).toList(), bursts, failures, backlogDays * factor);
     }
 
     /** The same spec with {@code count} host failures. */
     public GeneratorSpec withFailures(int count) {
         return new GeneratorSpec(name, cluster, days, root, programs, kinds, bursts,
-                new Failures(count, failures.downMin(), failures.downMax()));
+                new Failures(count, failures.downMin(), failures.downMax()), backlogDays);
     }
 
     /** Identical nodes spread over racks. */

@@ -98,6 +98,10 @@ final class Presets {
                 p, p, TimeProfile.LAUNCH, 20, 100, 0.25);
     }
 
+    /** Training work already queued at time 0, in days of the training load: the lab does not start empty. */
+    static final double LAB_BACKLOG_DAYS = 2.0;
+    static final double BIG_BACKLOG_DAYS = 1.5;
+
     private static final Bursts BURSTS = new Bursts(2, 4, 1, 2, 0.1, 4.0, 10);
 
     // ---- lab ----
@@ -132,12 +136,12 @@ final class Presets {
                         team("evals", 50, 3, steady, 1.0, false, Map.of(EVAL, 4.0, TRAIN, 0.3)))));
         List<KindSpec> kinds = List.of(
                 debug(2.7),
-                train(1.10, Weighted.of(8, 45.0).or(16, 25.0).or(32, 16.0).or(64, 9.0).or(128, 5.0).build()),
+                train(0.68, Weighted.of(8, 45.0).or(16, 25.0).or(32, 16.0).or(64, 9.0).or(128, 5.0).build()),
                 interactive(0.42),
                 eval(0.3),
-                sweep(2.25));
+                sweep(0.6));
         return new GeneratorSpec("lab", new Cluster(32, 8, 4, "h100", "gpu"), 14, "lab", programs, kinds, BURSTS,
-                new Failures(2, ofHours(24), ofHours(48)));
+                new Failures(2, ofHours(24), ofHours(48)), LAB_BACKLOG_DAYS);
     }
 
     // ---- big ----
@@ -171,12 +175,12 @@ final class Presets {
         }
         List<KindSpec> kinds = List.of(
                 debug(0.1822),
-                train(1.25, Weighted.of(8, 30.0).or(16, 22.0).or(32, 17.0).or(64, 12.0).or(128, 9.0).or(256, 6.0)
+                train(0.70, Weighted.of(8, 30.0).or(16, 22.0).or(32, 17.0).or(64, 12.0).or(128, 9.0).or(256, 6.0)
                         .or(512, 3.0).or(1024, 1.0).build()),
                 interactive(0.0285),
                 eval(0.0244),
                 sweep(0.1424));
         return new GeneratorSpec("big", new Cluster(1024, 8, 32, "h100", "gpu"), 30, "org", programs, kinds, BURSTS,
-                new Failures(6, ofHours(24), ofHours(48)));
+                new Failures(6, ofHours(24), ofHours(48)), BIG_BACKLOG_DAYS);
     }
 }

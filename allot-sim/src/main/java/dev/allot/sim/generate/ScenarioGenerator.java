@@ -209,6 +209,14 @@ public final class ScenarioGenerator {
                     ctx.emitCount(counts[t]);
                 } else {
                     ctx.emitBudget(budgets[t]);
+                    if (spec.backlogDays() > 0) {
+                        StreamContext backlog = new StreamContext(spec, kind, team, streamIndex,
+                                new Timeline(spec.days(), activity[t], kind.profile()),
+                                stream(seed, "backlog", team.name(), kind.name()), drafts);
+                        backlog.atStart = true;
+                        backlog.seq = 1_000_000;
+                        backlog.emitBudget(budgets[t] / spec.days() * spec.backlogDays());
+                    }
                 }
             }
         }
@@ -392,6 +400,8 @@ public final class ScenarioGenerator {
         private final List<Draft> out;
         private final Weighted<Integer> users;
         private int seq;
+        /** Submit every batch at time 0: the queue the lab already has when the scenario starts. */
+        private boolean atStart;
 
         StreamContext(GeneratorSpec spec, KindSpec kind, Team team, int streamIndex, Timeline timeline,
                       SplittableRandom rng, List<Draft> out) {
@@ -453,7 +463,7 @@ public final class ScenarioGenerator {
          */
         private List<Draft> drawBatch(int size) {
             long horizon = spec.horizonSeconds();
-            long submit = timeline.sample(rng);
+            long submit = atStart ? 0 : timeline.sample(rng);
             String user = team.user(users.sample(rng));
             int gpus = kind.gpus().sample(rng);
             int perNode = spec.cluster().gpusPerNode();

@@ -234,13 +234,18 @@ public final class MetricsCollector implements SimulationListener {
 
     /** Hourly series for reports: received allocated/unallocated and demand per leaf, healthy and busy GPUs. */
     public HourlyUsage hourly() {
-        return new HourlyUsage(List.of(receivedAlloc), List.of(receivedUnalloc), List.of(demand), healthy, busy, busyUnalloc);
+        return new HourlyUsage(List.of(receivedAlloc), List.of(receivedUnalloc), List.of(demand), healthy, busy, busyUnalloc, demandTotal);
     }
 
-    /** Whether a workload counts as {@code debug}: kind debug, or small and short-protected. */
+    /**
+     * Whether a workload counts as {@code debug}: kind debug, or allocated, small and short-protected (at most 8 GPUs,
+     * minimum runtime above 0 and at most 15 minutes). Unallocated work (minimum runtime 0) is not debug work: it
+     * waits for idle GPUs by design, and counting it would drown the waits debug users see.
+     */
     public static boolean isDebug(Job j) {
+        long min = j.spec().minRuntime().getSeconds();
         return "debug".equals(j.spec().kind())
-                || (j.gpus() <= DEBUG_MAX_GPUS && j.spec().minRuntime().getSeconds() <= DEBUG_MAX_MIN_RUNTIME_SECONDS);
+                || (j.gpus() <= DEBUG_MAX_GPUS && min > 0 && min <= DEBUG_MAX_MIN_RUNTIME_SECONDS);
     }
 
     public static boolean isLarge(Job j) {

@@ -117,6 +117,6 @@ class GeneratorDeterminismTest {
                     p.teams().stream().map(t -> t.name().equals(team) ? edit.apply(t) : t).toList()));
         }
         return new GeneratorSpec(spec.name(), spec.cluster(), spec.days(), spec.root(), programs, spec.kinds(),
-                spec.bursts(), spec.failures());
+                spec.bursts(), spec.failures(), spec.backlogDays());
     }
 }

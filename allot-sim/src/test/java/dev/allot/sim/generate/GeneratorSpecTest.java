@@ -115,7 +115,7 @@ class GeneratorSpecTest {
         List<Program> programs = new ArrayList<>(LAB.programs());
         programs.add(clash);
         assertThatThrownBy(() -> new GeneratorSpec("x", LAB.cluster(), 14, "lab", programs, LAB.kinds(),
-                LAB.bursts(), LAB.failures()))
+                LAB.bursts(), LAB.failures(), 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'foundation' is used twice");
 
         Program unknownKind = new Program("extra", 1, List.of(
@@ -123,7 +123,7 @@ class GeneratorSpecTest {
         List<Program> more = new ArrayList<>(LAB.programs());
         more.add(unknownKind);
         assertThatThrownBy(() -> new GeneratorSpec("x", LAB.cluster(), 14, "lab", more, LAB.kinds(),
-                LAB.bursts(), LAB.failures()))
+                LAB.bursts(), LAB.failures(), 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown kind 'pretraining'");
 
         assertThatThrownBy(() -> LAB.withDays(0)).isInstanceOf(IllegalArgumentException.class);

@@ -12,6 +12,7 @@ import dev.allot.core.sched.CycleWork;
 import dev.allot.core.sched.Placer;
 import dev.allot.core.sched.Reservation;
 import dev.allot.core.sched.ShapeCursor;
+import dev.allot.core.sched.VictimPool;
 import dev.allot.core.sched.VictimSearch;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
@@ -22,6 +23,7 @@ import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.NavigableSet;
+import java.util.PriorityQueue;
 
 /**
  * Allot's own policy: budgets, hierarchical fair share over a lookback window, and minimum-runtime contracts.
@@ -90,6 +92,7 @@ public final class AllocationPolicy implements Policy {
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
+    private VictimPool victimPool;
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations) {
         if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
@@ -124,6 +127,7 @@ public final class AllocationPolicy implements Policy {
         if (boundTo != state) {
             boundTo = state;
             work = new CycleWork(state);
+            victimPool = new VictimPool(state.nodeCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
         }
     }
@@ -138,6 +142,8 @@ public final class AllocationPolicy implements Policy {
         }
         bind(state);
         work.begin(now);
+        victimPool.reset();
+        failedSearches.clear();
         fairShare.reset(state);
         drain(state, now);
         boolean blocked = scheduleAllocated(state, now);
@@ -177,79 +183,125 @@ public final class AllocationPolicy implements Policy {
 
     // ------------------------------------------------------------------ allocated work
 
+    /** Per-cycle state of the allocated phase: the reservation, planned only once someone would need it. */
+    private Job blockedOwner;
+    private Reservation reservation;
+    private boolean reservationPlanned;
+
     private boolean scheduleAllocated(ClusterState state, long now) {
         AllocationTree tree = state.tree();
         int leaves = tree.leafCount();
-        List<List<ShapeCursor>> cursors = new ArrayList<>(leaves);
+        List<PriorityQueue<ShapeCursor>> heads = new ArrayList<>(leaves);
         boolean any = false;
         for (int l = 0; l < leaves; l++) {
             if (state.pending().count(l, true) == 0) {
-                cursors.add(List.of());
+                heads.add(null);
                 continue;
             }
-            List<ShapeCursor> cs = new ArrayList<>();
+            PriorityQueue<ShapeCursor> h = new PriorityQueue<>(BY_HEAD);
             for (NavigableSet<Job> q : state.pending().shapeQueues(l, true)) {
                 if (!q.isEmpty()) {
-                    cs.add(new ShapeCursor(q));
+                    h.add(new ShapeCursor(q));
                 }
             }
-            cursors.add(cs);
+            heads.add(h);
             any = true;
         }
         if (!any) {
             return false;
         }
         boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
-        Reservation reservation = null;
+        blockedOwner = null;
+        reservation = null;
+        reservationPlanned = false;
         boolean blocked = false;
+        int[] order = fairShare.leafOrder();
+        long orderVersion = fairShare.version();
+        int pos = 0;
         while (true) {
             if (!victimsExist && work.free().totalFree() == 0) {
                 return true;
             }
-            int[] order = fairShare.leafOrder();
-            Job w = null;
-            ShapeCursor from = null;
-            int rank = -1;
-            for (int i = 0; i < order.length && w == null; i++) {
-                for (ShapeCursor c : cursors.get(order[i])) {
-                    Job h = c.head();
-                    if (h != null && (w == null || Job.QUEUE_ORDER.compare(h, w) < 0)) {
-                        w = h;
-                        from = c;
-                    }
-                }
-                rank = i;
+            if (orderVersion != fairShare.version()) {
+                order = fairShare.leafOrder();
+                orderVersion = fairShare.version();
+                pos = 0;
             }
-            if (w == null) {
+            while (pos < order.length && (heads.get(order[pos]) == null || heads.get(order[pos]).isEmpty())) {
+                pos++;
+            }
+            if (pos == order.length) {
                 return blocked;
             }
-            BitSet excluded = reservation != null && !reservation.allows(w, now) ? reservation.nodes() : null;
-            Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
-            if (p != null) {
-                startAllocated(state, w, p, rank, 0);
-                from.advance();
-                continue;
-            }
-            List<Job> victims = findVictims(state, w, now, excluded);
-            if (victims != null && !victims.isEmpty()) {
-                for (Job v : victims) {
-                    work.preempt(v, cause(state, v, w));
+            PriorityQueue<ShapeCursor> heap = heads.get(order[pos]);
+            ShapeCursor c = heap.poll();
+            Job w = c.head();
+            if (tryStart(state, w, pos, now)) {
+                c.advance();
+            } else {
+                c.exhaust();
+                blocked = true;
+                if (blockedOwner == null) {
+                    blockedOwner = w;
                 }
-                p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
-                if (p == null) {
-                    throw new IllegalStateException("victim search promised room for " + w.id() + " but none was found");
-                }
-                startAllocated(state, w, p, rank, victims.size());
-                from.advance();
-                continue;
             }
-            blocked = true;
-            from.exhaust();
-            if (reservation == null && reservations) {
-                final Job owner = w;
-                reservation = Reservation.plan(work, owner, j -> mayPreempt(owner, j));
+            if (c.head() != null) {
+                heap.add(c);
             }
         }
+    }
+
+    private static final Comparator<ShapeCursor> BY_HEAD = (a, b) -> Job.QUEUE_ORDER.compare(a.head(), b.head());
+
+    /** Starts {@code w} on idle GPUs or after preempting victims, honouring the reservation; false if it cannot. */
+    private boolean tryStart(ClusterState state, Job w, int rank, long now) {
+        BitSet excluded = null;
+        Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+        List<Job> victims = null;
+        if (p == null) {
+            victims = findVictims(state, w, now, null);
+            if (victims == null || victims.isEmpty()) {
+                return false;
+            }
+        }
+        if (blockedOwner != null && reservations) {
+            if (!reservationPlanned) {
+                final Job owner = blockedOwner;
+                reservation = Reservation.plan(work, owner, j -> mayPreempt(owner, j));
+                reservationPlanned = true;
+            }
+            if (reservation != null && !reservation.allows(w, now) && (p == null || touches(p, reservation.nodes()))) {
+                excluded = reservation.nodes();
+                p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+                victims = null;
+                if (p == null) {
+                    victims = findVictims(state, w, now, excluded);
+                    if (victims == null || victims.isEmpty()) {
+                        return false;
+                    }
+                }
+            }
+        }
+        if (victims != null) {
+            for (Job v : victims) {
+                work.preempt(v, cause(state, v, w));
+            }
+            p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+            if (p == null) {
+                throw new IllegalStateException("victim search promised room for " + w.id() + " but none was found");
+            }
+        }
+        startAllocated(state, w, p, rank, victims == null ? 0 : victims.size());
+        return true;
+    }
+
+    private static boolean touches(Placement p, BitSet nodes) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            if (nodes.get(p.node(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void startAllocated(ClusterState state, Job w, Placement p, int rank, int victims) {
@@ -276,14 +328,15 @@ public final class AllocationPolicy implements Policy {
         int leaves = state.tree().leafCount();
         boolean[] eligible = new boolean[leaves];
         long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
+        int prio = w.spec().priority().ordinal();
         for (int l = 0; l < leaves; l++) {
             if (l == w.leaf()) {
                 for (var pr : dev.allot.core.model.Priority.values()) {
-                    if (pr.ordinal() < w.spec().priority().ordinal()) {
+                    if (pr.ordinal() < prio) {
                         bound += state.unprotectedGpus(l, pr);
                     }
                 }
-                eligible[l] = w.spec().priority().ordinal() > 0;
+                eligible[l] = prio > 0;
             } else if (state.unprotectedGpus(l) > 0 && fairShare.ranksAbove(w.leaf(), l)) {
                 eligible[l] = true;
                 bound += state.unprotectedGpus(l);
@@ -292,26 +345,56 @@ public final class AllocationPolicy implements Policy {
         if (bound < w.gpus()) {
             return null;
         }
-        List<Job> candidates = new ArrayList<>();
-        for (Job v : state.runningUnallocated()) {
-            if (!work.isPreempted(v)) {
-                candidates.add(v);
+        List<Job> pool = victimPool.sorted(all -> {
+            state.runningUnallocated().forEach(all);
+            for (int l = 0; l < leaves; l++) {
+                state.runningAllocated(l).forEach(all);
             }
+        }, v -> !v.isProtected(now), victimOrder(now), fairShare.version());
+        if (w.gpusPerNode() > 0 && victimPool.nodesThatCouldHost(work.free(), w.gpusPerNode(), excluded) < w.gpus() / w.gpusPerNode()) {
+            return null;
         }
-        for (int l = 0; l < leaves; l++) {
-            if (!eligible[l]) {
+        List<Job> candidates = new ArrayList<>();
+        BitSet positions = new BitSet(pool.size());
+        for (int i = 0; i < pool.size(); i++) {
+            Job v = pool.get(i);
+            if (work.isPreempted(v)) {
                 continue;
             }
-            for (Job v : state.runningAllocated(l)) {
-                if (!work.isPreempted(v) && !v.isProtected(now)
-                        && (l != w.leaf() || v.spec().priority().ordinal() < w.spec().priority().ordinal())) {
-                    candidates.add(v);
-                }
+            if (!v.allocated() || (eligible[v.leaf()] && (v.leaf() != w.leaf() || v.spec().priority().ordinal() < prio))) {
+                candidates.add(v);
+                positions.set(i);
             }
         }
-        candidates.sort(victimOrder(now));
-        return VictimSearch.find(work.free(), work.scratch(), w.gpus(), w.gpusPerNode(), excluded, candidates);
+        for (FailedSearch f : failedSearches) {
+            if (f.covers(w.shape(), work.version(), victimPool.sortVersion(), excluded, positions)) {
+                return null;
+            }
+        }
+        List<Job> found = VictimSearch.find(work.free(), work.scratch(), w.gpus(), w.gpusPerNode(), excluded, candidates);
+        if (found == null) {
+            failedSearches.add(new FailedSearch(w.shape(), work.version(), victimPool.sortVersion(), excluded, positions));
+        }
+        return found;
     }
+
+    /**
+     * A victim search that found nothing. Feasibility only grows with the candidate set, so on the same free GPUs
+     * any search for the same shape among a subset of these candidates fails too: in fair-share order, later
+     * allocations may preempt fewer jobs, so one search per shape and cycle usually settles it.
+     */
+    private record FailedSearch(int shape, long freeVersion, long poolVersion, BitSet excluded, BitSet candidates) {
+        boolean covers(int s, long fv, long pv, BitSet ex, BitSet cands) {
+            if (s != shape || fv != freeVersion || pv != poolVersion || ex != excluded) {
+                return false;
+            }
+            BitSet extra = (BitSet) cands.clone();
+            extra.andNot(candidates);
+            return extra.isEmpty();
+        }
+    }
+
+    private final List<FailedSearch> failedSearches = new ArrayList<>();
 
     /** Unallocated first, then the most over-served allocation, then the least work lost, then id. */
     private Comparator<Job> victimOrder(long now) {

@@ -26,6 +26,7 @@ public final class FairShare {
     private final int[] leafOrder;
     private final int[] sortBuf;
     private boolean dirty = true;
+    private long version;
     private final long windowSeconds;
 
     public FairShare(AllocationTree tree, int clusterGpus, long windowSeconds) {
@@ -51,6 +52,7 @@ public final class FairShare {
             }
         }
         dirty = true;
+        version++;
     }
 
     /** Adds GPU-seconds to a leaf and its ancestors (a start decided in this cycle commits its minimum runtime). */
@@ -59,6 +61,12 @@ public final class FairShare {
             usage[node] += gpuSeconds;
         }
         dirty = true;
+        version++;
+    }
+
+    /** Changes whenever usage changes: after {@link #reset} and every {@link #charge}. */
+    public long version() {
+        return version;
     }
 
     public long usageGpuSeconds(int node) {
