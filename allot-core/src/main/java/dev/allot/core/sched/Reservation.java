@@ -3,7 +3,6 @@ package dev.allot.core.sched;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.function.Predicate;
@@ -42,66 +41,85 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
         FreeIndex free = work.free();
         long now = work.now();
         int perNode = owner.gpusPerNode();
-        List<long[]> slots = new ArrayList<>(); // {time, gpus, node}
-        long[] nodeReady = new long[free.nodeCount()];
-        for (int n = 0; n < free.nodeCount(); n++) {
-            nodeReady[n] = Long.MAX_VALUE;
+        int nodes = free.nodeCount();
+        // (time, gpus, node) of every moment some GPUs become usable for the owner, in three parallel arrays
+        long[] time = new long[64];
+        int[] gpus = new int[64];
+        int[] node = new int[64];
+        int count = 0;
+        long[] nodeReady = perNode > 0 ? new long[nodes] : null;
+        for (int n = 0; n < nodes; n++) {
+            if (nodeReady != null) {
+                nodeReady[n] = Long.MAX_VALUE;
+            }
             if (!free.isSchedulable(n) || free.capacity(n) < Math.max(1, perNode)) {
                 continue;
             }
-            List<long[]> here = new ArrayList<>();
-            if (free.free(n) > 0) {
-                here.add(new long[] {now, free.free(n), n});
+            int first = count;
+            List<Job> on = state.jobsOn(n);
+            if (count + on.size() + 1 > time.length) {
+                int size = Math.max(time.length * 2, count + on.size() + 1);
+                time = java.util.Arrays.copyOf(time, size);
+                gpus = java.util.Arrays.copyOf(gpus, size);
+                node = java.util.Arrays.copyOf(node, size);
             }
-            for (Job j : state.jobsOn(n)) {
+            if (free.free(n) > 0) {
+                time[count] = now;
+                gpus[count] = free.free(n);
+                node[count++] = n;
+            }
+            for (int i = 0; i < on.size(); i++) {
+                Job j = on.get(i);
                 if (work.isPreempted(j) || !mayPreempt.test(j)) {
                     continue;
                 }
-                long t = j.allocated() ? Math.max(now, j.protectedUntilSeconds()) : now;
-                here.add(new long[] {t, j.placement().gpusOnNode(n), n});
+                time[count] = j.allocated() ? Math.max(now, j.protectedUntilSeconds()) : now;
+                gpus[count] = j.placement().gpusOnNode(n);
+                node[count++] = n;
             }
-            here.sort((a, b) -> Long.compare(a[0], b[0]));
-            if (perNode > 0) {
+            if (nodeReady != null) {
+                sortByTime(time, gpus, node, first, count);
                 long have = 0;
-                for (long[] s : here) {
-                    have += s[1];
+                for (int k = first; k < count; k++) {
+                    have += gpus[k];
                     if (have >= perNode) {
-                        nodeReady[n] = s[0];
+                        nodeReady[n] = time[k];
                         break;
                     }
                 }
-            } else {
-                slots.addAll(here);
+                count = first; // per-node slots are not needed any more
             }
         }
-        BitSet nodes = new BitSet();
+        BitSet reserved = new BitSet();
         long until;
-        if (perNode > 0) {
-            int count = owner.gpus() / perNode;
-            List<Integer> order = new ArrayList<>();
-            for (int n = 0; n < nodeReady.length; n++) {
+        if (nodeReady != null) {
+            int need = owner.gpus() / perNode;
+            Integer[] order = new Integer[nodes];
+            int ready = 0;
+            for (int n = 0; n < nodes; n++) {
                 if (nodeReady[n] != Long.MAX_VALUE) {
-                    order.add(n);
+                    order[ready++] = n;
                 }
             }
-            if (order.size() < count) {
+            if (ready < need) {
                 return null;
             }
-            order.sort((a, b) -> nodeReady[a] != nodeReady[b] ? Long.compare(nodeReady[a], nodeReady[b]) : Integer.compare(a, b));
+            final long[] r = nodeReady;
+            java.util.Arrays.sort(order, 0, ready, (a, b) -> r[a] != r[b] ? Long.compare(r[a], r[b]) : Integer.compare(a, b));
             until = now;
-            for (int i = 0; i < count; i++) {
-                nodes.set(order.get(i));
-                until = Math.max(until, nodeReady[order.get(i)]);
+            for (int i = 0; i < need; i++) {
+                reserved.set(order[i]);
+                until = Math.max(until, nodeReady[order[i]]);
             }
         } else {
-            slots.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[2], b[2]));
+            sortByTime(time, gpus, node, 0, count);
             long have = 0;
             until = Long.MAX_VALUE;
-            for (long[] s : slots) {
-                have += s[1];
-                nodes.set((int) s[2]);
+            for (int k = 0; k < count; k++) {
+                have += gpus[k];
+                reserved.set(node[k]);
                 if (have >= owner.gpus()) {
-                    until = s[0];
+                    until = time[k];
                     break;
                 }
             }
@@ -109,6 +127,44 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
                 return null;
             }
         }
-        return new Reservation(owner, nodes, until);
+        return new Reservation(owner, reserved, until);
+    }
+
+    /** Insertion sort of the slots [from, to) by (time, node): the slots of one node are few. */
+    private static void sortByTime(long[] time, int[] gpus, int[] node, int from, int to) {
+        if (to - from > 32) {
+            Integer[] idx = new Integer[to - from];
+            for (int i = 0; i < idx.length; i++) {
+                idx[i] = from + i;
+            }
+            java.util.Arrays.sort(idx, (a, b) -> time[a] != time[b] ? Long.compare(time[a], time[b]) : Integer.compare(node[a], node[b]));
+            long[] t = new long[idx.length];
+            int[] g = new int[idx.length];
+            int[] n = new int[idx.length];
+            for (int i = 0; i < idx.length; i++) {
+                t[i] = time[idx[i]];
+                g[i] = gpus[idx[i]];
+                n[i] = node[idx[i]];
+            }
+            System.arraycopy(t, 0, time, from, t.length);
+            System.arraycopy(g, 0, gpus, from, g.length);
+            System.arraycopy(n, 0, node, from, n.length);
+            return;
+        }
+        for (int i = from + 1; i < to; i++) {
+            long t = time[i];
+            int g = gpus[i];
+            int n = node[i];
+            int j = i - 1;
+            while (j >= from && (time[j] > t || (time[j] == t && node[j] > n))) {
+                time[j + 1] = time[j];
+                gpus[j + 1] = gpus[j];
+                node[j + 1] = node[j];
+                j--;
+            }
+            time[j + 1] = t;
+            gpus[j + 1] = g;
+            node[j + 1] = n;
+        }
     }
 }

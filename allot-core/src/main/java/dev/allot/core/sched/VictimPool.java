@@ -38,7 +38,7 @@ public final class VictimPool {
      *
      * @param source feeds every running job the policy may consider
      */
-    public List<Job> sorted(Consumer<Consumer<Job>> source, Predicate<Job> preemptible, Comparator<Job> order, long orderVersion) {
+    public List<Job> sorted(Consumer<Consumer<Job>> source, Predicate<Job> preemptible, Keys keys, long orderVersion) {
         if (!built) {
             sorted.clear();
             java.util.Arrays.fill(perNode, 0);
@@ -54,10 +54,48 @@ public final class VictimPool {
             built = true;
         }
         if (sortedForVersion != orderVersion) {
-            sorted.sort(order);
+            sortByKeys(keys);
             sortedForVersion = orderVersion;
         }
         return sorted;
+    }
+
+    /**
+     * The preference order of victims as sort keys, computed once per job per sort: lower {@link #group} first,
+     * then higher {@link #overServed}, then less {@link #workLost}, then id.
+     */
+    public interface Keys {
+        int group(Job j);
+
+        double overServed(Job j);
+
+        long workLost(Job j);
+    }
+
+    private record Keyed(Job job, int group, double overServed, long workLost) {
+    }
+
+    private static final Comparator<Keyed> KEY_ORDER = (a, b) -> {
+        if (a.group != b.group) {
+            return Integer.compare(a.group, b.group);
+        }
+        int c = Double.compare(b.overServed, a.overServed);
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare(a.workLost, b.workLost);
+        return c != 0 ? c : a.job.id().compareTo(b.job.id());
+    };
+
+    private void sortByKeys(Keys keys) {
+        List<Keyed> keyed = new ArrayList<>(sorted.size());
+        for (Job j : sorted) {
+            keyed.add(new Keyed(j, keys.group(j), keys.overServed(j), keys.workLost(j)));
+        }
+        keyed.sort(KEY_ORDER);
+        for (int i = 0; i < keyed.size(); i++) {
+            sorted.set(i, keyed.get(i).job);
+        }
     }
 
     /** The fair-share version the list was last sorted for: equal versions mean the same positions. */

@@ -326,20 +326,17 @@ public final class AllocationPolicy implements Policy {
 
     private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
         int leaves = state.tree().leafCount();
-        boolean[] eligible = new boolean[leaves];
-        long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
+        boolean[] above = fairShare.ranksAboveRow(w.leaf());
         int prio = w.spec().priority().ordinal();
+        long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
         for (int l = 0; l < leaves; l++) {
-            if (l == w.leaf()) {
-                for (var pr : dev.allot.core.model.Priority.values()) {
-                    if (pr.ordinal() < prio) {
-                        bound += state.unprotectedGpus(l, pr);
-                    }
-                }
-                eligible[l] = prio > 0;
-            } else if (state.unprotectedGpus(l) > 0 && fairShare.ranksAbove(w.leaf(), l)) {
-                eligible[l] = true;
+            if (above[l]) {
                 bound += state.unprotectedGpus(l);
+            }
+        }
+        for (var pr : dev.allot.core.model.Priority.values()) {
+            if (pr.ordinal() < prio) {
+                bound += state.unprotectedGpus(w.leaf(), pr);
             }
         }
         if (bound < w.gpus()) {
@@ -350,7 +347,7 @@ public final class AllocationPolicy implements Policy {
             for (int l = 0; l < leaves; l++) {
                 state.runningAllocated(l).forEach(all);
             }
-        }, v -> !v.isProtected(now), victimOrder(now), fairShare.version());
+        }, v -> !v.isProtected(now), victimKeys(now), fairShare.version());
         if (w.gpusPerNode() > 0 && victimPool.nodesThatCouldHost(work.free(), w.gpusPerNode(), excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
@@ -361,7 +358,7 @@ public final class AllocationPolicy implements Policy {
             if (work.isPreempted(v)) {
                 continue;
             }
-            if (!v.allocated() || (eligible[v.leaf()] && (v.leaf() != w.leaf() || v.spec().priority().ordinal() < prio))) {
+            if (!v.allocated() || (v.leaf() == w.leaf() ? v.spec().priority().ordinal() < prio : above[v.leaf()])) {
                 candidates.add(v);
                 positions.set(i);
             }
@@ -397,19 +394,22 @@ public final class AllocationPolicy implements Policy {
     private final List<FailedSearch> failedSearches = new ArrayList<>();
 
     /** Unallocated first, then the most over-served allocation, then the least work lost, then id. */
-    private Comparator<Job> victimOrder(long now) {
-        return (a, b) -> {
-            if (a.allocated() != b.allocated()) {
-                return a.allocated() ? 1 : -1;
+    private VictimPool.Keys victimKeys(long now) {
+        return new VictimPool.Keys() {
+            @Override
+            public int group(Job j) {
+                return j.allocated() ? 1 : 0;
             }
-            if (a.allocated() && a.leaf() != b.leaf()) {
-                int c = Double.compare(fairShare.leafRatio(b.leaf()), fairShare.leafRatio(a.leaf()));
-                if (c != 0) {
-                    return c;
-                }
+
+            @Override
+            public double overServed(Job j) {
+                return j.allocated() ? fairShare.leafRatio(j.leaf()) : 0;
             }
-            int c = Long.compare(a.workLostIfPreemptedAtGpuSeconds(now), b.workLostIfPreemptedAtGpuSeconds(now));
-            return c != 0 ? c : a.id().compareTo(b.id());
+
+            @Override
+            public long workLost(Job j) {
+                return j.workLostIfPreemptedAtGpuSeconds(now);
+            }
         };
     }
 

@@ -27,6 +27,8 @@ public final class FairShare {
     private final int[] sortBuf;
     private boolean dirty = true;
     private long version;
+    private final boolean[][] aboveRow;
+    private final long[] aboveRowVersion;
     private final long windowSeconds;
 
     public FairShare(AllocationTree tree, int clusterGpus, long windowSeconds) {
@@ -40,6 +42,9 @@ public final class FairShare {
         }
         this.leafOrder = new int[tree.leafCount()];
         this.sortBuf = new int[n];
+        this.aboveRow = new boolean[tree.leafCount()][tree.leafCount()];
+        this.aboveRowVersion = new long[tree.leafCount()];
+        java.util.Arrays.fill(aboveRowVersion, -1);
     }
 
     /** Recomputes usage from the state: window charges plus committed protected time, summed up the tree. */
@@ -153,6 +158,21 @@ public final class FairShare {
             return false;
         }
         return ratio(pair[0]) < ratio(pair[1]);
+    }
+
+    /**
+     * For leaf {@code a}, which leaves it ranks strictly above ({@link #ranksAbove}), computed once per
+     * {@link #version()}. The array is shared; do not change it or keep it across a change of version.
+     */
+    public boolean[] ranksAboveRow(int a) {
+        if (aboveRowVersion[a] != version) {
+            boolean[] row = aboveRow[a];
+            for (int b = 0; b < row.length; b++) {
+                row[b] = ranksAbove(a, b);
+            }
+            aboveRowVersion[a] = version;
+        }
+        return aboveRow[a];
     }
 
     /** The two sibling nodes where the paths of leaves a and b part, or null for the same leaf. */

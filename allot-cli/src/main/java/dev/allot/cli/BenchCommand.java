@@ -1,0 +1,134 @@
+package dev.allot.cli;
+
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.SimulationResult;
+import dev.allot.sim.Simulator;
+import dev.allot.sim.generate.GeneratorSpec;
+import dev.allot.sim.generate.ScenarioGenerator;
+import dev.allot.sim.input.ScenarioReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot bench}: measures the simulator. For each scenario (a folder, or a generated preset) and policy it
+ * runs warm-up rounds, then timed rounds, and prints wall time, events per second and heap. Measured, never asserted:
+ * numbers depend on the machine.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Benchmark the simulator: wall time, events per second and peak heap per scenario and policy.",
+                "Default: the lab preset and the big preset (1,024 nodes, ~100k workloads, 30 days)."})
+final class BenchCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--preset", split = ",", description = "generated presets to run (default: lab,big unless --scenario is given)")
+    List<String> presets;
+
+    @Option(names = "--scenario", paramLabel = "DIR", description = "scenario folders to run")
+    List<Path> scenarios = new ArrayList<>();
+
+    @Option(names = "--policy", split = ",", defaultValue = "allocation,legacy", description = "policies (default: ${DEFAULT-VALUE})")
+    List<String> policies;
+
+    @Option(names = "--seed", defaultValue = "42", description = "generator seed (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--warmup", defaultValue = "1", description = "untimed rounds first (default: ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "timed rounds (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PolicyRegistry registry = PolicyRegistry.standard();
+        policies.forEach(registry::get);
+        List<String> which = presets != null ? presets : scenarios.isEmpty() ? List.of("lab", "big") : List.of();
+        out.printf(Locale.ROOT, "java %s on %d cores, max heap %d MB%n", System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+        out.printf("%-24s %-11s %10s %10s %10s %12s %10s %10s %10s%n", "scenario", "policy", "workloads", "events",
+                "best s", "events/s", "median s", "peak MB", "live MB");
+        for (String p : which) {
+            long t0 = System.nanoTime();
+            Scenario s = ScenarioGenerator.generate(GeneratorSpec.preset(p), seed).toScenario(p);
+            out.printf(Locale.ROOT, "%-24s generated in %.2f s%n", "preset " + p, (System.nanoTime() - t0) / 1e9);
+            run(out, registry, s);
+        }
+        for (Path d : scenarios) {
+            long t0 = System.nanoTime();
+            Scenario s = ScenarioReader.read(d, false, registry);
+            out.printf(Locale.ROOT, "%-24s read in %.2f s%n", d, (System.nanoTime() - t0) / 1e9);
+            run(out, registry, s);
+        }
+        out.flush();
+        return 0;
+    }
+
+    private void run(PrintWriter out, PolicyRegistry registry, Scenario s) {
+        for (String policy : policies) {
+            for (int i = 0; i < warmup; i++) {
+                new Simulator(s, registry, policy, Simulator.Options.defaults()).run();
+            }
+            double[] seconds = new double[rounds];
+            long events = 0;
+            long peak = 0;
+            for (int i = 0; i < rounds; i++) {
+                System.gc();
+                resetPeaks();
+                SimulationResult r = new Simulator(s, registry, policy, Simulator.Options.defaults()).run();
+                seconds[i] = r.run().wallNanos() / 1e9;
+                events = r.run().events();
+                peak = Math.max(peak, peakHeap());
+            }
+            System.gc();
+            long live = usedHeap();
+            double[] sorted = seconds.clone();
+            Arrays.sort(sorted);
+            out.printf(Locale.ROOT, "%-24s %-11s %,10d %,10d %10.3f %,12.0f %10.3f %,10d %,10d%n", s.name(), policy,
+                    s.workloads().size(), events, sorted[0], events / sorted[0], sorted[sorted.length / 2], peak >> 20, live >> 20);
+            out.flush();
+        }
+    }
+
+    private static void resetPeaks() {
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                pool.resetPeakUsage();
+            }
+        }
+    }
+
+    /** Sum of the heap pools' peaks since the last reset: an upper bound on the heap the run needed, garbage included. */
+    private static long peakHeap() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                sum += pool.getPeakUsage().getUsed();
+            }
+        }
+        return sum;
+    }
+
+    private static long usedHeap() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                sum += pool.getUsage().getUsed();
+            }
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code allot simulate} on the small example: the report, its files, golden outputs and determinism. */
+class SimulateCommandTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void simulatesBothPoliciesSideBySideAndWritesEveryOutput() throws IOException {
+        Path json = tmp.resolve("r.json");
+        Path csv = tmp.resolve("w.csv");
+        Path events = tmp.resolve("e.txt");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--check", "--json", json.toString(),
+                "--workloads-out", csv.toString(), "--events-out", events.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("== allocation", "== legacy", "== side by side", "nlp-pretrain", "45.0%");
+        List<String> rows = Files.readAllLines(csv);
+        assertThat(rows.get(0)).isEqualTo("policy,id,allocation,submit,first_start,end,wait_seconds,preemptions,final_state");
+        assertThat(rows).hasSize(1 + 2 * 12);
+        assertThat(Files.readString(events)).contains("# policy allocation", "# policy legacy",
+                "4h preempt pre-1 drain node-02 host_drain requeued");
+    }
+
+    @Test
+    void theJsonAndTheReportMatchTheirGoldenFiles() throws IOException {
+        Path json = tmp.resolve("r.json");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--json", json.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        Golden.check("tiny.json", Files.readString(json, StandardCharsets.UTF_8));
+        String masked = r.out().replaceAll("(?m)^(== \\w+)  \\(.*\\)$", "$1  (timings masked)")
+                .replaceAll("(?m)^(wall time|events/s) .*$", "$1 (masked)")
+                .replaceAll("(?m)^wrote .*$", "wrote (masked)");
+        Golden.check("tiny.txt", masked);
+    }
+
+    @Test
+    void sameInputsGiveTheSameBytes() throws IOException {
+        Path a = tmp.resolve("a.json");
+        Path b = tmp.resolve("b.json");
+        Path wa = tmp.resolve("a.csv");
+        Path wb = tmp.resolve("b.csv");
+        assertThat(Cli.run("simulate", Cli.example("tiny"), "--json", a.toString(), "--workloads-out", wa.toString()).exit()).isZero();
+        assertThat(Cli.run("simulate", Cli.example("tiny"), "--json", b.toString(), "--workloads-out", wb.toString()).exit()).isZero();
+        assertThat(Files.readAllBytes(a)).isEqualTo(Files.readAllBytes(b));
+        assertThat(Files.readAllBytes(wa)).isEqualTo(Files.readAllBytes(wb));
+    }
+
+    @Test
+    void settingsCanBeOverriddenFromTheCommandLine() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set", "lookback=3d",
+                "--set", "allocation.fairshare-recheck=1m");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("lookback 3d", "fairshare-recheck=1m");
+    }
+
+    @Test
+    void anUnknownPolicyFailsWithTheValidOnes() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,fifo");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).contains("unknown policy 'fifo'; valid policies: allocation, legacy");
+    }
+
+    @Test
+    void anUnknownSettingFailsWithTheValidOnes() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "allocation.recheck=1m");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).contains("unknown setting 'recheck'; valid settings: fairshare-recheck, reservation");
+    }
+
+    @Test
+    void aBadRowIsReportedWithItsLocationOrSkippedWhenLenient() throws IOException {
+        Path dir = tmp.resolve("bad");
+        Files.createDirectories(dir);
+        for (String f : List.of("cluster.yaml", "allocations.yaml", "policy.yaml", "workloads.csv")) {
+            Files.copy(Cli.ROOT.resolve("examples/tiny").resolve(f), dir.resolve(f));
+        }
+        Files.writeString(dir.resolve("workloads.csv"), "bad-1,1h,nlp-eval,cy,many,,5m,5m,false,normal,,debug\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        Cli.Result strict = Cli.run("simulate", dir.toString());
+        assertThat(strict.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(strict.err()).contains("workloads.csv:17:5: field 'gpus'").contains("'many'");
+        Cli.Result lenient = Cli.run("simulate", dir.toString(), "--lenient", "--policy", "allocation");
+        assertThat(lenient.exit()).as(lenient.err()).isZero();
+        assertThat(lenient.out()).contains("skipped 1 workload rows (--lenient)", "12 (debug 3", "1 rejected");
+    }
+
+    @Test
+    void aMissingFolderIsABadInput() {
+        Cli.Result r = Cli.run("simulate", tmp.resolve("nowhere").toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).contains("nowhere");
+    }
+}
