@@ -174,7 +174,7 @@ final class Presets {
             programs.add(new Program(BIG_PROGRAMS[p], BIG_PROGRAM_SHARES[p], teams));
         }
         List<KindSpec> kinds = List.of(
-                debug(0.1822),
+                debug(0.1933),
                 train(0.70, Weighted.of(8, 30.0).or(16, 22.0).or(32, 17.0).or(64, 12.0).or(128, 9.0).or(256, 6.0)
                         .or(512, 3.0).or(1024, 1.0).build()),
                 interactive(0.0285),
