@@ -166,13 +166,16 @@ public record GeneratorSpec(
         return new GeneratorSpec(name, c, days, root, programs, kinds, bursts, f, backlogDays);
     }
 
-    /** The same spec with every kind's volume multiplied by {@code factor} (0.5 halves the offered work). */
+    /**
+     * The same spec with every kind's volume multiplied by {@code factor} (0.5 halves the offered work). The backlog
+     * scales with it: {@code backlogDays} is counted in days of the (scaled) budgets, so it is kept as it is.
+     */
     public GeneratorSpec withWorkloadScale(double factor) {
         if (!(factor >= 0) || Double.isInfinite(factor)) {
             throw new IllegalArgumentException("the workload scale must be finite and >= 0, got " + factor);
         }
         return new GeneratorSpec(name, cluster, days, root, programs,
-                kinds.stream().map(k -> k.scaled(factor)).toList(), bursts, failures, backlogDays * factor);
+                kinds.stream().map(k -> k.scaled(factor)).toList(), bursts, failures, backlogDays);
     }
 
     /** The same spec with {@code count} host failures. */

@@ -114,6 +114,11 @@ final class LoadStats {
         return out;
     }
 
+    /** GPU-hours of the workloads submitted at time 0. */
+    static double gpuHoursAtStart(GeneratedScenario s) {
+        return s.workloads().stream().filter(w -> w.submitSeconds() == 0).mapToDouble(LoadStats::gpuHours).sum();
+    }
+
     static double percentile(double[] values, double p) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
