@@ -91,7 +91,8 @@ class GeneratorBacklogTest {
             // gangs of up to 128 GPUs for up to 4 days make it lumpy: 0.58-1.17 of the target over seeds 1-40
             assertThat(seedTotal / totalTarget).as("seed %d", seed).isBetween(0.5, 1.25);
             // keeping a last workload only if half of it fits never queues more than twice the budget
-            perTeam.forEach((team, gpuHours) -> assertThat(gpuHours).as(team).isLessThanOrEqualTo(2 * target.get(team)));
+            perTeam.forEach((team, gpuHours) ->
+                    assertThat(gpuHours).as(team).isLessThanOrEqualTo(2 * target.get(team)));
             perTeam.forEach((team, gpuHours) -> queued.merge(team, gpuHours, Double::sum));
             total += seedTotal;
         }
