@@ -18,13 +18,17 @@ import java.util.TreeMap;
  * work, the kinds of work and how each is shaped, the activity model (quiet spells and bursts) and host failures.
  * {@link ScenarioGenerator} documents the model; this class holds the numbers.
  *
- * <p>Two presets are named: {@code lab} (a 256-GPU research lab over two weeks, 2-3x overloaded, committed as
- * {@code examples/lab}) and {@code big} (8,192 GPUs over 30 days, about 100,000 workloads, for benchmarks).
- * {@link #preset(String)} looks one up; the {@code with...} methods derive variants.
+ * <p>Two presets are named: {@code lab} (a 256-GPU research lab over two weeks that opens with a backlog, its
+ * waiting and running allocated work at 2-4x the cluster in most hours, committed as {@code examples/lab}) and
+ * {@code big} (8,192 GPUs over 30 days, about 100,000 workloads, allocated work at about 0.74 of capacity, for
+ * benchmarks). {@link #preset(String)} looks one up; the {@code with...} methods derive variants.
  *
- * @param name    a label, e.g. the preset name
- * @param root    the name of the root of the allocation tree
- * @param days    the horizon: submissions fall in {@code [0, days * 86400)} seconds; day 0 is a Monday
+ * @param name        a label, e.g. the preset name
+ * @param root        the name of the root of the allocation tree
+ * @param days        the horizon: submissions fall in {@code [0, days * 86400)} seconds; day 0 is a Monday
+ * @param backlogDays for each kind whose volume is a GPU-hour budget, each team also submits this many days of its
+ *                    budget at time 0 ({@code budget / days * backlogDays} GPU-hours): the queue the cluster starts
+ *                    with. 0 for none; finite and not negative
  */
 public record GeneratorSpec(
         String name,
@@ -154,7 +158,10 @@ public record GeneratorSpec(
         return out;
     }
 
-    /** The same spec over another horizon; volumes are relative to the horizon, so the regime is kept. */
+    /**
+     * The same spec over another horizon; volumes are relative to the horizon, so the regime is kept. The backlog is
+     * counted in days and stays as it is, so it weighs more on a shorter horizon.
+     */
     public GeneratorSpec withDays(int newDays) {
         return new GeneratorSpec(name, cluster, newDays, root, programs, kinds, bursts, failures, backlogDays);
     }
@@ -166,13 +173,16 @@ public record GeneratorSpec(
         return new GeneratorSpec(name, c, days, root, programs, kinds, bursts, f, backlogDays);
     }
 
-    /** The same spec with every kind's volume multiplied by {@code factor} (0.5 halves the offered work). */
+    /**
+     * The same spec with every kind's volume multiplied by {@code factor} (0.5 halves the offered work). The backlog
+     * scales with it: {@code backlogDays} is counted in days of the (scaled) budgets, so it is kept as it is.
+     */
     public GeneratorSpec withWorkloadScale(double factor) {
         if (!(factor >= 0) || Double.isInfinite(factor)) {
             throw new IllegalArgumentException("the workload scale must be finite and >= 0, got " + factor);
         }
         return new GeneratorSpec(name, cluster, days, root, programs,
-                kinds.stream().map(k -> k.scaled(factor)).toList(), bursts, failures, backlogDays * factor);
+                kinds.stream().map(k -> k.scaled(factor)).toList(), bursts, failures, backlogDays);
     }
 
     /** The same spec with {@code count} host failures. */

@@ -29,12 +29,13 @@ import java.util.SplittableRandom;
  *
  * <h2>Random streams</h2>
  * Each purpose draws from its own stream, seeded by mixing the scenario seed with the purpose's labels: one for the
- * host failures ({@code health}), one per team for its activity pattern ({@code activity, team}) and one per team
- * and kind for its workloads ({@code workloads, team, kind}). Streams do not depend on each other or on the order
- * they are drawn in, so changing one team's traits (users, priority inflation, activity) leaves every other team's
- * workloads unchanged. A change that moves volume between teams (a share, an intensity, an affinity) only
- * lengthens or shortens the other teams' streams: the workloads they keep are the same. The workload ids, given
- * in submission order, do shift.
+ * host failures ({@code health}), one per team for its activity pattern ({@code activity, team}), one per team
+ * and kind for its workloads ({@code workloads, team, kind}) and one per team and budget kind for its backlog
+ * ({@code backlog, team, kind}). Streams do not depend on each other or on the order they are drawn in, so
+ * changing one team's traits (users, priority inflation, activity) leaves every other team's workloads unchanged.
+ * A change that moves volume between teams (a share, an intensity, an affinity) only lengthens or shortens the
+ * other teams' streams: the workloads they keep are the same. The workload ids, given in submission order, do
+ * shift.
  *
  * <h2>Cluster</h2>
  * {@code nodes} identical nodes of {@code gpusPerNode} GPUs of one type, spread evenly over {@code racks} racks, one
@@ -57,13 +58,23 @@ import java.util.SplittableRandom;
  * largest remainder. Used for the kinds made of many small jobs, whose offered GPU-hours then vary little.</li>
  * <li>{@code LOAD}: a GPU-hour budget, {@code load x GPUs x 24 x days}, split by the same weights; each team draws
  * workloads until its budget is spent (a workload that would overshoot is kept only if at least half of it fits,
- * and drawing stops). Used for {@code train}: a few hundred heavy-tailed gangs carry most of the load, and a fixed
- * count of them would swing the offered load by 10-15% from seed to seed; a budget pins it and lets the count
- * vary instead.</li>
+ * and drawing stops). Used for {@code train}: in {@code lab} about 185 heavy-tailed gangs (backlog aside) carry most
+ * of the load, and a fixed count of them would swing their offered load by 15% (one standard deviation over seeds
+ * 1-40; 0.57-1.29 x capacity); a budget holds it within 4% (0.60-0.74 for a budget of 0.68) and lets the count vary
+ * instead.</li>
  * </ul>
+ * <b>Backlog.</b> For each {@code LOAD} kind, every team also submits at time 0, from its own stream, a second
+ * budget of {@code backlogDays} days of its first: {@code budget / days x backlogDays} GPU-hours, drawn by the same
+ * rule. The scenario then opens with the queue a busy lab already has instead of an empty cluster. Being counted in
+ * days, the backlog does not change with {@link GeneratorSpec#withDays} (so it weighs more on a shorter horizon), and
+ * it scales with the budgets under {@link GeneratorSpec#withWorkloadScale}. Drawing stops at the first batch that
+ * does not fit, and a backlog is only a few gangs per team, so it tends to fall short of its budget: a team with a
+ * budget of less than one typical gang often queues nothing, and none queues more than twice its budget.
  *
  * <h2>When: submission times</h2>
- * Submissions fall in whole seconds in {@code [0, days x 86400)}; day 0 is a Monday. The density over the horizon is
+ * Submissions fall in whole seconds in {@code [0, days x 86400)}; day 0 is a Monday. The backlog is all at 0; the
+ * rest almost never is: a workload the timeline puts in the first hour lands on its first second with a chance of
+ * one in 3,600 (none does in {@code lab} for seeds 1-40). The density over the horizon is
  * hourly: the kind's {@link TimeProfile} weight for the hour of the day, times the weekend factor on Saturdays and
  * Sundays, times the team's factor for the day (a {@link Timeline}). A steady team's factor is 1 every day. A
  * bursty team has one episode per {@code daysPerEpisode} days of horizon, placed uniformly in its own slice of the
@@ -112,7 +123,8 @@ import java.util.SplittableRandom;
  * within 1 h-4 d (mean about 13.5 h), to the minute. min_runtime 2h (20%), 4h (30%), 6h (20%), 8h (18%), 24h (12%,
  * so the 8 h max-min-runtime cap is exercised). Resumable 85%: checkpoint every 30m (25%), 1h (45%), 90m (10%),
  * 2h (20%), or 5% of resumable ones lose nothing. Priority low 10%, normal 70%, high 17%, urgent 3%; in inflating
- * teams normal 30%, high 60%, urgent 10%. Launch hours. A GPU-hour budget ({@code LOAD}). Affinity 1.</li>
+ * teams normal 30%, high 60%, urgent 10%. Launch hours. A GPU-hour budget ({@code LOAD}), with a backlog.
+ * Affinity 1.</li>
  * <li>{@code interactive} - notebooks and shells: 1 GPU (70%) or 2 (30%), any packing. Duration log-normal, median
  * 3 h, sigma 0.6, within 1-10 h. min_runtime is the session booked: the duration rounded up to the hour, capped at
  * 8 h; 15% ask 12 h instead. Not resumable. Priority normal 80%, high 20% (inflating teams 60/40). Office hours.
@@ -131,36 +143,52 @@ import java.util.SplittableRandom;
  * Launch hours ({@link TimeProfile#LAUNCH}): nights at 0.3, evenings at 0.8, weekends at 0.5.
  *
  * <h2>Preset {@code lab}</h2>
- * A research lab in the 2-3x overloaded regime. 32 nodes x 8 h100 GPUs (256 GPUs) in 4 racks of 8; 14 days
- * (capacity 86,016 GPU-hours). Tree {@code lab}: programs {@code foundation} 45% ({@code pretrain} 40,
- * {@code multimodal} 30, {@code scaling} 20, {@code data} 10), {@code applied} 25% ({@code vision} 35,
- * {@code speech} 25, {@code robotics} 20, {@code recsys} 20), {@code research} 20% ({@code rl} 30, {@code nlp} 30,
- * {@code optim} 25, {@code interp} 15, {@code safety} 15), {@code platform} 10% ({@code infra} 50,
- * {@code evals} 50): 15 leaves.
+ * A research lab in the overloaded regime: waiting and running allocated work asks for 2-4x the cluster in most
+ * hours. 32 nodes x 8 h100 GPUs (256 GPUs) in 4 racks of 8; 14 days (capacity 86,016 GPU-hours). Tree {@code lab}:
+ * programs {@code foundation} 45% ({@code pretrain} 40, {@code multimodal} 30, {@code scaling} 20, {@code data} 10),
+ * {@code applied} 25% ({@code vision} 35, {@code speech} 25, {@code robotics} 20, {@code recsys} 20),
+ * {@code research} 20% ({@code rl} 30, {@code nlp} 30, {@code optim} 25, {@code interp} 15, {@code safety} 15),
+ * {@code platform} 10% ({@code infra} 50, {@code evals} 50): 15 leaves.
  * Steady and heavy: {@code pretrain} (intensity 1.6, train affinity 1.5) and {@code multimodal} (1.6). Bursty:
  * {@code scaling}, {@code speech}, {@code rl}. Light: {@code data} (0.4), {@code interp} (0.4), {@code infra}
  * (0.5, mostly debug). Sweeps: {@code scaling} (affinity 1.5), {@code rl}, {@code optim}. {@code evals} does most
  * evaluation (affinity 4). Inflating: {@code pretrain}, {@code multimodal}, {@code vision}, {@code robotics},
- * {@code nlp} - which between them carry most of the training. Volumes: debug 2.7 jobs per GPU-day (9,677),
- * interactive 0.42 (1,505), eval 0.3 (1,075), sweep 2.25 (8,064), train a budget of 1.10 x capacity (about 280
- * jobs): about 20,600 workloads, a CSV of about 1.3 MB. Over seeds 1-30 the allocated work offers 1.20-1.30 x the
- * capacity in GPU-hours (train about 1.10, interactive 0.08, debug 0.05, eval 0.04) and sweeps another 0.33-0.45,
- * so a backlog builds. If every workload ran from its submission, the GPUs in use would be a median of 1.3-1.7 x
- * the cluster, at least 2.6-3.5 x in the busiest tenth of the hours (weekday afternoons, bursts) and at most
- * 0.5-0.8 x in the quietest tenth (nights, weekends). That is a floor on the GPUs requested by waiting and running
- * work under any scheduler (a workload cannot finish before its submission plus its duration); with the backlog
- * that builds, the real figure is higher and grows over the two weeks. Two host failures, each 1-2 days.
+ * {@code nlp} - which between them carry most of the training.
+ * <p>Volumes: debug 2.7 jobs per GPU-day (9,677), interactive 0.42 (1,505), eval 0.3 (1,075), sweep 0.6 (2,150),
+ * train a budget of 0.68 x capacity (58,491 GPU-hours) plus a backlog of 2 days of it (8,356 GPU-hours) at time 0.
+ * Seed 42 gives 14,636 workloads, 229 of them training (27 in the backlog, 8,626 GPU-hours), a CSV of about
+ * 1.0 MB; its allocated work offers 1.00 x the capacity in GPU-hours (train 0.83 with the backlog, interactive
+ * 0.08, debug 0.05, eval 0.04) and its sweeps another 0.105. Over seeds 1-30: 14,583-14,677 workloads, 176-270
+ * of them training; the backlog is 21-50 gangs, 0.58-1.05 of its 8,356 GPU-hours; the allocated work offers
+ * 0.82-0.98 x the capacity (train 0.65-0.82 with the backlog, interactive 0.076-0.083, debug 0.047-0.049, eval
+ * 0.035-0.044) and sweeps another 0.07-0.14.
+ * <p>The offered allocated load is just below 1 (1.00 for seed 42) and yet the lab is overloaded: the backlog and
+ * the bursts keep work waiting most of the time. Allocated work that no scheduler could have served yet (what is
+ * submitted less all the GPU-hours of the cluster) is left at the end of 76-93% of the hours over seeds 1-30, at
+ * most 0.85-3.1 days of the whole cluster. With an offered load above 1 the queue would grow without bound over the
+ * two weeks, which is not a steady regime; below it, it drains at times and builds up again. If every workload ran
+ * from its submission, the GPUs in use would be 1.7-3.6 x the cluster in hour 0 (the backlog), then, after the
+ * first day, a median of 0.76-1.01 x, 1.4-2.1 x in the busiest tenth of the hours (weekday afternoons, bursts) and
+ * 0.2-0.5 x in the quietest tenth (nights, weekends); that is only a floor on the GPUs asked for by waiting and
+ * running work. In the simulator under the {@code allocation} policy (seeds 1, 2, 3 and 42, measured with the
+ * scheduler of this revision; the figures move with the policy), waiting and running allocated work asks for a
+ * median of 2.1-3.2 x the healthy GPUs, between 2 and 4 x in 52-63% of the hours, and 94-97.5% of the healthy GPUs
+ * are busy. Two host failures, each 1-2 days.
  *
  * <h2>Preset {@code big}</h2>
  * For benchmarks: 1,024 nodes x 8 h100 GPUs (8,192 GPUs) in 32 racks of 32; 30 days. Tree {@code org}: six programs
  * ({@code llm} 30%, {@code vision} 20%, {@code speech} 15%, {@code robotics} 15%, {@code science} 10%,
  * {@code platform} 10%) with 10, 8, 6, 6, 5 and 5 teams ({@code llm-01} ..): 40 leaves, traits laid out by a fixed
  * pattern (see the preset). Same kinds and contracts, train gangs up to 1,024 GPUs (8: 30%, 16: 22%, 32: 17%, 64:
- * 12%, 128: 9%, 256: 6%, 512: 3%, 1024: 1%). About 100,000 workloads (debug 44,777, sweep 34,996, interactive
- * 7,004, eval 5,997, train about 7,300) and the same allocated overload (train budget 1.25, allocated about 1.26 x
- * capacity). A cluster 32 times larger cannot also keep the small kinds' share of the GPU-hours with only five
- * times the workloads of {@code lab}: there the small kinds and the sweeps are a few percent of the load (sweeps
- * about 0.025 x capacity). Six host failures, each 1-2 days. Generates in well under a second once warm.
+ * 12%, 128: 9%, 256: 6%, 512: 3%, 1024: 1%). Train is a budget of 0.70 x capacity plus a backlog of 1.5 days of it.
+ * About 100,000 workloads (99,876-100,428 over seeds 1-12: debug 47,505, sweep 34,996, interactive 7,004, eval
+ * 5,997, train 4,374-4,926 of which 267-328 in the backlog). The allocated work offers 0.73-0.75 x the capacity
+ * (train 0.72-0.74 with the backlog) and sweeps 0.023-0.027: {@code big} is not in the overloaded regime of
+ * {@code lab} (under the {@code allocation} policy, seed 2 keeps 73.5% of the GPUs busy, and waiting and running
+ * allocated work asks for a median of 0.71 x the cluster); it measures size and speed. A cluster 32 times larger
+ * cannot also keep the small kinds' share of the GPU-hours with only about seven times the workloads of {@code lab}:
+ * there the small kinds and the sweeps are a few percent of the load. Six host failures, each 1-2 days. Generates in
+ * well under a second once warm.
  */
 public final class ScenarioGenerator {
     private static final long HOUR = 3_600;

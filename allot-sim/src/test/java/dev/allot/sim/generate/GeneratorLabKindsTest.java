@@ -42,12 +42,13 @@ class GeneratorLabKindsTest {
     @Test
     void countsPerKindWithDebugTheBulk() {
         assertThat(byKind).containsOnlyKeys("debug", "train", "interactive", "eval", "sweep");
-        assertThat(lab.workloads()).hasSizeBetween(18_000, 24_000);
+        assertThat(lab.workloads()).hasSizeBetween(14_000, 15_500);
         assertThat(byKind.get("debug")).hasSizeBetween(9_000, 11_000);
-        assertThat(byKind.get("sweep")).hasSizeBetween(7_000, 9_000);
+        assertThat(byKind.get("sweep")).hasSizeBetween(2_000, 2_300);
         assertThat(byKind.get("interactive")).hasSizeBetween(1_200, 1_800);
         assertThat(byKind.get("eval")).hasSizeBetween(800, 1_400);
-        assertThat(byKind.get("train")).hasSizeBetween(200, 400);
+        // a GPU-hour budget, so the count varies: 176-270 over seeds 1-30, a few dozen of them the backlog
+        assertThat(byKind.get("train")).hasSizeBetween(150, 330);
         int debug = byKind.get("debug").size();
         byKind.forEach((kind, ws) -> assertThat(ws.size()).as(kind).isLessThanOrEqualTo(debug));
     }

@@ -99,10 +99,11 @@ class GeneratorSpecTest {
         assertThat(NodeGroup.expandAll(doubled.nodeGroups())).hasSize(64);
         GeneratedScenario twice = ScenarioGenerator.generate(doubled, 4);
         assertThat(twice.workloads().size()).isBetween((int) (1.9 * n), (int) (2.1 * n));
-        assertThat(LoadStats.allocatedLoad(twice, 14)).isBetween(1.1, 1.4);
+        assertThat(LoadStats.allocatedLoad(twice, 14)).isBetween(0.8, 1.0);
 
         GeneratedScenario half = ScenarioGenerator.generate(LAB.withWorkloadScale(0.5), 4);
         assertThat(half.workloads().size()).isBetween((int) (0.45 * n), (int) (0.55 * n));
+        assertThat(LoadStats.allocatedLoad(half, 14) / LoadStats.allocatedLoad(base, 14)).isBetween(0.42, 0.58);
 
         assertThat(NodeGroup.expandAll(LAB.withNodes(10).nodeGroups())).hasSize(10);
         assertThat(LAB.withNodes(10).nodeGroups()).extracting(NodeGroup::count).containsExactly(3, 3, 2, 2);

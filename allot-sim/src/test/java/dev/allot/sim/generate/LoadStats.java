@@ -92,6 +92,33 @@ final class LoadStats {
         return out;
     }
 
+    /**
+     * A floor on the allocated work that is submitted but not yet done, at the end of every hour, in days of the whole
+     * cluster: the GPU-hours of allocated work submitted so far less all the GPU-hours the cluster could have given
+     * it, whatever the scheduler ({@code q[h] = max(0, q[h-1] + submitted in hour h - GPUs x 1 h)}). Every node
+     * counts as healthy and a workload submitted in an hour may use that whole hour, so the real figure is higher.
+     */
+    static double[] unfinishedFloor(GeneratedScenario s, int days) {
+        double[] submitted = new double[days * 24];
+        for (WorkloadSpec w : s.workloads()) {
+            if (w.allocated()) {
+                submitted[(int) (w.submitSeconds() / 3600)] += gpuHours(w);
+            }
+        }
+        double[] out = new double[submitted.length];
+        double q = 0;
+        for (int h = 0; h < out.length; h++) {
+            q = Math.max(0, q + submitted[h] - s.totalGpus());
+            out[h] = q / (s.totalGpus() * 24.0);
+        }
+        return out;
+    }
+
+    /** GPU-hours of the workloads submitted at time 0. */
+    static double gpuHoursAtStart(GeneratedScenario s) {
+        return s.workloads().stream().filter(w -> w.submitSeconds() == 0).mapToDouble(LoadStats::gpuHours).sum();
+    }
+
     static double percentile(double[] values, double p) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
