@@ -141,7 +141,7 @@ final class Presets {
         // the training budget and the sweeps keep the offered allocated load just under 1 (0.82-0.98 with the
         // backlog over seeds 1-30): the backlog and the bursts make the overload, and the queue does not grow for ever
         List<KindSpec> kinds = List.of(
-                debug(2.7),
+                debug(5.0),
                 train(0.68, Weighted.of(8, 45.0).or(16, 25.0).or(32, 16.0).or(64, 9.0).or(128, 5.0).build()),
                 interactive(0.42),
                 eval(0.3),
@@ -182,7 +182,7 @@ final class Presets {
         // debug's rate keeps the total about 100,000 now that the training budget draws about 4,500 gangs
         List<KindSpec> kinds = List.of(
                 debug(0.1933),
-                train(0.70, Weighted.of(8, 30.0).or(16, 22.0).or(32, 17.0).or(64, 12.0).or(128, 9.0).or(256, 6.0)
+                train(0.90, Weighted.of(8, 30.0).or(16, 22.0).or(32, 17.0).or(64, 12.0).or(128, 9.0).or(256, 6.0)
                         .or(512, 3.0).or(1024, 1.0).build()),
                 interactive(0.0285),
                 eval(0.0244),
