@@ -19,6 +19,7 @@ import java.util.function.Predicate;
 public final class VictimPool {
     private final List<Job> sorted = new ArrayList<>();
     private final int[] perNode;
+    private final BitSet nodesWithCandidates = new BitSet();
     private boolean built;
     private long sortedForVersion = -1;
 
@@ -41,13 +42,17 @@ public final class VictimPool {
     public List<Job> sorted(Consumer<Consumer<Job>> source, Predicate<Job> preemptible, Keys keys, long orderVersion) {
         if (!built) {
             sorted.clear();
-            java.util.Arrays.fill(perNode, 0);
+            for (int n = nodesWithCandidates.nextSetBit(0); n >= 0; n = nodesWithCandidates.nextSetBit(n + 1)) {
+                perNode[n] = 0;
+            }
+            nodesWithCandidates.clear();
             source.accept(j -> {
                 if (preemptible.test(j)) {
                     sorted.add(j);
                     Placement p = j.placement();
                     for (int i = 0; i < p.nodeCount(); i++) {
                         perNode[p.node(i)] += p.gpusOn(i);
+                        nodesWithCandidates.set(p.node(i));
                     }
                 }
             });
@@ -108,9 +113,9 @@ public final class VictimPool {
      * preempted. Valid after {@link #sorted}.
      */
     public int nodesThatCouldHost(FreeIndex free, int perNodeGpus, BitSet excluded) {
-        int n = 0;
-        for (int node = 0; node < perNode.length; node++) {
-            if (free.isSchedulable(node) && (excluded == null || !excluded.get(node))
+        int n = Placer.usableNodesWithAtLeast(free, perNodeGpus, excluded);
+        for (int node = nodesWithCandidates.nextSetBit(0); node >= 0; node = nodesWithCandidates.nextSetBit(node + 1)) {
+            if (free.isSchedulable(node) && (excluded == null || !excluded.get(node)) && free.free(node) < perNodeGpus
                     && free.free(node) + perNode[node] >= perNodeGpus) {
                 n++;
             }

@@ -91,49 +91,46 @@ public final class VictimSearch {
         if (ready >= count) {
             return List.of();
         }
+        int needed = count - ready;
         // Walk the candidates in preference order and, per node that is short of room, accumulate the victims it
-        // needs; a node is settled (and ranked by its worst victim) as soon as it would have room.
-        int nodes = free.nodeCount();
-        int[] have = new int[nodes];
-        int[] worst = new int[nodes];
-        int[] needCount = new int[nodes];
-        boolean[] settled = new boolean[nodes];
-        java.util.Arrays.fill(have, -1);
+        // needs. A node settles at the rank of its worst victim, so nodes settle in the order the search prefers
+        // them: stop once enough have settled and the rank that settled the last one is done.
+        NodeScratch ns = new NodeScratch();
         List<int[]> settledNodes = new ArrayList<>(); // {node, worstRank, victims}
-        int[][] members = new int[nodes][];
-        for (int r = 0; r < candidates.size(); r++) {
+        int stopAfterRank = Integer.MAX_VALUE;
+        for (int r = 0; r < candidates.size() && r <= stopAfterRank; r++) {
             Placement p = candidates.get(r).placement();
             for (int i = 0; i < p.nodeCount(); i++) {
                 int n = p.node(i);
-                if (settled[n] || !usable(free, excluded, n) || free.capacity(n) < perNode || free.free(n) >= perNode) {
+                if (!usable(free, excluded, n) || free.capacity(n) < perNode || free.free(n) >= perNode) {
                     continue;
                 }
-                if (have[n] < 0) {
-                    have[n] = free.free(n);
-                    members[n] = new int[4];
+                int slot = ns.slot(n, free.free(n));
+                if (ns.settled[slot]) {
+                    continue;
                 }
-                if (needCount[n] == members[n].length) {
-                    members[n] = java.util.Arrays.copyOf(members[n], needCount[n] * 2);
-                }
-                members[n][needCount[n]++] = r;
-                have[n] += p.gpusOn(i);
-                worst[n] = r;
-                if (have[n] >= perNode) {
-                    settled[n] = true;
-                    settledNodes.add(new int[] {n, r, needCount[n]});
+                ns.add(slot, r);
+                ns.have[slot] += p.gpusOn(i);
+                if (ns.have[slot] >= perNode) {
+                    ns.settled[slot] = true;
+                    settledNodes.add(new int[] {n, r, ns.count[slot], slot});
+                    if (settledNodes.size() >= needed) {
+                        stopAfterRank = r;
+                    }
                 }
             }
         }
-        if (ready + settledNodes.size() < count) {
+        if (settledNodes.size() < needed) {
             return null;
         }
         settledNodes.sort((a, b) -> a[1] != b[1] ? Integer.compare(a[1], b[1])
                 : a[2] != b[2] ? Integer.compare(a[2], b[2]) : Integer.compare(a[0], b[0]));
         BitSet chosenSet = new BitSet();
-        for (int i = 0; i < count - ready; i++) {
-            int n = settledNodes.get(i)[0];
-            for (int k = 0; k < needCount[n]; k++) {
-                chosenSet.set(members[n][k]);
+        for (int i = 0; i < needed; i++) {
+            int[] sn = settledNodes.get(i);
+            int[] m = ns.members[sn[3]];
+            for (int k = 0; k < sn[2]; k++) {
+                chosenSet.set(m[k]);
             }
         }
         List<Job> chosen = new ArrayList<>();
@@ -160,4 +157,37 @@ public final class VictimSearch {
         return chosen;
     }
 
+    /** Per-node bookkeeping of one gang search, only for the nodes it touches. */
+    private static final class NodeScratch {
+        private final java.util.HashMap<Integer, Integer> slotOf = new java.util.HashMap<>();
+        int[] have = new int[16];
+        int[] count = new int[16];
+        boolean[] settled = new boolean[16];
+        int[][] members = new int[16][];
+        private int used;
+
+        int slot(int node, int free) {
+            Integer s = slotOf.get(node);
+            if (s != null) {
+                return s;
+            }
+            if (used == have.length) {
+                have = java.util.Arrays.copyOf(have, used * 2);
+                count = java.util.Arrays.copyOf(count, used * 2);
+                settled = java.util.Arrays.copyOf(settled, used * 2);
+                members = java.util.Arrays.copyOf(members, used * 2);
+            }
+            have[used] = free;
+            members[used] = new int[4];
+            slotOf.put(node, used);
+            return used++;
+        }
+
+        void add(int slot, int rank) {
+            if (count[slot] == members[slot].length) {
+                members[slot] = java.util.Arrays.copyOf(members[slot], count[slot] * 2);
+            }
+            members[slot][count[slot]++] = rank;
+        }
+    }
 }

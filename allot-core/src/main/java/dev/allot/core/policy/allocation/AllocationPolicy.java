@@ -321,7 +321,7 @@ public final class AllocationPolicy implements Policy {
         if (v.leaf() == w.leaf()) {
             return v.spec().priority().ordinal() < w.spec().priority().ordinal();
         }
-        return fairShare.ranksAbove(w.leaf(), v.leaf());
+        return fairShare.ranksAboveRow(w.leaf())[v.leaf()];
     }
 
     private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
