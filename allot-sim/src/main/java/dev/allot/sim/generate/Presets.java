@@ -179,9 +179,9 @@ final class Presets {
             }
             programs.add(new Program(BIG_PROGRAMS[p], BIG_PROGRAM_SHARES[p], teams));
         }
-        // debug's rate keeps the total about 100,000 now that the training budget draws about 4,500 gangs
+        // debug's rate keeps the total about 100,000 now that the training budget draws about 5,800 gangs
         List<KindSpec> kinds = List.of(
-                debug(0.1933),
+                debug(0.1879),
                 train(0.90, Weighted.of(8, 30.0).or(16, 22.0).or(32, 17.0).or(64, 12.0).or(128, 9.0).or(256, 6.0)
                         .or(512, 3.0).or(1024, 1.0).build()),
                 interactive(0.0285),
