@@ -18,10 +18,10 @@ import java.util.TreeMap;
  * work, the kinds of work and how each is shaped, the activity model (quiet spells and bursts) and host failures.
  * {@link ScenarioGenerator} documents the model; this class holds the numbers.
  *
- * <p>Two presets are named: {@code lab} (a 256-GPU research lab over two weeks that opens with a backlog, its
- * waiting and running allocated work at 2-4x the cluster in most hours, committed as {@code examples/lab}) and
- * {@code big} (8,192 GPUs over 30 days, about 100,000 workloads, allocated work at about 0.74 of capacity, for
- * benchmarks). {@link #preset(String)} looks one up; the {@code with...} methods derive variants.
+ * <p>Two presets are named: {@code lab} (a 256-GPU research lab over two weeks that opens with a backlog, about
+ * 23,000 workloads, allocated work at about 1 x capacity, committed as {@code examples/lab}) and {@code big} (8,192
+ * GPUs over 30 days, about 100,000 workloads, allocated work at about 0.95 of capacity, for benchmarks).
+ * {@link #preset(String)} looks one up; the {@code with...} methods derive variants.
  *
  * @param name        a label, e.g. the preset name
  * @param root        the name of the root of the allocation tree

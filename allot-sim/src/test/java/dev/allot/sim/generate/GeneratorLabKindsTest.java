@@ -42,8 +42,8 @@ class GeneratorLabKindsTest {
     @Test
     void countsPerKindWithDebugTheBulk() {
         assertThat(byKind).containsOnlyKeys("debug", "train", "interactive", "eval", "sweep");
-        assertThat(lab.workloads()).hasSizeBetween(14_000, 15_500);
-        assertThat(byKind.get("debug")).hasSizeBetween(9_000, 11_000);
+        assertThat(lab.workloads()).hasSizeBetween(22_000, 24_000);
+        assertThat(byKind.get("debug")).hasSizeBetween(17_000, 19_000);
         assertThat(byKind.get("sweep")).hasSizeBetween(2_000, 2_300);
         assertThat(byKind.get("interactive")).hasSizeBetween(1_200, 1_800);
         assertThat(byKind.get("eval")).hasSizeBetween(800, 1_400);
