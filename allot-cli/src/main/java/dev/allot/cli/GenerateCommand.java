@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
 /** {@code allot generate DIR}: writes a synthetic scenario folder from a named preset and a seed. */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate a scenario folder from a preset and a seed (same preset and seed, same files).",
-                "Presets: lab (32x8 GPUs, 14 days, ~20k workloads; examples/lab), big (1,024x8 GPUs, 30 days, ~100k)."})
+                "Presets: lab (32x8 GPUs, 14 days, ~23k workloads; examples/lab), big (1,024x8 GPUs, 30 days, ~100k)."})
 final class GenerateCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -23,6 +23,7 @@ public final class CycleWork {
     private final FreeIndex snapshot;
     private final FreeIndex scratch;
     private final BitSet preempted = new BitSet();
+    private final NodeMarks nodeMarks;
     private final List<Decision> decisions = new ArrayList<>();
     private boolean copied;
     private long now;
@@ -32,6 +33,12 @@ public final class CycleWork {
         this.state = state;
         this.snapshot = state.freeIndex().copy();
         this.scratch = state.freeIndex().copy();
+        this.nodeMarks = new NodeMarks(state.nodeCount());
+    }
+
+    /** Reusable per-node marks for one search at a time. */
+    public NodeMarks nodeMarks() {
+        return nodeMarks;
     }
 
     public ClusterState state() {

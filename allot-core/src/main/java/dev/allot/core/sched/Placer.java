@@ -43,12 +43,10 @@ public final class Placer {
         if (excluded == null) {
             return f.nodesWithAtLeast(perNode);
         }
-        int count = 0;
-        for (int k = perNode; k <= f.maxGpusPerNode(); k++) {
-            for (int n = f.nextNodeWithFree(k, 0); n >= 0; n = f.nextNodeWithFree(k, n + 1)) {
-                if (!excluded.get(n)) {
-                    count++;
-                }
+        int count = f.nodesWithAtLeast(perNode);
+        for (int n = excluded.nextSetBit(0); n >= 0; n = excluded.nextSetBit(n + 1)) {
+            if (n < f.nodeCount() && f.isSchedulable(n) && f.free(n) >= perNode) {
+                count--;
             }
         }
         return count;

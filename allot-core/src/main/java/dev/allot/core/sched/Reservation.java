@@ -37,6 +37,12 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
      * @param mayPreempt which running jobs the owner may preempt once they are past their protection
      */
     public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt) {
+        if (!needsOne(work.state(), owner)) {
+            return null;
+        }
+        if (owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()) {
+            return planWholeNodes(work, owner, mayPreempt);
+        }
         ClusterState state = work.state();
         FreeIndex free = work.free();
         long now = work.now();
@@ -128,6 +134,58 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
             }
         }
         return new Reservation(owner, reserved, until);
+    }
+
+    /**
+     * Whether a blocked workload gets a reservation: only work that needs whole nodes, or more GPUs than the largest
+     * node has. Smaller work is first in line for the next GPUs freed anywhere, so it does not starve the same way,
+     * and reserving for it would only idle GPUs.
+     */
+    public static boolean needsOne(ClusterState state, Job owner) {
+        return owner.gpusPerNode() > 0 || owner.gpus() > state.cluster().maxGpusPerNode();
+    }
+
+    /**
+     * The common case, exactly and quickly: a gang of whole nodes (as many GPUs per node as the largest nodes have).
+     * A node is wholly free once every job on it is gone, i.e. at its latest protection end if the owner may
+     * preempt everything on it; the state keeps nodes sorted by that time, so the scan stops at the k-th usable node.
+     */
+    private static Reservation planWholeNodes(CycleWork work, Job owner, Predicate<Job> mayPreempt) {
+        ClusterState state = work.state();
+        FreeIndex free = work.free();
+        long now = work.now();
+        int perNode = owner.gpusPerNode();
+        int need = owner.gpus() / perNode;
+        BitSet reserved = new BitSet();
+        long until = now;
+        int found = 0;
+        for (int n : state.nodesByLatestProtectionEnd()) {
+            if (!free.isSchedulable(n) || free.capacity(n) < perNode) {
+                continue;
+            }
+            int held = free.free(n);
+            boolean ok = true;
+            for (Job j : state.jobsOn(n)) {
+                if (work.isPreempted(j)) {
+                    continue;
+                }
+                if (!mayPreempt.test(j)) {
+                    ok = false;
+                    break;
+                }
+                held += j.placement().gpusOnNode(n);
+            }
+            // GPUs neither free nor held by live jobs were taken by starts of this cycle: protected, so never ready
+            if (!ok || held < free.capacity(n)) {
+                continue;
+            }
+            reserved.set(n);
+            until = Math.max(until, state.latestProtectionEnd(n));
+            if (++found == need) {
+                return new Reservation(owner, reserved, until);
+            }
+        }
+        return null;
     }
 
     /** Insertion sort of the slots [from, to) by (time, node): the slots of one node are few. */

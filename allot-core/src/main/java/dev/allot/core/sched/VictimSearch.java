@@ -23,18 +23,16 @@ public final class VictimSearch {
     /**
      * The victims to preempt, in preference order, or null when even all candidates would not make room.
      *
-     * @param free       the free GPUs as the cycle sees them (not changed)
-     * @param scratch    a reusable index for what-if checks (overwritten)
+     * @param work       the cycle: its view of free GPUs (not changed) and reusable buffers
      * @param candidates eligible running jobs, most preferred victim first
      */
-    public static List<Job> find(FreeIndex free, FreeIndex scratch, int gpus, int gpusPerNode, BitSet excluded,
-                                 List<Job> candidates) {
+    public static List<Job> find(CycleWork work, int gpus, int gpusPerNode, BitSet excluded, List<Job> candidates) {
         if (candidates.isEmpty()) {
             return null;
         }
         return gpusPerNode > 0
-                ? findForGang(free, scratch, gpus / gpusPerNode, gpusPerNode, excluded, candidates)
-                : findForAny(free, gpus, excluded, candidates);
+                ? findForGang(work.free(), work.scratch(), work.nodeMarks(), gpus / gpusPerNode, gpusPerNode, excluded, candidates)
+                : findForAny(work.free(), gpus, excluded, candidates);
     }
 
     private static boolean usable(FreeIndex f, BitSet excluded, int node) {
@@ -85,8 +83,8 @@ public final class VictimSearch {
         return chosen;
     }
 
-    private static List<Job> findForGang(FreeIndex free, FreeIndex scratch, int count, int perNode, BitSet excluded,
-                                         List<Job> candidates) {
+    private static List<Job> findForGang(FreeIndex free, FreeIndex scratch, NodeMarks marks, int count, int perNode,
+                                         BitSet excluded, List<Job> candidates) {
         int ready = Placer.usableNodesWithAtLeast(free, perNode, excluded);
         if (ready >= count) {
             return List.of();
@@ -95,7 +93,8 @@ public final class VictimSearch {
         // Walk the candidates in preference order and, per node that is short of room, accumulate the victims it
         // needs. A node settles at the rank of its worst victim, so nodes settle in the order the search prefers
         // them: stop once enough have settled and the rank that settled the last one is done.
-        NodeScratch ns = new NodeScratch();
+        marks.clear();
+        NodeScratch ns = new NodeScratch(marks);
         List<int[]> settledNodes = new ArrayList<>(); // {node, worstRank, victims}
         int stopAfterRank = Integer.MAX_VALUE;
         for (int r = 0; r < candidates.size() && r <= stopAfterRank; r++) {
@@ -159,16 +158,20 @@ public final class VictimSearch {
 
     /** Per-node bookkeeping of one gang search, only for the nodes it touches. */
     private static final class NodeScratch {
-        private final java.util.HashMap<Integer, Integer> slotOf = new java.util.HashMap<>();
+        private final NodeMarks slotOf;
         int[] have = new int[16];
         int[] count = new int[16];
         boolean[] settled = new boolean[16];
         int[][] members = new int[16][];
         private int used;
 
+        NodeScratch(NodeMarks marks) {
+            this.slotOf = marks;
+        }
+
         int slot(int node, int free) {
-            Integer s = slotOf.get(node);
-            if (s != null) {
+            int s = slotOf.get(node);
+            if (s >= 0) {
                 return s;
             }
             if (used == have.length) {

@@ -35,6 +35,8 @@ public final class ClusterState {
     private final boolean[] healthy;
     private final List<List<Job>> jobsOnNode;
     private final BitSet unhealthyBusy = new BitSet();
+    private final long[] latestProtectionEnd;
+    private final java.util.TreeSet<Integer> nodesByLatestProtectionEnd;
     private final List<Integer> drainNotices = new ArrayList<>();
 
     private final List<Job> jobs = new ArrayList<>();
@@ -82,6 +84,13 @@ public final class ClusterState {
         this.jobsOnNode = new ArrayList<>(nodeCount);
         for (int i = 0; i < nodeCount; i++) {
             jobsOnNode.add(new ArrayList<>(4));
+        }
+        this.latestProtectionEnd = new long[nodeCount];
+        java.util.Arrays.fill(latestProtectionEnd, Long.MIN_VALUE);
+        this.nodesByLatestProtectionEnd = new java.util.TreeSet<>((a, b) -> latestProtectionEnd[a] != latestProtectionEnd[b]
+                ? Long.compare(latestProtectionEnd[a], latestProtectionEnd[b]) : Integer.compare(a, b));
+        for (int i = 0; i < nodeCount; i++) {
+            nodesByLatestProtectionEnd.add(i);
         }
         int leaves = tree.leafCount();
         this.pending = new PendingQueues(leaves);
@@ -213,12 +222,37 @@ public final class ClusterState {
             protectedGpus[job.leaf()] += job.gpus();
             protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
             expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+            for (int i = 0; i < p.nodeCount(); i++) {
+                raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
+            }
         } else {
             job.runningSlot = runningUnallocated.size();
             runningUnallocated.add(job);
             job.protectedUntilSeconds = time;
             job.protectionActive = false;
             unallocatedRunningGpus += job.gpus();
+        }
+    }
+
+    private void raiseLatestProtectionEnd(int node, long until) {
+        if (until > latestProtectionEnd[node]) {
+            nodesByLatestProtectionEnd.remove(node);
+            latestProtectionEnd[node] = until;
+            nodesByLatestProtectionEnd.add(node);
+        }
+    }
+
+    private void recomputeLatestProtectionEnd(int node) {
+        long latest = Long.MIN_VALUE;
+        for (Job j : jobsOnNode.get(node)) {
+            if (j.allocated()) {
+                latest = Math.max(latest, j.protectedUntilSeconds);
+            }
+        }
+        if (latest != latestProtectionEnd[node]) {
+            nodesByLatestProtectionEnd.remove(node);
+            latestProtectionEnd[node] = latest;
+            nodesByLatestProtectionEnd.add(node);
         }
     }
 
@@ -310,6 +344,9 @@ public final class ClusterState {
                 unhealthyBusy.clear(n);
                 drainNotices.add(n);
             }
+            if (job.allocated() && latestProtectionEnd[n] == job.protectedUntilSeconds) {
+                recomputeLatestProtectionEnd(n);
+            }
         }
         List<Job> list = job.allocated() ? runningAllocated.get(job.leaf()) : runningUnallocated;
         int slot = job.runningSlot;
@@ -397,6 +434,19 @@ public final class ClusterState {
             return NodeStatus.HEALTHY;
         }
         return jobsOnNode.get(node).isEmpty() ? NodeStatus.DRAINED : NodeStatus.DRAINING;
+    }
+
+    /**
+     * Nodes in order of the latest protection end among the allocated jobs on them (nodes without allocated jobs
+     * first), then by index: the order in which nodes can be wholly freed by preemption.
+     */
+    public java.util.NavigableSet<Integer> nodesByLatestProtectionEnd() {
+        return java.util.Collections.unmodifiableNavigableSet(nodesByLatestProtectionEnd);
+    }
+
+    /** The latest protection end of the allocated jobs on a node; {@link Long#MIN_VALUE} when it runs none. */
+    public long latestProtectionEnd(int node) {
+        return latestProtectionEnd[node];
     }
 
     /** The free-GPU index of the live state. Read it or copy it; never change it. */

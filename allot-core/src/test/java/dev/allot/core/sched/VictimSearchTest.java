@@ -28,6 +28,12 @@ class VictimSearchTest {
         return j;
     }
 
+    private CycleWork work() {
+        CycleWork w = new CycleWork(s);
+        w.begin(0);
+        return w;
+    }
+
     private List<String> ids(List<Job> jobs) {
         return jobs == null ? null : jobs.stream().map(Job::id).toList();
     }
@@ -39,7 +45,7 @@ class VictimSearchTest {
         run("c", 1, 8);
         run("d", 2, 4);
         // preference order as given: a, b, c, d; 4 GPUs are free, 10 are needed
-        List<Job> v = VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 10, 0, null, running);
+        List<Job> v = VictimSearch.find(work(), 10, 0, null, running);
         // greedy takes a (2), b (6) -> 12 free; dropping a still leaves 10: minimal set is {b}
         assertThat(ids(v)).containsExactly("b");
     }
@@ -51,7 +57,7 @@ class VictimSearchTest {
         run("c", 1, 8);
         run("d", 2, 8);
         // two whole nodes needed; node 1 needs {a, b} (worst rank 1), node 2 needs {c} (rank 2), node 3 {d} (rank 3)
-        List<Job> v = VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 16, 8, null, running);
+        List<Job> v = VictimSearch.find(work(), 16, 8, null, running);
         assertThat(ids(v)).containsExactly("a", "b", "c");
     }
 
@@ -60,7 +66,7 @@ class VictimSearchTest {
         run("a", 0, 8);
         run("b", 1, 8);
         run("c", 2, 8);
-        assertThat(VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 16, 8, null, running.subList(0, 1))).isNull();
-        assertThat(VictimSearch.find(s.freeIndex(), s.freeIndex().copy(), 9, 0, null, running.subList(0, 1))).isNull();
+        assertThat(VictimSearch.find(work(), 16, 8, null, running.subList(0, 1))).isNull();
+        assertThat(VictimSearch.find(work(), 9, 0, null, running.subList(0, 1))).isNull();
     }
 }

@@ -24,7 +24,8 @@ import java.util.List;
  *   format has none, so there is no exception.</li>
  *   <li>Charged GPU-seconds equal allocated occupancy: per allocation, the usage ledger's total equals the
  *   GPU-seconds its allocated attempts ran, counted independently by the metrics.</li>
- *   <li>The running sums (protected, unprotected, unallocated GPUs) match a recount.</li>
+ *   <li>The running sums (protected, unprotected, unallocated GPUs, each node's latest protection end) match a
+ *   recount.</li>
  *   <li>At the end every workload is accounted for: completed, preempted for good, or still waiting; none running.</li>
  * </ul>
  * Costs O(nodes + running jobs) per event: for tests and debugging, not for benchmarks.
@@ -82,7 +83,11 @@ public final class InvariantChecker {
         long unallocated = 0;
         for (int n = 0; n < state.nodeCount(); n++) {
             int used = 0;
+            long latest = Long.MIN_VALUE;
             for (Job j : state.jobsOn(n)) {
+                if (j.allocated()) {
+                    latest = Math.max(latest, j.protectedUntilSeconds());
+                }
                 if (j.state() != JobState.RUNNING) {
                     throw new InvariantViolation(now, "node " + state.nodeName(n) + " lists " + j.id() + " which is " + j.state());
                 }
@@ -92,6 +97,10 @@ public final class InvariantChecker {
                             + " does not include it");
                 }
                 used += g;
+            }
+            if (latest != state.latestProtectionEnd(n)) {
+                throw new InvariantViolation(now, "node " + state.nodeName(n) + ": latest protection end is " + latest
+                        + " but the state keeps " + state.latestProtectionEnd(n));
             }
             if (used + free.free(n) != free.capacity(n)) {
                 throw new InvariantViolation(now, "node " + state.nodeName(n) + ": jobs hold " + used + " GPUs and " + free.free(n)

@@ -93,6 +93,7 @@ public final class AllocationPolicy implements Policy {
     private CycleWork work;
     private FairShare fairShare;
     private VictimPool victimPool;
+    private WholeNodeBound wholeNodeBound;
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations) {
         if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
@@ -128,6 +129,7 @@ public final class AllocationPolicy implements Policy {
             boundTo = state;
             work = new CycleWork(state);
             victimPool = new VictimPool(state.nodeCount());
+            wholeNodeBound = new WholeNodeBound(state.tree().leafCount(), state.nodeCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
         }
     }
@@ -143,6 +145,7 @@ public final class AllocationPolicy implements Policy {
         bind(state);
         work.begin(now);
         victimPool.reset();
+        wholeNodeBound.reset();
         failedSearches.clear();
         fairShare.reset(state);
         drain(state, now);
@@ -257,32 +260,19 @@ public final class AllocationPolicy implements Policy {
     private boolean tryStart(ClusterState state, Job w, int rank, long now) {
         BitSet excluded = null;
         Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+        if (p != null && touches(p, reservedAgainst(w, now))) {
+            excluded = reservedAgainst(w, now);
+            p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+        }
         List<Job> victims = null;
         if (p == null) {
-            victims = findVictims(state, w, now, null);
+            if (excluded == null) {
+                excluded = reservedAgainst(w, now);
+            }
+            victims = findVictims(state, w, now, excluded);
             if (victims == null || victims.isEmpty()) {
                 return false;
             }
-        }
-        if (blockedOwner != null && reservations) {
-            if (!reservationPlanned) {
-                final Job owner = blockedOwner;
-                reservation = Reservation.plan(work, owner, j -> mayPreempt(owner, j));
-                reservationPlanned = true;
-            }
-            if (reservation != null && !reservation.allows(w, now) && (p == null || touches(p, reservation.nodes()))) {
-                excluded = reservation.nodes();
-                p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
-                victims = null;
-                if (p == null) {
-                    victims = findVictims(state, w, now, excluded);
-                    if (victims == null || victims.isEmpty()) {
-                        return false;
-                    }
-                }
-            }
-        }
-        if (victims != null) {
             for (Job v : victims) {
                 work.preempt(v, cause(state, v, w));
             }
@@ -295,7 +285,26 @@ public final class AllocationPolicy implements Policy {
         return true;
     }
 
+    /**
+     * The nodes {@code w} must keep off: those reserved for the cycle's first blocked workload, unless {@code w} will
+     * be preemptible by the time the reservation is due. The reservation is planned on first need.
+     */
+    private BitSet reservedAgainst(Job w, long now) {
+        if (blockedOwner == null || !reservations) {
+            return null;
+        }
+        if (!reservationPlanned) {
+            final Job owner = blockedOwner;
+            reservation = Reservation.plan(work, owner, j -> mayPreempt(owner, j));
+            reservationPlanned = true;
+        }
+        return reservation == null || reservation.allows(w, now) ? null : reservation.nodes();
+    }
+
     private static boolean touches(Placement p, BitSet nodes) {
+        if (nodes == null) {
+            return false;
+        }
         for (int i = 0; i < p.nodeCount(); i++) {
             if (nodes.get(p.node(i))) {
                 return true;
@@ -342,52 +351,70 @@ public final class AllocationPolicy implements Policy {
         if (bound < w.gpus()) {
             return null;
         }
+        for (FailedSearch f : failedSearches) {
+            if (f.covers(w, above, work.version(), excluded)) {
+                return null;
+            }
+        }
+        boolean wholeNodes = w.gpusPerNode() > 0 && w.gpusPerNode() == state.cluster().maxGpusPerNode();
+        if (wholeNodes && wholeNodeBound.nodesFor(state, work, fairShare, fairShare.positionOf(w.leaf()), w.gpusPerNode(),
+                excluded) < w.gpus() / w.gpusPerNode()) {
+            return null;
+        }
         List<Job> pool = victimPool.sorted(all -> {
             state.runningUnallocated().forEach(all);
             for (int l = 0; l < leaves; l++) {
                 state.runningAllocated(l).forEach(all);
             }
         }, v -> !v.isProtected(now), victimKeys(now), fairShare.version());
-        if (w.gpusPerNode() > 0 && victimPool.nodesThatCouldHost(work.free(), w.gpusPerNode(), excluded) < w.gpus() / w.gpusPerNode()) {
+        if (w.gpusPerNode() > 0 && !wholeNodes
+                && victimPool.nodesThatCouldHost(work.free(), w.gpusPerNode(), excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
         List<Job> candidates = new ArrayList<>();
-        BitSet positions = new BitSet(pool.size());
-        for (int i = 0; i < pool.size(); i++) {
-            Job v = pool.get(i);
+        for (Job v : pool) {
             if (work.isPreempted(v)) {
                 continue;
             }
             if (!v.allocated() || (v.leaf() == w.leaf() ? v.spec().priority().ordinal() < prio : above[v.leaf()])) {
                 candidates.add(v);
-                positions.set(i);
             }
         }
-        for (FailedSearch f : failedSearches) {
-            if (f.covers(w.shape(), work.version(), victimPool.sortVersion(), excluded, positions)) {
-                return null;
-            }
-        }
-        List<Job> found = VictimSearch.find(work.free(), work.scratch(), w.gpus(), w.gpusPerNode(), excluded, candidates);
+        List<Job> found = VictimSearch.find(work, w.gpus(), w.gpusPerNode(), excluded, candidates);
         if (found == null) {
-            failedSearches.add(new FailedSearch(w.shape(), work.version(), victimPool.sortVersion(), excluded, positions));
+            failedSearches.add(new FailedSearch(w.shape(), w.leaf(), prio, above.clone(), work.version(), excluded));
         }
         return found;
     }
 
     /**
      * A victim search that found nothing. Feasibility only grows with the candidate set, so on the same free GPUs
-     * any search for the same shape among a subset of these candidates fails too: in fair-share order, later
-     * allocations may preempt fewer jobs, so one search per shape and cycle usually settles it.
+     * and victims any search for the same shape whose rights are a subset of these fails too. Rights are compared
+     * allocation by allocation on the rank rows, without walking the victims: in fair-share order later allocations
+     * may preempt fewer, so one search per shape and cycle usually settles every allocation's blocked gangs.
      */
-    private record FailedSearch(int shape, long freeVersion, long poolVersion, BitSet excluded, BitSet candidates) {
-        boolean covers(int s, long fv, long pv, BitSet ex, BitSet cands) {
-            if (s != shape || fv != freeVersion || pv != poolVersion || ex != excluded) {
+    private record FailedSearch(int shape, int leaf, int priority, boolean[] above, long freeVersion, BitSet excluded) {
+        boolean covers(Job w, boolean[] wAbove, long fv, BitSet ex) {
+            if (w.shape() != shape || fv != freeVersion || ex != excluded) {
                 return false;
             }
-            BitSet extra = (BitSet) cands.clone();
-            extra.andNot(candidates);
-            return extra.isEmpty();
+            int wLeaf = w.leaf();
+            int wPrio = w.spec().priority().ordinal();
+            for (int b = 0; b < wAbove.length; b++) {
+                if (b == wLeaf) {
+                    // w may take its own lower-priority jobs: covered if this search could take them all, or the same
+                    boolean ownCovered = wPrio == 0 || (b == leaf ? wPrio <= priority : above[b]);
+                    if (!ownCovered) {
+                        return false;
+                    }
+                } else if (wAbove[b]) {
+                    // w may take everything unprotected of b; this search only lower priorities of its own leaf
+                    if (b == leaf || !above[b]) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         }
     }
 

@@ -163,12 +163,18 @@ public final class LegacyPolicy implements Policy {
         boolean sortedVictims = false;
         while (!heads.isEmpty()) {
             ShapeCursor c = heads.poll();
-            Job w = c.head();
-            boolean np = nonPreemptible(w);
-            if (np && nonPreemptibleGpus[w.leaf()] + w.gpus() > limitGpus(tree, w.leaf(), clusterGpus)) {
-                requeue(heads, c, false);
+            // Non-preemptible work beyond its allocation's limit waits: skip it inside its queue, without the heap.
+            if (overLimit(c.head(), nonPreemptibleGpus, tree, clusterGpus)) {
+                do {
+                    c.advance();
+                } while (c.head() != null && overLimit(c.head(), nonPreemptibleGpus, tree, clusterGpus));
+                if (c.head() != null) {
+                    heads.add(c); // back in global order behind the other queues' heads
+                }
                 continue;
             }
+            Job w = c.head();
+            boolean np = nonPreemptible(w);
             Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
             List<Job> victims = List.of();
             if (p == null) {
@@ -187,7 +193,7 @@ public final class LegacyPolicy implements Policy {
                             candidates.add(v);
                         }
                     }
-                    victims = VictimSearch.find(work.free(), work.scratch(), w.gpus(), w.gpusPerNode(), null, candidates);
+                    victims = VictimSearch.find(work, w.gpus(), w.gpusPerNode(), null, candidates);
                     if (victims != null && !victims.isEmpty()) {
                         for (Job v : victims) {
                             work.preempt(v, PreemptionCause.by(PreemptionCause.Kind.PRIORITY, w.id(),
@@ -210,6 +216,10 @@ public final class LegacyPolicy implements Policy {
             }
             requeue(heads, c, false);
         }
+    }
+
+    private boolean overLimit(Job w, long[] nonPreemptibleGpus, AllocationTree tree, int clusterGpus) {
+        return nonPreemptible(w) && nonPreemptibleGpus[w.leaf()] + w.gpus() > limitGpus(tree, w.leaf(), clusterGpus);
     }
 
     private static void requeue(PriorityQueue<ShapeCursor> heads, ShapeCursor c, boolean exhaust) {
