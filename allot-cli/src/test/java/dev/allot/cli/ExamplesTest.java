@@ -1,0 +1,59 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The committed examples are what the README says they are. */
+class ExamplesTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void examplesLabIsExactlyWhatTheGeneratorWrites() throws IOException {
+        Path out = tmp.resolve("lab");
+        Cli.Result r = Cli.run("generate", out.toString(), "--preset", "lab", "--seed", "42");
+        assertThat(r.exit()).as(r.err()).isZero();
+        Path committed = Cli.ROOT.resolve("examples/lab");
+        for (String f : List.of("cluster.yaml", "allocations.yaml", "workloads.csv")) {
+            assertThat(Files.readAllBytes(out.resolve(f))).as(f).isEqualTo(Files.readAllBytes(committed.resolve(f)));
+        }
+        assertThat(out.resolve("policy.yaml")).doesNotExist();
+        assertThat(committed.resolve("policy.yaml")).doesNotExist();
+    }
+
+    @Test
+    void theReadmesFirstCommandRunsTheLabWithEveryInvariantChecked() {
+        Cli.Result r = Cli.run("simulate", Cli.example("lab"), "--check");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("22,879", "== allocation", "== legacy", "== side by side");
+    }
+
+    @Test
+    void generateRefusesToOverwriteWithoutForce() throws IOException {
+        Files.writeString(tmp.resolve("keep.txt"), "x");
+        Cli.Result r = Cli.run("generate", tmp.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).contains("is not empty; pass --force");
+    }
+
+    @Test
+    void policiesListsEverySettingWithItsDefault() {
+        Cli.Result r = Cli.run("policies");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).contains("allocation.fairshare-recheck  (default 5m)", "legacy.non-preemptible-min-runtime  (default 8h)",
+                "lookback         (default 7d)");
+    }
+
+    @Test
+    void benchPrintsWallTimeEventsPerSecondAndHeap() {
+        Cli.Result r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--warmup", "0", "--rounds", "1");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("events/s", "peak MB", "tiny", "allocation", "legacy");
+    }
+}
