@@ -35,6 +35,16 @@ class ExamplesTest {
     }
 
     @Test
+    void onTheLabTheAllocationPolicysShortcutsDecideExactlyAsTheFullSearch() throws IOException {
+        Path fast = tmp.resolve("fast.csv");
+        Path full = tmp.resolve("full.csv");
+        assertThat(Cli.run("simulate", Cli.example("lab"), "--policy", "allocation", "--workloads-out", fast.toString()).exit()).isZero();
+        assertThat(Cli.run("simulate", Cli.example("lab"), "--policy", "allocation", "--set", "allocation.shortcuts=false",
+                "--workloads-out", full.toString()).exit()).isZero();
+        assertThat(Files.readAllBytes(fast)).isEqualTo(Files.readAllBytes(full));
+    }
+
+    @Test
     void generateRefusesToOverwriteWithoutForce() throws IOException {
         Files.writeString(tmp.resolve("keep.txt"), "x");
         Cli.Result r = Cli.run("generate", tmp.toString());

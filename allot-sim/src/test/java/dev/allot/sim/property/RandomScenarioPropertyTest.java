@@ -55,6 +55,21 @@ class RandomScenarioPropertyTest {
                 && spec.gpus() > dev.allot.core.policy.legacy.LegacyPolicy.limitGpus(s.tree(), leaf, s.cluster().totalGpus());
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void theAllocationPolicysShortcutsNeverChangeADecision(long seed) {
+        Scenario scenario = RandomScenarios.generate(seed);
+        Scenario exhaustive = scenario.withPolicyConfig(scenario.policyConfig().with("allocation.shortcuts", "false"));
+        SimulationResult fast = new Simulator(scenario, REGISTRY, "allocation", Simulator.Options.defaults()).run();
+        SimulationResult full = new Simulator(exhaustive, REGISTRY, "allocation", Simulator.Options.defaults()).run();
+        assertThat(fast.workloads()).isEqualTo(full.workloads());
+        assertThat(fast.metrics().preemptions()).isEqualTo(full.metrics().preemptions());
+    }
+
+    static LongStream seeds() {
+        return LongStream.range(1000, 1150);
+    }
+
     private static boolean endsHealthy(Scenario s) {
         java.util.Map<String, Boolean> healthy = new java.util.TreeMap<>();
         s.cluster().healthEvents().forEach(e -> healthy.put(e.node(), e.state() == dev.allot.core.model.HealthEvent.Health.HEALTHY));

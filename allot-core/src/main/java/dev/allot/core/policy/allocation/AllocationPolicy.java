@@ -59,7 +59,10 @@ public final class AllocationPolicy implements Policy {
                             + " (fair share drifts as usage accrues and leaves the window)"),
             SettingSpec.bool("reservation", true,
                     "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
-                            + " gangs (EASY backfill with minimum runtimes as the known horizon)"));
+                            + " gangs (EASY backfill with minimum runtimes as the known horizon)"),
+            SettingSpec.bool("shortcuts", true,
+                    "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
+                            + " exactly the same, slower: for verification"));
 
     public static final PolicyFactory FACTORY = new PolicyFactory() {
         @Override
@@ -80,7 +83,8 @@ public final class AllocationPolicy implements Policy {
 
         @Override
         public Policy create(Settings settings) {
-            return new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"));
+            return new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
+                    settings.bool("shortcuts"));
         }
     };
 
@@ -89,18 +93,20 @@ public final class AllocationPolicy implements Policy {
 
     private final long recheckSeconds;
     private final boolean reservations;
+    private final boolean shortcuts;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
     private VictimPool victimPool;
     private WholeNodeBound wholeNodeBound;
 
-    public AllocationPolicy(Duration fairshareRecheck, boolean reservations) {
+    public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts) {
         if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
             throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
         }
         this.recheckSeconds = fairshareRecheck.getSeconds();
         this.reservations = reservations;
+        this.shortcuts = shortcuts;
     }
 
     public static AllocationPolicy withDefaults() {
@@ -352,12 +358,12 @@ public final class AllocationPolicy implements Policy {
             return null;
         }
         for (FailedSearch f : failedSearches) {
-            if (f.covers(w, above, work.version(), excluded)) {
+            if (shortcuts && f.covers(w, above, work.version(), excluded)) {
                 return null;
             }
         }
         boolean wholeNodes = w.gpusPerNode() > 0 && w.gpusPerNode() == state.cluster().maxGpusPerNode();
-        if (wholeNodes && wholeNodeBound.nodesFor(state, work, fairShare, fairShare.positionOf(w.leaf()), w.gpusPerNode(),
+        if (shortcuts && wholeNodes && wholeNodeBound.nodesFor(state, work, fairShare, fairShare.positionOf(w.leaf()), w.gpusPerNode(),
                 excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
