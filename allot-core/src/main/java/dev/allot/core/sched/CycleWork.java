@@ -23,6 +23,7 @@ public final class CycleWork {
     private final FreeIndex snapshot;
     private final FreeIndex scratch;
     private final BitSet preempted = new BitSet();
+    private final BitSet touchedNodes = new BitSet();
     private final NodeMarks nodeMarks;
     private final List<Decision> decisions = new ArrayList<>();
     private boolean copied;
@@ -49,6 +50,7 @@ public final class CycleWork {
     public void begin(long nowSeconds) {
         this.now = nowSeconds;
         preempted.clear();
+        touchedNodes.clear();
         decisions.clear();
         copied = false;
     }
@@ -77,6 +79,7 @@ public final class CycleWork {
     public void start(Job job, Placement p, String reason) {
         ensureCopy();
         snapshot.take(p);
+        touch(p);
         version++;
         decisions.add(new Decision.Start(job, p, reason));
     }
@@ -84,9 +87,21 @@ public final class CycleWork {
     public void preempt(Job job, PreemptionCause cause) {
         ensureCopy();
         snapshot.give(job.placement());
+        touch(job.placement());
         preempted.set(job.index());
         version++;
         decisions.add(new Decision.Preempt(job, cause));
+    }
+
+    private void touch(Placement p) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            touchedNodes.set(p.node(i));
+        }
+    }
+
+    /** Nodes on which this cycle has started or preempted something so far. Read only. */
+    public BitSet touchedNodes() {
+        return touchedNodes;
     }
 
     /** Whether the running job was already chosen as a victim in this cycle. */

@@ -36,6 +36,8 @@ public final class ClusterState {
     private final List<List<Job>> jobsOnNode;
     private final BitSet unhealthyBusy = new BitSet();
     private final long[] latestProtectionEnd;
+    private final int[] protectedJobsOn;
+    private final WholeNodeIndex wholeNodes;
     private final java.util.TreeSet<Integer> nodesByLatestProtectionEnd;
     private final List<Integer> drainNotices = new ArrayList<>();
 
@@ -85,12 +87,15 @@ public final class ClusterState {
         for (int i = 0; i < nodeCount; i++) {
             jobsOnNode.add(new ArrayList<>(4));
         }
+        this.protectedJobsOn = new int[nodeCount];
+        this.wholeNodes = new WholeNodeIndex(nodeCount, cluster.maxGpusPerNode());
         this.latestProtectionEnd = new long[nodeCount];
         java.util.Arrays.fill(latestProtectionEnd, Long.MIN_VALUE);
         this.nodesByLatestProtectionEnd = new java.util.TreeSet<>((a, b) -> latestProtectionEnd[a] != latestProtectionEnd[b]
                 ? Long.compare(latestProtectionEnd[a], latestProtectionEnd[b]) : Integer.compare(a, b));
         for (int i = 0; i < nodeCount; i++) {
             nodesByLatestProtectionEnd.add(i);
+            refileWholeNode(i);
         }
         int leaves = tree.leafCount();
         this.pending = new PendingQueues(leaves);
@@ -174,6 +179,17 @@ public final class ClusterState {
         protectedGpus[j.leaf()] -= j.gpus();
         protectedUntilGpuSum[j.leaf()] -= (long) j.gpus() * j.protectedUntilSeconds;
         unprotectedGpus[j.leaf()][j.spec().priority().ordinal()] += j.gpus();
+        Placement p = j.placement;
+        for (int i = 0; i < p.nodeCount(); i++) {
+            protectedJobsOn[p.node(i)]--;
+            refileWholeNode(p.node(i));
+        }
+    }
+
+    /** Files a node in the whole-node index, or takes it out, after anything on it changed. */
+    private void refileWholeNode(int node) {
+        wholeNodes.update(node, healthy[node] && protectedJobsOn[node] == 0
+                && cluster.nodes().get(node).gpus() == wholeNodes.wholeNodeGpus(), jobsOnNode.get(node));
     }
 
     public long now() {
@@ -224,6 +240,7 @@ public final class ClusterState {
             expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
             for (int i = 0; i < p.nodeCount(); i++) {
                 raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
+                protectedJobsOn[p.node(i)]++;
             }
         } else {
             job.runningSlot = runningUnallocated.size();
@@ -231,6 +248,9 @@ public final class ClusterState {
             job.protectedUntilSeconds = time;
             job.protectionActive = false;
             unallocatedRunningGpus += job.gpus();
+        }
+        for (int i = 0; i < p.nodeCount(); i++) {
+            refileWholeNode(p.node(i));
         }
     }
 
@@ -360,6 +380,9 @@ public final class ClusterState {
         if (job.allocated()) {
             ledger.addRunning(job.leaf(), -job.gpus(), time);
             if (job.protectionActive) {
+                for (int i = 0; i < p.nodeCount(); i++) {
+                    protectedJobsOn[p.node(i)]--;
+                }
                 job.protectionActive = false;
                 protectedGpus[job.leaf()] -= job.gpus();
                 protectedUntilGpuSum[job.leaf()] -= (long) job.gpus() * job.protectedUntilSeconds;
@@ -368,6 +391,9 @@ public final class ClusterState {
             }
         } else {
             unallocatedRunningGpus -= job.gpus();
+        }
+        for (int i = 0; i < p.nodeCount(); i++) {
+            refileWholeNode(p.node(i));
         }
         job.placement = null;
     }
@@ -380,6 +406,7 @@ public final class ClusterState {
         }
         healthy[node] = value;
         free.setSchedulable(node, value);
+        refileWholeNode(node);
         if (value) {
             unhealthyBusy.clear(node);
         } else if (jobsOnNode.get(node).isEmpty()) {
@@ -442,6 +469,16 @@ public final class ClusterState {
      */
     public java.util.NavigableSet<Integer> nodesByLatestProtectionEnd() {
         return java.util.Collections.unmodifiableNavigableSet(nodesByLatestProtectionEnd);
+    }
+
+    /** Nodes that could be wholly freed by preemption, grouped by the allocations on them. Read only. */
+    public WholeNodeIndex wholeNodes() {
+        return wholeNodes;
+    }
+
+    /** How many running jobs on a node are inside their minimum runtime. */
+    public int protectedJobsOn(int node) {
+        return protectedJobsOn[node];
     }
 
     /** The latest protection end of the allocated jobs on a node; {@link Long#MIN_VALUE} when it runs none. */

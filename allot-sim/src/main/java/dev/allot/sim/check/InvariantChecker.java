@@ -83,8 +83,12 @@ public final class InvariantChecker {
         long unallocated = 0;
         for (int n = 0; n < state.nodeCount(); n++) {
             int used = 0;
+            int protectedJobs = 0;
             long latest = Long.MIN_VALUE;
             for (Job j : state.jobsOn(n)) {
+                if (j.isProtected(now)) {
+                    protectedJobs++;
+                }
                 if (j.allocated()) {
                     latest = Math.max(latest, j.protectedUntilSeconds());
                 }
@@ -97,6 +101,15 @@ public final class InvariantChecker {
                             + " does not include it");
                 }
                 used += g;
+            }
+            if (protectedJobs != state.protectedJobsOn(n)) {
+                throw new InvariantViolation(now, "node " + state.nodeName(n) + " runs " + protectedJobs
+                        + " protected jobs but the state counts " + state.protectedJobsOn(n));
+            }
+            boolean filed = state.isHealthy(n) && protectedJobs == 0 && free.capacity(n) == state.wholeNodes().wholeNodeGpus();
+            if (filed != state.wholeNodes().contains(n)) {
+                throw new InvariantViolation(now, "node " + state.nodeName(n) + " should " + (filed ? "" : "not ")
+                        + "be in the whole-node index");
             }
             if (latest != state.latestProtectionEnd(n)) {
                 throw new InvariantViolation(now, "node " + state.nodeName(n) + ": latest protection end is " + latest

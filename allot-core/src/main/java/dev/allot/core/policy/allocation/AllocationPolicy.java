@@ -135,7 +135,7 @@ public final class AllocationPolicy implements Policy {
             boundTo = state;
             work = new CycleWork(state);
             victimPool = new VictimPool(state.nodeCount());
-            wholeNodeBound = new WholeNodeBound(state.tree().leafCount(), state.nodeCount());
+            wholeNodeBound = new WholeNodeBound(state.tree().leafCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
         }
     }
@@ -151,7 +151,6 @@ public final class AllocationPolicy implements Policy {
         bind(state);
         work.begin(now);
         victimPool.reset();
-        wholeNodeBound.reset();
         failedSearches.clear();
         fairShare.reset(state);
         drain(state, now);
@@ -363,8 +362,7 @@ public final class AllocationPolicy implements Policy {
             }
         }
         boolean wholeNodes = w.gpusPerNode() > 0 && w.gpusPerNode() == state.cluster().maxGpusPerNode();
-        if (shortcuts && wholeNodes && wholeNodeBound.nodesFor(state, work, fairShare, fairShare.positionOf(w.leaf()), w.gpusPerNode(),
-                excluded) < w.gpus() / w.gpusPerNode()) {
+        if (shortcuts && wholeNodes && wholeNodeBound.nodesFor(state, work, fairShare, w, excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
         List<Job> pool = victimPool.sorted(all -> {

@@ -4,48 +4,43 @@ import dev.allot.core.sched.CycleWork;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
+import dev.allot.core.state.WholeNodeIndex;
 import java.util.BitSet;
 import java.util.List;
 
 /**
- * A quick, safe "no" for whole-node gangs (as many GPUs per node as the node has): how many nodes could at best be
- * wholly freed for a job of the allocation at a given position in the fair-share order.
+ * A quick, safe "no" for whole-node gangs (as many GPUs per node as the largest nodes have): at most how many nodes
+ * could be wholly freed for a job of a given allocation and priority.
  *
- * <p>A node can be wholly freed only if nothing on it is protected, nothing was started on it in this cycle, and
- * every allocated job on it belongs to an allocation the preemptor may preempt. Ranking above another allocation
- * implies coming earlier in the order, so it is necessary that every allocation on the node sits at or after the
- * preemptor's position. One pass over the nodes (per change of order or of the cycle's tentative decisions) builds a
- * histogram by that position; each question is then a lookup. The real victim search runs only when this bound
- * allows it.
+ * <p>A node can be wholly freed only if it is healthy, nothing on it is protected, nothing was started on it in this
+ * cycle, and every allocation on it is one the preemptor may preempt. The live {@link WholeNodeIndex} answers this
+ * for the nodes the cycle has not touched, in time proportional to the number of distinct sets of allocations on
+ * nodes; the few nodes this cycle's tentative decisions touched are re-checked one by one. The real victim search
+ * runs only when this bound allows it.
  */
 final class WholeNodeBound {
-    private final int[] leafPosition;
-    private final int[] atOrAfter;
-    private final boolean[] counted;
-    private long forOrderVersion = -1;
-    private long forWorkVersion = -1;
-    private int perNode;
+    private final boolean[] allowed;
 
-    WholeNodeBound(int leaves, int nodes) {
-        this.leafPosition = new int[leaves];
-        this.atOrAfter = new int[leaves + 2];
-        this.counted = new boolean[nodes];
+    WholeNodeBound(int leaves) {
+        this.allowed = new boolean[leaves];
     }
 
-    void reset() {
-        forOrderVersion = -1;
-        forWorkVersion = -1;
-    }
-
-    /** At most how many usable nodes, outside {@code excluded}, a whole-node gang at {@code position} could get. */
-    int nodesFor(ClusterState state, CycleWork work, FairShare fairShare, int position, int gpusPerNode, BitSet excluded) {
-        if (forOrderVersion != fairShare.version() || forWorkVersion != work.version() || perNode != gpusPerNode) {
-            build(state, work, fairShare, gpusPerNode);
+    /** At most how many usable nodes outside {@code excluded} a whole-node gang of {@code w} could get. */
+    int nodesFor(ClusterState state, CycleWork work, FairShare fairShare, Job w, BitSet excluded) {
+        boolean[] above = fairShare.ranksAboveRow(w.leaf());
+        System.arraycopy(above, 0, allowed, 0, allowed.length);
+        // its own lower-priority work is preemptible too: allowing the whole leaf keeps this an upper bound
+        allowed[w.leaf()] = w.spec().priority().ordinal() > 0;
+        WholeNodeIndex index = state.wholeNodes();
+        int n = index.countAllowed(allowed);
+        BitSet touched = work.touchedNodes();
+        for (int node = touched.nextSetBit(0); node >= 0; node = touched.nextSetBit(node + 1)) {
+            n += (tentativelyFreeable(state, work, node) ? 1 : 0) - (index.allows(node, allowed) ? 1 : 0);
         }
-        int n = atOrAfter[Math.max(0, position)];
         if (excluded != null) {
-            for (int node = excluded.nextSetBit(0); node >= 0 && node < counted.length; node = excluded.nextSetBit(node + 1)) {
-                if (counted[node] && minPosition(state, work, node) >= position) {
+            for (int node = excluded.nextSetBit(0); node >= 0 && node < state.nodeCount(); node = excluded.nextSetBit(node + 1)) {
+                boolean counted = touched.get(node) ? tentativelyFreeable(state, work, node) : index.allows(node, allowed);
+                if (counted) {
                     n--;
                 }
             }
@@ -53,59 +48,25 @@ final class WholeNodeBound {
         return n;
     }
 
-    private void build(ClusterState state, CycleWork work, FairShare fairShare, int gpusPerNode) {
-        int[] order = fairShare.leafOrder();
-        for (int i = 0; i < order.length; i++) {
-            leafPosition[order[i]] = i;
-        }
-        java.util.Arrays.fill(atOrAfter, 0);
+    /** The index's test for one node, on the cycle's tentative state (its victims gone, its starts present). */
+    private boolean tentativelyFreeable(ClusterState state, CycleWork work, int node) {
         FreeIndex free = work.free();
+        if (!free.isSchedulable(node) || free.capacity(node) != state.wholeNodes().wholeNodeGpus()) {
+            return false;
+        }
         long now = work.now();
-        int leaves = order.length;
-        for (int node = 0; node < counted.length; node++) {
-            counted[node] = false;
-            if (!free.isSchedulable(node) || free.capacity(node) != gpusPerNode) {
-                continue;
-            }
-            int min = minPosition(state, work, node, now, free);
-            if (min >= 0) {
-                counted[node] = true;
-                atOrAfter[Math.min(min, leaves)]++;
-            }
-        }
-        for (int i = leaves - 1; i >= 0; i--) {
-            atOrAfter[i] += atOrAfter[i + 1];
-        }
-        forOrderVersion = fairShare.version();
-        forWorkVersion = work.version();
-        perNode = gpusPerNode;
-    }
-
-    private int minPosition(ClusterState state, CycleWork work, int node) {
-        return minPosition(state, work, node, work.now(), work.free());
-    }
-
-    /**
-     * The earliest fair-share position among the allocated jobs on a node (the number of allocations when none), or
-     * -1 when the node can never be wholly freed in this cycle.
-     */
-    private int minPosition(ClusterState state, CycleWork work, int node, long now, FreeIndex free) {
         int held = free.free(node);
-        int min = leafPosition.length;
         List<Job> on = state.jobsOn(node);
         for (int i = 0; i < on.size(); i++) {
             Job j = on.get(i);
             if (work.isPreempted(j)) {
                 continue;
             }
-            if (j.isProtected(now)) {
-                return -1;
+            if (j.isProtected(now) || (j.allocated() && !allowed[j.leaf()])) {
+                return false;
             }
             held += j.placement().gpusOnNode(node);
-            if (j.allocated()) {
-                min = Math.min(min, leafPosition[j.leaf()]);
-            }
         }
-        return held < free.capacity(node) ? -1 : min; // GPUs taken by this cycle's starts are protected
+        return held == free.capacity(node); // anything else was taken by this cycle's (protected) starts
     }
 }
