@@ -163,20 +163,22 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
             if (!free.isSchedulable(n) || free.capacity(n) < perNode) {
                 continue;
             }
+            boolean touched = work.touchedNodes().get(n);
             int held = free.free(n);
             boolean ok = true;
-            for (Job j : state.jobsOn(n)) {
+            List<Job> on = state.jobsOn(n);
+            for (int i = 0; i < on.size() && ok; i++) {
+                Job j = on.get(i);
                 if (work.isPreempted(j)) {
                     continue;
                 }
-                if (!mayPreempt.test(j)) {
-                    ok = false;
-                    break;
+                ok = mayPreempt.test(j);
+                if (touched) {
+                    held += j.placement().gpusOnNode(n);
                 }
-                held += j.placement().gpusOnNode(n);
             }
-            // GPUs neither free nor held by live jobs were taken by starts of this cycle: protected, so never ready
-            if (!ok || held < free.capacity(n)) {
+            // on a node this cycle touched, GPUs neither free nor held by live jobs went to its (protected) starts
+            if (!ok || (touched && held < free.capacity(n))) {
                 continue;
             }
             reserved.set(n);
