@@ -138,15 +138,11 @@ public final class LegacyPolicy implements Policy {
         int clusterGpus = state.cluster().totalGpus();
         long[] nonPreemptibleGpus = new long[leaves];
         long[] preemptibleByPriority = new long[Priority.values().length];
-        List<Job> preemptible = new ArrayList<>();
-        forEachRunning(state, j -> {
-            if (nonPreemptible(j)) {
-                nonPreemptibleGpus[j.leaf()] += j.gpus();
-            } else if (!work.isPreempted(j)) {
-                preemptibleByPriority[j.spec().priority().ordinal()] += j.gpus();
-                preemptible.add(j);
-            }
-        });
+        for (int l = 0; l < leaves; l++) {
+            tally(state.runningAllocated(l), nonPreemptibleGpus, preemptibleByPriority);
+        }
+        tally(state.runningUnallocated(), nonPreemptibleGpus, preemptibleByPriority);
+        List<Job> preemptible = null; // gathered and sorted only when a preemption is first attempted
         PriorityQueue<ShapeCursor> heads = new PriorityQueue<>((a, b) -> Job.QUEUE_ORDER.compare(a.head(), b.head()));
         for (int l = 0; l < leaves; l++) {
             for (boolean allocated : new boolean[] {true, false}) {
@@ -160,7 +156,6 @@ public final class LegacyPolicy implements Policy {
                 }
             }
         }
-        boolean sortedVictims = false;
         while (!heads.isEmpty()) {
             ShapeCursor c = heads.poll();
             // Non-preemptible work beyond its allocation's limit waits: skip it inside its queue, without the heap.
@@ -183,9 +178,15 @@ public final class LegacyPolicy implements Policy {
                     bound += preemptibleByPriority[pr];
                 }
                 if (bound >= w.gpus()) {
-                    if (!sortedVictims) {
-                        preemptible.sort(victimOrder(now));
-                        sortedVictims = true;
+                    if (preemptible == null) {
+                        List<Job> all = new ArrayList<>();
+                        forEachRunning(state, j -> {
+                            if (!nonPreemptible(j) && !work.isPreempted(j)) {
+                                all.add(j);
+                            }
+                        });
+                        all.sort(victimOrder(now));
+                        preemptible = all;
                     }
                     List<Job> candidates = new ArrayList<>();
                     for (Job v : preemptible) {
@@ -215,6 +216,17 @@ public final class LegacyPolicy implements Policy {
                 nonPreemptibleGpus[w.leaf()] += w.gpus();
             }
             requeue(heads, c, false);
+        }
+    }
+
+    private void tally(List<Job> running, long[] nonPreemptibleGpus, long[] preemptibleByPriority) {
+        for (int i = 0; i < running.size(); i++) {
+            Job j = running.get(i);
+            if (nonPreemptible(j)) {
+                nonPreemptibleGpus[j.leaf()] += j.gpus();
+            } else if (!work.isPreempted(j)) {
+                preemptibleByPriority[j.spec().priority().ordinal()] += j.gpus();
+            }
         }
     }
 
