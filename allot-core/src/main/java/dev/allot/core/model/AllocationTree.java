@@ -125,10 +125,6 @@ public final class AllocationTree {
         return children[node].clone();
     }
 
-    int childCount(int node) {
-        return children[node].length;
-    }
-
     public int child(int node, int i) {
         return children[node][i];
     }

@@ -145,11 +145,6 @@ public final class Job {
         return minRuntimeSeconds;
     }
 
-    /** When the running attempt finishes if nothing disturbs it. */
-    public long endIfUndisturbedSeconds() {
-        return attemptStartSeconds + remainingSeconds();
-    }
-
     public Placement placement() {
         return placement;
     }

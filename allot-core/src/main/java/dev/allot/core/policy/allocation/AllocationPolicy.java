@@ -123,13 +123,6 @@ public final class AllocationPolicy implements Policy {
         return job.isProtected(now);
     }
 
-    /** The fair-share ranking as of the last cycle (for explanations). */
-    public FairShare rankingFor(ClusterState state, long now) {
-        bind(state);
-        fairShare.reset(state);
-        return fairShare;
-    }
-
     private void bind(ClusterState state) {
         if (boundTo != state) {
             boundTo = state;

@@ -24,7 +24,6 @@ public final class FairShare {
     private final double[] norm;
     private final long[] usage;
     private final int[] leafOrder;
-    private final int[] sortBuf;
     private boolean dirty = true;
     private long version;
     private final boolean[][] aboveRow;
@@ -41,7 +40,6 @@ public final class FairShare {
             norm[i] = tree.entitlement(i) * clusterGpus * (double) windowSeconds;
         }
         this.leafOrder = new int[tree.leafCount()];
-        this.sortBuf = new int[n];
         this.aboveRow = new boolean[tree.leafCount()][tree.leafCount()];
         this.aboveRowVersion = new long[tree.leafCount()];
         java.util.Arrays.fill(aboveRowVersion, -1);
@@ -99,17 +97,6 @@ public final class FairShare {
             dirty = false;
         }
         return leafOrder;
-    }
-
-    /** The position of each leaf in the current order (0 = first). */
-    public int positionOf(int leaf) {
-        int[] order = leafOrder();
-        for (int i = 0; i < order.length; i++) {
-            if (order[i] == leaf) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException("no leaf " + leaf);
     }
 
     private void walk(int node, int[] pos) {
