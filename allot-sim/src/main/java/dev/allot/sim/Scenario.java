@@ -8,7 +8,8 @@ import java.util.Objects;
 
 /**
  * Everything a simulation replays, as separate concerns: the cluster (nodes and health events), the allocation
- * tree, the workloads (sorted by submission time, then id), and the policy settings. Immutable.
+ * tree, the workloads (sorted by submission time, then id; a {@link SortedWorkloads} list is kept as is, others are
+ * copied and checked), and the policy settings. Immutable.
  *
  * @param name       a label for reports, usually the scenario folder
  * @param rejected   rows skipped under {@code --lenient}, with the reason for each (empty otherwise)
@@ -20,8 +21,15 @@ public record Scenario(String name, ClusterSpec cluster, AllocationTree tree, Li
         Objects.requireNonNull(cluster, "cluster");
         Objects.requireNonNull(tree, "tree");
         Objects.requireNonNull(policyConfig, "policyConfig");
-        workloads = List.copyOf(workloads);
         rejected = List.copyOf(rejected);
+        // a SortedWorkloads list is sorted and immutable by contract and may make its elements on access: keep it
+        if (!(workloads instanceof SortedWorkloads)) {
+            workloads = List.copyOf(workloads);
+            checkSorted(workloads);
+        }
+    }
+
+    private static void checkSorted(List<WorkloadSpec> workloads) {
         for (int i = 1; i < workloads.size(); i++) {
             WorkloadSpec a = workloads.get(i - 1);
             WorkloadSpec b = workloads.get(i);
