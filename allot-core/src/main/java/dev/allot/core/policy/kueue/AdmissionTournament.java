@@ -1,0 +1,104 @@
+package dev.allot.core.policy.kueue;
+
+/**
+ * Which ClusterQueue's head Kueue considers next when fair sharing is on: its tournament over the cohort tree.
+ *
+ * <p>For every ClusterQueue that still has a head in this round, the shares of the ClusterQueue and of each of its
+ * cohorts below the root are computed as if its head were admitted. Then, from the root down, every cohort runs a
+ * match among its children (the winners of its child cohorts and the heads of its child ClusterQueues), comparing
+ * the children's shares with the candidate admitted:
+ * <ol>
+ *   <li>a child that would not borrow from the cohort goes first ({@code FairSharingPrioritizeNonBorrowing}, on by
+ *   default since Kueue v0.17);</li>
+ *   <li>then the lower share;</li>
+ *   <li>then the higher priority ({@code PrioritySortingWithinCohort}, on by default);</li>
+ *   <li>then the earlier creation time;</li>
+ *   <li>then, where Kueue leaves the order to map iteration, the smaller workload id, for determinism.</li>
+ * </ol>
+ * Shares are recomputed at every pick, so each admission moves its ClusterQueue down at once.
+ */
+public final class AdmissionTournament {
+    private final Cohorts cohorts;
+    private final Share[][] valueAt;
+    private long[] gpus;
+    private int[] priority;
+    private long[] submit;
+    private String[] id;
+    private boolean[] present;
+
+    public AdmissionTournament(Cohorts cohorts) {
+        this.cohorts = cohorts;
+        int maxDepth = 0;
+        for (int n = 0; n < cohorts.nodeCount(); n++) {
+            maxDepth = Math.max(maxDepth, cohorts.depth(n));
+        }
+        this.valueAt = new Share[cohorts.cqCount()][maxDepth + 1];
+    }
+
+    /**
+     * The ClusterQueue whose head goes next, or -1 if none is present. The arrays are indexed by ClusterQueue; only
+     * entries with {@code present[cq]} take part.
+     */
+    public int winner(boolean[] present, long[] gpus, int[] priority, long[] submit, String[] id) {
+        this.present = present;
+        this.gpus = gpus;
+        this.priority = priority;
+        this.submit = submit;
+        this.id = id;
+        boolean any = false;
+        for (int cq = 0; cq < cohorts.cqCount(); cq++) {
+            if (!present[cq]) {
+                continue;
+            }
+            any = true;
+            cohorts.addUsage(cq, gpus[cq]);
+            for (int node = cohorts.cqNode(cq); cohorts.parent(node) >= 0; node = cohorts.parent(node)) {
+                valueAt[cq][cohorts.depth(node)] = cohorts.share(node);
+            }
+            cohorts.addUsage(cq, -gpus[cq]);
+        }
+        return any ? match(0) : -1;
+    }
+
+    /** The share the winner's ClusterQueue would have with its head admitted (valid after {@link #winner}). */
+    public Share shareOf(int cq) {
+        return valueAt[cq][cohorts.depth(cohorts.cqNode(cq))];
+    }
+
+    private int match(int cohort) {
+        int level = cohorts.depth(cohort) + 1;
+        int best = -1;
+        for (int child : cohorts.childCohorts(cohort)) {
+            int w = match(child);
+            if (w >= 0 && (best < 0 || less(w, best, level))) {
+                best = w;
+            }
+        }
+        for (int node : cohorts.childClusterQueues(cohort)) {
+            int cq = cohorts.cqOf(node);
+            if (present[cq] && (best < 0 || less(cq, best, level))) {
+                best = cq;
+            }
+        }
+        return best;
+    }
+
+    private boolean less(int a, int b, int level) {
+        Share sa = valueAt[a][level];
+        Share sb = valueAt[b][level];
+        if (sa.borrowing() != sb.borrowing()) {
+            return !sa.borrowing();
+        }
+        int c = Share.compare(sa, sb);
+        if (c != 0) {
+            return c < 0;
+        }
+        if (priority[a] != priority[b]) {
+            return priority[a] > priority[b];
+        }
+        if (submit[a] != submit[b]) {
+            return submit[a] < submit[b];
+        }
+        return id[a].compareTo(id[b]) < 0;
+    }
+}
