@@ -1,0 +1,449 @@
+package dev.allot.core.policy.kueue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * Kueue's Fair Sharing preemption: which admitted workloads a pending workload may evict to be admitted, with
+ * {@code withinClusterQueue: LowerPriority}, {@code reclaimWithinCohort: Any} and the default strategies
+ * {@code [LessThanOrEqualToFinalShare, LessThanInitialShare]}.
+ *
+ * <p>Candidates are the preemptor's ClusterQueue's own workloads of lower priority, and every workload of the other
+ * ClusterQueues of the cohort tree that borrow (use more than their nominal quota); each ClusterQueue's list comes
+ * in Kueue's candidate order (see {@code KueuePolicy}). With the preemptor's usage added to its ClusterQueue:
+ * <ol>
+ *   <li><b>First strategy.</b> Repeatedly pick the ClusterQueue to take from: walk down from the root to the child
+ *   with the highest share (ClusterQueues that stopped borrowing, and cohorts that did, off the preemptor's path,
+ *   are dropped; on ties the later child and, between a cohort and a ClusterQueue, the cohort). From the preemptor's
+ *   own ClusterQueue take its next candidate. If the preemptor's ClusterQueue stays within its nominal quota with
+ *   the workload admitted, take the next candidate of any borrowing ClusterQueue ({@code FairSharingPreemptWithinNominal},
+ *   on by default since v0.17). Otherwise compare the shares of the two AlmostLCAs (the children of the lowest
+ *   common cohort on each side): take the first candidate for which <em>LessThanOrEqualToFinalShare</em> holds,
+ *   the preemptor's side's share with the workload admitted at most the target's side's share without the
+ *   candidate; candidates that fail wait for the second strategy. After each target, stop if the workload fits.</li>
+ *   <li><b>Second strategy</b>, <em>LessThanInitialShare</em>, over the candidates the first one left: per
+ *   ClusterQueue picked in the same order, take its first such candidate if the preemptor's side's share with the
+ *   workload is strictly below the target's side's share now, then never visit that ClusterQueue again.</li>
+ *   <li><b>Minimal set.</b> If the workload fits, put targets back in reverse order, all but the last, whenever it
+ *   still fits without them.</li>
+ * </ol>
+ * "Fits" is Kueue's quota check (the workload's GPUs within the tree's unused quota) and, as Kueue does with
+ * topology-aware scheduling, a {@link Room} on the nodes. Everything is simulated: the cohorts' usage and the room
+ * are as they were when {@link #find} returns.
+ *
+ * @see <a href="https://kueue.sigs.k8s.io/docs/concepts/preemption/#fair-sharing">Kueue: Preemption, Fair Sharing</a>
+ */
+public final class FairPreemption {
+    private FairPreemption() {
+    }
+
+    /** Kueue's preemption reasons. */
+    public enum Reason {
+        /** A lower-priority workload of the preemptor's own ClusterQueue ({@code InClusterQueue}). */
+        IN_CLUSTER_QUEUE,
+        /** The preemptor's ClusterQueue stays within its nominal quota ({@code InCohortReclamation}). */
+        RECLAMATION,
+        /** A fair sharing strategy allowed it ({@code InCohortFairSharing}). */
+        FAIR_SHARING
+    }
+
+    /** Kueue's fair sharing preemption strategies. */
+    public enum Strategy {
+        LESS_THAN_OR_EQUAL_TO_FINAL_SHARE("LessThanOrEqualToFinalShare"),
+        LESS_THAN_INITIAL_SHARE("LessThanInitialShare");
+
+        private final String kueueName;
+
+        Strategy(String kueueName) {
+            this.kueueName = kueueName;
+        }
+
+        public String kueueName() {
+            return kueueName;
+        }
+    }
+
+    /**
+     * One workload to evict and why. For {@link Reason#FAIR_SHARING}, the shares that decided it (of the AlmostLCAs:
+     * the preemptor's side with the workload admitted, the target's side before and without the victim).
+     */
+    public record Target<T>(T workload, int cq, Reason reason, Strategy strategy, Share preemptorNew, Share targetOld,
+                            Share targetNew) {
+    }
+
+    /** What the algorithm needs to know of a candidate. */
+    public interface Sizes<T> {
+        int cq(T workload);
+
+        long gpus(T workload);
+    }
+
+    /** The nodes: freeing a candidate's GPUs, taking them back, and whether the preemptor could be placed. */
+    public interface Room<T> {
+        void free(T workload);
+
+        void unfree(T workload);
+
+        boolean fits();
+
+        /** A room with no physical limit: only quota decides. */
+        static <T> Room<T> unlimited() {
+            return new Room<>() {
+                @Override
+                public void free(T workload) {
+                }
+
+                @Override
+                public void unfree(T workload) {
+                }
+
+                @Override
+                public boolean fits() {
+                    return true;
+                }
+            };
+        }
+    }
+
+    /**
+     * One ClusterQueue's candidates in order, with the smallest size from each position on (a shortcut: when the
+     * smallest remaining candidate fails the first strategy, they all do, since removing more can only lower the
+     * target's share). Only the first {@code end} items are candidates.
+     */
+    public static final class Candidates<T> {
+        private final List<T> items;
+        private final long[] suffixMin;
+        private final int end;
+
+        private Candidates(List<T> items, long[] suffixMin, int end) {
+            this.items = items;
+            this.suffixMin = suffixMin;
+            this.end = end;
+        }
+
+        public static <T> Candidates<T> of(List<T> items, Sizes<T> sizes) {
+            long[] m = new long[items.size() + 1];
+            m[items.size()] = Long.MAX_VALUE;
+            for (int i = items.size() - 1; i >= 0; i--) {
+                m[i] = Math.min(m[i + 1], sizes.gpus(items.get(i)));
+            }
+            return new Candidates<>(items, m, items.size());
+        }
+
+        /** The same list cut to its first {@code n} items. */
+        public Candidates<T> limit(int n) {
+            return new Candidates<>(items, suffixMin, Math.min(n, items.size()));
+        }
+
+        public List<T> items() {
+            return items;
+        }
+
+        public int end() {
+            return end;
+        }
+    }
+
+    /**
+     * The workloads to evict so that a workload of {@code gpus} GPUs in ClusterQueue {@code preemptorCq} fits, in the
+     * order they were chosen, or null if no allowed set makes it fit.
+     *
+     * @param byCq    per ClusterQueue its candidates (null for none); the preemptor's own list must already hold only
+     *                lower-priority workloads; other ClusterQueues' lists are used only if they borrow
+     * @param usable  false for workloads that may no longer be chosen (already evicted)
+     * @param secondStrategy whether to run LessThanInitialShare after LessThanOrEqualToFinalShare
+     */
+    public static <T> List<Target<T>> find(Cohorts cohorts, int preemptorCq, long gpus, List<Candidates<T>> byCq,
+                                           Sizes<T> sizes, Room<T> room, Predicate<T> usable, boolean secondStrategy) {
+        Search<T> s = new Search<>(cohorts, preemptorCq, gpus, byCq, sizes, room, usable);
+        return s.run(secondStrategy);
+    }
+
+    private static final class Search<T> {
+        private final Cohorts cohorts;
+        private final int x;
+        private final int xNode;
+        private final long gpus;
+        private final List<Candidates<T>> lists;
+        private final Sizes<T> sizes;
+        private final Room<T> room;
+        private final Predicate<T> usable;
+        private final int[] pos;
+        private final int[] retryFirst;
+        private final List<Target<T>> targets = new ArrayList<>();
+
+        Search(Cohorts cohorts, int x, long gpus, List<Candidates<T>> byCq, Sizes<T> sizes, Room<T> room,
+               Predicate<T> usable) {
+            this.cohorts = cohorts;
+            this.x = x;
+            this.xNode = cohorts.cqNode(x);
+            this.gpus = gpus;
+            this.sizes = sizes;
+            this.room = room;
+            this.usable = usable;
+            int n = cohorts.cqCount();
+            this.lists = new ArrayList<>(n);
+            for (int q = 0; q < n; q++) {
+                Candidates<T> c = q < byCq.size() ? byCq.get(q) : null;
+                // Only the preemptor's own ClusterQueue and ClusterQueues that borrow offer candidates.
+                if (c != null && (q == x || cohorts.borrowing(cohorts.cqNode(q)))) {
+                    lists.add(c);
+                } else {
+                    lists.add(null);
+                }
+            }
+            this.pos = new int[n];
+            this.retryFirst = new int[n];
+            java.util.Arrays.fill(retryFirst, -1);
+        }
+
+        List<Target<T>> run(boolean secondStrategy) {
+            cohorts.addUsage(x, gpus);
+            boolean fits;
+            try {
+                fits = firstStrategy();
+                if (!fits && secondStrategy) {
+                    fits = secondStrategy();
+                }
+            } finally {
+                cohorts.addUsage(x, -gpus);
+            }
+            if (!fits) {
+                for (Target<T> t : targets) {
+                    restore(t.workload());
+                }
+                return null;
+            }
+            // Minimal set: try to do without each target but the last, latest first.
+            for (int i = targets.size() - 2; i >= 0; i--) {
+                restore(targets.get(i).workload());
+                if (fitsAsIs()) {
+                    targets.remove(i);
+                } else {
+                    take(targets.get(i).workload());
+                }
+            }
+            for (Target<T> t : targets) {
+                restore(t.workload());
+            }
+            return targets;
+        }
+
+        private boolean fitsAsIs() {
+            return gpus <= cohorts.available() && room.fits();
+        }
+
+        /** During the strategies the preemptor's usage is simulated: it fits if the tree is not over its quota. */
+        private boolean fitsWithPreemptor() {
+            return cohorts.available() >= 0 && room.fits();
+        }
+
+        private void take(T v) {
+            cohorts.addUsage(sizes.cq(v), -sizes.gpus(v));
+            room.free(v);
+        }
+
+        private void restore(T v) {
+            cohorts.addUsage(sizes.cq(v), sizes.gpus(v));
+            room.unfree(v);
+        }
+
+        /** The next usable position of a ClusterQueue's list in the first strategy, or -1. */
+        private int next(int q) {
+            Candidates<T> c = lists.get(q);
+            if (c == null) {
+                return -1;
+            }
+            while (pos[q] < c.end && !usable.test(c.items.get(pos[q]))) {
+                pos[q]++;
+            }
+            return pos[q] < c.end ? pos[q] : -1;
+        }
+
+        private boolean firstStrategy() {
+            boolean withinNominal = !cohorts.borrowing(xNode);
+            Ordering ord = new Ordering(cohorts, x, q -> next(q) >= 0);
+            for (int y = ord.next(); y >= 0; y = ord.next()) {
+                Candidates<T> c = lists.get(y);
+                if (y == x || withinNominal) {
+                    int i = next(y);
+                    pos[y]++;
+                    T v = c.items.get(i);
+                    take(v);
+                    targets.add(new Target<>(v, y, y == x ? Reason.IN_CLUSTER_QUEUE : Reason.RECLAMATION, null,
+                            null, null, null));
+                    if (fitsWithPreemptor()) {
+                        return true;
+                    }
+                    continue;
+                }
+                int yNode = cohorts.cqNode(y);
+                int preemptorSide = cohorts.almostLca(xNode, yNode);
+                int targetSide = cohorts.almostLca(yNode, xNode);
+                Share preemptorNew = cohorts.share(preemptorSide);
+                Share targetOld = cohorts.share(targetSide);
+                if (Share.compare(preemptorNew, targetOld) > 0) {
+                    // Removing candidates only lowers the target's share: none can pass either strategy here.
+                    int i = next(y);
+                    if (retryFirst[y] < 0) {
+                        retryFirst[y] = i;
+                    }
+                    pos[y] = c.end;
+                    continue;
+                }
+                long passMax = 0;
+                long failMin = Long.MAX_VALUE;
+                for (int i = next(y); i >= 0; i = next(y)) {
+                    if (c.suffixMin[i] >= failMin) {
+                        if (retryFirst[y] < 0) {
+                            retryFirst[y] = i;
+                        }
+                        pos[y] = c.end;
+                        break;
+                    }
+                    pos[y]++;
+                    T v = c.items.get(i);
+                    long g = sizes.gpus(v);
+                    boolean ok;
+                    Share targetNew = null;
+                    if (g <= passMax) {
+                        ok = true;
+                    } else if (g >= failMin) {
+                        ok = false;
+                    } else {
+                        cohorts.addUsage(y, -g);
+                        targetNew = cohorts.share(targetSide);
+                        cohorts.addUsage(y, g);
+                        ok = Share.compare(preemptorNew, targetNew) <= 0;
+                        if (ok) {
+                            passMax = g;
+                        } else {
+                            failMin = g;
+                        }
+                    }
+                    if (ok) {
+                        if (targetNew == null) {
+                            cohorts.addUsage(y, -g);
+                            targetNew = cohorts.share(targetSide);
+                            cohorts.addUsage(y, g);
+                        }
+                        take(v);
+                        targets.add(new Target<>(v, y, Reason.FAIR_SHARING, Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+                                preemptorNew, targetOld, targetNew));
+                        if (fitsWithPreemptor()) {
+                            return true;
+                        }
+                        break; // the shares moved: pick the ClusterQueue again
+                    }
+                    if (retryFirst[y] < 0) {
+                        retryFirst[y] = i;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private boolean secondStrategy() {
+            boolean[] dropped = new boolean[cohorts.cqCount()];
+            Ordering ord = new Ordering(cohorts, x, q -> retryFirst[q] >= 0 && !dropped[q]);
+            for (int y = ord.next(); y >= 0; y = ord.next()) {
+                int yNode = cohorts.cqNode(y);
+                int targetSide = cohorts.almostLca(yNode, xNode);
+                Share preemptorNew = cohorts.share(cohorts.almostLca(xNode, yNode));
+                Share targetOld = cohorts.share(targetSide);
+                if (Share.compare(preemptorNew, targetOld) < 0) {
+                    T v = lists.get(y).items.get(retryFirst[y]);
+                    long g = sizes.gpus(v);
+                    take(v);
+                    Share targetNew = cohorts.share(targetSide);
+                    targets.add(new Target<>(v, y, Reason.FAIR_SHARING, Strategy.LESS_THAN_INITIAL_SHARE,
+                            preemptorNew, targetOld, targetNew));
+                    if (fitsWithPreemptor()) {
+                        return true;
+                    }
+                    assert g > 0;
+                }
+                dropped[y] = true;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Kueue's order of ClusterQueues to take candidates from: from the root down, the child with the highest share,
+     * dropping ClusterQueues without candidates or (except the preemptor's) not borrowing, and cohorts not borrowing
+     * off the preemptor's path. The same ClusterQueue may come back while its share stays highest.
+     */
+    static final class Ordering {
+        private final Cohorts cohorts;
+        private final int preemptorCq;
+        private final java.util.function.IntPredicate hasCandidates;
+        private final boolean[] prunedCq;
+        private final boolean[] prunedCohort;
+        private final boolean[] onPreemptorPath;
+
+        Ordering(Cohorts cohorts, int preemptorCq, java.util.function.IntPredicate hasCandidates) {
+            this.cohorts = cohorts;
+            this.preemptorCq = preemptorCq;
+            this.hasCandidates = hasCandidates;
+            this.prunedCq = new boolean[cohorts.cqCount()];
+            this.prunedCohort = new boolean[cohorts.nodeCount()];
+            this.onPreemptorPath = new boolean[cohorts.nodeCount()];
+            for (int n = cohorts.parent(cohorts.cqNode(preemptorCq)); n >= 0; n = cohorts.parent(n)) {
+                onPreemptorPath[n] = true;
+            }
+        }
+
+        /** The next ClusterQueue to take a candidate from, or -1 when none is left. */
+        int next() {
+            while (!prunedCohort[0]) {
+                int t = nextTarget(0);
+                if (t >= 0) {
+                    return t;
+                }
+            }
+            return -1;
+        }
+
+        private int nextTarget(int cohort) {
+            int bestCq = -1;
+            Share bestCqShare = null;
+            for (int node : cohorts.childClusterQueues(cohort)) {
+                int q = cohorts.cqOf(node);
+                if (prunedCq[q]) {
+                    continue;
+                }
+                Share s = cohorts.share(node);
+                if ((s.isZero() && q != preemptorCq) || !hasCandidates.test(q)) {
+                    prunedCq[q] = true;
+                } else if (bestCq < 0 || Share.compare(s, bestCqShare) >= 0) {
+                    bestCq = q;
+                    bestCqShare = s;
+                }
+            }
+            int bestCohort = -1;
+            Share bestCohortShare = null;
+            for (int c : cohorts.childCohorts(cohort)) {
+                if (prunedCohort[c]) {
+                    continue;
+                }
+                Share s = cohorts.share(c);
+                if (s.isZero() && !onPreemptorPath[c]) {
+                    prunedCohort[c] = true;
+                } else if (bestCohort < 0 || Share.compare(s, bestCohortShare) >= 0) {
+                    bestCohort = c;
+                    bestCohortShare = s;
+                }
+            }
+            if (bestCq < 0 && bestCohort < 0) {
+                prunedCohort[cohort] = true;
+                return -1;
+            }
+            if (bestCohort >= 0 && (bestCq < 0 || Share.compare(bestCohortShare, bestCqShare) >= 0)) {
+                return nextTarget(bestCohort);
+            }
+            return bestCq;
+        }
+    }
+}
