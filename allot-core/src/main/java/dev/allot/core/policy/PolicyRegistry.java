@@ -1,6 +1,7 @@
 package dev.allot.core.policy;
 
 import dev.allot.core.policy.allocation.AllocationPolicy;
+import dev.allot.core.policy.kueue.KueuePolicy;
 import dev.allot.core.policy.legacy.LegacyPolicy;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,6 +20,7 @@ public final class PolicyRegistry {
         PolicyRegistry r = new PolicyRegistry();
         r.register(AllocationPolicy.FACTORY);
         r.register(LegacyPolicy.FACTORY);
+        r.register(KueuePolicy.FACTORY);
         return r;
     }
 
