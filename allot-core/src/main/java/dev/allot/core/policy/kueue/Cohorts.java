@@ -246,6 +246,17 @@ public final class Cohorts {
         return new Share(true, ratio, weight[node]);
     }
 
+    /** The share the node would have with this usage (other nodes unchanged). */
+    public Share shareWithUsage(int node, long nodeUsage) {
+        long saved = usage[node];
+        usage[node] = nodeUsage;
+        try {
+            return share(node);
+        } finally {
+            usage[node] = saved;
+        }
+    }
+
     /** Whether {@code ancestor} is {@code node} or lies above it. */
     public boolean isAncestorOrSelf(int ancestor, int node) {
         for (int x = node; x >= 0; x = parent[x]) {

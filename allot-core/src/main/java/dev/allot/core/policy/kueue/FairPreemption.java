@@ -151,14 +151,23 @@ public final class FairPreemption {
      *
      * @param byCq    per ClusterQueue its candidates (null for none); the preemptor's own list must already hold only
      *                lower-priority workloads; other ClusterQueues' lists are used only if they borrow
-     * @param usable  false for workloads that may no longer be chosen (already evicted)
-     * @param secondStrategy whether to run LessThanInitialShare after LessThanOrEqualToFinalShare
+     * @param usable     false for workloads that may no longer be chosen (already evicted)
+     * @param strategies Kueue's {@code preemptionStrategies}: one of the lists Kueue accepts, {@link #DEFAULT_STRATEGIES}
+     *                   ({@code [LessThanOrEqualToFinalShare, LessThanInitialShare]}), or either strategy alone
      */
     public static <T> List<Target<T>> find(Cohorts cohorts, int preemptorCq, long gpus, List<Candidates<T>> byCq,
-                                           Sizes<T> sizes, Room<T> room, Predicate<T> usable, boolean secondStrategy) {
+                                           Sizes<T> sizes, Room<T> room, Predicate<T> usable, List<Strategy> strategies) {
+        if (!(strategies.equals(DEFAULT_STRATEGIES) || strategies.size() == 1)) {
+            throw new IllegalArgumentException("Kueue accepts [LessThanOrEqualToFinalShare], [LessThanInitialShare] or"
+                    + " [LessThanOrEqualToFinalShare, LessThanInitialShare], not " + strategies);
+        }
         Search<T> s = new Search<>(cohorts, preemptorCq, gpus, byCq, sizes, room, usable);
-        return s.run(secondStrategy);
+        return s.run(strategies.get(0), strategies.size() > 1);
     }
+
+    /** Kueue's default: {@code [LessThanOrEqualToFinalShare, LessThanInitialShare]}. */
+    public static final List<Strategy> DEFAULT_STRATEGIES = List.of(Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+            Strategy.LESS_THAN_INITIAL_SHARE);
 
     private static final class Search<T> {
         private final Cohorts cohorts;
@@ -198,11 +207,11 @@ public final class FairPreemption {
             java.util.Arrays.fill(retryFirst, -1);
         }
 
-        List<Target<T>> run(boolean secondStrategy) {
+        List<Target<T>> run(Strategy first, boolean secondStrategy) {
             cohorts.addUsage(x, gpus);
             boolean fits;
             try {
-                fits = firstStrategy();
+                fits = firstStrategy(first);
                 if (!fits && secondStrategy) {
                     fits = secondStrategy();
                 }
@@ -261,7 +270,8 @@ public final class FairPreemption {
             return pos[q] < c.end ? pos[q] : -1;
         }
 
-        private boolean firstStrategy() {
+        private boolean firstStrategy(Strategy strategy) {
+            boolean finalShare = strategy == Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE;
             boolean withinNominal = !cohorts.borrowing(xNode);
             Ordering ord = new Ordering(cohorts, x, q -> next(q) >= 0);
             for (int y = ord.next(); y >= 0; y = ord.next()) {
@@ -315,7 +325,7 @@ public final class FairPreemption {
                         cohorts.addUsage(y, -g);
                         targetNew = cohorts.share(targetSide);
                         cohorts.addUsage(y, g);
-                        ok = Share.compare(preemptorNew, targetNew) <= 0;
+                        ok = finalShare ? Share.compare(preemptorNew, targetNew) <= 0 : Share.compare(preemptorNew, targetOld) < 0;
                         if (ok) {
                             passMax = g;
                         } else {
@@ -329,8 +339,7 @@ public final class FairPreemption {
                             cohorts.addUsage(y, g);
                         }
                         take(v);
-                        targets.add(new Target<>(v, y, Reason.FAIR_SHARING, Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
-                                preemptorNew, targetOld, targetNew));
+                        targets.add(new Target<>(v, y, Reason.FAIR_SHARING, strategy, preemptorNew, targetOld, targetNew));
                         if (fitsWithPreemptor()) {
                             return true;
                         }
@@ -354,7 +363,6 @@ public final class FairPreemption {
                 Share targetOld = cohorts.share(targetSide);
                 if (Share.compare(preemptorNew, targetOld) < 0) {
                     T v = lists.get(y).items.get(retryFirst[y]);
-                    long g = sizes.gpus(v);
                     take(v);
                     Share targetNew = cohorts.share(targetSide);
                     targets.add(new Target<>(v, y, Reason.FAIR_SHARING, Strategy.LESS_THAN_INITIAL_SHARE,
@@ -362,7 +370,6 @@ public final class FairPreemption {
                     if (fitsWithPreemptor()) {
                         return true;
                     }
-                    assert g > 0;
                 }
                 dropped[y] = true;
             }

@@ -146,6 +146,7 @@ public final class KueuePolicy implements Policy {
     private int unallocatedCq;
     private int cqCount;
     private long[] usageBuffer;
+    private boolean[] eligible;
 
     /** Sub-queues of the pending queues (per allocation, class and shape), kept for what was set aside. */
     private final List<List<SubQueue>> subQueues = new ArrayList<>();
@@ -203,6 +204,7 @@ public final class KueuePolicy implements Policy {
         unallocatedCq = tree.leafCount();
         cqCount = cohorts.cqCount();
         usageBuffer = new long[cqCount];
+        eligible = new boolean[cqCount];
         subQueues.clear();
         for (int i = 0; i < tree.leafCount() * 2; i++) {
             subQueues.add(new ArrayList<>());
@@ -379,27 +381,8 @@ public final class KueuePolicy implements Policy {
         countRunning(state);
         long g = w.gpus();
         int pr = priority(w);
-        boolean possible = false;
-        for (int p = 0; p < pr && !possible; p++) {
-            possible = passRunningByPriority[cq][p] > 0;
-        }
-        if (!possible) {
-            // Cheap test: can any other ClusterQueue give up a first target (Kueue would find none otherwise)?
-            int x = cohorts.cqNode(cq);
-            cohorts.addUsage(cq, g);
-            boolean withinNominal = !cohorts.borrowing(x);
-            for (int q = 0; q < cqCount && !possible; q++) {
-                int y = cohorts.cqNode(q);
-                if (q == cq || passRunning[q] <= 0 || !cohorts.borrowing(y)) {
-                    continue;
-                }
-                possible = withinNominal
-                        || Share.compare(cohorts.share(cohorts.almostLca(x, y)), cohorts.share(cohorts.almostLca(y, x))) <= 0;
-            }
-            cohorts.addUsage(cq, -g);
-            if (!possible) {
-                return null;
-            }
+        if (!eligibleSources(w, cq, pr) || !enoughRoom(state, w, cq, pr)) {
+            return null;
         }
         buildCandidates(state);
         List<FairPreemption.Candidates<Job>> lists = new ArrayList<>(passCandidates);
@@ -422,7 +405,105 @@ public final class KueuePolicy implements Policy {
                 return Placer.fits(scratch, w.gpus(), w.gpusPerNode(), null);
             }
         };
-        return FairPreemption.find(cohorts, cq, g, lists, sizes, room, v -> !work.isPreempted(v), true);
+        return FairPreemption.find(cohorts, cq, g, lists, sizes, room, v -> !work.isPreempted(v),
+                FairPreemption.DEFAULT_STRATEGIES);
+    }
+
+    /**
+     * Which ClusterQueues could give up any workload to {@code w}: a superset of what the search may take, so that
+     * hopeless searches (most of them, in a fair state) cost a few share comparisons. The preemptor's ClusterQueue if
+     * it runs lower-priority work; every borrowing ClusterQueue if the preemptor's stays within its nominal quota;
+     * otherwise a borrowing ClusterQueue whose side's share is at least the lowest share the preemptor's side could
+     * reach (with the workload admitted and every candidate on its side evicted), since both strategies need the
+     * preemptor's side's share at most the target's, and evictions only lower the target's. Returns whether any is.
+     */
+    private boolean eligibleSources(Job w, int cq, int pr) {
+        long own = 0;
+        for (int p = 0; p < pr; p++) {
+            own += passRunningByPriority[cq][p];
+        }
+        boolean any = own > 0;
+        eligible[cq] = any;
+        int x = cohorts.cqNode(cq);
+        cohorts.addUsage(cq, w.gpus());
+        boolean withinNominal = !cohorts.borrowing(x);
+        int lastSide = -1;
+        Share lowest = null;
+        for (int q = 0; q < cqCount; q++) {
+            if (q == cq) {
+                continue;
+            }
+            int y = cohorts.cqNode(q);
+            if (passRunning[q] <= 0 || !cohorts.borrowing(y)) {
+                eligible[q] = false;
+                continue;
+            }
+            if (withinNominal) {
+                eligible[q] = true;
+            } else {
+                int side = cohorts.almostLca(x, y);
+                if (side != lastSide) {
+                    lastSide = side;
+                    long removable = own;
+                    if (side != x) {
+                        for (int r = 0; r < cqCount; r++) {
+                            int rn = cohorts.cqNode(r);
+                            if (r != cq && cohorts.borrowing(rn) && cohorts.isAncestorOrSelf(side, rn)) {
+                                removable += passRunning[r];
+                            }
+                        }
+                    }
+                    lowest = cohorts.shareWithUsage(side, cohorts.usage(side) - removable);
+                }
+                eligible[q] = Share.compare(lowest, cohorts.share(cohorts.almostLca(y, x))) <= 0;
+            }
+            any |= eligible[q];
+        }
+        cohorts.addUsage(cq, -w.gpus());
+        return any;
+    }
+
+    /**
+     * Whether evicting every workload of the {@linkplain #eligibleSources eligible} ClusterQueues (only the
+     * lower-priority ones of the preemptor's) would make room on the nodes; if not, no search can succeed.
+     */
+    private boolean enoughRoom(ClusterState state, Job w, int cq, int pr) {
+        FreeIndex f = work.free();
+        if (w.gpusPerNode() == 0) {
+            long bound = f.totalFree();
+            for (int q = 0; q < cqCount; q++) {
+                if (q == cq) {
+                    for (int p = 0; p < pr; p++) {
+                        bound += passRunningByPriority[cq][p];
+                    }
+                } else if (eligible[q]) {
+                    bound += passRunning[q];
+                }
+            }
+            return bound >= w.gpus();
+        }
+        int perNode = w.gpusPerNode();
+        int need = w.gpus() / perNode;
+        int have = 0;
+        for (int n = 0; n < f.nodeCount() && have < need; n++) {
+            if (!f.isSchedulable(n) || f.capacity(n) < perNode) {
+                continue;
+            }
+            int room = f.free(n);
+            if (room < perNode) {
+                for (Job j : state.jobsOn(n)) {
+                    int q = cqOf(j);
+                    if (eligible[q] && !work.isPreempted(j) && (q != cq || priority(j) < pr)) {
+                        Placement jp = j.placement();
+                        room += jp.nodeCount() == 1 ? jp.gpusOn(0) : jp.gpusOnNode(n);
+                    }
+                }
+            }
+            if (room >= perNode) {
+                have++;
+            }
+        }
+        return have >= need;
     }
 
     private final FairPreemption.Sizes<Job> sizes = new FairPreemption.Sizes<>() {
