@@ -26,6 +26,7 @@ public final class CycleWork {
     private final BitSet touchedNodes = new BitSet();
     private final NodeMarks nodeMarks;
     private final List<Decision> decisions = new ArrayList<>();
+    private final java.util.Map<Job, Placement> startedHere = new java.util.HashMap<>();
     private boolean copied;
     private long now;
     private long version;
@@ -52,6 +53,7 @@ public final class CycleWork {
         preempted.clear();
         touchedNodes.clear();
         decisions.clear();
+        startedHere.clear();
         copied = false;
     }
 
@@ -81,16 +83,36 @@ public final class CycleWork {
         snapshot.take(p);
         touch(p);
         version++;
+        startedHere.put(job, p);
         decisions.add(new Decision.Start(job, p, reason));
     }
 
+    /**
+     * Stops a running job, or one this cycle started (the plan then starts it and stops it at the same instant, as a
+     * scheduler that admits a workload and evicts it in its next pass would).
+     */
     public void preempt(Job job, PreemptionCause cause) {
+        Placement p = placementOf(job);
+        if (p == null) {
+            throw new IllegalStateException("cannot preempt " + job.id() + ": it neither runs nor was started in this cycle");
+        }
         ensureCopy();
-        snapshot.give(job.placement());
-        touch(job.placement());
+        snapshot.give(p);
+        touch(p);
         preempted.set(job.index());
         version++;
         decisions.add(new Decision.Preempt(job, cause));
+    }
+
+    /** Where a job runs: its live placement, or the one this cycle started it on; null if neither. */
+    public Placement placementOf(Job job) {
+        Placement p = job.placement();
+        return p != null ? p : startedHere.get(job);
+    }
+
+    /** Whether this cycle started the job. */
+    public boolean startedHere(Job job) {
+        return startedHere.containsKey(job);
     }
 
     private void touch(Placement p) {
