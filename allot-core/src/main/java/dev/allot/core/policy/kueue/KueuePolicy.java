@@ -125,12 +125,13 @@ public final class KueuePolicy implements Policy {
         }
     };
 
-    private static final Comparator<Job> VICTIM_ORDER = (a, b) -> {
+    /** Kueue's candidate order inside a ClusterQueue: lower priority, then admitted more recently, then id. */
+    private final Comparator<Job> victimOrder = (a, b) -> {
         int c = Integer.compare(a.spec().priority().ordinal(), b.spec().priority().ordinal());
         if (c != 0) {
             return c;
         }
-        c = Long.compare(b.attemptStartSeconds(), a.attemptStartSeconds());
+        c = Long.compare(admittedAt(b), admittedAt(a));
         return c != 0 ? c : a.id().compareTo(b.id());
     };
 
@@ -162,7 +163,10 @@ public final class KueuePolicy implements Policy {
 
     private final List<Job> started = new ArrayList<>();
     private final List<Job> evicted = new ArrayList<>();
+    private long passNow;
+    private List<List<Job>> passLists;
     private List<FairPreemption.Candidates<Job>> passCandidates;
+    private boolean[] candidatesStale;
     private long[][] passRunningByPriority;
     private long[] passRunning;
 
@@ -253,8 +257,10 @@ public final class KueuePolicy implements Policy {
         }
         bind(state);
         work.begin(now);
+        passNow = now;
         started.clear();
         evicted.clear();
+        passLists = null;
         passCandidates = null;
         passRunning = null;
         // Kueue requeues the workloads it set aside when quota is released: a workload ended or was evicted, or here
@@ -372,6 +378,17 @@ public final class KueuePolicy implements Policy {
             lqUsage.admit(localQueue(w), w.gpus());
         }
         started.add(w);
+        if (passRunning != null) {
+            passRunning[cq] += w.gpus();
+            passRunningByPriority[cq][priority(w)] += w.gpus();
+        }
+        if (passLists != null) {
+            // admitted workloads are candidates in the next cycles (Kueue would evict them a cycle later)
+            List<Job> l = passLists.get(cq);
+            int at = java.util.Collections.binarySearch(l, w, candidateOrder());
+            l.add(at < 0 ? -at - 1 : at, w);
+            candidatesStale[cq] = true;
+        }
         queue.advance(cursor, parkGeneration);
     }
 
@@ -385,6 +402,12 @@ public final class KueuePolicy implements Policy {
             return null;
         }
         buildCandidates(state);
+        for (int q = 0; q < cqCount; q++) {
+            if (candidatesStale[q]) {
+                passCandidates.set(q, FairPreemption.Candidates.of(passLists.get(q), sizes));
+                candidatesStale[q] = false;
+            }
+        }
         List<FairPreemption.Candidates<Job>> lists = new ArrayList<>(passCandidates);
         lists.set(cq, ownCandidates(cq, pr));
         FreeIndex scratch = work.scratch();
@@ -392,12 +415,12 @@ public final class KueuePolicy implements Policy {
         FairPreemption.Room<Job> room = new FairPreemption.Room<>() {
             @Override
             public void free(Job v) {
-                scratch.give(v.placement());
+                scratch.give(work.placementOf(v));
             }
 
             @Override
             public void unfree(Job v) {
-                scratch.take(v.placement());
+                scratch.take(work.placementOf(v));
             }
 
             @Override
@@ -485,11 +508,24 @@ public final class KueuePolicy implements Policy {
         int perNode = w.gpusPerNode();
         int need = w.gpus() / perNode;
         int have = 0;
+        int[] extra = null;
+        for (Job j : started) {
+            int q = cqOf(j);
+            if (eligible[q] && !work.isPreempted(j) && (q != cq || priority(j) < pr)) {
+                if (extra == null) {
+                    extra = new int[f.nodeCount()];
+                }
+                Placement jp = work.placementOf(j);
+                for (int i = 0; i < jp.nodeCount(); i++) {
+                    extra[jp.node(i)] += jp.gpusOn(i);
+                }
+            }
+        }
         for (int n = 0; n < f.nodeCount() && have < need; n++) {
             if (!f.isSchedulable(n) || f.capacity(n) < perNode) {
                 continue;
             }
-            int room = f.free(n);
+            int room = f.free(n) + (extra == null ? 0 : extra[n]);
             if (room < perNode) {
                 for (Job j : state.jobsOn(n)) {
                     int q = cqOf(j);
@@ -525,7 +561,7 @@ public final class KueuePolicy implements Policy {
         }
         passRunning = new long[cqCount];
         passRunningByPriority = new long[cqCount][Priority.values().length];
-        forEachRunning(state, j -> {
+        forEachAdmitted(state, j -> {
             if (!work.isPreempted(j)) {
                 passRunning[cqOf(j)] += j.gpus();
                 passRunningByPriority[cqOf(j)][priority(j)] += j.gpus();
@@ -538,23 +574,55 @@ public final class KueuePolicy implements Policy {
      * more usage first; then lower priority, then admitted more recently, then id.
      */
     private void buildCandidates(ClusterState state) {
-        if (passCandidates != null) {
+        if (passLists != null) {
             return;
         }
-        List<List<Job>> byCq = new ArrayList<>(cqCount);
+        passLists = new ArrayList<>(cqCount);
         for (int q = 0; q < cqCount; q++) {
-            byCq.add(new ArrayList<>());
+            passLists.add(new ArrayList<>());
         }
-        forEachRunning(state, j -> byCq.get(cqOf(j)).add(j));
-        Comparator<Job> order = VICTIM_ORDER;
+        forEachAdmitted(state, j -> passLists.get(cqOf(j)).add(j));
         if (admissionFairSharing) {
-            order = Comparator.<Job>comparingDouble(j -> -lqUsage.usage(localQueue(j))).thenComparing(VICTIM_ORDER);
+            lqUsageSnapshot = new double[lqUsage.size()];
+            for (int lq = 0; lq < lqUsageSnapshot.length; lq++) {
+                lqUsageSnapshot[lq] = lqUsage.usage(lq);
+            }
         }
+        Comparator<Job> order = candidateOrder();
         passCandidates = new ArrayList<>(cqCount);
-        for (List<Job> l : byCq) {
+        candidatesStale = new boolean[cqCount];
+        for (List<Job> l : passLists) {
             l.sort(order);
             passCandidates.add(FairPreemption.Candidates.of(l, sizes));
         }
+    }
+
+    /**
+     * With Admission Fair Sharing, LocalQueues with more usage first (as they stood when the pass first needed
+     * candidates, as Kueue reads them from its snapshot); then {@link #victimOrder}.
+     */
+    private Comparator<Job> candidateOrder() {
+        if (admissionFairSharing) {
+            return Comparator.<Job>comparingDouble(j -> -usageForCandidates(localQueue(j))).thenComparing(victimOrder);
+        }
+        return victimOrder;
+    }
+
+    private double[] lqUsageSnapshot = new double[0];
+
+    private double usageForCandidates(int lq) {
+        return lq < lqUsageSnapshot.length ? lqUsageSnapshot[lq] : lqUsage.usage(lq);
+    }
+
+    /** When a workload was admitted: now if this pass started it, else the start of its running attempt. */
+    private long admittedAt(Job j) {
+        return work.startedHere(j) ? passNow : j.attemptStartSeconds();
+    }
+
+    /** Every admitted workload: running ones and those this pass started. */
+    private void forEachAdmitted(ClusterState state, java.util.function.Consumer<Job> f) {
+        forEachRunning(state, f);
+        started.forEach(f);
     }
 
     /** The preemptor's own ClusterQueue offers its workloads of lower priority ({@code withinClusterQueue: LowerPriority}). */
