@@ -85,7 +85,15 @@ public final class ScenarioBuilder {
 
     /** Runs the scenario with invariant checks on and records the story. */
     public Run run(String policy) {
-        StoryRecorder story = StoryRecorder.brief();
+        return run(policy, StoryRecorder.brief());
+    }
+
+    /** Like {@link #run(String)}, with the policy's reason at the end of each start and preemption line. */
+    public Run runWithReasons(String policy) {
+        return run(policy, StoryRecorder.detailed());
+    }
+
+    private Run run(String policy, StoryRecorder story) {
         SimulationResult result = new Simulator(scenario(), PolicyRegistry.standard(), policy,
                 Simulator.Options.defaults().withCheck(true).withListener(story)).run();
         return new Run(result, story.lines());
@@ -122,6 +130,11 @@ public final class ScenarioBuilder {
 
         public W in(String allocation) {
             b.allocation(allocation);
+            return this;
+        }
+
+        public W user(String name) {
+            b.user(name);
             return this;
         }
 
