@@ -63,8 +63,9 @@ import java.util.TreeSet;
  * a workload that fits the quota but not the nodes waits without holding quota (without topology-aware scheduling
  * Kueue would admit it and its pods would wait holding the quota), and the preemption search counts the room the
  * victims free on the nodes as well as the quota. Evictions complete at once, so a preemptor is admitted in the same
- * cycle instead of a later one, and workloads admitted in a pass are not preemption candidates until the next pass
- * (as within one Kueue cycle). Set-aside workloads come back when quota or GPUs are released (a workload ends or is
+ * cycle instead of a later one, once its victims are gone. A workload admitted in one cycle of a pass is a preemption
+ * candidate in the pass's later cycles, as in Kueue's next cycle (the plan then starts and stops it at the same
+ * instant). Set-aside workloads come back when quota or GPUs are released (a workload ends or is
  * evicted, a node changes health), as Kueue requeues inadmissible workloads when quota is released. Ties Kueue leaves
  * to map order are broken by workload id and tree order.
  *
