@@ -75,6 +75,15 @@ import java.util.TreeSet;
  * {@link #isProtected} promises nothing. An evicted workload requeues with its checkpointed progress if resumable,
  * and ends otherwise.
  *
+ * <p><b>Preemption loops.</b> Kueue's proof that fair sharing preemption cannot cycle covers two workloads evicting
+ * each other by share; it does not cover priority preemption inside a ClusterQueue. A small low-priority workload of
+ * A evicts one of B by share, then A's large high-priority workload evicts it ({@code InClusterQueue}), which raises
+ * A's share enough for B's workload to evict the large one by share, and so on (Kueue has reports of such loops, e.g.
+ * kubernetes-sigs/kueue#14543 and #7101). A simulation must end, so here a workload evicted by preemption does not
+ * preempt in turn until quota is released by something other than an eviction (a workload ends, a node changes
+ * health); until then it is admitted only where it fits. Each workload then preempts at most once between two such
+ * releases, so the evictions are finite.
+ *
  * <p><b>Unhealthy hosts</b> take no new work; their workloads keep running until they end (cordoning a Kubernetes
  * node does not evict its pods, and Kueue does not watch nodes).
  *
@@ -156,6 +165,11 @@ public final class KueuePolicy implements Policy {
     private long expectedRunning = -1;
     private long expectedFree = -1;
     private boolean preemptedLastPass;
+    /**
+     * Workloads evicted since quota was last released by something other than this policy's evictions: they may be
+     * admitted where they fit, but do not preempt (see the class comment, preemption loops).
+     */
+    private final java.util.BitSet evictedThisEpoch = new java.util.BitSet();
 
     private LocalQueueUsage lqUsage;
     private final Map<String, Integer> users = new HashMap<>();
@@ -266,9 +280,13 @@ public final class KueuePolicy implements Policy {
         passRunning = null;
         // Kueue requeues the workloads it set aside when quota is released: a workload ended or was evicted, or here
         // also when a node changed health (the free GPUs differ from what the last plan left).
-        if (expectedRunning < 0 || preemptedLastPass || state.runningCount() != expectedRunning
-                || state.freeIndex().totalFree() != expectedFree) {
+        boolean released = expectedRunning < 0 || state.runningCount() != expectedRunning
+                || state.freeIndex().totalFree() != expectedFree;
+        if (released || preemptedLastPass) {
             parkGeneration++;
+        }
+        if (released) {
+            evictedThisEpoch.clear();
         }
         if (admissionFairSharing) {
             lqUsage.advanceTo(now);
@@ -344,6 +362,12 @@ public final class KueuePolicy implements Policy {
             admit(queue, cursor, w, p, cq, before, share, heads, 0);
             return;
         }
+        if (evictedThisEpoch.get(w.index())) {
+            // evicted since quota was last released: it waits without preempting, and without setting aside the
+            // workloads behind it, which may preempt
+            queue.advance(cursor, parkGeneration);
+            return;
+        }
         List<FairPreemption.Target<Job>> targets = preemptionTargets(state, w, cq);
         if (targets == null) {
             queue.setAside(w, parkGeneration);
@@ -359,6 +383,7 @@ public final class KueuePolicy implements Policy {
                 lqUsage.addAdmitted(localQueue(v), -v.gpus());
             }
             evicted.add(v);
+            evictedThisEpoch.set(v.index());
         }
         p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
         if (p == null || cohorts.available() < w.gpus()) {
