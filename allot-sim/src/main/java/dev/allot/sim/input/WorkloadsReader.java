@@ -5,8 +5,6 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.dataformat.csv.CsvFactory;
-import com.fasterxml.jackson.dataformat.csv.CsvParser;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Priority;
@@ -53,12 +51,6 @@ final class WorkloadsReader {
     private static final int KIND = 11;
     private static final int FIELDS = 12;
 
-    private static final CsvFactory CSV_FACTORY = CsvFactory.builder()
-            .enable(CsvParser.Feature.WRAP_AS_ARRAY)
-            .enable(CsvParser.Feature.SKIP_EMPTY_LINES)
-            .enable(CsvParser.Feature.TRIM_SPACES)
-            .enable(CsvParser.Feature.ALLOW_COMMENTS)
-            .build();
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
 
     private final String file;
@@ -116,20 +108,9 @@ final class WorkloadsReader {
     // ---- CSV --------------------------------------------------------------------------------------------------
 
     void readCsv(Reader reader) throws IOException {
-        try (CsvParser p = CSV_FACTORY.createParser(reader)) {
-            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.START_ARRAY) {
-                throw new InputException(file, 0, 0, null,
-                        "the file is empty; expected a header row such as " + String.join(",", COLUMNS));
-            }
-            List<String> header = new ArrayList<>();
-            int headerLine = 0;
-            for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
-                if (header.isEmpty()) {
-                    headerLine = p.currentTokenLocation().getLineNr();
-                }
-                header.add(p.getText());
-            }
-            int[] fieldAt = header(header, headerLine);
+        try (CsvRows rows = CsvRows.open(reader, file, String.join(",", COLUMNS))) {
+            List<String> header = new ArrayList<>(rows.header());
+            int[] fieldAt = header(header, rows.headerLine());
             int width = header.size();
             int[] column = new int[FIELDS];
             for (int pos = 0; pos < width; pos++) {
@@ -137,46 +118,25 @@ final class WorkloadsReader {
             }
             IntUnaryOperator columnOf = f -> column[f];
             String[] values = new String[FIELDS];
-            String[] cells = new String[width + 1];
-            while (p.nextToken() == JsonToken.START_ARRAY) {
-                int count = 0;
-                int line = 0;
-                for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
-                    if (count == 0) {
-                        line = p.currentTokenLocation().getLineNr();
-                    }
-                    if (count < cells.length) {
-                        cells[count] = p.getText();
-                    }
-                    count++;
-                }
-                if (count == 0 || (count == 1 && cells[0].isEmpty())) {
-                    continue;
-                }
-                if (count != width) {
-                    reject(new InputException(file, line, Math.min(count, width) + 1, null, "expected " + width
-                            + " cells as in the header row, got " + count));
+            while (rows.next()) {
+                try {
+                    rows.requireWidth();
+                } catch (InputException e) {
+                    reject(e);
                     continue;
                 }
                 Arrays.fill(values, null);
                 for (int pos = 0; pos < width; pos++) {
-                    String c = cells[pos];
+                    String c = rows.cell(pos);
                     values[fieldAt[pos]] = c.isEmpty() ? null : c;
                 }
-                accept(line, values, columnOf);
+                accept(rows.line(), values, columnOf);
             }
-        } catch (JsonProcessingException e) {
-            JsonLocation l = e.getLocation();
-            throw new InputException(file, l == null ? 0 : Math.max(0, l.getLineNr()), 0, null,
-                    "malformed CSV: " + oneLine(e.getOriginalMessage()));
         }
     }
 
     /** Maps each header position to its field; unknown, repeated or missing required columns are errors. */
     private int[] header(List<String> header, int line) {
-        if (!header.isEmpty() && header.get(0).startsWith("\uFEFF")) {
-            header.set(0, header.get(0).substring(1));
-        }
         int[] fieldAt = new int[header.size()];
         int[] seenAt = new int[FIELDS];
         for (int pos = 0; pos < header.size(); pos++) {
