@@ -57,6 +57,87 @@ public final class ScenarioReader {
         }
     }
 
+    /**
+     * Reads an allocation tree written as {@code allocations.yaml} is, from any file; messages name the file.
+     *
+     * @throws InputException for any problem with the file
+     */
+    public static AllocationTree readAllocations(Path file) {
+        String name = displayName(file);
+        try {
+            return AllocationsReader.read(name, readText(file, name));
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    /**
+     * Workloads read from a {@code workloads.csv} or {@code workloads.jsonl}, sorted, with time 0 applied.
+     *
+     * @param rejected      the rows skipped when reading leniently
+     * @param timeZeroEpoch epoch seconds of time 0 when the file wrote instants or {@code start} was given, else null
+     */
+    public record Workloads(List<WorkloadSpec> workloads, List<String> rejected, Long timeZeroEpoch) {
+    }
+
+    /**
+     * Reads the workloads of a {@code workloads.csv} or {@code workloads.jsonl} file (by its extension), or of the
+     * one such file in a folder, with the same checks and messages as a scenario folder.
+     *
+     * @param tree  the tree whose leaves rows must name, or null to accept any allocation name
+     * @param start epoch seconds of time 0 for instants, or null for the earliest instant in the file
+     * @throws InputException for any problem with the input
+     */
+    public static Workloads readWorkloads(Path path, ClusterSpec cluster, AllocationTree tree, Long start,
+                                          boolean lenient) {
+        try {
+            Path file = path;
+            boolean jsonl;
+            if (Files.isDirectory(path)) {
+                boolean csv = Files.isRegularFile(path.resolve(WORKLOADS_CSV_FILE));
+                jsonl = Files.isRegularFile(path.resolve(WORKLOADS_JSONL_FILE));
+                if (csv == jsonl) {
+                    throw new InputException(path.toString(), 0, 0, null, "expected a folder holding exactly one of "
+                            + WORKLOADS_CSV_FILE + " and " + WORKLOADS_JSONL_FILE + ", found "
+                            + (csv ? "both" : "neither"));
+                }
+                file = path.resolve(jsonl ? WORKLOADS_JSONL_FILE : WORKLOADS_CSV_FILE);
+            } else {
+                String name = displayName(path);
+                jsonl = name.endsWith(".jsonl");
+                if (!jsonl && !name.endsWith(".csv")) {
+                    throw new InputException(name, 0, 0, null, "expected a .csv or .jsonl file of workloads, or a"
+                            + " folder holding " + WORKLOADS_CSV_FILE + " or " + WORKLOADS_JSONL_FILE);
+                }
+                if (!Files.isRegularFile(path)) {
+                    throw new InputException(name, 0, 0, null, "no such file: " + path);
+                }
+            }
+            String name = displayName(file);
+            WorkloadsReader reader = new WorkloadsReader(name, new ClusterSpec(cluster.nodes(), List.of()), tree,
+                    start, lenient);
+            try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                if (jsonl) {
+                    reader.readJsonl(r);
+                } else {
+                    reader.readCsv(r);
+                }
+            } catch (IOException e) {
+                throw readError(name, e);
+            }
+            Long epoch0 = start != null ? start : reader.earliestPendingInstant();
+            List<WorkloadSpec> specs = Scenario.sorted(reader.resolve(epoch0 == null ? 0 : epoch0));
+            return new Workloads(specs, List.copyOf(reader.rejected()), epoch0);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    private static String displayName(Path file) {
+        Path name = file.getFileName();
+        return name == null ? file.toString() : name.toString();
+    }
+
     private static Scenario readFolder(Path dir, boolean lenient, PolicyRegistry registry) {
         if (!Files.isDirectory(dir)) {
             throw new InputException(dir.toString(), 0, 0, null,

@@ -19,7 +19,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -68,6 +67,7 @@ final class WorkloadsReader {
 
     /**
      * @param cluster the nodes (health events do not matter here)
+     * @param tree    the allocation tree rows must name leaves of, or null to accept any allocation name
      * @param start   epoch seconds of time 0 when {@code cluster.yaml} gives {@code start}, else null
      */
     WorkloadsReader(String file, ClusterSpec cluster, AllocationTree tree, Long start, boolean lenient) {
@@ -314,8 +314,8 @@ final class WorkloadsReader {
         }
 
         String allocation = required(line, v, column, ALLOCATION, "the name of a leaf allocation");
-        if (tree.leaf(allocation).isEmpty()) {
-            throw error(line, column, ALLOCATION, allocationProblem(allocation));
+        if (tree != null && tree.leaf(allocation).isEmpty()) {
+            throw error(line, column, ALLOCATION, Values.allocationProblem(tree, allocation));
         }
 
         String user = v[USER] == null ? "-" : v[USER];
@@ -364,7 +364,7 @@ final class WorkloadsReader {
             throw error(line, column, GPUS, "expected a multiple of gpus_per_node (" + perNode + "), got " + gpus);
         }
         if (!fits((int) gpus, (int) perNode)) {
-            throw error(line, column, GPUS, fitProblem((int) gpus, (int) perNode));
+            throw error(line, column, GPUS, Values.fitProblem(cluster, (int) gpus, (int) perNode));
         }
         Integer first = idLine.get(id);
         if (first != null) {
@@ -420,32 +420,5 @@ final class WorkloadsReader {
             fits.put(key, f);
         }
         return f;
-    }
-
-    private String fitProblem(int gpus, int perNode) {
-        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
-        if (perNode == 0) {
-            return "expected at most " + cluster.totalGpus() + " GPUs (the cluster has " + has + "), got " + gpus;
-        }
-        int nodes = cluster.nodesWithAtLeast(perNode);
-        int asked = gpus / perNode;
-        return "expected a shape the cluster can hold, got " + asked + (asked == 1 ? " node" : " nodes") + " x " + perNode
-                + " GPUs; the cluster has " + nodes + " nodes with at least " + perNode + " GPUs (" + has
-                + " in all, at most " + cluster.maxGpusPerNode() + " GPUs per node)";
-    }
-
-    private String allocationProblem(String name) {
-        Optional<Integer> node = tree.node(name);
-        if (node.isPresent()) {
-            List<String> below = new ArrayList<>();
-            for (int leaf = 0; leaf < tree.leafCount(); leaf++) {
-                if (tree.isWithin(tree.leafNode(leaf), node.get())) {
-                    below.add(tree.leafName(leaf));
-                }
-            }
-            return "expected a leaf allocation, got '" + name + "', an inner node of the allocation tree; its leaves: "
-                    + Values.list(below, 20);
-        }
-        return "expected one of the leaf allocations (" + Values.list(tree.leafNames(), 30) + "), got '" + name + "'";
     }
 }
