@@ -73,8 +73,8 @@ public final class PhillyFormat implements TraceFormat {
             throw cells.error(TIMESTAMP, "expected " + TIME_EXPECTED + ", got '" + timeText + "'");
         }
         String durationText = cells.required(DURATION, "a positive number of seconds");
-        double seconds = Values.parseNumber(durationText);
-        if (!(seconds > 0) || Math.ceil(seconds) > Integer.MAX_VALUE) {
+        long seconds = secondsRoundedUp(durationText);
+        if (seconds < 1 || seconds > Integer.MAX_VALUE) {
             throw cells.error(DURATION, "expected a positive number of seconds, got '" + durationText + "'");
         }
         int gpus = cells.gpus(GPUS, 1);
@@ -82,7 +82,37 @@ public final class PhillyFormat implements TraceFormat {
         rows.checkFits(gpus, line, cells.column(GPUS), cells.name(GPUS));
         rows.checkAllocation(cluster, line, cells.column(CLUSTER), cells.name(CLUSTER));
         rows.checkNotBeforeStart(submit, timeText, line, cells.column(TIMESTAMP), cells.name(TIMESTAMP));
-        rows.add(line, null, submit, cluster, "-", gpus, (long) Math.ceil(seconds));
+        rows.add(line, null, submit, cluster, "-", gpus, seconds);
+    }
+
+    /**
+     * A non-negative decimal number of seconds rounded up to whole seconds; -1 when the text is not such a number.
+     * Plain {@code digits[.digits]} (what the trace writes) is read without {@link Double#parseDouble}.
+     */
+    static long secondsRoundedUp(String s) {
+        int n = s.length();
+        long whole = 0;
+        int i = 0;
+        while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9' && i < 15) {
+            whole = whole * 10 + (s.charAt(i) - '0');
+            i++;
+        }
+        if (i > 0 && i == n) {
+            return whole;
+        }
+        if (i > 0 && i < 15 && s.charAt(i) == '.') {
+            boolean fraction = false;
+            int j = i + 1;
+            while (j < n && s.charAt(j) >= '0' && s.charAt(j) <= '9') {
+                fraction |= s.charAt(j) != '0';
+                j++;
+            }
+            if (j == n) {
+                return fraction ? whole + 1 : whole;
+            }
+        }
+        double d = Values.parseNumber(s);
+        return d >= 0 && d < 1e15 ? (long) Math.ceil(d) : -1;
     }
 
     /** Epoch seconds of {@code yyyy-MM-dd HH:mm:ss} in UTC (also {@code T} and a trailing {@code Z}); -1 if not. */

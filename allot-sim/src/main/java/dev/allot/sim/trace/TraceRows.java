@@ -259,6 +259,10 @@ public final class TraceRows {
         long resumable = 0;
         int checkpoint = 0;
         if (!declared) {
+            long[] allocationHash = new long[c.allocations.size()];
+            for (int a = 0; a < allocationHash.length; a++) {
+                allocationHash[a] = ContractRule.hash(c.allocations.get(a));
+            }
             int train = c.kinds.intern(ContractRule.KIND_TRAIN);
             int debugKind = c.kinds.intern(ContractRule.KIND_DEBUG);
             checkpoint = (int) Math.min(Integer.MAX_VALUE, contract.checkpointSeconds());
@@ -266,7 +270,7 @@ public final class TraceRows {
                 long d = c.duration[r];
                 boolean isDebug = contract.debug(d);
                 long min = contract.minRuntimeSeconds(d);
-                if (contract.unallocated(identity(c, r))) {
+                if (contract.unallocated(identity(c, r, allocationHash))) {
                     min = 0;
                     unallocated++;
                 }
@@ -306,11 +310,11 @@ public final class TraceRows {
      * What the unallocated choice hashes: the id when the trace has ids, else the row's content (its submit time as
      * written, allocation, GPUs and duration), so that reordering the rows of a trace never changes the choice.
      */
-    private static long identity(Columns c, int r) {
+    private static long identity(Columns c, int r, long[] allocationHash) {
         if (c.ids != null) {
             return ContractRule.hash(c.ids[r]);
         }
-        long h = ContractRule.hash(c.allocations.get(c.allocation[r]));
+        long h = allocationHash[c.allocation[r]];
         h = ContractRule.hash(h, c.submit[r]);
         h = ContractRule.hash(h, c.gpus[r]);
         return ContractRule.hash(h, c.duration[r]);
