@@ -63,6 +63,19 @@ class PhillyFormatTest {
         }
     }
 
+    @Test
+    void durationsAreDecimalSecondsRoundedUp() {
+        assertThat(PhillyFormat.secondsRoundedUp("66.0")).isEqualTo(66);
+        assertThat(PhillyFormat.secondsRoundedUp("66")).isEqualTo(66);
+        assertThat(PhillyFormat.secondsRoundedUp("66.01")).isEqualTo(67);
+        assertThat(PhillyFormat.secondsRoundedUp("0.5")).isEqualTo(1);
+        assertThat(PhillyFormat.secondsRoundedUp("1e3")).isEqualTo(1000);
+        assertThat(PhillyFormat.secondsRoundedUp("0.0")).isZero();
+        for (String bad : List.of("-3.0", "soon", "1.2.3", "", "66.0s")) {
+            assertThat(PhillyFormat.secondsRoundedUp(bad)).as(bad).isEqualTo(-1);
+        }
+    }
+
     private InputException row(String row) {
         return Traces.error(Traces.of("philly", Traces.write(tmp, "p.csv", HEADER + GOOD + "\n" + row + "\n")));
     }
