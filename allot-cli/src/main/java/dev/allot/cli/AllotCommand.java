@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "allot", mixinStandardHelpOptions = true, version = "allot " + AllotCommand.VERSION,
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
         subcommands = {SimulateCommand.class, GenerateCommand.class, BenchCommand.class, PoliciesCommand.class,
-                CommandLine.HelpCommand.class})
+                TracesCommand.class, CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {
     public static final String VERSION = "0.1.0";
 
