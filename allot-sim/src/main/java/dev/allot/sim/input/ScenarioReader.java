@@ -16,6 +16,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -247,7 +248,7 @@ public final class ScenarioReader {
                 at -= epoch0;
                 if (at < 0) {
                     throw new InputException(CLUSTER_FILE, h.line(), h.column(), "at", "expected an instant at or after"
-                            + " time 0 (" + java.time.Instant.ofEpochSecond(epoch0) + ", the trace's earliest"
+                            + " time 0 (" + Instant.ofEpochSecond(epoch0) + ", the trace's earliest"
                             + " submission)");
                 }
             }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Reads {@code trace.yaml}, which makes a scenario folder replay a real trace instead of {@code workloads.csv}:
@@ -102,7 +103,7 @@ final class TraceFileReader {
      * unknown key) or its value, else at the section, as {@code policy.yaml} does.
      */
     private static <T> T locate(YamlTree y, Entry section, List<SettingSpec> specs, Map<String, String> given,
-                                Consumer<Map<String, String>> checkOne, java.util.function.Supplier<T> parseAll) {
+                                Consumer<Map<String, String>> checkOne, Supplier<T> parseAll) {
         try {
             return parseAll.get();
         } catch (IllegalArgumentException whole) {

@@ -1,7 +1,9 @@
 package dev.allot.sim.trace;
 
 import dev.allot.sim.input.CsvRows;
+import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.Values;
+import java.util.List;
 
 /** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
 final class Cells {
@@ -15,7 +17,7 @@ final class Cells {
         this.rows = rows;
         this.csv = csv;
         this.names = names;
-        this.at = csv.positions(java.util.List.of(names));
+        this.at = csv.positions(List.of(names));
     }
 
     int line() {
@@ -70,7 +72,7 @@ final class Cells {
         return whole(field, min, Integer.MAX_VALUE, "a whole number of seconds >= " + min);
     }
 
-    dev.allot.sim.input.InputException error(int field, String problem) {
+    InputException error(int field, String problem) {
         return rows.error(csv.line(), column(field), names[field], problem);
     }
 }

@@ -1,5 +1,6 @@
 package dev.allot.sim.trace;
 
+import dev.allot.core.model.Priority;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -91,7 +92,7 @@ final class Columns {
     byte[] priority() {
         if (priority == null) {
             priority = new byte[submit.length];
-            Arrays.fill(priority, (byte) dev.allot.core.model.Priority.NORMAL.ordinal());
+            Arrays.fill(priority, (byte) Priority.NORMAL.ordinal());
         }
         return priority;
     }

@@ -1,6 +1,5 @@
 package dev.allot.sim.trace;
 
-import dev.allot.core.model.Durations;
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import java.time.Duration;
@@ -156,10 +155,5 @@ public final class ContractRule {
         StringBuilder sb = new StringBuilder();
         asText().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append('=').append(v));
         return sb.toString();
-    }
-
-    /** The checkpoint interval as written, e.g. {@code 30m}. */
-    String checkpointText() {
-        return Durations.formatSeconds(checkpointEvery);
     }
 }

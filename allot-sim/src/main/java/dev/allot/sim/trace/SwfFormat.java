@@ -3,6 +3,7 @@ package dev.allot.sim.trace;
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.Values;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -179,7 +180,7 @@ public final class SwfFormat implements TraceFormat {
         if (t.equals("-1")) {
             return -1;
         }
-        long v = dev.allot.sim.input.Values.parseWholeNumber(t);
+        long v = Values.parseWholeNumber(t);
         if (v < 0) {
             throw rows.error(line, field, name, "expected a whole number >= 0, or -1 for unknown, got '" + t + "'");
         }

@@ -2,6 +2,7 @@ package dev.allot.sim.trace;
 
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.Values;
@@ -223,7 +224,7 @@ public final class TraceRows {
         if (w.checkpointEvery() != null) {
             c.checkpoint()[r] = (int) Math.min(Integer.MAX_VALUE, w.checkpointEvery().getSeconds());
         }
-        if (w.priority() != dev.allot.core.model.Priority.NORMAL) {
+        if (w.priority() != Priority.NORMAL) {
             c.priority()[r] = (byte) w.priority().ordinal();
         }
     }

@@ -16,7 +16,8 @@ import java.util.RandomAccess;
  * submitted, so a million-row trace never needs a million objects before the first event.
  *
  * <p>Immutable. The last workload built is kept, so asking twice in a row for the same index (as the simulator
- * does while it peeks at the next submission) builds it once; {@link #created()} counts the workloads built.
+ * does while it peeks at the next submission) builds it once; {@link #created()} counts the workloads built (a
+ * diagnostic, exact when one thread reads the table).
  */
 public final class WorkloadTable extends AbstractList<WorkloadSpec> implements SortedWorkloads, RandomAccess {
     private static final Priority[] PRIORITIES = Priority.values();
