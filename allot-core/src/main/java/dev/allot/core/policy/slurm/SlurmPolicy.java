@@ -14,6 +14,7 @@ import dev.allot.core.sched.Placer;
 import dev.allot.core.sched.VictimPool;
 import dev.allot.core.sched.VictimSearch;
 import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
@@ -230,6 +231,7 @@ public final class SlurmPolicy implements Policy {
     private Job[] gracePreemptor = new Job[0];
     private TreeSet<Job> graceOrder;
     private final Map<Job, List<Job>> victimsOf = new HashMap<>();
+    private final Map<Job, BitSet> graceHold = new HashMap<>();
     private final List<Job> requeueWatch = new ArrayList<>();
     private final List<Job> startedThisCycle = new ArrayList<>();
 
@@ -238,6 +240,10 @@ public final class SlurmPolicy implements Policy {
     private Job owner;
     private Shadow shadow;
     private boolean shadowPlanned;
+    private final BitSet holds = new BitSet();
+    private final BitSet exclusionWithShadow = new BitSet();
+    private long exclusionAt;
+    private boolean ownerMayPreempt;
     // per shape and exclusion (key = shape * 2 + (excluded ? 1 : 0)): the stamp at which the answer was found
     private long[] placementFailedAt = new long[0];
     private long[] victimsFailedAt = new long[0];
@@ -353,6 +359,7 @@ public final class SlurmPolicy implements Policy {
         graceOrder = new TreeSet<>((a, b) -> graceDeadline[a.index()] != graceDeadline[b.index()]
                 ? Long.compare(graceDeadline[a.index()], graceDeadline[b.index()]) : Integer.compare(a.index(), b.index()));
         victimsOf.clear();
+        graceHold.clear();
         requeueWatch.clear();
     }
 
@@ -579,6 +586,7 @@ public final class SlurmPolicy implements Policy {
         owner = null;
         shadow = null;
         shadowPlanned = false;
+        holds.clear();
         stopVictimsAtDeadline(state);
         if (queuedCount > 0) {
             scheduleQueue(state);
@@ -672,6 +680,9 @@ public final class SlurmPolicy implements Policy {
                     owner = w;
                     main = false;
                     visited(w);
+                    if (w.allocated() && awaitingGrace(w)) {
+                        holdFor(w);
+                    }
                 }
                 continue;
             }
@@ -694,6 +705,9 @@ public final class SlurmPolicy implements Policy {
                 }
             }
             visited(w);
+            if (w.allocated() && awaitingGrace(w)) {
+                holdFor(w);
+            }
             // at the first failure and every so often after, see whether any waiting job at all could still start
             if (config.shortcuts() && (failures == 1 || failures % 32 == 0) && allHopeless(state)) {
                 break; // the rest would all be examined and skipped
@@ -729,7 +743,7 @@ public final class SlurmPolicy implements Policy {
     }
 
     private boolean startInMainPass(ClusterState state, Job w, long prio) {
-        Placement p = place(w, null);
+        Placement p = place(w, false);
         if (p != null) {
             start(w, p, prio, null, 0);
             return true;
@@ -737,20 +751,20 @@ public final class SlurmPolicy implements Policy {
         if (!w.allocated() || awaitingGrace(w)) {
             return false;
         }
-        return preemptFor(state, w, prio, null, null, 0);
+        return preemptFor(state, w, prio, false, null, 0);
     }
 
     /** Starts {@code w} now if that does not delay the reservation; false if it cannot. */
     private boolean backfill(ClusterState state, Job w, long prio) {
         long end = now + limit[w.index()];
-        Placement p = place(w, null);
+        Placement p = place(w, false);
         if (p != null) {
             Shadow s = shadow(state);
             if (s == null || !s.delayedBy(p, end)) {
                 start(w, p, prio, s, end);
                 return true;
             }
-            p = place(w, s.nodes());
+            p = place(w, true);
             if (p != null) {
                 start(w, p, prio, s, end);
                 return true;
@@ -760,8 +774,7 @@ public final class SlurmPolicy implements Policy {
             return false;
         }
         Shadow s = shadow(state);
-        BitSet excluded = s == null || end <= s.startSeconds() ? null : s.nodes();
-        return preemptFor(state, w, prio, excluded, s, end);
+        return preemptFor(state, w, prio, s != null && end > s.startSeconds(), s, end);
     }
 
     /**
@@ -772,7 +785,7 @@ public final class SlurmPolicy implements Policy {
     private boolean hopeless(ClusterState state, int kind) {
         int shape = kind / 2;
         boolean canPreempt = kind % 2 == PROTECTED;
-        if (!fits(shape, null) && (!canPreempt || !victimsExist(state, shape, null))) {
+        if (!fits(shape, false) && (!canPreempt || !victimsExist(state, shape, false))) {
             return true;
         }
         Shadow s = shadow(state);
@@ -782,7 +795,7 @@ public final class SlurmPolicy implements Policy {
         if (shortLeft(kind, s) > 0) {
             return false;
         }
-        return !fits(shape, s.nodes()) && (!canPreempt || !victimsExist(state, shape, s.nodes()));
+        return !fits(shape, true) && (!canPreempt || !victimsExist(state, shape, true));
     }
 
     /**
@@ -793,17 +806,55 @@ public final class SlurmPolicy implements Policy {
         return epoch;
     }
 
-    private static int key(int shape, BitSet excluded) {
-        return shape * 2 + (excluded == null ? 0 : 1);
+    private static int key(int shape, boolean withShadow) {
+        return shape * 2 + (withShadow ? 1 : 0);
     }
 
-    private Placement place(Job w, BitSet excluded) {
-        return place(w.shape(), excluded);
+    /**
+     * The nodes a job may not use: those held for grace-waiting preemptors the walk has passed, and, with
+     * {@code withShadow}, those reserved for the blocked job. Null for none.
+     */
+    private BitSet exclusion(boolean withShadow) {
+        if (!withShadow) {
+            return holds.isEmpty() ? null : holds;
+        }
+        if (holds.isEmpty()) {
+            return shadow.nodes();
+        }
+        if (exclusionAt != stamp()) {
+            exclusionWithShadow.clear();
+            exclusionWithShadow.or(shadow.nodes());
+            exclusionWithShadow.or(holds);
+            exclusionAt = stamp();
+        }
+        return exclusionWithShadow;
     }
 
-    /** Whether the shape fits on idle GPUs outside {@code excluded} (no placement is built). */
-    private boolean fits(int shape, BitSet excluded) {
-        int key = key(shape, excluded);
+    /**
+     * Holds the nodes a grace-waiting preemptor will use against every job the walk meets after it (as Slurm's
+     * backfill reserves them for it), so that lower-priority work cannot take the idle GPUs it counted on.
+     */
+    private void holdFor(Job preemptor) {
+        BitSet h = graceHold.get(preemptor);
+        if (h == null) {
+            return;
+        }
+        BitSet missing = (BitSet) h.clone();
+        missing.andNot(holds);
+        if (!missing.isEmpty()) {
+            holds.or(h);
+            epoch++; // the memos of placements and victims assumed fewer excluded nodes
+        }
+    }
+
+    private Placement place(Job w, boolean withShadow) {
+        return place(w.shape(), withShadow);
+    }
+
+    /** Whether the shape fits on idle GPUs outside the exclusion (no placement is built). */
+    private boolean fits(int shape, boolean withShadow) {
+        int key = key(shape, withShadow);
+        BitSet excluded = exclusion(withShadow);
         if (placementFailedAt[key] == stamp()) {
             return false;
         }
@@ -815,9 +866,10 @@ public final class SlurmPolicy implements Policy {
         return ok;
     }
 
-    /** A placement on idle GPUs outside {@code excluded}; a failure holds for the shape until the free GPUs change. */
-    private Placement place(int shape, BitSet excluded) {
-        int key = key(shape, excluded);
+    /** A placement on idle GPUs outside the exclusion; a failure holds for the shape until the free GPUs change. */
+    private Placement place(int shape, boolean withShadow) {
+        int key = key(shape, withShadow);
+        BitSet excluded = exclusion(withShadow);
         if (placementFailedAt[key] == stamp()) {
             return null;
         }
@@ -832,6 +884,7 @@ public final class SlurmPolicy implements Policy {
     private Shadow shadow(ClusterState state) {
         if (!shadowPlanned) {
             shadowPlanned = true;
+            ownerMayPreempt = owner != null && owner.allocated() && !awaitingGrace(owner);
             shadow = owner == null ? null : Shadow.plan(work, owner, this::releaseAt, shadowBuffers);
             for (Job j : visitedEarly) {
                 countIfShort(j);
@@ -881,7 +934,8 @@ public final class SlurmPolicy implements Policy {
     /**
      * When a running job (or one started in this cycle) frees its GPUs for the reservation's owner: at its time
      * limit, at its grace deadline if it was chosen as a victim, and, if the owner may preempt it, as soon as its
-     * exempt time is over.
+     * exempt time is over. An owner waiting out its victims' grace time chooses no more victims, so for it the
+     * other preemptible jobs end at their time limits.
      */
     private long releaseAt(Job j) {
         long start = j.state() == JobState.RUNNING ? j.attemptStartSeconds() : now;
@@ -889,7 +943,7 @@ public final class SlurmPolicy implements Policy {
         if (j.state() == JobState.RUNNING && inGrace(j)) {
             return Math.min(end, graceDeadline[j.index()]);
         }
-        if (owner.allocated() && !j.allocated()) {
+        if (ownerMayPreempt && !j.allocated()) {
             return Math.min(end, Math.max(now, start + exemptSeconds));
         }
         return end;
@@ -917,13 +971,14 @@ public final class SlurmPolicy implements Policy {
      * Preempts (or, with a grace time, signals) a minimal set of preemptible jobs for {@code w} and starts it;
      * false if there is no such set, or if {@code w} must now wait for its victims' grace time.
      */
-    private boolean preemptFor(ClusterState state, Job w, long prio, BitSet excluded, Shadow s, long end) {
-        List<Job> victims = findVictims(state, w.shape(), excluded);
+    private boolean preemptFor(ClusterState state, Job w, long prio, boolean withShadow, Shadow s, long end) {
+        List<Job> victims = findVictims(state, w.shape(), withShadow);
+        BitSet excluded = exclusion(withShadow);
         if (victims == null || victims.isEmpty()) {
             return false;
         }
         if (graceSeconds > 0) {
-            signal(w, victims);
+            signal(w, victims, excluded);
             return false;
         }
         String alloc = state.tree().leafName(w.leaf());
@@ -941,8 +996,8 @@ public final class SlurmPolicy implements Policy {
     }
 
     /** Whether a victim search for {@code w}'s shape would succeed; remembered per shape until the free GPUs change. */
-    private boolean victimsExist(ClusterState state, int shape, BitSet excluded) {
-        return findVictims(state, shape, excluded) != null;
+    private boolean victimsExist(ClusterState state, int shape, boolean withShadow) {
+        return findVictims(state, shape, withShadow) != null;
     }
 
     /**
@@ -950,8 +1005,9 @@ public final class SlurmPolicy implements Policy {
      * protected job may preempt the same jobs, so a failure holds for the shape until the free GPUs change (signals
      * in between only remove candidates).
      */
-    private List<Job> findVictims(ClusterState state, int shape, BitSet excluded) {
-        int key = key(shape, excluded);
+    private List<Job> findVictims(ClusterState state, int shape, boolean withShadow) {
+        int key = key(shape, withShadow);
+        BitSet excluded = exclusion(withShadow);
         int gpusNeeded = state.shapeGpus(shape);
         int perNode = state.shapeGpusPerNode(shape);
         if (victimsFailedAt[key] == stamp()) {
@@ -1011,9 +1067,26 @@ public final class SlurmPolicy implements Policy {
         }
     };
 
-    private void signal(Job preemptor, List<Job> victims) {
+    private void signal(Job preemptor, List<Job> victims, BitSet excluded) {
         epoch++;
         long deadline = now + graceSeconds;
+        // the nodes it will use once the victims are gone: held for it while it waits
+        FreeIndex after = work.scratch();
+        after.copyFrom(work.free());
+        BitSet planned = new BitSet();
+        for (Job v : victims) {
+            after.give(v.placement());
+            for (int i = 0; i < v.placement().nodeCount(); i++) {
+                planned.set(v.placement().node(i));
+            }
+        }
+        Placement p = Placer.find(after, preemptor.gpus(), preemptor.gpusPerNode(), excluded);
+        if (p != null) {
+            for (int i = 0; i < p.nodeCount(); i++) {
+                planned.set(p.node(i));
+            }
+        }
+        graceHold.put(preemptor, planned);
         List<Job> mine = victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>());
         for (Job v : victims) {
             int i = v.index();
@@ -1045,6 +1118,7 @@ public final class SlurmPolicy implements Policy {
         mine.removeIf(v -> !inGrace(v) || gracePreemptor[v.index()] != preemptor); // stopped, or re-signalled by another
         if (mine.isEmpty()) {
             victimsOf.remove(preemptor);
+            graceHold.remove(preemptor);
             return false;
         }
         return true;
