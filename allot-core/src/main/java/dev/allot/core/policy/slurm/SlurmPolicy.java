@@ -79,19 +79,22 @@ import java.util.TreeSet;
  * </ol>
  *
  * <p><b>Preemption</b> ({@code preempt.html}). Protected-QOS work is never preempted. A preemptible job is not
- * preempted within {@code preempt-exempt-time} ({@code PreemptExemptTime}) of its start. A chosen victim keeps its
- * GPUs for {@code grace-time} ({@code GraceTime}): the policy remembers it (with its attempt) across cycles, asks to be
- * woken at the deadline and stops it then; its preemptor waits meanwhile (as the reservation owner, if it is the
- * first blocked job, its reservation falls due at the deadline) and chooses no further victims while any of its
- * victims is still in grace. A signalled victim is stopped at its deadline even if its preemptor started elsewhere
- * in the meantime, as Slurm has already set its end time. {@link #isProtected} promises exactly this: protected-QOS
- * work always, preemptible work inside its exempt time, and victims until their grace deadline.
+ * preempted within {@code preempt-exempt-time} ({@code PreemptExemptTime}) of its start; while allocated work waits,
+ * the policy asks to be woken when the next exemption ends. A chosen victim keeps its GPUs for {@code grace-time}
+ * ({@code GraceTime}): the policy remembers it (with its attempt) across cycles, asks to be woken at the deadline and
+ * stops it then. Its preemptor waits meanwhile and chooses no further victims while any of its victims is in grace;
+ * the nodes it will use (its victims' and the idle GPUs it counted on) are held against every job evaluated after it,
+ * as Slurm's backfill would reserve them for it (otherwise a requeued victim could take them back at each deadline);
+ * if it is the first blocked job, its reservation falls due at the deadline. A signalled victim is stopped at its
+ * deadline even if its preemptor started elsewhere in the meantime, as Slurm has already set its end time.
+ * {@link #isProtected} promises exactly this: protected-QOS work always, preemptible work inside its exempt time,
+ * and victims until their grace deadline.
  *
  * <p><b>Unhealthy hosts</b> are drained as Slurm's {@code DRAIN} state does: no new work, and running jobs, of
  * either QOS, finish undisturbed.
  *
- * <p><b>Simplified, and why.</b> One reservation (EASY) where Slurm's backfill plans one per job it tests
- * (conservative-like); backfill and the main pass run at every event, not every {@code bf_interval} /
+ * <p><b>Simplified, and why.</b> One reservation (EASY), plus the holds of grace-waiting preemptors, where Slurm's
+ * backfill plans one per job it tests (conservative-like); backfill and the main pass run at every event, not every {@code bf_interval} /
  * {@code sched_interval}, and the main pass has no {@code default_queue_depth} cap (it stops at the first blocked job
  * anyway); no wake-up is asked for at recalculation ticks (the next event sees the new priorities; a busy
  * cluster has events every few minutes); no job-size, partition, association or nice factors; no requeue hold
