@@ -9,7 +9,6 @@ import dev.allot.core.state.Placement;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.function.ToLongFunction;
 
 /**
  * The reservation EASY backfill makes for the highest-priority job that cannot start: the earliest moment its GPUs
@@ -18,8 +17,9 @@ import java.util.function.ToLongFunction;
  * (by their own time limit) before that moment, so they never delay it.
  *
  * <p>Node level, as Slurm's backfill map is: a node the owner needs is held whole, even if the owner needs only part
- * of it. For a gang (whole groups of GPUs per node) the owner gets the nodes that reach its per-node count first;
- * for any packing, the GPUs released anywhere, earliest first, until there are enough.
+ * of it. For a gang (whole groups of GPUs per node) the owner gets the nodes that reach its per-node count first
+ * (ties by node index); for any packing, the GPUs released anywhere, earliest first (ties by node index), until there
+ * are enough.
  *
  * @param owner        the job the nodes are held for
  * @param nodes        the nodes held
@@ -40,179 +40,164 @@ public record Shadow(Job owner, BitSet nodes, long startSeconds) {
         return false;
     }
 
+    /** When running jobs free their GPUs, as the policy sees it. */
+    public interface Releases {
+        /**
+         * When {@code j} frees its GPUs for an owner that may preempt it (if {@code ownerMayPreempt}) or not;
+         * possibly before now (it is then free now); {@link Long#MAX_VALUE} for never.
+         *
+         * @param startedNow whether {@code j} is being started in this cycle (it is not on the state's nodes yet)
+         */
+        long at(Job j, boolean ownerMayPreempt, boolean startedNow);
+    }
+
     /**
      * Plans the reservation, or returns null when the running work will never free enough usable GPUs (the owner
      * then gets none, and backfill is unconstrained).
-     *
-     * @param releaseAt when a running job (or one started in this cycle) frees its GPUs for the owner;
-     *                  {@link Long#MAX_VALUE} for never
      */
-    public static Shadow plan(CycleWork work, Job owner, ToLongFunction<Job> releaseAt, Buffers buf) {
-        ClusterState state = work.state();
+    public static Shadow plan(CycleWork work, Job owner, boolean ownerMayPreempt, Timeline timeline) {
         FreeIndex free = work.free();
         long now = work.now();
         int nodes = free.nodeCount();
         int perNode = owner.gpusPerNode();
-        // this cycle's starts are not on the state's nodes yet
-        List<Decision> decisions = work.decisions();
-        buf.resetStarts(nodes);
-        for (int d = 0; d < decisions.size(); d++) {
-            if (decisions.get(d) instanceof Decision.Start s) {
-                Placement p = s.placement();
-                for (int i = 0; i < p.nodeCount(); i++) {
-                    buf.addStart(p.node(i), s.job(), p.gpusOn(i));
-                }
-            }
-        }
-        buf.count = 0;
-        long[] nodeReady = buf.nodeReady(nodes);
-        for (int n = 0; n < nodes; n++) {
-            nodeReady[n] = Long.MAX_VALUE;
-            if (!free.isSchedulable(n) || free.capacity(n) < Math.max(1, perNode)) {
-                continue;
-            }
-            int first = buf.count;
-            if (free.free(n) > 0) {
-                buf.add(now, free.free(n), n);
-            }
-            List<Job> on = state.jobsOn(n);
-            for (int i = 0; i < on.size(); i++) {
-                Job j = on.get(i);
-                if (!work.isPreempted(j)) {
-                    long t = releaseAt.applyAsLong(j);
-                    if (t != Long.MAX_VALUE) {
-                        buf.add(Math.max(now, t), j.placement().gpusOnNode(n), n);
-                    }
-                }
-            }
-            for (int k = buf.startHead[n]; k >= 0; k = buf.startNext[k]) {
-                Job j = buf.startJob[k];
-                long t = releaseAt.applyAsLong(j);
-                if (t != Long.MAX_VALUE) {
-                    buf.add(Math.max(now, t), buf.startGpus[k], n);
-                }
-            }
-            if (perNode > 0) {
-                buf.sort(first, buf.count);
-                long have = 0;
-                for (int k = first; k < buf.count; k++) {
-                    have += buf.gpus[k];
-                    if (have >= perNode) {
-                        nodeReady[n] = buf.time[k];
-                        break;
-                    }
-                }
-                buf.count = first; // only the node's ready time is kept
-            }
-        }
+        int variant = ownerMayPreempt ? 1 : 0;
+        timeline.prepare(work, variant);
         BitSet held = new BitSet(nodes);
         if (perNode > 0) {
             int need = owner.gpus() / perNode;
-            // nodes by (ready time, index): as (ready - now) << 20 | index in one long when that fits, else boxed
-            long[] ready = buf.packed(nodes);
-            int r = 0;
-            boolean packable = nodes <= (1 << 20);
+            // the need earliest nodes by (ready time, index), packed as (wait << 20 | node) in a bounded max-heap
+            long[] best = timeline.packed(need);
+            int size = 0;
             for (int n = 0; n < nodes; n++) {
-                if (nodeReady[n] != Long.MAX_VALUE) {
-                    long wait = nodeReady[n] - now;
-                    packable &= wait < (1L << 42);
-                    ready[r++] = n;
+                if (!free.isSchedulable(n) || free.capacity(n) < perNode) {
+                    continue;
+                }
+                long t = timeline.readyAt(n, perNode, now);
+                if (t == Long.MAX_VALUE) {
+                    continue;
+                }
+                long key = ((t - now) << 20) | n;
+                if (size < need) {
+                    best[size] = key;
+                    siftUp(best, size++);
+                } else if (key < best[0]) {
+                    best[0] = key;
+                    siftDown(best, size);
                 }
             }
-            if (r < need) {
+            if (size < need) {
                 return null;
-            }
-            if (packable) {
-                for (int i = 0; i < r; i++) {
-                    int n = (int) ready[i];
-                    ready[i] = ((nodeReady[n] - now) << 20) | n;
-                }
-                Arrays.sort(ready, 0, r);
-                for (int i = 0; i < r; i++) {
-                    ready[i] &= (1 << 20) - 1;
-                }
-            } else {
-                Integer[] boxed = new Integer[r];
-                for (int i = 0; i < r; i++) {
-                    boxed[i] = (int) ready[i];
-                }
-                Arrays.sort(boxed, (a, b) -> nodeReady[a] != nodeReady[b] ? Long.compare(nodeReady[a], nodeReady[b]) : Integer.compare(a, b));
-                for (int i = 0; i < r; i++) {
-                    ready[i] = boxed[i];
-                }
             }
             long start = now;
             for (int i = 0; i < need; i++) {
-                int n = (int) ready[i];
-                held.set(n);
-                start = Math.max(start, nodeReady[n]);
+                held.set((int) (best[i] & ((1 << 20) - 1)));
+                start = Math.max(start, now + (best[i] >>> 20));
             }
             return new Shadow(owner, held, start);
         }
-        buf.sort(0, buf.count);
-        long have = 0;
-        for (int k = 0; k < buf.count; k++) {
-            have += buf.gpus[k];
-            held.set(buf.node[k]);
-            if (have >= owner.gpus()) {
-                return new Shadow(owner, held, buf.time[k]);
-            }
-        }
-        return null;
+        long start = timeline.anyPacking(owner.gpus(), now, held);
+        return start == Long.MAX_VALUE ? null : new Shadow(owner, held, start);
     }
 
-    /** Reusable arrays for planning, kept by the policy from cycle to cycle. */
-    public static final class Buffers {
-        long[] time = new long[64];
-        int[] gpus = new int[64];
-        int[] node = new int[64];
-        int count;
-        private long[] nodeReady = new long[0];
-        private int[] startHead = new int[0];
-        private int[] startNext = new int[8];
-        private Job[] startJob = new Job[8];
-        private int[] startGpus = new int[8];
-        private int starts;
-
-        long[] nodeReady(int nodes) {
-            if (nodeReady.length < nodes) {
-                nodeReady = new long[nodes];
+    private static void siftUp(long[] h, int i) {
+        while (i > 0) {
+            int parent = (i - 1) / 2;
+            if (h[parent] >= h[i]) {
+                return;
             }
-            return nodeReady;
+            long x = h[parent];
+            h[parent] = h[i];
+            h[i] = x;
+            i = parent;
         }
+    }
 
-        void resetStarts(int nodes) {
-            if (startHead.length < nodes) {
-                startHead = new int[nodes];
+    private static void siftDown(long[] h, int size) {
+        int i = 0;
+        while (true) {
+            int l = 2 * i + 1;
+            if (l >= size) {
+                return;
             }
-            Arrays.fill(startHead, 0, nodes, -1);
-            starts = 0;
-        }
-
-        void addStart(int n, Job j, int g) {
-            if (starts == startJob.length) {
-                startJob = Arrays.copyOf(startJob, starts * 2);
-                startNext = Arrays.copyOf(startNext, starts * 2);
-                startGpus = Arrays.copyOf(startGpus, starts * 2);
+            int m = l + 1 < size && h[l + 1] > h[l] ? l + 1 : l;
+            if (h[m] <= h[i]) {
+                return;
             }
-            startJob[starts] = j;
-            startGpus[starts] = g;
-            startNext[starts] = startHead[n];
-            startHead[n] = starts++;
+            long x = h[m];
+            h[m] = h[i];
+            h[i] = x;
+            i = m;
         }
+    }
 
-        void add(long t, int g, int n) {
-            if (count == time.length) {
-                time = Arrays.copyOf(time, count * 2);
-                gpus = Arrays.copyOf(gpus, count * 2);
-                node = Arrays.copyOf(node, count * 2);
-            }
-            time[count] = t;
-            gpus[count] = g;
-            node[count++] = n;
-        }
-
+    /**
+     * When each node's GPUs free up, kept from plan to plan: per node, its free GPUs and its running jobs' release
+     * times, sorted. A node's entry is rebuilt only when it changed: its free GPUs or health differ from what was
+     * kept, or the policy said so ({@link #invalidate}, for its decisions and for victims it signals). Nodes that the
+     * current cycle has already changed tentatively are computed afresh and not kept.
+     */
+    public static final class Timeline {
+        private static final long FREE = Long.MIN_VALUE;
+        private final ClusterState state;
+        private final Releases releases;
+        private final int nodes;
+        private final long[][][] time = new long[2][][];
+        private final int[][][] gpus = new int[2][][];
+        private final int[][] count = new int[2][];
+        private final boolean[][] valid = new boolean[2][];
+        private final long[][] readyKept = new long[2][];
+        private final int[][] readyKeptFor = new int[2][];
+        private final int[] keptFree;
+        private final boolean[] keptSchedulable;
+        // the current plan
+        private int variant;
+        private long now;
+        private FreeIndex free;
+        private CycleWork work;
+        private int[] freshStart;
+        private int[] freshCount;
         private long[] packed = new long[64];
+        private int[] heap = new int[64];
+        private int[] cursor = new int[0];
+
+        public Timeline(ClusterState state, Releases releases) {
+            this.state = state;
+            this.releases = releases;
+            this.nodes = state.nodeCount();
+            if (nodes > (1 << 20)) {
+                throw new IllegalArgumentException("at most " + (1 << 20) + " nodes are supported, got " + nodes);
+            }
+            for (int v = 0; v < 2; v++) {
+                time[v] = new long[nodes][];
+                gpus[v] = new int[nodes][];
+                count[v] = new int[nodes];
+                valid[v] = new boolean[nodes];
+                readyKept[v] = new long[nodes];
+                readyKeptFor[v] = new int[nodes];
+                for (int n = 0; n < nodes; n++) {
+                    time[v][n] = new long[4];
+                    gpus[v][n] = new int[4];
+                }
+            }
+            this.keptFree = new int[nodes];
+            this.keptSchedulable = new boolean[nodes];
+            this.freshStart = new int[nodes];
+            this.freshCount = new int[nodes];
+        }
+
+        /** Forgets what was kept for a node (both kinds of owner). */
+        public void invalidate(int node) {
+            valid[0][node] = false;
+            valid[1][node] = false;
+            readyKeptFor[0][node] = 0;
+            readyKeptFor[1][node] = 0;
+        }
+
+        public void invalidate(Placement p) {
+            for (int i = 0; i < p.nodeCount(); i++) {
+                invalidate(p.node(i));
+            }
+        }
 
         long[] packed(int n) {
             if (packed.length < n) {
@@ -221,70 +206,233 @@ public record Shadow(Job owner, BitSet nodes, long startSeconds) {
             return packed;
         }
 
-        /** Sorts by packing (time, node, gpus) into one long, when they fit: no boxing. */
-        private boolean sortPacked(int from, int to) {
-            int n = to - from;
-            if (packed.length < n) {
-                packed = new long[Math.max(n, packed.length * 2)];
-            }
-            for (int i = 0; i < n; i++) {
-                long t = time[from + i];
-                int nd = node[from + i];
-                int g = gpus[from + i];
-                if (t < 0 || t >= (1L << 35) || nd >= (1 << 20) || g < 0 || g >= (1 << 8)) {
-                    return false;
+        /** Brings the kept entries up to the live state and builds the fresh ones of nodes this cycle touched. */
+        void prepare(CycleWork w, int v) {
+            this.work = w;
+            this.variant = v;
+            this.now = w.now();
+            this.free = w.free();
+            FreeIndex live = state.freeIndex();
+            for (int n = 0; n < nodes; n++) {
+                if (live.free(n) != keptFree[n] || live.isSchedulable(n) != keptSchedulable[n]) {
+                    keptFree[n] = live.free(n);
+                    keptSchedulable[n] = live.isSchedulable(n);
+                    invalidate(n);
                 }
-                packed[i] = (t << 28) | ((long) nd << 8) | g;
             }
-            Arrays.sort(packed, 0, n);
-            for (int i = 0; i < n; i++) {
-                long k = packed[i];
-                time[from + i] = k >>> 28;
-                node[from + i] = (int) ((k >>> 8) & ((1 << 20) - 1));
-                gpus[from + i] = (int) (k & 0xff);
-            }
-            return true;
+            buildFresh();
         }
 
-        /** Sorts the slots [from, to) by (time, node). */
-        void sort(int from, int to) {
-            if (to - from <= 32) {
-                for (int i = from + 1; i < to; i++) {
-                    long t = time[i];
-                    int g = gpus[i];
-                    int n = node[i];
-                    int j = i - 1;
-                    while (j >= from && (time[j] > t || (time[j] == t && node[j] > n))) {
-                        time[j + 1] = time[j];
-                        gpus[j + 1] = gpus[j];
-                        node[j + 1] = node[j];
-                        j--;
-                    }
-                    time[j + 1] = t;
-                    gpus[j + 1] = g;
-                    node[j + 1] = n;
+        private boolean touched(int n) {
+            return work.touchedNodes().get(n);
+        }
+
+        /** The events of node {@code n} for this plan: [from, to) in the returned arrays. */
+        private long[] timesOf(int n) {
+            if (touched(n)) {
+                return freshTimes;
+            }
+            keep(n);
+            return time[variant][n];
+        }
+
+        private int[] gpusOf(int n) {
+            return touched(n) ? freshGpusArr : gpus[variant][n];
+        }
+
+        private int fromOf(int n) {
+            return touched(n) ? freshStart[n] : 0;
+        }
+
+        private int toOf(int n) {
+            return touched(n) ? freshStart[n] + freshCount[n] : count[variant][n];
+        }
+
+        /** Rebuilds the kept entry of an untouched node from the live state, if it is stale. */
+        private void keep(int n) {
+            if (valid[variant][n]) {
+                return;
+            }
+            int c = 0;
+            long[] t = time[variant][n];
+            int[] g = gpus[variant][n];
+            int f = state.freeIndex().free(n);
+            List<Job> on = state.jobsOn(n);
+            if (t.length < on.size() + 1) {
+                t = time[variant][n] = new long[on.size() + 4];
+                g = gpus[variant][n] = new int[on.size() + 4];
+            }
+            if (f > 0) {
+                t[c] = FREE;
+                g[c++] = f;
+            }
+            for (int i = 0; i < on.size(); i++) {
+                Job j = on.get(i);
+                long at = releases.at(j, variant == 1, false);
+                if (at != Long.MAX_VALUE) {
+                    t[c] = at;
+                    g[c++] = j.placement().gpusOnNode(n);
                 }
-                return;
             }
-            if (sortPacked(from, to)) {
-                return;
+            sortByTime(t, g, 0, c);
+            count[variant][n] = c;
+            valid[variant][n] = true;
+            readyKeptFor[variant][n] = 0;
+        }
+
+        private long[] freshTimes = new long[16];
+        private int[] freshGpusArr = new int[16];
+
+        /** Events of the nodes this cycle touched: their tentative free GPUs, live jobs not preempted, new starts. */
+        private void buildFresh() {
+            BitSet touched = work.touchedNodes();
+            int c = 0;
+            List<Decision> decisions = work.decisions();
+            for (int n = touched.nextSetBit(0); n >= 0; n = touched.nextSetBit(n + 1)) {
+                freshStart[n] = c;
+                List<Job> on = state.jobsOn(n);
+                int room = c + on.size() + decisions.size() + 1;
+                if (freshTimes.length < room) {
+                    freshTimes = Arrays.copyOf(freshTimes, Math.max(room, freshTimes.length * 2));
+                    freshGpusArr = Arrays.copyOf(freshGpusArr, freshTimes.length);
+                }
+                if (free.free(n) > 0) {
+                    freshTimes[c] = FREE;
+                    freshGpusArr[c++] = free.free(n);
+                }
+                for (int i = 0; i < on.size(); i++) {
+                    Job j = on.get(i);
+                    if (work.isPreempted(j)) {
+                        continue;
+                    }
+                    long at = releases.at(j, variant == 1, false);
+                    if (at != Long.MAX_VALUE) {
+                        freshTimes[c] = at;
+                        freshGpusArr[c++] = j.placement().gpusOnNode(n);
+                    }
+                }
+                for (int d = 0; d < decisions.size(); d++) {
+                    if (decisions.get(d) instanceof Decision.Start s) {
+                        int g = s.placement().gpusOnNode(n);
+                        long at = g == 0 ? Long.MAX_VALUE : releases.at(s.job(), variant == 1, true);
+                        if (at != Long.MAX_VALUE) {
+                            freshTimes[c] = at;
+                            freshGpusArr[c++] = g;
+                        }
+                    }
+                }
+                freshCount[n] = c - freshStart[n];
+                sortByTime(freshTimes, freshGpusArr, freshStart[n], c);
             }
-            Integer[] idx = new Integer[to - from];
-            for (int i = 0; i < idx.length; i++) {
-                idx[i] = from + i;
+        }
+
+        /** When node {@code n} first has {@code perNode} GPUs free for the owner (not before {@code at}), or MAX_VALUE. */
+        long readyAt(int n, int perNode, long at) {
+            long t;
+            if (touched(n)) {
+                t = firstWith(freshTimes, freshGpusArr, freshStart[n], freshStart[n] + freshCount[n], perNode);
+            } else {
+                keep(n);
+                if (readyKeptFor[variant][n] != perNode) {
+                    readyKept[variant][n] = firstWith(time[variant][n], gpus[variant][n], 0, count[variant][n], perNode);
+                    readyKeptFor[variant][n] = perNode;
+                }
+                t = readyKept[variant][n];
             }
-            Arrays.sort(idx, (a, b) -> time[a] != time[b] ? Long.compare(time[a], time[b]) : Integer.compare(node[a], node[b]));
-            long[] t = new long[idx.length];
-            int[] g = new int[idx.length];
-            int[] n = new int[idx.length];
-            for (int i = 0; i < idx.length; i++) {
-                t[i] = time[idx[i]];
-                g[i] = gpus[idx[i]];
-                n[i] = node[idx[i]];
+            return t == Long.MAX_VALUE ? t : Math.max(at, t);
+        }
+
+        private static long firstWith(long[] t, int[] g, int from, int to, int perNode) {
+            long have = 0;
+            for (int k = from; k < to; k++) {
+                have += g[k];
+                if (have >= perNode) {
+                    return t[k];
+                }
             }
-            System.arraycopy(t, 0, time, from, t.length);
-            System.arraycopy(g, 0, gpus, from, g.length);
-            System.arraycopy(n, 0, node, from, n.length);
+            return Long.MAX_VALUE;
+        }
+
+        /**
+         * For an owner of any packing: walks the release events of all schedulable nodes in (time, node) order until
+         * {@code gpus} are free, marks the nodes met in {@code held}; returns that time, or MAX_VALUE.
+         */
+        long anyPacking(int gpusNeeded, long at, BitSet held) {
+            if (cursor.length < nodes) {
+                cursor = new int[nodes];
+            }
+            if (heap.length < nodes) {
+                heap = new int[nodes];
+            }
+            int size = 0;
+            for (int n = 0; n < nodes; n++) {
+                if (!free.isSchedulable(n) || free.capacity(n) < 1) {
+                    continue;
+                }
+                timesOf(n); // brings the kept entry up to date
+                cursor[n] = fromOf(n);
+                if (cursor[n] < toOf(n)) {
+                    heap[size++] = n;
+                }
+            }
+            for (int i = size / 2 - 1; i >= 0; i--) {
+                siftDown(i, size, at);
+            }
+            long have = 0;
+            while (size > 0) {
+                int n = heap[0];
+                long t = Math.max(at, timesOf(n)[cursor[n]]);
+                have += gpusOf(n)[cursor[n]];
+                held.set(n);
+                if (have >= gpusNeeded) {
+                    return t;
+                }
+                cursor[n]++;
+                if (cursor[n] == toOf(n)) {
+                    heap[0] = heap[--size];
+                }
+                siftDown(0, size, at);
+            }
+            return Long.MAX_VALUE;
+        }
+
+        private boolean before(int a, int b, long at) {
+            long ta = Math.max(at, timesOf(a)[cursor[a]]);
+            long tb = Math.max(at, timesOf(b)[cursor[b]]);
+            return ta != tb ? ta < tb : a < b;
+        }
+
+        private void siftDown(int i, int size, long at) {
+            while (true) {
+                int l = 2 * i + 1;
+                if (l >= size) {
+                    return;
+                }
+                int m = l + 1 < size && before(heap[l + 1], heap[l], at) ? l + 1 : l;
+                if (!before(heap[m], heap[i], at)) {
+                    return;
+                }
+                int x = heap[i];
+                heap[i] = heap[m];
+                heap[m] = x;
+                i = m;
+            }
+        }
+
+        /** Insertion sort of [from, to) by time: a node's events are few. Stable. */
+        private static void sortByTime(long[] t, int[] g, int from, int to) {
+            for (int i = from + 1; i < to; i++) {
+                long ti = t[i];
+                int gi = g[i];
+                int j = i - 1;
+                while (j >= from && t[j] > ti) {
+                    t[j + 1] = t[j];
+                    g[j + 1] = g[j];
+                    j--;
+                }
+                t[j + 1] = ti;
+                g[j + 1] = gi;
+            }
         }
     }
 }

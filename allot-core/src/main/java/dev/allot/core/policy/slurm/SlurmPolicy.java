@@ -219,7 +219,7 @@ public final class SlurmPolicy implements Policy {
     private long[] allocatedGpus;
     private long[] preemptibleGpus;
     private int expectedRunning;
-    private final Shadow.Buffers shadowBuffers = new Shadow.Buffers();
+    private Shadow.Timeline timeline;
 
     // per job index
     private long[] eligible = new long[0];
@@ -324,6 +324,7 @@ public final class SlurmPolicy implements Policy {
         victimPool = new VictimPool(state.nodeCount());
         usage = new DecayedUsage(leaves, config.decayHalfLife().getSeconds(), state.now());
         fairTree = new FairTree(state.tree());
+        timeline = new Shadow.Timeline(state, this::releaseAt);
         usageScratch = new double[leaves];
         base = new double[leaves * 2];
         computedTick = NONE;
@@ -444,6 +445,7 @@ public final class SlurmPolicy implements Policy {
         for (int i = 0; i < ds.size(); i++) {
             Decision d = ds.get(i);
             Job j = d.job();
+            timeline.invalidate(d instanceof Decision.Start st ? st.placement() : j.placement());
             int sign = d instanceof Decision.Start ? 1 : -1;
             running += sign;
             if (j.allocated()) {
@@ -888,7 +890,7 @@ public final class SlurmPolicy implements Policy {
         if (!shadowPlanned) {
             shadowPlanned = true;
             ownerMayPreempt = owner != null && owner.allocated() && !awaitingGrace(owner);
-            shadow = owner == null ? null : Shadow.plan(work, owner, this::releaseAt, shadowBuffers);
+            shadow = owner == null ? null : Shadow.plan(work, owner, ownerMayPreempt, timeline);
             for (Job j : visitedEarly) {
                 countIfShort(j);
             }
@@ -937,17 +939,17 @@ public final class SlurmPolicy implements Policy {
     /**
      * When a running job (or one started in this cycle) frees its GPUs for the reservation's owner: at its time
      * limit, at its grace deadline if it was chosen as a victim, and, if the owner may preempt it, as soon as its
-     * exempt time is over. An owner waiting out its victims' grace time chooses no more victims, so for it the
-     * other preemptible jobs end at their time limits.
+     * exempt time is over (possibly already: it is then free now). An owner waiting out its victims' grace time
+     * chooses no more victims, so for it the other preemptible jobs end at their time limits.
      */
-    private long releaseAt(Job j) {
-        long start = j.state() == JobState.RUNNING ? j.attemptStartSeconds() : now;
-        long end = start + timeLimitSeconds(j);
-        if (j.state() == JobState.RUNNING && inGrace(j)) {
+    private long releaseAt(Job j, boolean ownerMayPreempt, boolean startedNow) {
+        long start = startedNow ? now : j.attemptStartSeconds();
+        long end = start + limit[j.index()];
+        if (!startedNow && inGrace(j)) {
             return Math.min(end, graceDeadline[j.index()]);
         }
         if (ownerMayPreempt && !j.allocated()) {
-            return Math.min(end, Math.max(now, start + exemptSeconds));
+            return Math.min(end, start + exemptSeconds);
         }
         return end;
     }
@@ -1094,6 +1096,7 @@ public final class SlurmPolicy implements Policy {
         for (Job v : victims) {
             int i = v.index();
             graceOrder.remove(v); // a stale entry from an earlier attempt, keyed by its old deadline
+            timeline.invalidate(v.placement()); // it now frees its GPUs at the deadline
             graceDeadline[i] = deadline;
             graceAttempt[i] = v.attempts();
             gracePreemptor[i] = preemptor;
