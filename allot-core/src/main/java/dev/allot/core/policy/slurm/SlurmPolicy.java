@@ -53,8 +53,9 @@ import java.util.TreeSet;
  *   <li>F, the Fair Tree factor of the job's association ({@link FairTree}) over usage decayed with
  *   {@code decay-half-life} ({@link DecayedUsage}); usage is GPU-seconds times the QOS usage factor (1 for the
  *   protected QOS, {@code preemptible-usage-factor} for the preemptible one);</li>
- *   <li>A = min(age / {@code max-age}, 1), age counted from submission, or from the last requeue: Slurm resets a
- *   requeued job's submit time and age accrual, so a preempted job goes back in line as if just submitted;</li>
+ *   <li>A = min(age / {@code max-age}, 1), age counted from submission, or from the last requeue, as Slurm gives a
+ *   requeued job a new submit time and restarts its age accrual: a preempted job goes back in line as if just
+ *   submitted (and its new submit time is also the tie-break below);</li>
  *   <li>Q = 1 in the protected QOS (the highest QOS priority, normalised) and 0 in the preemptible one.</li>
  * </ul>
  * Like Slurm, usage decay, Fair Tree and the priorities of waiting jobs are recomputed every {@code calc-period}
@@ -94,12 +95,20 @@ import java.util.TreeSet;
  * either QOS, finish undisturbed.
  *
  * <p><b>Simplified, and why.</b> One reservation (EASY), plus the holds of grace-waiting preemptors, where Slurm's
- * backfill plans one per job it tests (conservative-like); backfill and the main pass run at every event, not every {@code bf_interval} /
- * {@code sched_interval}, and the main pass has no {@code default_queue_depth} cap (it stops at the first blocked job
- * anyway); no wake-up is asked for at recalculation ticks (the next event sees the new priorities; a busy
- * cluster has events every few minutes); no job-size, partition, association or nice factors; no requeue hold
- * (Slurm keeps a requeued batch job from starting for about two minutes while its credential expires); time limits
+ * backfill plans one per job it tests (closer to conservative backfill): the brief is EASY, and one reservation is
+ * what keeps a cycle cheap. Backfill and the main pass run at every event rather than every {@code bf_interval} (30 s)
+ * and {@code sched_interval} (60 s), and the main pass has no {@code default_queue_depth} cap (it stops at the first
+ * blocked job anyway). No wake-up is asked for at recalculation ticks: the next event sees the new priorities, and a
+ * busy cluster has events every few minutes. No job-size, partition, association or nice factors. A requeued job may
+ * start again at once (Slurm may keep a requeued batch job ineligible for a short while; not modelled). Time limits
  * are never reached, as the factor is at least 1. Reservations are node-level, as in Slurm's backfill map.
+ *
+ * <p><b>Per-cycle work.</b> Waiting jobs are kept per association and QOS in their fixed order and merged with a
+ * heap, so a cycle walks only as far as it gets: the main pass stops at the first blocked job; backfill examines at
+ * most {@code backfill-max-jobs}, remembers per shape that a placement or victim search failed until the free GPUs
+ * change, and stops once no waiting shape could start ({@code shortcuts}; the property tests check that this never
+ * changes a decision). Decayed usage advances lazily; each node's release timeline for reservations is kept from
+ * cycle to cycle ({@link Shadow.Timeline}).
  */
 public final class SlurmPolicy implements Policy {
     public static final String NAME = "slurm";
