@@ -95,7 +95,7 @@ import java.util.TreeSet;
  * either QOS, finish undisturbed.
  *
  * <p><b>Simplified, and why.</b> One reservation (EASY), plus the holds of grace-waiting preemptors, where Slurm's
- * backfill plans one per job it tests (closer to conservative backfill): the brief is EASY, and one reservation is
+ * backfill plans one per job it tests (closer to conservative backfill): EASY is the classic model, and one is
  * what keeps a cycle cheap. Backfill and the main pass run at every event rather than every {@code bf_interval} (30 s)
  * and {@code sched_interval} (60 s), and the main pass has no {@code default_queue_depth} cap (it stops at the first
  * blocked job anyway). No wake-up is asked for at recalculation ticks: the next event sees the new priorities, and a
