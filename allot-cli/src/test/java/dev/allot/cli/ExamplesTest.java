@@ -57,7 +57,7 @@ class ExamplesTest {
         Cli.Result r = Cli.run("policies");
         assertThat(r.exit()).isZero();
         assertThat(r.out()).contains("allocation.fairshare-recheck  (default 5m)", "legacy.non-preemptible-min-runtime  (default 8h)",
-                "lookback         (default 7d)");
+                "slurm.decay-half-life", "slurm.grace-time", "lookback         (default 7d)");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.allot.core.policy;
 
 import dev.allot.core.policy.allocation.AllocationPolicy;
 import dev.allot.core.policy.legacy.LegacyPolicy;
+import dev.allot.core.policy.slurm.SlurmPolicy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,6 +20,7 @@ public final class PolicyRegistry {
         PolicyRegistry r = new PolicyRegistry();
         r.register(AllocationPolicy.FACTORY);
         r.register(LegacyPolicy.FACTORY);
+        r.register(SlurmPolicy.FACTORY);
         return r;
     }
 
