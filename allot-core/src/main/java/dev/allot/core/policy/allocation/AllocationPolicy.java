@@ -279,17 +279,8 @@ public final class AllocationPolicy implements Policy {
      * exactly the same.
      */
     private Job hopelessBest(ClusterState state, int leaf) {
-        Job best = null;
-        int smallest = Integer.MAX_VALUE;
-        for (NavigableSet<Job> q : state.pending().shapeQueues(leaf, true)) {
-            if (!q.isEmpty()) {
-                Job h = q.first();
-                smallest = Math.min(smallest, h.gpus());
-                if (best == null || Job.QUEUE_ORDER.compare(h, best) < 0) {
-                    best = h;
-                }
-            }
-        }
+        Job best = state.pending().bestHead(leaf, true);
+        int smallest = state.pending().smallestHeadGpus(leaf, true);
         // the most it could get: its best job has the highest priority, so the most own-leaf victims
         return best != null && !victimBoundAllows(state, best, null, smallest) ? best : null;
     }
@@ -564,6 +555,6 @@ public final class AllocationPolicy implements Policy {
         if (Double.isInfinite(ratio)) {
             return "inf";
         }
-        return String.format(java.util.Locale.ROOT, "%.2f", ratio);
+        return dev.allot.core.model.Decimals.fixed(ratio, 2);
     }
 }
