@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
 /** The {@code allot} command: the entry point of the shaded jar. */
 @Command(name = "allot", mixinStandardHelpOptions = true, version = "allot " + AllotCommand.VERSION,
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
-        subcommands = {SimulateCommand.class, GenerateCommand.class, BenchCommand.class, PoliciesCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
+                PoliciesCommand.class, TracesCommand.class, CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {
     public static final String VERSION = "0.1.0";
 

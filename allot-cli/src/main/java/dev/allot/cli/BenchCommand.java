@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Benchmark the simulator: wall time, events per second and peak heap per scenario and policy.",
-                "Default: the lab preset and the big preset (1,024 nodes, ~100k workloads, 30 days)."})
+                "Default: the lab preset and the big preset (1,024 nodes, ~100k workloads, 30 days); or --scenario DIR,",
+                "or --trace FORMAT:PATH --nodes COUNTxGPUS."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -38,6 +39,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--scenario", paramLabel = "DIR", description = "scenario folders to run")
     List<Path> scenarios = new ArrayList<>();
+
+    @picocli.CommandLine.Mixin
+    TraceOptions traceOptions = new TraceOptions();
 
     @Option(names = "--policy", split = ",", defaultValue = "allocation,legacy", description = "policies (default: ${DEFAULT-VALUE})")
     List<String> policies;
@@ -56,7 +60,8 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PolicyRegistry registry = PolicyRegistry.standard();
         policies.forEach(registry::get);
-        List<String> which = presets != null ? presets : scenarios.isEmpty() ? List.of("lab", "big") : List.of();
+        List<String> which = presets != null ? presets
+                : scenarios.isEmpty() && !traceOptions.given() ? List.of("lab", "big") : List.of();
         out.printf(Locale.ROOT, "java %s on %d cores, max heap %d MB%n", System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
         out.printf("%-24s %-11s %10s %10s %10s %12s %10s %10s %10s%n", "scenario", "policy", "workloads", "events",
@@ -65,6 +70,12 @@ final class BenchCommand implements Callable<Integer> {
             long t0 = System.nanoTime();
             Scenario s = ScenarioGenerator.generate(GeneratorSpec.preset(p), seed).toScenario(p);
             out.printf(Locale.ROOT, "%-24s generated in %.2f s%n", "preset " + p, (System.nanoTime() - t0) / 1e9);
+            run(out, registry, s);
+        }
+        if (traceOptions.given()) {
+            long t0 = System.nanoTime();
+            Scenario s = traceOptions.scenario(null, false, registry);
+            out.printf(Locale.ROOT, "%-24s imported in %.2f s%n", traceOptions.trace, (System.nanoTime() - t0) / 1e9);
             run(out, registry, s);
         }
         for (Path d : scenarios) {

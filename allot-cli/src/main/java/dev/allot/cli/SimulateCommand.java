@@ -1,5 +1,6 @@
 package dev.allot.cli;
 
+import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
@@ -10,6 +11,10 @@ import dev.allot.sim.input.ScenarioReader;
 import dev.allot.sim.report.JsonReport;
 import dev.allot.sim.report.TextReport;
 import dev.allot.sim.report.WorkloadsCsv;
+import dev.allot.sim.trace.ContractRule;
+import dev.allot.sim.trace.TraceFormat;
+import dev.allot.sim.trace.TraceFormats;
+import dev.allot.sim.trace.TraceImport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -17,23 +22,32 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code allot simulate DIR}: replays a scenario folder through one or more policies and reports side by side. */
+/**
+ * {@code allot simulate DIR} or {@code allot simulate --trace FORMAT:PATH --nodes COUNTxGPUS}: replays a scenario
+ * folder, or a real trace on a uniform cluster, through one or more policies and reports side by side.
+ */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
-        description = {"Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl, optional policy.yaml)",
-                "through one or more policies and print their metrics side by side."})
+        description = {"Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl or trace.yaml,",
+                "optional policy.yaml), or a real trace with --trace, through one or more policies and print their",
+                "metrics side by side."})
 final class SimulateCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "the scenario folder")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "the scenario folder (or give --trace)")
     Path dir;
+
+    @picocli.CommandLine.Mixin
+    TraceOptions traceOptions = new TraceOptions();
 
     @Option(names = "--policy", split = ",", defaultValue = "allocation,legacy",
             description = "policies to run, comma-separated (default: ${DEFAULT-VALUE}); see 'allot policies'")
@@ -66,7 +80,7 @@ final class SimulateCommand implements Callable<Integer> {
         for (String p : policies) {
             registry.get(p.trim());
         }
-        Scenario scenario = ScenarioReader.read(dir, lenient, registry);
+        Scenario scenario = traceOptions.scenario(dir, lenient, registry);
         scenario = applyOverrides(scenario, overrides, registry);
         if (!scenario.rejected().isEmpty()) {
             out.println("skipped " + scenario.rejected().size() + " workload rows (--lenient); the first:");

@@ -57,7 +57,8 @@ class ExamplesTest {
         Cli.Result r = Cli.run("policies");
         assertThat(r.exit()).isZero();
         assertThat(r.out()).contains("allocation.fairshare-recheck  (default 5m)", "legacy.non-preemptible-min-runtime  (default 8h)",
-                "lookback         (default 7d)");
+                "slurm.decay-half-life", "slurm.grace-time", "kueue.hierarchical-cohorts  (default false)",
+                "kueue.usage-half-life-time  (default 7d)", "lookback         (default 7d)");
     }
 
     @Test

@@ -67,7 +67,7 @@ class SimulateCommandTest {
     void anUnknownPolicyFailsWithTheValidOnes() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,fifo");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).contains("unknown policy 'fifo'; valid policies: allocation, legacy");
+        assertThat(r.err()).contains("unknown policy 'fifo'; valid policies: allocation, legacy, slurm, kueue");
     }
 
     @Test

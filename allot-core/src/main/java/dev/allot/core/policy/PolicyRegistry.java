@@ -3,6 +3,7 @@ package dev.allot.core.policy;
 import dev.allot.core.policy.allocation.AllocationPolicy;
 import dev.allot.core.policy.kueue.KueuePolicy;
 import dev.allot.core.policy.legacy.LegacyPolicy;
+import dev.allot.core.policy.slurm.SlurmPolicy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -20,6 +21,7 @@ public final class PolicyRegistry {
         PolicyRegistry r = new PolicyRegistry();
         r.register(AllocationPolicy.FACTORY);
         r.register(LegacyPolicy.FACTORY);
+        r.register(SlurmPolicy.FACTORY);
         r.register(KueuePolicy.FACTORY);
         return r;
     }

@@ -11,7 +11,7 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
 
     /** The kinds of values a setting takes; each parses text and says what it expected. */
     public enum Type {
-        DURATION, NUMBER, INTEGER, BOOLEAN;
+        DURATION, NUMBER, INTEGER, BOOLEAN, TEXT;
 
         Object parse(String key, String text) {
             String t = text.trim();
@@ -31,6 +31,12 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
                         case "false", "no", "off" -> Boolean.FALSE;
                         default -> throw new IllegalArgumentException("not a boolean");
                     };
+                    case TEXT -> {
+                        if (t.isEmpty()) {
+                            throw new IllegalArgumentException("empty text");
+                        }
+                        yield t;
+                    }
                 };
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("setting '" + key + "': cannot read '" + text + "' as " + expected()
@@ -44,6 +50,7 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
                 case NUMBER -> "a number";
                 case INTEGER -> "a whole number";
                 case BOOLEAN -> "true or false";
+                case TEXT -> "non-empty text";
             };
         }
     }
@@ -58,6 +65,11 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
 
     public static SettingSpec number(String key, double def, String description) {
         return new SettingSpec(key, Type.NUMBER, Double.toString(def), description);
+    }
+
+    /** Free text; the user of the setting checks its value (e.g. one of a few choices). */
+    public static SettingSpec text(String key, String def, String description) {
+        return new SettingSpec(key, Type.TEXT, def, description);
     }
 
     public static SettingSpec integer(String key, long def, String description) {

@@ -83,6 +83,10 @@ public final class Settings {
         return (Long) get(key, SettingSpec.Type.INTEGER);
     }
 
+    public String text(String key) {
+        return (String) get(key, SettingSpec.Type.TEXT);
+    }
+
     /** The values as text, sorted by key, for reports. */
     public SortedMap<String, String> asText() {
         return Collections.unmodifiableSortedMap(text);

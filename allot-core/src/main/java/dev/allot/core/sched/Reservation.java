@@ -191,7 +191,50 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
     }
 
     /** Insertion sort of the slots [from, to) by (time, node): the slots of one node are few. */
+    /** Whether times span under 2^31 s, nodes are under 2^16 and there are at most 2^16 entries: then they pack. */
+    private static boolean packable(long[] time, int[] node, int from, int to) {
+        if (to - from > 0xFFFF) {
+            return false;
+        }
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int i = from; i < to; i++) {
+            min = Math.min(min, time[i]);
+            max = Math.max(max, time[i]);
+            if (node[i] < 0 || node[i] > 0xFFFF) {
+                return false;
+            }
+        }
+        return max - min < (1L << 31);
+    }
+
     private static void sortByTime(long[] time, int[] gpus, int[] node, int from, int to) {
+        if (to - from > 32 && packable(time, node, from, to)) {
+            // one primitive sort of (time, node, position) packed in a long: the same order as a stable sort by
+            // (time, node), without boxing
+            long base = Long.MAX_VALUE;
+            for (int i = from; i < to; i++) {
+                base = Math.min(base, time[i]);
+            }
+            long[] keys = new long[to - from];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = ((time[from + i] - base) << 32) | ((long) node[from + i] << 16) | i;
+            }
+            java.util.Arrays.sort(keys);
+            long[] t = new long[keys.length];
+            int[] g = new int[keys.length];
+            int[] n = new int[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                int k = from + (int) (keys[i] & 0xFFFF);
+                t[i] = time[k];
+                g[i] = gpus[k];
+                n[i] = node[k];
+            }
+            System.arraycopy(t, 0, time, from, t.length);
+            System.arraycopy(g, 0, gpus, from, g.length);
+            System.arraycopy(n, 0, node, from, n.length);
+            return;
+        }
         if (to - from > 32) {
             Integer[] idx = new Integer[to - from];
             for (int i = 0; i < idx.length; i++) {

@@ -51,6 +51,7 @@ public final class ClusterState {
     private final List<Job> runningUnallocated = new ArrayList<>();
     private int runningCount;
     private final long[][] unprotectedGpus;
+    private final long[] unprotectedLeafGpus;
     private long unallocatedRunningGpus;
     private final long[] protectedGpus;
     private final long[] protectedUntilGpuSum;
@@ -104,6 +105,7 @@ public final class ClusterState {
             runningAllocated.add(new ArrayList<>());
         }
         this.unprotectedGpus = new long[leaves][PRIORITIES];
+        this.unprotectedLeafGpus = new long[leaves];
         this.protectedGpus = new long[leaves];
         this.protectedUntilGpuSum = new long[leaves];
         this.ledger = new UsageLedger(leaves, config.lookback().getSeconds(), config.usageBucket().getSeconds(), startSeconds);
@@ -179,6 +181,7 @@ public final class ClusterState {
         protectedGpus[j.leaf()] -= j.gpus();
         protectedUntilGpuSum[j.leaf()] -= (long) j.gpus() * j.protectedUntilSeconds;
         unprotectedGpus[j.leaf()][j.spec().priority().ordinal()] += j.gpus();
+        unprotectedLeafGpus[j.leaf()] += j.gpus();
         Placement p = j.placement;
         for (int i = 0; i < p.nodeCount(); i++) {
             protectedJobsOn[p.node(i)]--;
@@ -388,6 +391,7 @@ public final class ClusterState {
                 protectedUntilGpuSum[job.leaf()] -= (long) job.gpus() * job.protectedUntilSeconds;
             } else {
                 unprotectedGpus[job.leaf()][job.spec().priority().ordinal()] -= job.gpus();
+                unprotectedLeafGpus[job.leaf()] -= job.gpus();
             }
         } else {
             unallocatedRunningGpus -= job.gpus();
@@ -554,11 +558,7 @@ public final class ClusterState {
     }
 
     public long unprotectedGpus(int leaf) {
-        long s = 0;
-        for (long g : unprotectedGpus[leaf]) {
-            s += g;
-        }
-        return s;
+        return unprotectedLeafGpus[leaf];
     }
 
     public long unallocatedRunningGpus() {

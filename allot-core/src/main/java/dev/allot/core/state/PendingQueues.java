@@ -17,6 +17,10 @@ public final class PendingQueues {
     private final List<List<NavigableSet<Job>>> views;
     private final int[][] count;
     private final long[][] gpus;
+    /** Per leaf and class: the best shape head and the fewest GPUs any head asks, kept until that queue set changes. */
+    private final Job[] bestHead;
+    private final int[] smallestHeadGpus;
+    private final boolean[] headsKnown;
     private int total;
 
     PendingQueues(int leaves) {
@@ -28,6 +32,9 @@ public final class PendingQueues {
         }
         count = new int[leaves][2];
         gpus = new long[leaves][2];
+        bestHead = new Job[leaves * 2];
+        smallestHeadGpus = new int[leaves * 2];
+        headsKnown = new boolean[leaves * 2];
     }
 
     private static int cls(boolean allocated) {
@@ -46,6 +53,7 @@ public final class PendingQueues {
         if (!qs.get(job.shape()).add(job)) {
             throw new IllegalStateException("job " + job.id() + " is already pending");
         }
+        headsKnown[job.leaf() * 2 + c] = false;
         count[job.leaf()][c]++;
         gpus[job.leaf()][c] += job.gpus();
         total++;
@@ -56,6 +64,7 @@ public final class PendingQueues {
         if (!queues.get(job.leaf() * 2 + c).get(job.shape()).remove(job)) {
             throw new IllegalStateException("job " + job.id() + " is not pending");
         }
+        headsKnown[job.leaf() * 2 + c] = false;
         count[job.leaf()][c]--;
         gpus[job.leaf()][c] -= job.gpus();
         total--;
@@ -64,6 +73,37 @@ public final class PendingQueues {
     /** The shape queues of one leaf and class; some may be empty. Read-only views. */
     public List<NavigableSet<Job>> shapeQueues(int leaf, boolean allocated) {
         return Collections.unmodifiableList(views.get(leaf * 2 + cls(allocated)));
+    }
+
+    /** The first job in {@link Job#QUEUE_ORDER} among the heads of one leaf's shape queues; null if none waits. */
+    public Job bestHead(int leaf, boolean allocated) {
+        return heads(leaf * 2 + cls(allocated)) ? bestHead[leaf * 2 + cls(allocated)] : null;
+    }
+
+    /** The fewest GPUs any shape head of one leaf and class asks for; {@code Integer.MAX_VALUE} if none waits. */
+    public int smallestHeadGpus(int leaf, boolean allocated) {
+        heads(leaf * 2 + cls(allocated));
+        return smallestHeadGpus[leaf * 2 + cls(allocated)];
+    }
+
+    private boolean heads(int k) {
+        if (!headsKnown[k]) {
+            Job best = null;
+            int smallest = Integer.MAX_VALUE;
+            for (TreeSet<Job> q : queues.get(k)) {
+                if (!q.isEmpty()) {
+                    Job h = q.first();
+                    smallest = Math.min(smallest, h.gpus());
+                    if (best == null || Job.QUEUE_ORDER.compare(h, best) < 0) {
+                        best = h;
+                    }
+                }
+            }
+            bestHead[k] = best;
+            smallestHeadGpus[k] = smallest;
+            headsKnown[k] = true;
+        }
+        return bestHead[k] != null;
     }
 
     public int count(int leaf, boolean allocated) {

@@ -15,18 +15,11 @@ public final class Placement {
         if (nodes.length != gpus.length || nodes.length == 0) {
             throw new IllegalArgumentException("a placement needs one GPU count per node and at least one node");
         }
-        int[] order = new int[nodes.length];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        Integer[] boxed = Arrays.stream(order).boxed().toArray(Integer[]::new);
-        Arrays.sort(boxed, (a, b) -> Integer.compare(nodes[a], nodes[b]));
-        this.nodes = new int[nodes.length];
-        this.gpus = new int[nodes.length];
+        this.nodes = nodes.clone();
+        this.gpus = gpus.clone();
+        sortByNode(this.nodes, this.gpus);
         int total = 0;
-        for (int i = 0; i < boxed.length; i++) {
-            this.nodes[i] = nodes[boxed[i]];
-            this.gpus[i] = gpus[boxed[i]];
+        for (int i = 0; i < this.nodes.length; i++) {
             if (this.gpus[i] < 1) {
                 throw new IllegalArgumentException("a placement holds at least one GPU on each of its nodes");
             }
@@ -36,6 +29,22 @@ public final class Placement {
             total += this.gpus[i];
         }
         this.totalGpus = total;
+    }
+
+    /** Insertion sort by node, carrying the GPU counts along: placements are short and usually already in order. */
+    private static void sortByNode(int[] nodes, int[] gpus) {
+        for (int i = 1; i < nodes.length; i++) {
+            int n = nodes[i];
+            int g = gpus[i];
+            int j = i - 1;
+            while (j >= 0 && nodes[j] > n) {
+                nodes[j + 1] = nodes[j];
+                gpus[j + 1] = gpus[j];
+                j--;
+            }
+            nodes[j + 1] = n;
+            gpus[j + 1] = g;
+        }
     }
 
     public int nodeCount() {

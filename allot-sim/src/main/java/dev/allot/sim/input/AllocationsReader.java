@@ -22,7 +22,12 @@ final class AllocationsReader {
     }
 
     static AllocationTree read(String text) {
-        YamlTree y = YamlTree.parse(FILE, text);
+        return read(FILE, text);
+    }
+
+    /** Reads a tree from a file of another name (messages use {@code file}). */
+    static AllocationTree read(String file, String text) {
+        YamlTree y = YamlTree.parse(file, text);
         MapNode root = y.rootMap(KEYS);
         Map<String, Integer> nameLine = new HashMap<>();
         String rootName = name(y, root, nameLine);
@@ -40,7 +45,7 @@ final class AllocationsReader {
             return b.build();
         } catch (IllegalArgumentException e) {
             // Everything AllocationTree checks is checked above with a location; this is a safety net.
-            throw new InputException(FILE, root.line(), root.column(), null, e.getMessage());
+            throw new InputException(file, root.line(), root.column(), null, e.getMessage());
         }
     }
 

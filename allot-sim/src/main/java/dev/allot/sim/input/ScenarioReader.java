@@ -7,12 +7,16 @@ import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
+import dev.allot.sim.trace.TraceFormats;
+import dev.allot.sim.trace.TraceImport;
+import dev.allot.sim.trace.WorkloadTable;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,6 +28,9 @@ import java.util.List;
  *   <li>exactly one of {@code workloads.csv} and {@code workloads.jsonl};</li>
  *   <li>optionally {@code policy.yaml}: shared durations and per-policy settings (defaults when absent).</li>
  * </ul>
+ * A folder may instead replay a real trace: {@code trace.yaml} names its format and file (see
+ * {@link dev.allot.sim.trace.TraceImport}); {@code allocations.yaml} is then optional (the default is a flat tree
+ * with shares of GPU-hours) and no {@code workloads.*} file may be present.
  * Every problem is an {@link InputException} that names the file and, where it can, the line, column and
  * field. Times written as ISO-8601 instants are relative to time 0: {@code start} when {@code cluster.yaml}
  * gives it, otherwise the earliest instant among the accepted submits and the health events.
@@ -34,9 +41,12 @@ public final class ScenarioReader {
     public static final String WORKLOADS_CSV_FILE = WorkloadsReader.CSV;
     public static final String WORKLOADS_JSONL_FILE = WorkloadsReader.JSONL;
     public static final String POLICY_FILE = PolicyReader.FILE;
+    public static final String TRACE_FILE = TraceFileReader.FILE;
 
     private static final String EXPECTED_FILES = CLUSTER_FILE + ", " + ALLOCATIONS_FILE + ", one of "
-            + WORKLOADS_CSV_FILE + " or " + WORKLOADS_JSONL_FILE + ", and optionally " + POLICY_FILE;
+            + WORKLOADS_CSV_FILE + " or " + WORKLOADS_JSONL_FILE + ", and optionally " + POLICY_FILE
+            + " (or, to replay a real trace, " + CLUSTER_FILE + ", " + TRACE_FILE + " and optionally "
+            + ALLOCATIONS_FILE + " and " + POLICY_FILE + ")";
 
     private ScenarioReader() {
     }
@@ -57,6 +67,87 @@ public final class ScenarioReader {
         }
     }
 
+    /**
+     * Reads an allocation tree written as {@code allocations.yaml} is, from any file; messages name the file.
+     *
+     * @throws InputException for any problem with the file
+     */
+    public static AllocationTree readAllocations(Path file) {
+        String name = displayName(file);
+        try {
+            return AllocationsReader.read(name, readText(file, name));
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    /**
+     * Workloads read from a {@code workloads.csv} or {@code workloads.jsonl}, sorted, with time 0 applied.
+     *
+     * @param rejected      the rows skipped when reading leniently
+     * @param timeZeroEpoch epoch seconds of time 0 when the file wrote instants or {@code start} was given, else null
+     */
+    public record Workloads(List<WorkloadSpec> workloads, List<String> rejected, Long timeZeroEpoch) {
+    }
+
+    /**
+     * Reads the workloads of a {@code workloads.csv} or {@code workloads.jsonl} file (by its extension), or of the
+     * one such file in a folder, with the same checks and messages as a scenario folder.
+     *
+     * @param tree  the tree whose leaves rows must name, or null to accept any allocation name
+     * @param start epoch seconds of time 0 for instants, or null for the earliest instant in the file
+     * @throws InputException for any problem with the input
+     */
+    public static Workloads readWorkloads(Path path, ClusterSpec cluster, AllocationTree tree, Long start,
+                                          boolean lenient) {
+        try {
+            Path file = path;
+            boolean jsonl;
+            if (Files.isDirectory(path)) {
+                boolean csv = Files.isRegularFile(path.resolve(WORKLOADS_CSV_FILE));
+                jsonl = Files.isRegularFile(path.resolve(WORKLOADS_JSONL_FILE));
+                if (csv == jsonl) {
+                    throw new InputException(path.toString(), 0, 0, null, "expected a folder holding exactly one of "
+                            + WORKLOADS_CSV_FILE + " and " + WORKLOADS_JSONL_FILE + ", found "
+                            + (csv ? "both" : "neither"));
+                }
+                file = path.resolve(jsonl ? WORKLOADS_JSONL_FILE : WORKLOADS_CSV_FILE);
+            } else {
+                String name = displayName(path);
+                jsonl = name.endsWith(".jsonl");
+                if (!jsonl && !name.endsWith(".csv")) {
+                    throw new InputException(name, 0, 0, null, "expected a .csv or .jsonl file of workloads, or a"
+                            + " folder holding " + WORKLOADS_CSV_FILE + " or " + WORKLOADS_JSONL_FILE);
+                }
+                if (!Files.isRegularFile(path)) {
+                    throw new InputException(name, 0, 0, null, "no such file: " + path);
+                }
+            }
+            String name = displayName(file);
+            WorkloadsReader reader = new WorkloadsReader(name, new ClusterSpec(cluster.nodes(), List.of()), tree,
+                    start, lenient);
+            try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                if (jsonl) {
+                    reader.readJsonl(r);
+                } else {
+                    reader.readCsv(r);
+                }
+            } catch (IOException e) {
+                throw readError(name, e);
+            }
+            Long epoch0 = start != null ? start : reader.earliestPendingInstant();
+            List<WorkloadSpec> specs = Scenario.sorted(reader.resolve(epoch0 == null ? 0 : epoch0));
+            return new Workloads(specs, List.copyOf(reader.rejected()), epoch0);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    private static String displayName(Path file) {
+        Path name = file.getFileName();
+        return name == null ? file.toString() : name.toString();
+    }
+
     private static Scenario readFolder(Path dir, boolean lenient, PolicyRegistry registry) {
         if (!Files.isDirectory(dir)) {
             throw new InputException(dir.toString(), 0, 0, null,
@@ -68,9 +159,18 @@ public final class ScenarioReader {
         Path jsonlPath = dir.resolve(WORKLOADS_JSONL_FILE);
         Path policyPath = dir.resolve(POLICY_FILE);
         requireFile(dir, clusterPath, CLUSTER_FILE);
-        requireFile(dir, allocationsPath, ALLOCATIONS_FILE);
         boolean csv = Files.isRegularFile(csvPath);
         boolean jsonl = Files.isRegularFile(jsonlPath);
+        Path tracePath = dir.resolve(TRACE_FILE);
+        if (Files.isRegularFile(tracePath)) {
+            if (csv || jsonl) {
+                throw new InputException(TRACE_FILE, 0, 0, null, "both " + TRACE_FILE + " and "
+                        + (csv ? WORKLOADS_CSV_FILE : WORKLOADS_JSONL_FILE) + " are in " + dir
+                        + "; keep exactly one source of workloads");
+            }
+            return readTraceFolder(dir, lenient, registry);
+        }
+        requireFile(dir, allocationsPath, ALLOCATIONS_FILE);
         if (csv && jsonl) {
             throw new InputException(WORKLOADS_CSV_FILE, 0, 0, null, "both " + WORKLOADS_CSV_FILE + " and "
                     + WORKLOADS_JSONL_FILE + " are in " + dir + "; keep exactly one of them");
@@ -109,6 +209,53 @@ public final class ScenarioReader {
         Path name = dir.toAbsolutePath().normalize().getFileName();
         return new Scenario(name == null ? dir.toString() : name.toString(), new ClusterSpec(cluster.nodes(), health),
                 tree, specs, policy, workloads.rejected());
+    }
+
+    /** A folder whose workloads come from the trace that {@code trace.yaml} names. */
+    private static Scenario readTraceFolder(Path dir, boolean lenient, PolicyRegistry registry) {
+        ClusterReader.Result cluster = ClusterReader.read(readText(dir.resolve(CLUSTER_FILE), CLUSTER_FILE));
+        Path allocationsPath = dir.resolve(ALLOCATIONS_FILE);
+        AllocationTree tree = Files.isRegularFile(allocationsPath)
+                ? AllocationsReader.read(readText(allocationsPath, ALLOCATIONS_FILE)) : null;
+        Path policyPath = dir.resolve(POLICY_FILE);
+        PolicyConfig policy = Files.exists(policyPath)
+                ? PolicyReader.read(readText(policyPath, POLICY_FILE), registry)
+                : PolicyConfig.defaults();
+        TraceFileReader.Spec spec = TraceFileReader.read(readText(dir.resolve(TRACE_FILE), TRACE_FILE), dir,
+                TraceFormats.standard());
+        Path name = dir.toAbsolutePath().normalize().getFileName();
+        TraceImport imp = TraceImport.of(spec.format(), spec.path())
+                .cluster(new ClusterSpec(cluster.nodes(), List.of()))
+                .tree(tree)
+                .contract(spec.contract())
+                .formatSettings(spec.settings())
+                .policy(policy)
+                .lenient(lenient)
+                .start(cluster.startEpoch())
+                .name(name == null ? dir.toString() : name.toString());
+        Scenario s = imp.read();
+        Long epoch0 = cluster.startEpoch() != null ? cluster.startEpoch()
+                : ((WorkloadTable) s.workloads()).summary().timeZeroEpoch();
+        List<HealthEvent> health = new ArrayList<>(cluster.health().size());
+        for (ClusterReader.PendingHealth h : cluster.health()) {
+            long at = h.at().seconds();
+            if (h.at().absolute()) {
+                if (epoch0 == null) {
+                    throw new InputException(CLUSTER_FILE, h.line(), h.column(), "at", "expected a time from time 0"
+                            + " such as 3h: the trace's times are relative, so an instant has no time 0 to refer to"
+                            + " (give start to anchor it)");
+                }
+                at -= epoch0;
+                if (at < 0) {
+                    throw new InputException(CLUSTER_FILE, h.line(), h.column(), "at", "expected an instant at or after"
+                            + " time 0 (" + Instant.ofEpochSecond(epoch0) + ", the trace's earliest"
+                            + " submission)");
+                }
+            }
+            health.add(new HealthEvent(h.node(), at, h.state()));
+        }
+        return new Scenario(s.name(), new ClusterSpec(cluster.nodes(), health), s.tree(), s.workloads(),
+                s.policyConfig(), s.rejected());
     }
 
     /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */

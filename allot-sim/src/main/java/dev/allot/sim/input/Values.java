@@ -1,19 +1,24 @@
 package dev.allot.sim.input;
 
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
- * Parsing of the scalar values shared by the readers. The happy paths neither throw nor use regular
- * expressions, because they run once per workload row; failures return a sentinel or throw with a message that
- * says what was expected and what was found.
+ * Parsing of the scalar values shared by the readers of this package and the trace importers
+ * ({@code dev.allot.sim.trace}), and the wording of the problems they report. The happy paths neither throw nor use
+ * regular expressions, because they run once per workload row; failures return a sentinel or throw with a message
+ * that says what was expected and what was found.
  */
-final class Values {
+public final class Values {
     static final String DURATION_EXPECTED = "a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds";
     static final String TIME_EXPECTED =
             "seconds, a duration such as 3d or 1h30m, or an ISO-8601 instant such as 2026-01-05T00:00:00Z";
@@ -27,7 +32,7 @@ final class Values {
     }
 
     /** Digits only, no sign; -1 when the text is not such a number or does not fit in a long. */
-    static long parseWholeNumber(String s) {
+    public static long parseWholeNumber(String s) {
         int n = s.length();
         if (n == 0 || n > 18) {
             return -1;
@@ -44,7 +49,7 @@ final class Values {
     }
 
     /** A plain decimal number (digits, sign, point, exponent); NaN when the text is anything else. */
-    static double parseNumber(String s) {
+    public static double parseNumber(String s) {
         boolean digit = false;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -139,7 +144,7 @@ final class Values {
      * The same error with control characters in its field and problem escaped ({@code \n} and so on), so that
      * every message stays on one line even when it quotes a value that spans lines.
      */
-    static InputException oneLine(InputException e) {
+    public static InputException oneLine(InputException e) {
         if (!hasControl(e.getMessage())) {
             return e;
         }
@@ -180,7 +185,7 @@ final class Values {
     }
 
     /** Names joined with commas, at most {@code max} of them, then how many more there are. */
-    static String list(List<String> names, int max) {
+    public static String list(List<String> names, int max) {
         if (names.isEmpty()) {
             return "(none)";
         }
@@ -188,5 +193,34 @@ final class Values {
             return String.join(", ", names);
         }
         return String.join(", ", names.subList(0, max)) + ", ... (" + (names.size() - max) + " more)";
+    }
+
+    /** Why {@code name} is not a leaf of {@code tree}: an inner node (listing its leaves) or unknown (listing all). */
+    public static String allocationProblem(AllocationTree tree, String name) {
+        Optional<Integer> node = tree.node(name);
+        if (node.isPresent()) {
+            List<String> below = new ArrayList<>();
+            for (int leaf = 0; leaf < tree.leafCount(); leaf++) {
+                if (tree.isWithin(tree.leafNode(leaf), node.get())) {
+                    below.add(tree.leafName(leaf));
+                }
+            }
+            return "expected a leaf allocation, got '" + name + "', an inner node of the allocation tree; its leaves: "
+                    + list(below, 20);
+        }
+        return "expected one of the leaf allocations (" + list(tree.leafNames(), 30) + "), got '" + name + "'";
+    }
+
+    /** Why a workload of {@code gpus} GPUs ({@code perNode} per node, 0 for any packing) can never fit the cluster. */
+    public static String fitProblem(ClusterSpec cluster, int gpus, int perNode) {
+        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
+        if (perNode == 0) {
+            return "expected at most " + cluster.totalGpus() + " GPUs (the cluster has " + has + "), got " + gpus;
+        }
+        int nodes = cluster.nodesWithAtLeast(perNode);
+        int asked = gpus / perNode;
+        return "expected a shape the cluster can hold, got " + asked + (asked == 1 ? " node" : " nodes") + " x " + perNode
+                + " GPUs; the cluster has " + nodes + " nodes with at least " + perNode + " GPUs (" + has
+                + " in all, at most " + cluster.maxGpusPerNode() + " GPUs per node)";
     }
 }

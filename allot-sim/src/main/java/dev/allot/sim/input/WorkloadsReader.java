@@ -5,8 +5,6 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.dataformat.csv.CsvFactory;
-import com.fasterxml.jackson.dataformat.csv.CsvParser;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Priority;
@@ -21,7 +19,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -53,12 +50,6 @@ final class WorkloadsReader {
     private static final int KIND = 11;
     private static final int FIELDS = 12;
 
-    private static final CsvFactory CSV_FACTORY = CsvFactory.builder()
-            .enable(CsvParser.Feature.WRAP_AS_ARRAY)
-            .enable(CsvParser.Feature.SKIP_EMPTY_LINES)
-            .enable(CsvParser.Feature.TRIM_SPACES)
-            .enable(CsvParser.Feature.ALLOW_COMMENTS)
-            .build();
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
 
     private final String file;
@@ -76,6 +67,7 @@ final class WorkloadsReader {
 
     /**
      * @param cluster the nodes (health events do not matter here)
+     * @param tree    the allocation tree rows must name leaves of, or null to accept any allocation name
      * @param start   epoch seconds of time 0 when {@code cluster.yaml} gives {@code start}, else null
      */
     WorkloadsReader(String file, ClusterSpec cluster, AllocationTree tree, Long start, boolean lenient) {
@@ -116,20 +108,9 @@ final class WorkloadsReader {
     // ---- CSV --------------------------------------------------------------------------------------------------
 
     void readCsv(Reader reader) throws IOException {
-        try (CsvParser p = CSV_FACTORY.createParser(reader)) {
-            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.START_ARRAY) {
-                throw new InputException(file, 0, 0, null,
-                        "the file is empty; expected a header row such as " + String.join(",", COLUMNS));
-            }
-            List<String> header = new ArrayList<>();
-            int headerLine = 0;
-            for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
-                if (header.isEmpty()) {
-                    headerLine = p.currentTokenLocation().getLineNr();
-                }
-                header.add(p.getText());
-            }
-            int[] fieldAt = header(header, headerLine);
+        try (CsvRows rows = CsvRows.open(reader, file, String.join(",", COLUMNS))) {
+            List<String> header = new ArrayList<>(rows.header());
+            int[] fieldAt = header(header, rows.headerLine());
             int width = header.size();
             int[] column = new int[FIELDS];
             for (int pos = 0; pos < width; pos++) {
@@ -137,46 +118,25 @@ final class WorkloadsReader {
             }
             IntUnaryOperator columnOf = f -> column[f];
             String[] values = new String[FIELDS];
-            String[] cells = new String[width + 1];
-            while (p.nextToken() == JsonToken.START_ARRAY) {
-                int count = 0;
-                int line = 0;
-                for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
-                    if (count == 0) {
-                        line = p.currentTokenLocation().getLineNr();
-                    }
-                    if (count < cells.length) {
-                        cells[count] = p.getText();
-                    }
-                    count++;
-                }
-                if (count == 0 || (count == 1 && cells[0].isEmpty())) {
-                    continue;
-                }
-                if (count != width) {
-                    reject(new InputException(file, line, Math.min(count, width) + 1, null, "expected " + width
-                            + " cells as in the header row, got " + count));
+            while (rows.next()) {
+                try {
+                    rows.requireWidth();
+                } catch (InputException e) {
+                    reject(e);
                     continue;
                 }
                 Arrays.fill(values, null);
                 for (int pos = 0; pos < width; pos++) {
-                    String c = cells[pos];
+                    String c = rows.cell(pos);
                     values[fieldAt[pos]] = c.isEmpty() ? null : c;
                 }
-                accept(line, values, columnOf);
+                accept(rows.line(), values, columnOf);
             }
-        } catch (JsonProcessingException e) {
-            JsonLocation l = e.getLocation();
-            throw new InputException(file, l == null ? 0 : Math.max(0, l.getLineNr()), 0, null,
-                    "malformed CSV: " + oneLine(e.getOriginalMessage()));
         }
     }
 
     /** Maps each header position to its field; unknown, repeated or missing required columns are errors. */
     private int[] header(List<String> header, int line) {
-        if (!header.isEmpty() && header.get(0).startsWith("\uFEFF")) {
-            header.set(0, header.get(0).substring(1));
-        }
         int[] fieldAt = new int[header.size()];
         int[] seenAt = new int[FIELDS];
         for (int pos = 0; pos < header.size(); pos++) {
@@ -354,8 +314,8 @@ final class WorkloadsReader {
         }
 
         String allocation = required(line, v, column, ALLOCATION, "the name of a leaf allocation");
-        if (tree.leaf(allocation).isEmpty()) {
-            throw error(line, column, ALLOCATION, allocationProblem(allocation));
+        if (tree != null && tree.leaf(allocation).isEmpty()) {
+            throw error(line, column, ALLOCATION, Values.allocationProblem(tree, allocation));
         }
 
         String user = v[USER] == null ? "-" : v[USER];
@@ -404,7 +364,7 @@ final class WorkloadsReader {
             throw error(line, column, GPUS, "expected a multiple of gpus_per_node (" + perNode + "), got " + gpus);
         }
         if (!fits((int) gpus, (int) perNode)) {
-            throw error(line, column, GPUS, fitProblem((int) gpus, (int) perNode));
+            throw error(line, column, GPUS, Values.fitProblem(cluster, (int) gpus, (int) perNode));
         }
         Integer first = idLine.get(id);
         if (first != null) {
@@ -460,32 +420,5 @@ final class WorkloadsReader {
             fits.put(key, f);
         }
         return f;
-    }
-
-    private String fitProblem(int gpus, int perNode) {
-        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
-        if (perNode == 0) {
-            return "expected at most " + cluster.totalGpus() + " GPUs (the cluster has " + has + "), got " + gpus;
-        }
-        int nodes = cluster.nodesWithAtLeast(perNode);
-        int asked = gpus / perNode;
-        return "expected a shape the cluster can hold, got " + asked + (asked == 1 ? " node" : " nodes") + " x " + perNode
-                + " GPUs; the cluster has " + nodes + " nodes with at least " + perNode + " GPUs (" + has
-                + " in all, at most " + cluster.maxGpusPerNode() + " GPUs per node)";
-    }
-
-    private String allocationProblem(String name) {
-        Optional<Integer> node = tree.node(name);
-        if (node.isPresent()) {
-            List<String> below = new ArrayList<>();
-            for (int leaf = 0; leaf < tree.leafCount(); leaf++) {
-                if (tree.isWithin(tree.leafNode(leaf), node.get())) {
-                    below.add(tree.leafName(leaf));
-                }
-            }
-            return "expected a leaf allocation, got '" + name + "', an inner node of the allocation tree; its leaves: "
-                    + Values.list(below, 20);
-        }
-        return "expected one of the leaf allocations (" + Values.list(tree.leafNames(), 30) + "), got '" + name + "'";
     }
 }

@@ -1,5 +1,6 @@
 package dev.allot.sim.report;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -9,6 +10,8 @@ import dev.allot.core.model.Durations;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.metrics.PolicyMetrics;
+import dev.allot.sim.trace.ImportSummary;
+import dev.allot.sim.trace.WorkloadTable;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
@@ -36,9 +39,10 @@ public final class JsonReport {
     public record Document(String schema, ScenarioSummary scenario, List<PolicyMetrics> policies) {
     }
 
-    /** What was simulated. */
+    /** What was simulated; {@code trace} says what the import of a real trace did (absent otherwise). */
     public record ScenarioSummary(String name, int nodes, int gpus, int healthEvents, int workloads, int rejected,
-                                  SortedMap<String, String> settings, List<Allocation> allocations) {
+                                  SortedMap<String, String> settings, List<Allocation> allocations,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) ImportSummary trace) {
     }
 
     /** One node of the allocation tree with its absolute entitlement. */
@@ -58,7 +62,8 @@ public final class JsonReport {
         settings.put("max-min-runtime", Durations.format(s.policyConfig().scheduler().maxMinRuntime()));
         settings.put("usage-bucket", Durations.format(s.policyConfig().scheduler().usageBucket()));
         ScenarioSummary summary = new ScenarioSummary(s.name(), s.cluster().nodes().size(), s.cluster().totalGpus(),
-                s.cluster().healthEvents().size(), s.workloads().size(), s.rejected().size(), settings, allocations);
+                s.cluster().healthEvents().size(), s.workloads().size(), s.rejected().size(), settings, allocations,
+                s.workloads() instanceof WorkloadTable table ? table.summary() : null);
         return new Document(SCHEMA, summary, results.stream().map(SimulationResult::metrics).toList());
     }
 

@@ -16,6 +16,8 @@ import dev.allot.sim.SimulationResult;
 import dev.allot.sim.metrics.AllocationMetrics;
 import dev.allot.sim.metrics.PolicyMetrics;
 import dev.allot.sim.metrics.WaitStats;
+import dev.allot.sim.trace.ImportSummary;
+import dev.allot.sim.trace.WorkloadTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -65,8 +67,14 @@ public final class TextReport {
             out.append('\n');
         }
         Map<String, Integer> kinds = new TreeMap<>();
-        for (WorkloadSpec w : s.workloads()) {
-            kinds.merge(w.kind().isEmpty() ? "(no kind)" : w.kind(), 1, Integer::sum);
+        if (s.workloads() instanceof WorkloadTable table) { // read the column: build no workload
+            for (int i = 0; i < table.size(); i++) {
+                kinds.merge(table.kind(i).isEmpty() ? "(no kind)" : table.kind(i), 1, Integer::sum);
+            }
+        } else {
+            for (WorkloadSpec w : s.workloads()) {
+                kinds.merge(w.kind().isEmpty() ? "(no kind)" : w.kind(), 1, Integer::sum);
+            }
         }
         List<String> k = new ArrayList<>();
         kinds.forEach((name, c) -> k.add(name + " " + integer(c)));
@@ -77,12 +85,38 @@ public final class TextReport {
                     .append(Durations.format(s.policyConfig().scheduler().maxMinRuntime()));
         }
         out.append('\n');
+        if (s.workloads() instanceof WorkloadTable table) {
+            traceLines(table.summary(), out);
+        }
         out.append(pad("settings", 13)).append("lookback ").append(Durations.format(s.policyConfig().scheduler().lookback()))
                 .append(", max-min-runtime ").append(Durations.format(s.policyConfig().scheduler().maxMinRuntime()))
                 .append(", usage-bucket ").append(Durations.format(s.policyConfig().scheduler().usageBucket())).append('\n');
         if (any != null) {
             out.append(pad("window", 13)).append(Durations.formatSeconds(any.windowSeconds()))
                     .append(" (window metrics cover the whole hours through the last submission; waits cover every workload)\n");
+        }
+    }
+
+    /** What the import of a real trace read, left out and decided, and the contract rule it applied. */
+    static void traceLines(ImportSummary t, StringBuilder out) {
+        out.append(pad("trace", 13)).append(t.format()).append(' ').append(t.file()).append(": ")
+                .append(integer(t.rowsRead())).append(" rows read, ").append(integer(t.imported())).append(" imported, ")
+                .append(integer(t.rejected())).append(" rejected, ").append(integer(t.skippedTotal())).append(" skipped");
+        if (!t.skipped().isEmpty()) {
+            List<String> reasons = new ArrayList<>();
+            t.skipped().forEach((reason, n) -> reasons.add(reason + " " + integer(n)));
+            out.append(" (").append(String.join(", ", reasons)).append(')');
+        }
+        out.append("; ").append(integer(t.roundedUp())).append(" fractional GPU requests rounded up; ")
+                .append(integer(t.unallocated())).append(" unallocated, ").append(integer(t.debug())).append(" debug, ")
+                .append(integer(t.resumable())).append(" resumable\n");
+        out.append(pad("contract", 13));
+        if (t.contract().isEmpty()) {
+            out.append("declared by every row\n");
+        } else {
+            List<String> kv = new ArrayList<>();
+            t.contract().forEach((key, v) -> kv.add(key + " " + v));
+            out.append(String.join(", ", kv)).append('\n');
         }
     }
 

@@ -178,7 +178,8 @@ class ClusterYamlTest {
         Folders.delete(dir, "cluster.yaml");
         assertThat(Folders.error(dir).getMessage()).isEqualTo("cluster.yaml: missing in " + dir + "; a scenario folder"
                 + " holds cluster.yaml, allocations.yaml, one of workloads.csv or workloads.jsonl, and optionally"
-                + " policy.yaml");
+                + " policy.yaml (or, to replay a real trace, cluster.yaml, trace.yaml and optionally allocations.yaml"
+                + " and policy.yaml)");
 
         Folders.write(dir, "cluster.yaml", CLUSTER);
         Folders.delete(dir, "allocations.yaml");

@@ -29,7 +29,7 @@ class PolicyYamlTest {
     @Test
     void unknownTopLevelKeyListsSharedKeysAndPolicies() {
         assertThat(policy("lookbak: 3d\n").getMessage()).isEqualTo("policy.yaml:1:1: field 'lookbak': unknown key;"
-                + " valid keys here: lookback, max-min-runtime, usage-bucket, allocation, legacy");
+                + " valid keys here: lookback, max-min-runtime, usage-bucket, allocation, legacy, slurm, kueue");
     }
 
     @Test
@@ -66,7 +66,7 @@ class PolicyYamlTest {
                 "policy.yaml:2:16: field 'reservation': expected a value for the setting, got a list");
         assertThat(policy("- lookback: 3d\n").getMessage()).startsWith(
                 "policy.yaml:1:1: expected a mapping with keys lookback, max-min-runtime, usage-bucket, allocation,"
-                        + " legacy, got a list");
+                        + " legacy, slurm, kueue, got a list");
     }
 
     @Test

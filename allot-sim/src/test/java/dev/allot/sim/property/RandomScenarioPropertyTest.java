@@ -66,6 +66,17 @@ class RandomScenarioPropertyTest {
         assertThat(fast.metrics().preemptions()).isEqualTo(full.metrics().preemptions());
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void theSlurmPolicysShortcutsNeverChangeADecision(long seed) {
+        Scenario scenario = RandomScenarios.generate(seed);
+        Scenario exhaustive = scenario.withPolicyConfig(scenario.policyConfig().with("slurm.shortcuts", "false"));
+        SimulationResult fast = new Simulator(scenario, REGISTRY, "slurm", Simulator.Options.defaults()).run();
+        SimulationResult full = new Simulator(exhaustive, REGISTRY, "slurm", Simulator.Options.defaults()).run();
+        assertThat(fast.workloads()).isEqualTo(full.workloads());
+        assertThat(fast.metrics().preemptions()).isEqualTo(full.metrics().preemptions());
+    }
+
     static LongStream seeds() {
         return LongStream.range(1000, 1150);
     }

@@ -102,6 +102,22 @@ final class RandomScenarios {
         if (r.nextBoolean()) {
             config = config.with("allocation.reservation", "false");
         }
+        // drawn after everything above, so the scenarios of earlier seeds are unchanged
+        if (r.nextInt(3) == 0) {
+            config = config.with("slurm.grace-time", (1 + r.nextInt(30)) + "m");
+        }
+        if (r.nextInt(3) == 0) {
+            config = config.with("slurm.preempt-exempt-time", (1 + r.nextInt(60)) + "m");
+        }
+        if (r.nextInt(3) == 0) {
+            config = config.with("slurm.time-limit-factor", Double.toString(1 + r.nextInt(4) * 0.5));
+        }
+        if (r.nextInt(3) == 0) {
+            config = config.with("slurm.backfill-max-jobs", Integer.toString(r.nextInt(6)));
+        }
+        if (r.nextInt(3) == 0) {
+            config = config.with("slurm.weight-qos", "0").with("slurm.decay-half-life", (r.nextInt(3)) + "h");
+        }
         return new Scenario("random-" + seed, cluster, tree, Scenario.sorted(workloads), config, List.of());
     }
 }

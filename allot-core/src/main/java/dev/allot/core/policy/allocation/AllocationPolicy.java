@@ -190,27 +190,16 @@ public final class AllocationPolicy implements Policy {
     private boolean reservationPlanned;
 
     private boolean scheduleAllocated(ClusterState state, long now) {
-        AllocationTree tree = state.tree();
-        int leaves = tree.leafCount();
-        List<PriorityQueue<ShapeCursor>> heads = new ArrayList<>(leaves);
+        int leaves = state.tree().leafCount();
         boolean any = false;
-        for (int l = 0; l < leaves; l++) {
-            if (state.pending().count(l, true) == 0) {
-                heads.add(null);
-                continue;
-            }
-            PriorityQueue<ShapeCursor> h = new PriorityQueue<>(BY_HEAD);
-            for (NavigableSet<Job> q : state.pending().shapeQueues(l, true)) {
-                if (!q.isEmpty()) {
-                    h.add(new ShapeCursor(q));
-                }
-            }
-            heads.add(h);
-            any = true;
+        for (int l = 0; l < leaves && !any; l++) {
+            any = state.pending().count(l, true) > 0;
         }
         if (!any) {
             return false;
         }
+        List<PriorityQueue<ShapeCursor>> heads = new ArrayList<>(java.util.Collections.nCopies(leaves, null));
+        boolean[] done = new boolean[leaves];
         boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
         blockedOwner = null;
         reservation = null;
@@ -228,13 +217,34 @@ public final class AllocationPolicy implements Policy {
                 orderVersion = fairShare.version();
                 pos = 0;
             }
-            while (pos < order.length && (heads.get(order[pos]) == null || heads.get(order[pos]).isEmpty())) {
-                pos++;
+            PriorityQueue<ShapeCursor> heap = null;
+            for (; pos < order.length; pos++) {
+                int leaf = order[pos];
+                if (done[leaf] || state.pending().count(leaf, true) == 0) {
+                    continue;
+                }
+                if (heads.get(leaf) == null) {
+                    Job best = hopelessBest(state, leaf);
+                    if (best != null) {
+                        // nothing of this allocation can start: as if each of its queues had been tried and failed
+                        done[leaf] = true;
+                        blocked = true;
+                        if (blockedOwner == null) {
+                            blockedOwner = best;
+                        }
+                        continue;
+                    }
+                    heads.set(leaf, cursors(state, leaf));
+                }
+                if (!heads.get(leaf).isEmpty()) {
+                    heap = heads.get(leaf);
+                    break;
+                }
+                done[leaf] = true;
             }
-            if (pos == order.length) {
+            if (heap == null) {
                 return blocked;
             }
-            PriorityQueue<ShapeCursor> heap = heads.get(order[pos]);
             ShapeCursor c = heap.poll();
             Job w = c.head();
             if (tryStart(state, w, pos, now)) {
@@ -252,6 +262,29 @@ public final class AllocationPolicy implements Policy {
         }
     }
 
+    private static PriorityQueue<ShapeCursor> cursors(ClusterState state, int leaf) {
+        PriorityQueue<ShapeCursor> h = new PriorityQueue<>(BY_HEAD);
+        for (NavigableSet<Job> q : state.pending().shapeQueues(leaf, true)) {
+            if (!q.isEmpty()) {
+                h.add(new ShapeCursor(q));
+            }
+        }
+        return h;
+    }
+
+    /**
+     * When no waiting allocated job of {@code leaf} could start now, even on every idle GPU and after preempting every
+     * job it may preempt (ignoring where GPUs are), its first job in queue order; otherwise null. Every job of the
+     * allocation would fail {@link #tryStart} at its first checks, which change nothing, so skipping them decides
+     * exactly the same.
+     */
+    private Job hopelessBest(ClusterState state, int leaf) {
+        Job best = state.pending().bestHead(leaf, true);
+        int smallest = state.pending().smallestHeadGpus(leaf, true);
+        // the most it could get: its best job has the highest priority, so the most own-leaf victims
+        return best != null && !victimBoundAllows(state, best, null, smallest) ? best : null;
+    }
+
     private static final Comparator<ShapeCursor> BY_HEAD = (a, b) -> Job.QUEUE_ORDER.compare(a.head(), b.head());
 
     /** Starts {@code w} on idle GPUs or after preempting victims, honouring the reservation; false if it cannot. */
@@ -264,6 +297,10 @@ public final class AllocationPolicy implements Policy {
         }
         List<Job> victims = null;
         if (p == null) {
+            // the GPU bound without the reservation is necessary with it too: check it before planning one
+            if (excluded == null && !victimBoundAllows(state, w, null)) {
+                return false;
+            }
             if (excluded == null) {
                 excluded = reservedAgainst(w, now);
             }
@@ -331,12 +368,20 @@ public final class AllocationPolicy implements Policy {
         return fairShare.ranksAboveRow(w.leaf())[v.leaf()];
     }
 
-    private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
-        int leaves = state.tree().leafCount();
+    /**
+     * A necessary condition for {@code w} to fit by preempting: usable idle GPUs plus every GPU it may take (ignoring
+     * where they are) reach its size.
+     */
+    private boolean victimBoundAllows(ClusterState state, Job w, BitSet excluded) {
+        return victimBoundAllows(state, w, excluded, w.gpus());
+    }
+
+    /** The same bound, with {@code w}'s rights, against {@code gpus} instead of its size. */
+    private boolean victimBoundAllows(ClusterState state, Job w, BitSet excluded, int gpus) {
         boolean[] above = fairShare.ranksAboveRow(w.leaf());
         int prio = w.spec().priority().ordinal();
         long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
-        for (int l = 0; l < leaves; l++) {
+        for (int l = 0; l < above.length; l++) {
             if (above[l]) {
                 bound += state.unprotectedGpus(l);
             }
@@ -346,7 +391,14 @@ public final class AllocationPolicy implements Policy {
                 bound += state.unprotectedGpus(w.leaf(), pr);
             }
         }
-        if (bound < w.gpus()) {
+        return bound >= gpus;
+    }
+
+    private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
+        int leaves = state.tree().leafCount();
+        boolean[] above = fairShare.ranksAboveRow(w.leaf());
+        int prio = w.spec().priority().ordinal();
+        if (!victimBoundAllows(state, w, excluded)) {
             return null;
         }
         for (FailedSearch f : failedSearches) {
@@ -503,6 +555,6 @@ public final class AllocationPolicy implements Policy {
         if (Double.isInfinite(ratio)) {
             return "inf";
         }
-        return String.format(java.util.Locale.ROOT, "%.2f", ratio);
+        return dev.allot.core.model.Decimals.fixed(ratio, 2);
     }
 }

@@ -1,8 +1,8 @@
 package dev.allot.core.policy.allocation;
 
 import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.Decimals;
 import dev.allot.core.state.ClusterState;
-import java.util.Locale;
 
 /**
  * Hierarchical fair share over the allocation tree, for one scheduling cycle.
@@ -192,10 +192,9 @@ public final class FairShare {
             return "same allocation";
         }
         int parent = tree.parent(pair[0]);
-        return String.format(Locale.ROOT,
-                "under '%s', '%s' has used %.2f of its entitlement over the window and '%s' %.2f",
-                tree.name(parent), tree.name(pair[0]), ratio(pair[0]),
-                tree.name(pair[1]), ratio(pair[1]));
+        return "under '" + tree.name(parent) + "', '" + tree.name(pair[0]) + "' has used "
+                + Decimals.fixed(ratio(pair[0]), 2) + " of its entitlement over the window and '"
+                + tree.name(pair[1]) + "' " + Decimals.fixed(ratio(pair[1]), 2);
     }
 
     public long windowSeconds() {

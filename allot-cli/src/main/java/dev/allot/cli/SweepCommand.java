@@ -1,0 +1,129 @@
+package dev.allot.cli;
+
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.generate.GeneratorSpec;
+import dev.allot.sim.generate.ScenarioGenerator;
+import dev.allot.sim.input.ScenarioReader;
+import dev.allot.sim.sweep.Sweep;
+import dev.allot.sim.sweep.SweepTable;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot sweep}: runs the cross product of setting values and policies (and, for a generated scenario, of
+ * seeds) in parallel on all cores, and prints one table of the headline metrics per run.
+ */
+@Command(name = "sweep", mixinStandardHelpOptions = true,
+        description = {"Sweep settings: run the cross product of --set values and policies in parallel and tabulate",
+                "the headline metrics. With --preset and --seeds N, repeat a generated scenario over N seeds and",
+                "report the mean and spread."})
+final class SweepCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "a scenario folder (or use --preset)")
+    Path dir;
+
+    @Option(names = "--preset", description = "generate the scenario from this preset (lab, big) instead of reading DIR")
+    String preset;
+
+    @Option(names = "--seeds", defaultValue = "1", description = "with --preset: seeds 1..N (default: ${DEFAULT-VALUE})")
+    int seeds;
+
+    @Option(names = "--policy", split = ",", defaultValue = "allocation", description = "policies (default: ${DEFAULT-VALUE})")
+    List<String> policies;
+
+    @Option(names = "--set", paramLabel = "KEY=V1,V2,...", description = "a setting and the values to try, e.g. lookback=1d,3d,7d")
+    List<String> sets = new ArrayList<>();
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "also write one CSV row per run")
+    Path csv;
+
+    @Option(names = "--threads", description = "parallel runs (default: the number of cores)")
+    Integer threads;
+
+    @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR")
+    boolean lenient;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PolicyRegistry registry = PolicyRegistry.standard();
+        if ((dir == null) == (preset == null)) {
+            throw new IllegalArgumentException("give either a scenario folder DIR or --preset NAME");
+        }
+        if (seeds < 1) {
+            throw new IllegalArgumentException("--seeds must be at least 1, got " + seeds);
+        }
+        if (dir != null && seeds > 1) {
+            throw new IllegalArgumentException("--seeds repeats a generated scenario: use it with --preset");
+        }
+        Map<String, List<String>> grid = new LinkedHashMap<>();
+        for (String s : sets) {
+            int eq = s.indexOf('=');
+            if (eq <= 0 || eq == s.length() - 1) {
+                throw new IllegalArgumentException("--set expects KEY=V1,V2,..., got '" + s + "'");
+            }
+            String key = s.substring(0, eq).trim();
+            if (grid.containsKey(key)) {
+                throw new IllegalArgumentException("--set names '" + key + "' twice; list all its values in one --set");
+            }
+            grid.put(key, Arrays.stream(s.substring(eq + 1).split(",")).map(String::trim).toList());
+        }
+        Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
+        GeneratorSpec gs = preset != null ? GeneratorSpec.preset(preset) : null;
+        List<Long> seedList = new ArrayList<>();
+        if (gs == null) {
+            seedList.add(null);
+        } else {
+            for (long s = 1; s <= seeds; s++) {
+                seedList.add(s);
+            }
+        }
+        Sweep sweep = new Sweep(grid, policies.stream().map(String::trim).toList(), seedList);
+        int n = sweep.points().size();
+        int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        List<Sweep.Run> runs;
+        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("sweep").setInitialMax(n)
+                .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
+                .build()) {
+            runs = sweep.run(registry, seed -> ScenarioGenerator.generate(gs, seed).toScenario(preset + "-" + seed), fixed,
+                    pool, bar::step);
+        } finally {
+            pool.shutdownNow();
+        }
+        List<String> keys = new ArrayList<>(grid.keySet());
+        out.printf("%d runs (%d settings x %d policies x %d scenarios) on %d threads%n", n,
+                n / policies.size() / seedList.size(), policies.size(), seedList.size(), workers);
+        out.print(SweepTable.render(SweepTable.rows(runs), keys));
+        if (csv != null) {
+            try (Writer w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
+                SweepTable.writeCsv(runs, keys, w);
+            }
+            out.println("wrote " + csv);
+        }
+        out.flush();
+        return 0;
+    }
+}

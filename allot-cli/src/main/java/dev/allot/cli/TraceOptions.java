@@ -1,0 +1,132 @@
+package dev.allot.cli;
+
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.input.ScenarioReader;
+import dev.allot.sim.trace.ContractRule;
+import dev.allot.sim.trace.TraceFormat;
+import dev.allot.sim.trace.TraceFormats;
+import dev.allot.sim.trace.TraceImport;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * The options that say where workloads come from: a scenario folder (the command's DIR) or a trace file with the
+ * cluster and the rules it lacks. Shared by the commands that read a scenario, as a picocli mixin.
+ */
+final class TraceOptions {
+    @Option(names = "--trace", paramLabel = "FORMAT:PATH",
+            description = "replay a trace file instead of a folder; formats: philly, alibaba-openb, swf, tiresias,"
+                    + " native (see 'allot traces')")
+    String trace;
+
+    @Option(names = "--nodes", paramLabel = "COUNTxGPUS",
+            description = "with --trace: the cluster, COUNT nodes of GPUS GPUs each (node-001, ...), e.g. 40x8")
+    String nodes;
+
+    @Option(names = "--allocations", paramLabel = "FILE",
+            description = "with --trace: the allocation tree, written as allocations.yaml is (default: a flat tree,"
+                    + " shares of GPU-hours)")
+    Path allocations;
+
+    @Option(names = "--contract", paramLabel = "KEY=VALUE",
+            description = "with --trace: a setting of the contract rule for what the trace lacks, e.g. min-runtime=2h")
+    List<String> contract = new ArrayList<>();
+
+    @Option(names = "--trace-set", paramLabel = "KEY=VALUE",
+            description = "with --trace: a setting of the trace format, e.g. allocation-by=group for swf")
+    List<String> traceSettings = new ArrayList<>();
+
+    boolean given() {
+        return trace != null;
+    }
+
+    /** The scenario: the trace when {@code --trace} is given, else the folder {@code dir}. */
+    Scenario scenario(Path dir, boolean lenient, PolicyRegistry registry) {
+        return trace != null ? readTrace(dir, lenient) : readFolder(dir, lenient, registry);
+    }
+
+    private Scenario readFolder(Path dir, boolean lenient, PolicyRegistry registry) {
+        if (dir == null) {
+            throw new IllegalArgumentException("expected a scenario folder DIR or --trace FORMAT:PATH; see the command's --help");
+        }
+        List<String> traceOnly = new ArrayList<>();
+        if (nodes != null) {
+            traceOnly.add("--nodes");
+        }
+        if (allocations != null) {
+            traceOnly.add("--allocations");
+        }
+        if (!contract.isEmpty()) {
+            traceOnly.add("--contract");
+        }
+        if (!traceSettings.isEmpty()) {
+            traceOnly.add("--trace-set");
+        }
+        if (!traceOnly.isEmpty()) {
+            throw new IllegalArgumentException(String.join(", ", traceOnly) + " only apply with --trace; a scenario"
+                    + " folder gives them in its files (cluster.yaml, allocations.yaml, trace.yaml)");
+        }
+        return ScenarioReader.read(dir, lenient, registry);
+    }
+
+    private Scenario readTrace(Path dir, boolean lenient) {
+        if (dir != null) {
+            throw new IllegalArgumentException("expected either a scenario folder DIR or --trace, not both");
+        }
+        TraceFormats formats = TraceFormats.standard();
+        int colon = trace.indexOf(':');
+        if (colon <= 0 || colon == trace.length() - 1) {
+            throw new IllegalArgumentException("--trace expects FORMAT:PATH such as philly:jobs.csv, got '" + trace
+                    + "'; formats: " + String.join(", ", formats.names()));
+        }
+        TraceFormat format = formats.get(trace.substring(0, colon));
+        if (nodes == null) {
+            throw new IllegalArgumentException("--trace needs the cluster: --nodes COUNTxGPUS, e.g. --nodes 40x8");
+        }
+        return TraceImport.of(format, Path.of(trace.substring(colon + 1)))
+                .cluster(parseNodes(nodes))
+                .tree(allocations == null ? null : ScenarioReader.readAllocations(allocations))
+                .contract(contract.isEmpty() ? null : ContractRule.parse(keyValues("--contract", contract), "--contract"))
+                .formatSettings(keyValues("--trace-set", traceSettings))
+                .lenient(lenient)
+                .read();
+    }
+
+    /** {@code COUNTxGPUS}, e.g. {@code 40x8}: a cluster of COUNT nodes of GPUS GPUs. */
+    static ClusterSpec parseNodes(String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        int x = t.indexOf('x');
+        long count = x <= 0 ? -1 : parseCount(t.substring(0, x));
+        long gpus = x <= 0 ? -1 : parseCount(t.substring(x + 1));
+        if (count < 1 || gpus < 1 || count > 1_000_000 || count * gpus > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--nodes expects COUNTxGPUS such as 40x8 (40 nodes of 8 GPUs), got '"
+                    + text + "'");
+        }
+        return TraceImport.uniformCluster((int) count, (int) gpus);
+    }
+
+    private static long parseCount(String s) {
+        if (s.isEmpty() || s.length() > 9 || !s.chars().allMatch(Character::isDigit)) {
+            return -1;
+        }
+        return Long.parseLong(s);
+    }
+
+    private static Map<String, String> keyValues(String option, List<String> given) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String o : given) {
+            int eq = o.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(option + " expects KEY=VALUE, got '" + o + "'");
+            }
+            out.put(o.substring(0, eq).trim(), o.substring(eq + 1).trim());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,43 @@
+package dev.allot.core.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class DecimalsTest {
+    private static void same(double x, int places) {
+        assertThat(Decimals.fixed(x, places)).as("%s with %d places", x, places)
+                .isEqualTo(String.format(Locale.ROOT, "%." + places + "f", x));
+    }
+
+    @Test
+    void spellsWhatFormatterSpells() {
+        double[] edges = {0.0, -0.0, 1.005, 0.125, 0.135, 2.675, 0.995, 9.995, 99.995, 1e-7, 123456789.125,
+                1e20, 0.5, 1.5, Double.MIN_VALUE, Double.MAX_VALUE, Double.POSITIVE_INFINITY,
+                Double.NEGATIVE_INFINITY, Double.NaN, -1.005, 4.35, 0.045};
+        for (double x : edges) {
+            for (int places = 0; places <= 4; places++) {
+                same(x, places);
+            }
+        }
+    }
+
+    @Test
+    void spellsWhatFormatterSpellsForRandomRatiosAndHalves() {
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 200_000; i++) {
+            double x = switch (i % 5) {
+                case 0 -> random.nextDouble() * 5;
+                case 1 -> random.nextInt(100_000) / 1000.0 + 0.0005; // ties at the third decimal
+                case 2 -> random.nextLong(1L << 40) / (double) random.nextLong(1, 1L << 30);
+                case 3 -> (random.nextInt(10_000) + 0.5) / 100.0;
+                default -> random.nextDouble() * 2e6; // both sides of the fast path's limit
+            };
+            same(x, 2);
+            same(x, 3);
+            same(x, i % 5);
+        }
+    }
+}

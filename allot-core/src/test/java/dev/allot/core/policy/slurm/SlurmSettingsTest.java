@@ -1,0 +1,62 @@
+package dev.allot.core.policy.slurm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.SettingSpec;
+import dev.allot.core.policy.Settings;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SlurmSettingsTest {
+
+    private static SlurmPolicy create(Map<String, String> given) {
+        return (SlurmPolicy) SlurmPolicy.FACTORY.create(Settings.parse(SlurmPolicy.FACTORY.settings(), given, "test"));
+    }
+
+    @Test
+    void theDefaultsAreSlurmsOrItsConfigurationExample() {
+        SlurmPolicy.Config c = SlurmPolicy.withDefaults().config();
+        assertThat(c.weightFairshare()).isEqualTo(10_000);
+        assertThat(c.weightAge()).isEqualTo(1_000);
+        assertThat(c.weightQos()).isEqualTo(10_000);
+        assertThat(c.maxAge()).isEqualTo(Duration.ofDays(7));
+        assertThat(c.decayHalfLife()).isEqualTo(Duration.ofDays(7));
+        assertThat(c.calcPeriod()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(c.preemptibleUsageFactor()).isEqualTo(1.0);
+        assertThat(c.timeLimitFactor()).isEqualTo(1.0);
+        assertThat(c.backfillMaxJobs()).isEqualTo(500);
+        assertThat(c.preemptExemptTime()).isZero();
+        assertThat(c.graceTime()).isZero();
+    }
+
+    @Test
+    void everySettingSaysWhatItIs() {
+        for (SettingSpec s : SlurmPolicy.FACTORY.settings()) {
+            assertThat(s.description()).as(s.key()).hasSizeGreaterThan(40);
+        }
+        assertThat(new PolicyRegistry().register(SlurmPolicy.FACTORY).names()).containsExactly("slurm");
+        assertThat(PolicyRegistry.standard().names()).containsExactly("allocation", "legacy", "slurm", "kueue");
+    }
+
+    @Test
+    void impossibleValuesAreRejectedWithTheReason() {
+        assertThatThrownBy(() -> create(Map.of("time-limit-factor", "0.5")))
+                .hasMessageContaining("time-limit-factor must be at least 1");
+        assertThatThrownBy(() -> create(Map.of("calc-period", "0s"))).hasMessageContaining("calc-period must be positive");
+        assertThatThrownBy(() -> create(Map.of("max-age", "0"))).hasMessageContaining("max-age must be positive");
+        assertThatThrownBy(() -> create(Map.of("weight-age", "-1"))).hasMessageContaining("weights must not be negative");
+        assertThatThrownBy(() -> create(Map.of("preemptible-usage-factor", "-0.5"))).hasMessageContaining("must not be negative");
+        assertThat(create(Map.of("grace-time", "90s", "preempt-exempt-time", "10m")).config().graceTime())
+                .isEqualTo(Duration.ofSeconds(90));
+    }
+
+    @Test
+    void factorsInReasonsHaveThreeDecimals() {
+        assertThat(SlurmPolicy.thousandths(2.0 / 3)).isEqualTo("0.667");
+        assertThat(SlurmPolicy.thousandths(1.0)).isEqualTo("1.000");
+        assertThat(SlurmPolicy.thousandths(0.05)).isEqualTo("0.050");
+    }
+}

@@ -1,0 +1,170 @@
+package dev.allot.sim.input;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.dataformat.csv.CsvFactory;
+import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.Reader;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Streams the rows of a CSV file that starts with a header row, one row at a time, with the 1-based line each
+ * row starts on. Cells are trimmed; empty lines and lines starting with {@code #} are skipped; a byte-order mark
+ * before the header is dropped. Columns are numbered from 1 in messages, as in every reader of this package.
+ *
+ * <p>Shared by {@code workloads.csv} and the trace importers ({@code dev.allot.sim.trace}). A syntax error (an
+ * unclosed quote, ...) is an {@link InputException} from {@link #next()}: the rest of the file cannot be trusted,
+ * so it is never skipped, even by lenient readers.
+ */
+public final class CsvRows implements Closeable {
+    private static final CsvFactory FACTORY = CsvFactory.builder()
+            .enable(CsvParser.Feature.WRAP_AS_ARRAY)
+            .enable(CsvParser.Feature.SKIP_EMPTY_LINES)
+            .enable(CsvParser.Feature.TRIM_SPACES)
+            .enable(CsvParser.Feature.ALLOW_COMMENTS)
+            .build();
+
+    private final CsvParser parser;
+    private final String file;
+    private final List<String> header;
+    private final int headerLine;
+    private String[] cells = new String[16];
+    private int count;
+    private int line;
+
+    private CsvRows(CsvParser parser, String file, List<String> header, int headerLine) {
+        this.parser = parser;
+        this.file = file;
+        this.header = header;
+        this.headerLine = headerLine;
+    }
+
+    /**
+     * Opens {@code reader} and reads the header row.
+     *
+     * @param file           the name used in messages
+     * @param exampleHeader  shown when the file is empty, e.g. {@code id,submit,allocation,...}
+     */
+    public static CsvRows open(Reader reader, String file, String exampleHeader) throws IOException {
+        CsvParser p = FACTORY.createParser(reader);
+        try {
+            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.START_ARRAY) {
+                throw new InputException(file, 0, 0, null, "the file is empty; expected a header row such as "
+                        + exampleHeader);
+            }
+            List<String> header = new ArrayList<>();
+            int headerLine = 0;
+            for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
+                if (header.isEmpty()) {
+                    headerLine = p.currentTokenLocation().getLineNr();
+                }
+                header.add(p.getText());
+            }
+            if (!header.isEmpty() && header.get(0).startsWith("\uFEFF")) {
+                header.set(0, header.get(0).substring(1));
+            }
+            return new CsvRows(p, file, Collections.unmodifiableList(header), headerLine);
+        } catch (JsonProcessingException e) {
+            p.close();
+            throw malformed(file, e);
+        } catch (RuntimeException | IOException e) {
+            p.close();
+            throw e;
+        }
+    }
+
+    public List<String> header() {
+        return header;
+    }
+
+    public int headerLine() {
+        return headerLine;
+    }
+
+    /**
+     * The 0-based position of each named column in the header; columns the header lacks are an error at the
+     * header line that names them. Other columns of the header are allowed.
+     */
+    public int[] positions(List<String> required) {
+        int[] at = new int[required.size()];
+        List<String> missing = new ArrayList<>();
+        for (int i = 0; i < required.size(); i++) {
+            at[i] = header.indexOf(required.get(i));
+            if (at[i] < 0) {
+                missing.add(required.get(i));
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new InputException(file, headerLine, 0, null, "the header row lacks required column"
+                    + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
+                    + String.join(", ", required));
+        }
+        return at;
+    }
+
+    /** Moves to the next row that has at least one non-empty cell; false at the end of the file. */
+    public boolean next() throws IOException {
+        try {
+            while (parser.nextToken() == JsonToken.START_ARRAY) {
+                count = 0;
+                for (JsonToken t = parser.nextToken(); t == JsonToken.VALUE_STRING; t = parser.nextToken()) {
+                    if (count == 0) {
+                        line = parser.currentTokenLocation().getLineNr();
+                    }
+                    if (count == cells.length) {
+                        cells = Arrays.copyOf(cells, count * 2);
+                    }
+                    cells[count++] = parser.getText();
+                }
+                if (count == 0 || (count == 1 && cells[0].isEmpty())) {
+                    continue;
+                }
+                return true;
+            }
+            return false;
+        } catch (JsonProcessingException e) {
+            throw malformed(file, e);
+        }
+    }
+
+    /** The line the current row starts on. */
+    public int line() {
+        return line;
+    }
+
+    /** How many cells the current row has. */
+    public int size() {
+        return count;
+    }
+
+    /** The trimmed text of a cell of the current row, by 0-based position; empty when the row is shorter. */
+    public String cell(int position) {
+        return position < count ? cells[position] : "";
+    }
+
+    /** Throws unless the current row has exactly as many cells as the header. */
+    public void requireWidth() {
+        if (count != header.size()) {
+            throw new InputException(file, line, Math.min(count, header.size()) + 1, null, "expected "
+                    + header.size() + " cells as in the header row, got " + count);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        parser.close();
+    }
+
+    private static InputException malformed(String file, JsonProcessingException e) {
+        JsonLocation l = e.getLocation();
+        String m = e.getOriginalMessage();
+        return new InputException(file, l == null ? 0 : Math.max(0, l.getLineNr()), 0, null,
+                "malformed CSV: " + (m == null ? "unknown problem" : m.replace('\n', ' ').strip()));
+    }
+}

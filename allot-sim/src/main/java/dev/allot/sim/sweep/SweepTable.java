@@ -1,0 +1,190 @@
+package dev.allot.sim.sweep;
+
+import com.fasterxml.jackson.databind.SequenceWriter;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import dev.allot.core.model.Durations;
+import dev.allot.sim.metrics.AllocationMetrics;
+import dev.allot.sim.metrics.PolicyMetrics;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The sweep's output: one row per run (or, with several seeds, one row per setting and policy with the mean and
+ * standard deviation over the seeds) of the headline metrics, as a terminal table or CSV. Reads only named metrics.
+ */
+public final class SweepTable {
+    /** A headline metric: its column name, how to read it from the metrics, and how to print it. */
+    public record Column(String name, ToDoubleFunction<PolicyMetrics> value, Kind kind) {
+    }
+
+    /** How a column prints. */
+    public enum Kind {
+        PERCENT, SECONDS, COUNT, NUMBER
+    }
+
+    public static final List<Column> COLUMNS = List.of(
+            new Column("occupancy", PolicyMetrics::occupancy, Kind.PERCENT),
+            new Column("paid", m -> m.paidFraction() == null ? Double.NaN : m.paidFraction(), Kind.PERCENT),
+            new Column("worst_paid", SweepTable::worstPaid, Kind.PERCENT),
+            new Column("wait_p50_all", m -> seconds(m.waits().get("all").p50()), Kind.SECONDS),
+            new Column("wait_p90_all", m -> seconds(m.waits().get("all").p90()), Kind.SECONDS),
+            new Column("wait_p90_debug", m -> seconds(m.waits().get("debug").p90()), Kind.SECONDS),
+            new Column("wait_p90_large", m -> seconds(m.waits().get("large").p90()), Kind.SECONDS),
+            new Column("preemptions", m -> m.preemptions(), Kind.COUNT),
+            new Column("lost_gpu_hours", PolicyMetrics::lostGpuHours, Kind.NUMBER),
+            new Column("drain_blocked_hours", PolicyMetrics::drainBlockedHours, Kind.NUMBER));
+
+    private SweepTable() {
+    }
+
+    private static double seconds(Long s) {
+        return s == null ? Double.NaN : s;
+    }
+
+    private static double worstPaid(PolicyMetrics m) {
+        double worst = Double.NaN;
+        for (AllocationMetrics a : m.allocations()) {
+            if (a.paidFraction() != null && !(a.paidFraction() >= worst)) {
+                worst = a.paidFraction();
+            }
+        }
+        return worst;
+    }
+
+    /** A row: the setting values, the policy, the number of seeds, and per column the mean and the spread. */
+    public record Row(Map<String, String> settings, String policy, int runs, double[] mean, double[] sd) {
+    }
+
+    /** Groups runs by settings and policy (in grid order) and averages over seeds. */
+    public static List<Row> rows(List<Sweep.Run> runs) {
+        Map<String, List<Sweep.Run>> groups = new LinkedHashMap<>();
+        for (Sweep.Run r : runs) {
+            groups.computeIfAbsent(r.point().settings() + "|" + r.point().policy(), k -> new ArrayList<>()).add(r);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (List<Sweep.Run> g : groups.values()) {
+            double[] mean = new double[COLUMNS.size()];
+            double[] sd = new double[COLUMNS.size()];
+            for (int c = 0; c < COLUMNS.size(); c++) {
+                double sum = 0;
+                int n = 0;
+                for (Sweep.Run r : g) {
+                    double v = COLUMNS.get(c).value().applyAsDouble(r.result().metrics());
+                    if (!Double.isNaN(v)) {
+                        sum += v;
+                        n++;
+                    }
+                }
+                mean[c] = n == 0 ? Double.NaN : sum / n;
+                double ss = 0;
+                for (Sweep.Run r : g) {
+                    double v = COLUMNS.get(c).value().applyAsDouble(r.result().metrics());
+                    if (!Double.isNaN(v)) {
+                        ss += (v - mean[c]) * (v - mean[c]);
+                    }
+                }
+                sd[c] = n < 2 ? 0 : Math.sqrt(ss / (n - 1));
+            }
+            Sweep.Point p = g.get(0).point();
+            rows.add(new Row(p.settings(), p.policy(), g.size(), mean, sd));
+        }
+        return rows;
+    }
+
+    /** The terminal table. */
+    public static String render(List<Row> rows, List<String> keys) {
+        List<String[]> lines = new ArrayList<>();
+        List<String> head = new ArrayList<>(keys);
+        head.add("policy");
+        boolean seeds = rows.stream().anyMatch(r -> r.runs() > 1);
+        if (seeds) {
+            head.add("runs");
+        }
+        for (Column c : COLUMNS) {
+            head.add(c.name());
+        }
+        lines.add(head.toArray(String[]::new));
+        for (Row r : rows) {
+            List<String> cells = new ArrayList<>();
+            for (String k : keys) {
+                cells.add(r.settings().get(k));
+            }
+            cells.add(r.policy());
+            if (seeds) {
+                cells.add(Integer.toString(r.runs()));
+            }
+            for (int c = 0; c < COLUMNS.size(); c++) {
+                String v = format(COLUMNS.get(c).kind(), r.mean()[c]);
+                if (r.runs() > 1 && !Double.isNaN(r.mean()[c])) {
+                    v += " ±" + format(COLUMNS.get(c).kind(), r.sd()[c]);
+                }
+                cells.add(v);
+            }
+            lines.add(cells.toArray(String[]::new));
+        }
+        int[] width = new int[head.size()];
+        for (String[] l : lines) {
+            for (int i = 0; i < l.length; i++) {
+                width[i] = Math.max(width[i], l[i].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] l : lines) {
+            for (int i = 0; i < l.length; i++) {
+                sb.append(i == 0 ? "" : "  ");
+                sb.append(i < keys.size() + 1 ? String.format("%-" + width[i] + "s", l[i]) : String.format("%" + width[i] + "s", l[i]));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    static String format(Kind kind, double v) {
+        if (Double.isNaN(v)) {
+            return "-";
+        }
+        return switch (kind) {
+            case PERCENT -> String.format(Locale.ROOT, "%.1f%%", v * 100);
+            case SECONDS -> Durations.formatSeconds(Math.round(v >= 600 ? Math.round(v / 60.0) * 60 : v));
+            case COUNT -> String.format(Locale.ROOT, "%,.0f", v);
+            case NUMBER -> String.format(Locale.ROOT, "%,.1f", v);
+        };
+    }
+
+    /** One CSV row per run: the point, then every column's raw value (fractions 0..1, seconds, counts). */
+    public static void writeCsv(List<Sweep.Run> runs, List<String> keys, Writer out) throws IOException {
+        CsvSchema.Builder b = CsvSchema.builder().addColumn("run");
+        keys.forEach(b::addColumn);
+        b.addColumn("policy").addColumn("seed");
+        COLUMNS.forEach(c -> b.addColumn(c.name()));
+        CsvSchema schema = b.build().withHeader().withLineSeparator("\n");
+        try (SequenceWriter w = new CsvMapper().writer(schema)
+                .without(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValues(out)) {
+            for (Sweep.Run r : runs) {
+                List<Object> row = new ArrayList<>();
+                row.add(r.point().index() + 1);
+                for (String k : keys) {
+                    row.add(r.point().settings().get(k));
+                }
+                row.add(r.point().policy());
+                row.add(r.point().seed() == null ? "" : r.point().seed());
+                for (Column c : COLUMNS) {
+                    double v = c.value().applyAsDouble(r.result().metrics());
+                    row.add(Double.isNaN(v) ? "" : String.format(Locale.ROOT, switch (c.kind()) {
+                        case PERCENT -> "%.4f";
+                        case NUMBER -> "%.2f";
+                        default -> "%.0f";
+                    }, v));
+                }
+                w.write(row.toArray());
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.allot.sim.trace;
+
+import dev.allot.sim.input.CsvRows;
+import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.Values;
+import java.util.List;
+
+/** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
+final class Cells {
+    private final TraceRows rows;
+    private final CsvRows csv;
+    private final String[] names;
+    private final int[] at;
+
+    /** @param names the columns the format uses, found by name in the header (any order; others are ignored) */
+    Cells(TraceRows rows, CsvRows csv, String[] names) {
+        this.rows = rows;
+        this.csv = csv;
+        this.names = names;
+        this.at = csv.positions(List.of(names));
+    }
+
+    int line() {
+        return csv.line();
+    }
+
+    /** The 1-based column of a field. */
+    int column(int field) {
+        return at[field] + 1;
+    }
+
+    String name(int field) {
+        return names[field];
+    }
+
+    /** The text of a field; empty when the cell is empty. */
+    String text(int field) {
+        return csv.cell(at[field]);
+    }
+
+    /** Throws unless the row has as many cells as the header. */
+    void requireWidth() {
+        csv.requireWidth();
+    }
+
+    /** Non-empty text. */
+    String required(int field, String expected) {
+        String t = text(field);
+        if (t.isEmpty()) {
+            throw error(field, "expected " + expected + ", got nothing");
+        }
+        return t;
+    }
+
+    /** A whole number from {@code min} to {@code max}. */
+    long whole(int field, long min, long max, String expected) {
+        String t = required(field, expected);
+        long v = Values.parseWholeNumber(t);
+        if (v < min || v > max) {
+            throw error(field, "expected " + expected + ", got '" + t + "'");
+        }
+        return v;
+    }
+
+    /** A whole number of GPUs, at least {@code min}. */
+    int gpus(int field, int min) {
+        return (int) whole(field, min, Integer.MAX_VALUE, "a whole number >= " + min);
+    }
+
+    /** A whole number of seconds, at least {@code min}, small enough for a duration. */
+    long seconds(int field, long min) {
+        return whole(field, min, Integer.MAX_VALUE, "a whole number of seconds >= " + min);
+    }
+
+    InputException error(int field, String problem) {
+        return rows.error(csv.line(), column(field), names[field], problem);
+    }
+}
