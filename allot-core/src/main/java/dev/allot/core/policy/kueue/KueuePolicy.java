@@ -78,8 +78,8 @@ import java.util.TreeSet;
  * <p><b>Preemption loops.</b> Kueue's proof that fair sharing preemption cannot cycle covers two workloads evicting
  * each other by share; it does not cover priority preemption inside a ClusterQueue. A small low-priority workload of
  * A evicts one of B by share, then A's large high-priority workload evicts it ({@code InClusterQueue}), which raises
- * A's share enough for B's workload to evict the large one by share, and so on (Kueue has reports of such loops, e.g.
- * kubernetes-sigs/kueue#14543 and #7101). A simulation must end, so here a workload evicted by preemption does not
+ * A's share enough for B's workload to evict the large one by share, and so on (Kueue has reports of preemption
+ * loops, e.g. kubernetes-sigs/kueue#14543 and #7101). A simulation must end, so here a workload evicted by preemption does not
  * preempt in turn until quota is released by something other than an eviction (a workload ends, a node changes
  * health); until then it is admitted only where it fits. Each workload then preempts at most once between two such
  * releases, so the evictions are finite.
