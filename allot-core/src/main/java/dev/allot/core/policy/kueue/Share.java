@@ -1,6 +1,6 @@
 package dev.allot.core.policy.kueue;
 
-import java.util.Locale;
+import dev.allot.core.model.Decimals;
 
 /**
  * A dominant resource share (DRS) as Kueue computes it for a ClusterQueue or a cohort with a parent: the quota it
@@ -62,6 +62,6 @@ public record Share(boolean borrowing, double unweighted, double weight) {
         if (infinite()) {
             return "inf";
         }
-        return String.format(Locale.ROOT, "%.1f", weighted());
+        return Decimals.fixed(weighted(), 1);
     }
 }
