@@ -64,6 +64,7 @@ public final class Simulator {
     public SimulationResult run() {
         long wallStart = System.nanoTime();
         Policy policy = factory.create(settings);
+        boolean restarts = policy.restartsWorkThatCannotResume();
         ClusterState state = new ClusterState(scenario.cluster(), scenario.tree(), scenario.policyConfig().scheduler(), 0);
         List<WorkloadSpec> specs = scenario.workloads();
         long lastSubmit = specs.isEmpty() ? 0 : specs.get(specs.size() - 1).submitSeconds();
@@ -125,7 +126,7 @@ public final class Simulator {
                     if (checker != null) {
                         checker.beforeDecision(t, d);
                     }
-                    requeued |= carryOut(d, t, state, metrics, listener, queue);
+                    requeued |= carryOut(d, t, state, metrics, listener, queue, restarts);
                 }
                 for (int node : state.takeDrainNotices()) {
                     String name = state.nodeName(node);
@@ -193,11 +194,11 @@ public final class Simulator {
 
     /** Applies one decision; returns whether it sent a job back to the queue. */
     private static boolean carryOut(Decision d, long t, ClusterState state, MetricsCollector metrics,
-                                    SimulationListener listener, EventQueue queue) {
+                                    SimulationListener listener, EventQueue queue, boolean restarts) {
         if (d instanceof Decision.Preempt p) {
             Job j = p.job();
             Placement where = j.placement();
-            ClusterState.PreemptionResult r = state.preempt(j, t);
+            ClusterState.PreemptionResult r = state.preempt(j, t, restarts);
             metrics.onPreempt(t, j, where, p.cause(), r);
             listener.onPreempt(t, j, where, p.cause(), r);
             return r.requeued();

@@ -21,4 +21,14 @@ public interface Policy {
      * the simulator's invariant checks hold every policy to its own promise.
      */
     boolean isProtected(Job job, long nowSeconds);
+
+    /**
+     * What happens to preempted work that cannot resume (not resumable): false, it ends, lost for good (Allot's
+     * contract: the workload declared it cannot be requeued); true, it goes back to the queue to start over from the
+     * beginning, as Kubernetes Jobs evicted by Kueue and Slurm jobs preempted with {@code PreemptMode=REQUEUE} do.
+     * Resumable work is requeued with its checkpointed progress either way.
+     */
+    default boolean restartsWorkThatCannotResume() {
+        return false;
+    }
 }

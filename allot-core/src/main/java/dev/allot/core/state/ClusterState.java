@@ -317,6 +317,14 @@ public final class ClusterState {
      * checkpoint and waits again; a non-resumable one ends as {@link JobState#PREEMPTED} and its run is lost.
      */
     public PreemptionResult preempt(Job job, long time) {
+        return preempt(job, time, false);
+    }
+
+    /**
+     * Stops a running job before it is done. Resumable work goes back to the queue with its checkpointed progress;
+     * other work ends for good, or with {@code restartIfNotResumable} goes back to the queue to start over.
+     */
+    public PreemptionResult preempt(Job job, long time, boolean restartIfNotResumable) {
         advanceTo(time);
         requireRunning(job, "preempt");
         long kept = job.progressKeptIfPreemptedAt(time);
@@ -329,6 +337,12 @@ public final class ClusterState {
             job.state = JobState.PENDING;
             pending.add(job);
             return new PreemptionResult(true, job.progressSeconds, lost);
+        }
+        if (restartIfNotResumable) {
+            job.progressSeconds = 0;
+            job.state = JobState.PENDING;
+            pending.add(job);
+            return new PreemptionResult(true, 0, lost);
         }
         job.state = JobState.PREEMPTED;
         job.endSeconds = time;

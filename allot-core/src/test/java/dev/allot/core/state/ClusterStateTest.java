@@ -116,4 +116,19 @@ class ClusterStateTest {
         assertThat(a.state()).isEqualTo(JobState.PREEMPTED);
         assertThat(s.pending().total()).isZero();
     }
+
+    @Test
+    void aPolicyThatRequeuesEverythingSendsANonResumableJobBackToStartOver() {
+        ClusterState s = state();
+        Job a = s.register(WorkloadSpec.builder("a").allocation("A").gpus(2).duration(Duration.ofHours(3)).build());
+        s.submit(a, 0);
+        s.start(a, on(0, 2), 0);
+        ClusterState.PreemptionResult r = s.preempt(a, H, true);
+        assertThat(r.requeued()).isTrue();
+        assertThat(r.progressKeptSeconds()).isZero();
+        assertThat(r.lostGpuSeconds()).isEqualTo(2 * H);
+        assertThat(a.state()).isEqualTo(JobState.PENDING);
+        assertThat(a.remainingSeconds()).isEqualTo(3 * H);
+        assertThat(s.pending().total()).isEqualTo(1);
+    }
 }

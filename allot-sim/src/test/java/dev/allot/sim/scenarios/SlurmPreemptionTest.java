@@ -37,14 +37,18 @@ class SlurmPreemptionTest {
     }
 
     @Test
-    void unallocatedWorkThatCannotResumeEndsWhenPreempted() {
+    void unallocatedWorkThatCannotResumeIsRequeuedAndStartsOver() {
+        // PreemptMode=REQUEUE requeues every preempted job; one that cannot resume loses its hour and runs its
+        // whole 10 hours again
         Run run = scavengerThenAllocated(w("u1")).run("slurm");
         assertThat(run.story()).containsExactly(
                 "0s start u1 on n1:8",
-                "1h preempt u1 by a1 unallocated ended lost=1h",
+                "1h preempt u1 by a1 unallocated requeued lost=1h",
                 "1h start a1 on n1:8",
-                "2h complete a1");
-        assertThat(run.workload("u1").finalState()).isEqualTo("preempted");
+                "2h complete a1",
+                "2h start u1 on n1:8",
+                "12h complete u1");
+        assertThat(run.workload("u1").finalState()).isEqualTo("completed");
     }
 
     @Test

@@ -72,8 +72,8 @@ import java.util.TreeSet;
  * <p><b>Preemption and protection.</b> {@code withinClusterQueue: LowerPriority}, {@code reclaimWithinCohort: Any},
  * fair sharing strategies {@code [LessThanOrEqualToFinalShare, LessThanInitialShare]} (Kueue's defaults for fair
  * sharing). There is no minimum runtime: any admitted workload may be evicted at any moment, so
- * {@link #isProtected} promises nothing. An evicted workload requeues with its checkpointed progress if resumable,
- * and ends otherwise.
+ * {@link #isProtected} promises nothing. An evicted workload is requeued, as Kueue requeues every evicted workload:
+ * with its checkpointed progress if resumable, else to start over ({@link #restartsWorkThatCannotResume}).
  *
  * <p><b>Preemption loops.</b> Kueue's proof that fair sharing preemption cannot cycle covers two workloads evicting
  * each other by share; it does not cover priority preemption inside a ClusterQueue. A small low-priority workload of
@@ -206,6 +206,12 @@ public final class KueuePolicy implements Policy {
     }
 
     /** Kueue promises nothing: any admitted workload may be preempted at any moment. */
+    /** Kueue requeues every evicted workload; one that cannot resume starts over. */
+    @Override
+    public boolean restartsWorkThatCannotResume() {
+        return true;
+    }
+
     @Override
     public boolean isProtected(Job job, long nowSeconds) {
         return false;

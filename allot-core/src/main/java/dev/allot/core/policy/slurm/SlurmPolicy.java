@@ -68,7 +68,8 @@ import java.util.TreeSet;
  *
  * <p><b>One cycle</b> (at every event):
  * <ol>
- *   <li>Victims whose grace time has run out are stopped (requeued if resumable, else they end).</li>
+ *   <li>Victims whose grace time has run out are stopped and requeued: resumable work keeps its checkpointed
+ *   progress, other work starts over.</li>
  *   <li><i>Main pass</i>: in priority order, each job starts on idle GPUs if it fits; a protected job that does not
  *   fit preempts a minimal set of preemptible jobs (lowest priority first, then the youngest), if that makes room.
  *   The first job that cannot start ends the pass, as it blocks its (only) partition in Slurm.</li>
@@ -305,6 +306,12 @@ public final class SlurmPolicy implements Policy {
      * Allocated work (the protected QOS) always; unallocated work inside its {@code preempt-exempt-time}, and a
      * chosen victim until its grace deadline.
      */
+    /** {@code PreemptMode=REQUEUE}: a preempted job goes back to the queue; one that cannot resume starts over. */
+    @Override
+    public boolean restartsWorkThatCannotResume() {
+        return true;
+    }
+
     @Override
     public boolean isProtected(Job job, long at) {
         if (job.allocated()) {

@@ -61,7 +61,9 @@ class KueueBorrowingTest {
                 .workload(w("a2").in("A").gpus(8).runs("10h").minRuntime("15m").at("5s"))
                 .workload(w("b1").in("B").gpus(8).runs("1h").at("10s"));
         Run kueue = s.run("kueue");
-        assertThat(kueue.story()).contains("10s preempt a2 by b1 fair_share ended lost=5s", "10s start b1 on n2:8");
+        // Kueue requeues the evicted workload; a2 cannot resume, so it starts over once b1 is done
+        assertThat(kueue.story()).contains("10s preempt a2 by b1 fair_share requeued lost=5s", "10s start b1 on n2:8",
+                "1h10s start a2 on n2:8", "11h10s complete a2");
         // under Allot's policy every workload keeps its 15 minutes: b1 waits until a1's are over
         Run allocation = s.run("allocation");
         assertThat(allocation.story()).contains("15m preempt a1 by b1 fair_share ended lost=15m", "15m start b1 on n1:8");

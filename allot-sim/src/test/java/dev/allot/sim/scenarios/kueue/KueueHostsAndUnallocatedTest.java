@@ -21,16 +21,21 @@ class KueueHostsAndUnallocatedTest {
                 .run("kueue");
         // the first cycle admits A's head and, last (infinite share), u1 on the idle node; the next cycle's head a2
         // evicts u1 at once (Kueue admits one head per ClusterQueue per cycle). At 1h b1 reclaims from A, the only
-        // borrower running, and u1 gets the GPUs when b1 is done
-        assertThat(run.story()).startsWith(
+        // borrower running; a1 cannot resume, so it is requeued to start over and, ahead of unallocated work, gets
+        // the GPUs when b1 is done; u1 runs when a2 is
+        assertThat(run.story()).containsExactly(
                 "0s start a1 on n1:8",
                 "0s start u1 on n2:8",
                 "0s preempt u1 by a2 unallocated requeued lost=0s",
                 "0s start a2 on n2:8",
-                "1h preempt a1 by b1 fair_share ended lost=1h",
+                "1h preempt a1 by b1 fair_share requeued lost=1h",
                 "1h start b1 on n1:8",
                 "2h complete b1",
-                "2h start u1 on n1:8");
+                "2h start a1 on n1:8",
+                "10h complete a2",
+                "10h start u1 on n2:8",
+                "12h complete a1",
+                "20h complete u1");
     }
 
     @Test

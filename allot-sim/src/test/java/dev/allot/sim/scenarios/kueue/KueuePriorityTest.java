@@ -21,15 +21,16 @@ class KueuePriorityTest {
                 .workload(w("a-low2").in("A").gpus(8).runs("1h").priority(Priority.LOW).at("1h"))
                 .runWithReasons("kueue");
         // A is at its nominal quota and B does not borrow: a-high may only take A's own lower-priority work;
-        // a-low2, of equal priority, waits
+        // a-low2, of equal priority, waits; a-low, requeued to start over and submitted earlier, goes first
         assertThat(run.story()).filteredOn(l -> l.contains(" preempt ") || l.contains(" start "))
                 .extracting(l -> l.replaceAll(" \\(.*", ""))
                 .containsExactly(
                         "0s start a-low on n1:8",
                         "0s start b-low on n2:8",
-                        "1h preempt a-low by a-high priority ended lost=1h",
+                        "1h preempt a-low by a-high priority requeued lost=1h",
                         "1h start a-high on n1:8",
-                        "2h start a-low2 on n1:8");
+                        "2h start a-low on n1:8",
+                        "10h start a-low2 on n2:8");
         assertThat(run.about("a-low")).filteredOn(l -> l.contains(" preempt ")).singleElement().asString().contains(
                 "Kueue InClusterQueue: a-high (high) of A needed the quota of"
                 + " lower-priority a-low (low)");
