@@ -1,6 +1,7 @@
 package dev.allot.core.policy;
 
 import java.util.List;
+import java.util.function.Function;
 
 /** Makes a policy from its settings; knows the policy's name, a one-line description and its settings. */
 public interface PolicyFactory {
@@ -11,4 +12,31 @@ public interface PolicyFactory {
     List<SettingSpec> settings();
 
     Policy create(Settings settings);
+
+    /** A factory from its parts: what every policy class registers as its {@code FACTORY}. */
+    static PolicyFactory of(String name, String description, List<SettingSpec> settings,
+                            Function<Settings, Policy> create) {
+        List<SettingSpec> specs = List.copyOf(settings);
+        return new PolicyFactory() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String description() {
+                return description;
+            }
+
+            @Override
+            public List<SettingSpec> settings() {
+                return specs;
+            }
+
+            @Override
+            public Policy create(Settings values) {
+                return create.apply(values);
+            }
+        };
+    }
 }

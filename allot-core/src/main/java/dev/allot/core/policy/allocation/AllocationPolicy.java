@@ -64,29 +64,12 @@ public final class AllocationPolicy implements Policy {
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
                             + " exactly the same, slower: for verification"));
 
-    public static final PolicyFactory FACTORY = new PolicyFactory() {
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "Allot: budgets, hierarchical fair share over the lookback window, minimum-runtime contracts,"
-                    + " unallocated work on idle GPUs, automatic drains";
-        }
-
-        @Override
-        public List<SettingSpec> settings() {
-            return SETTINGS;
-        }
-
-        @Override
-        public Policy create(Settings settings) {
-            return new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
-                    settings.bool("shortcuts"));
-        }
-    };
+    public static final PolicyFactory FACTORY = PolicyFactory.of(NAME,
+            "Allot: budgets, hierarchical fair share over the lookback window, minimum-runtime contracts,"
+            + " unallocated work on idle GPUs, automatic drains",
+            SETTINGS,
+            settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
+                settings.bool("shortcuts")));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
             + " started on GPUs no waiting allocated work could use; preemptible at any moment";

@@ -111,29 +111,12 @@ public final class KueuePolicy implements Policy {
                     "Admission Fair Sharing: Kueue's usageSamplingInterval, which sizes the entry penalty each"
                             + " admission adds at once (the decay itself is computed exactly)"));
 
-    public static final PolicyFactory FACTORY = new PolicyFactory() {
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "Kueue with Fair Sharing: a ClusterQueue per allocation, nominal quota = entitlement, borrowing in"
-                    + " the cohort, share-ordered admission and preemption, no minimum runtime";
-        }
-
-        @Override
-        public List<SettingSpec> settings() {
-            return SETTINGS;
-        }
-
-        @Override
-        public Policy create(Settings settings) {
-            return new KueuePolicy(settings.bool("hierarchical-cohorts"), settings.bool("admission-fair-sharing"),
-                    settings.duration("usage-half-life-time"), settings.duration("usage-sampling-interval"));
-        }
-    };
+    public static final PolicyFactory FACTORY = PolicyFactory.of(NAME,
+            "Kueue with Fair Sharing: a ClusterQueue per allocation, nominal quota = entitlement, borrowing in"
+            + " the cohort, share-ordered admission and preemption, no minimum runtime",
+            SETTINGS,
+            settings -> new KueuePolicy(settings.bool("hierarchical-cohorts"), settings.bool("admission-fair-sharing"),
+                settings.duration("usage-half-life-time"), settings.duration("usage-sampling-interval")));
 
     /** Kueue's candidate order inside a ClusterQueue: lower priority, then admitted more recently, then id. */
     private final Comparator<Job> victimOrder = (a, b) -> {

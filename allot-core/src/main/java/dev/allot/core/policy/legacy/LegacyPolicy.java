@@ -46,28 +46,11 @@ public final class LegacyPolicy implements Policy {
             SettingSpec.duration("non-preemptible-min-runtime", Duration.ofHours(8),
                     "a workload whose declared minimum runtime is at least this is non-preemptible"));
 
-    public static final PolicyFactory FACTORY = new PolicyFactory() {
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "the baseline: global priority queue, non-preemptible work under per-allocation GPU limits,"
-                    + " preemption by higher priority, greedy backfill";
-        }
-
-        @Override
-        public List<SettingSpec> settings() {
-            return SETTINGS;
-        }
-
-        @Override
-        public Policy create(Settings settings) {
-            return new LegacyPolicy(settings.duration("non-preemptible-min-runtime"));
-        }
-    };
+    public static final PolicyFactory FACTORY = PolicyFactory.of(NAME,
+            "the baseline: global priority queue, non-preemptible work under per-allocation GPU limits,"
+            + " preemption by higher priority, greedy backfill",
+            SETTINGS,
+            settings -> new LegacyPolicy(settings.duration("non-preemptible-min-runtime")));
 
     private final long nonPreemptibleSeconds;
     private ClusterState boundTo;

@@ -152,32 +152,15 @@ public final class SlurmPolicy implements Policy {
                     "let backfill skip jobs of a shape and QOS that provably cannot start, and stop when none can;"
                             + " false decides exactly the same, slower: for verification"));
 
-    public static final PolicyFactory FACTORY = new PolicyFactory() {
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "a model of Slurm: multifactor priority with Fair Tree and decayed usage, EASY backfill on time"
-                    + " limits, preemption of a scavenger QOS by QOS, drains that wait for running jobs";
-        }
-
-        @Override
-        public List<SettingSpec> settings() {
-            return SETTINGS;
-        }
-
-        @Override
-        public Policy create(Settings s) {
-            return new SlurmPolicy(new Config(s.integer("weight-fairshare"), s.integer("weight-age"),
-                    s.integer("weight-qos"), s.duration("max-age"), s.duration("decay-half-life"),
-                    s.duration("calc-period"), s.number("preemptible-usage-factor"), s.number("time-limit-factor"),
-                    s.integer("backfill-max-jobs"), s.duration("preempt-exempt-time"), s.duration("grace-time"),
-                    s.bool("shortcuts")));
-        }
-    };
+    public static final PolicyFactory FACTORY = PolicyFactory.of(NAME,
+            "a model of Slurm: multifactor priority with Fair Tree and decayed usage, EASY backfill on time"
+            + " limits, preemption of a scavenger QOS by QOS, drains that wait for running jobs",
+            SETTINGS,
+            s -> new SlurmPolicy(new Config(s.integer("weight-fairshare"), s.integer("weight-age"),
+                s.integer("weight-qos"), s.duration("max-age"), s.duration("decay-half-life"),
+                s.duration("calc-period"), s.number("preemptible-usage-factor"), s.number("time-limit-factor"),
+                s.integer("backfill-max-jobs"), s.duration("preempt-exempt-time"), s.duration("grace-time"),
+                s.bool("shortcuts"))));
 
     /** The policy's settings, validated. */
     public record Config(long weightFairshare, long weightAge, long weightQos, Duration maxAge, Duration decayHalfLife,
