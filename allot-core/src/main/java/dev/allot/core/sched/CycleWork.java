@@ -26,7 +26,10 @@ public final class CycleWork {
     private final BitSet touchedNodes = new BitSet();
     private final NodeMarks nodeMarks;
     private final List<Decision> decisions = new ArrayList<>();
-    private final java.util.Map<Job, Placement> startedHere = new java.util.HashMap<>();
+    /** Where this cycle started each job, by job index (null if it did not), and which indices to clear. */
+    private Placement[] startedOn = new Placement[0];
+    private int[] startedIndices = new int[16];
+    private int startedCount;
     private boolean copied;
     private long now;
     private long version;
@@ -53,7 +56,10 @@ public final class CycleWork {
         preempted.clear();
         touchedNodes.clear();
         decisions.clear();
-        startedHere.clear();
+        for (int i = 0; i < startedCount; i++) {
+            startedOn[startedIndices[i]] = null;
+        }
+        startedCount = 0;
         copied = false;
     }
 
@@ -83,7 +89,17 @@ public final class CycleWork {
         snapshot.take(p);
         touch(p);
         version++;
-        startedHere.put(job, p);
+        int i = job.index();
+        if (i >= startedOn.length) {
+            startedOn = java.util.Arrays.copyOf(startedOn, Math.max(i + 1, startedOn.length * 2));
+        }
+        if (startedOn[i] == null) {
+            if (startedCount == startedIndices.length) {
+                startedIndices = java.util.Arrays.copyOf(startedIndices, startedCount * 2);
+            }
+            startedIndices[startedCount++] = i;
+        }
+        startedOn[i] = p;
         decisions.add(new Decision.Start(job, p, reason));
     }
 
@@ -107,12 +123,17 @@ public final class CycleWork {
     /** Where a job runs: its live placement, or the one this cycle started it on; null if neither. */
     public Placement placementOf(Job job) {
         Placement p = job.placement();
-        return p != null ? p : startedHere.get(job);
+        return p != null ? p : startedOnThisCycle(job);
     }
 
     /** Whether this cycle started the job. */
     public boolean startedHere(Job job) {
-        return startedHere.containsKey(job);
+        return startedOnThisCycle(job) != null;
+    }
+
+    private Placement startedOnThisCycle(Job job) {
+        int i = job.index();
+        return i < startedOn.length ? startedOn[i] : null;
     }
 
     private void touch(Placement p) {
