@@ -1,12 +1,7 @@
 package dev.allot.sim.trace;
 
 import dev.allot.core.policy.Settings;
-import dev.allot.sim.input.CsvRows;
-import dev.allot.sim.input.InputException;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -59,17 +54,7 @@ public final class AlibabaOpenbFormat implements TraceFormat {
 
     @Override
     public void read(Path path, Settings settings, TraceRows rows) throws IOException {
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
-             CsvRows csv = CsvRows.open(reader, rows.file(), String.join(",", COLUMNS))) {
-            Cells cells = new Cells(rows, csv, COLUMNS);
-            while (csv.next()) {
-                try {
-                    row(cells, rows);
-                } catch (InputException e) {
-                    rows.reject(e);
-                }
-            }
-        }
+        Cells.readCsv(path, rows, String.join(",", COLUMNS), COLUMNS, AlibabaOpenbFormat::row);
     }
 
     private static void row(Cells cells, TraceRows rows) {

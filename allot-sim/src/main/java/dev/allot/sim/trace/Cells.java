@@ -3,6 +3,11 @@ package dev.allot.sim.trace;
 import dev.allot.sim.input.CsvRows;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.Values;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
@@ -13,6 +18,33 @@ final class Cells {
     private final int[] at;
 
     /** @param names the columns the format uses, found by name in the header (any order; others are ignored) */
+    /** Reads one row into {@code rows}; throws an {@link InputException} for a row that is not valid. */
+    interface RowReader {
+        void row(Cells cells, TraceRows rows);
+    }
+
+    /**
+     * Reads a CSV trace: each row through {@code reader}; a row it rejects is recorded in {@code rows} (which fails
+     * the import or, under --lenient, counts and skips it) and the next row is read.
+     *
+     * @param header what the first line must name, for the error when it does not
+     * @param names the columns the reader uses
+     */
+    static void readCsv(Path path, TraceRows rows, String header, String[] names, RowReader reader)
+            throws IOException {
+        try (Reader text = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+             CsvRows csv = CsvRows.open(text, rows.file(), header)) {
+            Cells cells = new Cells(rows, csv, names);
+            while (csv.next()) {
+                try {
+                    reader.row(cells, rows);
+                } catch (InputException e) {
+                    rows.reject(e);
+                }
+            }
+        }
+    }
+
     Cells(TraceRows rows, CsvRows csv, String[] names) {
         this.rows = rows;
         this.csv = csv;

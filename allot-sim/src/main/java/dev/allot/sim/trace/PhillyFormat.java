@@ -1,13 +1,8 @@
 package dev.allot.sim.trace;
 
 import dev.allot.core.policy.Settings;
-import dev.allot.sim.input.CsvRows;
-import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.Values;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.LocalDate;
@@ -51,17 +46,7 @@ public final class PhillyFormat implements TraceFormat {
     public void read(Path path, Settings settings, TraceRows rows) throws IOException {
         rows.generatedIds("philly");
         rows.absoluteTimes();
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
-             CsvRows csv = CsvRows.open(reader, rows.file(), "timestamp,duration,num_gpus,gpu_time,cluster")) {
-            Cells cells = new Cells(rows, csv, COLUMNS);
-            while (csv.next()) {
-                try {
-                    row(cells, rows);
-                } catch (InputException e) {
-                    rows.reject(e);
-                }
-            }
-        }
+        Cells.readCsv(path, rows, "timestamp,duration,num_gpus,gpu_time,cluster", COLUMNS, PhillyFormat::row);
     }
 
     private static void row(Cells cells, TraceRows rows) {
