@@ -507,17 +507,18 @@ public final class KueuePolicy implements Policy {
      */
     private boolean enoughRoom(ClusterState state, Job w, int cq, int pr) {
         FreeIndex f = work.free();
-        if (w.gpusPerNode() == 0) {
-            long bound = f.totalFree();
-            for (int q = 0; q < cqCount; q++) {
-                if (q == cq) {
-                    for (int p = 0; p < pr; p++) {
-                        bound += passRunningByPriority[cq][p];
-                    }
-                } else if (eligible[q]) {
-                    bound += passRunning[q];
+        long bound = f.totalFree();
+        for (int q = 0; q < cqCount; q++) {
+            if (q == cq) {
+                for (int p = 0; p < pr; p++) {
+                    bound += passRunningByPriority[cq][p];
                 }
+            } else if (eligible[q]) {
+                bound += passRunning[q];
             }
+        }
+        if (w.gpusPerNode() == 0 || bound < w.gpus()) {
+            // without a per-node shape the GPU count decides; with one, too few GPUs in all rules out any nodes
             return bound >= w.gpus();
         }
         int perNode = w.gpusPerNode();
