@@ -29,6 +29,16 @@ public final class GpuTimeline {
     private int[] workload = new int[64];
     private byte[] endKind = new byte[64];
     private final java.util.List<String> workloadIds = new java.util.ArrayList<>();
+    private final java.util.List<NodePeriod> nodePeriods = new java.util.ArrayList<>();
+
+    /** What a node was doing for a while: unhealthy (draining or drained), or drained (empty, waiting for repair). */
+    public enum NodeState {
+        UNHEALTHY, DRAINED
+    }
+
+    /** A node's unhealthy or drained period; {@code toSeconds} is when it became healthy or the run ended. */
+    public record NodePeriod(int node, NodeState state, long fromSeconds, long toSeconds) {
+    }
 
     GpuTimeline(int[] gpusPerNode) {
         firstRowOfNode = new int[gpusPerNode.length + 1];
@@ -95,6 +105,15 @@ public final class GpuTimeline {
     /** Workload ids by the index bars carry, in the order workloads first ran. */
     public java.util.List<String> workloadIds() {
         return java.util.Collections.unmodifiableList(workloadIds);
+    }
+
+    /** Unhealthy and drained periods of nodes, in the order they ended. */
+    public java.util.List<NodePeriod> nodePeriods() {
+        return java.util.Collections.unmodifiableList(nodePeriods);
+    }
+
+    void addPeriod(NodePeriod p) {
+        nodePeriods.add(p);
     }
 
     int workloadIndex(String id, int known) {

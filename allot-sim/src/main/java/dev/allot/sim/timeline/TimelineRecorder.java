@@ -21,6 +21,9 @@ public final class TimelineRecorder implements SimulationListener {
     private BitSet[] busy;
     private final Map<Job, Open> open = new HashMap<>();
     private int[] workloadIndexOfJob = new int[0];
+    private final Map<String, Integer> nodeByName = new HashMap<>();
+    private long[] unhealthySince;
+    private long[] drainedSince;
 
     /** A run in progress: its lanes per node (in placement order) and what a bar needs. */
     private record Open(Placement placement, int[][] lanes, long start, long preemptibleFrom, int workload) {
@@ -35,6 +38,42 @@ public final class TimelineRecorder implements SimulationListener {
             busy[n] = new BitSet(gpus[n]);
         }
         timeline = new GpuTimeline(gpus);
+        unhealthySince = new long[gpus.length];
+        drainedSince = new long[gpus.length];
+        for (int n = 0; n < gpus.length; n++) {
+            nodeByName.put(state.nodeName(n), n);
+            unhealthySince[n] = state.isHealthy(n) ? -1 : state.now();
+            drainedSince[n] = -1;
+        }
+    }
+
+    @Override
+    public void onHealth(long time, String node, boolean healthy) {
+        int n = nodeByName.get(node);
+        if (healthy) {
+            endPeriods(n, time);
+        } else if (unhealthySince[n] < 0) {
+            unhealthySince[n] = time;
+        }
+    }
+
+    @Override
+    public void onDrained(long time, String node) {
+        int n = nodeByName.get(node);
+        if (drainedSince[n] < 0) {
+            drainedSince[n] = time;
+        }
+    }
+
+    private void endPeriods(int n, long time) {
+        if (drainedSince[n] >= 0) {
+            timeline.addPeriod(new GpuTimeline.NodePeriod(n, GpuTimeline.NodeState.DRAINED, drainedSince[n], time));
+            drainedSince[n] = -1;
+        }
+        if (unhealthySince[n] >= 0) {
+            timeline.addPeriod(new GpuTimeline.NodePeriod(n, GpuTimeline.NodeState.UNHEALTHY, unhealthySince[n], time));
+            unhealthySince[n] = -1;
+        }
     }
 
     @Override
@@ -81,6 +120,9 @@ public final class TimelineRecorder implements SimulationListener {
         Arrays.sort(running, (a, b) -> Integer.compare(a.index(), b.index()));
         for (Job j : running) {
             close(j, time, GpuTimeline.End.RUNNING_AT_END);
+        }
+        for (int n = 0; n < timeline.nodeCount(); n++) {
+            endPeriods(n, time);
         }
         return timeline;
     }

@@ -81,4 +81,22 @@ class TimelineRecorderTest {
             assertThat(t.size()).as(policy).isGreaterThan(1000);
         }
     }
+
+    @Test
+    void anUnhealthyNodeIsShadedFromItsFailureAndDrainedFromWhenItsLastRunLeftUntilItIsRepaired() {
+        // n1 fails at 1h while a1 is inside its 2h minimum runtime: a1 leaves at 2h (drained), n1 is back at 5h
+        Scenario s = given().nodes(2, 4)
+                .allocations(t -> t.leaf("A", 100))
+                .workload(w("a1").in("A").gang(4, 4).runs("10h").minRuntime("2h").resumable().at("0s"))
+                .workload(w("a2").in("A").gang(4, 4).runs("10h").minRuntime("2h").at("0s"))
+                .unhealthy("n2", "1h")
+                .healthy("n2", "5h")
+                .scenario();
+        GpuTimeline t = record(s, "allocation");
+        assertThat(t.nodePeriods()).containsExactly(
+                new GpuTimeline.NodePeriod(1, GpuTimeline.NodeState.DRAINED, 7200, 18000),
+                new GpuTimeline.NodePeriod(1, GpuTimeline.NodeState.UNHEALTHY, 3600, 18000));
+        // drained the second its protection ended: never preemptible while it ran, so nothing of its bar is hatched
+        assertThat(bars(t)).contains("a2 n1/0 0-7200 PREEMPTED");
+    }
 }
