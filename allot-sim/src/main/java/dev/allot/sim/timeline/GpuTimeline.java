@@ -1,6 +1,9 @@
 package dev.allot.sim.timeline;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * Who ran on which GPU and when: one bar per GPU per run of a workload, stored column by column (a run of a
@@ -28,8 +31,8 @@ public final class GpuTimeline {
     private long[] preemptibleFrom = new long[64];
     private int[] workload = new int[64];
     private byte[] endKind = new byte[64];
-    private final java.util.List<String> workloadIds = new java.util.ArrayList<>();
-    private final java.util.List<NodePeriod> nodePeriods = new java.util.ArrayList<>();
+    private final List<String> workloadIds = new ArrayList<>();
+    private final List<NodePeriod> nodePeriods = new ArrayList<>();
 
     /** What a node was doing for a while: unhealthy (draining or drained), or drained (empty, waiting for repair). */
     public enum NodeState {
@@ -103,13 +106,13 @@ public final class GpuTimeline {
     }
 
     /** Workload ids by the index bars carry, in the order workloads first ran. */
-    public java.util.List<String> workloadIds() {
-        return java.util.Collections.unmodifiableList(workloadIds);
+    public List<String> workloadIds() {
+        return Collections.unmodifiableList(workloadIds);
     }
 
     /** Unhealthy and drained periods of nodes, in the order they ended. */
-    public java.util.List<NodePeriod> nodePeriods() {
-        return java.util.Collections.unmodifiableList(nodePeriods);
+    public List<NodePeriod> nodePeriods() {
+        return Collections.unmodifiableList(nodePeriods);
     }
 
     void addPeriod(NodePeriod p) {
