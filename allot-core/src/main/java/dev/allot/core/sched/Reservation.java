@@ -191,6 +191,38 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
     }
 
     /** Insertion sort of the slots [from, to) by (time, node): the slots of one node are few. */
+    /**
+     * The positions {@code from..to-1} in the order of a stable sort by (time, node): one primitive sort of (time,
+     * node, position) packed in a long when they fit, else a boxed stable sort.
+     */
+    private static int[] stableOrderByTimeAndNode(long[] time, int[] node, int from, int to) {
+        int[] order = new int[to - from];
+        if (packable(time, node, from, to)) {
+            long base = Long.MAX_VALUE;
+            for (int i = from; i < to; i++) {
+                base = Math.min(base, time[i]);
+            }
+            long[] keys = new long[order.length];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = ((time[from + i] - base) << 32) | ((long) node[from + i] << 16) | i;
+            }
+            java.util.Arrays.sort(keys);
+            for (int i = 0; i < keys.length; i++) {
+                order[i] = from + (int) (keys[i] & 0xFFFF);
+            }
+            return order;
+        }
+        Integer[] idx = new Integer[order.length];
+        for (int i = 0; i < idx.length; i++) {
+            idx[i] = from + i;
+        }
+        java.util.Arrays.sort(idx, (a, b) -> time[a] != time[b] ? Long.compare(time[a], time[b]) : Integer.compare(node[a], node[b]));
+        for (int i = 0; i < idx.length; i++) {
+            order[i] = idx[i];
+        }
+        return order;
+    }
+
     /** Whether times span under 2^31 s, nodes are under 2^16 and there are at most 2^16 entries: then they pack. */
     private static boolean packable(long[] time, int[] node, int from, int to) {
         if (to - from > 0xFFFF) {
@@ -209,45 +241,15 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
     }
 
     private static void sortByTime(long[] time, int[] gpus, int[] node, int from, int to) {
-        if (to - from > 32 && packable(time, node, from, to)) {
-            // one primitive sort of (time, node, position) packed in a long: the same order as a stable sort by
-            // (time, node), without boxing
-            long base = Long.MAX_VALUE;
-            for (int i = from; i < to; i++) {
-                base = Math.min(base, time[i]);
-            }
-            long[] keys = new long[to - from];
-            for (int i = 0; i < keys.length; i++) {
-                keys[i] = ((time[from + i] - base) << 32) | ((long) node[from + i] << 16) | i;
-            }
-            java.util.Arrays.sort(keys);
-            long[] t = new long[keys.length];
-            int[] g = new int[keys.length];
-            int[] n = new int[keys.length];
-            for (int i = 0; i < keys.length; i++) {
-                int k = from + (int) (keys[i] & 0xFFFF);
-                t[i] = time[k];
-                g[i] = gpus[k];
-                n[i] = node[k];
-            }
-            System.arraycopy(t, 0, time, from, t.length);
-            System.arraycopy(g, 0, gpus, from, g.length);
-            System.arraycopy(n, 0, node, from, n.length);
-            return;
-        }
         if (to - from > 32) {
-            Integer[] idx = new Integer[to - from];
-            for (int i = 0; i < idx.length; i++) {
-                idx[i] = from + i;
-            }
-            java.util.Arrays.sort(idx, (a, b) -> time[a] != time[b] ? Long.compare(time[a], time[b]) : Integer.compare(node[a], node[b]));
-            long[] t = new long[idx.length];
-            int[] g = new int[idx.length];
-            int[] n = new int[idx.length];
-            for (int i = 0; i < idx.length; i++) {
-                t[i] = time[idx[i]];
-                g[i] = gpus[idx[i]];
-                n[i] = node[idx[i]];
+            int[] order = stableOrderByTimeAndNode(time, node, from, to);
+            long[] t = new long[order.length];
+            int[] g = new int[order.length];
+            int[] n = new int[order.length];
+            for (int i = 0; i < order.length; i++) {
+                t[i] = time[order[i]];
+                g[i] = gpus[order[i]];
+                n[i] = node[order[i]];
             }
             System.arraycopy(t, 0, time, from, t.length);
             System.arraycopy(g, 0, gpus, from, g.length);

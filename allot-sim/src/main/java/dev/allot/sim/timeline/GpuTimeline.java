@@ -59,6 +59,11 @@ public final class GpuTimeline {
         return firstRowOfNode.length - 1;
     }
 
+    /** GPUs (lanes) of a node. */
+    public int gpusOn(int nodeIndex) {
+        return firstRowOfNode[nodeIndex + 1] - firstRowOfNode[nodeIndex];
+    }
+
     /** The row of a node's first GPU. */
     public int firstRow(int nodeIndex) {
         return firstRowOfNode[nodeIndex];

@@ -85,7 +85,7 @@ public final class TimelineRecorder implements SimulationListener {
             int lane = -1;
             for (int k = 0; k < lanes[i].length; k++) {
                 lane = busy[n].nextClearBit(lane + 1);
-                if (lane >= capacity(n)) {
+                if (lane >= timeline.gpusOn(n)) {
                     throw new IllegalStateException("node " + n + " has no free GPU lane for " + job.id());
                 }
                 busy[n].set(lane);
@@ -125,11 +125,6 @@ public final class TimelineRecorder implements SimulationListener {
             endPeriods(n, time);
         }
         return timeline;
-    }
-
-    private int capacity(int n) {
-        int next = n + 1 < timeline.nodeCount() ? timeline.firstRow(n + 1) : timeline.gpuCount();
-        return next - timeline.firstRow(n);
     }
 
     private void close(Job job, long time, GpuTimeline.End how) {

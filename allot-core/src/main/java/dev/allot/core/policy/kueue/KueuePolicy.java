@@ -188,13 +188,13 @@ public final class KueuePolicy implements Policy {
         return NAME;
     }
 
-    /** Kueue promises nothing: any admitted workload may be preempted at any moment. */
     /** Kueue requeues every evicted workload; one that cannot resume starts over. */
     @Override
     public boolean restartsWorkThatCannotResume() {
         return true;
     }
 
+    /** Kueue promises nothing: any admitted workload may be preempted at any moment. */
     @Override
     public boolean isProtected(Job job, long nowSeconds) {
         return false;

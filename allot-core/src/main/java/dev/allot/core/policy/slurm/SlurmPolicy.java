@@ -285,16 +285,16 @@ public final class SlurmPolicy implements Policy {
         return NAME;
     }
 
-    /**
-     * Allocated work (the protected QOS) always; unallocated work inside its {@code preempt-exempt-time}, and a
-     * chosen victim until its grace deadline.
-     */
     /** {@code PreemptMode=REQUEUE}: a preempted job goes back to the queue; one that cannot resume starts over. */
     @Override
     public boolean restartsWorkThatCannotResume() {
         return true;
     }
 
+    /**
+     * Allocated work (the protected QOS) always; unallocated work inside its {@code preempt-exempt-time}, and a
+     * chosen victim until its grace deadline.
+     */
     @Override
     public boolean isProtected(Job job, long at) {
         if (job.allocated()) {
