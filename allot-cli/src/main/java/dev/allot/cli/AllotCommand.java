@@ -8,10 +8,10 @@ import picocli.CommandLine.Command;
 /** The {@code allot} command: the entry point of the shaded jar. */
 @Command(name = "allot", mixinStandardHelpOptions = true, version = "allot " + AllotCommand.VERSION,
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
-        subcommands = {SimulateCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
+        subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
                 PoliciesCommand.class, TracesCommand.class, CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {
-    public static final String VERSION = "0.1.0";
+    public static final String VERSION = dev.allot.sim.AllotVersion.VERSION;
 
     /** Exit code for bad input: a malformed file, an unknown policy, a bad option value. */
     public static final int EXIT_BAD_INPUT = 2;

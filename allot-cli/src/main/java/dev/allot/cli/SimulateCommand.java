@@ -6,7 +6,11 @@ import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.Simulator;
+import dev.allot.report.HtmlReport;
+import dev.allot.sim.SimulationListener;
 import dev.allot.sim.StoryRecorder;
+import dev.allot.sim.detail.DetailRecorder;
+import dev.allot.sim.detail.RunDetail;
 import dev.allot.sim.input.ScenarioReader;
 import dev.allot.sim.report.JsonReport;
 import dev.allot.sim.report.TextReport;
@@ -56,6 +60,10 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "write the metrics as JSON (schema allot.simulate/1)")
     Path json;
 
+    @Option(names = "--report", paramLabel = "FILE",
+            description = "write the visual report: one self-contained HTML file (per-GPU timeline, usage against entitlement, waits, preemptions)")
+    Path report;
+
     @Option(names = "--workloads-out", paramLabel = "FILE", description = "write one CSV row per workload and policy")
     Path workloadsOut;
 
@@ -87,25 +95,36 @@ final class SimulateCommand implements Callable<Integer> {
             scenario.rejected().stream().limit(5).forEach(r -> out.println("  " + r));
         }
         List<SimulationResult> results = new ArrayList<>();
+        List<RunDetail> details = new ArrayList<>();
+        boolean detailed = json != null || report != null;
         StringBuilder stories = new StringBuilder();
         for (String p : policies) {
             StoryRecorder story = StoryRecorder.detailed();
-            Simulator.Options options = Simulator.Options.defaults().withCheck(check);
-            if (eventsOut != null) {
-                options = options.withListener(story);
+            DetailRecorder detail = new DetailRecorder();
+            SimulationListener listener = SimulationListener.both(eventsOut != null ? story : SimulationListener.NONE,
+                    detailed ? detail : SimulationListener.NONE);
+            Simulator.Options options = Simulator.Options.defaults().withCheck(check).withListener(listener);
+            SimulationResult result = new Simulator(scenario, registry, p.trim(), options).run();
+            results.add(result);
+            if (detailed) {
+                details.add(detail.finish(result));
             }
-            results.add(new Simulator(scenario, registry, p.trim(), options).run());
             if (eventsOut != null) {
                 stories.append("# policy ").append(p.trim()).append('\n');
                 story.lines().forEach(l -> stories.append(l).append('\n'));
             }
         }
         out.print(TextReport.render(scenario, results));
+        JsonReport.Document document = detailed ? JsonReport.document(scenario, results, details) : null;
         if (json != null) {
             try (Writer w = Files.newBufferedWriter(json, StandardCharsets.UTF_8)) {
-                JsonReport.write(scenario, results, w);
+                JsonReport.write(document, w);
             }
             out.println("wrote " + json);
+        }
+        if (report != null) {
+            HtmlReport.write(document, report);
+            out.println("wrote " + report);
         }
         if (workloadsOut != null) {
             try (Writer w = Files.newBufferedWriter(workloadsOut, StandardCharsets.UTF_8)) {

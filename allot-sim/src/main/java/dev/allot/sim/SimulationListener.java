@@ -39,4 +39,63 @@ public interface SimulationListener {
 
     SimulationListener NONE = new SimulationListener() {
     };
+
+    /** A listener that tells {@code first}, then {@code second}, everything. */
+    static SimulationListener both(SimulationListener first, SimulationListener second) {
+        if (first == NONE) {
+            return second;
+        }
+        if (second == NONE) {
+            return first;
+        }
+        return new SimulationListener() {
+            @Override
+            public void onBegin(ClusterState state) {
+                first.onBegin(state);
+                second.onBegin(state);
+            }
+
+            @Override
+            public void onSubmit(long time, Job job) {
+                first.onSubmit(time, job);
+                second.onSubmit(time, job);
+            }
+
+            @Override
+            public void onStart(long time, Job job, Placement placement, String reason) {
+                first.onStart(time, job, placement, reason);
+                second.onStart(time, job, placement, reason);
+            }
+
+            @Override
+            public void onPreempt(long time, Job job, Placement placement, PreemptionCause cause, ClusterState.PreemptionResult result) {
+                first.onPreempt(time, job, placement, cause, result);
+                second.onPreempt(time, job, placement, cause, result);
+            }
+
+            @Override
+            public void onComplete(long time, Job job, Placement placement) {
+                first.onComplete(time, job, placement);
+                second.onComplete(time, job, placement);
+            }
+
+            @Override
+            public void onProtectionEnd(long time, Job job) {
+                first.onProtectionEnd(time, job);
+                second.onProtectionEnd(time, job);
+            }
+
+            @Override
+            public void onHealth(long time, String node, boolean healthy) {
+                first.onHealth(time, node, healthy);
+                second.onHealth(time, node, healthy);
+            }
+
+            @Override
+            public void onDrained(long time, String node) {
+                first.onDrained(time, node);
+                second.onDrained(time, node);
+            }
+        };
+    }
 }

@@ -7,6 +7,16 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.Durations;
+import dev.allot.core.model.NodeSpec;
+import dev.allot.core.model.Priority;
+import dev.allot.core.model.WorkloadSpec;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.allot.sim.AllotVersion;
+import dev.allot.sim.detail.RunDetail;
+import dev.allot.sim.input.InputException;
+import java.util.Arrays;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.metrics.PolicyMetrics;
@@ -32,11 +42,70 @@ public final class JsonReport {
             .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
             .build();
 
+    /** Jackson's message about a value of the wrong type, in the words of the file rather than of Java types. */
+    static String plain(String jackson) {
+        String first = jackson.lines().findFirst().orElse("bad value");
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("Cannot (?:deserialize value of type|map) `([^`]+)`(?: into type `([^`]+)`)?(?: from (\\w+))?.*")
+                .matcher(first);
+        if (!m.matches()) {
+            return first;
+        }
+        if (first.startsWith("Cannot map `null`")) {
+            return "missing or null, expected " + kind(m.group(2));
+        }
+        return "expected " + kind(m.group(1)) + (m.group(3) != null ? ", got " + m.group(3).toLowerCase(java.util.Locale.ROOT) : "");
+    }
+
+    private static String kind(String javaType) {
+        if (javaType == null) {
+            return "a value";
+        }
+        if (javaType.endsWith("[]") || javaType.startsWith("[") || javaType.contains("List")) {
+            return "a list";
+        }
+        return switch (javaType) {
+            case "int", "long", "double", "java.lang.Integer", "java.lang.Long", "java.lang.Double" -> "a number";
+            case "boolean", "java.lang.Boolean" -> "true or false";
+            case "java.lang.String" -> "a string";
+            default -> "an object";
+        };
+    }
+
+    /** Indents objects but keeps arrays of numbers on one line, without spaces: the runs are mostly arrays. */
+    private static final DefaultPrettyPrinter PRETTY = new DefaultPrettyPrinter()
+            .withSeparators(Separators.createDefaultInstance()
+                    .withArrayValueSpacing(Separators.Spacing.NONE)
+                    .withObjectFieldValueSpacing(Separators.Spacing.BOTH))
+            .withArrayIndenter(DefaultPrettyPrinter.NopIndenter.instance);
+
+    private static final ObjectWriter COMPACT = MAPPER.copy().disable(SerializationFeature.INDENT_OUTPUT).writer();
+
     private JsonReport() {
     }
 
-    /** The whole document. */
-    public record Document(String schema, ScenarioSummary scenario, List<PolicyMetrics> policies) {
+    /**
+     * The whole document. {@code nodes}, {@code workloads} and {@code runs} carry what the visual report draws
+     * (see {@link RunDetail}); they are present when the runs were recorded in detail, absent otherwise.
+     */
+    public record Document(String schema, String allot, ScenarioSummary scenario, List<PolicyMetrics> policies,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Nodes nodes,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Workloads workloads,
+                           @JsonInclude(JsonInclude.Include.NON_EMPTY) List<RunDetail> runs) {
+    }
+
+    /** The cluster's nodes in index order: the rows of the per-GPU timeline. */
+    public record Nodes(List<String> names, int[] gpus) {
+    }
+
+    /**
+     * Every workload of the scenario, column by column, by the index the timeline uses: its allocation (leaf
+     * index), GPUs, submission, declared duration, minimum runtime as applied (after the cap), whether it can
+     * resume, its priority and kind.
+     */
+    public record Workloads(List<String> ids, int[] allocation, int[] gpus, long[] submitSeconds,
+                            long[] durationSeconds, long[] minRuntimeSeconds, int[] resumable, List<String> priorities,
+                            int[] priority, List<String> kinds, int[] kind) {
     }
 
     /** What was simulated; {@code trace} says what the import of a real trace did (absent otherwise). */
@@ -49,7 +118,13 @@ public final class JsonReport {
     public record Allocation(String name, String path, double share, double entitlement, boolean leaf) {
     }
 
+    /** The metrics document, without details. */
     public static Document document(Scenario s, List<SimulationResult> results) {
+        return document(s, results, List.of());
+    }
+
+    /** The document with the runs recorded in detail (empty: metrics only). */
+    public static Document document(Scenario s, List<SimulationResult> results, List<RunDetail> details) {
         AllocationTree t = s.tree();
         List<Allocation> allocations = new ArrayList<>();
         for (int n = 0; n < t.nodeCount(); n++) {
@@ -64,15 +139,110 @@ public final class JsonReport {
         ScenarioSummary summary = new ScenarioSummary(s.name(), s.cluster().nodes().size(), s.cluster().totalGpus(),
                 s.cluster().healthEvents().size(), s.workloads().size(), s.rejected().size(), settings, allocations,
                 s.workloads() instanceof WorkloadTable table ? table.summary() : null);
-        return new Document(SCHEMA, summary, results.stream().map(SimulationResult::metrics).toList());
+        List<PolicyMetrics> metrics = results.stream().map(SimulationResult::metrics).toList();
+        if (details.isEmpty()) {
+            return new Document(SCHEMA, AllotVersion.VERSION, summary, metrics, null, null, List.of());
+        }
+        return new Document(SCHEMA, AllotVersion.VERSION, summary, metrics, nodes(s), workloads(s), List.copyOf(details));
+    }
+
+    private static Nodes nodes(Scenario s) {
+        List<NodeSpec> nodes = s.cluster().nodes();
+        return new Nodes(nodes.stream().map(NodeSpec::name).toList(), nodes.stream().mapToInt(NodeSpec::gpus).toArray());
+    }
+
+    private static Workloads workloads(Scenario s) {
+        List<WorkloadSpec> specs = s.workloads();
+        AllocationTree tree = s.tree();
+        long cap = s.policyConfig().scheduler().maxMinRuntime().getSeconds();
+        int n = specs.size();
+        List<String> ids = new ArrayList<>(n);
+        int[] allocation = new int[n];
+        int[] gpus = new int[n];
+        long[] submit = new long[n];
+        long[] duration = new long[n];
+        long[] minRuntime = new long[n];
+        int[] resumable = new int[n];
+        int[] priority = new int[n];
+        int[] kind = new int[n];
+        SortedMap<String, Integer> kinds = new TreeMap<>();
+        for (WorkloadSpec w : specs) {
+            kinds.put(w.kind(), 0);
+        }
+        int k = 0;
+        for (var e : kinds.entrySet()) {
+            e.setValue(k++);
+        }
+        for (int i = 0; i < n; i++) {
+            WorkloadSpec w = specs.get(i);
+            ids.add(w.id());
+            allocation[i] = tree.leaf(w.allocation()).orElse(-1);
+            gpus[i] = w.gpus();
+            submit[i] = w.submitSeconds();
+            duration[i] = w.duration().getSeconds();
+            minRuntime[i] = Math.min(cap, w.minRuntime().getSeconds());
+            resumable[i] = w.resumable() ? 1 : 0;
+            priority[i] = w.priority().ordinal();
+            kind[i] = kinds.get(w.kind());
+        }
+        return new Workloads(ids, allocation, gpus, submit, duration, minRuntime, resumable,
+                Arrays.stream(Priority.values()).map(p -> p.name().toLowerCase(java.util.Locale.ROOT)).toList(), priority,
+                List.copyOf(kinds.keySet()), kind);
     }
 
     public static void write(Scenario s, List<SimulationResult> results, Writer out) throws IOException {
-        MAPPER.writeValue(out, document(s, results));
+        write(document(s, results), out);
+    }
+
+    /** Writes a document indented, one number array per line. */
+    public static void write(Document d, Writer out) throws IOException {
+        MAPPER.writer(PRETTY).writeValue(out, d);
         out.write('\n');
+    }
+
+    /** Writes a document on one line (for embedding). */
+    public static void writeCompact(Document d, Writer out) throws IOException {
+        COMPACT.writeValue(out, d);
     }
 
     public static Document read(java.io.Reader in) throws IOException {
         return MAPPER.readValue(in, Document.class);
+    }
+
+    /**
+     * Reads a saved document, with errors that name the file, line, column and field: a missing file, malformed
+     * JSON, a value of the wrong type, or another schema.
+     */
+    public static Document read(java.nio.file.Path file) {
+        String name = file.toString();
+        Document d;
+        try (java.io.Reader in = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            d = MAPPER.readerFor(Document.class)
+                    .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                    .readValue(in);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new InputException(name, 0, 0, null, "no such file");
+        } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+            var at = e.getLocation();
+            String field = e.getPath().stream()
+                    .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                    .reduce("", (a, b) -> a.isEmpty() || b.startsWith("[") ? a + b : a + "." + b);
+            throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), field,
+                    plain(e.getOriginalMessage()) + "; expected the --json output of 'allot simulate' (schema " + SCHEMA + ")");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            var at = e.getLocation();
+            throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), null,
+                    "malformed JSON: " + e.getOriginalMessage().lines().findFirst().orElse(""));
+        } catch (IOException e) {
+            throw new InputException(name, 0, 0, null, "cannot read: " + e.getMessage());
+        }
+        if (d == null) {
+            throw new InputException(name, 1, 0, null, "empty document; expected the --json output of 'allot simulate'");
+        }
+        if (!SCHEMA.equals(d.schema())) {
+            throw new InputException(name, 0, 0, "schema", "expected '" + SCHEMA + "', got "
+                    + (d.schema() == null ? "none" : "'" + d.schema() + "'"));
+        }
+        return d;
     }
 }

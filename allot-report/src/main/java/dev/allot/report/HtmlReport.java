@@ -1,0 +1,126 @@
+package dev.allot.report;
+
+import dev.allot.sim.report.JsonReport;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.util.Base64;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Writes the visual report: one HTML file that carries its own styles, scripts (uPlot from its webjar, and
+ * Allot's report code) and the run's JSON document, so it opens offline in any browser. The page draws
+ * everything from the embedded document; {@link #embeddedJson} reads it back (for tests and for re-rendering).
+ */
+public final class HtmlReport {
+    /** The id of the script element that holds the document. */
+    public static final String DATA_ELEMENT_ID = "allot-data";
+
+    private static final String UPLOT = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
+    private static final Pattern SLOT = Pattern.compile("\\{\\{([a-z-]+)}}");
+    private static final Pattern DATA = Pattern.compile(
+            "<script id=\"" + DATA_ELEMENT_ID + "\" type=\"application/gzip\\+base64\">(.*?)</script>", Pattern.DOTALL);
+
+    private HtmlReport() {
+    }
+
+    /** Renders the report of a document that carries its runs in detail (checked by {@link DocumentCheck}). */
+    public static String render(JsonReport.Document document) {
+        DocumentCheck.validate(document, "the run data");
+        String data = Base64.getEncoder().encodeToString(gzip(document));
+        Map<String, String> slots = Map.of(
+                "title", escapeHtml("Allot report: " + document.scenario().name()),
+                "uplot-css", resource(UPLOT + "uPlot.min.css"),
+                "report-css", resource("report.css"),
+                "uplot-js", resource(UPLOT + "uPlot.iife.min.js"),
+                "report-js", resource("report.js"),
+                "data", data);
+        String template = resource("report.html");
+        Matcher m = SLOT.matcher(template);
+        StringBuilder out = new StringBuilder(template.length() + data.length() + 100_000);
+        int at = 0;
+        while (m.find()) {
+            String value = slots.get(m.group(1));
+            if (value == null) {
+                throw new IllegalStateException("report.html has an unknown slot {{" + m.group(1) + "}}");
+            }
+            out.append(template, at, m.start()).append(value);
+            at = m.end();
+        }
+        return out.append(template, at, template.length()).toString();
+    }
+
+    public static void write(JsonReport.Document document, Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, render(document), StandardCharsets.UTF_8);
+    }
+
+    /** The JSON document embedded in a report page, as written (one line). */
+    public static String embeddedJson(String html) {
+        Matcher m = DATA.matcher(html);
+        if (!m.find()) {
+            throw new IllegalArgumentException("not an Allot report: no <script id=\"" + DATA_ELEMENT_ID + "\"> element");
+        }
+        byte[] compressed = Base64.getMimeDecoder().decode(m.group(1).trim());
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the report's embedded data is not gzip-compressed JSON", e);
+        }
+    }
+
+    /**
+     * The document as compact JSON, gzip-compressed: a run's columns of small integers shrink four- to sixfold,
+     * and base64 of binary needs no escaping inside a script element.
+     */
+    private static byte[] gzip(JsonReport.Document document) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (Writer w = new OutputStreamWriter(new GZIPOutputStream(bytes, 1 << 16), StandardCharsets.UTF_8)) {
+            JsonReport.writeCompact(document, w);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static String escapeHtml(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = HtmlReport.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name + " (a broken build of allot-report?)");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String uplotVersion() {
+        try (InputStream in = HtmlReport.class.getResourceAsStream("/META-INF/maven/org.webjars.npm/uplot/pom.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "1.6.30");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
