@@ -664,6 +664,9 @@
         const [first, last] = visibleRows();
         if (row < first || row >= last) scroller.scrollTop = Math.max(0, (row - 3) * rowH);
         draw();
+        const y = AXIS + row * rowH - scroller.scrollTop;
+        const before = canvas.getBoundingClientRect();
+        if (before.top + y < 80 || before.top + y > window.innerHeight - 10) box.scrollIntoView({ block: 'center' });
         const rect = canvas.getBoundingClientRect();
         const mid = (Math.max(d.start[r], t0) + Math.min(d.end[r], t1)) / 2;
         return { x: Math.round(rect.left + xOf(mid)), y: Math.round(rect.top + AXIS + row * rowH - scroller.scrollTop + rowH / 2), row };
@@ -957,8 +960,15 @@
         for (const u of charts.values()) u.setSize({ width: chartWidth(u.root.parentElement), height: u.height });
       });
       R.ready = true;
+      R.drawnMs = Math.round(performance.now());
+      if (location.hash.length > 1 && document.getElementById(location.hash.substring(1))) {
+        document.getElementById(location.hash.substring(1)).scrollIntoView();
+      }
+      console.info('allot report: data read at ' + R.dataMs + ' ms, timeline painted at ' + R.firstPaintMs
+        + ' ms, everything drawn at ' + R.drawnMs + ' ms after navigation');
     }
 
+    R.dataMs = Math.round(performance.now());
     start();
   }
 

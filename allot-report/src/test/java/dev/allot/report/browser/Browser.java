@@ -180,9 +180,56 @@ public final class Browser implements AutoCloseable {
                 .until(d -> Boolean.TRUE.equals(js("return !!(" + jsCondition + ");")));
     }
 
+    /**
+     * Counts the pixels of a canvas drawn in a saturated colour (the largest and smallest channel at least 60
+     * apart): the series and bars of a chart, not its grey axes, grid lines and labels. A chart with axes but no
+     * data gives 0.
+     */
+    private static final String COLOURED_PIXELS_JS = """
+            const canvas = document.querySelector(arguments[0]);
+            if (!(canvas instanceof HTMLCanvasElement)) {
+              throw new Error('no canvas matches ' + arguments[0]);
+            }
+            if (canvas.width === 0 || canvas.height === 0) {
+              return 0;
+            }
+            const copy = document.createElement('canvas');
+            copy.width = canvas.width;
+            copy.height = canvas.height;
+            const context = copy.getContext('2d');
+            context.drawImage(canvas, 0, 0);
+            const rgba = context.getImageData(0, 0, copy.width, copy.height).data;
+            let coloured = 0;
+            for (let i = 0; i < rgba.length; i += 4) {
+              const max = Math.max(rgba[i], rgba[i + 1], rgba[i + 2]);
+              const min = Math.min(rgba[i], rgba[i + 1], rgba[i + 2]);
+              if (rgba[i + 3] > 0 && max - min >= 60) {
+                coloured++;
+              }
+            }
+            return coloured;
+            """;
+
+    /** The number of a canvas's pixels in a saturated colour (data, not axes); see {@link #COLOURED_PIXELS_JS}. */
+    public long colouredPixels(String cssSelectorOfCanvas) {
+        return ((Number) js(COLOURED_PIXELS_JS, cssSelectorOfCanvas)).longValue();
+    }
+
     /** The number of pixels of the canvas's bitmap that are neither transparent nor pure white. */
     public long inkPixels(String cssSelectorOfCanvas) {
         return ((Number) js(INK_PIXELS_JS, cssSelectorOfCanvas)).longValue();
+    }
+
+    /** Clicks the element the selector names, as a user would. */
+    public void click(String cssSelector) {
+        element(cssSelector).click();
+    }
+
+    /** Replaces the text of an input, then leaves it with Tab so that its change event fires. */
+    public void type(String cssSelector, String text) {
+        org.openqa.selenium.WebElement input = element(cssSelector);
+        input.clear();
+        input.sendKeys(text, org.openqa.selenium.Keys.TAB);
     }
 
     /** Moves the real (WebDriver) mouse to viewport coordinates, firing the usual mouse events. */

@@ -1,0 +1,185 @@
+package dev.allot.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.report.browser.Browser;
+import dev.allot.sim.report.JsonReport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The report of {@code examples/lab} (all four policies) in a real headless Chromium: it loads without console
+ * errors, every chart has drawn data (coloured pixels, not just axes), hovering a bar of the GPU timeline shows
+ * its workload, the wheel and drag change the visible time range, jumping and switching policy work. Screenshots
+ * go to {@code target/report-lab/} for review; the README's screenshot is one of them.
+ */
+class ReportBrowserTest {
+    private static final Path OUT = Path.of("target", "report-lab");
+    private static final Path PAGE = OUT.resolve("report-lab.html");
+    private static final List<String> POLICIES = List.of("allocation", "slurm", "kueue", "legacy");
+    private static final Duration LOAD = Duration.ofSeconds(60);
+
+    private static Browser browser;
+    private static JsonReport.Document document;
+
+    @BeforeAll
+    static void writeTheReportAndStartTheBrowser() throws IOException {
+        document = Reports.simulate("lab", POLICIES);
+        Files.createDirectories(OUT);
+        HtmlReport.write(document, PAGE);
+        browser = Browser.start();
+    }
+
+    @AfterAll
+    static void stopTheBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @BeforeEach
+    void openTheReport() {
+        browser.open(PAGE);
+        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", LOAD);
+        assertThat(browser.js("return allotReport.error;")).as("the page's own error report").isNull();
+    }
+
+    @Test
+    void theReportLoadsWithoutConsoleErrorsAndSaysWhatItShows() {
+        assertThat(browser.consoleErrors()).isEmpty();
+        assertThat(browser.js("return document.getElementById('title').textContent;")).isEqualTo("Allot report: lab");
+        assertThat(browser.js("return allotReport.policies;")).isEqualTo(POLICIES);
+        String summary = (String) browser.js("return document.getElementById('metrics').textContent;");
+        assertThat(summary).contains("Paid fraction", "Wait p90, debug", "Preemptions", "allocation", "kueue");
+        assertThat((String) browser.js("return document.getElementById('footer').textContent;")).contains("Allot 0.1.0");
+        browser.screenshot(OUT.resolve("summary.png"));
+    }
+
+    @Test
+    void everyChartHasDrawnItsData() {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> charts = (List<Map<String, Object>>) browser.js("return allotReport.charts();");
+        assertThat(charts).extracting(c -> c.get("id")).containsExactlyInAnyOrder(
+                "usage-chart", "wait-debug", "wait-large", "wait-all", "preempt-chart", "lost-chart");
+        for (Map<String, Object> chart : charts) {
+            String id = (String) chart.get("id");
+            assertThat(((Number) chart.get("points")).longValue()).as("data points of %s", id).isPositive();
+            assertThat(browser.colouredPixels("#" + id + " canvas")).as("coloured pixels drawn by %s", id).isGreaterThan(300);
+        }
+        assertThat(((Number) browser.js("return allotReport.timeline.barsDrawn();")).longValue()).isGreaterThan(5_000);
+        assertThat(browser.colouredPixels("#tl-canvas")).as("coloured pixels of the GPU timeline").isGreaterThan(100_000);
+        Number paint = (Number) browser.js("return allotReport.firstPaintMs;");
+        assertThat(paint).isNotNull();
+        System.out.printf("report-lab: %,d KiB, timeline first painted %d ms after navigation, everything drawn at %s ms%n",
+                sizeKiB(), paint.longValue(), browser.js("return allotReport.drawnMs;"));
+    }
+
+    @Test
+    void hoveringABarShowsItsWorkload() {
+        browser.js("allotReport.timeline.setRowHeight(8);");
+        String id = firstPreemptedWorkload();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> at = (Map<String, Object>) browser.js("return allotReport.timeline.locate(arguments[0]);", id);
+        browser.hover(((Number) at.get("x")).intValue(), ((Number) at.get("y")).intValue());
+        browser.waitFor("allotReport.timeline.hovered() !== null", Duration.ofSeconds(5));
+        assertThat(browser.js("return allotReport.timeline.hovered();")).isEqualTo(id);
+        String tip = (String) browser.js("return allotReport.timeline.tipText();");
+        assertThat(tip).contains(id, "GPUs", "minimum runtime", "ran d", "ended: preempted");
+        assertThat(tip).containsPattern("lab/[a-z]+/[a-z]+");
+        browser.screenshot(OUT.resolve("timeline-hover.png"));
+    }
+
+    @Test
+    void theWheelZoomsAndDraggingPansTheTimeline() {
+        List<Double> whole = range();
+        browser.wheel("#tl-canvas", 100, 0, -300);
+        browser.waitFor("allotReport.timeline.range()[1] - allotReport.timeline.range()[0] < " + (whole.get(1) - whole.get(0)),
+                Duration.ofSeconds(5));
+        List<Double> zoomed = range();
+        assertThat(zoomed.get(1) - zoomed.get(0)).isLessThan(whole.get(1) - whole.get(0));
+        browser.drag("#tl-canvas", 200, 0, -100, 0);
+        List<Double> panned = range();
+        assertThat(panned.get(0)).as("dragging left shows later times").isGreaterThan(zoomed.get(0));
+        assertThat(panned.get(1) - panned.get(0)).isCloseTo(zoomed.get(1) - zoomed.get(0), org.assertj.core.data.Offset.offset(1.0));
+        browser.click("#tl-reset");
+        assertThat(range()).isEqualTo(whole);
+        browser.click("#tl-zoom-in");
+        assertThat(range().get(1) - range().get(0)).isCloseTo((whole.get(1) - whole.get(0)) / 2, org.assertj.core.data.Offset.offset(1.0));
+    }
+
+    @Test
+    void jumpingToANodeScrollsToItsGpusAndToAnAllocationHighlightsIt() {
+        browser.js("allotReport.timeline.setRowHeight(12);");
+        browser.type("#tl-jump", "node gpu-r4-01");
+        browser.waitFor("document.getElementById('tl-scroll').scrollTop > 0", Duration.ofSeconds(5));
+        long rowOfNode = 24 * 8;
+        assertThat(((Number) browser.js("return document.getElementById('tl-scroll').scrollTop;")).longValue())
+                .isEqualTo(rowOfNode * 12);
+        browser.type("#tl-jump", "allocation safety");
+        assertThat(browser.colouredPixels("#tl-canvas")).isPositive();
+        browser.screenshot(OUT.resolve("timeline-jump.png"));
+    }
+
+    @Test
+    void switchingPolicyRedrawsTheTimelineAndTheCharts() {
+        long before = ((Number) browser.js("return allotReport.timeline.barsDrawn();")).longValue();
+        browser.click("#policy-tabs button[data-policy='kueue']");
+        assertThat(browser.js("return allotReport.policy();")).isEqualTo("kueue");
+        assertThat(browser.js("return document.querySelector('#timeline .policy-name').textContent;")).isEqualTo("· kueue");
+        long after = ((Number) browser.js("return allotReport.timeline.barsDrawn();")).longValue();
+        assertThat(after).isPositive().isNotEqualTo(before);
+        assertThat(browser.colouredPixels("#usage-chart canvas")).isGreaterThan(300);
+        assertThat(browser.consoleErrors()).isEmpty();
+    }
+
+    @Test
+    void screenshotsForReview() {
+        browser.js("document.getElementById('timeline').scrollIntoView();");
+        browser.screenshot(OUT.resolve("timeline.png"));
+        Path full = browser.fullPageScreenshot(OUT.resolve("full-page.png"));
+        assertThat(full).isNotEmptyFile();
+    }
+
+    private static List<Double> range() {
+        @SuppressWarnings("unchecked")
+        List<Number> r = (List<Number>) browser.js("return allotReport.timeline.range();");
+        return r.stream().map(Number::doubleValue).toList();
+    }
+
+    /** A workload whose first run under the first policy ended in preemption (the lab has thousands). */
+    private static String firstPreemptedWorkload() {
+        var t = document.runs().get(0).timeline();
+        for (int r = 0; r < t.runs(); r++) {
+            if (t.end()[r] == 1 || t.end()[r] == 2) {
+                int w = t.workload()[r];
+                boolean first = true;
+                for (int q = 0; q < r; q++) {
+                    if (t.workload()[q] == w) {
+                        first = false;
+                        break;
+                    }
+                }
+                if (first && t.durationSeconds()[r] > 3600) {
+                    return document.workloads().ids().get(w);
+                }
+            }
+        }
+        throw new AssertionError("the lab's first policy preempted nothing");
+    }
+
+    private static long sizeKiB() {
+        try {
+            return Files.size(PAGE) / 1024;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
