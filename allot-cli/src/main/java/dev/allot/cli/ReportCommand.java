@@ -2,6 +2,7 @@ package dev.allot.cli;
 
 import dev.allot.report.DocumentCheck;
 import dev.allot.report.HtmlReport;
+import dev.allot.sim.input.InputException;
 import dev.allot.sim.report.JsonReport;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,16 +25,39 @@ final class ReportCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "the saved run")
+    @Parameters(index = "0", paramLabel = "RESULTS.json",
+            description = "the saved run: the --json output of 'allot simulate', or a report page written earlier")
     Path results;
 
     @Option(names = "--report", required = true, paramLabel = "FILE", description = "the HTML file to write")
     Path report;
 
+    /** A report page written earlier: its embedded run data is re-rendered with this version's page code. */
+    private static boolean isHtml(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            return false;
+        }
+        try (var in = Files.newInputStream(file)) {
+            String head = new String(in.readNBytes(64), java.nio.charset.StandardCharsets.UTF_8).trim();
+            return head.regionMatches(true, 0, "<!DOCTYPE html", 0, 14);
+        }
+    }
+
+    private static JsonReport.Document fromReport(Path file) throws IOException {
+        String html = Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        String json;
+        try {
+            json = HtmlReport.embeddedJson(html);
+        } catch (RuntimeException e) {
+            throw new InputException(file.toString(), 0, 0, null, e.getMessage());
+        }
+        return JsonReport.read(new java.io.StringReader(json), file + " (its embedded run data)");
+    }
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
-        JsonReport.Document document = JsonReport.read(results);
+        JsonReport.Document document = isHtml(results) ? fromReport(results) : JsonReport.read(results);
         DocumentCheck.validate(document, results.toString());
         HtmlReport.write(document, report);
         out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");

@@ -124,7 +124,7 @@ final class SimulateCommand implements Callable<Integer> {
         }
         if (report != null) {
             HtmlReport.write(document, report);
-            out.println("wrote " + report);
+            out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");
         }
         if (workloadsOut != null) {
             try (Writer w = Files.newBufferedWriter(workloadsOut, StandardCharsets.UTF_8)) {

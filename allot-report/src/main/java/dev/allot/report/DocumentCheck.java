@@ -29,7 +29,17 @@ public final class DocumentCheck {
     private void check(JsonReport.Document d) {
         require(d.scenario() != null && d.scenario().allocations() != null && !d.scenario().allocations().isEmpty(),
                 "scenario", "the scenario with its allocation tree");
+        for (int i = 0; i < d.scenario().allocations().size(); i++) {
+            JsonReport.Allocation a = d.scenario().allocations().get(i);
+            require(a != null && a.name() != null && a.path() != null, "scenario.allocations[" + i + "]",
+                    "an allocation with its name and path");
+        }
         require(d.policies() != null && !d.policies().isEmpty(), "policies", "the metrics of at least one policy");
+        for (int i = 0; i < d.policies().size(); i++) {
+            PolicyMetrics p = d.policies().get(i);
+            require(p != null, "policies[" + i + "]", "a policy's metrics");
+            require(p.policy() != null, "policies[" + i + "].policy", "the policy's name");
+        }
         if (d.runs() == null || d.runs().isEmpty() || d.nodes() == null || d.workloads() == null) {
             throw new InputException(file, 0, 0, "runs", "the results hold metrics only, without the runs the report "
                     + "draws; re-run 'allot simulate ... --json FILE' with this version of Allot (it records the runs), "
@@ -130,7 +140,7 @@ public final class DocumentCheck {
             require(node >= 0 && node < gpus.length, at + ".slots", "node indexes 0.." + (gpus.length - 1) + ", got " + node);
             int lane = t.slots()[k + 1];
             int count = t.slots()[k + 2];
-            require(lane >= 0 && count >= 1 && lane + count <= gpus[node], at + ".slots",
+            require(lane >= 0 && count >= 1 && (long) lane + count <= gpus[node], at + ".slots",
                     "lanes within the node's " + gpus[node] + " GPUs, got lanes " + lane + "+" + count + " on node " + node);
         }
         int p = t.periodNode() == null ? -1 : t.periodNode().length;

@@ -329,27 +329,39 @@
         draw();
       }
 
+      /**
+       * Sets the height of a GPU row in pixels; 0 fits the whole cluster in view, and when that leaves less than a
+       * pixel per GPU, each pixel row shows one GPU of the several it stands for (a sample, like a scaled image).
+       */
       function setRowHeight(px) {
         const top = scroller.scrollTop / rowH;
-        rowH = px;
+        rowH = px > 0 ? px : fitRowHeight();
         $('tl-row').value = String(px);
         spacer.style.height = (ROWS * rowH + 4) + 'px';
         scroller.scrollTop = top * rowH;
         draw();
       }
 
-      function setRange(a, b) {
+      function setRange(a, b, later) {
         const span = Math.max(60, b - a);
         const maxT = Math.max(d.endSeconds, 60);
         a = Math.max(0, Math.min(a, maxT - span));
         t0 = a;
         t1 = Math.min(maxT, a + span);
-        draw();
+        if (later) drawSoon(); else draw();
       }
 
-      function zoom(factor, centreT) {
+      /** Redraws at the next frame: a burst of wheel, drag or scroll events costs one drawing per frame. */
+      let pending = false;
+      function drawSoon() {
+        if (pending) return;
+        pending = true;
+        requestAnimationFrame(() => { pending = false; draw(); });
+      }
+
+      function zoom(factor, centreT, later) {
         const c = centreT === undefined ? (t0 + t1) / 2 : centreT;
-        setRange(c - (c - t0) * factor, c + (t1 - c) * factor);
+        setRange(c - (c - t0) * factor, c + (t1 - c) * factor, later);
       }
 
       /** First bar of a row whose end is after t (bars of a row do not overlap, so ends ascend with starts). */
@@ -394,10 +406,17 @@
         }
         const gap = rowH >= 4 ? 1 : 0;
         const h = Math.max(1, rowH - gap);
+        // Batched: one path per allocation colour, one for the hatching, one for the red outlines, each filled or
+        // stroked once. Edges snap to whole pixels, so the rasteriser takes its fast path for thousands of bars.
+        const fills = LEAF_COLOUR.map(() => new Path2D());
+        const unknown = new Path2D();
+        const hatched = new Path2D();
+        const outlines = new Path2D();
+        const marks = new Path2D();
         let drawn = 0;
-        const ends = [];
-        for (let row = first; row < last; row++) {
-          const y = yOfRow(row);
+        const step = rowH >= 1 ? 1 : Math.ceil(1 / rowH);
+        for (let row = first - first % step; row < last; row += step) {
+          const y = Math.round(yOfRow(row));
           const stop = d.rowStart[row + 1];
           let lastX = -1;
           for (let b = firstEndingAfter(row, t0); b < stop; b++) {
@@ -405,37 +424,43 @@
             const s = d.start[r];
             if (s >= t1) break;
             const e = d.end[r];
-            const x = xOf(Math.max(s, t0));
-            const x2 = xOf(Math.min(e, t1));
-            if (x2 < lastX + 0.3 && x2 - x < 0.3) continue;       // sub-pixel bars already covered on this row
-            lastX = x2;
-            const w = Math.max(0.8, x2 - x);
-            const wl = t.workload[r];
-            const leaf = W.allocation[wl];
-            ctx.globalAlpha = highlight >= 0 && leaf !== highlight ? 0.12 : 1;
-            ctx.fillStyle = leaf >= 0 ? LEAF_COLOUR[leaf] : '#888';
-            ctx.fillRect(x, y, w, h);
+            const x = Math.round(xOf(Math.max(s, t0)));
+            const x2 = Math.round(xOf(Math.min(e, t1)));
+            if (x2 <= lastX) continue;                  // within a pixel already drawn on this row
+            const xs = Math.max(x, lastX);
+            const w = Math.max(1, x2 - xs);
+            lastX = xs + w;
+            const leaf = W.allocation[t.workload[r]];
+            (leaf >= 0 ? fills[leaf] : unknown).rect(xs, y, w, h);
             const p = t.protectedSeconds[r];
             if (p >= 0 && w >= 2) {
-              const xp = xOf(Math.max(t0, s + p));
-              if (xp < x2) {
-                ctx.fillStyle = hatch;
-                ctx.fillRect(Math.max(x, xp), y, x2 - Math.max(x, xp), h);
-              }
+              const xp = Math.max(xs, Math.round(xOf(Math.max(t0, s + p))));
+              if (xp < x2) hatched.rect(xp, y, x2 - xp, h);
             }
-            if (t.end[r] === 1 || t.end[r] === 2) ends.push(x, y, w, h, e < t1 ? 1 : 0);
+            if (t.end[r] === 1 || t.end[r] === 2) {
+              if (h >= 4 && w >= 4) outlines.rect(xs + 0.5, y + 0.5, w - 1, h - 1);
+              else if (e < t1 && w >= 3) marks.rect(xs + w - 1, y, 1, h);
+            }
             drawn++;
           }
         }
+        fills.forEach((path, leaf) => {
+          ctx.globalAlpha = highlight >= 0 && leaf !== highlight ? 0.12 : 1;
+          ctx.fillStyle = LEAF_COLOUR[leaf];
+          ctx.fill(path);
+        });
+        ctx.globalAlpha = highlight >= 0 ? 0.12 : 1;
+        ctx.fillStyle = '#888';
+        ctx.fill(unknown);
+        ctx.globalAlpha = 1;
+        ctx.fillStyle = hatch;
+        ctx.fill(hatched);
         // Preempted runs: a red outline (or a red end mark on thin rows), on top of every bar.
         ctx.strokeStyle = '#e00000';
+        ctx.lineWidth = 1;
+        ctx.stroke(outlines);
         ctx.fillStyle = '#e00000';
-        ctx.lineWidth = 1.25;
-        for (let i = 0; i < ends.length; i += 5) {
-          const [x, y, w, hh, endsInView] = [ends[i], ends[i + 1], ends[i + 2], ends[i + 3], ends[i + 4]];
-          if (hh >= 4 && w >= 4) ctx.strokeRect(x + 0.6, y + 0.6, w - 1.2, hh - 1.2);
-          else if (endsInView && w >= 3) ctx.fillRect(x + w - 1, y, 1, hh);
-        }
+        ctx.fill(marks);
         ctx.globalAlpha = 1;
         ctx.restore();
         barsDrawn = drawn;
@@ -454,7 +479,7 @@
         for (let n = ROW_NODE[first] || 0; n < NODES.gpus.length && FIRST_ROW[n] < last; n++) {
           const y = yOfRow(FIRST_ROW[n]);
           const hh = NODES.gpus[n] * rowH;
-          if (y >= AXIS) {
+          if (y >= AXIS && hh >= 4) {
             ctx.fillStyle = '#c9d0d6';
             ctx.fillRect(GUTTER - 6, y, plotW() + 6, 0.6);
           }
@@ -491,7 +516,8 @@
       /** The bar under a point of the canvas, as {run, row}; a little slack on thin bars. */
       function barAt(x, y) {
         if (!d || x < GUTTER || y < AXIS || x > width - SCROLLBAR) return null;
-        const row = Math.floor((y - AXIS + scroller.scrollTop) / rowH);
+        let row = Math.floor((y - AXIS + scroller.scrollTop) / rowH);
+        if (rowH < 1) row -= row % Math.ceil(1 / rowH);
         if (row < 0 || row >= ROWS) return null;
         const slack = 2 * (t1 - t0) / plotW();
         const t = tOf(x);
@@ -570,7 +596,7 @@
         if (!dragFrom) return;
         const dt = (ev.clientX - dragFrom.x) / plotW() * (dragFrom.t1 - dragFrom.t0);
         scroller.scrollTop = dragFrom.top - (ev.clientY - dragFrom.y);
-        setRange(dragFrom.t0 - dt, dragFrom.t1 - dt);
+        setRange(dragFrom.t0 - dt, dragFrom.t1 - dt, true);
       });
       canvas.addEventListener('mousemove', onMove);
       canvas.addEventListener('mouseleave', () => { tip.hidden = true; hover = null; });
@@ -582,9 +608,9 @@
         }
         const rect = canvas.getBoundingClientRect();
         const x = ev.clientX - rect.left;
-        zoom(ev.deltaY > 0 ? 1.25 : 0.8, x >= GUTTER ? tOf(x) : undefined);
+        zoom(ev.deltaY > 0 ? 1.25 : 0.8, x >= GUTTER ? tOf(x) : undefined, true);
       }, { passive: false });
-      scroller.addEventListener('scroll', () => draw());
+      scroller.addEventListener('scroll', () => drawSoon());
       $('tl-zoom-in').addEventListener('click', () => zoom(0.5));
       $('tl-zoom-out').addEventListener('click', () => zoom(2));
       $('tl-reset').addEventListener('click', () => setRange(0, d.endSeconds));
@@ -638,12 +664,18 @@
         }));
       }
 
+      /** The row height that shows every GPU at once: whole pixels if it can, else a fraction. */
+      function fitRowHeight() {
+        const fit = (box.clientHeight - AXIS) / ROWS;
+        return fit >= 1 ? Math.floor(fit) : fit;
+      }
+
       function init() {
         fillJumpList();
         resize();
-        const fit = Math.floor((box.clientHeight - AXIS) / ROWS);
-        rowH = [1, 2, 3, 4, 6, 8, 12, 16].filter((v) => v <= Math.max(1, fit)).pop();
-        $('tl-row').value = String(rowH);
+        const fit = fitRowHeight();
+        rowH = fit < 1 ? fit : [1, 2, 3, 4, 6, 8, 12, 16].filter((v) => v <= fit).pop();
+        $('tl-row').value = fit < 1 ? '0' : String(rowH);
         spacer.style.height = (ROWS * rowH + 4) + 'px';
         window.addEventListener('resize', () => { resize(); draw(); });
       }
@@ -724,7 +756,6 @@
     // ---- usage against entitlement
 
     function renderUsage() {
-      const run = RUNS.get(current);
       const m = METRICS.get(current);
       const sel = $('usage-alloc');
       const previous = sel.value;
@@ -930,7 +961,7 @@
         return { cells: [at(e.timeSeconds), e.kind.toLowerCase().replace('_', ' '), { html: by }, { html: victims }, num(e.gpus), num(e.lostGpuHours, 1), { html: esc(e.reason), cls: 'text' }] };
       });
       $('preempt-table').innerHTML = rows.length
-        ? table([{ label: 'When', cls: 'text' }, { label: 'Rule', cls: 'text' }, { label: 'For', cls: 'text' }, { label: 'Stopped', cls: 'text' },
+        ? table([{ label: 'When' }, { label: 'Rule' }, { label: 'For' }, { label: 'Stopped', cls: 'text' },
           { label: 'GPUs' }, { label: 'Lost GPU-h' }, { label: 'The policy\'s reason', cls: 'text' }], rows)
         : '<p class="muted">No preemptions in this run.</p>';
     }

@@ -215,13 +215,23 @@ public final class JsonReport {
      */
     public static Document read(java.nio.file.Path file) {
         String name = file.toString();
-        Document d;
         try (java.io.Reader in = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
-            d = MAPPER.readerFor(Document.class)
-                    .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                    .readValue(in);
+            return read(in, name);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new InputException(name, 0, 0, null, "no such file");
+        } catch (IOException e) {
+            throw new InputException(name, 0, 0, null, "cannot read: " + e.getMessage());
+        }
+    }
+
+    /** Reads a document from {@code in}; {@code name} says where it came from in error messages. */
+    public static Document read(java.io.Reader in, String name) throws IOException {
+        Document d;
+        try {
+            d = MAPPER.readerFor(Document.class)
+                    .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                    .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .readValue(in);
         } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
             var at = e.getLocation();
             String field = e.getPath().stream()
@@ -233,8 +243,6 @@ public final class JsonReport {
             var at = e.getLocation();
             throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), null,
                     "malformed JSON: " + e.getOriginalMessage().lines().findFirst().orElse(""));
-        } catch (IOException e) {
-            throw new InputException(name, 0, 0, null, "cannot read: " + e.getMessage());
         }
         if (d == null) {
             throw new InputException(name, 1, 0, null, "empty document; expected the --json output of 'allot simulate'");

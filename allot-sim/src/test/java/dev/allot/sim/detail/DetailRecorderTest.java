@@ -113,10 +113,10 @@ class DetailRecorderTest {
     // (a) the timeline encoding is lossless
 
     /** A per-GPU bar, as both the compact encoding and the recorder describe it. */
-    private record Bar(int node, int lane, long start, long end, long preemptibleFrom, String workload, int end_) {
+    private record Bar(int node, int lane, long start, long end, long preemptibleFrom, String workload, int how) {
         @Override
         public String toString() {
-            return workload + " n" + node + "/" + lane + " " + start + "-" + end + " end=" + end_
+            return workload + " n" + node + "/" + lane + " " + start + "-" + end + " end=" + how
                     + (preemptibleFrom == Long.MAX_VALUE ? "" : " preemptible@" + preemptibleFrom);
         }
     }
@@ -340,9 +340,16 @@ class DetailRecorderTest {
 
     @Test
     void theCrowdsWaitsAreDistinctSoTheCurveIsNotFlat() {
-        // b1 waits for a node from 6h; under allocation the a-jobs arriving after the cluster is full wait for it too
+        // most jobs start the moment they arrive, but a25..a28 arrive (from 4h10m) when all 24 GPUs run allocated
+        // work and wait until b1's gang completes at 8h: a25 longest, 3h50m
         WaitCurve c = record(crowd().scenario(), "allocation").detail().waitCurves().get("all");
-        assertThat(c.seconds()[WaitCurve.POINTS - 1]).isGreaterThan(c.seconds()[0]);
+        assertThat(c.started()).isEqualTo(24 + 28 + 1);
+        assertThat(c.seconds()[0]).isZero();
+        assertThat(c.seconds()[WaitCurve.POINTS - 1]).isEqualTo(3 * 3600 + 50 * 60);
+        // 4 of 53 waited: by nearest rank, point i is the ceil(i / 200 x 53)-th wait, so points up to 184 (rank
+        // 49) are zero and point 185 (rank 50) is the shortest of the four, a28's 3h20m
+        assertThat(c.seconds()[184]).isZero();
+        assertThat(c.seconds()[185]).isEqualTo(12000);
     }
 
     // ---------------------------------------------------------------------------------------------------------

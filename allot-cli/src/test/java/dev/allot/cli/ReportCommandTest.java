@@ -1,0 +1,133 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.allot.report.HtmlReport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code allot report RESULTS.json --report FILE} re-renders a run saved by {@code allot simulate --json}: the
+ * report it writes must carry exactly the data of the report {@code simulate --report} wrote for the same run, and
+ * open offline (no external scripts, styles or links). A file it cannot render (missing, malformed, or holding
+ * metrics only) is bad input: exit code 2 and a message naming the file, and no report written.
+ */
+class ReportCommandTest {
+    /** A src or href attribute, quoted or not, and its value. */
+    private static final Pattern LINK = Pattern.compile(
+            "(?i)\\b(src|href)\\s*=\\s*(?:\"([^\"]*)\"|'([^']*)'|([^\\s>\"']+))");
+
+    @TempDir
+    Path tmp;
+
+    @TempDir
+    static Path shared;
+
+    private static Path saved;
+    private static Path direct;
+
+    /** Simulates the tiny example once, saving the JSON and writing the report in one go. */
+    @BeforeAll
+    static void simulate() {
+        saved = shared.resolve("run.json");
+        direct = shared.resolve("direct.html");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,legacy",
+                "--json", saved.toString(), "--report", direct.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("wrote " + saved, "wrote " + direct);
+    }
+
+    @Test
+    void reRenderingASavedRunReproducesTheReportsDataExactly() throws IOException {
+        Path again = tmp.resolve("out/again.html");
+        Cli.Result r = Cli.run("report", saved.toString(), "--report", again.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.err()).isEmpty();
+        assertThat(r.out()).startsWith("wrote " + again + " (").contains(" KiB)");
+        assertThat(direct).isRegularFile();
+        assertThat(again).isRegularFile();
+        String first = HtmlReport.embeddedJson(Files.readString(direct));
+        String second = HtmlReport.embeddedJson(Files.readString(again));
+        assertThat(first).contains("\"policies\":[{\"policy\":\"allocation\"", "\"runs\":[{\"policy\":\"allocation\"",
+                "{\"policy\":\"legacy\"", "\"timeline\":{");
+        assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void theReportLinksToNothingOnline() throws IOException {
+        String html = Files.readString(direct);
+        List<String> links = links(html);
+        // the scan sees the page's own links (the section anchors), so finding no external one means something
+        assertThat(links).contains("#summary", "#timeline");
+        assertThat(links).noneSatisfy(v -> assertThat(v).matches("(?is)\\s*(https?:)?//.*"));
+        assertThat(html).doesNotContainPattern("(?i)<link\\b[^>]*\\bhref\\s*=\\s*[\"']?\\s*(https?:)?//");
+    }
+
+    @Test
+    void theLinkScanFindsExternalLinksInAnyQuotingStyle() {
+        // proves the check above can fail
+        String bad = "<script src=\"https://cdn.example/u.js\"></script><link rel=stylesheet href='http://x/y.css'>"
+                + "<img SRC=//cdn.example/i.png><a href=\"#ok\">";
+        assertThat(links(bad)).containsExactly("https://cdn.example/u.js", "http://x/y.css", "//cdn.example/i.png", "#ok");
+    }
+
+    private static List<String> links(String html) {
+        List<String> out = new ArrayList<>();
+        Matcher m = LINK.matcher(html);
+        while (m.find()) {
+            out.add(m.group(2) != null ? m.group(2) : m.group(3) != null ? m.group(3) : m.group(4));
+        }
+        return out;
+    }
+
+    @Test
+    void aMissingFileIsABadInputNamingIt() {
+        Path missing = tmp.resolve("nowhere.json");
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", missing.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).contains(missing.toString()).contains("no such file");
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void malformedJsonIsABadInputNamingTheFile() throws IOException {
+        String json = Files.readString(saved);
+        Path cut = Files.writeString(tmp.resolve("cut.json"), json.substring(0, json.length() / 2));
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", cut.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).startsWith("allot: " + cut + ":");
+        assertThat(report).doesNotExist();
+        Path garbage = Files.writeString(tmp.resolve("garbage.json"), "{\"schema\": allot}\n");
+        Cli.Result g = Cli.run("report", garbage.toString(), "--report", report.toString());
+        assertThat(g.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(g.err()).startsWith("allot: " + garbage + ":1:").contains("malformed JSON");
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void aMetricsOnlyJsonIsABadInputSayingHowToGetTheRuns() throws IOException {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = (ObjectNode) mapper.readTree(saved.toFile());
+        assertThat(root.has("runs") && root.has("nodes") && root.has("workloads")).isTrue();
+        root.remove(List.of("runs", "nodes", "workloads"));
+        Path metricsOnly = Files.writeString(tmp.resolve("metrics-only.json"), mapper.writeValueAsString(root));
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", metricsOnly.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).startsWith("allot: " + metricsOnly + ": field 'runs': ")
+                .contains("metrics only", "re-run 'allot simulate");
+        assertThat(report).doesNotExist();
+    }
+}
