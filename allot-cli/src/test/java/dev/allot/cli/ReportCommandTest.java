@@ -64,6 +64,25 @@ class ReportCommandTest {
     }
 
     @Test
+    void anEarlierReportPageIsReRenderedFromItsEmbeddedData() throws IOException {
+        Path again = tmp.resolve("from-page.html");
+        Cli.Result r = Cli.run("report", direct.toString(), "--report", again.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(HtmlReport.embeddedJson(Files.readString(again)))
+                .isEqualTo(HtmlReport.embeddedJson(Files.readString(direct)));
+    }
+
+    @Test
+    void aPageThatIsNotAnAllotReportIsABadInputNamingIt() throws IOException {
+        Path page = Files.writeString(tmp.resolve("other.html"), "<!DOCTYPE html><html><body>hello</body></html>");
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", page.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains(page.toString(), "not an Allot report");
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
     void theReportLinksToNothingOnline() throws IOException {
         String html = Files.readString(direct);
         List<String> links = links(html);

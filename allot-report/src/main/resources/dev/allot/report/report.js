@@ -122,6 +122,7 @@
     const METRICS = new Map(DOC.policies.map((p) => [p.policy, p]));
     let current = POLICIES[0];
     R.policies = POLICIES.slice();
+    R.colours = LEAF_COLOUR.slice();
     R.policy = () => current;
 
     function policyColour(name) {

@@ -129,6 +129,32 @@ class ReportBrowserTest {
     }
 
     @Test
+    void theFifteenAllocationsGetColoursFarApart() {
+        @SuppressWarnings("unchecked")
+        List<String> colours = (List<String>) browser.js("return allotReport.colours;");
+        assertThat(colours).hasSize(15).doesNotHaveDuplicates();
+        double closest = Double.MAX_VALUE;
+        for (int i = 0; i < colours.size(); i++) {
+            for (int j = i + 1; j < colours.size(); j++) {
+                closest = Math.min(closest, distance(rgb(colours.get(i)), rgb(colours.get(j))));
+            }
+        }
+        assertThat(closest).as("smallest RGB distance between two allocations' colours").isGreaterThan(20);
+    }
+
+    /** The sRGB channels of a CSS {@code hsl(h,s%,l%)} colour, as the browser computes them. */
+    private static int[] rgb(String hsl) {
+        Object rgb = browser.js("const e = document.createElement('span'); e.style.color = arguments[0];"
+                + "document.body.appendChild(e); const c = getComputedStyle(e).color; e.remove(); return c;", hsl);
+        String[] parts = ((String) rgb).replaceAll("[^0-9,]", "").split(",");
+        return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])};
+    }
+
+    private static double distance(int[] a, int[] b) {
+        return Math.sqrt(Math.pow(a[0] - b[0], 2) + Math.pow(a[1] - b[1], 2) + Math.pow(a[2] - b[2], 2));
+    }
+
+    @Test
     void switchingPolicyRedrawsTheTimelineAndTheCharts() {
         long before = ((Number) browser.js("return allotReport.timeline.barsDrawn();")).longValue();
         browser.click("#policy-tabs button[data-policy='kueue']");
