@@ -28,6 +28,9 @@ public final class HtmlReport {
     public static final String DATA_ELEMENT_ID = "allot-data";
 
     private static final String UPLOT = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
+    /** format: helpers; model: the document read once; timeline and charts: the sections; report: the page. */
+    private static final java.util.List<String> SCRIPTS =
+            java.util.List.of("format.js", "model.js", "timeline.js", "charts.js", "report.js");
     private static final Pattern SLOT = Pattern.compile("\\{\\{([a-z-]+)}}");
     private static final Pattern DATA = Pattern.compile(
             "<script id=\"" + DATA_ELEMENT_ID + "\" type=\"application/gzip\\+base64\">(.*?)</script>", Pattern.DOTALL);
@@ -44,7 +47,7 @@ public final class HtmlReport {
                 "uplot-css", resource(UPLOT + "uPlot.min.css"),
                 "report-css", resource("report.css"),
                 "uplot-js", resource(UPLOT + "uPlot.iife.min.js"),
-                "report-js", resource("report.js"),
+                "report-js", scripts(),
                 "data", data);
         String template = resource("report.html");
         Matcher m = SLOT.matcher(template);
@@ -99,6 +102,18 @@ public final class HtmlReport {
 
     static String escapeHtml(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    /**
+     * The report's own scripts, in dependency order, concatenated inside one function scope: they share their
+     * top-level functions with each other and leak nothing into the page's global scope but {@code allotReport}.
+     */
+    static String scripts() {
+        StringBuilder js = new StringBuilder("(function () {\n'use strict';\n");
+        for (String name : SCRIPTS) {
+            js.append("\n// ---- ").append(name).append('\n').append(resource(name));
+        }
+        return js.append("})();\n").toString();
     }
 
     private static String resource(String name) {
