@@ -1,6 +1,5 @@
 package dev.allot.cli;
 
-import dev.allot.report.DocumentCheck;
 import dev.allot.report.HtmlReport;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.report.JsonReport;
@@ -58,8 +57,7 @@ final class ReportCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         JsonReport.Document document = isHtml(results) ? fromReport(results) : JsonReport.read(results);
-        DocumentCheck.validate(document, results.toString());
-        HtmlReport.write(document, report);
+        HtmlReport.write(document, report, results.toString());
         out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");
         out.flush();
         return 0;

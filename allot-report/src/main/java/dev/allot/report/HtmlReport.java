@@ -40,7 +40,12 @@ public final class HtmlReport {
 
     /** Renders the report of a document that carries its runs in detail (checked by {@link DocumentCheck}). */
     public static String render(JsonReport.Document document) {
-        DocumentCheck.validate(document, "the run data");
+        return render(document, "the run data");
+    }
+
+    /** Renders the report; {@code source} names where the document came from in error messages. */
+    public static String render(JsonReport.Document document, String source) {
+        DocumentCheck.validate(document, source);
         String data = Base64.getEncoder().encodeToString(gzip(document));
         Map<String, String> slots = Map.of(
                 "title", escapeHtml("Allot report: " + document.scenario().name()),
@@ -65,11 +70,17 @@ public final class HtmlReport {
     }
 
     public static void write(JsonReport.Document document, Path file) throws IOException {
+        write(document, file, "the run data");
+    }
+
+    /** Writes the report; {@code source} names where the document came from in error messages. */
+    public static void write(JsonReport.Document document, Path file, String source) throws IOException {
+        String html = render(document, source);
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, render(document), StandardCharsets.UTF_8);
+        Files.writeString(file, html, StandardCharsets.UTF_8);
     }
 
     /** The JSON document embedded in a report page, as written (one line). */

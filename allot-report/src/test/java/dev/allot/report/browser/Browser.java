@@ -58,13 +58,16 @@ public final class Browser implements AutoCloseable {
     private static final int DRAG_STEPS = 5;
 
     /**
-     * Counts the bitmap pixels of a canvas that are neither transparent nor pure white. The canvas is copied onto a
-     * fresh 2D canvas first, so it works whatever context the page drew with. It reads the whole bitmap
-     * ({@code canvas.width} x {@code canvas.height}), which a devicePixelRatio-aware chart sizes at CSS size times
-     * devicePixelRatio, so no drawn pixel is missed at any scale factor.
+     * Counts the bitmap pixels of a canvas that pass a test: {@code ink}, neither transparent nor pure white; or
+     * {@code coloured}, not transparent and in a saturated colour (the largest and smallest channel at least 60
+     * apart), which counts a chart's series and bars but not its grey axes, grid lines and labels. The canvas is
+     * copied onto a fresh 2D canvas first, so it works whatever context the page drew with. It reads the whole
+     * bitmap ({@code canvas.width} x {@code canvas.height}), which a devicePixelRatio-aware chart sizes at CSS size
+     * times devicePixelRatio, so no drawn pixel is missed at any scale factor.
      */
-    private static final String INK_PIXELS_JS = """
+    private static final String COUNT_PIXELS_JS = """
             const canvas = document.querySelector(arguments[0]);
+            const coloured = arguments[1] === 'coloured';
             if (!(canvas instanceof HTMLCanvasElement)) {
               throw new Error('no canvas matches ' + arguments[0]);
             }
@@ -77,14 +80,18 @@ public final class Browser implements AutoCloseable {
             const context = copy.getContext('2d');
             context.drawImage(canvas, 0, 0);
             const rgba = context.getImageData(0, 0, copy.width, copy.height).data;
-            let ink = 0;
+            let count = 0;
             for (let i = 0; i < rgba.length; i += 4) {
-              const white = rgba[i] === 255 && rgba[i + 1] === 255 && rgba[i + 2] === 255;
-              if (rgba[i + 3] !== 0 && !white) {
-                ink++;
+              if (rgba[i + 3] === 0) {
+                continue;
+              }
+              const max = Math.max(rgba[i], rgba[i + 1], rgba[i + 2]);
+              const min = Math.min(rgba[i], rgba[i + 1], rgba[i + 2]);
+              if (coloured ? max - min >= 60 : min < 255) {
+                count++;
               }
             }
-            return ink;
+            return count;
             """;
 
     /** Resolves after two animation frames: enough for a resize to be laid out and painted. */
@@ -180,44 +187,14 @@ public final class Browser implements AutoCloseable {
                 .until(d -> Boolean.TRUE.equals(js("return !!(" + jsCondition + ");")));
     }
 
-    /**
-     * Counts the pixels of a canvas drawn in a saturated colour (the largest and smallest channel at least 60
-     * apart): the series and bars of a chart, not its grey axes, grid lines and labels. A chart with axes but no
-     * data gives 0.
-     */
-    private static final String COLOURED_PIXELS_JS = """
-            const canvas = document.querySelector(arguments[0]);
-            if (!(canvas instanceof HTMLCanvasElement)) {
-              throw new Error('no canvas matches ' + arguments[0]);
-            }
-            if (canvas.width === 0 || canvas.height === 0) {
-              return 0;
-            }
-            const copy = document.createElement('canvas');
-            copy.width = canvas.width;
-            copy.height = canvas.height;
-            const context = copy.getContext('2d');
-            context.drawImage(canvas, 0, 0);
-            const rgba = context.getImageData(0, 0, copy.width, copy.height).data;
-            let coloured = 0;
-            for (let i = 0; i < rgba.length; i += 4) {
-              const max = Math.max(rgba[i], rgba[i + 1], rgba[i + 2]);
-              const min = Math.min(rgba[i], rgba[i + 1], rgba[i + 2]);
-              if (rgba[i + 3] > 0 && max - min >= 60) {
-                coloured++;
-              }
-            }
-            return coloured;
-            """;
-
-    /** The number of a canvas's pixels in a saturated colour (data, not axes); see {@link #COLOURED_PIXELS_JS}. */
+    /** The number of a canvas's pixels in a saturated colour (data, not axes); see {@link #COUNT_PIXELS_JS}. */
     public long colouredPixels(String cssSelectorOfCanvas) {
-        return ((Number) js(COLOURED_PIXELS_JS, cssSelectorOfCanvas)).longValue();
+        return ((Number) js(COUNT_PIXELS_JS, cssSelectorOfCanvas, "coloured")).longValue();
     }
 
     /** The number of pixels of the canvas's bitmap that are neither transparent nor pure white. */
     public long inkPixels(String cssSelectorOfCanvas) {
-        return ((Number) js(INK_PIXELS_JS, cssSelectorOfCanvas)).longValue();
+        return ((Number) js(COUNT_PIXELS_JS, cssSelectorOfCanvas, "ink")).longValue();
     }
 
     /** Clicks the element the selector names, as a user would. */
