@@ -142,7 +142,7 @@ public final class ClusterState {
             shapeIds.put(key, shape);
             shapes.add(new int[] {spec.gpus(), spec.gpusPerNode()});
         }
-        Job job = new Job(spec, jobs.size(), leaf.get(), shape, config.maxMinRuntime().getSeconds());
+        Job job = new Job(spec, jobs.size(), leaf.get(), shape, config.minRuntimeSecondsOf(spec));
         jobs.add(job);
         byId.put(spec.id(), job);
         return job;

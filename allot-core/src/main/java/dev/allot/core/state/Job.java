@@ -50,15 +50,15 @@ public final class Job {
     long runGpuSeconds;
     int runningSlot = -1;
 
-    Job(WorkloadSpec spec, int index, int leaf, int shape, long maxMinRuntimeSeconds) {
+    /** @param minRuntimeSeconds the minimum runtime as applied ({@link SchedulerConfig#minRuntimeSecondsOf}) */
+    Job(WorkloadSpec spec, int index, int leaf, int shape, long minRuntimeSeconds) {
         this.spec = spec;
         this.index = index;
         this.leaf = leaf;
         this.shape = shape;
         this.durationSeconds = spec.duration().getSeconds();
-        long declared = spec.minRuntime().getSeconds();
-        this.minRuntimeCapped = declared > maxMinRuntimeSeconds;
-        this.minRuntimeSeconds = Math.min(declared, maxMinRuntimeSeconds);
+        this.minRuntimeCapped = spec.minRuntime().getSeconds() > minRuntimeSeconds;
+        this.minRuntimeSeconds = minRuntimeSeconds;
         this.checkpointSeconds = spec.checkpointEvery() == null ? 0 : spec.checkpointEvery().getSeconds();
     }
 

@@ -29,6 +29,11 @@ public record SchedulerConfig(Duration lookback, Duration maxMinRuntime, Duratio
         }
     }
 
+    /** The minimum runtime a workload gets: what it declared, capped at {@link #maxMinRuntime}. */
+    public long minRuntimeSecondsOf(dev.allot.core.model.WorkloadSpec spec) {
+        return Math.min(spec.minRuntime().getSeconds(), maxMinRuntime.getSeconds());
+    }
+
     public static SchedulerConfig defaults() {
         return new SchedulerConfig(DEFAULT_LOOKBACK, DEFAULT_MAX_MIN_RUNTIME, DEFAULT_USAGE_BUCKET);
     }

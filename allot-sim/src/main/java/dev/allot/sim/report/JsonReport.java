@@ -2,7 +2,10 @@ package dev.allot.sim.report;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.allot.core.model.AllocationTree;
@@ -10,21 +13,19 @@ import dev.allot.core.model.Durations;
 import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.allot.core.state.SchedulerConfig;
 import dev.allot.sim.AllotVersion;
-import dev.allot.sim.detail.RunDetail;
-import dev.allot.sim.input.InputException;
-import java.util.Arrays;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
+import dev.allot.sim.detail.RunDetail;
+import dev.allot.sim.input.InputException;
 import dev.allot.sim.metrics.PolicyMetrics;
 import dev.allot.sim.trace.ImportSummary;
 import dev.allot.sim.trace.WorkloadTable;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -41,36 +42,6 @@ public final class JsonReport {
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
             .build();
-
-    /** Jackson's message about a value of the wrong type, in the words of the file rather than of Java types. */
-    static String plain(String jackson) {
-        String first = jackson.lines().findFirst().orElse("bad value");
-        java.util.regex.Matcher m = java.util.regex.Pattern
-                .compile("Cannot (?:deserialize value of type|map) `([^`]+)`(?: into type `([^`]+)`)?(?: from (\\w+))?.*")
-                .matcher(first);
-        if (!m.matches()) {
-            return first;
-        }
-        if (first.startsWith("Cannot map `null`")) {
-            return "missing or null, expected " + kind(m.group(2));
-        }
-        return "expected " + kind(m.group(1)) + (m.group(3) != null ? ", got " + m.group(3).toLowerCase(java.util.Locale.ROOT) : "");
-    }
-
-    private static String kind(String javaType) {
-        if (javaType == null) {
-            return "a value";
-        }
-        if (javaType.endsWith("[]") || javaType.startsWith("[") || javaType.contains("List")) {
-            return "a list";
-        }
-        return switch (javaType) {
-            case "int", "long", "double", "java.lang.Integer", "java.lang.Long", "java.lang.Double" -> "a number";
-            case "boolean", "java.lang.Boolean" -> "true or false";
-            case "java.lang.String" -> "a string";
-            default -> "an object";
-        };
-    }
 
     /** Indents objects but keeps arrays of numbers on one line, without spaces: the runs are mostly arrays. */
     private static final DefaultPrettyPrinter PRETTY = new DefaultPrettyPrinter()
@@ -154,7 +125,7 @@ public final class JsonReport {
     private static Workloads workloads(Scenario s) {
         List<WorkloadSpec> specs = s.workloads();
         AllocationTree tree = s.tree();
-        long cap = s.policyConfig().scheduler().maxMinRuntime().getSeconds();
+        SchedulerConfig config = s.policyConfig().scheduler();
         int n = specs.size();
         List<String> ids = new ArrayList<>(n);
         int[] allocation = new int[n];
@@ -180,7 +151,7 @@ public final class JsonReport {
             gpus[i] = w.gpus();
             submit[i] = w.submitSeconds();
             duration[i] = w.duration().getSeconds();
-            minRuntime[i] = Math.min(cap, w.minRuntime().getSeconds());
+            minRuntime[i] = config.minRuntimeSecondsOf(w);
             resumable[i] = w.resumable() ? 1 : 0;
             priority[i] = w.priority().ordinal();
             kind[i] = kinds.get(w.kind());
@@ -252,5 +223,35 @@ public final class JsonReport {
                     + (d.schema() == null ? "none" : "'" + d.schema() + "'"));
         }
         return d;
+    }
+
+    /** Jackson's message about a value of the wrong type, in the words of the file rather than of Java types. */
+    static String plain(String jackson) {
+        String first = jackson.lines().findFirst().orElse("bad value");
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("Cannot (?:deserialize value of type|map) `([^`]+)`(?: into type `([^`]+)`)?(?: from (\\w+))?.*")
+                .matcher(first);
+        if (!m.matches()) {
+            return first;
+        }
+        if (first.startsWith("Cannot map `null`")) {
+            return "missing or null, expected " + kind(m.group(2));
+        }
+        return "expected " + kind(m.group(1)) + (m.group(3) != null ? ", got " + m.group(3).toLowerCase(java.util.Locale.ROOT) : "");
+    }
+
+    private static String kind(String javaType) {
+        if (javaType == null) {
+            return "a value";
+        }
+        if (javaType.endsWith("[]") || javaType.startsWith("[") || javaType.contains("List")) {
+            return "a list";
+        }
+        return switch (javaType) {
+            case "int", "long", "double", "java.lang.Integer", "java.lang.Long", "java.lang.Double" -> "a number";
+            case "boolean", "java.lang.Boolean" -> "true or false";
+            case "java.lang.String" -> "a string";
+            default -> "an object";
+        };
     }
 }
