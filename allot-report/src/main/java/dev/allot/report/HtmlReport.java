@@ -1,6 +1,11 @@
 package dev.allot.report;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.allot.sim.detail.RunDetail;
 import dev.allot.sim.report.JsonReport;
+import java.util.List;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.ByteArrayInputStream;
@@ -31,6 +36,11 @@ public final class HtmlReport {
     /** format: helpers; model: the document read once; timeline and charts: the sections; report: the page. */
     private static final java.util.List<String> SCRIPTS =
             java.util.List.of("format.js", "model.js", "timeline.js", "charts.js", "report.js");
+    /** The ids of the script elements that hold the runs' timelines: this prefix and the run's index. */
+    public static final String TIMELINE_ELEMENT_PREFIX = "allot-timeline-";
+    private static final Pattern TIMELINE = Pattern.compile("<script id=\"" + TIMELINE_ELEMENT_PREFIX
+            + "(\\d+)\" type=\"application/gzip\\+base64\">(.*?)</script>", Pattern.DOTALL);
+    private static final ObjectMapper TREE = new ObjectMapper();
     private static final Pattern SLOT = Pattern.compile("\\{\\{([a-z-]+)}}");
     private static final Pattern DATA = Pattern.compile(
             "<script id=\"" + DATA_ELEMENT_ID + "\" type=\"application/gzip\\+base64\">(.*?)</script>", Pattern.DOTALL);
@@ -46,17 +56,31 @@ public final class HtmlReport {
     /** Renders the report; {@code source} names where the document came from in error messages. */
     public static String render(JsonReport.Document document, String source) {
         DocumentCheck.validate(document, source);
-        String data = Base64.getEncoder().encodeToString(gzip(document));
+        // The timelines, the bulk of the data, travel apart, one per policy: the page reads the rest and the
+        // first policy's timeline before it paints, and another policy's only when its tab is opened.
+        List<RunDetail> withoutTimelines = document.runs().stream()
+                .map(r -> new RunDetail(r.policy(), r.endSeconds(), r.hourly(), r.waitCurves(), r.largestPreemptions(), null))
+                .toList();
+        String data = Base64.getEncoder().encodeToString(gzip(new JsonReport.Document(document.schema(), document.allot(),
+                document.scenario(), document.policies(), document.nodes(), document.workloads(), withoutTimelines)));
+        StringBuilder timelines = new StringBuilder();
+        for (int i = 0; i < document.runs().size(); i++) {
+            timelines.append("<script id=\"").append(TIMELINE_ELEMENT_PREFIX).append(i)
+                    .append("\" type=\"application/gzip+base64\">")
+                    .append(Base64.getEncoder().encodeToString(gzip(document.runs().get(i).timeline())))
+                    .append("</script>\n");
+        }
         Map<String, String> slots = Map.of(
                 "title", escapeHtml("Allot report: " + document.scenario().name()),
                 "uplot-css", resource(UPLOT + "uPlot.min.css"),
                 "report-css", resource("report.css"),
                 "uplot-js", resource(UPLOT + "uPlot.iife.min.js"),
                 "report-js", scripts(),
-                "data", data);
+                "data", data,
+                "timelines", timelines.toString());
         String template = resource("report.html");
         Matcher m = SLOT.matcher(template);
-        StringBuilder out = new StringBuilder(template.length() + data.length() + 100_000);
+        StringBuilder out = new StringBuilder(template.length() + data.length() + timelines.length() + 100_000);
         int at = 0;
         while (m.find()) {
             String value = slots.get(m.group(1));
@@ -83,17 +107,33 @@ public final class HtmlReport {
         Files.writeString(file, html, StandardCharsets.UTF_8);
     }
 
-    /** The JSON document embedded in a report page, as written (one line). */
+    /** The JSON document embedded in a report page, its timelines put back in their runs (one line). */
     public static String embeddedJson(String html) {
         Matcher m = DATA.matcher(html);
         if (!m.find()) {
             throw new IllegalArgumentException("not an Allot report: no <script id=\"" + DATA_ELEMENT_ID + "\"> element");
         }
-        byte[] compressed = Base64.getMimeDecoder().decode(m.group(1).trim());
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            JsonNode root = TREE.readTree(inflate(m.group(1)));
+            JsonNode runs = root.path("runs");
+            Matcher t = TIMELINE.matcher(html);
+            while (t.find()) {
+                int i = Integer.parseInt(t.group(1));
+                if (!(runs.get(i) instanceof ObjectNode run)) {
+                    throw new IllegalArgumentException("the report has a timeline for run " + i + " but no such run");
+                }
+                run.set("timeline", TREE.readTree(inflate(t.group(2))));
+            }
+            return TREE.writeValueAsString(root);
         } catch (IOException e) {
             throw new UncheckedIOException("the report's embedded data is not gzip-compressed JSON", e);
+        }
+    }
+
+    private static String inflate(String base64) throws IOException {
+        byte[] compressed = Base64.getMimeDecoder().decode(base64.trim());
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
@@ -101,10 +141,10 @@ public final class HtmlReport {
      * The document as compact JSON, gzip-compressed: a run's columns of small integers shrink four- to sixfold,
      * and base64 of binary needs no escaping inside a script element.
      */
-    private static byte[] gzip(JsonReport.Document document) {
+    private static byte[] gzip(Object documentOrPart) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (Writer w = new OutputStreamWriter(new GZIPOutputStream(bytes, 1 << 16), StandardCharsets.UTF_8)) {
-            JsonReport.writeCompact(document, w);
+            JsonReport.writeCompact(documentOrPart, w);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

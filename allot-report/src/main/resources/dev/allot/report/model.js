@@ -1,8 +1,9 @@
 /**
  * What the report reads from the document once: the allocation tree and its colours, the policies and their runs,
  * the cluster's GPU rows and the workloads; and the decoding of a run's compact timeline into per-row bar lists.
+ * loadRun(policy) resolves a policy's run once its timeline has been read.
  */
-function readModel(DOC) {
+function readModel(DOC, loadRun) {
   const POLICY_COLOURS = ['#2459a8', '#d9822b', '#2e9e5b', '#8e44ad', '#c0392b', '#16a085', '#7f6d00', '#5d6d7e'];
   const ALLOCS = DOC.scenario.allocations;            // tree nodes, preorder, root first
   const byPath = new Map(ALLOCS.map((a, i) => [a.path, i]));
@@ -95,7 +96,7 @@ function readModel(DOC) {
   }
 
   return {
-    DOC, ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, POLICIES, RUNS, METRICS, policyColour,
+    DOC, loadRun, ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, POLICIES, RUNS, METRICS, policyColour,
     W, NODES, FIRST_ROW, ROWS, ROW_NODE, WORKLOAD_BY_ID, decode,
   };
 }

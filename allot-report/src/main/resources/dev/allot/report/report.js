@@ -8,7 +8,7 @@ const R = window.allotReport = { ready: false, firstPaintMs: null, error: null }
 
 /** Draws the whole report from the document. */
 function main(DOC) {
-  const M = readModel(DOC);
+  const M = readModel(DOC, timelineLoader(DOC, firstTimeline));
   const { ALLOCS, LEAVES, LEAF_COLOUR, chip, POLICIES, RUNS, METRICS, policyColour } = M;
   let current = POLICIES[0];
   R.policies = POLICIES.slice();
@@ -34,8 +34,8 @@ function main(DOC) {
     if (!RUNS.has(name)) throw new Error('no policy ' + name + ' in this report; it has ' + POLICIES.join(', '));
     current = name;
     renderTabs();
-    timeline.show(name);
     charts.show(name);
+    return timeline.show(name);
   };
 
   function renderSummary() {
@@ -113,11 +113,11 @@ function main(DOC) {
     $('footer').textContent = 'Allot ' + DOC.allot + ' · data schema ' + DOC.schema + ' · every chart is drawn from the run data embedded in this file; it needs no network.';
   }
 
-  function start() {
+  async function start() {
     renderSummary();
     timeline.init();
     renderTabs();
-    timeline.show(current);
+    await timeline.show(current);
     charts.show(current);
     charts.renderWaits();
     window.addEventListener('resize', () => charts.resize());
@@ -131,15 +131,14 @@ function main(DOC) {
   }
 
   R.dataMs = Math.round(performance.now());
-  start();
+  return start();
 }
 
 /**
- * The embedded document: gzip-compressed JSON in base64 (a third to a fifth of the plain size), inflated with the
- * browser's own DecompressionStream; plain JSON is read as it is.
+ * Reads JSON embedded in a script element: gzip-compressed in base64 (a third to a fifth of the plain size),
+ * inflated with the browser's own DecompressionStream; plain JSON is read as it is.
  */
-async function load() {
-  const holder = document.getElementById('allot-data');
+async function inflate(holder) {
   const text = holder.textContent.trim();
   if (holder.type === 'application/json') return JSON.parse(text);
   const binary = atob(text);
@@ -149,6 +148,33 @@ async function load() {
   return JSON.parse(await new Response(inflated).text());
 }
 
+/** The document; the runs' timelines stay in their own elements until a policy's timeline is shown. */
+function load() {
+  return inflate(document.getElementById('allot-data'));
+}
+
+/**
+ * A function that resolves a policy's run with its timeline, reading the timeline's element the first time;
+ * {@code first} is the first run's timeline, already being read while the rest of the document is.
+ */
+function timelineLoader(DOC, first) {
+  const pending = new Map();
+  if (first) pending.set(0, first.then((t) => { DOC.runs[0].timeline = t; return DOC.runs[0]; }));
+  return (policy) => {
+    const i = DOC.runs.findIndex((r) => r.policy === policy);
+    const run = DOC.runs[i];
+    if (run.timeline) return Promise.resolve(run);
+    if (!pending.has(i)) {
+      const holder = document.getElementById('allot-timeline-' + i);
+      if (!holder) return Promise.reject(new Error('the report has no timeline for ' + policy));
+      pending.set(i, inflate(holder).then((t) => { run.timeline = t; return run; }));
+    }
+    return pending.get(i);
+  };
+}
+
+const firstTimeline = document.getElementById('allot-timeline-0')
+  ? inflate(document.getElementById('allot-timeline-0')) : null;
 load().then(main).catch((e) => {
   R.error = String(e && e.stack || e);
   const box = document.createElement('pre');

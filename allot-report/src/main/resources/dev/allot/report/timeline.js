@@ -3,7 +3,7 @@
  * per colour. Owns its toolbar (zoom, row height, jump), hover tooltip and mouse handling.
  */
 function createTimeline(M, R) {
-  const { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, RUNS, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
+  const { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, loadRun, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
     WORKLOAD_BY_ID, decode } = M;
   const box = $('tl-box');
   const canvas = $('tl-canvas');
@@ -15,6 +15,8 @@ function createTimeline(M, R) {
   const AXIS = 26;
   const SCROLLBAR = 16;
   const cache = new Map();
+  let wanted = null;
+  let shown = null;
   let d = null;
   let t0 = 0;
   let t1 = 1;
@@ -57,12 +59,18 @@ function createTimeline(M, R) {
     spacer.style.height = (ROWS * rowH + 4) + 'px';
   }
 
+  /** Shows a policy's runs, once its timeline is read (the last policy asked for wins); resolves when drawn. */
   function show(policy) {
-    if (!cache.has(policy)) cache.set(policy, decode(RUNS.get(policy)));
-    d = cache.get(policy);
-    t0 = 0;
-    t1 = Math.max(d.endSeconds, 60);
-    draw();
+    wanted = policy;
+    return loadRun(policy).then((run) => {
+      if (wanted !== policy) return;
+      if (!cache.has(policy)) cache.set(policy, decode(run));
+      d = cache.get(policy);
+      shown = policy;
+      t0 = 0;
+      t1 = Math.max(d.endSeconds, 60);
+      draw();
+    });
   }
 
   /**
@@ -442,6 +450,7 @@ function createTimeline(M, R) {
 
   return {
     init, show, draw, locate, jump,
+    policy: () => shown,
     range: () => [t0, t1],
     setRange, zoom, setRowHeight,
     rowHeight: () => rowH,

@@ -157,8 +157,10 @@ class ReportBrowserTest {
     @Test
     void switchingPolicyRedrawsTheTimelineAndTheCharts() {
         long before = ((Number) browser.js("return allotReport.timeline.barsDrawn();")).longValue();
+        assertThat(browser.js("return allotReport.timeline.policy();")).isEqualTo("allocation");
         browser.click("#policy-tabs button[data-policy='kueue']");
         assertThat(browser.js("return allotReport.policy();")).isEqualTo("kueue");
+        browser.waitFor("allotReport.timeline.policy() === 'kueue'", Duration.ofSeconds(20));
         assertThat(browser.js("return document.querySelector('#timeline .policy-name').textContent;")).isEqualTo("· kueue");
         long after = ((Number) browser.js("return allotReport.timeline.barsDrawn();")).longValue();
         assertThat(after).isPositive().isNotEqualTo(before);

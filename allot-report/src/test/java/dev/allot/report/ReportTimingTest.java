@@ -13,7 +13,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 /**
  * A measurement, not a check: opens a report given with {@code -Dreport.timing=FILE} in headless Chromium a few
  * times and prints its size, when the data was read, when the GPU timeline first painted and when everything was
- * drawn (milliseconds after navigation), and how long redrawing the timeline takes when zoomed and scrolled. It
+ * drawn (milliseconds after navigation), how long redrawing the timeline takes when zoomed and scrolled, and how long
+ * the first switch to each other policy takes (reading its timeline, decoding and drawing it and its charts). It
  * only fails if the page does not load cleanly. Run it with
  * {@code mvn -B -q test -pl allot-report -Dtest=ReportTimingTest -Dreport.timing=/tmp/big.html}.
  */
@@ -42,10 +43,24 @@ class ReportTimingTest {
                         }
                         return times.map((v) => Math.round(v)).join('/');
                         """);
+                Object switches = browser.jsAsync("""
+                        const done = arguments[arguments.length - 1];
+                        const others = allotReport.policies.slice(1);
+                        const times = [];
+                        (async () => {
+                          for (const p of others) {
+                            const s = performance.now();
+                            await allotReport.setPolicy(p);
+                            times.push(p + ' ' + Math.round(performance.now() - s));
+                          }
+                          done(times.join(', ') || 'none');
+                        })();
+                        """);
                 System.out.printf("load %d: data read at %s ms, timeline first painted at %s ms, everything drawn at %s ms; "
-                                + "%s runs drawn; slowest timeline redraw %s ms%n", i + 1,
+                                + "%s runs drawn; timeline redraws %s ms; first switch to each other policy (ms): %s%n", i + 1,
                         browser.js("return allotReport.dataMs;"), browser.js("return allotReport.firstPaintMs;"),
-                        browser.js("return allotReport.drawnMs;"), browser.js("return allotReport.timeline.barsDrawn();"), redraw);
+                        browser.js("return allotReport.drawnMs;"), browser.js("return allotReport.timeline.barsDrawn();"), redraw,
+                        switches);
             }
         }
     }

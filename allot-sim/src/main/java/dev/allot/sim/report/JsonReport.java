@@ -171,9 +171,9 @@ public final class JsonReport {
         out.write('\n');
     }
 
-    /** Writes a document on one line (for embedding). */
-    public static void writeCompact(Document d, Writer out) throws IOException {
-        COMPACT.writeValue(out, d);
+    /** Writes a document, or a part of one, on one line (for embedding). */
+    public static void writeCompact(Object documentOrPart, Writer out) throws IOException {
+        COMPACT.writeValue(out, documentOrPart);
     }
 
     public static Document read(java.io.Reader in) throws IOException {
