@@ -1,0 +1,40 @@
+package dev.allot.core.backend;
+
+import java.util.Objects;
+
+/**
+ * What a backend knows of one attempt.
+ *
+ * @param phase    where it is
+ * @param exitCode the exit code once {@link Phase#EXITED}; null otherwise or when the backend cannot know it
+ * @param detail   words for people: why it failed to start, what the probe said, which signal ended it
+ */
+public record AttemptStatus(AttemptKey attempt, Phase phase, Integer exitCode, String detail) {
+    /** The life of an attempt as a backend sees it. */
+    public enum Phase {
+        /** Accepted, not yet running (queued in the backend, process starting). */
+        STARTING,
+        /** Running. */
+        RUNNING,
+        /** Asked to stop, not ended yet. */
+        STOPPING,
+        /** Ended on its own: completed if the exit code is 0, failed otherwise. */
+        EXITED,
+        /** Ended because it was stopped (by {@link Backend#stop}). */
+        STOPPED,
+        /** Could not be started (bad command, no such GPU); {@code detail} says why. */
+        FAILED_TO_START,
+        /** The backend cannot tell right now (a probe failed): neither running nor ended as far as anyone knows. */
+        UNKNOWN
+    }
+
+    public AttemptStatus {
+        Objects.requireNonNull(attempt, "attempt");
+        Objects.requireNonNull(phase, "phase");
+    }
+
+    /** Whether the attempt has ended for good. */
+    public boolean ended() {
+        return phase == Phase.EXITED || phase == Phase.STOPPED || phase == Phase.FAILED_TO_START;
+    }
+}
