@@ -1,0 +1,585 @@
+package dev.allot.server.backend;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.AttemptStatus.Phase;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.Launch;
+import dev.allot.server.backend.AttemptFiles.PidRecord;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Runs each attempt as a process on this machine, on the GPUs of its placement ({@code CUDA_VISIBLE_DEVICES}), and
+ * keeps enough on disk ({@link AttemptFiles}) that a scheduler restarted on the same data directory adopts the
+ * attempts still running and learns how the others ended, without ever launching an attempt twice.
+ *
+ * <p><b>The wrapper.</b> The user's command is run without a shell interpreting it, under a fixed
+ * {@code /bin/sh -c} script that receives the argv as positional parameters ({@code "$@"}) and, when the command
+ * ends, writes its exit code to the attempt's {@code .exit} file (temp file, then rename). The exit code of a process
+ * is only known to its parent; the file is how a later scheduler, which is not the parent, learns it. The program is
+ * resolved to an absolute path against {@code PATH} first: that turns a missing program into
+ * {@code FAILED_TO_START} rather than an exit code 127, and keeps {@code "$@"} from running a shell builtin of the
+ * same name ({@code exit}, {@code cd}) inside the wrapper. The wrapper's {@code $0} names the attempt
+ * ({@link AttemptFiles#wrapperToken}), so the process table shows which attempt a wrapper runs.
+ *
+ * <p><b>Stopping.</b> {@link #stop} sends SIGTERM to the wrapper's descendants (the user's process and whatever it
+ * started), not to the wrapper, which stays to record the exit code; only if the wrapper has no descendant yet is it
+ * signalled itself. Once the grace period has passed, SIGKILL goes to the descendants still alive and to the
+ * wrapper. A {@code .stopped} marker, written before any signal and holding the kill deadline, makes the attempt
+ * {@code STOPPED} rather than {@code EXITED} for a later adopter, which also re-arms the kill.
+ *
+ * <p><b>Adoption.</b> A pid file's process counts as the attempt's wrapper only if it is alive (not a zombie), started
+ * at the recorded instant (within a second: the OS derives it from the boot time, which it may round) and, when the
+ * OS shows its arguments, carries the attempt's token: a pid reused by another process is not mistaken for the
+ * attempt. An attempt whose wrapper is gone and left no exit file is {@code EXITED} with an unknown exit code.
+ *
+ * <p>Every method holds the object's lock; {@link #observe} reads small files and {@code /proc} and never waits for
+ * a process. {@link #close} stops the grace timers but leaves the processes running, to be adopted.
+ */
+public final class LocalBackend implements Backend, AutoCloseable {
+
+    /** Runs "$@" (never interprets it), records its exit code atomically, exits with it. */
+    static final String WRAPPER_SCRIPT = "\"$@\"; c=$?; "
+            + "echo \"$c\" > \"$ALLOT_EXIT_FILE.tmp\" && command -p mv -f \"$ALLOT_EXIT_FILE.tmp\" \"$ALLOT_EXIT_FILE\"; "
+            + "exit \"$c\"";
+
+    /** How far the OS's start instant of a process may drift between two readings (it is derived from boot time). */
+    private static final Duration START_INSTANT_TOLERANCE = Duration.ofSeconds(1);
+
+    /** Graces beyond this are cut to it, so that the kill deadline stays a time a timer can wait for. */
+    private static final Duration LONGEST_GRACE = Duration.ofDays(365);
+
+    private final Path attemptsDir;
+    private final String nodeName;
+    private final ScheduledExecutorService timers;
+    private final boolean ownsTimers;
+    private final SortedMap<AttemptKey, Attempt> attempts = new TreeMap<>();
+    private boolean closed;
+
+    /** Everything known in memory of one attempt; the files hold what must outlive this object. */
+    private static final class Attempt {
+        final AttemptFiles files;
+        /** The wrapper when this backend launched it (its exit status is then known too); null when adopted. */
+        Process process;
+        /** The wrapper; null when it never ran or is known to be gone. */
+        ProcessHandle wrapper;
+        /** Why it could not be started, when it could not. */
+        String failure;
+        /** Why its state cannot be told (a probe failed). */
+        String unknown;
+        /** Something worth telling about a running attempt (its pid file could not be written). */
+        String warning;
+        /** Why the exit code is unknown when the wrapper is gone without an exit file. */
+        String goneDetail;
+        boolean stopRequested;
+        Instant killDeadline;
+        ScheduledFuture<?> killTimer;
+        boolean killed;
+        /** The status once ended: final, never probed again. */
+        AttemptStatus ended;
+
+        Attempt(AttemptFiles files) {
+            this.files = files;
+        }
+    }
+
+    /**
+     * A backend with its own daemon thread for grace timers, shut down by {@link #close}.
+     *
+     * @param dataDir  where attempts' files live ({@code <dataDir>/attempts}), created if missing
+     * @param nodeName the node this machine is in the cluster; launches placed elsewhere are refused
+     * @throws BackendException if the data directory cannot be used
+     */
+    public LocalBackend(Path dataDir, String nodeName) {
+        this(dataDir, nodeName, Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "allot-local-backend-timers");
+            thread.setDaemon(true);
+            return thread;
+        }), true);
+    }
+
+    /** A backend whose grace timers run on {@code timers}, which the caller owns and shuts down. */
+    public LocalBackend(Path dataDir, String nodeName, ScheduledExecutorService timers) {
+        this(dataDir, nodeName, Objects.requireNonNull(timers, "timers"), false);
+    }
+
+    private LocalBackend(Path dataDir, String nodeName, ScheduledExecutorService timers, boolean ownsTimers) {
+        this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+        this.timers = timers;
+        this.ownsTimers = ownsTimers;
+        this.attemptsDir = dataDir.toAbsolutePath().resolve("attempts");
+        try {
+            Files.createDirectories(attemptsDir);
+            adoptAll();
+        } catch (IOException | RuntimeException e) {
+            if (ownsTimers) {
+                timers.shutdownNow();
+            }
+            throw e instanceof BackendException be ? be
+                    : new BackendException("cannot use " + attemptsDir + " for attempts: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    /** Where an attempt's output goes (stdout and stderr, merged). */
+    public Path logFile(AttemptKey attempt) {
+        return files(attempt).log();
+    }
+
+    private AttemptFiles files(AttemptKey key) {
+        return new AttemptFiles(attemptsDir, key);
+    }
+
+    // ---------------------------------------------------------------------------------------------- start
+
+    @Override
+    public synchronized void start(Launch launch) {
+        requireOpen();
+        AttemptKey key = launch.attempt();
+        if (attempts.containsKey(key)) {
+            return;
+        }
+        requireFileSafe(key);
+        String gpus = gpusOnThisNode(launch);
+        AttemptFiles files = files(key);
+        if (files.anyTrace()) {
+            // Launched (or tried) before: by an earlier scheduler, or before being forgotten. Never twice.
+            try {
+                Files.deleteIfExists(files.forgotten());
+            } catch (IOException e) {
+                throw new BackendException(key + ": cannot un-forget it: " + e.getMessage(), e);
+            }
+            attempts.put(key, adopt(files));
+            return;
+        }
+        Attempt attempt = new Attempt(files);
+        attempts.put(key, attempt);
+        launch(attempt, launch, gpus);
+    }
+
+    private void launch(Attempt attempt, Launch launch, String gpus) {
+        AttemptFiles files = attempt.files;
+        if (launch.command().isEmpty()) {
+            failToStart(attempt, "the command is empty");
+            return;
+        }
+        Map<String, String> environment = new HashMap<>(System.getenv());
+        environment.putAll(launch.environment());
+        environment.put("CUDA_VISIBLE_DEVICES", gpus);
+        environment.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
+        environment.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
+        environment.put("ALLOT_EXIT_FILE", files.exit().toString());
+
+        Path program;
+        try {
+            program = resolveProgram(launch.command().get(0), environment.get("PATH"));
+        } catch (IOException notRunnable) {
+            failToStart(attempt, notRunnable.getMessage());
+            return;
+        }
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", WRAPPER_SCRIPT, files.wrapperToken(),
+                program.toString()));
+        argv.addAll(launch.command().subList(1, launch.command().size()));
+        ProcessBuilder builder = new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(files.log().toFile()))
+                .redirectErrorStream(true);
+        builder.environment().clear();
+        builder.environment().putAll(environment);
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException | RuntimeException e) {
+            failToStart(attempt, "cannot start " + launch.command().get(0) + ": " + e.getMessage());
+            return;
+        }
+        attempt.process = process;
+        attempt.wrapper = process.toHandle();
+        try {
+            AttemptFiles.writeAtomically(files.pid(),
+                    new PidRecord(process.pid(), process.info().startInstant().orElse(null)).format());
+        } catch (IOException e) {
+            attempt.warning = "pid file not written (" + e.getMessage() + "): a restarted scheduler will find it by "
+                    + "its token in the process table";
+        }
+    }
+
+    private void failToStart(Attempt attempt, String why) {
+        attempt.failure = why;
+        try {
+            AttemptFiles.writeAtomically(attempt.files.failed(), why + "\n");
+        } catch (IOException e) {
+            // Only a restarted scheduler would miss it, and it would then simply try this launch again.
+        }
+    }
+
+    /** The comma-joined GPU indexes if the launch is placed on this node alone. */
+    private String gpusOnThisNode(Launch launch) {
+        List<Launch.NodeGpus> placement = launch.placement();
+        if (placement.size() != 1) {
+            throw new BackendException(launch.attempt() + ": the local backend runs one node (" + nodeName
+                    + ") but the placement spans " + placement.size() + " nodes: "
+                    + placement.stream().map(Launch.NodeGpus::node).collect(Collectors.joining(", ")));
+        }
+        Launch.NodeGpus only = placement.get(0);
+        if (!only.node().equals(nodeName)) {
+            throw new BackendException(launch.attempt() + ": placed on node " + only.node()
+                    + " but this local backend runs node " + nodeName);
+        }
+        return only.gpus().stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    /** Workload ids become file names: refuse the ones that would escape or hide in the attempts directory. */
+    private static void requireFileSafe(AttemptKey key) {
+        String id = key.workloadId();
+        if (id.isEmpty() || id.startsWith(".") || id.contains("/") || id.contains("\0") || id.length() > 200) {
+            throw new BackendException(key + ": the local backend names files after workload ids, and '" + id
+                    + "' cannot be one (empty, starts with '.', contains '/' or NUL, or longer than 200)");
+        }
+    }
+
+    /**
+     * The absolute path of the program as {@code execvp} would find it.
+     *
+     * @throws IOException saying why it cannot be run, in the OS's words
+     */
+    static Path resolveProgram(String program, String path) throws IOException {
+        if (program.isEmpty()) {
+            throw new IOException("the program name is empty");
+        }
+        if (program.contains("/")) {
+            Path candidate = Path.of(program).toAbsolutePath();
+            if (!Files.exists(candidate)) {
+                throw new IOException(program + ": No such file or directory");
+            }
+            if (Files.isDirectory(candidate)) {
+                throw new IOException(program + ": Is a directory");
+            }
+            if (!Files.isExecutable(candidate)) {
+                throw new IOException(program + ": Permission denied");
+            }
+            return candidate;
+        }
+        String searched = path == null ? "" : path;
+        for (String dir : searched.split(":", -1)) {
+            Path candidate = Path.of(dir.isEmpty() ? "." : dir, program).toAbsolutePath();
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        throw new IOException(program + ": command not found (No such file or directory in PATH=" + searched + ")");
+    }
+
+    // ----------------------------------------------------------------------------------------------- stop
+
+    @Override
+    public synchronized void stop(AttemptKey key, Duration grace) {
+        Objects.requireNonNull(grace, "grace");
+        requireOpen();
+        Attempt attempt = attempts.get(key);
+        if (attempt == null || attempt.wrapper == null || status(attempt).ended()) {
+            return; // unknown here, never ran, or already over
+        }
+        if (attempt.stopRequested && attempt.killTimer != null) {
+            return; // already stopping, the kill is armed
+        }
+        Duration boundedGrace = grace.isNegative() ? Duration.ZERO
+                : grace.compareTo(LONGEST_GRACE) > 0 ? LONGEST_GRACE : grace;
+        Instant deadline = Instant.now().plus(boundedGrace);
+        attempt.stopRequested = true;
+        attempt.killDeadline = deadline;
+        try {
+            AttemptFiles.writeAtomically(attempt.files.stopped(), "kill-at=" + deadline + "\n");
+        } catch (IOException e) {
+            attempt.warning = "stop marker not written (" + e.getMessage()
+                    + "): after a restart this attempt would be reported EXITED, not STOPPED";
+        }
+        List<ProcessHandle> descendants = attempt.wrapper.descendants().toList();
+        if (descendants.isEmpty()) {
+            attempt.wrapper.destroy(); // the user's command has not started yet (or has just ended)
+        } else {
+            descendants.forEach(ProcessHandle::destroy);
+        }
+        armKill(attempt);
+    }
+
+    private void armKill(Attempt attempt) {
+        long delayMillis = Math.max(0, Duration.between(Instant.now(), attempt.killDeadline).toMillis());
+        AttemptKey key = attempt.files.key();
+        attempt.killTimer = timers.schedule(() -> killIfAlive(key), delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void killIfAlive(AttemptKey key) {
+        Attempt attempt = attempts.get(key);
+        if (attempt == null || attempt.wrapper == null || !alive(attempt)) {
+            return;
+        }
+        attempt.killed = true;
+        // The descendants first: once the wrapper is gone they are re-parented and no longer found from it.
+        attempt.wrapper.descendants().forEach(ProcessHandle::destroyForcibly);
+        attempt.wrapper.destroyForcibly();
+    }
+
+    // -------------------------------------------------------------------------------------------- observe
+
+    @Override
+    public synchronized List<AttemptStatus> observe() {
+        List<AttemptStatus> statuses = new ArrayList<>(attempts.size());
+        for (Attempt attempt : attempts.values()) {
+            statuses.add(status(attempt));
+        }
+        return statuses;
+    }
+
+    private AttemptStatus status(Attempt attempt) {
+        if (attempt.ended != null) {
+            return attempt.ended;
+        }
+        AttemptKey key = attempt.files.key();
+        if (attempt.failure != null) {
+            return end(attempt, new AttemptStatus(key, Phase.FAILED_TO_START, null, attempt.failure));
+        }
+        if (attempt.unknown != null) {
+            return new AttemptStatus(key, Phase.UNKNOWN, null, attempt.unknown);
+        }
+        if (attempt.wrapper != null && alive(attempt)) {
+            String pid = "pid " + attempt.wrapper.pid() + (attempt.process == null ? " (adopted)" : "");
+            String warning = attempt.warning == null ? "" : "; " + attempt.warning;
+            return attempt.stopRequested
+                    ? new AttemptStatus(key, Phase.STOPPING, null, pid + ": SIGTERM sent, SIGKILL at "
+                            + (attempt.killDeadline == null ? "the next stop" : attempt.killDeadline) + warning)
+                    : new AttemptStatus(key, Phase.RUNNING, null, pid + warning);
+        }
+        // Gone: the wrapper writes the exit file before it exits, so reading it now cannot miss it.
+        Integer exitCode = null;
+        String exitNote = null;
+        try {
+            Optional<String> recorded = AttemptFiles.readIfExists(attempt.files.exit());
+            if (recorded.isPresent()) {
+                try {
+                    exitCode = Integer.parseInt(recorded.get().trim());
+                } catch (NumberFormatException e) {
+                    exitNote = "the exit file holds '" + recorded.get().strip() + "', not an exit code";
+                }
+            }
+        } catch (IOException e) {
+            return new AttemptStatus(key, Phase.UNKNOWN, null, "ended, but its exit file cannot be read: " + e);
+        }
+        if (attempt.stopRequested) {
+            String how = attempt.killed ? "killed with SIGKILL once the grace period had passed" : "stopped";
+            return end(attempt, new AttemptStatus(key, Phase.STOPPED, null,
+                    how + (exitCode == null ? "" : "; the command exited with code " + exitCode)));
+        }
+        if (exitCode != null) {
+            return end(attempt, new AttemptStatus(key, Phase.EXITED, exitCode, "exited with code " + exitCode));
+        }
+        if (exitNote == null) {
+            exitNote = attempt.process != null
+                    ? "the exit code is unknown: the wrapper ended with status " + attempt.process.exitValue()
+                            + " without recording it (killed by a signal?)"
+                    : attempt.goneDetail != null ? attempt.goneDetail
+                    : "the exit code is unknown: the process is gone and left no exit file (killed together with "
+                            + "its wrapper, e.g. SIGKILL to its process group, or the machine restarted)";
+        }
+        return end(attempt, new AttemptStatus(key, Phase.EXITED, null, exitNote));
+    }
+
+    private static AttemptStatus end(Attempt attempt, AttemptStatus status) {
+        attempt.ended = status;
+        if (attempt.killTimer != null) {
+            attempt.killTimer.cancel(false);
+            attempt.killTimer = null;
+        }
+        return status;
+    }
+
+    private static boolean alive(Attempt attempt) {
+        if (attempt.process != null) {
+            return attempt.process.isAlive(); // our child: the JVM reaps it, no zombie, no pid reuse
+        }
+        return attempt.wrapper.isAlive() && !isZombie(attempt.wrapper.pid());
+    }
+
+    /**
+     * Whether a process has ended but was not reaped yet: an adopted wrapper's parent may not reap it (a container
+     * whose first process is this JVM), and {@link ProcessHandle#isAlive} counts zombies as alive.
+     */
+    private static boolean isZombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int close = stat.lastIndexOf(')');
+            return close >= 0 && close + 2 < stat.length() && stat.charAt(close + 2) == 'Z';
+        } catch (IOException | RuntimeException noProc) {
+            return false; // no /proc (not Linux) or already gone: isAlive decides
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- forget
+
+    @Override
+    public synchronized void forget(AttemptKey key) {
+        Attempt attempt = attempts.get(key);
+        if (attempt == null) {
+            return;
+        }
+        AttemptStatus status = status(attempt);
+        if (!status.ended()) {
+            throw new IllegalStateException("cannot forget " + key + ": it is " + status.phase()
+                    + ", not ended; stop it and wait until observe reports it ended");
+        }
+        try {
+            AttemptFiles.writeAtomically(attempt.files.forgotten(), status.phase() + "\n");
+        } catch (IOException e) {
+            throw new BackendException(key + ": cannot record that it is forgotten: " + e.getMessage(), e);
+        }
+        attempts.remove(key);
+    }
+
+    // ------------------------------------------------------------------------------------------- adoption
+
+    /** Finds every attempt with files in the attempts directory that was not forgotten. */
+    private void adoptAll() throws IOException {
+        TreeSet<AttemptKey> keys = new TreeSet<>();
+        try (Stream<Path> entries = Files.list(attemptsDir)) {
+            entries.forEach(p -> AttemptFiles.keyOf(p.getFileName().toString()).ifPresent(keys::add));
+        }
+        for (AttemptKey key : keys) {
+            AttemptFiles files = files(key);
+            if (!Files.exists(files.forgotten())) {
+                attempts.put(key, adopt(files));
+            }
+        }
+    }
+
+    /** What the files (and the process table) say of an attempt launched before. */
+    private Attempt adopt(AttemptFiles files) {
+        Attempt attempt = new Attempt(files);
+        try {
+            Optional<String> failed = AttemptFiles.readIfExists(files.failed());
+            if (failed.isPresent()) {
+                attempt.failure = failed.get().strip();
+                return attempt;
+            }
+            Optional<String> stopped = AttemptFiles.readIfExists(files.stopped());
+            if (stopped.isPresent()) {
+                attempt.stopRequested = true;
+                attempt.killDeadline = killDeadlineIn(stopped.get());
+            }
+            Optional<String> pidFile = AttemptFiles.readIfExists(files.pid());
+            if (pidFile.isPresent()) {
+                attempt.wrapper = wrapperOf(PidRecord.parse(pidFile.get()), files).orElse(null);
+            } else if (!Files.exists(files.exit())) {
+                // Launched, but the scheduler stopped before recording the pid: look for the wrapper by its token.
+                attempt.wrapper = ProcessHandle.allProcesses().filter(p -> isWrapperOf(p, files)).findFirst()
+                        .orElse(null);
+                if (attempt.wrapper != null) {
+                    AttemptFiles.writeAtomically(files.pid(), new PidRecord(attempt.wrapper.pid(),
+                            attempt.wrapper.info().startInstant().orElse(null)).format());
+                } else {
+                    attempt.goneDetail = "the exit code is unknown: the launch was interrupted before its pid was "
+                            + "recorded and no process of it runs (it may never have started)";
+                }
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            attempt.unknown = "its files in " + attemptsDir + " cannot be read: " + e.getMessage();
+            return attempt;
+        }
+        if (attempt.stopRequested && attempt.wrapper != null && attempt.killDeadline != null && alive(attempt)) {
+            armKill(attempt);
+        }
+        return attempt;
+    }
+
+    private static Instant killDeadlineIn(String marker) {
+        for (String line : marker.split("\n")) {
+            if (line.startsWith("kill-at=")) {
+                try {
+                    return Instant.parse(line.substring("kill-at=".length()).trim());
+                } catch (DateTimeParseException e) {
+                    return null; // a later stop() arms the kill
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The recorded wrapper if it is still that process: alive, started when recorded, carrying the token. */
+    private static Optional<ProcessHandle> wrapperOf(PidRecord record, AttemptFiles files) {
+        Optional<ProcessHandle> handle = ProcessHandle.of(record.pid());
+        if (handle.isEmpty() || !handle.get().isAlive() || isZombie(record.pid())) {
+            return Optional.empty();
+        }
+        Optional<Instant> started = handle.get().info().startInstant();
+        if (record.startInstant() != null && started.isPresent() && Duration.between(record.startInstant(),
+                started.get()).abs().compareTo(START_INSTANT_TOLERANCE) > 0) {
+            return Optional.empty(); // the pid now belongs to another process
+        }
+        Optional<String[]> arguments = handle.get().info().arguments();
+        if (arguments.isPresent() && !isWrapperArguments(arguments.get(), files)) {
+            return Optional.empty();
+        }
+        return handle;
+    }
+
+    private static boolean isWrapperOf(ProcessHandle process, AttemptFiles files) {
+        return process.info().arguments().map(arguments -> isWrapperArguments(arguments, files)).orElse(false);
+    }
+
+    /** {@code -c <script> <token> ...}: the OS lists the arguments after the program. */
+    private static boolean isWrapperArguments(String[] arguments, AttemptFiles files) {
+        return arguments.length >= 3 && arguments[0].equals("-c") && arguments[1].equals(WRAPPER_SCRIPT)
+                && arguments[2].equals(files.wrapperToken());
+    }
+
+    // ---------------------------------------------------------------------------------------------- close
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("this local backend is closed");
+        }
+    }
+
+    /** Stops the grace timers; running attempts keep running, for a later backend on the same directory to adopt. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Attempt attempt : attempts.values()) {
+            if (attempt.killTimer != null) {
+                attempt.killTimer.cancel(false);
+                attempt.killTimer = null;
+            }
+        }
+        if (ownsTimers) {
+            timers.shutdownNow();
+        }
+    }
+}

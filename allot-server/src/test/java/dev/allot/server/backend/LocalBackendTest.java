@@ -1,0 +1,455 @@
+package dev.allot.server.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.AttemptStatus.Phase;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.Launch;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The local backend with real processes ({@code /bin/sh}, {@code sleep}, {@code env}): what reaches the process,
+ * exit codes, stopping with and without a cooperative process, and adoption by a backend created after a "restart"
+ * on the same data directory. Waits poll with generous timeouts; nothing asserts how fast a process is.
+ */
+class LocalBackendTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(15);
+
+    @TempDir
+    Path dataDir;
+
+    private final List<LocalBackend> backends = new ArrayList<>();
+
+    private LocalBackend backend() {
+        LocalBackend backend = new LocalBackend(dataDir, "n1");
+        backends.add(backend);
+        return backend;
+    }
+
+    /**
+     * Kills every process this test started: the JVM's descendants, and any process whose environment names this
+     * test's data directory (a user process whose wrapper died is no longer a descendant; Linux's /proc shows it).
+     */
+    @AfterEach
+    void killLeftovers() {
+        backends.forEach(LocalBackend::close);
+        String marker = dataDir.toAbsolutePath().toString();
+        List<ProcessHandle> ours = new ArrayList<>(ProcessHandle.current().descendants().toList());
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            all.filter(p -> environmentOf(p).contains(marker)).forEach(ours::add);
+        }
+        ours.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    private static String environmentOf(ProcessHandle process) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ")));
+        } catch (IOException | RuntimeException unreadable) {
+            return "";
+        }
+    }
+
+    private static Launch launch(String id, int attempt, String... command) {
+        return launchOn(List.of(new Launch.NodeGpus("n1", List.of(0))), Map.of(), id, attempt, command);
+    }
+
+    private static Launch launchOn(List<Launch.NodeGpus> placement, Map<String, String> environment, String id,
+                                   int attempt, String... command) {
+        return new Launch(new AttemptKey(id, attempt), placement, List.of(command), new TreeMap<>(environment), null);
+    }
+
+    /** A shell script as the user's command: the test's own use of a shell, not the backend's. */
+    private static Launch script(String id, int attempt, String script) {
+        return launch(id, attempt, "sh", "-c", script);
+    }
+
+    private static AttemptStatus statusOf(LocalBackend backend, AttemptKey key) {
+        return backend.observe().stream().filter(s -> s.attempt().equals(key)).findFirst()
+                .orElseThrow(() -> new AssertionError(key + " is not observed: " + backend.observe()));
+    }
+
+    private static AttemptStatus await(LocalBackend backend, AttemptKey key, Predicate<AttemptStatus> condition,
+                                       String what) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        AttemptStatus last = null;
+        while (System.nanoTime() < deadline) {
+            last = statusOf(backend, key);
+            if (condition.test(last)) {
+                return last;
+            }
+            Thread.sleep(20);
+        }
+        return fail(key + " never became " + what + " within " + PATIENCE + "; last seen " + last);
+    }
+
+    private static AttemptStatus awaitPhase(LocalBackend backend, AttemptKey key, Phase phase)
+            throws InterruptedException {
+        return await(backend, key, s -> s.phase() == phase, phase.toString());
+    }
+
+    private void awaitLog(LocalBackend backend, AttemptKey key, String text) throws Exception {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (log(backend, key).contains(text)) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        fail(key + "'s log never showed '" + text + "': " + log(backend, key));
+    }
+
+    private static String log(LocalBackend backend, AttemptKey key) throws IOException {
+        Path log = backend.logFile(key);
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
+    private static void awaitGone(ProcessHandle process) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (process.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(process.isAlive()).as("process %d still alive", process.pid()).isFalse();
+    }
+
+    /** The wrapper recorded in the attempt's pid file. */
+    private ProcessHandle wrapperOf(AttemptKey key) throws IOException {
+        String pidFile = Files.readString(dataDir.resolve("attempts").resolve(key.workloadId() + "-" + key.attempt()
+                + ".pid"));
+        long pid = AttemptFiles.PidRecord.parse(pidFile).pid();
+        return ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
+    }
+
+    /** Processes running this attempt's wrapper, found by the attempt's token among their arguments. */
+    private long wrappersRunning(AttemptKey key) {
+        String token = new AttemptFiles(dataDir.toAbsolutePath().resolve("attempts"), key).wrapperToken();
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            return all.filter(ProcessHandle::isAlive)
+                    .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains(token)).orElse(false))
+                    .count();
+        }
+    }
+
+    /** Waits until no process runs the attempt's wrapper (one just ended may linger a moment unreaped). */
+    private void awaitNoWrapper(AttemptKey key) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (wrappersRunning(key) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(wrappersRunning(key)).as("wrappers of %s still running", key).isZero();
+    }
+
+    // ------------------------------------------------------------------------------------ running work
+
+    @Test
+    void gpusIdentityAndEnvironmentReachTheProcess() throws Exception {
+        LocalBackend backend = backend();
+        AttemptKey key = new AttemptKey("w-env", 2);
+        backend.start(launchOn(List.of(new Launch.NodeGpus("n1", List.of(2, 5))), Map.of("FOO", "bar baz"),
+                "w-env", 2, "env"));
+
+        AttemptStatus done = awaitPhase(backend, key, Phase.EXITED);
+
+        assertThat(done.exitCode()).isZero();
+        assertThat(log(backend, key).lines()).contains("CUDA_VISIBLE_DEVICES=2,5", "ALLOT_WORKLOAD_ID=w-env",
+                "ALLOT_ATTEMPT=2", "FOO=bar baz");
+        assertThat(backend.logFile(key)).isEqualTo(dataDir.toAbsolutePath().resolve("attempts/w-env-2.log"));
+    }
+
+    @Test
+    void theCommandIsNotInterpretedByAShell() throws Exception {
+        LocalBackend backend = backend();
+        AttemptKey key = new AttemptKey("literal", 1);
+        backend.start(launch("literal", 1, "echo", "$HOME; echo injected", "*", "`id`"));
+
+        awaitPhase(backend, key, Phase.EXITED);
+
+        assertThat(log(backend, key)).isEqualTo("$HOME; echo injected * `id`\n");
+    }
+
+    @Test
+    void exitCodesAreReportedAndStderrGoesToTheLog() throws Exception {
+        LocalBackend backend = backend();
+        backend.start(script("fails", 1, "echo oops >&2; exit 3"));
+        backend.start(script("ok", 1, "exit 0"));
+
+        AttemptStatus failed = awaitPhase(backend, new AttemptKey("fails", 1), Phase.EXITED);
+        AttemptStatus ok = awaitPhase(backend, new AttemptKey("ok", 1), Phase.EXITED);
+
+        assertThat(failed.exitCode()).isEqualTo(3);
+        assertThat(ok.exitCode()).isZero();
+        assertThat(log(backend, new AttemptKey("fails", 1))).isEqualTo("oops\n");
+        assertThat(backend.observe()).extracting(AttemptStatus::attempt)
+                .containsExactly(new AttemptKey("fails", 1), new AttemptKey("ok", 1));
+    }
+
+    @Test
+    void aMissingProgramFailsToStartWithTheReason() throws Exception {
+        LocalBackend backend = backend();
+        backend.start(launch("abs", 1, "/nonexistent/allot-no-such-program"));
+        backend.start(launch("onpath", 1, "allot-no-such-program-on-path"));
+
+        AttemptStatus abs = statusOf(backend, new AttemptKey("abs", 1));
+        AttemptStatus onPath = statusOf(backend, new AttemptKey("onpath", 1));
+
+        assertThat(abs.phase()).isEqualTo(Phase.FAILED_TO_START);
+        assertThat(abs.detail()).contains("/nonexistent/allot-no-such-program", "No such file or directory");
+        assertThat(onPath.phase()).isEqualTo(Phase.FAILED_TO_START);
+        assertThat(onPath.detail()).contains("allot-no-such-program-on-path", "not found");
+        assertThat(abs.ended()).isTrue();
+    }
+
+    @Test
+    void aPlacementElsewhereIsRefused() {
+        LocalBackend backend = backend();
+        assertThatThrownBy(() -> backend.start(launchOn(List.of(new Launch.NodeGpus("n2", List.of(0))), Map.of(),
+                "elsewhere", 1, "true")))
+                .isInstanceOf(BackendException.class).hasMessageContaining("n2").hasMessageContaining("n1");
+        assertThatThrownBy(() -> backend.start(launchOn(List.of(new Launch.NodeGpus("n1", List.of(0)),
+                new Launch.NodeGpus("n2", List.of(0))), Map.of(), "two", 1, "true")))
+                .isInstanceOf(BackendException.class).hasMessageContaining("2 nodes");
+        assertThat(backend.observe()).isEmpty();
+        assertThat(dataDir.resolve("attempts")).isEmptyDirectory();
+    }
+
+    @Test
+    void aWorkloadIdThatIsNoFileNameIsRefused() {
+        LocalBackend backend = backend();
+        assertThatThrownBy(() -> backend.start(launch("../escape", 1, "true")))
+                .isInstanceOf(BackendException.class).hasMessageContaining("../escape");
+    }
+
+    // ---------------------------------------------------------------------------------------- stopping
+
+    @Test
+    void stopSendsTermToTheUserProcess() throws Exception {
+        LocalBackend backend = backend();
+        AttemptKey key = new AttemptKey("polite", 1);
+        backend.start(script("polite", 1, "trap 'echo got TERM; exit 0' TERM; echo ready; sleep 60 & wait"));
+        awaitLog(backend, key, "ready");
+
+        backend.stop(key, Duration.ofSeconds(60)); // the kill would come long after PATIENCE
+        AttemptStatus stopped = awaitPhase(backend, key, Phase.STOPPED);
+
+        assertThat(log(backend, key)).contains("got TERM");
+        assertThat(stopped.detail()).contains("exited with code 0").doesNotContain("SIGKILL");
+        assertThat(stopped.exitCode()).isNull();
+        backend.stop(key, Duration.ZERO); // idempotent: nothing left to stop
+        assertThat(statusOf(backend, key)).isEqualTo(stopped);
+    }
+
+    @Test
+    void aProcessIgnoringTermIsKilledAfterTheGrace() throws Exception {
+        LocalBackend backend = backend();
+        AttemptKey key = new AttemptKey("stubborn", 1);
+        backend.start(script("stubborn", 1, "trap '' TERM; echo ready; sleep 60; echo survived"));
+        awaitLog(backend, key, "ready");
+        ProcessHandle wrapper = wrapperOf(key);
+        List<ProcessHandle> tree = new ArrayList<>(wrapper.descendants().toList());
+        tree.add(wrapper);
+
+        backend.stop(key, Duration.ofMillis(500));
+        AttemptStatus stopped = awaitPhase(backend, key, Phase.STOPPED);
+
+        assertThat(stopped.detail()).contains("SIGKILL");
+        for (ProcessHandle process : tree) {
+            awaitGone(process);
+        }
+        assertThat(log(backend, key)).doesNotContain("survived");
+    }
+
+    @Test
+    void anAttemptIsStoppingUntilItEnds() throws Exception {
+        LocalBackend backend = backend();
+        AttemptKey key = new AttemptKey("lingering", 1);
+        backend.start(script("lingering", 1, "trap 'echo got TERM' TERM; echo ready; while :; do sleep 0.1; done"));
+        awaitLog(backend, key, "ready");
+
+        backend.stop(key, Duration.ofSeconds(Long.MAX_VALUE)); // a grace too long to add to now is cut short
+        awaitLog(backend, key, "got TERM");
+        assertThat(statusOf(backend, key).phase()).isEqualTo(Phase.STOPPING);
+        backend.stop(key, Duration.ZERO); // already stopping: the first grace stands
+        assertThat(statusOf(backend, key).phase()).isEqualTo(Phase.STOPPING);
+
+        wrapperOf(key).descendants().forEach(ProcessHandle::destroyForcibly); // it ends some other way
+        AttemptStatus stopped = awaitPhase(backend, key, Phase.STOPPED);
+        assertThat(stopped.detail()).doesNotContain("SIGKILL");
+    }
+
+    @Test
+    void forgetDropsEndedAttemptsOnlyAndForGood() throws Exception {
+        LocalBackend backend = backend();
+        AttemptKey done = new AttemptKey("done", 1);
+        AttemptKey busy = new AttemptKey("busy", 1);
+        backend.start(script("done", 1, "echo ran"));
+        backend.start(launch("busy", 1, "sleep", "30"));
+        awaitPhase(backend, done, Phase.EXITED);
+
+        assertThatThrownBy(() -> backend.forget(busy)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("busy#1").hasMessageContaining("RUNNING");
+        backend.forget(done);
+        backend.forget(done);
+        assertThat(backend.observe()).extracting(AttemptStatus::attempt).containsExactly(busy);
+
+        backend.close();
+        LocalBackend restarted = backend();
+        assertThat(restarted.observe()).extracting(AttemptStatus::attempt).containsExactly(busy);
+        restarted.start(script("done", 1, "echo ran")); // known on disk: back in view, not run again
+        assertThat(statusOf(restarted, done).phase()).isEqualTo(Phase.EXITED);
+        assertThat(log(restarted, done)).isEqualTo("ran\n");
+    }
+
+    // ---------------------------------------------------------------------------------------- adoption
+
+    @Test
+    void aRestartedBackendAdoptsARunningAttemptWithoutRelaunchingIt() throws Exception {
+        AttemptKey key = new AttemptKey("long", 1);
+        Launch sleeper = script("long", 1, "echo started; sleep 30");
+        LocalBackend first = backend();
+        first.start(sleeper);
+        awaitLog(first, key, "started");
+        long pid = wrapperOf(key).pid();
+        first.close(); // the scheduler goes away without stopping anything
+
+        LocalBackend second = backend();
+        AttemptStatus adopted = statusOf(second, key);
+        assertThat(adopted.phase()).isEqualTo(Phase.RUNNING);
+        assertThat(adopted.detail()).contains("adopted");
+
+        second.start(sleeper);
+        assertThat(wrappersRunning(key)).isEqualTo(1);
+        assertThat(wrapperOf(key).pid()).isEqualTo(pid);
+
+        second.stop(key, Duration.ofSeconds(5));
+        awaitPhase(second, key, Phase.STOPPED);
+        awaitNoWrapper(key);
+        assertThat(log(second, key)).containsOnlyOnce("started");
+
+        second.close();
+        assertThat(statusOf(backend(), key).phase()).as("the stop outlives a restart").isEqualTo(Phase.STOPPED);
+    }
+
+    @Test
+    void anAttemptThatExitedWhileTheSchedulerWasDownIsReportedWithItsCode() throws Exception {
+        AttemptKey key = new AttemptKey("brief", 1);
+        LocalBackend first = backend();
+        first.start(script("brief", 1, "sleep 0.3; exit 3"));
+        first.close();
+        Path exitFile = dataDir.resolve("attempts/brief-1.exit");
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!Files.exists(exitFile) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+
+        AttemptStatus status = statusOf(backend(), key);
+
+        assertThat(status.phase()).isEqualTo(Phase.EXITED);
+        assertThat(status.exitCode()).isEqualTo(3);
+    }
+
+    @Test
+    void anAttemptKilledWithItsWrapperWhileTheSchedulerWasDownHasAnUnknownExitCode() throws Exception {
+        AttemptKey key = new AttemptKey("killed", 1);
+        LocalBackend first = backend();
+        first.start(launch("killed", 1, "sleep", "30"));
+        first.close();
+        ProcessHandle wrapper = wrapperOf(key);
+        List<ProcessHandle> tree = new ArrayList<>(List.of(wrapper));
+        tree.addAll(wrapper.descendants().toList());
+        tree.forEach(ProcessHandle::destroyForcibly); // the wrapper first, so it cannot record the exit code
+        for (ProcessHandle process : tree) {
+            awaitGone(process);
+        }
+
+        AttemptStatus status = statusOf(backend(), key);
+
+        assertThat(status.phase()).isEqualTo(Phase.EXITED);
+        assertThat(status.exitCode()).isNull();
+        assertThat(status.detail()).contains("unknown");
+    }
+
+    @Test
+    void aWrapperWhosePidWasNeverRecordedIsFoundByItsToken() throws Exception {
+        AttemptKey key = new AttemptKey("unrecorded", 1);
+        LocalBackend first = backend();
+        first.start(launch("unrecorded", 1, "sleep", "30"));
+        long pid = wrapperOf(key).pid();
+        first.close();
+        Files.delete(dataDir.resolve("attempts/unrecorded-1.pid")); // as if the scheduler died mid-launch
+
+        LocalBackend second = backend();
+
+        assertThat(statusOf(second, key).phase()).isEqualTo(Phase.RUNNING);
+        assertThat(wrapperOf(key).pid()).isEqualTo(pid);
+        second.start(launch("unrecorded", 1, "sleep", "30"));
+        assertThat(wrappersRunning(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aPidThatNowBelongsToAnotherProcessIsNotTakenForTheAttempt() throws Exception {
+        // The right pid and arguments but another start instant: the recorded process ended, the pid was reused.
+        AttemptKey restarted = new AttemptKey("restarted", 1);
+        LocalBackend first = backend();
+        first.start(launch("restarted", 1, "sleep", "30"));
+        first.close();
+        Path pidFile = dataDir.resolve("attempts/restarted-1.pid");
+        long pid = AttemptFiles.PidRecord.parse(Files.readString(pidFile)).pid();
+        Files.writeString(pidFile, new AttemptFiles.PidRecord(pid, Instant.EPOCH).format());
+        // The right start instant but not a wrapper's arguments: this test's own JVM.
+        ProcessHandle self = ProcessHandle.current();
+        Files.writeString(dataDir.resolve("attempts/impostor-1.pid"),
+                new AttemptFiles.PidRecord(self.pid(), self.info().startInstant().orElse(null)).format());
+
+        LocalBackend second = backend();
+
+        assertThat(second.observe()).hasSize(2).allSatisfy(status -> {
+            assertThat(status.phase()).as(status.toString()).isEqualTo(Phase.EXITED);
+            assertThat(status.exitCode()).isNull();
+        });
+        assertThat(wrappersRunning(restarted)).as("never signalled, it runs on").isEqualTo(1);
+    }
+
+    @Test
+    void aFailedStartIsRememberedAcrossARestart() {
+        AttemptKey key = new AttemptKey("missing", 1);
+        LocalBackend first = backend();
+        first.start(launch("missing", 1, "/nonexistent/program"));
+        first.close();
+
+        LocalBackend second = backend();
+        second.start(launch("missing", 1, "/nonexistent/program"));
+
+        AttemptStatus status = statusOf(second, key);
+        assertThat(status.phase()).isEqualTo(Phase.FAILED_TO_START);
+        assertThat(status.detail()).contains("No such file or directory");
+    }
+
+    @Test
+    void anUnreadablePidFileIsUnknownNotEnded() throws Exception {
+        Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
+        Files.writeString(attempts.resolve("garbled-1.pid"), "not a pid record");
+
+        AttemptStatus status = statusOf(backend(), new AttemptKey("garbled", 1));
+
+        assertThat(status.phase()).isEqualTo(Phase.UNKNOWN);
+        assertThat(status.ended()).isFalse();
+    }
+}
