@@ -109,12 +109,14 @@ public final class Store implements AutoCloseable {
     private static final String WAITING = "('pending', 'preempted', 'requeued')";
     private static final String NOT_ENDED = "('pending', 'running', 'preempted', 'requeued')";
 
+    private final Vendor vendor;
     private final ConnectionPool pool;
     private final Jdbi jdbi;
     private final ObjectMapper json = new ObjectMapper();
     private final int migrationsApplied;
 
     private Store(Vendor vendor, DataSource dataSource, ConnectionPool.Opener opener, int poolSize) {
+        this.vendor = vendor;
         try {
             this.migrationsApplied = Flyway.configure()
                     .dataSource(dataSource)
@@ -206,15 +208,30 @@ public final class Store implements AutoCloseable {
         String command = toJson(w.command());
         String environment = toJson(w.environment());
         return tx("submit a workload", h -> {
-            // The id is known only once the identity column gave the seq: insert under a unique placeholder, then
-            // name the row, in the same transaction.
-            Optional<Long> seq = h.createQuery("INSERT INTO workloads (id, allocation_path, user_name, gpus,"
-                            + " gpus_per_node, duration_seconds, min_runtime_seconds, resumable, priority, kind, command,"
-                            + " environment, state, submitted_at_ms, cancel_requested, idempotency_key)"
-                            + " VALUES (:placeholder, :allocation, :user, :gpus, :gpusPerNode, :duration, :minRuntime,"
-                            + " :resumable, :priority, :kind, :command, :environment, 'pending', :submittedAt, :no, :key)"
-                            + " ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
-                    .bind("placeholder", "new-" + UUID.randomUUID())
+            // The id w-<seq> needs the seq from the identity column. PostgreSQL hands out the next value first and
+            // the row is inserted whole; SQLite (one writer, nothing to gain) inserts under a unique placeholder id
+            // and names the row after, in the same transaction. Neither reads the table back: under SERIALIZABLE
+            // every read of a shared index page is a chance for a (needless) serialization failure.
+            String columns = "id, allocation_path, user_name, gpus, gpus_per_node, duration_seconds,"
+                    + " min_runtime_seconds, resumable, priority, kind, command, environment, state, submitted_at_ms,"
+                    + " cancel_requested, idempotency_key";
+            String values = ":id, :allocation, :user, :gpus, :gpusPerNode, :duration, :minRuntime, :resumable,"
+                    + " :priority, :kind, :command, :environment, 'pending', :submittedAt, :no, :key";
+            String sql;
+            String id;
+            Long nextSeq = null;
+            if (vendor == Vendor.POSTGRESQL) {
+                nextSeq = h.createQuery("SELECT nextval(pg_get_serial_sequence('workloads', 'seq'))")
+                        .mapTo(Long.class).one();
+                id = "w-" + nextSeq;
+                sql = "INSERT INTO workloads (seq, " + columns + ") OVERRIDING SYSTEM VALUE VALUES (:seq, " + values + ")";
+            } else {
+                id = "new-" + UUID.randomUUID();
+                sql = "INSERT INTO workloads (" + columns + ") VALUES (" + values + ")";
+            }
+            Optional<Long> inserted = h.createQuery(sql + " ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
+                    .bind("seq", nextSeq)
+                    .bind("id", id)
                     .bind("allocation", w.allocationPath())
                     .bind("user", w.user())
                     .bind("gpus", w.gpus())
@@ -231,7 +248,7 @@ public final class Store implements AutoCloseable {
                     .bind("key", w.idempotencyKey())
                     .mapTo(Long.class)
                     .findOne();
-            if (seq.isEmpty()) {
+            if (inserted.isEmpty()) {
                 return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
                         .bind("key", w.idempotencyKey())
                         .map((rs, ctx) -> workload(rs))
@@ -239,9 +256,14 @@ public final class Store implements AutoCloseable {
                         .orElseThrow(() -> new StoreException("idempotency key '" + w.idempotencyKey()
                                 + "' conflicted but no workload has it"));
             }
-            String id = "w-" + seq.get();
-            h.createUpdate("UPDATE workloads SET id = :id WHERE seq = :seq").bind("id", id).bind("seq", seq.get()).execute();
-            return requireWorkload(h, id);
+            long seq = inserted.get();
+            if (vendor == Vendor.SQLITE) {
+                id = "w-" + seq;
+                h.createUpdate("UPDATE workloads SET id = :id WHERE seq = :seq").bind("id", id).bind("seq", seq).execute();
+            }
+            return new Workload(seq, id, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(), w.durationSeconds(),
+                    w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(), w.environment(),
+                    WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey());
         });
     }
 

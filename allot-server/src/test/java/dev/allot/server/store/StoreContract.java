@@ -534,6 +534,59 @@ abstract class StoreContract {
         }
     }
 
+    @Test
+    void racingCallsOnOneWorkloadHaveOneWinner() throws Exception {
+        Store store = open();
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            // The same idempotency key from every thread at once: one workload.
+            List<Workload> same = race(pool, threads, i -> store.submit(work("lab", "ada").idempotencyKey("k").build()));
+            assertThat(same).extracting(Workload::id).containsOnly(same.get(0).id());
+            assertThat(store.workloads(WorkloadFilter.all())).hasSize(1);
+
+            // Every thread tries to start it: one attempt, the others are refused.
+            String id = same.get(0).id();
+            List<Boolean> began = race(pool, threads, i -> {
+                try {
+                    store.beginAttempt(id, on("n" + i, 0), 1_000);
+                    return true;
+                } catch (ConflictException e) {
+                    return false;
+                }
+            });
+            assertThat(began).containsOnlyOnce(true);
+            assertThat(store.attempts(id)).hasSize(1);
+
+            // Every thread tries the same compare-and-set: one succeeds.
+            Workload other = store.submit(work("lab", "ada").build());
+            List<Boolean> set = race(pool, threads,
+                    i -> store.setState(other.id(), WorkloadState.PENDING, WorkloadState.CANCELLED));
+            assertThat(set).containsOnlyOnce(true);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static <T> List<T> race(ExecutorService pool, int threads, java.util.function.IntFunction<T> call)
+            throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<T>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int i = t;
+            futures.add(pool.submit(() -> {
+                start.await();
+                return call.apply(i);
+            }));
+        }
+        start.countDown();
+        List<T> out = new ArrayList<>();
+        for (Future<T> f : futures) {
+            out.add(f.get(1, TimeUnit.MINUTES));
+        }
+        return out;
+    }
+
     private static List<String> ids(List<Workload> ws) {
         return ws.stream().map(Workload::id).toList();
     }
