@@ -1,0 +1,45 @@
+package dev.allot.server.store;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Launch;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One attempt of one workload as stored: where it ran, where it is, and once ended how and why.
+ *
+ * @param placement      the GPUs it was given, node by node, in the policy's placement order
+ * @param endedAtMillis  null while open
+ * @param outcome        null while open
+ * @param reason         words for people (exit code, backend detail, preemption cause); may be null
+ * @param preemptor      the workload it was preempted for, when it was; otherwise null
+ * @param lostGpuSeconds GPU-seconds of work thrown away when it ended (progress since the last checkpoint); null
+ *                       when unknown or not applicable
+ */
+public record Attempt(
+        AttemptKey key,
+        List<Launch.NodeGpus> placement,
+        AttemptPhase phase,
+        long startedAtMillis,
+        Long endedAtMillis,
+        AttemptOutcome outcome,
+        String reason,
+        String preemptor,
+        Double lostGpuSeconds) {
+
+    public Attempt {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(phase, "phase");
+        placement = List.copyOf(placement);
+    }
+
+    /** GPUs in all. */
+    public int gpus() {
+        return placement.stream().mapToInt(p -> p.gpus().size()).sum();
+    }
+
+    /** Not ended yet. */
+    public boolean open() {
+        return phase != AttemptPhase.ENDED;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.allot.server.store;
+
+import java.util.Locale;
+
+/**
+ * How an attempt ended, and the state it leaves its workload in ({@link #workloadState}).
+ *
+ * <p>{@link #LOST} means the scheduler lost the attempt without it ending on its own or being stopped: its node
+ * died or the backend forgot it. A resumable workload resumes from its last checkpoint, so it is requeued; a
+ * workload that is not resumable would start again from nothing, and Allot does not repeat non-resumable work
+ * behind its owner's back, so it fails (the owner may resubmit).
+ */
+public enum AttemptOutcome {
+    COMPLETED, FAILED, PREEMPTED, REQUEUED, CANCELLED, LOST;
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static AttemptOutcome parse(String label) {
+        for (AttemptOutcome o : values()) {
+            if (o.label().equals(label)) {
+                return o;
+            }
+        }
+        throw new IllegalArgumentException("unknown attempt outcome '" + label + "'");
+    }
+
+    /**
+     * The state of the workload once an attempt ended this way.
+     * <ul>
+     *   <li>completed, failed, cancelled, preempted, requeued: the state of the same name;</li>
+     *   <li>lost: requeued if the workload is resumable, failed otherwise;</li>
+     *   <li>whatever the outcome, when the workload's cancellation was requested it does not go back to the
+     *       queue: an outcome that would make it wait again (preempted, requeued, lost-and-requeued) makes it
+     *       cancelled instead. Completed and failed stay as they are: that is what happened.</li>
+     * </ul>
+     */
+    public WorkloadState workloadState(boolean resumable, boolean cancelRequested) {
+        WorkloadState s = switch (this) {
+            case COMPLETED -> WorkloadState.COMPLETED;
+            case FAILED -> WorkloadState.FAILED;
+            case CANCELLED -> WorkloadState.CANCELLED;
+            case PREEMPTED -> WorkloadState.PREEMPTED;
+            case REQUEUED -> WorkloadState.REQUEUED;
+            case LOST -> resumable ? WorkloadState.REQUEUED : WorkloadState.FAILED;
+        };
+        return cancelRequested && s.waiting() ? WorkloadState.CANCELLED : s;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.allot.server.store;
+
+import java.util.Objects;
+
+/**
+ * A machine of the cluster as the store keeps it: how many GPUs it has and whether work may be placed on it.
+ *
+ * @param reason why it is unhealthy (or what last changed its health); may be null
+ */
+public record Node(String name, int gpus, boolean healthy, String reason, long updatedAtMillis) {
+    public Node {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("a node name must not be blank");
+        }
+        if (gpus < 1) {
+            throw new IllegalArgumentException("node " + name + ": gpus must be at least 1, got " + gpus);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.allot.server.store;
+
+import java.util.Locale;
+
+/**
+ * Where a workload is in its life. {@link #PENDING}, {@link #PREEMPTED} and {@link #REQUEUED} are waiting to be
+ * started (again); {@link #RUNNING} has exactly one attempt that has not ended; the other three are final.
+ */
+public enum WorkloadState {
+    PENDING, RUNNING, PREEMPTED, REQUEUED, COMPLETED, FAILED, CANCELLED;
+
+    /** The name stored in the database and shown to people: lower case. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Parses a stored label; the error lists the valid ones. */
+    public static WorkloadState parse(String label) {
+        for (WorkloadState s : values()) {
+            if (s.label().equals(label)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("unknown workload state '" + label + "'");
+    }
+
+    /** Waiting for an attempt: the states {@link Store#beginAttempt} starts from. */
+    public boolean waiting() {
+        return this == PENDING || this == PREEMPTED || this == REQUEUED;
+    }
+
+    /** Final: the workload will never run again. */
+    public boolean ended() {
+        return this == COMPLETED || this == FAILED || this == CANCELLED;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.allot.server.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.core.backend.AttemptKey;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The store contract on embedded SQLite, plus what only a file on this machine lets us check. */
+class SqliteStoreTest extends StoreContract {
+    @TempDir
+    Path dataDir;
+
+    @Override
+    protected Store openStore() {
+        return Store.sqlite(dataDir);
+    }
+
+    @Test
+    void tokensAreStoredOnlyAsTheirHash() throws Exception {
+        Store store = open();
+        store.putUser(new User("ada", User.Role.USER));
+        String token = "allot_tok_7f3a9c1e5b2d4f60a8e1";
+        String hash = store.addToken("ada", token, "laptop", 1);
+
+        String whileOpen = databaseBytes();
+        assertThat(whileOpen).contains(hash).doesNotContain(token);
+        store.close();
+        String afterClose = databaseBytes();
+        assertThat(afterClose).contains(hash).doesNotContain(token);
+    }
+
+    /** Every file of the database (main file, write-ahead log, shared memory), as Latin-1 so any byte matches. */
+    private String databaseBytes() throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.list(dataDir)) {
+            for (Path f : files.sorted().toList()) {
+                all.append(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
+            }
+        }
+        return all.toString();
+    }
+
+    @Test
+    void theDatabaseIsOneFileInTheDataDirectoryInWalMode() throws Exception {
+        Path nested = dataDir.resolve("a/b");
+        try (Store store = Store.sqlite(nested)) {
+            store.putUser(new User("ada", User.Role.USER));
+        }
+        assertThat(nested.resolve(Store.SQLITE_FILE)).isRegularFile();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + nested.resolve(Store.SQLITE_FILE));
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualTo("wal");
+        }
+    }
+
+    /**
+     * A real crash: a child JVM submits workloads and begins attempts, printing each acknowledgement once the store
+     * call has returned, and is killed (SIGKILL) mid-stream. Everything it acknowledged must be there on reopen.
+     */
+    @Test
+    void everythingAcknowledgedSurvivesAKilledProcess() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                SqliteCrashChild.class.getName(), dataDir.toString());
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        Process child = pb.start();
+        List<String> acknowledged = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while (acknowledged.size() < 100 && (line = out.readLine()) != null) {
+                acknowledged.add(line);
+            }
+            child.destroyForcibly();
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            child.destroyForcibly();
+        }
+        assertThat(acknowledged).hasSize(100);
+
+        Store store = open();
+        for (String ack : acknowledged) {
+            String[] parts = ack.split(" ");
+            Workload w = store.workload(parts[0]).orElseThrow(() -> new AssertionError("lost " + ack));
+            if (parts.length > 1) {
+                assertThat(w.state()).as(ack).isEqualTo(WorkloadState.RUNNING);
+                assertThat(store.openAttempts()).extracting(Attempt::key).contains(new AttemptKey(parts[0], 1));
+            }
+        }
+        // The store is usable after the crash: the open attempts can be reconciled.
+        for (Attempt a : store.openAttempts()) {
+            store.endAttempt(a.key(), AttemptOutcome.LOST, "restarted", null, null, System.currentTimeMillis());
+        }
+        assertThat(store.openAttempts()).isEmpty();
+    }
+}
