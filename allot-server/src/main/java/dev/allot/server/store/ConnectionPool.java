@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.ConnectionFactory;
 
 /**
- * A fixed-size pool of JDBC connections for {@link Store}'s Jdbi: at most {@code size} connections are in use at
- * once, callers beyond that wait (fairly, first come first served) up to a time limit.
+ * A fixed-size pool of JDBC connections for the Jdbi of {@link Transactions}: at most {@code size} connections are
+ * in use at once, callers beyond that wait (fairly, first come first served) up to a time limit.
  *
  * <p>Why our own: SQLite has one writer, so its store uses a pool of one, which makes every transaction of the
  * process take turns on a single connection (no SQLITE_BUSY between our own threads, no write-lock upgrade

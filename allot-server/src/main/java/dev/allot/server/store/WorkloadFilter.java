@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Which workloads {@link Store#workloads} lists, always in submission order (by seq). Every condition is
+ * Which workloads {@link Workloads#workloads} lists, always in submission order (by seq). Every condition is
  * optional; they combine with AND.
  *
  * @param states           empty for any state

@@ -24,7 +24,7 @@ public enum WorkloadState {
         throw new IllegalArgumentException("unknown workload state '" + label + "'");
     }
 
-    /** Waiting for an attempt: the states {@link Store#beginAttempt} starts from. */
+    /** Waiting for an attempt: the states {@link Attempts#beginAttempt} starts from. */
     public boolean waiting() {
         return this == PENDING || this == PREEMPTED || this == REQUEUED;
     }

@@ -14,11 +14,11 @@ public final class SqliteCrashChild {
     public static void main(String[] args) {
         Store store = Store.sqlite(Path.of(args[0]));
         for (int i = 0; ; i++) {
-            Workload w = store.submit(NewWorkload.builder("lab", "ada").submittedAtMillis(i).build());
+            Workload w = store.workloads().submit(NewWorkload.builder("lab", "ada").submittedAtMillis(i).build());
             if (i % 2 == 0) {
                 System.out.println(w.id());
             } else {
-                AttemptKey key = store.beginAttempt(w.id(), StoreContract.on("n1", 0), i);
+                AttemptKey key = store.attempts().beginAttempt(w.id(), StoreContract.on("n1", 0), i);
                 System.out.println(w.id() + " " + key);
             }
             System.out.flush();

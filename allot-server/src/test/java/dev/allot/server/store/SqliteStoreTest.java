@@ -33,9 +33,9 @@ class SqliteStoreTest extends StoreContract {
     @Test
     void tokensAreStoredOnlyAsTheirHash() throws Exception {
         Store store = open();
-        store.putUser(new User("ada", User.Role.USER));
+        store.access().putUser(new User("ada", User.Role.USER));
         String token = "allot_tok_7f3a9c1e5b2d4f60a8e1";
-        String hash = store.addToken("ada", token, "laptop", 1);
+        String hash = store.access().addToken("ada", token, "laptop", 1);
 
         String whileOpen = databaseBytes();
         assertThat(whileOpen).contains(hash).doesNotContain(token);
@@ -59,7 +59,7 @@ class SqliteStoreTest extends StoreContract {
     void theDatabaseIsOneFileInTheDataDirectoryInWalMode() throws Exception {
         Path nested = dataDir.resolve("a/b");
         try (Store store = Store.sqlite(nested)) {
-            store.putUser(new User("ada", User.Role.USER));
+            store.access().putUser(new User("ada", User.Role.USER));
         }
         assertThat(nested.resolve(Store.SQLITE_FILE)).isRegularFile();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + nested.resolve(Store.SQLITE_FILE));
@@ -97,16 +97,16 @@ class SqliteStoreTest extends StoreContract {
         Store store = open();
         for (String ack : acknowledged) {
             String[] parts = ack.split(" ");
-            Workload w = store.workload(parts[0]).orElseThrow(() -> new AssertionError("lost " + ack));
+            Workload w = store.workloads().workload(parts[0]).orElseThrow(() -> new AssertionError("lost " + ack));
             if (parts.length > 1) {
                 assertThat(w.state()).as(ack).isEqualTo(WorkloadState.RUNNING);
-                assertThat(store.openAttempts()).extracting(Attempt::key).contains(new AttemptKey(parts[0], 1));
+                assertThat(store.attempts().openAttempts()).extracting(Attempt::key).contains(new AttemptKey(parts[0], 1));
             }
         }
         // The store is usable after the crash: the open attempts can be reconciled.
-        for (Attempt a : store.openAttempts()) {
-            store.endAttempt(a.key(), AttemptOutcome.LOST, "restarted", null, null, System.currentTimeMillis());
+        for (Attempt a : store.attempts().openAttempts()) {
+            store.attempts().endAttempt(a.key(), AttemptOutcome.LOST, "restarted", null, null, System.currentTimeMillis());
         }
-        assertThat(store.openAttempts()).isEmpty();
+        assertThat(store.attempts().openAttempts()).isEmpty();
     }
 }

@@ -60,7 +60,7 @@ abstract class StoreContract {
         NewWorkload in = work("lab/nlp", "ada").gpus(4).gpusPerNode(2).durationSeconds(3600L).minRuntimeSeconds(600)
                 .resumable(true).priority(Priority.HIGH).kind("eval").command(List.of("python", "train.py", "--lr", "1e-3"))
                 .environment(Map.of("B", "2", "A", "1")).submittedAtMillis(1_234_567).build();
-        Workload w = store.submit(in);
+        Workload w = store.workloads().submit(in);
 
         assertThat(w.id()).isEqualTo("w-" + w.seq());
         assertThat(w.state()).isEqualTo(WorkloadState.PENDING);
@@ -80,10 +80,10 @@ abstract class StoreContract {
         assertThat(w.progressTotal()).isNull();
         assertThat(w.cancelRequested()).isFalse();
         assertThat(w.idempotencyKey()).isNull();
-        assertThat(store.workload(w.id())).contains(w);
-        assertThat(store.workload("w-999999")).isEmpty();
+        assertThat(store.workloads().workload(w.id())).contains(w);
+        assertThat(store.workloads().workload("w-999999")).isEmpty();
 
-        Workload unknownDuration = store.submit(work("lab/nlp", "ada").build());
+        Workload unknownDuration = store.workloads().submit(work("lab/nlp", "ada").build());
         assertThat(unknownDuration.durationSeconds()).isNull();
         assertThat(unknownDuration.seq()).isGreaterThan(w.seq());
     }
@@ -91,94 +91,94 @@ abstract class StoreContract {
     @Test
     void listsFilterByStateAllocationSubtreeAndUserInSubmissionOrder() {
         Store store = open();
-        Workload a = store.submit(work("lab/nlp", "ada").build());
-        Workload b = store.submit(work("lab/nlp/pretrain", "bob").build());
-        Workload c = store.submit(work("lab/nlpx", "ada").build());
-        Workload d = store.submit(work("lab/vision", "bob").build());
-        Workload e = store.submit(work("LAB/nlp", "ada").build());
-        assertThat(store.setState(c.id(), WorkloadState.PENDING, WorkloadState.CANCELLED)).isTrue();
+        Workload a = store.workloads().submit(work("lab/nlp", "ada").build());
+        Workload b = store.workloads().submit(work("lab/nlp/pretrain", "bob").build());
+        Workload c = store.workloads().submit(work("lab/nlpx", "ada").build());
+        Workload d = store.workloads().submit(work("lab/vision", "bob").build());
+        Workload e = store.workloads().submit(work("LAB/nlp", "ada").build());
+        assertThat(store.workloads().setState(c.id(), WorkloadState.PENDING, WorkloadState.CANCELLED)).isTrue();
 
-        assertThat(ids(store.workloads(WorkloadFilter.all()))).containsExactly(a.id(), b.id(), c.id(), d.id(), e.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withAllocationPrefix("lab/nlp"))))
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all()))).containsExactly(a.id(), b.id(), c.id(), d.id(), e.id());
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withAllocationPrefix("lab/nlp"))))
                 .containsExactly(a.id(), b.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withAllocationPrefix("lab"))))
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withAllocationPrefix("lab"))))
                 .containsExactly(a.id(), b.id(), c.id(), d.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withUser("ada")))).containsExactly(a.id(), c.id(), e.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withStates(WorkloadState.CANCELLED)))).containsExactly(c.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING, WorkloadState.CANCELLED))))
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withUser("ada")))).containsExactly(a.id(), c.id(), e.id());
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withStates(WorkloadState.CANCELLED)))).containsExactly(c.id());
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING, WorkloadState.CANCELLED))))
                 .containsExactly(a.id(), b.id(), c.id(), d.id(), e.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING).withUser("ada")
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING).withUser("ada")
                 .withAllocationPrefix("lab")))).containsExactly(a.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withLimit(2)))).containsExactly(a.id(), b.id());
-        assertThat(ids(store.workloads(WorkloadFilter.all().withLimit(2).withAfterSeq(b.seq()))))
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withLimit(2)))).containsExactly(a.id(), b.id());
+        assertThat(ids(store.workloads().workloads(WorkloadFilter.all().withLimit(2).withAfterSeq(b.seq()))))
                 .containsExactly(c.id(), d.id());
-        assertThat(store.workloads(WorkloadFilter.all().withUser("nobody"))).isEmpty();
+        assertThat(store.workloads().workloads(WorkloadFilter.all().withUser("nobody"))).isEmpty();
     }
 
     @Test
     void anIdempotencyKeyUsedBeforeReturnsTheFirstWorkload() {
         Store store = open();
-        Workload first = store.submit(work("lab", "ada").idempotencyKey("ada:job-1").gpus(2).build());
-        store.requestCancel(first.id());
-        Workload again = store.submit(work("lab", "ada").idempotencyKey("ada:job-1").gpus(8).build());
-        Workload other = store.submit(work("lab", "ada").idempotencyKey("ada:job-2").build());
+        Workload first = store.workloads().submit(work("lab", "ada").idempotencyKey("ada:job-1").gpus(2).build());
+        store.workloads().requestCancel(first.id());
+        Workload again = store.workloads().submit(work("lab", "ada").idempotencyKey("ada:job-1").gpus(8).build());
+        Workload other = store.workloads().submit(work("lab", "ada").idempotencyKey("ada:job-2").build());
 
         assertThat(again.id()).isEqualTo(first.id());
         assertThat(again.gpus()).isEqualTo(2);
         assertThat(again.state()).isEqualTo(WorkloadState.CANCELLED);
         assertThat(other.id()).isNotEqualTo(first.id());
-        assertThat(store.workloads(WorkloadFilter.all())).hasSize(2);
+        assertThat(store.workloads().workloads(WorkloadFilter.all())).hasSize(2);
     }
 
     @Test
     void setStateIsACompareAndSet() {
         Store store = open();
-        Workload w = store.submit(work("lab", "ada").build());
+        Workload w = store.workloads().submit(work("lab", "ada").build());
 
-        assertThat(store.setState(w.id(), WorkloadState.REQUEUED, WorkloadState.CANCELLED)).isFalse();
-        assertThat(store.workload(w.id()).orElseThrow().state()).isEqualTo(WorkloadState.PENDING);
-        assertThat(store.setState(w.id(), WorkloadState.PENDING, WorkloadState.CANCELLED)).isTrue();
-        assertThat(store.setState(w.id(), WorkloadState.PENDING, WorkloadState.CANCELLED)).isFalse();
-        assertThat(store.workload(w.id()).orElseThrow().state()).isEqualTo(WorkloadState.CANCELLED);
+        assertThat(store.workloads().setState(w.id(), WorkloadState.REQUEUED, WorkloadState.CANCELLED)).isFalse();
+        assertThat(store.workloads().workload(w.id()).orElseThrow().state()).isEqualTo(WorkloadState.PENDING);
+        assertThat(store.workloads().setState(w.id(), WorkloadState.PENDING, WorkloadState.CANCELLED)).isTrue();
+        assertThat(store.workloads().setState(w.id(), WorkloadState.PENDING, WorkloadState.CANCELLED)).isFalse();
+        assertThat(store.workloads().workload(w.id()).orElseThrow().state()).isEqualTo(WorkloadState.CANCELLED);
 
-        assertThatThrownBy(() -> store.setState("w-424242", WorkloadState.PENDING, WorkloadState.FAILED))
+        assertThatThrownBy(() -> store.workloads().setState("w-424242", WorkloadState.PENDING, WorkloadState.FAILED))
                 .isInstanceOf(NotFoundException.class).hasMessageContaining("w-424242");
-        assertThatThrownBy(() -> store.setState(w.id(), WorkloadState.CANCELLED, WorkloadState.RUNNING))
+        assertThatThrownBy(() -> store.workloads().setState(w.id(), WorkloadState.CANCELLED, WorkloadState.RUNNING))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("beginAttempt");
     }
 
     @Test
     void cancellingAWaitingWorkloadEndsItAndARunningOneIsMarked() {
         Store store = open();
-        Workload waiting = store.submit(work("lab", "ada").build());
-        Workload running = store.submit(work("lab", "ada").build());
-        AttemptKey key = store.beginAttempt(running.id(), on("n1", 0), 2_000);
+        Workload waiting = store.workloads().submit(work("lab", "ada").build());
+        Workload running = store.workloads().submit(work("lab", "ada").build());
+        AttemptKey key = store.attempts().beginAttempt(running.id(), on("n1", 0), 2_000);
 
-        Workload cancelled = store.requestCancel(waiting.id());
+        Workload cancelled = store.workloads().requestCancel(waiting.id());
         assertThat(cancelled.state()).isEqualTo(WorkloadState.CANCELLED);
         assertThat(cancelled.cancelRequested()).isTrue();
 
-        Workload marked = store.requestCancel(running.id());
+        Workload marked = store.workloads().requestCancel(running.id());
         assertThat(marked.state()).isEqualTo(WorkloadState.RUNNING);
         assertThat(marked.cancelRequested()).isTrue();
-        assertThat(store.requestCancel(running.id())).isEqualTo(marked);
+        assertThat(store.workloads().requestCancel(running.id())).isEqualTo(marked);
 
         // The scheduler stops it; whichever way the attempt ends short of finishing, it does not go back to the queue.
-        store.markStopping(key);
-        Workload after = store.endAttempt(key, AttemptOutcome.PREEMPTED, "stopped", null, null, 3_000);
+        store.attempts().markStopping(key);
+        Workload after = store.attempts().endAttempt(key, AttemptOutcome.PREEMPTED, "stopped", null, null, 3_000);
         assertThat(after.state()).isEqualTo(WorkloadState.CANCELLED);
-        assertThatThrownBy(() -> store.requestCancel("w-0")).isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> store.workloads().requestCancel("w-0")).isInstanceOf(NotFoundException.class);
     }
 
     @Test
     void progressIsRecorded() {
         Store store = open();
-        Workload w = store.submit(work("lab", "ada").build());
-        store.reportProgress(w.id(), 30, 100);
-        assertThat(store.workload(w.id()).orElseThrow().progressDone()).isEqualTo(30);
-        assertThat(store.workload(w.id()).orElseThrow().progressTotal()).isEqualTo(100);
-        assertThatThrownBy(() -> store.reportProgress(w.id(), 101, 100)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.reportProgress("w-0", 1, 2)).isInstanceOf(NotFoundException.class);
+        Workload w = store.workloads().submit(work("lab", "ada").build());
+        store.workloads().reportProgress(w.id(), 30, 100);
+        assertThat(store.workloads().workload(w.id()).orElseThrow().progressDone()).isEqualTo(30);
+        assertThat(store.workloads().workload(w.id()).orElseThrow().progressTotal()).isEqualTo(100);
+        assertThatThrownBy(() -> store.workloads().reportProgress(w.id(), 101, 100)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.workloads().reportProgress("w-0", 1, 2)).isInstanceOf(NotFoundException.class);
     }
 
     // --------------------------------------------------------------------------------------------- attempts
@@ -186,30 +186,30 @@ abstract class StoreContract {
     @Test
     void anAttemptGoesFromLaunchingToEndedAndTakesItsWorkloadAlong() {
         Store store = open();
-        Workload w = store.submit(work("lab", "ada").gpus(3).build());
+        Workload w = store.workloads().submit(work("lab", "ada").gpus(3).build());
         List<NodeGpus> placement = List.of(new NodeGpus("n2", List.of(0, 1)), new NodeGpus("n1", List.of(7)));
 
-        AttemptKey first = store.beginAttempt(w.id(), placement, 10_000);
+        AttemptKey first = store.attempts().beginAttempt(w.id(), placement, 10_000);
         assertThat(first).isEqualTo(new AttemptKey(w.id(), 1));
-        assertThat(store.workload(w.id()).orElseThrow().state()).isEqualTo(WorkloadState.RUNNING);
-        Attempt launching = store.attempts(w.id()).get(0);
+        assertThat(store.workloads().workload(w.id()).orElseThrow().state()).isEqualTo(WorkloadState.RUNNING);
+        Attempt launching = store.attempts().attempts(w.id()).get(0);
         assertThat(launching.phase()).isEqualTo(AttemptPhase.LAUNCHING);
         assertThat(launching.placement()).isEqualTo(placement);
         assertThat(launching.startedAtMillis()).isEqualTo(10_000);
         assertThat(launching.open()).isTrue();
         assertThat(launching.gpus()).isEqualTo(3);
 
-        assertThat(store.markRunning(first)).isTrue();
-        assertThat(store.markRunning(first)).isFalse();
-        assertThat(store.attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.RUNNING);
-        assertThat(store.markStopping(first)).isTrue();
-        assertThat(store.markStopping(first)).isFalse();
-        assertThat(store.markRunning(first)).isFalse();
-        assertThat(store.attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.STOPPING);
+        assertThat(store.attempts().markRunning(first)).isTrue();
+        assertThat(store.attempts().markRunning(first)).isFalse();
+        assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.RUNNING);
+        assertThat(store.attempts().markStopping(first)).isTrue();
+        assertThat(store.attempts().markStopping(first)).isFalse();
+        assertThat(store.attempts().markRunning(first)).isFalse();
+        assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.STOPPING);
 
-        Workload preempted = store.endAttempt(first, AttemptOutcome.PREEMPTED, "making room", "w-77", 120.5, 20_000);
+        Workload preempted = store.attempts().endAttempt(first, AttemptOutcome.PREEMPTED, "making room", "w-77", 120.5, 20_000);
         assertThat(preempted.state()).isEqualTo(WorkloadState.PREEMPTED);
-        Attempt ended = store.attempts(w.id()).get(0);
+        Attempt ended = store.attempts().attempts(w.id()).get(0);
         assertThat(ended.phase()).isEqualTo(AttemptPhase.ENDED);
         assertThat(ended.endedAtMillis()).isEqualTo(20_000);
         assertThat(ended.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
@@ -218,19 +218,19 @@ abstract class StoreContract {
         assertThat(ended.lostGpuSeconds()).isEqualTo(120.5);
 
         // Ending again the same way changes nothing; another way is refused.
-        assertThat(store.endAttempt(first, AttemptOutcome.PREEMPTED, "again", null, null, 25_000).state())
+        assertThat(store.attempts().endAttempt(first, AttemptOutcome.PREEMPTED, "again", null, null, 25_000).state())
                 .isEqualTo(WorkloadState.PREEMPTED);
-        assertThat(store.attempts(w.id()).get(0).endedAtMillis()).isEqualTo(20_000);
-        assertThatThrownBy(() -> store.endAttempt(first, AttemptOutcome.COMPLETED, null, null, null, 25_000))
+        assertThat(store.attempts().attempts(w.id()).get(0).endedAtMillis()).isEqualTo(20_000);
+        assertThatThrownBy(() -> store.attempts().endAttempt(first, AttemptOutcome.COMPLETED, null, null, null, 25_000))
                 .isInstanceOf(ConflictException.class).hasMessageContaining("already ended as preempted");
 
-        AttemptKey second = store.beginAttempt(w.id(), placement, 30_000);
+        AttemptKey second = store.attempts().beginAttempt(w.id(), placement, 30_000);
         assertThat(second.attempt()).isEqualTo(2);
-        assertThat(store.endAttempt(second, AttemptOutcome.COMPLETED, "exit 0", null, null, 40_000).state())
+        assertThat(store.attempts().endAttempt(second, AttemptOutcome.COMPLETED, "exit 0", null, null, 40_000).state())
                 .isEqualTo(WorkloadState.COMPLETED);
-        assertThat(store.attempts(w.id())).extracting(Attempt::key).containsExactly(first, second);
-        assertThat(store.attempts(w.id())).extracting(a -> a.key().attempt()).containsExactly(1, 2);
-        assertThat(store.openAttempts()).isEmpty();
+        assertThat(store.attempts().attempts(w.id())).extracting(Attempt::key).containsExactly(first, second);
+        assertThat(store.attempts().attempts(w.id())).extracting(a -> a.key().attempt()).containsExactly(1, 2);
+        assertThat(store.attempts().openAttempts()).isEmpty();
     }
 
     @Test
@@ -247,75 +247,75 @@ abstract class StoreContract {
                 new Case(AttemptOutcome.LOST, true, WorkloadState.REQUEUED),
                 new Case(AttemptOutcome.LOST, false, WorkloadState.FAILED));
         for (Case c : cases) {
-            Workload w = store.submit(work("lab", "ada").resumable(c.resumable()).build());
-            AttemptKey key = store.beginAttempt(w.id(), on("n1", 0), 1_000);
-            assertThat(store.endAttempt(key, c.outcome(), null, null, null, 2_000).state()).as(c.toString())
+            Workload w = store.workloads().submit(work("lab", "ada").resumable(c.resumable()).build());
+            AttemptKey key = store.attempts().beginAttempt(w.id(), on("n1", 0), 1_000);
+            assertThat(store.attempts().endAttempt(key, c.outcome(), null, null, null, 2_000).state()).as(c.toString())
                     .isEqualTo(c.expected());
-            assertThat(store.workload(w.id()).orElseThrow().state()).as(c.toString()).isEqualTo(c.expected());
+            assertThat(store.workloads().workload(w.id()).orElseThrow().state()).as(c.toString()).isEqualTo(c.expected());
         }
     }
 
     @Test
     void anAttemptBeginsOnlyForAWaitingWorkloadWithAMatchingPlacement() {
         Store store = open();
-        Workload w = store.submit(work("lab", "ada").gpus(2).build());
-        assertThatThrownBy(() -> store.beginAttempt(w.id(), on("n1", 0), 1_000))
+        Workload w = store.workloads().submit(work("lab", "ada").gpus(2).build());
+        assertThatThrownBy(() -> store.attempts().beginAttempt(w.id(), on("n1", 0), 1_000))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("asks for 2 GPUs");
-        assertThatThrownBy(() -> store.beginAttempt("w-0", on("n1", 0), 1_000)).isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> store.attempts().beginAttempt("w-0", on("n1", 0), 1_000)).isInstanceOf(NotFoundException.class);
 
-        AttemptKey key = store.beginAttempt(w.id(), on("n1", 0, 1), 1_000);
-        assertThatThrownBy(() -> store.beginAttempt(w.id(), on("n1", 0, 1), 1_000))
+        AttemptKey key = store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 1_000);
+        assertThatThrownBy(() -> store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 1_000))
                 .isInstanceOf(ConflictException.class).hasMessageContaining("is running");
-        store.endAttempt(key, AttemptOutcome.REQUEUED, null, null, null, 2_000);
-        AttemptKey again = store.beginAttempt(w.id(), on("n2", 2, 3), 3_000);
+        store.attempts().endAttempt(key, AttemptOutcome.REQUEUED, null, null, null, 2_000);
+        AttemptKey again = store.attempts().beginAttempt(w.id(), on("n2", 2, 3), 3_000);
         assertThat(again.attempt()).isEqualTo(2);
-        store.endAttempt(again, AttemptOutcome.FAILED, "exit 1", null, null, 4_000);
-        assertThatThrownBy(() -> store.beginAttempt(w.id(), on("n1", 0, 1), 5_000))
+        store.attempts().endAttempt(again, AttemptOutcome.FAILED, "exit 1", null, null, 4_000);
+        assertThatThrownBy(() -> store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 5_000))
                 .isInstanceOf(ConflictException.class).hasMessageContaining("is failed");
-        assertThatThrownBy(() -> store.markRunning(new AttemptKey(w.id(), 9))).isInstanceOf(NotFoundException.class);
-        assertThatThrownBy(() -> store.endAttempt(new AttemptKey(w.id(), 9), AttemptOutcome.FAILED, null, null, null, 1))
+        assertThatThrownBy(() -> store.attempts().markRunning(new AttemptKey(w.id(), 9))).isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> store.attempts().endAttempt(new AttemptKey(w.id(), 9), AttemptOutcome.FAILED, null, null, null, 1))
                 .isInstanceOf(NotFoundException.class);
     }
 
     @Test
     void everythingAcknowledgedIsThereAfterARestartAndOpenAttemptsAreListed() {
         Store store = open();
-        Workload launching = store.submit(work("lab", "ada").build());
-        Workload running = store.submit(work("lab", "bob").gpus(2).build());
-        Workload stopping = store.submit(work("lab", "ada").build());
-        Workload done = store.submit(work("lab", "ada").build());
-        Workload waiting = store.submit(work("lab", "ada").build());
-        AttemptKey k1 = store.beginAttempt(launching.id(), on("n1", 0), 1_000);
-        AttemptKey k2 = store.beginAttempt(running.id(), on("n2", 0, 1), 1_100);
-        store.markRunning(k2);
-        AttemptKey k3 = store.beginAttempt(stopping.id(), on("n1", 1), 1_200);
-        store.markRunning(k3);
-        store.markStopping(k3);
-        AttemptKey k4 = store.beginAttempt(done.id(), on("n3", 0), 1_300);
-        store.endAttempt(k4, AttemptOutcome.COMPLETED, null, null, null, 1_400);
-        store.reportProgress(running.id(), 5, 10);
+        Workload launching = store.workloads().submit(work("lab", "ada").build());
+        Workload running = store.workloads().submit(work("lab", "bob").gpus(2).build());
+        Workload stopping = store.workloads().submit(work("lab", "ada").build());
+        Workload done = store.workloads().submit(work("lab", "ada").build());
+        Workload waiting = store.workloads().submit(work("lab", "ada").build());
+        AttemptKey k1 = store.attempts().beginAttempt(launching.id(), on("n1", 0), 1_000);
+        AttemptKey k2 = store.attempts().beginAttempt(running.id(), on("n2", 0, 1), 1_100);
+        store.attempts().markRunning(k2);
+        AttemptKey k3 = store.attempts().beginAttempt(stopping.id(), on("n1", 1), 1_200);
+        store.attempts().markRunning(k3);
+        store.attempts().markStopping(k3);
+        AttemptKey k4 = store.attempts().beginAttempt(done.id(), on("n3", 0), 1_300);
+        store.attempts().endAttempt(k4, AttemptOutcome.COMPLETED, null, null, null, 1_400);
+        store.workloads().reportProgress(running.id(), 5, 10);
         store.close();
 
         Store reopened = open();
         assertThat(reopened.migrationsApplied()).isZero();
-        assertThat(reopened.openAttempts()).extracting(Attempt::key).containsExactly(k1, k2, k3);
-        assertThat(reopened.openAttempts()).extracting(Attempt::phase)
+        assertThat(reopened.attempts().openAttempts()).extracting(Attempt::key).containsExactly(k1, k2, k3);
+        assertThat(reopened.attempts().openAttempts()).extracting(Attempt::phase)
                 .containsExactly(AttemptPhase.LAUNCHING, AttemptPhase.RUNNING, AttemptPhase.STOPPING);
-        assertThat(reopened.openAttempts().get(1).placement()).isEqualTo(on("n2", 0, 1));
-        assertThat(reopened.workloads(WorkloadFilter.all())).extracting(Workload::id, Workload::state).containsExactly(
+        assertThat(reopened.attempts().openAttempts().get(1).placement()).isEqualTo(on("n2", 0, 1));
+        assertThat(reopened.workloads().workloads(WorkloadFilter.all())).extracting(Workload::id, Workload::state).containsExactly(
                 org.assertj.core.groups.Tuple.tuple(launching.id(), WorkloadState.RUNNING),
                 org.assertj.core.groups.Tuple.tuple(running.id(), WorkloadState.RUNNING),
                 org.assertj.core.groups.Tuple.tuple(stopping.id(), WorkloadState.RUNNING),
                 org.assertj.core.groups.Tuple.tuple(done.id(), WorkloadState.COMPLETED),
                 org.assertj.core.groups.Tuple.tuple(waiting.id(), WorkloadState.PENDING));
-        assertThat(reopened.workload(running.id()).orElseThrow().progressDone()).isEqualTo(5);
+        assertThat(reopened.workloads().workload(running.id()).orElseThrow().progressDone()).isEqualTo(5);
 
         // The restarted scheduler reconciles: the backend lost the launching one, the stopping one stopped.
-        assertThat(reopened.endAttempt(k1, AttemptOutcome.LOST, "unknown to the backend", null, null, 5_000).state())
+        assertThat(reopened.attempts().endAttempt(k1, AttemptOutcome.LOST, "unknown to the backend", null, null, 5_000).state())
                 .isEqualTo(WorkloadState.FAILED);
-        reopened.endAttempt(k3, AttemptOutcome.PREEMPTED, null, null, null, 5_000);
-        assertThat(reopened.openAttempts()).extracting(Attempt::key).containsExactly(k2);
-        Workload next = reopened.submit(work("lab", "ada").build());
+        reopened.attempts().endAttempt(k3, AttemptOutcome.PREEMPTED, null, null, null, 5_000);
+        assertThat(reopened.attempts().openAttempts()).extracting(Attempt::key).containsExactly(k2);
+        Workload next = reopened.workloads().submit(work("lab", "ada").build());
         assertThat(next.seq()).isGreaterThan(waiting.seq());
     }
 
@@ -323,14 +323,14 @@ abstract class StoreContract {
     void migrationsRunOnceAndReopeningChangesNothing() {
         Store first = open();
         assertThat(first.migrationsApplied()).isPositive();
-        first.putUser(new User("ada", User.Role.ADMIN));
+        first.access().putUser(new User("ada", User.Role.ADMIN));
         first.close();
         Store second = open();
         assertThat(second.migrationsApplied()).isZero();
         second.close();
         Store third = open();
         assertThat(third.migrationsApplied()).isZero();
-        assertThat(third.users()).containsExactly(new User("ada", User.Role.ADMIN));
+        assertThat(third.access().users()).containsExactly(new User("ada", User.Role.ADMIN));
     }
 
     // ----------------------------------------------------------------------------------- allocations, audit
@@ -338,17 +338,17 @@ abstract class StoreContract {
     @Test
     void allocationsAreUpsertedInOrderWithAuditBeforeAndAfter() {
         Store store = open();
-        store.putAllocation(new Allocation("lab", 1, List.of("root"), List.of()), "root", 100);
-        store.putAllocation(new Allocation("lab/vision", 1, List.of(), List.of("bob")), "root", 200);
-        store.putAllocation(new Allocation("lab/nlp", 2, List.of("ada"), List.of("ada", "bob")), "root", 300);
-        store.putAllocation(new Allocation("lab/nlp", 3, List.of("ada"), List.of("ada")), "ada", 400);
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of("root"), List.of()), "root", 100);
+        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of("bob")), "root", 200);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 2, List.of("ada"), List.of("ada", "bob")), "root", 300);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of("ada"), List.of("ada")), "ada", 400);
 
-        assertThat(store.allocations()).containsExactly(
+        assertThat(store.allocations().allocations()).containsExactly(
                 new Allocation("lab", 1, List.of("root"), List.of()),
                 new Allocation("lab/nlp", 3, List.of("ada"), List.of("ada")),
                 new Allocation("lab/vision", 1, List.of(), List.of("bob")));
 
-        List<AuditEntry> audit = store.audit(10);
+        List<AuditEntry> audit = store.allocations().audit(10);
         assertThat(audit).extracting(AuditEntry::atMillis).containsExactly(400L, 300L, 200L, 100L);
         assertThat(audit).extracting(AuditEntry::id).isSortedAccordingTo(Collections.reverseOrder());
         AuditEntry update = audit.get(0);
@@ -360,53 +360,53 @@ abstract class StoreContract {
         assertThat(update.afterJson())
                 .isEqualTo("{\"path\":\"lab/nlp\",\"share\":3.0,\"managers\":[\"ada\"],\"members\":[\"ada\"]}");
         assertThat(audit.get(1).beforeJson()).isNull();
-        assertThat(store.audit(2)).containsExactly(audit.get(0), audit.get(1));
+        assertThat(store.allocations().audit(2)).containsExactly(audit.get(0), audit.get(1));
     }
 
     @Test
     void anAllocationNeedsItsParentAndAPositiveShare() {
         Store store = open();
-        assertThatThrownBy(() -> store.putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 1))
+        assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 1))
                 .isInstanceOf(NotFoundException.class).hasMessageContaining("parent 'lab'");
         assertThatThrownBy(() -> new Allocation("lab", 0, List.of(), List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share");
         assertThatThrownBy(() -> new Allocation("lab//nlp", 1, List.of(), List.of()))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(store.allocations()).isEmpty();
-        assertThat(store.audit(10)).isEmpty();
+        assertThat(store.allocations().allocations()).isEmpty();
+        assertThat(store.allocations().audit(10)).isEmpty();
     }
 
     @Test
     void removingAnAllocationIsRefusedWhileItHasChildrenOrLiveWorkloads() {
         Store store = open();
-        store.putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 1);
-        store.putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 2);
-        Workload live = store.submit(work("lab/nlp", "ada").build());
-        Workload over = store.submit(work("lab/nlp", "ada").build());
-        store.setState(over.id(), WorkloadState.PENDING, WorkloadState.CANCELLED);
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 1);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 2);
+        Workload live = store.workloads().submit(work("lab/nlp", "ada").build());
+        Workload over = store.workloads().submit(work("lab/nlp", "ada").build());
+        store.workloads().setState(over.id(), WorkloadState.PENDING, WorkloadState.CANCELLED);
 
-        assertThatThrownBy(() -> store.removeAllocation("lab", "root", 3))
+        assertThatThrownBy(() -> store.allocations().removeAllocation("lab", "root", 3))
                 .isInstanceOf(ConflictException.class).hasMessageContaining("child").hasMessageContaining("lab/nlp");
-        assertThatThrownBy(() -> store.removeAllocation("lab/nlp", "root", 3))
+        assertThatThrownBy(() -> store.allocations().removeAllocation("lab/nlp", "root", 3))
                 .isInstanceOf(ConflictException.class).hasMessageContaining("1 workload not ended")
                 .hasMessageContaining(live.id()).hasMessageNotContaining(over.id());
-        assertThatThrownBy(() -> store.removeAllocation("lab/cv", "root", 3)).isInstanceOf(NotFoundException.class);
-        assertThat(store.audit(10)).hasSize(2);
+        assertThatThrownBy(() -> store.allocations().removeAllocation("lab/cv", "root", 3)).isInstanceOf(NotFoundException.class);
+        assertThat(store.allocations().audit(10)).hasSize(2);
 
-        AttemptKey key = store.beginAttempt(live.id(), on("n1", 0), 4);
-        assertThatThrownBy(() -> store.removeAllocation("lab/nlp", "root", 5)).isInstanceOf(ConflictException.class);
-        store.endAttempt(key, AttemptOutcome.COMPLETED, null, null, null, 6);
-        store.removeAllocation("lab/nlp", "ada", 7);
-        store.removeAllocation("lab", "ada", 8);
+        AttemptKey key = store.attempts().beginAttempt(live.id(), on("n1", 0), 4);
+        assertThatThrownBy(() -> store.allocations().removeAllocation("lab/nlp", "root", 5)).isInstanceOf(ConflictException.class);
+        store.attempts().endAttempt(key, AttemptOutcome.COMPLETED, null, null, null, 6);
+        store.allocations().removeAllocation("lab/nlp", "ada", 7);
+        store.allocations().removeAllocation("lab", "ada", 8);
 
-        assertThat(store.allocations()).isEmpty();
-        AuditEntry removal = store.audit(1).get(0);
+        assertThat(store.allocations().allocations()).isEmpty();
+        AuditEntry removal = store.allocations().audit(1).get(0);
         assertThat(removal.action()).isEqualTo("allocation.remove");
         assertThat(removal.subject()).isEqualTo("lab");
         assertThat(removal.atMillis()).isEqualTo(8);
         assertThat(removal.beforeJson()).contains("\"path\":\"lab\"");
         assertThat(removal.afterJson()).isNull();
-        assertThat(store.workload(over.id())).isPresent();
+        assertThat(store.workloads().workload(over.id())).isPresent();
     }
 
     // ------------------------------------------------------------------------------------ users, tokens, nodes
@@ -414,36 +414,36 @@ abstract class StoreContract {
     @Test
     void tokensFindTheirUser() {
         Store store = open();
-        store.putUser(new User("ada", User.Role.USER));
-        store.putUser(new User("ada", User.Role.ADMIN));
-        store.putUser(new User("bob", User.Role.USER));
-        String hash = store.addToken("ada", "secret-token-ada", "laptop", 10);
-        store.addToken("bob", "secret-token-bob", "ci", 10);
+        store.access().putUser(new User("ada", User.Role.USER));
+        store.access().putUser(new User("ada", User.Role.ADMIN));
+        store.access().putUser(new User("bob", User.Role.USER));
+        String hash = store.access().addToken("ada", "secret-token-ada", "laptop", 10);
+        store.access().addToken("bob", "secret-token-bob", "ci", 10);
 
-        assertThat(hash).isEqualTo(Store.sha256Hex("secret-token-ada")).hasSize(64);
-        assertThat(store.userForToken("secret-token-ada")).contains(new User("ada", User.Role.ADMIN));
-        assertThat(store.userForToken("secret-token-bob")).contains(new User("bob", User.Role.USER));
-        assertThat(store.userForToken("secret-token-eve")).isEmpty();
-        assertThat(store.userForToken("")).isEmpty();
-        assertThat(store.users()).extracting(User::name).containsExactly("ada", "bob");
-        assertThatThrownBy(() -> store.addToken("eve", "x", "l", 1)).isInstanceOf(NotFoundException.class);
-        assertThatThrownBy(() -> store.addToken("bob", "secret-token-ada", "l", 1)).isInstanceOf(ConflictException.class);
+        assertThat(hash).isEqualTo(Access.sha256Hex("secret-token-ada")).hasSize(64);
+        assertThat(store.access().userForToken("secret-token-ada")).contains(new User("ada", User.Role.ADMIN));
+        assertThat(store.access().userForToken("secret-token-bob")).contains(new User("bob", User.Role.USER));
+        assertThat(store.access().userForToken("secret-token-eve")).isEmpty();
+        assertThat(store.access().userForToken("")).isEmpty();
+        assertThat(store.access().users()).extracting(User::name).containsExactly("ada", "bob");
+        assertThatThrownBy(() -> store.access().addToken("eve", "x", "l", 1)).isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> store.access().addToken("bob", "secret-token-ada", "l", 1)).isInstanceOf(ConflictException.class);
     }
 
     @Test
     void nodesAreListedByNameWithTheirHealth() {
         Store store = open();
-        store.putNode(new Node("n2", 8, true, null, 1));
-        store.putNode(new Node("n10", 4, true, null, 1));
-        store.putNode(new Node("n1", 8, true, null, 1));
-        store.setHealth("n2", false, "xid 79", 50);
-        store.putNode(new Node("n10", 2, true, "reconfigured", 60));
+        store.nodes().putNode(new Node("n2", 8, true, null, 1));
+        store.nodes().putNode(new Node("n10", 4, true, null, 1));
+        store.nodes().putNode(new Node("n1", 8, true, null, 1));
+        store.nodes().setHealth("n2", false, "xid 79", 50);
+        store.nodes().putNode(new Node("n10", 2, true, "reconfigured", 60));
 
-        assertThat(store.nodes()).containsExactly(
+        assertThat(store.nodes().nodes()).containsExactly(
                 new Node("n1", 8, true, null, 1),
                 new Node("n10", 2, true, "reconfigured", 60),
                 new Node("n2", 8, false, "xid 79", 50));
-        assertThatThrownBy(() -> store.setHealth("n9", true, null, 1)).isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> store.nodes().setHealth("n9", true, null, 1)).isInstanceOf(NotFoundException.class);
     }
 
     // ------------------------------------------------------------------------------------------------ usage
@@ -454,33 +454,33 @@ abstract class StoreContract {
         // window [100 s, 200 s)
         long since = 100_000;
         long now = 200_000;
-        Workload before = store.submit(work("a", "u").gpus(2).build());     // 50..150 s, 2 GPUs: 50 s in window
-        Workload inside = store.submit(work("a", "u").build());             // 120..130 s, 1 GPU: 10 s
-        Workload spanning = store.submit(work("b", "u").gpus(4).build());   // 0..300 s, 4 GPUs: 100 s
-        Workload open = store.submit(work("b/c", "u").gpus(3).build());     // 180 s.. open, 3 GPUs: 20 s
-        Workload free = store.submit(work("a", "u").minRuntimeSeconds(0).gpus(8).build());  // never charged
-        Workload earlier = store.submit(work("d", "u").build());            // 10..100 s: touches, no overlap
-        Workload later = store.submit(work("d", "u").build());              // 200 s..: starts at the end
+        Workload before = store.workloads().submit(work("a", "u").gpus(2).build());     // 50..150 s, 2 GPUs: 50 s in window
+        Workload inside = store.workloads().submit(work("a", "u").build());             // 120..130 s, 1 GPU: 10 s
+        Workload spanning = store.workloads().submit(work("b", "u").gpus(4).build());   // 0..300 s, 4 GPUs: 100 s
+        Workload open = store.workloads().submit(work("b/c", "u").gpus(3).build());     // 180 s.. open, 3 GPUs: 20 s
+        Workload free = store.workloads().submit(work("a", "u").minRuntimeSeconds(0).gpus(8).build());  // never charged
+        Workload earlier = store.workloads().submit(work("d", "u").build());            // 10..100 s: touches, no overlap
+        Workload later = store.workloads().submit(work("d", "u").build());              // 200 s..: starts at the end
 
-        end(store, store.beginAttempt(before.id(), on("n1", 0, 1), 50_000), 150_000);
-        end(store, store.beginAttempt(inside.id(), on("n1", 2), 120_000), 130_000);
-        end(store, store.beginAttempt(spanning.id(), on("n2", 0, 1, 2, 3), 0), 300_000);
-        store.beginAttempt(open.id(), List.of(new NodeGpus("n3", List.of(0)), new NodeGpus("n4", List.of(0, 1))), 180_000);
-        end(store, store.beginAttempt(free.id(), on("n5", 0, 1, 2, 3, 4, 5, 6, 7), 100_000), 200_000);
-        end(store, store.beginAttempt(earlier.id(), on("n6", 0), 10_000), 100_000);
-        store.beginAttempt(later.id(), on("n6", 0), 200_000);
+        end(store, store.attempts().beginAttempt(before.id(), on("n1", 0, 1), 50_000), 150_000);
+        end(store, store.attempts().beginAttempt(inside.id(), on("n1", 2), 120_000), 130_000);
+        end(store, store.attempts().beginAttempt(spanning.id(), on("n2", 0, 1, 2, 3), 0), 300_000);
+        store.attempts().beginAttempt(open.id(), List.of(new NodeGpus("n3", List.of(0)), new NodeGpus("n4", List.of(0, 1))), 180_000);
+        end(store, store.attempts().beginAttempt(free.id(), on("n5", 0, 1, 2, 3, 4, 5, 6, 7), 100_000), 200_000);
+        end(store, store.attempts().beginAttempt(earlier.id(), on("n6", 0), 10_000), 100_000);
+        store.attempts().beginAttempt(later.id(), on("n6", 0), 200_000);
 
-        assertThat(store.usageSince(since, now)).containsExactly(
+        assertThat(store.attempts().usageSince(since, now)).containsExactly(
                 Map.entry("a", 2 * 50.0 + 10.0),
                 Map.entry("b", 4 * 100.0),
                 Map.entry("b/c", 3 * 20.0));
-        assertThat(store.usageSince(now, now)).isEmpty();
-        assertThat(store.usageSince(0, 1_000_000)).containsEntry("d", 90.0 + 800.0);
-        assertThatThrownBy(() -> store.usageSince(2, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.attempts().usageSince(now, now)).isEmpty();
+        assertThat(store.attempts().usageSince(0, 1_000_000)).containsEntry("d", 90.0 + 800.0);
+        assertThatThrownBy(() -> store.attempts().usageSince(2, 1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private static void end(Store store, AttemptKey key, long atMillis) {
-        store.endAttempt(key, AttemptOutcome.COMPLETED, null, null, null, atMillis);
+        store.attempts().endAttempt(key, AttemptOutcome.COMPLETED, null, null, null, atMillis);
     }
 
     // ------------------------------------------------------------------------------------------ concurrency
@@ -500,9 +500,9 @@ abstract class StoreContract {
                     start.await();
                     List<Workload> mine = new ArrayList<>();
                     for (int i = 0; i < each; i++) {
-                        mine.add(store.submit(work("lab", user).idempotencyKey(user + ":" + i).build()));
+                        mine.add(store.workloads().submit(work("lab", user).idempotencyKey(user + ":" + i).build()));
                         if (i % 50 == 0) {
-                            store.workloads(WorkloadFilter.all().withUser(user).withLimit(10));
+                            store.workloads().workloads(WorkloadFilter.all().withUser(user).withLimit(10));
                         }
                     }
                     return mine;
@@ -519,14 +519,14 @@ abstract class StoreContract {
             assertThat(acknowledged).hasSize(threads * each);
             assertThat(acknowledged).extracting(Workload::id).doesNotHaveDuplicates();
 
-            List<Workload> stored = store.workloads(WorkloadFilter.all());
+            List<Workload> stored = store.workloads().workloads(WorkloadFilter.all());
             assertThat(stored).hasSize(threads * each);
             assertThat(stored).extracting(Workload::seq).isSorted().doesNotHaveDuplicates();
             assertThat(stored).allSatisfy(w -> assertThat(w.id()).isEqualTo("w-" + w.seq()));
             assertThat(stored).extracting(Workload::id)
                     .containsExactlyInAnyOrderElementsOf(acknowledged.stream().map(Workload::id).toList());
             for (Workload w : acknowledged) {
-                Optional<Workload> found = store.workload(w.id());
+                Optional<Workload> found = store.workloads().workload(w.id());
                 assertThat(found).contains(w);
             }
         } finally {
@@ -541,27 +541,27 @@ abstract class StoreContract {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             // The same idempotency key from every thread at once: one workload.
-            List<Workload> same = race(pool, threads, i -> store.submit(work("lab", "ada").idempotencyKey("k").build()));
+            List<Workload> same = race(pool, threads, i -> store.workloads().submit(work("lab", "ada").idempotencyKey("k").build()));
             assertThat(same).extracting(Workload::id).containsOnly(same.get(0).id());
-            assertThat(store.workloads(WorkloadFilter.all())).hasSize(1);
+            assertThat(store.workloads().workloads(WorkloadFilter.all())).hasSize(1);
 
             // Every thread tries to start it: one attempt, the others are refused.
             String id = same.get(0).id();
             List<Boolean> began = race(pool, threads, i -> {
                 try {
-                    store.beginAttempt(id, on("n" + i, 0), 1_000);
+                    store.attempts().beginAttempt(id, on("n" + i, 0), 1_000);
                     return true;
                 } catch (ConflictException e) {
                     return false;
                 }
             });
             assertThat(began).containsOnlyOnce(true);
-            assertThat(store.attempts(id)).hasSize(1);
+            assertThat(store.attempts().attempts(id)).hasSize(1);
 
             // Every thread tries the same compare-and-set: one succeeds.
-            Workload other = store.submit(work("lab", "ada").build());
+            Workload other = store.workloads().submit(work("lab", "ada").build());
             List<Boolean> set = race(pool, threads,
-                    i -> store.setState(other.id(), WorkloadState.PENDING, WorkloadState.CANCELLED));
+                    i -> store.workloads().setState(other.id(), WorkloadState.PENDING, WorkloadState.CANCELLED));
             assertThat(set).containsOnlyOnce(true);
         } finally {
             pool.shutdownNow();

@@ -1,0 +1,234 @@
+package dev.allot.server.store;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Launch;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The attempts part of the {@link Store} ({@link Store#attempts()}): the runs of workloads on GPUs, from beginning
+ * one through its phases to its end, the open ones a restarted scheduler must reconcile, and the usage they add up
+ * to. Beginning and ending an attempt also move its workload into and out of running, in the same transaction;
+ * that is what keeps the invariant that a workload is running exactly when it has one attempt not ended, so those
+ * state changes live here rather than in {@link Workloads}.
+ */
+public final class Attempts {
+    private static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
+            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds";
+    private static final String WAITING = "('pending', 'preempted', 'requeued')";
+
+    private final Transactions transactions;
+
+    Attempts(Transactions transactions) {
+        this.transactions = transactions;
+    }
+
+    /**
+     * Begins the next attempt of a waiting workload (pending, preempted or requeued, its cancellation not
+     * requested): stores the attempt, phase launching, and sets the workload running, together. Call it before
+     * asking the backend to start the attempt, so that a crash in between leaves an open attempt to reconcile
+     * rather than a process nobody knows about.
+     *
+     * @param placement the GPUs chosen, node by node; as many in all as the workload asked for
+     * @throws NotFoundException when there is no such workload
+     * @throws ConflictException when the workload is not waiting, or its cancellation was requested
+     */
+    public AttemptKey beginAttempt(String workloadId, List<Launch.NodeGpus> placement, long nowMillis) {
+        Objects.requireNonNull(workloadId, "workloadId");
+        List<Launch.NodeGpus> where = List.copyOf(placement);
+        if (where.isEmpty()) {
+            throw new IllegalArgumentException("workload " + workloadId + ": a placement needs at least one node");
+        }
+        Set<String> nodes = new HashSet<>();
+        for (Launch.NodeGpus p : where) {
+            if (!nodes.add(p.node())) {
+                throw new IllegalArgumentException("workload " + workloadId + ": node " + p.node()
+                        + " appears twice in the placement");
+            }
+        }
+        String placementJson = Rows.placementJson(where);
+        int gpus = where.stream().mapToInt(p -> p.gpus().size()).sum();
+        return transactions.tx("begin an attempt of workload " + workloadId, h -> {
+            Workload w = Workloads.require(h, workloadId);
+            if (w.gpus() != gpus) {
+                throw new IllegalArgumentException("workload " + workloadId + " asks for " + w.gpus()
+                        + " GPUs; the placement has " + gpus);
+            }
+            int n = h.createUpdate("UPDATE workloads SET state = 'running' WHERE id = :id AND state IN " + WAITING
+                            + " AND cancel_requested = :no")
+                    .bind("id", workloadId).bind("no", false)
+                    .execute();
+            if (n == 0) {
+                throw new ConflictException("workload " + workloadId + " is " + w.state().label()
+                        + (w.cancelRequested() ? " and its cancellation was requested" : "")
+                        + "; an attempt begins only for a pending, preempted or requeued workload not being cancelled");
+            }
+            int next = h.createQuery("SELECT COALESCE(MAX(attempt), 0) + 1 FROM attempts WHERE workload_id = :id")
+                    .bind("id", workloadId).mapTo(Integer.class).one();
+            h.createUpdate("INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms)"
+                            + " VALUES (:id, :attempt, :placement, 'launching', :now)")
+                    .bind("id", workloadId).bind("attempt", next).bind("placement", placementJson).bind("now", nowMillis)
+                    .execute();
+            return new AttemptKey(workloadId, next);
+        });
+    }
+
+    /**
+     * Records that the backend reports the attempt running: true if it moved from launching to running, false if it
+     * was already past launching (running, stopping or ended), so a repeated report is harmless.
+     *
+     * @throws NotFoundException when there is no such attempt
+     */
+    public boolean markRunning(AttemptKey key) {
+        return movePhase(key, "('launching')", AttemptPhase.RUNNING);
+    }
+
+    /**
+     * Records that the scheduler asked the backend to stop the attempt: true if it moved from launching or running
+     * to stopping, false if it was already stopping or ended.
+     *
+     * @throws NotFoundException when there is no such attempt
+     */
+    public boolean markStopping(AttemptKey key) {
+        return movePhase(key, "('launching', 'running')", AttemptPhase.STOPPING);
+    }
+
+    private boolean movePhase(AttemptKey key, String from, AttemptPhase to) {
+        Objects.requireNonNull(key, "key");
+        return transactions.tx("mark attempt " + key + " " + to.label(), h -> {
+            int n = h.createUpdate("UPDATE attempts SET phase = :to"
+                            + " WHERE workload_id = :id AND attempt = :attempt AND phase IN " + from)
+                    .bind("to", to.label()).bind("id", key.workloadId()).bind("attempt", key.attempt())
+                    .execute();
+            if (n == 0) {
+                requireAttempt(h, key);
+            }
+            return n == 1;
+        });
+    }
+
+    /**
+     * Ends an attempt and sets its workload's state from the outcome, together (the rule is
+     * {@link AttemptOutcome#workloadState}: the state of the same name; lost is requeued when resumable and failed
+     * otherwise; a workload whose cancellation was requested is cancelled rather than sent back to the queue).
+     * Ending an attempt again with the same outcome changes nothing. Returns the workload as it is afterwards.
+     *
+     * @param reason         words for people; may be null
+     * @param preemptor      the workload it made room for; may be null
+     * @param lostGpuSeconds the work thrown away, when known; may be null
+     * @param nowMillis      when it ended; a time before the attempt's start (a clock that stepped back) is
+     *                       recorded as its start
+     * @throws NotFoundException when there is no such attempt
+     * @throws ConflictException when it already ended with another outcome
+     */
+    public Workload endAttempt(AttemptKey key, AttemptOutcome outcome, String reason, String preemptor,
+                               Double lostGpuSeconds, long nowMillis) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(outcome, "outcome");
+        if (lostGpuSeconds != null && !(lostGpuSeconds >= 0)) {
+            throw new IllegalArgumentException("attempt " + key + ": lost GPU-seconds must be >= 0, got " + lostGpuSeconds);
+        }
+        return transactions.tx("end attempt " + key, h -> {
+            Attempt a = requireAttempt(h, key);
+            if (!a.open()) {
+                if (a.outcome() == outcome) {
+                    return Workloads.require(h, key.workloadId());
+                }
+                throw new ConflictException("attempt " + key + " already ended as " + a.outcome().label()
+                        + "; it cannot end again as " + outcome.label());
+            }
+            h.createUpdate("UPDATE attempts SET phase = 'ended', ended_at_ms = :endedAt, outcome = :outcome,"
+                            + " reason = :reason, preemptor = :preemptor, lost_gpu_seconds = :lost"
+                            + " WHERE workload_id = :id AND attempt = :attempt")
+                    .bind("endedAt", Math.max(nowMillis, a.startedAtMillis()))
+                    .bind("outcome", outcome.label())
+                    .bind("reason", reason)
+                    .bind("preemptor", preemptor)
+                    .bind("lost", lostGpuSeconds)
+                    .bind("id", key.workloadId())
+                    .bind("attempt", key.attempt())
+                    .execute();
+            Workload w = Workloads.require(h, key.workloadId());
+            if (w.state() != WorkloadState.RUNNING) {
+                throw new ConflictException("workload " + w.id() + " is " + w.state().label() + " while its attempt "
+                        + key + " is open; the store is inconsistent");
+            }
+            WorkloadState next = outcome.workloadState(w.resumable(), w.cancelRequested());
+            h.createUpdate("UPDATE workloads SET state = :state WHERE id = :id")
+                    .bind("state", next.label()).bind("id", w.id())
+                    .execute();
+            return Workloads.require(h, w.id());
+        });
+    }
+
+    /** The attempts of a workload, first to last (none for an unknown workload). */
+    public List<Attempt> attempts(String workloadId) {
+        Objects.requireNonNull(workloadId, "workloadId");
+        return transactions.tx("list the attempts of workload " + workloadId, h ->
+                h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a WHERE a.workload_id = :id ORDER BY a.attempt")
+                        .bind("id", workloadId)
+                        .map((rs, ctx) -> Rows.attempt(rs))
+                        .list());
+    }
+
+    /**
+     * Every attempt that has not ended, in submission order of their workloads: what a restarted scheduler must
+     * reconcile with the backend (ask it about each, end the ones it no longer runs).
+     */
+    public List<Attempt> openAttempts() {
+        return transactions.tx("list open attempts", h ->
+                h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
+                                + " WHERE a.phase <> 'ended' ORDER BY w.seq, a.attempt")
+                        .map((rs, ctx) -> Rows.attempt(rs))
+                        .list());
+    }
+
+    /**
+     * Allocated GPU-seconds per allocation path over the window {@code [sinceMillis, nowMillis)}: for each attempt
+     * of an allocated workload (minimum runtime above zero; unallocated work is never charged) that overlaps the
+     * window, its GPUs times the part of its run inside the window, an attempt still open counting up to
+     * {@code nowMillis}. This is what rebuilds fair-share usage after a restart. Allocations with no usage are
+     * absent; the map is sorted by path.
+     */
+    public SortedMap<String, Double> usageSince(long sinceMillis, long nowMillis) {
+        if (sinceMillis > nowMillis) {
+            throw new IllegalArgumentException("usage window starts (" + sinceMillis + " ms) after it ends ("
+                    + nowMillis + " ms)");
+        }
+        record Run(String allocationPath, int gpus, long startedAtMillis, Long endedAtMillis) {
+        }
+        return transactions.tx("sum usage", h -> {
+            SortedMap<String, Double> usage = new TreeMap<>();
+            h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
+                            + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
+                            + " WHERE w.min_runtime_seconds > 0 AND a.started_at_ms < :now"
+                            + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
+                            + " ORDER BY w.seq, a.attempt")
+                    .bind("since", sinceMillis).bind("now", nowMillis)
+                    .map((rs, ctx) -> new Run(rs.getString(1),
+                            Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
+                            rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
+                    .forEach(r -> {
+                        long start = Math.max(r.startedAtMillis(), sinceMillis);
+                        long end = r.endedAtMillis() == null ? nowMillis : Math.min(r.endedAtMillis(), nowMillis);
+                        if (end > start) {
+                            usage.merge(r.allocationPath(), r.gpus() * (end - start) / 1000.0, Double::sum);
+                        }
+                    });
+            return usage;
+        });
+    }
+
+    private static Attempt requireAttempt(Handle h, AttemptKey key) {
+        return h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a WHERE a.workload_id = :id AND a.attempt = :attempt")
+                .bind("id", key.workloadId()).bind("attempt", key.attempt())
+                .map((rs, ctx) -> Rows.attempt(rs))
+                .findOne()
+                .orElseThrow(() -> new NotFoundException("no attempt " + key));
+    }
+}

@@ -1,0 +1,124 @@
+package dev.allot.server.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Launch;
+import dev.allot.core.model.Priority;
+import java.io.UncheckedIOException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Rows to records and values to the JSON the store keeps in text columns (commands, environments, placements,
+ * managers and members), for every part of the {@link Store}. In one place so that what one part writes another
+ * reads the same way (a placement is written by beginning an attempt and read back by listing attempts and by
+ * summing usage), and so that an unreadable value fails the same way wherever it is met.
+ */
+final class Rows {
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
+    };
+    private static final TypeReference<TreeMap<String, String>> STRING_MAP = new TypeReference<>() {
+    };
+    /** Thread-safe once configured, and never configured: shared by every store. */
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Rows() {
+    }
+
+    static Workload workload(ResultSet rs) throws SQLException {
+        long seq = rs.getLong("seq");
+        String id = rs.getString("id");
+        String allocation = rs.getString("allocation_path");
+        String user = rs.getString("user_name");
+        int gpus = rs.getInt("gpus");
+        int gpusPerNode = rs.getInt("gpus_per_node");
+        Long duration = nullableLong(rs, "duration_seconds");
+        long minRuntime = rs.getLong("min_runtime_seconds");
+        boolean resumable = rs.getBoolean("resumable");
+        Priority priority = Priority.parse(rs.getString("priority"));
+        String kind = rs.getString("kind");
+        List<String> command = fromJson(rs.getString("command"), STRINGS);
+        TreeMap<String, String> environment = fromJson(rs.getString("environment"), STRING_MAP);
+        WorkloadState state = WorkloadState.parse(rs.getString("state"));
+        long submittedAt = rs.getLong("submitted_at_ms");
+        Long done = nullableLong(rs, "progress_done");
+        Long total = nullableLong(rs, "progress_total");
+        boolean cancelRequested = rs.getBoolean("cancel_requested");
+        String key = rs.getString("idempotency_key");
+        return new Workload(seq, id, allocation, user, gpus, gpusPerNode, duration, minRuntime, resumable, priority, kind,
+                command, environment, state, submittedAt, done, total, cancelRequested, key);
+    }
+
+    static Attempt attempt(ResultSet rs) throws SQLException {
+        AttemptKey key = new AttemptKey(rs.getString("workload_id"), rs.getInt("attempt"));
+        List<Launch.NodeGpus> placement = placement(rs.getString("placement"));
+        AttemptPhase phase = AttemptPhase.parse(rs.getString("phase"));
+        long started = rs.getLong("started_at_ms");
+        Long ended = nullableLong(rs, "ended_at_ms");
+        String outcome = rs.getString("outcome");
+        String reason = rs.getString("reason");
+        String preemptor = rs.getString("preemptor");
+        double lost = rs.getDouble("lost_gpu_seconds");
+        Double lostGpuSeconds = rs.wasNull() ? null : lost;
+        return new Attempt(key, placement, phase, started, ended, outcome == null ? null : AttemptOutcome.parse(outcome),
+                reason, preemptor, lostGpuSeconds);
+    }
+
+    static Allocation allocation(ResultSet rs) throws SQLException {
+        return new Allocation(rs.getString("path"), rs.getDouble("share"), fromJson(rs.getString("managers"), STRINGS),
+                fromJson(rs.getString("members"), STRINGS));
+    }
+
+    static Long nullableLong(ResultSet rs, String column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    /** A placement as stored: {@code [{"node": "n1", "gpus": [0, 1]}, ...]}, in placement order. */
+    static String placementJson(List<Launch.NodeGpus> placement) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Launch.NodeGpus p : placement) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("node", p.node());
+            m.put("gpus", p.gpus());
+            out.add(m);
+        }
+        return toJson(out);
+    }
+
+    static List<Launch.NodeGpus> placement(String text) {
+        JsonNode root = fromJson(text, new TypeReference<JsonNode>() {
+        });
+        List<Launch.NodeGpus> out = new ArrayList<>();
+        for (JsonNode p : root) {
+            List<Integer> gpus = new ArrayList<>();
+            p.get("gpus").forEach(g -> gpus.add(g.intValue()));
+            out.add(new Launch.NodeGpus(p.get("node").textValue(), gpus));
+        }
+        return out;
+    }
+
+    static String toJson(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static <T> T fromJson(String text, TypeReference<T> type) {
+        try {
+            return JSON.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new StoreException("unreadable JSON in the store: " + text, e);
+        }
+    }
+}

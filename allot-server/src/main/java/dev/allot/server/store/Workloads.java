@@ -1,0 +1,227 @@
+package dev.allot.server.store;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+
+/**
+ * The workloads part of the {@link Store} ({@link Store#workloads()}): submitting, reading and listing workloads,
+ * and the changes of a workload that involve no attempt (compare-and-set of its state, cancellation, progress).
+ * Starting and ending runs is {@link Attempts}, which also moves a workload into and out of running; it reads
+ * workloads through {@link #find} and {@link #require} here, so the workload columns and their query live in one
+ * place.
+ */
+public final class Workloads {
+    private static final String WORKLOAD_COLUMNS = "seq, id, allocation_path, user_name, gpus, gpus_per_node,"
+            + " duration_seconds, min_runtime_seconds, resumable, priority, kind, command, environment, state,"
+            + " submitted_at_ms, progress_done, progress_total, cancel_requested, idempotency_key";
+
+    private final Transactions transactions;
+    private final Store.Vendor vendor;
+
+    Workloads(Transactions transactions, Store.Vendor vendor) {
+        this.transactions = transactions;
+        this.vendor = vendor;
+    }
+
+    /**
+     * Stores a new workload, pending, and returns it with its id {@code w-<seq>}. When the submission carries an
+     * idempotency key that an earlier one already used, nothing is stored and that earlier workload is returned
+     * (whatever its state now), so a client may retry a submission whose answer it did not get.
+     */
+    public Workload submit(NewWorkload w) {
+        Objects.requireNonNull(w, "workload");
+        String command = Rows.toJson(w.command());
+        String environment = Rows.toJson(w.environment());
+        return transactions.tx("submit a workload", h -> {
+            // The id w-<seq> needs the seq from the identity column. PostgreSQL hands out the next value first and
+            // the row is inserted whole; SQLite (one writer, nothing to gain) inserts under a unique placeholder id
+            // and names the row after, in the same transaction. Neither reads the table back: under SERIALIZABLE
+            // every read of a shared index page is a chance for a (needless) serialization failure.
+            String columns = "id, allocation_path, user_name, gpus, gpus_per_node, duration_seconds,"
+                    + " min_runtime_seconds, resumable, priority, kind, command, environment, state, submitted_at_ms,"
+                    + " cancel_requested, idempotency_key";
+            String values = ":id, :allocation, :user, :gpus, :gpusPerNode, :duration, :minRuntime, :resumable,"
+                    + " :priority, :kind, :command, :environment, 'pending', :submittedAt, :no, :key";
+            String sql;
+            String id;
+            Long nextSeq = null;
+            if (vendor == Store.Vendor.POSTGRESQL) {
+                nextSeq = h.createQuery("SELECT nextval(pg_get_serial_sequence('workloads', 'seq'))")
+                        .mapTo(Long.class).one();
+                id = "w-" + nextSeq;
+                sql = "INSERT INTO workloads (seq, " + columns + ") OVERRIDING SYSTEM VALUE VALUES (:seq, " + values + ")";
+            } else {
+                id = "new-" + UUID.randomUUID();
+                sql = "INSERT INTO workloads (" + columns + ") VALUES (" + values + ")";
+            }
+            Optional<Long> inserted = h.createQuery(sql + " ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
+                    .bind("seq", nextSeq)
+                    .bind("id", id)
+                    .bind("allocation", w.allocationPath())
+                    .bind("user", w.user())
+                    .bind("gpus", w.gpus())
+                    .bind("gpusPerNode", w.gpusPerNode())
+                    .bind("duration", w.durationSeconds())
+                    .bind("minRuntime", w.minRuntimeSeconds())
+                    .bind("resumable", w.resumable())
+                    .bind("priority", w.priority().label())
+                    .bind("kind", w.kind())
+                    .bind("command", command)
+                    .bind("environment", environment)
+                    .bind("submittedAt", w.submittedAtMillis())
+                    .bind("no", false)
+                    .bind("key", w.idempotencyKey())
+                    .mapTo(Long.class)
+                    .findOne();
+            if (inserted.isEmpty()) {
+                return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
+                        .bind("key", w.idempotencyKey())
+                        .map((rs, ctx) -> Rows.workload(rs))
+                        .findOne()
+                        .orElseThrow(() -> new StoreException("idempotency key '" + w.idempotencyKey()
+                                + "' conflicted but no workload has it"));
+            }
+            long seq = inserted.get();
+            if (vendor == Store.Vendor.SQLITE) {
+                id = "w-" + seq;
+                h.createUpdate("UPDATE workloads SET id = :id WHERE seq = :seq").bind("id", id).bind("seq", seq).execute();
+            }
+            return new Workload(seq, id, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(), w.durationSeconds(),
+                    w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(), w.environment(),
+                    WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey());
+        });
+    }
+
+    /** The workload with this id, if there is one. */
+    public Optional<Workload> workload(String id) {
+        Objects.requireNonNull(id, "id");
+        return transactions.tx("read workload " + id, h -> find(h, id));
+    }
+
+    /** The workloads the filter selects, in submission order. */
+    public List<Workload> workloads(WorkloadFilter filter) {
+        Objects.requireNonNull(filter, "filter");
+        StringBuilder sql = new StringBuilder("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE seq > :afterSeq");
+        if (!filter.states().isEmpty()) {
+            sql.append(" AND state IN (<states>)");
+        }
+        if (filter.allocationPrefix() != null) {
+            // By whole path segments; substr rather than LIKE, which would need escaping and is case-blind in SQLite.
+            sql.append(" AND (allocation_path = :prefix"
+                    + " OR substr(allocation_path, 1, length(:prefix) + 1) = :prefix || '/')");
+        }
+        if (filter.user() != null) {
+            sql.append(" AND user_name = :user");
+        }
+        sql.append(" ORDER BY seq LIMIT :limit");
+        List<String> states = filter.states().stream().sorted().map(WorkloadState::label).toList();
+        return transactions.tx("list workloads", h -> {
+            Query q = h.createQuery(sql.toString())
+                    .bind("afterSeq", filter.afterSeq())
+                    .bind("limit", filter.limit());
+            if (!states.isEmpty()) {
+                q.bindList("states", states);
+            }
+            if (filter.allocationPrefix() != null) {
+                q.bind("prefix", filter.allocationPrefix());
+            }
+            if (filter.user() != null) {
+                q.bind("user", filter.user());
+            }
+            return q.map((rs, ctx) -> Rows.workload(rs)).list();
+        });
+    }
+
+    /**
+     * Moves a workload from {@code expected} to {@code next} if it is in {@code expected} (compare and set): true
+     * if it moved, false if it was in another state. For the transitions that involve no attempt (cancelling
+     * before a start, putting a waiting workload back to pending); {@code running} is entered only by
+     * {@link Attempts#beginAttempt} and left only by {@link Attempts#endAttempt}, so it may be neither.
+     *
+     * @throws NotFoundException when there is no such workload
+     */
+    public boolean setState(String id, WorkloadState expected, WorkloadState next) {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(expected, "expected");
+        Objects.requireNonNull(next, "next");
+        if (expected == WorkloadState.RUNNING || next == WorkloadState.RUNNING) {
+            throw new IllegalArgumentException("workload " + id + ": setState cannot move a workload into or out of"
+                    + " running; that is what beginAttempt and endAttempt do");
+        }
+        return transactions.tx("set the state of workload " + id, h -> {
+            int n = h.createUpdate("UPDATE workloads SET state = :next WHERE id = :id AND state = :expected")
+                    .bind("next", next.label()).bind("id", id).bind("expected", expected.label())
+                    .execute();
+            if (n == 0) {
+                require(h, id);
+            }
+            return n == 1;
+        });
+    }
+
+    /**
+     * Asks for a workload to be cancelled and returns it as it is afterwards. One that waits is cancelled at once;
+     * a running one is marked (its cancellation requested) and stays running until the scheduler stops it and ends
+     * its attempt; an ended one is left as it is. Asking twice is harmless.
+     *
+     * @throws NotFoundException when there is no such workload
+     */
+    public Workload requestCancel(String id) {
+        Objects.requireNonNull(id, "id");
+        return transactions.tx("cancel workload " + id, h -> {
+            Workload w = require(h, id);
+            if (w.state().ended()) {
+                return w;
+            }
+            String set = w.state().waiting() ? "state = 'cancelled', cancel_requested = :yes" : "cancel_requested = :yes";
+            h.createUpdate("UPDATE workloads SET " + set + " WHERE id = :id AND state = :state")
+                    .bind("yes", true).bind("id", id).bind("state", w.state().label())
+                    .execute();
+            return require(h, id);
+        });
+    }
+
+    /**
+     * Records a workload's progress ({@code done} out of {@code total}, in whatever unit it reports: steps,
+     * samples).
+     *
+     * @throws NotFoundException when there is no such workload
+     */
+    public void reportProgress(String id, long done, long total) {
+        Objects.requireNonNull(id, "id");
+        if (done < 0 || total < 0 || done > total) {
+            throw new IllegalArgumentException("workload " + id + ": progress must satisfy 0 <= done <= total, got "
+                    + done + " of " + total);
+        }
+        transactions.tx("record the progress of workload " + id, h -> {
+            int n = h.createUpdate("UPDATE workloads SET progress_done = :done, progress_total = :total WHERE id = :id")
+                    .bind("done", done).bind("total", total).bind("id", id)
+                    .execute();
+            if (n == 0) {
+                throw new NotFoundException("no workload " + id);
+            }
+            return null;
+        });
+    }
+
+    /** The workload with this id, read in the transaction {@code h}, if there is one. */
+    static Optional<Workload> find(Handle h, String id) {
+        return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE id = :id")
+                .bind("id", id)
+                .map((rs, ctx) -> Rows.workload(rs))
+                .findOne();
+    }
+
+    /**
+     * The workload with this id, read in the transaction {@code h}.
+     *
+     * @throws NotFoundException when there is no such workload
+     */
+    static Workload require(Handle h, String id) {
+        return find(h, id).orElseThrow(() -> new NotFoundException("no workload " + id));
+    }
+}
