@@ -1,0 +1,325 @@
+package dev.allot.server.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.allot.server.store.ConflictException;
+import dev.allot.server.store.NewWorkload;
+import dev.allot.server.store.NotFoundException;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadFilter;
+import dev.allot.server.store.WorkloadState;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service's REST API, version 1, under {@code /v1}: submitting, listing, reading and cancelling workloads,
+ * and reading the allocation tree and the nodes. A thin layer over the {@link Store}: every request is checked
+ * (authentication, authorisation, input) and then answered with one or two store calls, so an acknowledged
+ * submission is durable. The scheduling loop is not here; submissions are only stored, pending.
+ *
+ * <p>Authentication is a bearer token ({@code Authorization: Bearer <token>}) looked up in the store; only
+ * {@code /v1/health} and {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
+ *
+ * <p>Every error is answered as JSON {@code {"error", "field", "hint"}} ({@link ApiError}): 400 for bad input
+ * (naming the field), 401 without a valid token, 403 when the caller may not, 404 for an unknown id or route, 409
+ * when the store refuses for what it holds, and 500, with a generic message, only for the server's own faults,
+ * which are logged. JSON is read and written with Jackson, strictly: unknown fields, duplicate keys and trailing
+ * content are refused.
+ *
+ * <p>Not a singleton: each instance owns its own Jetty server and is closed by {@link #close()}; the store stays
+ * the caller's to close.
+ */
+public final class ApiServer implements AutoCloseable {
+    /** Where the hand-written OpenAPI document is, on the class path. */
+    static final String OPENAPI_RESOURCE = "openapi.json";
+    static final int DEFAULT_LIMIT = 1000;
+    static final Set<String> LIST_PARAMS = Set.of("state", "allocation", "user", "limit", "after");
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+    private static final String JSON = "application/json";
+
+    private final Store store;
+    private final Clock clock;
+    private final ObjectMapper mapper;
+    private final byte[] openApi;
+    private final Javalin app;
+
+    private ApiServer(Store store, Clock clock) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.mapper = JsonMapper.builder()
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+                .build();
+        this.openApi = readOpenApi();
+        this.app = Javalin.create(this::configure);
+    }
+
+    /**
+     * Starts the API on a port (0 for any free one; {@link #port()} tells which), answering from the store and
+     * stamping submissions with the clock.
+     */
+    public static ApiServer start(Store store, int port, Clock clock) {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);
+        }
+        ApiServer server = new ApiServer(store, clock);
+        server.app.start(port);
+        LOG.info("Allot API listening on port {}", server.port());
+        return server;
+    }
+
+    /** The port the server listens on. */
+    public int port() {
+        return app.port();
+    }
+
+    /** Stops accepting requests and stops the server; the store is left open. */
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    private void configure(JavalinConfig config) {
+        config.startup.showJavalinBanner = false;
+        config.startup.showOldJavalinVersionWarning = false;
+        config.http.defaultContentType = JSON;
+        config.router.ignoreTrailingSlashes = true;
+
+        config.routes.get("/v1/health", ctx -> json(ctx, 200,
+                new Views.Health("ok", Views.instant(clock.millis()))));
+        config.routes.get("/v1/openapi.json", ctx -> ctx.status(200).contentType(JSON).result(openApi));
+        config.routes.post("/v1/workloads", authed(this::submit));
+        config.routes.get("/v1/workloads", authed(this::list));
+        config.routes.get("/v1/workloads/{id}", authed(this::show));
+        config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
+        config.routes.get("/v1/allocations", authed((ctx, user) -> json(ctx, 200, new Views.AllocationList(
+                store.allocations().allocations().stream().map(Views::allocation).toList()))));
+        config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
+                store.nodes().nodes().stream().map(Views::node).toList()))));
+
+        config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.field(), e.hint()));
+        config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
+        config.routes.exception(ConflictException.class, (e, ctx) -> error(ctx, 409, e.getMessage(), null, null));
+        config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(),
+                e.getStatus() == 404 ? "no such endpoint: " + ctx.method() + " " + ctx.path() : e.getMessage(), null,
+                e.getStatus() == 404 ? "GET /v1/openapi.json lists the endpoints" : null));
+        config.routes.exception(Exception.class, (e, ctx) -> {
+            LOG.error("unexpected error answering {} {}", ctx.method(), ctx.path(), e);
+            error(ctx, 500, "internal server error; the server logged the details", null, null);
+        });
+    }
+
+    /** A handler that needs a signed-in user. */
+    private interface AuthedHandler {
+        void handle(Context ctx, User user) throws Exception;
+    }
+
+    private io.javalin.http.Handler authed(AuthedHandler h) {
+        return ctx -> h.handle(ctx, authenticate(ctx));
+    }
+
+    private User authenticate(Context ctx) {
+        String header = ctx.header("Authorization");
+        if (header == null || header.isBlank()) {
+            throw ApiException.unauthorized("authentication required: no Authorization header");
+        }
+        String prefix = "Bearer ";
+        if (header.length() <= prefix.length() || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
+            throw ApiException.unauthorized("authentication required: the Authorization header must be 'Bearer <token>'");
+        }
+        String token = header.substring(prefix.length()).trim();
+        return store.access().userForToken(token)
+                .orElseThrow(() -> ApiException.unauthorized("unknown or revoked token"));
+    }
+
+    private void submit(Context ctx, User user) {
+        Submission s = Submission.parse(readBody(ctx));
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        if (permissions.allocation(s.allocation()).isEmpty()) {
+            throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
+                    "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");
+        }
+        if (!permissions.maySubmit(user, s.allocation())) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not submit to allocation '" + s.allocation() + "'",
+                    "ask a manager of the allocation to add you to its members");
+        }
+        NewWorkload w;
+        try {
+            w = new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
+                    s.minRuntimeSeconds(), s.resumable(), s.priority(), s.kind(), s.command(), s.environment(),
+                    clock.millis(), IdempotencyKeys.scoped(user.name(), s.idempotencyKey()));
+        } catch (IllegalArgumentException e) {
+            // Submission checks everything NewWorkload does; this is a second line, so bad input never becomes a 500.
+            throw ApiException.badRequest(e.getMessage(), null);
+        }
+        json(ctx, 201, Views.workload(store.workloads().submit(w)));
+    }
+
+    private void list(Context ctx, User user) {
+        Map<String, List<String>> params = ctx.queryParamMap();
+        for (String name : params.keySet()) {
+            if (!LIST_PARAMS.contains(name)) {
+                throw ApiException.badField(name, "unknown query parameter",
+                        "the filters are " + LIST_PARAMS.stream().sorted().collect(Collectors.joining(", ")));
+            }
+        }
+        Set<WorkloadState> states = EnumSet.noneOf(WorkloadState.class);
+        for (String value : params.getOrDefault("state", List.of())) {
+            for (String label : value.split(",", -1)) {
+                try {
+                    states.add(WorkloadState.parse(label.trim()));
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.badField("state", "unknown state '" + label.trim() + "'", "expected one of "
+                            + Arrays.stream(WorkloadState.values()).map(WorkloadState::label)
+                            .collect(Collectors.joining(", ")) + ", repeated or comma-separated");
+                }
+            }
+        }
+        String allocation = single(params, "allocation");
+        String owner = single(params, "user");
+        int limit = (int) number(params, "limit", 1, WorkloadFilter.MAX_LIMIT, DEFAULT_LIMIT);
+        long after = number(params, "after", 0, Long.MAX_VALUE, 0);
+        WorkloadFilter filter;
+        try {
+            filter = new WorkloadFilter(states, allocation, owner, after, limit);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badField("allocation", e.getMessage(), "an allocation path such as \"lab/nlp\"; it"
+                    + " selects that allocation and everything below it");
+        }
+        json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream().map(Views::workload).toList()));
+    }
+
+    private void show(Context ctx, User user) {
+        Workload w = requireWorkload(ctx.pathParam("id"));
+        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w),
+                store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
+    }
+
+    private void cancel(Context ctx, User user) {
+        Workload w = requireWorkload(ctx.pathParam("id"));
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        if (!permissions.mayCancel(user, w)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not cancel workload " + w.id(),
+                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
+        }
+        json(ctx, 200, Views.workload(store.workloads().requestCancel(w.id())));
+    }
+
+    private Workload requireWorkload(String id) {
+        return store.workloads().workload(id).orElseThrow(() -> ApiException.notFound("no workload '" + id + "'",
+                "workload ids look like w-42; GET /v1/workloads lists them"));
+    }
+
+    private JsonNode readBody(Context ctx) {
+        try {
+            return mapper.readTree(ctx.body());
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            String field = duplicateField(e);
+            if (field != null) {
+                throw ApiException.badField(field, "given twice", "send each field once");
+            }
+            throw ApiException.badRequest("malformed JSON" + where + ": " + firstLine(e.getOriginalMessage()),
+                    "the body must be one JSON object; GET /v1/openapi.json describes it");
+        }
+    }
+
+    /** The name of the duplicated field when Jackson refused the body for one, else null. */
+    private static String duplicateField(JsonProcessingException e) {
+        String m = e.getOriginalMessage();
+        String marker = "Duplicate field '";
+        if (m != null && m.startsWith(marker) && m.indexOf('\'', marker.length()) > 0) {
+            return m.substring(marker.length(), m.indexOf('\'', marker.length()));
+        }
+        return null;
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "unreadable";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    private static String single(Map<String, List<String>> params, String name) {
+        List<String> values = params.get(name);
+        if (values == null) {
+            return null;
+        }
+        if (values.size() != 1 || values.get(0).isBlank()) {
+            throw ApiException.badField(name, "expected one non-blank value, got " + values.size() + " values"
+                    + (values.size() == 1 ? " (blank)" : ""), "give " + name + " once, or not at all for any");
+        }
+        return values.get(0);
+    }
+
+    private static long number(Map<String, List<String>> params, String name, long min, long max, long absent) {
+        String text = single(params, name);
+        if (text == null) {
+            return absent;
+        }
+        try {
+            long n = Long.parseLong(text.trim());
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the error below
+        }
+        throw ApiException.badField(name, "expected a whole number between " + min + " and " + max + ", got '" + text + "'",
+                null);
+    }
+
+    private void json(Context ctx, int status, Object body) {
+        byte[] bytes;
+        try {
+            bytes = mapper.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("could not write the answer as JSON", e);
+        }
+        ctx.status(status).contentType(JSON).result(bytes);
+    }
+
+    private void error(Context ctx, int status, String message, String field, String hint) {
+        json(ctx, status, new ApiError(message, field, hint));
+    }
+
+    private static byte[] readOpenApi() {
+        try (InputStream in = ApiServer.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("the OpenAPI document " + OPENAPI_RESOURCE + " is missing from the class path");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.allot.server.api;
+
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.User;
+import dev.allot.server.store.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Who may do what, decided against one snapshot of the allocation tree. Administrators may do everything. A user
+ * may submit to an allocation they are a member of, or that they manage, or that lies below one they manage (a
+ * manager of a node manages its subtree). A workload may be cancelled by its owner, by a manager of its allocation
+ * or of an ancestor, or by an administrator. Reading (the queue, the tree, the nodes) needs only a valid token, so
+ * it is not decided here.
+ *
+ * <p>A value made per request: the tree may change between requests, and a request should see one tree.
+ */
+record Permissions(Map<String, Allocation> byPath) {
+    Permissions {
+        byPath = Map.copyOf(byPath);
+    }
+
+    static Permissions of(List<Allocation> allocations) {
+        Map<String, Allocation> m = new TreeMap<>();
+        for (Allocation a : allocations) {
+            m.put(a.path(), a);
+        }
+        return new Permissions(m);
+    }
+
+    Optional<Allocation> allocation(String path) {
+        return Optional.ofNullable(byPath.get(path));
+    }
+
+    boolean maySubmit(User user, String path) {
+        if (user.role() == User.Role.ADMIN) {
+            return true;
+        }
+        Allocation a = byPath.get(path);
+        return a != null && (a.members().contains(user.name()) || manages(user, path));
+    }
+
+    boolean mayCancel(User user, Workload w) {
+        return user.role() == User.Role.ADMIN || w.user().equals(user.name()) || manages(user, w.allocationPath());
+    }
+
+    /** True when the user is a manager of this path or of one of its ancestors (whichever of them still exist). */
+    boolean manages(User user, String path) {
+        for (String p : selfAndAncestors(path)) {
+            Allocation a = byPath.get(p);
+            if (a != null && a.managers().contains(user.name())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code a/b/c} gives {@code a/b/c, a/b, a}. */
+    static List<String> selfAndAncestors(String path) {
+        List<String> out = new ArrayList<>();
+        for (String p = path; p != null; ) {
+            out.add(p);
+            int slash = p.lastIndexOf('/');
+            p = slash < 0 ? null : p.substring(0, slash);
+        }
+        return out;
+    }
+}

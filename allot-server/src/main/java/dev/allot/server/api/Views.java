@@ -1,0 +1,111 @@
+package dev.allot.server.api;
+
+import dev.allot.core.backend.Launch;
+import dev.allot.core.model.Durations;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Workload;
+import java.time.Instant;
+import java.util.List;
+import java.util.SortedMap;
+
+/**
+ * The JSON the API answers with, as records, one per resource. Kept apart from the store's records so the wire
+ * format is chosen here (labels in lower case, durations as text, times as ISO-8601 instants, the client's own
+ * idempotency key) and a change to the store does not silently change the API.
+ */
+final class Views {
+    private Views() {
+    }
+
+    /** A workload as the API shows it. */
+    record WorkloadView(
+            String id,
+            long seq,
+            String allocation,
+            String user,
+            int gpus,
+            int gpusPerNode,
+            String minRuntime,
+            boolean allocated,
+            String duration,
+            boolean resumable,
+            String priority,
+            String kind,
+            List<String> command,
+            SortedMap<String, String> environment,
+            String state,
+            String submittedAt,
+            Progress progress,
+            boolean cancelRequested,
+            String idempotencyKey) {
+    }
+
+    /** Progress the workload last reported, {@code done} out of {@code total}. */
+    record Progress(long done, long total) {
+    }
+
+    /** A workload with its attempts, oldest first: the answer of {@code GET /v1/workloads/{id}}. */
+    record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts) {
+    }
+
+    record AttemptView(
+            int attempt,
+            List<Launch.NodeGpus> placement,
+            int gpus,
+            String phase,
+            String startedAt,
+            String endedAt,
+            String outcome,
+            String reason,
+            String preemptor,
+            Double lostGpuSeconds) {
+    }
+
+    record AllocationView(String path, String parent, double share, List<String> managers, List<String> members) {
+    }
+
+    record NodeView(String name, int gpus, boolean healthy, String reason, String updatedAt) {
+    }
+
+    record WorkloadList(List<WorkloadView> workloads) {
+    }
+
+    record AllocationList(List<AllocationView> allocations) {
+    }
+
+    record NodeList(List<NodeView> nodes) {
+    }
+
+    record Health(String status, String time) {
+    }
+
+    static WorkloadView workload(Workload w) {
+        return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
+                Durations.formatSeconds(w.minRuntimeSeconds()), w.allocated(),
+                w.durationSeconds() == null ? null : Durations.formatSeconds(w.durationSeconds()),
+                w.resumable(), w.priority().label(), w.kind(), w.command(), w.environment(), w.state().label(),
+                instant(w.submittedAtMillis()),
+                w.progressDone() == null ? null : new Progress(w.progressDone(), w.progressTotal()),
+                w.cancelRequested(), IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()));
+    }
+
+    static AttemptView attempt(Attempt a) {
+        return new AttemptView(a.key().attempt(), a.placement(), a.gpus(), a.phase().label(), instant(a.startedAtMillis()),
+                a.endedAtMillis() == null ? null : instant(a.endedAtMillis()),
+                a.outcome() == null ? null : a.outcome().label(), a.reason(), a.preemptor(), a.lostGpuSeconds());
+    }
+
+    static AllocationView allocation(Allocation a) {
+        return new AllocationView(a.path(), a.parentPath(), a.share(), a.managers(), a.members());
+    }
+
+    static NodeView node(Node n) {
+        return new NodeView(n.name(), n.gpus(), n.healthy(), n.reason(), instant(n.updatedAtMillis()));
+    }
+
+    static String instant(long millis) {
+        return Instant.ofEpochMilli(millis).toString();
+    }
+}

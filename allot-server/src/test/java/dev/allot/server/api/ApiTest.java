@@ -1,0 +1,290 @@
+package dev.allot.server.api;
+
+import static dev.allot.server.api.ApiFixture.X;
+import static dev.allot.server.api.ApiFixture.body;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.backend.Launch;
+import dev.allot.server.api.ApiFixture.Response;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The endpoints' happy paths, 404s and 401s, and idempotent submission, each against a fresh store. */
+class ApiTest {
+    @TempDir
+    Path dataDir;
+
+    ApiFixture api;
+
+    @BeforeEach
+    void start() {
+        api = new ApiFixture(dataDir);
+    }
+
+    @AfterEach
+    void stop() {
+        api.close();
+    }
+
+    @Test
+    void submitStoresThePendingWorkloadAndAnswersWithIt() {
+        Response r = api.submit("member", body("idempotencyKey", "\"run-1\""));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.contentType()).startsWith("application/json");
+        JsonNode w = r.json();
+        assertThat(w.path("id").asText()).matches("w-\\d+");
+        assertThat(w.path("allocation").asText()).isEqualTo(X);
+        assertThat(w.path("user").asText()).isEqualTo("member");
+        assertThat(w.path("gpus").asInt()).isEqualTo(8);
+        assertThat(w.path("gpusPerNode").asInt()).isEqualTo(4);
+        assertThat(w.path("minRuntime").asText()).isEqualTo("2h");
+        assertThat(w.path("allocated").asBoolean()).isTrue();
+        assertThat(w.path("duration").asText()).isEqualTo("6h");
+        assertThat(w.path("resumable").asBoolean()).isTrue();
+        assertThat(w.path("priority").asText()).isEqualTo("normal");
+        assertThat(w.path("kind").asText()).isEqualTo("train");
+        assertThat(w.path("command").toString()).isEqualTo("[\"python\",\"train.py\",\"--lr\",\"3e-4\"]");
+        assertThat(w.path("environment").toString()).isEqualTo("{\"SEED\":\"7\"}");
+        assertThat(w.path("state").asText()).isEqualTo("pending");
+        assertThat(w.path("submittedAt").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(w.path("idempotencyKey").asText()).isEqualTo("run-1");
+
+        var stored = api.store.workloads().workload(w.path("id").asText()).orElseThrow();
+        assertThat(stored.minRuntimeSeconds()).isEqualTo(7200);
+        assertThat(stored.durationSeconds()).isEqualTo(21_600L);
+        assertThat(stored.submittedAtMillis()).isEqualTo(ApiFixture.NOW.toEpochMilli());
+        assertThat(stored.idempotencyKey()).isEqualTo("6:member:run-1");
+    }
+
+    @Test
+    void optionalFieldsTakeTheirDefaultsAndZeroMinRuntimeIsUnallocated() {
+        Response r = api.submit("member", body("gpusPerNode", null, "kind", null, "duration", null,
+                "environment", null, "minRuntime", "\"0\"", "priority", "\"HIGH\""));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.json().path("gpusPerNode").asInt()).isZero();
+        assertThat(r.json().path("kind").asText()).isEqualTo("train");
+        assertThat(r.json().path("duration").isNull()).isTrue();
+        assertThat(r.json().path("environment").size()).isZero();
+        assertThat(r.json().path("minRuntime").asText()).isEqualTo("0s");
+        assertThat(r.json().path("allocated").asBoolean()).isFalse();
+        assertThat(r.json().path("priority").asText()).isEqualTo("high");
+        assertThat(r.json().path("idempotencyKey").isNull()).isTrue();
+    }
+
+    @Test
+    void listIsInSubmissionOrderAndFiltersByStateAllocationUserAndLimit() {
+        String a = id(api.submit("member", body()));
+        String b = id(api.submit("owner", body()));
+        String c = id(api.submit("ms-member", body("allocation", "\"lab/vision/detect\"")));
+        String d = id(api.submit("member", body()));
+        assertThat(api.post("/v1/workloads/" + b + "/cancel", "tok-owner", null).status()).isEqualTo(200);
+
+        assertThat(ids(api.get("/v1/workloads", "tok-outsider"))).containsExactly(a, b, c, d);
+        assertThat(ids(api.get("/v1/workloads?state=cancelled", "tok-member"))).containsExactly(b);
+        assertThat(ids(api.get("/v1/workloads?state=pending", "tok-member"))).containsExactly(a, c, d);
+        assertThat(ids(api.get("/v1/workloads?state=pending,cancelled", "tok-member"))).containsExactly(a, b, c, d);
+        assertThat(ids(api.get("/v1/workloads?state=cancelled&state=running", "tok-member"))).containsExactly(b);
+        assertThat(ids(api.get("/v1/workloads?allocation=lab/nlp", "tok-member"))).containsExactly(a, b, d);
+        assertThat(ids(api.get("/v1/workloads?allocation=lab/vision", "tok-member"))).containsExactly(c);
+        assertThat(ids(api.get("/v1/workloads?allocation=lab/nl", "tok-member"))).isEmpty();
+        assertThat(ids(api.get("/v1/workloads?user=member", "tok-member"))).containsExactly(a, d);
+        assertThat(ids(api.get("/v1/workloads?limit=2", "tok-member"))).containsExactly(a, b);
+        long seqOfB = api.get("/v1/workloads/" + b, "tok-member").json().path("workload").path("seq").asLong();
+        assertThat(ids(api.get("/v1/workloads?after=" + seqOfB + "&limit=1", "tok-member"))).containsExactly(c);
+    }
+
+    @Test
+    void listRefusesBadFiltersNamingTheParameter() {
+        assertThat(api.get("/v1/workloads?state=sleeping", "tok-member")).satisfies(r -> {
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.field()).isEqualTo("state");
+            assertThat(r.json().path("hint").asText()).contains("pending");
+        });
+        assertThat(api.get("/v1/workloads?limit=0", "tok-member").field()).isEqualTo("limit");
+        assertThat(api.get("/v1/workloads?limit=ten", "tok-member").field()).isEqualTo("limit");
+        assertThat(api.get("/v1/workloads?allocation=lab//nlp", "tok-member").field()).isEqualTo("allocation");
+        assertThat(api.get("/v1/workloads?owner=member", "tok-member")).satisfies(r -> {
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.field()).isEqualTo("owner");
+        });
+    }
+
+    @Test
+    void showGivesTheWorkloadWithItsAttempts() {
+        String id = id(api.submit("member", body()));
+        api.store.attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3)),
+                new Launch.NodeGpus("gpu-02", List.of(4, 5, 6, 7))), ApiFixture.NOW.toEpochMilli() + 60_000);
+
+        Response r = api.get("/v1/workloads/" + id, "tok-outsider");
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("workload").path("id").asText()).isEqualTo(id);
+        assertThat(r.json().path("workload").path("state").asText()).isEqualTo("running");
+        JsonNode attempts = r.json().path("attempts");
+        assertThat(attempts.size()).isEqualTo(1);
+        assertThat(attempts.get(0).path("attempt").asInt()).isEqualTo(1);
+        assertThat(attempts.get(0).path("gpus").asInt()).isEqualTo(8);
+        assertThat(attempts.get(0).path("placement").get(1).path("node").asText()).isEqualTo("gpu-02");
+        assertThat(attempts.get(0).path("startedAt").asText()).isEqualTo("2026-03-01T09:01:00Z");
+        assertThat(attempts.get(0).path("endedAt").isNull()).isTrue();
+    }
+
+    @Test
+    void cancelCancelsAWaitingWorkloadAndMarksARunningOne() {
+        String waiting = id(api.submit("member", body()));
+        String running = id(api.submit("member", body("gpus", "1", "gpusPerNode", null)));
+        api.store.attempts().beginAttempt(running, List.of(new Launch.NodeGpus("gpu-01", List.of(0))), 1);
+
+        Response w = api.post("/v1/workloads/" + waiting + "/cancel", "tok-member", null);
+        Response r = api.post("/v1/workloads/" + running + "/cancel", "tok-member", null);
+
+        assertThat(w.status()).isEqualTo(200);
+        assertThat(w.json().path("state").asText()).isEqualTo("cancelled");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("state").asText()).isEqualTo("running");
+        assertThat(r.json().path("cancelRequested").asBoolean()).isTrue();
+        assertThat(api.post("/v1/workloads/" + waiting + "/cancel", "tok-member", null).status())
+                .as("cancelling twice is harmless").isEqualTo(200);
+    }
+
+    @Test
+    void allocationsAreTheTreeOrderedByPath() {
+        Response r = api.get("/v1/allocations", "tok-outsider");
+
+        assertThat(r.status()).isEqualTo(200);
+        List<String> paths = new ArrayList<>();
+        r.json().path("allocations").forEach(a -> paths.add(a.path("path").asText()));
+        assertThat(paths).containsExactly("lab", "lab/nlp", X, "lab/vision", "lab/vision/detect");
+        JsonNode nlp = r.json().path("allocations").get(1);
+        assertThat(nlp.path("parent").asText()).isEqualTo("lab");
+        assertThat(nlp.path("share").asDouble()).isEqualTo(2.0);
+        assertThat(nlp.path("managers").toString()).isEqualTo("[\"mp\"]");
+        assertThat(r.json().path("allocations").get(0).path("parent").isNull()).isTrue();
+    }
+
+    @Test
+    void nodesAreListedByName() {
+        Response r = api.get("/v1/nodes", "tok-outsider");
+
+        assertThat(r.status()).isEqualTo(200);
+        JsonNode nodes = r.json().path("nodes");
+        assertThat(nodes.size()).isEqualTo(2);
+        assertThat(nodes.get(0).path("name").asText()).isEqualTo("gpu-01");
+        assertThat(nodes.get(0).path("healthy").asBoolean()).isTrue();
+        assertThat(nodes.get(1).path("healthy").asBoolean()).isFalse();
+        assertThat(nodes.get(1).path("reason").asText()).isEqualTo("fan failure");
+        assertThat(nodes.get(1).path("gpus").asInt()).isEqualTo(8);
+    }
+
+    @Test
+    void healthAndTheOpenApiDocumentNeedNoToken() {
+        Response health = api.get("/v1/health", null);
+        assertThat(health.status()).isEqualTo(200);
+        assertThat(health.json().path("status").asText()).isEqualTo("ok");
+
+        Response doc = api.get("/v1/openapi.json", null);
+        assertThat(doc.status()).isEqualTo(200);
+        assertThat(doc.json().path("openapi").asText()).startsWith("3.");
+        List<String> paths = new ArrayList<>();
+        doc.json().path("paths").fieldNames().forEachRemaining(paths::add);
+        assertThat(paths).containsExactlyInAnyOrder("/v1/workloads", "/v1/workloads/{id}",
+                "/v1/workloads/{id}/cancel", "/v1/allocations", "/v1/nodes", "/v1/openapi.json", "/v1/health");
+        List<String> submitFields = new ArrayList<>();
+        doc.json().path("components").path("schemas").path("Submission").path("properties").fieldNames()
+                .forEachRemaining(submitFields::add);
+        assertThat(submitFields).as("the document describes every field the server accepts")
+                .containsExactlyInAnyOrderElementsOf(Submission.FIELDS);
+        assertThat(doc.json().path("components").path("schemas").path("Error").path("required").toString())
+                .isEqualTo("[\"error\",\"field\",\"hint\"]");
+    }
+
+    @Test
+    void unknownIdsAndRoutesAre404WithTheErrorShape() {
+        for (Response r : List.of(api.get("/v1/workloads/w-999", "tok-member"),
+                api.post("/v1/workloads/w-999/cancel", "tok-root", null),
+                api.get("/v1/nothing-here", "tok-member"))) {
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.error()).isNotBlank();
+            assertThat(r.json().has("field")).isTrue();
+            assertThat(r.json().has("hint")).isTrue();
+        }
+        assertThat(api.get("/v1/workloads/w-999", "tok-member").error()).contains("w-999");
+    }
+
+    @Test
+    void withoutAValidTokenEveryProtectedEndpointIs401() {
+        List<String> tokens = new ArrayList<>();
+        tokens.add(null);
+        tokens.add("tok-nobody");
+        tokens.add("");
+        for (String token : tokens) {
+            assertThat(api.get("/v1/workloads", token).status()).isEqualTo(401);
+            assertThat(api.get("/v1/workloads/w-1", token).status()).isEqualTo(401);
+            assertThat(api.post("/v1/workloads", token, body()).status()).isEqualTo(401);
+            assertThat(api.post("/v1/workloads/w-1/cancel", token, null).status()).isEqualTo(401);
+            assertThat(api.get("/v1/allocations", token).status()).isEqualTo(401);
+            assertThat(api.get("/v1/nodes", token).status()).isEqualTo(401);
+        }
+        Response basic = api.sendRaw(HttpRequest.newBuilder(api.uri("/v1/nodes"))
+                .header("Authorization", "Basic dG9rLXJvb3Q6").GET().build());
+        assertThat(basic.status()).isEqualTo(401);
+        assertThat(basic.json().path("hint").asText()).contains("Bearer");
+        assertThat(api.store.workloads().workloads(dev.allot.server.store.WorkloadFilter.all()))
+                .as("nothing was submitted").isEmpty();
+    }
+
+    @Test
+    void theSameUserAndKeyGiveTheSameWorkload() {
+        String first = id(api.submit("member", body("idempotencyKey", "\"k-1\"")));
+        String again = id(api.submit("member", body("idempotencyKey", "\"k-1\"")));
+        String other = id(api.submit("member", body("idempotencyKey", "\"k-2\"")));
+
+        assertThat(again).isEqualTo(first);
+        assertThat(other).isNotEqualTo(first);
+        assertThat(ids(api.get("/v1/workloads", "tok-member"))).containsExactly(first, other);
+    }
+
+    @Test
+    void aKeyIsScopedToItsUser() {
+        String members = id(api.submit("member", body("idempotencyKey", "\"k-1\"")));
+        Response owners = api.submit("owner", body("idempotencyKey", "\"k-1\""));
+
+        assertThat(owners.status()).isEqualTo(201);
+        assertThat(owners.json().path("id").asText()).isNotEqualTo(members);
+        assertThat(owners.json().path("user").asText()).isEqualTo("owner");
+        assertThat(owners.json().path("idempotencyKey").asText()).isEqualTo("k-1");
+    }
+
+    @Test
+    void aFaultOfTheServerIs500WithAGenericMessageThatLeaksNothing() {
+        api.store.close(); // every store call now fails: the server's fault, not the client's
+
+        Response r = api.get("/v1/nodes", "tok-member");
+
+        assertThat(r.status()).isEqualTo(500);
+        assertThat(r.error()).isEqualTo("internal server error; the server logged the details");
+        assertThat(r.json().toString()).doesNotContain("closed", "Exception");
+        assertThat(api.get("/v1/health", null).status()).as("the server still answers").isEqualTo(200);
+    }
+
+    private static String id(Response r) {
+        assertThat(r.status()).as("submission answered %s", r.json()).isEqualTo(201);
+        return r.json().path("id").asText();
+    }
+
+    private static List<String> ids(Response r) {
+        assertThat(r.status()).as("list answered %s", r.json()).isEqualTo(200);
+        List<String> out = new ArrayList<>();
+        r.json().path("workloads").forEach(w -> out.add(w.path("id").asText()));
+        return out;
+    }
+}

@@ -1,0 +1,182 @@
+package dev.allot.server.api;
+
+import static dev.allot.server.api.ApiFixture.body;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.store.WorkloadFilter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Bad submissions: a table of malformed bodies, each refused with 400 naming the field (or no field when the body
+ * as a whole is wrong), and a seeded fuzz of mutated bodies that must never make the server fail. One server for
+ * the class: a refused submission changes nothing.
+ */
+class SubmissionValidationTest {
+    @TempDir
+    static Path dataDir;
+
+    static ApiFixture api;
+
+    @BeforeAll
+    static void start() {
+        api = new ApiFixture(dataDir);
+    }
+
+    @AfterAll
+    static void stop() {
+        api.close();
+    }
+
+    static Stream<Arguments> badBodies() {
+        return Stream.of(
+                //        what is wrong                       body                                                    field named
+                arguments("not JSON at all",                  "gpus=8",                                               null),
+                arguments("truncated JSON",                   body().substring(0, 40),                                null),
+                arguments("an array, not an object",          "[" + body() + "]",                                     null),
+                arguments("empty body",                       "",                                                     null),
+                arguments("trailing content",                 body() + " {}",                                         null),
+                arguments("unknown field",                    body("gpu", "8"),                                       "gpu"),
+                arguments("field name in the wrong case",     body("GPUs", "8"),                                      "GPUs"),
+                arguments("field given twice",                body() .replace("\"gpus\": 8", "\"gpus\": 8, \"gpus\": 4"), "gpus"),
+                arguments("allocation missing",               body("allocation", null),                               "allocation"),
+                arguments("allocation unknown",               body("allocation", "\"lab/nlp/nope\""),                 "allocation"),
+                arguments("allocation not a string",          body("allocation", "42"),                               "allocation"),
+                arguments("allocation blank",                 body("allocation", "\"  \""),                           "allocation"),
+                arguments("gpus missing",                     body("gpus", null),                                     "gpus"),
+                arguments("gpus zero",                        body("gpus", "0", "gpusPerNode", null),                 "gpus"),
+                arguments("gpus negative",                    body("gpus", "-8"),                                     "gpus"),
+                arguments("gpus a string",                    body("gpus", "\"8\""),                                  "gpus"),
+                arguments("gpus a fraction",                  body("gpus", "7.5"),                                    "gpus"),
+                arguments("gpus beyond an int",               body("gpus", "99999999999999999999"),                   "gpus"),
+                arguments("gpus null",                        body("gpus", "null"),                                   "gpus"),
+                arguments("gpusPerNode not dividing gpus",    body("gpusPerNode", "3"),                               "gpusPerNode"),
+                arguments("gpusPerNode negative",             body("gpusPerNode", "-4"),                              "gpusPerNode"),
+                arguments("minRuntime missing",               body("minRuntime", null),                               "minRuntime"),
+                arguments("minRuntime in words",              body("minRuntime", "\"two hours\""),                    "minRuntime"),
+                arguments("minRuntime negative",              body("minRuntime", "\"-30m\""),                         "minRuntime"),
+                arguments("minRuntime a number",              body("minRuntime", "7200"),                             "minRuntime"),
+                arguments("minRuntime unit unknown",          body("minRuntime", "\"2w\""),                           "minRuntime"),
+                arguments("duration zero",                    body("duration", "\"0\""),                              "duration"),
+                arguments("duration malformed",               body("duration", "\"6h30\""),                           "duration"),
+                arguments("resumable missing",                body("resumable", null),                                "resumable"),
+                arguments("resumable a string",               body("resumable", "\"yes\""),                           "resumable"),
+                arguments("priority unknown",                 body("priority", "\"critical\""),                       "priority"),
+                arguments("priority a number",                body("priority", "2"),                                  "priority"),
+                arguments("kind blank",                       body("kind", "\"\""),                                   "kind"),
+                arguments("command a string",                 body("command", "\"python train.py\""),                 "command"),
+                arguments("command empty",                    body("command", "[]"),                                  "command"),
+                arguments("command with a number",            body("command", "[\"python\", 3]"),                     "command"),
+                arguments("command missing",                  body("command", null),                                  "command"),
+                arguments("environment an array",             body("environment", "[\"SEED=7\"]"),                    "environment"),
+                arguments("environment value a number",       body("environment", "{\"SEED\": 7}"),                   "environment"),
+                arguments("environment name with '='",        body("environment", "{\"A=B\": \"1\"}"),                "environment"),
+                arguments("idempotencyKey blank",             body("idempotencyKey", "\"\""),                         "idempotencyKey"),
+                arguments("idempotencyKey a number",          body("idempotencyKey", "17"),                           "idempotencyKey"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badBodies")
+    void aBadBodyIs400NamingTheField(String what, String body, String field) {
+        Response r = api.post("/v1/workloads", "tok-root", body);
+
+        assertThat(r.status()).as("%s: %s", what, r.json()).isEqualTo(400);
+        assertThat(r.field()).as("%s: %s", what, r.json()).isEqualTo(field);
+        assertThat(r.error()).as(what).isNotBlank();
+        if (field != null) {
+            assertThat(r.error()).as("the message names the field").contains("'" + field + "'");
+        }
+        assertThat(r.json().has("hint")).isTrue();
+    }
+
+    @Test
+    void theMessageSaysWhatWasExpectedAndWhatCame() {
+        Response r = api.post("/v1/workloads", "tok-root", body("gpus", "0", "gpusPerNode", null));
+
+        assertThat(r.error()).isEqualTo("field 'gpus': expected a whole number >= 1, got 0");
+        Response unknown = api.post("/v1/workloads", "tok-root", body("gpu", "8"));
+        assertThat(unknown.json().path("hint").asText()).contains("gpus", "gpusPerNode", "minRuntime");
+    }
+
+    @Test
+    void refusedSubmissionsStoreNothing() {
+        long before = api.store.workloads().workloads(WorkloadFilter.all()).size();
+        badBodies().forEach(args -> api.post("/v1/workloads", "tok-root", (String) args.get()[1]));
+
+        assertThat(api.store.workloads().workloads(WorkloadFilter.all())).hasSize((int) before);
+    }
+
+    @Test
+    void mutatedBodiesAreAcceptedOrRefusedButNeverFailTheServer() {
+        byte[] valid = body("idempotencyKey", "\"fuzz\"").getBytes(StandardCharsets.UTF_8);
+        byte[] alphabet = "{}[]:,\"\\ -0123456789.eE+truefalsnl/abcxyz\u00e9".getBytes(StandardCharsets.UTF_8);
+        Random random = new Random(20_260_301L);
+        List<String> unexpected = new ArrayList<>();
+        int accepted = 0;
+        for (int i = 0; i < 200; i++) {
+            byte[] mutated = valid;
+            int mutations = 1 + random.nextInt(3);
+            for (int m = 0; m < mutations; m++) {
+                mutated = mutate(mutated, random, alphabet);
+            }
+            Response r = api.send("POST", "/v1/workloads", "tok-root", mutated);
+            if (r.status() == 201) {
+                accepted++;
+            } else if (r.status() != 400 || r.json() == null || r.error() == null) {
+                unexpected.add(r.status() + " for " + new String(mutated, StandardCharsets.UTF_8) + " -> " + r.json());
+            }
+        }
+
+        assertThat(unexpected).isEmpty();
+        assertThat(accepted).as("some mutations keep the body valid, so both answers were exercised")
+                .isBetween(1, 199);
+        assertThat(api.get("/v1/health", null).status()).isEqualTo(200);
+        assertThat(api.post("/v1/workloads", "tok-root", body()).status()).isEqualTo(201);
+    }
+
+    /** One random deletion, insertion or byte change. */
+    private static byte[] mutate(byte[] in, Random random, byte[] alphabet) {
+        int at = random.nextInt(in.length + 1);
+        switch (random.nextInt(3)) {
+            case 0 -> { // delete a short run
+                if (in.length == 0 || at == in.length) {
+                    return in;
+                }
+                int n = Math.min(1 + random.nextInt(4), in.length - at);
+                byte[] out = new byte[in.length - n];
+                System.arraycopy(in, 0, out, 0, at);
+                System.arraycopy(in, at + n, out, at, in.length - at - n);
+                return out;
+            }
+            case 1 -> { // insert a byte, from the JSON alphabet most of the time, any byte sometimes
+                byte b = random.nextInt(4) == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
+                byte[] out = new byte[in.length + 1];
+                System.arraycopy(in, 0, out, 0, at);
+                out[at] = b;
+                System.arraycopy(in, at, out, at + 1, in.length - at);
+                return out;
+            }
+            default -> { // change a byte
+                if (at == in.length) {
+                    return in;
+                }
+                byte[] out = in.clone();
+                out[at] = random.nextBoolean() ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
+                return out;
+            }
+        }
+    }
+}
