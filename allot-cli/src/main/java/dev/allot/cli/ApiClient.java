@@ -1,0 +1,184 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+/**
+ * A small client of the Allot REST API (v1) over {@code java.net.http} and Jackson: every call answers the parsed
+ * JSON of a 2xx answer or throws a {@link ClientException} with the exit code and the message the command prints.
+ * It knows the wire format only, not the server's classes.
+ */
+final class ApiClient {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+    private final URI base;
+    private final String token;
+    private final HttpClient http;
+
+    ApiClient(URI base, String token) {
+        this.base = Objects.requireNonNull(base, "base");
+        this.token = Objects.requireNonNull(token, "token");
+        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+    }
+
+    /** A failed call: what to print after {@code allot: } and the exit code (2 for the caller's fault, else 1). */
+    static final class ClientException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final int exitCode;
+
+        ClientException(int exitCode, String message) {
+            super(message);
+            this.exitCode = exitCode;
+        }
+
+        int exitCode() {
+            return exitCode;
+        }
+    }
+
+    JsonNode get(String path, Map<String, String> query) {
+        StringJoiner q = new StringJoiner("&", "?", "");
+        q.setEmptyValue("");
+        query.forEach((k, v) -> {
+            if (v != null) {
+                q.add(encode(k) + "=" + encode(v));
+            }
+        });
+        return send("GET", path + q, null);
+    }
+
+    JsonNode get(String path) {
+        return send("GET", path, null);
+    }
+
+    JsonNode post(String path, JsonNode body) {
+        return send("POST", path, body);
+    }
+
+    /** A path segment, percent-encoded (an id the user typed must not change the path). */
+    static String segment(String s) {
+        return encode(s).replace("+", "%20");
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private JsonNode send(String method, String path, JsonNode body) {
+        URI uri = URI.create(base + path);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json")
+                .header("Authorization", "Bearer " + token);
+        if (body != null) {
+            byte[] bytes;
+            try {
+                bytes = JSON.writeValueAsBytes(body);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("could not write the request as JSON", e);
+            }
+            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (HttpConnectTimeoutException | ConnectException e) {
+            throw unreachable();
+        } catch (HttpTimeoutException e) {
+            throw new ClientException(1, "the Allot server at " + base + " did not answer " + method + " " + pathOnly(path)
+                    + " within " + REQUEST_TIMEOUT.toSeconds() + "s");
+        } catch (IOException e) {
+            if (e.getCause() instanceof ConnectException) {
+                throw unreachable();
+            }
+            throw new ClientException(1, "cannot talk to the Allot server at " + base + ": " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : " " + e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException(1, "interrupted while waiting for the Allot server at " + base);
+        }
+        return answer(response, method, path);
+    }
+
+    private ClientException unreachable() {
+        return new ClientException(1, "cannot reach the Allot server at " + base
+                + " (is `allot serve` running? set --server or ALLOT_SERVER)");
+    }
+
+    private JsonNode answer(HttpResponse<String> response, String method, String path) {
+        int status = response.statusCode();
+        JsonNode json = null;
+        String text = response.body() == null ? "" : response.body();
+        if (!text.isBlank()) {
+            try {
+                json = JSON.readTree(text);
+            } catch (JsonProcessingException e) {
+                json = null;
+            }
+        }
+        if (status >= 200 && status < 300) {
+            if (json == null) {
+                throw new ClientException(1, "the server answered " + method + " " + pathOnly(path) + " with HTTP " + status
+                        + " but no JSON");
+            }
+            return json;
+        }
+        int exit = status >= 400 && status < 500 ? AllotCommand.EXIT_BAD_INPUT : 1;
+        if (json != null && json.isObject() && json.hasNonNull("error")) {
+            StringBuilder m = new StringBuilder(json.get("error").asText());
+            String field = textOrNull(json, "field");
+            String hint = textOrNull(json, "hint");
+            if (field != null || hint != null) {
+                m.append(" (");
+                if (field != null) {
+                    m.append("field: ").append(field);
+                }
+                if (hint != null) {
+                    m.append(field != null ? "; " : "").append("hint: ").append(hint);
+                }
+                m.append(')');
+            }
+            return throwIt(exit, m.toString());
+        }
+        String snippet = text.strip();
+        int nl = snippet.indexOf('\n');
+        snippet = nl < 0 ? snippet : snippet.substring(0, nl);
+        if (snippet.length() > 200) {
+            snippet = snippet.substring(0, 200) + "...";
+        }
+        return throwIt(exit, "the server answered " + method + " " + pathOnly(path) + " with HTTP " + status
+                + (snippet.isEmpty() ? "" : ": " + snippet));
+    }
+
+    private static JsonNode throwIt(int exit, String message) {
+        throw new ClientException(exit, message);
+    }
+
+    private static String pathOnly(String path) {
+        int q = path.indexOf('?');
+        return q < 0 ? path : path.substring(0, q);
+    }
+
+    static String textOrNull(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+}

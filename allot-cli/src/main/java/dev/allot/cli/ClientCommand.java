@@ -1,0 +1,113 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * What the client commands share: the connection options, {@code --json}, and turning a failed call into
+ * {@code allot: <message>} on stderr with its exit code (2 for the caller's fault, 1 otherwise).
+ */
+abstract class ClientCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ClientOptions connection = new ClientOptions();
+
+    @Option(names = "--json", description = "print the server's JSON answer instead of text")
+    boolean json;
+
+    @Override
+    public final Integer call() {
+        ApiClient client = connection.client();
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            JsonNode answer = call(client);
+            if (json) {
+                out.println(pretty(answer));
+            } else {
+                render(answer, out);
+            }
+            out.flush();
+            return 0;
+        } catch (ApiClient.ClientException e) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("allot: " + e.getMessage());
+            err.flush();
+            return e.exitCode();
+        }
+    }
+
+    /** Makes the call and answers the server's JSON. */
+    abstract JsonNode call(ApiClient client);
+
+    /** Prints the answer for people. */
+    abstract void render(JsonNode answer, PrintWriter out);
+
+    static String pretty(JsonNode node) {
+        try {
+            return ApiClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A field as text, or {@code "-"} when absent or null. */
+    static String text(JsonNode node, String field) {
+        String s = ApiClient.textOrNull(node, field);
+        return s == null || s.isEmpty() ? "-" : s;
+    }
+
+    /** Rows as a fixed-width table: columns as wide as their widest cell, two spaces apart, no trailing blanks. */
+    static void table(PrintWriter out, List<String> header, List<List<String>> rows) {
+        int[] width = new int[header.size()];
+        for (int i = 0; i < width.length; i++) {
+            width[i] = header.get(i).length();
+        }
+        for (List<String> row : rows) {
+            for (int i = 0; i < width.length; i++) {
+                width[i] = Math.max(width[i], row.get(i).length());
+            }
+        }
+        printRow(out, header, width);
+        for (List<String> row : rows) {
+            printRow(out, row, width);
+        }
+    }
+
+    private static void printRow(PrintWriter out, List<String> cells, int[] width) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < width.length; i++) {
+            String c = cells.get(i);
+            sb.append(c);
+            if (i < width.length - 1) {
+                sb.append(" ".repeat(width[i] - c.length() + 2));
+            }
+        }
+        out.println(sb.toString().stripTrailing());
+    }
+
+    /** A command line as a person would type it: arguments with spaces or quotes are single-quoted. */
+    static String shellWords(JsonNode array) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode a : array) {
+            String s = a.asText();
+            if (sb.length() > 0) {
+                sb.append(' ');
+            }
+            if (!s.isEmpty() && s.chars().allMatch(ch -> Character.isLetterOrDigit(ch) || "-_./=:,+@%".indexOf(ch) >= 0)) {
+                sb.append(s);
+            } else {
+                sb.append('\'').append(s.replace("'", "'\\''")).append('\'');
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.allot.cli;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Map;
+import java.util.function.Function;
+import picocli.CommandLine.Option;
+
+/**
+ * Where the Allot server is and who is asking: the {@code --server} and {@code --token} options shared by the client
+ * commands ({@code submit}, {@code queue}, {@code show}, {@code cancel}, {@code nodes}, {@code budget show}), with
+ * defaults from the environment variables {@code ALLOT_SERVER} and {@code ALLOT_TOKEN}. The token is never printed.
+ */
+final class ClientOptions {
+    static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
+    static final String SERVER_ENV = "ALLOT_SERVER";
+    static final String TOKEN_ENV = "ALLOT_TOKEN";
+
+    /** Where environment variables are read; a seam so tests need not touch the real environment. */
+    static volatile Function<String, String> environment = System::getenv;
+
+    @Option(names = "--server", paramLabel = "URL",
+            description = "the Allot server (default: $" + SERVER_ENV + ", else " + DEFAULT_SERVER + ")")
+    String server;
+
+    @Option(names = "--token", paramLabel = "TOKEN",
+            description = "the API token (default: $" + TOKEN_ENV + "); never printed")
+    String token;
+
+    /** Replaces where environment variables are read and returns what was there, for tests. */
+    static Function<String, String> useEnvironment(Map<String, String> variables) {
+        Function<String, String> previous = environment;
+        environment = variables::get;
+        return previous;
+    }
+
+    /** The server's base URL, without a trailing slash. */
+    URI serverUri() {
+        String text = server;
+        if (text == null || text.isBlank()) {
+            text = environment.apply(SERVER_ENV);
+        }
+        if (text == null || text.isBlank()) {
+            text = DEFAULT_SERVER;
+        }
+        text = text.trim();
+        while (text.endsWith("/")) {
+            text = text.substring(0, text.length() - 1);
+        }
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw badServer(text);
+        }
+        if (uri.getScheme() == null || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))
+                || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw badServer(text);
+        }
+        return uri;
+    }
+
+    /** The token; refuses (exit 2) when none is given. */
+    String requireToken() {
+        String t = token;
+        if (t == null || t.isBlank()) {
+            t = environment.apply(TOKEN_ENV);
+        }
+        if (t == null || t.isBlank()) {
+            throw new IllegalArgumentException("no API token: give --token TOKEN or set " + TOKEN_ENV);
+        }
+        return t.trim();
+    }
+
+    ApiClient client() {
+        return new ApiClient(serverUri(), requireToken());
+    }
+
+    private static IllegalArgumentException badServer(String text) {
+        return new IllegalArgumentException("--server (or " + SERVER_ENV + ") expects a URL such as " + DEFAULT_SERVER
+                + ", got '" + text + "'");
+    }
+}

@@ -1,0 +1,101 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code allot show ID}: one workload and its attempts, oldest first. */
+@Command(name = "show", mixinStandardHelpOptions = true, description = "Show one workload on the Allot server and its attempts.")
+final class ShowCommand extends ClientCommand {
+    @Parameters(index = "0", paramLabel = "ID", description = "the workload id, e.g. w-42")
+    String id;
+
+    @Override
+    JsonNode call(ApiClient client) {
+        return client.get("/v1/workloads/" + ApiClient.segment(id));
+    }
+
+    @Override
+    void render(JsonNode answer, PrintWriter out) {
+        JsonNode w = answer.path("workload");
+        out.println("workload " + text(w, "id"));
+        List<String[]> fields = new ArrayList<>();
+        fields.add(new String[] {"state", QueueCommand.state(w)});
+        fields.add(new String[] {"allocation", text(w, "allocation")});
+        fields.add(new String[] {"user", text(w, "user")});
+        fields.add(new String[] {"gpus", QueueCommand.gpus(w)});
+        fields.add(new String[] {"min runtime", text(w, "minRuntime")
+                + (w.has("allocated") && !w.path("allocated").asBoolean() ? " (unallocated)" : "")});
+        fields.add(new String[] {"duration", text(w, "duration")});
+        fields.add(new String[] {"resumable", w.path("resumable").asBoolean() ? "yes" : "no"});
+        fields.add(new String[] {"priority", text(w, "priority")});
+        fields.add(new String[] {"kind", text(w, "kind")});
+        fields.add(new String[] {"command", shellWords(w.path("command"))});
+        StringBuilder env = new StringBuilder();
+        for (Map.Entry<String, JsonNode> e : w.path("environment").properties()) {
+            env.append(env.length() > 0 ? " " : "").append(e.getKey()).append('=').append(e.getValue().asText());
+        }
+        fields.add(new String[] {"environment", env.length() == 0 ? "-" : env.toString()});
+        fields.add(new String[] {"submitted", text(w, "submittedAt")});
+        JsonNode progress = w.path("progress");
+        fields.add(new String[] {"progress", progress.isObject()
+                ? progress.path("done").asText() + " of " + progress.path("total").asText() : "-"});
+        if (w.hasNonNull("idempotencyKey")) {
+            fields.add(new String[] {"idempotency key", text(w, "idempotencyKey")});
+        }
+        int width = fields.stream().mapToInt(f -> f[0].length()).max().orElse(0);
+        for (String[] f : fields) {
+            out.println("  " + f[0] + " ".repeat(width - f[0].length() + 2) + f[1]);
+        }
+        JsonNode attempts = answer.path("attempts");
+        if (attempts.isEmpty()) {
+            out.println("attempts: none yet");
+            return;
+        }
+        out.println("attempts:");
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode a : attempts) {
+            rows.add(List.of(a.path("attempt").asText(), text(a, "phase"), a.path("gpus").asText(), placement(a.path("placement")),
+                    text(a, "startedAt"), text(a, "endedAt"), outcome(a), lost(a)));
+        }
+        StringWriter buffer = new StringWriter();
+        table(new PrintWriter(buffer), List.of("#", "PHASE", "GPUS", "PLACEMENT", "STARTED", "ENDED", "OUTCOME", "LOST GPU-S"), rows);
+        buffer.toString().lines().forEach(l -> out.println("  " + l));
+    }
+
+    static String placement(JsonNode placement) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode p : placement) {
+            sb.append(sb.length() > 0 ? " " : "").append(p.path("node").asText()).append(':');
+            StringBuilder g = new StringBuilder();
+            for (JsonNode i : p.path("gpus")) {
+                g.append(g.length() > 0 ? "," : "").append(i.asText());
+            }
+            sb.append(g);
+        }
+        return sb.length() == 0 ? "-" : sb.toString();
+    }
+
+    private static String outcome(JsonNode a) {
+        String o = text(a, "outcome");
+        String reason = ApiClient.textOrNull(a, "reason");
+        String preemptor = ApiClient.textOrNull(a, "preemptor");
+        if (preemptor != null) {
+            o += " by " + preemptor;
+        }
+        if (reason != null && !reason.isBlank()) {
+            o += " (" + reason + ")";
+        }
+        return o;
+    }
+
+    private static String lost(JsonNode a) {
+        JsonNode l = a.get("lostGpuSeconds");
+        return l == null || l.isNull() ? "-" : String.format(java.util.Locale.ROOT, "%.0f", l.asDouble());
+    }
+}

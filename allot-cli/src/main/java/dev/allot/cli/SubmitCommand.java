@@ -1,0 +1,99 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code allot submit ... -- COMMAND [ARGS...]}: submits a workload to the server and prints its id and state. */
+@Command(name = "submit", mixinStandardHelpOptions = true,
+        description = {"Submit a workload to the Allot server; prints its id and state.",
+                "Example: allot submit --allocation lab/nlp/pretrain --gpus 8 --min-runtime 2h --resumable -- python train.py"})
+final class SubmitCommand extends ClientCommand {
+    @Option(names = "--allocation", required = true, paramLabel = "PATH", description = "the allocation, e.g. lab/nlp/pretrain")
+    String allocation;
+
+    @Option(names = "--gpus", required = true, paramLabel = "N", description = "GPUs in total")
+    int gpus;
+
+    @Option(names = "--gpus-per-node", paramLabel = "K", description = "GPUs on each node (must divide --gpus); any packing when omitted")
+    Integer gpusPerNode;
+
+    @Option(names = "--min-runtime", required = true, paramLabel = "DURATION",
+            description = "the guaranteed running time before it may be preempted, e.g. 2h; 0 for unallocated")
+    String minRuntime;
+
+    @Option(names = "--resumable", description = "the workload checkpoints and may be preempted and resumed")
+    boolean resumable;
+
+    @Option(names = "--priority", defaultValue = "normal", paramLabel = "P", description = "the priority (default: ${DEFAULT-VALUE})")
+    String priority;
+
+    @Option(names = "--kind", paramLabel = "KIND", description = "a short word such as train or eval (server default: train)")
+    String kind;
+
+    @Option(names = "--duration", paramLabel = "DURATION", description = "the expected running time, e.g. 3h (for the simulated backend)")
+    String duration;
+
+    @Option(names = "--env", paramLabel = "K=V", description = "an environment variable for the workload; repeatable")
+    List<String> env = new ArrayList<>();
+
+    @Option(names = "--idempotency-key", paramLabel = "KEY",
+            description = "the same key on a retried submission answers the first workload instead of a second")
+    String idempotencyKey;
+
+    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "the program and its arguments (after --); not run through a shell")
+    List<String> command;
+
+    @Override
+    JsonNode call(ApiClient client) {
+        return client.post("/v1/workloads", body());
+    }
+
+    ObjectNode body() {
+        ObjectNode b = ApiClient.JSON.createObjectNode();
+        b.put("allocation", allocation);
+        b.put("gpus", gpus);
+        if (gpusPerNode != null) {
+            b.put("gpusPerNode", gpusPerNode);
+        }
+        b.put("minRuntime", minRuntime);
+        if (duration != null) {
+            b.put("duration", duration);
+        }
+        b.put("resumable", resumable);
+        b.put("priority", priority);
+        if (kind != null) {
+            b.put("kind", kind);
+        }
+        var cmd = b.putArray("command");
+        command.forEach(cmd::add);
+        if (!env.isEmpty()) {
+            ObjectNode e = b.putObject("environment");
+            for (String kv : env) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--env expects NAME=VALUE, got '" + kv + "'");
+                }
+                String name = kv.substring(0, eq);
+                if (e.has(name)) {
+                    throw new IllegalArgumentException("--env gives " + name + " twice");
+                }
+                e.put(name, kv.substring(eq + 1));
+            }
+        }
+        if (idempotencyKey != null) {
+            b.put("idempotencyKey", idempotencyKey);
+        }
+        return b;
+    }
+
+    @Override
+    void render(JsonNode w, PrintWriter out) {
+        out.println("submitted " + text(w, "id") + " (" + text(w, "state") + ")");
+    }
+}

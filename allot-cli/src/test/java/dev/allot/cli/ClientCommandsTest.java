@@ -1,0 +1,369 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.core.backend.Launch;
+import dev.allot.server.api.ApiServer;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The client commands against a real API server on a random port, over a SQLite store seeded through the store's
+ * public API. The environment is replaced by an empty one (through {@link ClientOptions#useEnvironment}) so the
+ * developer's own ALLOT_SERVER or ALLOT_TOKEN cannot leak into the tests.
+ *
+ * <pre>
+ * lab                   share 1
+ * lab/nlp               share 3, managed by mp
+ * lab/nlp/pretrain      share 1, members alice, bob
+ * lab/vision            share 1
+ * </pre>
+ */
+class ClientCommandsTest {
+    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final String X = "lab/nlp/pretrain";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path dataDir;
+
+    static Store store;
+    static ApiServer server;
+    static String url;
+    static Function<String, String> realEnvironment;
+
+    @BeforeAll
+    static void start() {
+        realEnvironment = ClientOptions.useEnvironment(Map.of());
+        store = Store.sqlite(dataDir);
+        long t = NOW.toEpochMilli();
+        for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
+                new User("alice", User.Role.USER), new User("bob", User.Role.USER), new User("outsider", User.Role.USER))) {
+            store.access().putUser(u);
+            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+        }
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of("mp"), List.of()), "root", t);
+        store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice", "bob")), "root", t);
+        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of()), "root", t);
+        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
+        store.nodes().putNode(new Node("gpu-02", 8, false, "fan failure", t));
+        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
+        url = "http://127.0.0.1:" + server.port();
+    }
+
+    @AfterAll
+    static void stop() {
+        ClientOptions.environment = realEnvironment;
+        if (server != null) {
+            server.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    /** Runs a client command as a user against the test server. */
+    static Cli.Result as(String user, String... args) {
+        List<String> all = new ArrayList<>(Arrays.asList(args));
+        int at = all.contains("--") ? all.indexOf("--") : all.size();
+        all.addAll(at, List.of("--server", url, "--token", "tok-" + user));
+        return Cli.run(all.toArray(String[]::new));
+    }
+
+    static String submit(String user, String... extra) {
+        List<String> args = new ArrayList<>(List.of("submit", "--allocation", X, "--gpus", "8", "--gpus-per-node", "4",
+                "--min-runtime", "2h", "--resumable", "--duration", "3h", "--env", "SEED=7"));
+        args.addAll(Arrays.asList(extra));
+        args.addAll(List.of("--", "python", "train.py", "--lr", "3e-4"));
+        Cli.Result r = as(user, args.toArray(String[]::new));
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("submitted w-").contains("(pending)");
+        return r.out().substring("submitted ".length(), r.out().indexOf(' ', "submitted ".length()));
+    }
+
+    static JsonNode json(String text) throws IOException {
+        return JSON.readTree(text);
+    }
+
+    @Test
+    void submitThenQueueShowsIt() {
+        String id = submit("alice");
+        Cli.Result q = as("alice", "queue");
+        assertThat(q.exit()).as(q.err()).isZero();
+        List<String> lines = q.out().lines().toList();
+        assertThat(lines.get(0)).startsWith("ID").contains("ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED");
+        String row = lines.stream().filter(l -> l.startsWith(id + " ")).findFirst().orElseThrow();
+        assertThat(row).contains(X, "alice", "8 (4/node)", "2h", "pending", "2026-03-01T09:00:00Z");
+        // fixed width: every column starts where its header does
+        assertThat(row.indexOf(X)).isEqualTo(lines.get(0).indexOf("ALLOCATION"));
+        assertThat(row.indexOf("pending")).isEqualTo(lines.get(0).indexOf("STATE"));
+    }
+
+    @Test
+    void queueFiltersAndKeepsTheServersOrder() throws IOException {
+        String a = submit("bob", "--kind", "eval");
+        String b = submit("bob", "--priority", "high");
+        Cli.Result q = as("bob", "queue", "--user", "bob", "--state", "pending,running", "--allocation", "lab/nlp");
+        assertThat(q.exit()).as(q.err()).isZero();
+        assertThat(q.out()).contains(a, b).doesNotContain("alice");
+        assertThat(q.out().indexOf(a)).isLessThan(q.out().indexOf(b));
+
+        Cli.Result none = as("bob", "queue", "--allocation", "lab/vision");
+        assertThat(none.out()).isEqualTo("no workloads\n");
+
+        Cli.Result limited = as("bob", "queue", "--user", "bob", "--limit", "1", "--json");
+        assertThat(json(limited.out()).path("workloads")).hasSize(1);
+    }
+
+    @Test
+    void queueWithAnUnknownStateIsTheServersFieldError() {
+        Cli.Result r = as("alice", "queue", "--state", "sleeping");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: field 'state': unknown state 'sleeping' (field: state; hint: expected one of");
+    }
+
+    @Test
+    void showPrintsTheFieldsAndNoAttemptsYet() {
+        String id = submit("alice", "--idempotency-key", "show-1");
+        Cli.Result r = as("alice", "show", id);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("workload " + id + "\n")
+                .containsPattern("state +pending")
+                .containsPattern("allocation +" + X)
+                .containsPattern("user +alice")
+                .containsPattern("gpus +8 \\(4/node\\)")
+                .containsPattern("min runtime +2h")
+                .containsPattern("duration +3h")
+                .containsPattern("resumable +yes")
+                .containsPattern("priority +normal")
+                .containsPattern("kind +train")
+                .containsPattern("command +python train.py --lr 3e-4")
+                .containsPattern("environment +SEED=7")
+                .containsPattern("idempotency key +show-1")
+                .endsWith("attempts: none yet\n");
+    }
+
+    @Test
+    void showPrintsAttempts() {
+        String id = submit("alice");
+        store.attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3)),
+                new Launch.NodeGpus("gpu-02", List.of(4, 5, 6, 7))), NOW.toEpochMilli());
+        Cli.Result r = as("alice", "show", id);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).containsPattern("state +running").contains("attempts:\n  #  PHASE")
+                .containsPattern("  1 +launching +8 +gpu-01:0,1,2,3 gpu-02:4,5,6,7 +2026-03-01T09:00:00Z +-");
+    }
+
+    @Test
+    void cancelPrintsTheNewState() {
+        String id = submit("alice");
+        Cli.Result r = as("alice", "cancel", id);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo(id + ": cancelled\n");
+        assertThat(as("alice", "show", id).out()).containsPattern("state +cancelled");
+    }
+
+    @Test
+    void cancelOfSomeoneElsesWorkloadIsForbidden() {
+        String id = submit("alice");
+        Cli.Result r = as("outsider", "cancel", id);
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: user 'outsider' may not cancel workload " + id + " (hint: ");
+    }
+
+    @Test
+    void nodes() {
+        Cli.Result r = as("outsider", "nodes");
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines.get(0)).startsWith("NODE").contains("GPUS", "HEALTH", "REASON", "UPDATED");
+        assertThat(r.out()).containsPattern("gpu-01 +8 +healthy +- +2026-03-01T09:00:00Z")
+                .containsPattern("gpu-02 +8 +unhealthy +fan failure +2026-03-01T09:00:00Z")
+                .endsWith("2 nodes, 16 GPUs (8 healthy)\n");
+    }
+
+    @Test
+    void budgetShowIsTheIndentedTree() {
+        Cli.Result r = as("alice", "budget", "show");
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines.get(0)).startsWith("ALLOCATION").contains("SHARE", "OF PARENT", "MANAGERS", "MEMBERS");
+        assertThat(lines).hasSize(5);
+        assertThat(lines.get(1)).matches("lab +1 +100% +- +-");
+        assertThat(lines.get(2)).matches("  nlp +3 +75% +mp +-");
+        assertThat(lines.get(3)).matches("    pretrain +1 +100% +- +alice, bob");
+        assertThat(lines.get(4)).matches("  vision +1 +25% +- +-");
+    }
+
+    @Test
+    void budgetWithoutShowIsUsageAndDoesNotEchoTheToken() {
+        Cli.Result r = Cli.run("budget", "--server", url, "--token", "s3cret");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("allot budget show").doesNotContain("s3cret");
+        assertThat(r.out()).doesNotContain("s3cret");
+        Cli.Result plain = Cli.run("budget");
+        assertThat(plain.exit()).isZero();
+        assertThat(plain.out()).contains("show");
+    }
+
+    @Test
+    void jsonOutputsParse() throws IOException {
+        Cli.Result submitted = as("alice", "submit", "--allocation", X, "--gpus", "2", "--min-runtime", "0", "--json",
+                "--", "sleep", "60");
+        assertThat(submitted.exit()).as(submitted.err()).isZero();
+        JsonNode w = json(submitted.out());
+        String id = w.path("id").asText();
+        assertThat(w.path("state").asText()).isEqualTo("pending");
+        assertThat(w.path("allocated").asBoolean()).isFalse();
+        assertThat(w.path("command")).hasSize(2);
+
+        assertThat(json(as("alice", "queue", "--json").out()).path("workloads").isArray()).isTrue();
+        JsonNode detail = json(as("alice", "show", id, "--json").out());
+        assertThat(detail.path("workload").path("id").asText()).isEqualTo(id);
+        assertThat(detail.path("attempts").isArray()).isTrue();
+        assertThat(json(as("alice", "nodes", "--json").out()).path("nodes")).hasSize(2);
+        assertThat(json(as("alice", "budget", "show", "--json").out()).path("allocations")).hasSize(4);
+        assertThat(json(as("alice", "cancel", id, "--json").out()).path("state").asText()).isEqualTo("cancelled");
+    }
+
+    @Test
+    void zeroGpusIsTheServersFieldError() {
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "0", "--min-runtime", "2h", "--", "true");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("allot: field 'gpus': expected a whole number >= 1, got 0 (field: gpus)\n");
+    }
+
+    @Test
+    void unknownAllocationIsTheServersFieldError() {
+        Cli.Result r = as("alice", "submit", "--allocation", "lab/nope", "--gpus", "1", "--min-runtime", "2h", "--", "true");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: field 'allocation': unknown allocation 'lab/nope' (field: allocation; hint: GET /v1/allocations");
+    }
+
+    @Test
+    void badDurationAndPriorityAreFieldErrors() {
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "soon", "--", "true");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: ").contains("(field: minRuntime; hint: ");
+        Cli.Result p = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h", "--priority", "whenever",
+                "--", "true");
+        assertThat(p.exit()).isEqualTo(2);
+        assertThat(p.err()).contains("(field: priority)");
+    }
+
+    @Test
+    void aMalformedEnvIsRefusedBeforeAsking() {
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h", "--env", "NOEQUALS",
+                "--", "true");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: --env expects NAME=VALUE, got 'NOEQUALS'\n");
+    }
+
+    @Test
+    void submitWithoutACommandIsAUsageError() {
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("COMMAND");
+    }
+
+    @Test
+    void aWrongTokenIs401AndTheTokenIsNotPrinted() {
+        Cli.Result r = Cli.run("nodes", "--server", url, "--token", "s3cret-wrong");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: unknown or revoked token (hint: ");
+        assertThat(r.out() + r.err()).doesNotContain("s3cret-wrong");
+    }
+
+    @Test
+    void showOfAnUnknownIdIs404() {
+        Cli.Result r = as("alice", "show", "w-999999");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: no workload 'w-999999' (hint: workload ids look like w-42");
+        Cli.Result odd = as("alice", "show", "../nodes");
+        assertThat(odd.exit()).isEqualTo(2);
+        assertThat(odd.err()).startsWith("allot: no workload '../nodes'");
+    }
+
+    @Test
+    void aServerThatIsDownExits1WithTheHint() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String down = "http://127.0.0.1:" + port;
+        Cli.Result r = Cli.run("queue", "--server", down, "--token", "s3cret");
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err()).isEqualTo("allot: cannot reach the Allot server at " + down
+                + " (is `allot serve` running? set --server or ALLOT_SERVER)\n");
+        assertThat(r.err()).doesNotContain("s3cret");
+    }
+
+    @Test
+    void aMissingTokenExits2NamingTheOptionAndTheVariable() {
+        Cli.Result r = Cli.run("nodes", "--server", url);
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--token").contains("ALLOT_TOKEN");
+    }
+
+    @Test
+    void aBadServerUrlExits2() {
+        Cli.Result r = Cli.run("nodes", "--server", "ftp://x", "--token", "t");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--server").contains("ftp://x");
+    }
+
+    @Test
+    void serverAndTokenDefaultFromTheEnvironment() {
+        Function<String, String> previous = ClientOptions.useEnvironment(Map.of("ALLOT_SERVER", url + "/", "ALLOT_TOKEN", "tok-alice"));
+        try {
+            Cli.Result r = Cli.run("nodes");
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out()).contains("gpu-01");
+            // the options win over the environment
+            Cli.Result wrong = Cli.run("nodes", "--token", "nope");
+            assertThat(wrong.exit()).isEqualTo(2);
+            assertThat(wrong.err()).contains("unknown or revoked token");
+        } finally {
+            ClientOptions.environment = previous;
+        }
+    }
+
+    @Test
+    void withoutServerAnywhereTheDefaultIsLocalhost8080() {
+        ClientOptions o = new ClientOptions();
+        assertThat(o.serverUri().toString()).isEqualTo("http://127.0.0.1:8080");
+    }
+
+    @Test
+    void theClientsMainCodeUsesNoServerClasses() throws IOException {
+        Path main = Cli.ROOT.resolve("allot-cli/src/main/java/dev/allot/cli");
+        try (Stream<Path> files = Files.list(main)) {
+            for (Path f : files.toList()) {
+                assertThat(Files.readString(f)).as(f.toString()).doesNotContain("dev.allot.server");
+            }
+        }
+    }
+}
