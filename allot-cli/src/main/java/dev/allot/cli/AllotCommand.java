@@ -38,7 +38,33 @@ public final class AllotCommand implements Runnable {
             }
             throw ex;
         });
+        cl.setParameterExceptionHandler((ex, args) -> {
+            // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
+            CommandLine cmd = ex.getCommandLine();
+            cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
+            CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
+            cmd.getErr().println("Try 'allot " + (cmd.getCommandName().equals("allot") ? "" : cmd.getCommandName() + " ")
+                    + "--help' for the options.");
+            return EXIT_BAD_INPUT;
+        });
         return cl;
+    }
+
+    /** The message with the value of every {@code --token} argument replaced by asterisks. */
+    static String maskTokens(String message, String[] args) {
+        String masked = message;
+        for (int i = 0; i < args.length; i++) {
+            String value = null;
+            if (args[i].equals("--token") && i + 1 < args.length) {
+                value = args[i + 1];
+            } else if (args[i].startsWith("--token=")) {
+                value = args[i].substring("--token=".length());
+            }
+            if (value != null && !value.isEmpty()) {
+                masked = masked.replace(value, "****");
+            }
+        }
+        return masked;
     }
 
     public static void main(String[] args) {

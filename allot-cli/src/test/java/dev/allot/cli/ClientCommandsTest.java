@@ -229,6 +229,16 @@ class ClientCommandsTest {
     }
 
     @Test
+    void aTokenGivenWhereNoOptionTakesItIsNeverEchoed() {
+        for (String[] args : List.of(new String[] {"--token", "s3cret-x", "queue"},
+                new String[] {"--token=s3cret-x", "nodes"})) {
+            Cli.Result r = Cli.run(args);
+            assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(r.err() + r.out()).as(String.join(" ", args)).doesNotContain("s3cret-x");
+        }
+    }
+
+    @Test
     void jsonOutputsParse() throws IOException {
         Cli.Result submitted = as("alice", "submit", "--allocation", X, "--gpus", "2", "--min-runtime", "0", "--json",
                 "--", "sleep", "60");
