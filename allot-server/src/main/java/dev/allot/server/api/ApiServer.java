@@ -8,8 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.allot.core.model.Durations;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.AuditEntry;
 import dev.allot.server.store.ConflictException;
 import dev.allot.server.store.NewWorkload;
+import dev.allot.server.store.Node;
 import dev.allot.server.store.NotFoundException;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
@@ -24,19 +28,25 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The service's REST API, version 1, under {@code /v1}: submitting, listing, reading and cancelling workloads,
- * and reading the allocation tree and the nodes. A thin layer over the {@link Store}: every request is checked
+ * The service's REST API, version 1, under {@code /v1}: submitting, listing, reading and cancelling workloads;
+ * reading and editing the allocation tree (the budgets), its audit trail and its usage against entitlement; and
+ * reading, registering and marking the nodes. A thin layer over the {@link Store}: every request is checked
  * (authentication, authorisation, input) and then answered with one or two store calls, so an acknowledged
  * submission is durable. The scheduling loop is not here; submissions are only stored, pending.
  *
@@ -57,6 +67,9 @@ public final class ApiServer implements AutoCloseable {
     static final String OPENAPI_RESOURCE = "openapi.json";
     static final int DEFAULT_LIMIT = 1000;
     static final Set<String> LIST_PARAMS = Set.of("state", "allocation", "user", "limit", "after");
+    static final int DEFAULT_AUDIT_LIMIT = 100;
+    static final int MAX_AUDIT_LIMIT = 10_000;
+    static final String DEFAULT_USAGE_WINDOW = "7d";
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final String JSON = "application/json";
@@ -120,8 +133,15 @@ public final class ApiServer implements AutoCloseable {
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
         config.routes.get("/v1/allocations", authed((ctx, user) -> json(ctx, 200, new Views.AllocationList(
                 store.allocations().allocations().stream().map(Views::allocation).toList()))));
+        // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
+        config.routes.get("/v1/allocations/usage", authed(this::usage));
+        config.routes.put("/v1/allocations/<path>", authed(this::putAllocation));
+        config.routes.delete("/v1/allocations/<path>", authed(this::removeAllocation));
+        config.routes.get("/v1/audit", authed(this::audit));
         config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
                 store.nodes().nodes().stream().map(Views::node).toList()))));
+        config.routes.put("/v1/nodes/{name}", authed(this::putNode));
+        config.routes.post("/v1/nodes/{name}/health", authed(this::setHealth));
 
         config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.field(), e.hint()));
         config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
@@ -229,6 +249,170 @@ public final class ApiServer implements AutoCloseable {
                     "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
         }
         json(ctx, 200, Views.workload(store.workloads().requestCancel(w.id())));
+    }
+
+    private void putAllocation(Context ctx, User user) {
+        String path = Edits.path(ctx.pathParam("path"));
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        requireMayEdit(permissions, user, path);
+        Edits.AllocationEdit edit = Edits.AllocationEdit.parse(readBody(ctx));
+        Set<String> users = store.access().users().stream().map(User::name).collect(Collectors.toSet());
+        requireKnownUsers("managers", edit.managers(), users);
+        requireKnownUsers("members", edit.members(), users);
+        boolean existed = permissions.allocation(path).isPresent();
+        Allocation allocation = new Allocation(path, edit.share(), edit.managers(), edit.members());
+        store.allocations().putAllocation(allocation, user.name(), clock.millis());
+        json(ctx, existed ? 200 : 201, Views.allocation(allocation));
+    }
+
+    private void removeAllocation(Context ctx, User user) {
+        String path = Edits.path(ctx.pathParam("path"));
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        if (permissions.allocation(path).isEmpty()) {
+            throw ApiException.notFound("no allocation '" + path + "'", "GET /v1/allocations lists them");
+        }
+        requireMayEdit(permissions, user, path);
+        store.allocations().removeAllocation(path, user.name(), clock.millis());
+        ctx.status(204);
+    }
+
+    private static void requireMayEdit(Permissions permissions, User user, String path) {
+        if (!permissions.mayEditAllocation(user, path)) {
+            int slash = path.lastIndexOf('/');
+            throw ApiException.forbidden("user '" + user.name() + "' may not edit allocation '" + path + "'",
+                    slash < 0 ? "only administrators may create, change or remove a root allocation"
+                            : "administrators, and managers of '" + path.substring(0, slash) + "' or above, may;"
+                            + " a manager may not edit the node they manage, only what is below it");
+        }
+    }
+
+    private static void requireKnownUsers(String field, List<String> names, Set<String> users) {
+        for (String name : names) {
+            if (!users.contains(name)) {
+                throw ApiException.badField(field, "unknown user '" + name + "'",
+                        "name users that exist; an administrator creates them");
+            }
+        }
+    }
+
+    private void audit(Context ctx, User user) {
+        Map<String, List<String>> params = ctx.queryParamMap();
+        for (String name : params.keySet()) {
+            if (!name.equals("limit")) {
+                throw ApiException.badField(name, "unknown query parameter", "the only parameter is limit");
+            }
+        }
+        int limit = (int) number(params, "limit", 1, MAX_AUDIT_LIMIT, DEFAULT_AUDIT_LIMIT);
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        if (!permissions.mayReadAudit(user)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not read the audit trail",
+                    "administrators may, and managers of an allocation may read the entries about it and below");
+        }
+        List<AuditEntry> visible = new ArrayList<>();
+        // The store reads the newest n entries; a manager sees only some of them, so read further until enough.
+        for (int n = limit; ; n = (int) Math.min((long) n * 4, Integer.MAX_VALUE)) {
+            List<AuditEntry> newest = store.allocations().audit(n);
+            visible = newest.stream().filter(e -> permissions.maySeeAudit(user, e.subject())).limit(limit).toList();
+            if (visible.size() == limit || newest.size() < n || n == Integer.MAX_VALUE) {
+                break;
+            }
+        }
+        json(ctx, 200, new Views.AuditList(visible.stream().map(e -> Views.audit(e, this::parseStored)).toList()));
+    }
+
+    private JsonNode parseStored(String json) {
+        try {
+            return mapper.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the audit trail holds JSON that does not parse", e);
+        }
+    }
+
+    private void usage(Context ctx, User user) {
+        Map<String, List<String>> params = ctx.queryParamMap();
+        for (String name : params.keySet()) {
+            if (!name.equals("since")) {
+                throw ApiException.badField(name, "unknown query parameter", "the only parameter is since");
+            }
+        }
+        long now = clock.millis();
+        String text = Optional.ofNullable(single(params, "since")).orElse(DEFAULT_USAGE_WINDOW).trim();
+        long since = since(text, now);
+        List<Allocation> tree = store.allocations().allocations();
+        var usage = store.attempts().usageSince(since, now);
+        List<Views.UsageRow> rows = Entitlements.rows(tree, usage);
+        double total = usage.values().stream().mapToDouble(Double::doubleValue).sum();
+        json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, total, rows));
+    }
+
+    /** The start of the usage window: an ISO-8601 instant, or a duration back from now. */
+    private static long since(String text, long now) {
+        String hint = "an ISO-8601 instant such as 2026-03-01T00:00:00Z, or a duration back from now such as 7d,"
+                + " 12h or 1d12h";
+        long since;
+        if (!text.isEmpty() && Character.isDigit(text.charAt(0)) && text.contains("T")) {
+            try {
+                since = Instant.parse(text).toEpochMilli();
+            } catch (DateTimeException | ArithmeticException e) {
+                throw ApiException.badField("since", "not an ISO-8601 instant: '" + text + "'", hint);
+            }
+        } else {
+            Duration d;
+            try {
+                d = Durations.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badField("since", e.getMessage(), hint);
+            }
+            if (d.getSeconds() > now / 1000) {
+                throw ApiException.badField("since", "the duration '" + text + "' reaches back before 1970", hint);
+            }
+            since = now - d.toMillis();
+        }
+        if (since >= now) {
+            throw ApiException.badField("since", "the window must start before now (" + Views.instant(now)
+                    + "), got '" + text + "'", hint);
+        }
+        return since;
+    }
+
+    private void putNode(Context ctx, User user) {
+        requireAdmin(user, "register nodes");
+        String name = nodeName(ctx.pathParam("name"));
+        Edits.NodeRegistration r = Edits.NodeRegistration.parse(readBody(ctx));
+        Optional<Node> before = findNode(name);
+        // A node registered again keeps its health; only its GPU count changes.
+        Node node = new Node(name, r.gpus(), before.map(Node::healthy).orElse(true),
+                before.map(Node::reason).orElse(null), clock.millis());
+        store.nodes().putNode(node);
+        json(ctx, before.isPresent() ? 200 : 201, Views.node(node));
+    }
+
+    private void setHealth(Context ctx, User user) {
+        requireAdmin(user, "set the health of nodes");
+        String name = ctx.pathParam("name");
+        Edits.NodeHealth h = Edits.NodeHealth.parse(readBody(ctx));
+        store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis());
+        json(ctx, 200, Views.node(findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",
+                "GET /v1/nodes lists them"))));
+    }
+
+    private Optional<Node> findNode(String name) {
+        return store.nodes().nodes().stream().filter(n -> n.name().equals(name)).findFirst();
+    }
+
+    private static String nodeName(String name) {
+        if (name.isBlank() || !name.strip().equals(name) || name.length() > Submission.MAX_TEXT
+                || name.chars().anyMatch(Character::isISOControl)) {
+            throw ApiException.badField("name", "expected a node name of 1 to " + Submission.MAX_TEXT
+                    + " characters without surrounding blanks, got '" + name + "'", "e.g. gpu-01");
+        }
+        return name;
+    }
+
+    private static void requireAdmin(User user, String what) {
+        if (user.role() != User.Role.ADMIN) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not " + what, "only administrators may");
+        }
     }
 
     private Workload requireWorkload(String id) {

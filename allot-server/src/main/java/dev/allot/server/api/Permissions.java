@@ -13,8 +13,14 @@ import java.util.TreeMap;
  * Who may do what, decided against one snapshot of the allocation tree. Administrators may do everything. A user
  * may submit to an allocation they are a member of, or that they manage, or that lies below one they manage (a
  * manager of a node manages its subtree). A workload may be cancelled by its owner, by a manager of its allocation
- * or of an ancestor, or by an administrator. Reading (the queue, the tree, the nodes) needs only a valid token, so
- * it is not decided here.
+ * or of an ancestor, or by an administrator. Reading (the queue, the tree, the nodes, usage) needs only a valid
+ * token, so it is not decided here.
+ *
+ * <p>Editing the tree: administrators may create, change and remove any node (and only they may touch a root). A
+ * manager of a node N may create, change and remove nodes strictly inside N's subtree (its children,
+ * grandchildren...), but not N itself: a manager cannot raise their own share or change who manages them. The
+ * audit trail may be read by administrators (all of it) and by managers (the entries about their subtrees).
+ * Nodes (machines) are administrators' only.
  *
  * <p>A value made per request: the tree may change between requests, and a request should see one tree.
  */
@@ -45,6 +51,29 @@ record Permissions(Map<String, Allocation> byPath) {
 
     boolean mayCancel(User user, Workload w) {
         return user.role() == User.Role.ADMIN || w.user().equals(user.name()) || manages(user, w.allocationPath());
+    }
+
+    /**
+     * True when the user may create, change or remove the allocation at this path: an administrator, or a manager
+     * of a strict ancestor (whichever of them exist).
+     */
+    boolean mayEditAllocation(User user, String path) {
+        if (user.role() == User.Role.ADMIN) {
+            return true;
+        }
+        int slash = path.lastIndexOf('/');
+        return slash > 0 && manages(user, path.substring(0, slash));
+    }
+
+    /** True when the user may read the audit trail at all: an administrator, or a manager of some node. */
+    boolean mayReadAudit(User user) {
+        return user.role() == User.Role.ADMIN
+                || byPath.values().stream().anyMatch(a -> a.managers().contains(user.name()));
+    }
+
+    /** True when the user may see an audit entry about this subject: an administrator, or a manager of its subtree. */
+    boolean maySeeAudit(User user, String subject) {
+        return user.role() == User.Role.ADMIN || (subject != null && manages(user, subject));
     }
 
     /** True when the user is a manager of this path or of one of its ancestors (whichever of them still exist). */

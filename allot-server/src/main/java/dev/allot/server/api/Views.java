@@ -1,9 +1,11 @@
 package dev.allot.server.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.Launch;
 import dev.allot.core.model.Durations;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AuditEntry;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Workload;
 import java.time.Instant;
@@ -81,6 +83,24 @@ final class Views {
     record Health(String status, String time) {
     }
 
+    /** One change of the audit trail: who, when, what, and the thing before and after (null when absent). */
+    record AuditView(long id, String at, String actor, String action, String subject, JsonNode before, JsonNode after) {
+    }
+
+    record AuditList(List<AuditView> entries) {
+    }
+
+    /**
+     * One node of the tree with its entitlement (the product of its normalised shares from the root down) and the
+     * GPU-seconds its subtree used in the window; {@code usedFraction} is that usage over all usage in the window,
+     * null when nothing was used.
+     */
+    record UsageRow(String path, String parent, double share, double entitlement, double gpuSeconds, Double usedFraction) {
+    }
+
+    record Usage(String since, String until, long windowSeconds, double totalGpuSeconds, List<UsageRow> allocations) {
+    }
+
     static WorkloadView workload(Workload w) {
         return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
                 Durations.formatSeconds(w.minRuntimeSeconds()), w.allocated(),
@@ -103,6 +123,12 @@ final class Views {
 
     static NodeView node(Node n) {
         return new NodeView(n.name(), n.gpus(), n.healthy(), n.reason(), instant(n.updatedAtMillis()));
+    }
+
+    static AuditView audit(AuditEntry e, java.util.function.Function<String, JsonNode> parse) {
+        return new AuditView(e.id(), instant(e.atMillis()), e.actor(), e.action(), e.subject(),
+                e.beforeJson() == null ? null : parse.apply(e.beforeJson()),
+                e.afterJson() == null ? null : parse.apply(e.afterJson()));
     }
 
     static String instant(long millis) {

@@ -108,6 +108,14 @@ final class ApiFixture implements AutoCloseable {
         return send("POST", path, token, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
     }
 
+    Response put(String path, String token, String body) {
+        return send("PUT", path, token, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    Response delete(String path, String token) {
+        return send("DELETE", path, token, null);
+    }
+
     /** Submits {@code body(...)} as the user with token {@code tok-<user>}; expects nothing of the answer. */
     Response submit(String user, String body) {
         return post("/v1/workloads", "tok-" + user, body);

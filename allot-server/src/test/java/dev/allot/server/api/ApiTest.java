@@ -197,12 +197,18 @@ class ApiTest {
         List<String> paths = new ArrayList<>();
         doc.json().path("paths").fieldNames().forEachRemaining(paths::add);
         assertThat(paths).containsExactlyInAnyOrder("/v1/workloads", "/v1/workloads/{id}",
-                "/v1/workloads/{id}/cancel", "/v1/allocations", "/v1/nodes", "/v1/openapi.json", "/v1/health");
+                "/v1/workloads/{id}/cancel", "/v1/allocations", "/v1/nodes", "/v1/openapi.json", "/v1/health",
+                "/v1/allocations/usage", "/v1/allocations/{path}", "/v1/audit", "/v1/nodes/{name}",
+                "/v1/nodes/{name}/health");
         List<String> submitFields = new ArrayList<>();
         doc.json().path("components").path("schemas").path("Submission").path("properties").fieldNames()
                 .forEachRemaining(submitFields::add);
         assertThat(submitFields).as("the document describes every field the server accepts")
                 .containsExactlyInAnyOrderElementsOf(Submission.FIELDS);
+        List<String> editFields = new ArrayList<>();
+        doc.json().path("components").path("schemas").path("AllocationEdit").path("properties").fieldNames()
+                .forEachRemaining(editFields::add);
+        assertThat(editFields).containsExactlyInAnyOrderElementsOf(Edits.AllocationEdit.FIELDS);
         assertThat(doc.json().path("components").path("schemas").path("Error").path("required").toString())
                 .isEqualTo("[\"error\",\"field\",\"hint\"]");
     }

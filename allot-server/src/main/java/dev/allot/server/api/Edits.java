@@ -1,0 +1,167 @@
+package dev.allot.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The bodies of the editing endpoints, checked the way {@link Submission} is: parsed by hand from the JSON tree so
+ * that bad input is answered with a 400 naming the field. Whether the names in them are known users, and whether
+ * the caller may make the change, is for the server to check against the store.
+ */
+final class Edits {
+    static final int MAX_NAMES = 1024;
+    static final int MAX_PATH = Submission.MAX_TEXT;
+
+    private Edits() {
+    }
+
+    /**
+     * The body of {@code PUT /v1/allocations/<path>}: the node's share among its siblings, its managers and its
+     * members, all required (a PUT replaces the node).
+     */
+    record AllocationEdit(double share, List<String> managers, List<String> members) {
+        static final List<String> FIELDS = List.of("share", "managers", "members");
+
+        static AllocationEdit parse(JsonNode body) {
+            object(body, "{\"share\": 1, \"managers\": [], \"members\": []}");
+            onlyKnown(body, FIELDS);
+            JsonNode s = present(body, "share", "a finite number > 0, the weight among its siblings");
+            if (!s.isNumber()) {
+                throw ApiException.badField("share", "expected a number, got " + Submission.kindOf(s),
+                        "a finite number > 0, the weight among its siblings");
+            }
+            double share = s.doubleValue();
+            if (!(share > 0) || Double.isInfinite(share)) {
+                throw ApiException.badField("share", "expected a finite number > 0, got " + s.asText(),
+                        "a weight among its siblings, e.g. 1 or 2.5");
+            }
+            return new AllocationEdit(share, names(body, "managers"), names(body, "members"));
+        }
+    }
+
+    /** The body of {@code POST /v1/nodes/{name}/health}: {@code healthy} required, {@code reason} optional. */
+    record NodeHealth(boolean healthy, String reason) {
+        static final List<String> FIELDS = List.of("healthy", "reason");
+
+        static NodeHealth parse(JsonNode body) {
+            object(body, "{\"healthy\": false, \"reason\": \"fan failure\"}");
+            onlyKnown(body, FIELDS);
+            JsonNode h = present(body, "healthy", "true or false");
+            if (!h.isBoolean()) {
+                throw ApiException.badField("healthy", "expected true or false, got " + Submission.kindOf(h),
+                        "false takes the node out of service");
+            }
+            String reason = null;
+            JsonNode r = body.get("reason");
+            if (r != null && !r.isNull()) {
+                if (!r.isTextual()) {
+                    throw ApiException.badField("reason", "expected a string, got " + Submission.kindOf(r),
+                            "a short text such as \"fan failure\", or omit it");
+                }
+                if (r.textValue().length() > Submission.MAX_TEXT) {
+                    throw ApiException.badField("reason", "expected at most " + Submission.MAX_TEXT
+                            + " characters, got " + r.textValue().length(), null);
+                }
+                reason = r.textValue().isBlank() ? null : r.textValue();
+            }
+            return new NodeHealth(h.booleanValue(), reason);
+        }
+    }
+
+    /** The body of {@code PUT /v1/nodes/{name}}: how many GPUs the node has. */
+    record NodeRegistration(int gpus) {
+        static final List<String> FIELDS = List.of("gpus");
+
+        static NodeRegistration parse(JsonNode body) {
+            object(body, "{\"gpus\": 8}");
+            onlyKnown(body, FIELDS);
+            JsonNode g = present(body, "gpus", "a whole number >= 1");
+            if (!g.isIntegralNumber() || !g.canConvertToInt() || g.intValue() < 1) {
+                throw ApiException.badField("gpus", "expected a whole number >= 1, got " + Submission.kindOf(g), null);
+            }
+            return new NodeRegistration(g.intValue());
+        }
+    }
+
+    /**
+     * Checks an allocation path taken from the URL: names joined by '/', none blank, no control characters.
+     *
+     * @throws ApiException 400 naming {@code path}
+     */
+    static String path(String path) {
+        String hint = "names joined by '/', e.g. lab/nlp/pretrain, with no empty name and no leading or trailing '/'";
+        if (path == null || path.isEmpty()) {
+            throw ApiException.badField("path", "missing", hint);
+        }
+        if (path.length() > MAX_PATH) {
+            throw ApiException.badField("path", "expected at most " + MAX_PATH + " characters, got " + path.length(), hint);
+        }
+        for (String segment : path.split("/", -1)) {
+            if (segment.isBlank() || !segment.strip().equals(segment)) {
+                throw ApiException.badField("path", "expected names without surrounding blanks, got '" + path + "'", hint);
+            }
+        }
+        if (path.chars().anyMatch(Character::isISOControl)) {
+            throw ApiException.badField("path", "contains a control character", hint);
+        }
+        return path;
+    }
+
+    private static void object(JsonNode body, String example) {
+        if (body == null || !body.isObject()) {
+            throw ApiException.badRequest("the body must be a JSON object, got " + Submission.kindOf(body),
+                    "send " + example + "; GET /v1/openapi.json describes it");
+        }
+    }
+
+    private static void onlyKnown(JsonNode body, List<String> fields) {
+        for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!fields.contains(name)) {
+                throw ApiException.badField(name, "unknown field", "the fields are " + String.join(", ", fields)
+                        + " (names are case-sensitive)");
+            }
+        }
+    }
+
+    private static JsonNode present(JsonNode body, String field, String expected) {
+        JsonNode v = body.get(field);
+        if (v == null) {
+            throw ApiException.badField(field, "missing", "expected " + expected);
+        }
+        if (v.isNull()) {
+            throw ApiException.badField(field, "expected a value, got null", "expected " + expected);
+        }
+        return v;
+    }
+
+    /** An array of distinct, non-blank user names (whether they exist is checked by the server). */
+    private static List<String> names(JsonNode body, String field) {
+        String expected = "an array of user names, e.g. [\"alice\", \"bob\"], or [] for none";
+        JsonNode v = present(body, field, expected);
+        if (!v.isArray()) {
+            throw ApiException.badField(field, "expected an array, got " + Submission.kindOf(v), "expected " + expected);
+        }
+        if (v.size() > MAX_NAMES) {
+            throw ApiException.badField(field, "expected at most " + MAX_NAMES + " names, got " + v.size(), null);
+        }
+        List<String> out = new ArrayList<>(v.size());
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < v.size(); i++) {
+            JsonNode item = v.get(i);
+            if (!item.isTextual() || item.textValue().isBlank()) {
+                throw ApiException.badField(field, "expected a user name at index " + i + ", got "
+                        + Submission.kindOf(item), "expected " + expected);
+            }
+            if (!seen.add(item.textValue())) {
+                throw ApiException.badField(field, "'" + item.textValue() + "' is listed twice", "list each user once");
+            }
+            out.add(item.textValue());
+        }
+        return out;
+    }
+}
