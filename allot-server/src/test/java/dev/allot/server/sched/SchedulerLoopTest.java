@@ -73,7 +73,13 @@ class SchedulerLoopTest {
         }
 
         String submit(String team, int gpus, long durationSeconds, long minRuntimeSeconds, boolean resumable) {
-            return store.workloads().submit(NewWorkload.builder(team, "u").gpus(gpus).durationSeconds(durationSeconds)
+            return submit(team, gpus, 0, durationSeconds, minRuntimeSeconds, resumable);
+        }
+
+        String submit(String team, int gpus, int gpusPerNode, long durationSeconds, long minRuntimeSeconds,
+                      boolean resumable) {
+            return store.workloads().submit(NewWorkload.builder(team, "u").gpus(gpus).gpusPerNode(gpusPerNode)
+                    .durationSeconds(durationSeconds)
                     .minRuntimeSeconds(minRuntimeSeconds).resumable(resumable).command(List.of("train.py"))
                     .environment(Map.of("SEED", "1")).submittedAtMillis(clock.millis()).build()).id();
         }
@@ -376,6 +382,33 @@ class SchedulerLoopTest {
         assertThat(f.loop.counters().failures()).isEqualTo(2);
         // Nothing was started again.
         assertThat(f.backend.launches).hasSize(2);
+    }
+
+    @Test
+    void anUnknownStatusIsNeverAnEnd() {
+        Fixture f = fixture("unknown", List.of("a"), 8);
+        String w = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        f.backend.unknown.add(w);
+        f.advance(2 * HOUR);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.open()).isTrue());
+        f.backend.unknown.clear();
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+    }
+
+    @Test
+    void aGangGetsLanesOnEachOfItsNodesAndUnhealthyNodesGetNoWork() {
+        Fixture f = fixture("gang", List.of("a"), 4, 4, 4);
+        f.store.nodes().setHealth("n1", false, "fan failure", f.clock.millis());
+        String gang = f.submit("a", 8, 4, HOUR, 900, false);
+        String more = f.submit("a", 2, HOUR, 900, false);
+        f.cycle();
+        assertThat(f.story).containsExactly(
+                "1: start " + gang + "#1 n2[0, 1, 2, 3] n3[0, 1, 2, 3]");
+        assertThat(f.stateOf(more)).isEqualTo(WorkloadState.PENDING);
     }
 
     @Test

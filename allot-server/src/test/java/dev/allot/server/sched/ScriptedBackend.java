@@ -18,7 +18,8 @@ import java.util.TreeSet;
 /**
  * A {@link SimulatedBackend} a test can script: it records every launch and stop; while {@link #holdStops} is on, a
  * stopped attempt stays {@code STOPPING} until {@link #release}d (a process holding its GPUs through the grace
- * period); workloads named in {@link #failToStart} fail to start, those in {@link #exitCode} end with that code.
+ * period); workloads named in {@link #failToStart} fail to start, those in {@link #exitCode} end with that code,
+ * those in {@link #unknown} are reported {@code UNKNOWN}.
  */
 final class ScriptedBackend implements Backend {
     private final SimulatedBackend sim;
@@ -26,6 +27,8 @@ final class ScriptedBackend implements Backend {
     final List<AttemptKey> stops = new ArrayList<>();
     final Set<String> failToStart = new TreeSet<>();
     final Map<String, Integer> exitCode = new HashMap<>();
+    /** Workloads whose attempts the backend cannot tell about right now (a failed probe). */
+    final Set<String> unknown = new TreeSet<>();
     boolean holdStops;
     private final Map<AttemptKey, Duration> held = new TreeMap<>();
     private final Set<AttemptKey> failed = new TreeSet<>();
@@ -74,7 +77,9 @@ final class ScriptedBackend implements Backend {
             out.add(new AttemptStatus(k, AttemptStatus.Phase.FAILED_TO_START, null, "no such program"));
         }
         for (AttemptStatus s : sim.observe()) {
-            if (held.containsKey(s.attempt()) && !s.ended()) {
+            if (unknown.contains(s.attempt().workloadId())) {
+                out.add(new AttemptStatus(s.attempt(), AttemptStatus.Phase.UNKNOWN, null, "probe failed"));
+            } else if (held.containsKey(s.attempt()) && !s.ended()) {
                 out.add(new AttemptStatus(s.attempt(), AttemptStatus.Phase.STOPPING, null, null));
             } else if (s.phase() == AttemptStatus.Phase.EXITED && exitCode.containsKey(s.attempt().workloadId())) {
                 out.add(new AttemptStatus(s.attempt(), AttemptStatus.Phase.EXITED,
