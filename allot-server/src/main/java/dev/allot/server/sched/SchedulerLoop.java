@@ -704,4 +704,59 @@ public final class SchedulerLoop implements AutoCloseable {
         runningAttempt.put(job.id(), key);
         starts++;
     }
+
+    /**
+     * Checks that the loop's books agree with the core: every job the core runs is either launched (one live
+     * attempt, not stopping) or deferred, never both; and on every node the lanes of those runs are as many as the
+     * GPUs the core counts as used. For tests.
+     *
+     * @throws IllegalStateException when they disagree
+     */
+    synchronized void checkBooks() {
+        if (state == null) {
+            return;
+        }
+        int[] used = new int[sizes.length];
+        for (Job j : state.jobs()) {
+            if (j.state() != JobState.RUNNING) {
+                if (runningAttempt.containsKey(j.id()) || deferred.containsKey(j.id())) {
+                    throw new IllegalStateException(j.id() + " is " + j.state() + " in the core but has a run");
+                }
+                continue;
+            }
+            AttemptKey key = runningAttempt.get(j.id());
+            boolean isDeferred = deferred.containsKey(j.id());
+            if ((key == null) == !isDeferred) {
+                throw new IllegalStateException(j.id() + " runs in the core but is " + (isDeferred ? "both launched and"
+                        + " deferred" : "neither launched nor deferred"));
+            }
+            if (key != null && (!live.containsKey(key) || live.get(key).stopping)) {
+                throw new IllegalStateException(j.id() + " runs in the core but its attempt " + key + " is not live");
+            }
+            for (int i = 0; i < j.placement().nodeCount(); i++) {
+                used[j.placement().node(i)] += j.placement().gpusOn(i);
+            }
+        }
+        BitSet[] owned = new BitSet[sizes.length];
+        for (int n = 0; n < sizes.length; n++) {
+            owned[n] = new BitSet(sizes[n]);
+        }
+        for (Live l : live.values()) {
+            if (!l.stopping) {
+                if (!l.key.equals(runningAttempt.get(l.jobId))) {
+                    throw new IllegalStateException("attempt " + l.key + " runs but the core does not run it");
+                }
+                mark(owned, l.placement, l.lanes);
+            }
+        }
+        for (Deferred d : deferred.values()) {
+            mark(owned, d.placement(), d.lanes().lanes());
+        }
+        for (int n = 0; n < sizes.length; n++) {
+            if (owned[n].cardinality() != used[n]) {
+                throw new IllegalStateException("node " + nodeNames.get(n) + ": the core uses " + used[n]
+                        + " GPUs, the loop's lanes say " + owned[n].cardinality());
+            }
+        }
+    }
 }

@@ -27,6 +27,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Scenarios of the real-time loop on a SQLite store, driving the core's allocation policy, with a simulated backend
@@ -88,6 +90,7 @@ class SchedulerLoopTest {
         void cycle() {
             loop.runOnce();
             cycle++;
+            loop.checkBooks();
             List<Launch> ls = backend.launches;
             for (; launchesSeen < ls.size(); launchesSeen++) {
                 Launch l = ls.get(launchesSeen);
@@ -409,6 +412,60 @@ class SchedulerLoopTest {
         assertThat(f.story).containsExactly(
                 "1: start " + gang + "#1 n2[0, 1, 2, 3] n3[0, 1, 2, 3]");
         assertThat(f.stateOf(more)).isEqualTo(WorkloadState.PENDING);
+    }
+
+    /** A seeded random run: submissions, cancellations, stops held and released; checked after every cycle. */
+    private static List<String> randomRun(Fixture f, long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        List<String> ids = new ArrayList<>();
+        String[] teams = {"a", "b", "c"};
+        int[] sizes = {1, 2, 4, 8};
+        for (int step = 0; step < 150; step++) {
+            if (r.nextInt(3) == 0) {
+                ids.add(f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
+                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean()));
+            }
+            if (!ids.isEmpty() && r.nextInt(10) == 0) {
+                f.store.workloads().requestCancel(ids.get(r.nextInt(ids.size())));
+            }
+            if (r.nextInt(4) == 0) {
+                f.backend.holdStops = !f.backend.holdStops;
+            }
+            if (r.nextInt(3) == 0) {
+                f.backend.release();
+            }
+            f.advance(r.nextInt(900));
+            f.cycle();
+        }
+        f.backend.holdStops = false;
+        f.backend.release();
+        for (int i = 0; i < 200; i++) {
+            f.advance(3600);
+            f.cycle();
+        }
+        for (String id : ids) {
+            assertThat(f.stateOf(id)).as(id).isIn(WorkloadState.COMPLETED, WorkloadState.CANCELLED,
+                    WorkloadState.PREEMPTED);
+        }
+        assertThat(f.store.attempts().openAttempts()).isEmpty();
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+        return f.story;
+    }
+
+    @Test
+    void aRandomRunNeverGivesAGpuTwiceEndsEverythingAndRepeatsExactly() {
+        List<String> first = randomRun(fixture("r1", List.of("a", "b", "c"), 8, 8), 42);
+        List<String> second = randomRun(fixture("r2", List.of("a", "b", "c"), 8, 8), 42);
+        assertThat(second).isEqualTo(first);
+        assertThat(first.stream().filter(e -> e.contains(": stop ")).count()).isPositive();
+        assertThat(fixtures.get(0).loop.counters().deferrals()).isPositive();
+        assertThat(fixtures.get(0).loop.counters().preemptions()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 7, 14, 15, 19})
+    void randomRunsKeepTheirInvariants(long seed) {
+        randomRun(fixture("s" + seed, List.of("a", "b", "c"), 8, 8), seed);
     }
 
     @Test
