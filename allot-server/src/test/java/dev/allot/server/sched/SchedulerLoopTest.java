@@ -422,8 +422,15 @@ class SchedulerLoopTest {
         int[] sizes = {1, 2, 4, 8};
         for (int step = 0; step < 150; step++) {
             if (r.nextInt(3) == 0) {
-                ids.add(f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
-                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean()));
+                String id = f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
+                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean());
+                ids.add(id);
+                int fate = r.nextInt(20);
+                if (fate == 0) {
+                    f.backend.failToStart.add(id);
+                } else if (fate == 1) {
+                    f.backend.exitCode.put(id, 1);
+                }
             }
             if (!ids.isEmpty() && r.nextInt(10) == 0) {
                 f.store.workloads().requestCancel(ids.get(r.nextInt(ids.size())));
@@ -445,7 +452,7 @@ class SchedulerLoopTest {
         }
         for (String id : ids) {
             assertThat(f.stateOf(id)).as(id).isIn(WorkloadState.COMPLETED, WorkloadState.CANCELLED,
-                    WorkloadState.PREEMPTED);
+                    WorkloadState.PREEMPTED, WorkloadState.FAILED);
         }
         assertThat(f.store.attempts().openAttempts()).isEmpty();
         assertThat(f.loop.deferredLaunches()).isEmpty();
@@ -460,6 +467,7 @@ class SchedulerLoopTest {
         assertThat(first.stream().filter(e -> e.contains(": stop ")).count()).isPositive();
         assertThat(fixtures.get(0).loop.counters().deferrals()).isPositive();
         assertThat(fixtures.get(0).loop.counters().preemptions()).isPositive();
+        assertThat(fixtures.get(0).loop.counters().failures()).isPositive();
     }
 
     @ParameterizedTest
