@@ -72,8 +72,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Not yet.</b> Attempts found open at load (work started before a restart) are counted and logged but not
  * adopted: the core does not know their GPUs, so it may place other work on them. Fair-share usage from before the
- * restart is not seeded into the core. The tree and the nodes are read once, at load; health changes and new nodes
- * after that are not seen.
+ * restart is not seeded into the core. The tree and the nodes are read once, at load; health changes, new nodes and
+ * tree edits after that are not seen. The policy is asked every cycle (its wake-up time is not used); a deferred
+ * start counts as running in the core from the decision, not from its launch. A store failure in the middle of a
+ * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
+ * stops reporting altogether keeps its GPUs fenced.
  *
  * <p>Not thread-safe beyond this: {@link #runOnce} is synchronized, so the service's thread ({@link #start}) and a
  * caller never run two cycles at once.
