@@ -1,0 +1,765 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.Launch;
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.NodeSpec;
+import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.policy.Decision;
+import dev.allot.core.policy.Plan;
+import dev.allot.core.policy.Policy;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.JobState;
+import dev.allot.core.state.Placement;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.ConflictException;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.NotFoundException;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadFilter;
+import dev.allot.server.store.WorkloadState;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service's real-time scheduling loop: it asks the same core {@link Policy} the simulator replays, on the
+ * core's {@link ClusterState}, and carries out the plan through the {@link Store} (durable first) and a
+ * {@link Backend}. It writes no policy logic of its own; it only keeps the core's state in step with what the store
+ * and the backend say, and turns placements (GPU counts per node) into GPU indexes.
+ *
+ * <p>One {@link #runOnce() cycle}:
+ * <ol>
+ *   <li>on the first cycle, load the tree, the nodes and the waiting workloads from the store (nothing happens until
+ *       the store has at least one node and one allocation);</li>
+ *   <li>observe the backend: every ended attempt the loop started is ended in the store and in the core, then
+ *       forgotten by the backend;</li>
+ *   <li>launch the deferred starts whose fences have cleared;</li>
+ *   <li>take in new submissions and cancellations from the store;</li>
+ *   <li>ask the policy and carry out its decisions in order, deciding again at once while a plan requeued work
+ *       (bounded, as the simulator does);</li>
+ *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
+ *       cycle.</li>
+ * </ol>
+ *
+ * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's),
+ * but the stopped process may hold its GPUs through the grace period. A start whose chosen GPUs are still held by a
+ * stopping attempt (or whose workload's own previous attempt has not ended) is <em>deferred</em>: the core counts it
+ * as running, the store and the backend hear of it only once the fence has cleared. Lanes free for good are chosen
+ * before fenced ones, so a start waits only when it must. No GPU index is ever given to two live attempts.
+ *
+ * <p><b>Not yet.</b> Attempts found open at load (work started before a restart) are counted and logged but not
+ * adopted: the core does not know their GPUs, so it may place other work on them. Fair-share usage from before the
+ * restart is not seeded into the core. The tree and the nodes are read once, at load; health changes, new nodes and
+ * tree edits after that are not seen. The policy is asked every cycle (its wake-up time is not used); a deferred
+ * start counts as running in the core from the decision, not from its launch. A store failure in the middle of a
+ * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
+ * stops reporting altogether keeps its GPUs fenced.
+ *
+ * <p>Not thread-safe beyond this: {@link #runOnce} is synchronized, so the service's thread ({@link #start}) and a
+ * caller never run two cycles at once.
+ */
+public final class SchedulerLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
+
+    /** How long a stopped attempt may take to end before the backend forces it. */
+    public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+    /** The work a workload that did not say how long it runs is assumed to need, for the policy's estimates. */
+    public static final Duration DEFAULT_DURATION = Duration.ofDays(365);
+    /** Decisions in one cycle while plans keep requeuing work (the simulator's bound). */
+    static final int MAX_ROUNDS_PER_CYCLE = 8;
+    /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
+    static final String ROOT = "/";
+
+    private final Store store;
+    private final Backend backend;
+    private final Policy policy;
+    private final SchedulerConfig config;
+    private final Clock clock;
+    private final Duration grace;
+    private final boolean restarts;
+
+    // ---- loaded on the first cycle
+    private ClusterState state;
+    private List<String> nodeNames;
+    private int[] sizes;
+    private long lastSeq;
+    private long lastNowSeconds = Long.MIN_VALUE;
+    private int foundRunningAtLoad;
+
+    // ---- the loop's books
+    /** Jobs the core has not ended, by id, in admission order. */
+    private final Map<String, Job> active = new LinkedHashMap<>();
+    /** What to launch for a workload: its command and environment, kept from the store at admission. */
+    private final Map<String, Workload> stored = new HashMap<>();
+    /** Attempts the loop started that have not been seen to end, by key. */
+    private final Map<AttemptKey, Live> live = new TreeMap<>();
+    /** The attempt a job the core counts as running is running as, when it has been launched. */
+    private final Map<String, AttemptKey> runningAttempt = new HashMap<>();
+    /** Starts the core counts as running but that wait for a fence, in the order they were decided. */
+    private final Map<String, Deferred> deferred = new LinkedHashMap<>();
+    /** Workloads the core refused (an allocation that is not a leaf, a shape the cluster cannot hold). */
+    private final Map<String, String> refused = new TreeMap<>();
+    private boolean stopsThisCycle;
+
+    // ---- counters
+    private long cycles;
+    private long starts;
+    private long deferrals;
+    private long preemptions;
+    private long completions;
+    private long failures;
+    private long cancellations;
+    private long lastDecisionNanos;
+
+    private ScheduledExecutorService thread;
+
+    /** An attempt started by the loop and not yet seen to end. */
+    private static final class Live {
+        final AttemptKey key;
+        final String jobId;
+        final Placement placement;
+        final int[][] lanes;
+        boolean markedRunning;
+        boolean stopping;
+        boolean stopSent;
+        boolean cancelled;
+        PreemptionCause cause;
+        ClusterState.PreemptionResult result;
+
+        Live(AttemptKey key, String jobId, Placement placement, int[][] lanes) {
+            this.key = key;
+            this.jobId = jobId;
+            this.placement = placement;
+            this.lanes = lanes;
+        }
+    }
+
+    /** A start the core has made whose launch waits for its fence. */
+    private record Deferred(Job job, Placement placement, Lanes.Choice lanes) {
+    }
+
+    /** What the loop has done so far, for tests and metrics. */
+    public record Counters(long cycles, long starts, long deferrals, long preemptions, long completions, long failures,
+                           long cancellations, long lastDecisionNanos, int foundRunningAtLoad) {
+    }
+
+    public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.grace = Objects.requireNonNull(grace, "grace");
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("the grace period must not be negative, got " + grace);
+        }
+        this.restarts = policy.restartsWorkThatCannotResume();
+    }
+
+    public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock) {
+        this(store, backend, policy, config, clock, DEFAULT_GRACE);
+    }
+
+    // ------------------------------------------------------------------ running
+
+    /** Runs cycles on one daemon thread, {@code tick} apart (from the end of one to the start of the next). */
+    public synchronized void start(Duration tick) {
+        if (tick.isNegative() || tick.isZero()) {
+            throw new IllegalArgumentException("the tick must be positive, got " + tick);
+        }
+        if (thread != null) {
+            throw new IllegalStateException("the scheduling loop is already running");
+        }
+        thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "allot-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        thread.scheduleWithFixedDelay(() -> {
+            try {
+                runOnce();
+            } catch (RuntimeException e) {
+                LOG.error("scheduling cycle failed; trying again next tick", e);
+            }
+        }, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Stops the thread started by {@link #start}, waiting a little for a cycle in progress. */
+    @Override
+    public void close() {
+        ScheduledExecutorService t;
+        synchronized (this) {
+            t = thread;
+            thread = null;
+        }
+        if (t == null) {
+            return;
+        }
+        t.shutdownNow();
+        try {
+            if (!t.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("the scheduling thread did not stop within 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One cycle; see the class notes. */
+    public synchronized void runOnce() {
+        long nowMillis = clock.millis();
+        long now = Math.max(lastNowSeconds, Math.floorDiv(nowMillis, 1000));
+        lastNowSeconds = now;
+        if (state == null && !load(now, nowMillis)) {
+            return;
+        }
+        state.advanceTo(now);
+        stopsThisCycle = false;
+        observe(now, nowMillis);
+        launchDeferred(now, nowMillis);
+        syncWorkloads(now);
+        decide(now, nowMillis);
+        if (stopsThisCycle) {
+            observe(now, nowMillis);
+            launchDeferred(now, nowMillis);
+        }
+        cycles++;
+    }
+
+    public synchronized Counters counters() {
+        return new Counters(cycles, starts, deferrals, preemptions, completions, failures, cancellations,
+                lastDecisionNanos, foundRunningAtLoad);
+    }
+
+    /** Ids of the workloads whose start waits for a fence, in the order they were decided. */
+    public synchronized List<String> deferredLaunches() {
+        return List.copyOf(deferred.keySet());
+    }
+
+    /** Workloads the core refused to take, with the reason. */
+    public synchronized Map<String, String> refused() {
+        return Map.copyOf(refused);
+    }
+
+    // ------------------------------------------------------------------ 1. load
+
+    private boolean load(long now, long nowMillis) {
+        List<Allocation> allocations = store.allocations().allocations();
+        List<Node> nodes = store.nodes().nodes();
+        if (allocations.isEmpty() || nodes.isEmpty()) {
+            if (cycles == 0) {
+                LOG.info("scheduling waits for the store to have nodes ({}) and allocations ({})", nodes.size(),
+                        allocations.size());
+            }
+            cycles++;
+            return false;
+        }
+        AllocationTree tree = tree(allocations);
+        List<NodeSpec> specs = new ArrayList<>(nodes.size());
+        for (Node n : nodes) {
+            specs.add(new NodeSpec(n.name(), n.gpus(), "gpu", new TreeMap<>()));
+        }
+        state = new ClusterState(new ClusterSpec(specs, List.of()), tree, config, now);
+        nodeNames = new ArrayList<>(nodes.size());
+        sizes = new int[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            nodeNames.add(nodes.get(i).name());
+            sizes[i] = nodes.get(i).gpus();
+            if (!nodes.get(i).healthy()) {
+                state.setHealthy(i, false, now);
+            }
+        }
+        state.takeDrainNotices();
+        for (Workload w : notEnded()) {
+            lastSeq = Math.max(lastSeq, w.seq());
+            if (w.state() == WorkloadState.RUNNING) {
+                foundRunningAtLoad++;
+            } else if (waitsForCore(w)) {
+                admit(w, now);
+            }
+        }
+        int open = store.attempts().openAttempts().size();
+        LOG.info("scheduling loaded {} nodes, {} allocations, {} waiting workloads; {} workloads were running before"
+                        + " ({} open attempts), not adopted: left alone, their GPUs unknown to the policy",
+                nodes.size(), allocations.size(), active.size(), foundRunningAtLoad, open);
+        return true;
+    }
+
+    /** The stored allocations as a core tree: nodes named by path, the top-level ones children of {@link #ROOT}. */
+    static AllocationTree tree(List<Allocation> allocations) {
+        Map<String, List<Allocation>> children = new TreeMap<>();
+        for (Allocation a : allocations) {
+            children.computeIfAbsent(a.parentPath() == null ? ROOT : a.parentPath(), k -> new ArrayList<>()).add(a);
+        }
+        AllocationTree.Builder b = AllocationTree.builder(ROOT);
+        addChildren(b, ROOT, children);
+        return b.build();
+    }
+
+    private static void addChildren(AllocationTree.Builder b, String parent, Map<String, List<Allocation>> children) {
+        for (Allocation a : children.getOrDefault(parent, List.of())) {
+            if (children.containsKey(a.path())) {
+                b.child(a.path(), a.share());
+                addChildren(b, a.path(), children);
+                b.up();
+            } else {
+                b.leaf(a.path(), a.share());
+            }
+        }
+    }
+
+    private boolean waitsForCore(Workload w) {
+        return !w.cancelRequested() && (w.state() == WorkloadState.PENDING || w.state() == WorkloadState.REQUEUED
+                || (restarts && w.state() == WorkloadState.PREEMPTED));
+    }
+
+    /** Every workload not ended, in seq order, page by page. */
+    private List<Workload> notEnded() {
+        List<Workload> all = new ArrayList<>();
+        WorkloadFilter f = WorkloadFilter.all().withStates(WorkloadState.PENDING, WorkloadState.RUNNING,
+                WorkloadState.PREEMPTED, WorkloadState.REQUEUED);
+        while (true) {
+            List<Workload> page = store.workloads().workloads(f);
+            all.addAll(page);
+            if (page.size() < f.limit()) {
+                return all;
+            }
+            f = f.withAfterSeq(page.get(page.size() - 1).seq());
+        }
+    }
+
+    /** Registers and submits a stored workload to the core. */
+    private void admit(Workload w, long now) {
+        WorkloadSpec.Builder b = WorkloadSpec.builder(w.id())
+                .submitAt(Math.max(0, Math.min(Math.floorDiv(w.submittedAtMillis(), 1000), now)))
+                .allocation(w.allocationPath())
+                .user(w.user())
+                .gpus(w.gpus())
+                .gpusPerNode(w.gpusPerNode())
+                .duration(w.durationSeconds() == null ? DEFAULT_DURATION : Duration.ofSeconds(w.durationSeconds()))
+                .minRuntime(Duration.ofSeconds(w.minRuntimeSeconds()))
+                .priority(w.priority())
+                .kind(w.kind());
+        if (w.resumable()) {
+            b.resumable();
+        } else {
+            b.notResumable();
+        }
+        Job job;
+        try {
+            job = state.register(b.build());
+        } catch (IllegalArgumentException e) {
+            if (refused.put(w.id(), e.getMessage()) == null) {
+                LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
+            }
+            return;
+        }
+        state.submit(job, now);
+        active.put(job.id(), job);
+        stored.put(job.id(), w);
+    }
+
+    // ------------------------------------------------------------------ 2. observe
+
+    private void observe(long now, long nowMillis) {
+        for (Live l : live.values()) {
+            if (l.stopping && !l.stopSent) {
+                sendStop(l);
+            }
+        }
+        List<AttemptStatus> statuses;
+        try {
+            statuses = new ArrayList<>(backend.observe());
+        } catch (BackendException e) {
+            LOG.warn("could not observe the {} backend: {}", backend.name(), e.getMessage());
+            return;
+        }
+        statuses.sort(Comparator.comparing(AttemptStatus::attempt));
+        for (AttemptStatus st : statuses) {
+            Live l = live.get(st.attempt());
+            if (l == null) {
+                continue;
+            }
+            if (st.phase() == AttemptStatus.Phase.RUNNING && !l.markedRunning) {
+                store.attempts().markRunning(l.key);
+                l.markedRunning = true;
+            }
+            if (st.ended()) {
+                finish(l, st, now, nowMillis);
+            }
+        }
+    }
+
+    /** Records the end of an attempt in the store, then in the core, and lets the backend forget it. */
+    private void finish(Live l, AttemptStatus st, long now, long nowMillis) {
+        boolean exitedOk = st.phase() == AttemptStatus.Phase.EXITED && Integer.valueOf(0).equals(st.exitCode());
+        AttemptOutcome outcome;
+        String reason;
+        String preemptor = null;
+        Double lost = null;
+        String detail = st.detail() == null ? "" : " (" + st.detail() + ")";
+        if (exitedOk) {
+            outcome = AttemptOutcome.COMPLETED;
+            reason = "exited with code 0" + detail;
+        } else if (l.stopping && l.cancelled) {
+            // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
+            outcome = AttemptOutcome.CANCELLED;
+            reason = "stopped: its cancellation was requested" + detail;
+        } else if (l.stopping && l.cause != null) {
+            outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
+            reason = l.cause.explanation();
+            preemptor = l.cause.preemptorId();
+            lost = (double) l.result.lostGpuSeconds();
+        } else if (st.phase() == AttemptStatus.Phase.STOPPED) {
+            outcome = AttemptOutcome.LOST;
+            reason = "stopped, but not by the scheduler" + detail;
+        } else if (st.phase() == AttemptStatus.Phase.FAILED_TO_START) {
+            outcome = AttemptOutcome.FAILED;
+            reason = "failed to start" + detail;
+        } else {
+            outcome = AttemptOutcome.FAILED;
+            reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + detail;
+        }
+        Workload w;
+        try {
+            w = store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, nowMillis);
+        } catch (ConflictException e) {
+            LOG.warn("attempt {} had already ended otherwise: {}", l.key, e.getMessage());
+            w = store.workloads().workload(l.jobId).orElseThrow();
+        }
+        live.remove(l.key);
+        try {
+            backend.forget(l.key);
+        } catch (RuntimeException e) {
+            LOG.warn("the {} backend could not forget {}: {}", backend.name(), l.key, e.getMessage());
+        }
+        if (outcome == AttemptOutcome.COMPLETED) {
+            completions++;
+        } else if (outcome == AttemptOutcome.FAILED) {
+            failures++;
+        }
+        Job job = state.job(l.jobId).orElseThrow();
+        if (!l.stopping) {
+            // The core still runs the job on this attempt.
+            runningAttempt.remove(l.jobId);
+            switch (outcome) {
+                case COMPLETED -> state.complete(job, now);
+                case LOST -> {
+                    if (w.state().waiting()) {
+                        state.preempt(job, now, true);
+                    } else {
+                        state.cancel(job, now);
+                    }
+                }
+                default -> state.cancel(job, now);
+            }
+        } else if (w.state().ended() && !job.state().isFinal()) {
+            // The core had moved it on (requeued, maybe started again behind a fence) but it ended for good: it
+            // finished in its grace period, or its cancellation was requested while it was being preempted.
+            deferred.remove(l.jobId);
+            state.cancel(job, now);
+        }
+        if (job.state().isFinal()) {
+            active.remove(job.id());
+        }
+    }
+
+    private void sendStop(Live l) {
+        try {
+            backend.stop(l.key, grace);
+            l.stopSent = true;
+            stopsThisCycle = true;
+        } catch (BackendException e) {
+            LOG.warn("could not stop {} on the {} backend, trying again next cycle: {}", l.key, backend.name(),
+                    e.getMessage());
+        }
+    }
+
+    private void requestStop(Live l) {
+        l.stopping = true;
+        store.attempts().markStopping(l.key);
+        sendStop(l);
+    }
+
+    // ------------------------------------------------------------------ 3. launches, submissions, cancellations
+
+    private void launchDeferred(long now, long nowMillis) {
+        for (Deferred d : new ArrayList<>(deferred.values())) {
+            if (fenceCleared(d)) {
+                deferred.remove(d.job().id());
+                launch(d.job(), d.placement(), d.lanes(), now, nowMillis, true);
+            }
+        }
+    }
+
+    private boolean fenceCleared(Deferred d) {
+        for (Live l : live.values()) {
+            if (l.jobId.equals(d.job().id())) {
+                return false;
+            }
+            for (int i = 0; i < l.placement.nodeCount(); i++) {
+                int at = indexOf(d.placement(), l.placement.node(i));
+                if (at < 0) {
+                    continue;
+                }
+                for (int lane : l.lanes[i]) {
+                    for (int mine : d.lanes().lanes()[at]) {
+                        if (lane == mine) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    private static int indexOf(Placement p, int node) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            if (p.node(i) == node) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void syncWorkloads(long now) {
+        List<Workload> all = notEnded();
+        Map<String, Workload> byId = new HashMap<>();
+        for (Workload w : all) {
+            byId.put(w.id(), w);
+            if (w.seq() > lastSeq) {
+                lastSeq = w.seq();
+                if (waitsForCore(w)) {
+                    admit(w, now);
+                } else {
+                    LOG.warn("new workload {} is {} and not waiting; left alone", w.id(), w.state().label());
+                }
+            }
+        }
+        for (Job job : new ArrayList<>(active.values())) {
+            Workload w = byId.get(job.id());
+            if (w == null || w.cancelRequested()) {
+                cancel(job, now);
+            }
+        }
+    }
+
+    /** A cancellation the store has recorded: in the core at once; a launched attempt is stopped. */
+    private void cancel(Job job, long now) {
+        if (job.state() == JobState.RUNNING) {
+            AttemptKey key = runningAttempt.remove(job.id());
+            if (key != null) {
+                Live l = live.get(key);
+                l.cancelled = true;
+                requestStop(l);
+            } else {
+                deferred.remove(job.id());
+            }
+        }
+        state.cancel(job, now);
+        active.remove(job.id());
+        cancellations++;
+    }
+
+    // ------------------------------------------------------------------ 4. decide
+
+    private void decide(long now, long nowMillis) {
+        long nanos = 0;
+        for (int round = 0; round < MAX_ROUNDS_PER_CYCLE; round++) {
+            long t0 = System.nanoTime();
+            Plan plan = policy.schedule(state, now);
+            nanos += System.nanoTime() - t0;
+            boolean requeued = false;
+            for (Decision d : plan.decisions()) {
+                requeued |= carryOut(d, now, nowMillis);
+            }
+            for (int node : state.takeDrainNotices()) {
+                LOG.info("node {} is drained", nodeNames.get(node));
+            }
+            if (!requeued) {
+                break;
+            }
+        }
+        lastDecisionNanos = nanos;
+    }
+
+    /** Carries out one decision; returns whether it sent a job back to the queue. */
+    private boolean carryOut(Decision d, long now, long nowMillis) {
+        Job job = d.job();
+        if (d instanceof Decision.Preempt p) {
+            AttemptKey key = runningAttempt.remove(job.id());
+            Live l = key == null ? null : live.get(key);
+            if (l != null) {
+                l.cause = p.cause();
+                requestStop(l);
+            }
+            Deferred was = deferred.remove(job.id());
+            ClusterState.PreemptionResult r = state.preempt(job, now, restarts);
+            if (l != null) {
+                l.result = r;
+            } else if (was != null && !r.requeued()) {
+                // Never launched, but the core ended it: the store must not keep it waiting.
+                store.workloads().workload(job.id()).filter(w -> w.state().waiting())
+                        .ifPresent(w -> store.workloads().setState(job.id(), w.state(), WorkloadState.PREEMPTED));
+            }
+            preemptions++;
+            if (job.state().isFinal()) {
+                active.remove(job.id());
+            }
+            return r.requeued();
+        }
+        Decision.Start s = (Decision.Start) d;
+        Lanes.Choice lanes = chooseLanes(s.placement());
+        boolean ownOpen = live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
+        if (lanes.fenced() || ownOpen) {
+            state.start(job, s.placement(), now);
+            deferred.put(job.id(), new Deferred(job, s.placement(), lanes));
+            deferrals++;
+            return false;
+        }
+        launch(job, s.placement(), lanes, now, nowMillis, false);
+        return false;
+    }
+
+    private Lanes.Choice chooseLanes(Placement p) {
+        BitSet[] owned = new BitSet[sizes.length];
+        BitSet[] held = new BitSet[sizes.length];
+        for (int n = 0; n < sizes.length; n++) {
+            owned[n] = new BitSet(sizes[n]);
+            held[n] = new BitSet(sizes[n]);
+        }
+        for (Live l : live.values()) {
+            mark(l.stopping ? held : owned, l.placement, l.lanes);
+        }
+        for (Deferred d : deferred.values()) {
+            mark(owned, d.placement(), d.lanes().lanes());
+        }
+        return Lanes.choose(p, owned, held, sizes);
+    }
+
+    private static void mark(BitSet[] sets, Placement p, int[][] lanes) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            for (int lane : lanes[i]) {
+                sets[p.node(i)].set(lane);
+            }
+        }
+    }
+
+    /**
+     * Begins the attempt in the store (durable before the backend hears of it), starts it on the backend and, unless
+     * the core already counts it as running (a deferred start), starts it in the core.
+     */
+    private void launch(Job job, Placement placement, Lanes.Choice lanes, long now, long nowMillis, boolean inCore) {
+        List<Launch.NodeGpus> where = lanes.nodeGpus(placement, nodeNames);
+        AttemptKey key;
+        try {
+            key = store.attempts().beginAttempt(job.id(), where, nowMillis);
+        } catch (ConflictException | NotFoundException e) {
+            // Cancelled (or removed) between the store's answer and now: the core lets it go too.
+            LOG.info("workload {} was not started: {}", job.id(), e.getMessage());
+            state.cancel(job, now);
+            active.remove(job.id());
+            cancellations++;
+            return;
+        }
+        Workload w = stored.get(job.id());
+        Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
+        Live l = new Live(key, job.id(), placement, lanes.lanes());
+        live.put(key, l);
+        try {
+            backend.start(new Launch(key, where, w.command(), w.environment(), duration));
+        } catch (BackendException e) {
+            live.remove(key);
+            store.attempts().endAttempt(key, AttemptOutcome.FAILED, "the " + backend.name()
+                    + " backend refused it: " + e.getMessage(), null, null, nowMillis);
+            state.cancel(job, now);
+            active.remove(job.id());
+            failures++;
+            return;
+        }
+        if (!inCore) {
+            state.start(job, placement, now);
+        }
+        runningAttempt.put(job.id(), key);
+        starts++;
+    }
+
+    /**
+     * Checks that the loop's books agree with the core: every job the core runs is either launched (one live
+     * attempt, not stopping) or deferred, never both; and on every node the lanes of those runs are as many as the
+     * GPUs the core counts as used. For tests.
+     *
+     * @throws IllegalStateException when they disagree
+     */
+    synchronized void checkBooks() {
+        if (state == null) {
+            return;
+        }
+        int[] used = new int[sizes.length];
+        for (Job j : state.jobs()) {
+            if (j.state() != JobState.RUNNING) {
+                if (runningAttempt.containsKey(j.id()) || deferred.containsKey(j.id())) {
+                    throw new IllegalStateException(j.id() + " is " + j.state() + " in the core but has a run");
+                }
+                continue;
+            }
+            AttemptKey key = runningAttempt.get(j.id());
+            boolean isDeferred = deferred.containsKey(j.id());
+            if ((key == null) == !isDeferred) {
+                throw new IllegalStateException(j.id() + " runs in the core but is " + (isDeferred ? "both launched and"
+                        + " deferred" : "neither launched nor deferred"));
+            }
+            if (key != null && (!live.containsKey(key) || live.get(key).stopping)) {
+                throw new IllegalStateException(j.id() + " runs in the core but its attempt " + key + " is not live");
+            }
+            for (int i = 0; i < j.placement().nodeCount(); i++) {
+                used[j.placement().node(i)] += j.placement().gpusOn(i);
+            }
+        }
+        BitSet[] owned = new BitSet[sizes.length];
+        for (int n = 0; n < sizes.length; n++) {
+            owned[n] = new BitSet(sizes[n]);
+        }
+        for (Live l : live.values()) {
+            if (!l.stopping) {
+                if (!l.key.equals(runningAttempt.get(l.jobId))) {
+                    throw new IllegalStateException("attempt " + l.key + " runs but the core does not run it");
+                }
+                mark(owned, l.placement, l.lanes);
+            }
+        }
+        for (Deferred d : deferred.values()) {
+            mark(owned, d.placement(), d.lanes().lanes());
+        }
+        for (int n = 0; n < sizes.length; n++) {
+            if (owned[n].cardinality() != used[n]) {
+                throw new IllegalStateException("node " + nodeNames.get(n) + ": the core uses " + used[n]
+                        + " GPUs, the loop's lanes say " + owned[n].cardinality());
+            }
+        }
+    }
+}

@@ -1,0 +1,509 @@
+package dev.allot.server.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Launch;
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.NewWorkload;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.WorkloadState;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Scenarios of the real-time loop on a SQLite store, driving the core's allocation policy, with a simulated backend
+ * and a clock moved by hand: {@code runOnce()} after every move, and the story (which attempts start and stop in
+ * which cycle) checked exactly.
+ */
+class SchedulerLoopTest {
+    private static final long HOUR = 3600;
+
+    @TempDir
+    Path dir;
+
+    private final List<Fixture> fixtures = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        fixtures.forEach(Fixture::close);
+    }
+
+    /** One store, backend, clock and loop, and the story they tell. */
+    final class Fixture implements AutoCloseable {
+        final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+        final Store store;
+        final ScriptedBackend backend = new ScriptedBackend(clock);
+        final SchedulerLoop loop;
+        final List<String> story = new ArrayList<>();
+        private int cycle;
+        private int launchesSeen;
+        private int stopsSeen;
+
+        Fixture(Path data, List<String> teams, int... nodeGpus) {
+            store = Store.sqlite(data);
+            long t = clock.millis();
+            for (String team : teams) {
+                store.allocations().putAllocation(new Allocation(team, 1, List.of(), List.of()), "root", t);
+            }
+            for (int i = 0; i < nodeGpus.length; i++) {
+                store.nodes().putNode(new Node("n" + (i + 1), nodeGpus[i], true, null, t));
+            }
+            PolicyFactory f = PolicyRegistry.standard().get("allocation");
+            loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
+                    SchedulerConfig.defaults(), clock);
+            fixtures.add(this);
+        }
+
+        String submit(String team, int gpus, long durationSeconds, long minRuntimeSeconds, boolean resumable) {
+            return submit(team, gpus, 0, durationSeconds, minRuntimeSeconds, resumable);
+        }
+
+        String submit(String team, int gpus, int gpusPerNode, long durationSeconds, long minRuntimeSeconds,
+                      boolean resumable) {
+            return store.workloads().submit(NewWorkload.builder(team, "u").gpus(gpus).gpusPerNode(gpusPerNode)
+                    .durationSeconds(durationSeconds)
+                    .minRuntimeSeconds(minRuntimeSeconds).resumable(resumable).command(List.of("train.py"))
+                    .environment(Map.of("SEED", "1")).submittedAtMillis(clock.millis()).build()).id();
+        }
+
+        /** One cycle; adds what the backend was told to the story and checks no GPU is given twice. */
+        void cycle() {
+            loop.runOnce();
+            cycle++;
+            loop.checkBooks();
+            List<Launch> ls = backend.launches;
+            for (; launchesSeen < ls.size(); launchesSeen++) {
+                Launch l = ls.get(launchesSeen);
+                story.add(cycle + ": start " + l.attempt() + " " + l.placement().stream()
+                        .map(p -> p.node() + p.gpus()).collect(Collectors.joining(" ")));
+            }
+            for (; stopsSeen < backend.stops.size(); stopsSeen++) {
+                story.add(cycle + ": stop " + backend.stops.get(stopsSeen));
+            }
+            assertNoGpuGivenTwice();
+        }
+
+        void advance(long seconds) {
+            clock.advance(Duration.ofSeconds(seconds));
+        }
+
+        void assertNoGpuGivenTwice() {
+            Set<String> used = new HashSet<>();
+            for (Launch l : backend.liveLaunches()) {
+                for (Launch.NodeGpus p : l.placement()) {
+                    for (int g : p.gpus()) {
+                        assertThat(used.add(p.node() + ":" + g))
+                                .as("GPU %s:%d given to two live attempts (cycle %d)", p.node(), g, cycle).isTrue();
+                    }
+                }
+            }
+        }
+
+        WorkloadState stateOf(String id) {
+            return store.workloads().workload(id).orElseThrow().state();
+        }
+
+        List<Attempt> attempts(String id) {
+            return store.attempts().attempts(id);
+        }
+
+        @Override
+        public void close() {
+            loop.close();
+            store.close();
+        }
+    }
+
+    private Fixture fixture(String name, List<String> teams, int... nodeGpus) {
+        return new Fixture(dir.resolve(name), teams, nodeGpus);
+    }
+
+    @Test
+    void startsAWorkloadOnDistinctGpusAndCompletesIt() {
+        Fixture f = fixture("one", List.of("a"), 8);
+        String w = f.submit("a", 4, HOUR, 900, false);
+
+        f.cycle();
+        assertThat(f.story).containsExactly("1: start " + w + "#1 n1[0, 1, 2, 3]");
+        Launch launch = f.backend.launches.get(0);
+        assertThat(launch.command()).containsExactly("train.py");
+        assertThat(launch.environment()).containsEntry("SEED", "1");
+        assertThat(launch.gpus()).isEqualTo(4);
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> {
+            assertThat(a.open()).isTrue();
+            assertThat(a.placement()).containsExactly(new Launch.NodeGpus("n1", List.of(0, 1, 2, 3)));
+        });
+
+        f.advance(HOUR - 1);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        f.advance(1);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.COMPLETED));
+        assertThat(f.backend.observe()).isEmpty();
+        SchedulerLoop.Counters c = f.loop.counters();
+        assertThat(c.cycles()).isEqualTo(3);
+        assertThat(c.starts()).isEqualTo(1);
+        assertThat(c.completions()).isEqualTo(1);
+        assertThat(c.preemptions()).isZero();
+    }
+
+    @Test
+    void twoWholeNodeWorkloadsRunOneAfterTheOther() {
+        Fixture f = fixture("two", List.of("a"), 8);
+        String w1 = f.submit("a", 8, HOUR, 900, false);
+        String w2 = f.submit("a", 8, HOUR, 900, false);
+
+        f.cycle();
+        f.advance(HOUR);
+        f.cycle();
+        f.advance(HOUR);
+        f.cycle();
+
+        assertThat(f.story).containsExactly(
+                "1: start " + w1 + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]",
+                "2: start " + w2 + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]");
+        assertThat(f.stateOf(w1)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.stateOf(w2)).isEqualTo(WorkloadState.COMPLETED);
+    }
+
+    @Test
+    void aCancelledPendingWorkloadNeverStartsAndACancelledRunningOneIsStopped() {
+        Fixture f = fixture("cancel", List.of("a"), 8);
+        String running = f.submit("a", 8, HOUR, 900, false);
+        String waiting = f.submit("a", 8, HOUR, 900, false);
+        f.cycle();
+
+        f.store.workloads().requestCancel(waiting);
+        f.advance(60);
+        f.cycle();
+        assertThat(f.stateOf(waiting)).isEqualTo(WorkloadState.CANCELLED);
+
+        f.store.workloads().requestCancel(running);
+        assertThat(f.stateOf(running)).isEqualTo(WorkloadState.RUNNING);
+        f.advance(60);
+        f.cycle();
+        f.advance(2 * HOUR);
+        f.cycle();
+
+        assertThat(f.story).containsExactly(
+                "1: start " + running + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]",
+                "3: stop " + running + "#1");
+        assertThat(f.stateOf(running)).isEqualTo(WorkloadState.CANCELLED);
+        assertThat(f.attempts(running)).singleElement()
+                .satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.CANCELLED));
+        assertThat(f.attempts(waiting)).isEmpty();
+        assertThat(f.loop.counters().cancellations()).isEqualTo(2);
+    }
+
+    /** Team a fills the node with resumable work past its minimum runtime; under-served team b submits. */
+    private static List<String> fairShareStory(Fixture f) {
+        String a = f.submit("a", 8, 10 * HOUR, 900, true);
+        f.cycle();
+        f.advance(HOUR);
+        String b = f.submit("b", 8, HOUR, 900, true);
+        f.cycle();
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.REQUEUED);
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.RUNNING);
+        return f.story;
+    }
+
+    @Test
+    void fairSharePreemptsTheOverServedTeamAndItsWorkRunsAgainLater() {
+        Fixture f = fixture("fair", List.of("a", "b"), 8);
+        List<String> story = fairShareStory(f);
+
+        assertThat(story).containsExactly(
+                "1: start w-1#1 n1[0, 1, 2, 3, 4, 5, 6, 7]",
+                "2: start w-2#1 n1[0, 1, 2, 3, 4, 5, 6, 7]",
+                "2: stop w-1#1",
+                "3: start w-1#2 n1[0, 1, 2, 3, 4, 5, 6, 7]");
+        Attempt first = f.attempts("w-1").get(0);
+        assertThat(first.outcome()).isEqualTo(AttemptOutcome.REQUEUED);
+        assertThat(first.preemptor()).isEqualTo("w-2");
+        assertThat(first.reason()).isNotBlank();
+        assertThat(f.loop.counters().preemptions()).isEqualTo(1);
+        // The resumed attempt runs only the work left: 9 of its 10 hours.
+        assertThat(f.backend.launches.get(2).duration()).isEqualTo(Duration.ofHours(9));
+    }
+
+    @Test
+    void sameInputsTellTheSameStory() {
+        List<String> first = fairShareStory(fixture("d1", List.of("a", "b"), 8));
+        List<String> second = fairShareStory(fixture("d2", List.of("a", "b"), 8));
+        assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void aStartWaitsForTheFenceOfAStoppingAttempt() {
+        Fixture f = fixture("fence", List.of("a", "b"), 8);
+        f.backend.holdStops = true;
+        String a = f.submit("a", 8, 10 * HOUR, 900, true);
+        f.cycle();
+        f.advance(HOUR);
+        String b = f.submit("b", 8, HOUR, 900, true);
+        f.cycle();
+        assertThat(f.loop.deferredLaunches()).containsExactly(b);
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.PENDING);
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.attempts(a).get(0).phase().label()).isEqualTo("stopping");
+
+        f.advance(20);
+        f.cycle();
+        assertThat(f.loop.deferredLaunches()).containsExactly(b);
+
+        f.backend.release();
+        f.advance(5);
+        f.cycle();
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.REQUEUED);
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.RUNNING);
+
+        assertThat(f.story).containsExactly(
+                "1: start " + a + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]",
+                "2: stop " + a + "#1",
+                "4: start " + b + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]");
+        assertThat(f.loop.counters().deferrals()).isEqualTo(1);
+    }
+
+    @Test
+    void aStartPrefersGpusFreeForGoodOverFencedOnes() {
+        Fixture f = fixture("prefer", List.of("a"), 8);
+        f.backend.holdStops = true;
+        String stays = f.submit("a", 4, 10 * HOUR, 900, false);
+        String ends = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        f.store.workloads().requestCancel(stays);
+        f.cycle();
+        f.advance(HOUR);
+        String next = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        // GPUs 0-3 are still held by the cancelled attempt; 4-7 are free for good: the new work takes those at once.
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+        assertThat(f.story).containsExactly(
+                "1: start " + stays + "#1 n1[0, 1, 2, 3]",
+                "1: start " + ends + "#1 n1[4, 5, 6, 7]",
+                "2: stop " + stays + "#1",
+                "3: start " + next + "#1 n1[4, 5, 6, 7]");
+        assertThat(f.stateOf(stays)).isEqualTo(WorkloadState.RUNNING);
+        f.backend.release();
+        f.cycle();
+        assertThat(f.stateOf(stays)).isEqualTo(WorkloadState.CANCELLED);
+    }
+
+    @Test
+    void aDeferredStartThatIsCancelledNeverLaunchesAndThePreemptedWorkResumesBehindItsOwnFence() {
+        Fixture f = fixture("cancel-deferred", List.of("a", "b"), 8);
+        f.backend.holdStops = true;
+        String a = f.submit("a", 8, 10 * HOUR, 900, true);
+        f.cycle();
+        f.advance(HOUR);
+        String b = f.submit("b", 8, HOUR, 900, true);
+        f.cycle();
+        assertThat(f.loop.deferredLaunches()).containsExactly(b);
+
+        f.store.workloads().requestCancel(b);
+        f.advance(10);
+        f.cycle();
+        // b is gone; a may run again, but only once its own first attempt has ended.
+        assertThat(f.loop.deferredLaunches()).containsExactly(a);
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.CANCELLED);
+
+        f.backend.release();
+        f.advance(10);
+        f.cycle();
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+        assertThat(f.story).containsExactly(
+                "1: start " + a + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]",
+                "2: stop " + a + "#1",
+                "4: start " + a + "#2 n1[0, 1, 2, 3, 4, 5, 6, 7]");
+        assertThat(f.attempts(b)).isEmpty();
+        assertThat(f.attempts(a)).extracting(Attempt::outcome).containsExactly(AttemptOutcome.REQUEUED, null);
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.RUNNING);
+    }
+
+    @Test
+    void startRunsCyclesOnADaemonThreadUntilClosed() throws InterruptedException {
+        Fixture f = fixture("thread", List.of("a"), 8);
+        String w = f.submit("a", 4, HOUR, 900, false);
+        f.loop.start(Duration.ofMillis(5));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (f.loop.counters().cycles() < 3 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        f.loop.close();
+        long after = f.loop.counters().cycles();
+        assertThat(after).isGreaterThanOrEqualTo(3);
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        Thread.sleep(50);
+        assertThat(f.loop.counters().cycles()).isEqualTo(after);
+    }
+
+    @Test
+    void aCommandThatCannotStartOrExitsNonZeroFailsItsWorkload() {
+        Fixture f = fixture("fail", List.of("a"), 8);
+        String noProgram = f.submit("a", 4, HOUR, 900, false);
+        String crashes = f.submit("a", 4, HOUR, 900, false);
+        f.backend.failToStart.add(noProgram);
+        f.backend.exitCode.put(crashes, 3);
+
+        f.cycle();
+        f.cycle();
+        assertThat(f.stateOf(noProgram)).isEqualTo(WorkloadState.FAILED);
+        assertThat(f.attempts(noProgram).get(0).reason()).contains("failed to start").contains("no such program");
+        assertThat(f.stateOf(crashes)).isEqualTo(WorkloadState.RUNNING);
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(crashes)).isEqualTo(WorkloadState.FAILED);
+        assertThat(f.attempts(crashes).get(0).reason()).contains("code 3");
+        assertThat(f.loop.counters().failures()).isEqualTo(2);
+        // Nothing was started again.
+        assertThat(f.backend.launches).hasSize(2);
+    }
+
+    @Test
+    void anUnknownStatusIsNeverAnEnd() {
+        Fixture f = fixture("unknown", List.of("a"), 8);
+        String w = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        f.backend.unknown.add(w);
+        f.advance(2 * HOUR);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.open()).isTrue());
+        f.backend.unknown.clear();
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+    }
+
+    @Test
+    void aGangGetsLanesOnEachOfItsNodesAndUnhealthyNodesGetNoWork() {
+        Fixture f = fixture("gang", List.of("a"), 4, 4, 4);
+        f.store.nodes().setHealth("n1", false, "fan failure", f.clock.millis());
+        String gang = f.submit("a", 8, 4, HOUR, 900, false);
+        String more = f.submit("a", 2, HOUR, 900, false);
+        f.cycle();
+        assertThat(f.story).containsExactly(
+                "1: start " + gang + "#1 n2[0, 1, 2, 3] n3[0, 1, 2, 3]");
+        assertThat(f.stateOf(more)).isEqualTo(WorkloadState.PENDING);
+    }
+
+    /** A seeded random run: submissions, cancellations, stops held and released; checked after every cycle. */
+    private static List<String> randomRun(Fixture f, long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        List<String> ids = new ArrayList<>();
+        String[] teams = {"a", "b", "c"};
+        int[] sizes = {1, 2, 4, 8};
+        for (int step = 0; step < 150; step++) {
+            if (r.nextInt(3) == 0) {
+                String id = f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
+                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean());
+                ids.add(id);
+                int fate = r.nextInt(20);
+                if (fate == 0) {
+                    f.backend.failToStart.add(id);
+                } else if (fate == 1) {
+                    f.backend.exitCode.put(id, 1);
+                }
+            }
+            if (!ids.isEmpty() && r.nextInt(10) == 0) {
+                f.store.workloads().requestCancel(ids.get(r.nextInt(ids.size())));
+            }
+            if (r.nextInt(4) == 0) {
+                f.backend.holdStops = !f.backend.holdStops;
+            }
+            if (r.nextInt(3) == 0) {
+                f.backend.release();
+            }
+            f.advance(r.nextInt(900));
+            f.cycle();
+        }
+        f.backend.holdStops = false;
+        f.backend.release();
+        for (int i = 0; i < 200; i++) {
+            f.advance(3600);
+            f.cycle();
+        }
+        for (String id : ids) {
+            assertThat(f.stateOf(id)).as(id).isIn(WorkloadState.COMPLETED, WorkloadState.CANCELLED,
+                    WorkloadState.PREEMPTED, WorkloadState.FAILED);
+        }
+        assertThat(f.store.attempts().openAttempts()).isEmpty();
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+        return f.story;
+    }
+
+    @Test
+    void aRandomRunNeverGivesAGpuTwiceEndsEverythingAndRepeatsExactly() {
+        List<String> first = randomRun(fixture("r1", List.of("a", "b", "c"), 8, 8), 42);
+        List<String> second = randomRun(fixture("r2", List.of("a", "b", "c"), 8, 8), 42);
+        assertThat(second).isEqualTo(first);
+        assertThat(first.stream().filter(e -> e.contains(": stop ")).count()).isPositive();
+        assertThat(fixtures.get(0).loop.counters().deferrals()).isPositive();
+        assertThat(fixtures.get(0).loop.counters().preemptions()).isPositive();
+        assertThat(fixtures.get(0).loop.counters().failures()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 7, 14, 15, 19})
+    void randomRunsKeepTheirInvariants(long seed) {
+        randomRun(fixture("s" + seed, List.of("a", "b", "c"), 8, 8), seed);
+    }
+
+    @Test
+    void nothingHappensUntilTheStoreHasNodesAndAllocations() {
+        Fixture f = new Fixture(dir.resolve("empty"), List.of());
+        f.cycle();
+        assertThat(f.story).isEmpty();
+        assertThat(f.loop.counters().cycles()).isEqualTo(1);
+    }
+
+    @Test
+    void workloadsWaitingInTheStoreAtLoadAreScheduledAndRunningOnesAreLeftAlone() {
+        Fixture f = fixture("load", List.of("a"), 8);
+        String was = f.submit("a", 4, HOUR, 900, false);
+        AttemptKey before = f.store.attempts().beginAttempt(was, List.of(new Launch.NodeGpus("n1", List.of(4, 5, 6, 7))),
+                f.clock.millis());
+        String waits = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        assertThat(f.loop.counters().foundRunningAtLoad()).isEqualTo(1);
+        assertThat(f.story).containsExactly("1: start " + waits + "#1 n1[0, 1, 2, 3]");
+        assertThat(f.store.attempts().openAttempts()).extracting(Attempt::key).contains(before);
+    }
+
+    @Test
+    void aWorkloadTheCoreCannotHoldIsRefusedAndLeftInTheStore() {
+        Fixture f = fixture("refuse", List.of("a"), 8);
+        String big = f.submit("a", 16, HOUR, 900, false);
+        f.cycle();
+        assertThat(f.loop.refused()).containsKey(big);
+        assertThat(f.stateOf(big)).isEqualTo(WorkloadState.PENDING);
+        assertThat(f.backend.launches).isEmpty();
+    }
+}
