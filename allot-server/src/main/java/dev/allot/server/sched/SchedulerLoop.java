@@ -19,6 +19,8 @@ import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AttemptPhase;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.ConflictException;
 import dev.allot.server.store.Node;
@@ -33,10 +35,12 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * <p>One {@link #runOnce() cycle}:
  * <ol>
  *   <li>on the first cycle, load the tree, the nodes and the waiting workloads from the store (nothing happens until
- *       the store has at least one node and one allocation);</li>
+ *       the store has at least one node and one allocation) and adopt the attempts found open (see
+ *       <b>Adoption</b>), then reconcile them with the backend;</li>
  *   <li>observe the backend: every ended attempt the loop started is ended in the store and in the core, then
  *       forgotten by the backend;</li>
  *   <li>launch the deferred starts whose fences have cleared;</li>
@@ -70,9 +75,25 @@ import org.slf4j.LoggerFactory;
  * as running, the store and the backend hear of it only once the fence has cleared. Lanes free for good are chosen
  * before fenced ones, so a start waits only when it must. No GPU index is ever given to two live attempts.
  *
- * <p><b>Not yet.</b> Attempts found open at load (work started before a restart) are counted and logged but not
- * adopted: the core does not know their GPUs, so it may place other work on them. Fair-share usage from before the
- * restart is not seeded into the core. The tree and the nodes are read once, at load; health changes, new nodes and
+ * <p><b>Adoption.</b> Attempts found open in the store at load (work started before a crash or a restart) are
+ * adopted, in store order: each workload is registered in the core and started there on its stored placement (node
+ * by name, GPU count per node) <em>at the load time</em>, and its stored GPU indexes, exactly those, are marked as
+ * held. Its minimum-runtime protection therefore restarts from the load: conservative, it may only protect the work
+ * longer than before the restart, never let it be preempted early. A stopping attempt is adopted fenced (its GPUs
+ * held, the core moves it on at once: cancelled if its cancellation was requested, otherwise preempted, requeued by
+ * the core's rule) and its stop is sent again. The first cycle then reconciles them with the backend (again each
+ * cycle until the backend answers): an attempt the backend reports starting, running, stopping or {@code UNKNOWN}
+ * stays live; one it reports ended is ended through the usual path; one it does not know at all is, if still
+ * launching (the crash came between the store's begin and the backend's start), started again with the
+ * <em>same</em> attempt key and its stored command, environment and GPUs (never a new attempt number, so never a
+ * double launch), and otherwise ended as lost (requeued if resumable, per the store's rule), its GPUs released.
+ * An open attempt that cannot be adopted (its node is gone, its GPU indexes do not fit the node or clash with
+ * another's, the core refuses the workload) is logged and left alone, its GPUs unknown to the policy.
+ *
+ * <p><b>Not yet.</b> The store does not record when a stop was asked, so an adopted stopping attempt gets the full
+ * grace period again rather than what was left of it. An adopted workload's progress before the restart is not
+ * known to the core (it counts the whole duration from the load). Fair-share usage from before the restart is not
+ * seeded into the core. The tree and the nodes are read once, at load; health changes, new nodes and
  * tree edits after that are not seen. The policy is asked every cycle (its wake-up time is not used); a deferred
  * start counts as running in the core from the decision, not from its launch. A store failure in the middle of a
  * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
@@ -108,6 +129,9 @@ public final class SchedulerLoop implements AutoCloseable {
     private long lastSeq;
     private long lastNowSeconds = Long.MIN_VALUE;
     private int foundRunningAtLoad;
+    private int adoptedAtLoad;
+    /** Open attempts adopted at load that have not yet been reconciled with the backend. */
+    private Map<AttemptKey, Attempt> toReconcile = new LinkedHashMap<>();
 
     // ---- the loop's books
     /** Jobs the core has not ended, by id, in admission order. */
@@ -163,7 +187,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** What the loop has done so far, for tests and metrics. */
     public record Counters(long cycles, long starts, long deferrals, long preemptions, long completions, long failures,
-                           long cancellations, long lastDecisionNanos, int foundRunningAtLoad) {
+                           long cancellations, long lastDecisionNanos, int foundRunningAtLoad, int adoptedAtLoad) {
     }
 
     public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace) {
@@ -238,6 +262,9 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         state.advanceTo(now);
         stopsThisCycle = false;
+        if (!toReconcile.isEmpty()) {
+            reconcile(now, nowMillis);
+        }
         observe(now, nowMillis);
         launchDeferred(now, nowMillis);
         syncWorkloads(now);
@@ -251,7 +278,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     public synchronized Counters counters() {
         return new Counters(cycles, starts, deferrals, preemptions, completions, failures, cancellations,
-                lastDecisionNanos, foundRunningAtLoad);
+                lastDecisionNanos, foundRunningAtLoad, adoptedAtLoad);
     }
 
     /** Ids of the workloads whose start waits for a fence, in the order they were decided. */
@@ -288,24 +315,165 @@ public final class SchedulerLoop implements AutoCloseable {
         for (int i = 0; i < nodes.size(); i++) {
             nodeNames.add(nodes.get(i).name());
             sizes[i] = nodes.get(i).gpus();
+        }
+        Map<String, Attempt> open = new HashMap<>();
+        for (Attempt a : store.attempts().openAttempts()) {
+            open.putIfAbsent(a.key().workloadId(), a);
+        }
+        // Adopted work is started in the core before unhealthy nodes are marked, so that it drains from them.
+        for (Workload w : notEnded()) {
+            lastSeq = Math.max(lastSeq, w.seq());
+            if (w.state() == WorkloadState.RUNNING) {
+                foundRunningAtLoad++;
+                Attempt a = open.get(w.id());
+                if (a == null) {
+                    LOG.warn("workload {} is running in the store without an open attempt; left alone", w.id());
+                } else {
+                    adopt(w, a, now);
+                }
+            } else if (waitsForCore(w)) {
+                admit(w, now);
+            }
+        }
+        for (int i = 0; i < nodes.size(); i++) {
             if (!nodes.get(i).healthy()) {
                 state.setHealthy(i, false, now);
             }
         }
         state.takeDrainNotices();
-        for (Workload w : notEnded()) {
-            lastSeq = Math.max(lastSeq, w.seq());
-            if (w.state() == WorkloadState.RUNNING) {
-                foundRunningAtLoad++;
-            } else if (waitsForCore(w)) {
-                admit(w, now);
+        LOG.info("scheduling loaded {} nodes, {} allocations, {} workloads in the core; {} workloads were running"
+                        + " before, {} of their attempts adopted", nodes.size(), allocations.size(), active.size(),
+                foundRunningAtLoad, adoptedAtLoad);
+        return true;
+    }
+
+    /**
+     * Adopts an attempt found open at load: the core runs its workload on its stored placement from now, the loop
+     * holds exactly its stored GPU indexes; a stopping one is moved on in the core at once and stays fenced.
+     */
+    private void adopt(Workload w, Attempt a, long now) {
+        // The stored GPUs as a core placement (node index, count) and lanes in the placement's (node) order.
+        Map<Integer, int[]> byNode = new TreeMap<>();
+        for (Launch.NodeGpus ng : a.placement()) {
+            int n = nodeNames.indexOf(ng.node());
+            if (n < 0) {
+                LOG.warn("open attempt {} runs on node {}, which the store no longer has; not adopted", a.key(), ng.node());
+                return;
+            }
+            int[] lanes = ng.gpus().stream().mapToInt(Integer::intValue).sorted().toArray();
+            for (int i = 0; i < lanes.length; i++) {
+                if (lanes[i] < 0 || lanes[i] >= sizes[n] || (i > 0 && lanes[i] == lanes[i - 1])) {
+                    LOG.warn("open attempt {} holds GPUs {} of node {}, which has {}; not adopted", a.key(), ng.gpus(),
+                            ng.node(), sizes[n]);
+                    return;
+                }
+            }
+            if (byNode.put(n, lanes) != null) {
+                LOG.warn("open attempt {} names node {} twice; not adopted", a.key(), ng.node());
+                return;
             }
         }
-        int open = store.attempts().openAttempts().size();
-        LOG.info("scheduling loaded {} nodes, {} allocations, {} waiting workloads; {} workloads were running before"
-                        + " ({} open attempts), not adopted: left alone, their GPUs unknown to the policy",
-                nodes.size(), allocations.size(), active.size(), foundRunningAtLoad, open);
-        return true;
+        int[] nodes = byNode.keySet().stream().mapToInt(Integer::intValue).toArray();
+        int[] counts = byNode.values().stream().mapToInt(l -> l.length).toArray();
+        Placement p = new Placement(nodes, counts);
+        int[][] lanes = new int[p.nodeCount()][];
+        for (int i = 0; i < p.nodeCount(); i++) {
+            lanes[i] = byNode.get(p.node(i));
+        }
+        for (Live other : live.values()) {
+            for (int i = 0; i < other.placement.nodeCount(); i++) {
+                int[] mine = byNode.get(other.placement.node(i));
+                if (mine != null && java.util.Arrays.stream(other.lanes[i])
+                        .anyMatch(x -> java.util.Arrays.binarySearch(mine, x) >= 0)) {
+                    LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
+                    return;
+                }
+            }
+        }
+        Job job;
+        try {
+            job = state.register(spec(w, now));
+        } catch (IllegalArgumentException e) {
+            refused.put(w.id(), e.getMessage());
+            LOG.warn("open attempt {} not adopted: the core cannot hold workload {}: {}", a.key(), w.id(), e.getMessage());
+            return;
+        }
+        state.submit(job, now);
+        try {
+            state.start(job, p, now);
+        } catch (IllegalStateException e) {
+            LOG.warn("open attempt {} not adopted: {}", a.key(), e.getMessage());
+            state.cancel(job, now);
+            return;
+        }
+        stored.put(job.id(), w);
+        Live l = new Live(a.key(), job.id(), p, lanes);
+        l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
+        live.put(a.key(), l);
+        adoptedAtLoad++;
+        toReconcile.put(a.key(), a);
+        if (a.phase() != AttemptPhase.STOPPING) {
+            active.put(job.id(), job);
+            runningAttempt.put(job.id(), a.key());
+            return;
+        }
+        // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent).
+        l.stopping = true;
+        if (w.cancelRequested()) {
+            l.cancelled = true;
+            state.cancel(job, now);
+        } else {
+            l.result = state.preempt(job, now, restarts);
+            if (!job.state().isFinal()) {
+                active.put(job.id(), job);
+            }
+        }
+    }
+
+    /**
+     * Reconciles the attempts adopted at load with what the backend knows: those it does not know are launched
+     * again with the same key (still launching) or ended as lost; the rest are left to {@link #observe}.
+     */
+    private void reconcile(long now, long nowMillis) {
+        Set<AttemptKey> known = new HashSet<>();
+        try {
+            for (AttemptStatus st : backend.observe()) {
+                known.add(st.attempt());
+            }
+        } catch (BackendException e) {
+            LOG.warn("could not reconcile {} adopted attempts with the {} backend, trying again next cycle: {}",
+                    toReconcile.size(), backend.name(), e.getMessage());
+            return;
+        }
+        Map<AttemptKey, Attempt> todo = toReconcile;
+        toReconcile = new LinkedHashMap<>();
+        for (Attempt a : todo.values()) {
+            Live l = live.get(a.key());
+            if (l == null || known.contains(a.key())) {
+                continue;
+            }
+            if (a.phase() == AttemptPhase.LAUNCHING && l.stopping) {
+                // Never started, and asked to stop since the load (reconciled late): it ended before it began.
+                finish(l, new AttemptStatus(a.key(), AttemptStatus.Phase.STOPPED, null,
+                        "never started on the backend"), now, nowMillis);
+            } else if (a.phase() == AttemptPhase.LAUNCHING) {
+                Workload w = stored.get(l.jobId);
+                Job job = state.job(l.jobId).orElseThrow();
+                Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
+                try {
+                    backend.start(new Launch(a.key(), a.placement(), w.command(), w.environment(), duration));
+                    LOG.info("adopted attempt {} was never started on the {} backend; started it", a.key(),
+                            backend.name());
+                    starts++;
+                } catch (BackendException e) {
+                    end(l, AttemptOutcome.FAILED, "the " + backend.name() + " backend refused it: " + e.getMessage(),
+                            null, null, now, nowMillis);
+                }
+            } else {
+                end(l, AttemptOutcome.LOST, "the " + backend.name() + " backend did not know it after a restart",
+                        null, null, now, nowMillis);
+            }
+        }
     }
 
     /** The stored allocations as a core tree: nodes named by path, the top-level ones children of {@link #ROOT}. */
@@ -353,6 +521,22 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** Registers and submits a stored workload to the core. */
     private void admit(Workload w, long now) {
+        Job job;
+        try {
+            job = state.register(spec(w, now));
+        } catch (IllegalArgumentException e) {
+            if (refused.put(w.id(), e.getMessage()) == null) {
+                LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
+            }
+            return;
+        }
+        state.submit(job, now);
+        active.put(job.id(), job);
+        stored.put(job.id(), w);
+    }
+
+    /** A stored workload as the core's spec. */
+    private static WorkloadSpec spec(Workload w, long now) {
         WorkloadSpec.Builder b = WorkloadSpec.builder(w.id())
                 .submitAt(Math.max(0, Math.min(Math.floorDiv(w.submittedAtMillis(), 1000), now)))
                 .allocation(w.allocationPath())
@@ -368,18 +552,7 @@ public final class SchedulerLoop implements AutoCloseable {
         } else {
             b.notResumable();
         }
-        Job job;
-        try {
-            job = state.register(b.build());
-        } catch (IllegalArgumentException e) {
-            if (refused.put(w.id(), e.getMessage()) == null) {
-                LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
-            }
-            return;
-        }
-        state.submit(job, now);
-        active.put(job.id(), job);
-        stored.put(job.id(), w);
+        return b.build();
     }
 
     // ------------------------------------------------------------------ 2. observe
@@ -428,10 +601,11 @@ public final class SchedulerLoop implements AutoCloseable {
             // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
             outcome = AttemptOutcome.CANCELLED;
             reason = "stopped: its cancellation was requested" + detail;
-        } else if (l.stopping && l.cause != null) {
+        } else if (l.stopping && l.result != null) {
             outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
-            reason = l.cause.explanation();
-            preemptor = l.cause.preemptorId();
+            reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail
+                    : l.cause.explanation();
+            preemptor = l.cause == null ? null : l.cause.preemptorId();
             lost = (double) l.result.lostGpuSeconds();
         } else if (st.phase() == AttemptStatus.Phase.STOPPED) {
             outcome = AttemptOutcome.LOST;
@@ -443,6 +617,12 @@ public final class SchedulerLoop implements AutoCloseable {
             outcome = AttemptOutcome.FAILED;
             reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + detail;
         }
+        end(l, outcome, reason, preemptor, lost, now, nowMillis);
+    }
+
+    /** Ends an attempt in the store with the given outcome, lets the backend forget it, and brings the core along. */
+    private void end(Live l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
+                     long nowMillis) {
         Workload w;
         try {
             w = store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, nowMillis);

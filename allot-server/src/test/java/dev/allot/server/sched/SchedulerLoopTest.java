@@ -52,8 +52,8 @@ class SchedulerLoopTest {
     final class Fixture implements AutoCloseable {
         final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
         final Store store;
-        final ScriptedBackend backend = new ScriptedBackend(clock);
-        final SchedulerLoop loop;
+        ScriptedBackend backend = new ScriptedBackend(clock);
+        SchedulerLoop loop;
         final List<String> story = new ArrayList<>();
         private int cycle;
         private int launchesSeen;
@@ -68,10 +68,28 @@ class SchedulerLoopTest {
             for (int i = 0; i < nodeGpus.length; i++) {
                 store.nodes().putNode(new Node("n" + (i + 1), nodeGpus[i], true, null, t));
             }
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
-                    SchedulerConfig.defaults(), clock);
+            loop = newLoop();
             fixtures.add(this);
+        }
+
+        private SchedulerLoop newLoop() {
+            PolicyFactory f = PolicyRegistry.standard().get("allocation");
+            return new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
+                    SchedulerConfig.defaults(), clock);
+        }
+
+        /** The loop crashes (dropped without close) and a new one starts on the same store and backend. */
+        void crash() {
+            loop = newLoop();
+            story.add((cycle + 1) + ": restart");
+        }
+
+        /** The loop crashes together with whatever ran the work: the new loop meets a backend that knows nothing. */
+        void crashWithTheBackend() {
+            backend = new ScriptedBackend(clock);
+            launchesSeen = 0;
+            stopsSeen = 0;
+            crash();
         }
 
         String submit(String team, int gpus, long durationSeconds, long minRuntimeSeconds, boolean resumable) {
@@ -101,6 +119,14 @@ class SchedulerLoopTest {
                 story.add(cycle + ": stop " + backend.stops.get(stopsSeen));
             }
             assertNoGpuGivenTwice();
+            assertNoAttemptStartedTwice();
+        }
+
+        void assertNoAttemptStartedTwice() {
+            Set<AttemptKey> keys = new HashSet<>();
+            for (Launch l : backend.launches) {
+                assertThat(keys.add(l.attempt())).as("attempt %s started twice (cycle %d)", l.attempt(), cycle).isTrue();
+            }
         }
 
         void advance(long seconds) {
@@ -485,16 +511,249 @@ class SchedulerLoopTest {
     }
 
     @Test
-    void workloadsWaitingInTheStoreAtLoadAreScheduledAndRunningOnesAreLeftAlone() {
+    void anAttemptBegunInTheStoreButNeverStartedIsLaunchedAtLoadWithTheSameKeyAndWaitingWorkGetsOtherGpus() {
         Fixture f = fixture("load", List.of("a"), 8);
         String was = f.submit("a", 4, HOUR, 900, false);
+        // A crash between the store's beginAttempt and the backend's start.
         AttemptKey before = f.store.attempts().beginAttempt(was, List.of(new Launch.NodeGpus("n1", List.of(4, 5, 6, 7))),
                 f.clock.millis());
         String waits = f.submit("a", 4, HOUR, 900, false);
         f.cycle();
         assertThat(f.loop.counters().foundRunningAtLoad()).isEqualTo(1);
-        assertThat(f.story).containsExactly("1: start " + waits + "#1 n1[0, 1, 2, 3]");
-        assertThat(f.store.attempts().openAttempts()).extracting(Attempt::key).contains(before);
+        assertThat(f.loop.counters().adoptedAtLoad()).isEqualTo(1);
+        assertThat(f.story).containsExactly(
+                "1: start " + was + "#1 n1[4, 5, 6, 7]",
+                "1: start " + waits + "#1 n1[0, 1, 2, 3]");
+        assertThat(f.backend.launches.get(0).attempt()).isEqualTo(before);
+        assertThat(f.backend.launches.get(0).command()).containsExactly("train.py");
+        assertThat(f.backend.launches.get(0).environment()).containsEntry("SEED", "1");
+        assertThat(f.backend.launches.get(0).duration()).isEqualTo(Duration.ofHours(1));
+        f.cycle();
+        assertThat(f.attempts(was)).singleElement().satisfies(a -> assertThat(a.phase().label()).isEqualTo("running"));
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(was)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.stateOf(waits)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.attempts(was)).hasSize(1);
+    }
+
+    @Test
+    void aStartLostOnTheWayToTheBackendIsLaunchedOnceByTheNextLoopWithTheSameAttemptNumber() {
+        Fixture f = fixture("dropped", List.of("a"), 8);
+        String w = f.submit("a", 8, HOUR, 900, false);
+        f.backend.dropNextStart = true;
+        f.cycle();
+        assertThat(f.backend.launches).isEmpty();
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.phase().label()).isEqualTo("launching"));
+        f.crash();
+        f.advance(60);
+        f.cycle();
+        f.cycle();
+        assertThat(f.story).containsExactly("2: restart", "2: start " + w + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]");
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.COMPLETED));
+    }
+
+    @Test
+    void aLoopThatCrashesIsAdoptedWithoutASecondLaunchAndNewWorkGetsOtherGpus() {
+        Fixture f = fixture("adopt", List.of("a"), 8);
+        String brief = f.submit("a", 4, 600, 300, false);
+        String stays = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        f.advance(600);
+        f.cycle();
+        assertThat(f.stateOf(brief)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.attempts(stays)).singleElement().satisfies(a -> assertThat(a.phase().label()).isEqualTo("running"));
+
+        f.crash();
+        f.advance(60);
+        String fits = f.submit("a", 4, HOUR, 900, false);
+        String waits = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        assertThat(f.loop.counters().adoptedAtLoad()).isEqualTo(1);
+        assertThat(f.stateOf(waits)).isEqualTo(WorkloadState.PENDING);
+        f.advance(HOUR - 661);
+        f.cycle();
+        assertThat(f.stateOf(stays)).isEqualTo(WorkloadState.RUNNING);
+        f.advance(1);
+        f.cycle();
+        // The adopted attempt completes normally and its GPUs go to the work that waited.
+        assertThat(f.stateOf(stays)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.attempts(stays)).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.COMPLETED));
+        assertThat(f.story).containsExactly(
+                "1: start " + brief + "#1 n1[0, 1, 2, 3]",
+                "1: start " + stays + "#1 n1[4, 5, 6, 7]",
+                "3: restart",
+                "3: start " + fits + "#1 n1[0, 1, 2, 3]",
+                "5: start " + waits + "#1 n1[4, 5, 6, 7]");
+    }
+
+    @Test
+    void aRunningAttemptTheBackendDoesNotKnowIsLostAndResumableWorkStartsAgainAsAttemptTwo() {
+        Fixture f = fixture("lost", List.of("a"), 8);
+        String resumable = f.submit("a", 4, HOUR, 900, true);
+        String not = f.submit("a", 4, HOUR, 900, false);
+        f.cycle();
+        f.advance(60);
+        f.cycle();
+        f.crashWithTheBackend();
+        f.advance(60);
+        f.cycle();
+        assertThat(f.attempts(resumable)).extracting(Attempt::outcome).containsExactly(AttemptOutcome.LOST, null);
+        assertThat(f.attempts(resumable).get(0).reason()).contains("did not know it");
+        assertThat(f.stateOf(resumable)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.attempts(not)).extracting(Attempt::outcome).containsExactly(AttemptOutcome.LOST);
+        assertThat(f.stateOf(not)).isEqualTo(WorkloadState.FAILED);
+        assertThat(f.story).containsExactly(
+                "1: start " + resumable + "#1 n1[0, 1, 2, 3]",
+                "1: start " + not + "#1 n1[4, 5, 6, 7]",
+                "3: restart",
+                "3: start " + resumable + "#2 n1[0, 1, 2, 3]");
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(resumable)).isEqualTo(WorkloadState.COMPLETED);
+    }
+
+    @Test
+    void aStoppingAttemptIsAdoptedFencedAndItsStopIsSentAgain() {
+        Fixture f = fixture("stopping", List.of("a", "b"), 8);
+        f.backend.holdStops = true;
+        String a = f.submit("a", 8, 10 * HOUR, 900, true);
+        f.cycle();
+        f.advance(HOUR);
+        String b = f.submit("b", 8, HOUR, 900, true);
+        f.cycle();
+        assertThat(f.attempts(a).get(0).phase().label()).isEqualTo("stopping");
+
+        f.crash();
+        f.advance(10);
+        f.cycle();
+        // Nothing starts on the GPUs the stopping attempt still holds; its stop is sent again.
+        assertThat(f.backend.stops).containsExactly(new AttemptKey(a, 1), new AttemptKey(a, 1));
+        assertThat(f.loop.deferredLaunches()).hasSize(1);
+        assertThat(f.backend.launches).hasSize(1);
+        assertThat(f.attempts(a).get(0).open()).isTrue();
+
+        f.backend.release();
+        f.advance(5);
+        f.cycle();
+        assertThat(f.attempts(a).get(0).outcome()).isEqualTo(AttemptOutcome.REQUEUED);
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+        assertThat(f.backend.launches).hasSize(2);
+        for (int i = 0; i < 30; i++) {
+            f.advance(HOUR);
+            f.cycle();
+        }
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.store.attempts().openAttempts()).isEmpty();
+    }
+
+    @Test
+    void aCancelledStoppingAttemptIsAdoptedFencedAndEndsCancelled() {
+        Fixture f = fixture("stopping-cancel", List.of("a"), 8);
+        f.backend.holdStops = true;
+        String w = f.submit("a", 8, 10 * HOUR, 900, true);
+        f.cycle();
+        f.store.workloads().requestCancel(w);
+        f.cycle();
+        f.crash();
+        String next = f.submit("a", 8, HOUR, 900, true);
+        f.cycle();
+        assertThat(f.loop.deferredLaunches()).containsExactly(next);
+        f.backend.release();
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.CANCELLED);
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.CANCELLED));
+        assertThat(f.stateOf(next)).isEqualTo(WorkloadState.RUNNING);
+    }
+
+    @Test
+    void anAdoptedAttemptTheBackendCannotTellAboutStaysLiveAndHoldsItsGpus() {
+        Fixture f = fixture("adopt-unknown", List.of("a"), 8);
+        String w = f.submit("a", 8, HOUR, 900, false);
+        f.cycle();
+        f.backend.unknown.add(w);
+        f.crash();
+        f.advance(2 * HOUR);
+        String next = f.submit("a", 8, HOUR, 900, false);
+        f.cycle();
+        f.cycle();
+        assertThat(f.attempts(w)).singleElement().satisfies(a -> assertThat(a.open()).isTrue());
+        assertThat(f.stateOf(next)).isEqualTo(WorkloadState.PENDING);
+        f.backend.unknown.clear();
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.stateOf(next)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.backend.launches).hasSize(2);
+    }
+
+    /** Like {@link #randomRun}, with the loop crashing at random cycles and a new one adopting its work. */
+    private static void randomRunWithCrashes(Fixture f, long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        List<String> ids = new ArrayList<>();
+        String[] teams = {"a", "b", "c"};
+        int[] sizes = {1, 2, 4, 8};
+        int crashes = 0;
+        int adopted = 0;
+        for (int step = 0; step < 150; step++) {
+            if (r.nextInt(3) == 0) {
+                String id = f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
+                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean());
+                ids.add(id);
+                int fate = r.nextInt(20);
+                if (fate == 0) {
+                    f.backend.failToStart.add(id);
+                } else if (fate == 1) {
+                    f.backend.exitCode.put(id, 1);
+                }
+            }
+            if (!ids.isEmpty() && r.nextInt(10) == 0) {
+                f.store.workloads().requestCancel(ids.get(r.nextInt(ids.size())));
+            }
+            if (r.nextInt(4) == 0) {
+                f.backend.holdStops = !f.backend.holdStops;
+            }
+            if (r.nextInt(3) == 0) {
+                f.backend.release();
+            }
+            if (r.nextInt(8) == 0) {
+                f.backend.dropNextStart = r.nextBoolean();
+            }
+            if (r.nextInt(6) == 0) {
+                adopted += f.loop.counters().adoptedAtLoad();
+                f.crash();
+                crashes++;
+            }
+            f.advance(r.nextInt(900));
+            f.cycle();
+        }
+        f.backend.holdStops = false;
+        f.backend.dropNextStart = false;
+        f.backend.release();
+        adopted += f.loop.counters().adoptedAtLoad();
+        f.crash();
+        for (int i = 0; i < 200; i++) {
+            f.advance(3600);
+            f.cycle();
+        }
+        assertThat(crashes).isPositive();
+        adopted += f.loop.counters().adoptedAtLoad();
+        assertThat(adopted).as("attempts adopted over the run").isPositive();
+        for (String id : ids) {
+            assertThat(f.stateOf(id)).as(id).isIn(WorkloadState.COMPLETED, WorkloadState.CANCELLED,
+                    WorkloadState.PREEMPTED, WorkloadState.FAILED);
+        }
+        assertThat(f.store.attempts().openAttempts()).isEmpty();
+        assertThat(f.loop.deferredLaunches()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 7, 14, 15, 19, 42})
+    void randomRunsWithCrashesNeverGiveAGpuTwiceNorStartAnAttemptTwice(long seed) {
+        randomRunWithCrashes(fixture("c" + seed, List.of("a", "b", "c"), 8, 8), seed);
     }
 
     @Test

@@ -30,6 +30,8 @@ final class ScriptedBackend implements Backend {
     /** Workloads whose attempts the backend cannot tell about right now (a failed probe). */
     final Set<String> unknown = new TreeSet<>();
     boolean holdStops;
+    /** While on, the next start is lost on the way (the scheduler crashed before the call reached the backend). */
+    boolean dropNextStart;
     private final Map<AttemptKey, Duration> held = new TreeMap<>();
     private final Set<AttemptKey> failed = new TreeSet<>();
     private final Map<AttemptKey, Launch> launched = new TreeMap<>();
@@ -45,6 +47,13 @@ final class ScriptedBackend implements Backend {
 
     @Override
     public synchronized void start(Launch launch) {
+        if (dropNextStart) {
+            dropNextStart = false;
+            return;
+        }
+        if (launched.containsKey(launch.attempt())) {
+            return; // idempotent per attempt key, as every backend is
+        }
         launches.add(launch);
         launched.put(launch.attempt(), launch);
         if (failToStart.contains(launch.attempt().workloadId())) {
