@@ -1,6 +1,8 @@
 package dev.allot.server.api;
 
+import dev.allot.core.model.AllocationTree;
 import dev.allot.server.store.Allocation;
+import dev.allot.server.store.AllocationTrees;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -8,10 +10,9 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * Usage against entitlement, computed from one snapshot of the tree. A node's normalised share is its share over
- * the sum of its siblings' shares (itself included; the roots are siblings of one another); its entitlement is the
- * product of the normalised shares from its root down to it, so the entitlements of a node's children add up to
- * the node's. A node's usage is the GPU-seconds charged to it and to everything below it; usage charged to a path
+ * Usage against entitlement, computed from one snapshot of the tree. Entitlements are the core's
+ * ({@link AllocationTree#entitlement}, on {@link AllocationTrees#of} the stored tree): the product of the normalised
+ * shares from the root down, the top-level allocations being siblings of one another. A node's usage is the GPU-seconds charged to it and to everything below it; usage charged to a path
  * no longer in the tree (a removed allocation) counts for its nearest ancestors that remain.
  */
 final class Entitlements {
@@ -20,15 +21,12 @@ final class Entitlements {
 
     /** One row per node, in path order (the order of {@code tree}, which must list a parent before its children). */
     static List<Views.UsageRow> rows(List<Allocation> tree, SortedMap<String, Double> usageByPath) {
-        Map<String, Double> siblingSums = new HashMap<>();
-        for (Allocation a : tree) {
-            siblingSums.merge(parentKey(a), a.share(), Double::sum);
-        }
         Map<String, Double> entitlement = new HashMap<>();
-        for (Allocation a : tree) {
-            double normalised = a.share() / siblingSums.get(parentKey(a));
-            double above = a.parentPath() == null ? 1.0 : entitlement.getOrDefault(a.parentPath(), 0.0);
-            entitlement.put(a.path(), above * normalised);
+        if (!tree.isEmpty()) {
+            AllocationTree core = AllocationTrees.of(tree);
+            for (Allocation a : tree) {
+                entitlement.put(a.path(), core.entitlement(core.node(a.path()).orElseThrow()));
+            }
         }
         Map<String, Double> used = new HashMap<>();
         double total = 0;
@@ -49,7 +47,4 @@ final class Entitlements {
         return rows;
     }
 
-    private static String parentKey(Allocation a) {
-        return a.parentPath() == null ? "" : "/" + a.parentPath();
-    }
 }

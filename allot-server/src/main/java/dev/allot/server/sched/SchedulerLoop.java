@@ -16,9 +16,11 @@ import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
+import dev.allot.core.state.GpuLanes;
 import dev.allot.core.state.Placement;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.store.Allocation;
+import dev.allot.server.store.AllocationTrees;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptPhase;
 import dev.allot.server.store.AttemptOutcome;
@@ -112,7 +114,6 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Decisions in one cycle while plans keep requeuing work (the simulator's bound). */
     static final int MAX_ROUNDS_PER_CYCLE = 8;
     /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
-    static final String ROOT = "/";
 
     private final Store store;
     private final Backend backend;
@@ -182,7 +183,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /** A start the core has made whose launch waits for its fence. */
-    private record Deferred(Job job, Placement placement, Lanes.Choice lanes) {
+    private record Deferred(Job job, Placement placement, GpuLanes.Choice lanes) {
     }
 
     /** What the loop has done so far, for tests and metrics. */
@@ -304,7 +305,7 @@ public final class SchedulerLoop implements AutoCloseable {
             cycles++;
             return false;
         }
-        AllocationTree tree = tree(allocations);
+        AllocationTree tree = AllocationTrees.of(allocations);
         List<NodeSpec> specs = new ArrayList<>(nodes.size());
         for (Node n : nodes) {
             specs.add(new NodeSpec(n.name(), n.gpus(), "gpu", new TreeMap<>()));
@@ -472,29 +473,6 @@ public final class SchedulerLoop implements AutoCloseable {
             } else {
                 end(l, AttemptOutcome.LOST, "the " + backend.name() + " backend did not know it after a restart",
                         null, null, now, nowMillis);
-            }
-        }
-    }
-
-    /** The stored allocations as a core tree: nodes named by path, the top-level ones children of {@link #ROOT}. */
-    static AllocationTree tree(List<Allocation> allocations) {
-        Map<String, List<Allocation>> children = new TreeMap<>();
-        for (Allocation a : allocations) {
-            children.computeIfAbsent(a.parentPath() == null ? ROOT : a.parentPath(), k -> new ArrayList<>()).add(a);
-        }
-        AllocationTree.Builder b = AllocationTree.builder(ROOT);
-        addChildren(b, ROOT, children);
-        return b.build();
-    }
-
-    private static void addChildren(AllocationTree.Builder b, String parent, Map<String, List<Allocation>> children) {
-        for (Allocation a : children.getOrDefault(parent, List.of())) {
-            if (children.containsKey(a.path())) {
-                b.child(a.path(), a.share());
-                addChildren(b, a.path(), children);
-                b.up();
-            } else {
-                b.leaf(a.path(), a.share());
             }
         }
     }
@@ -813,7 +791,7 @@ public final class SchedulerLoop implements AutoCloseable {
             return r.requeued();
         }
         Decision.Start s = (Decision.Start) d;
-        Lanes.Choice lanes = chooseLanes(s.placement());
+        GpuLanes.Choice lanes = chooseLanes(s.placement());
         boolean ownOpen = live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
         if (lanes.fenced() || ownOpen) {
             state.start(job, s.placement(), now);
@@ -825,7 +803,7 @@ public final class SchedulerLoop implements AutoCloseable {
         return false;
     }
 
-    private Lanes.Choice chooseLanes(Placement p) {
+    private GpuLanes.Choice chooseLanes(Placement p) {
         BitSet[] owned = new BitSet[sizes.length];
         BitSet[] held = new BitSet[sizes.length];
         for (int n = 0; n < sizes.length; n++) {
@@ -838,7 +816,7 @@ public final class SchedulerLoop implements AutoCloseable {
         for (Deferred d : deferred.values()) {
             mark(owned, d.placement(), d.lanes().lanes());
         }
-        return Lanes.choose(p, owned, held, sizes);
+        return GpuLanes.choose(p, owned, held, sizes);
     }
 
     private static void mark(BitSet[] sets, Placement p, int[][] lanes) {
@@ -853,7 +831,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * Begins the attempt in the store (durable before the backend hears of it), starts it on the backend and, unless
      * the core already counts it as running (a deferred start), starts it in the core.
      */
-    private void launch(Job job, Placement placement, Lanes.Choice lanes, long now, long nowMillis, boolean inCore) {
+    private void launch(Job job, Placement placement, GpuLanes.Choice lanes, long now, long nowMillis, boolean inCore) {
         List<Launch.NodeGpus> where = lanes.nodeGpus(placement, nodeNames);
         AttemptKey key;
         try {

@@ -1,5 +1,6 @@
 package dev.allot.server.backend;
 
+import dev.allot.server.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

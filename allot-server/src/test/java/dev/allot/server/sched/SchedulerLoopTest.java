@@ -1,5 +1,6 @@
 package dev.allot.server.sched;
 
+import dev.allot.server.testing.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.backend.AttemptKey;

@@ -112,9 +112,8 @@ public final class DetailRecorder implements SimulationListener {
             double[] owed = new double[hours];
             Hourly demand = usage.demand().get(l);
             for (int h = 0; h < hours; h++) {
-                double e = ent * usage.healthy().get(h);
-                entitled[h] = gpus(e);
-                owed[h] = gpus(Math.min(e, demand.get(h)));
+                entitled[h] = gpus(ent * usage.healthy().get(h));
+                owed[h] = gpus(MetricsCollector.owedGpuSeconds(ent, usage.healthy().get(h), demand.get(h)));
                 lost[l][h] = round2(lost[l][h]);
             }
             allocations.add(new HourlySeries.Allocation(tree.leafName(l), series(usage.receivedAllocated().get(l), hours),

@@ -315,7 +315,7 @@ public final class MetricsCollector implements SimulationListener {
             double owed = 0;
             double paid = 0;
             for (int h = 0; h < windowHours; h++) {
-                double o = Math.min(ent * healthy.get(h), demand[l].get(h));
+                double o = owedGpuSeconds(ent, healthy.get(h), demand[l].get(h));
                 owed += o;
                 paid += Math.min(receivedAlloc[l].get(h), o);
             }
@@ -341,6 +341,14 @@ public final class MetricsCollector implements SimulationListener {
                 waits, preemptions, drainEvictions, requeues,
                 round(lostGpuSeconds / 3600.0, 2), round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
                 windowSeconds, allocations);
+    }
+
+    /**
+     * What fair share owes an allocation for one hour: its entitlement of the healthy GPU-time, but no more than its
+     * allocated work asked for. The paid fraction and the report's owed line both come from here.
+     */
+    public static double owedGpuSeconds(double entitlement, long healthyGpuSeconds, long demandGpuSeconds) {
+        return Math.min(entitlement * healthyGpuSeconds, demandGpuSeconds);
     }
 
     static double round(double v, int decimals) {

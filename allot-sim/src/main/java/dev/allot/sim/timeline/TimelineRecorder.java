@@ -2,6 +2,7 @@ package dev.allot.sim.timeline;
 
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.GpuLanes;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
 import dev.allot.sim.SimulationListener;
@@ -12,13 +13,16 @@ import java.util.Map;
 
 /**
  * Records a per-GPU timeline while a simulation runs. The policies place work as GPU counts per node; this gives
- * each run concrete GPU lanes: on each node, the lowest-numbered lanes free at its start (deterministic, and a run
- * keeps its lanes until it stops). Call {@link #finish} with the time the simulation stopped to close runs still
+ * each run concrete GPU lanes with {@link GpuLanes}, as the service does: on each node, the lowest-numbered lanes
+ * free at its start (deterministic, and a run keeps its lanes until it stops). Call {@link #finish} with the time the simulation stopped to close runs still
  * going.
  */
 public final class TimelineRecorder implements SimulationListener {
     private GpuTimeline timeline;
     private BitSet[] busy;
+    /** No lane is ever held by a stopping run in a simulation: runs stop at once. */
+    private BitSet[] noneHeld;
+    private int[] sizes;
     private final Map<Job, Open> open = new HashMap<>();
     private int[] workloadIndexOfJob = new int[0];
     private final Map<String, Integer> nodeByName = new HashMap<>();
@@ -33,10 +37,13 @@ public final class TimelineRecorder implements SimulationListener {
     public void onBegin(ClusterState state) {
         int[] gpus = new int[state.nodeCount()];
         busy = new BitSet[gpus.length];
+        noneHeld = new BitSet[gpus.length];
         for (int n = 0; n < gpus.length; n++) {
             gpus[n] = state.freeIndex().capacity(n);
             busy[n] = new BitSet(gpus[n]);
+            noneHeld[n] = new BitSet();
         }
+        sizes = gpus;
         timeline = new GpuTimeline(gpus);
         unhealthySince = new long[gpus.length];
         drainedSince = new long[gpus.length];
@@ -78,18 +85,10 @@ public final class TimelineRecorder implements SimulationListener {
 
     @Override
     public void onStart(long time, Job job, Placement placement, String reason) {
-        int[][] lanes = new int[placement.nodeCount()][];
+        int[][] lanes = GpuLanes.choose(placement, busy, noneHeld, sizes).lanes();
         for (int i = 0; i < placement.nodeCount(); i++) {
-            int n = placement.node(i);
-            lanes[i] = new int[placement.gpusOn(i)];
-            int lane = -1;
-            for (int k = 0; k < lanes[i].length; k++) {
-                lane = busy[n].nextClearBit(lane + 1);
-                if (lane >= timeline.gpusOn(n)) {
-                    throw new IllegalStateException("node " + n + " has no free GPU lane for " + job.id());
-                }
-                busy[n].set(lane);
-                lanes[i][k] = lane;
+            for (int lane : lanes[i]) {
+                busy[placement.node(i)].set(lane);
             }
         }
         int idx = job.index();

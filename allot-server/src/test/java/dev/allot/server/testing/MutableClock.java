@@ -1,4 +1,4 @@
-package dev.allot.server.sched;
+package dev.allot.server.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,15 +6,16 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock a test moves by hand. */
-final class MutableClock extends Clock {
+/** A clock a test moves by hand, so time-driven behaviour is checked without waiting and gives the same result every run. */
+public final class MutableClock extends Clock {
     private Instant now;
 
-    MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = start;
     }
 
-    synchronized void advance(Duration by) {
+    /** Moves time forward (or back, with a negative amount). */
+    public synchronized void advance(Duration by) {
         now = now.plus(by);
     }
 

@@ -1,19 +1,19 @@
-package dev.allot.server.sched;
+package dev.allot.core.state;
 
 import dev.allot.core.backend.Launch;
-import dev.allot.core.state.Placement;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 
 /**
- * Turns a {@link Placement} (GPU counts per node) into concrete GPU indexes, the way the simulator's timeline gives
- * each run the lowest free lanes of a node; one refinement: a lane still held by an attempt that is stopping (its
- * process may hold the GPU through the grace period) is taken only when no lane free for good is left, so a start
- * waits for a fence only when it must.
+ * Turns a {@link Placement} (GPU counts per node) into concrete GPU indexes, lanes: on each node the lowest free
+ * ones, with one refinement for a real cluster: a lane still held by an attempt that is stopping (its process may
+ * hold the GPU through the grace period) is taken only when no lane free for good is left, so a start waits for a
+ * fence only when it must. The simulator's per-GPU timeline and the service's scheduling loop both choose lanes
+ * here, so a run simulated and a run launched land on the same GPU indexes.
  */
-final class Lanes {
-    private Lanes() {
+public final class GpuLanes {
+    private GpuLanes() {
     }
 
     /**
@@ -22,8 +22,8 @@ final class Lanes {
      * @param lanes  per placement node (in placement order), the GPU indexes, ascending
      * @param fenced whether any chosen lane is still held by a stopping attempt
      */
-    record Choice(int[][] lanes, boolean fenced) {
-        List<Launch.NodeGpus> nodeGpus(Placement p, List<String> nodeNames) {
+    public record Choice(int[][] lanes, boolean fenced) {
+        public List<Launch.NodeGpus> nodeGpus(Placement p, List<String> nodeNames) {
             List<Launch.NodeGpus> out = new ArrayList<>(p.nodeCount());
             for (int i = 0; i < p.nodeCount(); i++) {
                 List<Integer> gpus = new ArrayList<>(lanes[i].length);
@@ -41,7 +41,7 @@ final class Lanes {
      * @param held    per node, the lanes held by attempts that are stopping
      * @param sizes   per node, its GPU count
      */
-    static Choice choose(Placement p, BitSet[] owned, BitSet[] held, int[] sizes) {
+    public static Choice choose(Placement p, BitSet[] owned, BitSet[] held, int[] sizes) {
         int[][] lanes = new int[p.nodeCount()][];
         boolean fenced = false;
         for (int i = 0; i < p.nodeCount(); i++) {
@@ -64,7 +64,7 @@ final class Lanes {
             if (k < need) {
                 throw new IllegalStateException("node " + n + " has " + (sizes[n] - owned[n].cardinality())
                         + " GPUs not in use but the placement " + p + " needs " + need + " there;"
-                        + " the scheduling loop's lane books disagree with the core's state");
+                        + " the caller's lane books disagree with the core's state");
             }
             java.util.Arrays.sort(chosen);
             lanes[i] = chosen;
