@@ -147,6 +147,8 @@ public final class SchedulerLoop implements AutoCloseable {
     private final Map<String, Deferred> deferred = new LinkedHashMap<>();
     /** Workloads the core refused (an allocation that is not a leaf, a shape the cluster cannot hold). */
     private final Map<String, String> refused = new TreeMap<>();
+    /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
+    private final Map<String, Long> queuedSince = new HashMap<>();
     private boolean stopsThisCycle;
 
     // ---- counters
@@ -160,6 +162,8 @@ public final class SchedulerLoop implements AutoCloseable {
     private long lastDecisionNanos;
 
     private ScheduledExecutorService thread;
+    private volatile Observer observer = new Observer() {
+    };
 
     /** An attempt started by the loop and not yet seen to end. */
     private static final class Live {
@@ -179,6 +183,28 @@ public final class SchedulerLoop implements AutoCloseable {
             this.jobId = jobId;
             this.placement = placement;
             this.lanes = lanes;
+        }
+    }
+
+    /**
+     * Hears what the loop does, for metrics and logs. Called on the loop's thread, inside the cycle: implementations
+     * must be quick and must not call back into the loop. Every method does nothing by default.
+     */
+    public interface Observer {
+        /** A cycle asked the policy: how long the policy took, in all rounds of the cycle, and how many waited. */
+        default void cycle(long decisionNanos, int pending, int running) {
+        }
+
+        /** An attempt was launched on the backend, {@code waitSeconds} after its workload was submitted or requeued. */
+        default void started(String workloadId, String allocation, long waitSeconds) {
+        }
+
+        /** A running workload was preempted by the policy. */
+        default void preempted(String workloadId, String allocation, PreemptionCause cause, long lostGpuSeconds) {
+        }
+
+        /** An attempt ended, as recorded in the store. */
+        default void ended(String workloadId, String allocation, AttemptOutcome outcome) {
         }
     }
 
@@ -280,6 +306,23 @@ public final class SchedulerLoop implements AutoCloseable {
     public synchronized Counters counters() {
         return new Counters(cycles, starts, deferrals, preemptions, completions, failures, cancellations,
                 lastDecisionNanos, foundRunningAtLoad, adoptedAtLoad);
+    }
+
+    /** Sets who hears what the loop does (replacing the previous one). */
+    public void observe(Observer o) {
+        this.observer = Objects.requireNonNull(o, "observer");
+    }
+
+    /**
+     * Reads the core's state between cycles, for explanations and metrics: {@code reader} gets the state and the time
+     * of the last cycle (seconds since the epoch) and must not change the state. Empty until the first cycle has
+     * loaded the store.
+     */
+    public synchronized <T> java.util.Optional<T> inspect(java.util.function.BiFunction<ClusterState, Long, T> reader) {
+        if (state == null) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.ofNullable(reader.apply(state, lastNowSeconds));
     }
 
     /** Ids of the workloads whose start waits for a fence, in the order they were decided. */
@@ -511,6 +554,7 @@ public final class SchedulerLoop implements AutoCloseable {
         state.submit(job, now);
         active.put(job.id(), job);
         stored.put(job.id(), w);
+        queuedSince.put(job.id(), job.spec().submitSeconds());
     }
 
     /** A stored workload as the core's spec. */
@@ -614,6 +658,7 @@ public final class SchedulerLoop implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("the {} backend could not forget {}: {}", backend.name(), l.key, e.getMessage());
         }
+        observer.ended(l.jobId, w.allocationPath(), outcome);
         if (outcome == AttemptOutcome.COMPLETED) {
             completions++;
         } else if (outcome == AttemptOutcome.FAILED) {
@@ -628,6 +673,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 case LOST -> {
                     if (w.state().waiting()) {
                         state.preempt(job, now, true);
+                        queuedSince.put(job.id(), now);
                     } else {
                         state.cancel(job, now);
                     }
@@ -740,6 +786,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         state.cancel(job, now);
         active.remove(job.id());
+        queuedSince.remove(job.id());
         cancellations++;
     }
 
@@ -763,6 +810,7 @@ public final class SchedulerLoop implements AutoCloseable {
             }
         }
         lastDecisionNanos = nanos;
+        observer.cycle(nanos, state.pending().total(), state.runningCount());
     }
 
     /** Carries out one decision; returns whether it sent a job back to the queue. */
@@ -785,6 +833,10 @@ public final class SchedulerLoop implements AutoCloseable {
                         .ifPresent(w -> store.workloads().setState(job.id(), w.state(), WorkloadState.PREEMPTED));
             }
             preemptions++;
+            if (r.requeued()) {
+                queuedSince.put(job.id(), now);
+            }
+            observer.preempted(job.id(), job.spec().allocation(), p.cause(), r.lostGpuSeconds());
             if (job.state().isFinal()) {
                 active.remove(job.id());
             }
@@ -864,6 +916,8 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         runningAttempt.put(job.id(), key);
         starts++;
+        Long since = queuedSince.remove(job.id());
+        observer.started(job.id(), job.spec().allocation(), since == null ? 0 : Math.max(0, now - since));
     }
 
     /**
