@@ -79,8 +79,26 @@ public final class ApiServer implements AutoCloseable {
     private final ObjectMapper mapper;
     private final byte[] openApi;
     private final Javalin app;
+    private final Extras extras;
 
-    private ApiServer(Store store, Clock clock) {
+    /**
+     * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
+     * API's own, and a callback told after every change a request made to the store (a submission, a cancellation, an
+     * edit of the tree or of a node), so that the scheduling loop can decide at once instead of at its next tick.
+     */
+    public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed) {
+        public Extras {
+            routes = List.copyOf(routes);
+            Objects.requireNonNull(changed, "changed");
+        }
+
+        public static Extras none() {
+            return new Extras(List.of(), () -> { });
+        }
+    }
+
+    private ApiServer(Store store, Clock clock, Extras extras) {
+        this.extras = Objects.requireNonNull(extras, "extras");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.mapper = JsonMapper.builder()
@@ -98,10 +116,15 @@ public final class ApiServer implements AutoCloseable {
      * stamping submissions with the clock.
      */
     public static ApiServer start(Store store, int port, Clock clock) {
+        return start(store, port, clock, Extras.none());
+    }
+
+    /** Starts the API with the service's {@link Extras}. */
+    public static ApiServer start(Store store, int port, Clock clock, Extras extras) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);
         }
-        ApiServer server = new ApiServer(store, clock);
+        ApiServer server = new ApiServer(store, clock, extras);
         server.app.start(port);
         LOG.info("Allot API listening on port {}", server.port());
         return server;
@@ -142,6 +165,9 @@ public final class ApiServer implements AutoCloseable {
                 store.nodes().nodes().stream().map(Views::node).toList()))));
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
         config.routes.post("/v1/nodes/{name}/health", authed(this::setHealth));
+        for (java.util.function.Consumer<JavalinConfig> r : extras.routes()) {
+            r.accept(config);
+        }
 
         config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.field(), e.hint()));
         config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
@@ -198,7 +224,9 @@ public final class ApiServer implements AutoCloseable {
             // Submission checks everything NewWorkload does; this is a second line, so bad input never becomes a 500.
             throw ApiException.badRequest(e.getMessage(), null);
         }
-        json(ctx, 201, Views.workload(store.workloads().submit(w)));
+        Workload stored = store.workloads().submit(w);
+        extras.changed().run();
+        json(ctx, 201, Views.workload(stored));
     }
 
     private void list(Context ctx, User user) {
@@ -248,7 +276,9 @@ public final class ApiServer implements AutoCloseable {
             throw ApiException.forbidden("user '" + user.name() + "' may not cancel workload " + w.id(),
                     "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
         }
-        json(ctx, 200, Views.workload(store.workloads().requestCancel(w.id())));
+        Workload cancelled = store.workloads().requestCancel(w.id());
+        extras.changed().run();
+        json(ctx, 200, Views.workload(cancelled));
     }
 
     private void putAllocation(Context ctx, User user) {
@@ -262,6 +292,7 @@ public final class ApiServer implements AutoCloseable {
         boolean existed = permissions.allocation(path).isPresent();
         Allocation allocation = new Allocation(path, edit.share(), edit.managers(), edit.members());
         store.allocations().putAllocation(allocation, user.name(), clock.millis());
+        extras.changed().run();
         json(ctx, existed ? 200 : 201, Views.allocation(allocation));
     }
 
@@ -273,6 +304,7 @@ public final class ApiServer implements AutoCloseable {
         }
         requireMayEdit(permissions, user, path);
         store.allocations().removeAllocation(path, user.name(), clock.millis());
+        extras.changed().run();
         ctx.status(204);
     }
 
@@ -384,6 +416,7 @@ public final class ApiServer implements AutoCloseable {
         Node node = new Node(name, r.gpus(), before.map(Node::healthy).orElse(true),
                 before.map(Node::reason).orElse(null), clock.millis());
         store.nodes().putNode(node);
+        extras.changed().run();
         json(ctx, before.isPresent() ? 200 : 201, Views.node(node));
     }
 
@@ -392,6 +425,7 @@ public final class ApiServer implements AutoCloseable {
         String name = ctx.pathParam("name");
         Edits.NodeHealth h = Edits.NodeHealth.parse(readBody(ctx));
         store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis());
+        extras.changed().run();
         json(ctx, 200, Views.node(findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",
                 "GET /v1/nodes lists them"))));
     }

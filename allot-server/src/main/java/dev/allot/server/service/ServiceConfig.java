@@ -1,0 +1,103 @@
+package dev.allot.server.service;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything {@link Service} needs to start, as values. Read from the command line by {@link ServiceMain} (and
+ * {@code allot serve}); tests build it directly.
+ *
+ * @param dataDir      where the embedded SQLite file, the local backend's attempt files and {@code service.json} live
+ * @param databaseUrl  a JDBC URL ({@code jdbc:postgresql://...}) to use instead of SQLite in the data directory; null
+ *                     for SQLite
+ * @param databaseUser user for {@code databaseUrl}; may be null
+ * @param databasePassword password for {@code databaseUrl}; may be null
+ * @param port         the API's port, 0 for any free one
+ * @param backend      {@code local} or {@code simulated}
+ * @param nodeName     the name of this machine as a node, for the {@code local} backend
+ * @param virtualGpus  GPUs the {@code local} backend's node has when {@code nvidia-smi} finds none; 0 means: ask
+ *                     {@code nvidia-smi} only
+ * @param timeScale    for the {@code simulated} backend: how many times faster than declared durations work ends
+ * @param tick         time between two scheduling cycles
+ * @param grace        how long a stopped workload may take to end before it is killed
+ * @param demo         load the demo allocation tree, users and token when the store is empty
+ */
+public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
+                            String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
+                            Duration grace, boolean demo) {
+    public static final String LOCAL = "local";
+    public static final String SIMULATED = "simulated";
+
+    public ServiceConfig {
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(nodeName, "nodeName");
+        Objects.requireNonNull(tick, "tick");
+        Objects.requireNonNull(grace, "grace");
+        if (!backend.equals(LOCAL) && !backend.equals(SIMULATED)) {
+            throw new IllegalArgumentException("unknown backend '" + backend + "'; valid backends: local, simulated");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);
+        }
+        if (virtualGpus < 0) {
+            throw new IllegalArgumentException("virtual GPUs must be >= 0, got " + virtualGpus);
+        }
+        if (!(timeScale > 0) || Double.isInfinite(timeScale)) {
+            throw new IllegalArgumentException("time scale must be a finite number > 0, got " + timeScale);
+        }
+        if (tick.isNegative() || tick.isZero()) {
+            throw new IllegalArgumentException("tick must be positive, got " + tick);
+        }
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("grace must not be negative, got " + grace);
+        }
+    }
+
+    /** The defaults: SQLite in {@code dataDir}, port 8080, the local backend with 8 virtual GPUs, a 1 s tick. */
+    public static ServiceConfig defaults(Path dataDir) {
+        return new ServiceConfig(dataDir, null, null, null, 8080, LOCAL, "local", 8, 1.0, Duration.ofSeconds(1),
+                Duration.ofSeconds(30), false);
+    }
+
+    public ServiceConfig withPort(int p) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, p, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, demo);
+    }
+
+    public ServiceConfig withBackend(String b) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, b, nodeName,
+                virtualGpus, timeScale, tick, grace, demo);
+    }
+
+    public ServiceConfig withVirtualGpus(int g) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, g,
+                timeScale, tick, grace, demo);
+    }
+
+    public ServiceConfig withTick(Duration t) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, t, grace, demo);
+    }
+
+    public ServiceConfig withGrace(Duration g) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, g, demo);
+    }
+
+    public ServiceConfig withDemo(boolean d) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, d);
+    }
+
+    public ServiceConfig withDatabase(String url, String user, String password) {
+        return new ServiceConfig(dataDir, url, user, password, port, backend, nodeName, virtualGpus, timeScale, tick,
+                grace, demo);
+    }
+
+    public ServiceConfig withTimeScale(double s) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, s, tick, grace, demo);
+    }
+}
