@@ -162,6 +162,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private long lastDecisionNanos;
 
     private ScheduledExecutorService thread;
+    private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Observer observer = new Observer() {
     };
 
@@ -249,13 +250,35 @@ public final class SchedulerLoop implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        thread.scheduleWithFixedDelay(() -> {
+        thread.scheduleWithFixedDelay(this::cycleOnThread, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void cycleOnThread() {
+        nudged.set(false);
+        try {
+            runOnce();
+        } catch (RuntimeException e) {
+            LOG.error("scheduling cycle failed; trying again next tick", e);
+        }
+    }
+
+    /**
+     * Asks for a cycle as soon as possible on the loop's thread (after a submission, a cancellation or an edit), so
+     * that work does not wait for the next tick. Nudges while one is pending are merged; without {@link #start} it
+     * does nothing.
+     */
+    public void nudge() {
+        ScheduledExecutorService t;
+        synchronized (this) {
+            t = thread;
+        }
+        if (t != null && nudged.compareAndSet(false, true)) {
             try {
-                runOnce();
-            } catch (RuntimeException e) {
-                LOG.error("scheduling cycle failed; trying again next tick", e);
+                t.execute(this::cycleOnThread);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                nudged.set(false);
             }
-        }, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
+        }
     }
 
     /** Stops the thread started by {@link #start}, waiting a little for a cycle in progress. */

@@ -52,7 +52,9 @@ public final class Service implements AutoCloseable {
             loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
                     SchedulerConfig.defaults(), clock, config.grace());
             loop.start(config.tick());
-            ApiServer api = ApiServer.start(store, config.port(), clock);
+            SchedulerLoop started = loop;
+            ApiServer api = ApiServer.start(store, config.port(), clock,
+                    new ApiServer.Extras(java.util.List.of(), started::nudge));
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
             return new Service(config, store, backend, loop, api);
         } catch (RuntimeException e) {
