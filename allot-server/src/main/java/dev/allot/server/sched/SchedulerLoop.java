@@ -161,7 +161,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private long cancellations;
     private long lastDecisionNanos;
 
-    private ScheduledExecutorService thread;
+    private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Observer observer = new Observer() {
     };
@@ -268,10 +268,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * does nothing.
      */
     public void nudge() {
-        ScheduledExecutorService t;
-        synchronized (this) {
-            t = thread;
-        }
+        ScheduledExecutorService t = thread; // volatile: never waits for a cycle in progress
         if (t != null && nudged.compareAndSet(false, true)) {
             try {
                 t.execute(this::cycleOnThread);
