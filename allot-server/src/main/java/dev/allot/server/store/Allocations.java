@@ -35,6 +35,7 @@ public final class Allocations {
      * the allocation before, null when new, and after), together.
      *
      * @throws NotFoundException when its parent does not exist
+     * @throws ConflictException when it is new and its parent is a leaf with workloads that have not ended
      */
     public void putAllocation(Allocation allocation, String actor, long nowMillis) {
         Objects.requireNonNull(allocation, "allocation");
@@ -46,6 +47,18 @@ public final class Allocations {
             if (before.isEmpty() && parent != null && findAllocation(h, parent).isEmpty()) {
                 throw new NotFoundException("allocation '" + allocation.path() + "' needs its parent '" + parent
                         + "', which does not exist; create the parent first");
+            }
+            if (before.isEmpty() && parent != null) {
+                // Workloads name leaves: a leaf with work that has not ended cannot become an inner node.
+                List<String> active = h.createQuery("SELECT id FROM workloads WHERE allocation_path = :path"
+                                + " AND state IN " + NOT_ENDED + " ORDER BY seq")
+                        .bind("path", parent).mapTo(String.class).list();
+                if (!active.isEmpty()) {
+                    throw new ConflictException("allocation '" + parent + "' has " + active.size() + " workload"
+                            + (active.size() == 1 ? "" : "s") + " not ended (" + sample(active) + "), and workloads"
+                            + " run in leaves: it cannot get the child '" + allocation.name()
+                            + "' until they end or are cancelled");
+                }
             }
             h.createUpdate("INSERT INTO allocations (path, parent_path, name, share, managers, members)"
                             + " VALUES (:path, :parent, :name, :share, :managers, :members)"
