@@ -199,6 +199,15 @@ public final class ClusterState {
         return now;
     }
 
+    /**
+     * The earliest time after {@link #now()} at which a running attempt's protection may end ({@code Long.MAX_VALUE}
+     * if none): when a scheduler that is not driven by events should look again. It may be early (the attempt ended
+     * since), never late.
+     */
+    public long nextProtectionEndSeconds() {
+        return expiries.isEmpty() ? Long.MAX_VALUE : expiries.peek().at;
+    }
+
     // ------------------------------------------------------------------ mutators
 
     /** The job starts waiting. */

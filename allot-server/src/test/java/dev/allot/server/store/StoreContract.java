@@ -55,6 +55,23 @@ abstract class StoreContract {
     // -------------------------------------------------------------------------------------------- workloads
 
     @Test
+    void aLeafWithUnfinishedWorkCannotGetAChildButOneWhoseWorkEndedCan() {
+        Store store = open();
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 100);
+        Workload w = store.workloads().submit(work("lab", "ada").build());
+        assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()),
+                "root", 200))
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("allocation 'lab' has 1 workload not ended (" + w.id() + ")")
+                .hasMessageContaining("cannot get the child 'nlp'");
+        assertThat(store.allocations().audit(10)).hasSize(1);
+        store.workloads().requestCancel(w.id());
+        store.workloads().setState(w.id(), WorkloadState.PENDING, WorkloadState.CANCELLED);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 300);
+        assertThat(store.allocations().allocations()).extracting(Allocation::path).containsExactly("lab", "lab/nlp");
+    }
+
+    @Test
     void submitStoresEverythingAndNamesItFromTheSeq() {
         Store store = open();
         NewWorkload in = work("lab/nlp", "ada").gpus(4).gpusPerNode(2).durationSeconds(3600L).minRuntimeSeconds(600)
