@@ -154,6 +154,7 @@ public final class ApiServer implements AutoCloseable {
         config.routes.get("/v1/workloads", authed(this::list));
         config.routes.get("/v1/workloads/{id}", authed(this::show));
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
+        config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
         config.routes.get("/v1/allocations", authed((ctx, user) -> json(ctx, 200, new Views.AllocationList(
                 store.allocations().allocations().stream().map(Views::allocation).toList()))));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
@@ -279,6 +280,18 @@ public final class ApiServer implements AutoCloseable {
         Workload cancelled = store.workloads().requestCancel(w.id());
         extras.changed().run();
         json(ctx, 200, Views.workload(cancelled));
+    }
+
+    private void progress(Context ctx, User user) {
+        Workload w = requireWorkload(ctx.pathParam("id"));
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        if (!permissions.mayCancel(user, w)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not report the progress of workload " + w.id(),
+                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
+        }
+        Edits.Progress p = Edits.Progress.parse(readBody(ctx));
+        store.workloads().reportProgress(w.id(), p.done(), p.total());
+        json(ctx, 200, Views.workload(requireWorkload(w.id())));
     }
 
     private void putAllocation(Context ctx, User user) {

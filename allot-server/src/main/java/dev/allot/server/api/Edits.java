@@ -72,6 +72,32 @@ final class Edits {
         }
     }
 
+    /** The body of {@code POST /v1/workloads/{id}/progress}: {@code done} out of {@code total}, whole numbers. */
+    record Progress(long done, long total) {
+        static final List<String> FIELDS = List.of("done", "total");
+
+        static Progress parse(JsonNode body) {
+            object(body, "{\"done\": 1200, \"total\": 10000}");
+            onlyKnown(body, FIELDS);
+            long total = count(body, "total");
+            long done = count(body, "done");
+            if (done > total) {
+                throw ApiException.badField("done", "expected at most total (" + total + "), got " + done,
+                        "progress is done units out of total units, e.g. steps");
+            }
+            return new Progress(done, total);
+        }
+
+        private static long count(JsonNode body, String field) {
+            JsonNode v = present(body, field, "a whole number >= 0");
+            if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 0) {
+                throw ApiException.badField(field, "expected a whole number >= 0, got " + Submission.kindOf(v),
+                        "progress is done units out of total units, e.g. steps");
+            }
+            return v.longValue();
+        }
+    }
+
     /** The body of {@code PUT /v1/nodes/{name}}: how many GPUs the node has. */
     record NodeRegistration(int gpus) {
         static final List<String> FIELDS = List.of("gpus");
