@@ -373,21 +373,43 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    /** At most this many steps in a usage series. */
+    static final int MAX_USAGE_STEPS = 2_000;
+
     private void usage(Context ctx, User user) {
         Map<String, List<String>> params = ctx.queryParamMap();
         for (String name : params.keySet()) {
-            if (!name.equals("since")) {
-                throw ApiException.badField(name, "unknown query parameter", "the only parameter is since");
+            if (!name.equals("since") && !name.equals("step")) {
+                throw ApiException.badField(name, "unknown query parameter", "the parameters are since and step");
             }
         }
         long now = clock.millis();
         String text = Optional.ofNullable(single(params, "since")).orElse(DEFAULT_USAGE_WINDOW).trim();
         long since = since(text, now);
+        String stepText = single(params, "step");
+        long stepMillis = 0;
+        if (stepText != null) {
+            String hint = "a duration such as 1h or 1d; the window is cut into at most " + MAX_USAGE_STEPS + " steps";
+            try {
+                stepMillis = Durations.parse(stepText.trim()).toMillis();
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badField("step", e.getMessage(), hint);
+            }
+            if (stepMillis <= 0) {
+                throw ApiException.badField("step", "expected a positive duration, got '" + stepText + "'", hint);
+            }
+            if ((now - since + stepMillis - 1) / stepMillis > MAX_USAGE_STEPS) {
+                throw ApiException.badField("step", "'" + stepText + "' cuts the window into more than "
+                        + MAX_USAGE_STEPS + " steps", hint);
+            }
+        }
         List<Allocation> tree = store.allocations().allocations();
-        var usage = store.attempts().usageSince(since, now);
-        List<Views.UsageRow> rows = Entitlements.rows(tree, usage);
-        double total = usage.values().stream().mapToDouble(Double::doubleValue).sum();
-        json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, total, rows));
+        List<dev.allot.server.store.Attempts.ChargedRun> runs = store.attempts().chargedRuns(since, now);
+        int clusterGpus = store.nodes().nodes().stream().mapToInt(Node::gpus).sum();
+        List<Views.UsageRow> rows = Entitlements.rows(tree, runs, since, now, clusterGpus, stepMillis);
+        double total = Entitlements.totalGpuSeconds(runs, since, now);
+        json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, clusterGpus,
+                stepText == null ? null : Durations.formatSeconds(stepMillis / 1000), total, rows));
     }
 
     /** The start of the usage window: an ISO-8601 instant, or a duration back from now. */
