@@ -26,6 +26,8 @@ final class LiveAttempt {
     boolean markedRunning;
     boolean stopping;
     boolean stopSent;
+    /** When the stop was first asked (epoch millis), -1 before: the grace period counts from then. */
+    long stopRequestedAtMillis = -1;
     boolean cancelled;
     PreemptionCause cause;
     ClusterState.PreemptionResult result;

@@ -88,7 +88,7 @@ import org.slf4j.LoggerFactory;
  * minimum-runtime protection ends when it was promised to, neither later nor earlier, and its stored GPU indexes,
  * exactly those, are marked as held. A stopping attempt is adopted fenced (its GPUs held, the core moves it on at
  * once: cancelled if its cancellation was requested, otherwise preempted, requeued by the core's rule) and its stop is
- * sent again. The first cycle then reconciles them with the backend (again each cycle until the backend answers): an
+ * sent again, with what is left of the grace period the first request gave (the store keeps when it was asked). The first cycle then reconciles them with the backend (again each cycle until the backend answers): an
  * attempt the backend reports starting, running, stopping or {@code UNKNOWN} stays live; one it reports ended is
  * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
  * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
@@ -104,8 +104,7 @@ import org.slf4j.LoggerFactory;
  * starts decided anew, stopping attempts still fenced. The store refuses the edits the core could not follow (an
  * allocation with unfinished work removed or given children; nodes are never removed).
  *
- * <p><b>Not yet.</b> The store does not record when a stop was asked, so an adopted stopping attempt gets the full
- * grace period again rather than what was left of it. Progress of resumable work from earlier attempts is not known
+ * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
  * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred
  * start counts as running in the core from the decision, not from its launch. A store failure in the middle of a
  * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
@@ -550,8 +549,10 @@ public final class SchedulerLoop implements AutoCloseable {
             runningAttempt.put(job.id(), a.key());
             return;
         }
-        // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent).
+        // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent), with what is
+        // left of its grace period.
         l.stopping = true;
+        l.stopRequestedAtMillis = a.stopRequestedAtMillis() == null ? -1 : a.stopRequestedAtMillis();
         if (w.cancelRequested()) {
             l.cancelled = true;
             state.cancel(job, now);
@@ -765,7 +766,13 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private void sendStop(LiveAttempt l) {
         try {
-            backend.stop(l.key, grace);
+            Duration left = grace;
+            if (l.stopRequestedAtMillis >= 0) {
+                // After a restart, only what is left of the grace period the first request gave.
+                long spent = Math.max(0, clock.millis() - l.stopRequestedAtMillis);
+                left = grace.minusMillis(Math.min(spent, grace.toMillis()));
+            }
+            backend.stop(l.key, left);
             l.stopSent = true;
             stopsThisCycle = true;
         } catch (BackendException e) {
@@ -776,7 +783,8 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private void requestStop(LiveAttempt l) {
         l.stopping = true;
-        store.attempts().markStopping(l.key);
+        l.stopRequestedAtMillis = clock.millis();
+        store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
         sendStop(l);
     }
 

@@ -19,7 +19,7 @@ import org.jdbi.v3.core.Handle;
  */
 public final class Attempts {
     private static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
-            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds";
+            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms";
     private static final String WAITING = "('pending', 'preempted', 'requeued')";
 
     private final Transactions transactions;
@@ -85,7 +85,7 @@ public final class Attempts {
      * @throws NotFoundException when there is no such attempt
      */
     public boolean markRunning(AttemptKey key) {
-        return movePhase(key, "('launching')", AttemptPhase.RUNNING);
+        return movePhase(key, "('launching')", AttemptPhase.RUNNING, null);
     }
 
     /**
@@ -94,17 +94,21 @@ public final class Attempts {
      *
      * @throws NotFoundException when there is no such attempt
      */
-    public boolean markStopping(AttemptKey key) {
-        return movePhase(key, "('launching', 'running')", AttemptPhase.STOPPING);
+    public boolean markStopping(AttemptKey key, long nowMillis) {
+        return movePhase(key, "('launching', 'running')", AttemptPhase.STOPPING, nowMillis);
     }
 
-    private boolean movePhase(AttemptKey key, String from, AttemptPhase to) {
+    private boolean movePhase(AttemptKey key, String from, AttemptPhase to, Long stopRequestedAtMillis) {
         Objects.requireNonNull(key, "key");
         return transactions.tx("mark attempt " + key + " " + to.label(), h -> {
-            int n = h.createUpdate("UPDATE attempts SET phase = :to"
+            var update = h.createUpdate("UPDATE attempts SET phase = :to"
+                            + (stopRequestedAtMillis == null ? "" : ", stop_requested_at_ms = :stopAt")
                             + " WHERE workload_id = :id AND attempt = :attempt AND phase IN " + from)
-                    .bind("to", to.label()).bind("id", key.workloadId()).bind("attempt", key.attempt())
-                    .execute();
+                    .bind("to", to.label()).bind("id", key.workloadId()).bind("attempt", key.attempt());
+            if (stopRequestedAtMillis != null) {
+                update.bind("stopAt", stopRequestedAtMillis.longValue());
+            }
+            int n = update.execute();
             if (n == 0) {
                 requireAttempt(h, key);
             }

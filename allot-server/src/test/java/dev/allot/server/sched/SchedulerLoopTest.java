@@ -523,6 +523,8 @@ class SchedulerLoopTest {
         f.cycle();
         // Nothing starts on the GPUs the stopping attempt still holds; its stop is sent again.
         assertThat(f.backend.stops).containsExactly(new AttemptKey(a, 1), new AttemptKey(a, 1));
+        assertThat(f.backend.graces).as("the restart gives what is left of the grace period")
+                .containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(20));
         assertThat(f.loop.deferredLaunches()).hasSize(1);
         assertThat(f.backend.launches).hasSize(1);
         assertThat(f.attempts(a).get(0).open()).isTrue();

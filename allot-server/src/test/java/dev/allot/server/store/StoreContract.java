@@ -181,7 +181,7 @@ abstract class StoreContract {
         assertThat(store.workloads().requestCancel(running.id())).isEqualTo(marked);
 
         // The scheduler stops it; whichever way the attempt ends short of finishing, it does not go back to the queue.
-        store.attempts().markStopping(key);
+        store.attempts().markStopping(key, 5_000);
         Workload after = store.attempts().endAttempt(key, AttemptOutcome.PREEMPTED, "stopped", null, null, 3_000);
         assertThat(after.state()).isEqualTo(WorkloadState.CANCELLED);
         assertThatThrownBy(() -> store.workloads().requestCancel("w-0")).isInstanceOf(NotFoundException.class);
@@ -219,10 +219,12 @@ abstract class StoreContract {
         assertThat(store.attempts().markRunning(first)).isTrue();
         assertThat(store.attempts().markRunning(first)).isFalse();
         assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.RUNNING);
-        assertThat(store.attempts().markStopping(first)).isTrue();
-        assertThat(store.attempts().markStopping(first)).isFalse();
+        assertThat(store.attempts().markStopping(first, 5_000)).isTrue();
+        assertThat(store.attempts().markStopping(first, 6_000)).isFalse();
         assertThat(store.attempts().markRunning(first)).isFalse();
         assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.STOPPING);
+        assertThat(store.attempts().attempts(w.id()).get(0).stopRequestedAtMillis())
+                .as("the first request's time stays").isEqualTo(5_000);
 
         Workload preempted = store.attempts().endAttempt(first, AttemptOutcome.PREEMPTED, "making room", "w-77", 120.5, 20_000);
         assertThat(preempted.state()).isEqualTo(WorkloadState.PREEMPTED);
@@ -307,7 +309,7 @@ abstract class StoreContract {
         store.attempts().markRunning(k2);
         AttemptKey k3 = store.attempts().beginAttempt(stopping.id(), on("n1", 1), 1_200);
         store.attempts().markRunning(k3);
-        store.attempts().markStopping(k3);
+        store.attempts().markStopping(k3, 5_000);
         AttemptKey k4 = store.attempts().beginAttempt(done.id(), on("n3", 0), 1_300);
         store.attempts().endAttempt(k4, AttemptOutcome.COMPLETED, null, null, null, 1_400);
         store.workloads().reportProgress(running.id(), 5, 10);
