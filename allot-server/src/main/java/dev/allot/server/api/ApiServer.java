@@ -216,6 +216,11 @@ public final class ApiServer implements AutoCloseable {
             throw ApiException.forbidden("user '" + user.name() + "' may not submit to allocation '" + s.allocation() + "'",
                     "ask a manager of the allocation to add you to its members");
         }
+        if (permissions.hasChildren(s.allocation())) {
+            throw ApiException.badField("allocation", "'" + s.allocation() + "' is not a leaf of the allocation tree;"
+                    + " workloads run in leaves", "GET /v1/allocations lists them; name one of its leaves");
+        }
+        requireShapeFits(s);
         NewWorkload w;
         try {
             w = new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
@@ -268,6 +273,24 @@ public final class ApiServer implements AutoCloseable {
         Workload w = requireWorkload(ctx.pathParam("id"));
         json(ctx, 200, new Views.WorkloadDetail(Views.workload(w),
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
+    }
+
+    /** Refuses a shape the registered nodes could never hold, as the scheduler would (it would wait forever). */
+    private void requireShapeFits(Submission s) {
+        List<Node> nodes = store.nodes().nodes();
+        if (nodes.isEmpty()) {
+            return; // nothing registered yet: the scheduler decides once nodes come
+        }
+        dev.allot.core.model.ClusterSpec cluster = new dev.allot.core.model.ClusterSpec(nodes.stream()
+                .map(n -> new dev.allot.core.model.NodeSpec(n.name(), n.gpus(), "gpu", new java.util.TreeMap<>()))
+                .toList(), List.of());
+        if (!cluster.canEverFit(s.gpus(), s.gpusPerNode())) {
+            throw ApiException.badField(s.gpusPerNode() > 0 ? "gpusPerNode" : "gpus", "asks for "
+                    + dev.allot.core.state.ClusterState.describeShape(s.gpus(), s.gpusPerNode()) + " but the cluster has "
+                    + cluster.totalGpus() + " GPUs on " + nodes.size() + " nodes (at most "
+                    + nodes.stream().mapToInt(Node::gpus).max().orElse(0) + " on one)",
+                    "GET /v1/nodes lists the nodes; ask for fewer GPUs or a smaller gang");
+        }
     }
 
     private void cancel(Context ctx, User user) {

@@ -83,8 +83,9 @@ class AuthorizationMatrixTest {
         assertThat(api.post("/v1/workloads/" + own + "/cancel", "tok-owner", null).status()).isEqualTo(OK);
         assertThat(api.post("/v1/workloads", "tok-ms", body("allocation", "\"lab/vision/detect\"")).status())
                 .as("a manager manages the subtree below it").isEqualTo(CREATED);
-        assertThat(api.post("/v1/workloads", "tok-ms", body("allocation", "\"lab/vision\"")).status())
-                .as("and the node itself").isEqualTo(CREATED);
+        Response inner = api.post("/v1/workloads", "tok-ms", body("allocation", "\"lab/vision\""));
+        assertThat(inner.status()).as("but work runs in leaves, not in the node itself").isEqualTo(400);
+        assertThat(inner.field()).isEqualTo("allocation");
         assertThat(api.post("/v1/workloads", "tok-member", body("allocation", "\"lab/nlp\"")).status())
                 .as("membership of X is not membership of its parent").isEqualTo(DENIED);
         assertThat(X).startsWith("lab/nlp/");
