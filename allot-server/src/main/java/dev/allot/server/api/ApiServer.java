@@ -162,6 +162,13 @@ public final class ApiServer implements AutoCloseable {
         config.routes.put("/v1/allocations/<path>", authed(this::putAllocation));
         config.routes.delete("/v1/allocations/<path>", authed(this::removeAllocation));
         config.routes.get("/v1/audit", authed(this::audit));
+        config.routes.get("/v1/me", authed((ctx, user) -> json(ctx, 200, new Views.UserView(user.name(),
+                user.role().label()))));
+        config.routes.get("/v1/users", authed(this::users));
+        config.routes.put("/v1/users/{name}", authed(this::putUser));
+        config.routes.get("/v1/users/{name}/tokens", authed(this::tokens));
+        config.routes.post("/v1/users/{name}/tokens", authed(this::createToken));
+        config.routes.delete("/v1/users/{name}/tokens/{id}", authed(this::revokeToken));
         config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
                 store.nodes().nodes().stream().map(Views::node).toList()))));
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
@@ -380,7 +387,10 @@ public final class ApiServer implements AutoCloseable {
         // The store reads the newest n entries; a manager sees only some of them, so read further until enough.
         for (int n = limit; ; n = (int) Math.min((long) n * 4, Integer.MAX_VALUE)) {
             List<AuditEntry> newest = store.allocations().audit(n);
-            visible = newest.stream().filter(e -> permissions.maySeeAudit(user, e.subject())).limit(limit).toList();
+            visible = newest.stream()
+                    .filter(e -> e.action().startsWith("allocation.") ? permissions.maySeeAudit(user, e.subject())
+                            : user.role() == User.Role.ADMIN) // users and tokens: administrators only
+                    .limit(limit).toList();
             if (visible.size() == limit || newest.size() < n || n == Integer.MAX_VALUE) {
                 break;
             }
@@ -499,6 +509,60 @@ public final class ApiServer implements AutoCloseable {
                     + " characters without surrounding blanks, got '" + name + "'", "e.g. gpu-01");
         }
         return name;
+    }
+
+    private void users(Context ctx, User user) {
+        List<User> all = user.role() == User.Role.ADMIN ? store.access().users() : List.of(user);
+        json(ctx, 200, new Views.UserList(all.stream().map(u -> new Views.UserView(u.name(), u.role().label())).toList()));
+    }
+
+    private void putUser(Context ctx, User user) {
+        requireAdmin(user, "create users or change their roles");
+        String name = Edits.userName(ctx.pathParam("name"));
+        Edits.UserEdit edit = Edits.UserEdit.parse(readBody(ctx));
+        boolean existed = store.access().users().stream().anyMatch(u -> u.name().equals(name));
+        store.access().putUser(new User(name, edit.role()), user.name(), clock.millis());
+        json(ctx, existed ? 200 : 201, new Views.UserView(name, edit.role().label()));
+    }
+
+    /** The user named in the path, who must exist, and whom the caller may manage tokens for (itself, or any: admin). */
+    private String tokenOwner(Context ctx, User user) {
+        String name = Edits.userName(ctx.pathParam("name"));
+        if (user.role() != User.Role.ADMIN && !user.name().equals(name)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not manage the tokens of '" + name + "'",
+                    "users manage their own tokens; administrators everyone's");
+        }
+        if (store.access().users().stream().noneMatch(u -> u.name().equals(name))) {
+            throw ApiException.notFound("no user '" + name + "'", "GET /v1/users lists them");
+        }
+        return name;
+    }
+
+    private void tokens(Context ctx, User user) {
+        String name = tokenOwner(ctx, user);
+        json(ctx, 200, new Views.TokenList(store.access().tokens(name).stream()
+                .map(t -> new Views.TokenView(t.id(), t.label(), Views.instant(t.createdAtMillis()))).toList()));
+    }
+
+    private void createToken(Context ctx, User user) {
+        String name = tokenOwner(ctx, user);
+        Edits.TokenRequest req = Edits.TokenRequest.parse(ctx.body().isBlank() ? mapper.createObjectNode()
+                : readBody(ctx));
+        String token = dev.allot.server.store.Access.newToken();
+        long now = clock.millis();
+        String id = store.access().addToken(name, token, req.label(), user.name(), now);
+        json(ctx, 201, new Views.NewToken(id, name, req.label(), Views.instant(now), token));
+    }
+
+    private void revokeToken(Context ctx, User user) {
+        String name = tokenOwner(ctx, user);
+        String id = ctx.pathParam("id");
+        if (!id.matches("[0-9a-f]{64}")) {
+            throw ApiException.badField("id", "expected a token id (64 hex digits), got '" + id + "'",
+                    "GET /v1/users/" + name + "/tokens lists them");
+        }
+        store.access().revokeToken(name, id, user.name(), clock.millis());
+        ctx.status(204);
     }
 
     private static void requireAdmin(User user, String what) {

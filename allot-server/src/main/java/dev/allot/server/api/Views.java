@@ -77,6 +77,22 @@ final class Views {
     record AllocationList(List<AllocationView> allocations) {
     }
 
+    record UserView(String name, String role) {
+    }
+
+    record UserList(List<UserView> users) {
+    }
+
+    record TokenView(String id, String label, String createdAt) {
+    }
+
+    record TokenList(List<TokenView> tokens) {
+    }
+
+    /** A token just made: the only answer that ever carries the token itself. */
+    record NewToken(String id, String user, String label, String createdAt, String token) {
+    }
+
     record NodeList(List<NodeView> nodes) {
     }
 

@@ -125,8 +125,8 @@ public final class Allocations {
                         .list());
     }
 
-    private static void audit(Handle h, long atMillis, String actor, String action, String subject, String before,
-                              String after) {
+    static void audit(Handle h, long atMillis, String actor, String action, String subject, String before,
+                      String after) {
         h.createUpdate("INSERT INTO audit (at_ms, actor, action, subject, before_json, after_json)"
                         + " VALUES (:at, :actor, :action, :subject, :before, :after)")
                 .bind("at", atMillis).bind("actor", actor).bind("action", action).bind("subject", subject)

@@ -55,6 +55,21 @@ abstract class StoreContract {
     // -------------------------------------------------------------------------------------------- workloads
 
     @Test
+    void tokensAreListedByIdRevokedAndAuditedWithoutTheirPlaintext() {
+        Store store = open();
+        store.access().putUser(new User("ada", User.Role.USER), "root", 100);
+        String id = store.access().addToken("ada", "s3cret-token", "laptop", "root", 200);
+        assertThat(store.access().userForToken("s3cret-token")).contains(new User("ada", User.Role.USER));
+        assertThat(store.access().tokens("ada")).containsExactly(new Access.TokenInfo(id, "ada", "laptop", 200));
+        store.access().revokeToken("ada", id, "ada", 300);
+        assertThat(store.access().userForToken("s3cret-token")).isEmpty();
+        assertThatThrownBy(() -> store.access().revokeToken("ada", id, "ada", 400)).isInstanceOf(NotFoundException.class);
+        assertThat(store.allocations().audit(10)).extracting(AuditEntry::action)
+                .containsExactly("token.revoke", "token.create", "user.put");
+        assertThat(store.allocations().audit(10).toString()).doesNotContain("s3cret-token");
+    }
+
+    @Test
     void aLeafWithUnfinishedWorkCannotGetAChildButOneWhoseWorkEndedCan() {
         Store store = open();
         store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 100);
