@@ -8,6 +8,7 @@ import dev.allot.core.model.Decimals;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +61,7 @@ final class Explanations {
             data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), queue(e), levels(e),
                     waitsFor(e, mapper), protection(e), preemptions(attempts));
         } else {
-            summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state().label().equals("running")
+            summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, preemptions(attempts));
