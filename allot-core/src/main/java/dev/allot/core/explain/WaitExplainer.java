@@ -27,10 +27,10 @@ import java.util.function.Supplier;
  * the state (a cycle plays its decisions on a private copy, so the state is not changed).
  *
  * <p>What it waits for, decided in this order (see {@link WaitsFor}): a fresh cycle starts it: {@code StartsNow};
- * unallocated: {@code Unallocated}; idle plus now-preemptible GPUs suffice: {@code WholeNodes} for a gang of whole
- * nodes, else {@code HigherRankedWork}; otherwise the earliest end of protection of work it may preempt that makes
- * enough GPUs: {@code ProtectedUntil}; otherwise {@code WholeNodes} for a gang, else {@code Gpus}. GPU counts ignore
- * where the GPUs are, and the future assumes the ranks stay as now.
+ * unallocated: {@code Unallocated}; idle plus now-preemptible GPUs suffice: {@code Gang} for a gang too few nodes
+ * have room for, else {@code HigherRankedWork}; otherwise the earliest end of protection of work it may preempt
+ * that makes enough GPUs: {@code ProtectedUntil}; otherwise {@code Gang} for a gang too few nodes have room for, else
+ * {@code Gpus}. GPU counts ignore where the GPUs are, and the future assumes the ranks stay as now.
  *
  * <p>Read-only, and not thread-safe against changes of the state: the caller holds the state still (the service
  * calls it inside {@code SchedulerLoop.inspect}).
@@ -182,11 +182,11 @@ public final class WaitExplainer {
             }
             return new WaitsFor.Unallocated(w.gpus(), idle, allocatedWaiting);
         }
-        boolean wholeNodes = w.gpusPerNode() > 0 && w.gpusPerNode() == state.cluster().maxGpusPerNode();
+        WaitsFor.Gang gang = gangBlocked(state, w);
         long preemptible = AllocationPolicy.preemptibleGpus(state, fs, w);
         if (idle + preemptible >= w.gpus()) {
-            if (wholeNodes) {
-                return wholeNodes(state, w);
+            if (gang != null) {
+                return gang;
             }
             int ahead = 0;
             long gpusAhead = 0;
@@ -229,15 +229,21 @@ public final class WaitExplainer {
             }
             return new WaitsFor.ProtectedUntil(until, w.gpus(), idle, preemptible, named);
         }
-        if (wholeNodes) {
-            return wholeNodes(state, w);
+        if (gang != null) {
+            return gang;
         }
         return new WaitsFor.Gpus(w.gpus(), idle, preemptible, later);
     }
 
-    private static WaitsFor.WholeNodes wholeNodes(ClusterState state, Job w) {
-        return new WaitsFor.WholeNodes(w.gpus() / w.gpusPerNode(), w.gpusPerNode(),
-                Placer.usableNodesWithAtLeast(state.freeIndex(), w.gpusPerNode(), null));
+    /** For a gang that too few nodes have idle room for now, what it needs and what there is; otherwise null. */
+    private static WaitsFor.Gang gangBlocked(ClusterState state, Job w) {
+        if (w.gpusPerNode() == 0) {
+            return null;
+        }
+        int nodes = w.gpus() / w.gpusPerNode();
+        int withRoom = Placer.usableNodesWithAtLeast(state.freeIndex(), w.gpusPerNode(), null);
+        return withRoom >= nodes ? null : new WaitsFor.Gang(nodes, w.gpusPerNode(),
+                w.gpusPerNode() == state.cluster().maxGpusPerNode(), withRoom);
     }
 
     private static WaitExplanation.Protection protection(ClusterState state, FairShare fs, Job v, long now) {

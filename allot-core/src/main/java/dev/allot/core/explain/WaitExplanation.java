@@ -156,9 +156,12 @@ public record WaitExplanation(
                     + " could be preempted, but the " + h.waitingAhead() + " workload(s) ahead of it (" + h.gpusAhead()
                     + " GPUs) are served first.";
         }
-        if (w instanceof WaitsFor.WholeNodes n) {
-            return "It needs " + n.nodesNeeded() + " whole node(s) of " + n.gpusPerNode() + " GPUs; " + n.freeNodes()
-                    + " are free.";
+        if (w instanceof WaitsFor.Gang g) {
+            return g.wholeNodes()
+                    ? "It needs " + g.nodesNeeded() + " whole node(s) of " + g.gpusPerNode() + " GPUs; " + g.nodesWithRoom()
+                            + " are free."
+                    : "It is a gang that needs " + g.nodesNeeded() + " node(s) with " + g.gpusPerNode()
+                            + " idle GPUs each; " + g.nodesWithRoom() + " have that many.";
         }
         if (w instanceof WaitsFor.ProtectedUntil p) {
             return "It needs " + shape + "; " + p.idleGpus() + " are idle and " + p.preemptibleGpus()

@@ -4,15 +4,16 @@ import java.util.List;
 
 /**
  * What a waiting workload waits for, as the allocation policy sees the state at one moment. GPU counts are counts,
- * not places: they say whether enough GPUs exist, not whether a gang's shape fits them (a gang is told apart by
- * {@link WholeNodes}).
+ * not places: they say whether enough GPUs exist, not whether a gang's shape fits them (a gang that does not fit is
+ * told apart by {@link Gang}).
  *
  * <ul>
  *   <li>{@link StartsNow}: nothing blocks it; a scheduling cycle on this state starts it (perhaps after
  *       preempting the workloads named).</li>
  *   <li>{@link HigherRankedWork}: enough GPUs are idle or preemptible for it, but work ahead of it in the order
  *       the policy serves takes them (or holds them in a reservation) first.</li>
- *   <li>{@link WholeNodes}: a gang of whole nodes that cannot be given enough whole nodes now.</li>
+ *   <li>{@link Gang}: a gang (a fixed number of GPUs on each of several nodes, often whole nodes) for which too
+ *       few nodes have that many idle GPUs now.</li>
  *   <li>{@link ProtectedUntil}: too few GPUs now, but enough at {@code untilSeconds}, when the minimum runtime of
  *       the workloads named ends and it may preempt them (if the ranks stay as they are now).</li>
  *   <li>{@link Gpus}: too few GPUs now and none coming from protection ends that it may take: it waits for work it
@@ -51,13 +52,13 @@ public sealed interface WaitsFor {
     }
 
     /**
-     * A gang of {@code nodesNeeded} whole nodes of {@code gpusPerNode} GPUs; {@code freeNodes} healthy nodes have
-     * that many idle GPUs now.
+     * A gang of {@code nodesNeeded} nodes with {@code gpusPerNode} GPUs each ({@code wholeNodes} when that is a whole
+     * node of the largest kind); only {@code nodesWithRoom} healthy nodes have that many idle GPUs now.
      */
-    record WholeNodes(int nodesNeeded, int gpusPerNode, int freeNodes) implements WaitsFor {
+    record Gang(int nodesNeeded, int gpusPerNode, boolean wholeNodes, int nodesWithRoom) implements WaitsFor {
         @Override
         public String kind() {
-            return "whole-nodes";
+            return "gang";
         }
     }
 

@@ -88,8 +88,22 @@ class WaitExplainerTest {
 
         WaitExplanation e = s.explain("b1");
 
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.WholeNodes(1, 8, 0));
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0));
+        assertThat(e.waitsFor().kind()).isEqualTo("gang");
         assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node(s) of 8 GPUs; 0 are free.");
+    }
+
+    @Test
+    void aGangOfPartNodesWaitsForNodesWithRoomWhenTheIdleGpusAreScattered() {
+        // 6 GPUs idle, but 2 on each node: a gang of 2 nodes x 3 GPUs does not fit
+        Story s = Story.given(3, 8).teams("A", "B")
+                .at(0).runsOn("a1", "A", 0, 6, H).runsOn("a2", "A", 1, 6, H).runsOn("a3", "A", 2, 6, H)
+                .submitsGang("b1", "B", 6, 3);
+
+        WaitExplanation e = s.explain("b1");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0));
+        assertThat(e.summary().get(2)).isEqualTo("It is a gang that needs 2 node(s) with 3 idle GPUs each; 0 have that many.");
     }
 
     @Test
