@@ -52,6 +52,66 @@ class ServingOrderPropertyTest {
         }
     }
 
+    @Test
+    void onCrowdedClustersEveryWaitingWorkloadGetsOneConsistentExplanation() {
+        for (long seed = 1; seed <= SCENARIOS; seed++) {
+            Random r = new Random(seed);
+            ClusterState s = crowded(r);
+            long now = s.now();
+            Plan plan = AllocationPolicy.withDefaults().schedule(s, now);
+            java.util.Set<String> started = new java.util.HashSet<>();
+            for (Decision d : plan.decisions()) {
+                if (d instanceof Decision.Start st) {
+                    started.add(st.job().id());
+                }
+            }
+            WaitExplainer explainer = new WaitExplainer();
+            List<Job> order = WaitExplainer.servingOrder(s);
+            assertThat(order).hasSize(s.pending().total());
+            java.util.Map<Integer, Integer> seenInLeaf = new java.util.HashMap<>();
+            for (int i = 0; i < order.size(); i++) {
+                Job j = order.get(i);
+                WaitExplanation e = explainer.explain(s, j.id(), now).orElseThrow();
+                assertThat(e.position().position()).as("seed %d, %s", seed, j.id()).isEqualTo(i + 1);
+                assertThat(e.position().positionInAllocation()).as("seed %d, %s", seed, j.id())
+                        .isEqualTo(seenInLeaf.merge(j.leaf(), 1, Integer::sum));
+                assertThat(e.waitsFor() instanceof WaitsFor.StartsNow).as("seed %d, %s: %s", seed, j.id(), e.waitsFor())
+                        .isEqualTo(started.contains(j.id()));
+                if (!j.allocated()) {
+                    assertThat(e.waitsFor()).isInstanceOfAny(WaitsFor.StartsNow.class, WaitsFor.Unallocated.class);
+                }
+                if (e.waitsFor() instanceof WaitsFor.ProtectedUntil p) {
+                    assertThat(p.untilSeconds()).isGreaterThan(now);
+                    assertThat(p.protectedWork()).isNotEmpty();
+                }
+                assertThat(e.summary()).hasSize(3).allSatisfy(line -> assertThat(line).isNotBlank());
+            }
+            for (int l = 0; l < s.tree().leafCount(); l++) {
+                for (Job v : s.runningAllocated(l)) {
+                    WaitExplanation e = explainer.explain(s, v.id(), now).orElseThrow();
+                    assertThat(e.protection().protectedNow()).isEqualTo(v.isProtected(now));
+                }
+            }
+        }
+    }
+
+    /** Like {@link #scenario}, then more waiting work than fits, gangs of whole nodes and half nodes among it. */
+    private static ClusterState crowded(Random r) {
+        ClusterState s = scenario(r);
+        long t = s.now();
+        List<String> leaves = s.tree().leafNames();
+        for (int i = 0; i < 10; i++) {
+            int kind = r.nextInt(3);
+            int perNode = kind == 0 ? 0 : kind == 1 ? 8 : 4;
+            int gpus = perNode == 0 ? 1 + r.nextInt(16) : perNode * (1 + r.nextInt(3));
+            Job j = s.register(WorkloadSpec.builder("c" + i).allocation(leaves.get(r.nextInt(leaves.size())))
+                    .gpus(gpus).gpusPerNode(perNode).minRuntime(Duration.ofSeconds(r.nextInt(4) == 0 ? 0 : 3600))
+                    .duration(Duration.ofDays(1)).submitAt(t).build());
+            s.submit(j, t);
+        }
+        return s;
+    }
+
     /** A random tree, past usage, running work, and waiting work that all fits on what is idle. */
     private static ClusterState scenario(Random r) {
         AllocationTree.Builder b = AllocationTree.builder("root");
