@@ -80,6 +80,7 @@ public final class ApiServer implements AutoCloseable {
     private final byte[] openApi;
     private final Javalin app;
     private final Extras extras;
+    private final WorkloadExplainer explainer;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -97,8 +98,9 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    private ApiServer(Store store, Clock clock, Extras extras) {
+    private ApiServer(Store store, Clock clock, Extras extras, WorkloadExplainer explainer) {
         this.extras = Objects.requireNonNull(extras, "extras");
+        this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.mapper = JsonMapper.builder()
@@ -121,10 +123,15 @@ public final class ApiServer implements AutoCloseable {
 
     /** Starts the API with the service's {@link Extras}. */
     public static ApiServer start(Store store, int port, Clock clock, Extras extras) {
+        return start(store, port, clock, extras, WorkloadExplainer.NONE);
+    }
+
+    /** Starts the API with the service's {@link Extras} and the scheduler's explanations of workloads. */
+    public static ApiServer start(Store store, int port, Clock clock, Extras extras, WorkloadExplainer explainer) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);
         }
-        ApiServer server = new ApiServer(store, clock, extras);
+        ApiServer server = new ApiServer(store, clock, extras, explainer);
         server.app.start(port);
         LOG.info("Allot API listening on port {}", server.port());
         return server;
@@ -155,6 +162,7 @@ public final class ApiServer implements AutoCloseable {
         config.routes.get("/v1/workloads/{id}", authed(this::show));
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
         config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
+        config.routes.get("/v1/workloads/{id}/explain", authed(this::explain));
         config.routes.get("/v1/allocations", authed((ctx, user) -> json(ctx, 200, new Views.AllocationList(
                 store.allocations().allocations().stream().map(Views::allocation).toList()))));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
@@ -298,6 +306,12 @@ public final class ApiServer implements AutoCloseable {
                     + nodes.stream().mapToInt(Node::gpus).max().orElse(0) + " on one)",
                     "GET /v1/nodes lists the nodes; ask for fewer GPUs or a smaller gang");
         }
+    }
+
+    /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
+    private void explain(Context ctx, User user) {
+        Workload w = requireWorkload(ctx.pathParam("id"));
+        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper));
     }
 
     private void cancel(Context ctx, User user) {
