@@ -102,9 +102,11 @@ public final class HealthChecker implements AutoCloseable {
                 continue; // removed meanwhile
             }
             changes++;
-            LOG.atInfo().addKeyValue("node", node.name()).addKeyValue("healthy", healthy)
-                    .addKeyValue("reason", p.reason())
-                    .log(healthy ? "node {} is healthy again" : "node {} is unhealthy", node.name());
+            var event = LOG.atInfo().addKeyValue("node", node.name()).addKeyValue("healthy", healthy);
+            if (!healthy) {
+                event = event.addKeyValue("reason", p.reason());
+            }
+            event.log(healthy ? "node {} is healthy again" : "node {} is unhealthy", node.name());
         }
         if (changes > 0) {
             changed.run();
