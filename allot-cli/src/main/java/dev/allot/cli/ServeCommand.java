@@ -182,7 +182,8 @@ final class ServeCommand implements Callable<Integer> {
             try {
                 ClientConfig.write(clientConfig, service.url(), demo ? token : null);
                 out.println();
-                out.println("Wrote " + clientConfig + ": the server" + (demo && token != null ? " and the demo token" : "")
+                out.println("Wrote " + clientConfig + ": the server" + (demo && token != null ? " and the demo token"
+                        : demo ? " (a token written before is kept)" : "")
                         + (demo ? "; the client commands need no --server or --token." : "."));
             } catch (RuntimeException e) {
                 err.println("allot: could not write the client configuration " + clientConfig + ": " + message(e));

@@ -45,6 +45,7 @@ class LogFormatTest {
         assertThat(started.get("level").asText()).isEqualTo("INFO");
         assertThat(started.get("logger_name").asText()).isEqualTo("dev.allot.server.events");
         assertThat(started.has("@timestamp")).isTrue();
+        assertThat(started.has(LogFormat.PROPERTY)).as("no context properties").isFalse();
         assertThat(started.get("workload").asText()).isEqualTo("w-7");
         assertThat(started.get("allocation").asText()).isEqualTo("lab/nlp/pretrain");
         assertThat(started.get("waitSeconds").asLong()).isEqualTo(42);
