@@ -3,11 +3,12 @@ package dev.allot.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.allot.server.service.Bootstrap;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.function.Function;
 
 /**
@@ -79,7 +80,7 @@ final class ClientConfig {
 
     /**
      * Sets the server, and the token when one is given (an existing token is kept otherwise), keeping any other
-     * fields; written atomically, owner-only.
+     * fields; written atomically, readable by its owner only (0600).
      */
     static void write(Path file, String server, String token) {
         ObjectNode root;
@@ -94,9 +95,19 @@ final class ClientConfig {
             root.put("token", token);
         }
         try {
-            Bootstrap.writeSecret(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+            Path dir = file.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path tmp = dir.resolve(file.getFileName() + ".tmp");
+            Files.deleteIfExists(tmp);
+            try {
+                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException e) {
+                Files.createFile(tmp);
+            }
+            Files.writeString(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new IllegalStateException(e);
+            throw new IllegalArgumentException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
 
