@@ -67,6 +67,7 @@ class ServiceMetricsTest {
             service.loop().runOnce();
             m = scrape(service);
             assertThat(m).containsEntry("allot_preemptions_total{allocation=\"a\",cause=\"unallocated\"}", 2.0)
+                    .containsKey("allot_preempted_gpu_seconds_lost_total{allocation=\"a\"}")
                     .containsEntry("allot_gpus{state=\"busy\"}", 4.0)
                     .containsEntry("allot_wait_seconds_count{allocation=\"b\"}", 1.0)
                     .containsEntry("allot_queue_pending{allocation=\"b\"}", 0.0);
