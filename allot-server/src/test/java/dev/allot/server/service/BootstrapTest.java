@@ -1,0 +1,49 @@
+package dev.allot.server.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BootstrapTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void theFirstStartCreatesAdminWithATokenInAnOwnerOnlyFileAndLaterStartsDoNothing() throws Exception {
+        try (Store store = Store.sqlite(dir)) {
+            String token = Bootstrap.ensureAdmin(store, dir, 1000).orElseThrow();
+            assertThat(token).matches("allot_[A-Za-z0-9_-]{43}");
+            assertThat(store.access().userForToken(token)).contains(new User("admin", User.Role.ADMIN));
+            Path file = dir.resolve(Bootstrap.ADMIN_TOKEN_FILE);
+            assertThat(Files.readString(file)).isEqualTo(token + "\n");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+
+            assertThat(Bootstrap.ensureAdmin(store, dir, 2000)).isEmpty();
+            assertThat(Files.readString(file)).isEqualTo(token + "\n");
+            assertThat(Bootstrap.newToken()).isNotEqualTo(Bootstrap.newToken());
+        }
+    }
+
+    @Test
+    void theDemoFillsAnEmptyTreeOnce() {
+        try (Store store = Store.sqlite(dir)) {
+            String token = Bootstrap.ensureDemo(store, 1000).orElseThrow();
+            assertThat(store.access().userForToken(token)).contains(new User("demo", User.Role.ADMIN));
+            assertThat(store.allocations().allocations()).extracting(Allocation::path).containsExactly(
+                    "lab", "lab/nlp", "lab/nlp/eval", "lab/nlp/pretrain", "lab/vision", "lab/vision/video");
+            assertThat(store.allocations().allocations()).filteredOn(a -> a.path().equals("lab/nlp"))
+                    .singleElement().satisfies(a -> {
+                        assertThat(a.share()).isEqualTo(60);
+                        assertThat(a.managers()).containsExactly("maria");
+                    });
+            assertThat(Bootstrap.ensureDemo(store, 2000)).isEmpty();
+        }
+    }
+}
