@@ -5,10 +5,6 @@ import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
-import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
-import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.Policy;
@@ -20,7 +16,6 @@ import dev.allot.core.state.GpuLanes;
 import dev.allot.core.state.Placement;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.AllocationTrees;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptPhase;
 import dev.allot.server.store.AttemptOutcome;
@@ -34,7 +29,6 @@ import dev.allot.server.store.WorkloadState;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -156,16 +150,12 @@ public final class SchedulerLoop implements AutoCloseable {
     private Map<AttemptKey, Attempt> toReconcile = new LinkedHashMap<>();
 
     // ---- the loop's books
+    /** Attempts live, starts deferred, and the attempt each running job runs as. */
+    private final Books books = new Books();
     /** Jobs the core has not ended, by id, in admission order. */
     private final Map<String, Job> active = new LinkedHashMap<>();
     /** What to launch for a workload: its command and environment, kept from the store at admission. */
     private final Map<String, Workload> stored = new HashMap<>();
-    /** Attempts the loop started that have not been seen to end, by key. */
-    private final Map<AttemptKey, LiveAttempt> live = new TreeMap<>();
-    /** The attempt a job the core counts as running is running as, when it has been launched. */
-    private final Map<String, AttemptKey> runningAttempt = new HashMap<>();
-    /** Starts the core counts as running but that wait for a fence, in the order they were decided. */
-    private final Map<String, Deferred> deferred = new LinkedHashMap<>();
     /** Workloads the core refused (an allocation that is not a leaf, a shape the cluster cannot hold). */
     private final Map<String, String> refused = new TreeMap<>();
     /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
@@ -209,10 +199,6 @@ public final class SchedulerLoop implements AutoCloseable {
         /** An attempt ended, as recorded in the store. */
         default void ended(String workloadId, String allocation, AttemptOutcome outcome) {
         }
-    }
-
-    /** A start the core has made whose launch waits for its fence. */
-    private record Deferred(Job job, Placement placement, GpuLanes.Choice lanes) {
     }
 
     /** What the loop has done so far, for tests and metrics. */
@@ -357,7 +343,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** Ids of the workloads whose start waits for a fence, in the order they were decided. */
     public synchronized List<String> deferredLaunches() {
-        return List.copyOf(deferred.keySet());
+        return List.copyOf(books.deferred.keySet());
     }
 
     /** Workloads the core refused to take, with the reason. */
@@ -454,7 +440,7 @@ public final class SchedulerLoop implements AutoCloseable {
         List<Job> before = new ArrayList<>(active.values());
         buildState(allocations, nodes, now);
         rebuilds++;
-        for (LiveAttempt l : new ArrayList<>(live.values())) {
+        for (LiveAttempt l : new ArrayList<>(books.live.values())) {
             LiveAttempt.Mapped m = LiveAttempt.map(l.where, nodeNames, sizes);
             if (m.ok()) {
                 l.placement = m.placement();
@@ -465,14 +451,14 @@ public final class SchedulerLoop implements AutoCloseable {
                 l.placement = new Placement(new int[0], new int[0]);
                 l.lanes = new int[0][];
                 if (!l.stopping) {
-                    runningAttempt.remove(l.jobId);
+                    books.runningAttempt.remove(l.jobId);
                     l.cause = null;
                     requestStop(l);
                 }
             }
         }
         active.clear();
-        deferred.clear();
+        books.deferred.clear();
         for (Job old : before) {
             Job job;
             try {
@@ -480,19 +466,19 @@ public final class SchedulerLoop implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 refused.put(old.id(), e.getMessage());
                 LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
-                AttemptKey key = runningAttempt.remove(old.id());
+                AttemptKey key = books.runningAttempt.remove(old.id());
                 if (key != null) {
-                    requestStop(live.get(key));
+                    requestStop(books.live.get(key));
                 }
                 continue;
             }
             state.submit(job, now);
-            AttemptKey key = runningAttempt.get(old.id());
-            LiveAttempt l = key == null ? null : live.get(key);
+            AttemptKey key = books.runningAttempt.get(old.id());
+            LiveAttempt l = key == null ? null : books.live.get(key);
             if (l != null && !l.stopping) {
                 state.resume(job, l.placement, Math.min(l.startedAtSeconds, now), now);
             } else {
-                runningAttempt.remove(old.id());
+                books.runningAttempt.remove(old.id());
             }
             active.put(job.id(), job);
         }
@@ -515,7 +501,7 @@ public final class SchedulerLoop implements AutoCloseable {
             LOG.warn("open attempt {} not adopted: {}", a.key(), m.failure());
             return;
         }
-        for (LiveAttempt other : live.values()) {
+        for (LiveAttempt other : books.live.values()) {
             if (other.overlaps(m.placement(), m.lanes())) {
                 LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
                 return;
@@ -541,12 +527,12 @@ public final class SchedulerLoop implements AutoCloseable {
         stored.put(job.id(), w);
         LiveAttempt l = new LiveAttempt(a.key(), job.id(), a.placement(), startedAt, m.placement(), m.lanes());
         l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
-        live.put(a.key(), l);
+        books.live.put(a.key(), l);
         adoptedAtLoad++;
         toReconcile.put(a.key(), a);
         if (a.phase() != AttemptPhase.STOPPING) {
             active.put(job.id(), job);
-            runningAttempt.put(job.id(), a.key());
+            books.runningAttempt.put(job.id(), a.key());
             return;
         }
         // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent), with what is
@@ -583,7 +569,7 @@ public final class SchedulerLoop implements AutoCloseable {
         Map<AttemptKey, Attempt> todo = toReconcile;
         toReconcile = new LinkedHashMap<>();
         for (Attempt a : todo.values()) {
-            LiveAttempt l = live.get(a.key());
+            LiveAttempt l = books.live.get(a.key());
             if (l == null || known.contains(a.key())) {
                 continue;
             }
@@ -652,7 +638,7 @@ public final class SchedulerLoop implements AutoCloseable {
     // ------------------------------------------------------------------ 2. observe
 
     private void observe(long now, long nowMillis) {
-        for (LiveAttempt l : live.values()) {
+        for (LiveAttempt l : books.live.values()) {
             if (l.stopping && !l.stopSent) {
                 sendStop(l);
             }
@@ -666,7 +652,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         statuses.sort(Comparator.comparing(AttemptStatus::attempt));
         for (AttemptStatus st : statuses) {
-            LiveAttempt l = live.get(st.attempt());
+            LiveAttempt l = books.live.get(st.attempt());
             if (l == null) {
                 continue;
             }
@@ -725,7 +711,7 @@ public final class SchedulerLoop implements AutoCloseable {
             LOG.warn("attempt {} had already ended otherwise: {}", l.key, e.getMessage());
             w = store.workloads().workload(l.jobId).orElseThrow();
         }
-        live.remove(l.key);
+        books.live.remove(l.key);
         try {
             backend.forget(l.key);
         } catch (RuntimeException e) {
@@ -740,7 +726,7 @@ public final class SchedulerLoop implements AutoCloseable {
         Job job = state.job(l.jobId).orElseThrow();
         if (!l.stopping) {
             // The core still runs the job on this attempt.
-            runningAttempt.remove(l.jobId);
+            books.runningAttempt.remove(l.jobId);
             switch (outcome) {
                 case COMPLETED -> state.complete(job, now);
                 case LOST -> {
@@ -756,7 +742,7 @@ public final class SchedulerLoop implements AutoCloseable {
         } else if (w.state().ended() && !job.state().isFinal()) {
             // The core had moved it on (requeued, maybe started again behind a fence) but it ended for good: it
             // finished in its grace period, or its cancellation was requested while it was being preempted.
-            deferred.remove(l.jobId);
+            books.deferred.remove(l.jobId);
             state.cancel(job, now);
         }
         if (job.state().isFinal()) {
@@ -791,43 +777,12 @@ public final class SchedulerLoop implements AutoCloseable {
     // ------------------------------------------------------------------ 3. launches, submissions, cancellations
 
     private void launchDeferred(long now, long nowMillis) {
-        for (Deferred d : new ArrayList<>(deferred.values())) {
-            if (fenceCleared(d)) {
-                deferred.remove(d.job().id());
+        for (Books.Deferred d : new ArrayList<>(books.deferred.values())) {
+            if (books.fenceCleared(d)) {
+                books.deferred.remove(d.job().id());
                 launch(d.job(), d.placement(), d.lanes(), now, nowMillis, true);
             }
         }
-    }
-
-    private boolean fenceCleared(Deferred d) {
-        for (LiveAttempt l : live.values()) {
-            if (l.jobId.equals(d.job().id())) {
-                return false;
-            }
-            for (int i = 0; i < l.placement.nodeCount(); i++) {
-                int at = indexOf(d.placement(), l.placement.node(i));
-                if (at < 0) {
-                    continue;
-                }
-                for (int lane : l.lanes[i]) {
-                    for (int mine : d.lanes().lanes()[at]) {
-                        if (lane == mine) {
-                            return false;
-                        }
-                    }
-                }
-            }
-        }
-        return true;
-    }
-
-    private static int indexOf(Placement p, int node) {
-        for (int i = 0; i < p.nodeCount(); i++) {
-            if (p.node(i) == node) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     private void syncWorkloads(long now) {
@@ -856,13 +811,13 @@ public final class SchedulerLoop implements AutoCloseable {
     private void cancel(Job job, long now) {
         dirty = true;
         if (job.state() == JobState.RUNNING) {
-            AttemptKey key = runningAttempt.remove(job.id());
+            AttemptKey key = books.runningAttempt.remove(job.id());
             if (key != null) {
-                LiveAttempt l = live.get(key);
+                LiveAttempt l = books.live.get(key);
                 l.cancelled = true;
                 requestStop(l);
             } else {
-                deferred.remove(job.id());
+                books.deferred.remove(job.id());
             }
         }
         state.cancel(job, now);
@@ -903,13 +858,13 @@ public final class SchedulerLoop implements AutoCloseable {
     private boolean carryOut(Decision d, long now, long nowMillis) {
         Job job = d.job();
         if (d instanceof Decision.Preempt p) {
-            AttemptKey key = runningAttempt.remove(job.id());
-            LiveAttempt l = key == null ? null : live.get(key);
+            AttemptKey key = books.runningAttempt.remove(job.id());
+            LiveAttempt l = key == null ? null : books.live.get(key);
             if (l != null) {
                 l.cause = p.cause();
                 requestStop(l);
             }
-            Deferred was = deferred.remove(job.id());
+            Books.Deferred was = books.deferred.remove(job.id());
             ClusterState.PreemptionResult r = state.preempt(job, now, restarts);
             if (l != null) {
                 l.result = r;
@@ -929,40 +884,16 @@ public final class SchedulerLoop implements AutoCloseable {
             return r.requeued();
         }
         Decision.Start s = (Decision.Start) d;
-        GpuLanes.Choice lanes = chooseLanes(s.placement());
-        boolean ownOpen = live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
+        GpuLanes.Choice lanes = books.chooseLanes(s.placement(), sizes);
+        boolean ownOpen = books.live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
         if (lanes.fenced() || ownOpen) {
             state.start(job, s.placement(), now);
-            deferred.put(job.id(), new Deferred(job, s.placement(), lanes));
+            books.deferred.put(job.id(), new Books.Deferred(job, s.placement(), lanes));
             deferrals++;
             return false;
         }
         launch(job, s.placement(), lanes, now, nowMillis, false);
         return false;
-    }
-
-    private GpuLanes.Choice chooseLanes(Placement p) {
-        BitSet[] owned = new BitSet[sizes.length];
-        BitSet[] held = new BitSet[sizes.length];
-        for (int n = 0; n < sizes.length; n++) {
-            owned[n] = new BitSet(sizes[n]);
-            held[n] = new BitSet(sizes[n]);
-        }
-        for (LiveAttempt l : live.values()) {
-            mark(l.stopping ? held : owned, l.placement, l.lanes);
-        }
-        for (Deferred d : deferred.values()) {
-            mark(owned, d.placement(), d.lanes().lanes());
-        }
-        return GpuLanes.choose(p, owned, held, sizes);
-    }
-
-    private static void mark(BitSet[] sets, Placement p, int[][] lanes) {
-        for (int i = 0; i < p.nodeCount(); i++) {
-            for (int lane : lanes[i]) {
-                sets[p.node(i)].set(lane);
-            }
-        }
     }
 
     /**
@@ -986,11 +917,11 @@ public final class SchedulerLoop implements AutoCloseable {
         Workload w = stored.get(job.id());
         Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
         LiveAttempt l = new LiveAttempt(key, job.id(), where, now, placement, lanes.lanes());
-        live.put(key, l);
+        books.live.put(key, l);
         try {
             backend.start(new Launch(key, where, w.command(), w.environment(), duration));
         } catch (BackendException e) {
-            live.remove(key);
+            books.live.remove(key);
             store.attempts().endAttempt(key, AttemptOutcome.FAILED, "the " + backend.name()
                     + " backend refused it: " + e.getMessage(), null, null, nowMillis);
             dirty = true;
@@ -1002,64 +933,16 @@ public final class SchedulerLoop implements AutoCloseable {
         if (!inCore) {
             state.start(job, placement, now);
         }
-        runningAttempt.put(job.id(), key);
+        books.runningAttempt.put(job.id(), key);
         starts++;
         Long since = queuedSince.remove(job.id());
         observer.started(job.id(), job.spec().allocation(), since == null ? 0 : Math.max(0, now - since));
     }
 
-    /**
-     * Checks that the loop's books agree with the core: every job the core runs is either launched (one live
-     * attempt, not stopping) or deferred, never both; and on every node the lanes of those runs are as many as the
-     * GPUs the core counts as used. For tests.
-     *
-     * @throws IllegalStateException when they disagree
-     */
+    /** Checks the loop's books against the core (see {@link Books#check}). For tests. */
     synchronized void checkBooks() {
-        if (state == null) {
-            return;
-        }
-        int[] used = new int[sizes.length];
-        for (Job j : state.jobs()) {
-            if (j.state() != JobState.RUNNING) {
-                if (runningAttempt.containsKey(j.id()) || deferred.containsKey(j.id())) {
-                    throw new IllegalStateException(j.id() + " is " + j.state() + " in the core but has a run");
-                }
-                continue;
-            }
-            AttemptKey key = runningAttempt.get(j.id());
-            boolean isDeferred = deferred.containsKey(j.id());
-            if ((key == null) == !isDeferred) {
-                throw new IllegalStateException(j.id() + " runs in the core but is " + (isDeferred ? "both launched and"
-                        + " deferred" : "neither launched nor deferred"));
-            }
-            if (key != null && (!live.containsKey(key) || live.get(key).stopping)) {
-                throw new IllegalStateException(j.id() + " runs in the core but its attempt " + key + " is not live");
-            }
-            for (int i = 0; i < j.placement().nodeCount(); i++) {
-                used[j.placement().node(i)] += j.placement().gpusOn(i);
-            }
-        }
-        BitSet[] owned = new BitSet[sizes.length];
-        for (int n = 0; n < sizes.length; n++) {
-            owned[n] = new BitSet(sizes[n]);
-        }
-        for (LiveAttempt l : live.values()) {
-            if (!l.stopping) {
-                if (!l.key.equals(runningAttempt.get(l.jobId))) {
-                    throw new IllegalStateException("attempt " + l.key + " runs but the core does not run it");
-                }
-                mark(owned, l.placement, l.lanes);
-            }
-        }
-        for (Deferred d : deferred.values()) {
-            mark(owned, d.placement(), d.lanes().lanes());
-        }
-        for (int n = 0; n < sizes.length; n++) {
-            if (owned[n].cardinality() != used[n]) {
-                throw new IllegalStateException("node " + nodeNames.get(n) + ": the core uses " + used[n]
-                        + " GPUs, the loop's lanes say " + owned[n].cardinality());
-            }
+        if (state != null) {
+            books.check(state, sizes, nodeNames);
         }
     }
 }

@@ -1,0 +1,142 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.GpuLanes;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.JobState;
+import dev.allot.core.state.Placement;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The scheduling loop's books of GPU indexes (lanes): the attempts launched and not yet seen to end, the starts the
+ * core has made that wait behind a fence, and which attempt each job the core runs is running as. Chooses the lanes
+ * of a start, tells when a fence has cleared, and checks the books against the core. Owned by the loop (not
+ * thread-safe).
+ */
+final class Books {
+    /** Attempts the loop started (or adopted) that have not been seen to end, by key. */
+    final Map<AttemptKey, LiveAttempt> live = new TreeMap<>();
+    /** The attempt a job the core counts as running is running as, when it has been launched. */
+    final Map<String, AttemptKey> runningAttempt = new HashMap<>();
+    /** Starts the core counts as running but that wait for a fence, in the order they were decided. */
+    final Map<String, Deferred> deferred = new LinkedHashMap<>();
+
+    /** A start the core has made whose launch waits for its fence. */
+    record Deferred(Job job, Placement placement, GpuLanes.Choice lanes) {
+    }
+
+    /** Lanes for a start: those free for good first, then those a stopping attempt still holds (a fence). */
+    GpuLanes.Choice chooseLanes(Placement p, int[] sizes) {
+        BitSet[] owned = new BitSet[sizes.length];
+        BitSet[] held = new BitSet[sizes.length];
+        for (int n = 0; n < sizes.length; n++) {
+            owned[n] = new BitSet(sizes[n]);
+            held[n] = new BitSet(sizes[n]);
+        }
+        for (LiveAttempt l : live.values()) {
+            mark(l.stopping ? held : owned, l.placement, l.lanes);
+        }
+        for (Deferred d : deferred.values()) {
+            mark(owned, d.placement(), d.lanes().lanes());
+        }
+        return GpuLanes.choose(p, owned, held, sizes);
+    }
+
+    static void mark(BitSet[] sets, Placement p, int[][] lanes) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            for (int lane : lanes[i]) {
+                sets[p.node(i)].set(lane);
+            }
+        }
+    }
+
+    /** Whether no live attempt holds a lane of the deferred start, nor is its own workload's earlier attempt. */
+    boolean fenceCleared(Deferred d) {
+        for (LiveAttempt l : live.values()) {
+            if (l.jobId.equals(d.job().id())) {
+                return false;
+            }
+            for (int i = 0; i < l.placement.nodeCount(); i++) {
+                int at = indexOf(d.placement(), l.placement.node(i));
+                if (at < 0) {
+                    continue;
+                }
+                for (int lane : l.lanes[i]) {
+                    for (int mine : d.lanes().lanes()[at]) {
+                        if (lane == mine) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    private static int indexOf(Placement p, int node) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            if (p.node(i) == node) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Checks that the loop's books agree with the core: every job the core runs is either launched (one live
+     * attempt, not stopping) or deferred, never both; and on every node the lanes of those runs are as many as the
+     * GPUs the core counts as used. For tests.
+     *
+     * @throws IllegalStateException when they disagree
+     */
+    void check(ClusterState state, int[] sizes, List<String> nodeNames) {
+        int[] used = new int[sizes.length];
+        for (Job j : state.jobs()) {
+            if (j.state() != JobState.RUNNING) {
+                if (runningAttempt.containsKey(j.id()) || deferred.containsKey(j.id())) {
+                    throw new IllegalStateException(j.id() + " is " + j.state() + " in the core but has a run");
+                }
+                continue;
+            }
+            AttemptKey key = runningAttempt.get(j.id());
+            boolean isDeferred = deferred.containsKey(j.id());
+            if ((key == null) == !isDeferred) {
+                throw new IllegalStateException(j.id() + " runs in the core but is " + (isDeferred ? "both launched and"
+                        + " deferred" : "neither launched nor deferred"));
+            }
+            if (key != null && (!live.containsKey(key) || live.get(key).stopping)) {
+                throw new IllegalStateException(j.id() + " runs in the core but its attempt " + key + " is not live");
+            }
+            for (int i = 0; i < j.placement().nodeCount(); i++) {
+                used[j.placement().node(i)] += j.placement().gpusOn(i);
+            }
+        }
+        BitSet[] owned = new BitSet[sizes.length];
+        for (int n = 0; n < sizes.length; n++) {
+            owned[n] = new BitSet(sizes[n]);
+        }
+        for (LiveAttempt l : live.values()) {
+            if (!l.stopping) {
+                if (!l.key.equals(runningAttempt.get(l.jobId))) {
+                    throw new IllegalStateException("attempt " + l.key + " runs but the core does not run it");
+                }
+                mark(owned, l.placement, l.lanes);
+            }
+        }
+        for (Deferred d : deferred.values()) {
+            mark(owned, d.placement(), d.lanes().lanes());
+        }
+        for (int n = 0; n < sizes.length; n++) {
+            if (owned[n].cardinality() != used[n]) {
+                throw new IllegalStateException("node " + nodeNames.get(n) + ": the core uses " + used[n]
+                        + " GPUs, the loop's lanes say " + owned[n].cardinality());
+            }
+        }
+    }
+}
