@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * on a seeded data directory; submitter threads post workloads continuously (each with an idempotency key, retried
  * with the same key until acknowledged, across restarts); the service is killed with SIGKILL at random moments
  * (seeded) and restarted on the same data directory, round after round. Each workload appends one line when its
- * process starts and one when it ends to a ledger ({@code O_APPEND} writes of a short line are atomic).
+ * process starts and one when it ends (0.3 s later, or 2 s for one in four, so that some still run at the next
+ * kill) to a ledger ({@code O_APPEND} writes of a short line are atomic).
  *
  * <p>Once everything has ended, proven from the store (read after the last stop) and the ledger: every acknowledged
  * submission is stored, once; every (workload, attempt) started at most once and is an attempt the store knows; no
@@ -56,7 +57,7 @@ class CrashSafetyTest {
     private static final int SUBMITTERS = 3;
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String SCRIPT = "echo \"$ALLOT_WORKLOAD_ID $ALLOT_ATTEMPT $$ start $(date +%s%N)\" >> \"$LEDGER\"; "
-            + "sleep 0.3; "
+            + "sleep \"$WORK\"; "
             + "echo \"$ALLOT_WORKLOAD_ID $ALLOT_ATTEMPT $$ end $(date +%s%N)\" >> \"$LEDGER\"";
 
     @TempDir
@@ -107,6 +108,7 @@ class CrashSafetyTest {
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger lostAnswers = new AtomicInteger();
         AtomicInteger retriedKeys = new AtomicInteger();
+        Map<String, Integer> errorKinds = new ConcurrentHashMap<>();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         List<Thread> submitters = new ArrayList<>();
         for (int t = 0; t < SUBMITTERS; t++) {
@@ -118,14 +120,17 @@ class CrashSafetyTest {
                 Random r = new Random(threadSeed);
                 int n = 0;
                 String key = null;
+                String work = "0.3";
                 boolean retried = false;
                 while (key != null || !stop.get()) {
                     if (key == null) {
                         key = "t" + thread + "-" + n++;
                         retried = false;
+                        work = r.nextInt(4) == 0 ? "2" : "0.3"; // some still run at the next kill
                     }
                     String body = ServiceTestSupport.submission(allocation, "10s", true,
-                            List.of("sh", "-c", SCRIPT, "ledger"), Map.of("LEDGER", ledger.toString()), key);
+                            List.of("sh", "-c", SCRIPT, "ledger"), Map.of("LEDGER", ledger.toString(),
+                                    "WORK", work), key);
                     try {
                         Answer a = http.post("/v1/workloads", token, body);
                         if (a.status() == 201) {
@@ -146,6 +151,7 @@ class CrashSafetyTest {
                         }
                     } catch (IOException e) {
                         lostAnswers.incrementAndGet();
+                        errorKinds.merge(e.getClass().getSimpleName(), 1, Integer::sum);
                         retried = true;
                         sleep(50);
                     } catch (InterruptedException e) {
@@ -327,8 +333,9 @@ class CrashSafetyTest {
             }
         }
         System.out.printf("CrashSafetyTest seed %d: %d rounds, %d launches of the service, %d submissions"
-                        + " acknowledged (%d connection errors, %d keys retried then acknowledged), %d workloads,"
+                        + " acknowledged (%d connection errors %s, %d keys retried then acknowledged), %d workloads,"
                         + " %d attempts, %d ledger starts%n", SEED, ROUNDS, launches, acked.size(), lostAnswers.get(),
+                new TreeMap<>(errorKinds),
                 retriedKeys.get(), workloads.size(), attempts.values().stream().mapToInt(List::size).sum(),
                 starts.size());
         System.out.printf("attempts open at a kill: %d sightings by phase %s, %d distinct: %d adopted while their process"
