@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Once everything has ended, proven from the store (read after the last stop) and the ledger: every acknowledged
  * submission is stored, once; every (workload, attempt) started at most once and is an attempt the store knows; no
  * workload ran two attempts at the same time; every attempt open at a kill was adopted (ended completed under the
- * same attempt number) or cleanly requeued (ended lost or requeued, and its workload ran again); no process
+ * same attempt number), cleanly requeued (ended lost or requeued, and its workload ran again) or, when a canceller
+ * thread asked for it, stopped (some attempts are stopping, within their grace period, at a kill); no process
  * survives. The counts of each case are printed.
  *
  * <p>Seed and rounds: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
@@ -109,6 +110,8 @@ class CrashSafetyTest {
         AtomicInteger lostAnswers = new AtomicInteger();
         AtomicInteger retriedKeys = new AtomicInteger();
         Map<String, Integer> errorKinds = new ConcurrentHashMap<>();
+        List<String> longOnes = java.util.Collections.synchronizedList(new ArrayList<>());
+        Set<String> cancelSent = ConcurrentHashMap.newKeySet();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         List<Thread> submitters = new ArrayList<>();
         for (int t = 0; t < SUBMITTERS; t++) {
@@ -136,6 +139,9 @@ class CrashSafetyTest {
                         if (a.status() == 201) {
                             String id = a.json().path("id").asText();
                             String before = acked.putIfAbsent(key, id);
+                            if (work.equals("2")) {
+                                longOnes.add(id);
+                            }
                             if (before != null && !before.equals(id)) {
                                 problems.add("key " + key + " acknowledged as " + before + " and as " + id);
                             }
@@ -164,6 +170,36 @@ class CrashSafetyTest {
             submitters.add(th);
         }
 
+        // A canceller: now and then cancels one of the longer workloads, so that some attempts are stopping (SIGTERM
+        // sent, within the grace period) when the service is killed.
+        long cancellerSeed = random.nextLong();
+        Thread canceller = new Thread(() -> {
+            Random r = new Random(cancellerSeed);
+            while (!stop.get()) {
+                sleep(400 + r.nextInt(600));
+                String id;
+                synchronized (longOnes) {
+                    if (longOnes.isEmpty()) {
+                        continue;
+                    }
+                    id = longOnes.remove(r.nextInt(longOnes.size()));
+                }
+                cancelSent.add(id);
+                try {
+                    Answer a = http.post("/v1/workloads/" + id + "/cancel", "tok-root", null);
+                    if (a.status() != 200) {
+                        problems.add("cancel " + id + " answered " + a.status() + ": " + a.json());
+                    }
+                } catch (IOException e) {
+                    // the service is down: the cancellation may or may not have been recorded
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "canceller");
+        canceller.setDaemon(true);
+        canceller.start();
+
         // Kill rounds: SIGKILL at a random moment, look at the store while the service is down, restart.
         List<OpenAtKill> openAtKills = new ArrayList<>();
         List<Long> restartMillis = new ArrayList<>();
@@ -189,6 +225,7 @@ class CrashSafetyTest {
 
         long roundsDone = System.nanoTime();
         stop.set(true);
+        canceller.join(WAIT.toMillis());
         for (Thread th : submitters) {
             th.join(WAIT.toMillis());
             assertThat(th.isAlive()).as("%s finished its last submission", th.getName()).isFalse();
@@ -244,9 +281,16 @@ class CrashSafetyTest {
 
         // 2. Every workload completed; attempts one after the other in the store.
         Map<String, List<Attempt>> byId = new TreeMap<>(attempts);
+        int cancelled = 0;
         for (Workload w : workloads.values()) {
             List<Attempt> as = byId.get(w.id());
-            assertThat(w.state()).as("%s ended completed; attempts %s", w.id(), as).isEqualTo(WorkloadState.COMPLETED);
+            if (w.state() == WorkloadState.CANCELLED) {
+                assertThat(cancelSent).as("%s was cancelled only because it was asked to be", w.id()).contains(w.id());
+                cancelled++;
+            } else {
+                assertThat(w.state()).as("%s ended completed; attempts %s", w.id(), as)
+                        .isEqualTo(WorkloadState.COMPLETED);
+            }
             for (int i = 0; i < as.size(); i++) {
                 Attempt a = as.get(i);
                 assertThat(a.key().attempt()).isEqualTo(i + 1);
@@ -256,7 +300,12 @@ class CrashSafetyTest {
                             i, i + 1).isLessThanOrEqualTo(a.startedAtMillis());
                 }
             }
-            assertThat(as.get(as.size() - 1).outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+            if (!as.isEmpty()) {
+                assertThat(as.get(as.size() - 1).outcome()).as("%s's last attempt", w.id()).isEqualTo(
+                        w.state() == WorkloadState.CANCELLED ? AttemptOutcome.CANCELLED : AttemptOutcome.COMPLETED);
+            } else {
+                assertThat(w.state()).as("%s never ran", w.id()).isEqualTo(WorkloadState.CANCELLED);
+            }
         }
 
         // 3. The ledger: each (workload, attempt) started at most once, known to the store, never two at once.
@@ -302,6 +351,8 @@ class CrashSafetyTest {
         int adoptedFinishedWhileDown = 0;
         int launchedAfterRestart = 0;
         int requeued = 0;
+        int stoppedAsAsked = 0;
+        int stoppingAdopted = 0;
         Map<String, Integer> byPhase = new TreeMap<>();
         Set<AttemptKey> counted = new java.util.HashSet<>();
         for (OpenAtKill o : openAtKills) {
@@ -325,6 +376,13 @@ class CrashSafetyTest {
                 } else {
                     adoptedRunning++;
                 }
+            } else if (a.outcome() == AttemptOutcome.CANCELLED) {
+                assertThat(cancelSent).as("%s was cancelled because it was asked to be", k)
+                        .contains(o.key().workloadId());
+                stoppedAsAsked++;
+                if (o.phase() == AttemptPhase.STOPPING) {
+                    stoppingAdopted++;
+                }
             } else {
                 assertThat(a.outcome()).as("attempt %s open at kill %s ended %s (%s)", k, o.round(), a.outcome(),
                         a.reason()).isIn(AttemptOutcome.LOST, AttemptOutcome.REQUEUED);
@@ -342,8 +400,11 @@ class CrashSafetyTest {
                         + " ran, %d adopted whose process had ended just before the kill (end not yet observed), %d"
                         + " adopted whose process ended while the service was down, %d launched after the restart"
                         + " under the same attempt number (the crash came between the store and the backend), %d"
-                        + " requeued (lost) and run again%n", openAtKills.size(), byPhase, counted.size(),
-                adoptedRunning, adoptedEndedBeforeKill, adoptedFinishedWhileDown, launchedAfterRestart, requeued);
+                        + " requeued (lost) and run again, %d ended cancelled as asked (%d of them stopping at the"
+                        + " kill: adopted with their stop); %d workloads cancelled in all (%d cancellations sent)%n",
+                openAtKills.size(), byPhase, counted.size(), adoptedRunning, adoptedEndedBeforeKill,
+                adoptedFinishedWhileDown, launchedAfterRestart, requeued, stoppedAsAsked, stoppingAdopted, cancelled,
+                cancelSent.size());
 
         // 5. No process of the test survives.
         for (Entry e : entries) {
