@@ -109,6 +109,7 @@ class CrashSafetyTest {
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger lostAnswers = new AtomicInteger();
         AtomicInteger retriedKeys = new AtomicInteger();
+        AtomicInteger ackCount = new AtomicInteger();
         Map<String, Integer> errorKinds = new ConcurrentHashMap<>();
         List<String> longOnes = java.util.Collections.synchronizedList(new ArrayList<>());
         Set<String> cancelSent = ConcurrentHashMap.newKeySet();
@@ -148,6 +149,7 @@ class CrashSafetyTest {
                             if (retried) {
                                 retriedKeys.incrementAndGet();
                             }
+                            ackCount.incrementAndGet();
                             key = null;
                             sleep(150 + r.nextInt(300));
                         } else {
@@ -204,6 +206,10 @@ class CrashSafetyTest {
         List<OpenAtKill> openAtKills = new ArrayList<>();
         List<Long> restartMillis = new ArrayList<>();
         for (int round = 1; round <= ROUNDS; round++) {
+            // The random moment counts from the first acknowledgement after the (re)start, so that every round has
+            // work in flight however slowly a loaded machine brings the service up.
+            int before = ackCount.get();
+            await("a submission acknowledged after the (re)start", WAIT, () -> ackCount.get() > before);
             sleep(300 + random.nextInt(1500));
             long killNanos = nowNanos();
             service.destroyForcibly();
