@@ -72,6 +72,10 @@ final class ApiClient {
         return send("POST", path, body);
     }
 
+    JsonNode put(String path, JsonNode body) {
+        return send("PUT", path, body);
+    }
+
     /** A path segment, percent-encoded (an id the user typed must not change the path). */
     static String segment(String s) {
         return encode(s).replace("+", "%20");

@@ -1,6 +1,8 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,7 +14,7 @@ import picocli.CommandLine.Command;
 
 /** {@code allot budget}: the allocation tree on the server. */
 @Command(name = "budget", mixinStandardHelpOptions = true, description = "The allocation tree on the Allot server.",
-        subcommands = {BudgetCommand.Show.class})
+        subcommands = {BudgetCommand.Show.class, BudgetCommand.Set.class, BudgetCommand.Usage.class})
 final class BudgetCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -84,14 +86,134 @@ final class BudgetCommand implements Callable<Integer> {
             }
         }
 
-        private static String number(double d) {
+        static String number(double d) {
             return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : String.format(Locale.ROOT, "%s", d);
         }
 
-        private static String names(JsonNode array) {
+        static String names(JsonNode array) {
             List<String> names = new ArrayList<>();
             array.forEach(n -> names.add(n.asText()));
             return names.isEmpty() ? "-" : String.join(", ", names);
+        }
+    }
+
+    /**
+     * {@code allot budget set PATH}: creates an allocation or changes its share, managers or members; what is not
+     * given keeps its current value (a new allocation: share 1, no managers, no members). The server checks that the
+     * caller manages the subtree and records the change in the audit log.
+     */
+    @Command(name = "set", mixinStandardHelpOptions = true,
+            description = {"Create an allocation or change its share, managers or members (what is not given is kept).",
+                    "Example: allot budget set lab/nlp/pretrain --share 3 --members alice,bob"})
+    static final class Set extends ClientCommand {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "PATH", description = "the allocation, e.g. lab/nlp/pretrain")
+        String path;
+
+        @picocli.CommandLine.Option(names = "--share", paramLabel = "WEIGHT",
+                description = "its weight among its siblings, a number > 0")
+        Double share;
+
+        @picocli.CommandLine.Option(names = "--managers", split = ",", paramLabel = "USER",
+                description = "who may edit it and everything below it (comma-separated; '' for none)")
+        List<String> managers;
+
+        @picocli.CommandLine.Option(names = "--members", split = ",", paramLabel = "USER",
+                description = "who may submit to it (comma-separated; '' for none)")
+        List<String> members;
+
+        @Override
+        JsonNode call(ApiClient client) {
+            JsonNode current = null;
+            for (JsonNode a : client.get("/v1/allocations").path("allocations")) {
+                if (a.path("path").asText().equals(path)) {
+                    current = a;
+                }
+            }
+            ObjectNode body = ApiClient.JSON.createObjectNode();
+            body.put("share", share != null ? share : current != null ? current.path("share").asDouble() : 1.0);
+            body.set("managers", names(managers, current, "managers"));
+            body.set("members", names(members, current, "members"));
+            StringBuilder url = new StringBuilder("/v1/allocations");
+            for (String segment : path.split("/", -1)) {
+                url.append('/').append(ApiClient.segment(segment));
+            }
+            return client.put(url.toString(), body);
+        }
+
+        private static ArrayNode names(List<String> given, JsonNode current, String field) {
+            ArrayNode out = ApiClient.JSON.createArrayNode();
+            if (given != null) {
+                given.stream().map(String::strip).filter(n -> !n.isEmpty()).forEach(out::add);
+            } else if (current != null) {
+                current.path(field).forEach(n -> out.add(n.asText()));
+            }
+            return out;
+        }
+
+        @Override
+        void render(JsonNode answer, PrintWriter out) {
+            out.println(answer.path("path").asText() + ": share " + Show.number(answer.path("share").asDouble())
+                    + ", managers " + Show.names(answer.path("managers")) + ", members " + Show.names(answer.path("members")));
+        }
+    }
+
+    /**
+     * {@code allot budget usage}: per node of the tree, what it used over the window against what its entitlement
+     * buys, and with {@code --step} the same step by step.
+     */
+    @Command(name = "usage", mixinStandardHelpOptions = true,
+            description = {"Usage against entitlement per node of the tree over a window (default 7d);",
+                    "with --step, one line per step as well."})
+    static final class Usage extends ClientCommand {
+        @picocli.CommandLine.Option(names = "--since", paramLabel = "WHEN",
+                description = "start of the window: a duration back from now (7d, 12h) or an ISO-8601 instant")
+        String since;
+
+        @picocli.CommandLine.Option(names = "--step", paramLabel = "DURATION", description = "also show each step (1h, 1d)")
+        String step;
+
+        @Override
+        JsonNode call(ApiClient client) {
+            Map<String, String> q = new LinkedHashMap<>();
+            q.put("since", since);
+            q.put("step", step);
+            return client.get("/v1/allocations/usage", q);
+        }
+
+        @Override
+        void render(JsonNode answer, PrintWriter out) {
+            out.println("window " + answer.path("since").asText() + " .. " + answer.path("until").asText() + ", "
+                    + answer.path("clusterGpus").asInt() + " GPUs");
+            List<List<String>> rows = new ArrayList<>();
+            for (JsonNode a : answer.path("allocations")) {
+                double used = a.path("gpuSeconds").asDouble();
+                double owed = a.path("entitledGpuSeconds").asDouble();
+                rows.add(List.of(a.path("path").asText(), percent(a.path("entitlement").asDouble()), hours(used),
+                        hours(owed), owed > 0 ? percent(used / owed) : "-"));
+            }
+            table(out, List.of("ALLOCATION", "ENTITLED", "USED GPU-H", "ENTITLED GPU-H", "USED/ENTITLED"), rows);
+            if (answer.path("step").isTextual()) {
+                for (JsonNode a : answer.path("allocations")) {
+                    out.println();
+                    out.println(a.path("path").asText() + " by " + answer.path("step").asText() + ":");
+                    List<List<String>> steps = new ArrayList<>();
+                    for (JsonNode p : a.path("series")) {
+                        double used = p.path("gpuSeconds").asDouble();
+                        double owed = p.path("entitledGpuSeconds").asDouble();
+                        steps.add(List.of(p.path("start").asText(), hours(used), hours(owed),
+                                owed > 0 ? percent(used / owed) : "-"));
+                    }
+                    table(out, List.of("FROM", "USED GPU-H", "ENTITLED GPU-H", "USED/ENTITLED"), steps);
+                }
+            }
+        }
+
+        private static String hours(double gpuSeconds) {
+            return String.format(Locale.ROOT, "%.1f", gpuSeconds / 3600);
+        }
+
+        private static String percent(double fraction) {
+            return String.format(Locale.ROOT, "%.1f%%", 100 * fraction);
         }
     }
 }

@@ -199,6 +199,15 @@ public final class ClusterState {
         return now;
     }
 
+    /**
+     * The earliest time after {@link #now()} at which a running attempt's protection may end ({@code Long.MAX_VALUE}
+     * if none): when a scheduler that is not driven by events should look again. It may be early (the attempt ended
+     * since), never late.
+     */
+    public long nextProtectionEndSeconds() {
+        return expiries.isEmpty() ? Long.MAX_VALUE : expiries.peek().at;
+    }
+
     // ------------------------------------------------------------------ mutators
 
     /** The job starts waiting. */
@@ -217,11 +226,68 @@ public final class ClusterState {
         if (job.state != JobState.PENDING) {
             throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
         }
-        checkPlacement(job, p);
+        checkPlacement(job, p, true);
+        begin(job, p, time);
+    }
+
+    /**
+     * Takes in an attempt that began before this state knew of it, at {@code startedAt} (at most {@code time}): a
+     * service restarted, or rebuilt its state after an edit of the tree or the nodes, and adopts the work still
+     * running. The attempt is charged from {@code time} on (what it used before is the owner's to
+     * {@link #seedUsage seed}); its protection and its progress count from {@code startedAt}, so adoption neither
+     * extends nor shortens the minimum runtime the workload was promised. A protection that has already ended ends
+     * at once. Unlike {@link #start}, the nodes may be unhealthy (work keeps running on a node that fails; marking
+     * it unhealthy afterwards drains it).
+     */
+    public void resume(Job job, Placement p, long startedAt, long time) {
+        advanceTo(time);
+        if (job.state != JobState.PENDING) {
+            throw new IllegalStateException("cannot resume " + job.id() + ": it is " + job.state);
+        }
+        if (startedAt > time) {
+            throw new IllegalArgumentException("cannot resume " + job.id() + " from " + startedAt + ", after now (" + time
+                    + ")");
+        }
+        checkPlacement(job, p, false);
+        begin(job, p, time);
+        if (startedAt < time) {
+            job.attemptStartSeconds = startedAt;
+            job.firstStartSeconds = Math.min(job.firstStartSeconds, startedAt);
+            if (job.allocated()) {
+                protectedUntilGpuSum[job.leaf()] -= (long) job.gpus() * job.protectedUntilSeconds;
+                job.protectedUntilSeconds = startedAt + job.protectionSecondsIfStarted();
+                protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
+                expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+                for (int i = 0; i < p.nodeCount(); i++) {
+                    recomputeLatestProtectionEnd(p.node(i));
+                }
+                advanceTo(time); // ends a protection already over
+            } else {
+                job.protectedUntilSeconds = startedAt;
+            }
+        }
+    }
+
+    /**
+     * Adds charges from before this state existed: {@code gpus} charged GPUs from {@code fromSeconds} to
+     * {@code toSeconds} (at most now), for a leaf, into the usage window and the totals. For a service that restarts
+     * or rebuilds its state and must not forget who used what over the lookback window.
+     */
+    public void seedUsage(int leaf, int gpus, long fromSeconds, long toSeconds) {
+        if (toSeconds > now) {
+            throw new IllegalArgumentException("cannot seed usage up to " + toSeconds + ", after now (" + now + ")");
+        }
+        ledger.seed(leaf, gpus, fromSeconds, toSeconds);
+    }
+
+    private void begin(Job job, Placement p, long time) {
         pending.remove(job);
         free.take(p);
         for (int i = 0; i < p.nodeCount(); i++) {
             jobsOnNode.get(p.node(i)).add(job);
+            if (!healthy[p.node(i)]) {
+                unhealthyBusy.set(p.node(i)); // only by resume: work adopted on a node that is down
+            }
         }
         job.state = JobState.RUNNING;
         job.placement = p;
@@ -279,7 +345,7 @@ public final class ClusterState {
         }
     }
 
-    private void checkPlacement(Job job, Placement p) {
+    private void checkPlacement(Job job, Placement p, boolean healthyOnly) {
         if (p.totalGpus() != job.gpus()) {
             throw new IllegalStateException("placement " + p + " holds " + p.totalGpus() + " GPUs but " + job.id() + " needs " + job.gpus());
         }
@@ -288,7 +354,7 @@ public final class ClusterState {
             if (n < 0 || n >= nodeCount) {
                 throw new IllegalStateException("placement " + p + " names node " + n + " of " + nodeCount);
             }
-            if (!healthy[n]) {
+            if (healthyOnly && !healthy[n]) {
                 throw new IllegalStateException("cannot start " + job.id() + " on unhealthy node " + nodeName(n));
             }
             if (free.free(n) < p.gpusOn(i)) {

@@ -94,6 +94,31 @@ public final class UsageLedger {
         }
     }
 
+    /**
+     * Adds past charges: {@code gpus} GPUs of a leaf from {@code from} to {@code to} (seconds, {@code to} at most the
+     * time accrued so far). Each second lands in its bucket; what is older than the window counts only in the total.
+     */
+    public void seed(int leaf, int gpus, long from, long to) {
+        if (gpus < 0 || to > accruedUntil) {
+            throw new IllegalArgumentException("cannot seed " + gpus + " GPUs from " + from + " to " + to
+                    + " (accrued until " + accruedUntil + ")");
+        }
+        if (to <= from || gpus == 0) {
+            return;
+        }
+        total[leaf] += (long) gpus * (to - from);
+        long oldest = (currentBucket - windowBuckets + 1) * bucketSeconds;
+        long t = Math.max(from, oldest);
+        while (t < to) {
+            long bucket = Math.floorDiv(t, bucketSeconds);
+            long end = Math.min(to, (bucket + 1) * bucketSeconds);
+            long c = (long) gpus * (end - t);
+            ring[leaf][(int) Math.floorMod(bucket, (long) windowBuckets)] += c;
+            windowSum[leaf] += c;
+            t = end;
+        }
+    }
+
     /** Charged GPU-seconds of a leaf inside the window, up to the last {@link #advance}. */
     public long windowGpuSeconds(int leaf) {
         return windowSum[leaf];

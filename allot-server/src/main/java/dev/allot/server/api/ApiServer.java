@@ -80,6 +80,7 @@ public final class ApiServer implements AutoCloseable {
     private final byte[] openApi;
     private final Javalin app;
     private final Extras extras;
+    private final WorkloadExplainer explainer;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -97,8 +98,9 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    private ApiServer(Store store, Clock clock, Extras extras) {
+    private ApiServer(Store store, Clock clock, Extras extras, WorkloadExplainer explainer) {
         this.extras = Objects.requireNonNull(extras, "extras");
+        this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.mapper = JsonMapper.builder()
@@ -121,10 +123,15 @@ public final class ApiServer implements AutoCloseable {
 
     /** Starts the API with the service's {@link Extras}. */
     public static ApiServer start(Store store, int port, Clock clock, Extras extras) {
+        return start(store, port, clock, extras, WorkloadExplainer.NONE);
+    }
+
+    /** Starts the API with the service's {@link Extras} and the scheduler's explanations of workloads. */
+    public static ApiServer start(Store store, int port, Clock clock, Extras extras, WorkloadExplainer explainer) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);
         }
-        ApiServer server = new ApiServer(store, clock, extras);
+        ApiServer server = new ApiServer(store, clock, extras, explainer);
         server.app.start(port);
         LOG.info("Allot API listening on port {}", server.port());
         return server;
@@ -154,6 +161,8 @@ public final class ApiServer implements AutoCloseable {
         config.routes.get("/v1/workloads", authed(this::list));
         config.routes.get("/v1/workloads/{id}", authed(this::show));
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
+        config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
+        config.routes.get("/v1/workloads/{id}/explain", authed(this::explain));
         config.routes.get("/v1/allocations", authed((ctx, user) -> json(ctx, 200, new Views.AllocationList(
                 store.allocations().allocations().stream().map(Views::allocation).toList()))));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
@@ -161,6 +170,13 @@ public final class ApiServer implements AutoCloseable {
         config.routes.put("/v1/allocations/<path>", authed(this::putAllocation));
         config.routes.delete("/v1/allocations/<path>", authed(this::removeAllocation));
         config.routes.get("/v1/audit", authed(this::audit));
+        config.routes.get("/v1/me", authed((ctx, user) -> json(ctx, 200, new Views.UserView(user.name(),
+                user.role().label()))));
+        config.routes.get("/v1/users", authed(this::users));
+        config.routes.put("/v1/users/{name}", authed(this::putUser));
+        config.routes.get("/v1/users/{name}/tokens", authed(this::tokens));
+        config.routes.post("/v1/users/{name}/tokens", authed(this::createToken));
+        config.routes.delete("/v1/users/{name}/tokens/{id}", authed(this::revokeToken));
         config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
                 store.nodes().nodes().stream().map(Views::node).toList()))));
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
@@ -215,6 +231,11 @@ public final class ApiServer implements AutoCloseable {
             throw ApiException.forbidden("user '" + user.name() + "' may not submit to allocation '" + s.allocation() + "'",
                     "ask a manager of the allocation to add you to its members");
         }
+        if (permissions.hasChildren(s.allocation())) {
+            throw ApiException.badField("allocation", "'" + s.allocation() + "' is not a leaf of the allocation tree;"
+                    + " workloads run in leaves", "GET /v1/allocations lists them; name one of its leaves");
+        }
+        requireShapeFits(s);
         NewWorkload w;
         try {
             w = new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
@@ -269,6 +290,30 @@ public final class ApiServer implements AutoCloseable {
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
     }
 
+    /** Refuses a shape the registered nodes could never hold, as the scheduler would (it would wait forever). */
+    private void requireShapeFits(Submission s) {
+        List<Node> nodes = store.nodes().nodes();
+        if (nodes.isEmpty()) {
+            return; // nothing registered yet: the scheduler decides once nodes come
+        }
+        dev.allot.core.model.ClusterSpec cluster = new dev.allot.core.model.ClusterSpec(nodes.stream()
+                .map(n -> new dev.allot.core.model.NodeSpec(n.name(), n.gpus(), "gpu", new java.util.TreeMap<>()))
+                .toList(), List.of());
+        if (!cluster.canEverFit(s.gpus(), s.gpusPerNode())) {
+            throw ApiException.badField(s.gpusPerNode() > 0 ? "gpusPerNode" : "gpus", "asks for "
+                    + dev.allot.core.state.ClusterState.describeShape(s.gpus(), s.gpusPerNode()) + " but the cluster has "
+                    + cluster.totalGpus() + " GPUs on " + nodes.size() + " nodes (at most "
+                    + nodes.stream().mapToInt(Node::gpus).max().orElse(0) + " on one)",
+                    "GET /v1/nodes lists the nodes; ask for fewer GPUs or a smaller gang");
+        }
+    }
+
+    /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
+    private void explain(Context ctx, User user) {
+        Workload w = requireWorkload(ctx.pathParam("id"));
+        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper));
+    }
+
     private void cancel(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
         Permissions permissions = Permissions.of(store.allocations().allocations());
@@ -279,6 +324,18 @@ public final class ApiServer implements AutoCloseable {
         Workload cancelled = store.workloads().requestCancel(w.id());
         extras.changed().run();
         json(ctx, 200, Views.workload(cancelled));
+    }
+
+    private void progress(Context ctx, User user) {
+        Workload w = requireWorkload(ctx.pathParam("id"));
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        if (!permissions.mayCancel(user, w)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not report the progress of workload " + w.id(),
+                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
+        }
+        Edits.Progress p = Edits.Progress.parse(readBody(ctx));
+        store.workloads().reportProgress(w.id(), p.done(), p.total());
+        json(ctx, 200, Views.workload(requireWorkload(w.id())));
     }
 
     private void putAllocation(Context ctx, User user) {
@@ -344,7 +401,10 @@ public final class ApiServer implements AutoCloseable {
         // The store reads the newest n entries; a manager sees only some of them, so read further until enough.
         for (int n = limit; ; n = (int) Math.min((long) n * 4, Integer.MAX_VALUE)) {
             List<AuditEntry> newest = store.allocations().audit(n);
-            visible = newest.stream().filter(e -> permissions.maySeeAudit(user, e.subject())).limit(limit).toList();
+            visible = newest.stream()
+                    .filter(e -> e.action().startsWith("allocation.") ? permissions.maySeeAudit(user, e.subject())
+                            : user.role() == User.Role.ADMIN) // users and tokens: administrators only
+                    .limit(limit).toList();
             if (visible.size() == limit || newest.size() < n || n == Integer.MAX_VALUE) {
                 break;
             }
@@ -360,21 +420,43 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    /** At most this many steps in a usage series. */
+    static final int MAX_USAGE_STEPS = 2_000;
+
     private void usage(Context ctx, User user) {
         Map<String, List<String>> params = ctx.queryParamMap();
         for (String name : params.keySet()) {
-            if (!name.equals("since")) {
-                throw ApiException.badField(name, "unknown query parameter", "the only parameter is since");
+            if (!name.equals("since") && !name.equals("step")) {
+                throw ApiException.badField(name, "unknown query parameter", "the parameters are since and step");
             }
         }
         long now = clock.millis();
         String text = Optional.ofNullable(single(params, "since")).orElse(DEFAULT_USAGE_WINDOW).trim();
         long since = since(text, now);
+        String stepText = single(params, "step");
+        long stepMillis = 0;
+        if (stepText != null) {
+            String hint = "a duration such as 1h or 1d; the window is cut into at most " + MAX_USAGE_STEPS + " steps";
+            try {
+                stepMillis = Durations.parse(stepText.trim()).toMillis();
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badField("step", e.getMessage(), hint);
+            }
+            if (stepMillis <= 0) {
+                throw ApiException.badField("step", "expected a positive duration, got '" + stepText + "'", hint);
+            }
+            if ((now - since + stepMillis - 1) / stepMillis > MAX_USAGE_STEPS) {
+                throw ApiException.badField("step", "'" + stepText + "' cuts the window into more than "
+                        + MAX_USAGE_STEPS + " steps", hint);
+            }
+        }
         List<Allocation> tree = store.allocations().allocations();
-        var usage = store.attempts().usageSince(since, now);
-        List<Views.UsageRow> rows = Entitlements.rows(tree, usage);
-        double total = usage.values().stream().mapToDouble(Double::doubleValue).sum();
-        json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, total, rows));
+        List<dev.allot.server.store.Attempts.ChargedRun> runs = store.attempts().chargedRuns(since, now);
+        int clusterGpus = store.nodes().nodes().stream().mapToInt(Node::gpus).sum();
+        List<Views.UsageRow> rows = Entitlements.rows(tree, runs, since, now, clusterGpus, stepMillis);
+        double total = Entitlements.totalGpuSeconds(runs, since, now);
+        json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, clusterGpus,
+                stepText == null ? null : Durations.formatSeconds(stepMillis / 1000), total, rows));
     }
 
     /** The start of the usage window: an ISO-8601 instant, or a duration back from now. */
@@ -441,6 +523,60 @@ public final class ApiServer implements AutoCloseable {
                     + " characters without surrounding blanks, got '" + name + "'", "e.g. gpu-01");
         }
         return name;
+    }
+
+    private void users(Context ctx, User user) {
+        List<User> all = user.role() == User.Role.ADMIN ? store.access().users() : List.of(user);
+        json(ctx, 200, new Views.UserList(all.stream().map(u -> new Views.UserView(u.name(), u.role().label())).toList()));
+    }
+
+    private void putUser(Context ctx, User user) {
+        requireAdmin(user, "create users or change their roles");
+        String name = Edits.userName(ctx.pathParam("name"));
+        Edits.UserEdit edit = Edits.UserEdit.parse(readBody(ctx));
+        boolean existed = store.access().users().stream().anyMatch(u -> u.name().equals(name));
+        store.access().putUser(new User(name, edit.role()), user.name(), clock.millis());
+        json(ctx, existed ? 200 : 201, new Views.UserView(name, edit.role().label()));
+    }
+
+    /** The user named in the path, who must exist, and whom the caller may manage tokens for (itself, or any: admin). */
+    private String tokenOwner(Context ctx, User user) {
+        String name = Edits.userName(ctx.pathParam("name"));
+        if (user.role() != User.Role.ADMIN && !user.name().equals(name)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not manage the tokens of '" + name + "'",
+                    "users manage their own tokens; administrators everyone's");
+        }
+        if (store.access().users().stream().noneMatch(u -> u.name().equals(name))) {
+            throw ApiException.notFound("no user '" + name + "'", "GET /v1/users lists them");
+        }
+        return name;
+    }
+
+    private void tokens(Context ctx, User user) {
+        String name = tokenOwner(ctx, user);
+        json(ctx, 200, new Views.TokenList(store.access().tokens(name).stream()
+                .map(t -> new Views.TokenView(t.id(), t.label(), Views.instant(t.createdAtMillis()))).toList()));
+    }
+
+    private void createToken(Context ctx, User user) {
+        String name = tokenOwner(ctx, user);
+        Edits.TokenRequest req = Edits.TokenRequest.parse(ctx.body().isBlank() ? mapper.createObjectNode()
+                : readBody(ctx));
+        String token = dev.allot.server.store.Access.newToken();
+        long now = clock.millis();
+        String id = store.access().addToken(name, token, req.label(), user.name(), now);
+        json(ctx, 201, new Views.NewToken(id, name, req.label(), Views.instant(now), token));
+    }
+
+    private void revokeToken(Context ctx, User user) {
+        String name = tokenOwner(ctx, user);
+        String id = ctx.pathParam("id");
+        if (!id.matches("[0-9a-f]{64}")) {
+            throw ApiException.badField("id", "expected a token id (64 hex digits), got '" + id + "'",
+                    "GET /v1/users/" + name + "/tokens lists them");
+        }
+        store.access().revokeToken(name, id, user.name(), clock.millis());
+        ctx.status(204);
     }
 
     private static void requireAdmin(User user, String what) {

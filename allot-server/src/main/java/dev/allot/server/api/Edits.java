@@ -1,5 +1,7 @@
 package dev.allot.server.api;
 
+import dev.allot.server.store.User;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -70,6 +72,86 @@ final class Edits {
             }
             return new NodeHealth(h.booleanValue(), reason);
         }
+    }
+
+    /** The body of {@code POST /v1/workloads/{id}/progress}: {@code done} out of {@code total}, whole numbers. */
+    record Progress(long done, long total) {
+        static final List<String> FIELDS = List.of("done", "total");
+
+        static Progress parse(JsonNode body) {
+            object(body, "{\"done\": 1200, \"total\": 10000}");
+            onlyKnown(body, FIELDS);
+            long total = count(body, "total");
+            long done = count(body, "done");
+            if (done > total) {
+                throw ApiException.badField("done", "expected at most total (" + total + "), got " + done,
+                        "progress is done units out of total units, e.g. steps");
+            }
+            return new Progress(done, total);
+        }
+
+        private static long count(JsonNode body, String field) {
+            JsonNode v = present(body, field, "a whole number >= 0");
+            if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 0) {
+                throw ApiException.badField(field, "expected a whole number >= 0, got " + Submission.kindOf(v),
+                        "progress is done units out of total units, e.g. steps");
+            }
+            return v.longValue();
+        }
+    }
+
+    /** The body of {@code PUT /v1/users/{name}}: the user's role. */
+    record UserEdit(User.Role role) {
+        static final List<String> FIELDS = List.of("role");
+
+        static UserEdit parse(JsonNode body) {
+            object(body, "{\"role\": \"user\"}");
+            onlyKnown(body, FIELDS);
+            JsonNode r = present(body, "role", "\"admin\" or \"user\"");
+            if (!r.isTextual()) {
+                throw ApiException.badField("role", "expected \"admin\" or \"user\", got " + Submission.kindOf(r), null);
+            }
+            try {
+                return new UserEdit(User.Role.parse(r.textValue()));
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badField("role", e.getMessage(), "admins may do everything; users what their"
+                        + " allocations allow");
+            }
+        }
+    }
+
+    /** The body of {@code POST /v1/users/{name}/tokens}: an optional label saying what the token is for. */
+    record TokenRequest(String label) {
+        static final List<String> FIELDS = List.of("label");
+
+        static TokenRequest parse(JsonNode body) {
+            object(body, "{\"label\": \"laptop\"}");
+            onlyKnown(body, FIELDS);
+            JsonNode l = body.get("label");
+            if (l == null || l.isNull()) {
+                return new TokenRequest("");
+            }
+            if (!l.isTextual() || l.textValue().length() > Submission.MAX_TEXT) {
+                throw ApiException.badField("label", "expected a string of at most " + Submission.MAX_TEXT
+                        + " characters, got " + Submission.kindOf(l), "e.g. \"laptop\" or \"ci\"");
+            }
+            return new TokenRequest(l.textValue().strip());
+        }
+    }
+
+    /**
+     * Checks a user name taken from the URL: not blank, no surrounding blanks, no '/' nor control characters.
+     *
+     * @throws ApiException 400 naming {@code name}
+     */
+    static String userName(String name) {
+        String hint = "a login name such as alice";
+        if (name == null || name.isBlank() || !name.strip().equals(name) || name.length() > 100
+                || name.contains("/") || name.chars().anyMatch(Character::isISOControl)) {
+            throw ApiException.badField("name", "expected a user name without blanks around it, '/' or control"
+                    + " characters, at most 100 characters", hint);
+        }
+        return name;
     }
 
     /** The body of {@code PUT /v1/nodes/{name}}: how many GPUs the node has. */

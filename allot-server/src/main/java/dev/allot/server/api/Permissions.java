@@ -41,6 +41,12 @@ record Permissions(Map<String, Allocation> byPath) {
         return Optional.ofNullable(byPath.get(path));
     }
 
+    /** Whether the allocation at this path has children (workloads run only in leaves). */
+    boolean hasChildren(String path) {
+        String prefix = path + "/";
+        return byPath.keySet().stream().anyMatch(p -> p.startsWith(prefix));
+    }
+
     boolean maySubmit(User user, String path) {
         if (user.role() == User.Role.ADMIN) {
             return true;

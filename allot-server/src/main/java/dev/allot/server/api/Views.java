@@ -77,6 +77,22 @@ final class Views {
     record AllocationList(List<AllocationView> allocations) {
     }
 
+    record UserView(String name, String role) {
+    }
+
+    record UserList(List<UserView> users) {
+    }
+
+    record TokenView(String id, String label, String createdAt) {
+    }
+
+    record TokenList(List<TokenView> tokens) {
+    }
+
+    /** A token just made: the only answer that ever carries the token itself. */
+    record NewToken(String id, String user, String label, String createdAt, String token) {
+    }
+
     record NodeList(List<NodeView> nodes) {
     }
 
@@ -95,10 +111,20 @@ final class Views {
      * GPU-seconds its subtree used in the window; {@code usedFraction} is that usage over all usage in the window,
      * null when nothing was used.
      */
-    record UsageRow(String path, String parent, double share, double entitlement, double gpuSeconds, Double usedFraction) {
+    /**
+     * One node of the tree over the window: its entitlement (a fraction of the cluster) and what that buys over the
+     * window on the cluster's GPUs, what it used, its fraction of all use, and with {@code step} the same per step.
+     */
+    record UsageRow(String path, String parent, double share, double entitlement, double entitledGpuSeconds,
+                    double gpuSeconds, Double usedFraction, List<UsagePoint> series) {
     }
 
-    record Usage(String since, String until, long windowSeconds, double totalGpuSeconds, List<UsageRow> allocations) {
+    /** Usage in one step of the window, starting at {@code start}, against what the entitlement buys in it. */
+    record UsagePoint(String start, double gpuSeconds, double entitledGpuSeconds) {
+    }
+
+    record Usage(String since, String until, long windowSeconds, int clusterGpus, String step, double totalGpuSeconds,
+                 List<UsageRow> allocations) {
     }
 
     static WorkloadView workload(Workload w) {

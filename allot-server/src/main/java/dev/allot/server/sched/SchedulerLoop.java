@@ -58,18 +58,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One {@link #runOnce() cycle}:
  * <ol>
- *   <li>on the first cycle, load the tree, the nodes and the waiting workloads from the store (nothing happens until
- *       the store has at least one node and one allocation) and adopt the attempts found open (see
- *       <b>Adoption</b>), then reconcile them with the backend;</li>
+ *   <li>on the first cycle, build the core from the store ({@link CoreBuilder}: the tree, the nodes, and the usage of
+ *       the fair-share window seeded from the stored attempts; nothing happens until the store has at least one node
+ *       and one allocation), admit the waiting workloads and adopt the attempts found open (see <b>Adoption</b>),
+ *       then reconcile them with the backend; on later cycles, take in changes of the tree and the nodes (see
+ *       <b>Changes</b>);</li>
  *   <li>observe the backend: every ended attempt the loop started is ended in the store and in the core, then
  *       forgotten by the backend;</li>
  *   <li>launch the deferred starts whose fences have cleared;</li>
  *   <li>take in new submissions and cancellations from the store;</li>
- *   <li>ask the policy and carry out its decisions in order, deciding again at once while a plan requeued work
- *       (bounded, as the simulator does);</li>
+ *   <li>if something changed since the policy was last asked, or the policy asked to be asked again by now, or a
+ *       protection has ended, or a minute has passed: ask the policy and carry out its decisions in order, deciding
+ *       again at once while a plan requeued work (bounded, as the simulator does);</li>
  *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
  *       cycle.</li>
  * </ol>
+ * {@link #nudge()} asks for a cycle at once (the API calls it after every change), so a submission does not wait for
+ * the next tick.
  *
  * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's),
  * but the stopped process may hold its GPUs through the grace period. A start whose chosen GPUs are still held by a
@@ -78,25 +83,29 @@ import org.slf4j.LoggerFactory;
  * before fenced ones, so a start waits only when it must. No GPU index is ever given to two live attempts.
  *
  * <p><b>Adoption.</b> Attempts found open in the store at load (work started before a crash or a restart) are
- * adopted, in store order: each workload is registered in the core and started there on its stored placement (node
- * by name, GPU count per node) <em>at the load time</em>, and its stored GPU indexes, exactly those, are marked as
- * held. Its minimum-runtime protection therefore restarts from the load: conservative, it may only protect the work
- * longer than before the restart, never let it be preempted early. A stopping attempt is adopted fenced (its GPUs
- * held, the core moves it on at once: cancelled if its cancellation was requested, otherwise preempted, requeued by
- * the core's rule) and its stop is sent again. The first cycle then reconciles them with the backend (again each
- * cycle until the backend answers): an attempt the backend reports starting, running, stopping or {@code UNKNOWN}
- * stays live; one it reports ended is ended through the usual path; one it does not know at all is, if still
- * launching (the crash came between the store's begin and the backend's start), started again with the
- * <em>same</em> attempt key and its stored command, environment and GPUs (never a new attempt number, so never a
- * double launch), and otherwise ended as lost (requeued if resumable, per the store's rule), its GPUs released.
- * An open attempt that cannot be adopted (its node is gone, its GPU indexes do not fit the node or clash with
- * another's, the core refuses the workload) is logged and left alone, its GPUs unknown to the policy.
+ * adopted, in store order: each workload is registered in the core and resumed there on its stored placement (node
+ * by name, GPU count per node) <em>from the attempt's stored start</em> ({@link ClusterState#resume}), so its
+ * minimum-runtime protection ends when it was promised to, neither later nor earlier, and its stored GPU indexes,
+ * exactly those, are marked as held. A stopping attempt is adopted fenced (its GPUs held, the core moves it on at
+ * once: cancelled if its cancellation was requested, otherwise preempted, requeued by the core's rule) and its stop is
+ * sent again, with what is left of the grace period the first request gave (the store keeps when it was asked). The first cycle then reconciles them with the backend (again each cycle until the backend answers): an
+ * attempt the backend reports starting, running, stopping or {@code UNKNOWN} stays live; one it reports ended is
+ * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
+ * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
+ * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
+ * if resumable, per the store's rule), its GPUs released. An open attempt that cannot be adopted (its node is gone,
+ * its GPU indexes do not fit the node or clash with another's, the core refuses the workload) is logged and left
+ * alone, its GPUs unknown to the policy.
  *
- * <p><b>Not yet.</b> The store does not record when a stop was asked, so an adopted stopping attempt gets the full
- * grace period again rather than what was left of it. An adopted workload's progress before the restart is not
- * known to the core (it counts the whole duration from the load). Fair-share usage from before the restart is not
- * seeded into the core. The tree and the nodes are read once, at load; health changes, new nodes and
- * tree edits after that are not seen. The policy is asked every cycle (its wake-up time is not used); a deferred
+ * <p><b>Changes.</b> Each cycle reads the tree and the nodes from the store. A change of a node's health is applied
+ * to the core in place (an unhealthy node takes no new work and drains by the policy's rule). Any other change (a
+ * share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load does, from the same
+ * books: usage seeded again, every job registered again, running ones resumed from their attempts' starts, deferred
+ * starts decided anew, stopping attempts still fenced. The store refuses the edits the core could not follow (an
+ * allocation with unfinished work removed or given children; nodes are never removed).
+ *
+ * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
+ * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred
  * start counts as running in the core from the decision, not from its launch. A store failure in the middle of a
  * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
  * stops reporting altogether keeps its GPUs fenced.
@@ -110,9 +119,14 @@ public final class SchedulerLoop implements AutoCloseable {
     /** How long a stopped attempt may take to end before the backend forces it. */
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
     /** The work a workload that did not say how long it runs is assumed to need, for the policy's estimates. */
-    public static final Duration DEFAULT_DURATION = Duration.ofDays(365);
+    public static final Duration DEFAULT_DURATION = CoreBuilder.DEFAULT_DURATION;
     /** Decisions in one cycle while plans keep requeuing work (the simulator's bound). */
     static final int MAX_ROUNDS_PER_CYCLE = 8;
+    /**
+     * The policy is asked when something changed, when it asked to be, when a protection ends, and at least this
+     * often (fair share drifts as usage accrues and leaves the window).
+     */
+    static final long MAX_SECONDS_BETWEEN_DECISIONS = 60;
     /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
 
     private final Store store;
@@ -126,6 +140,13 @@ public final class SchedulerLoop implements AutoCloseable {
     // ---- loaded on the first cycle
     private ClusterState state;
     private List<String> nodeNames;
+    private CoreBuilder.Topology topology;
+    /** Something changed in the core since the policy was last asked (the policy is asked only then, or when due). */
+    private boolean dirty = true;
+    /** When the policy asked to be asked again, and when the next protection the last decision saw ends. */
+    private long wakeAt = Long.MIN_VALUE;
+    private long protectionEndAt = Long.MIN_VALUE;
+    private long lastDecisionAt = Long.MIN_VALUE;
     private int[] sizes;
     private long lastSeq;
     private long lastNowSeconds = Long.MIN_VALUE;
@@ -140,7 +161,7 @@ public final class SchedulerLoop implements AutoCloseable {
     /** What to launch for a workload: its command and environment, kept from the store at admission. */
     private final Map<String, Workload> stored = new HashMap<>();
     /** Attempts the loop started that have not been seen to end, by key. */
-    private final Map<AttemptKey, Live> live = new TreeMap<>();
+    private final Map<AttemptKey, LiveAttempt> live = new TreeMap<>();
     /** The attempt a job the core counts as running is running as, when it has been launched. */
     private final Map<String, AttemptKey> runningAttempt = new HashMap<>();
     /** Starts the core counts as running but that wait for a fence, in the order they were decided. */
@@ -160,32 +181,13 @@ public final class SchedulerLoop implements AutoCloseable {
     private long failures;
     private long cancellations;
     private long lastDecisionNanos;
+    private long decisions;
+    private long rebuilds;
 
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Observer observer = new Observer() {
     };
-
-    /** An attempt started by the loop and not yet seen to end. */
-    private static final class Live {
-        final AttemptKey key;
-        final String jobId;
-        final Placement placement;
-        final int[][] lanes;
-        boolean markedRunning;
-        boolean stopping;
-        boolean stopSent;
-        boolean cancelled;
-        PreemptionCause cause;
-        ClusterState.PreemptionResult result;
-
-        Live(AttemptKey key, String jobId, Placement placement, int[][] lanes) {
-            this.key = key;
-            this.jobId = jobId;
-            this.placement = placement;
-            this.lanes = lanes;
-        }
-    }
 
     /**
      * Hears what the loop does, for metrics and logs. Called on the loop's thread, inside the cycle: implementations
@@ -215,7 +217,8 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** What the loop has done so far, for tests and metrics. */
     public record Counters(long cycles, long starts, long deferrals, long preemptions, long completions, long failures,
-                           long cancellations, long lastDecisionNanos, int foundRunningAtLoad, int adoptedAtLoad) {
+                           long cancellations, long lastDecisionNanos, int foundRunningAtLoad, int adoptedAtLoad,
+                           long decisions, long rebuilds) {
     }
 
     public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace) {
@@ -304,8 +307,13 @@ public final class SchedulerLoop implements AutoCloseable {
         long nowMillis = clock.millis();
         long now = Math.max(lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         lastNowSeconds = now;
-        if (state == null && !load(now, nowMillis)) {
-            return;
+        if (state == null) {
+            if (!load(now, nowMillis)) {
+                return;
+            }
+        } else {
+            state.advanceTo(now);
+            refreshTopology(now);
         }
         state.advanceTo(now);
         stopsThisCycle = false;
@@ -315,7 +323,9 @@ public final class SchedulerLoop implements AutoCloseable {
         observe(now, nowMillis);
         launchDeferred(now, nowMillis);
         syncWorkloads(now);
-        decide(now, nowMillis);
+        if (dirty || now >= wakeAt || now >= protectionEndAt || now - lastDecisionAt >= MAX_SECONDS_BETWEEN_DECISIONS) {
+            decide(now, nowMillis);
+        }
         if (stopsThisCycle) {
             observe(now, nowMillis);
             launchDeferred(now, nowMillis);
@@ -325,7 +335,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     public synchronized Counters counters() {
         return new Counters(cycles, starts, deferrals, preemptions, completions, failures, cancellations,
-                lastDecisionNanos, foundRunningAtLoad, adoptedAtLoad);
+                lastDecisionNanos, foundRunningAtLoad, adoptedAtLoad, decisions, rebuilds);
     }
 
     /** Sets who hears what the loop does (replacing the previous one). */
@@ -368,23 +378,11 @@ public final class SchedulerLoop implements AutoCloseable {
             cycles++;
             return false;
         }
-        AllocationTree tree = AllocationTrees.of(allocations);
-        List<NodeSpec> specs = new ArrayList<>(nodes.size());
-        for (Node n : nodes) {
-            specs.add(new NodeSpec(n.name(), n.gpus(), "gpu", new TreeMap<>()));
-        }
-        state = new ClusterState(new ClusterSpec(specs, List.of()), tree, config, now);
-        nodeNames = new ArrayList<>(nodes.size());
-        sizes = new int[nodes.size()];
-        for (int i = 0; i < nodes.size(); i++) {
-            nodeNames.add(nodes.get(i).name());
-            sizes[i] = nodes.get(i).gpus();
-        }
+        buildState(allocations, nodes, now);
         Map<String, Attempt> open = new HashMap<>();
         for (Attempt a : store.attempts().openAttempts()) {
             open.putIfAbsent(a.key().workloadId(), a);
         }
-        // Adopted work is started in the core before unhealthy nodes are marked, so that it drains from them.
         for (Workload w : notEnded()) {
             lastSeq = Math.max(lastSeq, w.seq());
             if (w.state() == WorkloadState.RUNNING) {
@@ -399,79 +397,149 @@ public final class SchedulerLoop implements AutoCloseable {
                 admit(w, now);
             }
         }
-        for (int i = 0; i < nodes.size(); i++) {
-            if (!nodes.get(i).healthy()) {
-                state.setHealthy(i, false, now);
-            }
-        }
-        state.takeDrainNotices();
+        markHealth(nodes, now);
         LOG.info("scheduling loaded {} nodes, {} allocations, {} workloads in the core; {} workloads were running"
                         + " before, {} of their attempts adopted", nodes.size(), allocations.size(), active.size(),
                 foundRunningAtLoad, adoptedAtLoad);
         return true;
     }
 
+    /** A fresh core state for this tree and these nodes, usage seeded from the store; the loop's node names. */
+    private void buildState(List<Allocation> allocations, List<Node> nodes, long now) {
+        state = CoreBuilder.build(store, allocations, nodes, config, now);
+        topology = CoreBuilder.Topology.of(allocations, nodes);
+        nodeNames = new ArrayList<>(nodes.size());
+        sizes = new int[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            nodeNames.add(nodes.get(i).name());
+            sizes[i] = nodes.get(i).gpus();
+        }
+        dirty = true;
+    }
+
+    /** Marks in the core the nodes whose health differs from the store's (work adopted on them then drains). */
+    private void markHealth(List<Node> nodes, long now) {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).healthy() != state.isHealthy(i)) {
+                state.setHealthy(i, nodes.get(i).healthy(), now);
+                LOG.info("node {} is {}{}", nodes.get(i).name(), nodes.get(i).healthy() ? "healthy" : "unhealthy",
+                        nodes.get(i).reason() == null ? "" : ": " + nodes.get(i).reason());
+                dirty = true;
+            }
+        }
+        state.takeDrainNotices();
+    }
+
     /**
-     * Adopts an attempt found open at load: the core runs its workload on its stored placement from now, the loop
-     * holds exactly its stored GPU indexes; a stopping one is moved on in the core at once and stays fenced.
+     * Takes in changes of the tree and the nodes made since the last cycle: a change of health is applied to the
+     * core in place; any other change (a share, an allocation or a node added, a node's GPUs) rebuilds the core.
+     */
+    private void refreshTopology(long now) {
+        List<Allocation> allocations = store.allocations().allocations();
+        List<Node> nodes = store.nodes().nodes();
+        if (!CoreBuilder.Topology.of(allocations, nodes).equals(topology) && !allocations.isEmpty()) {
+            rebuild(allocations, nodes, now);
+        }
+        markHealth(nodes, now);
+    }
+
+    /**
+     * Rebuilds the core on the store's current tree and nodes, keeping everything else: the window's usage is seeded
+     * from the store again; every job the old core held is registered again (same spec); those running on a launched
+     * attempt are resumed at the attempt's start (their protection unchanged); those whose start was deferred wait
+     * again (the policy decides anew); attempts being stopped stay fenced. Workloads the old core refused are offered
+     * again.
+     */
+    private void rebuild(List<Allocation> allocations, List<Node> nodes, long now) {
+        List<Job> before = new ArrayList<>(active.values());
+        buildState(allocations, nodes, now);
+        rebuilds++;
+        for (LiveAttempt l : new ArrayList<>(live.values())) {
+            LiveAttempt.Mapped m = LiveAttempt.map(l.where, nodeNames, sizes);
+            if (m.ok()) {
+                l.placement = m.placement();
+                l.lanes = m.lanes();
+            } else {
+                // Its GPUs are no longer the cluster's: stop it; it no longer fences anything.
+                LOG.warn("attempt {} is stopped: {}", l.key, m.failure());
+                l.placement = new Placement(new int[0], new int[0]);
+                l.lanes = new int[0][];
+                if (!l.stopping) {
+                    runningAttempt.remove(l.jobId);
+                    l.cause = null;
+                    requestStop(l);
+                }
+            }
+        }
+        active.clear();
+        deferred.clear();
+        for (Job old : before) {
+            Job job;
+            try {
+                job = state.register(old.spec());
+            } catch (IllegalArgumentException e) {
+                refused.put(old.id(), e.getMessage());
+                LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
+                AttemptKey key = runningAttempt.remove(old.id());
+                if (key != null) {
+                    requestStop(live.get(key));
+                }
+                continue;
+            }
+            state.submit(job, now);
+            AttemptKey key = runningAttempt.get(old.id());
+            LiveAttempt l = key == null ? null : live.get(key);
+            if (l != null && !l.stopping) {
+                state.resume(job, l.placement, Math.min(l.startedAtSeconds, now), now);
+            } else {
+                runningAttempt.remove(old.id());
+            }
+            active.put(job.id(), job);
+        }
+        for (String id : List.copyOf(refused.keySet())) {
+            refused.remove(id);
+            store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));
+        }
+        LOG.info("the allocation tree or the nodes changed: the core was rebuilt with {} nodes, {} allocations, {}"
+                + " workloads", nodes.size(), allocations.size(), active.size());
+    }
+
+    /**
+     * Adopts an attempt found open at load: the core runs its workload on its stored placement since the attempt's
+     * start, the loop holds exactly its stored GPU indexes; a stopping one is moved on in the core at once and stays
+     * fenced.
      */
     private void adopt(Workload w, Attempt a, long now) {
-        // The stored GPUs as a core placement (node index, count) and lanes in the placement's (node) order.
-        Map<Integer, int[]> byNode = new TreeMap<>();
-        for (Launch.NodeGpus ng : a.placement()) {
-            int n = nodeNames.indexOf(ng.node());
-            if (n < 0) {
-                LOG.warn("open attempt {} runs on node {}, which the store no longer has; not adopted", a.key(), ng.node());
-                return;
-            }
-            int[] lanes = ng.gpus().stream().mapToInt(Integer::intValue).sorted().toArray();
-            for (int i = 0; i < lanes.length; i++) {
-                if (lanes[i] < 0 || lanes[i] >= sizes[n] || (i > 0 && lanes[i] == lanes[i - 1])) {
-                    LOG.warn("open attempt {} holds GPUs {} of node {}, which has {}; not adopted", a.key(), ng.gpus(),
-                            ng.node(), sizes[n]);
-                    return;
-                }
-            }
-            if (byNode.put(n, lanes) != null) {
-                LOG.warn("open attempt {} names node {} twice; not adopted", a.key(), ng.node());
-                return;
-            }
+        LiveAttempt.Mapped m = LiveAttempt.map(a.placement(), nodeNames, sizes);
+        if (!m.ok()) {
+            LOG.warn("open attempt {} not adopted: {}", a.key(), m.failure());
+            return;
         }
-        int[] nodes = byNode.keySet().stream().mapToInt(Integer::intValue).toArray();
-        int[] counts = byNode.values().stream().mapToInt(l -> l.length).toArray();
-        Placement p = new Placement(nodes, counts);
-        int[][] lanes = new int[p.nodeCount()][];
-        for (int i = 0; i < p.nodeCount(); i++) {
-            lanes[i] = byNode.get(p.node(i));
-        }
-        for (Live other : live.values()) {
-            for (int i = 0; i < other.placement.nodeCount(); i++) {
-                int[] mine = byNode.get(other.placement.node(i));
-                if (mine != null && java.util.Arrays.stream(other.lanes[i])
-                        .anyMatch(x -> java.util.Arrays.binarySearch(mine, x) >= 0)) {
-                    LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
-                    return;
-                }
+        for (LiveAttempt other : live.values()) {
+            if (other.overlaps(m.placement(), m.lanes())) {
+                LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
+                return;
             }
         }
         Job job;
         try {
-            job = state.register(spec(w, now));
+            job = state.register(CoreBuilder.spec(w, now));
         } catch (IllegalArgumentException e) {
             refused.put(w.id(), e.getMessage());
             LOG.warn("open attempt {} not adopted: the core cannot hold workload {}: {}", a.key(), w.id(), e.getMessage());
             return;
         }
+        long startedAt = Math.min(now, Math.floorDiv(a.startedAtMillis(), 1000));
         state.submit(job, now);
         try {
-            state.start(job, p, now);
+            state.resume(job, m.placement(), startedAt, now);
         } catch (IllegalStateException e) {
             LOG.warn("open attempt {} not adopted: {}", a.key(), e.getMessage());
             state.cancel(job, now);
             return;
         }
         stored.put(job.id(), w);
-        Live l = new Live(a.key(), job.id(), p, lanes);
+        LiveAttempt l = new LiveAttempt(a.key(), job.id(), a.placement(), startedAt, m.placement(), m.lanes());
         l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
         live.put(a.key(), l);
         adoptedAtLoad++;
@@ -481,8 +549,10 @@ public final class SchedulerLoop implements AutoCloseable {
             runningAttempt.put(job.id(), a.key());
             return;
         }
-        // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent).
+        // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent), with what is
+        // left of its grace period.
         l.stopping = true;
+        l.stopRequestedAtMillis = a.stopRequestedAtMillis() == null ? -1 : a.stopRequestedAtMillis();
         if (w.cancelRequested()) {
             l.cancelled = true;
             state.cancel(job, now);
@@ -490,6 +560,7 @@ public final class SchedulerLoop implements AutoCloseable {
             l.result = state.preempt(job, now, restarts);
             if (!job.state().isFinal()) {
                 active.put(job.id(), job);
+                queuedSince.put(job.id(), now);
             }
         }
     }
@@ -512,7 +583,7 @@ public final class SchedulerLoop implements AutoCloseable {
         Map<AttemptKey, Attempt> todo = toReconcile;
         toReconcile = new LinkedHashMap<>();
         for (Attempt a : todo.values()) {
-            Live l = live.get(a.key());
+            LiveAttempt l = live.get(a.key());
             if (l == null || known.contains(a.key())) {
                 continue;
             }
@@ -564,7 +635,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private void admit(Workload w, long now) {
         Job job;
         try {
-            job = state.register(spec(w, now));
+            job = state.register(CoreBuilder.spec(w, now));
         } catch (IllegalArgumentException e) {
             if (refused.put(w.id(), e.getMessage()) == null) {
                 LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
@@ -574,33 +645,14 @@ public final class SchedulerLoop implements AutoCloseable {
         state.submit(job, now);
         active.put(job.id(), job);
         stored.put(job.id(), w);
+        dirty = true;
         queuedSince.put(job.id(), job.spec().submitSeconds());
-    }
-
-    /** A stored workload as the core's spec. */
-    private static WorkloadSpec spec(Workload w, long now) {
-        WorkloadSpec.Builder b = WorkloadSpec.builder(w.id())
-                .submitAt(Math.max(0, Math.min(Math.floorDiv(w.submittedAtMillis(), 1000), now)))
-                .allocation(w.allocationPath())
-                .user(w.user())
-                .gpus(w.gpus())
-                .gpusPerNode(w.gpusPerNode())
-                .duration(w.durationSeconds() == null ? DEFAULT_DURATION : Duration.ofSeconds(w.durationSeconds()))
-                .minRuntime(Duration.ofSeconds(w.minRuntimeSeconds()))
-                .priority(w.priority())
-                .kind(w.kind());
-        if (w.resumable()) {
-            b.resumable();
-        } else {
-            b.notResumable();
-        }
-        return b.build();
     }
 
     // ------------------------------------------------------------------ 2. observe
 
     private void observe(long now, long nowMillis) {
-        for (Live l : live.values()) {
+        for (LiveAttempt l : live.values()) {
             if (l.stopping && !l.stopSent) {
                 sendStop(l);
             }
@@ -614,7 +666,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         statuses.sort(Comparator.comparing(AttemptStatus::attempt));
         for (AttemptStatus st : statuses) {
-            Live l = live.get(st.attempt());
+            LiveAttempt l = live.get(st.attempt());
             if (l == null) {
                 continue;
             }
@@ -629,7 +681,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /** Records the end of an attempt in the store, then in the core, and lets the backend forget it. */
-    private void finish(Live l, AttemptStatus st, long now, long nowMillis) {
+    private void finish(LiveAttempt l, AttemptStatus st, long now, long nowMillis) {
         boolean exitedOk = st.phase() == AttemptStatus.Phase.EXITED && Integer.valueOf(0).equals(st.exitCode());
         AttemptOutcome outcome;
         String reason;
@@ -663,8 +715,9 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /** Ends an attempt in the store with the given outcome, lets the backend forget it, and brings the core along. */
-    private void end(Live l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
+    private void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
                      long nowMillis) {
+        dirty = true;
         Workload w;
         try {
             w = store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, nowMillis);
@@ -711,9 +764,15 @@ public final class SchedulerLoop implements AutoCloseable {
         }
     }
 
-    private void sendStop(Live l) {
+    private void sendStop(LiveAttempt l) {
         try {
-            backend.stop(l.key, grace);
+            Duration left = grace;
+            if (l.stopRequestedAtMillis >= 0) {
+                // After a restart, only what is left of the grace period the first request gave.
+                long spent = Math.max(0, clock.millis() - l.stopRequestedAtMillis);
+                left = grace.minusMillis(Math.min(spent, grace.toMillis()));
+            }
+            backend.stop(l.key, left);
             l.stopSent = true;
             stopsThisCycle = true;
         } catch (BackendException e) {
@@ -722,9 +781,10 @@ public final class SchedulerLoop implements AutoCloseable {
         }
     }
 
-    private void requestStop(Live l) {
+    private void requestStop(LiveAttempt l) {
         l.stopping = true;
-        store.attempts().markStopping(l.key);
+        l.stopRequestedAtMillis = clock.millis();
+        store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
         sendStop(l);
     }
 
@@ -740,7 +800,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private boolean fenceCleared(Deferred d) {
-        for (Live l : live.values()) {
+        for (LiveAttempt l : live.values()) {
             if (l.jobId.equals(d.job().id())) {
                 return false;
             }
@@ -794,10 +854,11 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** A cancellation the store has recorded: in the core at once; a launched attempt is stopped. */
     private void cancel(Job job, long now) {
+        dirty = true;
         if (job.state() == JobState.RUNNING) {
             AttemptKey key = runningAttempt.remove(job.id());
             if (key != null) {
-                Live l = live.get(key);
+                LiveAttempt l = live.get(key);
                 l.cancelled = true;
                 requestStop(l);
             } else {
@@ -814,10 +875,12 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private void decide(long now, long nowMillis) {
         long nanos = 0;
+        dirty = false;
         for (int round = 0; round < MAX_ROUNDS_PER_CYCLE; round++) {
             long t0 = System.nanoTime();
             Plan plan = policy.schedule(state, now);
             nanos += System.nanoTime() - t0;
+            wakeAt = plan.wakeAtSeconds();
             boolean requeued = false;
             for (Decision d : plan.decisions()) {
                 requeued |= carryOut(d, now, nowMillis);
@@ -830,6 +893,9 @@ public final class SchedulerLoop implements AutoCloseable {
             }
         }
         lastDecisionNanos = nanos;
+        lastDecisionAt = now;
+        protectionEndAt = state.nextProtectionEndSeconds();
+        decisions++;
         observer.cycle(nanos, state.pending().total(), state.runningCount());
     }
 
@@ -838,7 +904,7 @@ public final class SchedulerLoop implements AutoCloseable {
         Job job = d.job();
         if (d instanceof Decision.Preempt p) {
             AttemptKey key = runningAttempt.remove(job.id());
-            Live l = key == null ? null : live.get(key);
+            LiveAttempt l = key == null ? null : live.get(key);
             if (l != null) {
                 l.cause = p.cause();
                 requestStop(l);
@@ -882,7 +948,7 @@ public final class SchedulerLoop implements AutoCloseable {
             owned[n] = new BitSet(sizes[n]);
             held[n] = new BitSet(sizes[n]);
         }
-        for (Live l : live.values()) {
+        for (LiveAttempt l : live.values()) {
             mark(l.stopping ? held : owned, l.placement, l.lanes);
         }
         for (Deferred d : deferred.values()) {
@@ -911,6 +977,7 @@ public final class SchedulerLoop implements AutoCloseable {
         } catch (ConflictException | NotFoundException e) {
             // Cancelled (or removed) between the store's answer and now: the core lets it go too.
             LOG.info("workload {} was not started: {}", job.id(), e.getMessage());
+            dirty = true;
             state.cancel(job, now);
             active.remove(job.id());
             cancellations++;
@@ -918,7 +985,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         Workload w = stored.get(job.id());
         Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
-        Live l = new Live(key, job.id(), placement, lanes.lanes());
+        LiveAttempt l = new LiveAttempt(key, job.id(), where, now, placement, lanes.lanes());
         live.put(key, l);
         try {
             backend.start(new Launch(key, where, w.command(), w.environment(), duration));
@@ -926,6 +993,7 @@ public final class SchedulerLoop implements AutoCloseable {
             live.remove(key);
             store.attempts().endAttempt(key, AttemptOutcome.FAILED, "the " + backend.name()
                     + " backend refused it: " + e.getMessage(), null, null, nowMillis);
+            dirty = true;
             state.cancel(job, now);
             active.remove(job.id());
             failures++;
@@ -976,7 +1044,7 @@ public final class SchedulerLoop implements AutoCloseable {
         for (int n = 0; n < sizes.length; n++) {
             owned[n] = new BitSet(sizes[n]);
         }
-        for (Live l : live.values()) {
+        for (LiveAttempt l : live.values()) {
             if (!l.stopping) {
                 if (!l.key.equals(runningAttempt.get(l.jobId))) {
                     throw new IllegalStateException("attempt " + l.key + " runs but the core does not run it");

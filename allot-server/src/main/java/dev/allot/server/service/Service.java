@@ -54,7 +54,7 @@ public final class Service implements AutoCloseable {
             loop.start(config.tick());
             SchedulerLoop started = loop;
             ApiServer api = ApiServer.start(store, config.port(), clock,
-                    new ApiServer.Extras(java.util.List.of(), started::nudge));
+                    new ApiServer.Extras(java.util.List.of(), started::nudge), new LoopExplainer(started));
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
             return new Service(config, store, backend, loop, api);
         } catch (RuntimeException e) {

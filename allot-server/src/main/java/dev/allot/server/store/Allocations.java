@@ -35,6 +35,7 @@ public final class Allocations {
      * the allocation before, null when new, and after), together.
      *
      * @throws NotFoundException when its parent does not exist
+     * @throws ConflictException when it is new and its parent is a leaf with workloads that have not ended
      */
     public void putAllocation(Allocation allocation, String actor, long nowMillis) {
         Objects.requireNonNull(allocation, "allocation");
@@ -46,6 +47,18 @@ public final class Allocations {
             if (before.isEmpty() && parent != null && findAllocation(h, parent).isEmpty()) {
                 throw new NotFoundException("allocation '" + allocation.path() + "' needs its parent '" + parent
                         + "', which does not exist; create the parent first");
+            }
+            if (before.isEmpty() && parent != null) {
+                // Workloads name leaves: a leaf with work that has not ended cannot become an inner node.
+                List<String> active = h.createQuery("SELECT id FROM workloads WHERE allocation_path = :path"
+                                + " AND state IN " + NOT_ENDED + " ORDER BY seq")
+                        .bind("path", parent).mapTo(String.class).list();
+                if (!active.isEmpty()) {
+                    throw new ConflictException("allocation '" + parent + "' has " + active.size() + " workload"
+                            + (active.size() == 1 ? "" : "s") + " not ended (" + sample(active) + "), and workloads"
+                            + " run in leaves: it cannot get the child '" + allocation.name()
+                            + "' until they end or are cancelled");
+                }
             }
             h.createUpdate("INSERT INTO allocations (path, parent_path, name, share, managers, members)"
                             + " VALUES (:path, :parent, :name, :share, :managers, :members)"
@@ -112,8 +125,8 @@ public final class Allocations {
                         .list());
     }
 
-    private static void audit(Handle h, long atMillis, String actor, String action, String subject, String before,
-                              String after) {
+    static void audit(Handle h, long atMillis, String actor, String action, String subject, String before,
+                      String after) {
         h.createUpdate("INSERT INTO audit (at_ms, actor, action, subject, before_json, after_json)"
                         + " VALUES (:at, :actor, :action, :subject, :before, :after)")
                 .bind("at", atMillis).bind("actor", actor).bind("action", action).bind("subject", subject)

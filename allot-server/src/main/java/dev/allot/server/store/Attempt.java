@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param preemptor      the workload it was preempted for, when it was; otherwise null
  * @param lostGpuSeconds GPU-seconds of work thrown away when it ended (progress since the last checkpoint); null
  *                       when unknown or not applicable
+ * @param stopRequestedAtMillis when the scheduler asked it to stop; null if it never did
  */
 public record Attempt(
         AttemptKey key,
@@ -25,7 +26,8 @@ public record Attempt(
         AttemptOutcome outcome,
         String reason,
         String preemptor,
-        Double lostGpuSeconds) {
+        Double lostGpuSeconds,
+        Long stopRequestedAtMillis) {
 
     public Attempt {
         Objects.requireNonNull(key, "key");

@@ -19,7 +19,7 @@ import org.jdbi.v3.core.Handle;
  */
 public final class Attempts {
     private static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
-            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds";
+            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms";
     private static final String WAITING = "('pending', 'preempted', 'requeued')";
 
     private final Transactions transactions;
@@ -85,7 +85,7 @@ public final class Attempts {
      * @throws NotFoundException when there is no such attempt
      */
     public boolean markRunning(AttemptKey key) {
-        return movePhase(key, "('launching')", AttemptPhase.RUNNING);
+        return movePhase(key, "('launching')", AttemptPhase.RUNNING, null);
     }
 
     /**
@@ -94,17 +94,21 @@ public final class Attempts {
      *
      * @throws NotFoundException when there is no such attempt
      */
-    public boolean markStopping(AttemptKey key) {
-        return movePhase(key, "('launching', 'running')", AttemptPhase.STOPPING);
+    public boolean markStopping(AttemptKey key, long nowMillis) {
+        return movePhase(key, "('launching', 'running')", AttemptPhase.STOPPING, nowMillis);
     }
 
-    private boolean movePhase(AttemptKey key, String from, AttemptPhase to) {
+    private boolean movePhase(AttemptKey key, String from, AttemptPhase to, Long stopRequestedAtMillis) {
         Objects.requireNonNull(key, "key");
         return transactions.tx("mark attempt " + key + " " + to.label(), h -> {
-            int n = h.createUpdate("UPDATE attempts SET phase = :to"
+            var update = h.createUpdate("UPDATE attempts SET phase = :to"
+                            + (stopRequestedAtMillis == null ? "" : ", stop_requested_at_ms = :stopAt")
                             + " WHERE workload_id = :id AND attempt = :attempt AND phase IN " + from)
-                    .bind("to", to.label()).bind("id", key.workloadId()).bind("attempt", key.attempt())
-                    .execute();
+                    .bind("to", to.label()).bind("id", key.workloadId()).bind("attempt", key.attempt());
+            if (stopRequestedAtMillis != null) {
+                update.bind("stopAt", stopRequestedAtMillis.longValue());
+            }
+            int n = update.execute();
             if (n == 0) {
                 requireAttempt(h, key);
             }
@@ -196,32 +200,45 @@ public final class Attempts {
      * absent; the map is sorted by path.
      */
     public SortedMap<String, Double> usageSince(long sinceMillis, long nowMillis) {
+        SortedMap<String, Double> usage = new TreeMap<>();
+        for (ChargedRun r : chargedRuns(sinceMillis, nowMillis)) {
+            long start = Math.max(r.startedAtMillis(), sinceMillis);
+            long end = r.endedAtMillis() == null ? nowMillis : Math.min(r.endedAtMillis(), nowMillis);
+            if (end > start) {
+                usage.merge(r.allocationPath(), r.gpus() * (end - start) / 1000.0, Double::sum);
+            }
+        }
+        return usage;
+    }
+
+    /**
+     * One charged run: an attempt of an allocated workload, its GPUs and when it ran ({@code endedAtMillis} null while
+     * it runs).
+     */
+    public record ChargedRun(String allocationPath, int gpus, long startedAtMillis, Long endedAtMillis) {
+    }
+
+    /**
+     * The attempts of allocated workloads (minimum runtime above zero) that ran at some time in
+     * {@code [sinceMillis, nowMillis)}, in submission order: what a restarted scheduler seeds its fair-share window
+     * with.
+     */
+    public List<ChargedRun> chargedRuns(long sinceMillis, long nowMillis) {
         if (sinceMillis > nowMillis) {
             throw new IllegalArgumentException("usage window starts (" + sinceMillis + " ms) after it ends ("
                     + nowMillis + " ms)");
         }
-        record Run(String allocationPath, int gpus, long startedAtMillis, Long endedAtMillis) {
-        }
-        return transactions.tx("sum usage", h -> {
-            SortedMap<String, Double> usage = new TreeMap<>();
-            h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
-                            + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
-                            + " WHERE w.min_runtime_seconds > 0 AND a.started_at_ms < :now"
-                            + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
-                            + " ORDER BY w.seq, a.attempt")
-                    .bind("since", sinceMillis).bind("now", nowMillis)
-                    .map((rs, ctx) -> new Run(rs.getString(1),
-                            Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
-                            rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
-                    .forEach(r -> {
-                        long start = Math.max(r.startedAtMillis(), sinceMillis);
-                        long end = r.endedAtMillis() == null ? nowMillis : Math.min(r.endedAtMillis(), nowMillis);
-                        if (end > start) {
-                            usage.merge(r.allocationPath(), r.gpus() * (end - start) / 1000.0, Double::sum);
-                        }
-                    });
-            return usage;
-        });
+        return transactions.tx("list charged runs", h ->
+                h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
+                                + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
+                                + " WHERE w.min_runtime_seconds > 0 AND a.started_at_ms < :now"
+                                + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
+                                + " ORDER BY w.seq, a.attempt")
+                        .bind("since", sinceMillis).bind("now", nowMillis)
+                        .map((rs, ctx) -> new ChargedRun(rs.getString(1),
+                                Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
+                                rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
+                        .list());
     }
 
     private static Attempt requireAttempt(Handle h, AttemptKey key) {

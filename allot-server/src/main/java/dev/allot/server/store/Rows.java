@@ -68,8 +68,9 @@ final class Rows {
         String preemptor = rs.getString("preemptor");
         double lost = rs.getDouble("lost_gpu_seconds");
         Double lostGpuSeconds = rs.wasNull() ? null : lost;
+        Long stopRequested = nullableLong(rs, "stop_requested_at_ms");
         return new Attempt(key, placement, phase, started, ended, outcome == null ? null : AttemptOutcome.parse(outcome),
-                reason, preemptor, lostGpuSeconds);
+                reason, preemptor, lostGpuSeconds, stopRequested);
     }
 
     static Allocation allocation(ResultSet rs) throws SQLException {

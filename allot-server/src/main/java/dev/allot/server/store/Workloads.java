@@ -22,78 +22,91 @@ public final class Workloads {
     private final Transactions transactions;
     private final Store.Vendor vendor;
 
+    /** Submissions made at the same time are committed together (one log sync for the group). */
+    private static final int MAX_SUBMISSIONS_PER_COMMIT = 256;
+
+    private final GroupCommit<NewWorkload, Workload> submissions;
+
     Workloads(Transactions transactions, Store.Vendor vendor) {
         this.transactions = transactions;
         this.vendor = vendor;
+        this.submissions = new GroupCommit<>(
+                group -> transactions.tx("submit " + group.size() + " workloads",
+                        h -> group.stream().map(w -> insert(h, w)).toList()),
+                w -> transactions.tx("submit a workload", h -> insert(h, w)),
+                MAX_SUBMISSIONS_PER_COMMIT);
     }
 
     /**
      * Stores a new workload, pending, and returns it with its id {@code w-<seq>}. When the submission carries an
      * idempotency key that an earlier one already used, nothing is stored and that earlier workload is returned
-     * (whatever its state now), so a client may retry a submission whose answer it did not get.
+     * (whatever its state now), so a client may retry a submission whose answer it did not get. Durable when it
+     * returns; submissions made at the same time by other threads share the commit ({@link GroupCommit}).
      */
     public Workload submit(NewWorkload w) {
         Objects.requireNonNull(w, "workload");
+        return submissions.write(w);
+    }
+
+    private Workload insert(Handle h, NewWorkload w) {
         String command = Rows.toJson(w.command());
         String environment = Rows.toJson(w.environment());
-        return transactions.tx("submit a workload", h -> {
-            // The id w-<seq> needs the seq from the identity column. PostgreSQL hands out the next value first and
-            // the row is inserted whole; SQLite (one writer, nothing to gain) inserts under a unique placeholder id
-            // and names the row after, in the same transaction. Neither reads the table back: under SERIALIZABLE
-            // every read of a shared index page is a chance for a (needless) serialization failure.
-            String columns = "id, allocation_path, user_name, gpus, gpus_per_node, duration_seconds,"
-                    + " min_runtime_seconds, resumable, priority, kind, command, environment, state, submitted_at_ms,"
-                    + " cancel_requested, idempotency_key";
-            String values = ":id, :allocation, :user, :gpus, :gpusPerNode, :duration, :minRuntime, :resumable,"
-                    + " :priority, :kind, :command, :environment, 'pending', :submittedAt, :no, :key";
-            String sql;
-            String id;
-            Long nextSeq = null;
-            if (vendor == Store.Vendor.POSTGRESQL) {
-                nextSeq = h.createQuery("SELECT nextval(pg_get_serial_sequence('workloads', 'seq'))")
-                        .mapTo(Long.class).one();
-                id = "w-" + nextSeq;
-                sql = "INSERT INTO workloads (seq, " + columns + ") OVERRIDING SYSTEM VALUE VALUES (:seq, " + values + ")";
-            } else {
-                id = "new-" + UUID.randomUUID();
-                sql = "INSERT INTO workloads (" + columns + ") VALUES (" + values + ")";
-            }
-            Optional<Long> inserted = h.createQuery(sql + " ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
-                    .bind("seq", nextSeq)
-                    .bind("id", id)
-                    .bind("allocation", w.allocationPath())
-                    .bind("user", w.user())
-                    .bind("gpus", w.gpus())
-                    .bind("gpusPerNode", w.gpusPerNode())
-                    .bind("duration", w.durationSeconds())
-                    .bind("minRuntime", w.minRuntimeSeconds())
-                    .bind("resumable", w.resumable())
-                    .bind("priority", w.priority().label())
-                    .bind("kind", w.kind())
-                    .bind("command", command)
-                    .bind("environment", environment)
-                    .bind("submittedAt", w.submittedAtMillis())
-                    .bind("no", false)
+        // The id w-<seq> needs the seq from the identity column. PostgreSQL hands out the next value first and
+        // the row is inserted whole; SQLite (one writer, nothing to gain) inserts under a unique placeholder id
+        // and names the row after, in the same transaction. Neither reads the table back: under SERIALIZABLE
+        // every read of a shared index page is a chance for a (needless) serialization failure.
+        String columns = "id, allocation_path, user_name, gpus, gpus_per_node, duration_seconds,"
+                + " min_runtime_seconds, resumable, priority, kind, command, environment, state, submitted_at_ms,"
+                + " cancel_requested, idempotency_key";
+        String values = ":id, :allocation, :user, :gpus, :gpusPerNode, :duration, :minRuntime, :resumable,"
+                + " :priority, :kind, :command, :environment, 'pending', :submittedAt, :no, :key";
+        String sql;
+        String id;
+        Long nextSeq = null;
+        if (vendor == Store.Vendor.POSTGRESQL) {
+            nextSeq = h.createQuery("SELECT nextval(pg_get_serial_sequence('workloads', 'seq'))")
+                    .mapTo(Long.class).one();
+            id = "w-" + nextSeq;
+            sql = "INSERT INTO workloads (seq, " + columns + ") OVERRIDING SYSTEM VALUE VALUES (:seq, " + values + ")";
+        } else {
+            id = "new-" + UUID.randomUUID();
+            sql = "INSERT INTO workloads (" + columns + ") VALUES (" + values + ")";
+        }
+        Optional<Long> inserted = h.createQuery(sql + " ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
+                .bind("seq", nextSeq)
+                .bind("id", id)
+                .bind("allocation", w.allocationPath())
+                .bind("user", w.user())
+                .bind("gpus", w.gpus())
+                .bind("gpusPerNode", w.gpusPerNode())
+                .bind("duration", w.durationSeconds())
+                .bind("minRuntime", w.minRuntimeSeconds())
+                .bind("resumable", w.resumable())
+                .bind("priority", w.priority().label())
+                .bind("kind", w.kind())
+                .bind("command", command)
+                .bind("environment", environment)
+                .bind("submittedAt", w.submittedAtMillis())
+                .bind("no", false)
+                .bind("key", w.idempotencyKey())
+                .mapTo(Long.class)
+                .findOne();
+        if (inserted.isEmpty()) {
+            return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
                     .bind("key", w.idempotencyKey())
-                    .mapTo(Long.class)
-                    .findOne();
-            if (inserted.isEmpty()) {
-                return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
-                        .bind("key", w.idempotencyKey())
-                        .map((rs, ctx) -> Rows.workload(rs))
-                        .findOne()
-                        .orElseThrow(() -> new StoreException("idempotency key '" + w.idempotencyKey()
-                                + "' conflicted but no workload has it"));
-            }
-            long seq = inserted.get();
-            if (vendor == Store.Vendor.SQLITE) {
-                id = "w-" + seq;
-                h.createUpdate("UPDATE workloads SET id = :id WHERE seq = :seq").bind("id", id).bind("seq", seq).execute();
-            }
-            return new Workload(seq, id, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(), w.durationSeconds(),
-                    w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(), w.environment(),
-                    WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey());
-        });
+                    .map((rs, ctx) -> Rows.workload(rs))
+                    .findOne()
+                    .orElseThrow(() -> new StoreException("idempotency key '" + w.idempotencyKey()
+                            + "' conflicted but no workload has it"));
+        }
+        long seq = inserted.get();
+        if (vendor == Store.Vendor.SQLITE) {
+            id = "w-" + seq;
+            h.createUpdate("UPDATE workloads SET id = :id WHERE seq = :seq").bind("id", id).bind("seq", seq).execute();
+        }
+        return new Workload(seq, id, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(), w.durationSeconds(),
+                w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(), w.environment(),
+                WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey());
     }
 
     /** The workload with this id, if there is one. */

@@ -56,6 +56,11 @@ final class ApiFixture implements AutoCloseable {
     }
 
     ApiFixture(Path dataDir) {
+        this(dataDir, Clock.fixed(NOW, ZoneOffset.UTC), store -> WorkloadExplainer.NONE);
+    }
+
+    /** The same lab, with the API on {@code clock} and explaining through what {@code explainer} makes of the store. */
+    ApiFixture(Path dataDir, Clock clock, java.util.function.Function<Store, WorkloadExplainer> explainer) {
         this.store = Store.sqlite(dataDir);
         long t = NOW.toEpochMilli();
         for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
@@ -72,7 +77,7 @@ final class ApiFixture implements AutoCloseable {
                 "root", t);
         store.nodes().putNode(new Node("gpu-02", 8, false, "fan failure", t));
         store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        this.server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
+        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), explainer.apply(store));
     }
 
     /** A valid submission body to X with the given extra or replaced fields (raw JSON values). */

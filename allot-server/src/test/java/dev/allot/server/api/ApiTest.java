@@ -157,6 +157,31 @@ class ApiTest {
     }
 
     @Test
+    void progressIsRecordedAndShownAndBadReportsAreClear400s() {
+        String w = id(api.submit("member", body()));
+        Response ok = api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 1200, \"total\": 10000}");
+        assertThat(ok.status()).isEqualTo(200);
+        assertThat(api.get("/v1/workloads/" + w, "tok-member").json().path("workload").path("progress").toString())
+                .isEqualTo("{\"done\":1200,\"total\":10000}");
+
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 3, \"total\": 2}").error())
+                .isEqualTo("field 'done': expected at most total (2), got 3");
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": -1, \"total\": 2}").status())
+                .isEqualTo(400);
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": \"1\", \"total\": 2}").field())
+                .isEqualTo("done");
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"total\": 2}").field()).isEqualTo("done");
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 1, \"total\": 2, \"eta\": 3}")
+                .field()).isEqualTo("eta");
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "[1, 2]").status()).isEqualTo(400);
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 1,").status()).isEqualTo(400);
+        assertThat(api.post("/v1/workloads/w-999999/progress", "tok-member", "{\"done\": 1, \"total\": 2}").status())
+                .isEqualTo(404);
+        assertThat(api.get("/v1/workloads/" + w, "tok-member").json().path("workload").path("progress").path("done")
+                .asLong()).as("a refused report changes nothing").isEqualTo(1200);
+    }
+
+    @Test
     void allocationsAreTheTreeOrderedByPath() {
         Response r = api.get("/v1/allocations", "tok-outsider");
 
@@ -197,9 +222,11 @@ class ApiTest {
         List<String> paths = new ArrayList<>();
         doc.json().path("paths").fieldNames().forEachRemaining(paths::add);
         assertThat(paths).containsExactlyInAnyOrder("/v1/workloads", "/v1/workloads/{id}",
-                "/v1/workloads/{id}/cancel", "/v1/allocations", "/v1/nodes", "/v1/openapi.json", "/v1/health",
+                "/v1/workloads/{id}/cancel", "/v1/workloads/{id}/progress", "/v1/workloads/{id}/explain", "/v1/allocations",
+                "/v1/nodes", "/v1/openapi.json", "/v1/health",
                 "/v1/allocations/usage", "/v1/allocations/{path}", "/v1/audit", "/v1/nodes/{name}",
-                "/v1/nodes/{name}/health");
+                "/v1/nodes/{name}/health", "/v1/me", "/v1/users", "/v1/users/{name}", "/v1/users/{name}/tokens",
+                "/v1/users/{name}/tokens/{id}");
         List<String> submitFields = new ArrayList<>();
         doc.json().path("components").path("schemas").path("Submission").path("properties").fieldNames()
                 .forEachRemaining(submitFields::add);

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Who may do what, as a table: each role (see {@link ApiFixture} for the tree) against each action on allocation
  * X = {@code lab/nlp/pretrain}. The workload to cancel is always a fresh one of user {@code owner}, so "cancel"
- * means cancelling someone else's workload.
+ * means cancelling someone else's workload; reporting its progress follows the same rule.
  */
 class AuthorizationMatrixTest {
     static final int OK = 200;
@@ -59,6 +59,8 @@ class AuthorizationMatrixTest {
     void roleAgainstActions(String role, String token, int submit, int cancel, int list) {
         Response submitted = api.post("/v1/workloads", token, body());
         String othersWorkload = api.submit("owner", body()).json().path("id").asText();
+        Response progressed = api.post("/v1/workloads/" + othersWorkload + "/progress", token,
+                "{\"done\": 5, \"total\": 10}");
         Response cancelled = api.post("/v1/workloads/" + othersWorkload + "/cancel", token, null);
         Response listed = api.get("/v1/workloads", token);
 
@@ -66,6 +68,8 @@ class AuthorizationMatrixTest {
         assertThat(cancelled.status()).as("%s cancels another's workload in X: %s", role, cancelled.json())
                 .isEqualTo(cancel);
         assertThat(listed.status()).as("%s lists the queue", role).isEqualTo(list);
+        assertThat(progressed.status()).as("%s reports progress of another's workload in X (the cancel rule): %s", role,
+                progressed.json()).isEqualTo(cancel);
         String state = api.store.workloads().workload(othersWorkload).orElseThrow().state().label();
         assertThat(state).as("the workload was cancelled exactly when allowed").isEqualTo(cancel == OK ? "cancelled" : "pending");
         if (submit == DENIED || cancel == DENIED) {
@@ -79,8 +83,9 @@ class AuthorizationMatrixTest {
         assertThat(api.post("/v1/workloads/" + own + "/cancel", "tok-owner", null).status()).isEqualTo(OK);
         assertThat(api.post("/v1/workloads", "tok-ms", body("allocation", "\"lab/vision/detect\"")).status())
                 .as("a manager manages the subtree below it").isEqualTo(CREATED);
-        assertThat(api.post("/v1/workloads", "tok-ms", body("allocation", "\"lab/vision\"")).status())
-                .as("and the node itself").isEqualTo(CREATED);
+        Response inner = api.post("/v1/workloads", "tok-ms", body("allocation", "\"lab/vision\""));
+        assertThat(inner.status()).as("but work runs in leaves, not in the node itself").isEqualTo(400);
+        assertThat(inner.field()).isEqualTo("allocation");
         assertThat(api.post("/v1/workloads", "tok-member", body("allocation", "\"lab/nlp\"")).status())
                 .as("membership of X is not membership of its parent").isEqualTo(DENIED);
         assertThat(X).startsWith("lab/nlp/");

@@ -186,6 +186,42 @@ class BudgetApiTest {
     }
 
     @Test
+    void usageOverTimeIsASeriesPerNodeAgainstWhatTheEntitlementBuysInEachStep() {
+        String nlp = api.submit("member", body()).json().path("id").asText();
+        String vision = api.submit("ms-member", body("allocation", "\"lab/vision/detect\"", "gpus", "2",
+                "gpusPerNode", null)).json().path("id").asText();
+        long now = NOW.toEpochMilli();
+        api.store.attempts().beginAttempt(nlp, List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3, 4, 5, 6, 7))),
+                now - 3_600_000);
+        api.store.attempts().beginAttempt(vision, List.of(new Launch.NodeGpus("gpu-02", List.of(0, 1))), now - 1_800_000);
+
+        Response r = api.get("/v1/allocations/usage?since=2h&step=1h", "tok-outsider");
+
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
+        assertThat(r.json().path("clusterGpus").asInt()).isEqualTo(16);
+        assertThat(r.json().path("step").asText()).isEqualTo("1h");
+        Map<String, JsonNode> rows = rows(r);
+        JsonNode x = rows.get(X);
+        assertThat(x.path("entitledGpuSeconds").asDouble()).isCloseTo(2.0 / 3 * 16 * 7200, within(1e-6));
+        assertThat(x.path("series")).hasSize(2);
+        assertThat(x.path("series").get(0).path("start").asText()).isEqualTo("2026-03-01T07:00:00Z");
+        assertThat(x.path("series").get(0).path("gpuSeconds").asDouble()).isZero();
+        assertThat(x.path("series").get(1).path("gpuSeconds").asDouble()).isEqualTo(28_800.0);
+        assertThat(x.path("series").get(1).path("entitledGpuSeconds").asDouble()).isCloseTo(2.0 / 3 * 16 * 3600,
+                within(1e-6));
+        assertThat(rows.get("lab").path("series").get(1).path("gpuSeconds").asDouble()).isEqualTo(32_400.0);
+        assertThat(rows.get("lab/vision").path("series").get(1).path("gpuSeconds").asDouble()).isEqualTo(3_600.0);
+        assertThat(rows(api.get("/v1/allocations/usage?since=2h", "tok-outsider")).get(X).path("series").isNull())
+                .as("no step, no series").isTrue();
+
+        for (String bad : List.of("0s", "soon", "1s")) {
+            Response refused = api.get("/v1/allocations/usage?since=7d&step=" + bad, "tok-outsider");
+            assertThat(refused.status()).as(bad).isEqualTo(400);
+            assertThat(refused.field()).as(bad).isEqualTo("step");
+        }
+    }
+
+    @Test
     void usageWithNothingUsedHasZeroesAndNoFraction() {
         api.store.allocations().putAllocation(new Allocation("lab/nlp/eval", 1, List.of(), List.of()), "root", 1);
 

@@ -49,120 +49,10 @@ class SchedulerLoopTest {
         fixtures.forEach(Fixture::close);
     }
 
-    /** One store, backend, clock and loop, and the story they tell. */
-    final class Fixture implements AutoCloseable {
-        final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
-        final Store store;
-        ScriptedBackend backend = new ScriptedBackend(clock);
-        SchedulerLoop loop;
-        final List<String> story = new ArrayList<>();
-        private int cycle;
-        private int launchesSeen;
-        private int stopsSeen;
-
-        Fixture(Path data, List<String> teams, int... nodeGpus) {
-            store = Store.sqlite(data);
-            long t = clock.millis();
-            for (String team : teams) {
-                store.allocations().putAllocation(new Allocation(team, 1, List.of(), List.of()), "root", t);
-            }
-            for (int i = 0; i < nodeGpus.length; i++) {
-                store.nodes().putNode(new Node("n" + (i + 1), nodeGpus[i], true, null, t));
-            }
-            loop = newLoop();
-            fixtures.add(this);
-        }
-
-        private SchedulerLoop newLoop() {
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            return new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
-                    SchedulerConfig.defaults(), clock);
-        }
-
-        /** The loop crashes (dropped without close) and a new one starts on the same store and backend. */
-        void crash() {
-            loop = newLoop();
-            story.add((cycle + 1) + ": restart");
-        }
-
-        /** The loop crashes together with whatever ran the work: the new loop meets a backend that knows nothing. */
-        void crashWithTheBackend() {
-            backend = new ScriptedBackend(clock);
-            launchesSeen = 0;
-            stopsSeen = 0;
-            crash();
-        }
-
-        String submit(String team, int gpus, long durationSeconds, long minRuntimeSeconds, boolean resumable) {
-            return submit(team, gpus, 0, durationSeconds, minRuntimeSeconds, resumable);
-        }
-
-        String submit(String team, int gpus, int gpusPerNode, long durationSeconds, long minRuntimeSeconds,
-                      boolean resumable) {
-            return store.workloads().submit(NewWorkload.builder(team, "u").gpus(gpus).gpusPerNode(gpusPerNode)
-                    .durationSeconds(durationSeconds)
-                    .minRuntimeSeconds(minRuntimeSeconds).resumable(resumable).command(List.of("train.py"))
-                    .environment(Map.of("SEED", "1")).submittedAtMillis(clock.millis()).build()).id();
-        }
-
-        /** One cycle; adds what the backend was told to the story and checks no GPU is given twice. */
-        void cycle() {
-            loop.runOnce();
-            cycle++;
-            loop.checkBooks();
-            List<Launch> ls = backend.launches;
-            for (; launchesSeen < ls.size(); launchesSeen++) {
-                Launch l = ls.get(launchesSeen);
-                story.add(cycle + ": start " + l.attempt() + " " + l.placement().stream()
-                        .map(p -> p.node() + p.gpus()).collect(Collectors.joining(" ")));
-            }
-            for (; stopsSeen < backend.stops.size(); stopsSeen++) {
-                story.add(cycle + ": stop " + backend.stops.get(stopsSeen));
-            }
-            assertNoGpuGivenTwice();
-            assertNoAttemptStartedTwice();
-        }
-
-        void assertNoAttemptStartedTwice() {
-            Set<AttemptKey> keys = new HashSet<>();
-            for (Launch l : backend.launches) {
-                assertThat(keys.add(l.attempt())).as("attempt %s started twice (cycle %d)", l.attempt(), cycle).isTrue();
-            }
-        }
-
-        void advance(long seconds) {
-            clock.advance(Duration.ofSeconds(seconds));
-        }
-
-        void assertNoGpuGivenTwice() {
-            Set<String> used = new HashSet<>();
-            for (Launch l : backend.liveLaunches()) {
-                for (Launch.NodeGpus p : l.placement()) {
-                    for (int g : p.gpus()) {
-                        assertThat(used.add(p.node() + ":" + g))
-                                .as("GPU %s:%d given to two live attempts (cycle %d)", p.node(), g, cycle).isTrue();
-                    }
-                }
-            }
-        }
-
-        WorkloadState stateOf(String id) {
-            return store.workloads().workload(id).orElseThrow().state();
-        }
-
-        List<Attempt> attempts(String id) {
-            return store.attempts().attempts(id);
-        }
-
-        @Override
-        public void close() {
-            loop.close();
-            store.close();
-        }
-    }
-
     private Fixture fixture(String name, List<String> teams, int... nodeGpus) {
-        return new Fixture(dir.resolve(name), teams, nodeGpus);
+        Fixture f = new Fixture(dir.resolve(name), teams, nodeGpus);
+        fixtures.add(f);
+        return f;
     }
 
     @Test
@@ -505,7 +395,7 @@ class SchedulerLoopTest {
 
     @Test
     void nothingHappensUntilTheStoreHasNodesAndAllocations() {
-        Fixture f = new Fixture(dir.resolve("empty"), List.of());
+        Fixture f = fixture("empty", List.of());
         f.cycle();
         assertThat(f.story).isEmpty();
         assertThat(f.loop.counters().cycles()).isEqualTo(1);
@@ -633,6 +523,8 @@ class SchedulerLoopTest {
         f.cycle();
         // Nothing starts on the GPUs the stopping attempt still holds; its stop is sent again.
         assertThat(f.backend.stops).containsExactly(new AttemptKey(a, 1), new AttemptKey(a, 1));
+        assertThat(f.backend.graces).as("the restart gives what is left of the grace period")
+                .containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(20));
         assertThat(f.loop.deferredLaunches()).hasSize(1);
         assertThat(f.backend.launches).hasSize(1);
         assertThat(f.attempts(a).get(0).open()).isTrue();

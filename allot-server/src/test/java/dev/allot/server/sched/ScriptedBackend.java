@@ -25,6 +25,8 @@ final class ScriptedBackend implements Backend {
     private final SimulatedBackend sim;
     final List<Launch> launches = new ArrayList<>();
     final List<AttemptKey> stops = new ArrayList<>();
+    /** The grace period each stop gave, in the order of {@link #stops}. */
+    final List<Duration> graces = new ArrayList<>();
     final Set<String> failToStart = new TreeSet<>();
     final Map<String, Integer> exitCode = new HashMap<>();
     /** Workloads whose attempts the backend cannot tell about right now (a failed probe). */
@@ -66,6 +68,7 @@ final class ScriptedBackend implements Backend {
     @Override
     public synchronized void stop(AttemptKey attempt, Duration grace) {
         stops.add(attempt);
+        graces.add(grace);
         if (holdStops) {
             held.put(attempt, grace);
         } else {

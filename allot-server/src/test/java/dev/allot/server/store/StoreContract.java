@@ -55,6 +55,38 @@ abstract class StoreContract {
     // -------------------------------------------------------------------------------------------- workloads
 
     @Test
+    void tokensAreListedByIdRevokedAndAuditedWithoutTheirPlaintext() {
+        Store store = open();
+        store.access().putUser(new User("ada", User.Role.USER), "root", 100);
+        String id = store.access().addToken("ada", "s3cret-token", "laptop", "root", 200);
+        assertThat(store.access().userForToken("s3cret-token")).contains(new User("ada", User.Role.USER));
+        assertThat(store.access().tokens("ada")).containsExactly(new Access.TokenInfo(id, "ada", "laptop", 200));
+        store.access().revokeToken("ada", id, "ada", 300);
+        assertThat(store.access().userForToken("s3cret-token")).isEmpty();
+        assertThatThrownBy(() -> store.access().revokeToken("ada", id, "ada", 400)).isInstanceOf(NotFoundException.class);
+        assertThat(store.allocations().audit(10)).extracting(AuditEntry::action)
+                .containsExactly("token.revoke", "token.create", "user.put");
+        assertThat(store.allocations().audit(10).toString()).doesNotContain("s3cret-token");
+    }
+
+    @Test
+    void aLeafWithUnfinishedWorkCannotGetAChildButOneWhoseWorkEndedCan() {
+        Store store = open();
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 100);
+        Workload w = store.workloads().submit(work("lab", "ada").build());
+        assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()),
+                "root", 200))
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("allocation 'lab' has 1 workload not ended (" + w.id() + ")")
+                .hasMessageContaining("cannot get the child 'nlp'");
+        assertThat(store.allocations().audit(10)).hasSize(1);
+        store.workloads().requestCancel(w.id());
+        store.workloads().setState(w.id(), WorkloadState.PENDING, WorkloadState.CANCELLED);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 300);
+        assertThat(store.allocations().allocations()).extracting(Allocation::path).containsExactly("lab", "lab/nlp");
+    }
+
+    @Test
     void submitStoresEverythingAndNamesItFromTheSeq() {
         Store store = open();
         NewWorkload in = work("lab/nlp", "ada").gpus(4).gpusPerNode(2).durationSeconds(3600L).minRuntimeSeconds(600)
@@ -164,7 +196,7 @@ abstract class StoreContract {
         assertThat(store.workloads().requestCancel(running.id())).isEqualTo(marked);
 
         // The scheduler stops it; whichever way the attempt ends short of finishing, it does not go back to the queue.
-        store.attempts().markStopping(key);
+        store.attempts().markStopping(key, 5_000);
         Workload after = store.attempts().endAttempt(key, AttemptOutcome.PREEMPTED, "stopped", null, null, 3_000);
         assertThat(after.state()).isEqualTo(WorkloadState.CANCELLED);
         assertThatThrownBy(() -> store.workloads().requestCancel("w-0")).isInstanceOf(NotFoundException.class);
@@ -202,10 +234,12 @@ abstract class StoreContract {
         assertThat(store.attempts().markRunning(first)).isTrue();
         assertThat(store.attempts().markRunning(first)).isFalse();
         assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.RUNNING);
-        assertThat(store.attempts().markStopping(first)).isTrue();
-        assertThat(store.attempts().markStopping(first)).isFalse();
+        assertThat(store.attempts().markStopping(first, 5_000)).isTrue();
+        assertThat(store.attempts().markStopping(first, 6_000)).isFalse();
         assertThat(store.attempts().markRunning(first)).isFalse();
         assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.STOPPING);
+        assertThat(store.attempts().attempts(w.id()).get(0).stopRequestedAtMillis())
+                .as("the first request's time stays").isEqualTo(5_000);
 
         Workload preempted = store.attempts().endAttempt(first, AttemptOutcome.PREEMPTED, "making room", "w-77", 120.5, 20_000);
         assertThat(preempted.state()).isEqualTo(WorkloadState.PREEMPTED);
@@ -290,7 +324,7 @@ abstract class StoreContract {
         store.attempts().markRunning(k2);
         AttemptKey k3 = store.attempts().beginAttempt(stopping.id(), on("n1", 1), 1_200);
         store.attempts().markRunning(k3);
-        store.attempts().markStopping(k3);
+        store.attempts().markStopping(k3, 5_000);
         AttemptKey k4 = store.attempts().beginAttempt(done.id(), on("n3", 0), 1_300);
         store.attempts().endAttempt(k4, AttemptOutcome.COMPLETED, null, null, null, 1_400);
         store.workloads().reportProgress(running.id(), 5, 10);

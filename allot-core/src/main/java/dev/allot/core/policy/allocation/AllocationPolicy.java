@@ -337,11 +337,21 @@ public final class AllocationPolicy implements Policy {
         String reason = "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " in fair share (usage "
                 + fmt(ratio) + " of entitlement)" + (victims == 0 ? "; idle GPUs" : "; after preempting " + victims + " workload(s)");
         work.start(w, p, reason);
-        fairShare.charge(w.leaf(), (long) w.gpus() * w.protectionSecondsIfStarted());
+        fairShare.chargeStart(w);
     }
 
     /** Whether {@code w} may preempt {@code v} once {@code v} is past its protection (protection not checked here). */
     private boolean mayPreempt(Job w, Job v) {
+        return mayPreempt(fairShare, w, v);
+    }
+
+    /**
+     * The rule of who may preempt whom, on a fair share of the current cycle: whether allocated work {@code w} may
+     * preempt running {@code v} once {@code v} is past its protection (protection is not checked here). Unallocated
+     * work may always be preempted; work of the same allocation only by higher priority; other allocated work only
+     * when {@code w}'s allocation {@link FairShare#ranksAbove ranks above} it. Public for explanations.
+     */
+    public static boolean mayPreempt(FairShare fairShare, Job w, Job v) {
         if (!v.allocated()) {
             return true;
         }
@@ -349,6 +359,28 @@ public final class AllocationPolicy implements Policy {
             return v.spec().priority().ordinal() < w.spec().priority().ordinal();
         }
         return fairShare.ranksAboveRow(w.leaf())[v.leaf()];
+    }
+
+    /**
+     * GPUs allocated work {@code w} could take by preemption right now, wherever they are: every unallocated running
+     * GPU, the unprotected GPUs of allocations {@code w}'s ranks above, and the unprotected GPUs of lower priorities
+     * of its own allocation. Public for explanations.
+     */
+    public static long preemptibleGpus(ClusterState state, FairShare fairShare, Job w) {
+        boolean[] above = fairShare.ranksAboveRow(w.leaf());
+        int prio = w.spec().priority().ordinal();
+        long gpus = state.unallocatedRunningGpus();
+        for (int l = 0; l < above.length; l++) {
+            if (above[l]) {
+                gpus += state.unprotectedGpus(l);
+            }
+        }
+        for (var pr : dev.allot.core.model.Priority.values()) {
+            if (pr.ordinal() < prio) {
+                gpus += state.unprotectedGpus(w.leaf(), pr);
+            }
+        }
+        return gpus;
     }
 
     /**
@@ -361,19 +393,7 @@ public final class AllocationPolicy implements Policy {
 
     /** The same bound, with {@code w}'s rights, against {@code gpus} instead of its size. */
     private boolean victimBoundAllows(ClusterState state, Job w, BitSet excluded, int gpus) {
-        boolean[] above = fairShare.ranksAboveRow(w.leaf());
-        int prio = w.spec().priority().ordinal();
-        long bound = Placer.usableFree(work.free(), excluded) + state.unallocatedRunningGpus();
-        for (int l = 0; l < above.length; l++) {
-            if (above[l]) {
-                bound += state.unprotectedGpus(l);
-            }
-        }
-        for (var pr : dev.allot.core.model.Priority.values()) {
-            if (pr.ordinal() < prio) {
-                bound += state.unprotectedGpus(w.leaf(), pr);
-            }
-        }
+        long bound = Placer.usableFree(work.free(), excluded) + preemptibleGpus(state, fairShare, w);
         return bound >= gpus;
     }
 

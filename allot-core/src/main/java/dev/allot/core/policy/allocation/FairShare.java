@@ -67,6 +67,11 @@ public final class FairShare {
         version++;
     }
 
+    /** Charges what a start of {@code job} commits: its GPUs for its minimum runtime (nothing when unallocated). */
+    public void chargeStart(dev.allot.core.state.Job job) {
+        charge(job.leaf(), (long) job.gpus() * job.protectionSecondsIfStarted());
+    }
+
     /** Changes whenever usage changes: after {@link #reset} and every {@link #charge}. */
     public long version() {
         return version;
@@ -83,6 +88,30 @@ public final class FairShare {
 
     private double ratioOf(int node, long u) {
         return norm[node] > 0 ? u / norm[node] : Double.POSITIVE_INFINITY;
+    }
+
+    /** What a node's entitlement buys over the window: entitlement x cluster GPUs x window, in GPU-seconds. */
+    public double entitledGpuSeconds(int node) {
+        return norm[node];
+    }
+
+    /**
+     * The rank of a node among its siblings in the order the walk serves them (1 = served first): by ratio, lowest
+     * first, then by name. The root ranks 1st of 1.
+     */
+    public int rankAmongSiblings(int node) {
+        int parent = tree.parent(node);
+        if (parent < 0) {
+            return 1;
+        }
+        int rank = 1;
+        for (int i = 0; i < tree.childrenCount(parent); i++) {
+            int s = tree.child(parent, i);
+            if (s != node && compareSiblings(s, node) < 0) {
+                rank++;
+            }
+        }
+        return rank;
     }
 
     public double leafRatio(int leaf) {

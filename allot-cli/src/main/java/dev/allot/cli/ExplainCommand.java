@@ -1,0 +1,56 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code allot explain ID}: why a workload waits, runs or was preempted: the server's sentences, then a compact table
+ * of the fair-share levels of its allocation; {@code --json} prints the server's answer.
+ */
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = "Explain why a workload waits (its place in the queue, the fair share that puts it there, what it"
+                + " waits for), whether it is protected, and who preempted it and why.")
+final class ExplainCommand extends ClientCommand {
+    @Parameters(index = "0", paramLabel = "ID", description = "the workload id, e.g. w-42")
+    String id;
+
+    @Override
+    JsonNode call(ApiClient client) {
+        return client.get("/v1/workloads/" + ApiClient.segment(id) + "/explain");
+    }
+
+    @Override
+    void render(JsonNode answer, PrintWriter out) {
+        out.println("workload " + text(answer, "id") + " (" + text(answer, "state") + ", " + text(answer, "allocation") + ")");
+        for (JsonNode sentence : answer.path("summary")) {
+            out.println("  " + sentence.asText());
+        }
+        JsonNode levels = answer.path("data").path("fairShare");
+        if (!levels.isArray() || levels.isEmpty()) {
+            return;
+        }
+        out.println("fair share:");
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode l : levels) {
+            JsonNode ratio = l.get("ratio");
+            rows.add(List.of(text(l, "name"), hours(l.path("usageGpuSeconds").asDouble()),
+                    String.format(Locale.ROOT, "%.3f", l.path("entitlement").asDouble()),
+                    hours(l.path("entitledGpuSeconds").asDouble()),
+                    ratio == null || ratio.isNull() ? "-" : String.format(Locale.ROOT, "%.2f", ratio.asDouble()),
+                    l.path("rank").asInt() + "/" + l.path("siblings").asInt()));
+        }
+        StringWriter buffer = new StringWriter();
+        table(new PrintWriter(buffer), List.of("LEVEL", "USED GPU-H", "ENTITLEMENT", "BUYS GPU-H", "RATIO", "RANK"), rows);
+        buffer.toString().lines().forEach(line -> out.println("  " + line));
+    }
+
+    private static String hours(double gpuSeconds) {
+        return String.format(Locale.ROOT, "%.1f", gpuSeconds / 3600);
+    }
+}

@@ -1,0 +1,152 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.api.ApiServer;
+import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.service.LoopExplainer;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code allot explain} against a real API server whose explanations come from a real scheduling loop (simulated
+ * backend, a fixed clock, cycles run by hand). One 8-GPU node; lab/vision's workload runs protected for 1h, then
+ * alice's workload of lab/nlp/pretrain waits for that protection to end.
+ */
+class ExplainCommandTest {
+    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final String X = "lab/nlp/pretrain";
+
+    @TempDir
+    static Path dataDir;
+
+    static Store store;
+    static SchedulerLoop loop;
+    static ApiServer server;
+    static String url;
+    static Function<String, String> realEnvironment;
+    static String running;
+    static String waiting;
+
+    @BeforeAll
+    static void start() {
+        realEnvironment = ClientOptions.useEnvironment(Map.of());
+        store = Store.sqlite(dataDir);
+        long t = NOW.toEpochMilli();
+        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER))) {
+            store.access().putUser(u);
+            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+        }
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of(), List.of()), "root", t);
+        store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice")), "root", t);
+        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of()), "root", t);
+        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
+        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+        PolicyFactory f = PolicyRegistry.standard().get("allocation");
+        loop = new SchedulerLoop(store, new SimulatedBackend(clock), f.create(Settings.defaults(f.settings())),
+                SchedulerConfig.defaults(), clock);
+        server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop));
+        url = "http://127.0.0.1:" + server.port();
+        running = submit("root", "lab/vision", "1h");
+        loop.runOnce();
+        waiting = submit("alice", X, "2h");
+        loop.runOnce();
+    }
+
+    @AfterAll
+    static void stop() {
+        ClientOptions.environment = realEnvironment;
+        if (server != null) {
+            server.close();
+        }
+        if (loop != null) {
+            loop.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    static Cli.Result as(String user, String... args) {
+        List<String> all = new ArrayList<>(Arrays.asList(args));
+        int at = all.contains("--") ? all.indexOf("--") : all.size();
+        all.addAll(at, List.of("--server", url, "--token", "tok-" + user));
+        return Cli.run(all.toArray(String[]::new));
+    }
+
+    static String submit(String user, String allocation, String minRuntime) {
+        Cli.Result r = as(user, "submit", "--allocation", allocation, "--gpus", "8", "--min-runtime", minRuntime,
+                "--duration", "1d", "--resumable", "--", "train.py");
+        assertThat(r.exit()).as(r.err()).isZero();
+        return r.out().substring("submitted ".length(), r.out().indexOf(' ', "submitted ".length()));
+    }
+
+    @Test
+    void explainPrintsThePlainWordsAndTheFairShareLevels() {
+        Cli.Result r = as("alice", "explain", waiting);
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines.get(0)).isEqualTo("workload " + waiting + " (pending, " + X + ")");
+        assertThat(lines.get(1)).isEqualTo("  " + waiting + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
+        assertThat(r.out()).contains("the protection of " + running + " (lab/vision, 8 GPUs) ends at"
+                + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them.");
+        int header = lines.indexOf("fair share:");
+        assertThat(header).isPositive();
+        assertThat(lines.get(header + 1)).startsWith("  LEVEL").contains("USED GPU-H", "ENTITLEMENT", "BUYS GPU-H", "RATIO", "RANK");
+        assertThat(lines.get(header + 2)).startsWith("  lab ").endsWith("1/1");
+        assertThat(lines.get(header + 3)).startsWith("  lab/nlp ").contains("0.0", "0.750").endsWith("1/2");
+        assertThat(lines.get(header + 4)).startsWith("  " + X + " ").endsWith("1/1");
+    }
+
+    @Test
+    void explainOfRunningWorkSaysUntilWhenItIsProtected() {
+        Cli.Result r = as("alice", "explain", running);
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("(running, lab/vision)", "It is protected by its 1h minimum runtime until"
+                + " 2026-03-01T10:00:00Z (in 1h)", "may preempt it once its protection ends: " + waiting);
+    }
+
+    @Test
+    void jsonPrintsTheServersAnswer() throws Exception {
+        Cli.Result r = as("alice", "explain", waiting, "--json");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode answer = new ObjectMapper().readTree(r.out());
+        assertThat(answer.path("id").asText()).isEqualTo(waiting);
+        assertThat(answer.path("data").path("waitsFor").path("kind").asText()).isEqualTo("protected-until");
+        assertThat(answer.path("data").path("queue").path("position").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnknownIdIsAnError() {
+        Cli.Result r = as("alice", "explain", "w-999");
+
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).contains("allot: ").contains("no workload 'w-999'");
+    }
+}

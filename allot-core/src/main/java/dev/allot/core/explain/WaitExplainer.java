@@ -1,0 +1,263 @@
+package dev.allot.core.explain;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.policy.Decision;
+import dev.allot.core.policy.Plan;
+import dev.allot.core.policy.allocation.AllocationPolicy;
+import dev.allot.core.policy.allocation.FairShare;
+import dev.allot.core.sched.Placer;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.JobState;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.NavigableSet;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * Explains the {@link AllocationPolicy}'s view of one workload: where it stands in the queue, the fair-share numbers
+ * that place it there and what it waits for (or, running, whether it is protected and who may preempt it).
+ *
+ * <p>Nothing here ranks work by rules of its own: the order is {@link FairShare}'s (reset from the state, charged per
+ * start as the policy charges), inside an allocation {@link Job#QUEUE_ORDER}; who may preempt whom is
+ * {@link AllocationPolicy#mayPreempt}; and whether the workload starts now is decided by running a fresh policy on
+ * the state (a cycle plays its decisions on a private copy, so the state is not changed).
+ *
+ * <p>What it waits for, decided in this order (see {@link WaitsFor}): a fresh cycle starts it: {@code StartsNow};
+ * unallocated: {@code Unallocated}; idle plus now-preemptible GPUs suffice: {@code Gang} for a gang too few nodes
+ * have room for, else {@code HigherRankedWork}; otherwise the earliest end of protection of work it may preempt
+ * that makes enough GPUs: {@code ProtectedUntil}; otherwise {@code Gang} for a gang too few nodes have room for, else
+ * {@code Gpus}. GPU counts ignore where the GPUs are, and the future assumes the ranks stay as now.
+ *
+ * <p>Read-only, and not thread-safe against changes of the state: the caller holds the state still (the service
+ * calls it inside {@code SchedulerLoop.inspect}).
+ */
+public final class WaitExplainer {
+    /** How many workloads a list in an explanation names at most. */
+    public static final int MAX_NAMED = 10;
+
+    private static final Comparator<Job> BY_PROTECTION_END = Comparator.comparingLong(Job::protectedUntilSeconds)
+            .thenComparing(Job::id);
+
+    private final Supplier<AllocationPolicy> policies;
+
+    /** An explainer that checks "starts now" with a policy of default settings. */
+    public WaitExplainer() {
+        this(AllocationPolicy::withDefaults);
+    }
+
+    /** An explainer that checks "starts now" with a fresh policy from {@code policies} (the settings in force). */
+    public WaitExplainer(Supplier<AllocationPolicy> policies) {
+        this.policies = policies;
+    }
+
+    /**
+     * Explains job {@code jobId} at {@code now}, which must be the state's time; empty when the state does not know
+     * the job.
+     */
+    public Optional<WaitExplanation> explain(ClusterState state, String jobId, long now) {
+        if (state.now() != now) {
+            throw new IllegalArgumentException("the state is at " + state.now() + ", not at " + now);
+        }
+        Optional<Job> found = state.job(jobId);
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        Job job = found.get();
+        FairShare fs = fairShare(state);
+        List<WaitExplanation.FairShareLevel> levels = levels(state.tree(), fs, job);
+        WaitExplanation.QueuePosition position = null;
+        WaitsFor waitsFor = null;
+        WaitExplanation.Protection protection = null;
+        if (job.state() == JobState.PENDING) {
+            List<Job> order = servingOrder(state);
+            position = position(state, order, job);
+            waitsFor = waitsFor(state, fs, order, job, now);
+        } else if (job.state() == JobState.RUNNING) {
+            protection = protection(state, fs, job, now);
+        }
+        return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
+                now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection));
+    }
+
+    private static FairShare fairShare(ClusterState state) {
+        FairShare fs = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
+        fs.reset(state);
+        return fs;
+    }
+
+    private static List<WaitExplanation.FairShareLevel> levels(AllocationTree tree, FairShare fs, Job job) {
+        List<WaitExplanation.FairShareLevel> out = new ArrayList<>();
+        for (int node = tree.leafNode(job.leaf()); tree.parent(node) >= 0; node = tree.parent(node)) {
+            int parent = tree.parent(node);
+            out.add(0, new WaitExplanation.FairShareLevel(tree.name(node), tree.name(parent), fs.usageGpuSeconds(node),
+                    tree.entitlement(node), fs.entitledGpuSeconds(node), fs.ratio(node), fs.rankAmongSiblings(node),
+                    tree.childrenCount(parent)));
+        }
+        return out;
+    }
+
+    /**
+     * Every waiting job in the order the policy serves them if every start succeeds: allocated work by the first
+     * allocation in {@link FairShare#leafOrder()} that still waits, its best job by {@link Job#QUEUE_ORDER}, charging
+     * each start as the policy does (so the order is recomputed after each); then unallocated work, allocations in
+     * the order left after those charges, each in queue order.
+     */
+    public static List<Job> servingOrder(ClusterState state) {
+        int leaves = state.tree().leafCount();
+        FairShare fs = fairShare(state);
+        List<List<Job>> queues = new ArrayList<>(leaves);
+        int remaining = 0;
+        for (int l = 0; l < leaves; l++) {
+            List<Job> q = queue(state, l, true);
+            queues.add(q);
+            remaining += q.size();
+        }
+        int[] next = new int[leaves];
+        List<Job> out = new ArrayList<>(state.pending().total());
+        while (remaining > 0) {
+            for (int leaf : fs.leafOrder()) {
+                if (next[leaf] < queues.get(leaf).size()) {
+                    Job j = queues.get(leaf).get(next[leaf]++);
+                    out.add(j);
+                    fs.chargeStart(j);
+                    remaining--;
+                    break;
+                }
+            }
+        }
+        for (int leaf : fs.leafOrder().clone()) {
+            out.addAll(queue(state, leaf, false));
+        }
+        return out;
+    }
+
+    /** The waiting jobs of one allocation and class, merged from its shape queues in queue order. */
+    private static List<Job> queue(ClusterState state, int leaf, boolean allocated) {
+        TreeSet<Job> merged = new TreeSet<>(Job.QUEUE_ORDER);
+        for (NavigableSet<Job> q : state.pending().shapeQueues(leaf, allocated)) {
+            merged.addAll(q);
+        }
+        return new ArrayList<>(merged);
+    }
+
+    private static WaitExplanation.QueuePosition position(ClusterState state, List<Job> order, Job job) {
+        int pos = order.indexOf(job) + 1;
+        int inAlloc = 0;
+        for (Job j : order) {
+            if (j.leaf() == job.leaf()) {
+                inAlloc++;
+                if (j == job) {
+                    break;
+                }
+            }
+        }
+        int waitingThere = state.pending().count(job.leaf(), true) + state.pending().count(job.leaf(), false);
+        return new WaitExplanation.QueuePosition(pos, order.size(), inAlloc, waitingThere);
+    }
+
+    private WaitsFor waitsFor(ClusterState state, FairShare fs, List<Job> order, Job w, long now) {
+        Plan plan = policies.get().schedule(state, now);
+        boolean starts = false;
+        List<String> preempts = new ArrayList<>();
+        for (Decision d : plan.decisions()) {
+            if (d instanceof Decision.Start s && s.job() == w) {
+                starts = true;
+            } else if (d instanceof Decision.Preempt p && w.id().equals(p.cause().preemptorId())) {
+                preempts.add(p.job().id());
+            }
+        }
+        if (starts) {
+            preempts.sort(null);
+            return new WaitsFor.StartsNow(preempts);
+        }
+        int idle = Placer.usableFree(state.freeIndex(), null);
+        if (!w.allocated()) {
+            int allocatedWaiting = 0;
+            for (int l = 0; l < state.tree().leafCount(); l++) {
+                allocatedWaiting += state.pending().count(l, true);
+            }
+            return new WaitsFor.Unallocated(w.gpus(), idle, allocatedWaiting);
+        }
+        WaitsFor.Gang gang = gangBlocked(state, w);
+        long preemptible = AllocationPolicy.preemptibleGpus(state, fs, w);
+        if (idle + preemptible >= w.gpus()) {
+            if (gang != null) {
+                return gang;
+            }
+            int ahead = 0;
+            long gpusAhead = 0;
+            for (Job j : order) {
+                if (j == w) {
+                    break;
+                }
+                ahead++;
+                gpusAhead += j.gpus();
+            }
+            return new WaitsFor.HigherRankedWork(w.gpus(), idle, preemptible, ahead, gpusAhead);
+        }
+        List<Job> protectedVictims = new ArrayList<>();
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            for (Job v : state.runningAllocated(l)) {
+                if (v.isProtected(now) && AllocationPolicy.mayPreempt(fs, w, v)) {
+                    protectedVictims.add(v);
+                }
+            }
+        }
+        protectedVictims.sort(BY_PROTECTION_END);
+        long have = idle + preemptible;
+        long later = 0;
+        int upTo = -1;
+        for (int i = 0; i < protectedVictims.size(); i++) {
+            later += protectedVictims.get(i).gpus();
+            if (upTo < 0 && have + later >= w.gpus()) {
+                upTo = i;
+            }
+        }
+        if (upTo >= 0) {
+            long until = protectedVictims.get(upTo).protectedUntilSeconds();
+            List<WaitsFor.ProtectedWork> named = new ArrayList<>();
+            for (Job v : protectedVictims) {
+                if (v.protectedUntilSeconds() > until || named.size() == MAX_NAMED) {
+                    break;
+                }
+                named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(),
+                        v.protectedUntilSeconds()));
+            }
+            return new WaitsFor.ProtectedUntil(until, w.gpus(), idle, preemptible, named);
+        }
+        if (gang != null) {
+            return gang;
+        }
+        return new WaitsFor.Gpus(w.gpus(), idle, preemptible, later);
+    }
+
+    /** For a gang that too few nodes have idle room for now, what it needs and what there is; otherwise null. */
+    private static WaitsFor.Gang gangBlocked(ClusterState state, Job w) {
+        if (w.gpusPerNode() == 0) {
+            return null;
+        }
+        int nodes = w.gpus() / w.gpusPerNode();
+        int withRoom = Placer.usableNodesWithAtLeast(state.freeIndex(), w.gpusPerNode(), null);
+        return withRoom >= nodes ? null : new WaitsFor.Gang(nodes, w.gpusPerNode(),
+                w.gpusPerNode() == state.cluster().maxGpusPerNode(), withRoom);
+    }
+
+    private static WaitExplanation.Protection protection(ClusterState state, FairShare fs, Job v, long now) {
+        List<String> by = new ArrayList<>();
+        int count = 0;
+        for (Job w : servingOrder(state)) {
+            if (w.allocated() && AllocationPolicy.mayPreempt(fs, w, v)) {
+                count++;
+                if (by.size() < MAX_NAMED) {
+                    by.add(w.id());
+                }
+            }
+        }
+        return new WaitExplanation.Protection(v.isProtected(now), v.protectedUntilSeconds(), v.minRuntimeSeconds(),
+                count, by);
+    }
+}

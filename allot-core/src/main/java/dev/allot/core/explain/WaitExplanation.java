@@ -1,0 +1,210 @@
+package dev.allot.core.explain;
+
+import dev.allot.core.model.Decimals;
+import dev.allot.core.model.Durations;
+import dev.allot.core.state.JobState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
+
+/**
+ * Why a workload is where it is, at {@code atSeconds}, in data ({@link WaitExplainer} makes it) and in plain words
+ * ({@link #summary}).
+ *
+ * @param position   where it stands among the waiting work; null unless it waits
+ * @param fairShare  the fair-share numbers of its allocation's path, from the root's child down to the leaf
+ * @param waitsFor   what it waits for; null unless it waits
+ * @param protection whether it is protected and who may preempt it; null unless it runs
+ */
+public record WaitExplanation(
+        String jobId,
+        String allocation,
+        boolean allocated,
+        JobState state,
+        long atSeconds,
+        long windowSeconds,
+        int gpus,
+        int gpusPerNode,
+        QueuePosition position,
+        List<FairShareLevel> fairShare,
+        WaitsFor waitsFor,
+        Protection protection) {
+
+    public WaitExplanation {
+        fairShare = List.copyOf(fairShare);
+    }
+
+    /**
+     * Where a waiting workload stands, 1-based, in the order the policy serves waiting work: allocated work
+     * allocation by allocation in fair-share order, recomputed after each start (a start commits its minimum runtime
+     * to its allocation's usage, so allocations interleave), inside an allocation by priority, submission and id;
+     * unallocated work after all allocated work. The numbers assume every start ahead succeeds.
+     *
+     * @param waitingInAllocation waiting workloads of its allocation, allocated and unallocated
+     */
+    public record QueuePosition(int position, int waiting, int positionInAllocation, int waitingInAllocation) {
+    }
+
+    /**
+     * One level of the allocation's path.
+     *
+     * @param usageGpuSeconds    GPU-seconds charged inside the lookback window plus those committed to running
+     *                           protected work, summed over the subtree
+     * @param entitlement        the fraction of the cluster the node is entitled to
+     * @param entitledGpuSeconds what the entitlement buys over the window (entitlement x cluster GPUs x window)
+     * @param ratio              usage over what the entitlement buys; +infinity when the entitlement is zero
+     * @param rank               1-based rank among its siblings (lowest ratio first, then name)
+     */
+    public record FairShareLevel(String name, String parent, long usageGpuSeconds, double entitlement,
+                                 double entitledGpuSeconds, double ratio, int rank, int siblings) {
+    }
+
+    /**
+     * A running workload's protection.
+     *
+     * @param protectedNow          inside its minimum runtime at {@code atSeconds}
+     * @param protectedUntilSeconds when its minimum runtime ends (or ended); for unallocated work its start
+     * @param preemptibleByCount    waiting workloads that may preempt it (now, or once its protection ends)
+     * @param preemptibleByIds      the first of them in serving order, at most {@link WaitExplainer#MAX_NAMED}
+     */
+    public record Protection(boolean protectedNow, long protectedUntilSeconds, long minRuntimeSeconds,
+                             int preemptibleByCount, List<String> preemptibleByIds) {
+        public Protection {
+            preemptibleByIds = List.copyOf(preemptibleByIds);
+        }
+    }
+
+    /** The plain-words sentences, with times shown as {@code t=<seconds>s}. */
+    public List<String> summary() {
+        return summary(s -> "t=" + s + "s");
+    }
+
+    /** The plain-words sentences, with absolute times shown by {@code time} (given seconds on the state's clock). */
+    public List<String> summary(LongFunction<String> time) {
+        List<String> out = new ArrayList<>();
+        switch (state) {
+            case PENDING -> {
+                out.add(jobId + " waits: " + ordinal(position.position()) + " of " + position.waiting() + " waiting; "
+                        + ordinal(position.positionInAllocation()) + " of " + position.waitingInAllocation() + " in "
+                        + allocation + (allocated ? "." : " (unallocated work comes after all allocated work)."));
+                out.add(fairShareSentence());
+                out.add(waitsForSentence(time));
+            }
+            case RUNNING -> {
+                out.add(jobId + " runs in " + allocation + ".");
+                out.add(protectionSentence(time));
+                out.add(fairShareSentence());
+            }
+            default -> {
+                out.add(jobId + " is " + state.name().toLowerCase(java.util.Locale.ROOT) + "; it no longer waits.");
+                out.add(fairShareSentence());
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private String fairShareSentence() {
+        StringBuilder sb = new StringBuilder("Over the last " + Durations.formatSeconds(windowSeconds) + ": ");
+        for (int i = 0; i < fairShare.size(); i++) {
+            FairShareLevel l = fairShare.get(i);
+            if (i > 0) {
+                sb.append("; ");
+            }
+            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has no entitlement (used "
+                    + l.usageGpuSeconds() / 3600 + " GPU-hours)" : " has used " + ratio(l.ratio()) + " of its entitlement")
+                    .append(", ranking ").append(ordinal(l.rank())).append(" of ").append(l.siblings())
+                    .append(i == 0 ? " at the top" : " under " + l.parent());
+        }
+        return sb.append('.').toString();
+    }
+
+    private String protectionSentence(LongFunction<String> time) {
+        Protection p = protection;
+        String first;
+        if (!allocated) {
+            first = "It runs unallocated: it is never protected and any waiting allocated work may preempt it.";
+        } else if (p.protectedNow()) {
+            first = "It is protected by its " + Durations.formatSeconds(p.minRuntimeSeconds()) + " minimum runtime until "
+                    + time.apply(p.protectedUntilSeconds()) + " (in " + Durations.formatSeconds(p.protectedUntilSeconds() - atSeconds)
+                    + "); nobody may preempt it before then.";
+        } else {
+            first = "Its " + Durations.formatSeconds(p.minRuntimeSeconds()) + " minimum runtime ended at "
+                    + time.apply(p.protectedUntilSeconds()) + "; it may be preempted.";
+        }
+        String second;
+        if (p.preemptibleByCount() == 0) {
+            second = " No waiting workload may preempt it"
+                    + (allocated ? ": none ranks above its allocation or has a higher priority in it." : ".");
+        } else {
+            second = " " + p.preemptibleByCount() + " waiting workload(s) may preempt it"
+                    + (p.protectedNow() ? " once its protection ends" : "") + ": " + names(p.preemptibleByIds(), p.preemptibleByCount()) + ".";
+        }
+        return first + second;
+    }
+
+    private String waitsForSentence(LongFunction<String> time) {
+        String shape = gpusPerNode > 0 ? gpus + " GPUs as " + (gpus / gpusPerNode) + " whole node(s) of " + gpusPerNode
+                : gpus + " GPUs";
+        // Java 17: no pattern matching in switch yet, so an instanceof chain over the sealed kinds
+        WaitsFor w = waitsFor;
+        if (w instanceof WaitsFor.StartsNow s) {
+            return "Nothing blocks it: it starts in the next scheduling cycle"
+                    + (s.preemptsIds().isEmpty() ? "." : ", after preempting " + String.join(", ", s.preemptsIds()) + ".");
+        }
+        if (w instanceof WaitsFor.HigherRankedWork h) {
+            return "It needs " + shape + "; " + h.idleGpus() + " are idle and " + h.preemptibleGpus()
+                    + " could be preempted, but the " + h.waitingAhead() + " workload(s) ahead of it (" + h.gpusAhead()
+                    + " GPUs) are served first.";
+        }
+        if (w instanceof WaitsFor.Gang g) {
+            return g.wholeNodes()
+                    ? "It needs " + g.nodesNeeded() + " whole node(s) of " + g.gpusPerNode() + " GPUs; " + g.nodesWithRoom()
+                            + " are free."
+                    : "It is a gang that needs " + g.nodesNeeded() + " node(s) with " + g.gpusPerNode()
+                            + " idle GPUs each; " + g.nodesWithRoom() + " have that many.";
+        }
+        if (w instanceof WaitsFor.ProtectedUntil p) {
+            return "It needs " + shape + "; " + p.idleGpus() + " are idle and " + p.preemptibleGpus()
+                    + " could be preempted now; the protection of " + protectedNames(p.protectedWork()) + " ends at "
+                    + time.apply(p.untilSeconds()) + " (in " + Durations.formatSeconds(p.untilSeconds() - atSeconds)
+                    + "), after which it may preempt them.";
+        }
+        if (w instanceof WaitsFor.Gpus g) {
+            return "It needs " + shape + "; " + g.idleGpus() + " are idle, " + g.preemptibleGpus()
+                    + " could be preempted now and " + g.preemptibleLaterGpus() + " once their protection ends: too few,"
+                    + " so it waits for work it may not preempt to end, or for its allocation to rank higher.";
+        }
+        WaitsFor.Unallocated u = (WaitsFor.Unallocated) w;
+        return "It is unallocated (minimum runtime 0): it runs only on GPUs no waiting allocated work uses ("
+                + u.allocatedWaiting() + " allocated workload(s) wait) and never preempts; it needs " + shape + " and "
+                + u.idleGpus() + " are idle.";
+    }
+
+    private static String protectedNames(List<WaitsFor.ProtectedWork> work) {
+        List<String> names = new ArrayList<>();
+        for (WaitsFor.ProtectedWork w : work) {
+            names.add(w.id() + " (" + w.allocation() + ", " + w.gpus() + " GPUs)");
+        }
+        return String.join(", ", names);
+    }
+
+    private static String names(List<String> ids, int count) {
+        return String.join(", ", ids) + (count > ids.size() ? " and " + (count - ids.size()) + " more" : "");
+    }
+
+    private static String ratio(double r) {
+        return Decimals.fixed(r, 2);
+    }
+
+    /** 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st... */
+    public static String ordinal(int n) {
+        int h = n % 100;
+        String suffix = h >= 11 && h <= 13 ? "th" : switch (n % 10) {
+            case 1 -> "st";
+            case 2 -> "nd";
+            case 3 -> "rd";
+            default -> "th";
+        };
+        return n + suffix;
+    }
+}

@@ -1,0 +1,107 @@
+package dev.allot.core.explain;
+
+import java.util.List;
+
+/**
+ * What a waiting workload waits for, as the allocation policy sees the state at one moment. GPU counts are counts,
+ * not places: they say whether enough GPUs exist, not whether a gang's shape fits them (a gang that does not fit is
+ * told apart by {@link Gang}).
+ *
+ * <ul>
+ *   <li>{@link StartsNow}: nothing blocks it; a scheduling cycle on this state starts it (perhaps after
+ *       preempting the workloads named).</li>
+ *   <li>{@link HigherRankedWork}: enough GPUs are idle or preemptible for it, but work ahead of it in the order
+ *       the policy serves takes them (or holds them in a reservation) first.</li>
+ *   <li>{@link Gang}: a gang (a fixed number of GPUs on each of several nodes, often whole nodes) for which too
+ *       few nodes have that many idle GPUs now.</li>
+ *   <li>{@link ProtectedUntil}: too few GPUs now, but enough at {@code untilSeconds}, when the minimum runtime of
+ *       the workloads named ends and it may preempt them (if the ranks stay as they are now).</li>
+ *   <li>{@link Gpus}: too few GPUs now and none coming from protection ends that it may take: it waits for work it
+ *       may not preempt to end, or for its allocation to rank higher.</li>
+ *   <li>{@link Unallocated}: unallocated work (minimum runtime 0) runs only on GPUs that no waiting allocated work
+ *       uses, and never preempts.</li>
+ * </ul>
+ */
+public sealed interface WaitsFor {
+    /** A short lower-case name for the kind, for JSON and tables. */
+    String kind();
+
+    /** It starts in the next cycle; {@code preemptsIds} are the workloads the policy would stop for it (sorted). */
+    record StartsNow(List<String> preemptsIds) implements WaitsFor {
+        public StartsNow {
+            preemptsIds = List.copyOf(preemptsIds);
+        }
+
+        @Override
+        public String kind() {
+            return "starts-now";
+        }
+    }
+
+    /**
+     * Enough GPUs exist for it ({@code idleGpus} idle plus {@code preemptibleGpus} it may take now), but the
+     * {@code waitingAhead} allocated workloads ahead of it in serving order, asking {@code gpusAhead} GPUs in all,
+     * are served first.
+     */
+    record HigherRankedWork(int neededGpus, int idleGpus, long preemptibleGpus, int waitingAhead, long gpusAhead)
+            implements WaitsFor {
+        @Override
+        public String kind() {
+            return "higher-ranked-work";
+        }
+    }
+
+    /**
+     * A gang of {@code nodesNeeded} nodes with {@code gpusPerNode} GPUs each ({@code wholeNodes} when that is a whole
+     * node of the largest kind); only {@code nodesWithRoom} healthy nodes have that many idle GPUs now.
+     */
+    record Gang(int nodesNeeded, int gpusPerNode, boolean wholeNodes, int nodesWithRoom) implements WaitsFor {
+        @Override
+        public String kind() {
+            return "gang";
+        }
+    }
+
+    /**
+     * It needs {@code neededGpus}; {@code idleGpus} are idle and {@code preemptibleGpus} could be taken now, which is
+     * too few; at {@code untilSeconds} the protection of {@code protectedWork} (sorted by end, then id) has ended and
+     * it may preempt them, which makes enough.
+     */
+    record ProtectedUntil(long untilSeconds, int neededGpus, int idleGpus, long preemptibleGpus,
+                          List<ProtectedWork> protectedWork) implements WaitsFor {
+        public ProtectedUntil {
+            protectedWork = List.copyOf(protectedWork);
+        }
+
+        @Override
+        public String kind() {
+            return "protected-until";
+        }
+    }
+
+    /** A running workload inside its minimum runtime, and when that ends. */
+    record ProtectedWork(String id, String allocation, int gpus, long untilSeconds) {
+    }
+
+    /**
+     * It needs {@code neededGpus}; {@code idleGpus} are idle, {@code preemptibleGpus} could be taken now and
+     * {@code preemptibleLaterGpus} more once their protection ends: not enough even then.
+     */
+    record Gpus(int neededGpus, int idleGpus, long preemptibleGpus, long preemptibleLaterGpus) implements WaitsFor {
+        @Override
+        public String kind() {
+            return "gpus";
+        }
+    }
+
+    /**
+     * Unallocated: it needs {@code neededGpus}; {@code idleGpus} are idle now, and {@code allocatedWaiting}
+     * allocated workloads wait, which come first.
+     */
+    record Unallocated(int neededGpus, int idleGpus, int allocatedWaiting) implements WaitsFor {
+        @Override
+        public String kind() {
+            return "unallocated";
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.allot.core.explain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.allot.core.explain.WaitExplanation.FairShareLevel;
+import dev.allot.core.explain.WaitsFor.ProtectedWork;
+import dev.allot.core.state.JobState;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Stories of why work waits, each told with {@link Story} and checked in data and in words. */
+class WaitExplainerTest {
+    private static final long H = 3600;
+    private static final long WINDOW = 7 * 24 * H;
+
+    @Test
+    void anUnderServedTeamWaitsForTheProtectionOfAnOverServedTeamsWorkToEnd() {
+        // given 2 nodes x 8 GPUs, team A running all 16 GPUs protected until t=3600, B submits 8 GPUs at t=600
+        Story s = Story.given(2, 8).teams("A", "B")
+                .at(0).runs("a1", "A", 8, H).runs("a2", "A", 8, H)
+                .at(600).submits("b1", "B", 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        // B waits for A's protection to end at 3600, naming A's jobs; it is 1st of 1
+        assertThat(e.state()).isEqualTo(JobState.PENDING);
+        assertThat(e.position()).isEqualTo(new WaitExplanation.QueuePosition(1, 1, 1, 1));
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.ProtectedUntil(3600, 8, 0, 0,
+                List.of(new ProtectedWork("a1", "A", 8, 3600), new ProtectedWork("a2", "A", 8, 3600))));
+        assertThat(e.waitsFor().kind()).isEqualTo("protected-until");
+        FairShareLevel b = e.fairShare().get(0);
+        assertThat(e.fairShare()).hasSize(1);
+        assertThat(b.name()).isEqualTo("B");
+        assertThat(b.usageGpuSeconds()).isZero();
+        assertThat(b.entitlement()).isEqualTo(0.5);
+        assertThat(b.entitledGpuSeconds()).isEqualTo(0.5 * 16 * WINDOW);
+        assertThat(b.rank()).isEqualTo(1);
+        assertThat(b.siblings()).isEqualTo(2);
+        assertThat(e.summary()).containsExactly(
+                "b1 waits: 1st of 1 waiting; 1st of 1 in B.",
+                "Over the last 7d: B has used 0.00 of its entitlement, ranking 1st of 2 at the top.",
+                "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
+                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them.");
+    }
+
+    @Test
+    void onceTheProtectionHasEndedItStartsNextCycleByPreempting() {
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("a1", "A", 8, H)
+                .at(2 * H).submits("b1", "B", 8);
+
+        assertThat(s.explain("b1").waitsFor()).isEqualTo(new WaitsFor.StartsNow(List.of("a1")));
+        assertThat(s.explain("b1").summary().get(2))
+                .isEqualTo("Nothing blocks it: it starts in the next scheduling cycle, after preempting a1.");
+    }
+
+    @Test
+    void onAnIdleClusterNothingBlocksIt() {
+        Story s = Story.given(1, 8).teams("A", "B").at(0).submits("b1", "B", 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.StartsNow(List.of()));
+        assertThat(e.position()).isEqualTo(new WaitExplanation.QueuePosition(1, 1, 1, 1));
+    }
+
+    @Test
+    void aTeamThatRanksLowerWaitsForGpusItMayNotTake() {
+        // B used 3 hours of the node; A's running work commits only 1 hour: A ranks above B, so B may not preempt it
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("b0", "B", 8, H)
+                .at(3 * H).ends("b0").runs("a1", "A", 8, H)
+                .submits("b1", "B", 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gpus(8, 0, 0, 0));
+        assertThat(e.fairShare().get(0).rank()).isEqualTo(2);
+        assertThat(e.summary().get(1)).startsWith("Over the last 7d: B has used ").endsWith("ranking 2nd of 2 at the top.");
+    }
+
+    @Test
+    void aGangOfWholeNodesWaitsForWholeNodesWhenTheIdleGpusAreScattered() {
+        Story s = Story.given(2, 8).teams("A", "B")
+                .at(0).runsOn("a1", "A", 0, 4, H).runsOn("a2", "A", 1, 4, H)
+                .submitsGang("b1", "B", 8, 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0));
+        assertThat(e.waitsFor().kind()).isEqualTo("gang");
+        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node(s) of 8 GPUs; 0 are free.");
+    }
+
+    @Test
+    void aGangOfPartNodesWaitsForNodesWithRoomWhenTheIdleGpusAreScattered() {
+        // 6 GPUs idle, but 2 on each node: a gang of 2 nodes x 3 GPUs does not fit
+        Story s = Story.given(3, 8).teams("A", "B")
+                .at(0).runsOn("a1", "A", 0, 6, H).runsOn("a2", "A", 1, 6, H).runsOn("a3", "A", 2, 6, H)
+                .submitsGang("b1", "B", 6, 3);
+
+        WaitExplanation e = s.explain("b1");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0));
+        assertThat(e.summary().get(2)).isEqualTo("It is a gang that needs 2 node(s) with 3 idle GPUs each; 0 have that many.");
+    }
+
+    @Test
+    void workAheadInFairShareOrderTakesTheGpusFirst() {
+        // both teams at zero usage: a tie, broken by name, so A is served first
+        Story s = Story.given(1, 8).teams("A", "B").at(0).submits("a1", "A", 8).submits("b1", "B", 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        assertThat(e.position()).isEqualTo(new WaitExplanation.QueuePosition(2, 2, 1, 1));
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.HigherRankedWork(8, 8, 0, 1, 8));
+        assertThat(s.explain("a1").waitsFor()).isEqualTo(new WaitsFor.StartsNow(List.of()));
+    }
+
+    @Test
+    void allocationsInterleaveBecauseEachStartCommitsItsMinimumRuntime() {
+        Story s = Story.given(4, 8).teams("A", "B").at(0)
+                .submits("a1", "A", 8).submits("a2", "A", 8).submits("a3", "A", 8)
+                .submits("b1", "B", 8).submits("b2", "B", 8);
+
+        assertThat(List.of("a1", "b1", "a2", "b2", "a3").stream().map(id -> s.explain(id).position().position()))
+                .containsExactly(1, 2, 3, 4, 5);
+        assertThat(s.explain("a3").position()).isEqualTo(new WaitExplanation.QueuePosition(5, 5, 3, 3));
+        assertThat(s.explain("b2").position()).isEqualTo(new WaitExplanation.QueuePosition(4, 5, 2, 2));
+    }
+
+    @Test
+    void unallocatedWorkComesAfterAllAllocatedWorkAndRunsOnlyOnIdleGpus() {
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("a1", "A", 8, H)
+                .submitsUnallocated("u1", "A", 4).submits("b1", "B", 8);
+
+        WaitExplanation e = s.explain("u1");
+
+        assertThat(e.allocated()).isFalse();
+        assertThat(e.position()).isEqualTo(new WaitExplanation.QueuePosition(2, 2, 1, 1));
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Unallocated(4, 0, 1));
+        assertThat(e.summary().get(0)).isEqualTo(
+                "u1 waits: 2nd of 2 waiting; 1st of 1 in A (unallocated work comes after all allocated work).");
+    }
+
+    @Test
+    void theFairShareOfEveryLevelFromTheTopDownToTheLeaf() {
+        // lab > nlp (2) {pretrain, posttrain}, vision (1) {detect}; pretrain commits 8 GPUs x 1h
+        Story s = Story.given(2, 8).tree(t -> t.child("nlp", 2).leaf("pretrain", 1).leaf("posttrain", 1).up()
+                        .child("vision", 1).leaf("detect", 1).up())
+                .at(0).runs("p1", "pretrain", 8, H)
+                .submits("q1", "posttrain", 8);
+
+        List<FairShareLevel> levels = s.explain("q1").fairShare();
+
+        assertThat(levels).extracting(FairShareLevel::name).containsExactly("nlp", "posttrain");
+        FairShareLevel nlp = levels.get(0);
+        assertThat(nlp.parent()).isEqualTo("lab");
+        assertThat(nlp.usageGpuSeconds()).isEqualTo(8 * H);
+        assertThat(nlp.entitlement()).isCloseTo(2.0 / 3, within(1e-12));
+        assertThat(nlp.ratio()).isCloseTo(8 * H / (2.0 / 3 * 16 * WINDOW), within(1e-12));
+        assertThat(nlp.rank()).isEqualTo(2); // vision used nothing
+        assertThat(nlp.siblings()).isEqualTo(2);
+        FairShareLevel post = levels.get(1);
+        assertThat(post.parent()).isEqualTo("nlp");
+        assertThat(post.usageGpuSeconds()).isZero();
+        assertThat(post.entitlement()).isCloseTo(1.0 / 3, within(1e-12));
+        assertThat(post.rank()).isEqualTo(1);
+        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00 of its entitlement,"
+                + " ranking 2nd of 2 at the top; posttrain has used 0.00 of its entitlement, ranking 1st of 2 under nlp.");
+    }
+
+    @Test
+    void aRunningJobIsProtectedUntilItsMinimumRuntimeEndsAndThenMayBePreempted() {
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("a1", "A", 8, H)
+                .at(600).submits("b1", "B", 8);
+
+        WaitExplanation during = s.explain("a1");
+        assertThat(during.position()).isNull();
+        assertThat(during.waitsFor()).isNull();
+        assertThat(during.protection()).isEqualTo(new WaitExplanation.Protection(true, H, H, 1, List.of("b1")));
+        assertThat(during.summary().get(1)).isEqualTo("It is protected by its 1h minimum runtime until t=3600s (in 50m);"
+                + " nobody may preempt it before then. 1 waiting workload(s) may preempt it once its protection ends: b1.");
+
+        s.at(2 * H);
+        WaitExplanation after = s.explain("a1");
+        assertThat(after.protection().protectedNow()).isFalse();
+        assertThat(after.summary().get(1)).isEqualTo("Its 1h minimum runtime ended at t=3600s; it may be preempted."
+                + " 1 waiting workload(s) may preempt it: b1.");
+    }
+
+    @Test
+    void aJobOfTheTopRankedTeamMayBePreemptedByNobody() {
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("b0", "B", 8, H)
+                .at(3 * H).ends("b0").runs("a1", "A", 8, H)
+                .submits("b1", "B", 8);
+
+        assertThat(s.explain("a1").protection().preemptibleByCount()).isZero();
+    }
+
+    @Test
+    void unknownJobsAreNotExplained() {
+        Story s = Story.given(1, 8).teams("A").at(0);
+        assertThat(new WaitExplainer().explain(s.state(), "nope", 0)).isEmpty();
+    }
+
+    @Test
+    void ordinals() {
+        assertThat(List.of(1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111).stream().map(WaitExplanation::ordinal))
+                .containsExactly("1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th");
+    }
+}

@@ -1,0 +1,133 @@
+package dev.allot.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.allot.core.explain.WaitExplanation;
+import dev.allot.core.model.Decimals;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadState;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The answer of {@code GET /v1/workloads/{id}/explain}: the workload's state, plain-words sentences, and the data they
+ * are made of: the scheduler's explanation (queue position, fair share per tree level, what it waits for, or the
+ * protection of running work) and every attempt that ended in a preemption (when, by whom, why, work lost).
+ */
+final class Explanations {
+    private Explanations() {
+    }
+
+    /** The whole answer. */
+    record ExplainView(String id, String state, String allocation, List<String> summary, Data data) {
+    }
+
+    /**
+     * @param seenByScheduler false when the scheduler has not loaded yet or does not hold the workload (then the
+     *                        scheduler fields are null)
+     * @param at              the time of the scheduler's state the explanation was made from
+     */
+    record Data(boolean seenByScheduler, String at, Queue queue, List<Level> fairShare, JsonNode waitsFor,
+                Protection protection, List<Preemption> preemptions) {
+    }
+
+    record Queue(int position, int waiting, int positionInAllocation, int waitingInAllocation) {
+    }
+
+    /** One tree level; {@code ratio} is null when the entitlement is zero. */
+    record Level(String name, String parent, long usageGpuSeconds, double entitlement, double entitledGpuSeconds,
+                 Double ratio, int rank, int siblings) {
+    }
+
+    record Protection(boolean protectedNow, String protectedUntil, long protectedUntilSeconds, long minRuntimeSeconds,
+                      int preemptibleByCount, List<String> preemptibleBy) {
+    }
+
+    /** An attempt that ended in a preemption: by whom (null for a drain), why, and the work lost. */
+    record Preemption(int attempt, String at, String outcome, String preemptor, String reason, Double lostGpuHours) {
+    }
+
+    static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper) {
+        List<String> summary = new ArrayList<>();
+        Data data;
+        if (explanation.isPresent()) {
+            WaitExplanation e = explanation.get();
+            summary.addAll(e.summary(s -> Instant.ofEpochSecond(s).toString()));
+            data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), queue(e), levels(e),
+                    waitsFor(e, mapper), protection(e), preemptions(attempts));
+        } else {
+            summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
+                    ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
+                    + " no queue position yet." : "; it no longer waits."));
+            data = new Data(false, null, null, null, null, null, preemptions(attempts));
+        }
+        for (Preemption p : data.preemptions()) {
+            summary.add(sentence(p));
+        }
+        return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data);
+    }
+
+    private static Queue queue(WaitExplanation e) {
+        var q = e.position();
+        return q == null ? null : new Queue(q.position(), q.waiting(), q.positionInAllocation(), q.waitingInAllocation());
+    }
+
+    private static List<Level> levels(WaitExplanation e) {
+        return e.fairShare().stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.entitlement(),
+                l.entitledGpuSeconds(), Double.isInfinite(l.ratio()) ? null : l.ratio(), l.rank(), l.siblings())).toList();
+    }
+
+    private static JsonNode waitsFor(WaitExplanation e, ObjectMapper mapper) {
+        if (e.waitsFor() == null) {
+            return null;
+        }
+        ObjectNode n = mapper.createObjectNode();
+        n.put("kind", e.waitsFor().kind());
+        n.setAll((ObjectNode) mapper.valueToTree(e.waitsFor()));
+        if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.ProtectedUntil p) {
+            n.put("until", Instant.ofEpochSecond(p.untilSeconds()).toString());
+        }
+        return n;
+    }
+
+    private static Protection protection(WaitExplanation e) {
+        var p = e.protection();
+        return p == null ? null : new Protection(p.protectedNow(), Instant.ofEpochSecond(p.protectedUntilSeconds()).toString(),
+                p.protectedUntilSeconds(), p.minRuntimeSeconds(), p.preemptibleByCount(), p.preemptibleByIds());
+    }
+
+    static List<Preemption> preemptions(List<Attempt> attempts) {
+        List<Preemption> out = new ArrayList<>();
+        for (Attempt a : attempts) {
+            if (a.outcome() == AttemptOutcome.PREEMPTED || a.outcome() == AttemptOutcome.REQUEUED) {
+                out.add(new Preemption(a.key().attempt(), a.endedAtMillis() == null ? null : Views.instant(a.endedAtMillis()),
+                        a.outcome().label(), a.preemptor(), a.reason(),
+                        a.lostGpuSeconds() == null ? null : a.lostGpuSeconds() / 3600));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static String sentence(Preemption p) {
+        StringBuilder sb = new StringBuilder("Attempt " + p.attempt() + " was ")
+                .append(p.outcome().equals("requeued") ? "preempted and requeued" : "preempted for good");
+        if (p.at() != null) {
+            sb.append(" at ").append(p.at());
+        }
+        if (p.preemptor() != null) {
+            sb.append(" by ").append(p.preemptor());
+        }
+        if (p.reason() != null) {
+            sb.append(": ").append(p.reason());
+        }
+        if (p.lostGpuHours() != null) {
+            sb.append("; ").append(Decimals.fixed(p.lostGpuHours(), 2)).append(" GPU-hours of work were lost");
+        }
+        return sb.append('.').toString();
+    }
+}

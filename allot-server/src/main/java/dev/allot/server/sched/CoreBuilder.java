@@ -1,0 +1,83 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.NodeSpec;
+import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.AllocationTrees;
+import dev.allot.server.store.Attempts;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.Workload;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Builds the core's {@link ClusterState} from what the store holds: the allocation tree, the nodes (all healthy; the
+ * loop marks them), and the usage of the fair-share window, seeded from the stored attempts of allocated work, so
+ * that a restarted or rebuilt scheduler ranks allocations as the one before it did. Also turns stored workloads into
+ * the core's specs. No state of its own.
+ */
+final class CoreBuilder {
+    /** The work a workload that did not say how long it runs is assumed to need, for the policy's estimates. */
+    static final Duration DEFAULT_DURATION = Duration.ofDays(365);
+
+    private CoreBuilder() {
+    }
+
+    /** What the core's shape depends on: the tree's paths and shares, the nodes' names and GPUs, in store order. */
+    record Topology(List<String> allocations, List<String> nodes) {
+        static Topology of(List<Allocation> allocations, List<Node> nodes) {
+            return new Topology(allocations.stream().map(a -> a.path() + "=" + a.share()).toList(),
+                    nodes.stream().map(n -> n.name() + "=" + n.gpus()).toList());
+        }
+    }
+
+    /** A fresh state at {@code now} (seconds) with the window's usage seeded from the store. */
+    static ClusterState build(Store store, List<Allocation> allocations, List<Node> nodes, SchedulerConfig config,
+                              long now) {
+        AllocationTree tree = AllocationTrees.of(allocations);
+        List<NodeSpec> specs = new ArrayList<>(nodes.size());
+        for (Node n : nodes) {
+            specs.add(new NodeSpec(n.name(), n.gpus(), "gpu", new TreeMap<>()));
+        }
+        ClusterState state = new ClusterState(new ClusterSpec(specs, List.of()), tree, config, now);
+        long windowStart = now - state.ledger().windowSeconds() - state.ledger().bucketSeconds();
+        for (Attempts.ChargedRun r : store.attempts().chargedRuns(windowStart * 1000, now * 1000)) {
+            Optional<Integer> leaf = tree.leaf(r.allocationPath());
+            if (leaf.isEmpty()) {
+                continue; // an allocation removed since: its usage no longer counts for anyone
+            }
+            long from = Math.floorDiv(r.startedAtMillis(), 1000);
+            long to = r.endedAtMillis() == null ? now : Math.min(now, Math.floorDiv(r.endedAtMillis(), 1000));
+            state.seedUsage(leaf.get(), r.gpus(), from, to);
+        }
+        return state;
+    }
+
+    /** A stored workload as the core's spec, submitted when it was (never after {@code now}). */
+    static WorkloadSpec spec(Workload w, long now) {
+        WorkloadSpec.Builder b = WorkloadSpec.builder(w.id())
+                .submitAt(Math.max(0, Math.min(Math.floorDiv(w.submittedAtMillis(), 1000), now)))
+                .allocation(w.allocationPath())
+                .user(w.user())
+                .gpus(w.gpus())
+                .gpusPerNode(w.gpusPerNode())
+                .duration(w.durationSeconds() == null ? DEFAULT_DURATION : Duration.ofSeconds(w.durationSeconds()))
+                .minRuntime(Duration.ofSeconds(w.minRuntimeSeconds()))
+                .priority(w.priority())
+                .kind(w.kind());
+        if (w.resumable()) {
+            b.resumable();
+        } else {
+            b.notResumable();
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,107 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Launch;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Placement;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * An attempt the scheduling loop has launched (or adopted) and not yet seen end: where it runs, by node name and GPU
+ * index as the store has it, and the same as the core's node indexes ({@link #placement}, {@link #lanes}, in the
+ * placement's node order), which are mapped again when the core's nodes change. Mutable, owned by the loop's thread.
+ */
+final class LiveAttempt {
+    final AttemptKey key;
+    final String jobId;
+    /** Where it runs, as stored: node names and GPU indexes. */
+    final List<Launch.NodeGpus> where;
+    /** When it started, seconds since the epoch. */
+    final long startedAtSeconds;
+    Placement placement;
+    int[][] lanes;
+    boolean markedRunning;
+    boolean stopping;
+    boolean stopSent;
+    /** When the stop was first asked (epoch millis), -1 before: the grace period counts from then. */
+    long stopRequestedAtMillis = -1;
+    boolean cancelled;
+    PreemptionCause cause;
+    ClusterState.PreemptionResult result;
+
+    LiveAttempt(AttemptKey key, String jobId, List<Launch.NodeGpus> where, long startedAtSeconds, Placement placement,
+                int[][] lanes) {
+        this.key = key;
+        this.jobId = jobId;
+        this.where = List.copyOf(where);
+        this.startedAtSeconds = startedAtSeconds;
+        this.placement = placement;
+        this.lanes = lanes;
+    }
+
+    /**
+     * The stored GPUs as a core placement over {@code nodeNames} (node index, count) and lanes in the placement's
+     * order, or a reason why they cannot be: a node the cluster does not have, an index beyond the node's GPUs, a
+     * node or an index named twice.
+     */
+    static Mapped map(List<Launch.NodeGpus> where, List<String> nodeNames, int[] sizes) {
+        Map<Integer, int[]> byNode = new TreeMap<>();
+        for (Launch.NodeGpus ng : where) {
+            int n = nodeNames.indexOf(ng.node());
+            if (n < 0) {
+                return Mapped.failed("it runs on node " + ng.node() + ", which the store no longer has");
+            }
+            int[] lanes = ng.gpus().stream().mapToInt(Integer::intValue).sorted().toArray();
+            for (int i = 0; i < lanes.length; i++) {
+                if (lanes[i] < 0 || lanes[i] >= sizes[n] || (i > 0 && lanes[i] == lanes[i - 1])) {
+                    return Mapped.failed("it holds GPUs " + ng.gpus() + " of node " + ng.node() + ", which has "
+                            + sizes[n]);
+                }
+            }
+            if (byNode.put(n, lanes) != null) {
+                return Mapped.failed("it names node " + ng.node() + " twice");
+            }
+        }
+        int[] nodes = byNode.keySet().stream().mapToInt(Integer::intValue).toArray();
+        int[] counts = byNode.values().stream().mapToInt(l -> l.length).toArray();
+        Placement p = new Placement(nodes, counts);
+        int[][] lanes = new int[p.nodeCount()][];
+        for (int i = 0; i < p.nodeCount(); i++) {
+            lanes[i] = byNode.get(p.node(i));
+        }
+        return new Mapped(p, lanes, null);
+    }
+
+    /** Whether this attempt and a placement with its lanes share a GPU. */
+    boolean overlaps(Placement other, int[][] otherLanes) {
+        for (int i = 0; i < placement.nodeCount(); i++) {
+            for (int j = 0; j < other.nodeCount(); j++) {
+                if (placement.node(i) != other.node(j)) {
+                    continue;
+                }
+                for (int a : lanes[i]) {
+                    for (int b : otherLanes[j]) {
+                        if (a == b) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** A placement with its lanes, or why there is none. */
+    record Mapped(Placement placement, int[][] lanes, String failure) {
+        static Mapped failed(String why) {
+            return new Mapped(null, null, why);
+        }
+
+        boolean ok() {
+            return failure == null;
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.allot.server.api;
+
+import static dev.allot.server.api.ApiFixture.X;
+import static dev.allot.server.api.ApiFixture.body;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.service.LoopExplainer;
+import dev.allot.server.testing.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code GET /v1/workloads/{id}/explain} against a real server whose explanations come from a real scheduling loop
+ * (the core's allocation policy, the simulated backend, a clock moved by hand, one cycle at a time).
+ *
+ * <p>The story: gpu-01 (8 GPUs) is the only healthy node. ms-member's 8-GPU workload of lab/vision/detect starts with
+ * a 1h minimum runtime; member's 8-GPU workload of lab/nlp/pretrain (which ranks above, having used nothing) then
+ * waits for that protection to end, and once it has, preempts it.
+ */
+class ExplainApiTest {
+    private static final String DETECT = "lab/vision/detect";
+
+    @TempDir
+    Path dataDir;
+
+    final MutableClock clock = new MutableClock(ApiFixture.NOW);
+    SchedulerLoop loop;
+    ApiFixture api;
+
+    @BeforeEach
+    void start() {
+        api = new ApiFixture(dataDir, clock, store -> {
+            PolicyFactory f = PolicyRegistry.standard().get("allocation");
+            loop = new SchedulerLoop(store, new SimulatedBackend(clock), f.create(Settings.defaults(f.settings())),
+                    SchedulerConfig.defaults(), clock);
+            return new LoopExplainer(loop);
+        });
+    }
+
+    @AfterEach
+    void stop() {
+        loop.close();
+        api.close();
+    }
+
+    private String submit(String user, String allocation, String minRuntime) {
+        Response r = api.submit(user, body("allocation", "\"" + allocation + "\"", "gpusPerNode", "0",
+                "minRuntime", "\"" + minRuntime + "\"", "duration", "\"1d\""));
+        assertThat(r.status()).isEqualTo(201);
+        return r.json().path("id").asText();
+    }
+
+    private JsonNode explain(String id, String user) {
+        Response r = api.get("/v1/workloads/" + id + "/explain", "tok-" + user);
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
+        return r.json();
+    }
+
+    @Test
+    void aWaitingWorkloadIsExplainedWithItsPlaceItsFairShareAndTheProtectionItWaitsFor() {
+        String detect = submit("ms-member", DETECT, "1h");
+        loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        loop.runOnce();
+
+        JsonNode e = explain(pretrain, "member");
+
+        assertThat(e.path("id").asText()).isEqualTo(pretrain);
+        assertThat(e.path("state").asText()).isEqualTo("pending");
+        assertThat(e.path("allocation").asText()).isEqualTo(X);
+        JsonNode data = e.path("data");
+        assertThat(data.path("seenByScheduler").asBoolean()).isTrue();
+        assertThat(data.path("at").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(data.path("queue").path("position").asInt()).isEqualTo(1);
+        assertThat(data.path("queue").path("waiting").asInt()).isEqualTo(1);
+        assertThat(data.path("queue").path("positionInAllocation").asInt()).isEqualTo(1);
+        List<String> levels = new ArrayList<>();
+        data.path("fairShare").forEach(l -> levels.add(l.path("name").asText() + " " + l.path("rank").asInt() + "/"
+                + l.path("siblings").asInt()));
+        // lab is alone at the top; under lab, nlp (nothing used) ranks above vision (committed 8 GPU-hours)
+        assertThat(levels).containsExactly("lab 1/1", "lab/nlp 1/2", X + " 1/1");
+        assertThat(data.path("fairShare").get(1).path("usageGpuSeconds").asLong()).isZero();
+        assertThat(data.path("fairShare").get(1).path("entitlement").asDouble()).isEqualTo(2.0 / 3);
+        JsonNode waits = data.path("waitsFor");
+        assertThat(waits.path("kind").asText()).isEqualTo("protected-until");
+        assertThat(waits.path("until").asText()).isEqualTo("2026-03-01T10:00:00Z");
+        assertThat(waits.path("neededGpus").asInt()).isEqualTo(8);
+        assertThat(waits.path("protectedWork").get(0).path("id").asText()).isEqualTo(detect);
+        assertThat(data.path("protection").isNull()).isTrue();
+        assertThat(data.path("preemptions").size()).isZero();
+        assertThat(e.path("summary").get(0).asText()).isEqualTo(pretrain + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
+        assertThat(e.path("summary").get(2).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
+                + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00Z (in 1h),"
+                + " after which it may preempt them.");
+
+        JsonNode running = explain(detect, "ms-member");
+        assertThat(running.path("state").asText()).isEqualTo("running");
+        assertThat(running.path("data").path("protection").path("protectedNow").asBoolean()).isTrue();
+        assertThat(running.path("data").path("protection").path("protectedUntil").asText()).isEqualTo("2026-03-01T10:00:00Z");
+        assertThat(running.path("data").path("protection").path("preemptibleBy").toString()).isEqualTo("[\"" + pretrain + "\"]");
+    }
+
+    @Test
+    void aPreemptedWorkloadIsExplainedWithByWhomWhyAndTheWorkLost() {
+        String detect = submit("ms-member", DETECT, "1h");
+        loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(90));
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(1));
+        loop.runOnce();
+
+        JsonNode e = explain(detect, "outsider");
+
+        assertThat(e.path("state").asText()).isEqualTo("requeued");
+        JsonNode p = e.path("data").path("preemptions").get(0);
+        assertThat(p.path("attempt").asInt()).isEqualTo(1);
+        assertThat(p.path("outcome").asText()).isEqualTo("requeued");
+        assertThat(p.path("preemptor").asText()).isEqualTo(pretrain);
+        assertThat(p.path("reason").asText()).contains("ranks above").contains("lab/nlp").contains("lab/vision");
+        assertThat(p.path("lostGpuHours").isNumber()).isTrue();
+        assertThat(e.path("summary").toString()).contains("Attempt 1 was preempted and requeued at ")
+                .contains(" by " + pretrain + ": ").contains("GPU-hours of work were lost.");
+        // it waits again, now behind nothing but without GPUs it may take: pretrain ranks above it
+        assertThat(e.path("data").path("queue").path("position").asInt()).isEqualTo(1);
+        assertThat(e.path("data").path("waitsFor").path("kind").asText()).isEqualTo("gpus");
+
+        JsonNode winner = explain(pretrain, "member");
+        assertThat(winner.path("state").asText()).isEqualTo("running");
+        assertThat(winner.path("data").path("protection").path("protectedNow").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aWorkloadTheSchedulerHasNotTakenInYetIsSaidSo() {
+        String id = submit("member", X, "2h");
+
+        JsonNode before = explain(id, "member"); // the loop has not even loaded
+        assertThat(before.path("data").path("seenByScheduler").asBoolean()).isFalse();
+        assertThat(before.path("data").path("queue").isNull()).isTrue();
+        assertThat(before.path("summary").get(0).asText()).contains("not yet seen by the scheduler");
+
+        loop.runOnce();
+        String later = submit("member", X, "2h");
+        assertThat(explain(later, "member").path("data").path("seenByScheduler").asBoolean()).isFalse();
+    }
+
+    @Test
+    void unknownWorkloadsAre404AndAnonymousCallersAre401() {
+        Response missing = api.get("/v1/workloads/w-999/explain", "tok-member");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.error()).contains("no workload 'w-999'");
+
+        String id = submit("member", X, "2h");
+        assertThat(api.get("/v1/workloads/" + id + "/explain", null).status()).isEqualTo(401);
+        assertThat(api.get("/v1/workloads/" + id + "/explain", "tok-nope").status()).isEqualTo(401);
+    }
+
+    @Test
+    void anySignedInUserMayReadAnExplanationAsTheyMayReadTheWorkload() {
+        String id = submit("member", X, "2h");
+        // the same rule as GET /v1/workloads/{id}: reading needs only a valid token, so there is no 403 here
+        for (String user : List.of("owner", "outsider", "ms", "root")) {
+            assertThat(api.get("/v1/workloads/" + id, "tok-" + user).status()).isEqualTo(200);
+            assertThat(api.get("/v1/workloads/" + id + "/explain", "tok-" + user).status()).isEqualTo(200);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package dev.allot.server.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.WorkloadState;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the loop does when the world changes under it: edits of the tree, new nodes and health changes are taken in
+ * at the next cycle; a restart or a rebuild keeps every running workload's promised protection and the window's
+ * usage; and the policy is asked only when something changed or a protection ends.
+ */
+class SchedulerLoopChangesTest {
+    private static final long HOUR = 3600;
+    private static final long MIN = 60;
+
+    @TempDir
+    Path dir;
+
+    private final List<Fixture> fixtures = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        fixtures.forEach(Fixture::close);
+    }
+
+    private Fixture fixture(String name, List<String> teams, int... nodeGpus) {
+        Fixture f = new Fixture(dir.resolve(name), teams, nodeGpus);
+        fixtures.add(f);
+        return f;
+    }
+
+    @Test
+    void givenTeamAOnTheWholeNodeWhenTeamCIsCreatedItsWorkWaitsForAsProtectionAsPromisedNotLonger() {
+        Fixture f = fixture("tree", List.of("a", "b"), 8);
+        List<String> as = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            as.add(f.submit("a", 1, 10 * HOUR, HOUR, true));
+        }
+        f.cycle();
+        assertThat(f.backend.launches).hasSize(8);
+
+        f.advance(30 * MIN);
+        f.store.allocations().putAllocation(new Allocation("c", 1, List.of(), List.of()), "root", f.clock.millis());
+        String c = f.submit("c", 1, HOUR, 600, false);
+        f.cycle();
+        assertThat(f.loop.counters().rebuilds()).isEqualTo(1);
+        assertThat(f.loop.refused()).isEmpty();
+        assertThat(f.stateOf(c)).as("a's work is protected for its first hour").isEqualTo(WorkloadState.PENDING);
+
+        f.advance(30 * MIN - 1);
+        f.cycle();
+        assertThat(f.backend.stops).isEmpty();
+        f.advance(1);
+        f.cycle();
+        // The rebuild kept the protection's end (1h after the start), so c preempts at 1h, not 1h30.
+        assertThat(f.backend.stops).hasSize(1);
+        assertThat(f.stateOf(c)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.story.subList(8, f.story.size())).containsExactly(
+                "4: start " + c + "#1 n1[0]",
+                "4: stop " + as.get(0) + "#1");
+    }
+
+    @Test
+    void aShareEditChangesWhoGoesFirstAtTheNextCycle() {
+        Fixture f = fixture("shares", List.of("a", "b"), 8);
+        f.submit("a", 4, HOUR, HOUR, false);
+        f.submit("b", 4, 2 * HOUR, HOUR, false);
+        f.cycle();
+        f.advance(2 * HOUR);
+        f.cycle();
+        // a used 4 GPU-hours, b 8: with equal shares a is the less served; with b's share raised 100x, b is.
+        f.store.allocations().putAllocation(new Allocation("b", 100, List.of(), List.of()), "root", f.clock.millis());
+        String a = f.submit("a", 8, HOUR, HOUR, false);
+        String b = f.submit("b", 8, HOUR, HOUR, false);
+        f.cycle();
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.PENDING);
+        assertThat(f.loop.counters().rebuilds()).isEqualTo(1);
+    }
+
+    @Test
+    void aNodeAddedToTheStoreTakesWorkAtTheNextCycle() {
+        Fixture f = fixture("grow", List.of("a"), 4);
+        String first = f.submit("a", 4, HOUR, 600, false);
+        String second = f.submit("a", 4, HOUR, 600, false);
+        f.cycle();
+        assertThat(f.stateOf(second)).isEqualTo(WorkloadState.PENDING);
+        f.advance(MIN);
+        f.store.nodes().putNode(new Node("n2", 4, true, null, f.clock.millis()));
+        f.cycle();
+        assertThat(f.story).containsExactly(
+                "1: start " + first + "#1 n1[0, 1, 2, 3]",
+                "2: start " + second + "#1 n2[0, 1, 2, 3]");
+    }
+
+    @Test
+    void aNodeMarkedUnhealthyTakesNoNewWorkAndIsDrainedWhenItsWorkIsPastItsMinimumRuntime() {
+        Fixture f = fixture("health", List.of("a"), 4, 4);
+        String running = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
+        f.cycle();
+        assertThat(f.story).containsExactly("1: start " + running + "#1 n1[0, 1, 2, 3]");
+
+        f.advance(MIN);
+        f.store.nodes().setHealth("n1", false, "ECC errors", f.clock.millis());
+        String next = f.submit("a", 4, HOUR, 10 * MIN, false);
+        f.cycle();
+        assertThat(f.story).containsExactly(
+                "1: start " + running + "#1 n1[0, 1, 2, 3]",
+                "2: start " + next + "#1 n2[0, 1, 2, 3]");
+
+        f.advance(9 * MIN - 1);
+        f.cycle();
+        assertThat(f.backend.stops).isEmpty();
+        f.advance(1);
+        f.cycle();
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(running + "#1");
+        f.cycle();
+        assertThat(f.attempts(running).get(0).outcome()).isEqualTo(AttemptOutcome.REQUEUED);
+        assertThat(f.attempts(running).get(0).reason()).contains("n1 is unhealthy");
+        // Healthy again: the requeued work comes back to it.
+        f.advance(MIN);
+        f.store.nodes().setHealth("n1", true, "repaired", f.clock.millis());
+        f.cycle();
+        assertThat(f.story.get(f.story.size() - 1)).isEqualTo(
+                "6: start " + running + "#2 n1[0, 1, 2, 3]");
+    }
+
+    @Test
+    void afterARestartTheWindowRemembersWhoUsedWhatAndProtectionEndsWhenPromised() {
+        Fixture f = fixture("seed", List.of("a", "b"), 8);
+        String heavy = f.submit("a", 8, 2 * HOUR, HOUR, false);
+        f.cycle();
+        f.advance(2 * HOUR);
+        f.cycle();
+        String light = f.submit("b", 8, HOUR, HOUR, false);
+        f.cycle();
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(heavy)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.stateOf(light)).isEqualTo(WorkloadState.COMPLETED);
+
+        // a used 16 GPU-hours, b 8. Were usage forgotten, the tie would go to 'a' by name.
+        f.crash();
+        String a = f.submit("a", 8, HOUR, HOUR, false);
+        String b = f.submit("b", 8, HOUR, HOUR, false);
+        f.cycle();
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.stateOf(a)).isEqualTo(WorkloadState.PENDING);
+    }
+
+    @Test
+    void anAdoptedAttemptKeepsTheProtectionItStartedWith() {
+        Fixture f = fixture("adopted", List.of("a", "b"), 8);
+        String a = f.submit("a", 8, 10 * HOUR, HOUR, true);
+        f.cycle();
+        f.advance(50 * MIN);
+        f.crash();
+        String b = f.submit("b", 8, HOUR, HOUR, false);
+        f.cycle();
+        assertThat(f.stateOf(b)).isEqualTo(WorkloadState.PENDING);
+        f.advance(10 * MIN);
+        f.cycle();
+        // Protected until 1h after its start, not 1h after the restart.
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(a + "#1");
+    }
+
+    @Test
+    void thePolicyIsAskedOnlyWhenSomethingChangedOrAProtectionEnds() {
+        Fixture f = fixture("idle", List.of("a", "b"), 8);
+        f.submit("a", 8, 10 * HOUR, HOUR, true);
+        f.submit("a", 8, 10 * HOUR, HOUR, true);
+        f.cycle();
+        long asked = f.loop.counters().decisions();
+        for (int i = 0; i < 5; i++) {
+            f.advance(1);
+            f.cycle();
+        }
+        assertThat(f.loop.counters().decisions()).as("nothing changed").isEqualTo(asked);
+        f.submit("b", 1, HOUR, 600, false);
+        f.advance(1);
+        f.cycle();
+        assertThat(f.loop.counters().decisions()).as("a submission").isEqualTo(asked + 1);
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.loop.counters().decisions()).as("a protection ended").isEqualTo(asked + 2);
+        assertThat(f.backend.stops).hasSize(1);
+    }
+}
