@@ -53,7 +53,11 @@ import java.util.stream.Stream;
  * <p><b>Adoption.</b> A pid file's process counts as the attempt's wrapper only if it is alive (not a zombie), started
  * at the recorded instant (within a second: the OS derives it from the boot time, which it may round) and, when the
  * OS shows its arguments, carries the attempt's token: a pid reused by another process is not mistaken for the
- * attempt. An attempt whose wrapper is gone and left no exit file is {@code EXITED} with an unknown exit code.
+ * attempt. An attempt whose wrapper is gone and left no exit file is {@code EXITED} with an unknown exit code,
+ * except a launch interrupted before its process ran (only its log exists, and no process carries its token): that
+ * one is not adopted and is launched by the next {@link #start} of its key. A scheduler killed in the instant
+ * between spawning the JVM's launch helper and its {@code exec} of the wrapper could in principle leave a helper
+ * that execs the wrapper only after the restarted scheduler looked; the restart takes far longer than that instant.
  *
  * <p>Every method holds the object's lock; {@link #observe} reads small files and {@code /proc} and never waits for
  * a process. {@link #close} stops the grace timers but leaves the processes running, to be adopted.
@@ -168,7 +172,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         requireFileSafe(key);
         String gpus = gpusOnThisNode(launch);
         AttemptFiles files = files(key);
-        if (files.anyTrace()) {
+        if (files.anyTrace() && !interruptedLaunch(files)) {
             // Launched (or tried) before: by an earlier scheduler, or before being forgotten. Never twice.
             try {
                 Files.deleteIfExists(files.forgotten());
@@ -471,9 +475,28 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
         for (AttemptKey key : keys) {
             AttemptFiles files = files(key);
-            if (!Files.exists(files.forgotten())) {
+            if (!Files.exists(files.forgotten()) && !interruptedLaunch(files)) {
                 attempts.put(key, adopt(files));
             }
+        }
+    }
+
+    /**
+     * Whether an attempt's files show a launch that was interrupted before any process of it ran: the log (created
+     * just before the process is spawned) and nothing else, no pid, no exit code, no failure, no stop, and no
+     * process carrying its token. That is a scheduler killed between opening the log and spawning (or recording)
+     * the wrapper, whose child never got to run: the wrapper, had it run, would be in the process table or would
+     * have left its exit file. Such an attempt never ran, so it is not adopted (a restarted scheduler does not
+     * know it and starts it, with the same key) and {@link #start} launches it rather than report it ended with
+     * an unknown exit code, which would fail a workload that never ran.
+     */
+    private static boolean interruptedLaunch(AttemptFiles files) {
+        if (!Files.exists(files.log()) || Files.exists(files.pid()) || Files.exists(files.exit())
+                || Files.exists(files.failed()) || Files.exists(files.stopped())) {
+            return false;
+        }
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            return all.noneMatch(p -> isWrapperOf(p, files));
         }
     }
 

@@ -452,4 +452,19 @@ class LocalBackendTest {
         assertThat(status.phase()).isEqualTo(Phase.UNKNOWN);
         assertThat(status.ended()).isFalse();
     }
+    @Test
+    void aLaunchInterruptedBeforeItsProcessRanIsNotAdoptedAndIsLaunchedByTheNextStart() throws Exception {
+        // A scheduler killed after the log was opened and before the wrapper ran leaves only the (empty) log.
+        Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
+        Files.writeString(attempts.resolve("w-cut-1.log"), "");
+        AttemptKey key = new AttemptKey("w-cut", 1);
+
+        LocalBackend restarted = backend();
+        assertThat(restarted.observe()).as("never ran: not reported, in particular not as ended").isEmpty();
+
+        restarted.start(script("w-cut", 1, "echo ran $ALLOT_ATTEMPT"));
+        AttemptStatus done = awaitPhase(restarted, key, Phase.EXITED);
+        assertThat(done.exitCode()).isZero();
+        assertThat(log(restarted, key)).isEqualTo("ran 1\n");
+    }
 }

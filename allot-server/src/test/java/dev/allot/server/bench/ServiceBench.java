@@ -1,0 +1,350 @@
+package dev.allot.server.bench;
+
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.service.Service;
+import dev.allot.server.service.ServiceConfig;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.NewWorkload;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import dev.allot.server.store.WorkloadFilter;
+import dev.allot.server.store.WorkloadState;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The service's benchmark (not a test: it prints numbers and asserts nothing). Run it with
+ * {@code tools/bench-service.sh [submit|cycle|start|all] [options]}:
+ *
+ * <ul>
+ *   <li>{@code submit}: submissions per second through the REST API into SQLite: {@code --submissions N} (20,000)
+ *       from {@code --threads N} (16) clients over keep-alive HTTP/1.1, after {@code --warmup N} (2,000); the
+ *       service runs its scheduling loop (simulated backend, one 8-GPU node, so it fills and the rest waits) unless
+ *       {@code --no-loop}.</li>
+ *   <li>{@code cycle}: one scheduling cycle with 10,000 waiting workloads on 1,024 nodes x 8 GPUs (a tree of 8
+ *       groups x 4 projects, the cluster full of protected 8-GPU work, {@code SimulatedBackend}): the policy's
+ *       decision time ({@code counters().lastDecisionNanos()}) and the whole {@code runOnce()}, over
+ *       {@code --cycles N} (50) after 5 warm-up cycles, each measured cycle after one more submission (so that it
+ *       decides); also the time to read every workload not ended from the store, as each cycle's intake does.</li>
+ *   <li>{@code start}: on an idle cluster with the local backend, from the POST returning to the process's first
+ *       instruction (it writes a timestamp) and to the API saying running; {@code --samples N} (20).</li>
+ * </ul>
+ *
+ * {@code --dir DIR} puts the data directories there (default: a temp directory; the SQLite file's fsyncs make the
+ * file system matter).
+ */
+public final class ServiceBench {
+    private static final String BODY = "{\"allocation\":\"lab/a\",\"gpus\":1,\"minRuntime\":\"10m\",\"duration\":\"1h\","
+            + "\"resumable\":true,\"priority\":\"normal\",\"command\":[\"true\"]}";
+
+    private ServiceBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String what = args.length > 0 && !args[0].startsWith("--") ? args[0] : "all";
+        int submissions = intOpt(args, "--submissions", 20_000);
+        int threads = intOpt(args, "--threads", 16);
+        int warmup = intOpt(args, "--warmup", 2_000);
+        int cycles = intOpt(args, "--cycles", 50);
+        int samples = intOpt(args, "--samples", 20);
+        boolean loop = !Arrays.asList(args).contains("--no-loop");
+        String dirOpt = strOpt(args, "--dir", null);
+        Path root = dirOpt == null ? Files.createTempDirectory("allot-bench") : Files.createDirectories(Path.of(dirOpt));
+        System.out.printf("ServiceBench: %d processors, java %s, data under %s%n",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), root);
+        if (what.equals("submit") || what.equals("all")) {
+            submit(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop);
+        }
+        if (what.equals("cycle") || what.equals("all")) {
+            cycle(Files.createTempDirectory(root, "cycle"), cycles);
+        }
+        if (what.equals("start") || what.equals("all")) {
+            start(Files.createTempDirectory(root, "start"), samples);
+        }
+        System.exit(0);
+    }
+
+    // ------------------------------------------------------------------ (a) submissions per second
+
+    static void submit(Path data, int n, int threads, int warmup, boolean withLoop) throws Exception {
+        seedUsers(data, List.of("lab", "lab/a", "lab/b"));
+        if (withLoop) {
+            try (Store store = Store.sqlite(data)) {
+                store.nodes().putNode(new Node("n1", 8, true, null, System.currentTimeMillis()));
+            }
+        }
+        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withBackend(ServiceConfig.SIMULATED)
+                .withTick(Duration.ofSeconds(1));
+        try (Service service = Service.start(config, Clock.systemUTC())) {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+            URI uri = URI.create(service.url() + "/v1/workloads");
+            runSubmissions(http, uri, warmup, threads);
+            long[] latencies = new long[n];
+            long t0 = System.nanoTime();
+            int errors = runSubmissionsTimed(http, uri, n, threads, latencies);
+            long elapsed = System.nanoTime() - t0;
+            Arrays.sort(latencies);
+            System.out.printf("(a) submissions through the API into SQLite%s: %d from %d threads in %.2f s ="
+                            + " %.0f submissions/s; latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms;"
+                            + " %d errors; loop cycles %d%n", withLoop ? " (loop running, 1 node of 8 GPUs)" :
+                            " (no nodes: the loop idles)", n, threads, elapsed / 1e9, n / (elapsed / 1e9),
+                    pct(latencies, 50) / 1e6, pct(latencies, 90) / 1e6, pct(latencies, 99) / 1e6,
+                    latencies[n - 1] / 1e6, errors, service.loop().counters().cycles());
+        }
+    }
+
+    private static void runSubmissions(HttpClient http, URI uri, int n, int threads) throws Exception {
+        runSubmissionsTimed(http, uri, n, threads, new long[n]);
+    }
+
+    private static int runSubmissionsTimed(HttpClient http, URI uri, int n, int threads, long[] latencies)
+            throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger errors = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(threads);
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+                .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+        for (int t = 0; t < threads; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+                        long s = System.nanoTime();
+                        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+                        latencies[i] = System.nanoTime() - s;
+                        if (r.statusCode() != 201) {
+                            errors.incrementAndGet();
+                        }
+                    }
+                } catch (IOException | InterruptedException e) {
+                    errors.incrementAndGet();
+                } finally {
+                    done.countDown();
+                }
+            });
+            th.start();
+        }
+        done.await();
+        return errors.get();
+    }
+
+    // ------------------------------------------------------------------ (b) one cycle, 10k waiting, 1,024 nodes
+
+    static void cycle(Path data, int cycles) throws Exception {
+        // A submission before each measured cycle (not timed) gives it something new to decide on.
+        int nodes = 1024;
+        List<String> leaves = new ArrayList<>();
+        List<String> tree = new ArrayList<>(List.of("lab"));
+        for (int g = 0; g < 8; g++) {
+            tree.add("lab/g" + g);
+            for (int p = 0; p < 4; p++) {
+                tree.add("lab/g" + g + "/p" + p);
+                leaves.add("lab/g" + g + "/p" + p);
+            }
+        }
+        seedUsers(data, List.of());
+        long t0 = System.nanoTime();
+        Random random = new Random(7);
+        try (Store store = Store.sqlite(data)) {
+            long now = System.currentTimeMillis();
+            for (String path : tree) {
+                double share = path.equals("lab") ? 1 : 1 + random.nextInt(4);
+                store.allocations().putAllocation(new Allocation(path, share, List.of(), List.of("alice")), "root", now);
+            }
+            for (int i = 0; i < nodes; i++) {
+                store.nodes().putNode(new Node(String.format("gpu-%04d", i), 8, true, null, now));
+            }
+            // The work that fills the cluster: one protected 8-GPU gang per node.
+            for (int i = 0; i < nodes; i++) {
+                store.workloads().submit(NewWorkload.builder(leaves.get(i % leaves.size()), "alice").gpus(8)
+                        .gpusPerNode(8).durationSeconds(30L * 86_400).minRuntimeSeconds(8 * 3600).resumable(true)
+                        .command(List.of("train")).submittedAtMillis(now - 3_600_000).build());
+            }
+        }
+        System.out.printf("(b) store seeded with %d nodes and %d allocations in %.1f s%n", nodes, tree.size(),
+                (System.nanoTime() - t0) / 1e9);
+        Clock clock = Clock.systemUTC();
+        try (Store store = Store.sqlite(data)) {
+            PolicyFactory f = PolicyRegistry.standard().get("allocation");
+            SchedulerLoop loop = new SchedulerLoop(store, new SimulatedBackend(clock, 1.0),
+                    f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(), clock);
+            loop.runOnce();
+            System.out.printf("(b) first cycle started %d workloads (the cluster is full)%n", loop.counters().starts());
+            long t1 = System.nanoTime();
+            int[] sizes = {1, 1, 1, 1, 2, 2, 4, 8};
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < 10_000; i++) {
+                int g = sizes[random.nextInt(sizes.length)];
+                store.workloads().submit(NewWorkload.builder(leaves.get(random.nextInt(leaves.size())), "alice")
+                        .gpus(g).gpusPerNode(g == 8 ? 8 : 0).durationSeconds((long) (600 + random.nextInt(86_400)))
+                        .minRuntimeSeconds(random.nextInt(10) == 0 ? 0 : 1800).resumable(random.nextBoolean())
+                        .command(List.of("train")).submittedAtMillis(now).build());
+            }
+            System.out.printf("(b) 10,000 waiting workloads stored in %.1f s%n", (System.nanoTime() - t1) / 1e9);
+            long admit = System.nanoTime();
+            loop.runOnce();
+            System.out.printf("(b) the cycle that took in the 10,000: %.1f ms, of which the decision %.2f ms%n",
+                    (System.nanoTime() - admit) / 1e6, loop.counters().lastDecisionNanos() / 1e6);
+            for (int i = 0; i < 5; i++) {
+                loop.runOnce();
+            }
+            long[] decision = new long[cycles];
+            long[] wall = new long[cycles];
+            for (int i = 0; i < cycles; i++) {
+                // One more submission before each measured cycle, so the cycle has something new and the policy is
+                // asked (a loop that decides only on change would otherwise skip the decision).
+                store.workloads().submit(NewWorkload.builder(leaves.get(random.nextInt(leaves.size())), "alice")
+                        .gpus(1).durationSeconds(3600L).minRuntimeSeconds(1800).resumable(true)
+                        .command(List.of("train")).submittedAtMillis(System.currentTimeMillis()).build());
+                long s = System.nanoTime();
+                loop.runOnce();
+                wall[i] = System.nanoTime() - s;
+                decision[i] = loop.counters().lastDecisionNanos();
+            }
+            long pending = store.workloads().workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING)
+                    .withLimit(WorkloadFilter.MAX_LIMIT)).size();
+            Arrays.sort(decision);
+            Arrays.sort(wall);
+            System.out.printf("(b) %d cycles (one submission before each), %d workloads still waiting, %d running,"
+                            + " starts %d, preemptions %d, policy asked %d times in all:%n", cycles, pending,
+                    loop.inspect((s, t) -> s.runningCount()).orElse(-1), loop.counters().starts(),
+                    loop.counters().preemptions(), loop.counters().decisions());
+            System.out.printf("(b)   decision (policy)  median %.2f ms, p90 %.2f ms, max %.2f ms%n",
+                    pct(decision, 50) / 1e6, pct(decision, 90) / 1e6, decision[cycles - 1] / 1e6);
+            System.out.printf("(b)   whole runOnce()    median %.2f ms, p90 %.2f ms, max %.2f ms%n",
+                    pct(wall, 50) / 1e6, pct(wall, 90) / 1e6, wall[cycles - 1] / 1e6);
+            // What every cycle's intake reads: every workload not ended, page by page (SchedulerLoop.notEnded).
+            long[] read = new long[Math.min(cycles, 20)];
+            int rows = 0;
+            for (int i = 0; i < read.length; i++) {
+                long s = System.nanoTime();
+                rows = 0;
+                WorkloadFilter wf = WorkloadFilter.all().withStates(WorkloadState.PENDING, WorkloadState.RUNNING,
+                        WorkloadState.PREEMPTED, WorkloadState.REQUEUED);
+                while (true) {
+                    var page = store.workloads().workloads(wf);
+                    rows += page.size();
+                    if (page.size() < wf.limit()) {
+                        break;
+                    }
+                    wf = wf.withAfterSeq(page.get(page.size() - 1).seq());
+                }
+                read[i] = System.nanoTime() - s;
+            }
+            Arrays.sort(read);
+            System.out.printf("(b)   of which reading the %d workloads not ended from the store, as each cycle's intake"
+                    + " does: median %.2f ms, max %.2f ms%n", rows, pct(read, 50) / 1e6, read[read.length - 1] / 1e6);
+        }
+    }
+
+    // ------------------------------------------------------------------ (c) submit to start, idle, local backend
+
+    static void start(Path data, int samples) throws Exception {
+        seedUsers(data, List.of("lab", "lab/a", "lab/b"));
+        Path out = Files.createDirectories(data.resolve("out"));
+        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withVirtualGpus(4)
+                .withTick(Duration.ofSeconds(1)).withGrace(Duration.ofSeconds(5));
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        long[] toProcess = new long[samples];
+        long[] toRunning = new long[samples];
+        try (Service service = Service.start(config, Clock.systemUTC())) {
+            String body = "{\"allocation\":\"lab/a\",\"gpus\":1,\"minRuntime\":\"1m\",\"resumable\":true,"
+                    + "\"priority\":\"normal\",\"command\":[\"sh\",\"-c\",\"date +%s%N > \\\"$BENCH_OUT/$ALLOT_WORKLOAD_ID\\\"\"],"
+                    + "\"environment\":{\"BENCH_OUT\":\"" + out + "\"}}";
+            for (int i = -3; i < samples; i++) { // three warm-up samples
+                HttpRequest post = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads"))
+                        .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                HttpResponse<String> r = http.send(post, HttpResponse.BodyHandlers.ofString());
+                long returned = epochNanos();
+                long returnedMono = System.nanoTime();
+                String id = r.body().replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
+                HttpRequest get = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads/" + id))
+                        .header("Authorization", "Bearer tok-alice").GET().build();
+                long running = -1;
+                Path stamp = out.resolve(id);
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (System.nanoTime() < deadline) {
+                    String state = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
+                    if (running < 0 && !state.contains("\"state\":\"pending\"")) {
+                        running = System.nanoTime() - returnedMono;
+                    }
+                    if (state.contains("\"state\":\"completed\"") && Files.exists(stamp)) {
+                        break;
+                    }
+                    Thread.sleep(2);
+                }
+                long started = Long.parseLong(Files.readString(stamp).trim());
+                if (i >= 0) {
+                    toProcess[i] = started - returned;
+                    toRunning[i] = running;
+                }
+            }
+        }
+        Arrays.sort(toProcess);
+        Arrays.sort(toRunning);
+        System.out.printf("(c) submit to start on an idle cluster, local backend, tick 1 s, %d samples:%n", samples);
+        System.out.printf("(c)   POST returned -> process running  median %.1f ms, p90 %.1f ms, max %.1f ms%n",
+                pct(toProcess, 50) / 1e6, pct(toProcess, 90) / 1e6, toProcess[samples - 1] / 1e6);
+        System.out.printf("(c)   POST returned -> API not pending  median %.1f ms, p90 %.1f ms, max %.1f ms"
+                        + " (polled every ~2 ms)%n", pct(toRunning, 50) / 1e6, pct(toRunning, 90) / 1e6,
+                toRunning[samples - 1] / 1e6);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static void seedUsers(Path data, List<String> allocations) {
+        try (Store store = Store.sqlite(data)) {
+            long t = System.currentTimeMillis();
+            store.access().putUser(new User("root", User.Role.ADMIN));
+            store.access().putUser(new User("alice", User.Role.USER));
+            store.access().addToken("alice", "tok-alice", "bench", t);
+            for (String a : allocations) {
+                store.allocations().putAllocation(new Allocation(a, 1, List.of(), List.of("alice")), "root", t);
+            }
+        }
+    }
+
+    private static long epochNanos() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    private static long pct(long[] sorted, int p) {
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
+    }
+
+    private static int intOpt(String[] args, String name, int def) {
+        String v = strOpt(args, name, null);
+        return v == null ? def : Integer.parseInt(v);
+    }
+
+    private static String strOpt(String[] args, String name, String def) {
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return def;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.allot.server.service;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What the service-level tests (end to end, crash safety) share: a data directory seeded through the store before
+ * the service starts (users {@code root}, {@code alice} in {@code lab/a}, {@code bob} in {@code lab/b}, each with
+ * token {@code tok-<name>}; the tree {@code lab} > {@code a}, {@code b} with equal shares), a small JSON-over-HTTP
+ * client, and process checks that count a zombie as gone.
+ */
+final class ServiceTestSupport {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private ServiceTestSupport() {
+    }
+
+    /** Seeds users, tokens and the tree {@code lab/a}, {@code lab/b} into a fresh SQLite store in {@code dataDir}. */
+    static void seed(Path dataDir) {
+        try (Store store = Store.sqlite(dataDir)) {
+            long t = System.currentTimeMillis();
+            for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
+                    new User("bob", User.Role.USER))) {
+                store.access().putUser(u);
+                store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+            }
+            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
+        }
+    }
+
+    /** An answer: status and body parsed as JSON (null when empty or not JSON). */
+    record Answer(int status, JsonNode json) {
+    }
+
+    /** A client for one service URL; thread-safe (one keep-alive {@link HttpClient}). */
+    static final class Client {
+        private final HttpClient http;
+        private volatile String base;
+
+        Client(String base) {
+            this.base = base;
+            this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                    .version(HttpClient.Version.HTTP_1_1).build();
+        }
+
+        void base(String url) {
+            this.base = url;
+        }
+
+        Answer get(String path, String token) throws IOException, InterruptedException {
+            return send(HttpRequest.newBuilder(URI.create(base + path)).GET(), token);
+        }
+
+        Answer post(String path, String token, String body) throws IOException, InterruptedException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                    .POST(body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                    .header("Content-Type", "application/json");
+            return send(b, token);
+        }
+
+        private Answer send(HttpRequest.Builder b, String token) throws IOException, InterruptedException {
+            b.timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer " + token);
+            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            JsonNode json = null;
+            if (!r.body().isEmpty()) {
+                try {
+                    json = JSON.readTree(r.body());
+                } catch (IOException notJson) {
+                    json = null;
+                }
+            }
+            return new Answer(r.statusCode(), json);
+        }
+    }
+
+    /** A submission body; {@code key} may be null for none. */
+    static String submission(String allocation, String minRuntime, boolean resumable, List<String> command,
+                             java.util.Map<String, String> environment, String key) {
+        var o = JSON.createObjectNode();
+        o.put("allocation", allocation);
+        o.put("gpus", 1);
+        o.put("minRuntime", minRuntime);
+        o.put("resumable", resumable);
+        o.put("priority", "normal");
+        var c = o.putArray("command");
+        command.forEach(c::add);
+        var e = o.putObject("environment");
+        environment.forEach(e::put);
+        if (key != null) {
+            o.put("idempotencyKey", key);
+        }
+        return o.toString();
+    }
+
+    /** Alive and not a zombie (a killed grandchild may wait to be reaped by an init that never reaps). */
+    static boolean alive(long pid) {
+        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+        if (h.isEmpty() || !h.get().isAlive()) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int close = stat.lastIndexOf(')');
+            return !(close >= 0 && close + 2 < stat.length() && stat.charAt(close + 2) == 'Z');
+        } catch (IOException | RuntimeException gone) {
+            return h.get().isAlive();
+        }
+    }
+
+    /** SIGKILL to a pid and everything below it, if alive. */
+    static void killTree(long pid) {
+        ProcessHandle.of(pid).ifPresent(h -> {
+            h.descendants().forEach(ProcessHandle::destroyForcibly);
+            h.destroyForcibly();
+        });
+    }
+
+    /** Polls until the condition holds; fails with {@code what} after {@code timeout}. Never asserts a timing. */
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
