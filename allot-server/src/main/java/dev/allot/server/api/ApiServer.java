@@ -80,17 +80,29 @@ public final class ApiServer implements AutoCloseable {
     private final byte[] openApi;
     private final Javalin app;
     private final Extras extras;
+    /** How long the hot path may use what it read of the tree, the nodes and the tokens (see {@link Cached}). */
+    static final long CACHE_TTL_NANOS = 1_000_000_000L;
+    private final Cached<List<Allocation>> allocations;
+    private final Cached<List<Node>> nodes;
+    private final Cached<java.util.concurrent.ConcurrentHashMap<String, Optional<User>>> tokens;
     private final WorkloadExplainer explainer;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
      * API's own, and a callback told after every change a request made to the store (a submission, a cancellation, an
-     * edit of the tree or of a node), so that the scheduling loop can decide at once instead of at its next tick.
+     * edit of the tree or of a node), so that the scheduling loop can decide at once instead of at its next tick;
+     * and one told after a cancellation (which the loop must look for among all the workloads it holds).
      */
-    public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed) {
+    public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
+            Objects.requireNonNull(cancelled, "cancelled");
+        }
+
+        /** Extras whose cancellations are told as any other change. */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed) {
+            this(routes, changed, changed);
         }
 
         public static Extras none() {
@@ -100,6 +112,9 @@ public final class ApiServer implements AutoCloseable {
 
     private ApiServer(Store store, Clock clock, Extras extras, WorkloadExplainer explainer) {
         this.extras = Objects.requireNonNull(extras, "extras");
+        this.allocations = new Cached<>(() -> store.allocations().allocations(), CACHE_TTL_NANOS);
+        this.nodes = new Cached<>(() -> store.nodes().nodes(), CACHE_TTL_NANOS);
+        this.tokens = new Cached<>(java.util.concurrent.ConcurrentHashMap::new, CACHE_TTL_NANOS);
         this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -216,13 +231,21 @@ public final class ApiServer implements AutoCloseable {
             throw ApiException.unauthorized("authentication required: the Authorization header must be 'Bearer <token>'");
         }
         String token = header.substring(prefix.length()).trim();
-        return store.access().userForToken(token)
+        java.util.concurrent.ConcurrentHashMap<String, Optional<User>> known = tokens.get();
+        Optional<User> found = known.get(token);
+        if (found == null) {
+            found = store.access().userForToken(token);
+            if (found.isPresent() && known.size() < 10_000) {
+                known.put(token, found); // unknown tokens are not kept: a guessing client cannot fill the map
+            }
+        }
+        return found
                 .orElseThrow(() -> ApiException.unauthorized("unknown or revoked token"));
     }
 
     private void submit(Context ctx, User user) {
         Submission s = Submission.parse(readBody(ctx));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
+        Permissions permissions = Permissions.of(allocations.get());
         if (permissions.allocation(s.allocation()).isEmpty()) {
             throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
                     "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");
@@ -292,7 +315,7 @@ public final class ApiServer implements AutoCloseable {
 
     /** Refuses a shape the registered nodes could never hold, as the scheduler would (it would wait forever). */
     private void requireShapeFits(Submission s) {
-        List<Node> nodes = store.nodes().nodes();
+        List<Node> nodes = this.nodes.get();
         if (nodes.isEmpty()) {
             return; // nothing registered yet: the scheduler decides once nodes come
         }
@@ -322,7 +345,7 @@ public final class ApiServer implements AutoCloseable {
                     "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
         }
         Workload cancelled = store.workloads().requestCancel(w.id());
-        extras.changed().run();
+        extras.cancelled().run();
         json(ctx, 200, Views.workload(cancelled));
     }
 
@@ -349,6 +372,7 @@ public final class ApiServer implements AutoCloseable {
         boolean existed = permissions.allocation(path).isPresent();
         Allocation allocation = new Allocation(path, edit.share(), edit.managers(), edit.members());
         store.allocations().putAllocation(allocation, user.name(), clock.millis());
+        allocations.invalidate();
         extras.changed().run();
         json(ctx, existed ? 200 : 201, Views.allocation(allocation));
     }
@@ -361,6 +385,7 @@ public final class ApiServer implements AutoCloseable {
         }
         requireMayEdit(permissions, user, path);
         store.allocations().removeAllocation(path, user.name(), clock.millis());
+        allocations.invalidate();
         extras.changed().run();
         ctx.status(204);
     }
@@ -498,6 +523,7 @@ public final class ApiServer implements AutoCloseable {
         Node node = new Node(name, r.gpus(), before.map(Node::healthy).orElse(true),
                 before.map(Node::reason).orElse(null), clock.millis());
         store.nodes().putNode(node);
+        nodes.invalidate();
         extras.changed().run();
         json(ctx, before.isPresent() ? 200 : 201, Views.node(node));
     }
@@ -536,6 +562,7 @@ public final class ApiServer implements AutoCloseable {
         Edits.UserEdit edit = Edits.UserEdit.parse(readBody(ctx));
         boolean existed = store.access().users().stream().anyMatch(u -> u.name().equals(name));
         store.access().putUser(new User(name, edit.role()), user.name(), clock.millis());
+        tokens.invalidate();
         json(ctx, existed ? 200 : 201, new Views.UserView(name, edit.role().label()));
     }
 
@@ -576,6 +603,7 @@ public final class ApiServer implements AutoCloseable {
                     "GET /v1/users/" + name + "/tokens lists them");
         }
         store.access().revokeToken(name, id, user.name(), clock.millis());
+        tokens.invalidate();
         ctx.status(204);
     }
 

@@ -121,6 +121,8 @@ public final class SchedulerLoop implements AutoCloseable {
      * often (fair share drifts as usage accrues and leaves the window).
      */
     static final long MAX_SECONDS_BETWEEN_DECISIONS = 60;
+    /** How often the whole list of workloads not ended is read again, whatever the hints (see syncWorkloads). */
+    static final long FULL_SYNC_SECONDS = 30;
     /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
 
     private final Store store;
@@ -176,6 +178,9 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean resyncRequested =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private long lastFullSyncAt = Long.MIN_VALUE / 2;
     private volatile Observer observer = new Observer() {
     };
 
@@ -341,6 +346,15 @@ public final class SchedulerLoop implements AutoCloseable {
         return java.util.Optional.ofNullable(reader.apply(state, lastNowSeconds));
     }
 
+    /**
+     * Asks the next cycle to read every workload not ended again (not only what is new), and for that cycle at once:
+     * after a cancellation through the API.
+     */
+    public void resync() {
+        resyncRequested.set(true);
+        nudge();
+    }
+
     /** Ids of the workloads whose start waits for a fence, in the order they were decided. */
     public synchronized List<String> deferredLaunches() {
         return List.copyOf(books.deferred.keySet());
@@ -384,6 +398,7 @@ public final class SchedulerLoop implements AutoCloseable {
             }
         }
         markHealth(nodes, now);
+        lastFullSyncAt = now;
         LOG.info("scheduling loaded {} nodes, {} allocations, {} workloads in the core; {} workloads were running"
                         + " before, {} of their attempts adopted", nodes.size(), allocations.size(), active.size(),
                 foundRunningAtLoad, adoptedAtLoad);
@@ -785,7 +800,52 @@ public final class SchedulerLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes in what the store says of the workloads. Each cycle reads only what is new: submissions after the last
+     * one seen, and running workloads whose cancellation was requested. A workload cancelled while it waited is ended
+     * in the store at once (it never shows as cancelling), so the whole list of workloads not ended is read again
+     * after {@link #resync()} (the API calls it on every cancellation) and every {@link #FULL_SYNC_SECONDS} in case a
+     * hint was lost.
+     */
     private void syncWorkloads(long now) {
+        if (resyncRequested.getAndSet(false) || now - lastFullSyncAt >= FULL_SYNC_SECONDS) {
+            fullSync(now);
+            lastFullSyncAt = now;
+            return;
+        }
+        WorkloadFilter f = WorkloadFilter.all().withAfterSeq(lastSeq);
+        while (true) {
+            List<Workload> page = store.workloads().workloads(f);
+            for (Workload w : page) {
+                takeIn(w, now);
+            }
+            if (page.size() < f.limit()) {
+                break;
+            }
+            f = f.withAfterSeq(page.get(page.size() - 1).seq());
+        }
+        for (String id : store.workloads().cancellingIds()) {
+            Job job = active.get(id);
+            if (job != null) {
+                cancel(job, now);
+            }
+        }
+    }
+
+    /** A workload submitted after the last one seen: admitted if it waits. */
+    private void takeIn(Workload w, long now) {
+        if (w.seq() <= lastSeq) {
+            return;
+        }
+        lastSeq = w.seq();
+        if (waitsForCore(w)) {
+            admit(w, now);
+        } else if (!w.state().ended()) {
+            LOG.warn("new workload {} is {} and not waiting; left alone", w.id(), w.state().label());
+        }
+    }
+
+    private void fullSync(long now) {
         List<Workload> all = notEnded();
         Map<String, Workload> byId = new HashMap<>();
         for (Workload w : all) {

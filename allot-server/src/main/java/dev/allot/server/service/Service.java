@@ -82,7 +82,7 @@ public final class Service implements AutoCloseable {
             loop.start(config.tick());
             SchedulerLoop started = loop;
             api = ApiServer.start(store, config.port(), clock,
-                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge), new LoopExplainer(started));
+                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync), new LoopExplainer(started));
             HealthChecker health = null;
             if (config.healthCheck() != null) {
                 health = new HealthChecker(store, config.healthCheck(), config.healthCheckTimeout(), clock,

@@ -109,6 +109,19 @@ public final class Workloads {
                 WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey());
     }
 
+    /**
+     * The ids of the workloads not ended whose cancellation was requested (running ones, until the scheduler has
+     * stopped them), in submission order. Cheap (a partial index): the scheduler asks every cycle.
+     */
+    public List<String> cancellingIds() {
+        return transactions.tx("list cancelling workloads", h -> h.createQuery("SELECT id FROM workloads"
+                        + " WHERE cancel_requested = :yes AND state IN ('pending', 'running', 'preempted', 'requeued')"
+                        + " ORDER BY seq")
+                .bind("yes", true)
+                .mapTo(String.class)
+                .list());
+    }
+
     /** The workload with this id, if there is one. */
     public Optional<Workload> workload(String id) {
         Objects.requireNonNull(id, "id");

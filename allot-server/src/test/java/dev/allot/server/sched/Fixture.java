@@ -126,6 +126,12 @@ final class Fixture implements AutoCloseable {
         }
     }
 
+    /** Cancels through the store and tells the loop, as the API does. */
+    void cancel(String id) {
+        store.workloads().requestCancel(id);
+        loop.resync();
+    }
+
     WorkloadState stateOf(String id) {
         return store.workloads().workload(id).orElseThrow().state();
     }

@@ -194,4 +194,25 @@ class SchedulerLoopChangesTest {
         assertThat(f.loop.counters().decisions()).as("a protection ended").isEqualTo(asked + 2);
         assertThat(f.backend.stops).hasSize(1);
     }
+
+    @Test
+    void aWaitingWorkloadCancelledInTheStoreWithoutAHintIsDroppedAtTheNextFullRead() {
+        Fixture f = fixture("hintless", List.of("a"), 4);
+        String runs = f.submit("a", 4, 10 * HOUR, HOUR, true);
+        String waits = f.submit("a", 4, HOUR, 600, false);
+        f.cycle();
+        f.store.workloads().requestCancel(waits); // straight into the store: no resync()
+        f.advance(SchedulerLoop.FULL_SYNC_SECONDS - 1);
+        f.cycle();
+        assertThat(f.loop.counters().cancellations()).isZero();
+        f.advance(1);
+        f.cycle();
+        assertThat(f.loop.counters().cancellations()).isEqualTo(1);
+        // and a running one is seen at once, through the store's list of cancelling workloads
+        f.store.workloads().requestCancel(runs);
+        f.advance(1);
+        f.cycle();
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(runs + "#1");
+        assertThat(f.stateOf(waits)).isEqualTo(WorkloadState.CANCELLED);
+    }
 }

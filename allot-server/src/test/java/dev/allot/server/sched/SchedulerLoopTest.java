@@ -113,12 +113,12 @@ class SchedulerLoopTest {
         String waiting = f.submit("a", 8, HOUR, 900, false);
         f.cycle();
 
-        f.store.workloads().requestCancel(waiting);
+        f.cancel(waiting);
         f.advance(60);
         f.cycle();
         assertThat(f.stateOf(waiting)).isEqualTo(WorkloadState.CANCELLED);
 
-        f.store.workloads().requestCancel(running);
+        f.cancel(running);
         assertThat(f.stateOf(running)).isEqualTo(WorkloadState.RUNNING);
         f.advance(60);
         f.cycle();
@@ -216,7 +216,7 @@ class SchedulerLoopTest {
         String stays = f.submit("a", 4, 10 * HOUR, 900, false);
         String ends = f.submit("a", 4, HOUR, 900, false);
         f.cycle();
-        f.store.workloads().requestCancel(stays);
+        f.cancel(stays);
         f.cycle();
         f.advance(HOUR);
         String next = f.submit("a", 4, HOUR, 900, false);
@@ -245,7 +245,7 @@ class SchedulerLoopTest {
         f.cycle();
         assertThat(f.loop.deferredLaunches()).containsExactly(b);
 
-        f.store.workloads().requestCancel(b);
+        f.cancel(b);
         f.advance(10);
         f.cycle();
         // b is gone; a may run again, but only once its own first attempt has ended.
@@ -350,7 +350,7 @@ class SchedulerLoopTest {
                 }
             }
             if (!ids.isEmpty() && r.nextInt(10) == 0) {
-                f.store.workloads().requestCancel(ids.get(r.nextInt(ids.size())));
+                f.cancel(ids.get(r.nextInt(ids.size())));
             }
             if (r.nextInt(4) == 0) {
                 f.backend.holdStops = !f.backend.holdStops;
@@ -550,7 +550,7 @@ class SchedulerLoopTest {
         f.backend.holdStops = true;
         String w = f.submit("a", 8, 10 * HOUR, 900, true);
         f.cycle();
-        f.store.workloads().requestCancel(w);
+        f.cancel(w);
         f.cycle();
         f.crash();
         String next = f.submit("a", 8, HOUR, 900, true);
@@ -604,7 +604,7 @@ class SchedulerLoopTest {
                 }
             }
             if (!ids.isEmpty() && r.nextInt(10) == 0) {
-                f.store.workloads().requestCancel(ids.get(r.nextInt(ids.size())));
+                f.cancel(ids.get(r.nextInt(ids.size())));
             }
             if (r.nextInt(4) == 0) {
                 f.backend.holdStops = !f.backend.holdStops;
