@@ -93,16 +93,18 @@ public final class ApiServer implements AutoCloseable {
      * edit of the tree or of a node), so that the scheduling loop can decide at once instead of at its next tick;
      * and one told after a cancellation (which the loop must look for among all the workloads it holds).
      */
-    public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled) {
+    public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                         Runnable topologyChanged) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
             Objects.requireNonNull(cancelled, "cancelled");
+            Objects.requireNonNull(topologyChanged, "topologyChanged");
         }
 
-        /** Extras whose cancellations are told as any other change. */
+        /** Extras whose cancellations and edits of the tree and the nodes are told as any other change. */
         public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed) {
-            this(routes, changed, changed);
+            this(routes, changed, changed, changed);
         }
 
         public static Extras none() {
@@ -373,7 +375,7 @@ public final class ApiServer implements AutoCloseable {
         Allocation allocation = new Allocation(path, edit.share(), edit.managers(), edit.members());
         store.allocations().putAllocation(allocation, user.name(), clock.millis());
         allocations.invalidate();
-        extras.changed().run();
+        extras.topologyChanged().run();
         json(ctx, existed ? 200 : 201, Views.allocation(allocation));
     }
 
@@ -386,7 +388,7 @@ public final class ApiServer implements AutoCloseable {
         requireMayEdit(permissions, user, path);
         store.allocations().removeAllocation(path, user.name(), clock.millis());
         allocations.invalidate();
-        extras.changed().run();
+        extras.topologyChanged().run();
         ctx.status(204);
     }
 
@@ -524,7 +526,7 @@ public final class ApiServer implements AutoCloseable {
                 before.map(Node::reason).orElse(null), clock.millis());
         store.nodes().putNode(node);
         nodes.invalidate();
-        extras.changed().run();
+        extras.topologyChanged().run();
         json(ctx, before.isPresent() ? 200 : 201, Views.node(node));
     }
 
@@ -533,7 +535,7 @@ public final class ApiServer implements AutoCloseable {
         String name = ctx.pathParam("name");
         Edits.NodeHealth h = Edits.NodeHealth.parse(readBody(ctx));
         store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis());
-        extras.changed().run();
+        extras.topologyChanged().run();
         json(ctx, 200, Views.node(findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",
                 "GET /v1/nodes lists them"))));
     }

@@ -91,7 +91,8 @@ import org.slf4j.LoggerFactory;
  * its GPU indexes do not fit the node or clash with another's, the core refuses the workload) is logged and left
  * alone, its GPUs unknown to the policy.
  *
- * <p><b>Changes.</b> Each cycle reads the tree and the nodes from the store. A change of a node's health is applied
+ * <p><b>Changes.</b> A cycle reads the tree and the nodes from the store after {@link #topologyChanged()} (the API and
+ * the health check call it) and at least every {@link #TOPOLOGY_REFRESH_SECONDS}. A change of a node's health is applied
  * to the core in place (an unhealthy node takes no new work and drains by the policy's rule). Any other change (a
  * share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load does, from the same
  * books: usage seeded again, every job registered again, running ones resumed from their attempts' starts, deferred
@@ -123,6 +124,10 @@ public final class SchedulerLoop implements AutoCloseable {
     static final long MAX_SECONDS_BETWEEN_DECISIONS = 60;
     /** How often the whole list of workloads not ended is read again, whatever the hints (see syncWorkloads). */
     static final long FULL_SYNC_SECONDS = 30;
+    /** How often the tree and the nodes are read again without a hint ({@link #topologyChanged()}). */
+    static final long TOPOLOGY_REFRESH_SECONDS = 5;
+    /** The least time between the starts of two cycles asked for by {@link #nudge()}. */
+    static final long MIN_NUDGE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
 
     private final Store store;
@@ -181,6 +186,9 @@ public final class SchedulerLoop implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean resyncRequested =
             new java.util.concurrent.atomic.AtomicBoolean();
     private long lastFullSyncAt = Long.MIN_VALUE / 2;
+    private final java.util.concurrent.atomic.AtomicBoolean topologyHint = new java.util.concurrent.atomic.AtomicBoolean();
+    private long lastTopologyReadAt = Long.MIN_VALUE / 2;
+    private volatile long lastCycleStartNanos = System.nanoTime() - MIN_NUDGE_GAP_NANOS;
     private volatile Observer observer = new Observer() {
     };
 
@@ -249,6 +257,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private void cycleOnThread() {
         nudged.set(false);
+        lastCycleStartNanos = System.nanoTime();
         try {
             runOnce();
         } catch (RuntimeException e) {
@@ -259,13 +268,15 @@ public final class SchedulerLoop implements AutoCloseable {
     /**
      * Asks for a cycle as soon as possible on the loop's thread (after a submission, a cancellation or an edit), so
      * that work does not wait for the next tick. Nudges while one is pending are merged; without {@link #start} it
-     * does nothing.
+     * does nothing. Under a stream of submissions, nudged cycles come at most every {@link #MIN_NUDGE_GAP_NANOS}
+     * apart, so that the loop takes them in by the batch instead of reading the store once per submission.
      */
     public void nudge() {
         ScheduledExecutorService t = thread; // volatile: never waits for a cycle in progress
         if (t != null && nudged.compareAndSet(false, true)) {
             try {
-                t.execute(this::cycleOnThread);
+                long wait = lastCycleStartNanos + MIN_NUDGE_GAP_NANOS - System.nanoTime();
+                t.schedule(this::cycleOnThread, Math.max(0, wait), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 nudged.set(false);
             }
@@ -344,6 +355,15 @@ public final class SchedulerLoop implements AutoCloseable {
             return java.util.Optional.empty();
         }
         return java.util.Optional.ofNullable(reader.apply(state, lastNowSeconds));
+    }
+
+    /**
+     * Asks the next cycle to read the tree and the nodes again (after an edit through the API, or a health change),
+     * and for that cycle soon. Without a hint they are read every {@link #TOPOLOGY_REFRESH_SECONDS}.
+     */
+    public void topologyChanged() {
+        topologyHint.set(true);
+        nudge();
     }
 
     /**
@@ -436,6 +456,10 @@ public final class SchedulerLoop implements AutoCloseable {
      * core in place; any other change (a share, an allocation or a node added, a node's GPUs) rebuilds the core.
      */
     private void refreshTopology(long now) {
+        if (!topologyHint.getAndSet(false) && now - lastTopologyReadAt < TOPOLOGY_REFRESH_SECONDS) {
+            return;
+        }
+        lastTopologyReadAt = now;
         List<Allocation> allocations = store.allocations().allocations();
         List<Node> nodes = store.nodes().nodes();
         if (!CoreBuilder.Topology.of(allocations, nodes).equals(topology) && !allocations.isEmpty()) {

@@ -82,11 +82,12 @@ public final class Service implements AutoCloseable {
             loop.start(config.tick());
             SchedulerLoop started = loop;
             api = ApiServer.start(store, config.port(), clock,
-                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync), new LoopExplainer(started));
+                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
+                            started::topologyChanged), new LoopExplainer(started));
             HealthChecker health = null;
             if (config.healthCheck() != null) {
                 health = new HealthChecker(store, config.healthCheck(), config.healthCheckTimeout(), clock,
-                        started::nudge);
+                        started::topologyChanged);
                 health.start(config.healthCheckEvery());
             }
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());

@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       groups x 4 projects, the cluster full of protected 8-GPU work, {@code SimulatedBackend}): the policy's
  *       decision time ({@code counters().lastDecisionNanos()}) and the whole {@code runOnce()}, over
  *       {@code --cycles N} (50) after 5 warm-up cycles, each measured cycle after one more submission (so that it
- *       decides); also the time to read every workload not ended from the store, as each cycle's intake does.</li>
+ *       decides); also the time to read every workload not ended from the store, what a cycle does after a cancellation and every 30 s (other cycles read only what is new).</li>
  *   <li>{@code start}: on an idle cluster with the local backend, from the POST returning to the process's first
  *       instruction (it writes a timestamp) and to the API saying running; {@code --samples N} (20).</li>
  * </ul>
@@ -252,8 +252,9 @@ public final class ServiceBench {
                 read[i] = System.nanoTime() - s;
             }
             Arrays.sort(read);
-            System.out.printf("(b)   of which reading the %d workloads not ended from the store, as each cycle's intake"
-                    + " does: median %.2f ms, max %.2f ms%n", rows, pct(read, 50) / 1e6, read[read.length - 1] / 1e6);
+            System.out.printf("(b)   a full read of the %d workloads not ended (after a cancellation, and every 30 s;"
+                    + " other cycles read only what is new): median %.2f ms, max %.2f ms%n", rows, pct(read, 50) / 1e6,
+                    read[read.length - 1] / 1e6);
         }
     }
 

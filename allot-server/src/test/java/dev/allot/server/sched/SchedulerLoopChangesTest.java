@@ -79,6 +79,7 @@ class SchedulerLoopChangesTest {
         f.cycle();
         // a used 4 GPU-hours, b 8: with equal shares a is the less served; with b's share raised 100x, b is.
         f.store.allocations().putAllocation(new Allocation("b", 100, List.of(), List.of()), "root", f.clock.millis());
+        f.loop.topologyChanged(); // as the API does after an edit
         String a = f.submit("a", 8, HOUR, HOUR, false);
         String b = f.submit("b", 8, HOUR, HOUR, false);
         f.cycle();
