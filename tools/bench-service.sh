@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The service's benchmark (prints numbers, asserts nothing): dev.allot.server.bench.ServiceBench from allot-server's
 # test classes. Compiles in the reactor (offline, never installs), then runs it on the test class path.
-#   tools/bench-service.sh [submit|cycle|start|all] [--submissions N] [--threads N] [--warmup N] [--no-loop]
+#   tools/bench-service.sh [submit|cycle|start|all] [--submissions N] [--threads N] [--warmup N] [--no-loop] [--batch N]
 #                          [--cycles N] [--samples N] [--dir DIR]
 # Extra JVM options: BENCH_JAVA_OPTS (default -Xmx2g).
 set -euo pipefail

@@ -175,6 +175,7 @@ public final class ApiServer implements AutoCloseable {
                 new Views.Health("ok", Views.instant(clock.millis()))));
         config.routes.get("/v1/openapi.json", ctx -> ctx.status(200).contentType(JSON).result(openApi));
         config.routes.post("/v1/workloads", authed(this::submit));
+        config.routes.post("/v1/workloads/batch", authed(this::submitBatch));
         config.routes.get("/v1/workloads", authed(this::list));
         config.routes.get("/v1/workloads/{id}", authed(this::show));
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
@@ -246,8 +247,50 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void submit(Context ctx, User user) {
-        Submission s = Submission.parse(readBody(ctx));
+        NewWorkload w = checked(readBody(ctx), user, Permissions.of(allocations.get()));
+        Workload stored = store.workloads().submit(w);
+        extras.changed().run();
+        json(ctx, 201, Views.workload(stored));
+    }
+
+    /** At most this many workloads in one batch submission. */
+    static final int MAX_BATCH = 1_000;
+
+    /**
+     * {@code POST /v1/workloads/batch}: many workloads in one request and one transaction (a sweep, a job array), all
+     * or nothing: each is checked as a single submission is, and the first refused names its index.
+     */
+    private void submitBatch(Context ctx, User user) {
+        JsonNode body = readBody(ctx);
+        if (body == null || !body.isObject() || !body.has("workloads") || body.size() != 1
+                || !body.get("workloads").isArray()) {
+            throw ApiException.badRequest("the body must be {\"workloads\": [submission, ...]}",
+                    "each submission is what POST /v1/workloads takes; GET /v1/openapi.json describes it");
+        }
+        JsonNode items = body.get("workloads");
+        if (items.isEmpty() || items.size() > MAX_BATCH) {
+            throw ApiException.badField("workloads", "expected 1 to " + MAX_BATCH + " submissions, got " + items.size(),
+                    "split larger sweeps into several requests");
+        }
         Permissions permissions = Permissions.of(allocations.get());
+        List<NewWorkload> batch = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            try {
+                batch.add(checked(items.get(i), user, permissions));
+            } catch (ApiException e) {
+                String at = "workloads[" + i + "]";
+                throw new ApiException(e.status(), at + ": " + e.getMessage(),
+                        e.field() == null ? at : at + "." + e.field(), e.hint());
+            }
+        }
+        List<Workload> stored = store.workloads().submitAll(batch);
+        extras.changed().run();
+        json(ctx, 201, new Views.WorkloadList(stored.stream().map(Views::workload).toList()));
+    }
+
+    /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
+    private NewWorkload checked(JsonNode body, User user, Permissions permissions) {
+        Submission s = Submission.parse(body);
         if (permissions.allocation(s.allocation()).isEmpty()) {
             throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
                     "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");
@@ -261,18 +304,14 @@ public final class ApiServer implements AutoCloseable {
                     + " workloads run in leaves", "GET /v1/allocations lists them; name one of its leaves");
         }
         requireShapeFits(s);
-        NewWorkload w;
         try {
-            w = new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
+            return new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
                     s.minRuntimeSeconds(), s.resumable(), s.priority(), s.kind(), s.command(), s.environment(),
                     clock.millis(), IdempotencyKeys.scoped(user.name(), s.idempotencyKey()));
         } catch (IllegalArgumentException e) {
             // Submission checks everything NewWorkload does; this is a second line, so bad input never becomes a 500.
             throw ApiException.badRequest(e.getMessage(), null);
         }
-        Workload stored = store.workloads().submit(w);
-        extras.changed().run();
-        json(ctx, 201, Views.workload(stored));
     }
 
     private void list(Context ctx, User user) {

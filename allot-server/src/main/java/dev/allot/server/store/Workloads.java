@@ -48,6 +48,15 @@ public final class Workloads {
         return submissions.write(w);
     }
 
+    /**
+     * Stores many new workloads in one transaction, all or none, in the order given (each as {@link #submit} would,
+     * idempotency keys included). Durable when it returns.
+     */
+    public List<Workload> submitAll(List<NewWorkload> ws) {
+        List<NewWorkload> all = List.copyOf(ws);
+        return transactions.tx("submit " + all.size() + " workloads", h -> all.stream().map(w -> insert(h, w)).toList());
+    }
+
     private Workload insert(Handle h, NewWorkload w) {
         String command = Rows.toJson(w.command());
         String environment = Rows.toJson(w.environment());

@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code submit}: submissions per second through the REST API into SQLite: {@code --submissions N} (20,000)
  *       from {@code --threads N} (16) clients over keep-alive HTTP/1.1, after {@code --warmup N} (2,000); the
  *       service runs its scheduling loop (simulated backend, one 8-GPU node, so it fills and the rest waits) unless
- *       {@code --no-loop}.</li>
+ *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch}.</li>
  *   <li>{@code cycle}: one scheduling cycle with 10,000 waiting workloads on 1,024 nodes x 8 GPUs (a tree of 8
  *       groups x 4 projects, the cluster full of protected 8-GPU work, {@code SimulatedBackend}): the policy's
  *       decision time ({@code counters().lastDecisionNanos()}) and the whole {@code runOnce()}, over
@@ -67,12 +67,13 @@ public final class ServiceBench {
         int cycles = intOpt(args, "--cycles", 50);
         int samples = intOpt(args, "--samples", 20);
         boolean loop = !Arrays.asList(args).contains("--no-loop");
+        int batch = intOpt(args, "--batch", 1);
         String dirOpt = strOpt(args, "--dir", null);
         Path root = dirOpt == null ? Files.createTempDirectory("allot-bench") : Files.createDirectories(Path.of(dirOpt));
         System.out.printf("ServiceBench: %d processors, java %s, data under %s%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), root);
         if (what.equals("submit") || what.equals("all")) {
-            submit(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop);
+            submit(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop, batch);
         }
         if (what.equals("cycle") || what.equals("all")) {
             cycle(Files.createTempDirectory(root, "cycle"), cycles);
@@ -85,7 +86,7 @@ public final class ServiceBench {
 
     // ------------------------------------------------------------------ (a) submissions per second
 
-    static void submit(Path data, int n, int threads, int warmup, boolean withLoop) throws Exception {
+    static void submit(Path data, int n, int threads, int warmup, boolean withLoop, int batch) throws Exception {
         seedUsers(data, List.of("lab", "lab/a", "lab/b"));
         if (withLoop) {
             try (Store store = Store.sqlite(data)) {
@@ -97,34 +98,36 @@ public final class ServiceBench {
         try (Service service = Service.start(config, Clock.systemUTC())) {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(10)).build();
-            URI uri = URI.create(service.url() + "/v1/workloads");
-            runSubmissions(http, uri, warmup, threads);
-            long[] latencies = new long[n];
+            URI uri = URI.create(service.url() + (batch > 1 ? "/v1/workloads/batch" : "/v1/workloads"));
+            String body = batch > 1 ? "{\"workloads\": [" + String.join(", ", java.util.Collections.nCopies(batch, BODY))
+                    + "]}" : BODY;
+            int requests = Math.max(1, n / batch);
+            runSubmissionsTimed(http, uri, Math.max(1, warmup / batch), threads, new long[Math.max(1, warmup / batch)],
+                    body);
+            long[] latencies = new long[requests];
             long t0 = System.nanoTime();
-            int errors = runSubmissionsTimed(http, uri, n, threads, latencies);
+            int errors = runSubmissionsTimed(http, uri, requests, threads, latencies, body);
             long elapsed = System.nanoTime() - t0;
             Arrays.sort(latencies);
-            System.out.printf("(a) submissions through the API into SQLite%s: %d from %d threads in %.2f s ="
-                            + " %.0f submissions/s; latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms;"
+            n = requests * batch;
+            System.out.printf("(a) submissions through the API into SQLite%s%s: %d from %d threads in %.2f s ="
+                            + " %.0f submissions/s; request latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms;"
                             + " %d errors; loop cycles %d%n", withLoop ? " (loop running, 1 node of 8 GPUs)" :
-                            " (no nodes: the loop idles)", n, threads, elapsed / 1e9, n / (elapsed / 1e9),
+                            " (no nodes: the loop idles)", batch > 1 ? ", " + batch + " per request (batch)" : "",
+                    n, threads, elapsed / 1e9, n / (elapsed / 1e9),
                     pct(latencies, 50) / 1e6, pct(latencies, 90) / 1e6, pct(latencies, 99) / 1e6,
-                    latencies[n - 1] / 1e6, errors, service.loop().counters().cycles());
+                    latencies[requests - 1] / 1e6, errors, service.loop().counters().cycles());
         }
     }
 
-    private static void runSubmissions(HttpClient http, URI uri, int n, int threads) throws Exception {
-        runSubmissionsTimed(http, uri, n, threads, new long[n]);
-    }
-
-    private static int runSubmissionsTimed(HttpClient http, URI uri, int n, int threads, long[] latencies)
+    private static int runSubmissionsTimed(HttpClient http, URI uri, int n, int threads, long[] latencies, String body)
             throws Exception {
         AtomicInteger next = new AtomicInteger();
         AtomicInteger errors = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(threads);
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         for (int t = 0; t < threads; t++) {
             Thread th = new Thread(() -> {
                 try {
