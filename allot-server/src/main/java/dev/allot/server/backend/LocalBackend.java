@@ -23,7 +23,6 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -117,11 +116,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
      * @throws BackendException if the data directory cannot be used
      */
     public LocalBackend(Path dataDir, String nodeName) {
-        this(dataDir, nodeName, Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "allot-local-backend-timers");
-            thread.setDaemon(true);
-            return thread;
-        }), true);
+        this(dataDir, nodeName, dev.allot.server.Daemons.single("allot-local-backend-timers"), true);
     }
 
     /** A backend whose grace timers run on {@code timers}, which the caller owns and shuts down. */

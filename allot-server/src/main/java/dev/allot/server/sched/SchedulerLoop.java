@@ -38,7 +38,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -247,11 +246,7 @@ public final class SchedulerLoop implements AutoCloseable {
         if (thread != null) {
             throw new IllegalStateException("the scheduling loop is already running");
         }
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "allot-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
+        thread = dev.allot.server.Daemons.single("allot-scheduler");
         thread.scheduleWithFixedDelay(this::cycleOnThread, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
     }
 
@@ -291,17 +286,7 @@ public final class SchedulerLoop implements AutoCloseable {
             t = thread;
             thread = null;
         }
-        if (t == null) {
-            return;
-        }
-        t.shutdownNow();
-        try {
-            if (!t.awaitTermination(10, TimeUnit.SECONDS)) {
-                LOG.warn("the scheduling thread did not stop within 10 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        dev.allot.server.Daemons.stop(t, Duration.ofSeconds(10), "the scheduling thread");
     }
 
     /** One cycle; see the class notes. */

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -65,11 +64,7 @@ public final class HealthChecker implements AutoCloseable {
         if (thread != null) {
             throw new IllegalStateException("the health check is already running");
         }
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "allot-health-check");
-            t.setDaemon(true);
-            return t;
-        });
+        thread = dev.allot.server.Daemons.single("allot-health-check");
         thread.scheduleWithFixedDelay(() -> {
             try {
                 checkAll();
@@ -181,16 +176,6 @@ public final class HealthChecker implements AutoCloseable {
             t = thread;
             thread = null;
         }
-        if (t == null) {
-            return;
-        }
-        t.shutdownNow();
-        try {
-            if (!t.awaitTermination(5, TimeUnit.SECONDS)) {
-                LOG.warn("the health check thread did not stop within 5 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        dev.allot.server.Daemons.stop(t, Duration.ofSeconds(5), "the health check thread");
     }
 }

@@ -75,16 +75,25 @@ class LocalPreemptionE2ETest {
             if (service != null) {
                 service.close();
             }
-            // Whatever the cancellations did not end (a failed test): SIGKILL by the recorded pids.
+            // Whatever the cancellations did not end (the service is closed before its stops finish): SIGKILL by the
+            // recorded pids, their wrappers too (a wrapper outliving its child writes the exit file into the data
+            // directory while the temp directory is being deleted), then wait until they are gone.
             if (out != null && Files.isDirectory(out)) {
+                java.util.List<Long> pids = new java.util.ArrayList<>();
                 try (Stream<Path> files = Files.list(out)) {
                     files.forEach(f -> {
                         Start s = start(f);
                         if (s != null) {
-                            ServiceTestSupport.killTree(s.pid());
+                            ProcessHandle.of(s.pid()).flatMap(ProcessHandle::parent)
+                                    .filter(w -> w.info().commandLine().orElse("").contains("allot:"))
+                                    .ifPresent(w -> pids.add(w.pid()));
+                            pids.add(s.pid());
                         }
                     });
                 }
+                pids.forEach(ServiceTestSupport::killTree);
+                ServiceTestSupport.await("the test's processes to be gone", WAIT,
+                        () -> pids.stream().noneMatch(ServiceTestSupport::alive));
             }
         }
     }
