@@ -360,9 +360,7 @@ public final class ApiServer implements AutoCloseable {
         if (nodes.isEmpty()) {
             return; // nothing registered yet: the scheduler decides once nodes come
         }
-        dev.allot.core.model.ClusterSpec cluster = new dev.allot.core.model.ClusterSpec(nodes.stream()
-                .map(n -> new dev.allot.core.model.NodeSpec(n.name(), n.gpus(), "gpu", new java.util.TreeMap<>()))
-                .toList(), List.of());
+        dev.allot.core.model.ClusterSpec cluster = dev.allot.server.store.ClusterSpecs.of(nodes);
         if (!cluster.canEverFit(s.gpus(), s.gpusPerNode())) {
             throw ApiException.badField(s.gpusPerNode() > 0 ? "gpusPerNode" : "gpus", "asks for "
                     + dev.allot.core.state.ClusterState.describeShape(s.gpus(), s.gpusPerNode()) + " but the cluster has "
@@ -520,7 +518,7 @@ public final class ApiServer implements AutoCloseable {
         List<dev.allot.server.store.Attempts.ChargedRun> runs = store.attempts().chargedRuns(since, now);
         int clusterGpus = store.nodes().nodes().stream().mapToInt(Node::gpus).sum();
         List<Views.UsageRow> rows = Entitlements.rows(tree, runs, since, now, clusterGpus, stepMillis);
-        double total = Entitlements.totalGpuSeconds(runs, since, now);
+        double total = runs.stream().mapToDouble(r -> r.gpuSecondsIn(since, now)).sum();
         json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, clusterGpus,
                 stepText == null ? null : Durations.formatSeconds(stepMillis / 1000), total, rows));
     }

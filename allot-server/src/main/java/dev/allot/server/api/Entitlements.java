@@ -38,12 +38,12 @@ final class Entitlements {
         Map<String, double[]> series = new HashMap<>();
         double total = 0;
         for (Attempts.ChargedRun r : runs) {
-            long start = Math.max(r.startedAtMillis(), sinceMillis);
-            long end = r.endedAtMillis() == null ? untilMillis : Math.min(r.endedAtMillis(), untilMillis);
-            if (end <= start) {
+            double gpuSeconds = r.gpuSecondsIn(sinceMillis, untilMillis);
+            if (gpuSeconds <= 0) {
                 continue;
             }
-            double gpuSeconds = r.gpus() * (end - start) / 1000.0;
+            long start = Math.max(r.startedAtMillis(), sinceMillis);
+            long end = r.endedAtMillis() == null ? untilMillis : Math.min(r.endedAtMillis(), untilMillis);
             total += gpuSeconds;
             for (String p : Permissions.selfAndAncestors(r.allocationPath())) {
                 if (!entitlement.containsKey(p)) {
@@ -80,18 +80,5 @@ final class Entitlements {
                     gpuSeconds, total > 0 ? gpuSeconds / total : null, points));
         }
         return rows;
-    }
-
-    /** All charged GPU-seconds in the window. */
-    static double totalGpuSeconds(List<Attempts.ChargedRun> runs, long sinceMillis, long untilMillis) {
-        double total = 0;
-        for (Attempts.ChargedRun r : runs) {
-            long start = Math.max(r.startedAtMillis(), sinceMillis);
-            long end = r.endedAtMillis() == null ? untilMillis : Math.min(r.endedAtMillis(), untilMillis);
-            if (end > start) {
-                total += r.gpus() * (end - start) / 1000.0;
-            }
-        }
-        return total;
     }
 }

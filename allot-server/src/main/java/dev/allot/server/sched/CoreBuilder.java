@@ -1,22 +1,19 @@
 package dev.allot.server.sched;
 
 import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.AllocationTrees;
 import dev.allot.server.store.Attempts;
+import dev.allot.server.store.ClusterSpecs;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.Workload;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * Builds the core's {@link ClusterState} from what the store holds: the allocation tree, the nodes (all healthy; the
@@ -43,18 +40,14 @@ final class CoreBuilder {
     static ClusterState build(Store store, List<Allocation> allocations, List<Node> nodes, SchedulerConfig config,
                               long now) {
         AllocationTree tree = AllocationTrees.of(allocations);
-        List<NodeSpec> specs = new ArrayList<>(nodes.size());
-        for (Node n : nodes) {
-            specs.add(new NodeSpec(n.name(), n.gpus(), "gpu", new TreeMap<>()));
-        }
-        ClusterState state = new ClusterState(new ClusterSpec(specs, List.of()), tree, config, now);
+        ClusterState state = new ClusterState(ClusterSpecs.of(nodes), tree, config, now);
         long windowStart = now - state.ledger().windowSeconds() - state.ledger().bucketSeconds();
         for (Attempts.ChargedRun r : store.attempts().chargedRuns(windowStart * 1000, now * 1000)) {
             Optional<Integer> leaf = tree.leaf(r.allocationPath());
             if (leaf.isEmpty()) {
                 continue; // an allocation removed since: its usage no longer counts for anyone
             }
-            long from = Math.floorDiv(r.startedAtMillis(), 1000);
+            long from = Math.floorDiv(r.startedAtMillis(), 1000); // whole seconds: the ledger's unit
             long to = r.endedAtMillis() == null ? now : Math.min(now, Math.floorDiv(r.endedAtMillis(), 1000));
             state.seedUsage(leaf.get(), r.gpus(), from, to);
         }

@@ -112,8 +112,6 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** How long a stopped attempt may take to end before the backend forces it. */
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
-    /** The work a workload that did not say how long it runs is assumed to need, for the policy's estimates. */
-    public static final Duration DEFAULT_DURATION = CoreBuilder.DEFAULT_DURATION;
     /** Decisions in one cycle while plans keep requeuing work (the simulator's bound). */
     static final int MAX_ROUNDS_PER_CYCLE = 8;
     /**

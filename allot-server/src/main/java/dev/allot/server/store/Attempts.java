@@ -202,10 +202,9 @@ public final class Attempts {
     public SortedMap<String, Double> usageSince(long sinceMillis, long nowMillis) {
         SortedMap<String, Double> usage = new TreeMap<>();
         for (ChargedRun r : chargedRuns(sinceMillis, nowMillis)) {
-            long start = Math.max(r.startedAtMillis(), sinceMillis);
-            long end = r.endedAtMillis() == null ? nowMillis : Math.min(r.endedAtMillis(), nowMillis);
-            if (end > start) {
-                usage.merge(r.allocationPath(), r.gpus() * (end - start) / 1000.0, Double::sum);
+            double gpuSeconds = r.gpuSecondsIn(sinceMillis, nowMillis);
+            if (gpuSeconds > 0) {
+                usage.merge(r.allocationPath(), gpuSeconds, Double::sum);
             }
         }
         return usage;
@@ -216,6 +215,12 @@ public final class Attempts {
      * it runs).
      */
     public record ChargedRun(String allocationPath, int gpus, long startedAtMillis, Long endedAtMillis) {
+        /** GPU-seconds of this run inside {@code [fromMillis, untilMillis)}, a run still going counting to the end. */
+        public double gpuSecondsIn(long fromMillis, long untilMillis) {
+            long start = Math.max(startedAtMillis, fromMillis);
+            long end = endedAtMillis == null ? untilMillis : Math.min(endedAtMillis, untilMillis);
+            return end > start ? gpus * (end - start) / 1000.0 : 0;
+        }
     }
 
     /**

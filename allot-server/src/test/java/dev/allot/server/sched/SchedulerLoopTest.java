@@ -331,33 +331,41 @@ class SchedulerLoopTest {
         assertThat(f.stateOf(more)).isEqualTo(WorkloadState.PENDING);
     }
 
+    /**
+     * One random step of the random runs: maybe a submission (of a random team, size, duration and contract, which
+     * may fail to start or exit non-zero), maybe a cancellation, stops held or let through.
+     */
+    private static void randomStep(Fixture f, java.util.Random r, List<String> ids) {
+        String[] teams = {"a", "b", "c"};
+        int[] sizes = {1, 2, 4, 8};
+        if (r.nextInt(3) == 0) {
+            String id = f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
+                    r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean());
+            ids.add(id);
+            int fate = r.nextInt(20);
+            if (fate == 0) {
+                f.backend.failToStart.add(id);
+            } else if (fate == 1) {
+                f.backend.exitCode.put(id, 1);
+            }
+        }
+        if (!ids.isEmpty() && r.nextInt(10) == 0) {
+            f.cancel(ids.get(r.nextInt(ids.size())));
+        }
+        if (r.nextInt(4) == 0) {
+            f.backend.holdStops = !f.backend.holdStops;
+        }
+        if (r.nextInt(3) == 0) {
+            f.backend.release();
+        }
+    }
+
     /** A seeded random run: submissions, cancellations, stops held and released; checked after every cycle. */
     private static List<String> randomRun(Fixture f, long seed) {
         java.util.Random r = new java.util.Random(seed);
         List<String> ids = new ArrayList<>();
-        String[] teams = {"a", "b", "c"};
-        int[] sizes = {1, 2, 4, 8};
         for (int step = 0; step < 150; step++) {
-            if (r.nextInt(3) == 0) {
-                String id = f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
-                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean());
-                ids.add(id);
-                int fate = r.nextInt(20);
-                if (fate == 0) {
-                    f.backend.failToStart.add(id);
-                } else if (fate == 1) {
-                    f.backend.exitCode.put(id, 1);
-                }
-            }
-            if (!ids.isEmpty() && r.nextInt(10) == 0) {
-                f.cancel(ids.get(r.nextInt(ids.size())));
-            }
-            if (r.nextInt(4) == 0) {
-                f.backend.holdStops = !f.backend.holdStops;
-            }
-            if (r.nextInt(3) == 0) {
-                f.backend.release();
-            }
+            randomStep(f, r, ids);
             f.advance(r.nextInt(900));
             f.cycle();
         }
@@ -587,31 +595,10 @@ class SchedulerLoopTest {
     private static void randomRunWithCrashes(Fixture f, long seed) {
         java.util.Random r = new java.util.Random(seed);
         List<String> ids = new ArrayList<>();
-        String[] teams = {"a", "b", "c"};
-        int[] sizes = {1, 2, 4, 8};
         int crashes = 0;
         int adopted = 0;
         for (int step = 0; step < 150; step++) {
-            if (r.nextInt(3) == 0) {
-                String id = f.submit(teams[r.nextInt(3)], sizes[r.nextInt(sizes.length)], (1 + r.nextInt(8)) * 600L,
-                        r.nextInt(4) == 0 ? 0 : 300, r.nextBoolean());
-                ids.add(id);
-                int fate = r.nextInt(20);
-                if (fate == 0) {
-                    f.backend.failToStart.add(id);
-                } else if (fate == 1) {
-                    f.backend.exitCode.put(id, 1);
-                }
-            }
-            if (!ids.isEmpty() && r.nextInt(10) == 0) {
-                f.cancel(ids.get(r.nextInt(ids.size())));
-            }
-            if (r.nextInt(4) == 0) {
-                f.backend.holdStops = !f.backend.holdStops;
-            }
-            if (r.nextInt(3) == 0) {
-                f.backend.release();
-            }
+            randomStep(f, r, ids);
             if (r.nextInt(8) == 0) {
                 f.backend.dropNextStart = r.nextBoolean();
             }
