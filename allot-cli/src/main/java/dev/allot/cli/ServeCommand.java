@@ -57,8 +57,8 @@ final class ServeCommand implements Callable<Integer> {
     String dbUser;
 
     @Option(names = "--backend", paramLabel = "BACKEND", defaultValue = "local",
-            description = "local (run each workload as a process here) or simulated (run nothing; end work after its"
-                    + " declared duration) (default: ${DEFAULT-VALUE})")
+            description = "local (run each workload as a process here), simulated (run nothing; end work after its"
+                    + " declared duration) or slurm (a Slurm cluster runs the work) (default: ${DEFAULT-VALUE})")
     String backend;
 
     @Option(names = "--gpus", paramLabel = "N",
@@ -93,6 +93,9 @@ final class ServeCommand implements Callable<Integer> {
             description = "text (one line per event, key=value pairs) or json (one object per line) (default: ${DEFAULT-VALUE})")
     String logFormat;
 
+    @picocli.CommandLine.ArgGroup(exclusive = false, heading = "Slurm backend (--backend slurm):%n")
+    SlurmOptions slurm = new SlurmOptions();
+
     @Option(names = "--demo", description = "on an empty store, create a demo allocation tree and users, print a demo"
             + " token and commands to try, and save the token in the client configuration")
     boolean demo;
@@ -106,7 +109,7 @@ final class ServeCommand implements Callable<Integer> {
         format.apply();
         Service service;
         try {
-            service = Service.start(config, Clock.systemUTC());
+            service = Service.start(config, Clock.systemUTC(), slurm.makers(dataDir));
         } catch (RuntimeException e) {
             err.println("allot: could not start the service: " + message(e));
             err.flush();
@@ -206,8 +209,12 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--port expects a port number between 0 (any free port) and 65535, got "
                     + port);
         }
-        if (!backend.equals(ServiceConfig.LOCAL) && !backend.equals(ServiceConfig.SIMULATED)) {
-            throw new IllegalArgumentException("--backend expects local or simulated, got '" + backend + "'");
+        if (!SlurmOptions.backends().contains(backend)) {
+            throw new IllegalArgumentException("--backend expects one of " + String.join(", ", SlurmOptions.backends())
+                    + ", got '" + backend + "'");
+        }
+        if (backend.equals("slurm")) {
+            slurm.config(dataDir, "check"); // a bad Slurm option is reported before anything starts
         }
         if (gpus != null && gpus < 1) {
             throw new IllegalArgumentException("--gpus expects a whole number of GPUs >= 1, got " + gpus);

@@ -2,6 +2,8 @@ package dev.allot.core.backend;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * What the scheduler needs from whatever runs the work (a process on this machine, a simulated clock, Slurm): start
@@ -21,13 +23,16 @@ public interface Backend {
     /**
      * Starts an attempt. Returns once the backend has accepted it (the work may still be starting).
      *
-     * @throws BackendException if the backend refused it or could not be reached; the attempt did not start
+     * @throws BackendUnavailableException if the backend could not tell whether it took it: ask again later
+     * @throws BackendException if the backend refused it; the attempt did not start
      */
     void start(Launch launch);
 
     /**
      * Asks an attempt to stop: politely now (SIGTERM or its equivalent), forcibly once {@code grace} has passed.
-     * Returns without waiting for it to end; {@link #observe} tells when it has.
+     * Returns without waiting for it to end; {@link #observe} tells when it has. An attempt whose start the backend
+     * could not confirm ({@link BackendUnavailableException}) and that it finds it never started is reported
+     * {@link AttemptStatus.Phase#STOPPED} by {@link #observe}.
      */
     void stop(AttemptKey attempt, Duration grace);
 
@@ -36,4 +41,38 @@ public interface Backend {
 
     /** Drops an ended attempt from {@link #observe} (its outcome is recorded elsewhere). */
     void forget(AttemptKey attempt);
+
+    /**
+     * Tells the backend that a node takes no new work (the scheduler found it unhealthy); work on it keeps running
+     * until the scheduler stops it. Idempotent. Backends that do not manage nodes do nothing.
+     *
+     * @throws BackendException if it could not be done; the caller tries again later
+     */
+    default void drain(String node, String reason) {
+    }
+
+    /**
+     * Undoes {@link #drain}: the node takes work again. Leaves alone a node drained by someone else (an operator).
+     * Idempotent. Backends that do not manage nodes do nothing.
+     */
+    default void resume(String node) {
+    }
+
+    /**
+     * The nodes the backend manages and whether each can run work, for a backend that owns the list of nodes (Slurm);
+     * empty for one that does not (the service then keeps its own list).
+     *
+     * @throws BackendUnavailableException if the backend could not be asked: nothing may be concluded of any node
+     */
+    default Optional<List<BackendNode>> nodes() {
+        return Optional.empty();
+    }
+
+    /**
+     * Named counts of what the backend has met (failed probes, adopted jobs, ...), for metrics. The names are fixed
+     * from the start; empty for a backend that counts nothing.
+     */
+    default Map<String, Long> counters() {
+        return Map.of();
+    }
 }

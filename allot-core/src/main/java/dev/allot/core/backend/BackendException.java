@@ -1,7 +1,7 @@
 package dev.allot.core.backend;
 
 /** A backend refused an action or could not be reached; the message says which and why. */
-public final class BackendException extends RuntimeException {
+public class BackendException extends RuntimeException {
     public BackendException(String message) {
         super(message);
     }

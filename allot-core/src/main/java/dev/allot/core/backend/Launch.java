@@ -13,16 +13,42 @@ import java.util.SortedMap;
  * @param command     the program and its arguments (not run through a shell)
  * @param environment extra environment variables (the backend adds the GPU assignment, e.g. CUDA_VISIBLE_DEVICES)
  * @param duration    how long the work runs when simulated; null when unknown
+ * @param terms       what its scheduling contract says, for a backend that shows it (Slurm's partitions or QOS)
  */
 public record Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
-                     SortedMap<String, String> environment, Duration duration) {
+                     SortedMap<String, String> environment, Duration duration, Terms terms) {
     public Launch {
         Objects.requireNonNull(attempt, "attempt");
+        Objects.requireNonNull(terms, "terms");
         placement = List.copyOf(placement);
         command = List.copyOf(command);
         environment = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(environment));
         if (placement.isEmpty()) {
             throw new IllegalArgumentException(attempt + ": a launch needs at least one node");
+        }
+    }
+
+    /** A launch of allocated, non-resumable work (what the simpler backends assume). */
+    public Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
+                  SortedMap<String, String> environment, Duration duration) {
+        this(attempt, placement, command, environment, duration, Terms.ALLOCATED);
+    }
+
+    /**
+     * The scheduling contract of the workload an attempt runs, as far as a backend may need it: whether it is
+     * unallocated (minimum runtime 0: free, always preemptible) and whether it can resume after a stop. Allot alone
+     * decides preemption; a backend only mirrors these so that its own tools show the same picture.
+     *
+     * @param unallocated the workload declared no minimum runtime: it is never charged and always preemptible
+     * @param resumable   the workload resumes from where it stopped when it is started again
+     */
+    public record Terms(boolean unallocated, boolean resumable) {
+        /** Allocated and not resumable. */
+        public static final Terms ALLOCATED = new Terms(false, false);
+
+        /** The terms of a workload with this minimum runtime (0 means unallocated) and resumability. */
+        public static Terms of(long minRuntimeSeconds, boolean resumable) {
+            return new Terms(minRuntimeSeconds == 0, resumable);
         }
     }
 

@@ -24,6 +24,8 @@ final class LiveAttempt {
     Placement placement;
     int[][] lanes;
     boolean markedRunning;
+    /** The backend could not say whether it took the start: it is asked again each cycle until it can. */
+    boolean startUnconfirmed;
     boolean stopping;
     boolean stopSent;
     /** When the stop was first asked (epoch millis), -1 before: the grace period counts from then. */

@@ -4,6 +4,7 @@ import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
@@ -165,6 +166,8 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
     private final Map<String, Long> queuedSince = new HashMap<>();
     private boolean stopsThisCycle;
+    /** The health each node was last told to the backend as ({@link Backend#drain}, {@link Backend#resume}). */
+    private final Map<String, Boolean> toldHealthy = new TreeMap<>();
 
     // ---- counters
     private long cycles;
@@ -432,6 +435,32 @@ public final class SchedulerLoop implements AutoCloseable {
             }
         }
         state.takeDrainNotices();
+        tellBackendHealth(nodes);
+    }
+
+    /**
+     * Mirrors node health in a backend that manages nodes (Slurm drains a node Allot found unhealthy, so that its own
+     * tools show it and nothing else lands there). Asked once per change; a failed call is asked again at the next
+     * read of the nodes. At load every node is told once (the backend leaves alone what is already so).
+     */
+    private void tellBackendHealth(List<Node> nodes) {
+        for (Node n : nodes) {
+            if (Boolean.valueOf(n.healthy()).equals(toldHealthy.get(n.name()))) {
+                continue;
+            }
+            try {
+                if (n.healthy()) {
+                    backend.resume(n.name());
+                } else {
+                    backend.drain(n.name(), n.reason() == null ? "unhealthy" : n.reason());
+                }
+                toldHealthy.put(n.name(), n.healthy());
+            } catch (BackendException e) {
+                LOG.warn("could not {} node {} on the {} backend, trying again: {}", n.healthy() ? "resume" : "drain",
+                        n.name(), backend.name(), e.getMessage());
+                topologyHint.set(true);
+            }
+        }
     }
 
     /**
@@ -604,10 +633,14 @@ public final class SchedulerLoop implements AutoCloseable {
                 Job job = state.job(l.jobId).orElseThrow();
                 Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
                 try {
-                    backend.start(new Launch(a.key(), a.placement(), w.command(), w.environment(), duration));
+                    backend.start(launchOf(a.key(), a.placement(), w, duration));
                     LOG.info("adopted attempt {} was never started on the {} backend; started it", a.key(),
                             backend.name());
                     starts++;
+                } catch (BackendUnavailableException e) {
+                    l.startUnconfirmed = true;
+                    LOG.warn("could not tell whether the {} backend started adopted attempt {}; asking again next"
+                            + " cycle: {}", backend.name(), a.key(), e.getMessage());
                 } catch (BackendException e) {
                     end(l, AttemptOutcome.FAILED, "the " + backend.name() + " backend refused it: " + e.getMessage(),
                             null, null, now, nowMillis);
@@ -660,6 +693,11 @@ public final class SchedulerLoop implements AutoCloseable {
     // ------------------------------------------------------------------ 2. observe
 
     private void observe(long now, long nowMillis) {
+        for (LiveAttempt l : new ArrayList<>(books.live.values())) {
+            if (l.startUnconfirmed) {
+                retryStart(l, now, nowMillis);
+            }
+        }
         for (LiveAttempt l : books.live.values()) {
             if (l.stopping && !l.stopSent) {
                 sendStop(l);
@@ -686,6 +724,41 @@ public final class SchedulerLoop implements AutoCloseable {
                 finish(l, st, now, nowMillis);
             }
         }
+    }
+
+    /**
+     * Asks the backend again to start an attempt whose start it could not confirm. One asked to stop meanwhile is not
+     * started again: the stop goes to the backend, which ends it either way (a backend that never started it reports
+     * it stopped, see {@link Backend#stop}).
+     */
+    private void retryStart(LiveAttempt l, long now, long nowMillis) {
+        if (l.stopping) {
+            return;
+        }
+        Workload w = stored.get(l.jobId);
+        if (w == null) {
+            w = store.workloads().workload(l.jobId).orElse(null);
+        }
+        if (w == null) {
+            return;
+        }
+        Duration duration = w.durationSeconds() == null ? null
+                : state.job(l.jobId).map(j -> Duration.ofSeconds(j.remainingSeconds())).orElse(null);
+        try {
+            backend.start(launchOf(l.key, l.where, w, duration));
+            l.startUnconfirmed = false;
+            LOG.info("the {} backend confirmed the start of {}", backend.name(), l.key);
+        } catch (BackendUnavailableException e) {
+            LOG.warn("still cannot tell whether the {} backend started {}: {}", backend.name(), l.key, e.getMessage());
+        } catch (BackendException e) {
+            end(l, AttemptOutcome.FAILED, "the " + backend.name() + " backend refused it: " + e.getMessage(), null,
+                    null, now, nowMillis);
+        }
+    }
+
+    private static Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration) {
+        return new Launch(key, where, w.command(), w.environment(), duration,
+                Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()));
     }
 
     /** Records the end of an attempt in the store, then in the core, and lets the backend forget it. */
@@ -986,7 +1059,13 @@ public final class SchedulerLoop implements AutoCloseable {
         LiveAttempt l = new LiveAttempt(key, job.id(), where, now, placement, lanes.lanes());
         books.live.put(key, l);
         try {
-            backend.start(new Launch(key, where, w.command(), w.environment(), duration));
+            backend.start(launchOf(key, where, w, duration));
+        } catch (BackendUnavailableException e) {
+            // Not known to have started nor to have been refused: the attempt stays launching (it holds its GPUs) and
+            // the start is asked again next cycle; the backend's start is idempotent, so this never runs it twice.
+            l.startUnconfirmed = true;
+            LOG.warn("could not tell whether the {} backend started {}; asking again next cycle: {}", backend.name(),
+                    key, e.getMessage());
         } catch (BackendException e) {
             books.live.remove(key);
             store.attempts().endAttempt(key, AttemptOutcome.FAILED, "the " + backend.name()

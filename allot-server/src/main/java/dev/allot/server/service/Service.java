@@ -12,6 +12,7 @@ import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import java.time.Clock;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,8 @@ public final class Service implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Service.class);
     /** The local node's GPUs when neither the configuration nor {@code nvidia-smi} says. */
     public static final int DEFAULT_VIRTUAL_GPUS = 8;
+    /** How often a backend that owns the nodes (Slurm) is asked for them. */
+    static final java.time.Duration NODE_SYNC_EVERY = java.time.Duration.ofSeconds(2);
 
     private final ServiceConfig config;
     private final Store store;
@@ -37,11 +40,14 @@ public final class Service implements AutoCloseable {
     private final ApiServer api;
     private final ServiceMetrics metrics;
     private final HealthChecker health;
+    private final BackendNodeSync nodeSync;
     private final String adminToken;
     private final String demoToken;
 
     private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
-                    ServiceMetrics metrics, HealthChecker health, String adminToken, String demoToken) {
+                    ServiceMetrics metrics, HealthChecker health, BackendNodeSync nodeSync, String adminToken,
+                    String demoToken) {
+        this.nodeSync = nodeSync;
         this.config = config;
         this.store = store;
         this.backend = backend;
@@ -53,13 +59,41 @@ public final class Service implements AutoCloseable {
         this.demoToken = demoToken;
     }
 
-    /** Starts everything; on failure closes what was opened and rethrows. */
+    /**
+     * Makes a backend the server does not carry itself (the server depends on no backend module; the CLI, which
+     * depends on both, hands in the Slurm backend's maker). Called once the store is open; the service closes the
+     * backend if it is {@link AutoCloseable}.
+     */
+    @FunctionalInterface
+    public interface BackendMaker {
+        Backend make(ServiceConfig config, Store store);
+    }
+
+    /** Starts everything with the built-in backends ({@code local}, {@code simulated}). */
     public static Service start(ServiceConfig config, Clock clock) {
+        return start(config, clock, Map.of());
+    }
+
+    /**
+     * Starts everything; {@code makers} adds backends by name. On failure closes what was opened and rethrows.
+     *
+     * @throws IllegalArgumentException if the configured backend is neither built in nor among {@code makers}
+     */
+    public static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers) {
         Objects.requireNonNull(config, "config");
+        if (!config.backend().equals(ServiceConfig.LOCAL) && !config.backend().equals(ServiceConfig.SIMULATED)
+                && !makers.containsKey(config.backend())) {
+            java.util.TreeSet<String> valid = new java.util.TreeSet<>(makers.keySet());
+            valid.add(ServiceConfig.LOCAL);
+            valid.add(ServiceConfig.SIMULATED);
+            throw new IllegalArgumentException("unknown backend '" + config.backend() + "'; valid backends: "
+                    + String.join(", ", valid));
+        }
         Objects.requireNonNull(clock, "clock");
         Store store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
                 : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
         Backend backend = null;
+        BackendNodeSync nodeSync = null;
         SchedulerLoop loop = null;
         ApiServer api = null;
         try {
@@ -73,17 +107,31 @@ public final class Service implements AutoCloseable {
             if (demoToken != null) {
                 LOG.info("created the demo allocation tree and users");
             }
-            backend = makeBackend(config, clock, store);
+            backend = makers.containsKey(config.backend()) ? makers.get(config.backend()).make(config, store)
+                    : makeBackend(config, clock, store);
+            if (BackendNodeSync.applies(backend)) {
+                nodeSync = new BackendNodeSync(store, backend, clock, () -> { });
+                if (nodeSync.syncOnce() < 0 && store.nodes().nodes().isEmpty()) {
+                    throw new IllegalStateException("the " + backend.name() + " backend could not list its nodes and"
+                            + " the store has none yet; is it reachable? (see the log above)");
+                }
+            }
             PolicyFactory f = PolicyRegistry.standard().get("allocation");
             loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
                     SchedulerConfig.defaults(), clock, config.grace());
             ServiceMetrics metrics = new ServiceMetrics(loop);
+            metrics.watchBackend(backend);
             loop.observe(new Observers(metrics, new LoggingObserver()));
             loop.start(config.tick());
             SchedulerLoop started = loop;
             api = ApiServer.start(store, config.port(), clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
                             started::topologyChanged), new LoopExplainer(started));
+            if (nodeSync != null) {
+                BackendNodeSync sync = new BackendNodeSync(store, backend, clock, started::topologyChanged);
+                nodeSync = sync;
+                sync.start(NODE_SYNC_EVERY);
+            }
             HealthChecker health = null;
             if (config.healthCheck() != null) {
                 health = new HealthChecker(store, config.healthCheck(), config.healthCheckTimeout(), clock,
@@ -91,8 +139,11 @@ public final class Service implements AutoCloseable {
                 health.start(config.healthCheckEvery());
             }
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
-            return new Service(config, store, backend, loop, api, metrics, health, adminToken, demoToken);
+            return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken);
         } catch (RuntimeException e) {
+            if (nodeSync != null) {
+                nodeSync.close();
+            }
             if (api != null) {
                 api.close();
             }
@@ -179,6 +230,9 @@ public final class Service implements AutoCloseable {
     public void close() {
         if (health != null) {
             health.close();
+        }
+        if (nodeSync != null) {
+            nodeSync.close();
         }
         api.close();
         loop.close();

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param databaseUser user for {@code databaseUrl}; may be null
  * @param databasePassword password for {@code databaseUrl}; may be null
  * @param port         the API's port, 0 for any free one
- * @param backend      {@code local} or {@code simulated}
+ * @param backend      {@code local}, {@code simulated}, or one {@link Service#start(ServiceConfig, Clock, Map)} is
+ *                     given a maker for ({@code slurm}, from the CLI)
  * @param nodeName     the name of this machine as a node, for the {@code local} backend
  * @param virtualGpus  GPUs the {@code local} backend's node has; 0 means: what {@code nvidia-smi} reports, else 8
  * @param timeScale    for the {@code simulated} backend: how many times faster than declared durations work ends
@@ -42,8 +43,9 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         Objects.requireNonNull(nodeName, "nodeName");
         Objects.requireNonNull(tick, "tick");
         Objects.requireNonNull(grace, "grace");
-        if (!backend.equals(LOCAL) && !backend.equals(SIMULATED)) {
-            throw new IllegalArgumentException("unknown backend '" + backend + "'; valid backends: local, simulated");
+        if (!backend.matches("[a-z][a-z0-9-]*")) {
+            throw new IllegalArgumentException("a backend is named in lower case letters, digits and '-', such as "
+                    + LOCAL + ", " + SIMULATED + " or slurm; got '" + backend + "'");
         }
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);

@@ -70,6 +70,20 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
                 .description("busy GPUs over healthy GPUs").register(registry);
     }
 
+    /**
+     * Counts of what the backend has met ({@code allot_backend_events_total{backend="slurm",event="probe_failures"}}),
+     * one counter per name the backend reports; nothing for a backend that counts nothing.
+     */
+    public void watchBackend(dev.allot.core.backend.Backend backend) {
+        for (String event : backend.counters().keySet()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("allot.backend.events", backend,
+                            b -> b.counters().getOrDefault(event, 0L))
+                    .tag("backend", backend.name()).tag("event", event)
+                    .description("what the backend has met: failed probes, adopted jobs, duplicates cancelled, ...")
+                    .register(registry);
+        }
+    }
+
     /** The registry, for tests and for more meters. */
     public PrometheusMeterRegistry registry() {
         return registry;

@@ -1,0 +1,157 @@
+package dev.allot.cli;
+
+import dev.allot.server.service.Service;
+import dev.allot.slurm.SlurmBackend;
+import dev.allot.slurm.SlurmConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code allot serve --backend slurm}'s options: how to reach the cluster and how Allot's contract maps onto it.
+ * The instance id that marks this Allot's jobs is made once and kept in {@code DATA_DIR/instance-id}.
+ */
+final class SlurmOptions {
+    static final String INSTANCE_FILE = "instance-id";
+
+    @Option(names = "--slurm-conf", paramLabel = "FILE",
+            description = "slurm.conf, passed to every Slurm command as SLURM_CONF (default: $SLURM_CONF, else"
+                    + " /etc/slurm/slurm.conf)")
+    Path slurmConf;
+
+    @Option(names = "--slurm-bin", paramLabel = "DIR",
+            description = "where sbatch, squeue, scancel, scontrol, sinfo and sacct are (default: the PATH)")
+    Path binDir;
+
+    @Option(names = "--slurm-observe", paramLabel = "HOW", defaultValue = "cli",
+            description = "read jobs and nodes with the commands' --json output (cli) or from slurmrestd (rest)"
+                    + " (default: ${DEFAULT-VALUE})")
+    String observe;
+
+    @Option(names = "--slurm-rest-url", paramLabel = "URL", description = "slurmrestd, e.g. http://127.0.0.1:6820")
+    String restUrl;
+
+    @Option(names = "--slurm-rest-user", paramLabel = "USER", defaultValue = "root",
+            description = "the user slurmrestd acts for (default: ${DEFAULT-VALUE})")
+    String restUser;
+
+    @Option(names = "--slurm-rest-token-file", paramLabel = "FILE",
+            description = "a file holding a JWT from `scontrol token` (read at each request)")
+    Path restTokenFile;
+
+    @Option(names = "--slurm-partition", paramLabel = "NAME", defaultValue = SlurmConfig.DEFAULT_PARTITION,
+            description = "partition for allocated work, protected from Slurm's preemption (default: ${DEFAULT-VALUE})")
+    String partition;
+
+    @Option(names = "--slurm-free-partition", paramLabel = "NAME", defaultValue = SlurmConfig.DEFAULT_FREE_PARTITION,
+            description = "partition for unallocated work, preemptible (default: ${DEFAULT-VALUE})")
+    String freePartition;
+
+    @Option(names = "--slurm-qos", paramLabel = "NAME", description = "QOS for allocated work (needs accounting)")
+    String qos;
+
+    @Option(names = "--slurm-free-qos", paramLabel = "NAME", description = "QOS for unallocated work")
+    String freeQos;
+
+    @Option(names = "--slurm-account", paramLabel = "NAME", description = "the Slurm account jobs are charged to")
+    String account;
+
+    @Option(names = "--slurm-accounting", description = "sacct works here (slurmdbd): use it to confirm ended jobs")
+    boolean accounting;
+
+    @Option(names = "--slurm-workdir", paramLabel = "DIR",
+            description = "the jobs' working directory and output files, on storage the nodes share (default:"
+                    + " DATA_DIR/slurm-jobs)")
+    Path workDir;
+
+    @Option(names = "--slurm-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "how long a Slurm command may take before its outcome counts as unknown"
+                    + " (default: ${DEFAULT-VALUE})")
+    String timeout;
+
+    /** The configuration from the options; a bad value names its option. */
+    SlurmConfig config(Path dataDir, String instance) {
+        SlurmConfig.Observe how = switch (observe.trim()) {
+            case "cli" -> SlurmConfig.Observe.CLI;
+            case "rest" -> SlurmConfig.Observe.REST;
+            default -> throw new IllegalArgumentException("--slurm-observe expects cli or rest, got '" + observe + "'");
+        };
+        Path conf = slurmConf;
+        if (conf == null) {
+            String env = System.getenv("SLURM_CONF");
+            conf = env != null && !env.isBlank() ? Path.of(env) : Path.of("/etc/slurm/slurm.conf");
+        }
+        if (!Files.isRegularFile(conf)) {
+            throw new IllegalArgumentException("--slurm-conf: " + conf + " is not a file; give the cluster's"
+                    + " slurm.conf (or set SLURM_CONF)");
+        }
+        if (binDir != null && !Files.isDirectory(binDir)) {
+            throw new IllegalArgumentException("--slurm-bin: " + binDir + " is not a directory");
+        }
+        Duration t = ServeCommand.duration("--slurm-timeout", timeout, false);
+        Path work = (workDir != null ? workDir : dataDir.resolve("slurm-jobs")).toAbsolutePath();
+        SlurmConfig c = SlurmConfig.defaults(conf.toAbsolutePath(), work, instance).withBinDir(binDir)
+                .withPartitions(blankToNull(partition), blankToNull(freePartition))
+                .withQos(blankToNull(qos), blankToNull(freeQos)).withAccount(blankToNull(account))
+                .withCommandTimeout(t).withAccounting(accounting);
+        if (how == SlurmConfig.Observe.REST) {
+            if (restUrl == null || restTokenFile == null) {
+                throw new IllegalArgumentException("--slurm-observe rest needs --slurm-rest-url and"
+                        + " --slurm-rest-token-file");
+            }
+            c = c.withRest(restUrl, restUser, restTokenFile.toAbsolutePath());
+        }
+        return c;
+    }
+
+    /** The maker {@link Service#start} calls once the store is open. */
+    Map<String, Service.BackendMaker> makers(Path dataDir) {
+        return Map.of("slurm", (cfg, store) -> {
+            SlurmConfig c = config(dataDir, instanceId(dataDir));
+            try {
+                Files.createDirectories(c.workDir());
+            } catch (IOException e) {
+                throw new IllegalStateException("could not make the Slurm jobs' directory " + c.workDir() + ": "
+                        + e.getMessage(), e);
+            }
+            return SlurmBackend.connect(c, Clock.systemUTC());
+        });
+    }
+
+    /** This data directory's instance id, made on first use. */
+    static String instanceId(Path dataDir) {
+        Path f = dataDir.resolve(INSTANCE_FILE);
+        try {
+            if (Files.exists(f)) {
+                String id = Files.readString(f, StandardCharsets.UTF_8).strip();
+                if (!id.isEmpty()) {
+                    return id;
+                }
+            }
+            byte[] b = new byte[6];
+            new SecureRandom().nextBytes(b);
+            String id = HexFormat.of().formatHex(b);
+            Files.createDirectories(dataDir);
+            Files.writeString(f, id + "\n", StandardCharsets.UTF_8);
+            return id;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not read or write the instance id " + f + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+
+    static List<String> backends() {
+        return List.of("local", "simulated", "slurm");
+    }
+}

@@ -1,0 +1,147 @@
+package dev.allot.server.service;
+
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendNode;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.NotFoundException;
+import dev.allot.server.store.Store;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the store's nodes in step with a backend that owns the list of nodes (Slurm): a node the backend has and the
+ * store has not is added with its GPUs; a GPU count that changed is updated; a node the backend cannot run work on
+ * (down, failed, drained by an operator) is marked unhealthy with the backend's reason, prefixed by the backend's
+ * name, and marked healthy again once the backend can use it, but only if the backend was the one that made it
+ * unhealthy: health set by a person or by the health check is theirs to undo. A node the store has and the backend
+ * does not is left alone (logged once). A failed probe changes nothing (a failed probe is not a down node).
+ */
+public final class BackendNodeSync implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BackendNodeSync.class);
+
+    private final Store store;
+    private final Backend backend;
+    private final Clock clock;
+    private final Runnable changed;
+    private final String prefix;
+    private final Map<String, Boolean> missingLogged = new TreeMap<>();
+    private ScheduledExecutorService thread;
+
+    public BackendNodeSync(Store store, Backend backend, Clock clock, Runnable changed) {
+        this.store = store;
+        this.backend = backend;
+        this.clock = clock;
+        this.changed = changed;
+        this.prefix = backend.name() + ": ";
+    }
+
+    /** Whether the backend owns the list of nodes (else there is nothing to keep in step). */
+    public static boolean applies(Backend backend) {
+        try {
+            return backend.nodes().isPresent();
+        } catch (BackendException e) {
+            return true; // it has nodes, it just could not say right now
+        }
+    }
+
+    /** One pass. Returns how many stored nodes it added or changed, or -1 when the backend could not be asked. */
+    public synchronized int syncOnce() {
+        Optional<List<BackendNode>> reported;
+        try {
+            reported = backend.nodes();
+        } catch (BackendException e) {
+            LOG.warn("could not read the {} backend's nodes; leaving every node as it is: {}", backend.name(),
+                    e.getMessage());
+            return -1;
+        }
+        if (reported.isEmpty()) {
+            return 0;
+        }
+        Map<String, Node> stored = new TreeMap<>();
+        for (Node n : store.nodes().nodes()) {
+            stored.put(n.name(), n);
+        }
+        int changes = 0;
+        long now = clock.millis();
+        Map<String, BackendNode> seen = new TreeMap<>();
+        for (BackendNode b : reported.get()) {
+            seen.put(b.name(), b);
+        }
+        for (BackendNode b : seen.values()) {
+            Node s = stored.get(b.name());
+            String reason = b.usable() ? null : prefix + (b.reason() == null ? "not usable" : b.reason());
+            if (s == null) {
+                store.nodes().putNode(new Node(b.name(), b.gpus(), b.usable(), reason, now));
+                LOG.info("node {} from the {} backend: {} GPUs{}", b.name(), backend.name(), b.gpus(),
+                        b.usable() ? "" : ", unhealthy: " + reason);
+                changes++;
+                continue;
+            }
+            try {
+                if (s.gpus() != b.gpus()) {
+                    store.nodes().putNode(new Node(s.name(), b.gpus(), s.healthy(), s.reason(), now));
+                    LOG.info("node {} now has {} GPUs (was {}), says the {} backend", s.name(), b.gpus(), s.gpus(),
+                            backend.name());
+                    changes++;
+                }
+                if (!b.usable() && s.healthy()) {
+                    store.nodes().setHealth(s.name(), false, reason, now);
+                    LOG.atWarn().addKeyValue("node", s.name()).addKeyValue("reason", reason)
+                            .log("node {} is unhealthy: {}", s.name(), reason);
+                    changes++;
+                } else if (b.usable() && !s.healthy() && s.reason() != null && s.reason().startsWith(prefix)) {
+                    store.nodes().setHealth(s.name(), true, null, now);
+                    LOG.info("node {} is usable again in the {} backend: healthy", s.name(), backend.name());
+                    changes++;
+                }
+            } catch (NotFoundException e) {
+                // removed meanwhile
+            }
+        }
+        for (String name : stored.keySet()) {
+            if (!seen.containsKey(name) && missingLogged.put(name, Boolean.TRUE) == null) {
+                LOG.warn("node {} is in the store but not in the {} backend; left as it is", name, backend.name());
+            }
+        }
+        if (changes > 0) {
+            changed.run();
+        }
+        return changes;
+    }
+
+    /** Syncs every {@code period} on a daemon thread. */
+    public synchronized void start(Duration period) {
+        if (thread != null) {
+            throw new IllegalStateException("the node sync is already running");
+        }
+        thread = dev.allot.server.Daemons.single("allot-backend-nodes");
+        thread.scheduleWithFixedDelay(() -> {
+            try {
+                syncOnce();
+            } catch (RuntimeException e) {
+                LOG.warn("backend node sync failed: {}", e.toString());
+            }
+        }, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void close() {
+        ScheduledExecutorService t;
+        synchronized (this) {
+            t = thread;
+            thread = null;
+        }
+        if (t != null) {
+            dev.allot.server.Daemons.stop(t, Duration.ofSeconds(5), "the backend node sync thread");
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.allot.slurm;
+
+import dev.allot.core.backend.BackendUnavailableException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Observes Slurm through its commands: {@code squeue --json} (which in 22.05 ignores its filters, so it lists every
+ * job), {@code sinfo --json}, and {@code squeue --json} again to confirm one job, cross-checked with
+ * {@code scontrol show job} and, where accounting exists, {@code sacct}, for "no such job".
+ */
+final class CliProbe implements SlurmProbe {
+    private final Commands commands;
+    private final boolean accounting;
+
+    CliProbe(Commands commands, boolean accounting) {
+        this.commands = commands;
+        this.accounting = accounting;
+    }
+
+    @Override
+    public String name() {
+        return "squeue";
+    }
+
+    @Override
+    public List<SlurmJob> jobs() {
+        Commands.Result r = commands.run("squeue", List.of("--json"));
+        if (!r.ok()) {
+            throw new BackendUnavailableException("could not list Slurm's jobs: " + r.summary());
+        }
+        try {
+            return SlurmJson.jobs("squeue --json", r.out());
+        } catch (SlurmJson.Malformed e) {
+            throw new BackendUnavailableException(e.getMessage());
+        }
+    }
+
+    @Override
+    public Optional<SlurmJob> job(long id) {
+        for (SlurmJob j : jobs()) {
+            if (j.id() == id) {
+                return Optional.of(j);
+            }
+        }
+        // Not in a complete listing: ask for it by id; only Slurm's own "Invalid job id" counts as absent.
+        Commands.Result r = commands.run("scontrol", List.of("-o", "show", "job", Long.toString(id)));
+        if (r.ok() && r.out().contains("JobId=" + id)) {
+            return Optional.of(fromScontrol(id, r.out()));
+        }
+        if (!(r.exit() == 1 && r.err().contains("Invalid job id"))) {
+            throw new BackendUnavailableException("could not look up Slurm job " + id + ": " + r.summary());
+        }
+        if (accounting) {
+            Commands.Result a = commands.run("sacct", List.of("-n", "-X", "-P", "-j", Long.toString(id),
+                    "-o", "JobID,JobName,State,ExitCode,NodeList,Partition,Comment"), Map.of());
+            if (!a.ok()) {
+                throw new BackendUnavailableException("could not look up Slurm job " + id + " in accounting: "
+                        + a.summary());
+            }
+            for (String line : a.out().split("\n")) {
+                String[] f = line.split("\\|", -1);
+                if (f.length >= 7 && f[0].equals(Long.toString(id))) {
+                    String state = f[2].split(" ")[0];
+                    String[] ec = f[3].split(":");
+                    Integer status = null;
+                    if (ec.length == 2 && ec[0].matches("\\d+") && ec[1].matches("\\d+")) {
+                        status = (Integer.parseInt(ec[0]) << 8) | Integer.parseInt(ec[1]);
+                    }
+                    return Optional.of(new SlurmJob(id, f[1], f[6], state, "from accounting", status, 0,
+                            HostList.expand(f[4].equals("None assigned") ? "" : f[4]), f[5]));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The fields Allot reads from {@code scontrol -o show job}'s one line of {@code Key=Value} pairs. */
+    static SlurmJob fromScontrol(long id, String line) {
+        String name = field(line, "JobName");
+        String state = field(line, "JobState");
+        String reason = field(line, "Reason");
+        String comment = field(line, "Comment");
+        String[] ec = field(line, "ExitCode").split(":");
+        Integer status = null;
+        if (ec.length == 2 && ec[0].matches("\\d+") && ec[1].matches("\\d+")) {
+            status = (Integer.parseInt(ec[0]) << 8) | Integer.parseInt(ec[1]);
+        }
+        String restarts = field(line, "Restarts");
+        String nodes = field(line, "NodeList");
+        return new SlurmJob(id, name, comment.equals("(null)") ? "" : comment, state, reason, status,
+                restarts.matches("\\d+") ? Integer.parseInt(restarts) : 0,
+                HostList.expand(nodes.equals("(null)") ? "" : nodes), field(line, "Partition"));
+    }
+
+    /** A value in {@code Key=Value Key2=Value two} (a value runs up to the next " Key=" ). */
+    static String field(String line, String key) {
+        String k = key + "=";
+        int at = line.startsWith(k) ? 0 : line.indexOf(" " + k);
+        if (at < 0) {
+            return "";
+        }
+        int start = at == 0 && line.startsWith(k) ? k.length() : at + 1 + k.length();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(" [A-Za-z:/_]+=").matcher(line);
+        int end = line.length();
+        if (m.find(start)) {
+            end = m.start();
+        }
+        return line.substring(start, end).strip();
+    }
+
+    @Override
+    public List<SlurmNode> nodes() {
+        Commands.Result r = commands.run("sinfo", List.of("--json"));
+        if (!r.ok()) {
+            throw new BackendUnavailableException("could not list Slurm's nodes: " + r.summary());
+        }
+        try {
+            return SlurmJson.nodes("sinfo --json", r.out());
+        } catch (SlurmJson.Malformed e) {
+            throw new BackendUnavailableException(e.getMessage());
+        }
+    }
+}

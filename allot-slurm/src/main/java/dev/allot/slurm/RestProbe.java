@@ -1,0 +1,127 @@
+package dev.allot.slurm;
+
+import dev.allot.core.backend.BackendUnavailableException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Observes Slurm through slurmrestd ({@code /slurm/v0.0.38/}): {@code GET jobs}, {@code GET job/{id}} and
+ * {@code GET nodes}, authenticated by a JWT from {@code scontrol token} read from a file at each request. A refused
+ * connection, a timeout, an HTTP error, or a body that does not parse is unknown; only slurmrestd's own "Invalid job
+ * id" for one id counts as "no such job".
+ */
+final class RestProbe implements SlurmProbe {
+    static final String API = "/slurm/v0.0.38/";
+
+    private final HttpClient http;
+    private final String base;
+    private final String user;
+    private final Path tokenFile;
+    private final Duration timeout;
+
+    RestProbe(SlurmConfig config) {
+        this.base = config.restUrl().endsWith("/") ? config.restUrl().substring(0, config.restUrl().length() - 1)
+                : config.restUrl();
+        this.user = config.restUser();
+        this.tokenFile = config.restTokenFile();
+        this.timeout = config.commandTimeout();
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    @Override
+    public String name() {
+        return "slurmrestd";
+    }
+
+    @Override
+    public List<SlurmJob> jobs() {
+        Response r = get("jobs");
+        if (r.status() != 200) {
+            throw new BackendUnavailableException("slurmrestd GET jobs answered HTTP " + r.status() + ": "
+                    + abbreviate(r.body()));
+        }
+        try {
+            return SlurmJson.jobs("slurmrestd GET jobs", r.body());
+        } catch (SlurmJson.Malformed e) {
+            throw new BackendUnavailableException(e.getMessage());
+        }
+    }
+
+    @Override
+    public Optional<SlurmJob> job(long id) {
+        Response r = get("job/" + id);
+        if (r.body().contains("Invalid job id specified") && (r.status() == 200 || r.status() >= 400)
+                && r.body().contains("\"errors\"")) {
+            return Optional.empty();
+        }
+        if (r.status() != 200) {
+            throw new BackendUnavailableException("slurmrestd GET job/" + id + " answered HTTP " + r.status() + ": "
+                    + abbreviate(r.body()));
+        }
+        try {
+            for (SlurmJob j : SlurmJson.jobs("slurmrestd GET job/" + id, r.body())) {
+                if (j.id() == id) {
+                    return Optional.of(j);
+                }
+            }
+        } catch (SlurmJson.Malformed e) {
+            throw new BackendUnavailableException(e.getMessage());
+        }
+        throw new BackendUnavailableException("slurmrestd GET job/" + id + " answered without that job");
+    }
+
+    @Override
+    public List<SlurmNode> nodes() {
+        Response r = get("nodes");
+        if (r.status() != 200) {
+            throw new BackendUnavailableException("slurmrestd GET nodes answered HTTP " + r.status() + ": "
+                    + abbreviate(r.body()));
+        }
+        try {
+            return SlurmJson.nodes("slurmrestd GET nodes", r.body());
+        } catch (SlurmJson.Malformed e) {
+            throw new BackendUnavailableException(e.getMessage());
+        }
+    }
+
+    private record Response(int status, String body) {
+    }
+
+    private Response get(String path) {
+        String token;
+        try {
+            token = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            throw new BackendUnavailableException("could not read the slurmrestd token from " + tokenFile + ": "
+                    + e.getMessage(), e);
+        }
+        if (token.startsWith("SLURM_JWT=")) {
+            token = token.substring("SLURM_JWT=".length());
+        }
+        HttpRequest req = HttpRequest.newBuilder(URI.create(base + API + path)).timeout(timeout)
+                .header("X-SLURM-USER-NAME", user).header("X-SLURM-USER-TOKEN", token).GET().build();
+        try {
+            HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Response(res.statusCode(), res.body());
+        } catch (IOException e) {
+            throw new BackendUnavailableException("slurmrestd GET " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("interrupted asking slurmrestd for " + path, e);
+        }
+    }
+
+    private static String abbreviate(String s) {
+        String t = s == null ? "" : s.strip().replaceAll("\\s+", " ");
+        return t.length() > 300 ? t.substring(0, 300) + "..." : t;
+    }
+}

@@ -1,0 +1,554 @@
+package dev.allot.slurm;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.AttemptStatus.Phase;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendNode;
+import dev.allot.core.backend.BackendUnavailableException;
+import dev.allot.core.backend.Launch;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs Allot's attempts on a real Slurm cluster. Allot decides what runs where and when; Slurm starts, stops and
+ * isolates the jobs.
+ *
+ * <p><b>Mapping.</b> Each attempt is one batch job on exactly the nodes the policy chose ({@code --nodelist},
+ * {@code --gres=gpu:N}), named {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
+ * in the protected partition (or QOS) for allocated work and the preemptible one for unallocated work. Stopping is
+ * {@code scancel --signal=TERM} and, once the grace period has passed, {@code scancel}. A preempted resumable
+ * workload is not requeued inside Slurm: its attempt ends, and its next attempt is a new job where and when Allot
+ * decides (a Slurm requeue would let Slurm's scheduler pick the time and place, fighting Allot's).
+ *
+ * <p><b>Never a failure read as an absence.</b> Every probe either parses a complete answer or throws
+ * {@link BackendUnavailableException}, and then nothing is concluded: {@link #observe} throws (the loop skips what
+ * depends on it), {@link #start} cannot tell whether a job exists and says so. A job Allot tracks that is missing
+ * from a complete listing is looked up by id before it is reported ended; a lookup that fails reports it
+ * {@link Phase#UNKNOWN}.
+ *
+ * <p><b>Exactly once.</b> Before submitting, {@link #start} looks for a job with the attempt's name (in a listing
+ * taken after any submission whose outcome was unknown), so retries and restarts adopt rather than resubmit. Should
+ * two jobs ever carry one attempt's name, all but the oldest are cancelled at once and counted. A held placeholder job
+ * ({@link InstanceLock}) marks which Allot instance drives the cluster: a second instance is refused.
+ *
+ * <p><b>Slurm's own requeues.</b> When Slurm requeues an attempt's job (its node failed), the requeued job is
+ * cancelled before it can run again and the attempt is reported stopped: the loop counts it lost, and a resumable
+ * workload gets a new attempt where Allot chooses.
+ */
+public final class SlurmBackend implements Backend, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SlurmBackend.class);
+    /** What a drain's reason starts with: Allot resumes only nodes it drained itself. */
+    public static final String DRAIN_PREFIX = "allot: ";
+    /** How old a listing {@link #start} may rely on to say that no job has an attempt's name. */
+    static final long LISTING_FRESH_MILLIS = 2_000;
+    /** How long after a failed probe {@link #start} fails at once rather than probing again. */
+    static final long FAIL_FAST_MILLIS = 500;
+
+    private final SlurmConfig config;
+    private final SlurmProbe probe;
+    private final SlurmActions actions;
+    private final Clock clock;
+
+    /** Attempts Allot knows the job of: started here, or found by name. */
+    private final Map<AttemptKey, Tracked> tracked = new TreeMap<>();
+    private final Set<AttemptKey> forgotten = new TreeSet<>();
+    /** Attempts asked to stop that Slurm has no job for: they never started. */
+    private final Map<AttemptKey, AttemptStatus> neverStarted = new TreeMap<>();
+    /** Attempts whose submission had an unknown outcome, and when: only a later listing can say. */
+    private final Map<AttemptKey, Long> uncertainSince = new TreeMap<>();
+    private List<SlurmJob> lastListing;
+    private long lastListingAt = Long.MIN_VALUE / 2;
+    private long lastProbeFailureAt = Long.MIN_VALUE / 2;
+    private String lastProbeFailure;
+    private final InstanceLock lock;
+    private final Counters counters = new Counters();
+
+    /** One attempt's job and what Allot asked of it. */
+    private static final class Tracked {
+        final long jobId;
+        SlurmJob last;
+        boolean stopRequested;
+        long killAtMillis = Long.MAX_VALUE;
+        boolean killSent;
+        boolean requeueCancelled;
+
+        Tracked(long jobId) {
+            this.jobId = jobId;
+        }
+    }
+
+    /** What the backend has had to deal with, for metrics. Read with {@link #counters()}. */
+    static final class Counters {
+        long probeFailures;
+        long submissions;
+        long adoptions;
+        long duplicatesCancelled;
+        long slurmRequeues;
+        long missingConfirmed;
+        long commandClaimsCorrected;
+    }
+
+    SlurmBackend(SlurmConfig config, SlurmProbe probe, SlurmActions actions, Clock clock) {
+        this.config = config;
+        this.probe = probe;
+        this.actions = actions;
+        this.clock = clock;
+        this.lock = new InstanceLock(config.instance(), actions);
+    }
+
+    /**
+     * Connects to the cluster the configuration names and takes its instance lock.
+     *
+     * @throws BackendException if another Allot instance drives the cluster, or Slurm cannot be reached
+     */
+    public static SlurmBackend connect(SlurmConfig config, Clock clock) {
+        Commands commands = new Commands(config);
+        SlurmProbe probe = config.observe() == SlurmConfig.Observe.REST ? new RestProbe(config)
+                : new CliProbe(commands, config.accounting());
+        SlurmBackend b = new SlurmBackend(config, probe, new SlurmActions(commands, config), clock);
+        b.takeLock(Duration.ofSeconds(30));
+        return b;
+    }
+
+    /** Takes the instance lock, probing again for up to {@code patience} while Slurm cannot be reached. */
+    synchronized void takeLock(Duration patience) {
+        long until = clock.millis() + patience.toMillis();
+        while (true) {
+            try {
+                lock.acquire(this::listJobs);
+                LOG.info("Slurm backend: instance {} holds lock job {}; observing with {}", config.instance(),
+                        lock.jobId(), probe.name());
+                return;
+            } catch (BackendUnavailableException e) {
+                if (clock.millis() >= until) {
+                    throw new BackendException("could not reach Slurm to take the instance lock within "
+                            + patience.toSeconds() + " s: " + e.getMessage(), e);
+                }
+                LOG.warn("Slurm not reachable yet ({}); trying again", e.getMessage());
+                sleep(500);
+            }
+        }
+    }
+
+    @Override
+    public String name() {
+        return "slurm";
+    }
+
+    @Override
+    public synchronized void start(Launch launch) {
+        AttemptKey key = launch.attempt();
+        if (tracked.containsKey(key) || forgotten.contains(key)) {
+            return;
+        }
+        lock.checkNotFenced();
+        List<SlurmJob> listing = listingFor(key);
+        Optional<SlurmJob> existing = find(listing, key);
+        if (existing.isPresent()) {
+            adopt(key, existing.get(), "found in Slurm before submitting; not submitting again");
+            return;
+        }
+        long id;
+        try {
+            id = actions.submit(launch);
+        } catch (BackendUnavailableException e) {
+            uncertainSince.put(key, clock.millis());
+            throw e;
+        } catch (BackendException refused) {
+            // Read it back: Slurm has printed errors for requests it carried out.
+            uncertainSince.put(key, clock.millis());
+            Optional<SlurmJob> after = find(listJobs(), key);
+            if (after.isPresent()) {
+                counters.commandClaimsCorrected++;
+                adopt(key, after.get(), "sbatch reported a refusal, but Slurm has the job");
+                return;
+            }
+            uncertainSince.remove(key);
+            throw refused;
+        }
+        uncertainSince.remove(key);
+        tracked.put(key, new Tracked(id));
+        counters.submissions++;
+        LOG.info("submitted {} as Slurm job {} on {}", key, id, launch.placement());
+    }
+
+    /** A listing recent enough to say whether an attempt's job exists: fresh if a submission of it went unanswered. */
+    private List<SlurmJob> listingFor(AttemptKey key) {
+        long now = clock.millis();
+        Long uncertain = uncertainSince.get(key);
+        boolean fresh = lastListing != null && now - lastListingAt < LISTING_FRESH_MILLIS
+                && (uncertain == null || lastListingAt > uncertain);
+        if (fresh) {
+            return lastListing;
+        }
+        if (now - lastProbeFailureAt < FAIL_FAST_MILLIS) {
+            throw new BackendUnavailableException("Slurm could not be read a moment ago (" + lastProbeFailure
+                    + "); cannot tell whether " + key + " was submitted");
+        }
+        return listJobs();
+    }
+
+    private Optional<SlurmJob> find(List<SlurmJob> listing, AttemptKey key) {
+        String name = JobTag.name(key);
+        SlurmJob ours = null;
+        for (SlurmJob j : listing) {
+            if (!j.name().equals(name)) {
+                continue;
+            }
+            Optional<String> inst = JobTag.instance(j.comment());
+            if (inst.isPresent() && !inst.get().equals(config.instance())) {
+                if (!j.ended()) {
+                    throw new BackendException("attempt " + key + " is already Slurm job " + j.id() + " of another"
+                            + " Allot instance '" + inst.get() + "'; two Allot instances must not drive one Slurm"
+                            + " cluster (this one is '" + config.instance() + "')");
+                }
+                continue;
+            }
+            if (ours == null || j.id() < ours.id()) {
+                ours = j;
+            }
+        }
+        return Optional.ofNullable(ours);
+    }
+
+    private void adopt(AttemptKey key, SlurmJob job, String why) {
+        Tracked t = new Tracked(job.id());
+        t.last = job;
+        tracked.put(key, t);
+        uncertainSince.remove(key);
+        counters.adoptions++;
+        LOG.info("attempt {} is Slurm job {} ({}): {}", key, job.id(), job.state(), why);
+    }
+
+    @Override
+    public synchronized void stop(AttemptKey key, Duration grace) {
+        if (forgotten.contains(key) || neverStarted.containsKey(key)) {
+            return;
+        }
+        Tracked t = tracked.get(key);
+        if (t == null) {
+            Optional<SlurmJob> j = find(listJobs(), key);
+            if (j.isEmpty()) {
+                uncertainSince.remove(key);
+                neverStarted.put(key, new AttemptStatus(key, Phase.STOPPED, null, "Slurm has no job named "
+                        + JobTag.name(key) + ": it never started"));
+                LOG.info("asked to stop {}, which Slurm never started", key);
+                return;
+            }
+            adopt(key, j.get(), "found while stopping it");
+            t = tracked.get(key);
+        }
+        boolean first = !t.stopRequested;
+        t.stopRequested = true;
+        if (t.last != null && t.last.ended()) {
+            return;
+        }
+        boolean pending = t.last == null || t.last.pending();
+        if (grace.isZero() || grace.isNegative() || pending) {
+            sendKill(t);
+            if (!t.killSent) {
+                throw new BackendUnavailableException("scancel " + t.jobId + " for " + key + " failed; will try again");
+            }
+            return;
+        }
+        if (first) {
+            t.killAtMillis = clock.millis() + grace.toMillis();
+        }
+        if (!actions.signal(t.jobId, "TERM")) {
+            throw new BackendUnavailableException("could not signal Slurm job " + t.jobId + " (" + key
+                    + ") to stop; will try again");
+        }
+        LOG.info("asked Slurm job {} ({}) to stop: SIGTERM now, cancelled in {} ms", t.jobId, key, grace.toMillis());
+    }
+
+    private void sendKill(Tracked t) {
+        if (actions.cancel(t.jobId)) {
+            t.killSent = true;
+            return;
+        }
+        // scancel said it failed: read back; an ended or completing job needs nothing more.
+        try {
+            Optional<SlurmJob> j = probe.job(t.jobId);
+            if (j.isEmpty() || j.get().ended() || j.get().state().equals("COMPLETING")
+                    || j.get().state().equals("CANCELLED")) {
+                t.killSent = true;
+                counters.commandClaimsCorrected++;
+            }
+        } catch (BackendUnavailableException e) {
+            // leave it for the next cycle
+        }
+    }
+
+    @Override
+    public synchronized List<AttemptStatus> observe() {
+        List<SlurmJob> jobs = listJobs();
+        lock.check(jobs);
+        Map<AttemptKey, List<SlurmJob>> mine = new TreeMap<>();
+        for (SlurmJob j : jobs) {
+            Optional<AttemptKey> key = JobTag.parse(j.name());
+            if (key.isPresent() && JobTag.instance(j.comment()).filter(config.instance()::equals).isPresent()) {
+                mine.computeIfAbsent(key.get(), k -> new ArrayList<>()).add(j);
+            }
+        }
+        List<AttemptStatus> out = new ArrayList<>();
+        for (Map.Entry<AttemptKey, List<SlurmJob>> e : mine.entrySet()) {
+            AttemptKey key = e.getKey();
+            if (forgotten.contains(key)) {
+                continue;
+            }
+            SlurmJob job = oneJob(key, e.getValue());
+            Tracked t = tracked.get(key);
+            if (t == null) {
+                adopt(key, job, "found in Slurm's listing");
+                t = tracked.get(key);
+            }
+            t.last = job;
+            out.add(status(key, t, job));
+        }
+        for (Map.Entry<AttemptKey, Tracked> e : tracked.entrySet()) {
+            if (mine.containsKey(e.getKey())) {
+                continue;
+            }
+            out.add(confirmMissing(e.getKey(), e.getValue()));
+        }
+        out.addAll(neverStarted.values());
+        enforceGrace();
+        out.sort(Comparator.comparing(AttemptStatus::attempt));
+        return out;
+    }
+
+    /** The one job of an attempt; any other job with its name is a duplicate launch, cancelled at once. */
+    private SlurmJob oneJob(AttemptKey key, List<SlurmJob> jobs) {
+        Tracked t = tracked.get(key);
+        SlurmJob keep = null;
+        for (SlurmJob j : jobs) {
+            if (t != null && j.id() == t.jobId) {
+                keep = j;
+            }
+        }
+        if (keep == null) {
+            keep = jobs.stream().min(Comparator.comparingLong(SlurmJob::id)).orElseThrow();
+        }
+        for (SlurmJob j : jobs) {
+            if (j.id() != keep.id() && !j.ended()) {
+                counters.duplicatesCancelled++;
+                LOG.error("attempt {} has two Slurm jobs, {} and {}; cancelling {} (an attempt runs once)", key,
+                        keep.id(), j.id(), j.id());
+                actions.cancel(j.id());
+            }
+        }
+        return keep;
+    }
+
+    private AttemptStatus status(AttemptKey key, Tracked t, SlurmJob j) {
+        String where = "Slurm job " + j.id();
+        if (j.ended()) {
+            if (j.restarts() > 0 && t.requeueCancelled) {
+                return new AttemptStatus(key, Phase.STOPPED, null, where + " was requeued by Slurm (a node failed or"
+                        + " Slurm preempted it); Allot cancelled the requeued job, the next attempt is Allot's to"
+                        + " place");
+            }
+            return switch (j.state()) {
+                case "COMPLETED" -> new AttemptStatus(key, Phase.EXITED, j.exitCode() == null ? 0 : j.exitCode(),
+                        where + " completed");
+                case "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "DEADLINE", "SPECIAL_EXIT" ->
+                        new AttemptStatus(key, Phase.EXITED, j.exitCode(), where + " ended " + j.state()
+                                + (j.signal() != 0 ? " (signal " + j.signal() + ")" : "")
+                                + (j.reason().isEmpty() || j.reason().equals("None") ? "" : ": " + j.reason()));
+                case "BOOT_FAIL" -> new AttemptStatus(key, Phase.FAILED_TO_START, null, where + " failed to boot");
+                case "CANCELLED" -> new AttemptStatus(key, Phase.STOPPED, null, where + " was cancelled"
+                        + (t.stopRequested ? "" : " outside Allot"));
+                case "NODE_FAIL" -> new AttemptStatus(key, Phase.STOPPED, null, where + " lost its node");
+                case "PREEMPTED" -> new AttemptStatus(key, Phase.STOPPED, null, where + " was preempted by Slurm");
+                default -> new AttemptStatus(key, Phase.EXITED, null, where + " ended " + j.state());
+            };
+        }
+        if (j.restarts() > 0) {
+            // Slurm requeued it (node failure, or its own preemption): it must not run again on Slurm's say-so.
+            if (!t.requeueCancelled) {
+                counters.slurmRequeues++;
+                LOG.warn("{} ({}) was requeued by Slurm ({}, {}); cancelling it", where, key, j.state(), j.reason());
+                if (actions.cancel(j.id())) {
+                    t.requeueCancelled = true;
+                }
+            }
+            return new AttemptStatus(key, Phase.STOPPING, null, where + " was requeued by Slurm; cancelling it");
+        }
+        if (t.stopRequested) {
+            return new AttemptStatus(key, Phase.STOPPING, null, where + " is " + j.state() + ", asked to stop");
+        }
+        return switch (j.state()) {
+            case "RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING" ->
+                    new AttemptStatus(key, Phase.RUNNING, null, where + " is " + j.state() + " on "
+                            + String.join(",", j.nodes()));
+            default -> new AttemptStatus(key, Phase.STARTING, null, where + " is " + j.state()
+                    + (j.reason().isEmpty() || j.reason().equals("None") ? "" : " (" + j.reason() + ")"));
+        };
+    }
+
+    /** A tracked job missing from a complete listing: looked up by id before it counts as gone. */
+    private AttemptStatus confirmMissing(AttemptKey key, Tracked t) {
+        try {
+            Optional<SlurmJob> j = probe.job(t.jobId);
+            if (j.isPresent()) {
+                t.last = j.get();
+                return status(key, t, j.get());
+            }
+            counters.missingConfirmed++;
+            return new AttemptStatus(key, Phase.STOPPED, null, "Slurm no longer knows job " + t.jobId
+                    + " (confirmed by id); how it ended is not known");
+        } catch (BackendUnavailableException e) {
+            return new AttemptStatus(key, Phase.UNKNOWN, null, "Slurm job " + t.jobId + " is missing from the"
+                    + " listing and could not be looked up: " + e.getMessage());
+        }
+    }
+
+    /** Cancels jobs whose grace period has passed since they were asked to stop. */
+    private void enforceGrace() {
+        long now = clock.millis();
+        for (Map.Entry<AttemptKey, Tracked> e : tracked.entrySet()) {
+            Tracked t = e.getValue();
+            if (t.stopRequested && !t.killSent && now >= t.killAtMillis && (t.last == null || !t.last.ended())) {
+                LOG.info("Slurm job {} ({}) outlived its grace period; cancelling it", t.jobId, e.getKey());
+                sendKill(t);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void forget(AttemptKey key) {
+        tracked.remove(key);
+        neverStarted.remove(key);
+        uncertainSince.remove(key);
+        forgotten.add(key);
+    }
+
+    @Override
+    public synchronized void drain(String node, String reason) {
+        SlurmNode n = node(node);
+        if (n.drained()) {
+            return; // drained already, by Allot or by someone else: nothing more to do
+        }
+        String r = DRAIN_PREFIX + reason.replaceAll("[\\r\\n]+", " ").strip();
+        if (r.length() > 200) {
+            r = r.substring(0, 200);
+        }
+        if (!actions.drain(node, r)) {
+            if (!node(node).drained()) {
+                throw new BackendUnavailableException("could not drain Slurm node " + node);
+            }
+            counters.commandClaimsCorrected++;
+        }
+        LOG.info("drained Slurm node {}: {}", node, r);
+    }
+
+    @Override
+    public synchronized void resume(String node) {
+        SlurmNode n = node(node);
+        if (!n.drained() || !n.reason().startsWith(DRAIN_PREFIX.strip())) {
+            return; // not drained, or drained by someone else: theirs to resume
+        }
+        if (!actions.resume(node)) {
+            if (node(node).drained()) {
+                throw new BackendUnavailableException("could not resume Slurm node " + node);
+            }
+            counters.commandClaimsCorrected++;
+        }
+        LOG.info("resumed Slurm node {}", node);
+    }
+
+    private SlurmNode node(String name) {
+        for (SlurmNode n : listNodes()) {
+            if (n.name().equals(name)) {
+                return n;
+            }
+        }
+        throw new BackendException("Slurm has no node named " + name);
+    }
+
+    @Override
+    public synchronized Optional<List<BackendNode>> nodes() {
+        List<BackendNode> out = new ArrayList<>();
+        for (SlurmNode n : listNodes()) {
+            boolean ours = n.reason().startsWith(DRAIN_PREFIX.strip());
+            boolean usable = !n.broken() && (!n.drained() || ours);
+            String why = usable ? null : n.state() + (n.flags().isEmpty() ? "" : "+" + String.join("+", n.flags()))
+                    + (n.reason().isEmpty() ? "" : ": " + n.reason());
+            out.add(new BackendNode(n.name(), n.gpus(), usable, why));
+        }
+        out.sort(Comparator.comparing(BackendNode::name));
+        return Optional.of(out);
+    }
+
+    private List<SlurmJob> listJobs() {
+        try {
+            List<SlurmJob> jobs = probe.jobs();
+            lastListing = jobs;
+            lastListingAt = clock.millis();
+            return jobs;
+        } catch (BackendUnavailableException e) {
+            probeFailed(e);
+            throw e;
+        }
+    }
+
+    private List<SlurmNode> listNodes() {
+        try {
+            return probe.nodes();
+        } catch (BackendUnavailableException e) {
+            probeFailed(e);
+            throw e;
+        }
+    }
+
+    private void probeFailed(BackendUnavailableException e) {
+        counters.probeFailures++;
+        lastProbeFailureAt = clock.millis();
+        lastProbeFailure = e.getMessage();
+        LOG.warn("Slurm probe failed, nothing concluded from it: {}", e.getMessage());
+    }
+
+    @Override
+    public synchronized Map<String, Long> counters() {
+        Map<String, Long> m = new TreeMap<>();
+        m.put("probe_failures", counters.probeFailures);
+        m.put("submissions", counters.submissions);
+        m.put("adoptions", counters.adoptions);
+        m.put("duplicates_cancelled", counters.duplicatesCancelled);
+        m.put("slurm_requeues", counters.slurmRequeues);
+        m.put("missing_confirmed", counters.missingConfirmed);
+        m.put("command_claims_corrected", counters.commandClaimsCorrected);
+        return m;
+    }
+
+    /** The id of this instance's lock job. */
+    public long lockJobId() {
+        return lock.jobId();
+    }
+
+    @Override
+    public void close() {
+        // Jobs keep running in Slurm, to be adopted by the next start; the lock job stays for the same instance.
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("interrupted", e);
+        }
+    }
+}

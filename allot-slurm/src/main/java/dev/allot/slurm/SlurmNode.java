@@ -1,0 +1,32 @@
+package dev.allot.slurm;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One node as Slurm reports it.
+ *
+ * @param name   the node name
+ * @param gpus   GPUs configured ({@code gpu:N} in its gres, summed over types)
+ * @param state  the base state in upper case: IDLE, MIXED, ALLOCATED, DOWN, ERROR, FUTURE, UNKNOWN, ...
+ * @param flags  the state flags in upper case: DRAIN, NOT_RESPONDING, FAIL, MAINTENANCE, ...
+ * @param reason why it is down or drained ({@code Reason=}), may be empty
+ */
+public record SlurmNode(String name, int gpus, String state, List<String> flags, String reason) {
+    public SlurmNode {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(state, "state");
+        flags = List.copyOf(flags);
+        reason = reason == null ? "" : reason;
+    }
+
+    public boolean drained() {
+        return flags.contains("DRAIN");
+    }
+
+    /** Down, failed or not answering: no work runs there, whoever drained it. */
+    public boolean broken() {
+        return state.equals("DOWN") || state.equals("ERROR") || state.equals("FUTURE") || state.equals("UNKNOWN")
+                || flags.contains("NOT_RESPONDING") || flags.contains("FAIL") || flags.contains("POWERED_DOWN");
+    }
+}
