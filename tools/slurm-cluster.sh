@@ -253,13 +253,17 @@ EOF
         slurmdbd
         wait_until 30 timeout 5 sacctmgr -n show cluster
         log "slurmdbd pid $(pid_of slurmdbd) on 127.0.0.1:$dbd_port"
-        local sam=(timeout 20 sacctmgr -i -Q)
-        "${sam[@]}" add cluster allot
-        "${sam[@]}" add qos allot Priority=1000
-        "${sam[@]}" add qos allot-free Priority=0 PreemptMode=requeue
-        "${sam[@]}" modify qos allot set Preempt=allot-free
-        "${sam[@]}" add account allot Cluster=allot Description=allot Organization=allot
-        "${sam[@]}" add user root Account=allot QOS=normal,allot,allot-free DefaultQOS=allot
+        {
+            local sam=(timeout 20 sacctmgr -i)
+            "${sam[@]}" add cluster allot
+            "${sam[@]}" add qos allot Priority=1000
+            "${sam[@]}" add qos allot-free Priority=0 PreemptMode=requeue
+            "${sam[@]}" modify qos allot set Preempt=allot-free
+            "${sam[@]}" add account allot Cluster=allot Description=allot Organization=allot
+            "${sam[@]}" add user root Account=allot QOS=normal,allot,allot-free DefaultQOS=allot
+            # "add cluster" made root a user of account root already; jobs use the default account.
+            "${sam[@]}" modify user root set DefaultAccount=allot
+        } > "$BASE/log/sacctmgr.log"
         log "QOS allot (preempts) and allot-free (preemptible by requeue), account allot"
     fi
 
