@@ -24,9 +24,12 @@ BASE=${BASE%/}
 # SRV lookup, which must never leave the machine.
 export SLURM_CONF=$BASE/etc/slurm.conf
 
-log() { printf '[%5.2fs] %s\n' "$(bc <<<"$(date +%s.%N) - $T0")" "$*"; }
+log() {  # prints seconds since start, from bash's microsecond clock
+    local us=$((${EPOCHREALTIME/./} - T0))
+    printf '[%d.%02ds] %s\n' $((us / 1000000)) $((us % 1000000 / 10000)) "$*"
+}
 die() { echo "slurm-cluster.sh: $*" >&2; exit 1; }
-T0=$(date +%s.%N)
+T0=${EPOCHREALTIME/./}
 
 # wait_until SECONDS CMD...: retries CMD every 0.1 s until it succeeds; fails after SECONDS.
 wait_until() {
@@ -101,7 +104,10 @@ start_slurmd() {  # start_slurmd nI: starts that node's slurmd (it writes pids/s
     wait_until 10 test -s "$BASE/pids/slurmd-$1.pid"
 }
 
-port_free() { [ -z "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
+port_free() {  # (without ss, from iproute2, no check: a taken port then shows as a daemon failing to start)
+    command -v ss >/dev/null 2>&1 || return 0
+    [ -z "$(ss -Hltn "sport = :$1")" ]
+}
 
 cmd_start() {
     local mode=${MODE:-partition} nodes=${NODES:-4} gpus=${GPUS:-8} cpus=${CPUS:-16} rest=${REST:-0}
