@@ -74,14 +74,11 @@ stop_daemon() {
 # its slurmstepd processes inherit; the job tasks are their children.
 node_marker() { echo "ALLOT_SLURM_NODE=$BASE/$1"; }
 
-node_step_pids() {
-    local marker env p
-    marker=$(node_marker "$1")
-    for env in /proc/[0-9]*/environ; do
-        p=${env#/proc/}; p=${p%/environ}
-        # (processes may vanish meanwhile, and some are unreadable: ignore those)
-        if { tr '\0' '\n' < "$env"; } 2>/dev/null | grep -qxF "$marker"; then echo "$p"; fi
-    done
+node_step_pids() {  # node_step_pids nI...: PIDs whose environment holds one of these nodes' markers
+    local n patterns=()
+    for n in "$@"; do patterns+=(-e "$(node_marker "$n")"); done
+    # One grep over every process's environment (NUL-separated); unreadable or vanished processes are skipped.
+    grep -lzxF "${patterns[@]}" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true
 }
 
 descendants() {  # descendants PID...: the PIDs given and all their descendants
@@ -306,12 +303,19 @@ EOF
 
 cmd_stop() {
     [ -d "$BASE/pids" ] || { echo "no cluster under $BASE (no $BASE/pids)"; return 0; }
-    local f name n
-    # Cancel the jobs first, so that no slurmstepd is left behind by its slurmd.
+    local f name live=""
+    # Cancel the jobs first, so that no slurmstepd is left behind by its slurmd, and wait for the jobs on nodes with
+    # a live slurmd to end (a job on a killed node would stay COMPLETING until the node is declared down).
     if [ -n "$(pid_of slurmctld)" ] && alive "$(pid_of slurmctld)"; then
         timeout 10 scancel --user=root >/dev/null 2>&1 || true
-        wait_until 20 bash -c '[ -z "$(timeout 3 squeue -h -o %i 2>/dev/null)" ]' ||
-            echo "some jobs did not end within 20 s" >&2
+        for f in "$BASE"/pids/slurmd-*.pid; do
+            [ -e "$f" ] && alive "$(cat "$f")" || continue
+            name=$(basename "$f" .pid); live+=${live:+,}${name#slurmd-}
+        done
+        if [ -n "$live" ]; then
+            wait_until 20 bash -c "[ -z \"\$(timeout 3 squeue -h -w $live -o %i 2>/dev/null)\" ]" ||
+                echo "some jobs did not end within 20 s" >&2
+        fi
     fi
     stop_daemon slurmrestd
     for f in "$BASE"/pids/slurmd-*.pid; do
@@ -319,21 +323,23 @@ cmd_stop() {
         name=$(basename "$f" .pid); stop_daemon "$name"
     done
     # Job processes a killed node (kill-node) left behind.
-    for n in $(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$SLURM_CONF" 2>/dev/null); do kill_node_jobs "$n"; done
+    # shellcheck disable=SC2046  # one node name per word
+    kill_node_jobs $(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$SLURM_CONF" 2>/dev/null)
     stop_daemon slurmctld
     stop_daemon slurmdbd
     stop_daemon mariadbd
     stop_daemon munged
 }
 
-kill_node_jobs() {  # SIGKILL the slurmstepd processes of node $1 and their children (the job's tasks)
+kill_node_jobs() {  # kill_node_jobs nI...: SIGKILL these nodes' slurmstepd processes and their children (the tasks)
+    [ $# -gt 0 ] || return 0
     local pids
     # shellcheck disable=SC2046
-    pids=$(descendants $(node_step_pids "$1") | sort -un | tr '\n' ' ')
+    pids=$(descendants $(node_step_pids "$@") | sort -un | tr '\n' ' ')
     if [ -n "${pids// /}" ]; then
         # shellcheck disable=SC2086
         kill -KILL $pids 2>/dev/null || true
-        echo "killed job processes of $1: $pids"
+        echo "killed job processes of $*: $pids"
     fi
 }
 
