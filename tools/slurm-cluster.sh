@@ -113,7 +113,7 @@ cmd_start() {
     local host i p
     host=$(hostname -s)
     case $mode in partition|qos) ;; *) die "MODE must be partition or qos, not '$mode'" ;; esac
-    [ "$nodes" -ge 1 ] && [ "$gpus" -ge 1 ] || die "NODES and GPUS must be at least 1"
+    if [ "$nodes" -lt 1 ] || [ "$gpus" -lt 1 ]; then die "NODES and GPUS must be at least 1"; fi
     [ ! -e "$BASE" ] || die "$BASE exists (another cluster, or an old one's logs): stop it, remove it, or pick another BASE"
 
     # Fail fast and clearly if a port is taken (e.g. by another cluster on the default ports).
@@ -309,8 +309,9 @@ cmd_stop() {
     if [ -n "$(pid_of slurmctld)" ] && alive "$(pid_of slurmctld)"; then
         timeout 10 scancel --user=root >/dev/null 2>&1 || true
         for f in "$BASE"/pids/slurmd-*.pid; do
-            [ -e "$f" ] && alive "$(cat "$f")" || continue
-            name=$(basename "$f" .pid); live+=${live:+,}${name#slurmd-}
+            if [ -e "$f" ] && alive "$(cat "$f")"; then
+                name=$(basename "$f" .pid); live+=${live:+,}${name#slurmd-}
+            fi
         done
         if [ -n "$live" ]; then
             wait_until 20 bash -c "[ -z \"\$(timeout 3 squeue -h -w $live -o %i 2>/dev/null)\" ]" ||

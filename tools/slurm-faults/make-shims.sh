@@ -13,7 +13,7 @@ for cmd in sbatch squeue scontrol scancel sacct sinfo; do
     real=
     IFS=: read -r -a dirs <<< "$PATH"
     for dir in "${dirs[@]}"; do
-        [ -n "$dir" ] && [ ! "$dir" -ef "$outdir" ] || continue   # never wrap our own shims
+        if [ -z "$dir" ] || [ "$dir" -ef "$outdir" ]; then continue; fi   # never wrap our own shims
         if [ -x "$dir/$cmd" ] && [ ! -d "$dir/$cmd" ]; then real=$(cd "$dir" && pwd)/$cmd; break; fi
     done
     [ -n "$real" ] || { echo "make-shims.sh: $cmd not found on PATH" >&2; exit 1; }
