@@ -123,6 +123,15 @@ cmd_start() {
     [ "$mode" = qos ] && ports+=("$dbd_port" "$db_port")
     for p in "${ports[@]}"; do port_free "$p" || die "port $p is in use; set CTLD_PORT/SLURMD_PORT0/REST_PORT/DBD_PORT/DB_PORT"; done
 
+    # munged (and slurmrestd, which runs as user slurm) need every folder above $BASE searchable by all users;
+    # mktemp -d makes a 700 folder, for instance.
+    local dir=$BASE perm
+    while dir=$(dirname "$dir"); [ "$dir" != / ]; do
+        [ -d "$dir" ] || continue
+        perm=$(stat -c %A "$dir")
+        case ${perm:9:1} in x | t) ;; *) die "$dir is not searchable by all users (chmod o+x it): munged needs that" ;; esac
+    done
+
     mkdir -p "$BASE"/{etc,pids,log,state,spool,run,dev,munge}
     # If anything below fails (or we are interrupted), stop what was started already; $BASE stays, with its logs.
     START_DONE=0
