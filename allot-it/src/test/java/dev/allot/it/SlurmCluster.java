@@ -1,0 +1,197 @@
+package dev.allot.it;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real Slurm test cluster the tests run against: the one {@code .ci/slurm.sh} starts with
+ * {@code tools/slurm-cluster.sh} (4 nodes n1-n4 with 8 GPUs each, partitions {@code allot} and {@code allot-free}),
+ * found through {@code ALLOT_TEST_SLURM_*}. Without them the tests are skipped, unless {@code ALLOT_REQUIRE_SLURM=1}
+ * (CI sets it), where a missing cluster fails. Reads Slurm with the real commands (never through Allot) as the
+ * tests' ground truth, and resets the cluster between tests: every job cancelled, every node back in service.
+ */
+final class SlurmCluster {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    final Path conf;
+    final Path base;
+    final Path script;
+    final String restUrl;
+    final Path restTokenFile;
+
+    private SlurmCluster(Path conf, Path base, Path script, String restUrl, Path restTokenFile) {
+        this.conf = conf;
+        this.base = base;
+        this.script = script;
+        this.restUrl = restUrl;
+        this.restTokenFile = restTokenFile;
+    }
+
+    /** The cluster from the environment; skips the test when there is none (fails under ALLOT_REQUIRE_SLURM=1). */
+    static SlurmCluster fromEnvironment() {
+        String conf = System.getenv("ALLOT_TEST_SLURM_CONF");
+        boolean required = "1".equals(System.getenv("ALLOT_REQUIRE_SLURM"));
+        if (conf == null || conf.isBlank()) {
+            if (required) {
+                throw new AssertionError("ALLOT_REQUIRE_SLURM=1 but ALLOT_TEST_SLURM_CONF is not set: start the cluster"
+                        + " with .ci/slurm.sh (start_test_slurm)");
+            }
+            assumeTrue(false, "no Slurm test cluster (ALLOT_TEST_SLURM_CONF unset); .ci/run starts one");
+        }
+        String rest = System.getenv("ALLOT_TEST_SLURM_REST_URL");
+        String token = System.getenv("ALLOT_TEST_SLURM_REST_TOKEN_FILE");
+        return new SlurmCluster(Path.of(conf), Path.of(System.getenv("ALLOT_TEST_SLURM_BASE")),
+                Path.of(System.getenv("ALLOT_TEST_SLURM_SCRIPT")), rest, token == null ? null : Path.of(token));
+    }
+
+    /** One job as {@code squeue --json} shows it. */
+    record Job(long id, String name, String comment, String state, int restarts, String nodes, List<String> gres,
+               String partition, String stdout) {
+    }
+
+    /** Every job slurmctld holds (ended ones stay an hour: MinJobAge=3600). */
+    List<Job> jobs() {
+        JsonNode root = json(run(List.of("squeue", "--json")));
+        List<Job> out = new ArrayList<>();
+        for (JsonNode j : root.path("jobs")) {
+            List<String> gres = new ArrayList<>();
+            j.path("gres_detail").forEach(g -> gres.add(g.asText()));
+            out.add(new Job(j.path("job_id").asLong(), j.path("name").asText(), j.path("comment").asText(),
+                    j.path("job_state").asText(), j.path("restart_cnt").asInt(), j.path("nodes").asText(), gres,
+                    j.path("partition").asText(), j.path("standard_output").asText()));
+        }
+        return out;
+    }
+
+    /** The jobs of one attempt of one Allot instance, by its tag (ended jobs of earlier tests stay listed). */
+    List<Job> jobsOf(String instance, String workloadId, int attempt) {
+        String name = "allot:" + workloadId + "#" + attempt;
+        String comment = "allot:" + instance;
+        return jobs().stream().filter(j -> j.name().equals(name) && j.comment().equals(comment)).toList();
+    }
+
+    /** Slurm's completion log: one line per job end (JobId=, JobName=, JobState=, NodeList=, ...). */
+    List<String> completions() {
+        try {
+            Path log = base.resolve("log/jobcomp.log");
+            return Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Node name to its state and flags, e.g. {@code idle+DRAIN}, with its reason. */
+    record NodeState(String name, String state, List<String> flags, String reason) {
+        boolean drained() {
+            return flags.contains("DRAIN");
+        }
+    }
+
+    List<NodeState> nodes() {
+        JsonNode root = json(run(List.of("sinfo", "--json")));
+        List<NodeState> out = new ArrayList<>();
+        for (JsonNode n : root.path("nodes")) {
+            List<String> flags = new ArrayList<>();
+            n.path("state_flags").forEach(f -> flags.add(f.asText()));
+            out.add(new NodeState(n.path("name").asText(), n.path("state").asText(), flags, n.path("reason").asText()));
+        }
+        return out;
+    }
+
+    NodeState node(String name) {
+        return nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** SIGKILLs a node's slurmd (and the job processes it started), as a node failure. */
+    void killNode(String node) {
+        script("kill-node", node);
+    }
+
+    void startNode(String node) {
+        script("start-node", node);
+    }
+
+    /**
+     * Back to a clean cluster: every job cancelled (Allot's lock jobs too), every node resumed and idle. Waits until
+     * Slurm shows it.
+     */
+    void reset() throws InterruptedException {
+        for (Job j : jobs()) {
+            if (!ended(j.state())) {
+                run(List.of("scancel", Long.toString(j.id())));
+            }
+        }
+        for (NodeState n : nodes()) {
+            if (n.drained()) {
+                run(List.of("scontrol", "update", "nodename=" + n.name(), "state=resume"));
+            }
+        }
+        Story.await("Slurm to have no live job and every node idle", Duration.ofSeconds(60), () -> {
+            boolean quiet = jobs().stream().allMatch(j -> ended(j.state()));
+            boolean idle = nodes().stream().allMatch(n -> n.state().equals("idle") && n.flags().isEmpty());
+            return quiet && idle;
+        });
+    }
+
+    static boolean ended(String state) {
+        return List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+                "DEADLINE", "OUT_OF_MEMORY").contains(state);
+    }
+
+    private void script(String verb, String node) {
+        List<String> cmd = List.of("bash", script.toString(), verb, node);
+        String out = exec(cmd, true);
+        if (out == null) {
+            throw new AssertionError(cmd + " failed");
+        }
+    }
+
+    /** Runs a Slurm command against this cluster; fails the test if it fails. */
+    String run(List<String> cmd) {
+        String out = exec(cmd, false);
+        if (out == null) {
+            throw new AssertionError(cmd + " failed");
+        }
+        return out;
+    }
+
+    private String exec(List<String> cmd, boolean withBase) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().put("SLURM_CONF", conf.toString());
+            if (withBase) {
+                pb.environment().put("BASE", base.toString());
+            }
+            Process p = pb.start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                System.err.println(cmd + ": " + new String(out, StandardCharsets.UTF_8));
+                return null;
+            }
+            return new String(out, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static JsonNode json(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (IOException e) {
+            throw new AssertionError("Slurm printed no JSON: " + text, e);
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package dev.allot.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.allot.server.service.Service;
+import dev.allot.server.service.ServiceConfig;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import dev.allot.slurm.SlurmBackend;
+import dev.allot.slurm.SlurmConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One Allot service driving the Slurm test cluster, as a lab would run it, and a client for its API. The store is
+ * seeded with users {@code root} (admin), {@code alice} (member of {@code lab/a}) and {@code bob} ({@code lab/b}),
+ * tokens {@code tok-<user>}, and the tree {@code lab} > {@code a}, {@code b} with equal shares.
+ */
+final class Story implements AutoCloseable {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    final SlurmCluster slurm;
+    final Path dataDir;
+    final String instance;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build();
+    private Service service;
+    private SlurmConfig slurmConfig;
+
+    Story(SlurmCluster slurm, Path dataDir, String instance) {
+        this.slurm = slurm;
+        this.dataDir = dataDir;
+        // Unique per run: Slurm lists ended jobs for an hour, and a job of an earlier run with this run's tag would be
+        // taken for this run's attempt (an instance id names one store; a test's store is new each run).
+        this.instance = instance + "-" + Long.toHexString(System.nanoTime() & 0xffffffL);
+        this.slurmConfig = SlurmConfig.defaults(slurm.conf, dataDir.resolve("jobs"), this.instance)
+                .withCommandTimeout(Duration.ofSeconds(5));
+    }
+
+    /** Observe through slurmrestd instead of the commands. */
+    Story observingWithRest() {
+        slurmConfig = slurmConfig.withRest(slurm.restUrl, "root", slurm.restTokenFile);
+        return this;
+    }
+
+    /** Run Slurm's commands from {@code dir} (fault-injecting wrappers) instead of the PATH. */
+    Story withSlurmBin(Path dir) {
+        slurmConfig = slurmConfig.withBinDir(dir);
+        return this;
+    }
+
+    SlurmConfig slurmConfig() {
+        return slurmConfig;
+    }
+
+    /** Seeds the store (users, tokens, tree) on a fresh data directory. */
+    Story seed() {
+        try (Store store = Store.sqlite(dataDir)) {
+            long t = System.currentTimeMillis();
+            for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
+                    new User("bob", User.Role.USER))) {
+                store.access().putUser(u);
+                store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+            }
+            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
+        }
+        return this;
+    }
+
+    /** Starts the service on the Slurm backend (again, after {@link #stop}: a restart). */
+    Story start() throws IOException {
+        Files.createDirectories(slurmConfig.workDir());
+        ServiceConfig config = ServiceConfig.defaults(dataDir).withPort(0).withBackend("slurm")
+                .withTick(Duration.ofMillis(200)).withGrace(Duration.ofSeconds(2));
+        service = Service.start(config, Clock.systemUTC(),
+                Map.of("slurm", (c, s) -> SlurmBackend.connect(slurmConfig, Clock.systemUTC())));
+        return this;
+    }
+
+    /** Stops the service; Slurm's jobs keep running. */
+    void stop() {
+        if (service != null) {
+            service.close();
+            service = null;
+        }
+    }
+
+    Service service() {
+        return service;
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    // ------------------------------------------------------------------ the API
+
+    /** A submission: {@code gpus} GPUs, a minimum runtime, resumability, a shell command. */
+    String submit(String user, String allocation, int gpus, String minRuntime, boolean resumable, String shell)
+            throws Exception {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("allocation", allocation);
+        o.put("gpus", gpus);
+        o.put("minRuntime", minRuntime);
+        o.put("resumable", resumable);
+        o.put("priority", "normal");
+        o.putArray("command").add("bash").add("-c").add(shell);
+        JsonNode r = post("/v1/workloads", "tok-" + user, o.toString(), 201);
+        return r.path("id").asText();
+    }
+
+    void cancel(String user, String id) throws Exception {
+        post("/v1/workloads/" + id + "/cancel", "tok-" + user, null, 200);
+    }
+
+    /** {@code GET /v1/workloads/{id}}: {@code workload} and {@code attempts}. */
+    JsonNode workload(String id) throws Exception {
+        return get("/v1/workloads/" + id, "tok-root");
+    }
+
+    String state(String id) throws Exception {
+        return workload(id).path("workload").path("state").asText();
+    }
+
+    List<JsonNode> attempts(String id) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        workload(id).path("attempts").forEach(out::add);
+        return out;
+    }
+
+    /** What Slurm shows of one attempt of this story's instance. */
+    List<SlurmCluster.Job> jobs(String id, int attempt) {
+        return slurm.jobsOf(instance, id, attempt);
+    }
+
+    /** Whether Slurm shows the attempt running. */
+    boolean runningInSlurm(String id, int attempt) {
+        return jobs(id, attempt).stream().anyMatch(j -> j.state().equals("RUNNING"));
+    }
+
+    void setHealth(String node, boolean healthy, String reason) throws Exception {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("healthy", healthy);
+        if (reason != null) {
+            o.put("reason", reason);
+        }
+        post("/v1/nodes/" + node + "/health", "tok-root", o.toString(), 200);
+    }
+
+    JsonNode nodes() throws Exception {
+        return get("/v1/nodes", "tok-root");
+    }
+
+    JsonNode get(String path, String token) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(service.url() + path))
+                .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(20)).GET().build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        if (r.statusCode() != 200) {
+            throw new AssertionError("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+        }
+        return JSON.readTree(r.body());
+    }
+
+    JsonNode post(String path, String token, String body, int expected) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(service.url() + path))
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(20))
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        if (r.statusCode() != expected) {
+            throw new AssertionError("POST " + path + " answered " + r.statusCode() + ", expected " + expected + ": "
+                    + r.body());
+        }
+        return r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body());
+    }
+
+    /** Polls until the condition holds; fails naming {@code what} after {@code timeout}. Never asserts a timing. */
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for: " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Like {@link #await} for a condition that may throw (API calls). */
+    static void until(String what, Duration timeout, Check condition) throws InterruptedException {
+        await(what, timeout, () -> {
+            try {
+                return condition.holds();
+            } catch (Exception e) {
+                throw new AssertionError(what + ": " + e, e);
+            }
+        });
+    }
+
+    @FunctionalInterface
+    interface Check {
+        boolean holds() throws Exception;
+    }
+}
