@@ -39,6 +39,8 @@ final class Story implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
             .version(HttpClient.Version.HTTP_1_1).build();
     private Service service;
+    private Process process;
+    private String url;
     private SlurmConfig slurmConfig;
 
     Story(SlurmCluster slurm, Path dataDir, String instance) {
@@ -48,7 +50,7 @@ final class Story implements AutoCloseable {
         // taken for this run's attempt (an instance id names one store; a test's store is new each run).
         this.instance = instance + "-" + Long.toHexString(System.nanoTime() & 0xffffffL);
         this.slurmConfig = SlurmConfig.defaults(slurm.conf, dataDir.resolve("jobs"), this.instance)
-                .withCommandTimeout(Duration.ofSeconds(5));
+                .withCommandTimeout(Duration.ofSeconds(2));
     }
 
     /** Observe through slurmrestd instead of the commands. */
@@ -90,7 +92,55 @@ final class Story implements AutoCloseable {
                 .withTick(Duration.ofMillis(200)).withGrace(Duration.ofSeconds(2));
         service = Service.start(config, Clock.systemUTC(),
                 Map.of("slurm", (c, s) -> SlurmBackend.connect(slurmConfig, Clock.systemUTC())));
+        url = service.url();
         return this;
+    }
+
+    /**
+     * Starts {@code allot serve --backend slurm} as a separate process (the test's class path), so that it can be
+     * killed with SIGKILL; returns once it has written {@code service.json}.
+     */
+    Story startProcess() throws Exception {
+        Files.createDirectories(slurmConfig.workDir());
+        Files.writeString(dataDir.resolve("instance-id"), instance + "\n");
+        Path serviceJson = dataDir.resolve(dev.allot.server.service.ServiceFiles.SERVICE_JSON);
+        Files.deleteIfExists(serviceJson);
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-cp", System.getProperty("java.class.path"), "dev.allot.cli.AllotCommand", "serve",
+                "--data-dir", dataDir.toString(), "--port", "0", "--backend", "slurm", "--tick", "200ms",
+                "--grace", "2s", "--slurm-conf", slurm.conf.toString(), "--slurm-workdir",
+                slurmConfig.workDir().toString(), "--slurm-timeout", slurmConfig.commandTimeout().toMillis() + "ms"));
+        if (slurmConfig.binDir() != null) {
+            cmd.addAll(List.of("--slurm-bin", slurmConfig.binDir().toString()));
+        }
+        Path log = dataDir.resolve("serve-" + System.nanoTime() + ".log");
+        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long pid = process.pid();
+        await("allot serve (pid " + pid + ") to write service.json; its log: " + log, Duration.ofSeconds(60), () -> {
+            if (!process.isAlive()) {
+                throw new AssertionError("allot serve exited " + process.exitValue() + "; its log: " + log);
+            }
+            try {
+                JsonNode j = Files.exists(serviceJson) ? JSON.readTree(serviceJson.toFile()) : null;
+                if (j != null && j.path("pid").asLong() == pid) {
+                    url = j.path("url").asText();
+                    return true;
+                }
+            } catch (IOException partial) {
+                // written atomically, but read again to be sure
+            }
+            return false;
+        });
+        return this;
+    }
+
+    /** SIGKILLs the {@link #startProcess} service: no shutdown at all. */
+    void kill() throws InterruptedException {
+        if (process != null) {
+            process.destroyForcibly();
+            process.waitFor();
+            process = null;
+        }
     }
 
     /** Stops the service; Slurm's jobs keep running. */
@@ -98,6 +148,17 @@ final class Story implements AutoCloseable {
         if (service != null) {
             service.close();
             service = null;
+        }
+        if (process != null) {
+            process.destroy();
+            try {
+                if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
         }
     }
 
@@ -168,8 +229,14 @@ final class Story implements AutoCloseable {
         return get("/v1/nodes", "tok-root");
     }
 
+    /** The Prometheus text of {@code /metrics}. */
+    String metrics() throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).timeout(Duration.ofSeconds(20)).GET()
+                .build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
+    }
+
     JsonNode get(String path, String token) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(service.url() + path))
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + path))
                 .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(20)).GET().build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         if (r.statusCode() != 200) {
@@ -179,7 +246,7 @@ final class Story implements AutoCloseable {
     }
 
     JsonNode post(String path, String token, String body, int expected) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(service.url() + path))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path))
                 .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
                 .timeout(Duration.ofSeconds(20))
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));

@@ -3,6 +3,10 @@ package dev.allot.slurm;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,22 +52,22 @@ class SlurmActions {
             a.add("--account=" + config.account());
         }
         List<String> nodes = new ArrayList<>();
-        int perNode = -1;
-        boolean uniform = true;
         for (Launch.NodeGpus ng : launch.placement()) {
             nodes.add(ng.node());
-            if (perNode >= 0 && perNode != ng.gpus().size()) {
-                uniform = false;
-            }
-            perNode = ng.gpus().size();
         }
+        boolean uniform = uniform(launch);
+        int perNode = launch.placement().get(0).gpus().size();
         a.add("--nodelist=" + String.join(",", nodes));
         a.add("--nodes=" + nodes.size());
         if (uniform) {
             a.add("--gres=gpu:" + perNode);
         } else {
-            // Different counts per node: Slurm spreads the total over exactly these nodes, where Allot left it room.
-            a.add("--gpus=" + launch.gpus());
+            // Different counts per node: one task per GPU, laid out node by node as the hostfile lists them (see
+            // hostfile), so that each node gets exactly Allot's count. A job-wide --gpus=N would let Slurm choose
+            // the split, and a split other than Allot's takes GPUs Allot gives to the next job.
+            a.add("--ntasks=" + launch.gpus());
+            a.add("--gpus-per-task=1");
+            a.add("--distribution=arbitrary");
         }
         a.add("--requeue");
         a.add("--chdir=" + config.workDir());
@@ -81,6 +85,25 @@ class SlurmActions {
         return env;
     }
 
+    /** Whether every node of the placement has as many GPUs (then {@code --gres=gpu:N} says it all). */
+    static boolean uniform(Launch launch) {
+        return launch.placement().stream().map(ng -> ng.gpus().size()).distinct().count() == 1;
+    }
+
+    /**
+     * The task layout of a placement with different counts per node, for {@code SLURM_HOSTFILE}: each node's name
+     * once per GPU, in placement order.
+     */
+    static String hostfile(Launch launch) {
+        StringBuilder b = new StringBuilder();
+        for (Launch.NodeGpus ng : launch.placement()) {
+            for (int i = 0; i < ng.gpus().size(); i++) {
+                b.append(ng.node()).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     /**
      * Submits one attempt and returns its job id.
      *
@@ -89,7 +112,20 @@ class SlurmActions {
      *                                     timed out, or printed no job id): the job may or may not exist
      */
     long submit(Launch launch) {
-        Commands.Result r = commands.run("sbatch", sbatchArgs(launch), environment(launch));
+        Map<String, String> env = environment(launch);
+        if (!uniform(launch)) {
+            Path hosts = config.workDir().resolve(".hostfiles").resolve(launch.attempt().workloadId() + "-"
+                    + launch.attempt().attempt() + ".hosts");
+            try {
+                Files.createDirectories(hosts.getParent());
+                Files.writeString(hosts, hostfile(launch), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new BackendException("could not write the task layout " + hosts + " for " + launch.attempt()
+                        + ": " + e.getMessage(), e);
+            }
+            env.put("SLURM_HOSTFILE", hosts.toString());
+        }
+        Commands.Result r = commands.run("sbatch", sbatchArgs(launch), env);
         if (r.ok()) {
             String id = r.out().strip().split(";")[0];
             if (!id.isEmpty() && id.chars().allMatch(Character::isDigit) && id.length() < 19) {

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * isolates the jobs.
  *
  * <p><b>Mapping.</b> Each attempt is one batch job on exactly the nodes the policy chose ({@code --nodelist},
- * {@code --gres=gpu:N}), named {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
+ * {@code --gres=gpu:N} per node, or one task per GPU laid out by a hostfile when the counts differ), named {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
  * in the protected partition (or QOS) for allocated work and the preemptible one for unallocated work. Stopping is
  * {@code scancel --signal=TERM} and, once the grace period has passed, {@code scancel}. A preempted resumable
  * workload is not requeued inside Slurm: its attempt ends, and its next attempt is a new job where and when Allot
