@@ -54,6 +54,10 @@ final class Explanations {
 
     static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper) {
         List<String> summary = new ArrayList<>();
+        if (w.state().waiting() && w.held()) {
+            summary.add(w.id() + " is " + w.heldReason() + " (GET /v1/brakes shows the limits; an administrator"
+                    + " changes them with PUT /v1/brakes). It will not be started until it is released.");
+        }
         Data data;
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();

@@ -83,7 +83,7 @@ public final class Service implements AutoCloseable {
             SchedulerLoop started = loop;
             api = ApiServer.start(store, config.port(), clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
-                            started::topologyChanged), new LoopExplainer(started));
+                            started::topologyChanged, started::resync), new LoopExplainer(started));
             HealthChecker health = null;
             if (config.healthCheck() != null) {
                 health = new HealthChecker(store, config.healthCheck(), config.healthCheckTimeout(), clock,
