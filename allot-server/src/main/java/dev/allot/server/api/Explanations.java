@@ -54,10 +54,6 @@ final class Explanations {
 
     static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper) {
         List<String> summary = new ArrayList<>();
-        if (w.state().waiting() && w.held()) {
-            summary.add(w.id() + " is " + w.heldReason() + " (GET /v1/brakes shows the limits; an administrator"
-                    + " changes them with PUT /v1/brakes). It will not be started until it is released.");
-        }
         Data data;
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();
@@ -69,6 +65,12 @@ final class Explanations {
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, preemptions(attempts));
+        }
+        if (w.state().waiting() && w.held()) {
+            // Held by a safety brake: the scheduler does not queue it, so its queue position says nothing.
+            summary.clear();
+            summary.add(w.id() + " is " + w.heldReason() + " (GET /v1/brakes shows the limits; an administrator"
+                    + " changes them with PUT /v1/brakes). It will not be started until it is released.");
         }
         for (Preemption p : data.preemptions()) {
             summary.add(sentence(p));

@@ -153,6 +153,7 @@ class BrakesApiTest {
         assertThat(listed.json().path("workloads").get(0).path("heldReason").asText()).isEqualTo(reason);
         Response explained = api.get("/v1/workloads/" + w.id() + "/explain", "tok-member");
         assertThat(explained.json().path("summary").get(0).asText()).startsWith(w.id() + " is " + reason);
+        assertThat(explained.json().path("summary").toString()).doesNotContain("not yet seen by the scheduler");
 
         Response cancelled = api.post("/v1/workloads/" + w.id() + "/cancel", "tok-member", null);
         assertThat(cancelled.json().path("state").asText()).isEqualTo("cancelled");
