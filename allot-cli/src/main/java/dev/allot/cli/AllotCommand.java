@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
         subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
-                ExplainCommand.class, CancelCommand.class, ProgressCommand.class, NodesCommand.class, BudgetCommand.class,
+                ExplainCommand.class, CancelCommand.class, ProgressCommand.class, NodesCommand.class, BudgetCommand.class, BrakesCommand.class,
                 ServeCommand.class, CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {
     public static final String VERSION = dev.allot.sim.AllotVersion.VERSION;

@@ -59,6 +59,9 @@ final class QueueCommand extends ClientCommand {
     }
 
     static String state(JsonNode w) {
+        if (w.hasNonNull("heldReason")) {
+            return "held (" + text(w, "state") + ")";
+        }
         return text(w, "state") + (w.path("cancelRequested").asBoolean(false) && !"cancelled".equals(text(w, "state"))
                 ? " (cancel requested)" : "");
     }

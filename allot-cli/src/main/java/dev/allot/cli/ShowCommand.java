@@ -26,6 +26,9 @@ final class ShowCommand extends ClientCommand {
         out.println("workload " + text(w, "id"));
         List<String[]> fields = new ArrayList<>();
         fields.add(new String[] {"state", QueueCommand.state(w)});
+        if (w.hasNonNull("heldReason")) {
+            fields.add(new String[] {"held", text(w, "heldReason")});
+        }
         fields.add(new String[] {"allocation", text(w, "allocation")});
         fields.add(new String[] {"user", text(w, "user")});
         fields.add(new String[] {"gpus", QueueCommand.gpus(w)});

@@ -94,12 +94,19 @@ public final class ApiServer implements AutoCloseable {
      * and one told after a cancellation (which the loop must look for among all the workloads it holds).
      */
     public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
-                         Runnable topologyChanged) {
+                         Runnable topologyChanged, Runnable brakesChanged) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
             Objects.requireNonNull(cancelled, "cancelled");
             Objects.requireNonNull(topologyChanged, "topologyChanged");
+            Objects.requireNonNull(brakesChanged, "brakesChanged");
+        }
+
+        /** Extras whose change of the brakes is told as a cancellation (both ask the loop to read every workload). */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                      Runnable topologyChanged) {
+            this(routes, changed, cancelled, topologyChanged, cancelled);
         }
 
         /** Extras whose cancellations and edits of the tree and the nodes are told as any other change. */
@@ -198,6 +205,8 @@ public final class ApiServer implements AutoCloseable {
         config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
                 store.nodes().nodes().stream().map(Views::node).toList()))));
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
+        config.routes.get("/v1/brakes", authed((ctx, user) -> json(ctx, 200, brakesView(store.settings().brakes()))));
+        config.routes.put("/v1/brakes", authed(this::putBrakes));
         config.routes.post("/v1/nodes/{name}/health", authed(this::setHealth));
         for (java.util.function.Consumer<JavalinConfig> r : extras.routes()) {
             r.accept(config);
@@ -588,6 +597,24 @@ public final class ApiServer implements AutoCloseable {
                     + " characters without surrounding blanks, got '" + name + "'", "e.g. gpu-01");
         }
         return name;
+    }
+
+    /**
+     * {@code PUT /v1/brakes}: administrators set the safety brakes' limits (audited); the loop re-checks the waiting
+     * workloads at once, so raising a limit releases the held ones that no longer trip a brake.
+     */
+    private void putBrakes(Context ctx, User user) {
+        requireAdmin(user, "change the brakes");
+        Edits.BrakesEdit edit = Edits.BrakesEdit.parse(readBody(ctx));
+        dev.allot.server.store.BrakeLimits limits = new dev.allot.server.store.BrakeLimits(edit.maxRequeues(),
+                edit.maxGpuHoursPerWorkload());
+        store.settings().putBrakes(limits, user.name(), clock.millis());
+        extras.brakesChanged().run();
+        json(ctx, 200, brakesView(limits));
+    }
+
+    private static Views.BrakesView brakesView(dev.allot.server.store.BrakeLimits b) {
+        return new Views.BrakesView(b.maxRequeues(), b.maxGpuHoursPerWorkload());
     }
 
     private void users(Context ctx, User user) {

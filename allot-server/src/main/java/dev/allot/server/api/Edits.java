@@ -100,6 +100,43 @@ final class Edits {
         }
     }
 
+    /**
+     * The body of {@code PUT /v1/brakes}: both limits, required (a PUT replaces them): {@code maxRequeues} a whole
+     * number from 0, {@code maxGpuHoursPerWorkload} a finite number from 0, or null for no cap.
+     */
+    record BrakesEdit(int maxRequeues, Double maxGpuHoursPerWorkload) {
+        static final List<String> FIELDS = List.of("maxRequeues", "maxGpuHoursPerWorkload");
+        static final int MAX_REQUEUES = 1_000_000;
+        static final double MAX_GPU_HOURS = 1e12;
+
+        static BrakesEdit parse(JsonNode body) {
+            object(body, "{\"maxRequeues\": 20, \"maxGpuHoursPerWorkload\": null}");
+            onlyKnown(body, FIELDS);
+            String requeues = "a whole number from 0 to " + MAX_REQUEUES + ": how many times a workload may go back"
+                    + " to the queue after having started before it is held";
+            JsonNode r = present(body, "maxRequeues", requeues);
+            if (!r.isIntegralNumber() || !r.canConvertToInt() || r.intValue() < 0 || r.intValue() > MAX_REQUEUES) {
+                throw ApiException.badField("maxRequeues", "expected a whole number from 0 to " + MAX_REQUEUES
+                        + ", got " + Submission.kindOf(r), "expected " + requeues);
+            }
+            String hours = "a number of GPU-hours from 0 to " + (long) MAX_GPU_HOURS + " at which a workload is held,"
+                    + " or null for no cap";
+            if (!body.has("maxGpuHoursPerWorkload")) {
+                throw ApiException.badField("maxGpuHoursPerWorkload", "missing", "expected " + hours);
+            }
+            JsonNode g = body.get("maxGpuHoursPerWorkload");
+            Double cap = null;
+            if (!g.isNull()) {
+                if (!g.isNumber() || !(g.doubleValue() >= 0) || g.doubleValue() > MAX_GPU_HOURS) {
+                    throw ApiException.badField("maxGpuHoursPerWorkload", "expected a number from 0 to "
+                            + (long) MAX_GPU_HOURS + " or null, got " + Submission.kindOf(g), "expected " + hours);
+                }
+                cap = g.doubleValue();
+            }
+            return new BrakesEdit(r.intValue(), cap);
+        }
+    }
+
     /** The body of {@code PUT /v1/users/{name}}: the user's role. */
     record UserEdit(User.Role role) {
         static final List<String> FIELDS = List.of("role");

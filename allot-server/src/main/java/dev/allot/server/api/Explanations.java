@@ -66,6 +66,12 @@ final class Explanations {
                     + " no queue position yet." : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, preemptions(attempts));
         }
+        if (w.state().waiting() && w.held()) {
+            // Held by a safety brake: the scheduler does not queue it, so its queue position says nothing.
+            summary.clear();
+            summary.add(w.id() + " is " + w.heldReason() + " (GET /v1/brakes shows the limits; an administrator"
+                    + " changes them with PUT /v1/brakes). It will not be started until it is released.");
+        }
         for (Preemption p : data.preemptions()) {
             summary.add(sentence(p));
         }

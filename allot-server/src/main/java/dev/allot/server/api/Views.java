@@ -41,7 +41,8 @@ final class Views {
             String submittedAt,
             Progress progress,
             boolean cancelRequested,
-            String idempotencyKey) {
+            String idempotencyKey,
+            String heldReason) {
     }
 
     /** Progress the workload last reported, {@code done} out of {@code total}. */
@@ -99,6 +100,10 @@ final class Views {
     record Health(String status, String time) {
     }
 
+    /** The safety brakes' limits: {@code maxGpuHoursPerWorkload} null when there is no cap. */
+    record BrakesView(int maxRequeues, Double maxGpuHoursPerWorkload) {
+    }
+
     /** One change of the audit trail: who, when, what, and the thing before and after (null when absent). */
     record AuditView(long id, String at, String actor, String action, String subject, JsonNode before, JsonNode after) {
     }
@@ -134,7 +139,8 @@ final class Views {
                 w.resumable(), w.priority().label(), w.kind(), w.command(), w.environment(), w.state().label(),
                 instant(w.submittedAtMillis()),
                 w.progressDone() == null ? null : new Progress(w.progressDone(), w.progressTotal()),
-                w.cancelRequested(), IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()));
+                w.cancelRequested(), IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()),
+                w.state().waiting() ? w.heldReason() : null);
     }
 
     static AttemptView attempt(Attempt a) {

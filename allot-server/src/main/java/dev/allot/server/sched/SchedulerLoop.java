@@ -168,6 +168,8 @@ public final class SchedulerLoop implements AutoCloseable {
     private boolean stopsThisCycle;
     /** The health each node was last told to the backend as ({@link Backend#drain}, {@link Backend#resume}). */
     private final Map<String, Boolean> toldHealthy = new TreeMap<>();
+    /** The safety brakes: workloads requeued too often or too costly are held, not queued. */
+    private final Brakes brakes;
 
     // ---- counters
     private long cycles;
@@ -231,6 +233,7 @@ public final class SchedulerLoop implements AutoCloseable {
             throw new IllegalArgumentException("the grace period must not be negative, got " + grace);
         }
         this.restarts = policy.restartsWorkThatCannotResume();
+        this.brakes = new Brakes(store);
     }
 
     public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock) {
@@ -389,6 +392,7 @@ public final class SchedulerLoop implements AutoCloseable {
         for (Attempt a : store.attempts().openAttempts()) {
             open.putIfAbsent(a.key().workloadId(), a);
         }
+        brakes.refresh(nowMillis);
         for (Workload w : notEnded()) {
             lastSeq = Math.max(lastSeq, w.seq());
             if (w.state() == WorkloadState.RUNNING) {
@@ -403,6 +407,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 admit(w, now);
             }
         }
+        brakes.done();
         markHealth(nodes, now);
         lastFullSyncAt = now;
         LOG.info("scheduling loaded {} nodes, {} allocations, {} workloads in the core; {} workloads were running"
@@ -674,6 +679,9 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** Registers and submits a stored workload to the core. */
     private void admit(Workload w, long now) {
+        if (brakes.check(w, now * 1000)) {
+            return;
+        }
         Job job;
         try {
             job = state.register(CoreBuilder.spec(w, now));
@@ -840,6 +848,9 @@ public final class SchedulerLoop implements AutoCloseable {
             books.deferred.remove(l.jobId);
             state.cancel(job, now);
         }
+        if (!job.state().isFinal() && brakes.checkAfterRequeue(w, nowMillis)) {
+            hold(job, now);
+        }
         if (job.state().isFinal()) {
             active.remove(job.id());
         }
@@ -927,6 +938,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private void fullSync(long now) {
         List<Workload> all = notEnded();
+        brakes.refresh(now * 1000);
         Map<String, Workload> byId = new HashMap<>();
         for (Workload w : all) {
             byId.put(w.id(), w);
@@ -945,6 +957,50 @@ public final class SchedulerLoop implements AutoCloseable {
                 cancel(job, now);
             }
         }
+        applyBrakes(all, now);
+        brakes.done();
+    }
+
+    /**
+     * The brakes on every waiting workload, on a full sync (so after a change of the limits): one queued that now
+     * trips a brake is held; one held that no longer does is released and admitted again (after a rebuild of the
+     * core when the core still knows its id, which it does when it was held after a requeue).
+     */
+    private void applyBrakes(List<Workload> all, long now) {
+        List<String> released = new ArrayList<>();
+        for (Workload w : all) {
+            if (!waitsForCore(w)) {
+                continue;
+            }
+            Job job = active.get(w.id());
+            if (job == null) {
+                if (w.held() && !refused.containsKey(w.id()) && !brakes.check(w, now * 1000)) {
+                    released.add(w.id());
+                }
+            } else if (job.state() == JobState.PENDING && brakes.check(w, now * 1000)) {
+                hold(job, now);
+            }
+        }
+        if (released.isEmpty()) {
+            return;
+        }
+        if (released.stream().anyMatch(id -> state.job(id).isPresent())) {
+            rebuild(store.allocations().allocations(), store.nodes().nodes(), now);
+        }
+        for (String id : released) {
+            store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));
+        }
+    }
+
+    /** Takes a job held by a brake out of the core (the store keeps it waiting, with the reason). */
+    private void hold(Job job, long now) {
+        dirty = true;
+        books.deferred.remove(job.id());
+        if (!job.state().isFinal()) {
+            state.cancel(job, now);
+        }
+        active.remove(job.id());
+        queuedSince.remove(job.id());
     }
 
     /** A cancellation the store has recorded: in the core at once; a launched attempt is stopped. */

@@ -59,7 +59,8 @@ public final class Attempts {
                 throw new IllegalArgumentException("workload " + workloadId + " asks for " + w.gpus()
                         + " GPUs; the placement has " + gpus);
             }
-            int n = h.createUpdate("UPDATE workloads SET state = 'running' WHERE id = :id AND state IN " + WAITING
+            int n = h.createUpdate("UPDATE workloads SET state = 'running', held_reason = NULL WHERE id = :id AND state IN "
+                            + WAITING
                             + " AND cancel_requested = :no")
                     .bind("id", workloadId).bind("no", false)
                     .execute();
@@ -244,6 +245,49 @@ public final class Attempts {
                                 Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
                                 rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
                         .list());
+    }
+
+    /**
+     * What a workload's attempts add up to, for the safety brakes: how many times it went back to the queue after
+     * having started (attempts ended preempted, requeued or lost), and the GPU-seconds of all its runs (GPUs times run
+     * time, an open attempt counting up to now), charged or not.
+     */
+    public record RunTotals(int requeues, double gpuSeconds) {
+        public static final RunTotals NONE = new RunTotals(0, 0);
+
+        public double gpuHours() {
+            return gpuSeconds / 3600;
+        }
+    }
+
+    private static final String RUN_TOTALS = "SELECT a.workload_id,"
+            + " SUM(CASE WHEN a.outcome IN ('preempted', 'requeued', 'lost') THEN 1 ELSE 0 END),"
+            + " SUM(w.gpus * (CASE WHEN COALESCE(a.ended_at_ms, :now) > a.started_at_ms"
+            + " THEN COALESCE(a.ended_at_ms, :now) - a.started_at_ms ELSE 0 END))"
+            + " FROM attempts a JOIN workloads w ON w.id = a.workload_id";
+
+    /** The {@link RunTotals} of one workload ({@link RunTotals#NONE} without attempts, or for an unknown one). */
+    public RunTotals runTotals(String workloadId, long nowMillis) {
+        Objects.requireNonNull(workloadId, "workloadId");
+        return transactions.tx("add up the runs of workload " + workloadId, h ->
+                h.createQuery(RUN_TOTALS + " WHERE a.workload_id = :id GROUP BY a.workload_id")
+                        .bind("id", workloadId).bind("now", nowMillis)
+                        .map((rs, ctx) -> new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0))
+                        .findOne()
+                        .orElse(RunTotals.NONE));
+    }
+
+    /** The {@link RunTotals} of every waiting workload that has attempts, by id (one query). */
+    public java.util.Map<String, RunTotals> runTotalsOfWaiting(long nowMillis) {
+        return transactions.tx("add up the runs of waiting workloads", h -> {
+            java.util.Map<String, RunTotals> out = new java.util.HashMap<>();
+            h.createQuery(RUN_TOTALS + " WHERE w.state IN " + WAITING + " GROUP BY a.workload_id")
+                    .bind("now", nowMillis)
+                    .map((rs, ctx) -> java.util.Map.entry(rs.getString(1),
+                            new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
+                    .forEach(e -> out.put(e.getKey(), e.getValue()));
+            return out;
+        });
     }
 
     private static Attempt requireAttempt(Handle h, AttemptKey key) {

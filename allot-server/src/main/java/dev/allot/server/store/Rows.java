@@ -53,8 +53,9 @@ final class Rows {
         Long total = nullableLong(rs, "progress_total");
         boolean cancelRequested = rs.getBoolean("cancel_requested");
         String key = rs.getString("idempotency_key");
+        String held = rs.getString("held_reason");
         return new Workload(seq, id, allocation, user, gpus, gpusPerNode, duration, minRuntime, resumable, priority, kind,
-                command, environment, state, submittedAt, done, total, cancelRequested, key);
+                command, environment, state, submittedAt, done, total, cancelRequested, key, held);
     }
 
     static Attempt attempt(ResultSet rs) throws SQLException {

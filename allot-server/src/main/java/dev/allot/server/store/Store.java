@@ -77,6 +77,7 @@ public final class Store implements AutoCloseable {
     private final Allocations allocations;
     private final Access access;
     private final Nodes nodes;
+    private final ClusterSettings settings;
 
     private Store(Vendor vendor, DataSource dataSource, ConnectionPool.Opener opener, int poolSize) {
         try {
@@ -96,6 +97,7 @@ public final class Store implements AutoCloseable {
         this.allocations = new Allocations(transactions);
         this.access = new Access(transactions);
         this.nodes = new Nodes(transactions);
+        this.settings = new ClusterSettings(transactions);
     }
 
     /**
@@ -179,6 +181,11 @@ public final class Store implements AutoCloseable {
     /** Nodes and their health. */
     public Nodes nodes() {
         return nodes;
+    }
+
+    /** Cluster-wide settings: the safety brakes' limits. */
+    public ClusterSettings settings() {
+        return settings;
     }
 
     /** Waits for the transactions in progress to finish, then closes the connections. */

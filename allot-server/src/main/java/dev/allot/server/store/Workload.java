@@ -15,6 +15,8 @@ import java.util.TreeMap;
  * @param progressDone    the last progress reported, null when none was
  * @param progressTotal   the total the last progress report was out of, null when none was
  * @param cancelRequested someone asked to cancel it; a running workload stays running until its attempt ends
+ * @param heldReason      why a waiting workload is held by a safety brake (not given to the scheduler's queue), null
+ *                        when it is not held
  */
 public record Workload(
         long seq,
@@ -35,7 +37,8 @@ public record Workload(
         Long progressDone,
         Long progressTotal,
         boolean cancelRequested,
-        String idempotencyKey) {
+        String idempotencyKey,
+        String heldReason) {
 
     public Workload {
         Objects.requireNonNull(id, "id");
@@ -47,5 +50,10 @@ public record Workload(
     /** True when the workload declared a minimum runtime: it is charged and protected for that long. */
     public boolean allocated() {
         return minRuntimeSeconds > 0;
+    }
+
+    /** True when a safety brake holds it: it waits, but the scheduler will not start it until released. */
+    public boolean held() {
+        return heldReason != null;
     }
 }

@@ -17,7 +17,7 @@ import org.jdbi.v3.core.statement.Query;
 public final class Workloads {
     private static final String WORKLOAD_COLUMNS = "seq, id, allocation_path, user_name, gpus, gpus_per_node,"
             + " duration_seconds, min_runtime_seconds, resumable, priority, kind, command, environment, state,"
-            + " submitted_at_ms, progress_done, progress_total, cancel_requested, idempotency_key";
+            + " submitted_at_ms, progress_done, progress_total, cancel_requested, idempotency_key, held_reason";
 
     private final Transactions transactions;
     private final Store.Vendor vendor;
@@ -115,7 +115,7 @@ public final class Workloads {
         }
         return new Workload(seq, id, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(), w.durationSeconds(),
                 w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(), w.environment(),
-                WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey());
+                WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey(), null);
     }
 
     /**
@@ -212,11 +212,33 @@ public final class Workloads {
             if (w.state().ended()) {
                 return w;
             }
-            String set = w.state().waiting() ? "state = 'cancelled', cancel_requested = :yes" : "cancel_requested = :yes";
+            String set = w.state().waiting() ? "state = 'cancelled', cancel_requested = :yes, held_reason = NULL"
+                    : "cancel_requested = :yes";
             h.createUpdate("UPDATE workloads SET " + set + " WHERE id = :id AND state = :state")
                     .bind("yes", true).bind("id", id).bind("state", w.state().label())
                     .execute();
             return require(h, id);
+        });
+    }
+
+    /**
+     * Holds a waiting workload with the reason given (a safety brake tripped: the scheduler will not start it), or
+     * releases it with {@code null}. True if the workload waits (and so took the change), false if it does not (it
+     * runs or ended; nothing changed).
+     *
+     * @throws NotFoundException when there is no such workload
+     */
+    public boolean setHeld(String id, String reason) {
+        Objects.requireNonNull(id, "id");
+        return transactions.tx((reason == null ? "release" : "hold") + " workload " + id, h -> {
+            int n = h.createUpdate("UPDATE workloads SET held_reason = :reason WHERE id = :id"
+                            + " AND state IN ('pending', 'preempted', 'requeued')")
+                    .bind("reason", reason).bind("id", id)
+                    .execute();
+            if (n == 0) {
+                require(h, id);
+            }
+            return n == 1;
         });
     }
 

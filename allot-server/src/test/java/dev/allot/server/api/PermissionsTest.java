@@ -51,6 +51,6 @@ class PermissionsTest {
 
     private static Workload workload(String user, String allocation) {
         return new Workload(1, "w-1", allocation, user, 1, 0, null, 0, false, Priority.NORMAL, "train", List.of("x"),
-                new java.util.TreeMap<>(Map.of()), WorkloadState.PENDING, 0, null, null, false, null);
+                new java.util.TreeMap<>(Map.of()), WorkloadState.PENDING, 0, null, null, false, null, null);
     }
 }

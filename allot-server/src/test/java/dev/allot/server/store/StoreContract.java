@@ -55,6 +55,55 @@ abstract class StoreContract {
     // -------------------------------------------------------------------------------------------- workloads
 
     @Test
+    void theBrakesHaveDefaultsAreSetDurablyAndAudited() {
+        Store store = open();
+        assertThat(store.settings().brakes()).isEqualTo(new BrakeLimits(20, null));
+        assertThat(store.settings().putBrakes(new BrakeLimits(30, 100.5), "root", 100)).isEqualTo(BrakeLimits.DEFAULTS);
+        Store again = open();
+        assertThat(again.settings().brakes()).isEqualTo(new BrakeLimits(30, 100.5));
+        again.settings().putBrakes(new BrakeLimits(0, null), "admin", 200);
+        assertThat(open().settings().brakes()).isEqualTo(new BrakeLimits(0, null));
+        AuditEntry last = again.allocations().audit(1).get(0);
+        assertThat(last.action()).isEqualTo("brakes.put");
+        assertThat(last.actor()).isEqualTo("admin");
+        assertThat(last.beforeJson()).isEqualTo("{\"maxRequeues\":30,\"maxGpuHoursPerWorkload\":100.5}");
+        assertThat(last.afterJson()).isEqualTo("{\"maxRequeues\":0,\"maxGpuHoursPerWorkload\":null}");
+    }
+
+    @Test
+    void aWaitingWorkloadIsHeldAndReleasedAndItsRunsAddUpForTheBrakes() {
+        Store store = open();
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 100);
+        Workload w = store.workloads().submit(work("lab", "ada").gpus(2).resumable(true).build());
+        assertThat(store.attempts().runTotals(w.id(), 5_000)).isEqualTo(Attempts.RunTotals.NONE);
+        AttemptKey a1 = store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 10_000);
+        assertThat(store.workloads().setHeld(w.id(), "held: no")).isFalse(); // running: not held
+        assertThat(store.attempts().runTotals(w.id(), 13_000)).isEqualTo(new Attempts.RunTotals(0, 6));
+        store.attempts().endAttempt(a1, AttemptOutcome.LOST, "node died", null, null, 20_000);
+        AttemptKey a2 = store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 30_000);
+        store.attempts().endAttempt(a2, AttemptOutcome.REQUEUED, "preempted", "w-9", 0.0, 31_000);
+        assertThat(store.attempts().runTotals(w.id(), 99_000)).isEqualTo(new Attempts.RunTotals(2, 22));
+        assertThat(store.attempts().runTotalsOfWaiting(99_000)).containsExactly(
+                Map.entry(w.id(), new Attempts.RunTotals(2, 22)));
+
+        assertThat(store.workloads().setHeld(w.id(), "held: requeued 2 times")).isTrue();
+        assertThat(open().workloads().workload(w.id()).orElseThrow().heldReason()).isEqualTo("held: requeued 2 times");
+        assertThat(store.workloads().setHeld(w.id(), null)).isTrue();
+        assertThat(store.workloads().workload(w.id()).orElseThrow().held()).isFalse();
+
+        // Beginning an attempt or cancelling clears it.
+        store.workloads().setHeld(w.id(), "held: again");
+        store.attempts().endAttempt(store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 40_000), AttemptOutcome.LOST,
+                null, null, null, 41_000);
+        assertThat(store.workloads().workload(w.id()).orElseThrow().heldReason()).isNull();
+        store.workloads().setHeld(w.id(), "held: again");
+        assertThat(store.workloads().requestCancel(w.id()).heldReason()).isNull();
+        assertThat(store.attempts().runTotalsOfWaiting(99_000)).isEmpty();
+        assertThatThrownBy(() -> store.workloads().setHeld("w-404", "x")).isInstanceOf(NotFoundException.class);
+    }
+
+
+    @Test
     void tokensAreListedByIdRevokedAndAuditedWithoutTheirPlaintext() {
         Store store = open();
         store.access().putUser(new User("ada", User.Role.USER), "root", 100);

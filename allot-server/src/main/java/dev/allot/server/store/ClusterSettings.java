@@ -1,0 +1,75 @@
+package dev.allot.server.store;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The settings part of the {@link Store} ({@link Store#settings()}): cluster-wide settings kept by name, so that they
+ * survive a restart. For now the safety brakes' limits ({@link BrakeLimits}); a setting never written has its
+ * default. Changes are audited ({@code brakes.put}).
+ */
+public final class ClusterSettings {
+    static final String MAX_REQUEUES = "brakes.maxRequeues";
+    static final String MAX_GPU_HOURS = "brakes.maxGpuHoursPerWorkload";
+
+    private final Transactions transactions;
+
+    ClusterSettings(Transactions transactions) {
+        this.transactions = transactions;
+    }
+
+    /** The brakes' limits as stored, defaults for those never set. */
+    public BrakeLimits brakes() {
+        return transactions.tx("read the brakes", ClusterSettings::brakes);
+    }
+
+    /** Stores the brakes' limits (a null GPU-hour cap removes the cap) and audits the change; returns what was before. */
+    public BrakeLimits putBrakes(BrakeLimits limits, String actor, long nowMillis) {
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(actor, "actor");
+        return transactions.tx("set the brakes", h -> {
+            BrakeLimits before = brakes(h);
+            put(h, MAX_REQUEUES, Integer.toString(limits.maxRequeues()));
+            if (limits.maxGpuHoursPerWorkload() == null) {
+                h.createUpdate("DELETE FROM settings WHERE name = :name").bind("name", MAX_GPU_HOURS).execute();
+            } else {
+                put(h, MAX_GPU_HOURS, Double.toString(limits.maxGpuHoursPerWorkload()));
+            }
+            Allocations.audit(h, nowMillis, actor, "brakes.put", "brakes", json(before), json(limits));
+            return before;
+        });
+    }
+
+    private static void put(Handle h, String name, String value) {
+        h.createUpdate("INSERT INTO settings (name, value) VALUES (:name, :value)"
+                        + " ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+                .bind("name", name).bind("value", value)
+                .execute();
+    }
+
+    private static BrakeLimits brakes(Handle h) {
+        Map<String, String> values = new HashMap<>();
+        h.createQuery("SELECT name, value FROM settings WHERE name IN (:a, :b)")
+                .bind("a", MAX_REQUEUES).bind("b", MAX_GPU_HOURS)
+                .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2)))
+                .forEach(e -> values.put(e.getKey(), e.getValue()));
+        try {
+            String r = values.get(MAX_REQUEUES);
+            String g = values.get(MAX_GPU_HOURS);
+            return new BrakeLimits(r == null ? BrakeLimits.DEFAULT_MAX_REQUEUES : Integer.parseInt(r),
+                    g == null ? null : Double.valueOf(g));
+        } catch (IllegalArgumentException e) {
+            throw new StoreException("unreadable brakes in the store's settings " + values + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String json(BrakeLimits b) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("maxRequeues", b.maxRequeues());
+        m.put("maxGpuHoursPerWorkload", b.maxGpuHoursPerWorkload());
+        return Rows.toJson(m);
+    }
+}
