@@ -115,7 +115,15 @@ class ServeCommandTest {
                 {"--tick", "soon", "--tick expects a duration such as 500ms, 30s, 2m or 1h30m, got 'soon'"},
                 {"--grace", "-5s", "--grace expects a duration"},
                 {"--health-check-every", "0s", "--health-check-every expects a duration > 0"},
-                {"--backend", "slurm", "--backend expects local or simulated, got 'slurm'"},
+                {"--backend", "kubernetes", "--backend expects one of local, simulated, slurm, got 'kubernetes'"},
+                {"--backend", "slurm", "--slurm-conf", "/nonexistent/slurm.conf",
+                        "--slurm-conf: /nonexistent/slurm.conf is not a file"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "both",
+                        "--slurm-observe expects cli or rest, got 'both'"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest",
+                        "--slurm-observe rest needs --slurm-rest-url and --slurm-rest-token-file"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-timeout", "soon",
+                        "--slurm-timeout"},
                 {"--port", "70000", "--port expects a port number between 0 (any free port) and 65535, got 70000"},
                 {"--port", "http", "'http' is not an int"},
                 {"--gpus", "0", "--gpus expects a whole number of GPUs >= 1, got 0"},
@@ -123,9 +131,12 @@ class ServeCommandTest {
                 {"--log-format", "xml", "--log-format expects text or json, got 'xml'"},
                 {"--db-url", "jdbc:mysql://x/y", "--db-url expects a PostgreSQL JDBC URL"},
                 {"--db-user", "allot", "--db-user needs --db-url"}}) {
-            Cli.Result r = Cli.run("serve", "--data-dir", d, bad[0], bad[1]);
+            // The options, then the message expected.
+            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("serve", "--data-dir", d));
+            args.addAll(java.util.Arrays.asList(bad).subList(0, bad.length - 1));
+            Cli.Result r = Cli.run(args.toArray(String[]::new));
             assertThat(r.exit()).as(String.join(" ", bad)).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", bad)).contains(bad[2]);
+            assertThat(r.err()).as(String.join(" ", bad)).contains(bad[bad.length - 1]);
         }
         assertThat(Path.of(d)).doesNotExist();
     }
