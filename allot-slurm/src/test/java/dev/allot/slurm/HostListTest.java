@@ -41,7 +41,8 @@ class HostListTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"n[1-", "n[3-1]", "n[a]", "n[]", "n[1-x]", "n[-2]", "n1,,n2", "n]1", "n[1-2]]",
-            "n[1-2-3]"})
+            "n[1-2-3]", "n]1[", "a]b[1]c[", "n[1]x]y[",
+            "a[1]b[x]", "a[1]b[2"})
     void badListsAreRefusedNamingTheList(String bad) {
         assertThatThrownBy(() -> HostList.expand(bad)).isExactlyInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("host list '" + bad + "'");

@@ -120,6 +120,8 @@ class SlurmJsonTest {
         assertMalformed("{\"jobs\": [{\"job_id\": 4, \"job_state\": \"RUNNING\"}]}", "jobs[0]", "\"name\"");
         assertMalformed("{\"jobs\": [{\"job_id\": 4, \"name\": \"a\", \"job_state\": \"RUNNING\", \"nodes\": \"n[1-\"}]}",
                 "jobs[0]", "n[1-");
+        assertMalformed("{\"jobs\": [{\"job_id\": 4, \"name\": \"a\", \"job_state\": \"RUNNING\", \"nodes\": \"n]1[\"}]}",
+                "jobs[0]", "n]1[");
         assertMalformed("{\"jobs\": [", "not complete JSON");
         assertThatThrownBy(() -> SlurmJson.jobs("squeue --json", null)).isInstanceOf(SlurmJson.Malformed.class);
         assertThatThrownBy(() -> SlurmJson.nodes("sinfo --json", "{\"nodes\": [{\"name\": \"n1\"}]}"))
