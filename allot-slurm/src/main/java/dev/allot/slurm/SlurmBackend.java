@@ -305,7 +305,16 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         List<AttemptStatus> out = new ArrayList<>();
         for (Map.Entry<AttemptKey, List<SlurmJob>> e : mine.entrySet()) {
             AttemptKey key = e.getKey();
-            if (forgotten.contains(key)) {
+            if (forgotten.contains(key) || neverStarted.containsKey(key)) {
+                // Allot counts this attempt ended (or never started): a live job of it runs unseen on GPUs Allot
+                // thinks are free (an sbatch whose answer was lost reached Slurm after all). It must not run.
+                for (SlurmJob j : e.getValue()) {
+                    if (!j.ended()) {
+                        LOG.error("Slurm job {} belongs to attempt {}, which Allot counts as ended; cancelling it",
+                                j.id(), key);
+                        actions.cancel(j.id());
+                    }
+                }
                 continue;
             }
             SlurmJob job = oneJob(key, e.getValue());

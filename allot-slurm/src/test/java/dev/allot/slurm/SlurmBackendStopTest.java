@@ -183,4 +183,33 @@ class SlurmBackendStopTest {
         assertThat(cancels()).containsExactly("cancel " + newer);
         assertThat(restarted.counters()).containsEntry("duplicates_cancelled", 1L);
     }
+
+    /** sbatch timed out and a later listing showed no job: the attempt is stopped as never started. */
+    private void stoppedAsNeverStartedAfterAnUnansweredSubmit() {
+        slurm.nextSubmit(FakeSlurm.Submit.UNAVAILABLE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> backend.start(FakeSlurm.launch(W1)));
+        slurm.clock.advance(Duration.ofSeconds(1));
+        backend.stop(W1, GRACE);
+    }
+
+    @Test
+    void aJobThatShowsUpAfterItsAttemptWasFoundNeverStartedIsCancelledNotAdopted() {
+        stoppedAsNeverStartedAfterAnUnansweredSubmit();
+        long late = slurm.add(slurm.job(W1).state("RUNNING").nodes("n1")); // slurmctld got the sbatch late
+
+        assertThat(only(backend.observe())).isEqualTo(new AttemptStatus(W1, STOPPED, null,
+                "Slurm has no job named allot:w-1#1: it never started"));
+        assertThat(cancels()).containsExactly("cancel " + late);
+    }
+
+    @Test
+    void aLiveJobOfAForgottenAttemptIsCancelledNotLeftRunningUnseen() {
+        stoppedAsNeverStartedAfterAnUnansweredSubmit();
+        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
+        backend.forget(W1);
+        long late = slurm.add(slurm.job(W1).state("RUNNING").nodes("n1"));
+
+        assertThat(backend.observe()).isEmpty();
+        assertThat(cancels()).containsExactly("cancel " + late);
+    }
 }
