@@ -150,7 +150,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     @Override
     public synchronized void start(Launch launch) {
         AttemptKey key = launch.attempt();
-        if (tracked.containsKey(key) || forgotten.contains(key)) {
+        if (tracked.containsKey(key) || forgotten.contains(key) || neverStarted.containsKey(key)) {
             return;
         }
         lock.checkNotFenced();

@@ -212,4 +212,15 @@ class SlurmBackendStopTest {
         assertThat(backend.observe()).isEmpty();
         assertThat(cancels()).containsExactly("cancel " + late);
     }
+
+    @Test
+    void aLateRepeatOfTheStartOfAnAttemptStoppedAsNeverStartedSubmitsNothing() {
+        AttemptKey never = new AttemptKey("w-9", 1);
+        backend.stop(never, GRACE);
+
+        backend.start(FakeSlurm.launch(never));
+
+        assertThat(slurm.submissions()).isEmpty();
+        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
+    }
 }
