@@ -34,6 +34,14 @@ class JobTagTest {
     }
 
     @Test
+    void onlyTheCanonicalNameOfAnAttemptIsItsName() {
+        // observe() groups jobs by parse() while start() looks a job up by name(): both must agree on one name
+        assertThat(JobTag.parse("allot:w-1#01")).isEmpty();
+        assertThat(JobTag.parse("allot:w-1#\u0663")).isEmpty(); // ARABIC-INDIC DIGIT THREE
+        assertThat(JobTag.parse("allot:w-1#\uff11")).isEmpty(); // FULLWIDTH DIGIT ONE
+    }
+
+    @Test
     void aMissingNameIsNotAllots() {
         assertThat(JobTag.parse(null)).isEmpty();
     }
