@@ -64,6 +64,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     /** Attempts Allot knows the job of: started here, or found by name. */
     private final Map<AttemptKey, Tracked> tracked = new TreeMap<>();
     private final Set<AttemptKey> forgotten = new TreeSet<>();
+    /** Duplicate jobs already counted in {@link Counters#duplicatesCancelled}. */
+    private final Set<Long> duplicatesSeen = new TreeSet<>();
     /** Attempts asked to stop that Slurm has no job for: they never started. */
     private final Map<AttemptKey, AttemptStatus> neverStarted = new TreeMap<>();
     /** Attempts whose submission had an unknown outcome, and when: only a later listing can say. */
@@ -352,7 +354,9 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         }
         for (SlurmJob j : jobs) {
             if (j.id() != keep.id() && !j.ended()) {
-                counters.duplicatesCancelled++;
+                if (duplicatesSeen.add(j.id())) {
+                    counters.duplicatesCancelled++; // once per job: scancel is repeated until Slurm shows it ended
+                }
                 LOG.error("attempt {} has two Slurm jobs, {} and {}; cancelling {} (an attempt runs once)", key,
                         keep.id(), j.id(), j.id());
                 actions.cancel(j.id());

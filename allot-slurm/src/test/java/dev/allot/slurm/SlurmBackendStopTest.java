@@ -172,6 +172,20 @@ class SlurmBackendStopTest {
     }
 
     @Test
+    void aDuplicateSlurmIsSlowToEndIsCancelledAgainButCountedOnce() {
+        running();
+        slurm.cancelTakesEffect = false;
+        long dup = slurm.add(slurm.job(W1).state("RUNNING").nodes("n2"));
+
+        backend.observe();
+        backend.observe();
+        backend.observe();
+
+        assertThat(cancels()).containsOnly("cancel " + dup);
+        assertThat(backend.counters()).containsEntry("duplicates_cancelled", 1L);
+    }
+
+    @Test
     void withTwoJobsFoundAfterARestartTheOlderIsKept() {
         long older = slurm.add(slurm.job(W1).state("RUNNING").nodes("n1"));
         long newer = slurm.add(slurm.job(W1).state("PENDING"));
