@@ -39,6 +39,8 @@ final class FakeSlurm implements SlurmProbe {
     private int probesToFail;
     boolean lookupsFail;
     boolean cancelTakesEffect = true;
+    /** Runs just before this instance's lock job is made (another instance racing it). */
+    Runnable beforeSubmitLock = () -> { };
     int probeCalls;
     private Submit nextSubmit = Submit.OK;
 
@@ -203,6 +205,7 @@ final class FakeSlurm implements SlurmProbe {
 
         @Override
         long submitLock() {
+            beforeSubmitLock.run();
             log.add("submitLock");
             return add(new Job(JobTag.LOCK_NAME).comment(JobTag.comment(config.instance())).reason("JobHeldUser"));
         }

@@ -118,4 +118,23 @@ class SlurmBackendInstanceTest {
                 .hasMessageContaining("could not reach Slurm");
         assertThat(slurm.log).isEmpty();
     }
+
+    @Test
+    void ofTwoInstancesStartingTogetherTheLaterLockCancelsItselfAndRefuses() {
+        slurm.beforeSubmitLock = () -> slurm.add(new FakeSlurm.Job(JobTag.LOCK_NAME).comment("allot:other"));
+
+        assertThatThrownBy(slurm::backend).isExactlyInstanceOf(BackendException.class)
+                .hasMessageContaining("lock job 100");
+        assertThat(slurm.log).containsExactly("submitLock", "cancel 101");
+        assertThat(slurm.jobs.get(101L).state()).isEqualTo("CANCELLED");
+    }
+
+    @Test
+    void aSpareLockFromAnEarlierTryIsCancelledAndTheOldestKept() {
+        slurm.add(new FakeSlurm.Job(JobTag.LOCK_NAME).comment("allot:inst1"));
+        slurm.add(new FakeSlurm.Job(JobTag.LOCK_NAME).comment("allot:inst1"));
+
+        assertThat(slurm.backend().lockJobId()).isEqualTo(100);
+        assertThat(slurm.log).containsExactly("cancel 101");
+    }
 }
