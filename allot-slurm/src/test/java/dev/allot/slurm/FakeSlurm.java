@@ -39,6 +39,8 @@ final class FakeSlurm implements SlurmProbe {
     private int probesToFail;
     boolean lookupsFail;
     boolean cancelTakesEffect = true;
+    /** scancel exits non-zero (whether or not it took effect, per cancelTakesEffect). */
+    boolean cancelReportsFailure;
     /** Runs just before this instance's lock job is made (another instance racing it). */
     Runnable beforeSubmitLock = () -> { };
     int probeCalls;
@@ -181,7 +183,7 @@ final class FakeSlurm implements SlurmProbe {
             if (cancelTakesEffect && j != null && !j.ended()) {
                 set(jobId, b -> b.state("CANCELLED"));
             }
-            return true;
+            return !cancelReportsFailure;
         }
 
         @Override

@@ -237,4 +237,32 @@ class SlurmBackendStopTest {
         assertThat(slurm.submissions()).isEmpty();
         assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
     }
+
+    @Test
+    void aCancelThatReportsFailureButTookEffectIsReadBackAndAccepted() {
+        running();
+        slurm.cancelReportsFailure = true;
+
+        backend.stop(W1, Duration.ZERO);
+
+        assertThat(backend.counters()).containsEntry("command_claims_corrected", 1L);
+        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
+    }
+
+    @Test
+    void aCancelThatFailedIsUnavailableAndTriedAgainByTheNextStop() {
+        long id = running();
+        slurm.cancelReportsFailure = true;
+        slurm.cancelTakesEffect = false;
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> backend.stop(W1, Duration.ZERO))
+                .isInstanceOf(dev.allot.core.backend.BackendUnavailableException.class)
+                .hasMessageContaining("scancel " + id);
+        slurm.cancelReportsFailure = false;
+        slurm.cancelTakesEffect = true;
+        backend.stop(W1, Duration.ZERO);
+
+        assertThat(cancels()).containsExactly("cancel " + id, "cancel " + id);
+        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
+    }
 }
