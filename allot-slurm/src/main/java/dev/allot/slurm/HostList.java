@@ -14,6 +14,11 @@ public final class HostList {
      * @throws IllegalArgumentException naming the list and the place that is not a host list
      */
     public static List<String> expand(String list) {
+        return expand(list, list);
+    }
+
+    /** Expands {@code list}, a part of {@code whole} (the suffix after a range), naming {@code whole} in errors. */
+    private static List<String> expand(String whole, String list) {
         List<String> out = new ArrayList<>();
         if (list == null || list.isBlank() || list.equals("(null)")) {
             return out;
@@ -30,12 +35,15 @@ public final class HostList {
                 } else if (c == ']') {
                     depth--;
                 }
+                if (depth < 0) {
+                    throw new IllegalArgumentException("host list '" + whole + "': a ']' without '[' at " + i);
+                }
                 i++;
             }
             if (depth != 0) {
-                throw new IllegalArgumentException("host list '" + list + "': an unclosed '[' at " + start);
+                throw new IllegalArgumentException("host list '" + whole + "': an unclosed '[' at " + start);
             }
-            expandOne(list, list.substring(start, i), out);
+            expandOne(whole, list.substring(start, i), out);
             i++; // the comma
         }
         return out;
@@ -69,7 +77,7 @@ public final class HostList {
             int width = range[0].length();
             for (long k = from; k <= to; k++) {
                 String num = String.format("%0" + width + "d", k);
-                for (String rest : suffix.isEmpty() ? List.of("") : expand(suffix)) {
+                for (String rest : suffix.isEmpty() ? List.of("") : expand(list, suffix)) {
                     out.add(prefix + num + rest);
                 }
             }

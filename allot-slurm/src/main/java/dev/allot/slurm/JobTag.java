@@ -36,7 +36,7 @@ public final class JobTag {
         }
         String workload = name.substring(PREFIX.length(), hash);
         String n = name.substring(hash + 1);
-        if (!n.chars().allMatch(Character::isDigit) || n.length() > 9) {
+        if (!n.chars().allMatch(c -> c >= '0' && c <= '9') || n.length() > 9 || n.startsWith("0")) {
             return Optional.empty();
         }
         int attempt = Integer.parseInt(n);

@@ -64,6 +64,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     /** Attempts Allot knows the job of: started here, or found by name. */
     private final Map<AttemptKey, Tracked> tracked = new TreeMap<>();
     private final Set<AttemptKey> forgotten = new TreeSet<>();
+    /** Duplicate jobs already counted in {@link Counters#duplicatesCancelled}. */
+    private final Set<Long> duplicatesSeen = new TreeSet<>();
     /** Attempts asked to stop that Slurm has no job for: they never started. */
     private final Map<AttemptKey, AttemptStatus> neverStarted = new TreeMap<>();
     /** Attempts whose submission had an unknown outcome, and when: only a later listing can say. */
@@ -150,7 +152,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     @Override
     public synchronized void start(Launch launch) {
         AttemptKey key = launch.attempt();
-        if (tracked.containsKey(key) || forgotten.contains(key)) {
+        if (tracked.containsKey(key) || forgotten.contains(key) || neverStarted.containsKey(key)) {
             return;
         }
         lock.checkNotFenced();
@@ -305,7 +307,16 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         List<AttemptStatus> out = new ArrayList<>();
         for (Map.Entry<AttemptKey, List<SlurmJob>> e : mine.entrySet()) {
             AttemptKey key = e.getKey();
-            if (forgotten.contains(key)) {
+            if (forgotten.contains(key) || neverStarted.containsKey(key)) {
+                // Allot counts this attempt ended (or never started): a live job of it runs unseen on GPUs Allot
+                // thinks are free (an sbatch whose answer was lost reached Slurm after all). It must not run.
+                for (SlurmJob j : e.getValue()) {
+                    if (!j.ended()) {
+                        LOG.error("Slurm job {} belongs to attempt {}, which Allot counts as ended; cancelling it",
+                                j.id(), key);
+                        actions.cancel(j.id());
+                    }
+                }
                 continue;
             }
             SlurmJob job = oneJob(key, e.getValue());
@@ -343,7 +354,9 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         }
         for (SlurmJob j : jobs) {
             if (j.id() != keep.id() && !j.ended()) {
-                counters.duplicatesCancelled++;
+                if (duplicatesSeen.add(j.id())) {
+                    counters.duplicatesCancelled++; // once per job: scancel is repeated until Slurm shows it ended
+                }
                 LOG.error("attempt {} has two Slurm jobs, {} and {}; cancelling {} (an attempt runs once)", key,
                         keep.id(), j.id(), j.id());
                 actions.cancel(j.id());

@@ -1,0 +1,128 @@
+package dev.allot.slurm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.allot.core.backend.BackendUnavailableException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link CliProbe} over stand-in Slurm commands that print captured answers, or fail as Slurm's do. */
+class CliProbeCommandsTest {
+    private static final String SCRIPT = """
+            #!/bin/sh
+            d=$(dirname "$0"); n=$(basename "$0")
+            echo "$SLURM_CONF" > "$d/$n.conf"
+            echo "$*" >> "$d/$n.args"
+            [ -f "$d/$n.err" ] && cat "$d/$n.err" >&2
+            [ -f "$d/$n.out" ] && cat "$d/$n.out"
+            exit $(cat "$d/$n.rc" 2>/dev/null || echo 0)
+            """;
+
+    @TempDir
+    Path bin;
+    private SlurmConfig config;
+
+    @BeforeEach
+    void commands() throws IOException {
+        for (String c : new String[] {"squeue", "sinfo", "scontrol", "sacct"}) {
+            Path p = bin.resolve(c);
+            Files.writeString(p, SCRIPT);
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        config = SlurmConfig.defaults(Path.of("/etc/test-slurm/slurm.conf"), bin, "inst1").withBinDir(bin)
+                .withCommandTimeout(Duration.ofSeconds(20));
+    }
+
+    private void answer(String command, int rc, String out, String err) throws IOException {
+        Files.writeString(bin.resolve(command + ".out"), out);
+        Files.writeString(bin.resolve(command + ".err"), err);
+        Files.writeString(bin.resolve(command + ".rc"), Integer.toString(rc));
+    }
+
+    private CliProbe probe(boolean accounting) {
+        return new CliProbe(new Commands(config), accounting);
+    }
+
+    @Test
+    void aCompleteListingReadsAsEveryJobAndTheCommandGetsTheClustersConf() throws IOException {
+        answer("squeue", 0, Fixtures.read("squeue.json"), "");
+
+        assertThat(probe(false).jobs()).hasSize(9);
+        assertThat(Files.readString(bin.resolve("squeue.args")).strip()).isEqualTo("--json");
+        assertThat(Files.readString(bin.resolve("squeue.conf")).strip()).isEqualTo("/etc/test-slurm/slurm.conf");
+    }
+
+    @Test
+    void aTruncatedEmptyOrFailedListingIsUnavailableNeverNoJobs() throws IOException {
+        answer("squeue", 0, Fixtures.read("squeue.json").substring(0, 5000), "");
+        assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("squeue --json: not complete JSON");
+
+        answer("squeue", 0, "", "");
+        assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("empty answer");
+
+        answer("squeue", 1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
+        assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("exited 1").hasMessageContaining("Unable to contact slurm controller");
+    }
+
+    @Test
+    void aJobMissingFromTheListingIsReadFromScontrol() throws IOException {
+        answer("squeue", 0, "{\"errors\": [], \"jobs\": []}", "");
+        answer("scontrol", 0, Fixtures.read("scontrol-job-7.txt"), "");
+
+        SlurmJob j = probe(false).job(7).orElseThrow();
+
+        assertThat(j.exitCode()).isEqualTo(3);
+        assertThat(j.name()).isEqualTo("allot:w-2#1");
+        assertThat(Files.readString(bin.resolve("scontrol.args")).strip()).isEqualTo("-o show job 7");
+    }
+
+    @Test
+    void onlySlurmsOwnInvalidJobIdMeansNoSuchJob() throws IOException {
+        answer("squeue", 0, "{\"errors\": [], \"jobs\": []}", "");
+        answer("scontrol", 1, "", "slurm_load_jobs error: Invalid job id specified\n"); // as 22.05.8 prints it
+        assertThat(probe(false).job(999999)).isEmpty();
+
+        answer("scontrol", 1, "", "slurm_load_jobs error: Socket timed out on send/recv operation\n");
+        assertThatThrownBy(() -> probe(false).job(999999)).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("could not look up Slurm job 999999");
+    }
+
+    @Test
+    void withAccountingAPurgedJobIsReadFromSacct() throws IOException {
+        answer("squeue", 0, "{\"errors\": [], \"jobs\": []}", "");
+        answer("scontrol", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+        answer("sacct", 0, "7|allot:w-2#1|FAILED|3:0|n[1-2]|own|allot:inst1\n", "");
+
+        SlurmJob j = probe(true).job(7).orElseThrow();
+
+        assertThat(j.state()).isEqualTo("FAILED");
+        assertThat(j.exitCode()).isEqualTo(3);
+        assertThat(j.nodes()).containsExactly("n1", "n2");
+        assertThat(j.comment()).isEqualTo("allot:inst1");
+
+        answer("sacct", 0, "", "");
+        assertThat(probe(true).job(7)).isEmpty();
+        answer("sacct", 1, "", "sacct: error: Problem talking to the database: Connection refused\n");
+        assertThatThrownBy(() -> probe(true).job(7)).isInstanceOf(BackendUnavailableException.class);
+    }
+
+    @Test
+    void nodesComeFromSinfoAndItsFailureIsUnavailable() throws IOException {
+        answer("sinfo", 0, Fixtures.read("sinfo.json"), "");
+        assertThat(probe(false).nodes()).extracting(SlurmNode::name).containsExactly("n1", "n2", "n3", "n4");
+
+        answer("sinfo", 0, "{\"errors\": [], \"nodes\": [", "");
+        assertThatThrownBy(() -> probe(false).nodes()).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("sinfo --json");
+    }
+}

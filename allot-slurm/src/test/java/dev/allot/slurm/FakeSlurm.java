@@ -1,0 +1,304 @@
+package dev.allot.slurm;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendUnavailableException;
+import dev.allot.core.backend.Launch;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * An in-memory Slurm for {@link SlurmBackend}: a job table the test edits, probes that can be told to fail, and
+ * actions that act on the table and are recorded in {@link #log}. Job ids start at 100 (the first is the lock job).
+ */
+final class FakeSlurm implements SlurmProbe {
+    /** How the next {@code sbatch} turns out. */
+    enum Submit { OK, APPLIED_BUT_UNAVAILABLE, UNAVAILABLE, APPLIED_BUT_REFUSED, REFUSED }
+
+    final SlurmConfig config;
+    final TestClock clock = new TestClock();
+    final Actions actions;
+    final Map<Long, SlurmJob> jobs = new TreeMap<>();
+    final Map<String, SlurmNode> nodes = new TreeMap<>();
+    /** What was asked of Slurm: {@code submit w-1#1}, {@code cancel 101}, {@code signal 101 TERM}, ... */
+    final List<String> log = new ArrayList<>();
+    final Set<Long> hiddenFromListing = new HashSet<>();
+    private long nextId = 100;
+    private int probesToFail;
+    boolean lookupsFail;
+    boolean cancelTakesEffect = true;
+    /** scancel exits non-zero (whether or not it took effect, per cancelTakesEffect). */
+    boolean cancelReportsFailure;
+    /** Runs just before this instance's lock job is made (another instance racing it). */
+    Runnable beforeSubmitLock = () -> { };
+    int probeCalls;
+    private Submit nextSubmit = Submit.OK;
+
+    FakeSlurm(String instance) {
+        config = SlurmConfig.defaults(null, Path.of("/srv/allot"), instance);
+        actions = new Actions(config);
+    }
+
+    /** A backend over this Slurm, holding the instance lock. */
+    SlurmBackend backend() {
+        SlurmBackend b = new SlurmBackend(config, this, actions, clock);
+        b.takeLock(Duration.ZERO);
+        return b;
+    }
+
+    static Launch launch(AttemptKey key) {
+        return SlurmActionsTest.launch(key.workloadId(), key.attempt(), Launch.Terms.ALLOCATED, "n1", 2);
+    }
+
+    // ---- the job table ----
+
+    /** A job with an attempt's tag, of this instance, pending. */
+    Job job(AttemptKey key) {
+        return new Job(JobTag.name(key)).comment(JobTag.comment(config.instance()));
+    }
+
+    long add(Job j) {
+        long id = j.id > 0 ? j.id : nextId++;
+        nextId = Math.max(nextId, id + 1);
+        jobs.put(id, j.id(id).build());
+        return id;
+    }
+
+    void set(long id, UnaryOperator<Job> change) {
+        jobs.put(id, change.apply(Job.from(jobs.get(id))).build());
+    }
+
+    List<SlurmJob> named(AttemptKey key) {
+        return jobs.values().stream().filter(j -> j.name().equals(JobTag.name(key))).toList();
+    }
+
+    long idOf(AttemptKey key) {
+        List<SlurmJob> js = named(key);
+        if (js.size() != 1) {
+            throw new AssertionError(key + " has " + js.size() + " jobs: " + js);
+        }
+        return js.get(0).id();
+    }
+
+    List<String> submissions() {
+        return log.stream().filter(s -> s.startsWith("submit ")).toList();
+    }
+
+    void nextSubmit(Submit outcome) {
+        nextSubmit = outcome;
+    }
+
+    void failNextProbes(int n) {
+        probesToFail = n;
+    }
+
+    void node(String name, String state, String reason, String... flags) {
+        nodes.put(name, new SlurmNode(name, 8, state, List.of(flags), reason));
+    }
+
+    // ---- SlurmProbe ----
+
+    private void maybeFail(String what) {
+        probeCalls++;
+        if (probesToFail > 0) {
+            probesToFail--;
+            throw new BackendUnavailableException("squeue did not answer within 10000 ms (" + what + ")");
+        }
+    }
+
+    @Override
+    public List<SlurmJob> jobs() {
+        maybeFail("jobs");
+        return jobs.values().stream().filter(j -> !hiddenFromListing.contains(j.id())).toList();
+    }
+
+    @Override
+    public Optional<SlurmJob> job(long id) {
+        maybeFail("job " + id);
+        if (lookupsFail) {
+            throw new BackendUnavailableException("scontrol show job " + id + " exited 1: Socket timed out");
+        }
+        return Optional.ofNullable(jobs.get(id));
+    }
+
+    @Override
+    public List<SlurmNode> nodes() {
+        maybeFail("nodes");
+        return List.copyOf(nodes.values());
+    }
+
+    @Override
+    public String name() {
+        return "fake";
+    }
+
+    /** sbatch, scancel and scontrol update, on the table. */
+    final class Actions extends SlurmActions {
+        Actions(SlurmConfig config) {
+            super(new Commands(config), config);
+        }
+
+        @Override
+        long submit(Launch launch) {
+            AttemptKey key = launch.attempt();
+            log.add("submit " + key);
+            Submit outcome = nextSubmit;
+            nextSubmit = Submit.OK;
+            long id = switch (outcome) {
+                case OK, APPLIED_BUT_UNAVAILABLE -> add(job(key));
+                case APPLIED_BUT_REFUSED -> add(job(key).state("FAILED").reason("BadConstraints").exit(1));
+                default -> -1;
+            };
+            return switch (outcome) {
+                case OK -> id;
+                case APPLIED_BUT_UNAVAILABLE, UNAVAILABLE -> throw new BackendUnavailableException(
+                        "sbatch did not answer within 10000 ms (killed); its outcome is unknown");
+                case APPLIED_BUT_REFUSED, REFUSED -> throw new BackendException("Slurm refused " + key
+                        + ": Requested node configuration is not available");
+            };
+        }
+
+        @Override
+        boolean signal(long jobId, String signal) {
+            log.add("signal " + jobId + " " + signal);
+            return true;
+        }
+
+        @Override
+        boolean cancel(long jobId) {
+            log.add("cancel " + jobId);
+            SlurmJob j = jobs.get(jobId);
+            if (cancelTakesEffect && j != null && !j.ended()) {
+                set(jobId, b -> b.state("CANCELLED"));
+            }
+            return !cancelReportsFailure;
+        }
+
+        @Override
+        boolean drain(String node, String reason) {
+            log.add("drain " + node + " " + reason);
+            SlurmNode n = nodes.get(node);
+            List<String> flags = new ArrayList<>(n.flags());
+            flags.add("DRAIN");
+            nodes.put(node, new SlurmNode(node, n.gpus(), n.state(), flags, reason));
+            return true;
+        }
+
+        @Override
+        boolean resume(String node) {
+            log.add("resume " + node);
+            SlurmNode n = nodes.get(node);
+            nodes.put(node, new SlurmNode(node, n.gpus(), n.state(),
+                    n.flags().stream().filter(f -> !f.equals("DRAIN")).toList(), ""));
+            return true;
+        }
+
+        @Override
+        long submitLock() {
+            beforeSubmitLock.run();
+            log.add("submitLock");
+            return add(new Job(JobTag.LOCK_NAME).comment(JobTag.comment(config.instance())).reason("JobHeldUser"));
+        }
+    }
+
+    /** A job being written: {@code new Job("allot:w-1#1").state("RUNNING").nodes("n1", "n2")}. */
+    static final class Job {
+        private long id;
+        private final String name;
+        private String comment = "";
+        private String state = "PENDING";
+        private String reason = "None";
+        private Integer exit = 0;
+        private int restarts;
+        private List<String> nodes = List.of();
+        private String partition = SlurmConfig.DEFAULT_PARTITION;
+
+        Job(String name) {
+            this.name = name;
+        }
+
+        static Job from(SlurmJob j) {
+            Job b = new Job(j.name()).id(j.id()).comment(j.comment()).state(j.state()).reason(j.reason())
+                    .exit(j.exitStatus()).restarts(j.restarts());
+            b.nodes = j.nodes();
+            b.partition = j.partition();
+            return b;
+        }
+
+        Job id(long v) {
+            id = v;
+            return this;
+        }
+
+        Job comment(String v) {
+            comment = v;
+            return this;
+        }
+
+        Job state(String v) {
+            state = v;
+            return this;
+        }
+
+        Job reason(String v) {
+            reason = v;
+            return this;
+        }
+
+        /** The wait status, as squeue reports it: 768 is exit 3. */
+        Job exit(Integer v) {
+            exit = v;
+            return this;
+        }
+
+        Job restarts(int v) {
+            restarts = v;
+            return this;
+        }
+
+        Job nodes(String... v) {
+            nodes = List.of(v);
+            return this;
+        }
+
+        SlurmJob build() {
+            return new SlurmJob(id, name, comment, state, reason, exit, restarts, nodes, partition);
+        }
+    }
+
+    /** A clock the test moves. */
+    static final class TestClock extends Clock {
+        private Instant now = Instant.parse("2026-12-01T10:00:00Z");
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+}
