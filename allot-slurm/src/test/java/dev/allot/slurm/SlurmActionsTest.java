@@ -44,11 +44,15 @@ class SlurmActionsTest {
     }
 
     @Test
-    void aNonUniformPlacementAsksTheTotalOverExactlyThoseNodes() {
-        List<String> a = args(CONFIG, launch("w-2", 3, Launch.Terms.ALLOCATED, "n1", 8, "n2", 4));
+    void aNonUniformPlacementIsOneTaskPerGpuLaidOutByAHostfileSoEachNodeGetsExactlyItsCount() {
+        Launch launch = launch("w-2", 3, Launch.Terms.ALLOCATED, "n1", 8, "n2", 4);
+        List<String> a = args(CONFIG, launch);
 
-        assertThat(a).contains("--job-name=allot:w-2#3", "--nodelist=n1,n2", "--nodes=2", "--gpus=12")
-                .noneMatch(s -> s.startsWith("--gres"));
+        assertThat(a).contains("--job-name=allot:w-2#3", "--nodelist=n1,n2", "--nodes=2", "--ntasks=12",
+                "--gpus-per-task=1", "--distribution=arbitrary").noneMatch(s -> s.startsWith("--gres"))
+                .noneMatch(s -> s.startsWith("--gpus="));
+        assertThat(SlurmActions.hostfile(launch)).isEqualTo("n1\n".repeat(8) + "n2\n".repeat(4));
+        assertThat(SlurmActions.uniform(launch)).isFalse();
     }
 
     @Test
