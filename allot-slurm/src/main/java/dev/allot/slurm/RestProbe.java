@@ -16,8 +16,9 @@ import java.util.Optional;
 /**
  * Observes Slurm through slurmrestd ({@code /slurm/v0.0.38/}): {@code GET jobs}, {@code GET job/{id}} and
  * {@code GET nodes}, authenticated by a JWT from {@code scontrol token} read from a file at each request. A refused
- * connection, a timeout, an HTTP error, or a body that does not parse is unknown; only slurmrestd's own "Invalid job
- * id" for one id counts as "no such job".
+ * connection, a timeout, an HTTP error, or a body that does not parse is unknown. slurmrestd 22.05 answers an unknown
+ * job id with the same HTTP 500 as any failure, so a lookup it cannot answer goes to the commands
+ * ({@code scontrol show job}), whose "Invalid job id" is certain.
  */
 final class RestProbe implements SlurmProbe {
     static final String API = "/slurm/v0.0.38/";
@@ -28,7 +29,15 @@ final class RestProbe implements SlurmProbe {
     private final Path tokenFile;
     private final Duration timeout;
 
+    /** Asked for one job when slurmrestd cannot tell "no such job" from a failure (22.05 answers 500 to both). */
+    private final SlurmProbe lookups;
+
     RestProbe(SlurmConfig config) {
+        this(config, null);
+    }
+
+    RestProbe(SlurmConfig config, SlurmProbe lookups) {
+        this.lookups = lookups;
         this.base = config.restUrl().endsWith("/") ? config.restUrl().substring(0, config.restUrl().length() - 1)
                 : config.restUrl();
         this.user = config.restUser();
@@ -64,6 +73,9 @@ final class RestProbe implements SlurmProbe {
             return Optional.empty();
         }
         if (r.status() != 200) {
+            if (lookups != null) {
+                return lookups.job(id); // the commands say "Invalid job id" for certain, or fail
+            }
             throw new BackendUnavailableException("slurmrestd GET job/" + id + " answered HTTP " + r.status() + ": "
                     + abbreviate(r.body()));
         }

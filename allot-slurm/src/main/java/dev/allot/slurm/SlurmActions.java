@@ -44,7 +44,7 @@ class SlurmActions {
         if (partition != null) {
             a.add("--partition=" + partition);
         }
-        String qos = launch.terms().unallocated() && config.freeQos() != null ? config.freeQos() : config.qos();
+        String qos = launch.terms().unallocated() ? config.freeQos() : config.qos();
         if (qos != null) {
             a.add("--qos=" + qos);
         }

@@ -117,8 +117,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
      */
     public static SlurmBackend connect(SlurmConfig config, Clock clock) {
         Commands commands = new Commands(config);
-        SlurmProbe probe = config.observe() == SlurmConfig.Observe.REST ? new RestProbe(config)
-                : new CliProbe(commands, config.accounting());
+        CliProbe cli = new CliProbe(commands, config.accounting());
+        SlurmProbe probe = config.observe() == SlurmConfig.Observe.REST ? new RestProbe(config, cli) : cli;
         SlurmBackend b = new SlurmBackend(config, probe, new SlurmActions(commands, config), clock);
         b.takeLock(Duration.ofSeconds(30));
         return b;
@@ -172,6 +172,12 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             // Read it back: Slurm has printed errors for requests it carried out.
             uncertainSince.put(key, clock.millis());
             Optional<SlurmJob> after = find(listJobs(), key);
+            if (after.isPresent() && after.get().ended() && after.get().nodes().isEmpty()) {
+                // Slurm 22.05 keeps a refused submission as a FAILED job that never ran: it is the refusal itself.
+                uncertainSince.remove(key);
+                throw new BackendException(refused.getMessage() + " (Slurm job " + after.get().id() + ", "
+                        + after.get().state() + " " + after.get().reason() + ", never ran)");
+            }
             if (after.isPresent()) {
                 counters.commandClaimsCorrected++;
                 adopt(key, after.get(), "sbatch reported a refusal, but Slurm has the job");
@@ -257,7 +263,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         if (t.last != null && t.last.ended()) {
             return;
         }
-        boolean pending = t.last == null || t.last.pending();
+        boolean pending = t.last != null && t.last.pending();
         if (grace.isZero() || grace.isNegative() || pending) {
             sendKill(t);
             if (!t.killSent) {
@@ -269,6 +275,13 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             t.killAtMillis = clock.millis() + grace.toMillis();
         }
         if (!actions.signal(t.jobId, "TERM")) {
+            if (t.last == null) {
+                // Never observed: it may still be pending, which takes no signal; it has nothing to lose either.
+                sendKill(t);
+                if (t.killSent) {
+                    return;
+                }
+            }
             throw new BackendUnavailableException("could not signal Slurm job " + t.jobId + " (" + key
                     + ") to stop; will try again");
         }
@@ -376,7 +389,12 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             return switch (j.state()) {
                 case "COMPLETED" -> new AttemptStatus(key, Phase.EXITED, j.exitCode() == null ? 0 : j.exitCode(),
                         where + " completed");
-                case "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "DEADLINE", "SPECIAL_EXIT" ->
+                case "FAILED" -> j.nodes().isEmpty()
+                        ? new AttemptStatus(key, Phase.FAILED_TO_START, null, where + " never ran: " + j.reason())
+                        : new AttemptStatus(key, Phase.EXITED, j.exitCode(), where + " ended FAILED"
+                                + (j.signal() != 0 ? " (signal " + j.signal() + ")" : "")
+                                + (j.reason().isEmpty() || j.reason().equals("None") ? "" : ": " + j.reason()));
+                case "OUT_OF_MEMORY", "TIMEOUT", "DEADLINE", "SPECIAL_EXIT" ->
                         new AttemptStatus(key, Phase.EXITED, j.exitCode(), where + " ended " + j.state()
                                 + (j.signal() != 0 ? " (signal " + j.signal() + ")" : "")
                                 + (j.reason().isEmpty() || j.reason().equals("None") ? "" : ": " + j.reason()));

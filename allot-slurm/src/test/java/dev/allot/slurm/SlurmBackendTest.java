@@ -1,6 +1,7 @@
 package dev.allot.slurm;
 
 import static dev.allot.core.backend.AttemptStatus.Phase.EXITED;
+import static dev.allot.core.backend.AttemptStatus.Phase.FAILED_TO_START;
 import static dev.allot.core.backend.AttemptStatus.Phase.RUNNING;
 import static dev.allot.core.backend.AttemptStatus.Phase.STARTING;
 import static dev.allot.core.backend.AttemptStatus.Phase.STOPPED;
@@ -58,7 +59,7 @@ class SlurmBackendTest {
     @Test
     void aJobKilledBySignalHasNoExitCodeAndSaysWhichSignal() {
         backend.start(FakeSlurm.launch(W1));
-        slurm.set(slurm.idOf(W1), j -> j.state("FAILED").reason("None").exit(9));
+        slurm.set(slurm.idOf(W1), j -> j.state("FAILED").reason("None").exit(9).nodes("n1"));
 
         AttemptStatus s = only(backend.observe());
         assertThat(s.phase()).isEqualTo(EXITED);
@@ -111,16 +112,16 @@ class SlurmBackendTest {
     }
 
     @Test
-    void aRefusalForAJobSlurmKeptAnywayIsAdoptedWithoutAnException() {
+    void aRefusalThatSlurmKeptAsAJobThatNeverRanIsStillARefusal() {
         slurm.nextSubmit(FakeSlurm.Submit.APPLIED_BUT_REFUSED); // as 22.05 does for a gres no node has
 
-        backend.start(FakeSlurm.launch(W1));
-
+        assertThatThrownBy(() -> backend.start(FakeSlurm.launch(W1))).isExactlyInstanceOf(BackendException.class)
+                .hasMessageContaining("Requested node configuration is not available")
+                .hasMessageContaining("Slurm job 101, FAILED BadConstraints, never ran");
         assertThat(slurm.named(W1)).hasSize(1);
-        assertThat(backend.counters()).containsEntry("command_claims_corrected", 1L).containsEntry("adoptions", 1L);
         AttemptStatus s = only(backend.observe());
-        assertThat(s.ended()).isTrue();
-        assertThat(s.detail()).contains("Slurm job 101 ended FAILED", "BadConstraints");
+        assertThat(s.phase()).isEqualTo(FAILED_TO_START);
+        assertThat(s.detail()).contains("Slurm job 101 never ran", "BadConstraints");
     }
 
     @Test
