@@ -56,7 +56,7 @@ final class SlurmCluster {
 
     /** One job as {@code squeue --json} shows it. */
     record Job(long id, String name, String comment, String state, int restarts, String nodes, List<String> gres,
-               String partition, String stdout) {
+               String partition, String stdout, long startEpochSeconds) {
     }
 
     /** Every job slurmctld holds (ended ones stay an hour: MinJobAge=3600). */
@@ -68,7 +68,7 @@ final class SlurmCluster {
             j.path("gres_detail").forEach(g -> gres.add(g.asText()));
             out.add(new Job(j.path("job_id").asLong(), j.path("name").asText(), j.path("comment").asText(),
                     j.path("job_state").asText(), j.path("restart_cnt").asInt(), j.path("nodes").asText(), gres,
-                    j.path("partition").asText(), j.path("standard_output").asText()));
+                    j.path("partition").asText(), j.path("standard_output").asText(), j.path("start_time").asLong()));
         }
         return out;
     }

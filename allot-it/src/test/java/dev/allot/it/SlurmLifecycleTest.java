@@ -13,6 +13,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The life of workloads on a real Slurm cluster (4 nodes x 8 GPUs) driven by Allot: start on the chosen nodes with
@@ -43,9 +45,23 @@ class SlurmLifecycleTest {
         }
     }
 
-    @Test
-    void aWorkloadRunsAsOneSlurmJobOnTheNodesAllotChoseWithItsGpusAndCompletes() throws Exception {
-        story = new Story(slurm, dir.resolve("data"), "it-lifecycle").seed().start();
+    /** How Allot reads Slurm: both are run through the same stories. */
+    enum Observing {
+        COMMANDS, SLURMRESTD
+    }
+
+    private Story story(String name, Observing observing) throws Exception {
+        Story s = new Story(slurm, dir.resolve("data"), name);
+        if (observing == Observing.SLURMRESTD) {
+            s.observingWithRest();
+        }
+        return s.seed().start();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Observing.class)
+    void aWorkloadRunsAsOneSlurmJobOnTheNodesAllotChoseWithItsGpusAndCompletes(Observing observing) throws Exception {
+        story = story("it-lifecycle", observing);
 
         // 12 GPUs cannot fit one node: Allot places 8 + 4; the unallocated one goes to the preemptible partition.
         String big = story.submit("alice", "lab/a", 12, "1m", false, "echo gpus=$CUDA_VISIBLE_DEVICES; sleep 4");
@@ -97,9 +113,10 @@ class SlurmLifecycleTest {
                 .as("Slurm job state %s", j.state()).isTrue());
     }
 
-    @Test
-    void anUnderServedTeamPreemptsAResumableWorkloadWhichRunsAgainAsANewAttempt() throws Exception {
-        story = new Story(slurm, dir.resolve("data"), "it-preempt").seed().start();
+    @ParameterizedTest
+    @EnumSource(Observing.class)
+    void anUnderServedTeamPreemptsAResumableWorkloadWhichRunsAgainAsANewAttempt(Observing observing) throws Exception {
+        story = story("it-preempt", observing);
         // Alice fills the cluster with four resumable 8-GPU workloads protected for 2 s.
         List<String> alice = new ArrayList<>();
         for (int i = 0; i < 4; i++) {

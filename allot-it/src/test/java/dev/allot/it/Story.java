@@ -40,6 +40,7 @@ final class Story implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1).build();
     private Service service;
     private Process process;
+    private int processes;
     private String url;
     private SlurmConfig slurmConfig;
 
@@ -113,7 +114,9 @@ final class Story implements AutoCloseable {
         if (slurmConfig.binDir() != null) {
             cmd.addAll(List.of("--slurm-bin", slurmConfig.binDir().toString()));
         }
-        Path log = dataDir.resolve("serve-" + System.nanoTime() + ".log");
+        // Kept after the test (the data directory is not): target/it-logs/<instance>-<n>.log.
+        Path logs = Files.createDirectories(Path.of("target", "it-logs"));
+        Path log = logs.resolve(instance + "-" + (++processes) + ".log").toAbsolutePath();
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long pid = process.pid();
         await("allot serve (pid " + pid + ") to write service.json; its log: " + log, Duration.ofSeconds(60), () -> {
