@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * isolates the jobs.
  *
  * <p><b>Mapping.</b> Each attempt is one batch job on exactly the nodes the policy chose ({@code --nodelist},
- * {@code --gres=gpu:N} per node, or one task per GPU laid out by a hostfile when the counts differ), named {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
+ * {@code --gres=gpu:N} per node, or one task per GPU laid out by a hostfile when the counts differ), named
+ * {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
  * in the protected partition (or QOS) for allocated work and the preemptible one for unallocated work. Stopping is
  * {@code scancel --signal=TERM} and, once the grace period has passed, {@code scancel}. A preempted resumable
  * workload is not requeued inside Slurm: its attempt ends, and its next attempt is a new job where and when Allot
@@ -334,6 +335,15 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             }
             SlurmJob job = oneJob(key, e.getValue());
             Tracked t = tracked.get(key);
+            if (t == null && job.ended()) {
+                // Ended before this backend knew it (jobs stay listed for MinJobAge; after a restart most are
+                // attempts the store has long ended): reported, not tracked, so nothing is looked up once Slurm
+                // forgets it.
+                Tracked once = new Tracked(job.id());
+                once.last = job;
+                out.add(status(key, once, job));
+                continue;
+            }
             if (t == null) {
                 adopt(key, job, "found in Slurm's listing");
                 t = tracked.get(key);

@@ -46,6 +46,24 @@ class SlurmBackendInstanceTest {
     }
 
     @Test
+    void afterARestartJobsThatHadEndedAreReportedButNotTrackedSoNothingIsLookedUpOnceSlurmForgetsThem() {
+        SlurmBackend before = slurm.backend();
+        before.start(FakeSlurm.launch(W1));
+        slurm.set(slurm.idOf(W1), j -> j.state("COMPLETED").exit(0).nodes("n1"));
+
+        SlurmBackend after = slurm.backend();
+        assertThat(after.observe()).extracting(AttemptStatus::attempt, AttemptStatus::phase)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(W1, AttemptStatus.Phase.EXITED));
+        assertThat(after.counters()).containsEntry("adoptions", 0L);
+
+        // Past MinJobAge Slurm purges it: the restarted backend neither reports nor looks it up.
+        slurm.jobs.remove(slurm.idOf(W1));
+        int probes = slurm.probeCalls;
+        assertThat(after.observe()).isEmpty();
+        assertThat(slurm.probeCalls - probes).as("probes: one listing, no lookup").isEqualTo(1);
+    }
+
+    @Test
     void aRestartedBackendAskedToStartBeforeObservingAdoptsTooWithoutSubmitting() {
         slurm.backend().start(FakeSlurm.launch(W1));
 
