@@ -209,4 +209,15 @@ class BackendNodeSyncTest {
         assertThat(new BackendNodeSync(store, plain, clock, () -> changed++).syncOnce()).isZero();
         assertThat(changed).isZero();
     }
+
+    @Test
+    void aNodeWithoutGpusDoesNotKeepTheOthersOutOfStep() {
+        // A CPU-only node of the same cluster: the store holds only nodes with GPUs.
+        store.nodes().putNode(new Node("gpu02", 8, true, null, clock.millis()));
+        backend.answer = List.of(usable("cpu01", 0), usable("gpu01", 8), unusable("gpu02", 8, "DOWN"));
+        assertThat(sync.syncOnce()).isEqualTo(2);
+        assertThat(store.nodes().nodes()).extracting(Node::name).containsExactly("gpu01", "gpu02");
+        assertThat(node("gpu02").reason()).isEqualTo("slurm: DOWN");
+        assertThat(changed).isEqualTo(1);
+    }
 }
