@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * (down, failed, drained by an operator) is marked unhealthy with the backend's reason, prefixed by the backend's
  * name, and marked healthy again once the backend can use it, but only if the backend was the one that made it
  * unhealthy: health set by a person or by the health check is theirs to undo. A node the store has and the backend
- * does not is left alone (logged once). A failed probe changes nothing (a failed probe is not a down node).
+ * does not is left alone (logged once), and so is a node the backend reports without GPUs (the store holds only
+ * nodes with GPUs). A failed probe changes nothing (a failed probe is not a down node).
  */
 public final class BackendNodeSync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNodeSync.class);
@@ -34,6 +35,7 @@ public final class BackendNodeSync implements AutoCloseable {
     private final Runnable changed;
     private final String prefix;
     private final Map<String, Boolean> missingLogged = new TreeMap<>();
+    private final Map<String, Boolean> noGpusLogged = new TreeMap<>();
     private ScheduledExecutorService thread;
 
     public BackendNodeSync(Store store, Backend backend, Clock clock, Runnable changed) {
@@ -78,6 +80,16 @@ public final class BackendNodeSync implements AutoCloseable {
         }
         for (BackendNode b : seen.values()) {
             Node s = stored.get(b.name());
+            if (b.gpus() < 1) {
+                // The store holds only nodes with GPUs (a CPU-only node of the same cluster, or one whose GPUs the
+                // backend no longer counts): left as it is, and the other nodes still synced.
+                if (noGpusLogged.put(b.name(), Boolean.TRUE) == null) {
+                    LOG.warn("node {} has no GPUs in the {} backend; {}", b.name(), backend.name(),
+                            s == null ? "not added" : "left as it is");
+                }
+                continue;
+            }
+            noGpusLogged.remove(b.name());
             String reason = b.usable() ? null : prefix + (b.reason() == null ? "not usable" : b.reason());
             if (s == null) {
                 store.nodes().putNode(new Node(b.name(), b.gpus(), b.usable(), reason, now));

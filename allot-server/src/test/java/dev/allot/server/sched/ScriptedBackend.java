@@ -3,11 +3,15 @@ package dev.allot.server.sched;
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.backend.SimulatedBackend;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +23,10 @@ import java.util.TreeSet;
  * A {@link SimulatedBackend} a test can script: it records every launch and stop; while {@link #holdStops} is on, a
  * stopped attempt stays {@code STOPPING} until {@link #release}d (a process holding its GPUs through the grace
  * period); workloads named in {@link #failToStart} fail to start, those in {@link #exitCode} end with that code,
- * those in {@link #unknown} are reported {@code UNKNOWN}.
+ * those in {@link #unknown} are reported {@code UNKNOWN}. Starts can be scripted to throw ({@link #startThrows}, before
+ * the backend takes the start; {@link #unavailableAfterTaking}, after); an attempt whose start threw before it was
+ * taken and that is then stopped is reported {@code STOPPED}, as {@link Backend#stop} promises. Drains and resumes are
+ * recorded in {@link #health}; {@link #failDrains} makes the next drains throw.
  */
 final class ScriptedBackend implements Backend {
     private final SimulatedBackend sim;
@@ -34,6 +41,18 @@ final class ScriptedBackend implements Backend {
     boolean holdStops;
     /** While on, the next start is lost on the way (the scheduler crashed before the call reached the backend). */
     boolean dropNextStart;
+    /** Thrown by the next starts, in order, before the backend takes them. */
+    final Deque<BackendException> startThrows = new ArrayDeque<>();
+    /** How many of the next starts the backend takes and then answers {@link BackendUnavailableException}. */
+    int unavailableAfterTaking;
+    /** Every call of {@link #start}, taken or not, by attempt. */
+    final List<AttemptKey> startCalls = new ArrayList<>();
+    /** {@code drain <node> <reason>} and {@code resume <node>}, in the order they were told and done. */
+    final List<String> health = new ArrayList<>();
+    /** How many of the next drains throw (could not be done). */
+    int failDrains;
+    private final Set<AttemptKey> unconfirmed = new TreeSet<>();
+    private final Set<AttemptKey> neverStarted = new TreeSet<>();
     private final Map<AttemptKey, Duration> held = new TreeMap<>();
     private final Set<AttemptKey> failed = new TreeSet<>();
     private final Map<AttemptKey, Launch> launched = new TreeMap<>();
@@ -49,6 +68,24 @@ final class ScriptedBackend implements Backend {
 
     @Override
     public synchronized void start(Launch launch) {
+        startCalls.add(launch.attempt());
+        BackendException thrown = startThrows.poll();
+        if (thrown != null) {
+            if (thrown instanceof BackendUnavailableException && !launched.containsKey(launch.attempt())) {
+                unconfirmed.add(launch.attempt());
+            }
+            throw thrown;
+        }
+        unconfirmed.remove(launch.attempt());
+        if (unavailableAfterTaking > 0) {
+            unavailableAfterTaking--;
+            takeStart(launch);
+            throw new BackendUnavailableException("the answer was cut short");
+        }
+        takeStart(launch);
+    }
+
+    private void takeStart(Launch launch) {
         if (dropNextStart) {
             dropNextStart = false;
             return;
@@ -69,11 +106,29 @@ final class ScriptedBackend implements Backend {
     public synchronized void stop(AttemptKey attempt, Duration grace) {
         stops.add(attempt);
         graces.add(grace);
+        if (unconfirmed.remove(attempt)) {
+            neverStarted.add(attempt);
+            return;
+        }
         if (holdStops) {
             held.put(attempt, grace);
         } else {
             sim.stop(attempt, grace);
         }
+    }
+
+    @Override
+    public synchronized void drain(String node, String reason) {
+        if (failDrains > 0) {
+            failDrains--;
+            throw new BackendException("could not drain " + node);
+        }
+        health.add("drain " + node + " " + reason);
+    }
+
+    @Override
+    public synchronized void resume(String node) {
+        health.add("resume " + node);
     }
 
     /** Lets the held stops through: the processes have now ended. */
@@ -87,6 +142,9 @@ final class ScriptedBackend implements Backend {
         List<AttemptStatus> out = new ArrayList<>();
         for (AttemptKey k : failed) {
             out.add(new AttemptStatus(k, AttemptStatus.Phase.FAILED_TO_START, null, "no such program"));
+        }
+        for (AttemptKey k : neverStarted) {
+            out.add(new AttemptStatus(k, AttemptStatus.Phase.STOPPED, null, "never started"));
         }
         for (AttemptStatus s : sim.observe()) {
             if (unknown.contains(s.attempt().workloadId())) {
@@ -105,7 +163,7 @@ final class ScriptedBackend implements Backend {
 
     @Override
     public synchronized void forget(AttemptKey attempt) {
-        if (!failed.remove(attempt)) {
+        if (!failed.remove(attempt) && !neverStarted.remove(attempt)) {
             sim.forget(attempt);
         }
         launched.remove(attempt);

@@ -1,0 +1,209 @@
+package dev.allot.server.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendUnavailableException;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.AttemptPhase;
+import dev.allot.server.store.WorkloadState;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A start the backend could not confirm ({@link BackendUnavailableException}) is neither a refusal nor a launch: the
+ * attempt stays launching and holds its GPUs, the loop asks the backend again each cycle with the same attempt key,
+ * and only a real refusal fails it. A cancellation meanwhile is sent as a stop. The same holds for an attempt adopted
+ * after a restart that the backend did not know.
+ */
+class UnconfirmedStartTest {
+    private static final long HOUR = 3600;
+
+    @TempDir
+    Path dir;
+
+    private final List<Fixture> fixtures = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        fixtures.forEach(Fixture::close);
+    }
+
+    private Fixture fixture(String name, int... nodeGpus) {
+        Fixture f = new Fixture(dir.resolve(name), List.of("a"), nodeGpus);
+        fixtures.add(f);
+        return f;
+    }
+
+    private static BackendUnavailableException unreachable() {
+        return new BackendUnavailableException("slurmctld did not answer");
+    }
+
+    private static Attempt only(Fixture f, String id) {
+        List<Attempt> as = f.attempts(id);
+        assertThat(as).hasSize(1);
+        return as.get(0);
+    }
+
+    @Test
+    void aStartUnconfirmedTwiceIsAskedAgainWithTheSameKeyAndRunsOnceWhileItsGpusStayHeld() {
+        Fixture f = fixture("retry", 8);
+        String w = f.submit("a", 8, HOUR, 0, false);
+        f.backend.startThrows.add(unreachable());
+        f.backend.startThrows.add(unreachable());
+
+        f.cycle(); // first start: unavailable
+        assertThat(f.backend.launches).isEmpty();
+        assertThat(only(f, w).phase()).isEqualTo(AttemptPhase.LAUNCHING);
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        String other = f.submit("a", 8, 60, 0, false); // needs the same GPUs
+
+        f.advance(10);
+        f.cycle(); // second start: unavailable again; the other one must not take the GPUs
+        assertThat(f.backend.launches).isEmpty();
+        assertThat(only(f, w).phase()).isEqualTo(AttemptPhase.LAUNCHING);
+        assertThat(f.attempts(other)).isEmpty();
+
+        f.advance(10);
+        f.cycle(); // third start: taken
+        AttemptKey key = only(f, w).key();
+        assertThat(f.backend.startCalls).containsExactly(key, key, key);
+        assertThat(f.story).containsExactly("3: start " + w + "#1 n1[0, 1, 2, 3, 4, 5, 6, 7]");
+        assertThat(f.attempts(other)).isEmpty();
+
+        f.advance(10);
+        f.cycle();
+        assertThat(only(f, w).phase()).isEqualTo(AttemptPhase.RUNNING);
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(only(f, w).outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+        assertThat(f.stateOf(other)).isEqualTo(WorkloadState.RUNNING); // only now
+        assertThat(f.loop.counters().failures()).isZero();
+    }
+
+    @Test
+    void aStartTheBackendTookButCouldNotConfirmIsNeverRunTwice() {
+        Fixture f = fixture("took", 8);
+        String w = f.submit("a", 4, HOUR, 0, false);
+        f.backend.unavailableAfterTaking = 1;
+
+        f.cycle();
+        f.advance(10);
+        f.cycle(); // asked again: the backend already has it, so nothing new runs
+        AttemptKey key = only(f, w).key();
+        assertThat(f.backend.startCalls).containsExactly(key, key);
+        assertThat(f.backend.launches).hasSize(1);
+        f.advance(10);
+        f.cycle();
+        assertThat(f.backend.startCalls).hasSize(2); // confirmed: not asked a third time
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(only(f, w).outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+    }
+
+    @Test
+    void anUnconfirmedStartThenARealRefusalFailsTheAttemptWithTheBackendsMessage() {
+        Fixture f = fixture("refused", 8);
+        String w = f.submit("a", 8, HOUR, 0, false);
+        f.backend.startThrows.add(unreachable());
+        f.backend.startThrows.add(new BackendException("partition gpu is down"));
+
+        f.cycle();
+        assertThat(only(f, w).phase()).isEqualTo(AttemptPhase.LAUNCHING);
+        f.advance(10);
+        f.cycle();
+        Attempt a = only(f, w);
+        assertThat(a.outcome()).isEqualTo(AttemptOutcome.FAILED);
+        assertThat(a.reason()).isEqualTo("the scripted backend refused it: partition gpu is down");
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.FAILED);
+        assertThat(f.loop.counters().failures()).isEqualTo(1);
+
+        // Its GPUs are free again, and the refused attempt is not asked about again.
+        String next = f.submit("a", 8, 60, 0, false);
+        f.advance(10);
+        f.cycle();
+        assertThat(f.stateOf(next)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.backend.startCalls).filteredOn(k -> k.workloadId().equals(w)).hasSize(2);
+    }
+
+    @Test
+    void aCancelWhileTheStartIsUnconfirmedIsSentAsAStopAndNeverAsAnotherStart() {
+        Fixture f = fixture("cancel", 8);
+        String w = f.submit("a", 8, HOUR, 0, false);
+        // The cycle after the cancellation asks the start again before it reads the cancellation: unconfirmed too.
+        f.backend.startThrows.addAll(Collections.nCopies(2, unreachable()));
+        f.cycle();
+        AttemptKey key = only(f, w).key();
+
+        f.cancel(w);
+        f.advance(10);
+        f.cycle();
+        assertThat(f.backend.stops).containsExactly(key);
+        assertThat(f.backend.startCalls).containsExactly(key, key); // both unconfirmed; none after the stop
+        assertThat(f.backend.launches).isEmpty();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.CANCELLED);
+        assertThat(only(f, w).outcome()).isEqualTo(AttemptOutcome.CANCELLED);
+
+        f.advance(10);
+        f.cycle();
+        assertThat(f.backend.startCalls).containsExactly(key, key);
+        assertThat(f.backend.stops).containsExactly(key);
+        assertThat(f.loop.counters().cancellations()).isEqualTo(1);
+        assertThat(f.backend.observe()).isEmpty(); // forgotten
+    }
+
+    @Test
+    void anAdoptedLaunchingAttemptWhoseRestartIsUnconfirmedStaysAndStartsLaterWithTheSameKey() {
+        Fixture f = fixture("reconcile", 8);
+        String w = f.submit("a", 8, HOUR, 0, false);
+        f.backend.dropNextStart = true; // the crash came between the store's begin and the backend's start
+        f.cycle();
+        AttemptKey key = only(f, w).key();
+        assertThat(f.backend.launches).isEmpty();
+
+        f.crash();
+        // Reconcile starts it again: unavailable; the retry in the same cycle's observe: unavailable too.
+        f.backend.startThrows.addAll(Collections.nCopies(2, unreachable()));
+        f.advance(60);
+        f.cycle();
+        Attempt a = only(f, w);
+        assertThat(a.phase()).isEqualTo(AttemptPhase.LAUNCHING);
+        assertThat(a.outcome()).isNull();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.backend.launches).isEmpty();
+
+        f.advance(10);
+        f.cycle();
+        assertThat(f.backend.launches).singleElement().satisfies(l -> assertThat(l.attempt()).isEqualTo(key));
+        assertThat(f.backend.startCalls).allMatch(key::equals);
+        f.advance(HOUR);
+        f.cycle();
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(only(f, w).outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+    }
+
+    @Test
+    void anAdoptedLaunchingAttemptTheBackendRefusesOnRestartFails() {
+        Fixture f = fixture("reconcile-refused", 8);
+        String w = f.submit("a", 8, HOUR, 0, false);
+        f.backend.dropNextStart = true;
+        f.cycle();
+
+        f.crash();
+        f.backend.startThrows.add(new BackendException("no such account"));
+        f.advance(60);
+        f.cycle();
+        Attempt a = only(f, w);
+        assertThat(a.outcome()).isEqualTo(AttemptOutcome.FAILED);
+        assertThat(a.reason()).isEqualTo("the scripted backend refused it: no such account");
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.FAILED);
+    }
+}
