@@ -81,11 +81,20 @@ public final class BackendNodeSync implements AutoCloseable {
         for (BackendNode b : seen.values()) {
             Node s = stored.get(b.name());
             if (b.gpus() < 1) {
-                // The store holds only nodes with GPUs (a CPU-only node of the same cluster, or one whose GPUs the
-                // backend no longer counts): left as it is, and the other nodes still synced.
+                // The store holds only nodes with GPUs. A CPU-only node of the same cluster is not added; a stored
+                // node whose GPUs the backend no longer counts takes no new work (unhealthy, with the backend's
+                // word for it) until they are back. The other nodes are synced either way.
                 if (noGpusLogged.put(b.name(), Boolean.TRUE) == null) {
                     LOG.warn("node {} has no GPUs in the {} backend; {}", b.name(), backend.name(),
-                            s == null ? "not added" : "left as it is");
+                            s == null ? "not added" : "unhealthy until it has");
+                }
+                if (s != null && s.healthy()) {
+                    try {
+                        store.nodes().setHealth(s.name(), false, prefix + "reports no GPUs on this node", now);
+                        changes++;
+                    } catch (NotFoundException e) {
+                        // removed meanwhile
+                    }
                 }
                 continue;
             }

@@ -220,4 +220,18 @@ class BackendNodeSyncTest {
         assertThat(node("gpu02").reason()).isEqualTo("slurm: DOWN");
         assertThat(changed).isEqualTo(1);
     }
+
+    @Test
+    void aStoredNodeWhoseGpusTheBackendNoLongerCountsTakesNoNewWorkUntilTheyAreBack() {
+        store.nodes().putNode(new Node("gpu01", 8, true, null, clock.millis()));
+        backend.answer = List.of(usable("gpu01", 0));
+        assertThat(sync.syncOnce()).isEqualTo(1);
+        assertThat(node("gpu01").healthy()).isFalse();
+        assertThat(node("gpu01").reason()).isEqualTo("slurm: reports no GPUs on this node");
+        assertThat(node("gpu01").gpus()).isEqualTo(8);
+
+        backend.answer = List.of(usable("gpu01", 8));
+        assertThat(sync.syncOnce()).isEqualTo(1);
+        assertThat(node("gpu01").healthy()).isTrue();
+    }
 }
