@@ -14,10 +14,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Faults between Allot and Slurm. Every Slurm command Allot runs goes through {@code tools/slurm-faults} wrappers:
@@ -27,15 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * attempt ever became two jobs, no job was requeued, nothing was taken for lost, and every workload ends in the state
  * its command and its story call for.
  */
-class SlurmFaultsTest {
+class SlurmFaultsTest extends SlurmStories {
     /** How long workloads are submitted for; Allot is killed and restarted halfway. */
     private static final Duration SUBMITTING = Duration.ofSeconds(Long.getLong("allot.it.faultSeconds", 150));
-
-    @TempDir
-    Path dir;
-
-    private SlurmCluster slurm;
-    private Story story;
 
     /** What a workload was asked to do, hence how it must end. */
     enum Kind {
@@ -49,22 +40,6 @@ class SlurmFaultsTest {
         FREE,
         /** Runs for ten minutes and is cancelled: cancelled. */
         CANCELLED
-    }
-
-    @BeforeEach
-    void cleanCluster() throws Exception {
-        slurm = SlurmCluster.fromEnvironment();
-        slurm.reset();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (story != null) {
-            story.close();
-        }
-        if (slurm != null) {
-            slurm.reset();
-        }
     }
 
     @Test

@@ -3,16 +3,12 @@ package dev.allot.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -20,30 +16,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The life of workloads on a real Slurm cluster (4 nodes x 8 GPUs) driven by Allot: start on the chosen nodes with
  * the right GPUs, complete, cancel, and preemption with requeue, checked against what Slurm itself shows.
  */
-class SlurmLifecycleTest {
+class SlurmLifecycleTest extends SlurmStories {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    @TempDir
-    Path dir;
-
-    private SlurmCluster slurm;
-    private Story story;
-
-    @BeforeEach
-    void cleanCluster() throws Exception {
-        slurm = SlurmCluster.fromEnvironment();
-        slurm.reset();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (story != null) {
-            story.close();
-        }
-        if (slurm != null) {
-            slurm.reset();
-        }
-    }
 
     /** How Allot reads Slurm: both are run through the same stories. */
     enum Observing {

@@ -3,46 +3,26 @@ package dev.allot.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Unhealthy hosts on a real Slurm: a node Allot finds unhealthy is drained in Slurm at once and its work is moved off
  * as soon as its minimum runtime has passed; a node whose slurmd dies is seen down, and the work Slurm requeues is
  * taken back by Allot (cancelled in Slurm, started again as a new attempt where Allot chooses).
  */
-class SlurmNodeHealthTest {
+class SlurmNodeHealthTest extends SlurmStories {
     private static final Duration WAIT = Duration.ofSeconds(90);
 
-    @TempDir
-    Path dir;
-
-    private SlurmCluster slurm;
-    private Story story;
     private String killed;
 
-    @BeforeEach
-    void cleanCluster() throws Exception {
-        slurm = SlurmCluster.fromEnvironment();
-        slurm.reset();
-    }
-
     @AfterEach
-    void tearDown() throws Exception {
+    void restartKilledNode() {
         if (killed != null) {
             slurm.startNode(killed);
-        }
-        if (story != null) {
-            story.close();
-        }
-        if (slurm != null) {
-            slurm.reset();
         }
     }
 

@@ -15,10 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One small trace, scaled to seconds, replayed twice with the same policy: through the simulator ({@code allot
@@ -27,31 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * apart, and the waits; asserts only what must hold in both (every workload ends, each attempt one Slurm job, the
  * same workloads complete), never a timing.
  */
-class SlurmReplayTest {
-    @TempDir
-    Path dir;
-
-    private SlurmCluster slurm;
-    private Story story;
-
+class SlurmReplayTest extends SlurmStories {
     /** One workload of the trace. */
     record Row(String id, long submitSeconds, String allocation, int gpus, long durationSeconds, long minRuntimeSeconds) {
-    }
-
-    @BeforeEach
-    void cleanCluster() throws Exception {
-        slurm = SlurmCluster.fromEnvironment();
-        slurm.reset();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (story != null) {
-            story.close();
-        }
-        if (slurm != null) {
-            slurm.reset();
-        }
     }
 
     static List<Row> trace() {
