@@ -787,7 +787,7 @@ public final class SchedulerLoop implements AutoCloseable {
         } else if (l.stopping && l.result != null) {
             outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
             reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail
-                    : l.cause.explanation();
+                    : l.cause.explanation() + (l.startUnconfirmed ? detail : "");
             preemptor = l.cause == null ? null : l.cause.preemptorId();
             lost = (double) l.result.lostGpuSeconds();
         } else if (st.phase() == AttemptStatus.Phase.STOPPED) {

@@ -161,6 +161,26 @@ class UnconfirmedStartTest {
     }
 
     @Test
+    void aPreemptionWhileTheStartIsUnconfirmedRecordsThatTheAttemptNeverStarted() {
+        Fixture f = fixture("preempt", 8);
+        String free = f.submit("a", 8, HOUR, 0, false); // unallocated: any allocated work may preempt it
+        f.backend.startThrows.addAll(Collections.nCopies(2, unreachable()));
+        f.cycle();
+        AttemptKey key = only(f, free).key();
+
+        String allocated = f.submit("a", 8, HOUR, 600, false);
+        for (int i = 0; i < 3; i++) {
+            f.advance(10);
+            f.cycle();
+        }
+        assertThat(f.backend.stops).containsExactly(key);
+        Attempt a = only(f, free);
+        assertThat(a.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
+        assertThat(a.reason()).contains(allocated).endsWith("(never started)");
+        assertThat(f.stateOf(allocated)).isEqualTo(WorkloadState.RUNNING);
+    }
+
+    @Test
     void anAdoptedLaunchingAttemptWhoseRestartIsUnconfirmedStaysAndStartsLaterWithTheSameKey() {
         Fixture f = fixture("reconcile", 8);
         String w = f.submit("a", 8, HOUR, 0, false);
