@@ -9,8 +9,9 @@
 # Environment (read by "start"; the other commands only need BASE):
 #   BASE=/tmp/allot-slurm   must not exist yet ("start" refuses otherwise)
 #   NODES=4 GPUS=8 CPUS=16  emulated nodes n1..nN, each with GPUS GPUs and CPUS CPUs
-#   MODE=partition          partitions allot (PriorityTier=10, never preempted) and allot-free (PriorityTier=1,
-#                           preempted by requeue) over the same nodes, no database
+#   MODE=partition          partitions allot (PriorityTier=10) and allot-free (PriorityTier=1) over the same
+#                           nodes, no database; Slurm preempts nothing (Allot does). PREEMPT=on: allot-free jobs
+#                           are preempted by requeue for allot ones (preempt/partition_prio)
 #   MODE=qos                one partition allot; MariaDB + slurmdbd, QOS allot preempts QOS allot-free by requeue;
 #                           accounting, so sacct --json works
 #   REST=1                  also run slurmrestd (JWT) on 127.0.0.1:REST_PORT
@@ -167,12 +168,19 @@ AccountingStorageTRES=gres/gpu"
         preemption="PreemptType=preempt/qos
 PreemptMode=REQUEUE"
         partitions="PartitionName=allot Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP"
-    else
+    elif [ "${PREEMPT:-off}" = on ]; then
         accounting="AccountingStorageType=accounting_storage/none"
         preemption="PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE"
         partitions="PartitionName=allot      Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF
 PartitionName=allot-free Nodes=n[1-$nodes] Default=NO  MaxTime=INFINITE State=UP PriorityTier=1  PreemptMode=REQUEUE"
+    else
+        # Allot preempts; Slurm never does on its own (PREEMPT=on gives allot-free jobs to allot ones by requeue).
+        accounting="AccountingStorageType=accounting_storage/none"
+        preemption="PreemptType=preempt/none
+PreemptMode=OFF"
+        partitions="PartitionName=allot      Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP PriorityTier=10
+PartitionName=allot-free Nodes=n[1-$nodes] Default=NO  MaxTime=INFINITE State=UP PriorityTier=1"
     fi
     {
         cat <<EOF
