@@ -91,11 +91,34 @@ class LocalPreemptionE2ETest {
                         }
                     });
                 }
+                pids.addAll(launchedHere());
                 pids.forEach(ServiceTestSupport::killTree);
                 ServiceTestSupport.await("the test's processes to be gone", WAIT,
                         () -> pids.stream().noneMatch(ServiceTestSupport::alive));
             }
         }
+    }
+
+    /**
+     * Every process the local backend launched for this test, found by the exit file its environment names (under
+     * this test's directory): also a wrapper whose child had not yet written its record file when the service closed
+     * (seen once in CI: it wrote into the data directory while the temp directory was being deleted).
+     */
+    private List<Long> launchedHere() {
+        String mark = "ALLOT_EXIT_FILE=" + dir;
+        List<Long> found = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(h -> {
+            try {
+                String env = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"),
+                        java.nio.charset.StandardCharsets.ISO_8859_1);
+                if (env.contains(mark)) {
+                    found.add(h.pid());
+                }
+            } catch (IOException | RuntimeException unreadable) {
+                // gone, or not ours to read
+            }
+        });
+        return found;
     }
 
     @Test
