@@ -14,12 +14,18 @@ import java.util.SortedMap;
  * @param environment extra environment variables (the backend adds the GPU assignment, e.g. CUDA_VISIBLE_DEVICES)
  * @param duration    how long the work runs when simulated; null when unknown
  * @param terms       what its scheduling contract says, for a backend that shows it (Slurm's partitions or QOS)
+ * @param account     the Unix account the attempt must run as (its submitter's, through the service's account map);
+ *                    null when the backend runs everything as the service's own user (the simulated backend, or a
+ *                    service that is not root and was told it runs on a single-user host)
  */
 public record Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
-                     SortedMap<String, String> environment, Duration duration, Terms terms) {
+                     SortedMap<String, String> environment, Duration duration, Terms terms, String account) {
     public Launch {
         Objects.requireNonNull(attempt, "attempt");
         Objects.requireNonNull(terms, "terms");
+        if (account != null && account.isBlank()) {
+            throw new IllegalArgumentException(attempt + ": an account, when given, must not be blank");
+        }
         placement = List.copyOf(placement);
         command = List.copyOf(command);
         environment = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(environment));
@@ -28,10 +34,16 @@ public record Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> 
         }
     }
 
-    /** A launch of allocated, non-resumable work (what the simpler backends assume). */
+    /** A launch run as the backend's own user (no account switch). */
+    public Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
+                  SortedMap<String, String> environment, Duration duration, Terms terms) {
+        this(attempt, placement, command, environment, duration, terms, null);
+    }
+
+    /** A launch of allocated, non-resumable work (what the simpler backends assume), run as the backend's user. */
     public Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
                   SortedMap<String, String> environment, Duration duration) {
-        this(attempt, placement, command, environment, duration, Terms.ALLOCATED);
+        this(attempt, placement, command, environment, duration, Terms.ALLOCATED, null);
     }
 
     /**

@@ -26,11 +26,12 @@ import java.util.Objects;
  *                     in {@code ALLOT_NODE}): exit 0 healthy, another exit unhealthy; null for none
  * @param healthCheckEvery   time between two rounds of the health check
  * @param healthCheckTimeout time one probe may take before it counts as telling nothing
+ * @param security     where the API listens and how, and as whom workloads run ({@link Security})
  */
 public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
                             String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
                             Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
-                            Duration healthCheckTimeout) {
+                            Duration healthCheckTimeout, Security security) {
     /** The default time between two rounds of the health check. */
     public static final Duration DEFAULT_HEALTH_CHECK_EVERY = Duration.ofMinutes(1);
 
@@ -62,6 +63,7 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         if (grace.isNegative()) {
             throw new IllegalArgumentException("grace must not be negative, got " + grace);
         }
+        Objects.requireNonNull(security, "security");
         Objects.requireNonNull(healthCheckEvery, "healthCheckEvery");
         Objects.requireNonNull(healthCheckTimeout, "healthCheckTimeout");
         if (healthCheck != null && healthCheck.isBlank()) {
@@ -73,6 +75,54 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         if (healthCheckTimeout.isNegative() || healthCheckTimeout.isZero()) {
             throw new IllegalArgumentException("the health check timeout must be positive, got " + healthCheckTimeout);
         }
+    }
+
+    /**
+     * What makes the service safe to share: the address the API binds to and its TLS material, and how workloads
+     * are given their submitter's identity.
+     *
+     * @param bindAddress        the address the API listens on; loopback ({@value #LOOPBACK}) unless told otherwise
+     * @param tlsCertificate     a PEM certificate (chain) to serve HTTPS with; null for plain HTTP
+     * @param tlsKey             the PEM private key of {@code tlsCertificate}; null exactly when it is null
+     * @param accountsFile       a file mapping Allot users to Unix accounts; null maps each user to the account of the
+     *                           same name
+     * @param singleUserHost     the operator acknowledges that, the service not being root, every workload runs as the
+     *                           service's own Unix user, so more than one non-admin user may exist on the local backend
+     * @param allowRootWorkloads a workload whose account is root (uid 0) may start; refused otherwise
+     */
+    public record Security(String bindAddress, Path tlsCertificate, Path tlsKey, Path accountsFile,
+                           boolean singleUserHost, boolean allowRootWorkloads) {
+        public static final String LOOPBACK = "127.0.0.1";
+
+        public Security {
+            Objects.requireNonNull(bindAddress, "bindAddress");
+            if (bindAddress.isBlank()) {
+                throw new IllegalArgumentException("the bind address must not be blank (default " + LOOPBACK + ")");
+            }
+            if ((tlsCertificate == null) != (tlsKey == null)) {
+                throw new IllegalArgumentException("HTTPS needs both a PEM certificate and its PEM key; got "
+                        + (tlsCertificate == null ? "only a key (" + tlsKey + ")"
+                        : "only a certificate (" + tlsCertificate + ")"));
+            }
+        }
+
+        /** Loopback, plain HTTP, each user as the Unix account of its name, no root workloads. */
+        public static Security defaults() {
+            return new Security(LOOPBACK, null, null, null, false, false);
+        }
+
+        public boolean tls() {
+            return tlsCertificate != null;
+        }
+    }
+
+    /** With the default {@link Security} (the shape before it existed). */
+    public ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
+                         String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
+                         Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
+                         Duration healthCheckTimeout) {
+        this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
+                tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, Security.defaults());
     }
 
     /** Without a health check (the shape before it existed). */
@@ -91,52 +141,57 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
 
     public ServiceConfig withPort(int p) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, p, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withBackend(String b) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, b, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withVirtualGpus(int g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, g,
-                timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withTick(Duration t) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withGrace(Duration g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withDemo(boolean d) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withDatabase(String url, String user, String password) {
         return new ServiceConfig(dataDir, url, user, password, port, backend, nodeName, virtualGpus, timeScale, tick,
-                grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     public ServiceConfig withNodeName(String n) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, n,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 
     /** Runs {@code command} for each node every {@code every}, each probe for at most {@code timeout}. */
     public ServiceConfig withHealthCheck(String command, Duration every, Duration timeout) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, command, every, timeout);
+                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security);
+    }
+
+    public ServiceConfig withSecurity(Security s) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, s);
     }
 
     public ServiceConfig withTimeScale(double s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout);
+                virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
     }
 }
