@@ -16,6 +16,7 @@ import dev.allot.core.state.JobState;
 import dev.allot.core.state.GpuLanes;
 import dev.allot.core.state.Placement;
 import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.identity.AccountMap;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptPhase;
@@ -130,6 +131,8 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private final Store store;
     private final Backend backend;
+    /** As whom attempts run; null: the backend's own user. Set once at start, read by the loop thread. */
+    private volatile AccountMap accounts;
     private final Policy policy;
     private final SchedulerConfig config;
     private final Clock clock;
@@ -764,9 +767,18 @@ public final class SchedulerLoop implements AutoCloseable {
         }
     }
 
-    private static Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration) {
+    private Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration) {
+        AccountMap map = accounts;
         return new Launch(key, where, w.command(), w.environment(), duration,
-                Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()));
+                Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()), map == null ? null : map.accountOf(w.user()));
+    }
+
+    /**
+     * Starts every later attempt as its submitter's Unix account through {@code map} (what a backend that switches
+     * users needs); null, the default, starts them with no account (the backend's own user).
+     */
+    public void runAs(AccountMap map) {
+        this.accounts = map;
     }
 
     /** Records the end of an attempt in the store, then in the core, and lets the backend forget it. */
