@@ -271,4 +271,23 @@ class UsersApiTest {
                 "node.put node:gpu-03 by root 4 true");
         assertThat(api.get("/v1/audit", "tok-mp").json().toString()).as("admins only").doesNotContain("node.");
     }
+
+    @Test
+    void theDocumentTheServerServesDescribesTheAccessFields() {
+        com.fasterxml.jackson.databind.JsonNode doc = api.get("/v1/openapi.json", null).json();
+        List<String> fields = new ArrayList<>();
+        doc.path("paths").path("/v1/users/{name}").path("put").path("requestBody").path("content")
+                .path("application/json").path("schema").path("properties").fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).containsExactlyInAnyOrderElementsOf(Edits.UserEdit.FIELDS);
+        fields.clear();
+        doc.path("paths").path("/v1/users/{name}/tokens").path("post").path("requestBody").path("content")
+                .path("application/json").path("schema").path("properties").fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).containsExactlyInAnyOrderElementsOf(Edits.TokenRequest.FIELDS);
+        fields.clear();
+        doc.path("paths").path("/v1/token-policy").path("put").path("requestBody").path("content")
+                .path("application/json").path("schema").path("properties").fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).containsExactlyInAnyOrderElementsOf(Edits.TokenPolicyEdit.FIELDS);
+        assertThat(doc.path("info").path("description").asText()).contains("Tokens expire", "90d", "365d",
+                "at least 7 days from the upgrade", "redacted", "system:node-sync");
+    }
 }
