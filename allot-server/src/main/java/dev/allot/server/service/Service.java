@@ -105,6 +105,11 @@ public final class Service implements AutoCloseable {
                 LOG.info("created user {} with a fresh token, also written to {}", Bootstrap.ADMIN,
                         config.dataDir().resolve(Bootstrap.ADMIN_TOKEN_FILE));
             }
+            if (adminToken == null) {
+                Bootstrap.renewAdminToken(store, config.dataDir(), now).ifPresent(name -> LOG.warn("no enabled"
+                        + " administrator had a token that has not expired: wrote a fresh token of {} to {}", name,
+                        config.dataDir().resolve(Bootstrap.ADMIN_TOKEN_FILE)));
+            }
             String demoToken = config.demo() ? Bootstrap.ensureDemo(store, now).orElse(null) : null;
             if (demoToken != null) {
                 LOG.info("created the demo allocation tree and users");
