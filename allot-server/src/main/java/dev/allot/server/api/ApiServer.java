@@ -50,8 +50,10 @@ import org.slf4j.LoggerFactory;
  * (authentication, authorisation, input) and then answered with one or two store calls, so an acknowledged
  * submission is durable. The scheduling loop is not here; submissions are only stored, pending.
  *
- * <p>Authentication is a bearer token ({@code Authorization: Bearer <token>}) looked up in the store; only
- * {@code /v1/health} and {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
+ * <p>Authentication is a bearer token ({@code Authorization: Bearer <token>}) looked up in the store and refused
+ * when revoked, expired or of a disabled user ({@link Authentication}); only {@code /v1/health} and
+ * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}; the users, tokens and token-policy
+ * endpoints are {@link UsersApi}.
  *
  * <p>Every error is answered as JSON {@code {"error", "field", "hint"}} ({@link ApiError}): 400 for bad input
  * (naming the field), 401 without a valid token, 403 when the caller may not, 404 for an unknown id or route, 409
@@ -616,7 +618,8 @@ public final class ApiServer implements AutoCloseable {
         return new Views.BrakesView(b.maxRequeues(), b.maxGpuHoursPerWorkload());
     }
 
-    private static void requireAdmin(User user, String what) {
+    /** Refuses (403) a caller who is not an administrator, saying what it may not do. */
+    static void requireAdmin(User user, String what) {
         if (user.role() != User.Role.ADMIN) {
             throw ApiException.forbidden("user '" + user.name() + "' may not " + what, "only administrators may");
         }

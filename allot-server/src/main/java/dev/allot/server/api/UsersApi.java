@@ -58,7 +58,7 @@ final class UsersApi {
     }
 
     void putUser(Context ctx, User user) {
-        requireAdmin(user, "create users, change their roles or disable them");
+        ApiServer.requireAdmin(user, "create users, change their roles or disable them");
         String name = Edits.userName(ctx.pathParam("name"));
         Edits.UserEdit edit = Edits.UserEdit.parse(io.body(ctx));
         Optional<User> before = store.access().user(name);
@@ -105,8 +105,13 @@ final class UsersApi {
         Access.TokenInfo minter = ctx.attribute(Authentication.TOKEN_ATTRIBUTE);
         String token = Access.newToken();
         long now = clock.millis();
-        Access.TokenInfo made = store.access().addToken(name, token, req.label(), user.name(), now,
-                req.lifetimeSeconds(), minter == null ? null : minter.id());
+        Access.TokenInfo made;
+        try {
+            made = store.access().addToken(name, token, req.label(), user.name(), now, req.lifetimeSeconds(),
+                    minter == null ? null : minter.id());
+        } catch (IllegalArgumentException e) { // the policy changed since it was read above
+            throw ApiException.badField("lifetime", e.getMessage(), "GET /v1/token-policy tells the maximum");
+        }
         io.json(ctx, 201, new Views.NewToken(made.id(), name, req.label(), Views.instant(now),
                 Views.instant(made.expiresAtMillis()), token));
     }
@@ -128,16 +133,10 @@ final class UsersApi {
     }
 
     void putTokenPolicy(Context ctx, User user) {
-        requireAdmin(user, "change the token policy");
+        ApiServer.requireAdmin(user, "change the token policy");
         Edits.TokenPolicyEdit edit = Edits.TokenPolicyEdit.parse(io.body(ctx));
         TokenPolicy policy = new TokenPolicy(edit.defaultLifetimeSeconds(), edit.maxLifetimeSeconds());
         store.settings().putTokenPolicy(policy, user.name(), clock.millis());
         io.json(ctx, 200, Views.tokenPolicy(policy));
-    }
-
-    static void requireAdmin(User user, String what) {
-        if (user.role() != User.Role.ADMIN) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not " + what, "only administrators may");
-        }
     }
 }
