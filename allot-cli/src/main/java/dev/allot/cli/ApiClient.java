@@ -76,6 +76,11 @@ final class ApiClient {
         return send("PUT", path, body);
     }
 
+    /** A DELETE; its 204 (no content) is answered as an empty object. */
+    JsonNode delete(String path) {
+        return send("DELETE", path, null);
+    }
+
     /** A path segment, percent-encoded (an id the user typed must not change the path). */
     static String segment(String s) {
         return encode(s).replace("+", "%20");
@@ -137,6 +142,9 @@ final class ApiClient {
             } catch (JsonProcessingException e) {
                 json = null;
             }
+        }
+        if (status == 204) {
+            return JSON.createObjectNode();
         }
         if (status >= 200 && status < 300) {
             if (json == null) {

@@ -38,12 +38,18 @@ final class ShowCommand extends ClientCommand {
         fields.add(new String[] {"resumable", w.path("resumable").asBoolean() ? "yes" : "no"});
         fields.add(new String[] {"priority", text(w, "priority")});
         fields.add(new String[] {"kind", text(w, "kind")});
-        fields.add(new String[] {"command", shellWords(w.path("command"))});
-        StringBuilder env = new StringBuilder();
-        for (Map.Entry<String, JsonNode> e : w.path("environment").properties()) {
-            env.append(env.length() > 0 ? " " : "").append(e.getKey()).append('=').append(e.getValue().asText());
+        if (w.path("redacted").asBoolean()) {
+            String hidden = "(hidden: only its submitter, managers of its allocation or above, and administrators see it)";
+            fields.add(new String[] {"command", hidden});
+            fields.add(new String[] {"environment", hidden});
+        } else {
+            fields.add(new String[] {"command", shellWords(w.path("command"))});
+            StringBuilder env = new StringBuilder();
+            for (Map.Entry<String, JsonNode> e : w.path("environment").properties()) {
+                env.append(env.length() > 0 ? " " : "").append(e.getKey()).append('=').append(e.getValue().asText());
+            }
+            fields.add(new String[] {"environment", env.length() == 0 ? "-" : env.toString()});
         }
-        fields.add(new String[] {"environment", env.length() == 0 ? "-" : env.toString()});
         fields.add(new String[] {"submitted", text(w, "submittedAt")});
         JsonNode progress = w.path("progress");
         fields.add(new String[] {"progress", progress.isObject()

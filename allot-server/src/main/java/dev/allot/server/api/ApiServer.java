@@ -50,8 +50,10 @@ import org.slf4j.LoggerFactory;
  * (authentication, authorisation, input) and then answered with one or two store calls, so an acknowledged
  * submission is durable. The scheduling loop is not here; submissions are only stored, pending.
  *
- * <p>Authentication is a bearer token ({@code Authorization: Bearer <token>}) looked up in the store; only
- * {@code /v1/health} and {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
+ * <p>Authentication is a bearer token ({@code Authorization: Bearer <token>}) looked up in the store and refused
+ * when revoked, expired or of a disabled user ({@link Authentication}); only {@code /v1/health} and
+ * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}; the users, tokens and token-policy
+ * endpoints are {@link UsersApi}.
  *
  * <p>Every error is answered as JSON {@code {"error", "field", "hint"}} ({@link ApiError}): 400 for bad input
  * (naming the field), 401 without a valid token, 403 when the caller may not, 404 for an unknown id or route, 409
@@ -84,7 +86,8 @@ public final class ApiServer implements AutoCloseable {
     static final long CACHE_TTL_NANOS = 1_000_000_000L;
     private final Cached<List<Allocation>> allocations;
     private final Cached<List<Node>> nodes;
-    private final Cached<java.util.concurrent.ConcurrentHashMap<String, Optional<User>>> tokens;
+    private final Authentication authentication;
+    private final UsersApi usersApi;
     private final WorkloadExplainer explainer;
 
     /**
@@ -123,7 +126,7 @@ public final class ApiServer implements AutoCloseable {
         this.extras = Objects.requireNonNull(extras, "extras");
         this.allocations = new Cached<>(() -> store.allocations().allocations(), CACHE_TTL_NANOS);
         this.nodes = new Cached<>(() -> store.nodes().nodes(), CACHE_TTL_NANOS);
-        this.tokens = new Cached<>(java.util.concurrent.ConcurrentHashMap::new, CACHE_TTL_NANOS);
+        this.authentication = new Authentication(store, clock, CACHE_TTL_NANOS);
         this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -134,6 +137,17 @@ public final class ApiServer implements AutoCloseable {
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
                 .build();
         this.openApi = readOpenApi();
+        this.usersApi = new UsersApi(store, clock, authentication, new UsersApi.Io() {
+            @Override
+            public JsonNode body(Context ctx) {
+                return readBody(ctx);
+            }
+
+            @Override
+            public void json(Context ctx, int status, Object body) {
+                ApiServer.this.json(ctx, status, body);
+            }
+        });
         this.app = Javalin.create(this::configure);
     }
 
@@ -195,13 +209,14 @@ public final class ApiServer implements AutoCloseable {
         config.routes.put("/v1/allocations/<path>", authed(this::putAllocation));
         config.routes.delete("/v1/allocations/<path>", authed(this::removeAllocation));
         config.routes.get("/v1/audit", authed(this::audit));
-        config.routes.get("/v1/me", authed((ctx, user) -> json(ctx, 200, new Views.UserView(user.name(),
-                user.role().label()))));
-        config.routes.get("/v1/users", authed(this::users));
-        config.routes.put("/v1/users/{name}", authed(this::putUser));
-        config.routes.get("/v1/users/{name}/tokens", authed(this::tokens));
-        config.routes.post("/v1/users/{name}/tokens", authed(this::createToken));
-        config.routes.delete("/v1/users/{name}/tokens/{id}", authed(this::revokeToken));
+        config.routes.get("/v1/me", authed(usersApi::me));
+        config.routes.get("/v1/users", authed(usersApi::users));
+        config.routes.put("/v1/users/{name}", authed(usersApi::putUser));
+        config.routes.get("/v1/users/{name}/tokens", authed(usersApi::tokens));
+        config.routes.post("/v1/users/{name}/tokens", authed(usersApi::createToken));
+        config.routes.delete("/v1/users/{name}/tokens/{id}", authed(usersApi::revokeToken));
+        config.routes.get("/v1/token-policy", authed(usersApi::tokenPolicy));
+        config.routes.put("/v1/token-policy", authed(usersApi::putTokenPolicy));
         config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
                 store.nodes().nodes().stream().map(Views::node).toList()))));
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
@@ -234,25 +249,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private User authenticate(Context ctx) {
-        String header = ctx.header("Authorization");
-        if (header == null || header.isBlank()) {
-            throw ApiException.unauthorized("authentication required: no Authorization header");
-        }
-        String prefix = "Bearer ";
-        if (header.length() <= prefix.length() || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
-            throw ApiException.unauthorized("authentication required: the Authorization header must be 'Bearer <token>'");
-        }
-        String token = header.substring(prefix.length()).trim();
-        java.util.concurrent.ConcurrentHashMap<String, Optional<User>> known = tokens.get();
-        Optional<User> found = known.get(token);
-        if (found == null) {
-            found = store.access().userForToken(token);
-            if (found.isPresent() && known.size() < 10_000) {
-                known.put(token, found); // unknown tokens are not kept: a guessing client cannot fill the map
-            }
-        }
-        return found
-                .orElseThrow(() -> ApiException.unauthorized("unknown or revoked token"));
+        return authentication.authenticate(ctx).user();
     }
 
     private void submit(Context ctx, User user) {
@@ -354,12 +351,16 @@ public final class ApiServer implements AutoCloseable {
             throw ApiException.badField("allocation", e.getMessage(), "an allocation path such as \"lab/nlp\"; it"
                     + " selects that allocation and everything below it");
         }
-        json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream().map(Views::workload).toList()));
+        Permissions permissions = Permissions.of(allocations.get());
+        json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
+                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w))).toList()));
     }
 
+    /** A workload and its attempts; its command and environment only for those who may see them. */
     private void show(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
-        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w),
+        boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
+        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details),
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
     }
 
@@ -570,7 +571,7 @@ public final class ApiServer implements AutoCloseable {
         // A node registered again keeps its health; only its GPU count changes.
         Node node = new Node(name, r.gpus(), before.map(Node::healthy).orElse(true),
                 before.map(Node::reason).orElse(null), clock.millis());
-        store.nodes().putNode(node);
+        store.nodes().putNode(node, user.name());
         nodes.invalidate();
         extras.topologyChanged().run();
         json(ctx, before.isPresent() ? 200 : 201, Views.node(node));
@@ -580,7 +581,7 @@ public final class ApiServer implements AutoCloseable {
         requireAdmin(user, "set the health of nodes");
         String name = ctx.pathParam("name");
         Edits.NodeHealth h = Edits.NodeHealth.parse(readBody(ctx));
-        store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis());
+        store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis(), user.name());
         extras.topologyChanged().run();
         json(ctx, 200, Views.node(findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",
                 "GET /v1/nodes lists them"))));
@@ -617,63 +618,8 @@ public final class ApiServer implements AutoCloseable {
         return new Views.BrakesView(b.maxRequeues(), b.maxGpuHoursPerWorkload());
     }
 
-    private void users(Context ctx, User user) {
-        List<User> all = user.role() == User.Role.ADMIN ? store.access().users() : List.of(user);
-        json(ctx, 200, new Views.UserList(all.stream().map(u -> new Views.UserView(u.name(), u.role().label())).toList()));
-    }
-
-    private void putUser(Context ctx, User user) {
-        requireAdmin(user, "create users or change their roles");
-        String name = Edits.userName(ctx.pathParam("name"));
-        Edits.UserEdit edit = Edits.UserEdit.parse(readBody(ctx));
-        boolean existed = store.access().users().stream().anyMatch(u -> u.name().equals(name));
-        store.access().putUser(new User(name, edit.role()), user.name(), clock.millis());
-        tokens.invalidate();
-        json(ctx, existed ? 200 : 201, new Views.UserView(name, edit.role().label()));
-    }
-
-    /** The user named in the path, who must exist, and whom the caller may manage tokens for (itself, or any: admin). */
-    private String tokenOwner(Context ctx, User user) {
-        String name = Edits.userName(ctx.pathParam("name"));
-        if (user.role() != User.Role.ADMIN && !user.name().equals(name)) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not manage the tokens of '" + name + "'",
-                    "users manage their own tokens; administrators everyone's");
-        }
-        if (store.access().users().stream().noneMatch(u -> u.name().equals(name))) {
-            throw ApiException.notFound("no user '" + name + "'", "GET /v1/users lists them");
-        }
-        return name;
-    }
-
-    private void tokens(Context ctx, User user) {
-        String name = tokenOwner(ctx, user);
-        json(ctx, 200, new Views.TokenList(store.access().tokens(name).stream()
-                .map(t -> new Views.TokenView(t.id(), t.label(), Views.instant(t.createdAtMillis()))).toList()));
-    }
-
-    private void createToken(Context ctx, User user) {
-        String name = tokenOwner(ctx, user);
-        Edits.TokenRequest req = Edits.TokenRequest.parse(ctx.body().isBlank() ? mapper.createObjectNode()
-                : readBody(ctx));
-        String token = dev.allot.server.store.Access.newToken();
-        long now = clock.millis();
-        String id = store.access().addToken(name, token, req.label(), user.name(), now);
-        json(ctx, 201, new Views.NewToken(id, name, req.label(), Views.instant(now), token));
-    }
-
-    private void revokeToken(Context ctx, User user) {
-        String name = tokenOwner(ctx, user);
-        String id = ctx.pathParam("id");
-        if (!id.matches("[0-9a-f]{64}")) {
-            throw ApiException.badField("id", "expected a token id (64 hex digits), got '" + id + "'",
-                    "GET /v1/users/" + name + "/tokens lists them");
-        }
-        store.access().revokeToken(name, id, user.name(), clock.millis());
-        tokens.invalidate();
-        ctx.status(204);
-    }
-
-    private static void requireAdmin(User user, String what) {
+    /** Refuses (403) a caller who is not an administrator, saying what it may not do. */
+    static void requireAdmin(User user, String what) {
         if (user.role() != User.Role.ADMIN) {
             throw ApiException.forbidden("user '" + user.name() + "' may not " + what, "only administrators may");
         }

@@ -1,5 +1,6 @@
 package dev.allot.server.api;
 
+import dev.allot.core.model.Durations;
 import dev.allot.server.store.User;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -137,43 +138,111 @@ final class Edits {
         }
     }
 
-    /** The body of {@code PUT /v1/users/{name}}: the user's role. */
-    record UserEdit(User.Role role) {
-        static final List<String> FIELDS = List.of("role");
+    /**
+     * The body of {@code PUT /v1/users/{name}}: the user's role and whether it is disabled, each optional on an
+     * existing user (what is not given is kept); a new user needs its role (null here when not given).
+     */
+    record UserEdit(User.Role role, Boolean disabled) {
+        static final List<String> FIELDS = List.of("role", "disabled");
 
         static UserEdit parse(JsonNode body) {
-            object(body, "{\"role\": \"user\"}");
+            object(body, "{\"role\": \"user\"} or {\"disabled\": true}");
             onlyKnown(body, FIELDS);
-            JsonNode r = present(body, "role", "\"admin\" or \"user\"");
-            if (!r.isTextual()) {
-                throw ApiException.badField("role", "expected \"admin\" or \"user\", got " + Submission.kindOf(r), null);
+            User.Role role = null;
+            JsonNode r = body.get("role");
+            if (r != null) {
+                if (!r.isTextual()) {
+                    throw ApiException.badField("role", "expected \"admin\" or \"user\", got " + Submission.kindOf(r),
+                            null);
+                }
+                try {
+                    role = User.Role.parse(r.textValue());
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.badField("role", e.getMessage(), "admins may do everything; users what their"
+                            + " allocations allow");
+                }
             }
-            try {
-                return new UserEdit(User.Role.parse(r.textValue()));
-            } catch (IllegalArgumentException e) {
-                throw ApiException.badField("role", e.getMessage(), "admins may do everything; users what their"
-                        + " allocations allow");
+            Boolean disabled = null;
+            JsonNode d = body.get("disabled");
+            if (d != null) {
+                if (!d.isBoolean()) {
+                    throw ApiException.badField("disabled", "expected true or false, got " + Submission.kindOf(d),
+                            "true stops every token of the user at once; false lets them sign in again");
+                }
+                disabled = d.booleanValue();
             }
+            if (role == null && disabled == null) {
+                throw ApiException.badField("role", "missing", "give \"role\" (\"admin\" or \"user\"),"
+                        + " \"disabled\" (true or false), or both");
+            }
+            return new UserEdit(role, disabled);
         }
     }
 
-    /** The body of {@code POST /v1/users/{name}/tokens}: an optional label saying what the token is for. */
-    record TokenRequest(String label) {
-        static final List<String> FIELDS = List.of("label");
+    /**
+     * The body of {@code POST /v1/users/{name}/tokens}: an optional label saying what the token is for, and an
+     * optional lifetime (a duration such as {@code 30d}; null for the token policy's default).
+     */
+    record TokenRequest(String label, Long lifetimeSeconds) {
+        static final List<String> FIELDS = List.of("label", "lifetime");
 
         static TokenRequest parse(JsonNode body) {
-            object(body, "{\"label\": \"laptop\"}");
+            object(body, "{\"label\": \"laptop\", \"lifetime\": \"30d\"}");
             onlyKnown(body, FIELDS);
             JsonNode l = body.get("label");
-            if (l == null || l.isNull()) {
-                return new TokenRequest("");
+            String label = "";
+            if (l != null && !l.isNull()) {
+                if (!l.isTextual() || l.textValue().length() > Submission.MAX_TEXT) {
+                    throw ApiException.badField("label", "expected a string of at most " + Submission.MAX_TEXT
+                            + " characters, got " + Submission.kindOf(l), "e.g. \"laptop\" or \"ci\"");
+                }
+                label = l.textValue().strip();
             }
-            if (!l.isTextual() || l.textValue().length() > Submission.MAX_TEXT) {
-                throw ApiException.badField("label", "expected a string of at most " + Submission.MAX_TEXT
-                        + " characters, got " + Submission.kindOf(l), "e.g. \"laptop\" or \"ci\"");
-            }
-            return new TokenRequest(l.textValue().strip());
+            JsonNode t = body.get("lifetime");
+            Long lifetime = t == null || t.isNull() ? null : durationSeconds("lifetime", t);
+            return new TokenRequest(label, lifetime);
         }
+    }
+
+    /** The body of {@code PUT /v1/token-policy}: the default and the maximum lifetime of tokens, both required. */
+    record TokenPolicyEdit(long defaultLifetimeSeconds, long maxLifetimeSeconds) {
+        static final List<String> FIELDS = List.of("defaultLifetime", "maxLifetime");
+
+        static TokenPolicyEdit parse(JsonNode body) {
+            object(body, "{\"defaultLifetime\": \"90d\", \"maxLifetime\": \"365d\"}");
+            onlyKnown(body, FIELDS);
+            long d = durationSeconds("defaultLifetime", present(body, "defaultLifetime", "a duration such as 90d"));
+            long m = durationSeconds("maxLifetime", present(body, "maxLifetime", "a duration such as 365d"));
+            if (d > m) {
+                throw ApiException.badField("defaultLifetime", "expected at most maxLifetime ("
+                        + Durations.formatSeconds(m) + "), got " + Durations.formatSeconds(d), null);
+            }
+            if (m > dev.allot.server.store.TokenPolicy.MAX_MAX_LIFETIME_SECONDS) {
+                throw ApiException.badField("maxLifetime", "expected at most "
+                        + Durations.formatSeconds(dev.allot.server.store.TokenPolicy.MAX_MAX_LIFETIME_SECONDS)
+                        + ", got " + Durations.formatSeconds(m), null);
+            }
+            return new TokenPolicyEdit(d, m);
+        }
+    }
+
+    /** A positive whole-second duration given as text such as {@code 30d} or {@code 12h}. */
+    private static long durationSeconds(String field, JsonNode v) {
+        String hint = "a duration such as 30d, 12h or 1d12h";
+        if (!v.isTextual()) {
+            throw ApiException.badField(field, "expected a duration as text, got " + Submission.kindOf(v), hint);
+        }
+        java.time.Duration d;
+        try {
+            d = Durations.parse(v.textValue().strip());
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw ApiException.badField(field, e.getMessage(), hint);
+        }
+        if (d.isNegative() || d.getSeconds() < 1 || d.getSeconds() > 100L * 365 * 86_400) {
+            throw ApiException.badField(field, "expected at least 1s and at most 100 years, got '" + v.textValue()
+                    + "'", hint);
+        }
+        return d.getSeconds();
     }
 
     /**

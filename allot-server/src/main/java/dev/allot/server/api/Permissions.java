@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * may submit to an allocation they are a member of, or that they manage, or that lies below one they manage (a
  * manager of a node manages its subtree). A workload may be cancelled by its owner, by a manager of its allocation
  * or of an ancestor, or by an administrator. Reading (the queue, the tree, the nodes, usage) needs only a valid
- * token, so it is not decided here.
+ * token, but a workload's command and environment (which may hold secrets) are shown only to the same people who
+ * may cancel it: everyone else sees who, where, how many GPUs, its state and its explanation.
  *
  * <p>Editing the tree: administrators may create, change and remove any node (and only they may touch a root). A
  * manager of a node N may create, change and remove nodes strictly inside N's subtree (its children,
@@ -56,6 +57,14 @@ record Permissions(Map<String, Allocation> byPath) {
     }
 
     boolean mayCancel(User user, Workload w) {
+        return user.role() == User.Role.ADMIN || w.user().equals(user.name()) || manages(user, w.allocationPath());
+    }
+
+    /**
+     * True when the user may see a workload's command and environment (and output): its submitter, a manager of its
+     * allocation or above, or an administrator.
+     */
+    boolean maySeeDetails(User user, Workload w) {
         return user.role() == User.Role.ADMIN || w.user().equals(user.name()) || manages(user, w.allocationPath());
     }
 

@@ -21,7 +21,10 @@ final class Views {
     private Views() {
     }
 
-    /** A workload as the API shows it. */
+    /**
+     * A workload as the API shows it. {@code command} and {@code environment} are null and {@code redacted} true for
+     * a viewer who may not see them ({@link Permissions#maySeeDetails}): they may hold secrets.
+     */
     record WorkloadView(
             String id,
             long seq,
@@ -42,7 +45,8 @@ final class Views {
             Progress progress,
             boolean cancelRequested,
             String idempotencyKey,
-            String heldReason) {
+            String heldReason,
+            boolean redacted) {
     }
 
     /** Progress the workload last reported, {@code done} out of {@code total}. */
@@ -78,20 +82,26 @@ final class Views {
     record AllocationList(List<AllocationView> allocations) {
     }
 
-    record UserView(String name, String role) {
+    record UserView(String name, String role, boolean disabled) {
     }
 
     record UserList(List<UserView> users) {
     }
 
-    record TokenView(String id, String label, String createdAt) {
+    /** A token as listed: never the token itself; {@code mintedBy} the id of the token that minted it, if any. */
+    record TokenView(String id, String label, String createdAt, String expiresAt, boolean expired, String mintedBy) {
     }
 
     record TokenList(List<TokenView> tokens) {
     }
 
     /** A token just made: the only answer that ever carries the token itself. */
-    record NewToken(String id, String user, String label, String createdAt, String token) {
+    record NewToken(String id, String user, String label, String createdAt, String expiresAt, String token) {
+    }
+
+    /** How long tokens live: as durations ({@code 90d}) and in seconds. */
+    record TokenPolicyView(String defaultLifetime, String maxLifetime, long defaultLifetimeSeconds,
+                           long maxLifetimeSeconds) {
     }
 
     record NodeList(List<NodeView> nodes) {
@@ -132,15 +142,36 @@ final class Views {
                  List<UsageRow> allocations) {
     }
 
+    /** A workload with everything in it: for a viewer who may see its command and environment. */
     static WorkloadView workload(Workload w) {
+        return workload(w, true);
+    }
+
+    /** A workload, with its command and environment only when {@code details} (else null, and redacted). */
+    static WorkloadView workload(Workload w, boolean details) {
         return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
                 Durations.formatSeconds(w.minRuntimeSeconds()), w.allocated(),
                 w.durationSeconds() == null ? null : Durations.formatSeconds(w.durationSeconds()),
-                w.resumable(), w.priority().label(), w.kind(), w.command(), w.environment(), w.state().label(),
+                w.resumable(), w.priority().label(), w.kind(), details ? w.command() : null,
+                details ? w.environment() : null, w.state().label(),
                 instant(w.submittedAtMillis()),
                 w.progressDone() == null ? null : new Progress(w.progressDone(), w.progressTotal()),
                 w.cancelRequested(), IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()),
-                w.state().waiting() ? w.heldReason() : null);
+                w.state().waiting() ? w.heldReason() : null, !details);
+    }
+
+    static UserView user(dev.allot.server.store.User u) {
+        return new UserView(u.name(), u.role().label(), u.disabled());
+    }
+
+    static TokenView token(dev.allot.server.store.Access.TokenInfo t, long nowMillis) {
+        return new TokenView(t.id(), t.label(), instant(t.createdAtMillis()), instant(t.expiresAtMillis()),
+                t.expiredAt(nowMillis), t.mintedBy());
+    }
+
+    static TokenPolicyView tokenPolicy(dev.allot.server.store.TokenPolicy p) {
+        return new TokenPolicyView(Durations.formatSeconds(p.defaultLifetimeSeconds()),
+                Durations.formatSeconds(p.maxLifetimeSeconds()), p.defaultLifetimeSeconds(), p.maxLifetimeSeconds());
     }
 
     static AttemptView attempt(Attempt a) {

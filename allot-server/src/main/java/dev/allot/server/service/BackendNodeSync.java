@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class BackendNodeSync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNodeSync.class);
+    /** The actor the audit trail names for changes made by the backend's node sync. */
+    public static final String ACTOR = "system:node-sync";
 
     private final Store store;
     private final Backend backend;
@@ -90,7 +92,7 @@ public final class BackendNodeSync implements AutoCloseable {
                 }
                 if (s != null && s.healthy()) {
                     try {
-                        store.nodes().setHealth(s.name(), false, prefix + "reports no GPUs on this node", now);
+                        store.nodes().setHealth(s.name(), false, prefix + "reports no GPUs on this node", now, ACTOR);
                         changes++;
                     } catch (NotFoundException e) {
                         // removed meanwhile
@@ -101,7 +103,7 @@ public final class BackendNodeSync implements AutoCloseable {
             noGpusLogged.remove(b.name());
             String reason = b.usable() ? null : prefix + (b.reason() == null ? "not usable" : b.reason());
             if (s == null) {
-                store.nodes().putNode(new Node(b.name(), b.gpus(), b.usable(), reason, now));
+                store.nodes().putNode(new Node(b.name(), b.gpus(), b.usable(), reason, now), ACTOR);
                 LOG.info("node {} from the {} backend: {} GPUs{}", b.name(), backend.name(), b.gpus(),
                         b.usable() ? "" : ", unhealthy: " + reason);
                 changes++;
@@ -109,18 +111,18 @@ public final class BackendNodeSync implements AutoCloseable {
             }
             try {
                 if (s.gpus() != b.gpus()) {
-                    store.nodes().putNode(new Node(s.name(), b.gpus(), s.healthy(), s.reason(), now));
+                    store.nodes().putNode(new Node(s.name(), b.gpus(), s.healthy(), s.reason(), now), ACTOR);
                     LOG.info("node {} now has {} GPUs (was {}), says the {} backend", s.name(), b.gpus(), s.gpus(),
                             backend.name());
                     changes++;
                 }
                 if (!b.usable() && s.healthy()) {
-                    store.nodes().setHealth(s.name(), false, reason, now);
+                    store.nodes().setHealth(s.name(), false, reason, now, ACTOR);
                     LOG.atWarn().addKeyValue("node", s.name()).addKeyValue("reason", reason)
                             .log("node {} is unhealthy: {}", s.name(), reason);
                     changes++;
                 } else if (b.usable() && !s.healthy() && s.reason() != null && s.reason().startsWith(prefix)) {
-                    store.nodes().setHealth(s.name(), true, null, now);
+                    store.nodes().setHealth(s.name(), true, null, now, ACTOR);
                     LOG.info("node {} is usable again in the {} backend: healthy", s.name(), backend.name());
                     changes++;
                 }

@@ -19,6 +19,12 @@ import java.util.Optional;
  * What a service puts into a store it finds empty: the first administrator ({@link #ensureAdmin}) and, on request,
  * the demo tree and users ({@link #ensureDemo}). Each happens once: later starts find the users or allocations and
  * do nothing.
+ *
+ * <p>Their tokens expire like any other: they get the token policy's default lifetime (90 days unless an administrator
+ * changed it) from when they were made. So that an expired bootstrap token cannot lock the service's owner out, a start
+ * that finds no enabled administrator with a token that has not expired writes a fresh one for the first enabled
+ * administrator to {@code DATA/admin-token} ({@link #renewAdminToken}; audited as {@code system:startup}): whoever
+ * can read the data directory can read the store anyway.
  */
 public final class Bootstrap {
     /** The administrator created in a store without users. */
@@ -53,6 +59,26 @@ public final class Bootstrap {
         store.access().putUser(new User(ADMIN, User.Role.ADMIN));
         store.access().addToken(ADMIN, token, "bootstrap", nowMillis);
         return Optional.of(token);
+    }
+
+    /**
+     * When the store has enabled administrators but none holds a token that has not expired at {@code nowMillis}:
+     * gives the first of them (by name) a fresh token with the default lifetime, audited as {@link
+     * Service#STARTUP_ACTOR}, writes it to {@code dataDir/admin-token} (0600) and returns that administrator's name.
+     * Otherwise (a live administrator token exists, or no enabled administrator at all) returns empty.
+     */
+    public static Optional<String> renewAdminToken(Store store, Path dataDir, long nowMillis) {
+        List<User> admins = store.access().users().stream().filter(User::enabledAdmin).toList();
+        boolean live = admins.stream().anyMatch(a -> store.access().tokens(a.name()).stream()
+                .anyMatch(t -> !t.expiredAt(nowMillis)));
+        if (admins.isEmpty() || live) {
+            return Optional.empty();
+        }
+        String name = admins.get(0).name();
+        String token = newToken();
+        writeSecret(dataDir.resolve(ADMIN_TOKEN_FILE), token + "\n");
+        store.access().addToken(name, token, "renewed at start", Service.STARTUP_ACTOR, nowMillis);
+        return Optional.of(name);
     }
 
     /**

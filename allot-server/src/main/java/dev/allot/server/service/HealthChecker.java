@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class HealthChecker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
+    /** The actor the audit trail names for changes made by the health checker. */
+    public static final String ACTOR = "system:health-check";
     /** The default time one probe may take. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     private static final int MAX_REASON = 500;
@@ -92,7 +94,7 @@ public final class HealthChecker implements AutoCloseable {
                 continue;
             }
             try {
-                store.nodes().setHealth(node.name(), healthy, healthy ? null : p.reason(), clock.millis());
+                store.nodes().setHealth(node.name(), healthy, healthy ? null : p.reason(), clock.millis(), ACTOR);
             } catch (NotFoundException e) {
                 continue; // removed meanwhile
             }

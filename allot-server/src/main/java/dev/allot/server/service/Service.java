@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Service implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Service.class);
+    /** The actor the audit trail names for changes made by the service at start (registering the local node). */
+    public static final String STARTUP_ACTOR = "system:startup";
     /** The local node's GPUs when neither the configuration nor {@code nvidia-smi} says. */
     public static final int DEFAULT_VIRTUAL_GPUS = 8;
     /** How often a backend that owns the nodes (Slurm) is asked for them. */
@@ -103,6 +105,11 @@ public final class Service implements AutoCloseable {
                 LOG.info("created user {} with a fresh token, also written to {}", Bootstrap.ADMIN,
                         config.dataDir().resolve(Bootstrap.ADMIN_TOKEN_FILE));
             }
+            if (adminToken == null) {
+                Bootstrap.renewAdminToken(store, config.dataDir(), now).ifPresent(name -> LOG.warn("no enabled"
+                        + " administrator had a token that has not expired: wrote a fresh token of {} to {}", name,
+                        config.dataDir().resolve(Bootstrap.ADMIN_TOKEN_FILE)));
+            }
             String demoToken = config.demo() ? Bootstrap.ensureDemo(store, now).orElse(null) : null;
             if (demoToken != null) {
                 LOG.info("created the demo allocation tree and users");
@@ -175,11 +182,11 @@ public final class Service implements AutoCloseable {
         java.util.Optional<Node> known = store.nodes().nodes().stream()
                 .filter(n -> n.name().equals(config.nodeName())).findFirst();
         if (known.isEmpty()) {
-            store.nodes().putNode(new Node(config.nodeName(), gpus, true, null, clock.millis()));
+            store.nodes().putNode(new Node(config.nodeName(), gpus, true, null, clock.millis()), STARTUP_ACTOR);
             LOG.info("registered node {} with {} GPUs", config.nodeName(), gpus);
         } else if (known.get().gpus() != gpus) {
             Node k = known.get();
-            store.nodes().putNode(new Node(k.name(), gpus, k.healthy(), k.reason(), clock.millis()));
+            store.nodes().putNode(new Node(k.name(), gpus, k.healthy(), k.reason(), clock.millis()), STARTUP_ACTOR);
             LOG.info("node {} now has {} GPUs (was {})", k.name(), gpus, k.gpus());
         }
     }

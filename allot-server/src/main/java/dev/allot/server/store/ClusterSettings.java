@@ -9,11 +9,14 @@ import org.jdbi.v3.core.Handle;
 /**
  * The settings part of the {@link Store} ({@link Store#settings()}): cluster-wide settings kept by name, so that they
  * survive a restart. For now the safety brakes' limits ({@link BrakeLimits}); a setting never written has its
- * default. Changes are audited ({@code brakes.put}).
+ * default. Changes are audited ({@code brakes.put}, {@code token-policy.put}). And the lifetime of API tokens
+ * ({@link TokenPolicy}).
  */
 public final class ClusterSettings {
     static final String MAX_REQUEUES = "brakes.maxRequeues";
     static final String MAX_GPU_HOURS = "brakes.maxGpuHoursPerWorkload";
+    static final String TOKEN_DEFAULT_LIFETIME = "tokens.defaultLifetimeSeconds";
+    static final String TOKEN_MAX_LIFETIME = "tokens.maxLifetimeSeconds";
 
     private final Transactions transactions;
 
@@ -41,6 +44,48 @@ public final class ClusterSettings {
             Allocations.audit(h, nowMillis, actor, "brakes.put", "brakes", json(before), json(limits));
             return before;
         });
+    }
+
+    /** The lifetime of API tokens as stored, defaults for what was never set. */
+    public TokenPolicy tokenPolicy() {
+        return transactions.tx("read the token policy", ClusterSettings::tokenPolicy);
+    }
+
+    /** Stores the lifetime of API tokens and audits the change ({@code token-policy.put}); returns what was before. */
+    public TokenPolicy putTokenPolicy(TokenPolicy policy, String actor, long nowMillis) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(actor, "actor");
+        return transactions.tx("set the token policy", h -> {
+            TokenPolicy before = tokenPolicy(h);
+            put(h, TOKEN_DEFAULT_LIFETIME, Long.toString(policy.defaultLifetimeSeconds()));
+            put(h, TOKEN_MAX_LIFETIME, Long.toString(policy.maxLifetimeSeconds()));
+            Allocations.audit(h, nowMillis, actor, "token-policy.put", "token-policy", json(before), json(policy));
+            return before;
+        });
+    }
+
+    static TokenPolicy tokenPolicy(Handle h) {
+        Map<String, String> values = new HashMap<>();
+        h.createQuery("SELECT name, value FROM settings WHERE name IN (:a, :b)")
+                .bind("a", TOKEN_DEFAULT_LIFETIME).bind("b", TOKEN_MAX_LIFETIME)
+                .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2)))
+                .forEach(e -> values.put(e.getKey(), e.getValue()));
+        try {
+            String d = values.get(TOKEN_DEFAULT_LIFETIME);
+            String m = values.get(TOKEN_MAX_LIFETIME);
+            return new TokenPolicy(d == null ? TokenPolicy.DEFAULT_DEFAULT_LIFETIME_SECONDS : Long.parseLong(d),
+                    m == null ? TokenPolicy.DEFAULT_MAX_LIFETIME_SECONDS : Long.parseLong(m));
+        } catch (IllegalArgumentException e) {
+            throw new StoreException("unreadable token policy in the store's settings " + values + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static String json(TokenPolicy p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("defaultLifetimeSeconds", p.defaultLifetimeSeconds());
+        m.put("maxLifetimeSeconds", p.maxLifetimeSeconds());
+        return Rows.toJson(m);
     }
 
     private static void put(Handle h, String name, String value) {

@@ -3,8 +3,11 @@ package dev.allot.server.store;
 import java.util.Locale;
 import java.util.Objects;
 
-/** A person (or robot) who may call the API, with the role that decides what it may do. */
-public record User(String name, Role role) {
+/**
+ * A person (or robot) who may call the API, with the role that decides what it may do. A disabled user keeps its
+ * name, role and tokens but is refused at once on every request, until an administrator enables it again.
+ */
+public record User(String name, Role role, boolean disabled) {
     /** What a user may do: administrators may do everything, users what their allocations allow. */
     public enum Role {
         ADMIN, USER;
@@ -29,5 +32,15 @@ public record User(String name, Role role) {
         if (name.isBlank()) {
             throw new IllegalArgumentException("a user name must not be blank");
         }
+    }
+
+    /** An enabled user. */
+    public User(String name, Role role) {
+        this(name, role, false);
+    }
+
+    /** True for an administrator who is not disabled: the users who keep the service manageable. */
+    public boolean enabledAdmin() {
+        return role == Role.ADMIN && !disabled;
     }
 }

@@ -77,6 +77,78 @@ class AuthorizationMatrixTest {
         }
     }
 
+    static final String SECRET_COMMAND = "[\"python\", \"train.py\", \"--api-key=sk-live-123\"]";
+    static final String SECRET_ENVIRONMENT = "{\"HF_TOKEN\": \"hf_secret_456\"}";
+
+    static Stream<Arguments> viewers() {
+        return Stream.of(
+                //        role                                         token            sees command and environment
+                arguments("admin",                                     "tok-root",      true),
+                arguments("the submitter",                             "tok-owner",     true),
+                arguments("manager of the parent program (lab/nlp)",   "tok-mp",        true),
+                arguments("manager of a sibling subtree (lab/vision)", "tok-ms",        false),
+                arguments("another member of X",                       "tok-member",    false),
+                arguments("member of another allocation only",         "tok-ms-member", false),
+                arguments("non-member",                                "tok-outsider",  false));
+    }
+
+    /**
+     * Given a workload of {@code owner} in X whose command and environment hold secrets, when each role reads it
+     * through every view (the queue, the queue filtered by user, the workload, its explanation), then the submitter,
+     * the managers above X and admins see the command and environment, everyone else sees who, where, how many GPUs,
+     * its state and its explanation, but neither the command nor the environment; without a token, nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("viewers")
+    void roleAgainstWorkloadViews(String role, String token, boolean seesDetails) {
+        String id = api.submit("owner", body("command", SECRET_COMMAND, "environment", SECRET_ENVIRONMENT))
+                .json().path("id").asText();
+
+        Response listed = api.get("/v1/workloads", token);
+        Response filtered = api.get("/v1/workloads?user=owner&limit=1000", token);
+        Response shown = api.get("/v1/workloads/" + id, token);
+        Response explained = api.get("/v1/workloads/" + id + "/explain", token);
+
+        for (Response r : java.util.List.of(listed, filtered, shown, explained)) {
+            assertThat(r.status()).as("%s reads a view: %s", role, r.json()).isEqualTo(OK);
+        }
+        java.util.List<com.fasterxml.jackson.databind.JsonNode> views = new java.util.ArrayList<>();
+        for (Response list : java.util.List.of(listed, filtered)) {
+            list.json().path("workloads").forEach(w -> {
+                if (w.path("id").asText().equals(id)) {
+                    views.add(w);
+                }
+            });
+        }
+        views.add(shown.json().path("workload"));
+        assertThat(views).as("the workload in both lists and on its own").hasSize(3);
+        for (com.fasterxml.jackson.databind.JsonNode w : views) {
+            assertThat(w.path("user").asText()).isEqualTo("owner");
+            assertThat(w.path("allocation").asText()).isEqualTo(X);
+            assertThat(w.path("gpus").asInt()).isEqualTo(8);
+            assertThat(w.path("state").asText()).isEqualTo("pending");
+            assertThat(w.path("redacted").asBoolean()).as("%s: redacted", role).isEqualTo(!seesDetails);
+            if (seesDetails) {
+                assertThat(w.path("command").toString()).contains("--api-key=sk-live-123");
+                assertThat(w.path("environment").path("HF_TOKEN").asText()).isEqualTo("hf_secret_456");
+            } else {
+                assertThat(w.path("command").isNull()).as("%s sees no command", role).isTrue();
+                assertThat(w.path("environment").isNull()).as("%s sees no environment", role).isTrue();
+            }
+        }
+        assertThat(explained.json().path("state").asText()).isEqualTo("pending");
+        assertThat(explained.json().path("summary")).isNotEmpty();
+        String everything = listed.json().toString() + filtered.json() + shown.json() + explained.json();
+        if (!seesDetails) {
+            assertThat(everything).as("%s finds no secret anywhere", role).doesNotContain("sk-live-123", "hf_secret_456");
+        }
+        assertThat(explained.json().toString()).as("an explanation never carries them").doesNotContain("sk-live-123",
+                "hf_secret_456");
+        for (String path : java.util.List.of("/v1/workloads", "/v1/workloads/" + id, "/v1/workloads/" + id + "/explain")) {
+            assertThat(api.get(path, null).status()).as("no token: %s", path).isEqualTo(NO_TOKEN);
+        }
+    }
+
     @Test
     void ownersMayCancelTheirOwnAndManagersOfTheSiblingMaySubmitThere() {
         String own = api.submit("owner", body()).json().path("id").asText();

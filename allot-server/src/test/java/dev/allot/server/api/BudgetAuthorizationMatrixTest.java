@@ -53,7 +53,7 @@ class BudgetAuthorizationMatrixTest {
     static void start() {
         api = new ApiFixture(dataDir);
         api.store.access().putUser(new User("lm", User.Role.USER));
-        api.store.access().addToken("lm", "tok-lm", "test", 0);
+        api.store.access().addToken("lm", "tok-lm", "test", ApiFixture.NOW.toEpochMilli());
         api.store.allocations().putAllocation(new Allocation(X, 1, List.of("lm"), List.of("member", "owner")), "root", 0);
     }
 

@@ -234,4 +234,25 @@ class BackendNodeSyncTest {
         assertThat(sync.syncOnce()).isEqualTo(1);
         assertThat(node("gpu01").healthy()).isTrue();
     }
+
+    @Test
+    void givenTheBackend_whenItsNodesAreAddedResizedAndMarked_thenEachChangeIsAuditedAsTheNodeSync() {
+        backend.answer = List.of(usable("gpu01", 8));
+        sync.syncOnce();
+        backend.answer = List.of(usable("gpu01", 4));
+        sync.syncOnce();
+        backend.answer = List.of(unusable("gpu01", 4, "DOWN"));
+        sync.syncOnce();
+        sync.syncOnce(); // nothing new: nothing recorded
+
+        List<dev.allot.server.store.AuditEntry> audit = store.allocations().audit(10);
+        assertThat(audit).extracting(e -> e.action() + " " + e.subject() + " by " + e.actor()).containsExactly(
+                "node.health node:gpu01 by system:node-sync",
+                "node.put node:gpu01 by system:node-sync",
+                "node.put node:gpu01 by system:node-sync");
+        assertThat(audit.get(1).beforeJson()).contains("\"gpus\":8");
+        assertThat(audit.get(1).afterJson()).contains("\"gpus\":4");
+        assertThat(audit.get(0).afterJson()).contains("slurm: DOWN");
+        assertThat(BackendNodeSync.ACTOR).isEqualTo("system:node-sync");
+    }
 }

@@ -46,4 +46,31 @@ class BootstrapTest {
             assertThat(Bootstrap.ensureDemo(store, 2000)).isEmpty();
         }
     }
+
+    /**
+     * Given the bootstrap token, which expires after the default lifetime, when a start comes after it expired and no
+     * other administrator token is alive, then a fresh token is written to the admin-token file (audited as the start)
+     * and signs the admin in; while one is alive, nothing is written.
+     */
+    @Test
+    void givenTheBootstrapTokenExpired_whenTheServiceStarts_thenAFreshOneIsWrittenForTheAdmin() throws Exception {
+        try (Store store = Store.sqlite(dir)) {
+            String first = Bootstrap.ensureAdmin(store, dir, 1000).orElseThrow();
+            long expires = store.access().tokenHolder(first).orElseThrow().token().expiresAtMillis();
+            assertThat(expires).as("the default lifetime").isEqualTo(1000 + 90L * 86_400_000);
+            assertThat(Bootstrap.renewAdminToken(store, dir, expires - 1)).as("still alive").isEmpty();
+
+            assertThat(Bootstrap.renewAdminToken(store, dir, expires)).contains("admin");
+
+            String fresh = Files.readString(dir.resolve(Bootstrap.ADMIN_TOKEN_FILE)).strip();
+            assertThat(fresh).isNotEqualTo(first);
+            dev.allot.server.store.Access.TokenHolder holder = store.access().tokenHolder(fresh).orElseThrow();
+            assertThat(holder.user().name()).isEqualTo("admin");
+            assertThat(holder.refusal(expires)).isEmpty();
+            assertThat(store.allocations().audit(1).get(0).actor()).isEqualTo("system:startup");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(Bootstrap.ADMIN_TOKEN_FILE))))
+                    .isEqualTo("rw-------");
+            assertThat(Bootstrap.renewAdminToken(store, dir, expires + 1)).as("now one is alive").isEmpty();
+        }
+    }
 }

@@ -78,6 +78,13 @@ class HealthCheckerTest {
         assertThat(node("gpu-02").healthy()).isTrue();
         assertThat(node("gpu-02").reason()).isNull();
         assertThat(nudges).hasValue(2);
+        assertThat(store.allocations().audit(10)).as("each change audited as the health check, and only changes")
+                .extracting(e -> e.action() + " " + e.subject() + " by " + e.actor() + " " + e.afterJson())
+                .containsExactly(
+                        "node.health node:gpu-02 by system:health-check"
+                                + " {\"name\":\"gpu-02\",\"gpus\":8,\"healthy\":true,\"reason\":null}",
+                        "node.health node:gpu-02 by system:health-check {\"name\":\"gpu-02\",\"gpus\":8,"
+                                + "\"healthy\":false,\"reason\":\"GPU 3: Xid 79 (fallen off the bus)\"}");
     }
 
     @Test

@@ -36,4 +36,31 @@ class ServiceStartTest {
             });
         }
     }
+
+    /**
+     * Given a service started twice with a different GPU count, when an admin reads the audit trail through the API,
+     * then the local node's registration and its change of GPU count are there, made by {@code system:startup}.
+     */
+    @Test
+    void givenARestartWithOtherGpus_whenTheAuditTrailIsRead_thenTheStartRegisteredAndResizedTheNodeAsSystemStartup()
+            throws Exception {
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withNodeName("n1").withVirtualGpus(3);
+        String token;
+        try (Service s = Service.start(config, new MutableClock(T0))) {
+            token = s.adminToken().orElseThrow();
+        }
+        try (Service s = Service.start(config.withVirtualGpus(5), new MutableClock(T0))) {
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:" + s.port()
+                            + "/v1/audit")).header("Authorization", "Bearer " + token).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            com.fasterxml.jackson.databind.JsonNode entries = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(r.body()).path("entries");
+            java.util.List<String> rows = new java.util.ArrayList<>();
+            entries.forEach(e -> rows.add(e.path("action").asText() + " " + e.path("subject").asText() + " by "
+                    + e.path("actor").asText() + " " + e.path("after").path("gpus").asText()));
+            assertThat(rows).containsExactly("node.put node:n1 by system:startup 5", "node.put node:n1 by system:startup 3");
+        }
+    }
 }

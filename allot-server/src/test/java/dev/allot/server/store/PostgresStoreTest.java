@@ -38,6 +38,20 @@ class PostgresStoreTest extends StoreContract {
         return Store.open(url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema, user, password);
     }
 
+    @Override
+    protected void createSchemaAt(String version, String... sql) {
+        String at = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        org.flywaydb.core.Flyway.configure().dataSource(at, user, password)
+                .locations("classpath:db/migration/postgresql").target(version).load().migrate();
+        try (Connection c = DriverManager.getConnection(at, user, password); Statement s = c.createStatement()) {
+            for (String q : sql) {
+                s.execute(q);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private void execute(String sql) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
             s.execute(sql);

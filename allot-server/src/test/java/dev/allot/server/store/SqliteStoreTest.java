@@ -30,6 +30,20 @@ class SqliteStoreTest extends StoreContract {
         return Store.sqlite(dataDir);
     }
 
+    @Override
+    protected void createSchemaAt(String version, String... sql) {
+        String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
+        org.flywaydb.core.Flyway.configure().dataSource(url, null, null).locations("classpath:db/migration/sqlite")
+                .target(version).load().migrate();
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            for (String q : sql) {
+                s.execute(q);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void tokensAreStoredOnlyAsTheirHash() throws Exception {
         Store store = open();

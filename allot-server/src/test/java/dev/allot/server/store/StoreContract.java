@@ -31,6 +31,12 @@ abstract class StoreContract {
     /** Opens the store under test, on the same database every time within a test. */
     protected abstract Store openStore();
 
+    /**
+     * Creates the schema of an older version (e.g. "3") on the empty database under test, as a store of that version
+     * would have, and runs {@code sql} on it: the starting point of an upgrade.
+     */
+    protected abstract void createSchemaAt(String version, String... sql);
+
     protected final Store open() {
         Store s = openStore();
         opened.add(s);
@@ -109,7 +115,8 @@ abstract class StoreContract {
         store.access().putUser(new User("ada", User.Role.USER), "root", 100);
         String id = store.access().addToken("ada", "s3cret-token", "laptop", "root", 200);
         assertThat(store.access().userForToken("s3cret-token")).contains(new User("ada", User.Role.USER));
-        assertThat(store.access().tokens("ada")).containsExactly(new Access.TokenInfo(id, "ada", "laptop", 200));
+        assertThat(store.access().tokens("ada")).containsExactly(new Access.TokenInfo(id, "ada", "laptop", 200,
+                200 + TokenPolicy.DEFAULT_DEFAULT_LIFETIME_SECONDS * 1000, null));
         store.access().revokeToken("ada", id, "ada", 300);
         assertThat(store.access().userForToken("s3cret-token")).isEmpty();
         assertThatThrownBy(() -> store.access().revokeToken("ada", id, "ada", 400)).isInstanceOf(NotFoundException.class);
@@ -511,6 +518,145 @@ abstract class StoreContract {
         assertThat(store.access().users()).extracting(User::name).containsExactly("ada", "bob");
         assertThatThrownBy(() -> store.access().addToken("eve", "x", "l", 1)).isInstanceOf(NotFoundException.class);
         assertThatThrownBy(() -> store.access().addToken("bob", "secret-token-ada", "l", 1)).isInstanceOf(ConflictException.class);
+    }
+
+    // ------------------------------------------------------------------------------------ access (issue 13)
+
+    static final long DAY_MS = 86_400_000L;
+
+    @Test
+    void givenATokenPolicy_whenTokensAreMade_thenTheyExpireByItAndAMintedTokenNeverOutlivesItsMinter() {
+        Store store = open();
+        store.access().putUser(new User("ada", User.Role.USER), "root", 0);
+        assertThat(store.settings().tokenPolicy()).isEqualTo(TokenPolicy.DEFAULTS);
+
+        TokenPolicy before = store.settings().putTokenPolicy(new TokenPolicy(86_400, 30 * 86_400), "root", 10);
+        assertThat(before).isEqualTo(TokenPolicy.DEFAULTS);
+        assertThat(store.settings().tokenPolicy()).isEqualTo(new TokenPolicy(86_400, 30 * 86_400));
+        assertThat(store.allocations().audit(1).get(0)).satisfies(e -> {
+            assertThat(e.action()).isEqualTo("token-policy.put");
+            assertThat(e.actor()).isEqualTo("root");
+            assertThat(e.afterJson()).contains("\"maxLifetimeSeconds\":2592000");
+        });
+
+        Access.TokenInfo byDefault = store.access().addToken("ada", "tok-default", "", "ada", 1_000, null, null);
+        assertThat(byDefault.expiresAtMillis()).as("the default lifetime").isEqualTo(1_000 + DAY_MS);
+        Access.TokenInfo parent = store.access().addToken("ada", "tok-parent", "", "ada", 1_000, 10 * 86_400L, null);
+        assertThat(parent.expiresAtMillis()).isEqualTo(1_000 + 10 * DAY_MS);
+        Access.TokenInfo child = store.access().addToken("ada", "tok-child", "", "ada", 2 * DAY_MS, 30 * 86_400L,
+                parent.id());
+        assertThat(child.expiresAtMillis()).as("clamped to the minter's expiry").isEqualTo(parent.expiresAtMillis());
+        assertThat(child.mintedBy()).isEqualTo(parent.id());
+        assertThatThrownBy(() -> store.access().addToken("ada", "tok-long", "", "ada", 0, 31 * 86_400L, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2592000");
+
+        Access.TokenHolder holder = store.access().tokenHolder("tok-parent").orElseThrow();
+        assertThat(holder.refusal(parent.expiresAtMillis() - 1)).isEmpty();
+        assertThat(holder.refusal(parent.expiresAtMillis())).get().asString()
+                .contains("expired at 1970-01-11T00:00:01Z");
+        assertThat(store.allocations().audit(10).toString()).doesNotContain("tok-parent", "tok-child");
+    }
+
+    @Test
+    void givenTokensMintedFromTokens_whenOneIsRevoked_thenEveryTokenMintedFromItGoesTooTransitively() {
+        Store store = open();
+        store.access().putUser(new User("ada", User.Role.ADMIN), "root", 0);
+        store.access().putUser(new User("bob", User.Role.USER), "root", 0);
+        String a = store.access().addToken("ada", "tok-a", "", "ada", 1, null, null).id();
+        String b = store.access().addToken("ada", "tok-b", "", "ada", 2, null, a).id();
+        String c = store.access().addToken("bob", "tok-c", "", "ada", 3, null, b).id(); // minted for someone else
+        String d = store.access().addToken("ada", "tok-d", "", "ada", 4, null, a).id();
+        store.access().addToken("ada", "tok-e", "", "ada", 5, null, null);
+
+        List<String> revoked = store.access().revokeToken("ada", b, "ada", 10);
+
+        assertThat(revoked).containsExactly(b, c);
+        assertThat(store.access().tokenHolder("tok-b")).isEmpty();
+        assertThat(store.access().tokenHolder("tok-c")).as("minted from b, for bob").isEmpty();
+        assertThat(store.access().tokenHolder("tok-a")).isPresent();
+        assertThat(store.access().tokenHolder("tok-d")).isPresent();
+        AuditEntry e = store.allocations().audit(1).get(0);
+        assertThat(e.action()).isEqualTo("token.revoke");
+        assertThat(e.beforeJson()).contains(b).contains("\"minted\":[\"" + c + "\"]");
+
+        assertThat(store.access().revokeToken("ada", a, "ada", 11)).containsExactly(a, d);
+        assertThat(store.access().tokenHolder("tok-e")).as("not minted from a").isPresent();
+    }
+
+    @Test
+    void givenOneEnabledAdmin_whenItWouldBeDemotedOrDisabled_thenTheStoreRefusesAndDisabledUsersAreRefusedSignIn() {
+        Store store = open();
+        store.access().putUser(new User("bob", User.Role.USER)); // no admin yet: seeding is not refused
+        store.access().putUser(new User("ada", User.Role.ADMIN), "root", 0);
+        store.access().addToken("bob", "tok-bob", "", 0);
+
+        assertThatThrownBy(() -> store.access().putUser(new User("ada", User.Role.USER), "ada", 1))
+                .isInstanceOf(ConflictException.class).hasMessageContaining("last enabled administrator")
+                .hasMessageContaining("demoted");
+        assertThatThrownBy(() -> store.access().putUser(new User("ada", User.Role.ADMIN, true), "ada", 1))
+                .isInstanceOf(ConflictException.class).hasMessageContaining("disabled");
+        assertThatThrownBy(() -> store.access().putUser(new User("ada", User.Role.ADMIN, true)))
+                .as("unaudited writes obey the rule too").isInstanceOf(ConflictException.class);
+        assertThat(store.access().user("ada")).contains(new User("ada", User.Role.ADMIN, false));
+        assertThat(store.allocations().audit(10)).extracting(AuditEntry::action).containsExactly("user.put");
+
+        store.access().putUser(new User("bob", User.Role.USER, true), "ada", 2);
+        assertThat(store.access().tokenHolder("tok-bob").orElseThrow().refusal(3)).get().asString()
+                .contains("user 'bob' is disabled");
+        assertThat(store.allocations().audit(1).get(0).afterJson()).contains("\"disabled\":true");
+
+        store.access().putUser(new User("bob", User.Role.ADMIN, false), "ada", 4);
+        store.access().putUser(new User("ada", User.Role.ADMIN, true), "bob", 5);
+        assertThat(store.access().users()).containsExactly(new User("ada", User.Role.ADMIN, true),
+                new User("bob", User.Role.ADMIN, false));
+    }
+
+    @Test
+    void givenNodes_whenTheyAreRegisteredResizedOrMarked_thenEachChangeIsAuditedWithItsActorAndNoOpsAreNot() {
+        Store store = open();
+        store.nodes().putNode(new Node("n1", 8, true, null, 1), "system:startup");
+        store.nodes().putNode(new Node("n1", 8, true, null, 2), "system:node-sync"); // nothing changed
+        store.nodes().putNode(new Node("n1", 4, true, null, 3), "system:node-sync");
+        store.nodes().setHealth("n1", false, "xid 79", 4, "system:health-check");
+        store.nodes().setHealth("n1", false, "xid 79", 5, "system:health-check"); // nothing changed
+        store.nodes().putNode(new Node("n1", 4, true, null, 6), "root");
+
+        List<AuditEntry> audit = store.allocations().audit(10);
+        assertThat(audit).extracting(AuditEntry::actor)
+                .containsExactly("root", "system:health-check", "system:node-sync", "system:startup");
+        assertThat(audit).extracting(AuditEntry::action)
+                .containsExactly("node.health", "node.health", "node.put", "node.put");
+        assertThat(audit).extracting(AuditEntry::subject).containsOnly("node:n1");
+        assertThat(audit.get(2).beforeJson()).contains("\"gpus\":8");
+        assertThat(audit.get(2).afterJson()).contains("\"gpus\":4");
+        assertThat(audit.get(1).afterJson()).contains("\"healthy\":false", "xid 79");
+        assertThat(audit.get(3).beforeJson()).isNull();
+        assertThatThrownBy(() -> store.nodes().setHealth("n9", true, null, 1, "root"))
+                .isInstanceOf(NotFoundException.class);
+    }
+
+    @Test
+    void givenAStoreOfVersion3_whenItIsUpgraded_thenItsTokensExpireByTheDefaultButNotWithinAWeekOfTheUpgrade() {
+        long now = System.currentTimeMillis();
+        long recent = now - DAY_MS;
+        createSchemaAt("3",
+                "INSERT INTO users (name, role) VALUES ('ada', 'admin')",
+                "INSERT INTO tokens (hash, user_name, label, created_at_ms) VALUES ('" + Access.sha256Hex("tok-old")
+                        + "', 'ada', 'bootstrap', 1000)",
+                "INSERT INTO tokens (hash, user_name, label, created_at_ms) VALUES ('" + Access.sha256Hex("tok-new")
+                        + "', 'ada', 'laptop', " + recent + ")");
+        Store store = open();
+        long after = System.currentTimeMillis();
+
+        assertThat(store.migrationsApplied()).isPositive();
+        assertThat(store.access().users()).containsExactly(new User("ada", User.Role.ADMIN, false));
+        Access.TokenInfo old = store.access().tokenHolder("tok-old").orElseThrow().token();
+        assertThat(old.expiresAtMillis()).as("a week from the upgrade, not 1970")
+                .isBetween(now + 7 * DAY_MS - 1000, after + 7 * DAY_MS + 1000);
+        Access.TokenInfo fresh = store.access().tokenHolder("tok-new").orElseThrow().token();
+        assertThat(fresh.expiresAtMillis()).as("the default lifetime from its creation")
+                .isEqualTo(recent + TokenPolicy.DEFAULT_DEFAULT_LIFETIME_SECONDS * 1000);
+        assertThat(fresh.mintedBy()).isNull();
     }
 
     @Test

@@ -1,0 +1,145 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.server.api.ApiServer;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.NewWorkload;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import dev.allot.server.store.Workload;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code allot token list|create|revoke|policy} and {@code allot user list|set|disable|enable}, against a real API
+ * on a fixed clock; and {@code allot show} hiding another user's command and environment.
+ */
+class AccessCommandsTest {
+    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+
+    @TempDir
+    Path dataDir;
+
+    Store store;
+    ApiServer server;
+    String url;
+    Function<String, String> realEnvironment;
+
+    @BeforeEach
+    void start() {
+        realEnvironment = ClientOptions.useEnvironment(Map.of());
+        store = Store.sqlite(dataDir);
+        long t = NOW.toEpochMilli();
+        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
+                new User("bob", User.Role.USER))) {
+            store.access().putUser(u);
+            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+        }
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of("alice", "bob")), "root", t);
+        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
+        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
+        url = "http://127.0.0.1:" + server.port();
+    }
+
+    @AfterEach
+    void stop() {
+        ClientOptions.environment = realEnvironment;
+        server.close();
+        store.close();
+    }
+
+    Cli.Result as(String token, String... args) {
+        List<String> all = new ArrayList<>(Arrays.asList(args));
+        all.addAll(List.of("--server", url, "--token", token));
+        return Cli.run(all.toArray(String[]::new));
+    }
+
+    @Test
+    void givenAUser_whenItMakesListsAndRevokesTokens_thenEachShowsWhenItExpires() {
+        Cli.Result created = as("tok-alice", "token", "create", "--label", "laptop", "--lifetime", "10d");
+        assertThat(created.exit()).as(created.err()).isZero();
+        String token = created.out().lines().findFirst().orElseThrow();
+        assertThat(token).startsWith("allot_");
+        assertThat(created.out()).contains("expires: 2026-03-11T09:00:00Z", "user:    alice");
+
+        Cli.Result minted = as(token, "token", "create", "--label", "job", "--lifetime", "300d");
+        assertThat(minted.exit()).as(minted.err()).isZero();
+        assertThat(minted.out()).as("never outlives the token it was made with")
+                .contains("expires: 2026-03-11T09:00:00Z");
+
+        Cli.Result listed = as("tok-alice", "token", "list");
+        assertThat(listed.exit()).as(listed.err()).isZero();
+        assertThat(listed.out()).contains("EXPIRES", "laptop", "2026-03-11T09:00:00Z", "valid",
+                "2026-05-30T09:00:00Z"); // the seeded token: the default 90 days
+        String id = listed.out().lines().filter(l -> l.contains("laptop")).findFirst().orElseThrow().split(" ")[0];
+
+        Cli.Result tooLong = as("tok-alice", "token", "create", "--lifetime", "400d");
+        assertThat(tooLong.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(tooLong.err()).startsWith("allot: ").contains("lifetime", "365d");
+
+        Cli.Result revoked = as("tok-alice", "token", "revoke", id.substring(0, 10));
+        assertThat(revoked.exit()).as(revoked.err()).isZero();
+        assertThat(revoked.out()).contains("revoked " + id);
+        Cli.Result after = as(token, "token", "list");
+        assertThat(after.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(after.err()).contains("unknown or revoked token");
+        assertThat(as("tok-alice", "token", "list").out()).doesNotContain("laptop", "job");
+
+        Cli.Result others = as("tok-alice", "token", "list", "--user", "bob");
+        assertThat(others.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(as("tok-root", "token", "list", "--user", "bob").out()).contains("test");
+        assertThat(as("tok-alice", "token", "revoke", "ffff").err()).contains("no token of 'alice'");
+    }
+
+    @Test
+    void givenAnAdmin_whenItSetsThePolicyAndDisablesAndEnablesAUser_thenTheUserStopsAndStartsAtOnce() {
+        assertThat(as("tok-alice", "token", "policy").out()).isEqualTo("default lifetime: 90d\nmaximum lifetime: 365d\n");
+        Cli.Result policy = as("tok-root", "token", "policy", "--max", "30d", "--default", "7d");
+        assertThat(policy.exit()).as(policy.err()).isZero();
+        assertThat(policy.out()).isEqualTo("default lifetime: 7d\nmaximum lifetime: 30d\n");
+        assertThat(as("tok-alice", "token", "policy", "--max", "1000d").exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+
+        Cli.Result made = as("tok-root", "user", "set", "carol", "--role", "user");
+        assertThat(made.exit()).as(made.err()).isZero();
+        assertThat(made.out()).isEqualTo("carol  user\n");
+        Cli.Result disabled = as("tok-root", "user", "disable", "bob");
+        assertThat(disabled.out()).isEqualTo("bob  user  disabled\n");
+        assertThat(as("tok-bob", "queue").err()).contains("user 'bob' is disabled");
+        Cli.Result users = as("tok-root", "user", "list");
+        assertThat(users.out()).contains("NAME   ROLE   STATUS", "bob    user   disabled", "root   admin  enabled");
+        assertThat(as("tok-alice", "user", "list").out()).as("others see themselves").contains("alice")
+                .doesNotContain("bob");
+
+        Cli.Result lastAdmin = as("tok-root", "user", "disable", "root");
+        assertThat(lastAdmin.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(lastAdmin.err()).contains("last enabled administrator");
+        assertThat(as("tok-root", "user", "enable", "bob").out()).isEqualTo("bob  user\n");
+        assertThat(as("tok-bob", "queue").exit()).isZero();
+    }
+
+    @Test
+    void givenAnotherUsersWorkload_whenShown_thenItsCommandAndEnvironmentAreHidden() {
+        Workload w = store.workloads().submit(NewWorkload.builder("lab", "alice").gpus(1)
+                .command(List.of("train.py", "--key=sk-123")).environment(new java.util.TreeMap<>(Map.of("SECRET", "s3")))
+                .submittedAtMillis(NOW.toEpochMilli()).build());
+        Cli.Result own = as("tok-alice", "show", w.id());
+        assertThat(own.out()).contains("--key=sk-123", "SECRET=s3");
+        Cli.Result other = as("tok-bob", "show", w.id());
+        assertThat(other.exit()).as(other.err()).isZero();
+        assertThat(other.out()).contains("user", "alice", "(hidden: only its submitter").doesNotContain("sk-123", "s3");
+        assertThat(as("tok-root", "show", w.id()).out()).contains("--key=sk-123");
+    }
+}
