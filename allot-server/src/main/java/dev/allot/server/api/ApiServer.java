@@ -94,13 +94,20 @@ public final class ApiServer implements AutoCloseable {
      * and one told after a cancellation (which the loop must look for among all the workloads it holds).
      */
     public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
-                         Runnable topologyChanged, Runnable brakesChanged) {
+                         Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
             Objects.requireNonNull(cancelled, "cancelled");
             Objects.requireNonNull(topologyChanged, "topologyChanged");
             Objects.requireNonNull(brakesChanged, "brakesChanged");
+            Objects.requireNonNull(identity, "identity");
+        }
+
+        /** Extras that let every user submit and every user change through ({@link IdentityGate#OPEN}). */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                      Runnable topologyChanged, Runnable brakesChanged) {
+            this(routes, changed, cancelled, topologyChanged, brakesChanged, IdentityGate.OPEN);
         }
 
         /** Extras whose change of the brakes is told as a cancellation (both ask the loop to read every workload). */
@@ -300,6 +307,7 @@ public final class ApiServer implements AutoCloseable {
     /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
     private NewWorkload checked(JsonNode body, User user, Permissions permissions) {
         Submission s = Submission.parse(body);
+        extras.identity().requireMaySubmit(user.name());
         if (permissions.allocation(s.allocation()).isEmpty()) {
             throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
                     "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");
@@ -626,7 +634,9 @@ public final class ApiServer implements AutoCloseable {
         requireAdmin(user, "create users or change their roles");
         String name = Edits.userName(ctx.pathParam("name"));
         Edits.UserEdit edit = Edits.UserEdit.parse(readBody(ctx));
-        boolean existed = store.access().users().stream().anyMatch(u -> u.name().equals(name));
+        List<User> current = store.access().users();
+        boolean existed = current.stream().anyMatch(u -> u.name().equals(name));
+        extras.identity().requireMayPut(current, new User(name, edit.role()));
         store.access().putUser(new User(name, edit.role()), user.name(), clock.millis());
         tokens.invalidate();
         json(ctx, existed ? 200 : 201, new Views.UserView(name, edit.role().label()));
