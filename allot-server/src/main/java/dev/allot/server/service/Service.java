@@ -90,6 +90,13 @@ public final class Service implements AutoCloseable {
      */
     public static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers) {
         Objects.requireNonNull(config, "config");
+        // Before anything is created: a bad --accounts file or an option that cannot apply is refused first.
+        return start(config, clock, makers, IdentityMode.decide(config));
+    }
+
+    /** Starts everything with the identity mode decided (for tests of a mode this process is not in). */
+    static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers, IdentityMode identity) {
+        Objects.requireNonNull(config, "config");
         if (!config.backend().equals(ServiceConfig.LOCAL) && !config.backend().equals(ServiceConfig.SIMULATED)
                 && !makers.containsKey(config.backend())) {
             java.util.TreeSet<String> valid = new java.util.TreeSet<>(makers.keySet());
@@ -99,8 +106,6 @@ public final class Service implements AutoCloseable {
                     + String.join(", ", valid));
         }
         Objects.requireNonNull(clock, "clock");
-        // Before anything is created: a bad --accounts file or an option that cannot apply is refused first.
-        IdentityMode identity = IdentityMode.decide(config);
         identity.notices().forEach(n -> LOG.info("identity: {}", n));
         dev.allot.server.OwnerOnlyFiles.secureDataDir(config.dataDir());
         Store store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
