@@ -87,14 +87,29 @@ class WorkloadIsolationStoryTest {
         }
     }
 
+    /**
+     * Closes the service, then kills every process launched for the test, wrappers first found by their token (it
+     * names this test's directory), and waits until they are gone: a wrapper outliving its workload would write its
+     * exit file into the directory being deleted.
+     */
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         if (service != null) {
             service.close();
         }
+        String token = "allot:" + dir;
+        List<Long> pids = new ArrayList<>();
+        ProcessHandle.allProcesses().filter(h -> h.info().arguments()
+                .map(a -> java.util.Arrays.stream(a).anyMatch(x -> x.startsWith(token))).orElse(false))
+                .forEach(h -> {
+                    pids.add(h.pid());
+                    h.descendants().forEach(d -> pids.add(d.pid()));
+                });
         if (bobPid > 0) {
-            ServiceTestSupport.killTree(bobPid);
+            pids.add(bobPid);
         }
+        pids.forEach(ServiceTestSupport::killTree);
+        await("the test's processes to be gone", WAIT, () -> pids.stream().noneMatch(ServiceTestSupport::alive));
     }
 
     @Test
