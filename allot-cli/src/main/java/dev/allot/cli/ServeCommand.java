@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import dev.allot.core.model.Durations;
+import dev.allot.server.identity.IdentityMode;
 import dev.allot.server.service.Bootstrap;
 import dev.allot.server.service.LogFormat;
 import dev.allot.server.service.Service;
@@ -100,6 +101,19 @@ final class ServeCommand implements Callable<Integer> {
             + " token and commands to try, and save the token in the client configuration")
     boolean demo;
 
+    @Option(names = "--accounts", paramLabel = "FILE",
+            description = "when run as root: the Unix account each user's workloads run as, one 'USER: ACCOUNT' per"
+                    + " line, '*: ACCOUNT' for everyone else (default: the account of the user's own name)")
+    Path accounts;
+
+    @Option(names = "--single-user-host", description = "when not run as root: accept more than one non-admin user on"
+            + " the local backend although every workload then runs as the service's own Unix user (--demo implies it)")
+    boolean singleUserHost;
+
+    @Option(names = "--allow-root-workloads", description = "DANGEROUS: let a user mapped to root (uid 0) run"
+            + " workloads as root, with full control of the machine and the service; refused otherwise")
+    boolean allowRootWorkloads;
+
     @Override
     public Integer call() throws Exception {
         ServiceConfig config = config();
@@ -157,6 +171,7 @@ final class ServeCommand implements Callable<Integer> {
                 + localNode.map(n -> ", node " + n.name() + " with " + n.gpus() + " GPU" + (n.gpus() == 1 ? "" : "s"))
                 .orElse("") + ", data in " + dataDir + (dbUrl != null ? ", store " + dbUrl : "") + ")");
         out.println("Metrics: " + service.url() + "/metrics   API description: " + service.url() + "/v1/openapi.json");
+        service.identity().notices().forEach(out::println);
         service.adminToken().ifPresent(t -> {
             out.println();
             out.println("Created user 'admin' (role admin). Its API token, shown only this once (also in "
@@ -250,6 +265,10 @@ final class ServeCommand implements Callable<Integer> {
                 .withVirtualGpus(gpus == null ? 0 : gpus).withNodeName(nodeName).withTimeScale(scale)
                 .withTick(tickD).withGrace(graceD).withDemo(demo)
                 .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT);
+        ServiceConfig.Security s = c.security();
+        c = c.withSecurity(new ServiceConfig.Security(s.bindAddress(), s.tlsCertificate(), s.tlsKey(), accounts,
+                singleUserHost, allowRootWorkloads));
+        IdentityMode.decide(c); // a bad --accounts file (file:line) or one that cannot apply is named before anything starts
         if (dbUrl != null) {
             c = c.withDatabase(dbUrl, dbUser, ClientOptions.environment.apply(DB_PASSWORD_ENV));
         }

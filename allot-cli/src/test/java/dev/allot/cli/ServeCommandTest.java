@@ -142,6 +142,33 @@ class ServeCommandTest {
     }
 
     @Test
+    void aBadAccountsFileIsNamedWithItsLineAndNothingIsCreated() throws Exception {
+        Path accounts = dir.resolve("accounts");
+        Files.writeString(accounts, "# users\nalice allot-alice\n");
+        Path d = dir.resolve("acc");
+        Cli.Result r = Cli.run("serve", "--data-dir", d.toString(), "--accounts", accounts.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        if (dev.allot.server.identity.UnixAccounts.serviceUid() == 0) {
+            assertThat(r.err()).contains(accounts + ":2: expected 'USER: ACCOUNT'", "got 'alice allot-alice'");
+        } else {
+            assertThat(r.err()).contains("--accounts " + accounts + " needs the service to run as root");
+        }
+        assertThat(d).doesNotExist();
+    }
+
+    @Test
+    void asRootTheDemoSaysItsWorkloadsRunAsNobody() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.allot.server.identity.UnixAccounts.serviceUid() == 0,
+                "as another user the service cannot switch accounts");
+        Path data = dir.resolve("root-demo");
+        CompletableFuture<Cli.Result> run = serve(data, "serve", "--demo", "--port", "0", "--data-dir",
+                data.toString(), "--backend", "local", "--node", "n1", "--gpus", "2");
+        Cli.Result r = stop(run);
+        assertThat(r.out()).contains("every user's workloads run as the Unix account 'nobody'", "--accounts FILE");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data))).isEqualTo("rwx------");
+    }
+
+    @Test
     void clientOptionsPreferFlagThenEnvironmentThenTheFileThenTheDefault() throws Exception {
         ClientOptions o = new ClientOptions();
         assertThat(o.serverUri().toString()).isEqualTo(ClientOptions.DEFAULT_SERVER);

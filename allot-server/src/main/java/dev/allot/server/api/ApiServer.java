@@ -97,13 +97,20 @@ public final class ApiServer implements AutoCloseable {
      * and one told after a cancellation (which the loop must look for among all the workloads it holds).
      */
     public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
-                         Runnable topologyChanged, Runnable brakesChanged) {
+                         Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
             Objects.requireNonNull(cancelled, "cancelled");
             Objects.requireNonNull(topologyChanged, "topologyChanged");
             Objects.requireNonNull(brakesChanged, "brakesChanged");
+            Objects.requireNonNull(identity, "identity");
+        }
+
+        /** Extras that let every user submit and every user change through ({@link IdentityGate#OPEN}). */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                      Runnable topologyChanged, Runnable brakesChanged) {
+            this(routes, changed, cancelled, topologyChanged, brakesChanged, IdentityGate.OPEN);
         }
 
         /** Extras whose change of the brakes is told as a cancellation (both ask the loop to read every workload). */
@@ -147,7 +154,7 @@ public final class ApiServer implements AutoCloseable {
             public void json(Context ctx, int status, Object body) {
                 ApiServer.this.json(ctx, status, body);
             }
-        });
+        }, extras.identity());
         this.app = Javalin.create(this::configure);
     }
 
@@ -297,6 +304,7 @@ public final class ApiServer implements AutoCloseable {
     /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
     private NewWorkload checked(JsonNode body, User user, Permissions permissions) {
         Submission s = Submission.parse(body);
+        extras.identity().requireMaySubmit(user.name());
         if (permissions.allocation(s.allocation()).isEmpty()) {
             throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
                     "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");

@@ -40,8 +40,10 @@ final class UsersApi {
     private final Clock clock;
     private final Authentication authentication;
     private final Io io;
+    private final IdentityGate identity;
 
-    UsersApi(Store store, Clock clock, Authentication authentication, Io io) {
+    UsersApi(Store store, Clock clock, Authentication authentication, Io io, IdentityGate identity) {
+        this.identity = Objects.requireNonNull(identity, "identity");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.authentication = Objects.requireNonNull(authentication, "authentication");
@@ -67,6 +69,7 @@ final class UsersApi {
         }
         User after = new User(name, edit.role() != null ? edit.role() : before.get().role(),
                 edit.disabled() != null ? edit.disabled() : before.map(User::disabled).orElse(false));
+        identity.requireMayPut(store.access().users(), after);
         store.access().putUser(after, user.name(), clock.millis());
         authentication.invalidate(); // a disabled or demoted user's cached tokens must not serve another request
         io.json(ctx, before.isPresent() ? 200 : 201, Views.user(after));

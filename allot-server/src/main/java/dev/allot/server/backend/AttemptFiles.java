@@ -22,6 +22,7 @@ import java.util.Optional;
  *   <li>{@code .stopped}: the backend was asked to stop it, and when the grace period runs out
  *   <li>{@code .failed}: why it could not be started
  *   <li>{@code .forgotten}: the scheduler no longer wants it reported
+ *   <li>{@code .env}: its environment, from the launch until its wrapper has opened it
  * </ul>
  *
  * Files that must never be seen half-written are written to a {@code .tmp} sibling first and moved into place.
@@ -52,6 +53,11 @@ record AttemptFiles(Path dir, AttemptKey key) {
 
     Path failed() {
         return dir.resolve(base() + ".failed");
+    }
+
+    /** The workload's environment, read by its wrapper as it starts and deleted then (never a trace). */
+    Path environment() {
+        return dir.resolve(base() + ".env");
     }
 
     Path forgotten() {

@@ -7,6 +7,8 @@ import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.backend.AttemptFiles.PidRecord;
+import dev.allot.server.identity.AccountMap;
+import dev.allot.server.identity.UnixAccounts;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -36,12 +37,23 @@ import java.util.stream.Stream;
  *
  * <p><b>The wrapper.</b> The user's command is run without a shell interpreting it, under a fixed
  * {@code /bin/sh -c} script that receives the argv as positional parameters ({@code "$@"}) and, when the command
- * ends, writes its exit code to the attempt's {@code .exit} file (temp file, then rename). The exit code of a process
- * is only known to its parent; the file is how a later scheduler, which is not the parent, learns it. The program is
- * resolved to an absolute path against {@code PATH} first: that turns a missing program into
+ * ends, writes its exit code to the attempt's {@code .exit} file (temp file, then rename; the file's path is a
+ * positional parameter too, never in the workload's environment). The exit code of a process is only known to its
+ * parent; the file is how a later scheduler, which is not the parent, learns it. The program is resolved to an
+ * absolute path against the workload's {@code PATH} first: that turns a missing program into
  * {@code FAILED_TO_START} rather than an exit code 127, and keeps {@code "$@"} from running a shell builtin of the
  * same name ({@code exit}, {@code cd}) inside the wrapper. The wrapper's {@code $0} names the attempt
  * ({@link AttemptFiles#wrapperToken}), so the process table shows which attempt a wrapper runs.
+ *
+ * <p><b>Identity.</b> The wrapper runs as the service's user (root in production) with an environment of its own
+ * (only a fixed {@code PATH}: a declared {@code LD_PRELOAD} must never reach a process of root), in the data
+ * directory's 0700 {@code attempts/}. Inside it, {@code setpriv --reuid --regid --init-groups} (util-linux) becomes
+ * the launch's account when that is not the service's user, then a small {@code sh} script run as that account
+ * reads the workload's environment from descriptor 3 (a 0600 file the wrapper opened and deleted) and execs the
+ * program: so the user's process is the wrapper's child, and stopping and adoption find it as before. The
+ * environment is built ({@link #environment}), the working directory is the account's home ({@code /} if it has
+ * none), the log is created 0600 and owned by the account. A launch is refused ({@link BackendException}) if its
+ * account is unknown, is root, or is missing while the service is root, unless root workloads are allowed.
  *
  * <p><b>Stopping.</b> {@link #stop} sends SIGTERM to the wrapper's descendants (the user's process and whatever it
  * started), not to the wrapper, which stays to record the exit code; only if the wrapper has no descendant yet is it
@@ -63,10 +75,35 @@ import java.util.stream.Stream;
  */
 public final class LocalBackend implements Backend, AutoCloseable {
 
-    /** Runs "$@" (never interprets it), records its exit code atomically, exits with it. */
-    static final String WRAPPER_SCRIPT = "\"$@\"; c=$?; "
+    /**
+     * The wrapper, run as the service's user with {@code $0} the attempt's token, {@code $1} the exit file, {@code $2}
+     * the environment file and the rest the command: opens the environment file on descriptor 3 and deletes it (the
+     * declared values, secrets included, stay on disk no longer than the launch), runs "$@" (never interprets it),
+     * records its exit code atomically, exits with it.
+     */
+    static final String WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; { command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; c=$?; "
+            + "echo \"$c\" > \"$f.tmp\" && command -p mv -f \"$f.tmp\" \"$f\"; exit \"$c\"";
+
+    /** The wrapper of earlier versions (exit file in its environment), still recognised when adopting. */
+    static final String LEGACY_WRAPPER_SCRIPT = "\"$@\"; c=$?; "
             + "echo \"$c\" > \"$ALLOT_EXIT_FILE.tmp\" && command -p mv -f \"$ALLOT_EXIT_FILE.tmp\" \"$ALLOT_EXIT_FILE\"; "
             + "exit \"$c\"";
+
+    /**
+     * Run as the workload's account (after {@code setpriv}, or as the service's user): reads the environment from
+     * descriptor 3 (lines {@code export NAME='value'}), closes it and execs the program with its arguments. The
+     * descriptor is inherited, not reopened by path: the account may not open the service's files.
+     */
+    static final String ENVIRONMENT_SCRIPT = "eval \"$(command -p cat <&3)\" && exec 3<&- && exec \"$@\"";
+
+    /** The PATH of a workload that declares none. */
+    public static final String DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+    /** The wrapper's own environment: nothing of the service's, nothing of the submitter's (it runs as root). */
+    private static final Map<String, String> WRAPPER_ENVIRONMENT = Map.of("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+
+    /** A name the environment script can export. */
+    private static final java.util.regex.Pattern VARIABLE = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /** How far the OS's start instant of a process may drift between two readings (it is derived from boot time). */
     private static final Duration START_INSTANT_TOLERANCE = Duration.ofSeconds(1);
@@ -76,6 +113,11 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
     private final Path attemptsDir;
     private final String nodeName;
+    private final UnixAccounts accounts;
+    private final boolean allowRootWorkloads;
+    private final long serviceUid;
+    /** util-linux's setpriv, which starts the command as the workload's account; null if this machine has none. */
+    private final Path setpriv;
     private final ScheduledExecutorService timers;
     private final boolean ownsTimers;
     private final SortedMap<AttemptKey, Attempt> attempts = new TreeMap<>();
@@ -116,21 +158,38 @@ public final class LocalBackend implements Backend, AutoCloseable {
      * @throws BackendException if the data directory cannot be used
      */
     public LocalBackend(Path dataDir, String nodeName) {
-        this(dataDir, nodeName, dev.allot.server.Daemons.single("allot-local-backend-timers"), true);
+        this(dataDir, nodeName, new UnixAccounts(), false);
+    }
+
+    /**
+     * A backend with its own timer thread that runs each launch as its account, looked up in {@code accounts}.
+     *
+     * @param allowRootWorkloads whether a launch may run as root (an account of uid 0, or no account while the
+     *                           service is root); refused otherwise
+     */
+    public LocalBackend(Path dataDir, String nodeName, UnixAccounts accounts, boolean allowRootWorkloads) {
+        this(dataDir, nodeName, dev.allot.server.Daemons.single("allot-local-backend-timers"), true, accounts,
+                allowRootWorkloads);
     }
 
     /** A backend whose grace timers run on {@code timers}, which the caller owns and shuts down. */
     public LocalBackend(Path dataDir, String nodeName, ScheduledExecutorService timers) {
-        this(dataDir, nodeName, Objects.requireNonNull(timers, "timers"), false);
+        this(dataDir, nodeName, Objects.requireNonNull(timers, "timers"), false, new UnixAccounts(), false);
     }
 
-    private LocalBackend(Path dataDir, String nodeName, ScheduledExecutorService timers, boolean ownsTimers) {
+    private LocalBackend(Path dataDir, String nodeName, ScheduledExecutorService timers, boolean ownsTimers,
+                         UnixAccounts accounts, boolean allowRootWorkloads) {
         this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
         this.timers = timers;
         this.ownsTimers = ownsTimers;
+        this.accounts = Objects.requireNonNull(accounts, "accounts");
+        this.allowRootWorkloads = allowRootWorkloads;
+        this.serviceUid = UnixAccounts.serviceUid();
+        this.setpriv = Stream.of("/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv").map(Path::of)
+                .filter(Files::isExecutable).findFirst().orElse(null);
         this.attemptsDir = dataDir.toAbsolutePath().resolve("attempts");
         try {
-            Files.createDirectories(attemptsDir);
+            dev.allot.server.OwnerOnlyFiles.directory(attemptsDir);
             adoptAll();
         } catch (IOException | RuntimeException e) {
             if (ownsTimers) {
@@ -177,24 +236,88 @@ public final class LocalBackend implements Backend, AutoCloseable {
             attempts.put(key, adopt(files));
             return;
         }
+        RunAs runAs = runAs(launch);
         Attempt attempt = new Attempt(files);
         attempts.put(key, attempt);
-        launch(attempt, launch, gpus);
+        launch(attempt, launch, gpus, runAs);
     }
 
-    private void launch(Attempt attempt, Launch launch, String gpus) {
+    /**
+     * As whom a launch runs: its account, switched to with setpriv when it is not the service's own user. Never root
+     * unless allowed: neither an account of uid 0 nor a launch without an account on a service that is root.
+     *
+     * @param account the account (its home, shell and name make the workload's identity variables)
+     * @param switchTo whether to switch to it (the service runs as another user)
+     */
+    private record RunAs(UnixAccounts.Account account, boolean switchTo) {
+    }
+
+    private RunAs runAs(Launch launch) {
+        AttemptKey key = launch.attempt();
+        String name = launch.account();
+        if (name == null) {
+            if (serviceUid == 0 && !allowRootWorkloads) {
+                throw new BackendException(key + ": names no Unix account to run as, and the service runs as root;"
+                        + " the local backend never starts a workload as root (unless the service was started with"
+                        + " --allow-root-workloads)");
+            }
+            return new RunAs(serviceAccount(), false);
+        }
+        UnixAccounts.Account account;
+        try {
+            account = accounts.lookup(name).orElseThrow(() -> new BackendException(key + ": runs as the Unix"
+                    + " account '" + name + "', which this machine does not know (getent passwd " + name + ")"));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new BackendException(key + ": cannot find the Unix account '" + name + "': " + e.getMessage(), e);
+        }
+        if (account.root() && !allowRootWorkloads) {
+            throw new BackendException(key + ": runs as the Unix account '" + name + "', which is root (uid 0); the"
+                    + " local backend never starts a workload as root (unless the service was started with"
+                    + " --allow-root-workloads)");
+        }
+        if (account.uid() == serviceUid) {
+            return new RunAs(account, false);
+        }
+        if (serviceUid != 0) {
+            throw new BackendException(key + ": runs as the Unix account '" + name + "' but the service runs as uid "
+                    + serviceUid + ", not root, and cannot switch users");
+        }
+        if (setpriv == null) {
+            throw new BackendException(key + ": runs as the Unix account '" + name + "' but setpriv (util-linux),"
+                    + " which the local backend switches users with, is not installed");
+        }
+        return new RunAs(account, true);
+    }
+
+    /** The service's own account, for the identity variables of a workload that runs as it. */
+    private UnixAccounts.Account serviceAccount() {
+        String name = UnixAccounts.serviceUserName();
+        try {
+            Optional<UnixAccounts.Account> own = AccountMap.validAccountName(name) ? accounts.lookup(name) : Optional.empty();
+            if (own.isPresent()) {
+                return own.get();
+            }
+        } catch (RuntimeException unknown) {
+            // described from the JVM's properties below
+        }
+        return new UnixAccounts.Account(name, serviceUid, -1, Path.of(System.getProperty("user.home", "/")),
+                "/bin/sh");
+    }
+
+    private void launch(Attempt attempt, Launch launch, String gpus, RunAs runAs) {
         AttemptFiles files = attempt.files;
         if (launch.command().isEmpty()) {
             failToStart(attempt, "the command is empty");
             return;
         }
-        Map<String, String> environment = new HashMap<>(System.getenv());
-        environment.putAll(launch.environment());
-        environment.put("CUDA_VISIBLE_DEVICES", gpus);
-        environment.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
-        environment.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
-        environment.put("ALLOT_EXIT_FILE", files.exit().toString());
-
+        UnixAccounts.Account account = runAs.account();
+        SortedMap<String, String> environment;
+        try {
+            environment = environment(launch, gpus, account);
+        } catch (IllegalArgumentException bad) {
+            failToStart(attempt, bad.getMessage());
+            return;
+        }
         Path program;
         try {
             program = resolveProgram(launch.command().get(0), environment.get("PATH"));
@@ -203,18 +326,34 @@ public final class LocalBackend implements Backend, AutoCloseable {
             return;
         }
         List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", WRAPPER_SCRIPT, files.wrapperToken(),
-                program.toString()));
+                files.exit().toString(), files.environment().toString()));
+        if (runAs.switchTo()) {
+            argv.addAll(List.of(setpriv.toString(), "--reuid=" + account.uid(), "--regid=" + account.gid(),
+                    "--init-groups", "--"));
+        }
+        argv.addAll(List.of("/bin/sh", "-c", ENVIRONMENT_SCRIPT, "allot-workload", program.toString()));
         argv.addAll(launch.command().subList(1, launch.command().size()));
+        File cwd = Files.isDirectory(account.home()) ? account.home().toFile() : new File("/");
+        try {
+            writeEnvironment(files.environment(), environment);
+            createLog(files.log(), runAs);
+        } catch (IOException e) {
+            deleteQuietly(files.environment());
+            failToStart(attempt, "cannot prepare its files in " + attemptsDir + ": " + e.getMessage());
+            return;
+        }
         ProcessBuilder builder = new ProcessBuilder(argv)
+                .directory(cwd)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(files.log().toFile()))
                 .redirectErrorStream(true);
         builder.environment().clear();
-        builder.environment().putAll(environment);
+        builder.environment().putAll(WRAPPER_ENVIRONMENT);
         Process process;
         try {
             process = builder.start();
         } catch (IOException | RuntimeException e) {
+            deleteQuietly(files.environment());
             failToStart(attempt, "cannot start " + launch.command().get(0) + ": " + e.getMessage());
             return;
         }
@@ -226,6 +365,69 @@ public final class LocalBackend implements Backend, AutoCloseable {
         } catch (IOException e) {
             attempt.warning = "pid file not written (" + e.getMessage() + "): a restarted scheduler will find it by "
                     + "its token in the process table";
+        }
+    }
+
+    /**
+     * A workload's whole environment, built rather than inherited (nothing of the service's own): what the submitter
+     * declared; {@code HOME}, {@code USER}, {@code LOGNAME} and {@code SHELL} of the account it runs as; {@code PATH}
+     * as declared, else {@value #DEFAULT_PATH}; {@code CUDA_VISIBLE_DEVICES}, {@code ALLOT_WORKLOAD_ID} and
+     * {@code ALLOT_ATTEMPT}.
+     *
+     * @throws IllegalArgumentException if a declared name cannot be a variable of a POSIX shell, or a value holds NUL
+     */
+    static SortedMap<String, String> environment(Launch launch, String gpus, UnixAccounts.Account account) {
+        SortedMap<String, String> environment = new TreeMap<>();
+        environment.put("PATH", DEFAULT_PATH);
+        environment.putAll(launch.environment());
+        environment.put("HOME", account.home().toString());
+        environment.put("USER", account.name());
+        environment.put("LOGNAME", account.name());
+        environment.put("SHELL", account.shell());
+        environment.put("CUDA_VISIBLE_DEVICES", gpus);
+        environment.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
+        environment.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
+        for (Map.Entry<String, String> e : environment.entrySet()) {
+            if (!VARIABLE.matcher(e.getKey()).matches()) {
+                throw new IllegalArgumentException("the environment variable '" + e.getKey() + "' cannot be set:"
+                        + " expected a name of letters, digits and '_' that does not start with a digit");
+            }
+            if (e.getValue().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("the value of the environment variable " + e.getKey()
+                        + " holds a NUL character, which no environment can carry");
+            }
+        }
+        return environment;
+    }
+
+    /** The environment as {@link #ENVIRONMENT_SCRIPT} reads it, in a file only the service's user may read. */
+    private static void writeEnvironment(Path file, SortedMap<String, String> environment) throws IOException {
+        StringBuilder text = new StringBuilder();
+        environment.forEach((name, value) -> text.append("export ").append(name).append("='")
+                .append(value.replace("'", "'\\''")).append("'\n"));
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                dev.allot.server.OwnerOnlyFiles.FILE));
+        Files.writeString(file, text, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The (empty) log, 0600 and owned by the account the workload runs as. */
+    private static void createLog(Path log, RunAs runAs) throws IOException {
+        if (!Files.exists(log)) {
+            Files.createFile(log, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    dev.allot.server.OwnerOnlyFiles.FILE));
+        }
+        if (runAs.switchTo()) {
+            Files.setAttribute(log, "unix:uid", (int) runAs.account().uid());
+            Files.setAttribute(log, "unix:gid", (int) runAs.account().gid());
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // in the service's own directory; overwritten by the next launch of the key
         }
     }
 
@@ -571,7 +773,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
     /** {@code -c <script> <token> ...}: the OS lists the arguments after the program. */
     private static boolean isWrapperArguments(String[] arguments, AttemptFiles files) {
-        return arguments.length >= 3 && arguments[0].equals("-c") && arguments[1].equals(WRAPPER_SCRIPT)
+        return arguments.length >= 3 && arguments[0].equals("-c")
+                && (arguments[1].equals(WRAPPER_SCRIPT) || arguments[1].equals(LEGACY_WRAPPER_SCRIPT))
                 && arguments[2].equals(files.wrapperToken());
     }
 

@@ -1,15 +1,10 @@
 package dev.allot.server.service;
 
 import dev.allot.server.store.Allocation;
+import dev.allot.server.OwnerOnlyFiles;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
@@ -119,20 +114,6 @@ public final class Bootstrap {
 
     /** Writes a file readable by its owner only (0600 where the file system has POSIX permissions), atomically. */
     public static void writeSecret(Path file, String text) {
-        try {
-            Path dir = file.toAbsolutePath().getParent();
-            Files.createDirectories(dir);
-            Path tmp = dir.resolve(file.getFileName() + ".tmp");
-            Files.deleteIfExists(tmp);
-            try {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (UnsupportedOperationException e) {
-                Files.createFile(tmp);
-            }
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        OwnerOnlyFiles.write(file, text);
     }
 }

@@ -8,6 +8,9 @@ import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.api.ApiServer;
 import dev.allot.server.backend.LocalBackend;
 import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.identity.IdentityMode;
+import dev.allot.server.identity.UnixAccounts;
+import dev.allot.server.identity.WorkloadIdentity;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
@@ -23,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * backend (its GPUs from {@code nvidia-smi} or the virtual count: {@link LocalGpus}), makes the backend, starts the
  * {@link SchedulerLoop} with the core's {@code allocation} policy, its observers ({@link ServiceMetrics} and
  * {@link LoggingObserver}), the {@link ApiServer} (with {@code /metrics}) and the optional {@link HealthChecker},
- * and closes them in the reverse order. Nothing else wires these together; tests start a {@code Service} the way
+ * and closes them in the reverse order. First of all it decides as whom workloads run ({@link IdentityMode}: each as
+ * its submitter's Unix account when the service is root; else all as the service's user, with the limits that
+ * brings) and makes the data directory the service's alone (0700, its secrets 0600). Nothing else wires these together; tests start a {@code Service} the way
  * {@code allot serve} does.
  */
 public final class Service implements AutoCloseable {
@@ -45,10 +50,14 @@ public final class Service implements AutoCloseable {
     private final BackendNodeSync nodeSync;
     private final String adminToken;
     private final String demoToken;
+    private final IdentityMode identity;
+    /** This machine's accounts, one cache for the API's checks and the local backend. */
+    private static final UnixAccounts ACCOUNTS = new UnixAccounts();
 
     private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
                     ServiceMetrics metrics, HealthChecker health, BackendNodeSync nodeSync, String adminToken,
-                    String demoToken) {
+                    String demoToken, IdentityMode identity) {
+        this.identity = identity;
         this.nodeSync = nodeSync;
         this.config = config;
         this.store = store;
@@ -83,6 +92,13 @@ public final class Service implements AutoCloseable {
      */
     public static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers) {
         Objects.requireNonNull(config, "config");
+        // Before anything is created: a bad --accounts file or an option that cannot apply is refused first.
+        return start(config, clock, makers, IdentityMode.decide(config));
+    }
+
+    /** Starts everything with the identity mode decided (for tests of a mode this process is not in). */
+    static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers, IdentityMode identity) {
+        Objects.requireNonNull(config, "config");
         if (!config.backend().equals(ServiceConfig.LOCAL) && !config.backend().equals(ServiceConfig.SIMULATED)
                 && !makers.containsKey(config.backend())) {
             java.util.TreeSet<String> valid = new java.util.TreeSet<>(makers.keySet());
@@ -92,6 +108,8 @@ public final class Service implements AutoCloseable {
                     + String.join(", ", valid));
         }
         Objects.requireNonNull(clock, "clock");
+        identity.notices().forEach(n -> LOG.info("identity: {}", n));
+        dev.allot.server.OwnerOnlyFiles.secureDataDir(config.dataDir());
         Store store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
                 : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
         Backend backend = null;
@@ -100,6 +118,9 @@ public final class Service implements AutoCloseable {
         ApiServer api = null;
         try {
             long now = clock.millis();
+            identity.tooManyUsers(store.access().users()).ifPresent(why -> {
+                throw new IllegalStateException(why);
+            });
             String adminToken = Bootstrap.ensureAdmin(store, config.dataDir(), now).orElse(null);
             if (adminToken != null) {
                 LOG.info("created user {} with a fresh token, also written to {}", Bootstrap.ADMIN,
@@ -115,7 +136,7 @@ public final class Service implements AutoCloseable {
                 LOG.info("created the demo allocation tree and users");
             }
             backend = makers.containsKey(config.backend()) ? makers.get(config.backend()).make(config, store)
-                    : makeBackend(config, clock, store);
+                    : makeBackend(config, clock, store, identity);
             if (BackendNodeSync.applies(backend)) {
                 nodeSync = new BackendNodeSync(store, backend, clock, () -> { });
                 if (nodeSync.syncOnce() < 0 && store.nodes().nodes().isEmpty()) {
@@ -129,11 +150,15 @@ public final class Service implements AutoCloseable {
             ServiceMetrics metrics = new ServiceMetrics(loop);
             metrics.watchBackend(backend);
             loop.observe(new Observers(metrics, new LoggingObserver()));
+            if (identity.switchesAccounts()) {
+                loop.runAs(identity.accounts());
+            }
             loop.start(config.tick());
             SchedulerLoop started = loop;
             api = ApiServer.start(store, config.port(), clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
-                            started::topologyChanged, started::resync), new LoopExplainer(started));
+                            started::topologyChanged, started::resync, new WorkloadIdentity(identity, ACCOUNTS)),
+                    new LoopExplainer(started));
             if (nodeSync != null) {
                 BackendNodeSync sync = new BackendNodeSync(store, backend, clock, started::topologyChanged);
                 nodeSync = sync;
@@ -146,7 +171,8 @@ public final class Service implements AutoCloseable {
                 health.start(config.healthCheckEvery());
             }
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
-            return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken);
+            return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken,
+                    identity);
         } catch (RuntimeException e) {
             if (nodeSync != null) {
                 nodeSync.close();
@@ -165,7 +191,7 @@ public final class Service implements AutoCloseable {
         }
     }
 
-    private static Backend makeBackend(ServiceConfig config, Clock clock, Store store) {
+    private static Backend makeBackend(ServiceConfig config, Clock clock, Store store, IdentityMode identity) {
         if (config.backend().equals(ServiceConfig.SIMULATED)) {
             if (config.demo() && store.nodes().nodes().isEmpty()) {
                 registerNode(config, clock, store);
@@ -173,7 +199,7 @@ public final class Service implements AutoCloseable {
             return new SimulatedBackend(clock, config.timeScale());
         }
         registerNode(config, clock, store);
-        return new LocalBackend(config.dataDir(), config.nodeName());
+        return new LocalBackend(config.dataDir(), config.nodeName(), ACCOUNTS, identity.allowRootWorkloads());
     }
 
     /** Creates this machine's node, or updates its GPU count (keeping its health). */
@@ -213,6 +239,11 @@ public final class Service implements AutoCloseable {
 
     public ServiceConfig config() {
         return config;
+    }
+
+    /** As whom this service's workloads run ({@link IdentityMode}), with the notices {@code allot serve} prints. */
+    public IdentityMode identity() {
+        return identity;
     }
 
     public ServiceMetrics metrics() {

@@ -1,11 +1,7 @@
 package dev.allot.server.service;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import dev.allot.server.OwnerOnlyFiles;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /** The small files a running service leaves in its data directory for clients and tests to find it. */
 public final class ServiceFiles {
@@ -15,16 +11,9 @@ public final class ServiceFiles {
     private ServiceFiles() {
     }
 
-    /** Writes {@code service.json} atomically (temp file, then rename). */
+    /** Writes {@code service.json} atomically (temp file, then rename), readable by the service's user only. */
     public static void writeServiceJson(Path dataDir, String url, int port, long pid) {
         String json = "{\"url\":\"" + url + "\",\"port\":" + port + ",\"pid\":" + pid + "}\n";
-        try {
-            Path tmp = dataDir.resolve(SERVICE_JSON + ".tmp");
-            Files.writeString(tmp, json, StandardCharsets.UTF_8);
-            Files.move(tmp, dataDir.resolve(SERVICE_JSON), StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + dataDir.resolve(SERVICE_JSON), e);
-        }
+        OwnerOnlyFiles.write(dataDir.resolve(SERVICE_JSON), json);
     }
 }

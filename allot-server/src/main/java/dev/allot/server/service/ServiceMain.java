@@ -7,7 +7,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the service in this JVM until it is killed: {@code java -cp ... dev.allot.server.service.ServiceMain
- * --data-dir DIR [--port N] [--backend local|simulated] [--gpus N] [--tick-ms N] [--grace-ms N]}. When it listens it
+ * --data-dir DIR [--port N] [--backend local|simulated] [--gpus N] [--tick-ms N] [--grace-ms N] [--accounts FILE]
+ * [--single-user-host true|false]}. When it listens it
  * writes {@code DIR/service.json} ({@code url}, {@code port}, {@code pid}). {@code allot serve} is the user's entry
  * point; this one is for tests that must run the service as a separate process (to kill it).
  */
@@ -23,6 +24,8 @@ public final class ServiceMain {
         int gpus = 8;
         long tickMs = 1000;
         long graceMs = 30_000;
+        Path accounts = null;
+        boolean singleUserHost = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -36,8 +39,10 @@ public final class ServiceMain {
                 case "--gpus" -> gpus = Integer.parseInt(v);
                 case "--tick-ms" -> tickMs = Long.parseLong(v);
                 case "--grace-ms" -> graceMs = Long.parseLong(v);
+                case "--accounts" -> accounts = Path.of(v);
+                case "--single-user-host" -> singleUserHost = Boolean.parseBoolean(v);
                 default -> throw new IllegalArgumentException("unknown option " + a
-                        + "; valid: --data-dir, --port, --backend, --gpus, --tick-ms, --grace-ms");
+                        + "; valid: --data-dir, --port, --backend, --gpus, --tick-ms, --grace-ms, --accounts, --single-user-host");
             }
             i++;
         }
@@ -45,7 +50,9 @@ public final class ServiceMain {
             throw new IllegalArgumentException("--data-dir is required");
         }
         config = ServiceConfig.defaults(dataDir).withPort(port).withBackend(backend).withVirtualGpus(gpus)
-                .withTick(Duration.ofMillis(tickMs)).withGrace(Duration.ofMillis(graceMs));
+                .withTick(Duration.ofMillis(tickMs)).withGrace(Duration.ofMillis(graceMs))
+                .withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts,
+                        singleUserHost, false));
         Service service = Service.start(config, Clock.systemUTC());
         ServiceFiles.writeServiceJson(dataDir, service.url(), service.port(), ProcessHandle.current().pid());
         Runtime.getRuntime().addShutdownHook(new Thread(service::close, "allot-shutdown"));

@@ -101,13 +101,17 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Opens (creating it if needed) the embedded store {@code <dataDir>/allot.db}; creates the directory too.
+     * Opens (creating it if needed) the embedded store {@code <dataDir>/allot.db}; creates the directory too. The
+     * directory is made 0700 and the file 0600 before SQLite opens it (SQLite gives its {@code -wal} and {@code -shm}
+     * files the database file's permissions), and tightened to that if looser ({@link dev.allot.server.OwnerOnlyFiles}).
      */
     public static Store sqlite(Path dataDir) {
         try {
-            Files.createDirectories(dataDir);
-        } catch (IOException e) {
-            throw new StoreException("could not create the data directory " + dataDir + ": " + e.getMessage(), e);
+            dev.allot.server.OwnerOnlyFiles.secureDataDir(dataDir);
+            dev.allot.server.OwnerOnlyFiles.file(dataDir.resolve(SQLITE_FILE));
+        } catch (java.io.UncheckedIOException e) {
+            throw new StoreException("could not create the data directory " + dataDir + " or its store: "
+                    + e.getCause().getMessage(), e);
         }
         return open("jdbc:sqlite:" + dataDir.resolve(SQLITE_FILE).toAbsolutePath(), null, null);
     }

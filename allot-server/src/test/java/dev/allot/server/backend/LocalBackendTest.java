@@ -9,6 +9,7 @@ import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.AttemptStatus.Phase;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
+import dev.allot.server.identity.UnixAccounts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,12 +48,13 @@ class LocalBackendTest {
 
     /**
      * Kills every process this test started: the JVM's descendants, and any process whose environment names this
-     * test's data directory (a user process whose wrapper died is no longer a descendant; Linux's /proc shows it).
+     * test's data directory (every launch carries it in {@value #MARKER}; a user process whose wrapper died is no
+     * longer a descendant; Linux's /proc shows it).
      */
     @AfterEach
     void killLeftovers() {
         backends.forEach(LocalBackend::close);
-        String marker = dataDir.toAbsolutePath().toString();
+        String marker = MARKER + "=" + dataDir.toAbsolutePath();
         List<ProcessHandle> ours = new ArrayList<>(ProcessHandle.current().descendants().toList());
         try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
             all.filter(p -> environmentOf(p).contains(marker)).forEach(ours::add);
@@ -68,17 +70,30 @@ class LocalBackendTest {
         }
     }
 
-    private static Launch launch(String id, int attempt, String... command) {
+    /** The variable every launch of this test carries, naming its data directory (found in /proc to clean up). */
+    private static final String MARKER = "LOCAL_BACKEND_TEST";
+
+    /**
+     * The account the tests' launches run as: {@code nobody} when the tests run as root (as in CI; the backend never
+     * runs a workload as root), none (the service's user) otherwise. The mechanics tested here (exit codes, stopping,
+     * adoption) are then those of a workload under setpriv, as in production.
+     */
+    static final String ACCOUNT = UnixAccounts.serviceUid() == 0 ? "nobody" : null;
+
+    private Launch launch(String id, int attempt, String... command) {
         return launchOn(List.of(new Launch.NodeGpus("n1", List.of(0))), Map.of(), id, attempt, command);
     }
 
-    private static Launch launchOn(List<Launch.NodeGpus> placement, Map<String, String> environment, String id,
-                                   int attempt, String... command) {
-        return new Launch(new AttemptKey(id, attempt), placement, List.of(command), new TreeMap<>(environment), null);
+    private Launch launchOn(List<Launch.NodeGpus> placement, Map<String, String> environment, String id,
+                            int attempt, String... command) {
+        TreeMap<String, String> marked = new TreeMap<>(environment);
+        marked.put(MARKER, dataDir.toAbsolutePath().toString());
+        return new Launch(new AttemptKey(id, attempt), placement, List.of(command), marked, null,
+                Launch.Terms.ALLOCATED, ACCOUNT);
     }
 
     /** A shell script as the user's command: the test's own use of a shell, not the backend's. */
-    private static Launch script(String id, int attempt, String script) {
+    private Launch script(String id, int attempt, String script) {
         return launch(id, attempt, "sh", "-c", script);
     }
 

@@ -265,9 +265,19 @@ public final class ServiceBench {
 
     static void start(Path data, int samples) throws Exception {
         seedUsers(data, List.of("lab", "lab/a", "lab/b"));
-        Path out = Files.createDirectories(data.resolve("out"));
+        // The workloads run as nobody when the bench is root (never as root), and write where nobody may.
+        Path out = Files.createDirectories(data.resolveSibling(data.getFileName() + "-out"));
+        ServiceConfig.Security security = new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null,
+                null, true, false);
+        if (dev.allot.server.identity.UnixAccounts.serviceUid() == 0) {
+            Path accounts = Files.writeString(data.resolveSibling(data.getFileName() + "-accounts"), "*: nobody\n");
+            security = new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts, false, false);
+            out.getParent().toFile().setExecutable(true, false); // the bench's directory: nobody passes to out/
+            out.toFile().setExecutable(true, false);
+            out.toFile().setWritable(true, false);
+        }
         ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withVirtualGpus(4)
-                .withTick(Duration.ofSeconds(1)).withGrace(Duration.ofSeconds(5));
+                .withTick(Duration.ofSeconds(1)).withGrace(Duration.ofSeconds(5)).withSecurity(security);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         long[] toProcess = new long[samples];
         long[] toRunning = new long[samples];

@@ -97,8 +97,7 @@ class CrashSafetyTest {
     @Test
     void acknowledgedSubmissionsSurviveSigkillAndProcessesAreAdoptedOrRequeuedNeverLaunchedTwice() throws Exception {
         data = dir.resolve("data");
-        ledger = dir.resolve("ledger");
-        Files.createFile(ledger);
+        ledger = ServiceTestSupport.sharedFile(dir.resolve("ledger"));
         ServiceTestSupport.seed(data);
         long testStart = System.nanoTime();
         Random random = new Random(SEED);
@@ -430,6 +429,10 @@ class CrashSafetyTest {
                 "-cp", System.getProperty("java.class.path"), ServiceMain.class.getName(),
                 "--data-dir", data.toString(), "--port", "0", "--backend", "local", "--gpus", "8",
                 "--tick-ms", "100", "--grace-ms", "1000");
+        ServiceConfig.Security security = ServiceTestSupport.workloadSecurity(dir);
+        pb.command().addAll(security.accountsFile() != null
+                ? List.of("--accounts", security.accountsFile().toString())
+                : List.of("--single-user-host", Boolean.toString(security.singleUserHost())));
         launches++;
         Path log = dir.resolve("service.log");
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -100,14 +100,21 @@ class LocalPreemptionE2ETest {
     }
 
     /**
-     * Every process the local backend launched for this test, found by the exit file its environment names (under
-     * this test's directory): also a wrapper whose child had not yet written its record file when the service closed
-     * (seen once in CI: it wrote into the data directory while the temp directory was being deleted).
+     * Every process the local backend launched for this test: the wrappers, found by their token (it names this
+     * test's data directory) in their arguments, and the workloads, found by the E2E_OUT their environment names:
+     * also a wrapper whose child had not yet written its record file when the service closed (seen once in CI: it
+     * wrote into the data directory while the temp directory was being deleted).
      */
     private List<Long> launchedHere() {
-        String mark = "ALLOT_EXIT_FILE=" + dir;
+        String token = "allot:" + dir;
+        String mark = "E2E_OUT=" + out;
         List<Long> found = new ArrayList<>();
         ProcessHandle.allProcesses().forEach(h -> {
+            if (h.info().arguments().map(a -> java.util.Arrays.stream(a).anyMatch(x -> x.startsWith(token)))
+                    .orElse(false)) {
+                found.add(h.pid());
+                return;
+            }
             try {
                 String env = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"),
                         java.nio.charset.StandardCharsets.ISO_8859_1);
@@ -124,10 +131,11 @@ class LocalPreemptionE2ETest {
     @Test
     void anUnderServedSubmissionPreemptsAnOverServedProcessWhichIsKilledAfterTheGraceAndRunsAgain() throws Exception {
         Path data = dir.resolve("data");
-        out = Files.createDirectories(dir.resolve("out"));
+        out = ServiceTestSupport.sharedDirectory(dir.resolve("out"));
         ServiceTestSupport.seed(data);
         service = Service.start(ServiceConfig.defaults(data).withPort(0).withVirtualGpus(4)
-                .withTick(Duration.ofMillis(100)).withGrace(Duration.ofMillis(1500)), Clock.systemUTC());
+                .withTick(Duration.ofMillis(100)).withGrace(Duration.ofMillis(1500))
+                .withSecurity(ServiceTestSupport.workloadSecurity(dir)), Clock.systemUTC());
         Client http = new Client(service.url());
         Map<String, String> env = Map.of("E2E_OUT", out.toString());
 

@@ -1,6 +1,7 @@
 package dev.allot.server.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.allot.server.store.Node;
 import dev.allot.server.testing.MutableClock;
@@ -61,6 +62,26 @@ class ServiceStartTest {
             entries.forEach(e -> rows.add(e.path("action").asText() + " " + e.path("subject").asText() + " by "
                     + e.path("actor").asText() + " " + e.path("after").path("gpus").asText()));
             assertThat(rows).containsExactly("node.put node:n1 by system:startup 5", "node.put node:n1 by system:startup 3");
+        }
+    }
+
+    @Test
+    void aServiceThatIsNotRootRefusesToStartOnAStoreOfTwoMembersUnlessAcknowledged() {
+        Path data = dir.resolve("data");
+        ServiceTestSupport.seed(data); // alice and bob, two non-admin users
+        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withNodeName("n1").withVirtualGpus(1);
+
+        assertThatThrownBy(() -> Service.start(config, new MutableClock(T0), java.util.Map.of(),
+                dev.allot.server.identity.IdentityMode.decide(config, 1000, "lab")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not root").hasMessageContaining("alice, bob")
+                .hasMessageContaining("--single-user-host");
+
+        ServiceConfig acknowledged = config.withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK,
+                null, null, null, true, false));
+        try (Service s = Service.start(acknowledged, new MutableClock(T0), java.util.Map.of(),
+                dev.allot.server.identity.IdentityMode.decide(acknowledged, 1000, "lab"))) {
+            assertThat(s.identity().notices()).anyMatch(n -> n.contains("--single-user-host"));
         }
     }
 }

@@ -45,6 +45,50 @@ final class ServiceTestSupport {
         }
     }
 
+    /**
+     * As whom the tests' workloads run, in one place: as root (as in CI) every user is mapped to {@code nobody} by an
+     * accounts file written in {@code dir} (the service never runs a workload as root), and {@code dir} is made
+     * passable (0711) so that those workloads reach the {@link #sharedDirectory shared} files below it; as another
+     * user the service cannot switch users, and {@code --single-user-host} lets alice and bob share it.
+     */
+    static ServiceConfig.Security workloadSecurity(Path dir) {
+        if (dev.allot.server.identity.UnixAccounts.serviceUid() != 0) {
+            return new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, null, true, false);
+        }
+        try {
+            Path accounts = dir.resolve("accounts");
+            Files.writeString(accounts, "*: nobody\n");
+            passable(dir);
+            return new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts, false, false);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** A directory every workload may write into (0777), whatever account it runs as. */
+    static Path sharedDirectory(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        return dir;
+    }
+
+    /** A file every workload may append to (0666), whatever account it runs as. */
+    static Path sharedFile(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            Files.createFile(file);
+        }
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        return file;
+    }
+
+    private static void passable(Path dir) throws IOException {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> p = new java.util.HashSet<>(
+                Files.getPosixFilePermissions(dir));
+        p.add(java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE);
+        p.add(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
+        Files.setPosixFilePermissions(dir, p);
+    }
+
     /** An answer: status and body parsed as JSON (null when empty or not JSON). */
     record Answer(int status, JsonNode json) {
     }
