@@ -1,11 +1,13 @@
 package dev.allot.cli;
 
 import dev.allot.core.model.Durations;
+import dev.allot.server.identity.AccountMap;
 import dev.allot.server.service.Bootstrap;
 import dev.allot.server.service.LogFormat;
 import dev.allot.server.service.Service;
 import dev.allot.server.service.ServiceConfig;
 import dev.allot.server.service.ServiceFiles;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -96,6 +98,16 @@ final class ServeCommand implements Callable<Integer> {
     @picocli.CommandLine.ArgGroup(exclusive = false, heading = "Slurm backend (--backend slurm):%n")
     SlurmOptions slurm = new SlurmOptions();
 
+    // Minimal, for the Slurm identity story (branch slurmid); the identity work owns the full wiring of these.
+    @Option(names = "--accounts", paramLabel = "FILE",
+            description = "map Allot users to Unix accounts ('user: account' per line, '*: account' for everyone"
+                    + " else); workloads then run as their user's account")
+    Path accountsFile;
+
+    @Option(names = "--allow-root-workloads", description = "let a workload run as root (its account is root, or it"
+            + " names none and the service runs as root); refused otherwise")
+    boolean allowRootWorkloads;
+
     @Option(names = "--demo", description = "on an empty store, create a demo allocation tree and users, print a demo"
             + " token and commands to try, and save the token in the client configuration")
     boolean demo;
@@ -107,6 +119,15 @@ final class ServeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         format.apply();
+        AccountMap accounts;
+        try {
+            accounts = accountsFile == null ? null : AccountMap.read(accountsFile);
+        } catch (IOException | RuntimeException e) {
+            err.println("allot: --accounts: " + (e instanceof IOException ? "cannot read " + accountsFile + ": " : "")
+                    + message(e));
+            err.flush();
+            return 2;
+        }
         Service service;
         try {
             service = Service.start(config, Clock.systemUTC(), slurm.makers(dataDir));
@@ -114,6 +135,9 @@ final class ServeCommand implements Callable<Integer> {
             err.println("allot: could not start the service: " + message(e));
             err.flush();
             return 1;
+        }
+        if (accounts != null) {
+            service.loop().runAs(accounts);
         }
         CountDownLatch stop = new CountDownLatch(1);
         AtomicBoolean closed = new AtomicBoolean();
@@ -252,6 +276,11 @@ final class ServeCommand implements Callable<Integer> {
                 .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT);
         if (dbUrl != null) {
             c = c.withDatabase(dbUrl, dbUser, ClientOptions.environment.apply(DB_PASSWORD_ENV));
+        }
+        if (accountsFile != null || allowRootWorkloads) {
+            ServiceConfig.Security d = ServiceConfig.Security.defaults();
+            c = c.withSecurity(new ServiceConfig.Security(d.bindAddress(), d.tlsCertificate(), d.tlsKey(),
+                    accountsFile, d.singleUserHost(), allowRootWorkloads));
         }
         return c;
     }

@@ -43,6 +43,8 @@ final class Story implements AutoCloseable {
     private int processes;
     private String url;
     private SlurmConfig slurmConfig;
+    private Path accountsFile;
+    private final Map<String, String> serviceEnvironment = new java.util.TreeMap<>();
 
     Story(SlurmCluster slurm, Path dataDir, String instance) {
         this.slurm = slurm;
@@ -50,8 +52,22 @@ final class Story implements AutoCloseable {
         // Unique per run: Slurm lists ended jobs for an hour, and a job of an earlier run with this run's tag would be
         // taken for this run's attempt (an instance id names one store; a test's store is new each run).
         this.instance = instance + "-" + Long.toHexString(System.nanoTime() & 0xffffffL);
+        // Unless told otherwise (runningAs), every job runs as the service's own user, root here: allowed explicitly.
         this.slurmConfig = SlurmConfig.defaults(slurm.conf, dataDir.resolve("jobs"), this.instance)
-                .withCommandTimeout(Duration.ofSeconds(2));
+                .withCommandTimeout(Duration.ofSeconds(2)).withRootWorkloads(true);
+    }
+
+    /** Run each user's workloads as the Unix account {@code accounts} maps it to ({@code allot serve --accounts}). */
+    Story runningAs(Path accounts) {
+        accountsFile = accounts;
+        slurmConfig = slurmConfig.withRootWorkloads(false);
+        return this;
+    }
+
+    /** Adds a variable to the service's own environment ({@link #startProcess} only). */
+    Story withServiceEnvironment(String name, String value) {
+        serviceEnvironment.put(name, value);
+        return this;
     }
 
     /** Observe through slurmrestd instead of the commands. */
@@ -93,6 +109,9 @@ final class Story implements AutoCloseable {
                 .withTick(Duration.ofMillis(200)).withGrace(Duration.ofSeconds(2));
         service = Service.start(config, Clock.systemUTC(),
                 Map.of("slurm", (c, s) -> SlurmBackend.connect(slurmConfig, Clock.systemUTC())));
+        if (accountsFile != null) {
+            service.loop().runAs(dev.allot.server.identity.AccountMap.read(accountsFile));
+        }
         url = service.url();
         return this;
     }
@@ -114,10 +133,18 @@ final class Story implements AutoCloseable {
         if (slurmConfig.binDir() != null) {
             cmd.addAll(List.of("--slurm-bin", slurmConfig.binDir().toString()));
         }
+        if (accountsFile != null) {
+            cmd.addAll(List.of("--accounts", accountsFile.toString()));
+        }
+        if (slurmConfig.rootWorkloads()) {
+            cmd.add("--allow-root-workloads");
+        }
         // Kept after the test (the data directory is not): target/it-logs/<instance>-<n>.log.
         Path logs = Files.createDirectories(Path.of("target", "it-logs"));
         Path log = logs.resolve(instance + "-" + (++processes) + ".log").toAbsolutePath();
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(serviceEnvironment);
+        process = pb.start();
         long pid = process.pid();
         await("allot serve (pid " + pid + ") to write service.json; its log: " + log, Duration.ofSeconds(60), () -> {
             if (!process.isAlive()) {
@@ -169,6 +196,11 @@ final class Story implements AutoCloseable {
         return service;
     }
 
+    /** The pid of the {@link #startProcess} service. */
+    long servicePid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         stop();
@@ -188,6 +220,21 @@ final class Story implements AutoCloseable {
         o.putArray("command").add("bash").add("-c").add(shell);
         JsonNode r = post("/v1/workloads", "tok-" + user, o.toString(), 201);
         return r.path("id").asText();
+    }
+
+    /** A submission of an allocated (1 minute), non-resumable workload: its command and declared environment. */
+    String submit(String user, String allocation, int gpus, List<String> command, Map<String, String> environment)
+            throws Exception {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("allocation", allocation);
+        o.put("gpus", gpus);
+        o.put("minRuntime", "1m");
+        o.put("resumable", false);
+        o.put("priority", "normal");
+        command.forEach(o.putArray("command")::add);
+        ObjectNode env = o.putObject("environment");
+        environment.forEach(env::put);
+        return post("/v1/workloads", "tok-" + user, o.toString(), 201).path("id").asText();
     }
 
     void cancel(String user, String id) throws Exception {
