@@ -122,6 +122,10 @@ final class ServeCommand implements Callable<Integer> {
         AccountMap accounts;
         try {
             accounts = accountsFile == null ? null : AccountMap.read(accountsFile);
+        } catch (java.nio.file.NoSuchFileException e) {
+            err.println("allot: --accounts: " + accountsFile + " does not exist");
+            err.flush();
+            return 2;
         } catch (IOException | RuntimeException e) {
             err.println("allot: --accounts: " + (e instanceof IOException ? "cannot read " + accountsFile + ": " : "")
                     + message(e));
