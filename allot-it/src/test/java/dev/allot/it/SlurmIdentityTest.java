@@ -149,6 +149,10 @@ class SlurmIdentityTest extends SlurmStories {
         assertThat(processesOf(bobUid)).allSatisfy(pid -> assertThat(environ(pid))
                 .doesNotContainKey("ALLOT_SERVICE_SECRET").containsEntry("USER", BOB));
         story.cancel("bob", bob);
+        Files.delete(out);
+        for (SlurmCluster.Job j : story.jobs(bob, 1)) {
+            Files.deleteIfExists(Path.of("/home", BOB, "allot-" + j.id() + ".out"));
+        }
     }
 
     /** The uid of a Unix account; skips (fails under ALLOT_REQUIRE_SLURM=1) if there is none. */
