@@ -68,8 +68,9 @@ final class SlurmOptions {
     boolean accounting;
 
     @Option(names = "--slurm-workdir", paramLabel = "DIR",
-            description = "the jobs' working directory and output files, on storage the nodes share (default:"
-                    + " DATA_DIR/slurm-jobs)")
+            description = "task layouts, and the working directory and output files of jobs that run as the"
+                    + " service's own user, on storage the nodes share (default: DATA_DIR/slurm-jobs); a job run as"
+                    + " a user's account works in, and writes allot-JOBID.out to, that account's home")
     Path workDir;
 
     @Option(names = "--slurm-timeout", paramLabel = "DURATION", defaultValue = "10s",
@@ -115,7 +116,9 @@ final class SlurmOptions {
     /** The maker {@link Service#start} calls once the store is open. */
     Map<String, Service.BackendMaker> makers(Path dataDir) {
         return Map.of("slurm", (cfg, store) -> {
-            SlurmConfig c = config(dataDir, instanceId(dataDir));
+            // A job as root only when the operator allowed root workloads for the whole service.
+            SlurmConfig c = config(dataDir, instanceId(dataDir))
+                    .withRootWorkloads(cfg.security().allowRootWorkloads());
             try {
                 Files.createDirectories(c.workDir());
             } catch (IOException e) {

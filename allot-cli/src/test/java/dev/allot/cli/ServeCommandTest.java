@@ -130,7 +130,9 @@ class ServeCommandTest {
                 {"--time-scale", "fast", "--time-scale expects a number > 0 such as 60, got 'fast'"},
                 {"--log-format", "xml", "--log-format expects text or json, got 'xml'"},
                 {"--db-url", "jdbc:mysql://x/y", "--db-url expects a PostgreSQL JDBC URL"},
-                {"--db-user", "allot", "--db-user needs --db-url"}}) {
+                {"--db-user", "allot", "--db-user needs --db-url"},
+                {"--accounts", "/nonexistent/accounts", "--accounts /nonexistent/accounts: no such file"},
+                {"--accounts", "pom.xml", "pom.xml:1: expected 'USER: ACCOUNT'"}}) {
             // The options, then the message expected.
             java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("serve", "--data-dir", d));
             args.addAll(java.util.Arrays.asList(bad).subList(0, bad.length - 1));

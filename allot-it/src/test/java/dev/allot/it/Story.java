@@ -43,6 +43,10 @@ final class Story implements AutoCloseable {
     private int processes;
     private String url;
     private SlurmConfig slurmConfig;
+    private Path accountsFile;
+    /** {@link #accountsFile} is this story's own, mapping everyone to root; written at start. */
+    private boolean rootAccounts = true;
+    private final Map<String, String> serviceEnvironment = new java.util.TreeMap<>();
 
     Story(SlurmCluster slurm, Path dataDir, String instance) {
         this.slurm = slurm;
@@ -50,8 +54,32 @@ final class Story implements AutoCloseable {
         // Unique per run: Slurm lists ended jobs for an hour, and a job of an earlier run with this run's tag would be
         // taken for this run's attempt (an instance id names one store; a test's store is new each run).
         this.instance = instance + "-" + Long.toHexString(System.nanoTime() & 0xffffffL);
+        // Unless told otherwise (runningAs), every user's jobs run as root, the service's own user here: mapped and
+        // allowed explicitly (Allot refuses root workloads otherwise).
+        this.accountsFile = dataDir.resolveSibling(dataDir.getFileName() + "-accounts");
         this.slurmConfig = SlurmConfig.defaults(slurm.conf, dataDir.resolve("jobs"), this.instance)
-                .withCommandTimeout(Duration.ofSeconds(2));
+                .withCommandTimeout(Duration.ofSeconds(2)).withRootWorkloads(true);
+    }
+
+    /** Run each user's workloads as the Unix account {@code accounts} maps it to ({@code allot serve --accounts}). */
+    Story runningAs(Path accounts) {
+        accountsFile = accounts;
+        rootAccounts = false;
+        slurmConfig = slurmConfig.withRootWorkloads(false);
+        return this;
+    }
+
+    /** Unless the story runs users as their own accounts: every user runs as root ('*: root'), allowed. */
+    private void writeRootAccounts() throws IOException {
+        if (rootAccounts) {
+            Files.writeString(accountsFile, "*: root\n");
+        }
+    }
+
+    /** Adds a variable to the service's own environment ({@link #startProcess} only). */
+    Story withServiceEnvironment(String name, String value) {
+        serviceEnvironment.put(name, value);
+        return this;
     }
 
     /** Observe through slurmrestd instead of the commands. */
@@ -89,8 +117,11 @@ final class Story implements AutoCloseable {
     /** Starts the service on the Slurm backend (again, after {@link #stop}: a restart). */
     Story start() throws IOException {
         Files.createDirectories(slurmConfig.workDir());
+        writeRootAccounts();
         ServiceConfig config = ServiceConfig.defaults(dataDir).withPort(0).withBackend("slurm")
-                .withTick(Duration.ofMillis(200)).withGrace(Duration.ofSeconds(2));
+                .withTick(Duration.ofMillis(200)).withGrace(Duration.ofSeconds(2))
+                .withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accountsFile,
+                        false, slurmConfig.rootWorkloads()));
         service = Service.start(config, Clock.systemUTC(),
                 Map.of("slurm", (c, s) -> SlurmBackend.connect(slurmConfig, Clock.systemUTC())));
         url = service.url();
@@ -114,10 +145,17 @@ final class Story implements AutoCloseable {
         if (slurmConfig.binDir() != null) {
             cmd.addAll(List.of("--slurm-bin", slurmConfig.binDir().toString()));
         }
+        writeRootAccounts();
+        cmd.addAll(List.of("--accounts", accountsFile.toString()));
+        if (slurmConfig.rootWorkloads()) {
+            cmd.add("--allow-root-workloads");
+        }
         // Kept after the test (the data directory is not): target/it-logs/<instance>-<n>.log.
         Path logs = Files.createDirectories(Path.of("target", "it-logs"));
         Path log = logs.resolve(instance + "-" + (++processes) + ".log").toAbsolutePath();
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(serviceEnvironment);
+        process = pb.start();
         long pid = process.pid();
         await("allot serve (pid " + pid + ") to write service.json; its log: " + log, Duration.ofSeconds(60), () -> {
             if (!process.isAlive()) {
@@ -169,6 +207,11 @@ final class Story implements AutoCloseable {
         return service;
     }
 
+    /** The pid of the {@link #startProcess} service. */
+    long servicePid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         stop();
@@ -188,6 +231,21 @@ final class Story implements AutoCloseable {
         o.putArray("command").add("bash").add("-c").add(shell);
         JsonNode r = post("/v1/workloads", "tok-" + user, o.toString(), 201);
         return r.path("id").asText();
+    }
+
+    /** A submission of an allocated (1 minute), non-resumable workload: its command and declared environment. */
+    String submit(String user, String allocation, int gpus, List<String> command, Map<String, String> environment)
+            throws Exception {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("allocation", allocation);
+        o.put("gpus", gpus);
+        o.put("minRuntime", "1m");
+        o.put("resumable", false);
+        o.put("priority", "normal");
+        command.forEach(o.putArray("command")::add);
+        ObjectNode env = o.putObject("environment");
+        environment.forEach(env::put);
+        return post("/v1/workloads", "tok-" + user, o.toString(), 201).path("id").asText();
     }
 
     void cancel(String user, String id) throws Exception {

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs Slurm's commands: always with {@code SLURM_CONF} set (never a DNS lookup for the controller), a timeout
- * after which the command is killed and its outcome unknown, and both outputs kept.
+ * after which the command is killed and its outcome unknown, and both outputs kept. {@code sbatch} runs isolated
+ * ({@link #runIsolated}): a built environment and umask 077, since a job takes both from it.
  */
 final class Commands {
     private final Path binDir;
@@ -50,13 +51,52 @@ final class Commands {
         List<String> cmd = new ArrayList<>();
         cmd.add(binDir == null ? program : binDir.resolve(program).toString());
         cmd.addAll(args);
+        return exec(program, cmd, cmd, env, false);
+    }
+
+    /**
+     * Runs {@code program args...} with exactly {@code env} and {@code SLURM_CONF} as its environment (nothing of
+     * the service's own) and umask 077: for {@code sbatch}, whose own umask becomes the job's (and so that of the
+     * job's output file), and whose environment must not carry the service's secrets anywhere.
+     *
+     * @throws BackendUnavailableException if it could not be run or did not finish in time (it was killed)
+     */
+    Result runIsolated(String program, List<String> args, Map<String, String> env) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(executable(program));
+        cmd.addAll(args);
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", "unset PWD; umask 077 && exec \"$0\" \"$@\""));
+        argv.addAll(cmd);
+        return exec(program, cmd, argv, env, true);
+    }
+
+    /** The program's path: in the configured directory, else found on the service's PATH (the child has none). */
+    private String executable(String program) {
+        if (binDir != null) {
+            return binDir.resolve(program).toString();
+        }
+        String path = System.getenv("PATH");
+        for (String dir : (path == null ? "" : path).split(":")) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, program);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p.toAbsolutePath().toString();
+            }
+        }
+        return program; // not found: running it fails, and says so
+    }
+
+    private Result exec(String program, List<String> cmd, List<String> argv, Map<String, String> env,
+                        boolean clean) {
         Path out = null;
         Path err = null;
         try {
             out = Files.createTempFile("allot-slurm", ".out");
             err = Files.createTempFile("allot-slurm", ".err");
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectOutput(out.toFile()).redirectError(err.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            if (clean) {
+                pb.environment().clear();
+            }
             pb.environment().putAll(env);
             if (slurmConf != null) {
                 pb.environment().put("SLURM_CONF", slurmConf.toString());

@@ -10,31 +10,149 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What Allot asks Slurm to do, through its commands: submit one attempt ({@code sbatch}), signal or end a job
  * ({@code scancel}), drain or resume a node ({@code scontrol update}). A command that fails says nothing certain
  * (Slurm has been seen to print errors for updates it applied): callers read the state back before concluding.
  * slurmrestd 0.0.38 cannot pin a job to nodes, drain a node or requeue a job, so actions always use the commands.
+ *
+ * <p><b>Who a job runs as.</b> A launch that names an account runs as it: {@code sbatch --uid=ACCOUNT
+ * --gid=PRIMARY_GID} (Slurm lets only root do that), in the account's home ({@code --chdir}), its output file
+ * {@code HOME/allot-JOBID.out} created by slurmstepd as the account. A launch that names none runs as the service's
+ * own user, in {@link SlurmConfig#workDir()}. Nothing runs as root unless {@link SlurmConfig#rootWorkloads()}.
+ *
+ * <p><b>What a job's environment is.</b> Built, never inherited ({@link #jobEnvironment}): {@code PATH}, {@code HOME}
+ * and {@code USER} of the account, the workload's declared variables, {@code ALLOT_WORKLOAD_ID} and
+ * {@code ALLOT_ATTEMPT}; Slurm adds its own ({@code SLURM_*}, {@code CUDA_VISIBLE_DEVICES}, ...). It reaches Slurm
+ * as an {@code --export-file} (NUL-separated, so any value passes), which on Slurm 22.05 is the job's whole
+ * environment: sbatch's own environment is not merged into it, and slurmd does not load the account's login
+ * environment (as it does for {@code --export=NONE} or a list of names, through {@code su -}, which cannot carry the
+ * declared variables either). The declared variables never pass through sbatch's own environment, where
+ * {@code SBATCH_*} and {@code SLURM_*} names would be read as sbatch options. sbatch itself runs with only
+ * {@code SLURM_CONF} (and {@code SLURM_HOSTFILE}) and umask 077, which Slurm gives the job: its output file is
+ * 0600.
  */
 class SlurmActions {
+    private static final Logger LOG = LoggerFactory.getLogger(SlurmActions.class);
     /** sbatch's words for failures of the transport, not of the request: the outcome is unknown. */
     private static final List<String> TRANSIENT = List.of("Socket timed out", "Connection refused",
             "Connection reset", "Unable to contact slurm controller", "Zero Bytes were transmitted",
             "Slurm backup controller in standby mode", "Communication connection failure", "Transport endpoint",
             "Resource temporarily unavailable");
 
+    /** A job's PATH: Debian's login PATH for users (login.defs ENV_PATH), and for root (ENV_SUPATH). */
+    static final String USER_PATH = "/usr/local/bin:/usr/bin:/bin";
+    static final String ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    /** The variable names Slurm passes to a job; it drops any other from an export file without a word. */
+    static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
     private final Commands commands;
     private final SlurmConfig config;
+    private final UnixAccounts accounts;
+    private UnixAccounts.Account self;
 
     SlurmActions(Commands commands, SlurmConfig config) {
-        this.commands = commands;
-        this.config = config;
+        this(commands, config, UnixAccounts.getent(config.commandTimeout()));
     }
 
-    /** The sbatch options for one attempt (without the command), in a fixed order. */
-    List<String> sbatchArgs(Launch launch) {
+    SlurmActions(Commands commands, SlurmConfig config, UnixAccounts accounts) {
+        this.commands = commands;
+        this.config = config;
+        this.accounts = accounts;
+    }
+
+    /**
+     * Who a job runs as and where.
+     *
+     * @param account    the Unix account it runs as
+     * @param switchUser sbatch must submit it as that account ({@code --uid}/{@code --gid}): it is not the service's
+     * @param dir        its working directory, where its output file goes
+     */
+    record JobIdentity(UnixAccounts.Account account, boolean switchUser, Path dir) {
+    }
+
+    /**
+     * Who {@code launch} runs as: its account, or the service's own user when it names none.
+     *
+     * @throws BackendException            if it must not or cannot run: the account does not exist here, it is root
+     *                                     and root jobs are not allowed, or the service cannot switch users
+     * @throws BackendUnavailableException if the passwd database could not be read (nothing is known)
+     */
+    JobIdentity identity(Launch launch) {
+        UnixAccounts.Account me = self();
+        UnixAccounts.Account who = me;
+        if (launch.account() != null) {
+            who = accounts.find(launch.account()).orElseThrow(() -> new BackendException(launch.attempt()
+                    + " runs as Unix account '" + launch.account() + "', which does not exist on the Allot host"
+                    + " (getent passwd " + launch.account() + " found nothing); create it there and on every Slurm"
+                    + " node, or map the user to an existing account"));
+        }
+        if (who.root() && !config.rootWorkloads()) {
+            throw new BackendException(launch.attempt() + " would run as root ("
+                    + (launch.account() != null ? "its account is '" + who.name() + "'"
+                    : "it names no account and the service runs as " + me.name())
+                    + "); Allot starts no workload as root unless the service is told to allow root workloads");
+        }
+        boolean switchUser = who.uid() != me.uid();
+        if (switchUser && !me.root()) {
+            throw new BackendException(launch.attempt() + " runs as Unix account '" + who.name() + "', but the"
+                    + " service runs as " + me.name() + ", not root: Slurm lets only root submit a job as another"
+                    + " user (sbatch --uid)");
+        }
+        // A job of the service's own account (none named, or the service's) needs no switch and works where the
+        // service's jobs do; a switched one works in its account's home.
+        return new JobIdentity(who, switchUser, switchUser ? who.home() : config.workDir());
+    }
+
+    private synchronized UnixAccounts.Account self() {
+        if (self == null) {
+            self = accounts.self();
+        }
+        return self;
+    }
+
+    /**
+     * The environment a job starts with: the account's {@code PATH}, {@code HOME} and {@code USER}, then the
+     * workload's declared variables (which may set those three too), then Allot's {@code ALLOT_*}.
+     *
+     * @throws BackendException if a declared name is one Slurm would drop (only letters, digits and '_' pass)
+     */
+    static SortedMap<String, String> jobEnvironment(Launch launch, UnixAccounts.Account account) {
+        SortedMap<String, String> env = new TreeMap<>();
+        env.put("PATH", account.root() ? ROOT_PATH : USER_PATH);
+        env.put("HOME", account.home().toString());
+        env.put("USER", account.name());
+        for (Map.Entry<String, String> e : launch.environment().entrySet()) {
+            if (!VARIABLE.matcher(e.getKey()).matches()) {
+                throw new BackendException(launch.attempt() + ": Slurm passes only environment variables named"
+                        + " with letters, digits and '_', not starting with a digit; got '" + e.getKey() + "'");
+            }
+            if (e.getValue().indexOf('\0') >= 0) {
+                throw new BackendException(launch.attempt() + ": the value of " + e.getKey() + " contains a NUL"
+                        + " character, which no environment can hold");
+            }
+            env.put(e.getKey(), e.getValue());
+        }
+        env.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
+        env.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
+        return env;
+    }
+
+    /** An {@code --export-file}: each {@code NAME=value} followed by a NUL. */
+    static byte[] exportFile(Map<String, String> env) {
+        StringBuilder b = new StringBuilder();
+        env.forEach((k, v) -> b.append(k).append('=').append(v).append('\0'));
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The sbatch options for one attempt run as {@code who} with the environment in {@code exportFile}. */
+    List<String> sbatchArgs(Launch launch, JobIdentity who, Path exportFile) {
         List<String> a = new ArrayList<>();
         a.add("--parsable");
         a.add("--job-name=" + JobTag.name(launch.attempt()));
@@ -70,19 +188,17 @@ class SlurmActions {
             a.add("--distribution=arbitrary");
         }
         a.add("--requeue");
-        a.add("--chdir=" + config.workDir());
-        a.add("--output=" + config.workDir().resolve("allot-%j.out"));
         a.addAll(config.extraSbatchArgs());
+        // Identity and environment come after the operator's extra options, which cannot override them.
+        if (who.switchUser()) {
+            a.add("--uid=" + who.account().name());
+            a.add("--gid=" + who.account().gid());
+        }
+        a.add("--chdir=" + who.dir());
+        a.add("--output=" + who.dir().resolve("allot-%j.out"));
+        a.add("--export-file=" + exportFile);
         a.add("--wrap=" + shellCommand(launch.command()));
         return a;
-    }
-
-    /** The environment sbatch passes on to the job (it exports its own environment): the workload's and Allot's. */
-    static Map<String, String> environment(Launch launch) {
-        Map<String, String> env = new TreeMap<>(launch.environment());
-        env.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
-        env.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
-        return env;
     }
 
     /** Whether every node of the placement has as many GPUs (then {@code --gres=gpu:N} says it all). */
@@ -105,14 +221,16 @@ class SlurmActions {
     }
 
     /**
-     * Submits one attempt and returns its job id.
+     * Submits one attempt as {@code who} ({@link #identity}) and returns its job id.
      *
      * @throws BackendException when sbatch refused the request itself (a bad partition, nodes that cannot hold it)
      * @throws BackendUnavailableException when the outcome is unknown (sbatch failed to talk to the controller,
      *                                     timed out, or printed no job id): the job may or may not exist
      */
-    long submit(Launch launch) {
-        Map<String, String> env = environment(launch);
+    long submit(Launch launch, JobIdentity who) {
+        SortedMap<String, String> jobEnv = jobEnvironment(launch, who.account());
+        // sbatch's own environment: what it needs to submit, nothing of the service's (see the class comment).
+        Map<String, String> sbatchEnv = new TreeMap<>();
         if (!uniform(launch)) {
             Path hosts = config.workDir().resolve(".hostfiles").resolve(launch.attempt().workloadId() + "-"
                     + launch.attempt().attempt() + ".hosts");
@@ -123,9 +241,31 @@ class SlurmActions {
                 throw new BackendException("could not write the task layout " + hosts + " for " + launch.attempt()
                         + ": " + e.getMessage(), e);
             }
-            env.put("SLURM_HOSTFILE", hosts.toString());
+            sbatchEnv.put("SLURM_HOSTFILE", hosts.toString());
         }
-        Commands.Result r = commands.run("sbatch", sbatchArgs(launch), env);
+        Path exportFile;
+        try {
+            // A new temporary file is 0600 on POSIX: the declared values may be secrets. sbatch reads it at once.
+            exportFile = Files.createTempFile("allot-job-env", ".env");
+        } catch (IOException e) {
+            throw new BackendUnavailableException("could not write the environment of " + launch.attempt() + " for"
+                    + " sbatch: " + e.getMessage(), e);
+        }
+        Commands.Result r;
+        try {
+            Files.write(exportFile, exportFile(jobEnv));
+            r = commands.runIsolated("sbatch", sbatchArgs(launch, who, exportFile), sbatchEnv);
+        } catch (IOException e) {
+            throw new BackendUnavailableException("could not write the environment of " + launch.attempt() + " for"
+                    + " sbatch: " + e.getMessage(), e);
+        } finally {
+            try {
+                Files.deleteIfExists(exportFile);
+            } catch (IOException e) {
+                LOG.warn("could not delete {}, the environment of {} for sbatch: {}", exportFile, launch.attempt(),
+                        e.getMessage());
+            }
+        }
         if (r.ok()) {
             String id = r.out().strip().split(";")[0];
             if (!id.isEmpty() && id.chars().allMatch(Character::isDigit) && id.length() < 19) {
@@ -179,7 +319,7 @@ class SlurmActions {
         a.add("--chdir=" + config.workDir());
         a.add("--output=/dev/null");
         a.add("--wrap=true");
-        Commands.Result r = commands.run("sbatch", a);
+        Commands.Result r = commands.runIsolated("sbatch", a, Map.of());
         String id = r.out().strip().split(";")[0];
         if (r.ok() && !id.isEmpty() && id.chars().allMatch(Character::isDigit)) {
             return Long.parseLong(id);

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * {@code --gres=gpu:N} per node, or one task per GPU laid out by a hostfile when the counts differ), named
  * {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
  * in the protected partition (or QOS) for allocated work and the preemptible one for unallocated work. Stopping is
- * {@code scancel --signal=TERM} and, once the grace period has passed, {@code scancel}. A preempted resumable
+ * {@code scancel --signal=TERM} and, once the grace period has passed, {@code scancel}. Each job runs as its
+ * launch's Unix account, with an environment built for it (see {@link SlurmActions}). A preempted resumable
  * workload is not requeued inside Slurm: its attempt ends, and its next attempt is a new job where and when Allot
  * decides (a Slurm requeue would let Slurm's scheduler pick the time and place, fighting Allot's).
  *
@@ -163,9 +164,11 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             adopt(key, existing.get(), "found in Slurm before submitting; not submitting again");
             return;
         }
+        // Refused before anything reaches Slurm: a missing account, root, or a service that cannot switch users.
+        SlurmActions.JobIdentity who = actions.identity(launch);
         long id;
         try {
-            id = actions.submit(launch);
+            id = actions.submit(launch, who);
         } catch (BackendUnavailableException e) {
             uncertainSince.put(key, clock.millis());
             throw e;
@@ -190,7 +193,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         uncertainSince.remove(key);
         tracked.put(key, new Tracked(id));
         counters.submissions++;
-        LOG.info("submitted {} as Slurm job {} on {}", key, id, launch.placement());
+        LOG.info("submitted {} as Slurm job {} on {}, as {}", key, id, launch.placement(), who.account().name());
     }
 
     /** A listing recent enough to say whether an attempt's job exists: fresh if a submission of it went unanswered. */

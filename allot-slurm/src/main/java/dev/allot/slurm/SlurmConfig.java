@@ -22,17 +22,21 @@ import java.util.Objects;
  * @param qos              the QOS for allocated work, null for none (needs accounting)
  * @param freeQos          the QOS for unallocated work, null for none
  * @param account          the Slurm account jobs are charged to, null for the user's default
- * @param workDir          the jobs' working directory, where their output files go ({@code allot-JOBID.out})
+ * @param workDir          the service's own directory for Slurm: task layouts ({@code .hostfiles}), and the working
+ *                         directory and output files ({@code allot-JOBID.out}) of jobs that run as the service's own
+ *                         user; a job run as another account works in, and writes to, that account's home
  * @param instance         this Allot instance's id, written in every job's comment: jobs of another instance are
  *                         never taken for ours, and a second instance on the same cluster is refused
  * @param commandTimeout   how long a Slurm command or request may take before it counts as failed (unknown)
  * @param accounting       whether {@code sacct} works here (slurmdbd): then it confirms jobs gone from squeue
  * @param extraSbatchArgs  more {@code sbatch} options, as given (e.g. {@code --mem=0})
+ * @param rootWorkloads    a job may run as root (uid 0): a launch's account is root, or it names none and the service
+ *                         runs as root; refused otherwise (the operator's explicit, documented choice)
  */
 public record SlurmConfig(Path slurmConf, Path binDir, Observe observe, String restUrl, String restUser,
                           Path restTokenFile, String partition, String freePartition, String qos, String freeQos,
                           String account, Path workDir, String instance, Duration commandTimeout, boolean accounting,
-                          List<String> extraSbatchArgs) {
+                          List<String> extraSbatchArgs, boolean rootWorkloads) {
     /** How jobs and nodes are observed. Actions (submit, signal, cancel, drain) always use the commands. */
     public enum Observe {
         /** {@code squeue --json}, {@code sinfo --json}, {@code scontrol -o show job}. */
@@ -66,49 +70,59 @@ public record SlurmConfig(Path slurmConf, Path binDir, Observe observe, String r
         }
     }
 
-    /** Defaults: the commands on the PATH, partitions {@code allot} and {@code allot-free}, a 10 s timeout. */
+    /**
+     * Defaults: the commands on the PATH, partitions {@code allot} and {@code allot-free}, a 10 s timeout, no job
+     * as root.
+     */
     public static SlurmConfig defaults(Path slurmConf, Path workDir, String instance) {
         return new SlurmConfig(slurmConf, null, Observe.CLI, null, null, null, DEFAULT_PARTITION,
-                DEFAULT_FREE_PARTITION, null, null, null, workDir, instance, Duration.ofSeconds(10), false, List.of());
+                DEFAULT_FREE_PARTITION, null, null, null, workDir, instance, Duration.ofSeconds(10), false, List.of(),
+                false);
     }
 
     public SlurmConfig withBinDir(Path dir) {
         return new SlurmConfig(slurmConf, dir, observe, restUrl, restUser, restTokenFile, partition, freePartition, qos,
-                freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs);
+                freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs, rootWorkloads);
     }
 
     public SlurmConfig withRest(String url, String user, Path tokenFile) {
         return new SlurmConfig(slurmConf, binDir, Observe.REST, url, user, tokenFile, partition, freePartition, qos,
-                freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs);
+                freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs, rootWorkloads);
     }
 
     public SlurmConfig withPartitions(String allocated, String free) {
         return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, allocated, free, qos,
-                freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs);
+                freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs, rootWorkloads);
     }
 
     public SlurmConfig withQos(String allocated, String free) {
         return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, partition, freePartition,
-                allocated, free, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs);
+                allocated, free, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs,
+                rootWorkloads);
     }
 
     public SlurmConfig withAccount(String a) {
         return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, partition, freePartition,
-                qos, freeQos, a, workDir, instance, commandTimeout, accounting, extraSbatchArgs);
+                qos, freeQos, a, workDir, instance, commandTimeout, accounting, extraSbatchArgs, rootWorkloads);
     }
 
     public SlurmConfig withCommandTimeout(Duration d) {
         return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, partition, freePartition,
-                qos, freeQos, account, workDir, instance, d, accounting, extraSbatchArgs);
+                qos, freeQos, account, workDir, instance, d, accounting, extraSbatchArgs, rootWorkloads);
     }
 
     public SlurmConfig withAccounting(boolean on) {
         return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, partition, freePartition,
-                qos, freeQos, account, workDir, instance, commandTimeout, on, extraSbatchArgs);
+                qos, freeQos, account, workDir, instance, commandTimeout, on, extraSbatchArgs, rootWorkloads);
     }
 
     public SlurmConfig withExtraSbatchArgs(List<String> args) {
         return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, partition, freePartition,
-                qos, freeQos, account, workDir, instance, commandTimeout, accounting, args);
+                qos, freeQos, account, workDir, instance, commandTimeout, accounting, args, rootWorkloads);
+    }
+
+    public SlurmConfig withRootWorkloads(boolean allowed) {
+        return new SlurmConfig(slurmConf, binDir, observe, restUrl, restUser, restTokenFile, partition, freePartition,
+                qos, freeQos, account, workDir, instance, commandTimeout, accounting, extraSbatchArgs, allowed);
     }
 }

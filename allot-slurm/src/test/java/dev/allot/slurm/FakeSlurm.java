@@ -27,9 +27,9 @@ final class FakeSlurm implements SlurmProbe {
     /** How the next {@code sbatch} turns out. */
     enum Submit { OK, APPLIED_BUT_UNAVAILABLE, UNAVAILABLE, APPLIED_BUT_REFUSED, REFUSED }
 
-    final SlurmConfig config;
+    SlurmConfig config;
     final TestClock clock = new TestClock();
-    final Actions actions;
+    Actions actions;
     final Map<Long, SlurmJob> jobs = new TreeMap<>();
     final Map<String, SlurmNode> nodes = new TreeMap<>();
     /** What was asked of Slurm: {@code submit w-1#1}, {@code cancel 101}, {@code signal 101 TERM}, ... */
@@ -47,8 +47,16 @@ final class FakeSlurm implements SlurmProbe {
     private Submit nextSubmit = Submit.OK;
 
     FakeSlurm(String instance) {
-        config = SlurmConfig.defaults(null, Path.of("/srv/allot"), instance);
+        // The service runs as root (SlurmActionsTest.passwd); its tests' launches name no account: allowed here.
+        config = SlurmConfig.defaults(null, Path.of("/srv/allot"), instance).withRootWorkloads(true);
         actions = new Actions(config);
+    }
+
+    /** The same Slurm, its service refusing root jobs ({@code false}) or not. */
+    FakeSlurm withRootWorkloads(boolean allowed) {
+        config = config.withRootWorkloads(allowed);
+        actions = new Actions(config);
+        return this;
     }
 
     /** A backend over this Slurm, holding the instance lock. */
@@ -147,13 +155,13 @@ final class FakeSlurm implements SlurmProbe {
     /** sbatch, scancel and scontrol update, on the table. */
     final class Actions extends SlurmActions {
         Actions(SlurmConfig config) {
-            super(new Commands(config), config);
+            super(new Commands(config), config, SlurmActionsTest.passwd("root"));
         }
 
         @Override
-        long submit(Launch launch) {
+        long submit(Launch launch, JobIdentity who) {
             AttemptKey key = launch.attempt();
-            log.add("submit " + key);
+            log.add("submit " + key + (who.switchUser() ? " as " + who.account().name() : ""));
             Submit outcome = nextSubmit;
             nextSubmit = Submit.OK;
             long id = switch (outcome) {

@@ -48,6 +48,21 @@ class SlurmBackendTest {
     }
 
     @Test
+    void anAttemptWithAnAccountIsSubmittedAsItAndOneThatMayNotRunIsRefusedBeforeReachingSlurm() {
+        backend.start(SlurmActionsTest.as(FakeSlurm.launch(W1), "alice"));
+        assertThat(slurm.submissions()).containsExactly("submit w-1#1 as alice");
+
+        AttemptKey w2 = new AttemptKey("w-2", 1);
+        assertThatThrownBy(() -> backend.start(SlurmActionsTest.as(FakeSlurm.launch(w2), "carol")))
+                .isInstanceOf(BackendException.class).hasMessageContaining("'carol', which does not exist");
+        SlurmBackend strict = new FakeSlurm("inst2").withRootWorkloads(false).backend();
+        assertThatThrownBy(() -> strict.start(FakeSlurm.launch(w2))).isInstanceOf(BackendException.class)
+                .hasMessageContaining("would run as root");
+        assertThat(slurm.submissions()).containsExactly("submit w-1#1 as alice");
+        assertThat(backend.observe()).extracting(AttemptStatus::attempt).containsExactly(W1);
+    }
+
+    @Test
     void aFailedJobExitsWithTheCodeInItsWaitStatus() {
         backend.start(FakeSlurm.launch(W1));
         slurm.set(slurm.idOf(W1), j -> j.state("FAILED").reason("NonZeroExitCode").exit(768).nodes("n1"));
