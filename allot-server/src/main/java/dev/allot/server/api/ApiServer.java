@@ -212,7 +212,8 @@ public final class ApiServer implements AutoCloseable {
             r.accept(config);
         }
 
-        config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.field(), e.hint()));
+        config.routes.exception(ApiException.class, (e, ctx) -> json(ctx, e.status(),
+                new ApiError(e.getMessage(), e.field(), e.hint(), ApiError.of(e.violations()))));
         config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
         config.routes.exception(ConflictException.class, (e, ctx) -> error(ctx, 409, e.getMessage(), null, null));
         config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(),
@@ -287,9 +288,7 @@ public final class ApiServer implements AutoCloseable {
             try {
                 batch.add(checked(items.get(i), user, permissions));
             } catch (ApiException e) {
-                String at = "workloads[" + i + "]";
-                throw new ApiException(e.status(), at + ": " + e.getMessage(),
-                        e.field() == null ? at : at + "." + e.field(), e.hint());
+                throw e.within("workloads[" + i + "]");
             }
         }
         List<Workload> stored = store.workloads().submitAll(batch);
@@ -369,13 +368,11 @@ public final class ApiServer implements AutoCloseable {
         if (nodes.isEmpty()) {
             return; // nothing registered yet: the scheduler decides once nodes come
         }
-        dev.allot.core.model.ClusterSpec cluster = dev.allot.server.store.ClusterSpecs.of(nodes);
-        if (!cluster.canEverFit(s.gpus(), s.gpusPerNode())) {
-            throw ApiException.badField(s.gpusPerNode() > 0 ? "gpusPerNode" : "gpus", "asks for "
-                    + dev.allot.core.state.ClusterState.describeShape(s.gpus(), s.gpusPerNode()) + " but the cluster has "
-                    + cluster.totalGpus() + " GPUs on " + nodes.size() + " nodes (at most "
-                    + nodes.stream().mapToInt(Node::gpus).max().orElse(0) + " on one)",
-                    "GET /v1/nodes lists the nodes; ask for fewer GPUs or a smaller gang");
+        Optional<dev.allot.core.rules.Violation> misfit = dev.allot.core.rules.ShapeFit.check(
+                dev.allot.server.store.ClusterSpecs.of(nodes), s.gpus(), s.gpusPerNode());
+        if (misfit.isPresent()) {
+            throw ApiException.violations(List.of(misfit.get()), "GET /v1/nodes lists the nodes; ask for fewer GPUs or"
+                    + " a smaller gang");
         }
     }
 
