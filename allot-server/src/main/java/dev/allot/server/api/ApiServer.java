@@ -561,7 +561,7 @@ public final class ApiServer implements AutoCloseable {
 
     private void putNode(Context ctx, User user) {
         requireAdmin(user, "register nodes");
-        String name = nodeName(ctx.pathParam("name"));
+        String name = Edits.nodeName(ctx.pathParam("name"));
         Edits.NodeRegistration r = Edits.NodeRegistration.parse(readBody(ctx));
         Optional<Node> before = findNode(name);
         // A node registered again keeps its health; only its GPU count changes.
@@ -585,15 +585,6 @@ public final class ApiServer implements AutoCloseable {
 
     private Optional<Node> findNode(String name) {
         return store.nodes().nodes().stream().filter(n -> n.name().equals(name)).findFirst();
-    }
-
-    private static String nodeName(String name) {
-        if (name.isBlank() || !name.strip().equals(name) || name.length() > Submission.MAX_TEXT
-                || name.chars().anyMatch(Character::isISOControl)) {
-            throw ApiException.badField("name", "expected a node name of 1 to " + Submission.MAX_TEXT
-                    + " characters without surrounding blanks, got '" + name + "'", "e.g. gpu-01");
-        }
-        return name;
     }
 
     /**
