@@ -3,12 +3,16 @@ package dev.allot.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -110,7 +114,7 @@ final class BudgetCommand implements Callable<Integer> {
         String path;
 
         @picocli.CommandLine.Option(names = "--share", paramLabel = "WEIGHT",
-                description = "its weight among its siblings, a number > 0")
+                description = "its weight among its siblings, a finite number >= 0 (0: entitled to nothing)")
         Double share;
 
         @picocli.CommandLine.Option(names = "--managers", split = ",", paramLabel = "USER",
@@ -123,6 +127,15 @@ final class BudgetCommand implements Callable<Integer> {
 
         @Override
         JsonNode call(ApiClient client) {
+            // The server's rules, checked here too so that a bad value is refused before any request is made.
+            Optional<Violation> bad = Names.checkPath("path", path);
+            if (bad.isEmpty() && share != null) {
+                bad = Shares.check(share);
+            }
+            if (bad.isPresent()) {
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, bad.get() + " (field: "
+                        + bad.get().field() + ")");
+            }
             JsonNode current = null;
             for (JsonNode a : client.get("/v1/allocations").path("allocations")) {
                 if (a.path("path").asText().equals(path)) {

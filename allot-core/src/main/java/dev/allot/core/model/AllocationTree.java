@@ -1,5 +1,7 @@
 package dev.allot.core.model;
 
+import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -71,9 +73,9 @@ public final class AllocationTree {
             for (int c : children[i]) {
                 sum += share[c];
             }
-            if (!(sum > 0)) {
-                throw new IllegalArgumentException("the children of allocation '" + names[i]
-                        + "' have shares summing to " + sum + "; at least one share must be positive");
+            Optional<Violation> bad = Shares.checkSiblings(names[i], sum);
+            if (bad.isPresent()) {
+                throw new IllegalArgumentException("allocation '" + names[i] + "': " + bad.get());
             }
             for (int c : children[i]) {
                 entitlement[c] = entitlement[i] * share[c] / sum;
@@ -276,8 +278,9 @@ public final class AllocationTree {
             if (name.isBlank()) {
                 throw new IllegalArgumentException("allocation names must not be blank");
             }
-            if (!(share >= 0) || Double.isInfinite(share)) {
-                throw new IllegalArgumentException("allocation '" + name + "': share must be a finite number >= 0, got " + share);
+            Optional<Violation> bad = Shares.check(share);
+            if (bad.isPresent()) {
+                throw new IllegalArgumentException("allocation '" + name + "': " + bad.get());
             }
             int idx = defs.size();
             defs.add(new Def(name, current, share, managers));

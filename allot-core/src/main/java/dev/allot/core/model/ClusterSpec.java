@@ -76,11 +76,4 @@ public final class ClusterSpec {
         return n;
     }
 
-    /** Whether a workload of this shape could ever be placed on this cluster with every node healthy. */
-    public boolean canEverFit(int gpus, int gpusPerNode) {
-        if (gpusPerNode == 0) {
-            return gpus <= totalGpus;
-        }
-        return gpus / gpusPerNode <= nodesWithAtLeast(gpusPerNode);
-    }
 }

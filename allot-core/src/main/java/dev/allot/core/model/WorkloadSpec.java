@@ -1,6 +1,10 @@
 package dev.allot.core.model;
 
+import dev.allot.core.rules.Violation;
+import dev.allot.core.rules.WorkloadFields;
+import dev.allot.core.rules.WorkloadRules;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -9,7 +13,8 @@ import java.util.Objects;
  * <p>{@code minRuntime} is the declared minimum runtime before any cap; zero means the workload is
  * <em>unallocated</em> (free, never charged, always preemptible). {@code gpusPerNode} zero means any
  * packing; a positive value asks for whole groups of that many GPUs on each node, all or nothing (a gang).
- * {@code checkpointEvery} null means progress is never lost when a resumable workload is preempted.
+ * {@code checkpointEvery} null means progress is never lost when a resumable workload is preempted. The fields
+ * obey {@link WorkloadRules}, the same rules every boundary checks; here they are invariants.
  *
  * @param submitSeconds seconds from the start of the scenario (or of the service's epoch)
  * @param duration      the work the workload needs, in running time
@@ -36,30 +41,20 @@ public record WorkloadSpec(
         Objects.requireNonNull(minRuntime, "minRuntime");
         Objects.requireNonNull(priority, "priority");
         Objects.requireNonNull(kind, "kind");
-        if (id.isBlank()) {
-            throw new IllegalArgumentException("workload id must not be blank");
-        }
-        if (gpus < 1) {
-            throw new IllegalArgumentException("workload " + id + ": gpus must be at least 1, got " + gpus);
-        }
-        if (gpusPerNode < 0) {
-            throw new IllegalArgumentException("workload " + id + ": gpus_per_node must be empty or positive, got " + gpusPerNode);
-        }
-        if (gpusPerNode > 0 && gpus % gpusPerNode != 0) {
-            throw new IllegalArgumentException("workload " + id + ": gpus (" + gpus + ") must be a multiple of gpus_per_node ("
-                    + gpusPerNode + ") for a whole-node gang");
-        }
-        if (duration.isNegative() || duration.isZero()) {
-            throw new IllegalArgumentException("workload " + id + ": duration must be positive, got " + Durations.format(duration));
-        }
-        if (minRuntime.isNegative()) {
-            throw new IllegalArgumentException("workload " + id + ": min_runtime must not be negative");
-        }
-        if (checkpointEvery != null && (checkpointEvery.isNegative() || checkpointEvery.isZero())) {
-            throw new IllegalArgumentException("workload " + id + ": checkpoint_every must be positive or empty");
-        }
-        if (submitSeconds < 0) {
-            throw new IllegalArgumentException("workload " + id + ": submit must not be before the scenario start, got " + submitSeconds);
+        List<Violation> violations = WorkloadRules.check(WorkloadFields.builder()
+                .id(id)
+                .submitSeconds(submitSeconds)
+                .allocation(allocation)
+                .user(user)
+                .gpus((long) gpus)
+                .gpusPerNode((long) gpusPerNode)
+                .duration(duration)
+                .minRuntime(minRuntime)
+                .checkpointEvery(checkpointEvery)
+                .kind(kind)
+                .build());
+        if (!violations.isEmpty()) {
+            throw new IllegalArgumentException("workload " + id + ": " + Violation.join(violations));
         }
     }
 

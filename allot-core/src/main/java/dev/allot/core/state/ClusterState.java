@@ -5,6 +5,8 @@ import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.ShapeFit;
+import dev.allot.core.rules.Violation;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
@@ -126,11 +128,10 @@ public final class ClusterState {
                     : "unknown allocation '" + spec.allocation() + "'";
             throw new IllegalArgumentException(hint + "; valid allocations: " + String.join(", ", tree.leafNames()));
         }
-        if (!cluster.canEverFit(spec.gpus(), spec.gpusPerNode())) {
-            throw new IllegalArgumentException("workload " + spec.id() + " asks for " + describeShape(spec.gpus(), spec.gpusPerNode())
-                    + " but the cluster has " + cluster.totalGpus() + " GPUs on " + nodeCount + " nodes ("
-                    + cluster.nodesWithAtLeast(Math.max(1, spec.gpusPerNode())) + " with at least "
-                    + Math.max(1, spec.gpusPerNode()) + " GPUs)");
+        Optional<Violation> misfit = ShapeFit.check(cluster, spec.gpus(), spec.gpusPerNode());
+        if (misfit.isPresent()) {
+            throw new IllegalArgumentException("workload " + spec.id() + " asks for "
+                    + ShapeFit.describe(spec.gpus(), spec.gpusPerNode()) + ": " + misfit.get());
         }
         if (byId.containsKey(spec.id())) {
             throw new IllegalArgumentException("workload id '" + spec.id() + "' is used twice");
@@ -146,13 +147,6 @@ public final class ClusterState {
         jobs.add(job);
         byId.put(spec.id(), job);
         return job;
-    }
-
-    public static String describeShape(int gpus, int gpusPerNode) {
-        if (gpusPerNode == 0) {
-            return gpus + " GPUs";
-        }
-        return gpus + " GPUs as " + (gpus / gpusPerNode) + " whole node(s) of " + gpusPerNode;
     }
 
     // ------------------------------------------------------------------ time

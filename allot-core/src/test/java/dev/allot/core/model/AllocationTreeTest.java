@@ -48,8 +48,8 @@ class AllocationTreeTest {
     @Test
     void siblingsNeedAPositiveShareBetweenThem() {
         assertThatThrownBy(() -> AllocationTree.builder("lab").leaf("a", 0).leaf("b", 0).build())
-                .hasMessageContaining("shares summing to 0.0");
+                .hasMessageContaining("expected at least one positive share among the children of 'lab', got shares summing to 0");
         assertThatThrownBy(() -> AllocationTree.builder("lab").leaf("a", -1))
-                .hasMessageContaining("share must be a finite number >= 0");
+                .hasMessageContaining("field 'share': expected a finite number >= 0");
     }
 }

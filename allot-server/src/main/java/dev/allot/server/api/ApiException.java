@@ -1,9 +1,13 @@
 package dev.allot.server.api;
 
+import dev.allot.core.rules.Violation;
+import java.util.List;
+
 /**
  * A request the API refuses, with the HTTP status to answer and what to tell the client: the problem, the
- * offending field (null when the problem is not about one field) and a hint (null when none helps). The server
- * turns it into the error body {@code {"error", "field", "hint"}}; anything else thrown by a handler is a bug and
+ * offending field (null when the problem is not about one field), a hint (null when none helps) and, for bad
+ * field values, every rule broken. The server turns it into the error body {@code {"error", "field", "hint",
+ * "violations"}} ({@link ApiError}); anything else thrown by a handler is a bug and
  * becomes a 500 with a generic message.
  */
 final class ApiException extends RuntimeException {
@@ -12,12 +16,29 @@ final class ApiException extends RuntimeException {
     private final int status;
     private final String field;
     private final String hint;
+    private final transient List<Violation> violations;
 
     ApiException(int status, String problem, String field, String hint) {
+        this(status, problem, field, hint, List.of());
+    }
+
+    ApiException(int status, String problem, String field, String hint, List<Violation> violations) {
         super(problem);
         this.status = status;
         this.field = field;
         this.hint = hint;
+        this.violations = List.copyOf(violations);
+    }
+
+    /**
+     * 400: the request breaks these rules (at least one); the message tells them all, the field is the first's,
+     * and the body lists each with its field, what was expected and what came.
+     */
+    static ApiException violations(List<Violation> violations, String hint) {
+        if (violations.isEmpty()) {
+            throw new IllegalArgumentException("no violations");
+        }
+        return new ApiException(400, Violation.join(violations), violations.get(0).field(), hint, violations);
     }
 
     /** 400: the request names a field whose value is missing, of the wrong type or out of range. */
@@ -53,5 +74,17 @@ final class ApiException extends RuntimeException {
 
     String hint() {
         return hint;
+    }
+
+    /** Every rule the request broke; empty when the error is not about its fields' values. */
+    List<Violation> violations() {
+        return violations;
+    }
+
+    /** The same error about element {@code at} of a list (e.g. {@code workloads[3]}): fields are prefixed. */
+    ApiException within(String at) {
+        List<Violation> inner = violations.stream()
+                .map(v -> new Violation(at + "." + v.field(), v.expected(), v.got())).toList();
+        return new ApiException(status, at + ": " + getMessage(), field == null ? at : at + "." + field, hint, inner);
     }
 }

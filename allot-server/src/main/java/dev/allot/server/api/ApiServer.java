@@ -234,7 +234,8 @@ public final class ApiServer implements AutoCloseable {
             r.accept(config);
         }
 
-        config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.field(), e.hint()));
+        config.routes.exception(ApiException.class, (e, ctx) -> json(ctx, e.status(),
+                new ApiError(e.getMessage(), e.field(), e.hint(), ApiError.of(e.violations()))));
         config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
         config.routes.exception(ConflictException.class, (e, ctx) -> error(ctx, 409, e.getMessage(), null, null));
         config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(),
@@ -291,9 +292,7 @@ public final class ApiServer implements AutoCloseable {
             try {
                 batch.add(checked(items.get(i), user, permissions));
             } catch (ApiException e) {
-                String at = "workloads[" + i + "]";
-                throw new ApiException(e.status(), at + ": " + e.getMessage(),
-                        e.field() == null ? at : at + "." + e.field(), e.hint());
+                throw e.within("workloads[" + i + "]");
             }
         }
         List<Workload> stored = store.workloads().submitAll(batch);
@@ -378,13 +377,11 @@ public final class ApiServer implements AutoCloseable {
         if (nodes.isEmpty()) {
             return; // nothing registered yet: the scheduler decides once nodes come
         }
-        dev.allot.core.model.ClusterSpec cluster = dev.allot.server.store.ClusterSpecs.of(nodes);
-        if (!cluster.canEverFit(s.gpus(), s.gpusPerNode())) {
-            throw ApiException.badField(s.gpusPerNode() > 0 ? "gpusPerNode" : "gpus", "asks for "
-                    + dev.allot.core.state.ClusterState.describeShape(s.gpus(), s.gpusPerNode()) + " but the cluster has "
-                    + cluster.totalGpus() + " GPUs on " + nodes.size() + " nodes (at most "
-                    + nodes.stream().mapToInt(Node::gpus).max().orElse(0) + " on one)",
-                    "GET /v1/nodes lists the nodes; ask for fewer GPUs or a smaller gang");
+        Optional<dev.allot.core.rules.Violation> misfit = dev.allot.core.rules.ShapeFit.check(
+                dev.allot.server.store.ClusterSpecs.of(nodes), s.gpus(), s.gpusPerNode());
+        if (misfit.isPresent()) {
+            throw ApiException.violations(List.of(misfit.get()), "GET /v1/nodes lists the nodes; ask for fewer GPUs or"
+                    + " a smaller gang");
         }
     }
 
@@ -573,7 +570,7 @@ public final class ApiServer implements AutoCloseable {
 
     private void putNode(Context ctx, User user) {
         requireAdmin(user, "register nodes");
-        String name = nodeName(ctx.pathParam("name"));
+        String name = Edits.nodeName(ctx.pathParam("name"));
         Edits.NodeRegistration r = Edits.NodeRegistration.parse(readBody(ctx));
         Optional<Node> before = findNode(name);
         // A node registered again keeps its health; only its GPU count changes.
@@ -597,15 +594,6 @@ public final class ApiServer implements AutoCloseable {
 
     private Optional<Node> findNode(String name) {
         return store.nodes().nodes().stream().filter(n -> n.name().equals(name)).findFirst();
-    }
-
-    private static String nodeName(String name) {
-        if (name.isBlank() || !name.strip().equals(name) || name.length() > Submission.MAX_TEXT
-                || name.chars().anyMatch(Character::isISOControl)) {
-            throw ApiException.badField("name", "expected a node name of 1 to " + Submission.MAX_TEXT
-                    + " characters without surrounding blanks, got '" + name + "'", "e.g. gpu-01");
-        }
-        return name;
     }
 
     /**

@@ -1,13 +1,16 @@
 package dev.allot.server.api;
 
-import dev.allot.core.model.Durations;
-import dev.allot.server.store.User;
-
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.model.Durations;
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
+import dev.allot.server.store.User;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -17,7 +20,6 @@ import java.util.Set;
  */
 final class Edits {
     static final int MAX_NAMES = 1024;
-    static final int MAX_PATH = Submission.MAX_TEXT;
 
     private Edits() {
     }
@@ -28,19 +30,21 @@ final class Edits {
      */
     record AllocationEdit(double share, List<String> managers, List<String> members) {
         static final List<String> FIELDS = List.of("share", "managers", "members");
+        static final String SHARE_HINT = "a weight among its siblings, e.g. 1 or 2.5; 0 for an allocation entitled to"
+                + " nothing, whose work runs on what others leave idle";
 
         static AllocationEdit parse(JsonNode body) {
             object(body, "{\"share\": 1, \"managers\": [], \"members\": []}");
             onlyKnown(body, FIELDS);
-            JsonNode s = present(body, "share", "a finite number > 0, the weight among its siblings");
+            JsonNode s = present(body, "share", Shares.EXPECTED);
             if (!s.isNumber()) {
-                throw ApiException.badField("share", "expected a number, got " + Submission.kindOf(s),
-                        "a finite number > 0, the weight among its siblings");
+                throw ApiException.violations(List.of(new Violation("share", Shares.EXPECTED, Submission.kindOf(s))),
+                        SHARE_HINT);
             }
             double share = s.doubleValue();
-            if (!(share > 0) || Double.isInfinite(share)) {
-                throw ApiException.badField("share", "expected a finite number > 0, got " + s.asText(),
-                        "a weight among its siblings, e.g. 1 or 2.5");
+            Optional<Violation> bad = Shares.check(share);
+            if (bad.isPresent()) {
+                throw ApiException.violations(List.of(new Violation("share", Shares.EXPECTED, s.asText())), SHARE_HINT);
             }
             return new AllocationEdit(share, names(body, "managers"), names(body, "members"));
         }
@@ -276,27 +280,32 @@ final class Edits {
     }
 
     /**
-     * Checks an allocation path taken from the URL: names joined by '/', none blank, no control characters.
+     * Checks an allocation path taken from the URL: names joined by '/', none empty, '.' or '..', no control
+     * characters or blanks around a name ({@link Names#checkPath}), before any permission is checked on it.
      *
      * @throws ApiException 400 naming {@code path}
      */
     static String path(String path) {
-        String hint = "names joined by '/', e.g. lab/nlp/pretrain, with no empty name and no leading or trailing '/'";
-        if (path == null || path.isEmpty()) {
-            throw ApiException.badField("path", "missing", hint);
-        }
-        if (path.length() > MAX_PATH) {
-            throw ApiException.badField("path", "expected at most " + MAX_PATH + " characters, got " + path.length(), hint);
-        }
-        for (String segment : path.split("/", -1)) {
-            if (segment.isBlank() || !segment.strip().equals(segment)) {
-                throw ApiException.badField("path", "expected names without surrounding blanks, got '" + path + "'", hint);
-            }
-        }
-        if (path.chars().anyMatch(Character::isISOControl)) {
-            throw ApiException.badField("path", "contains a control character", hint);
+        Optional<Violation> bad = Names.checkPath("path", path);
+        if (bad.isPresent()) {
+            throw ApiException.violations(List.of(bad.get()), "names joined by '/', e.g. lab/nlp/pretrain, with no"
+                    + " empty name and no leading or trailing '/'");
         }
         return path;
+    }
+
+    /**
+     * Checks a node name taken from the URL ({@link Names#check}): one name, not '.' or '..', no '/', control
+     * characters or blanks around it.
+     *
+     * @throws ApiException 400 naming {@code name}
+     */
+    static String nodeName(String name) {
+        Optional<Violation> bad = Names.check("name", name);
+        if (bad.isPresent()) {
+            throw ApiException.violations(List.of(bad.get()), "e.g. gpu-01");
+        }
+        return name;
     }
 
     private static void object(JsonNode body, String example) {

@@ -1,13 +1,18 @@
 package dev.allot.server.store;
 
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One node of the allocation tree as stored. The path names it from the root ({@code lab/nlp/pretrain}); its last
  * segment is its name and the rest its parent's path, so the parent must exist before the child.
  *
- * @param share    a weight among its siblings, positive
+ * @param share    a weight among its siblings ({@link Shares}: a finite number >= 0; the store keeps at least one
+ *                 positive among siblings)
  * @param managers users who may edit this node and below
  * @param members  users who may submit to it
  */
@@ -16,8 +21,9 @@ public record Allocation(String path, double share, List<String> managers, List<
         checkPath(path);
         managers = List.copyOf(managers);
         members = List.copyOf(members);
-        if (!(share > 0) || Double.isInfinite(share)) {
-            throw new IllegalArgumentException("allocation '" + path + "': share must be a finite number > 0, got " + share);
+        Optional<Violation> bad = Shares.check(share);
+        if (bad.isPresent()) {
+            throw new IllegalArgumentException("allocation '" + path + "': " + bad.get());
         }
     }
 
@@ -33,14 +39,12 @@ public record Allocation(String path, double share, List<String> managers, List<
         return slash < 0 ? null : path.substring(0, slash);
     }
 
-    /** Checks that a path is segments joined by '/', none of them blank. */
+    /** Checks that a path is names joined by '/' ({@link Names#checkPath}). */
     static void checkPath(String path) {
         Objects.requireNonNull(path, "allocation path");
-        for (String segment : path.split("/", -1)) {
-            if (segment.isBlank()) {
-                throw new IllegalArgumentException("allocation path '" + path
-                        + "' must be names joined by '/', with no empty name and no leading or trailing '/'");
-            }
+        Optional<Violation> bad = Names.checkPath("path", path);
+        if (bad.isPresent()) {
+            throw new IllegalArgumentException("allocation path: " + bad.get());
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.allot.server.store;
 
+import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +37,8 @@ public final class Allocations {
      * the allocation before, null when new, and after), together.
      *
      * @throws NotFoundException when its parent does not exist
-     * @throws ConflictException when it is new and its parent is a leaf with workloads that have not ended
+     * @throws ConflictException when it is new and its parent is a leaf with workloads that have not ended, or when
+     *                           it would leave it and its siblings with no positive share ({@link Shares})
      */
     public void putAllocation(Allocation allocation, String actor, long nowMillis) {
         Objects.requireNonNull(allocation, "allocation");
@@ -60,6 +63,7 @@ public final class Allocations {
                             + "' until they end or are cancelled");
                 }
             }
+            requireSiblingsShare(h, parent, allocation.path(), allocation.share());
             h.createUpdate("INSERT INTO allocations (path, parent_path, name, share, managers, members)"
                             + " VALUES (:path, :parent, :name, :share, :managers, :members)"
                             + " ON CONFLICT (path) DO UPDATE SET share = excluded.share, managers = excluded.managers,"
@@ -83,7 +87,8 @@ public final class Allocations {
      * end); workloads that ended keep its path in their history.
      *
      * @throws NotFoundException when there is no such allocation
-     * @throws ConflictException when it has children or workloads not ended
+     * @throws ConflictException when it has children or workloads not ended, or when its siblings would be left
+     *                           with no positive share ({@link Shares})
      */
     public void removeAllocation(String path, String actor, long nowMillis) {
         Objects.requireNonNull(path, "path");
@@ -105,6 +110,7 @@ public final class Allocations {
                         + (active.size() == 1 ? "" : "s") + " not ended (" + sample(active)
                         + "); cancel them or let them end first");
             }
+            requireSiblingsShare(h, before.parentPath(), path, null);
             h.createUpdate("DELETE FROM allocations WHERE path = :path").bind("path", path).execute();
             audit(h, nowMillis, actor, "allocation.remove", path, allocationJson(before), null);
             return null;
@@ -132,6 +138,26 @@ public final class Allocations {
                 .bind("at", atMillis).bind("actor", actor).bind("action", action).bind("subject", subject)
                 .bind("before", before).bind("after", after)
                 .execute();
+    }
+
+    /**
+     * Refuses a change that would leave the children of {@code parent} (the top level when null) with shares
+     * summing to zero ({@link Shares#checkSiblings}): the tree the scheduler builds would have none of them entitled
+     * to anything. {@code path} is the allocation being put with {@code share}, or removed when {@code share} is null.
+     */
+    private static void requireSiblingsShare(Handle h, String parent, String path, Double share) {
+        List<Double> others = h.createQuery("SELECT share FROM allocations WHERE "
+                        + (parent == null ? "parent_path IS NULL" : "parent_path = :parent") + " AND path <> :path")
+                .bind("parent", parent).bind("path", path).mapTo(Double.class).list();
+        if (share == null && others.isEmpty()) {
+            return; // the last child goes: no siblings are left to share anything
+        }
+        double sum = (share == null ? 0 : share) + others.stream().mapToDouble(Double::doubleValue).sum();
+        Optional<Violation> bad = Shares.checkSiblings(parent, sum);
+        if (bad.isPresent()) {
+            throw new ConflictException("allocation '" + path + "': " + bad.get() + (share == null
+                    ? "; give one of its siblings a positive share first" : "; give it or a sibling a positive share"));
+        }
     }
 
     private static Optional<Allocation> findAllocation(Handle h, String path) {

@@ -1,6 +1,10 @@
 package dev.allot.server.store;
 
 import dev.allot.core.model.Priority;
+import dev.allot.core.rules.Violation;
+import dev.allot.core.rules.WorkloadFields;
+import dev.allot.core.rules.WorkloadRules;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -9,8 +13,8 @@ import java.util.TreeMap;
 
 /**
  * A workload as submitted, before the store gives it an id: what it needs, the scheduling contract it asks for
- * and what to run. The same rules as the core's {@code WorkloadSpec} apply; the service checks the allocation and
- * the user against the tree before submitting.
+ * and what to run. Its fields keep {@link WorkloadRules}, the rules the API checks and reports field by field
+ * (here they are invariants); the service checks the allocation and the user against the tree before submitting.
  *
  * @param gpusPerNode     zero for any packing, otherwise whole groups of that many GPUs on each node (a gang)
  * @param durationSeconds the expected running time; null when unknown (a real job usually does not say)
@@ -43,25 +47,22 @@ public record NewWorkload(
         command = List.copyOf(command);
         environment = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(environment));
         Allocation.checkPath(allocationPath);
-        if (user.isBlank()) {
-            throw new IllegalArgumentException("a workload needs a user");
+        List<Violation> violations = WorkloadRules.check(WorkloadFields.builder()
+                .allocation(allocationPath)
+                .user(user)
+                .gpus((long) gpus)
+                .gpusPerNode((long) gpusPerNode)
+                .duration(durationSeconds == null ? null : Duration.ofSeconds(durationSeconds))
+                .minRuntime(Duration.ofSeconds(minRuntimeSeconds))
+                .kind(kind)
+                // no command: a workload for the simulated backend, which runs nothing
+                .command(command.isEmpty() ? null : command)
+                .environment(environment)
+                .build());
+        if (!violations.isEmpty()) {
+            throw new IllegalArgumentException("workload for " + allocationPath + ": " + Violation.join(violations));
         }
-        if (gpus < 1) {
-            throw new IllegalArgumentException("gpus must be at least 1, got " + gpus);
-        }
-        if (gpusPerNode < 0) {
-            throw new IllegalArgumentException("gpus per node must be zero (any packing) or positive, got " + gpusPerNode);
-        }
-        if (gpusPerNode > 0 && gpus % gpusPerNode != 0) {
-            throw new IllegalArgumentException("gpus (" + gpus + ") must be a multiple of gpus per node (" + gpusPerNode
-                    + ") for a whole-node gang");
-        }
-        if (durationSeconds != null && durationSeconds <= 0) {
-            throw new IllegalArgumentException("duration must be positive or unknown, got " + durationSeconds + " s");
-        }
-        if (minRuntimeSeconds < 0) {
-            throw new IllegalArgumentException("minimum runtime must not be negative, got " + minRuntimeSeconds + " s");
-        }
+        // The stored key is the client's scoped by its user (longer than the client's, which the rules check).
         if (idempotencyKey != null && idempotencyKey.isBlank()) {
             throw new IllegalArgumentException("an idempotency key must not be blank; pass null for none");
         }

@@ -1,6 +1,9 @@
 package dev.allot.server.store;
 
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Violation;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A machine of the cluster as the store keeps it: how many GPUs it has and whether work may be placed on it.
@@ -10,8 +13,9 @@ import java.util.Objects;
 public record Node(String name, int gpus, boolean healthy, String reason, long updatedAtMillis) {
     public Node {
         Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("a node name must not be blank");
+        Optional<Violation> bad = Names.check("name", name);
+        if (bad.isPresent()) {
+            throw new IllegalArgumentException("node: " + bad.get());
         }
         if (gpus < 1) {
             throw new IllegalArgumentException("node " + name + ": gpus must be at least 1, got " + gpus);

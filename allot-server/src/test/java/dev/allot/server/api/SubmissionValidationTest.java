@@ -115,6 +115,56 @@ class SubmissionValidationTest {
     }
 
     @Test
+    void everyWrongFieldIsListedAtOnceWithWhatWasExpectedAndNothingIsCreated() {
+        // given a body wrong in eight fields at once (one of them unknown)
+        long before = api.store.workloads().workloads(WorkloadFilter.all()).size();
+        String bad = body("gpus", "0", "gpusPerNode", "-1", "minRuntime", "\"two hours\"", "priority", "\"critical\"",
+                "kind", "\"\"", "command", "[]", "environment", "{\"A=B\": \"1\"}", "colour", "\"red\"");
+
+        // when submitted
+        Response r = api.post("/v1/workloads", "tok-root", bad);
+
+        // then one 400 lists every violation, each with its field, what was expected and what came
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(400);
+        List<String> fields = new ArrayList<>();
+        r.json().path("violations").forEach(v -> {
+            fields.add(v.path("field").asText());
+            assertThat(v.path("expected").asText()).as("%s", v).isNotBlank();
+            assertThat(v.path("got").asText()).as("%s", v).isNotBlank();
+        });
+        assertThat(fields).containsExactly("colour", "gpus", "gpusPerNode", "minRuntime", "priority", "kind", "command",
+                "environment");
+        assertThat(r.json().path("violations").get(1).path("expected").asText()).isEqualTo("a whole number >= 1");
+        assertThat(r.json().path("violations").get(1).path("got").asText()).isEqualTo("0");
+        assertThat(r.field()).isEqualTo("colour");
+        for (String f : fields) {
+            assertThat(r.error()).contains("field '" + f + "': expected ");
+        }
+        // and nothing was stored
+        assertThat(api.store.workloads().workloads(WorkloadFilter.all())).hasSize((int) before);
+    }
+
+    @Test
+    void aBatchNamesTheIndexOfEachViolation() {
+        String batch = "{\"workloads\": [" + body() + ", " + body("gpus", "0", "kind", "\"\"") + "]}";
+
+        Response r = api.post("/v1/workloads/batch", "tok-root", batch);
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.field()).isEqualTo("workloads[1].gpus");
+        assertThat(r.json().path("violations")).extracting(v -> v.path("field").asText())
+                .containsExactly("workloads[1].gpus", "workloads[1].kind");
+    }
+
+    @Test
+    void aValidSubmissionStillPasses() {
+        Response r = api.post("/v1/workloads", "tok-root", body("idempotencyKey", "\"still-valid\""));
+
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
+        assertThat(r.json().path("gpus").asInt()).isEqualTo(8);
+    }
+
+    @Test
     void refusedSubmissionsStoreNothing() {
         long before = api.store.workloads().workloads(WorkloadFilter.all()).size();
         badBodies().forEach(args -> api.post("/v1/workloads", "tok-root", (String) args.get()[1]));

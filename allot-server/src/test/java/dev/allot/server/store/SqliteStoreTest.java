@@ -45,6 +45,37 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
+    void theShareMigrationKeepsTheTreeAndItsParentReference() throws Exception {
+        // given a store at schema version 3 (shares > 0) holding lab > nlp
+        String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
+        org.flywaydb.core.Flyway.configure().dataSource(url, null, null).locations("classpath:db/migration/sqlite")
+                .target("3").load().migrate();
+        try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+            st.execute("INSERT INTO allocations VALUES ('lab', NULL, 'lab', 1.0, '[]', '[\"ada\"]')");
+            st.execute("INSERT INTO allocations VALUES ('lab/nlp', 'lab', 'nlp', 2.5, '[\"bo\"]', '[]')");
+        }
+
+        // when the store opens and upgrades it
+        Store store = Store.sqlite(dataDir);
+
+        // then the tree is as it was, a zero share can be stored, and the parent reference still holds
+        assertThat(store.migrationsApplied()).isPositive();
+        assertThat(store.allocations().allocations()).containsExactly(
+                new Allocation("lab", 1, List.of(), List.of("ada")), new Allocation("lab/nlp", 2.5, List.of("bo"), List.of()));
+        store.allocations().putAllocation(new Allocation("lab/scratch", 0, List.of(), List.of()), "root", 1);
+        store.close();
+        org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+        config.enforceForeignKeys(true);
+        try (Connection c = DriverManager.getConnection(url, config.toProperties()); Statement st = c.createStatement()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> st.execute(
+                    "INSERT INTO allocations VALUES ('x/y', 'x', 'y', 1.0, '[]', '[]')"))
+                    .hasMessageContaining("FOREIGN KEY");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> st.execute(
+                    "INSERT INTO allocations VALUES ('z', NULL, 'z', -1.0, '[]', '[]')")).hasMessageContaining("CHECK");
+        }
+    }
+
+    @Test
     void tokensAreStoredOnlyAsTheirHash() throws Exception {
         Store store = open();
         store.access().putUser(new User("ada", User.Role.USER));

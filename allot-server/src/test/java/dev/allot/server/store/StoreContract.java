@@ -454,16 +454,48 @@ abstract class StoreContract {
     }
 
     @Test
-    void anAllocationNeedsItsParentAndAPositiveShare() {
+    void anAllocationNeedsItsParentAndAValidShareAndPath() {
         Store store = open();
         assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 1))
                 .isInstanceOf(NotFoundException.class).hasMessageContaining("parent 'lab'");
-        assertThatThrownBy(() -> new Allocation("lab", 0, List.of(), List.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share");
-        assertThatThrownBy(() -> new Allocation("lab//nlp", 1, List.of(), List.of()))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Allocation("lab", -1, List.of(), List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("field 'share'");
+        assertThatThrownBy(() -> new Allocation("lab", Double.NaN, List.of(), List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("field 'share'");
+        for (String path : new String[] {"lab//nlp", "lab/..", "lab/./x", "..", " lab", "lab/"}) {
+            assertThatThrownBy(() -> new Allocation(path, 1, List.of(), List.of())).as(path)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("field 'path'");
+        }
         assertThat(store.allocations().allocations()).isEmpty();
         assertThat(store.allocations().audit(10)).isEmpty();
+    }
+
+    @Test
+    void aZeroShareIsKeptWhileASiblingIsPositive() {
+        // given lab > nlp (share 1)
+        Store store = open();
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 1);
+        store.allocations().putAllocation(new Allocation("lab/nlp", 1, List.of(), List.of()), "root", 2);
+
+        // when a sibling of share 0 comes, it is stored (entitled to nothing, its work runs on idle GPUs)
+        store.allocations().putAllocation(new Allocation("lab/scratch", 0, List.of(), List.of()), "root", 3);
+        assertThat(store.allocations().allocations()).extracting(Allocation::share).containsExactly(1.0, 1.0, 0.0);
+
+        // but the last positive share among siblings may neither drop to 0 nor go away
+        assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab/nlp", 0, List.of(), List.of()),
+                "root", 4)).isInstanceOf(ConflictException.class).hasMessageContaining("expected at least one positive"
+                + " share among the children of 'lab', got shares summing to 0");
+        assertThatThrownBy(() -> store.allocations().removeAllocation("lab/nlp", "root", 5))
+                .isInstanceOf(ConflictException.class).hasMessageContaining("children of 'lab'");
+        // nor may a root of share 0 stand alone
+        assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab", 0, List.of(), List.of()),
+                "root", 6)).isInstanceOf(ConflictException.class).hasMessageContaining("top of the tree");
+        assertThat(store.allocations().allocations()).extracting(Allocation::share).containsExactly(1.0, 1.0, 0.0);
+        assertThat(store.allocations().audit(10)).hasSize(3);
+
+        // and the zero sibling itself may go
+        store.allocations().removeAllocation("lab/scratch", "root", 7);
+        assertThat(store.allocations().allocations()).hasSize(2);
     }
 
     @Test

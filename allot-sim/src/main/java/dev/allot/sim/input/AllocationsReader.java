@@ -1,6 +1,9 @@
 package dev.allot.sim.input;
 
 import dev.allot.core.model.AllocationTree;
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
 import dev.allot.sim.input.YamlTree.ListNode;
 import dev.allot.sim.input.YamlTree.MapNode;
 import dev.allot.sim.input.YamlTree.Node;
@@ -8,11 +11,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Reads {@code allocations.yaml}: the document is the root of the allocation tree; every node has a
  * {@code name}, an optional {@code share} (a weight among its siblings, 1 when absent, ignored for the root),
- * optional {@code managers} and optional {@code children}. Names are unique across the tree.
+ * optional {@code managers} and optional {@code children}. Names are unique across the tree and follow
+ * {@link Names}; shares follow {@link Shares}, the rules of the API and the CLI.
  */
 final class AllocationsReader {
     static final String FILE = "allocations.yaml";
@@ -33,7 +38,7 @@ final class AllocationsReader {
         String rootName = name(y, root, nameLine);
         Node share = y.optional(root, "share");
         if (share != null) {
-            y.nonNegativeNumber(share, "share"); // checked for its type, but the root's share means nothing
+            share(y, share); // checked, but the root's share means nothing
         }
         AllocationTree.Builder b = AllocationTree.builder(rootName);
         List<String> managers = managers(y, root);
@@ -52,12 +57,26 @@ final class AllocationsReader {
     private static String name(YamlTree y, MapNode m, Map<String, Integer> nameLine) {
         Node n = y.required(m, "name", "every allocation").value();
         String name = y.text(n, "name", "an allocation name");
+        Optional<Violation> bad = Names.check("name", name);
+        if (bad.isPresent()) {
+            throw y.error(n, "name", bad.get().problem());
+        }
         Integer first = nameLine.putIfAbsent(name, n.line());
         if (first != null) {
             throw y.error(n, "name", "expected a name not used elsewhere in the tree, got '" + name
                     + "', already used on line " + first);
         }
         return name;
+    }
+
+    /** A share, by the rule the API and the CLI use ({@link Shares}). */
+    private static double share(YamlTree y, Node node) {
+        String text = y.text(node, "share", Shares.EXPECTED);
+        double share = Values.parseNumber(text);
+        if (!Shares.valid(share)) {
+            throw y.error(node, "share", "expected " + Shares.EXPECTED + ", got " + node.describe());
+        }
+        return share;
     }
 
     private static List<String> managers(YamlTree y, MapNode m) {
@@ -84,15 +103,15 @@ final class AllocationsReader {
             MapNode m = y.map(item, "children", KEYS);
             String name = name(y, m, nameLine);
             Node shareNode = y.optional(m, "share");
-            double share = shareNode == null ? 1.0 : y.nonNegativeNumber(shareNode, "share");
+            double share = shareNode == null ? 1.0 : share(y, shareNode);
             b.child(name, share, managers(y, m));
             children(y, b, m, name, nameLine);
             b.up();
             sum += share;
         }
-        if (!list.items().isEmpty() && !(sum > 0 && Double.isFinite(sum))) {
-            throw y.error(list, "share", "expected at least one positive share among the children of '" + parentName
-                    + "', got shares summing to " + sum);
+        Optional<Violation> bad = list.items().isEmpty() ? Optional.empty() : Shares.checkSiblings(parentName, sum);
+        if (bad.isPresent()) {
+            throw y.error(list, "share", bad.get().problem());
         }
     }
 }

@@ -2,10 +2,14 @@ package dev.allot.sim.input;
 
 import dev.allot.core.model.HealthEvent;
 import dev.allot.core.model.NodeSpec;
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Violation;
 import dev.allot.sim.input.YamlTree.Entry;
 import dev.allot.sim.input.YamlTree.ListNode;
 import dev.allot.sim.input.YamlTree.MapNode;
 import dev.allot.sim.input.YamlTree.Node;
+import dev.allot.core.rules.Names;
+import dev.allot.core.rules.Violation;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -14,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -69,6 +74,10 @@ final class ClusterReader {
             MapNode g = y.map(item, "node-groups", GROUP_KEYS);
             Node prefixNode = y.required(g, "name-prefix", "a node group").value();
             String prefix = y.text(prefixNode, "name-prefix", "a node name prefix such as gpu");
+            Optional<Violation> badName = Names.check("name-prefix", prefix);
+            if (badName.isPresent()) {
+                throw y.error(prefixNode, "name-prefix", badName.get().problem());
+            }
             Node countNode = y.required(g, "count", "a node group").value();
             int count = y.wholeNumber(countNode, "count", 1);
             Node gpusNode = y.required(g, "gpus", "a node group").value();

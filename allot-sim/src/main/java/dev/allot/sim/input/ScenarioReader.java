@@ -12,8 +12,6 @@ import dev.allot.sim.trace.TraceImport;
 import dev.allot.sim.trace.WorkloadTable;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -126,14 +124,14 @@ public final class ScenarioReader {
             String name = displayName(file);
             WorkloadsReader reader = new WorkloadsReader(name, new ClusterSpec(cluster.nodes(), List.of()), tree,
                     start, lenient);
-            try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            try (BufferedReader r = TextFiles.open(file, name)) {
                 if (jsonl) {
                     reader.readJsonl(r);
                 } else {
                     reader.readCsv(r);
                 }
             } catch (IOException e) {
-                throw readError(name, e);
+                throw TextFiles.readError(file, name, e);
             }
             Long epoch0 = start != null ? start : reader.earliestPendingInstant();
             List<WorkloadSpec> specs = Scenario.sorted(reader.resolve(epoch0 == null ? 0 : epoch0));
@@ -189,14 +187,14 @@ public final class ScenarioReader {
         ClusterSpec nodesOnly = new ClusterSpec(cluster.nodes(), List.of());
         String workloadsFile = csv ? WORKLOADS_CSV_FILE : WORKLOADS_JSONL_FILE;
         WorkloadsReader workloads = new WorkloadsReader(workloadsFile, nodesOnly, tree, cluster.startEpoch(), lenient);
-        try (BufferedReader r = Files.newBufferedReader(csv ? csvPath : jsonlPath, StandardCharsets.UTF_8)) {
+        try (BufferedReader r = TextFiles.open(csv ? csvPath : jsonlPath, workloadsFile)) {
             if (csv) {
                 workloads.readCsv(r);
             } else {
                 workloads.readJsonl(r);
             }
         } catch (IOException e) {
-            throw readError(workloadsFile, e);
+            throw TextFiles.readError(csv ? csvPath : jsonlPath, workloadsFile, e);
         }
 
         long epoch0 = timeZero(cluster, workloads);
@@ -281,16 +279,10 @@ public final class ScenarioReader {
 
     private static String readText(Path path, String name) {
         try {
-            return Files.readString(path, StandardCharsets.UTF_8);
+            return TextFiles.read(path, name);
         } catch (IOException e) {
-            throw readError(name, e);
+            throw TextFiles.readError(path, name, e);
         }
     }
 
-    private static InputException readError(String name, IOException e) {
-        if (e instanceof CharacterCodingException) {
-            return new InputException(name, 0, 0, null, "not valid UTF-8 text");
-        }
-        return new InputException(name, 0, 0, null, "cannot read: " + e);
-    }
 }

@@ -55,10 +55,8 @@ final class TraceFileReader {
         }
 
         Node pathNode = y.required(root, "path", "a trace folder").value();
-        Path path = dir.resolve(y.text(pathNode, "path", "the trace file, relative to the folder"));
-        if (!Files.exists(path)) {
-            throw y.error(pathNode, "path", "no such file: " + path);
-        }
+        String pathText = y.text(pathNode, "path", "the trace file, relative to the folder");
+        Path path = inside(y, pathNode, dir, pathText);
 
         Entry contractEntry = root.get("contract");
         ContractRule contract = null;
@@ -84,6 +82,38 @@ final class TraceFileReader {
             settings = given;
         }
         return new Spec(format, path, contract, settings);
+    }
+
+    /**
+     * The trace file {@code text} names, which must be inside the scenario folder: a relative path that does not
+     * lead out of it with {@code ..}, and, once resolved, not a link to a file outside it. A scenario folder is
+     * something one downloads and runs; it must not make the simulator read (and report on) any file on the machine.
+     */
+    private static Path inside(YamlTree y, Node node, Path dir, String text) {
+        String expected = "expected a file inside the scenario folder, named relative to it (no absolute path, no"
+                + " '..' or link leading out of the folder), got '" + text + "'";
+        Path given;
+        try {
+            given = Path.of(text);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw y.error(node, "path", expected);
+        }
+        Path base = dir.toAbsolutePath().normalize();
+        Path path = base.resolve(given).normalize();
+        if (given.isAbsolute() || given.getRoot() != null || !path.startsWith(base) || path.equals(base)) {
+            throw y.error(node, "path", expected);
+        }
+        if (!Files.exists(path)) {
+            throw y.error(node, "path", "no such file: " + path);
+        }
+        try {
+            if (!path.toRealPath().startsWith(base.toRealPath())) {
+                throw y.error(node, "path", expected + ", which links to " + path.toRealPath());
+            }
+        } catch (java.io.IOException e) {
+            throw y.error(node, "path", "cannot read: " + e);
+        }
+        return path;
     }
 
     private static Map<String, String> settings(YamlTree y, Entry section, String what) {

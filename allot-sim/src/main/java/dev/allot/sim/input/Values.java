@@ -1,7 +1,6 @@
 package dev.allot.sim.input;
 
 import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import java.time.Duration;
@@ -211,16 +210,4 @@ public final class Values {
         return "expected one of the leaf allocations (" + list(tree.leafNames(), 30) + "), got '" + name + "'";
     }
 
-    /** Why a workload of {@code gpus} GPUs ({@code perNode} per node, 0 for any packing) can never fit the cluster. */
-    public static String fitProblem(ClusterSpec cluster, int gpus, int perNode) {
-        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
-        if (perNode == 0) {
-            return "expected at most " + cluster.totalGpus() + " GPUs (the cluster has " + has + "), got " + gpus;
-        }
-        int nodes = cluster.nodesWithAtLeast(perNode);
-        int asked = gpus / perNode;
-        return "expected a shape the cluster can hold, got " + asked + (asked == 1 ? " node" : " nodes") + " x " + perNode
-                + " GPUs; the cluster has " + nodes + " nodes with at least " + perNode + " GPUs (" + has
-                + " in all, at most " + cluster.maxGpusPerNode() + " GPUs per node)";
-    }
 }

@@ -9,6 +9,10 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.ShapeFit;
+import dev.allot.core.rules.Violation;
+import dev.allot.core.rules.WorkloadFields;
+import dev.allot.core.rules.WorkloadRules;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
@@ -19,12 +23,15 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.IntUnaryOperator;
 
 /**
  * Reads the workloads of a scenario from {@code workloads.csv} (a header row, columns in any order) or
  * {@code workloads.jsonl} (one JSON object per line, same field names), checking every row against the cluster
- * and the allocation tree. A bad row throws, or under {@code lenient} is skipped and its message kept.
+ * and the allocation tree. Values are parsed here; their ranges are {@link WorkloadRules} and whether a shape can
+ * ever fit is {@link ShapeFit}, the rules the API and the core use. A bad row throws, or under {@code lenient} is
+ * skipped and its message kept.
  *
  * <p>Submit times written as instants are taken relative to {@code start} when it is known; otherwise they stay
  * pending until {@link #resolve(long)} is given time 0 (the earliest instant of the whole scenario).
@@ -63,7 +70,7 @@ final class WorkloadsReader {
     private final List<long[]> pending = new ArrayList<>();
     private final List<String> rejected = new ArrayList<>();
     private final Map<String, Integer> idLine = new HashMap<>();
-    private final Map<Long, Boolean> fits = new HashMap<>();
+    private final Map<Long, Optional<Violation>> fits = new HashMap<>();
 
     /**
      * @param cluster the nodes (health events do not matter here)
@@ -320,23 +327,23 @@ final class WorkloadsReader {
 
         String user = v[USER] == null ? "-" : v[USER];
 
-        String gpusText = required(line, v, column, GPUS, "a whole number >= 1");
+        String gpusText = required(line, v, column, GPUS, WorkloadRules.GPUS_EXPECTED);
         long gpus = Values.parseWholeNumber(gpusText);
-        if (gpus < 1 || gpus > Integer.MAX_VALUE) {
-            throw error(line, column, GPUS, "expected a whole number >= 1, got '" + gpusText + "'");
+        if (gpus < 0) {
+            throw error(line, column, GPUS, "expected " + WorkloadRules.GPUS_EXPECTED + ", got '" + gpusText + "'");
         }
 
         long perNode = 0;
         if (v[GPUS_PER_NODE] != null) {
             perNode = Values.parseWholeNumber(v[GPUS_PER_NODE]);
-            if (perNode < 0 || perNode > Integer.MAX_VALUE) {
-                throw error(line, column, GPUS_PER_NODE, "expected empty (any packing) or a whole number >= 0, got '"
+            if (perNode < 0) {
+                throw error(line, column, GPUS_PER_NODE, "expected " + WorkloadRules.GPUS_PER_NODE_EXPECTED + ", got '"
                         + v[GPUS_PER_NODE] + "'");
             }
         }
 
-        Duration duration = duration(line, v, column, DURATION, true);
-        Duration minRuntime = duration(line, v, column, MIN_RUNTIME, false);
+        Duration duration = duration(line, v, column, DURATION);
+        Duration minRuntime = duration(line, v, column, MIN_RUNTIME);
 
         boolean resumable = false;
         if (v[RESUMABLE] != null) {
@@ -357,14 +364,20 @@ final class WorkloadsReader {
             }
         }
 
-        Duration checkpointEvery = v[CHECKPOINT_EVERY] == null ? null : duration(line, v, column, CHECKPOINT_EVERY, true);
+        Duration checkpointEvery = v[CHECKPOINT_EVERY] == null ? null : duration(line, v, column, CHECKPOINT_EVERY);
         String kind = v[KIND] == null ? "" : v[KIND];
 
-        if (perNode > 0 && gpus % perNode != 0) {
-            throw error(line, column, GPUS, "expected a multiple of gpus_per_node (" + perNode + "), got " + gpus);
+        List<Violation> violations = WorkloadRules.check(WorkloadFields.builder().id(id)
+                .submitSeconds(waiting ? null : submitSeconds).allocation(allocation).user(user).gpus(gpus)
+                .gpusPerNode(perNode).duration(duration).minRuntime(minRuntime).checkpointEvery(checkpointEvery)
+                .kind(kind).build());
+        if (!violations.isEmpty()) {
+            throw violated(line, v, column, violations);
         }
-        if (!fits((int) gpus, (int) perNode)) {
-            throw error(line, column, GPUS, Values.fitProblem(cluster, (int) gpus, (int) perNode));
+        Violation misfit = misfit((int) gpus, (int) perNode);
+        if (misfit != null) {
+            throw new InputException(file, line, column.applyAsInt(fieldOf(misfit)), COLUMNS.get(fieldOf(misfit)),
+                    misfit.problem());
         }
         Integer first = idLine.get(id);
         if (first != null) {
@@ -394,31 +407,62 @@ final class WorkloadsReader {
         return s;
     }
 
-    private Duration duration(int line, String[] v, IntUnaryOperator column, int field, boolean positive) {
+    private Duration duration(int line, String[] v, IntUnaryOperator column, int field) {
         String text = required(line, v, column, field, Values.DURATION_EXPECTED);
-        Duration d;
         try {
-            d = Values.parseDuration(text);
+            return Values.parseDuration(text);
         } catch (IllegalArgumentException e) {
             throw error(line, column, field, e.getMessage());
         }
-        if (positive && d.isZero()) {
-            throw error(line, column, field, "expected a positive duration, got '" + text + "'");
+    }
+
+    /**
+     * The row's violations of {@link WorkloadRules} as one error at the column of the first: what was expected and
+     * the cell as written, then the others, so that one look at the line shows everything wrong with it.
+     */
+    private InputException violated(int line, String[] v, IntUnaryOperator column, List<Violation> violations) {
+        StringBuilder problem = new StringBuilder();
+        for (Violation x : violations) {
+            int f = fieldOf(x);
+            if (problem.length() > 0) {
+                problem.append("; also field '").append(COLUMNS.get(f)).append("': ");
+            }
+            problem.append("expected ").append(x.expected()).append(", got ")
+                    .append(v[f] == null ? x.got() : "'" + v[f] + "'");
         }
-        return d;
+        int first = fieldOf(violations.get(0));
+        return new InputException(file, line, column.applyAsInt(first), COLUMNS.get(first), problem.toString());
+    }
+
+    /** The column of a field as {@link WorkloadRules} names it (camelCase; the files use snake_case). */
+    private static int fieldOf(Violation v) {
+        return switch (v.field()) {
+            case WorkloadRules.ID -> ID;
+            case WorkloadRules.SUBMIT -> SUBMIT;
+            case WorkloadRules.ALLOCATION -> ALLOCATION;
+            case WorkloadRules.USER -> USER;
+            case WorkloadRules.GPUS -> GPUS;
+            case WorkloadRules.GPUS_PER_NODE -> GPUS_PER_NODE;
+            case WorkloadRules.DURATION -> DURATION;
+            case WorkloadRules.MIN_RUNTIME -> MIN_RUNTIME;
+            case WorkloadRules.CHECKPOINT_EVERY -> CHECKPOINT_EVERY;
+            case WorkloadRules.KIND -> KIND;
+            default -> throw new IllegalStateException("no column for field " + v.field());
+        };
     }
 
     private InputException error(int line, IntUnaryOperator column, int field, String problem) {
         return new InputException(file, line, column.applyAsInt(field), COLUMNS.get(field), problem);
     }
 
-    private boolean fits(int gpus, int perNode) {
+    /** Why the shape can never fit the cluster, or null; remembered per shape, as rows repeat a few shapes. */
+    private Violation misfit(int gpus, int perNode) {
         long key = ((long) gpus << 32) | perNode;
-        Boolean f = fits.get(key);
+        Optional<Violation> f = fits.get(key);
         if (f == null) {
-            f = cluster.canEverFit(gpus, perNode);
+            f = ShapeFit.check(cluster, gpus, perNode);
             fits.put(key, f);
         }
-        return f;
+        return f.orElse(null);
     }
 }

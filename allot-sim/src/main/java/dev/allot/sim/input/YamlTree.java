@@ -254,16 +254,6 @@ final class YamlTree {
         return (int) v;
     }
 
-    /** A finite number {@code >= 0}. */
-    double nonNegativeNumber(Node node, String field) {
-        String expected = "a number >= 0";
-        double v = Values.parseNumber(text(node, field, expected));
-        if (!(v >= 0) || Double.isInfinite(v)) {
-            throw error(node, field, "expected " + expected + ", got " + node.describe());
-        }
-        return v;
-    }
-
     /** {@code node} as a list. */
     ListNode list(Node node, String field, String ofWhat) {
         if (node instanceof ListNode l) {

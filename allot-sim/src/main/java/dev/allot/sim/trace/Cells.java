@@ -2,10 +2,10 @@ package dev.allot.sim.trace;
 
 import dev.allot.sim.input.CsvRows;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,7 +32,7 @@ final class Cells {
      */
     static void readCsv(Path path, TraceRows rows, String header, String[] names, RowReader reader)
             throws IOException {
-        try (Reader text = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+        try (Reader text = TextFiles.open(path, rows.file());
              CsvRows csv = CsvRows.open(text, rows.file(), header)) {
             Cells cells = new Cells(rows, csv, names);
             while (csv.next()) {

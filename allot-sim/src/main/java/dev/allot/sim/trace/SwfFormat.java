@@ -3,10 +3,10 @@ package dev.allot.sim.trace;
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -74,7 +74,7 @@ public final class SwfFormat implements TraceFormat {
     public void read(Path path, Settings settings, TraceRows rows) throws IOException {
         boolean byGroup = settings.text(ALLOCATION_BY).equals("group");
         String[] f = new String[FIELDS + 1];
-        try (BufferedReader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+        try (BufferedReader reader = TextFiles.open(path, rows.file())) {
             int lineNo = 0;
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 lineNo++;

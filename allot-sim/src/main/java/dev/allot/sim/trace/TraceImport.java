@@ -7,6 +7,7 @@ import dev.allot.core.policy.Settings;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -138,7 +139,7 @@ public final class TraceImport {
         } catch (NoSuchFileException e) {
             throw new InputException(file, 0, 0, null, "no such file: " + path);
         } catch (CharacterCodingException e) {
-            throw new InputException(file, 0, 0, null, "not valid UTF-8 text");
+            throw Values.oneLine(TextFiles.readError(path, file, e));
         } catch (IOException e) {
             throw new InputException(file, 0, 0, null, "cannot read: " + e);
         } catch (InputException e) {

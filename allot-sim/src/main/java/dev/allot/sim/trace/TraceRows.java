@@ -4,6 +4,8 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.ShapeFit;
+import dev.allot.core.rules.Violation;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.Values;
 import java.time.Instant;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -145,8 +148,9 @@ public final class TraceRows {
 
     /** Rejects a size the cluster could never hold. */
     public void checkFits(int gpus, int line, int column, String field) {
-        if (!cluster.canEverFit(gpus, 0)) {
-            throw error(line, column, field, Values.fitProblem(cluster, gpus, 0));
+        Optional<Violation> misfit = ShapeFit.check(cluster, gpus, 0);
+        if (misfit.isPresent()) {
+            throw error(line, column, field, misfit.get().problem());
         }
     }
 

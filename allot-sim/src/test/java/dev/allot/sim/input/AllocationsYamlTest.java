@@ -34,17 +34,17 @@ class AllocationsYamlTest {
     @Test
     void negativeShare() {
         assertThat(replaced("share: 2", "share: -2").getMessage())
-                .isEqualTo("allocations.yaml:10:16: field 'share': expected a number >= 0, got '-2'");
+                .isEqualTo("allocations.yaml:10:16: field 'share': expected a finite number >= 0, the weight among its siblings (e.g. 1 or 2.5), got '-2'");
     }
 
     @Test
     void sharesThatAreNotNumbers() {
         assertThat(replaced("share: 2", "share: .inf").getMessage())
-                .isEqualTo("allocations.yaml:10:16: field 'share': expected a number >= 0, got '.inf'");
+                .isEqualTo("allocations.yaml:10:16: field 'share': expected a finite number >= 0, the weight among its siblings (e.g. 1 or 2.5), got '.inf'");
         assertThat(replaced("share: 2", "share: [2]").getMessage())
-                .isEqualTo("allocations.yaml:10:16: field 'share': expected a number >= 0, got a list");
+                .isEqualTo("allocations.yaml:10:16: field 'share': expected a finite number >= 0, the weight among its siblings (e.g. 1 or 2.5), got a list");
         assertThat(replaced("share: 2", "share: 1e400").getMessage())
-                .isEqualTo("allocations.yaml:10:16: field 'share': expected a number >= 0, got '1e400'");
+                .isEqualTo("allocations.yaml:10:16: field 'share': expected a finite number >= 0, the weight among its siblings (e.g. 1 or 2.5), got '1e400'");
     }
 
     @Test
@@ -53,7 +53,19 @@ class AllocationsYamlTest {
         InputException e = tree(TREE.replace("share: 2", "share: 0")
                 .replace("share: 1\n  - name: vision", "share: 0\n  - name: vision"));
         assertThat(e.getMessage()).isEqualTo("allocations.yaml:9:7: field 'share': expected at least one positive share"
-                + " among the children of 'nlp', got shares summing to 0.0");
+                + " among the children of 'nlp', got shares summing to 0");
+    }
+
+    @Test
+    void namesThatAreNotOneSegmentAreRefused() {
+        // given the leaf pretrain renamed '..', then 'a/b', then '.'
+        for (String bad : new String[] {"..", "a/b", "."}) {
+            InputException e = replaced("name: pretrain", "name: '" + bad + "'");
+            assertThat(e.field()).isEqualTo("name");
+            assertThat(e.line()).isEqualTo(9);
+            assertThat(e.problem()).isEqualTo("expected " + dev.allot.core.rules.Names.NAME_EXPECTED + ", got '" + bad
+                    + "'");
+        }
     }
 
     @Test

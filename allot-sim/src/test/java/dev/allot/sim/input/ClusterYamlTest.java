@@ -95,6 +95,16 @@ class ClusterYamlTest {
     }
 
     @Test
+    void aNamePrefixThatIsNotOneNameIsRefused() {
+        // given the group 'small' renamed '..', then 'a/b': node names that would not be one name each
+        for (String bad : new String[] {"..", "a/b", "."}) {
+            InputException e = replaced("name-prefix: small", "name-prefix: '" + bad + "'");
+            assertThat(e.getMessage()).isEqualTo("cluster.yaml:8:18: field 'name-prefix': expected "
+                    + dev.allot.core.rules.Names.NAME_EXPECTED + ", got '" + bad + "'");
+        }
+    }
+
+    @Test
     void unknownNodeInAHealthEventNamesTheNamingPattern() {
         InputException e = replaced("  - node: gpu-03\n    at: 7200", "  - node: gpu-3\n    at: 7200");
         assertThat(e.getMessage()).isEqualTo("cluster.yaml:16:11: field 'node': expected the name of a node"

@@ -85,7 +85,7 @@ class CsvRejectionTest {
     @Test
     void malformedFlagsAndNames() {
         assertError(cell(6, "two"), 2, 6, "gpus_per_node",
-                "expected empty (any packing) or a whole number >= 0, got 'two'");
+                "expected a whole number >= 0 (0 or none for any packing), got 'two'");
         assertError(cell(9, "maybe"), 2, 9, "resumable", "expected true, false, yes, no, 1 or 0, got 'maybe'");
         assertError(cell(10, "asap"), 2, 10, "priority", "expected one of low, normal, high, urgent, got 'asap'");
     }
@@ -110,18 +110,29 @@ class CsvRejectionTest {
 
     @Test
     void aGangTheClusterCanNeverHold() {
-        assertError(rows("ok,0,detect,u,40,8,1h,15m,false,normal,,train\n"), 2, 5, "gpus",
-                "expected a shape the cluster can hold, got 5 nodes x 8 GPUs; the cluster has 4 nodes with at least"
-                        + " 8 GPUs (40 GPUs on 6 nodes in all, at most 8 GPUs per node)");
-        assertError(rows("ok,0,detect,u,16,16,1h,15m,false,normal,,train\n"), 2, 5, "gpus",
-                "expected a shape the cluster can hold, got 1 node x 16 GPUs; the cluster has 0 nodes with at least"
-                        + " 16 GPUs (40 GPUs on 6 nodes in all, at most 8 GPUs per node)");
+        // the shape rule is the API's and the core's (ShapeFit): a gang's misfit is on gpus_per_node
+        assertError(rows("ok,0,detect,u,40,8,1h,15m,false,normal,,train\n"), 2, 6, "gpus_per_node",
+                "expected a shape the cluster can hold: it has 4 nodes with at least 8 GPUs (40 GPUs on 6 nodes in all,"
+                        + " at most 8 GPUs per node), got 5 nodes x 8 GPUs");
+        assertError(rows("ok,0,detect,u,16,16,1h,15m,false,normal,,train\n"), 2, 6, "gpus_per_node",
+                "expected a shape the cluster can hold: it has 0 nodes with at least 16 GPUs (40 GPUs on 6 nodes in"
+                        + " all, at most 8 GPUs per node), got 1 node x 16 GPUs");
     }
 
     @Test
     void gpusMustBeAMultipleOfGpusPerNode() {
-        assertError(rows("ok,0,detect,u,12,8,1h,15m,false,normal,,train\n"), 2, 5, "gpus",
-                "expected a multiple of gpus_per_node (8), got 12");
+        assertError(rows("ok,0,detect,u,12,8,1h,15m,false,normal,,train\n"), 2, 6, "gpus_per_node",
+                "expected a whole number that divides gpus (12), as a gang takes whole groups of that many GPUs on"
+                        + " each node; 0 or none for any packing, got '8'");
+    }
+
+    @Test
+    void everyRuleARowBreaksIsInItsOneMessage() {
+        // given a row whose gpus, duration and checkpoint_every each break the workload rules
+        // when read, then one error at the first names all three, with what was expected and the cells as written
+        assertError(rows("ok,0,detect,u,0,,0s,15m,true,normal,0,train\n"), 2, 5, "gpus",
+                "expected a whole number >= 1, got '0'; also field 'duration': expected a positive duration, got '0s';"
+                        + " also field 'checkpoint_every': expected a positive duration, got '0'");
     }
 
     @Test

@@ -125,7 +125,7 @@ class ScenarioWriterTest {
                 .leaf("true", 1e-5)
                 .leaf("#hash, comma", 2.5, List.of("null", "x\ty"))
                 .up()
-                .leaf("ünïcode/team-1.0", 1)
+                .leaf("ünïcode|team-1.0", 1) // not "/": a name is one segment (Names)
                 .build();
         List<NodeGroup> groups = List.of(new NodeGroup("rack 1", 3, 2, "1080",
                 new TreeMap<>(Map.of("yes", "no", "k", "[v]"))));
@@ -134,7 +134,7 @@ class ScenarioWriterTest {
                 WorkloadSpec.builder("#not-a-comment").allocation("#hash, comma").user("a,b").gpus(2)
                         .kind("say \"hi\"").build(),
                 WorkloadSpec.builder("multi\nline").allocation("true").user("o'neil").kind("x").build(),
-                WorkloadSpec.builder("plain").allocation("ünïcode/team-1.0").gpus(6).gpusPerNode(2)
+                WorkloadSpec.builder("plain").allocation("ünïcode|team-1.0").gpus(6).gpusPerNode(2)
                         .resumable(Duration.ofSeconds(90)).priority(Priority.URGENT).kind("").build());
         Path out = tmp.resolve("awkward");
 

@@ -1,0 +1,49 @@
+package dev.allot.core.rules;
+
+import dev.allot.core.model.ClusterSpec;
+import java.util.Optional;
+
+/**
+ * The one rule for "can this shape ever fit": whether a workload of {@code gpus} GPUs, {@code gpusPerNode} on each
+ * node (0 for any packing), could be placed on a cluster's nodes with every node healthy and idle. A shape that never
+ * fits would wait forever, so the API refuses it at submission, the simulator's readers refuse the row and the core
+ * refuses to register it. The violation is on {@code gpus} for any packing and on {@code gpusPerNode} for a gang.
+ */
+public final class ShapeFit {
+    private ShapeFit() {
+    }
+
+    /** Whether the shape could ever be placed on these nodes. */
+    public static boolean fits(ClusterSpec cluster, int gpus, int gpusPerNode) {
+        if (gpusPerNode <= 0) {
+            return gpus <= cluster.totalGpus();
+        }
+        return gpus / gpusPerNode <= cluster.nodesWithAtLeast(gpusPerNode);
+    }
+
+    /** Why the shape can never be placed on these nodes, or empty when it can. */
+    public static Optional<Violation> check(ClusterSpec cluster, int gpus, int gpusPerNode) {
+        if (fits(cluster, gpus, gpusPerNode)) {
+            return Optional.empty();
+        }
+        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
+        if (gpusPerNode <= 0) {
+            return Optional.of(new Violation(WorkloadRules.GPUS, "at most " + cluster.totalGpus() + " GPUs (the cluster"
+                    + " has " + has + ")", Integer.toString(gpus)));
+        }
+        int nodes = cluster.nodesWithAtLeast(gpusPerNode);
+        int asked = gpus / gpusPerNode;
+        return Optional.of(new Violation(WorkloadRules.GPUS_PER_NODE, "a shape the cluster can hold: it has " + nodes
+                + " nodes with at least " + gpusPerNode + " GPUs (" + has + " in all, at most "
+                + cluster.maxGpusPerNode() + " GPUs per node)",
+                asked + (asked == 1 ? " node" : " nodes") + " x " + gpusPerNode + " GPUs"));
+    }
+
+    /** How a shape is said in messages: "8 GPUs", or "16 GPUs as 2 whole node(s) of 8". */
+    public static String describe(int gpus, int gpusPerNode) {
+        if (gpusPerNode <= 0) {
+            return gpus + " GPUs";
+        }
+        return gpus + " GPUs as " + (gpus / gpusPerNode) + " whole node(s) of " + gpusPerNode;
+    }
+}

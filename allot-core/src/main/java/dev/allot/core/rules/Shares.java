@@ -1,0 +1,49 @@
+package dev.allot.core.rules;
+
+import java.util.Optional;
+
+/**
+ * The one rule for an allocation's share, wherever it is set (the API's {@code PUT /v1/allocations/...}, the CLI's
+ * {@code budget set --share}, the simulator's {@code allocations.yaml}, the core's tree): a finite number >= 0, the
+ * node's weight among its siblings. Zero is allowed (an allocation entitled to nothing, whose work runs on what
+ * others leave idle), but the shares of siblings must not all be zero, or none of them would be entitled to anything
+ * and their parent's entitlement would be divided by zero.
+ */
+public final class Shares {
+    public static final String FIELD = "share";
+    public static final String EXPECTED = "a finite number >= 0, the weight among its siblings (e.g. 1 or 2.5)";
+
+    private Shares() {
+    }
+
+    /** Whether one share is valid on its own. */
+    public static boolean valid(double share) {
+        return share >= 0 && Double.isFinite(share);
+    }
+
+    /** Why {@code share} is not a valid share, or empty when it is. */
+    public static Optional<Violation> check(double share) {
+        if (valid(share)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Violation(FIELD, EXPECTED, shown(share)));
+    }
+
+    /**
+     * Why siblings whose shares sum to {@code sum} cannot share their parent (named for the message; null for the
+     * top level), or empty when they can: at least one of them must be positive.
+     */
+    public static Optional<Violation> checkSiblings(String parent, double sum) {
+        if (sum > 0 && Double.isFinite(sum)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Violation(FIELD, "at least one positive share among the "
+                + (parent == null ? "allocations at the top of the tree" : "children of '" + parent + "'"),
+                "shares summing to " + shown(sum)));
+    }
+
+    /** A share as messages show it: 2 rather than 2.0. */
+    public static String shown(double share) {
+        return share == Math.rint(share) && Math.abs(share) < 1e15 ? Long.toString((long) share) : Double.toString(share);
+    }
+}

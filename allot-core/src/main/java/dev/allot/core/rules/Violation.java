@@ -1,0 +1,79 @@
+package dev.allot.core.rules;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One way a value breaks a rule: the field it is in (named as the API names it, e.g. {@code gpusPerNode}; a reader
+ * maps the name to its own column), what the rule expected and what came. Each boundary words it its own way (an
+ * HTTP 400 body, a {@code file:line:column} message), so the parts are kept apart rather than joined into one text.
+ *
+ * @param field    the field, never null
+ * @param expected what the rule wants, as words to follow "expected ", e.g. "a whole number >= 1"
+ * @param got      what came, as words to follow "got ", e.g. "0" or "'..'"
+ */
+public record Violation(String field, String expected, String got) {
+    public Violation {
+        Objects.requireNonNull(field, "field");
+        Objects.requireNonNull(expected, "expected");
+        Objects.requireNonNull(got, "got");
+    }
+
+    /** "expected ..., got ...", without the field. */
+    public String problem() {
+        return "expected " + expected + ", got " + got;
+    }
+
+    /** "field 'f': expected ..., got ...". */
+    @Override
+    public String toString() {
+        return "field '" + field + "': " + problem();
+    }
+
+    /** Every violation as {@link #toString()}, joined by "; ", for messages of invariants that must hold. */
+    public static String join(List<Violation> violations) {
+        StringBuilder sb = new StringBuilder();
+        for (Violation v : violations) {
+            if (sb.length() > 0) {
+                sb.append("; ");
+            }
+            sb.append(v);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * A text value as a message shows it: quoted, control characters escaped (so a message stays on one line) and
+     * cut after 60 characters.
+     */
+    public static String shown(String text) {
+        if (text == null) {
+            return "nothing";
+        }
+        StringBuilder sb = new StringBuilder(Math.min(text.length(), 64) + 2).append('\'');
+        int n = Math.min(text.length(), 60);
+        for (int i = 0; i < n; i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f) {
+                        sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        if (text.length() > n) {
+            sb.append("...");
+        }
+        sb.append('\'');
+        if (text.length() > n) {
+            sb.append(" (").append(text.length()).append(" characters)");
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.allot.core.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.NodeSpec;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The one rule for a workload's fields, and for whether its shape can ever fit a cluster's nodes. */
+class WorkloadRulesTest {
+    private static WorkloadFields.Builder valid() {
+        return WorkloadFields.builder().id("w1").submitSeconds(0L).allocation("lab/nlp").user("ana").gpus(8L)
+                .gpusPerNode(4L).duration(Duration.ofHours(2)).minRuntime(Duration.ofMinutes(30))
+                .checkpointEvery(Duration.ofMinutes(10)).kind("train").command(List.of("python", "train.py"))
+                .environment(Map.of("SEED", "7")).idempotencyKey("k1");
+    }
+
+    @Test
+    void validFieldsBreakNoRule() {
+        assertThat(WorkloadRules.check(valid().build())).isEmpty();
+    }
+
+    @Test
+    void fieldsNotGivenAreNotChecked() {
+        // given a boundary that refused every field's type already, when the rules check what is left, nothing remains
+        assertThat(WorkloadRules.check(WorkloadFields.builder().build())).isEmpty();
+        // and unallocated (min runtime 0) with any packing (0 per node) is valid
+        assertThat(WorkloadRules.check(valid().minRuntime(Duration.ZERO).gpusPerNode(0L).gpus(3L).build())).isEmpty();
+    }
+
+    @Test
+    void everyViolationIsListedAtOnceWithFieldExpectedAndGot() {
+        // given a workload wrong in every field at once
+        WorkloadFields bad = WorkloadFields.builder().id(" ").submitSeconds(-5L).allocation("").user("")
+                .gpus(0L).gpusPerNode(-1L).duration(Duration.ZERO).minRuntime(Duration.ofMinutes(-30))
+                .checkpointEvery(Duration.ZERO).kind("x".repeat(300)).command(List.of())
+                .environment(Map.of("A=B", "1")).idempotencyKey("").build();
+
+        // when checked, then each field's violation is there, in field order, with what was expected and what came
+        List<Violation> v = WorkloadRules.check(bad);
+        assertThat(v).extracting(Violation::field).containsExactly("id", "submit", "allocation", "user", "gpus",
+                "gpusPerNode", "duration", "minRuntime", "checkpointEvery", "kind", "command", "environment",
+                "idempotencyKey");
+        assertThat(v.get(4)).isEqualTo(new Violation("gpus", "a whole number >= 1", "0"));
+        assertThat(v.get(5)).isEqualTo(new Violation("gpusPerNode", "a whole number >= 0 (0 or none for any packing)",
+                "-1"));
+        assertThat(v.get(6)).isEqualTo(new Violation("duration", "a positive duration", "0s"));
+        assertThat(v.get(7).got()).isEqualTo("-30m");
+        assertThat(v.get(7).expected()).startsWith("a duration >= 0");
+        assertThat(v.get(10)).isEqualTo(new Violation("command", "at least the program", "an empty list"));
+        assertThat(v.get(11).got()).isEqualTo("the name 'A=B'");
+        assertThat(v.get(9).got()).endsWith("(300 characters)");
+        assertThat(v).allSatisfy(x -> assertThat(x.toString()).startsWith("field '" + x.field() + "': expected ")
+                .contains(", got "));
+    }
+
+    @Test
+    void gpusPerNodeMustDivideGpus() {
+        List<Violation> v = WorkloadRules.check(valid().gpus(12L).gpusPerNode(8L).build());
+
+        assertThat(v).hasSize(1);
+        assertThat(v.get(0).field()).isEqualTo("gpusPerNode");
+        assertThat(v.get(0).expected()).startsWith("a whole number that divides gpus (12)");
+        assertThat(v.get(0).got()).isEqualTo("8");
+    }
+
+    @Test
+    void gpusBeyondAnIntAreARangeViolationNotAnOverflow() {
+        assertThat(WorkloadRules.check(valid().gpus(99_999_999_999L).gpusPerNode(0L).build()))
+                .containsExactly(new Violation("gpus", "a whole number >= 1", "99999999999"));
+    }
+
+    @Test
+    void commandItemsAndEnvironmentValuesMayNotHoldNul() {
+        List<Violation> v = WorkloadRules.check(valid().command(List.of(" ", "a\0b"))
+                .environment(Map.of("OK", "x\0")).build());
+
+        assertThat(v).extracting(Violation::field).containsExactly("command", "command", "environment");
+        assertThat(v.get(0).got()).isEqualTo("a blank string");
+        assertThat(v.get(1).got()).isEqualTo("item 1, 'a\\u0000b'");
+    }
+
+    @Test
+    void aShapeFitsWhenTheNodesCanHoldIt() {
+        // given 3 nodes of 8 GPUs and one of 4
+        ClusterSpec cluster = new ClusterSpec(List.of(NodeSpec.of("a", 8), NodeSpec.of("b", 8), NodeSpec.of("c", 8),
+                NodeSpec.of("d", 4)), List.of());
+
+        assertThat(ShapeFit.check(cluster, 28, 0)).isEmpty();
+        assertThat(ShapeFit.check(cluster, 16, 4)).isEmpty();
+        assertThat(ShapeFit.check(cluster, 29, 0)).contains(new Violation("gpus",
+                "at most 28 GPUs (the cluster has 28 GPUs on 4 nodes)", "29"));
+        Violation gang = ShapeFit.check(cluster, 32, 8).orElseThrow();
+        assertThat(gang.field()).isEqualTo("gpusPerNode");
+        assertThat(gang.got()).isEqualTo("4 nodes x 8 GPUs");
+        assertThat(gang.expected()).contains("it has 3 nodes with at least 8 GPUs", "at most 8 GPUs per node");
+        assertThat(ShapeFit.check(cluster, 16, 16).orElseThrow().got()).isEqualTo("1 node x 16 GPUs");
+    }
+}

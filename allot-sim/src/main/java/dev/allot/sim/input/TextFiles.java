@@ -1,0 +1,151 @@
+package dev.allot.sim.input;
+
+import java.io.BufferedReader;
+import java.io.FilterReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Opens the text files the readers take (workloads, traces) so that a file that is not text fails as bad input at
+ * its line and column instead of being read as something else: a NUL character (a file of NUL bytes, an image, an
+ * archive) is an {@link InputException} there, which matters because readers skip blank-looking lines and a line of
+ * NUL bytes looks blank to {@code trim}; a byte sequence that is not UTF-8 is located by {@link #notUtf8}.
+ */
+public final class TextFiles {
+    private TextFiles() {
+    }
+
+    /** A buffered UTF-8 reader of {@code path} that throws at the first NUL; {@code name} is the file in messages. */
+    public static BufferedReader open(Path path, String name) throws IOException {
+        return new BufferedReader(new NulCheck(Files.newBufferedReader(path, StandardCharsets.UTF_8), name));
+    }
+
+    /** The text of a whole (small) file, refused at its first NUL as {@link #open} does. */
+    public static String read(Path path, String name) throws IOException {
+        String text = Files.readString(path, StandardCharsets.UTF_8);
+        int nul = text.indexOf('\0');
+        if (nul >= 0) {
+            int line = 1;
+            int lineStart = 0;
+            for (int i = 0; i < nul; i++) {
+                if (text.charAt(i) == '\n') {
+                    line++;
+                    lineStart = i + 1;
+                }
+            }
+            throw nulAt(name, line, nul - lineStart + 1);
+        }
+        return text;
+    }
+
+    /**
+     * The error for an {@link IOException} met while reading {@code path}: for bytes that are not UTF-8, the line
+     * and column of the first of them (found by reading the file again, only on this error path).
+     */
+    public static InputException readError(Path path, String name, IOException e) {
+        if (e instanceof CharacterCodingException) {
+            return notUtf8(path, name);
+        }
+        return new InputException(name, 0, 0, null, "cannot read: " + e);
+    }
+
+    private static InputException notUtf8(Path path, String name) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        int line = 1;
+        int column = 1;
+        try (InputStream in = Files.newInputStream(path)) {
+            ByteBuffer bytes = ByteBuffer.allocate(8192);
+            CharBuffer chars = CharBuffer.allocate(8192);
+            boolean eof = false;
+            while (true) {
+                int n = eof ? -1 : in.read(bytes.array(), bytes.position(), bytes.remaining());
+                if (n < 0) {
+                    eof = true;
+                } else {
+                    bytes.position(bytes.position() + n);
+                }
+                bytes.flip();
+                CoderResult r = decoder.decode(bytes, chars, eof);
+                chars.flip();
+                while (chars.hasRemaining()) {
+                    if (chars.get() == '\n') {
+                        line++;
+                        column = 1;
+                    } else {
+                        column++;
+                    }
+                }
+                chars.clear();
+                if (r.isError()) {
+                    return new InputException(name, line, column, null, "expected UTF-8 text, got a byte sequence"
+                            + " that is not UTF-8 (0x" + String.format("%02x", bytes.get(bytes.position()) & 0xff)
+                            + "); the file looks binary or is in another encoding");
+                }
+                bytes.compact();
+                if (eof && !r.isOverflow()) {
+                    break;
+                }
+            }
+        } catch (IOException again) {
+            return new InputException(name, 0, 0, null, "cannot read: " + again);
+        }
+        return new InputException(name, 0, 0, null, "expected UTF-8 text, got bytes that are not UTF-8");
+    }
+
+    private static InputException nulAt(String name, int line, int column) {
+        return new InputException(name, line, column, null, "expected text, got a NUL character (byte 0); the file"
+                + " looks binary (a file of NUL bytes, an image, an archive), not text");
+    }
+
+    /** Passes characters through, counting lines, and throws at the first NUL. */
+    private static final class NulCheck extends FilterReader {
+        private final String name;
+        private int line = 1;
+        private int column = 1;
+
+        NulCheck(Reader in, String name) {
+            super(in);
+            this.name = name;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int c = super.read();
+            if (c >= 0) {
+                look((char) c);
+            }
+            return c;
+        }
+
+        @Override
+        public int read(char[] buf, int off, int len) throws IOException {
+            int n = super.read(buf, off, len);
+            for (int i = off; i < off + n; i++) {
+                look(buf[i]);
+            }
+            return n;
+        }
+
+        private void look(char c) {
+            if (c == '\n') {
+                line++;
+                column = 1;
+            } else if (c == '\0') {
+                throw nulAt(name, line, column);
+            } else {
+                column++;
+            }
+        }
+    }
+}
