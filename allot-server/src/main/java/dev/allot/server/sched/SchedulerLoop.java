@@ -96,7 +96,10 @@ import org.slf4j.LoggerFactory;
  * to the core in place (an unhealthy node takes no new work and drains by the policy's rule). Any other change (a
  * share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load does, from the same
  * books: usage seeded again, every job registered again, running ones resumed from their attempts' starts, deferred
- * starts decided anew, stopping attempts still fenced. The store refuses the edits the core could not follow (an
+ * starts decided anew, stopping attempts still fenced. A node whose GPU count shrank under running work (an edit, or
+ * the backend's count) loses that work: an attempt holding a GPU the node no longer has is stopped through the backend
+ * and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed otherwise: the
+ * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the core could not follow (an
  * allocation with unfinished work removed or given children; nodes are never removed).
  *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
@@ -496,35 +499,40 @@ public final class SchedulerLoop implements AutoCloseable {
         List<Job> before = new ArrayList<>(active.values());
         buildState(allocations, nodes, now);
         rebuilds++;
+        Set<String> lost = new HashSet<>();
         for (LiveAttempt l : new ArrayList<>(books.live.values())) {
             LiveAttempt.Mapped m = LiveAttempt.map(l.where, nodeNames, sizes);
             if (m.ok()) {
                 l.placement = m.placement();
                 l.lanes = m.lanes();
+                continue;
+            }
+            // Some of its GPUs are no longer the cluster's: it fences only those that remain while it stops.
+            LiveAttempt.Mapped rest = LiveAttempt.remaining(l.where, nodeNames, sizes);
+            l.placement = rest.placement();
+            l.lanes = rest.lanes();
+            if (l.stopping) {
+                LOG.warn("attempt {}, being stopped, lost GPUs: {}", l.key, m.failure());
             } else {
-                // Its GPUs are no longer the cluster's: stop it; it no longer fences anything.
-                LOG.warn("attempt {} is stopped: {}", l.key, m.failure());
-                l.placement = new Placement(new int[0], new int[0]);
-                l.lanes = new int[0][];
-                if (!l.stopping) {
-                    books.runningAttempt.remove(l.jobId);
-                    l.cause = null;
-                    requestStop(l);
-                }
+                lose(l, "its GPUs are gone: " + m.failure());
+                lost.add(l.jobId);
             }
         }
         active.clear();
         books.deferred.clear();
         for (Job old : before) {
+            if (lost.contains(old.id()) && !requeuedWhenLost(old.id())) {
+                continue; // ends with its attempt (failed in the store); the new core never runs it
+            }
             Job job;
             try {
                 job = state.register(old.spec());
             } catch (IllegalArgumentException e) {
                 refused.put(old.id(), e.getMessage());
                 LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
-                AttemptKey key = books.runningAttempt.remove(old.id());
+                AttemptKey key = books.runningAttempt.get(old.id());
                 if (key != null) {
-                    requestStop(books.live.get(key));
+                    lose(books.live.get(key), "the cluster cannot hold it after the change: " + e.getMessage());
                 }
                 continue;
             }
@@ -535,6 +543,9 @@ public final class SchedulerLoop implements AutoCloseable {
                 state.resume(job, l.placement, Math.min(l.startedAtSeconds, now), now);
             } else {
                 books.runningAttempt.remove(old.id());
+                if (lost.contains(old.id())) {
+                    queuedSince.put(old.id(), now);
+                }
             }
             active.put(job.id(), job);
         }
@@ -544,6 +555,26 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         LOG.info("the allocation tree or the nodes changed: the core was rebuilt with {} nodes, {} allocations, {}"
                 + " workloads", nodes.size(), allocations.size(), active.size());
+    }
+
+    /**
+     * Stops a running attempt the cluster can no longer hold (its node lost the GPUs it runs on): it ends as lost
+     * with this reason once the backend has stopped it, requeued or ended by the store's rule for lost work
+     * ({@link AttemptOutcome#workloadState}); the core no longer runs it.
+     */
+    private void lose(LiveAttempt l, String reason) {
+        LOG.atWarn().addKeyValue("attempt", l.key).log("attempt {} is stopped as lost: {}", l.key, reason);
+        books.runningAttempt.remove(l.jobId);
+        l.cause = null;
+        l.lostReason = reason;
+        dirty = true;
+        requestStop(l);
+    }
+
+    /** Whether a workload whose attempt is lost waits again (the store's rule: resumable, no cancellation asked). */
+    private boolean requeuedWhenLost(String workloadId) {
+        Workload w = stored.get(workloadId);
+        return w != null && AttemptOutcome.LOST.workloadState(w.resumable(), w.cancelRequested()).waiting();
     }
 
     /**
@@ -780,6 +811,9 @@ public final class SchedulerLoop implements AutoCloseable {
         if (exitedOk) {
             outcome = AttemptOutcome.COMPLETED;
             reason = "exited with code 0" + detail;
+        } else if (l.lostReason != null) {
+            outcome = AttemptOutcome.LOST;
+            reason = l.lostReason + detail;
         } else if (l.stopping && l.cancelled) {
             // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
             outcome = AttemptOutcome.CANCELLED;
@@ -826,7 +860,12 @@ public final class SchedulerLoop implements AutoCloseable {
         } else if (outcome == AttemptOutcome.FAILED) {
             failures++;
         }
-        Job job = state.job(l.jobId).orElseThrow();
+        Job job = state.job(l.jobId).orElse(null);
+        if (job == null) {
+            // Not in the core (lost when the core was rebuilt, and not to run again): the store's word is all.
+            active.remove(l.jobId);
+            return;
+        }
         if (!l.stopping) {
             // The core still runs the job on this attempt.
             books.runningAttempt.remove(l.jobId);
