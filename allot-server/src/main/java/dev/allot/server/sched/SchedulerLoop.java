@@ -186,6 +186,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private long decisions;
     private long rebuilds;
 
+    private final CycleHealth health = new CycleHealth();
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean resyncRequested =
@@ -263,7 +264,13 @@ public final class SchedulerLoop implements AutoCloseable {
         try {
             runOnce();
         } catch (RuntimeException e) {
-            LOG.error("scheduling cycle failed; trying again next tick", e);
+            CycleHealth.Failing f = health.failing().orElse(null);
+            if (f == null || f.failedCycles() == 1) {
+                LOG.error("scheduling cycle failed; trying again next tick", e);
+            } else {
+                LOG.error("scheduling cycle failed again ({} in a row since {}); trying again next tick: {}",
+                        f.failedCycles(), java.time.Instant.ofEpochMilli(f.sinceMillis()), f.lastError());
+            }
         }
     }
 
@@ -296,8 +303,26 @@ public final class SchedulerLoop implements AutoCloseable {
         dev.allot.server.Daemons.stop(t, Duration.ofSeconds(10), "the scheduling thread");
     }
 
-    /** One cycle; see the class notes. */
+    /**
+     * One cycle; see the class notes. A cycle that throws is recorded in {@link #health()} (and rethrown); the next
+     * that succeeds clears it.
+     */
     public synchronized void runOnce() {
+        try {
+            cycle();
+        } catch (RuntimeException e) {
+            health.failed(e, clock.millis());
+            throw e;
+        }
+        health.succeeded();
+    }
+
+    /** Whether the last cycles failed, and why; read without waiting for a cycle. */
+    public CycleHealth health() {
+        return health;
+    }
+
+    private void cycle() {
         long nowMillis = clock.millis();
         long now = Math.max(lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         lastNowSeconds = now;
