@@ -87,9 +87,10 @@ import org.slf4j.LoggerFactory;
  * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
  * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
  * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
- * if resumable, per the store's rule), its GPUs released. An open attempt that cannot be adopted (its node is gone,
- * its GPU indexes do not fit the node or clash with another's, the core refuses the workload) is logged and left
- * alone, its GPUs unknown to the policy.
+ * if resumable, per the store's rule), its GPUs released. An open attempt whose GPU indexes the node no longer has (it shrank
+ * while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot be adopted
+ * (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs unknown to
+ * the policy.
  *
  * <p><b>Changes.</b> A cycle reads the tree and the nodes from the store after {@link #topologyChanged()} (the API and
  * the health check call it) and at least every {@link #TOPOLOGY_REFRESH_SECONDS}. A change of a node's health is applied
@@ -610,7 +611,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private void adopt(Workload w, Attempt a, long now) {
         LiveAttempt.Mapped m = LiveAttempt.map(a.placement(), nodeNames, sizes);
         if (!m.ok()) {
-            LOG.warn("open attempt {} not adopted: {}", a.key(), m.failure());
+            adoptLost(w, a, m.failure(), now);
             return;
         }
         for (LiveAttempt other : books.live.values()) {
@@ -659,6 +660,52 @@ public final class SchedulerLoop implements AutoCloseable {
             if (!job.state().isFinal()) {
                 active.put(job.id(), job);
                 queuedSince.put(job.id(), now);
+            }
+        }
+    }
+
+    /**
+     * Adopts an open attempt whose GPUs the cluster no longer has all of (its node shrank while the scheduler was
+     * down) as being stopped as lost: it fences the GPUs that remain until it ends; its workload waits in the core if
+     * the store's rule for lost work requeues it. One whose remaining GPUs clash with another's is left alone.
+     */
+    private void adoptLost(Workload w, Attempt a, String failure, long now) {
+        LiveAttempt.Mapped rest = LiveAttempt.remaining(a.placement(), nodeNames, sizes);
+        if (rest.placement() != null) {
+            for (LiveAttempt other : books.live.values()) {
+                if (other.overlaps(rest.placement(), rest.lanes())) {
+                    LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
+                    return;
+                }
+            }
+        }
+        long startedAt = Math.min(now, Math.floorDiv(a.startedAtMillis(), 1000));
+        LiveAttempt l = new LiveAttempt(a.key(), w.id(), a.placement(), startedAt, rest.placement(), rest.lanes());
+        l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
+        l.stopping = true;
+        l.cancelled = w.cancelRequested();
+        l.lostReason = "its GPUs are gone: " + failure;
+        if (a.phase() == AttemptPhase.STOPPING && a.stopRequestedAtMillis() != null) {
+            l.stopRequestedAtMillis = a.stopRequestedAtMillis();
+        } else {
+            l.stopRequestedAtMillis = now * 1000;
+            store.attempts().markStopping(a.key(), l.stopRequestedAtMillis);
+        }
+        LOG.atWarn().addKeyValue("attempt", a.key()).log("open attempt {} is stopped as lost: {}", a.key(),
+                l.lostReason);
+        stored.put(w.id(), w);
+        books.live.put(a.key(), l);
+        adoptedAtLoad++;
+        toReconcile.put(a.key(), a);
+        if (requeuedWhenLost(w.id())) {
+            try {
+                Job job = state.register(CoreBuilder.spec(w, now));
+                state.submit(job, now);
+                active.put(job.id(), job);
+                queuedSince.put(job.id(), now);
+            } catch (IllegalArgumentException e) {
+                refused.put(w.id(), e.getMessage());
+                LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
             }
         }
     }
@@ -836,13 +883,13 @@ public final class SchedulerLoop implements AutoCloseable {
         if (exitedOk) {
             outcome = AttemptOutcome.COMPLETED;
             reason = "exited with code 0" + detail;
-        } else if (l.lostReason != null) {
-            outcome = AttemptOutcome.LOST;
-            reason = l.lostReason + detail;
         } else if (l.stopping && l.cancelled) {
             // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
             outcome = AttemptOutcome.CANCELLED;
             reason = "stopped: its cancellation was requested" + detail;
+        } else if (l.lostReason != null) {
+            outcome = AttemptOutcome.LOST;
+            reason = l.lostReason + detail;
         } else if (l.stopping && l.result != null) {
             outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
             reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail

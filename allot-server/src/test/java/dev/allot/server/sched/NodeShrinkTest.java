@@ -119,6 +119,45 @@ class NodeShrinkTest {
         assertThat(f.loop.counters().cycles()).isEqualTo(4);
     }
 
+    @Test
+    void givenANodeThatShrankWhileTheSchedulerWasDownTheWorkOnItsGoneGpusEndsLostAtTheRestart() {
+        f = new Fixture(dir.resolve("restart"), List.of("a"), 4);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(f.submit("a", 1, 10 * HOUR, 10 * MIN, i % 2 == 0));
+        }
+        f.cycle();
+        assertThat(f.backend.launches).hasSize(4);
+
+        f.crash();
+        f.advance(MIN);
+        f.store.nodes().putNode(new Node("n1", 2, true, null, f.clock.millis()));
+        f.cycle(); // load, adopt, reconcile: the attempts on GPUs 2 and 3 are stopped
+        f.cycle(); // and end
+        String waiting = f.submit("a", 1, HOUR, 10 * MIN, true);
+        f.advance(1);
+        f.cycle();
+
+        for (String id : ids) {
+            Attempt first = f.attempts(id).get(0);
+            boolean gone = f.backend.launches.stream().anyMatch(l -> l.attempt().equals(first.key())
+                    && l.placement().get(0).gpus().get(0) >= 2);
+            if (!gone) {
+                assertThat(first.outcome()).as("%s keeps its GPU", id).isNull();
+                assertThat(f.stateOf(id)).isEqualTo(WorkloadState.RUNNING);
+                continue;
+            }
+            assertThat(first.outcome()).as("%s", id).isEqualTo(AttemptOutcome.LOST);
+            assertThat(first.reason()).as("%s", id).contains("node n1, which now has 2 GPUs");
+            boolean resumable = ids.indexOf(id) % 2 == 0;
+            assertThat(f.stateOf(id)).as("%s", id).isEqualTo(resumable ? WorkloadState.REQUEUED : WorkloadState.FAILED);
+        }
+        assertThat(f.backend.stops).hasSize(2);
+        assertThat(f.backend.liveLaunches()).hasSize(2);
+        assertThat(f.stateOf(waiting)).as("the node is full").isEqualTo(WorkloadState.PENDING);
+        assertThat(f.loop.health().failing()).isEmpty();
+    }
+
     private String onGpu(int gpu) {
         return f.backend.launches.stream()
                 .filter(l -> l.placement().get(0).gpus().contains(gpu))
