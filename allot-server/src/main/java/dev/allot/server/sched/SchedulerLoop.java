@@ -87,10 +87,10 @@ import org.slf4j.LoggerFactory;
  * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
  * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
  * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
- * if resumable, per the store's rule), its GPUs released. An open attempt whose GPU indexes the node no longer has (it shrank
- * while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot be adopted
- * (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs unknown to
- * the policy.
+ * if resumable, per the store's rule), its GPUs released. An open attempt whose GPU indexes the node no longer has
+ * (it shrank while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot
+ * be adopted (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs
+ * unknown to the policy.
  *
  * <p><b>Changes.</b> A cycle reads the tree and the nodes from the store after {@link #topologyChanged()} (the API and
  * the health check call it) and at least every {@link #TOPOLOGY_REFRESH_SECONDS}. A change of a node's health is applied
@@ -100,8 +100,8 @@ import org.slf4j.LoggerFactory;
  * starts decided anew, stopping attempts still fenced. A node whose GPU count shrank under running work (an edit, or
  * the backend's count) loses that work: an attempt holding a GPU the node no longer has is stopped through the backend
  * and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed otherwise: the
- * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the core could not follow (an
- * allocation with unfinished work removed or given children; nodes are never removed).
+ * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the
+ * core could not follow (an allocation with unfinished work removed or given children; nodes are never removed).
  *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
  * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred

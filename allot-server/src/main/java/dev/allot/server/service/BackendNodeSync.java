@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * (down, failed, drained by an operator) is marked unhealthy with the backend's reason, prefixed by the backend's
  * name, and marked healthy again once the backend can use it, but only if the backend was the one that made it
  * unhealthy: health set by a person or by the health check is theirs to undo. A GPU count that shrank under running
- * work is taken as it is: the scheduling loop ends the work on the GPUs that are gone as lost. A node the store has and the backend
- * does not is left alone (logged once), and so is a node the backend reports without GPUs (the store holds only
- * nodes with GPUs). A failed probe changes nothing (a failed probe is not a down node).
+ * work is taken as it is: the scheduling loop ends the work on the GPUs that are gone as lost. A node the store has
+ * and the backend does not is left alone (logged once), and so is a node the backend reports without GPUs (the store
+ * holds only nodes with GPUs). A failed probe changes nothing (a failed probe is not a down node).
  */
 public final class BackendNodeSync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNodeSync.class);
