@@ -34,7 +34,7 @@ public final class CycleHealth {
     }
 
     /** Records a failed cycle: it begins a run of failures, or extends the one going on. */
-    void failed(RuntimeException e, long nowMillis) {
+    void failed(Throwable e, long nowMillis) {
         Failing before = failing;
         String message = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getName()
                 : e.getClass().getSimpleName() + ": " + e.getMessage();

@@ -264,7 +264,9 @@ public final class SchedulerLoop implements AutoCloseable {
         lastCycleStartNanos = System.nanoTime();
         try {
             runOnce();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | AssertionError | LinkageError e) {
+            // Caught, not let through: a periodic task that throws is never run again. (A VirtualMachineError goes
+            // through; the health answer then keeps saying that cycles fail.)
             CycleHealth.Failing f = health.failing().orElse(null);
             if (f == null || f.failedCycles() == 1) {
                 LOG.error("scheduling cycle failed; trying again next tick", e);
@@ -311,7 +313,7 @@ public final class SchedulerLoop implements AutoCloseable {
     public synchronized void runOnce() {
         try {
             cycle();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             health.failed(e, clock.millis());
             throw e;
         }

@@ -43,6 +43,7 @@ class ServiceHealthTest {
     static final class FlakyBackend implements Backend {
         final SimulatedBackend sim;
         volatile RuntimeException failure;
+        volatile Error error;
 
         FlakyBackend(MutableClock clock) {
             sim = new SimulatedBackend(clock);
@@ -68,6 +69,10 @@ class ServiceHealthTest {
             RuntimeException f = failure;
             if (f != null) {
                 throw f;
+            }
+            Error e = error;
+            if (e != null) {
+                throw e;
             }
             return sim.observe();
         }
@@ -122,6 +127,37 @@ class ServiceHealthTest {
             assertThat(JSON.readTree(again.body()).path("status").asText()).isEqualTo("ok");
             assertThat(ServiceMetricsTest.scrape(service)).containsEntry("allot_cycle_failures_total", 2.0);
         }
+    }
+
+    @Test
+    void givenTheLoopsOwnThreadWhenACycleThrowsAnErrorTheLoopGoesOnAndHealthTellsItThenRecovers() throws Exception {
+        try (Store s = Store.sqlite(dir)) {
+            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
+            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
+        }
+        MutableClock clock = new MutableClock(T0);
+        FlakyBackend flaky = new FlakyBackend(clock);
+        flaky.error = new AssertionError("a broken promise");
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
+                .withTick(Duration.ofMillis(20));
+        try (Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+            HttpResponse<String> failing = awaitHealth(service, 503);
+            assertThat(JSON.readTree(failing.body()).path("error").asText())
+                    .contains("the last failure: AssertionError: a broken promise");
+            flaky.error = null;
+            awaitHealth(service, 200);
+        }
+    }
+
+    private static HttpResponse<String> awaitHealth(Service service, int status) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        HttpResponse<String> r = get(service, "/v1/health");
+        while (r.statusCode() != status && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            r = get(service, "/v1/health");
+        }
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        return r;
     }
 
     /** The loop's thread runs one cycle at its start; the test's cycles come after it, so the counts are exact. */
