@@ -30,7 +30,8 @@ public final class AllotCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new AllotCommand());
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            if (ex instanceof InputException || ex instanceof IllegalArgumentException) {
+            if (ex instanceof InputException || ex instanceof IllegalArgumentException
+                    || ex instanceof OutputFiles.CannotWriteException) {
                 cmd.getErr().println("allot: " + ex.getMessage());
                 return EXIT_BAD_INPUT;
             }
@@ -38,7 +39,14 @@ public final class AllotCommand implements Runnable {
                 cmd.getErr().println("allot: " + ex.getMessage());
                 return 1;
             }
-            throw ex;
+            // No stack trace reaches the user: one line, and the trace only when asked for.
+            cmd.getErr().println("allot: " + describe(ex));
+            if (System.getenv("ALLOT_DEBUG") != null) {
+                ex.printStackTrace(cmd.getErr());
+            } else {
+                cmd.getErr().println("allot: this is a fault in allot; ALLOT_DEBUG=1 prints its stack trace");
+            }
+            return 1;
         });
         cl.setParameterExceptionHandler((ex, args) -> {
             // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
@@ -50,6 +58,21 @@ public final class AllotCommand implements Runnable {
             return EXIT_BAD_INPUT;
         });
         return cl;
+    }
+
+    /**
+     * One line for a failure no command mapped: an I/O failure in the operating system's words, anything else with
+     * its kind (it is a fault in allot).
+     */
+    static String describe(Exception ex) {
+        Throwable t = ex instanceof java.io.UncheckedIOException u ? u.getCause() : ex;
+        String message = t.getMessage() == null || t.getMessage().isBlank() ? "" : t.getMessage();
+        if (t instanceof java.io.IOException io) {
+            return message.isEmpty() ? io.getClass().getSimpleName() : message
+                    + (t instanceof java.nio.file.FileSystemException fse && fse.getReason() != null
+                    && !message.contains(fse.getReason()) ? ": " + fse.getReason() : "");
+        }
+        return "unexpected " + t.getClass().getSimpleName() + (message.isEmpty() ? "" : ": " + message);
     }
 
     /** The message with the value of every {@code --token} argument replaced by asterisks. */

@@ -50,12 +50,14 @@ final class GenerateCommand implements Callable<Integer> {
                 }
             }
         }
+        OutputFiles.checkFolder("DIR", dir);
         GeneratorSpec gs = GeneratorSpec.preset(preset);
         if (days != null) {
             gs = gs.withDays(days);
         }
         GeneratedScenario g = ScenarioGenerator.generate(gs, seed);
-        ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(), g.workloads(), g.policyConfig());
+        OutputFiles.writeFolder("DIR", dir, () -> ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(),
+                g.workloads(), g.policyConfig()));
         Map<String, Integer> kinds = new TreeMap<>();
         g.workloads().forEach(w -> kinds.merge(w.kind(), 1, Integer::sum));
         out.printf("wrote %s: preset %s, seed %d, %d GPUs, %d allocations, %d workloads %s, %d health events%n",

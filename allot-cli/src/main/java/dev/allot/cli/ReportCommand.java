@@ -56,8 +56,9 @@ final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        OutputFiles.check("--report", report);
         JsonReport.Document document = isHtml(results) ? fromReport(results) : JsonReport.read(results);
-        HtmlReport.write(document, report, results.toString());
+        OutputFiles.write("--report", report, f -> HtmlReport.write(document, f, results.toString()));
         out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");
         out.flush();
         return 0;

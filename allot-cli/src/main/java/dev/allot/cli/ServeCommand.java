@@ -9,6 +9,7 @@ import dev.allot.server.service.ServiceConfig;
 import dev.allot.server.service.ServiceFiles;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -116,7 +117,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // Nothing is created or opened (data directory, store, token, client configuration, socket) before every
+        // option and every combination of them has been checked: config() reads and checks them all and creates
+        // nothing; then what can be tried without creating anything is tried (checkBeforeCreating).
         ServiceConfig config = config();
+        checkBeforeCreating(config);
         LogFormat format = LogFormat.parse(logFormat);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -218,7 +223,10 @@ final class ServeCommand implements Callable<Integer> {
         out.flush();
     }
 
-    /** The service's configuration from the options; a bad value names its option (exit 2). */
+    /**
+     * The service's configuration from the options; a bad value, or options that do not go together, name the
+     * option (exit 2). Creates nothing: {@link #call} relies on it to check every option before anything is made.
+     */
     ServiceConfig config() {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("--port expects a port number between 0 (any free port) and 65535, got "
@@ -257,6 +265,7 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--db-user needs --db-url (without it the store is SQLite in --data-dir)");
         }
         LogFormat.parse(logFormat);
+        checkCombinations();
         String nodeName = node != null ? node.trim() : hostName();
         if (nodeName.isEmpty()) {
             throw new IllegalArgumentException("--node expects a name, got an empty one");
@@ -273,6 +282,68 @@ final class ServeCommand implements Callable<Integer> {
             c = c.withDatabase(dbUrl, dbUser, ClientOptions.environment.apply(DB_PASSWORD_ENV));
         }
         return c;
+    }
+
+    /**
+     * Options that mean something only with other options: the Slurm options need {@code --backend slurm}, {@code
+     * --time-scale} the simulated backend, {@code --health-check-every} a {@code --health-check}; Slurm owns its
+     * nodes, so {@code --gpus} and {@code --node} do not apply to it. Given otherwise they would be ignored in
+     * silence, so they are refused.
+     */
+    private void checkCombinations() {
+        picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (given == null) {
+            return; // built directly, not parsed (nothing to compare)
+        }
+        for (picocli.CommandLine.Model.OptionSpec o : given.matchedOptions()) {
+            String name = o.longestName();
+            if (name.startsWith("--slurm-") && !backend.equals("slurm")) {
+                throw new IllegalArgumentException(name + " needs --backend slurm (the backend is " + backend + ")");
+            }
+        }
+        if (given.hasMatchedOption("--time-scale") && !backend.equals("simulated")) {
+            throw new IllegalArgumentException("--time-scale needs --backend simulated (the backend is " + backend
+                    + ")");
+        }
+        for (String local : new String[] {"--gpus", "--node"}) {
+            if (given.hasMatchedOption(local) && backend.equals("slurm")) {
+                throw new IllegalArgumentException(local + " does not apply to --backend slurm: Allot reads the nodes"
+                        + " and their GPUs from Slurm");
+            }
+        }
+        if (given.hasMatchedOption("--health-check-every") && healthCheck == null) {
+            throw new IllegalArgumentException("--health-check-every needs --health-check");
+        }
+    }
+
+    /**
+     * What can be checked by trying without creating anything, once every option is known to be well formed: the
+     * data directory can be made (or is a folder that can be written), and the API's port is free on the address it
+     * will listen on.
+     */
+    static void checkBeforeCreating(ServiceConfig c) {
+        Path data = c.dataDir().toAbsolutePath().normalize();
+        for (Path p = data; p != null; p = p.getParent()) {
+            if (Files.exists(p)) {
+                if (!Files.isDirectory(p)) {
+                    throw new IllegalArgumentException("--data-dir: " + p + " is a file, not a folder");
+                }
+                if (!Files.isWritable(p)) {
+                    throw new IllegalArgumentException("--data-dir: " + p + " cannot be written (permission denied)");
+                }
+                break;
+            }
+        }
+        if (c.port() != 0) {
+            String address = c.security().bindAddress();
+            try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                probe.bind(new java.net.InetSocketAddress(InetAddress.getByName(address), c.port()));
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException("--port " + c.port() + ": cannot listen on " + address + ":"
+                        + c.port() + " (" + message(e) + "); is another service using it? --port 0 takes any free"
+                        + " port");
+            }
+        }
     }
 
     /** A duration such as 30s, 2m, 1h30m, or milliseconds such as 500ms. */

@@ -21,8 +21,6 @@ import dev.allot.sim.trace.TraceFormats;
 import dev.allot.sim.trace.TraceImport;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,6 +82,10 @@ final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        OutputFiles.check("--json", json);
+        OutputFiles.check("--report", report);
+        OutputFiles.check("--workloads-out", workloadsOut);
+        OutputFiles.check("--events-out", eventsOut);
         PolicyRegistry registry = PolicyRegistry.standard();
         for (String p : policies) {
             registry.get(p.trim());
@@ -117,23 +119,19 @@ final class SimulateCommand implements Callable<Integer> {
         out.print(TextReport.render(scenario, results));
         JsonReport.Document document = detailed ? JsonReport.document(scenario, results, details) : null;
         if (json != null) {
-            try (Writer w = Files.newBufferedWriter(json, StandardCharsets.UTF_8)) {
-                JsonReport.write(document, w);
-            }
+            OutputFiles.writeText("--json", json, w -> JsonReport.write(document, w));
             out.println("wrote " + json);
         }
         if (report != null) {
-            HtmlReport.write(document, report);
+            OutputFiles.write("--report", report, f -> HtmlReport.write(document, f));
             out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");
         }
         if (workloadsOut != null) {
-            try (Writer w = Files.newBufferedWriter(workloadsOut, StandardCharsets.UTF_8)) {
-                WorkloadsCsv.write(results, w);
-            }
+            OutputFiles.writeText("--workloads-out", workloadsOut, w -> WorkloadsCsv.write(results, w));
             out.println("wrote " + workloadsOut);
         }
         if (eventsOut != null) {
-            Files.writeString(eventsOut, stories, StandardCharsets.UTF_8);
+            OutputFiles.writeText("--events-out", eventsOut, w -> w.append(stories));
             out.println("wrote " + eventsOut);
         }
         out.flush();

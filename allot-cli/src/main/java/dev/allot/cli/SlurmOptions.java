@@ -97,6 +97,9 @@ final class SlurmOptions {
         if (binDir != null && !Files.isDirectory(binDir)) {
             throw new IllegalArgumentException("--slurm-bin: " + binDir + " is not a directory");
         }
+        if (workDir != null && Files.exists(workDir) && !Files.isDirectory(workDir)) {
+            throw new IllegalArgumentException("--slurm-workdir: " + workDir + " is a file, not a folder");
+        }
         Duration t = ServeCommand.duration("--slurm-timeout", timeout, false);
         Path work = (workDir != null ? workDir : dataDir.resolve("slurm-jobs")).toAbsolutePath();
         SlurmConfig c = SlurmConfig.defaults(conf.toAbsolutePath(), work, instance).withBinDir(binDir)
@@ -107,6 +110,13 @@ final class SlurmOptions {
             if (restUrl == null || restTokenFile == null) {
                 throw new IllegalArgumentException("--slurm-observe rest needs --slurm-rest-url and"
                         + " --slurm-rest-token-file");
+            }
+            if (!validHttpUrl(restUrl)) {
+                throw new IllegalArgumentException("--slurm-rest-url expects an http:// or https:// URL, got '"
+                        + restUrl + "'");
+            }
+            if (!Files.isRegularFile(restTokenFile)) {
+                throw new IllegalArgumentException("--slurm-rest-token-file: " + restTokenFile + " is not a file");
             }
             c = c.withRest(restUrl, restUser, restTokenFile.toAbsolutePath());
         }
@@ -147,6 +157,16 @@ final class SlurmOptions {
             return id;
         } catch (IOException e) {
             throw new IllegalStateException("could not read or write the instance id " + f + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean validHttpUrl(String url) {
+        try {
+            java.net.URI u = new java.net.URI(url.trim());
+            return (u.getScheme() != null && (u.getScheme().equals("http") || u.getScheme().equals("https")))
+                    && u.getHost() != null;
+        } catch (java.net.URISyntaxException e) {
+            return false;
         }
     }
 

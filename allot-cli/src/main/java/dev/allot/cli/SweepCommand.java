@@ -9,9 +9,6 @@ import dev.allot.sim.sweep.Sweep;
 import dev.allot.sim.sweep.SweepTable;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -90,6 +87,7 @@ final class SweepCommand implements Callable<Integer> {
             }
             grid.put(key, Arrays.stream(s.substring(eq + 1).split(",")).map(String::trim).toList());
         }
+        OutputFiles.check("--csv", csv);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         GeneratorSpec gs = preset != null ? GeneratorSpec.preset(preset) : null;
         List<Long> seedList = new ArrayList<>();
@@ -118,9 +116,7 @@ final class SweepCommand implements Callable<Integer> {
                 n / policies.size() / seedList.size(), policies.size(), seedList.size(), workers);
         out.print(SweepTable.render(SweepTable.rows(runs), keys));
         if (csv != null) {
-            try (Writer w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
-                SweepTable.writeCsv(runs, keys, w);
-            }
+            OutputFiles.writeText("--csv", csv, w -> SweepTable.writeCsv(runs, keys, w));
             out.println("wrote " + csv);
         }
         out.flush();

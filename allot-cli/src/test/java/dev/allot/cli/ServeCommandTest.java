@@ -143,6 +143,82 @@ class ServeCommandTest {
         assertThat(Path.of(d)).doesNotExist();
     }
 
+    /** Runs {@code allot serve ARGS} that must be refused; one that starts instead is stopped and fails the test. */
+    Cli.Result refused(String... args) throws Exception {
+        CompletableFuture<Cli.Result> run = CompletableFuture.supplyAsync(() -> Cli.run(args));
+        try {
+            return run.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            ServeCommand.stopAll();
+            throw new AssertionError("serve started instead of refusing: " + String.join(" ", args));
+        }
+    }
+
+    @Test
+    void givenAPortInUseServeRefusesItBeforeCreatingTheDataDirectory() throws Exception {
+        Path data = dir.resolve("busy");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            Cli.Result r = refused("serve", "--port", Integer.toString(taken.getLocalPort()), "--data-dir",
+                    data.toString(), "--backend", "simulated");
+            assertThat(r.exit()).as(r.err()).isEqualTo(2);
+            assertThat(r.err()).contains("--port " + taken.getLocalPort() + ": cannot listen on 127.0.0.1:"
+                    + taken.getLocalPort());
+        }
+        assertThat(data).doesNotExist();
+        assertThat(clientJson).doesNotExist();
+    }
+
+    @Test
+    void givenOptionsThatDoNotGoTogetherOrCannotBeUsedServeRefusesThemBeforeCreatingAnything() throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "not a folder");
+        Path data = dir.resolve("data");
+        for (String[] bad : new String[][]{
+                {"--slurm-partition", "gpu", "--slurm-partition needs --backend slurm"},
+                {"--backend", "simulated", "--slurm-conf", "pom.xml", "--slurm-conf needs --backend slurm"},
+                {"--time-scale", "60", "--time-scale needs --backend simulated"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--gpus", "4",
+                        "--gpus does not apply to --backend slurm"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--node", "n1",
+                        "--node does not apply to --backend slurm"},
+                {"--health-check-every", "5m", "--health-check-every needs --health-check"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
+                        "http://127.0.0.1:1", "--slurm-rest-token-file", "/nonexistent/token",
+                        "--slurm-rest-token-file: /nonexistent/token is not a file"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
+                        "not a url", "--slurm-rest-token-file", "pom.xml",
+                        "--slurm-rest-url expects an http:// or https:// URL, got 'not a url'"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-workdir", file.toString(),
+                        "--slurm-workdir: " + file + " is a file, not a folder"},
+                {"--data-dir", file.toString(), "--data-dir: " + file + " is a file, not a folder"},
+                {"--data-dir", file.resolve("data").toString(), "--data-dir: " + file + " is a file, not a folder"}}) {
+            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("serve", "--port", "0"));
+            if (!bad[0].equals("--data-dir")) {
+                args.addAll(java.util.List.of("--data-dir", data.toString()));
+            }
+            args.addAll(java.util.Arrays.asList(bad).subList(0, bad.length - 1));
+            Cli.Result r = refused(args.toArray(String[]::new));
+            assertThat(r.exit()).as(String.join(" ", bad) + ": " + r.err()).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", bad)).contains(bad[bad.length - 1]);
+            assertThat(data).as(String.join(" ", bad)).doesNotExist();
+        }
+        assertThat(Files.readString(file)).isEqualTo("not a folder");
+        assertThat(clientJson).doesNotExist();
+    }
+
+    @Test
+    void givenAnExistingDataDirectoryABadOptionLeavesItUntouched() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("kept"));
+        Files.writeString(data.resolve("notes.txt"), "mine");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            Cli.Result r = refused("serve", "--port", Integer.toString(taken.getLocalPort()), "--data-dir",
+                    data.toString(), "--backend", "simulated");
+            assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(data)) {
+            assertThat(files.map(f -> f.getFileName().toString()).toList()).containsExactly("notes.txt");
+        }
+    }
+
     @Test
     void aBadAccountsFileIsNamedWithItsLineAndNothingIsCreated() throws Exception {
         Path accounts = dir.resolve("accounts");

@@ -94,10 +94,12 @@ public final class ApiServer implements AutoCloseable {
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
      * API's own, and a callback told after every change a request made to the store (a submission, a cancellation, an
      * edit of the tree or of a node), so that the scheduling loop can decide at once instead of at its next tick;
-     * and one told after a cancellation (which the loop must look for among all the workloads it holds).
+     * and one told after a cancellation (which the loop must look for among all the workloads it holds); and what
+     * {@code GET /v1/health} reports beyond answering ({@link ServiceHealth}).
      */
     public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
-                         Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity) {
+                         Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity,
+                         ServiceHealth health) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
@@ -105,12 +107,19 @@ public final class ApiServer implements AutoCloseable {
             Objects.requireNonNull(topologyChanged, "topologyChanged");
             Objects.requireNonNull(brakesChanged, "brakesChanged");
             Objects.requireNonNull(identity, "identity");
+            Objects.requireNonNull(health, "health");
         }
 
-        /** Extras that let every user submit and every user change through ({@link IdentityGate#OPEN}). */
+        /** Extras that let every user submit and every change of users through ({@link IdentityGate#OPEN}). */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                      Runnable topologyChanged, Runnable brakesChanged, ServiceHealth health) {
+            this(routes, changed, cancelled, topologyChanged, brakesChanged, IdentityGate.OPEN, health);
+        }
+
+        /** Extras with nothing to report to {@code /v1/health} but that the API answers, and no identity gate. */
         public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
                       Runnable topologyChanged, Runnable brakesChanged) {
-            this(routes, changed, cancelled, topologyChanged, brakesChanged, IdentityGate.OPEN);
+            this(routes, changed, cancelled, topologyChanged, brakesChanged, IdentityGate.OPEN, ServiceHealth.OK);
         }
 
         /** Extras whose change of the brakes is told as a cancellation (both ask the loop to read every workload). */
@@ -199,8 +208,7 @@ public final class ApiServer implements AutoCloseable {
         config.http.defaultContentType = JSON;
         config.router.ignoreTrailingSlashes = true;
 
-        config.routes.get("/v1/health", ctx -> json(ctx, 200,
-                new Views.Health("ok", Views.instant(clock.millis()))));
+        config.routes.get("/v1/health", this::health);
         config.routes.get("/v1/openapi.json", ctx -> ctx.status(200).contentType(JSON).result(openApi));
         config.routes.post("/v1/workloads", authed(this::submit));
         config.routes.post("/v1/workloads/batch", authed(this::submitBatch));
@@ -245,6 +253,25 @@ public final class ApiServer implements AutoCloseable {
             LOG.error("unexpected error answering {} {}", ctx.method(), ctx.path(), e);
             error(ctx, 500, "internal server error; the server logged the details", null, null);
         });
+    }
+
+    /**
+     * {@code GET /v1/health}, no token: 200 {@code ok} while the service works; 503 while it does not (its scheduling
+     * cycles fail), with the API's error fields (what, since when, the last failure's message) and the health fields
+     * ({@code status} {@code failing}, {@code since}, {@code failures} in a row).
+     */
+    private void health(Context ctx) {
+        String now = Views.instant(clock.millis());
+        Optional<ServiceHealth.Problem> problem = extras.health().problem();
+        if (problem.isEmpty()) {
+            json(ctx, 200, new Views.Health("ok", now));
+            return;
+        }
+        ServiceHealth.Problem p = problem.get();
+        String since = Views.instant(p.sinceMillis());
+        json(ctx, 503, new Views.Failing("failing", now, since, p.failures(), p.what() + " since " + since + " ("
+                + p.failures() + " in a row); the last failure: " + p.lastError(), null,
+                "the service's log has the details; it answers ok again once the cause is gone"));
     }
 
     /** A handler that needs a signed-in user. */

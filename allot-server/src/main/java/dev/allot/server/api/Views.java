@@ -110,6 +110,10 @@ final class Views {
     record Health(String status, String time) {
     }
 
+    /** {@code /v1/health} while the service fails: the health fields and the API's error fields in one object. */
+    record Failing(String status, String time, String since, long failures, String error, String field, String hint) {
+    }
+
     /** The safety brakes' limits: {@code maxGpuHoursPerWorkload} null when there is no cap. */
     record BrakesView(int maxRequeues, Double maxGpuHoursPerWorkload) {
     }

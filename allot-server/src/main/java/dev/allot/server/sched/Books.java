@@ -48,7 +48,11 @@ final class Books {
         return GpuLanes.choose(p, owned, held, sizes);
     }
 
+    /** Marks the lanes of a placement (none for a null one: an attempt that holds no GPU the cluster still has). */
     static void mark(BitSet[] sets, Placement p, int[][] lanes) {
+        if (p == null) {
+            return;
+        }
         for (int i = 0; i < p.nodeCount(); i++) {
             for (int lane : lanes[i]) {
                 sets[p.node(i)].set(lane);
@@ -62,7 +66,7 @@ final class Books {
             if (l.jobId.equals(d.job().id())) {
                 return false;
             }
-            for (int i = 0; i < l.placement.nodeCount(); i++) {
+            for (int i = 0; l.placement != null && i < l.placement.nodeCount(); i++) {
                 int at = indexOf(d.placement(), l.placement.node(i));
                 if (at < 0) {
                     continue;

@@ -12,7 +12,9 @@ import java.util.TreeMap;
 /**
  * An attempt the scheduling loop has launched (or adopted) and not yet seen end: where it runs, by node name and GPU
  * index as the store has it, and the same as the core's node indexes ({@link #placement}, {@link #lanes}, in the
- * placement's node order), which are mapped again when the core's nodes change. Mutable, owned by the loop's thread.
+ * placement's node order), which are mapped again when the core's nodes change. An attempt some of whose GPUs the
+ * cluster no longer has (its node shrank) is being stopped as lost ({@link #lostReason}): it fences only the GPUs that
+ * remain, and none at all ({@code placement} null) when none do. Mutable, owned by the loop's thread.
  */
 final class LiveAttempt {
     final AttemptKey key;
@@ -21,8 +23,11 @@ final class LiveAttempt {
     final List<Launch.NodeGpus> where;
     /** When it started, seconds since the epoch. */
     final long startedAtSeconds;
+    /** Where it runs in the core's node indexes; null when it holds no GPU the cluster still has. */
     Placement placement;
     int[][] lanes;
+    /** Why it is being stopped as lost (its GPUs are gone), or null: it then ends as lost with this reason. */
+    String lostReason;
     boolean markedRunning;
     /** The backend could not say whether it took the start: it is asked again each cycle until it can. */
     boolean startUnconfirmed;
@@ -59,8 +64,8 @@ final class LiveAttempt {
             int[] lanes = ng.gpus().stream().mapToInt(Integer::intValue).sorted().toArray();
             for (int i = 0; i < lanes.length; i++) {
                 if (lanes[i] < 0 || lanes[i] >= sizes[n] || (i > 0 && lanes[i] == lanes[i - 1])) {
-                    return Mapped.failed("it holds GPUs " + ng.gpus() + " of node " + ng.node() + ", which has "
-                            + sizes[n]);
+                    return Mapped.failed("it holds GPUs " + ng.gpus() + " of node " + ng.node() + ", which now has "
+                            + sizes[n] + (sizes[n] == 1 ? " GPU" : " GPUs"));
                 }
             }
             if (byNode.put(n, lanes) != null) {
@@ -77,8 +82,41 @@ final class LiveAttempt {
         return new Mapped(p, lanes, null);
     }
 
+    /**
+     * The stored GPUs that the cluster still has, as a placement with its lanes; placement and lanes null when it
+     * has none of them. For an attempt {@link #map} could not map, which is being stopped: it fences only these.
+     */
+    static Mapped remaining(List<Launch.NodeGpus> where, List<String> nodeNames, int[] sizes) {
+        Map<Integer, java.util.SortedSet<Integer>> byNode = new TreeMap<>();
+        for (Launch.NodeGpus ng : where) {
+            int n = nodeNames.indexOf(ng.node());
+            if (n < 0) {
+                continue;
+            }
+            for (int g : ng.gpus()) {
+                if (g >= 0 && g < sizes[n]) {
+                    byNode.computeIfAbsent(n, k -> new java.util.TreeSet<>()).add(g);
+                }
+            }
+        }
+        if (byNode.isEmpty()) {
+            return new Mapped(null, null, null);
+        }
+        int[] nodes = byNode.keySet().stream().mapToInt(Integer::intValue).toArray();
+        int[] counts = byNode.values().stream().mapToInt(java.util.Set::size).toArray();
+        Placement p = new Placement(nodes, counts);
+        int[][] lanes = new int[p.nodeCount()][];
+        for (int i = 0; i < p.nodeCount(); i++) {
+            lanes[i] = byNode.get(p.node(i)).stream().mapToInt(Integer::intValue).toArray();
+        }
+        return new Mapped(p, lanes, null);
+    }
+
     /** Whether this attempt and a placement with its lanes share a GPU. */
     boolean overlaps(Placement other, int[][] otherLanes) {
+        if (placement == null) {
+            return false;
+        }
         for (int i = 0; i < placement.nodeCount(); i++) {
             for (int j = 0; j < other.nodeCount(); j++) {
                 if (placement.node(i) != other.node(j)) {

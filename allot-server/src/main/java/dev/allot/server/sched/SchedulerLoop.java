@@ -88,17 +88,21 @@ import org.slf4j.LoggerFactory;
  * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
  * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
  * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
- * if resumable, per the store's rule), its GPUs released. An open attempt that cannot be adopted (its node is gone,
- * its GPU indexes do not fit the node or clash with another's, the core refuses the workload) is logged and left
- * alone, its GPUs unknown to the policy.
+ * if resumable, per the store's rule), its GPUs released. An open attempt whose GPU indexes the node no longer has
+ * (it shrank while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot
+ * be adopted (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs
+ * unknown to the policy.
  *
  * <p><b>Changes.</b> A cycle reads the tree and the nodes from the store after {@link #topologyChanged()} (the API and
  * the health check call it) and at least every {@link #TOPOLOGY_REFRESH_SECONDS}. A change of a node's health is applied
  * to the core in place (an unhealthy node takes no new work and drains by the policy's rule). Any other change (a
  * share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load does, from the same
  * books: usage seeded again, every job registered again, running ones resumed from their attempts' starts, deferred
- * starts decided anew, stopping attempts still fenced. The store refuses the edits the core could not follow (an
- * allocation with unfinished work removed or given children; nodes are never removed).
+ * starts decided anew, stopping attempts still fenced. A node whose GPU count shrank under running work (an edit, or
+ * the backend's count) loses that work: an attempt holding a GPU the node no longer has is stopped through the backend
+ * and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed otherwise: the
+ * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the
+ * core could not follow (an allocation with unfinished work removed or given children; nodes are never removed).
  *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
  * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred
@@ -186,6 +190,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private long decisions;
     private long rebuilds;
 
+    private final CycleHealth health = new CycleHealth();
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean resyncRequested =
@@ -262,8 +267,16 @@ public final class SchedulerLoop implements AutoCloseable {
         lastCycleStartNanos = System.nanoTime();
         try {
             runOnce();
-        } catch (RuntimeException e) {
-            LOG.error("scheduling cycle failed; trying again next tick", e);
+        } catch (RuntimeException | AssertionError | LinkageError e) {
+            // Caught, not let through: a periodic task that throws is never run again. (A VirtualMachineError goes
+            // through; the health answer then keeps saying that cycles fail.)
+            CycleHealth.Failing f = health.failing().orElse(null);
+            if (f == null || f.failedCycles() == 1) {
+                LOG.error("scheduling cycle failed; trying again next tick", e);
+            } else {
+                LOG.error("scheduling cycle failed again ({} in a row since {}); trying again next tick: {}",
+                        f.failedCycles(), java.time.Instant.ofEpochMilli(f.sinceMillis()), f.lastError());
+            }
         }
     }
 
@@ -296,8 +309,26 @@ public final class SchedulerLoop implements AutoCloseable {
         dev.allot.server.Daemons.stop(t, Duration.ofSeconds(10), "the scheduling thread");
     }
 
-    /** One cycle; see the class notes. */
+    /**
+     * One cycle; see the class notes. A cycle that throws is recorded in {@link #health()} (and rethrown); the next
+     * that succeeds clears it.
+     */
     public synchronized void runOnce() {
+        try {
+            cycle();
+        } catch (RuntimeException | Error e) {
+            health.failed(e, clock.millis());
+            throw e;
+        }
+        health.succeeded();
+    }
+
+    /** Whether the last cycles failed, and why; read without waiting for a cycle. */
+    public CycleHealth health() {
+        return health;
+    }
+
+    private void cycle() {
         long nowMillis = clock.millis();
         long now = Math.max(lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         lastNowSeconds = now;
@@ -499,35 +530,40 @@ public final class SchedulerLoop implements AutoCloseable {
         List<Job> before = new ArrayList<>(active.values());
         buildState(allocations, nodes, now);
         rebuilds++;
+        Set<String> lost = new HashSet<>();
         for (LiveAttempt l : new ArrayList<>(books.live.values())) {
             LiveAttempt.Mapped m = LiveAttempt.map(l.where, nodeNames, sizes);
             if (m.ok()) {
                 l.placement = m.placement();
                 l.lanes = m.lanes();
+                continue;
+            }
+            // Some of its GPUs are no longer the cluster's: it fences only those that remain while it stops.
+            LiveAttempt.Mapped rest = LiveAttempt.remaining(l.where, nodeNames, sizes);
+            l.placement = rest.placement();
+            l.lanes = rest.lanes();
+            if (l.stopping) {
+                LOG.warn("attempt {}, being stopped, lost GPUs: {}", l.key, m.failure());
             } else {
-                // Its GPUs are no longer the cluster's: stop it; it no longer fences anything.
-                LOG.warn("attempt {} is stopped: {}", l.key, m.failure());
-                l.placement = new Placement(new int[0], new int[0]);
-                l.lanes = new int[0][];
-                if (!l.stopping) {
-                    books.runningAttempt.remove(l.jobId);
-                    l.cause = null;
-                    requestStop(l);
-                }
+                lose(l, "its GPUs are gone: " + m.failure());
+                lost.add(l.jobId);
             }
         }
         active.clear();
         books.deferred.clear();
         for (Job old : before) {
+            if (lost.contains(old.id()) && !requeuedWhenLost(old.id())) {
+                continue; // ends with its attempt (failed in the store); the new core never runs it
+            }
             Job job;
             try {
                 job = state.register(old.spec());
             } catch (IllegalArgumentException e) {
                 refused.put(old.id(), e.getMessage());
                 LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
-                AttemptKey key = books.runningAttempt.remove(old.id());
+                AttemptKey key = books.runningAttempt.get(old.id());
                 if (key != null) {
-                    requestStop(books.live.get(key));
+                    lose(books.live.get(key), "the cluster cannot hold it after the change: " + e.getMessage());
                 }
                 continue;
             }
@@ -538,6 +574,9 @@ public final class SchedulerLoop implements AutoCloseable {
                 state.resume(job, l.placement, Math.min(l.startedAtSeconds, now), now);
             } else {
                 books.runningAttempt.remove(old.id());
+                if (lost.contains(old.id())) {
+                    queuedSince.put(old.id(), now);
+                }
             }
             active.put(job.id(), job);
         }
@@ -550,6 +589,26 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
+     * Stops a running attempt the cluster can no longer hold (its node lost the GPUs it runs on): it ends as lost
+     * with this reason once the backend has stopped it, requeued or ended by the store's rule for lost work
+     * ({@link AttemptOutcome#workloadState}); the core no longer runs it.
+     */
+    private void lose(LiveAttempt l, String reason) {
+        LOG.atWarn().addKeyValue("attempt", l.key).log("attempt {} is stopped as lost: {}", l.key, reason);
+        books.runningAttempt.remove(l.jobId);
+        l.cause = null;
+        l.lostReason = reason;
+        dirty = true;
+        requestStop(l);
+    }
+
+    /** Whether a workload whose attempt is lost waits again (the store's rule: resumable, no cancellation asked). */
+    private boolean requeuedWhenLost(String workloadId) {
+        Workload w = stored.get(workloadId);
+        return w != null && AttemptOutcome.LOST.workloadState(w.resumable(), w.cancelRequested()).waiting();
+    }
+
+    /**
      * Adopts an attempt found open at load: the core runs its workload on its stored placement since the attempt's
      * start, the loop holds exactly its stored GPU indexes; a stopping one is moved on in the core at once and stays
      * fenced.
@@ -557,7 +616,7 @@ public final class SchedulerLoop implements AutoCloseable {
     private void adopt(Workload w, Attempt a, long now) {
         LiveAttempt.Mapped m = LiveAttempt.map(a.placement(), nodeNames, sizes);
         if (!m.ok()) {
-            LOG.warn("open attempt {} not adopted: {}", a.key(), m.failure());
+            adoptLost(w, a, m.failure(), now);
             return;
         }
         for (LiveAttempt other : books.live.values()) {
@@ -606,6 +665,52 @@ public final class SchedulerLoop implements AutoCloseable {
             if (!job.state().isFinal()) {
                 active.put(job.id(), job);
                 queuedSince.put(job.id(), now);
+            }
+        }
+    }
+
+    /**
+     * Adopts an open attempt whose GPUs the cluster no longer has all of (its node shrank while the scheduler was
+     * down) as being stopped as lost: it fences the GPUs that remain until it ends; its workload waits in the core if
+     * the store's rule for lost work requeues it. One whose remaining GPUs clash with another's is left alone.
+     */
+    private void adoptLost(Workload w, Attempt a, String failure, long now) {
+        LiveAttempt.Mapped rest = LiveAttempt.remaining(a.placement(), nodeNames, sizes);
+        if (rest.placement() != null) {
+            for (LiveAttempt other : books.live.values()) {
+                if (other.overlaps(rest.placement(), rest.lanes())) {
+                    LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
+                    return;
+                }
+            }
+        }
+        long startedAt = Math.min(now, Math.floorDiv(a.startedAtMillis(), 1000));
+        LiveAttempt l = new LiveAttempt(a.key(), w.id(), a.placement(), startedAt, rest.placement(), rest.lanes());
+        l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
+        l.stopping = true;
+        l.cancelled = w.cancelRequested();
+        l.lostReason = "its GPUs are gone: " + failure;
+        if (a.phase() == AttemptPhase.STOPPING && a.stopRequestedAtMillis() != null) {
+            l.stopRequestedAtMillis = a.stopRequestedAtMillis();
+        } else {
+            l.stopRequestedAtMillis = now * 1000;
+            store.attempts().markStopping(a.key(), l.stopRequestedAtMillis);
+        }
+        LOG.atWarn().addKeyValue("attempt", a.key()).log("open attempt {} is stopped as lost: {}", a.key(),
+                l.lostReason);
+        stored.put(w.id(), w);
+        books.live.put(a.key(), l);
+        adoptedAtLoad++;
+        toReconcile.put(a.key(), a);
+        if (requeuedWhenLost(w.id())) {
+            try {
+                Job job = state.register(CoreBuilder.spec(w, now));
+                state.submit(job, now);
+                active.put(job.id(), job);
+                queuedSince.put(job.id(), now);
+            } catch (IllegalArgumentException e) {
+                refused.put(w.id(), e.getMessage());
+                LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
             }
         }
     }
@@ -796,6 +901,9 @@ public final class SchedulerLoop implements AutoCloseable {
             // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
             outcome = AttemptOutcome.CANCELLED;
             reason = "stopped: its cancellation was requested" + detail;
+        } else if (l.lostReason != null) {
+            outcome = AttemptOutcome.LOST;
+            reason = l.lostReason + detail;
         } else if (l.stopping && l.result != null) {
             outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
             reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail
@@ -838,7 +946,12 @@ public final class SchedulerLoop implements AutoCloseable {
         } else if (outcome == AttemptOutcome.FAILED) {
             failures++;
         }
-        Job job = state.job(l.jobId).orElseThrow();
+        Job job = state.job(l.jobId).orElse(null);
+        if (job == null) {
+            // Not in the core (lost when the core was rebuilt, and not to run again): the store's word is all.
+            active.remove(l.jobId);
+            return;
+        }
         if (!l.stopping) {
             // The core still runs the job on this attempt.
             books.runningAttempt.remove(l.jobId);

@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * store has not is added with its GPUs; a GPU count that changed is updated; a node the backend cannot run work on
  * (down, failed, drained by an operator) is marked unhealthy with the backend's reason, prefixed by the backend's
  * name, and marked healthy again once the backend can use it, but only if the backend was the one that made it
- * unhealthy: health set by a person or by the health check is theirs to undo. A node the store has and the backend
- * does not is left alone (logged once), and so is a node the backend reports without GPUs (the store holds only
- * nodes with GPUs). A failed probe changes nothing (a failed probe is not a down node).
+ * unhealthy: health set by a person or by the health check is theirs to undo. A GPU count that shrank under running
+ * work is taken as it is: the scheduling loop ends the work on the GPUs that are gone as lost. A node the store has
+ * and the backend does not is left alone (logged once), and so is a node the backend reports without GPUs (the store
+ * holds only nodes with GPUs). A failed probe changes nothing (a failed probe is not a down node).
  */
 public final class BackendNodeSync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNodeSync.class);
@@ -112,8 +113,14 @@ public final class BackendNodeSync implements AutoCloseable {
             try {
                 if (s.gpus() != b.gpus()) {
                     store.nodes().putNode(new Node(s.name(), b.gpus(), s.healthy(), s.reason(), now), ACTOR);
-                    LOG.info("node {} now has {} GPUs (was {}), says the {} backend", s.name(), b.gpus(), s.gpus(),
-                            backend.name());
+                    if (b.gpus() < s.gpus()) {
+                        // The scheduling loop ends the work on the GPUs that are gone as lost (see SchedulerLoop).
+                        LOG.warn("node {} now has {} GPUs (was {}), says the {} backend; work on the GPUs it no longer"
+                                + " has ends as lost", s.name(), b.gpus(), s.gpus(), backend.name());
+                    } else {
+                        LOG.info("node {} now has {} GPUs (was {}), says the {} backend", s.name(), b.gpus(),
+                                s.gpus(), backend.name());
+                    }
                     changes++;
                 }
                 if (!b.usable() && s.healthy()) {

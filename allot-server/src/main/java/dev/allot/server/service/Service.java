@@ -157,7 +157,8 @@ public final class Service implements AutoCloseable {
             SchedulerLoop started = loop;
             api = ApiServer.start(store, config.port(), clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
-                            started::topologyChanged, started::resync, new WorkloadIdentity(identity, ACCOUNTS)),
+                            started::topologyChanged, started::resync, new WorkloadIdentity(identity, ACCOUNTS),
+                            new LoopHealth(started)),
                     new LoopExplainer(started));
             if (nodeSync != null) {
                 BackendNodeSync sync = new BackendNodeSync(store, backend, clock, started::topologyChanged);

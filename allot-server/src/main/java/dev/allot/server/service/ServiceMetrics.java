@@ -32,7 +32,8 @@ import java.util.function.Consumer;
  *   <li>{@code allot_preemptions_total{allocation,cause}} (cause: unallocated, fair_share, priority, host_drain),
  *   {@code allot_preempted_gpu_seconds_lost_total{allocation}};</li>
  *   <li>{@code allot_attempts_ended_total{outcome}};</li>
- *   <li>{@code allot_decision_seconds}: the policy's time per cycle, and {@code allot_cycles_total}.</li>
+ *   <li>{@code allot_decision_seconds}: the policy's time per cycle, and {@code allot_cycles_total};</li>
+ *   <li>{@code allot_cycle_failures_total}: scheduling cycles that failed.</li>
  * </ul>
  *
  * The counters and timers are fed by the scheduling loop as its {@link SchedulerLoop.Observer} (cheap, on the loop's
@@ -59,6 +60,9 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
                 .register(registry);
         cycles = Counter.builder("allot.cycles").description("scheduling cycles that asked the policy")
                 .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("allot.cycle.failures", loop,
+                        l -> l.health().failedTotal())
+                .description("scheduling cycles that failed (the log has each failure)").register(registry);
         Gauge.builder("allot.gpus", this, m -> m.gpus.total()).tag("state", "total")
                 .description("GPUs of the nodes known to the scheduler, by state").register(registry);
         Gauge.builder("allot.gpus", this, m -> m.gpus.healthy()).tag("state", "healthy")

@@ -64,7 +64,8 @@ class IdentityGateApiTest {
         store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of("alice", "ghost", "root")),
                 "root", t);
         server = ApiServer.start(store, 0, Clock.systemUTC(), new ApiServer.Extras(List.of(), () -> { }, () -> { },
-                () -> { }, () -> { }, new WorkloadIdentity(mode, new FakeAccounts())), WorkloadExplainer.NONE);
+                () -> { }, () -> { }, new WorkloadIdentity(mode, new FakeAccounts()), ServiceHealth.OK),
+                WorkloadExplainer.NONE);
     }
 
     @AfterEach

@@ -26,7 +26,8 @@ import java.util.TreeSet;
  * those in {@link #unknown} are reported {@code UNKNOWN}. Starts can be scripted to throw ({@link #startThrows}, before
  * the backend takes the start; {@link #unavailableAfterTaking}, after); an attempt whose start threw before it was
  * taken and that is then stopped is reported {@code STOPPED}, as {@link Backend#stop} promises. Drains and resumes are
- * recorded in {@link #health}; {@link #failDrains} makes the next drains throw.
+ * recorded in {@link #health}; {@link #failDrains} makes the next drains throw. A backend that owns its nodes (as
+ * Slurm does) is scripted through {@link #nodes}: null (the default) for one that does not.
  */
 final class ScriptedBackend implements Backend {
     private final SimulatedBackend sim;
@@ -51,6 +52,8 @@ final class ScriptedBackend implements Backend {
     final List<String> health = new ArrayList<>();
     /** How many of the next drains throw (could not be done). */
     int failDrains;
+    /** The nodes the backend reports ({@link Backend#nodes}), or null when it owns none. */
+    List<dev.allot.core.backend.BackendNode> nodes;
     private final Set<AttemptKey> unconfirmed = new TreeSet<>();
     private final Set<AttemptKey> neverStarted = new TreeSet<>();
     private final Map<AttemptKey, Duration> held = new TreeMap<>();
@@ -115,6 +118,11 @@ final class ScriptedBackend implements Backend {
         } else {
             sim.stop(attempt, grace);
         }
+    }
+
+    @Override
+    public synchronized java.util.Optional<List<dev.allot.core.backend.BackendNode>> nodes() {
+        return java.util.Optional.ofNullable(nodes).map(List::copyOf);
     }
 
     @Override

@@ -1,0 +1,159 @@
+package dev.allot.cli;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+
+/**
+ * The one rule for every file and folder a command writes (simulate {@code --json}, {@code --report},
+ * {@code --workloads-out}, {@code --events-out}; sweep {@code --csv}; report {@code --report}; generate's
+ * {@code DIR}): missing parent folders are created; a path that cannot be written is refused with one line, {@code
+ * cannot write OPTION PATH: REASON} (the reason in the operating system's words where it gives them), exit code
+ * {@link AllotCommand#EXIT_BAD_INPUT}. Commands {@link #check} their outputs before the work (a simulation can take
+ * minutes), then write through {@link #write}, which maps a failure the same way.
+ */
+final class OutputFiles {
+    private OutputFiles() {
+    }
+
+    /** An output path that cannot be written: the message is the whole line the user sees after {@code allot: }. */
+    static final class CannotWriteException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CannotWriteException(String option, Path path, String reason) {
+            super("cannot write " + option + " " + path + ": " + reason);
+        }
+    }
+
+    /** What writes an output: given the path (its parent folder exists). */
+    @FunctionalInterface
+    interface PathWriter {
+        void write(Path file) throws IOException;
+    }
+
+    /** What writes an output as UTF-8 text. */
+    @FunctionalInterface
+    interface TextWriter {
+        void write(Writer w) throws IOException;
+    }
+
+    /**
+     * Checks, before the work, that {@code file} can be written for {@code option}: its parent folders are created
+     * if missing; the path must not be a folder, and it or (when it does not exist yet) its folder must be writable.
+     * Does nothing for a null path (the option was not given).
+     */
+    static void check(String option, Path file) {
+        if (file == null) {
+            return;
+        }
+        createParents(option, file);
+        if (Files.isDirectory(file)) {
+            throw new CannotWriteException(option, file, "it is a folder");
+        }
+        Path target = Files.exists(file) ? file : parentOf(file);
+        if (target != null && !Files.isWritable(target)) {
+            throw new CannotWriteException(option, file, "permission denied" + (target == file ? "" : " on " + target));
+        }
+    }
+
+    /** Checks a folder a command writes files into ({@code generate DIR}): created with its parents if missing. */
+    static void checkFolder(String option, Path dir) {
+        createParents(option, dir);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new CannotWriteException(option, dir, reason(e, dir));
+        }
+        if (!Files.isWritable(dir)) {
+            throw new CannotWriteException(option, dir, "permission denied");
+        }
+    }
+
+    /** Writes {@code file} for {@code option} (parents created); an I/O failure becomes one line. */
+    static void write(String option, Path file, PathWriter writer) {
+        createParents(option, file);
+        try {
+            writer.write(file);
+        } catch (IOException e) {
+            throw new CannotWriteException(option, file, reason(e, file));
+        } catch (UncheckedIOException e) {
+            throw new CannotWriteException(option, file, reason(e.getCause(), file));
+        }
+    }
+
+    /** Writes {@code file} for {@code option} as UTF-8 text (parents created); an I/O failure becomes one line. */
+    static void writeText(String option, Path file, TextWriter writer) {
+        write(option, file, f -> {
+            try (BufferedWriter w = Files.newBufferedWriter(f, StandardCharsets.UTF_8)) {
+                writer.write(w);
+            }
+        });
+    }
+
+    /** Runs a writer that reports failures unchecked (as {@code ScenarioWriter} does), mapped to one line. */
+    static void writeFolder(String option, Path dir, Runnable writer) {
+        try {
+            writer.run();
+        } catch (UncheckedIOException e) {
+            throw new CannotWriteException(option, dir, reason(e.getCause(), dir));
+        }
+    }
+
+    private static void createParents(String option, Path file) {
+        Path parent = parentOf(file);
+        if (parent == null || Files.isDirectory(parent)) {
+            return;
+        }
+        try {
+            Files.createDirectories(parent);
+        } catch (IOException e) {
+            throw new CannotWriteException(option, file, reason(e, parent));
+        }
+    }
+
+    private static Path parentOf(Path file) {
+        return file.toAbsolutePath().normalize().getParent();
+    }
+
+    /** The operating system's reason for an I/O failure, in words, naming the path it is about when not the output. */
+    static String reason(IOException e, Path about) {
+        String path = e instanceof FileSystemException fse && fse.getFile() != null ? fse.getFile() : about.toString();
+        if (e instanceof FileAlreadyExistsException || e instanceof NotDirectoryException) {
+            // createDirectories met a file where a folder should be
+            Path p = Path.of(path);
+            return Files.isDirectory(p) ? path + " already exists" : firstFileOnTheWay(p) + " is a file, not a folder";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied" + (path.equals(about.toString()) ? "" : " on " + path);
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or folder" + (path.equals(about.toString()) ? "" : ": " + path);
+        }
+        if (e instanceof FileSystemException fse && fse.getReason() != null) {
+            return fse.getReason().toLowerCase(java.util.Locale.ROOT);
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** The first path from the root down to {@code p} that exists and is not a folder (or {@code p} itself). */
+    private static Path firstFileOnTheWay(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        Path at = abs.getRoot();
+        for (Path part : abs) {
+            at = at == null ? part : at.resolve(part);
+            if (Files.exists(at) && !Files.isDirectory(at)) {
+                return at;
+            }
+        }
+        return p;
+    }
+}

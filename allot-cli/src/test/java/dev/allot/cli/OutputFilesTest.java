@@ -1,0 +1,92 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One rule for every file a command writes: missing parent directories are created; a path that cannot be written
+ * (a file in the way of its folder, a folder where the file should be) is refused with one line naming the option,
+ * the path and the reason, a non-zero exit, no stack trace, and before the work is done.
+ */
+class OutputFilesTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void givenMissingFoldersEveryOutputOfSimulateIsWrittenIntoThem() {
+        Path json = tmp.resolve("a/b/run.json");
+        Path report = tmp.resolve("c/d/report.html");
+        Path workloads = tmp.resolve("e/f/workloads.csv");
+        Path events = tmp.resolve("g/h/events.txt");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--json", json.toString(),
+                "--report", report.toString(), "--workloads-out", workloads.toString(), "--events-out",
+                events.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(json).isNotEmptyFile();
+        assertThat(report).isNotEmptyFile();
+        assertThat(workloads).isNotEmptyFile();
+        assertThat(events).isNotEmptyFile();
+    }
+
+    @Test
+    void givenAFileWhereTheFolderShouldBeSimulateJsonFailsInOneLineNamingTheOptionAndThePath() throws IOException {
+        Path blocker = Files.writeString(tmp.resolve("blocker"), "a file, not a folder");
+        Path json = blocker.resolve("run.json");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--json", json.toString());
+        assertRefused(r, "--json", json.toString());
+        assertThat(r.err()).contains(blocker + " is a file, not a folder");
+        assertThat(r.out()).as("refused before the run").isEmpty();
+    }
+
+    @Test
+    void givenAFolderWhereTheFileShouldBeEachOptionIsRefusedInOneLine() throws IOException {
+        Path dir = Files.createDirectories(tmp.resolve("taken"));
+        String[][] cases = {
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--report", dir.toString()},
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--workloads-out", dir.toString()},
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--events-out", dir.toString()},
+                {"sweep", "--preset", "lab", "--seeds", "1", "--set", "lookback=1d", "--csv", dir.toString()},
+                {"report", tmp.resolve("missing.json").toString(), "--report", dir.toString()},
+        };
+        for (String[] args : cases) {
+            Cli.Result r = Cli.run(args);
+            String option = args[args.length - 2];
+            assertRefused(r, option, dir.toString());
+            assertThat(r.err()).as(String.join(" ", args)).contains("is a folder");
+        }
+    }
+
+    @Test
+    void givenAFileWhereTheScenarioFolderShouldBeGenerateIsRefusedInOneLine() throws IOException {
+        Path blocker = Files.writeString(tmp.resolve("blocker"), "x");
+        Cli.Result r = Cli.run("generate", blocker.resolve("scenario").toString(), "--days", "1");
+        assertRefused(r, "DIR", blocker.resolve("scenario").toString());
+    }
+
+    @Test
+    void givenAMissingParentGenerateAndReportCreateIt() throws IOException {
+        Path scenario = tmp.resolve("x/y/scenario");
+        Cli.Result g = Cli.run("generate", scenario.toString(), "--days", "1");
+        assertThat(g.exit()).as(g.err()).isZero();
+        Path json = tmp.resolve("run.json");
+        assertThat(Cli.run("simulate", scenario.toString(), "--policy", "allocation", "--json", json.toString())
+                .exit()).isZero();
+        Path report = tmp.resolve("p/q/report.html");
+        Cli.Result r = Cli.run("report", json.toString(), "--report", report.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(report).isNotEmptyFile();
+    }
+
+    private static void assertRefused(Cli.Result r, String option, String path) {
+        assertThat(r.exit()).as(r.err()).isNotZero();
+        String err = r.err().strip();
+        assertThat(err).as("one line").doesNotContain("\n");
+        assertThat(err).startsWith("allot: cannot write " + option + " " + path + ": ");
+        assertThat(err).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+}

@@ -1,0 +1,22 @@
+package dev.allot.server.api;
+
+import java.util.Optional;
+
+/**
+ * Where {@code GET /v1/health} learns whether the service works, beyond answering: the service reports a scheduling
+ * loop whose cycles fail (the API then answers 503 with the reason, and 200 again once cycles succeed).
+ */
+@FunctionalInterface
+public interface ServiceHealth {
+    /** Nothing to report: the API answers ok whenever it answers. */
+    ServiceHealth OK = Optional::empty;
+
+    /**
+     * What is wrong, since when (epoch millis) and how many times in a row it failed; empty when nothing is.
+     */
+    Optional<Problem> problem();
+
+    /** Something that keeps the service from doing its work: what (the last failure's message), since when. */
+    record Problem(String what, String lastError, long sinceMillis, long failures) {
+    }
+}

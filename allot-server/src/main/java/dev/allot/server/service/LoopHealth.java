@@ -1,0 +1,25 @@
+package dev.allot.server.service;
+
+import dev.allot.server.api.ServiceHealth;
+import dev.allot.server.sched.SchedulerLoop;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The service's health as {@code /v1/health} tells it: failing while the scheduling loop's cycles fail (nothing is
+ * scheduled then, though the API answers), from the loop's {@link SchedulerLoop#health()}, read without waiting for a
+ * cycle.
+ */
+public final class LoopHealth implements ServiceHealth {
+    private final SchedulerLoop loop;
+
+    public LoopHealth(SchedulerLoop loop) {
+        this.loop = Objects.requireNonNull(loop, "loop");
+    }
+
+    @Override
+    public Optional<Problem> problem() {
+        return loop.health().failing().map(f -> new Problem("scheduling cycles have failed", f.lastError(),
+                f.sinceMillis(), f.failedCycles()));
+    }
+}

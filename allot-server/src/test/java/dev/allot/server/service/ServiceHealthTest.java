@@ -1,0 +1,176 @@
+package dev.allot.server.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.Launch;
+import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Store;
+import dev.allot.server.testing.MutableClock;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code /v1/health} tells whether the service works, not only whether it answers: given a service whose scheduling
+ * cycles fail (here its backend throws something the loop does not expect), health answers 503 with the last failure
+ * and since when, the failures are counted in the metrics, and once cycles succeed again health is ok.
+ */
+class ServiceHealthTest {
+    static final Instant T0 = Instant.parse("2026-03-01T09:00:00Z");
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    /** A simulated backend whose {@link #observe} throws {@link #failure} while it is set. */
+    static final class FlakyBackend implements Backend {
+        final SimulatedBackend sim;
+        volatile RuntimeException failure;
+        volatile Error error;
+
+        FlakyBackend(MutableClock clock) {
+            sim = new SimulatedBackend(clock);
+        }
+
+        @Override
+        public String name() {
+            return "flaky";
+        }
+
+        @Override
+        public void start(Launch launch) {
+            sim.start(launch);
+        }
+
+        @Override
+        public void stop(AttemptKey attempt, Duration grace) {
+            sim.stop(attempt, grace);
+        }
+
+        @Override
+        public List<AttemptStatus> observe() {
+            RuntimeException f = failure;
+            if (f != null) {
+                throw f;
+            }
+            Error e = error;
+            if (e != null) {
+                throw e;
+            }
+            return sim.observe();
+        }
+
+        @Override
+        public void forget(AttemptKey attempt) {
+            sim.forget(attempt);
+        }
+    }
+
+    @Test
+    void givenCyclesThatFailHealthAnswers503WithTheReasonAndSinceWhenThenOkOnceTheyRecover() throws Exception {
+        try (Store s = Store.sqlite(dir)) {
+            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
+            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
+        }
+        MutableClock clock = new MutableClock(T0);
+        FlakyBackend flaky = new FlakyBackend(clock);
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
+                .withTick(Duration.ofHours(1));
+        try (Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+            waitForTheFirstCycle(service);
+            HttpResponse<String> ok = get(service, "/v1/health");
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(ok.body()).path("status").asText()).isEqualTo("ok");
+
+            flaky.failure = new IllegalStateException("the backend's answer made no sense");
+            clock.advance(Duration.ofSeconds(5));
+            assertThatThrownBy(() -> service.loop().runOnce()).isSameAs(flaky.failure);
+            clock.advance(Duration.ofSeconds(5));
+            assertThatThrownBy(() -> service.loop().runOnce()).isSameAs(flaky.failure);
+
+            HttpResponse<String> failing = get(service, "/v1/health");
+            assertThat(failing.statusCode()).isEqualTo(503);
+            assertThat(failing.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+            JsonNode body = JSON.readTree(failing.body());
+            assertThat(body.path("status").asText()).isEqualTo("failing");
+            assertThat(body.path("since").asText()).isEqualTo("2026-03-01T09:00:05Z");
+            assertThat(body.path("failures").asLong()).isEqualTo(2);
+            assertThat(body.path("error").asText()).isEqualTo("scheduling cycles have failed since"
+                    + " 2026-03-01T09:00:05Z (2 in a row); the last failure: IllegalStateException: the backend's"
+                    + " answer made no sense");
+            assertThat(body.has("field")).as("the API's error shape").isTrue();
+            assertThat(body.path("hint").asText()).isNotBlank();
+            assertThat(ServiceMetricsTest.scrape(service)).containsEntry("allot_cycle_failures_total", 2.0);
+
+            flaky.failure = null;
+            clock.advance(Duration.ofSeconds(5));
+            service.loop().runOnce();
+            HttpResponse<String> again = get(service, "/v1/health");
+            assertThat(again.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(again.body()).path("status").asText()).isEqualTo("ok");
+            assertThat(ServiceMetricsTest.scrape(service)).containsEntry("allot_cycle_failures_total", 2.0);
+        }
+    }
+
+    @Test
+    void givenTheLoopsOwnThreadWhenACycleThrowsAnErrorTheLoopGoesOnAndHealthTellsItThenRecovers() throws Exception {
+        try (Store s = Store.sqlite(dir)) {
+            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
+            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
+        }
+        MutableClock clock = new MutableClock(T0);
+        FlakyBackend flaky = new FlakyBackend(clock);
+        flaky.error = new AssertionError("a broken promise");
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
+                .withTick(Duration.ofMillis(20));
+        try (Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+            HttpResponse<String> failing = awaitHealth(service, 503);
+            assertThat(JSON.readTree(failing.body()).path("error").asText())
+                    .contains("the last failure: AssertionError: a broken promise");
+            flaky.error = null;
+            awaitHealth(service, 200);
+        }
+    }
+
+    private static HttpResponse<String> awaitHealth(Service service, int status) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        HttpResponse<String> r = get(service, "/v1/health");
+        while (r.statusCode() != status && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            r = get(service, "/v1/health");
+        }
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        return r;
+    }
+
+    /** The loop's thread runs one cycle at its start; the test's cycles come after it, so the counts are exact. */
+    private static void waitForTheFirstCycle(Service service) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (service.loop().counters().cycles() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(service.loop().counters().cycles()).isGreaterThanOrEqualTo(1);
+    }
+
+    private static HttpResponse<String> get(Service service, String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(service.url() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
