@@ -216,6 +216,12 @@ public final class LocalBackend implements Backend, AutoCloseable {
         return "local";
     }
 
+    /** Its processes run on the service's machine: a reboot, or signals meant for the service, can end them too. */
+    @Override
+    public boolean workMayDieWithTheService() {
+        return true;
+    }
+
     /** Where an attempt's output goes (stdout and stderr, merged). */
     public Path logFile(AttemptKey attempt) {
         return files(attempt).log();
@@ -790,11 +796,15 @@ public final class LocalBackend implements Backend, AutoCloseable {
         return process.info().arguments().map(arguments -> isWrapperArguments(arguments, files)).orElse(false);
     }
 
-    /** {@code -c <script> <token> ...}: the OS lists the arguments after the program. */
+    /**
+     * {@code -c <script> <token> ...}: the OS lists the arguments after the program. In the instant before
+     * {@code setsid} execs the wrapper, the program is {@code setsid} and the arguments start with {@code /bin/sh}.
+     */
     private static boolean isWrapperArguments(String[] arguments, AttemptFiles files) {
-        return arguments.length >= 3 && arguments[0].equals("-c")
-                && (arguments[1].equals(WRAPPER_SCRIPT) || arguments[1].equals(LEGACY_WRAPPER_SCRIPT))
-                && arguments[2].equals(files.wrapperToken());
+        int at = arguments.length > 0 && arguments[0].equals("/bin/sh") ? 1 : 0;
+        return arguments.length >= at + 3 && arguments[at].equals("-c")
+                && (arguments[at + 1].equals(WRAPPER_SCRIPT) || arguments[at + 1].equals(LEGACY_WRAPPER_SCRIPT))
+                && arguments[at + 2].equals(files.wrapperToken());
     }
 
     // ---------------------------------------------------------------------------------------------- close

@@ -13,7 +13,9 @@ import java.util.Optional;
  * the queue, a workload that is not resumable fails, with a reason that says it died while the service was down, not
  * that it failed. An exit code below 129 is the command's own answer, and the usual rules apply (0 completed, other
  * codes failed); an attempt the service saw running and that dies later is not covered either: it ended on the
- * service's watch.
+ * service's watch. It applies to backends whose work may die with the service
+ * ({@link dev.allot.core.backend.Backend#workMayDieWithTheService}: the local one), not to Slurm, which runs and
+ * accounts for its jobs whether the service is up or not.
  */
 final class DiedWhileDown {
     /** The highest signal number Linux has (real-time signals included); 128+N above it is a plain exit code. */

@@ -30,8 +30,9 @@ final class LiveAttempt {
     String lostReason;
     boolean markedRunning;
     /**
-     * Adopted at a restart and not yet seen alive by the backend: if its first observation shows it ended without an
-     * account of how, it died while the service was down ({@link DiedWhileDown}).
+     * Adopted at a restart from a backend whose work may die with the service and not yet seen alive by it: if its
+     * first observation shows it ended without an account of how, it died while the service was down
+     * ({@link DiedWhileDown}).
      */
     boolean adoptedUnseen;
     /** The backend could not say whether it took the start: it is asked again each cycle until it can. */

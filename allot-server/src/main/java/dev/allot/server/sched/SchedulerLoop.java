@@ -647,7 +647,7 @@ public final class SchedulerLoop implements AutoCloseable {
         stored.put(job.id(), w);
         LiveAttempt l = new LiveAttempt(a.key(), job.id(), a.placement(), startedAt, m.placement(), m.lanes());
         l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
-        l.adoptedUnseen = true;
+        l.adoptedUnseen = backend.workMayDieWithTheService();
         books.live.put(a.key(), l);
         adoptedAtLoad++;
         toReconcile.put(a.key(), a);
