@@ -318,11 +318,16 @@ final class ServeCommand implements Callable<Integer> {
 
     /**
      * What can be checked by trying without creating anything, once every option is known to be well formed: the
-     * data directory can be made (or is a folder that can be written), and the API's port is free on the address it
-     * will listen on.
+     * data directory can be made (or is a folder that can be written) and no other service holds it, and the API's
+     * port is free on the address it will listen on.
      */
     static void checkBeforeCreating(ServiceConfig c) {
         Path data = c.dataDir().toAbsolutePath().normalize();
+        try {
+            dev.allot.server.service.DataDirLock.checkFree(data); // another service on it is named before the port
+        } catch (IllegalStateException | java.io.UncheckedIOException inUse) {
+            throw new IllegalArgumentException("--data-dir: " + inUse.getMessage(), inUse);
+        }
         for (Path p = data; p != null; p = p.getParent()) {
             if (Files.exists(p)) {
                 if (!Files.isDirectory(p)) {

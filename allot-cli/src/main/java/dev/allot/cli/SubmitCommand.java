@@ -51,7 +51,37 @@ final class SubmitCommand extends ClientCommand {
 
     @Override
     JsonNode call(ApiClient client) {
+        requireCommandAfterDelimiter();
         return client.post("/v1/workloads", body());
+    }
+
+    /**
+     * The command is every word after {@code --}, and only those: picocli would also take a stray word before
+     * {@code --} (such as the unit in {@code --min-runtime 10 minutes -- sleep 10}) as the command's first word, and
+     * run {@code minutes sleep 10} with a 10-second minimum runtime. A word before {@code --} that no option took is
+     * refused, with the command as it was parsed, and so is a command given without {@code --}.
+     *
+     * @throws IllegalArgumentException naming the stray words and the parsed command
+     */
+    void requireCommandAfterDelimiter() {
+        picocli.CommandLine.ParseResult parsed = spec == null ? null : spec.commandLine().getParseResult();
+        if (parsed == null || command == null) {
+            return; // built directly, not parsed
+        }
+        List<String> original = parsed.originalArgs();
+        int delimiter = original.indexOf("--");
+        int after = delimiter < 0 ? 0 : original.size() - delimiter - 1;
+        if (command.size() <= after) {
+            return;
+        }
+        List<String> stray = command.subList(0, command.size() - after);
+        String parsedCommand = String.join(" ", command);
+        throw new IllegalArgumentException(delimiter < 0
+                ? "the command must follow '--' (options first, then -- and the command), got '" + parsedCommand
+                        + "' without '--'; e.g. allot submit ... -- " + parsedCommand
+                : "'" + String.join(" ", stray) + "' before '--' is not an option's value (the command would be '"
+                        + parsedCommand + "'); give each option one value (--min-runtime 10m, not 10 minutes) and"
+                        + " the whole command after '--'");
     }
 
     ObjectNode body() {

@@ -293,6 +293,41 @@ class ClientCommandsTest {
     }
 
     @Test
+    void givenAStrayWordBeforeTheDelimiter_whenSubmitting_thenItIsRefusedShowingTheParsedCommandAndNothingIsStored() {
+        int before = store.workloads().workloads(dev.allot.server.store.WorkloadFilter.all()).size();
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10", "minutes",
+                "--", "sleep", "10");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("allot: 'minutes' before '--' is not an option's value (the command would be"
+                + " 'minutes sleep 10'); give each option one value (--min-runtime 10m, not 10 minutes) and the whole"
+                + " command after '--'\n");
+        assertThat(store.workloads().workloads(dev.allot.server.store.WorkloadFilter.all())).hasSize(before);
+    }
+
+    @Test
+    void givenACommandWithoutTheDelimiter_whenSubmitting_thenItAsksForTheDelimiter() {
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "sleep", "10");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: the command must follow '--' (options first, then -- and the command),"
+                + " got 'sleep 10' without '--'; e.g. allot submit ... -- sleep 10\n");
+    }
+
+    @Test
+    void givenTheCommandAfterTheDelimiter_whenItsWordsStartWithDashes_thenTheyAreTheCommandsWords() throws IOException {
+        Cli.Result plain = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "--json",
+                "--", "sleep", "10");
+        assertThat(plain.exit()).as(plain.err()).isZero();
+        assertThat(json(plain.out()).path("command").toString()).isEqualTo("[\"sleep\",\"10\"]");
+        Cli.Result dashes = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "--json",
+                "--", "-weird-program", "--gpus", "3", "--", "-x");
+        assertThat(dashes.exit()).as(dashes.err()).isZero();
+        JsonNode w = json(dashes.out());
+        assertThat(w.path("command").toString()).isEqualTo("[\"-weird-program\",\"--gpus\",\"3\",\"--\",\"-x\"]");
+        assertThat(w.path("gpus").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void submitWithoutACommandIsAUsageError() {
         Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h");
         assertThat(r.exit()).isEqualTo(2);

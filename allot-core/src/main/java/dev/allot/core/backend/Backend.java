@@ -75,4 +75,14 @@ public interface Backend {
     default Map<String, Long> counters() {
         return Map.of();
     }
+
+    /**
+     * Whether its work runs in the service's shadow: processes on the service's machine, which the service's own end
+     * (signals to its terminal's group, a reboot) can take down with it, so that one found gone without an exit code
+     * after a restart died with the service rather than of its own accord. False (the default) for a backend whose
+     * work another system runs and accounts for (Slurm).
+     */
+    default boolean workMayDieWithTheService() {
+        return false;
+    }
 }

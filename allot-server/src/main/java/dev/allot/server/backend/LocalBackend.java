@@ -45,6 +45,13 @@ import java.util.stream.Stream;
  * same name ({@code exit}, {@code cd}) inside the wrapper. The wrapper's {@code $0} names the attempt
  * ({@link AttemptFiles#wrapperToken}), so the process table shows which attempt a wrapper runs.
  *
+ * <p><b>Its own session.</b> The wrapper is started through util-linux's {@code setsid}, which makes it the leader
+ * of a new session and process group and execs it (same pid, same start instant, same arguments in the process
+ * table): a workload shares neither the service's process group nor its controlling terminal, so Ctrl-C (SIGINT to
+ * the terminal's foreground group) or the terminal's hangup stops the service and leaves the workload running, to be
+ * adopted at the next start. The JVM's child is never a group leader, so {@code setsid} never forks. On a machine
+ * without {@code setsid} the attempt runs in the service's group, and its status says so.
+ *
  * <p><b>Identity.</b> The wrapper runs as the service's user (root in production) with an environment of its own
  * (only a fixed {@code PATH}: a declared {@code LD_PRELOAD} must never reach a process of root), in the data
  * directory's 0700 {@code attempts/}. Inside it, {@code setpriv --reuid --regid --init-groups} (util-linux) becomes
@@ -118,6 +125,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
     private final long serviceUid;
     /** util-linux's setpriv, which starts the command as the workload's account; null if this machine has none. */
     private final Path setpriv;
+    /** util-linux's setsid, which starts the wrapper in a session of its own; null if this machine has none. */
+    private final Path setsid;
     private final ScheduledExecutorService timers;
     private final boolean ownsTimers;
     private final SortedMap<AttemptKey, Attempt> attempts = new TreeMap<>();
@@ -187,6 +196,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
         this.serviceUid = UnixAccounts.serviceUid();
         this.setpriv = Stream.of("/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv").map(Path::of)
                 .filter(Files::isExecutable).findFirst().orElse(null);
+        this.setsid = Stream.of("/usr/bin/setsid", "/bin/setsid", "/usr/sbin/setsid").map(Path::of)
+                .filter(Files::isExecutable).findFirst().orElse(null);
         this.attemptsDir = dataDir.toAbsolutePath().resolve("attempts");
         try {
             dev.allot.server.OwnerOnlyFiles.directory(attemptsDir);
@@ -203,6 +214,12 @@ public final class LocalBackend implements Backend, AutoCloseable {
     @Override
     public String name() {
         return "local";
+    }
+
+    /** Its processes run on the service's machine: a reboot, or signals meant for the service, can end them too. */
+    @Override
+    public boolean workMayDieWithTheService() {
+        return true;
     }
 
     /** Where an attempt's output goes (stdout and stderr, merged). */
@@ -325,7 +342,11 @@ public final class LocalBackend implements Backend, AutoCloseable {
             failToStart(attempt, notRunnable.getMessage());
             return;
         }
-        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", WRAPPER_SCRIPT, files.wrapperToken(),
+        List<String> argv = new ArrayList<>();
+        if (setsid != null) {
+            argv.add(setsid.toString()); // execs the wrapper as the leader of a new session: no fork, same pid
+        }
+        argv.addAll(List.of("/bin/sh", "-c", WRAPPER_SCRIPT, files.wrapperToken(),
                 files.exit().toString(), files.environment().toString()));
         if (runAs.switchTo()) {
             argv.addAll(List.of(setpriv.toString(), "--reuid=" + account.uid(), "--regid=" + account.gid(),
@@ -359,6 +380,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
         attempt.process = process;
         attempt.wrapper = process.toHandle();
+        if (setsid == null) {
+            attempt.warning = "setsid (util-linux) is not installed: it runs in the service's process group, and"
+                    + " Ctrl-C in the service's terminal stops it too";
+        }
         try {
             AttemptFiles.writeAtomically(files.pid(),
                     new PidRecord(process.pid(), process.info().startInstant().orElse(null)).format());
@@ -771,11 +796,15 @@ public final class LocalBackend implements Backend, AutoCloseable {
         return process.info().arguments().map(arguments -> isWrapperArguments(arguments, files)).orElse(false);
     }
 
-    /** {@code -c <script> <token> ...}: the OS lists the arguments after the program. */
+    /**
+     * {@code -c <script> <token> ...}: the OS lists the arguments after the program. In the instant before
+     * {@code setsid} execs the wrapper, the program is {@code setsid} and the arguments start with {@code /bin/sh}.
+     */
     private static boolean isWrapperArguments(String[] arguments, AttemptFiles files) {
-        return arguments.length >= 3 && arguments[0].equals("-c")
-                && (arguments[1].equals(WRAPPER_SCRIPT) || arguments[1].equals(LEGACY_WRAPPER_SCRIPT))
-                && arguments[2].equals(files.wrapperToken());
+        int at = arguments.length > 0 && arguments[0].equals("/bin/sh") ? 1 : 0;
+        return arguments.length >= at + 3 && arguments[at].equals("-c")
+                && (arguments[at + 1].equals(WRAPPER_SCRIPT) || arguments[at + 1].equals(LEGACY_WRAPPER_SCRIPT))
+                && arguments[at + 2].equals(files.wrapperToken());
     }
 
     // ---------------------------------------------------------------------------------------------- close

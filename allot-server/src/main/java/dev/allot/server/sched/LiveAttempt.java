@@ -29,6 +29,12 @@ final class LiveAttempt {
     /** Why it is being stopped as lost (its GPUs are gone), or null: it then ends as lost with this reason. */
     String lostReason;
     boolean markedRunning;
+    /**
+     * Adopted at a restart from a backend whose work may die with the service and not yet seen alive by it: if its
+     * first observation shows it ended without an account of how, it died while the service was down
+     * ({@link DiedWhileDown}).
+     */
+    boolean adoptedUnseen;
     /** The backend could not say whether it took the start: it is asked again each cycle until it can. */
     boolean startUnconfirmed;
     boolean stopping;

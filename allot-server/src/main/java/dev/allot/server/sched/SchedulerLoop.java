@@ -88,7 +88,9 @@ import org.slf4j.LoggerFactory;
  * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
  * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
  * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
- * if resumable, per the store's rule), its GPUs released. An open attempt whose GPU indexes the node no longer has
+ * if resumable, per the store's rule), its GPUs released. An adopted attempt whose first observation shows it ended
+ * without an exit code, or killed by a signal no stop asked for, died while the service was down and ends as lost too
+ * ({@link DiedWhileDown}). An open attempt whose GPU indexes the node no longer has
  * (it shrank while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot
  * be adopted (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs
  * unknown to the policy.
@@ -645,6 +647,7 @@ public final class SchedulerLoop implements AutoCloseable {
         stored.put(job.id(), w);
         LiveAttempt l = new LiveAttempt(a.key(), job.id(), a.placement(), startedAt, m.placement(), m.lanes());
         l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
+        l.adoptedUnseen = backend.workMayDieWithTheService();
         books.live.put(a.key(), l);
         adoptedAtLoad++;
         toReconcile.put(a.key(), a);
@@ -838,6 +841,8 @@ public final class SchedulerLoop implements AutoCloseable {
             }
             if (st.ended()) {
                 finish(l, st, now, nowMillis);
+            } else if (st.phase() != AttemptStatus.Phase.UNKNOWN) {
+                l.adoptedUnseen = false; // seen alive: from now on it ends on the service's watch
             }
         }
     }
@@ -913,6 +918,9 @@ public final class SchedulerLoop implements AutoCloseable {
         } else if (st.phase() == AttemptStatus.Phase.STOPPED) {
             outcome = AttemptOutcome.LOST;
             reason = "stopped, but not by the scheduler" + detail;
+        } else if (l.adoptedUnseen && DiedWhileDown.lostReason(st).isPresent()) {
+            outcome = AttemptOutcome.LOST;
+            reason = DiedWhileDown.lostReason(st).get() + detail;
         } else if (st.phase() == AttemptStatus.Phase.FAILED_TO_START) {
             outcome = AttemptOutcome.FAILED;
             reason = "failed to start" + detail;

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * {@link LoggingObserver}), the {@link ApiServer} (with {@code /metrics}) and the optional {@link HealthChecker},
  * and closes them in the reverse order. First of all it decides as whom workloads run ({@link IdentityMode}: each as
  * its submitter's Unix account when the service is root; else all as the service's user, with the limits that
- * brings) and makes the data directory the service's alone (0700, its secrets 0600). Nothing else wires these together; tests start a {@code Service} the way
+ * brings), locks the data directory against a second service ({@link DataDirLock}) and makes it the service's alone
+ * (0700, its secrets 0600). Nothing else wires these together; tests start a {@code Service} the way
  * {@code allot serve} does.
  */
 public final class Service implements AutoCloseable {
@@ -51,13 +52,15 @@ public final class Service implements AutoCloseable {
     private final String adminToken;
     private final String demoToken;
     private final IdentityMode identity;
+    private final DataDirLock lock;
     /** This machine's accounts, one cache for the API's checks and the local backend. */
     private static final UnixAccounts ACCOUNTS = new UnixAccounts();
 
     private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
                     ServiceMetrics metrics, HealthChecker health, BackendNodeSync nodeSync, String adminToken,
-                    String demoToken, IdentityMode identity) {
+                    String demoToken, IdentityMode identity, DataDirLock lock) {
         this.identity = identity;
+        this.lock = lock;
         this.nodeSync = nodeSync;
         this.config = config;
         this.store = store;
@@ -108,10 +111,19 @@ public final class Service implements AutoCloseable {
                     + String.join(", ", valid));
         }
         Objects.requireNonNull(clock, "clock");
-        identity.notices().forEach(n -> LOG.info("identity: {}", n));
-        dev.allot.server.OwnerOnlyFiles.secureDataDir(config.dataDir());
-        Store store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
-                : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
+        // The data directory is this service's alone from here to close(): a second service on it stops here,
+        // before it opens, adopts or writes anything.
+        DataDirLock lock = DataDirLock.acquire(config.dataDir());
+        Store store;
+        try {
+            identity.notices().forEach(n -> LOG.info("identity: {}", n));
+            dev.allot.server.OwnerOnlyFiles.secureDataDir(config.dataDir());
+            store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
+                    : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
         Backend backend = null;
         BackendNodeSync nodeSync = null;
         SchedulerLoop loop = null;
@@ -171,9 +183,10 @@ public final class Service implements AutoCloseable {
                         started::topologyChanged);
                 health.start(config.healthCheckEvery());
             }
+            lock.listening("http://127.0.0.1:" + api.port());
             LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
             return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken,
-                    identity);
+                    identity, lock);
         } catch (RuntimeException e) {
             if (nodeSync != null) {
                 nodeSync.close();
@@ -188,6 +201,7 @@ public final class Service implements AutoCloseable {
                 closeQuietly(c);
             }
             store.close();
+            lock.close();
             throw e;
         }
     }
@@ -263,7 +277,7 @@ public final class Service implements AutoCloseable {
 
     /**
      * Stops the health check, the API, then the loop, then the backend (whose processes keep running, to be adopted),
-     * then the store.
+     * then the store, and releases the data directory last.
      */
     @Override
     public void close() {
@@ -279,6 +293,7 @@ public final class Service implements AutoCloseable {
             closeQuietly(c);
         }
         store.close();
+        lock.close();
     }
 
     private static void closeQuietly(AutoCloseable c) {

@@ -363,6 +363,42 @@ class LocalBackendTest {
     }
 
     @Test
+    void givenARunningAttempt_thenItsWrapperAndCommandAreInASessionAndGroupOfTheirOwn_soTheTerminalsSignalsMissThem()
+            throws Exception {
+        AttemptKey key = new AttemptKey("own-session", 1);
+        LocalBackend backend = backend();
+        backend.start(script("own-session", 1, "echo started; sleep 30"));
+        awaitLog(backend, key, "started");
+        ProcessHandle wrapper = wrapperOf(key);
+        List<ProcessHandle> commands = wrapper.descendants().toList();
+        long[] service = groupAndSession(ProcessHandle.current().pid());
+
+        assertThat(wrapper.info().arguments().orElseThrow()[0]).as("setsid exec'd the wrapper: same pid")
+                .isEqualTo("-c");
+        assertThat(groupAndSession(wrapper.pid())).as("the wrapper leads its own group and session")
+                .containsExactly(wrapper.pid(), wrapper.pid());
+        assertThat(commands).isNotEmpty();
+        for (ProcessHandle command : commands) {
+            assertThat(groupAndSession(command.pid())).as("the command %d is in the wrapper's group and session",
+                    command.pid()).containsExactly(wrapper.pid(), wrapper.pid());
+        }
+        assertThat(service[0]).as("not the service's process group").isNotEqualTo(wrapper.pid());
+        assertThat(statusOf(backend, key).detail()).doesNotContain("setsid");
+
+        backend.stop(key, Duration.ofSeconds(5));
+        assertThat(awaitPhase(backend, key, Phase.STOPPED).detail()).isEqualTo("stopped; the command exited with code"
+                + " 143");
+        awaitNoWrapper(key);
+    }
+
+    /** A process's group and session ids, from {@code /proc/PID/stat} (fields 5 and 6). */
+    private static long[] groupAndSession(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new long[] {Long.parseLong(after[2]), Long.parseLong(after[3])};
+    }
+
+    @Test
     void anAttemptThatExitedWhileTheSchedulerWasDownIsReportedWithItsCode() throws Exception {
         AttemptKey key = new AttemptKey("brief", 1);
         LocalBackend first = backend();

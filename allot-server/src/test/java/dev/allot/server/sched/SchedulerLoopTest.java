@@ -490,6 +490,57 @@ class SchedulerLoopTest {
     }
 
     @Test
+    void givenWorkKilledBySigintWhileTheLoopWasDown_whenItsBackendsWorkDiesWithTheService_thenItIsLostNotFailed() {
+        for (boolean diesWithService : new boolean[] {true, false}) {
+            Fixture f = fixture("sigint-" + diesWithService, List.of("a"), 8);
+            f.backend.diesWithService = diesWithService;
+            String resumable = f.submit("a", 4, 900, 60, true);
+            String not = f.submit("a", 4, 900, 60, false);
+            f.cycle();
+            f.advance(10);
+            f.cycle();
+            f.crash();
+            f.advance(900); // both end while the loop is down, killed by SIGINT
+            f.backend.exitCode.put(resumable, 130);
+            f.backend.exitCode.put(not, 130);
+            f.cycle();
+
+            Attempt r = f.attempts(resumable).get(0);
+            Attempt n = f.attempts(not).get(0);
+            if (diesWithService) {
+                assertThat(r.outcome()).as(r.reason()).isEqualTo(AttemptOutcome.LOST);
+                assertThat(r.reason()).startsWith("its process died while the service was down, killed by SIGINT"
+                        + " (exit code 130) without a stop being asked for");
+                assertThat(f.stateOf(resumable)).isIn(WorkloadState.REQUEUED, WorkloadState.RUNNING);
+                assertThat(n.outcome()).isEqualTo(AttemptOutcome.LOST);
+                assertThat(f.stateOf(not)).isEqualTo(WorkloadState.FAILED);
+            } else {
+                // Work another system runs (Slurm) ended of its own accord: its exit code is its answer.
+                assertThat(r.outcome()).as(r.reason()).isEqualTo(AttemptOutcome.FAILED);
+                assertThat(f.stateOf(resumable)).isEqualTo(WorkloadState.FAILED);
+                assertThat(f.stateOf(not)).isEqualTo(WorkloadState.FAILED);
+            }
+        }
+    }
+
+    @Test
+    void givenAnAdoptedAttemptSeenRunning_whenItIsKilledLater_thenItEndedOnTheServicesWatchAndFails() {
+        Fixture f = fixture("seen", List.of("a"), 8);
+        f.backend.diesWithService = true;
+        String w = f.submit("a", 4, 900, 60, true);
+        f.cycle();
+        f.crash();
+        f.advance(10);
+        f.cycle(); // adopted, seen running
+        f.advance(900);
+        f.backend.exitCode.put(w, 137);
+        f.cycle();
+
+        assertThat(f.attempts(w).get(0).outcome()).isEqualTo(AttemptOutcome.FAILED);
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.FAILED);
+    }
+
+    @Test
     void aRunningAttemptTheBackendDoesNotKnowIsLostAndResumableWorkStartsAgainAsAttemptTwo() {
         Fixture f = fixture("lost", List.of("a"), 8);
         String resumable = f.submit("a", 4, HOUR, 900, true);

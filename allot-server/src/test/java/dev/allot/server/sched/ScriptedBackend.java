@@ -60,6 +60,9 @@ final class ScriptedBackend implements Backend {
     private final Set<AttemptKey> failed = new TreeSet<>();
     private final Map<AttemptKey, Launch> launched = new TreeMap<>();
 
+    /** What {@link #workMayDieWithTheService} answers: false as for Slurm, true as for the local backend. */
+    boolean diesWithService;
+
     ScriptedBackend(Clock clock) {
         this.sim = new SimulatedBackend(clock);
     }
@@ -67,6 +70,11 @@ final class ScriptedBackend implements Backend {
     @Override
     public String name() {
         return "scripted";
+    }
+
+    @Override
+    public boolean workMayDieWithTheService() {
+        return diesWithService;
     }
 
     @Override
