@@ -264,12 +264,20 @@ public final class SchedulerLoop implements AutoCloseable {
         thread.scheduleWithFixedDelay(this::cycleOnThread, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /** Set by {@link #close}: a cycle that fails from then on was interrupted by the stop. */
+    private volatile boolean closing;
+
     private void cycleOnThread() {
         nudged.set(false);
         lastCycleStartNanos = System.nanoTime();
         try {
             runOnce();
         } catch (RuntimeException | AssertionError | LinkageError e) {
+            if (closing) {
+                // close() interrupts the cycle in progress (a database wait, a backend call): not a failure.
+                LOG.info("the scheduling cycle in progress was interrupted by the stop: {}", e.toString());
+                return;
+            }
             // Caught, not let through: a periodic task that throws is never run again. (A VirtualMachineError goes
             // through; the health answer then keeps saying that cycles fail.)
             CycleHealth.Failing f = health.failing().orElse(null);
@@ -303,6 +311,7 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Stops the thread started by {@link #start}, waiting a little for a cycle in progress. */
     @Override
     public void close() {
+        closing = true;
         ScheduledExecutorService t;
         synchronized (this) {
             t = thread;
