@@ -6,6 +6,8 @@ import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.api.ApiServer;
+import dev.allot.server.api.HttpEndpoint;
+import dev.allot.server.api.PemKeyStore;
 import dev.allot.server.backend.LocalBackend;
 import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.sched.SchedulerLoop;
@@ -90,6 +92,7 @@ public final class Service implements AutoCloseable {
                     + String.join(", ", valid));
         }
         Objects.requireNonNull(clock, "clock");
+        HttpEndpoint endpoint = endpoint(config); // bad TLS files are refused before the store is created
         Store store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
                 : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
         Backend backend = null;
@@ -124,7 +127,7 @@ public final class Service implements AutoCloseable {
             loop.observe(new Observers(metrics, new LoggingObserver()));
             loop.start(config.tick());
             SchedulerLoop started = loop;
-            api = ApiServer.start(store, config.port(), clock,
+            api = ApiServer.start(store, endpoint, clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
                             started::topologyChanged, started::resync), new LoopExplainer(started));
             if (nodeSync != null) {
@@ -138,7 +141,7 @@ public final class Service implements AutoCloseable {
                         started::topologyChanged);
                 health.start(config.healthCheckEvery());
             }
-            LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
+            LOG.info("Allot service started: backend {}, API on {}", backend.name(), api.url());
             return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken);
         } catch (RuntimeException e) {
             if (nodeSync != null) {
@@ -156,6 +159,13 @@ public final class Service implements AutoCloseable {
             store.close();
             throw e;
         }
+    }
+
+    /** Where the API listens: the configured address and port, HTTPS when given PEM files ({@link PemKeyStore}). */
+    static HttpEndpoint endpoint(ServiceConfig config) {
+        ServiceConfig.Security s = config.security();
+        return new HttpEndpoint(s.bindAddress(), config.port(),
+                s.tls() ? PemKeyStore.load(s.tlsCertificate(), s.tlsKey()) : null, HttpEndpoint.Limits.defaults());
     }
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store) {
@@ -188,8 +198,19 @@ public final class Service implements AutoCloseable {
         return api.port();
     }
 
+    /** Where clients reach the API: scheme, bound address and port. */
     public String url() {
-        return "http://127.0.0.1:" + api.port();
+        return api.url();
+    }
+
+    /** The socket address the API is bound to. */
+    public java.net.SocketAddress apiAddress() {
+        return api.boundAddress();
+    }
+
+    /** The warning to print at start when the API is reachable from the network over plain HTTP; else empty. */
+    public java.util.Optional<String> plainTextWarning() {
+        return api.endpoint().plainTextWarning();
     }
 
     public Store store() {
