@@ -49,6 +49,34 @@ final class RequestGate extends Handler.Wrapper {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        long declared = -1;
+        boolean body = false;
+        for (HttpField field : request.getHeaders()) {
+            if (field.getHeader() == HttpHeader.CONTENT_LENGTH) {
+                declared = field.getLongValue();
+                body = declared > 0;
+            } else if (field.getHeader() == HttpHeader.TRANSFER_ENCODING
+                    && field.contains(HttpHeaderValue.CHUNKED.asString())) {
+                body = true;
+            }
+        }
+        if (!body) {
+            return checkThenHandle(request, response, callback);
+        }
+        if (declared > limits.maxBodyBytes()) {
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+            Response.writeError(request, response, callback, 413, "Content-Length " + declared + " is more than "
+                    + limits.maxBodyBytes() + " bytes");
+            return true;
+        }
+        // The body is read before the request is judged, so a refusal is answered to a client that is done
+        // sending (one still sending when the server closes may never see the answer).
+        new BodyLoader(request, response, callback, declared).start();
+        return true;
+    }
+
+    /** The method and path checks, then the API. */
+    private boolean checkThenHandle(Request request, Response response, Callback callback) throws Exception {
         String method = request.getMethod();
         if (!METHODS.contains(method)) {
             response.getHeaders().put(HttpHeader.ALLOW, "GET, POST, PUT, DELETE");
@@ -63,28 +91,7 @@ final class RequestGate extends Handler.Wrapper {
             Response.writeError(request, response, callback, 400, problem);
             return true;
         }
-        long declared = -1;
-        boolean body = false;
-        for (HttpField field : request.getHeaders()) {
-            if (field.getHeader() == HttpHeader.CONTENT_LENGTH) {
-                declared = field.getLongValue();
-                body = declared > 0;
-            } else if (field.getHeader() == HttpHeader.TRANSFER_ENCODING
-                    && field.contains(HttpHeaderValue.CHUNKED.asString())) {
-                body = true;
-            }
-        }
-        if (!body) {
-            return super.handle(request, response, callback);
-        }
-        if (declared > limits.maxBodyBytes()) {
-            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
-            Response.writeError(request, response, callback, 413, "Content-Length " + declared + " is more than "
-                    + limits.maxBodyBytes() + " bytes");
-            return true;
-        }
-        new BodyLoader(request, response, callback, declared).start();
-        return true;
+        return super.handle(request, response, callback);
     }
 
     /**
@@ -237,7 +244,7 @@ final class RequestGate extends Handler.Wrapper {
         private void dispatch() {
             Request buffered = new BufferedBody(request, body.toByteArray());
             try {
-                if (!RequestGate.super.handle(buffered, response, callback)) {
+                if (!checkThenHandle(buffered, response, callback)) {
                     Response.writeError(buffered, response, callback, 404);
                 }
             } catch (Throwable t) {
