@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -40,6 +41,9 @@ final class JsonErrorHandler extends ErrorHandler {
             response.setStatus(status);
         }
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        // Jetty closes a connection after a request it could not parse; say so, or a keep-alive client sends its
+        // next request into the closed connection and gets no answer at all.
+        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
         if (HttpStatus.hasNoBody(status) || "HEAD".equals(request.getMethod())) {
             callback.succeeded();
             return true;
