@@ -64,7 +64,8 @@ final class JsonErrorHandler extends ErrorHandler {
             case 405 -> new ApiError("method not allowed" + detail(reason), null,
                     "methods are GET, POST, PUT and DELETE, in upper case; GET /v1/openapi.json lists the endpoints");
             case 408 -> new ApiError("the request body did not arrive in time" + detail(reason), null,
-                    "send the whole body within " + limits.bodyTimeout().toMillis() + " ms of the headers");
+                    "send the whole body within " + limits.bodyTimeout().toMillis() + " ms of the headers, without"
+                            + " pausing " + limits.idleTimeout().toMillis() + " ms");
             case 413 -> new ApiError("request body too large" + detail(reason), null,
                     "the API takes bodies of at most " + limits.maxBodyBytes() + " bytes; split large batches");
             case 414 -> new ApiError("request URI too long", null,

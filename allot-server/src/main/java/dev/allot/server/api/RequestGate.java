@@ -262,16 +262,28 @@ final class RequestGate extends Handler.Wrapper {
             finish(408, "the body was not complete " + limits.bodyTimeout().toMillis() + " ms after the headers");
         }
 
+        /**
+         * The body will not come: the client went silent past the idle timeout (answered 408, connection closed) or
+         * the connection ended (nobody to answer). One line either way.
+         */
         private void abandoned(Throwable failure) {
+            String why = failure == null ? "the connection ended" : failure.getClass().getSimpleName()
+                    + (failure.getMessage() == null ? "" : " " + failure.getMessage());
+            if (failure instanceof java.util.concurrent.TimeoutException) {
+                if (!finished.get()) {
+                    LOG.info("request body abandoned: {} {} from {} after {} bytes: silent for {} ms; answered 408 and"
+                            + " closed", request.getMethod(), request.getHttpURI().getPath(),
+                            Request.getRemoteAddr(request), body.size(), limits.idleTimeout().toMillis());
+                }
+                finish(408, "nothing of the body arrived for " + limits.idleTimeout().toMillis() + " ms");
+                return;
+            }
             if (!finished.compareAndSet(false, true)) {
                 return;
             }
             deadline.cancel();
             LOG.info("request body abandoned: {} {} from {} after {} bytes: {}", request.getMethod(),
-                    request.getHttpURI().getPath(), Request.getRemoteAddr(request), body.size(),
-                    failure == null ? "the connection ended" : failure.getClass().getSimpleName()
-                            + (failure.getMessage() == null ? "" : " " + failure.getMessage()));
-            // The client is gone (or went silent past the idle timeout): nothing to answer; end the exchange.
+                    request.getHttpURI().getPath(), Request.getRemoteAddr(request), body.size(), why);
             callback.failed(failure == null ? new java.io.EOFException("request body abandoned") : failure);
         }
 

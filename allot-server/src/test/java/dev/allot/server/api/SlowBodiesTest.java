@@ -200,6 +200,33 @@ class SlowBodiesTest {
         assertThat(logs.list).filteredOn(e -> e.getThrowableProxy() != null).isEmpty();
     }
 
+    @Test
+    void givenABodyThatGoesSilentThenTheIdleTimeoutEndsItWithOneLineAndNoStackTrace() throws Exception {
+        start(new HttpEndpoint.Limits(1_000_000, 8 * 1024, Duration.ofMillis(700), Duration.ofSeconds(30), 4_096, 200));
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("POST /v1/workloads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer"
+                    + " tok-member\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"allo")
+                    .getBytes(StandardCharsets.US_ASCII));
+            long started = System.nanoTime();
+            byte[] answer = s.getInputStream().readAllBytes(); // the server ends the connection
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(tookMillis).isBetween(500L, 10_000L);
+            RawHttp.Answer a = RawHttp.parse(answer);
+            assertThat(a.status()).isEqualTo(408);
+            assertThat(a.contentType()).startsWith("application/json");
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (abandonedLines() < 1 && System.nanoTime() < deadline) {
+            sleep(20);
+        }
+        sleep(300);
+        assertThat(abandonedLines()).isEqualTo(1);
+        assertThat(logs.list).filteredOn(e -> e.getThrowableProxy() != null).isEmpty();
+        assertThat(timed(HttpClient.newHttpClient(), health())).isLessThan(5_000);
+    }
+
     private long abandonedLines() {
         return logs.list.stream().filter(e -> e.getFormattedMessage().startsWith("request body abandoned")).count();
     }
