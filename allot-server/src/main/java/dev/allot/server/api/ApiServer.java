@@ -59,6 +59,10 @@ import org.slf4j.LoggerFactory;
  * which are logged. JSON is read and written with Jackson, strictly: unknown fields, duplicate keys and trailing
  * content are refused.
  *
+ * <p>Where it listens (address, port, HTTPS) and the HTTP-level defences (request limits, bodies read without a
+ * thread, methods and normalised paths checked before any route, Jetty's own errors as the same JSON) are
+ * {@link HttpHardening}'s, set from an {@link HttpEndpoint}.
+ *
  * <p>Not a singleton: each instance owns its own Jetty server and is closed by {@link #close()}; the store stays
  * the caller's to close.
  */
