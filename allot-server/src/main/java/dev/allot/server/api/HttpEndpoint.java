@@ -75,16 +75,19 @@ public record HttpEndpoint(String bindAddress, int port, KeyStore tls, Limits li
      *                            connection closed, however steadily it trickles
      * @param maxConnections      connections open at once; beyond, new ones wait in the kernel's accept queue
      * @param maxThreads          threads answering requests; bodies are read before a request takes one
+     * @param maxPendingBodyBytes the bytes of all bodies still arriving, together; a body that would pass it is
+     *                            refused (429) so that many connections cannot fill the memory with partial bodies
      */
     public record Limits(long maxBodyBytes, int maxHeaderBytes, Duration idleTimeout, Duration bodyTimeout,
-                         int maxConnections, int maxThreads) {
+                         int maxConnections, int maxThreads, long maxPendingBodyBytes) {
         public Limits {
             Objects.requireNonNull(idleTimeout, "idleTimeout");
             Objects.requireNonNull(bodyTimeout, "bodyTimeout");
-            if (maxBodyBytes < 1 || maxHeaderBytes < 1024 || maxConnections < 1 || maxThreads < 8) {
+            if (maxBodyBytes < 1 || maxHeaderBytes < 1024 || maxConnections < 1 || maxThreads < 8
+                    || maxPendingBodyBytes < maxBodyBytes) {
                 throw new IllegalArgumentException("limits out of range: body " + maxBodyBytes + " bytes, headers "
                         + maxHeaderBytes + " bytes (>= 1024), connections " + maxConnections + ", threads "
-                        + maxThreads + " (>= 8)");
+                        + maxThreads + " (>= 8), pending bodies " + maxPendingBodyBytes + " bytes (>= one body)");
             }
             if (idleTimeout.isNegative() || idleTimeout.isZero() || bodyTimeout.isNegative() || bodyTimeout.isZero()) {
                 throw new IllegalArgumentException("timeouts must be positive, got idle " + idleTimeout + ", body "
@@ -94,10 +97,16 @@ public record HttpEndpoint(String bindAddress, int port, KeyStore tls, Limits li
 
         /**
          * 1 MB bodies (a batch of 1,000 submissions fits), 8 KiB of headers, 30 s idle, 30 s for a whole body,
-         * 4,096 connections and 200 threads.
+         * 4,096 connections, 200 threads, 64 MB of bodies arriving at once.
          */
         public static Limits defaults() {
-            return new Limits(1_000_000, 8 * 1024, Duration.ofSeconds(30), Duration.ofSeconds(30), 4_096, 200);
+            return new Limits(1_000_000, 8 * 1024, Duration.ofSeconds(30), Duration.ofSeconds(30), 4_096, 200,
+                    64_000_000);
+        }
+
+        public Limits withPendingBodyBytes(long bytes) {
+            return new Limits(maxBodyBytes, maxHeaderBytes, idleTimeout, bodyTimeout, maxConnections, maxThreads,
+                    bytes);
         }
     }
 }

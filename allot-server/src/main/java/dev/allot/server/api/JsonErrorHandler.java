@@ -68,6 +68,7 @@ final class JsonErrorHandler extends ErrorHandler {
                             + " pausing " + limits.idleTimeout().toMillis() + " ms");
             case 413 -> new ApiError("request body too large" + detail(reason), null,
                     "the API takes bodies of at most " + limits.maxBodyBytes() + " bytes; split large batches");
+            case 429 -> new ApiError("too many requests" + detail(reason), null, "retry in a moment");
             case 414 -> new ApiError("request URI too long", null,
                     "the request line and headers may take at most " + limits.maxHeaderBytes() + " bytes");
             case 431 -> new ApiError("request headers too large", null,

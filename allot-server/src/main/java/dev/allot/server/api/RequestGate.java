@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       {@link HttpEndpoint.Limits#maxBodyBytes()} (else 413) and within {@link HttpEndpoint.Limits#bodyTimeout()}
  *       of the headers (else 408, and the connection is closed). A client that trickles or abandons a body thus
  *       holds a connection and its bytes, never one of the threads that answer everyone else. An abandoned body
- *       logs one line.</li>
+ *       logs one line. The bodies arriving at once hold at most {@link HttpEndpoint.Limits#maxPendingBodyBytes()}
+ *       together (else 429), so connections cannot fill the memory either.</li>
  * </ul>
  * Refusals go through {@link JsonErrorHandler}, as the API's JSON error.
  */
@@ -42,6 +43,8 @@ final class RequestGate extends Handler.Wrapper {
     static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH");
 
     private final HttpEndpoint.Limits limits;
+    /** Bytes of the bodies still arriving, all connections together (at most {@code maxPendingBodyBytes}). */
+    private final java.util.concurrent.atomic.AtomicLong pending = new java.util.concurrent.atomic.AtomicLong();
 
     RequestGate(HttpEndpoint.Limits limits) {
         this.limits = limits;
@@ -174,13 +177,16 @@ final class RequestGate extends Handler.Wrapper {
         private final Callback callback;
         private final ByteArrayOutputStream body;
         private final AtomicBoolean finished = new AtomicBoolean();
+        /** This body's bytes counted in {@code pending}, given back when it stops arriving. */
+        private final java.util.concurrent.atomic.AtomicLong counted = new java.util.concurrent.atomic.AtomicLong();
         private Scheduler.Task deadline;
 
         BodyLoader(Request request, Response response, Callback callback, long declared) {
             this.request = request;
             this.response = response;
             this.callback = callback;
-            this.body = new ByteArrayOutputStream((int) Math.max(32, Math.min(declared, 64 * 1024)));
+            // grows as bytes arrive: a declared length alone reserves nothing
+            this.body = new ByteArrayOutputStream((int) Math.max(32, Math.min(declared, 4 * 1024)));
         }
 
         void start() {
@@ -218,6 +224,19 @@ final class RequestGate extends Handler.Wrapper {
                     finish(413, "the body is more than " + limits.maxBodyBytes() + " bytes");
                     return;
                 }
+                if (pending.addAndGet(n) > limits.maxPendingBodyBytes()) {
+                    pending.addAndGet(-n);
+                    chunk.release();
+                    LOG.warn("request body refused: {} {} from {}: the bodies arriving hold {} bytes, at most {}",
+                            request.getMethod(), request.getHttpURI().getPath(), Request.getRemoteAddr(request),
+                            pending.get(), limits.maxPendingBodyBytes());
+                    finish(429, "the server is receiving too many request bodies at once");
+                    return;
+                }
+                counted.addAndGet(n);
+                if (finished.get()) { // the deadline ended it meanwhile: give the bytes back
+                    release();
+                }
                 if (bytes.hasArray()) {
                     body.write(bytes.array(), bytes.arrayOffset() + bytes.position(), n);
                 } else {
@@ -230,6 +249,7 @@ final class RequestGate extends Handler.Wrapper {
                 if (last) {
                     if (finished.compareAndSet(false, true)) {
                         deadline.cancel();
+                        release();
                         if (fromDemand) {
                             request.getContext().execute(this::dispatch); // the servlet may block: not on this thread
                         } else {
@@ -239,6 +259,10 @@ final class RequestGate extends Handler.Wrapper {
                     return;
                 }
             }
+        }
+
+        private void release() {
+            pending.addAndGet(-counted.getAndSet(0));
         }
 
         private void dispatch() {
@@ -282,6 +306,7 @@ final class RequestGate extends Handler.Wrapper {
                 return;
             }
             deadline.cancel();
+            release();
             LOG.info("request body abandoned: {} {} from {} after {} bytes: {}", request.getMethod(),
                     request.getHttpURI().getPath(), Request.getRemoteAddr(request), body.size(), why);
             callback.failed(failure == null ? new java.io.EOFException("request body abandoned") : failure);
@@ -291,6 +316,7 @@ final class RequestGate extends Handler.Wrapper {
             if (!finished.compareAndSet(false, true)) {
                 return;
             }
+            release();
             if (deadline != null) {
                 deadline.cancel();
             }

@@ -163,7 +163,7 @@ class SlowBodiesTest {
 
     @Test
     void givenABodyStillTricklingAtItsDeadlineThenItIsA408InJsonAndTheConnectionCloses() throws Exception {
-        start(new HttpEndpoint.Limits(1_000_000, 8 * 1024, Duration.ofSeconds(30), Duration.ofMillis(800), 4_096, 200));
+        start(new HttpEndpoint.Limits(1_000_000, 8 * 1024, Duration.ofSeconds(30), Duration.ofMillis(800), 4_096, 200, 64_000_000));
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
             s.setSoTimeout(10_000);
@@ -202,7 +202,7 @@ class SlowBodiesTest {
 
     @Test
     void givenABodyThatGoesSilentThenTheIdleTimeoutEndsItWithOneLineAndNoStackTrace() throws Exception {
-        start(new HttpEndpoint.Limits(1_000_000, 8 * 1024, Duration.ofMillis(700), Duration.ofSeconds(30), 4_096, 200));
+        start(new HttpEndpoint.Limits(1_000_000, 8 * 1024, Duration.ofMillis(700), Duration.ofSeconds(30), 4_096, 200, 64_000_000));
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
             s.setSoTimeout(10_000);
@@ -225,6 +225,59 @@ class SlowBodiesTest {
         assertThat(abandonedLines()).isEqualTo(1);
         assertThat(logs.list).filteredOn(e -> e.getThrowableProxy() != null).isEmpty();
         assertThat(timed(HttpClient.newHttpClient(), health())).isLessThan(5_000);
+    }
+
+    @Test
+    void givenBodiesArrivingBeyondThePendingBudgetThenTheNextIsA429InJsonAndTheBudgetComesBack() throws Exception {
+        start(HttpEndpoint.Limits.defaults().withPendingBodyBytes(1_000_000));
+        List<Socket> holders = new ArrayList<>();
+        for (int i = 0; i < 3; i++) { // three bodies of 400 kB arriving, 1.2 MB together, past the 1 MB budget
+            Socket s = new Socket();
+            s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("POST /v1/workloads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer"
+                    + " tok-member\r\nContent-Type: application/json\r\nContent-Length: 500000\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().write(new byte[400_000]);
+            s.getOutputStream().flush();
+            holders.add(s);
+            sockets.add(s);
+        }
+        // the third went past the budget: it alone has an answer, a 429 in JSON
+        RawHttp.Answer refused = RawHttp.parse(oneAnswer(holders.get(2).getInputStream()));
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.contentType()).startsWith("application/json");
+        assertThat(refused.error()).startsWith("too many requests");
+        // the others finish their bodies and are answered by the API (400: zeros are not JSON)
+        for (Socket s : holders.subList(0, 2)) {
+            s.getOutputStream().write(new byte[100_000]);
+            byte[] head = new byte[12];
+            int n = s.getInputStream().readNBytes(head, 0, 12);
+            assertThat(new String(head, 0, n, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 400");
+        }
+        // and the budget is whole again: a body of 900 kB goes through
+        String big = "{\"allocation\": \"" + "x".repeat(900_000) + "\"}";
+        RawHttp.Answer after = RawHttp.request(server.port(), "POST", "/v1/workloads", "tok-member", big);
+        assertThat(after.status()).isEqualTo(400);
+        assertThat(after.json().path("field").asText()).isNotEqualTo("");
+    }
+
+    /** One answer's bytes: its head, then as many bytes as its Content-Length says (the connection may stay open). */
+    private static byte[] oneAnswer(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        while (!out.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                return out.toByteArray();
+            }
+            out.write(b);
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)")
+                .matcher(out.toString(StandardCharsets.ISO_8859_1));
+        if (m.find()) {
+            out.write(in.readNBytes(Integer.parseInt(m.group(1))));
+        }
+        return out.toByteArray();
     }
 
     private long abandonedLines() {
