@@ -33,9 +33,44 @@ final class ApiClient {
     private final HttpClient http;
 
     ApiClient(URI base, String token) {
+        this(base, token, null);
+    }
+
+    /** A client that, for an https server, trusts the PEM certificates in {@code caCertificate} (null: the JDK's). */
+    ApiClient(URI base, String token, java.nio.file.Path caCertificate) {
         this.base = Objects.requireNonNull(base, "base");
         this.token = Objects.requireNonNull(token, "token");
-        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT);
+        if (caCertificate != null) {
+            b.sslContext(trusting(caCertificate));
+        }
+        this.http = b.build();
+    }
+
+    /** An SSL context trusting exactly the certificates of a PEM file; a bad file is the caller's fault (exit 2). */
+    static javax.net.ssl.SSLContext trusting(java.nio.file.Path pem) {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(pem)) {
+            java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            int n = 0;
+            for (java.security.cert.Certificate c : java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificates(in)) {
+                trust.setCertificateEntry("ca-" + n++, c);
+            }
+            if (n == 0) {
+                throw new java.security.cert.CertificateException("no certificate in it");
+            }
+            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+            ssl.init(null, tmf.getTrustManagers(), null);
+            return ssl;
+        } catch (IOException | java.security.GeneralSecurityException e) {
+            throw new IllegalArgumentException("--ca-cert (or " + ClientOptions.CA_CERT_ENV
+                    + ", or the client configuration's \"caCertificate\") " + pem + ": expected a PEM certificate file, "
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+        }
     }
 
     /** A failed call: what to print after {@code allot: } and the exit code (2 for the caller's fault, else 1). */
@@ -117,6 +152,11 @@ final class ApiClient {
         } catch (IOException e) {
             if (e.getCause() instanceof ConnectException) {
                 throw unreachable();
+            }
+            if (e instanceof javax.net.ssl.SSLException) {
+                throw new ClientException(1, "cannot talk to the Allot server at " + base + " over TLS: " + e.getMessage()
+                        + (base.getScheme().equalsIgnoreCase("https") ? " (is its certificate trusted? --ca-cert FILE)"
+                        : ""));
             }
             throw new ClientException(1, "cannot talk to the Allot server at " + base + ": " + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : " " + e.getMessage()));

@@ -12,7 +12,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.function.Function;
 
 /**
- * The client's configuration file, {@code client.json} ({@code {"server": URL, "token": TOKEN}}, both optional),
+ * The client's configuration file, {@code client.json} ({@code {"server": URL, "token": TOKEN, "caCertificate":
+ * PEM_FILE}}, all optional),
  * read by the client commands after their flags and environment variables, and written by {@code allot serve}
  * (the server always, the token in demo mode only), readable by its owner only. Where it is: {@code $ALLOT_CONFIG}
  * when set, else {@code $XDG_CONFIG_HOME/allot/client.json}, else {@code $HOME/.config/allot/client.json} (none
@@ -24,8 +25,8 @@ final class ClientConfig {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** What the file says; either may be null. */
-    record Values(String server, String token) {
-        static final Values NONE = new Values(null, null);
+    record Values(String server, String token, String caCertificate) {
+        static final Values NONE = new Values(null, null, null);
     }
 
     private ClientConfig() {
@@ -75,7 +76,7 @@ final class ClientConfig {
                     + " must be a JSON object such as {\"server\": \"http://127.0.0.1:8080\", \"token\": \"...\"};"
                     + " fix or remove it (" + CONFIG_ENV + " points elsewhere)");
         }
-        return new Values(text(root, "server"), text(root, "token"));
+        return new Values(text(root, "server"), text(root, "token"), text(root, "caCertificate"));
     }
 
     /**
@@ -83,6 +84,14 @@ final class ClientConfig {
      * fields; written atomically, readable by its owner only (0600).
      */
     static void write(Path file, String server, String token) {
+        write(file, server, token, null);
+    }
+
+    /**
+     * As {@link #write(Path, String, String)}, and, when given, the PEM certificate the client trusts for an HTTPS
+     * server ({@code caCertificate}; {@code allot serve --tls-cert} writes its own, so a self-signed one works).
+     */
+    static void write(Path file, String server, String token, String caCertificate) {
         ObjectNode root;
         try {
             JsonNode old = Files.exists(file) ? JSON.readTree(file.toFile()) : null;
@@ -91,6 +100,11 @@ final class ClientConfig {
             root = JSON.createObjectNode();
         }
         root.put("server", server);
+        if (caCertificate != null) {
+            root.put("caCertificate", caCertificate);
+        } else {
+            root.remove("caCertificate");
+        }
         if (token != null) {
             root.put("token", token);
         }

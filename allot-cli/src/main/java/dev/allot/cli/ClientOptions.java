@@ -18,6 +18,7 @@ final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
     static final String SERVER_ENV = "ALLOT_SERVER";
     static final String TOKEN_ENV = "ALLOT_TOKEN";
+    static final String CA_CERT_ENV = "ALLOT_CA_CERT";
 
     /** Where environment variables are read; a seam so tests need not touch the real environment. */
     static volatile Function<String, String> environment = System::getenv;
@@ -30,6 +31,11 @@ final class ClientOptions {
     @Option(names = "--token", paramLabel = "TOKEN",
             description = "the API token (default: $" + TOKEN_ENV + ", else the client configuration's); never printed")
     String token;
+
+    @Option(names = "--ca-cert", paramLabel = "FILE",
+            description = "for an https server: trust the PEM certificate(s) in FILE (default: $" + CA_CERT_ENV
+                    + ", else the client configuration's, else the JDK's trusted authorities)")
+    Path caCert;
 
     /** Replaces where environment variables are read and returns what was there, for tests. */
     static Function<String, String> useEnvironment(Map<String, String> variables) {
@@ -93,7 +99,20 @@ final class ClientOptions {
     }
 
     ApiClient client() {
-        return new ApiClient(serverUri(), requireToken());
+        return new ApiClient(serverUri(), requireToken(), caCertificate());
+    }
+
+    /** The PEM file of certificates to trust for HTTPS: flag, environment, configuration; null for the JDK's. */
+    Path caCertificate() {
+        if (caCert != null) {
+            return caCert;
+        }
+        String env = environment.apply(CA_CERT_ENV);
+        if (env != null && !env.isBlank()) {
+            return Path.of(env.trim());
+        }
+        String configured = config().caCertificate();
+        return configured == null ? null : Path.of(configured);
     }
 
     private static IllegalArgumentException badServer(String text) {

@@ -2,6 +2,7 @@ package dev.allot.cli;
 
 import dev.allot.core.model.Durations;
 import dev.allot.server.identity.IdentityMode;
+import dev.allot.server.api.PemKeyStore;
 import dev.allot.server.service.Bootstrap;
 import dev.allot.server.service.LogFormat;
 import dev.allot.server.service.Service;
@@ -49,6 +50,19 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080",
             description = "the API's port, 0 for any free one (default: ${DEFAULT-VALUE})")
     int port;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = ServiceConfig.Security.LOOPBACK,
+            description = "the address the API listens on: an address of this machine, 0.0.0.0 for all; other"
+                    + " machines reach it only when it is not loopback (default: ${DEFAULT-VALUE})")
+    String bind;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "serve HTTPS with this PEM certificate (chain, the server's first); needs --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "the PEM private key of --tls-cert (PKCS#8 'BEGIN PRIVATE KEY', RSA or EC; or PKCS#1 RSA)")
+    Path tlsKey;
 
     @Option(names = "--db-url", paramLabel = "JDBC_URL",
             description = "use PostgreSQL instead of SQLite, e.g. jdbc:postgresql://localhost:5432/allot (password from $"
@@ -177,6 +191,7 @@ final class ServeCommand implements Callable<Integer> {
                 .orElse("") + ", data in " + dataDir + (dbUrl != null ? ", store " + dbUrl : "") + ")");
         out.println("Metrics: " + service.url() + "/metrics   API description: " + service.url() + "/v1/openapi.json");
         service.identity().notices().forEach(out::println);
+        service.plainTextWarning().ifPresent(w -> out.println("WARNING: " + w));
         service.adminToken().ifPresent(t -> {
             out.println();
             out.println("Created user 'admin' (role admin). Its API token, shown only this once (also in "
@@ -203,7 +218,8 @@ final class ServeCommand implements Callable<Integer> {
                     + ": the client configuration was not written");
         } else {
             try {
-                ClientConfig.write(clientConfig, service.url(), demo ? token : null);
+                ClientConfig.write(clientConfig, service.url(), demo ? token : null,
+                        tlsCert == null ? null : tlsCert.toAbsolutePath().toString());
                 out.println();
                 out.println("Wrote " + clientConfig + ": the server" + (demo && token != null ? " and the demo token"
                         : demo ? " (a token written before is kept)" : "")
@@ -270,12 +286,13 @@ final class ServeCommand implements Callable<Integer> {
         if (nodeName.isEmpty()) {
             throw new IllegalArgumentException("--node expects a name, got an empty one");
         }
+        ServiceConfig.Security security = security();
         ServiceConfig c = ServiceConfig.defaults(dataDir).withPort(port).withBackend(backend)
                 .withVirtualGpus(gpus == null ? 0 : gpus).withNodeName(nodeName).withTimeScale(scale)
                 .withTick(tickD).withGrace(graceD).withDemo(demo)
                 .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT);
-        ServiceConfig.Security s = c.security();
-        c = c.withSecurity(new ServiceConfig.Security(s.bindAddress(), s.tlsCertificate(), s.tlsKey(), accounts,
+        c = c.withSecurity(new ServiceConfig.Security(security.bindAddress(), security.tlsCertificate(),
+                security.tlsKey(), accounts,
                 singleUserHost, allowRootWorkloads));
         IdentityMode.decide(c); // a bad --accounts file (file:line) or one that cannot apply is named before anything starts
         if (dbUrl != null) {
@@ -349,6 +366,45 @@ final class ServeCommand implements Callable<Integer> {
                         + " port");
             }
         }
+    }
+
+    /**
+     * The bind address and TLS files, checked before anything is created: the address is one of this machine's, the
+     * PEM files read and belong together ({@link PemKeyStore}); a bad one names its option and file.
+     */
+    private ServiceConfig.Security security() {
+        String address = bind == null ? "" : bind.trim();
+        InetAddress inet;
+        try {
+            inet = InetAddress.getByName(address);
+        } catch (java.io.IOException e) {
+            inet = null;
+        }
+        boolean local;
+        try {
+            local = inet != null && (inet.isAnyLocalAddress() || inet.isLoopbackAddress()
+                    || java.net.NetworkInterface.getByInetAddress(inet) != null);
+        } catch (java.net.SocketException e) {
+            local = false;
+        }
+        if (address.isEmpty() || !local) {
+            throw new IllegalArgumentException("--bind expects an address of this machine, such as "
+                    + ServiceConfig.Security.LOOPBACK + " (this machine only) or 0.0.0.0 (all its addresses), got '"
+                    + bind + "'" + (inet == null ? " (not an address, and no host of that name)" : ""));
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException(tlsCert == null ? "--tls-key needs --tls-cert (the certificate of the key)"
+                    : "--tls-cert needs --tls-key (the private key of the certificate)");
+        }
+        if (tlsCert != null) {
+            try {
+                PemKeyStore.load(tlsCert, tlsKey);
+            } catch (PemKeyStore.BadPem e) {
+                throw new IllegalArgumentException((e.part() == PemKeyStore.Part.CERTIFICATE ? "--tls-cert " : "--tls-key ")
+                        + e.getMessage());
+            }
+        }
+        return new ServiceConfig.Security(address, tlsCert, tlsKey, null, false, false);
     }
 
     /** A duration such as 30s, 2m, 1h30m, or milliseconds such as 500ms. */

@@ -347,9 +347,11 @@ class ClientCommandsTest {
         Cli.Result r = as("alice", "show", "w-999999");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: no workload 'w-999999' (hint: workload ids look like w-42");
+        // The id stays one path segment ('/' percent-encoded), and the server refuses a segment with an encoded '/'
+        // rather than resolve it: never GET /v1/nodes.
         Cli.Result odd = as("alice", "show", "../nodes");
         assertThat(odd.exit()).isEqualTo(2);
-        assertThat(odd.err()).startsWith("allot: no workload '../nodes'");
+        assertThat(odd.err()).startsWith("allot: bad request: the path has an encoded '/'").contains("..%2Fnodes");
     }
 
     @Test

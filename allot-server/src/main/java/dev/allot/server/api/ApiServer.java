@@ -61,6 +61,10 @@ import org.slf4j.LoggerFactory;
  * which are logged. JSON is read and written with Jackson, strictly: unknown fields, duplicate keys and trailing
  * content are refused.
  *
+ * <p>Where it listens (address, port, HTTPS) and the HTTP-level defences (request limits, bodies read without a
+ * thread, methods and normalised paths checked before any route, Jetty's own errors as the same JSON) are
+ * {@link HttpHardening}'s, set from an {@link HttpEndpoint}.
+ *
  * <p>Not a singleton: each instance owns its own Jetty server and is closed by {@link #close()}; the store stays
  * the caller's to close.
  */
@@ -89,6 +93,7 @@ public final class ApiServer implements AutoCloseable {
     private final Authentication authentication;
     private final UsersApi usersApi;
     private final WorkloadExplainer explainer;
+    private final HttpEndpoint endpoint;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -138,7 +143,8 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    private ApiServer(Store store, Clock clock, Extras extras, WorkloadExplainer explainer) {
+    private ApiServer(Store store, HttpEndpoint endpoint, Clock clock, Extras extras, WorkloadExplainer explainer) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.extras = Objects.requireNonNull(extras, "extras");
         this.allocations = new Cached<>(() -> store.allocations().allocations(), CACHE_TTL_NANOS);
         this.nodes = new Cached<>(() -> store.nodes().nodes(), CACHE_TTL_NANOS);
@@ -182,18 +188,46 @@ public final class ApiServer implements AutoCloseable {
 
     /** Starts the API with the service's {@link Extras} and the scheduler's explanations of workloads. */
     public static ApiServer start(Store store, int port, Clock clock, Extras extras, WorkloadExplainer explainer) {
-        if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("port must be between 0 (any free port) and 65535, got " + port);
-        }
-        ApiServer server = new ApiServer(store, clock, extras, explainer);
-        server.app.start(port);
-        LOG.info("Allot API listening on port {}", server.port());
+        return start(store, HttpEndpoint.loopback(port), clock, extras, explainer);
+    }
+
+    /**
+     * Starts the API where {@code endpoint} says (address, port, TLS, limits: {@link HttpHardening}); warns when it
+     * is reachable from the network over plain HTTP.
+     */
+    public static ApiServer start(Store store, HttpEndpoint endpoint, Clock clock, Extras extras,
+                                  WorkloadExplainer explainer) {
+        ApiServer server = new ApiServer(store, endpoint, clock, extras, explainer);
+        server.app.start();
+        LOG.info("Allot API listening on {}", server.url());
+        endpoint.plainTextWarning().ifPresent(w -> LOG.warn("{}", w));
         return server;
     }
 
     /** The port the server listens on. */
     public int port() {
         return app.port();
+    }
+
+    /** Where clients reach the API: its scheme, the address it is bound to and its port. */
+    public String url() {
+        String host = endpoint.bindAddress();
+        return endpoint.scheme() + "://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port();
+    }
+
+    public HttpEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** The socket address the server is bound to, as the kernel reports it. */
+    public java.net.SocketAddress boundAddress() {
+        org.eclipse.jetty.server.ServerConnector c =
+                (org.eclipse.jetty.server.ServerConnector) app.jettyServer().server().getConnectors()[0];
+        try {
+            return ((java.nio.channels.ServerSocketChannel) c.getTransport()).getLocalAddress();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Stops accepting requests and stops the server; the store is left open. */
@@ -207,6 +241,7 @@ public final class ApiServer implements AutoCloseable {
         config.startup.showOldJavalinVersionWarning = false;
         config.http.defaultContentType = JSON;
         config.router.ignoreTrailingSlashes = true;
+        HttpHardening.apply(config, endpoint);
 
         config.routes.get("/v1/health", this::health);
         config.routes.get("/v1/openapi.json", ctx -> ctx.status(200).contentType(JSON).result(openApi));
@@ -547,11 +582,14 @@ public final class ApiServer implements AutoCloseable {
                 stepMillis = Durations.parse(stepText.trim()).toMillis();
             } catch (IllegalArgumentException e) {
                 throw ApiException.badField("step", e.getMessage(), hint);
+            } catch (ArithmeticException e) { // seconds that do not fit in a long of milliseconds
+                throw ApiException.badField("step", "duration '" + stepText + "' is too large", hint);
             }
             if (stepMillis <= 0) {
                 throw ApiException.badField("step", "expected a positive duration, got '" + stepText + "'", hint);
             }
-            if ((now - since + stepMillis - 1) / stepMillis > MAX_USAGE_STEPS) {
+            long window = now - since;
+            if (window / stepMillis + (window % stepMillis == 0 ? 0 : 1) > MAX_USAGE_STEPS) {
                 throw ApiException.badField("step", "'" + stepText + "' cuts the window into more than "
                         + MAX_USAGE_STEPS + " steps", hint);
             }

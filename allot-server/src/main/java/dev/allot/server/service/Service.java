@@ -6,6 +6,8 @@ import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.api.ApiServer;
+import dev.allot.server.api.HttpEndpoint;
+import dev.allot.server.api.PemKeyStore;
 import dev.allot.server.backend.LocalBackend;
 import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.identity.IdentityMode;
@@ -111,6 +113,7 @@ public final class Service implements AutoCloseable {
                     + String.join(", ", valid));
         }
         Objects.requireNonNull(clock, "clock");
+        HttpEndpoint endpoint = endpoint(config); // bad TLS files are refused before anything is created
         // The data directory is this service's alone from here to close(): a second service on it stops here,
         // before it opens, adopts or writes anything.
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
@@ -167,7 +170,7 @@ public final class Service implements AutoCloseable {
             }
             loop.start(config.tick());
             SchedulerLoop started = loop;
-            api = ApiServer.start(store, config.port(), clock,
+            api = ApiServer.start(store, endpoint, clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
                             started::topologyChanged, started::resync, new WorkloadIdentity(identity, ACCOUNTS),
                             new LoopHealth(started)),
@@ -183,8 +186,8 @@ public final class Service implements AutoCloseable {
                         started::topologyChanged);
                 health.start(config.healthCheckEvery());
             }
-            lock.listening("http://127.0.0.1:" + api.port());
-            LOG.info("Allot service started: backend {}, API on port {}", backend.name(), api.port());
+            lock.listening(api.url());
+            LOG.info("Allot service started: backend {}, API on {}", backend.name(), api.url());
             return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken,
                     identity, lock);
         } catch (RuntimeException e) {
@@ -204,6 +207,13 @@ public final class Service implements AutoCloseable {
             lock.close();
             throw e;
         }
+    }
+
+    /** Where the API listens: the configured address and port, HTTPS when given PEM files ({@link PemKeyStore}). */
+    static HttpEndpoint endpoint(ServiceConfig config) {
+        ServiceConfig.Security s = config.security();
+        return new HttpEndpoint(s.bindAddress(), config.port(),
+                s.tls() ? PemKeyStore.load(s.tlsCertificate(), s.tlsKey()) : null, HttpEndpoint.Limits.defaults());
     }
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store, IdentityMode identity) {
@@ -236,8 +246,19 @@ public final class Service implements AutoCloseable {
         return api.port();
     }
 
+    /** Where clients reach the API: scheme, bound address and port. */
     public String url() {
-        return "http://127.0.0.1:" + api.port();
+        return api.url();
+    }
+
+    /** The socket address the API is bound to. */
+    public java.net.SocketAddress apiAddress() {
+        return api.boundAddress();
+    }
+
+    /** The warning to print at start when the API is reachable from the network over plain HTTP; else empty. */
+    public java.util.Optional<String> plainTextWarning() {
+        return api.endpoint().plainTextWarning();
     }
 
     public Store store() {

@@ -1,0 +1,150 @@
+package dev.allot.server.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTTP surface under requests no client library sends: what Jetty answers itself is the API's JSON error, no
+ * request is a 5xx, and a path that is not normal never reaches a permission check.
+ */
+class HttpSurfaceTest {
+    static final String EDIT = "{\"share\": 5, \"managers\": [], \"members\": []}";
+
+    @TempDir
+    Path dataDir;
+
+    ApiFixture api;
+    int port;
+
+    @BeforeEach
+    void start() {
+        api = new ApiFixture(dataDir);
+        port = api.server.port();
+    }
+
+    @AfterEach
+    void stop() {
+        api.close();
+    }
+
+    @Test
+    void givenALowercaseOrUnknownMethodThenItIsA405InJson() {
+        for (String line : List.of("get /v1/health", "post /v1/workloads", "Get /v1/me", "FOO /v1/health",
+                "TRACE /v1/health", "PROPFIND /v1/health")) {
+            RawHttp.Answer a = RawHttp.exchange(port, line + " HTTP/1.1\r\nAuthorization: Bearer tok-root", null);
+            assertThat(a.status()).as(line).isEqualTo(405);
+            assertJsonError(a, line);
+            assertThat(a.error()).as(line).startsWith("method not allowed");
+        }
+        assertThat(RawHttp.exchange(port, "get /v1/health HTTP/1.1", null).error()).contains("use GET");
+    }
+
+    @Test
+    void givenWhatJettyRefusesItselfThenTheAnswerIsTheApisJsonErrorAndNever5xx() {
+        String longPath = "/v1/workloads/" + "w".repeat(20_000);
+        RawHttp.Answer uri = RawHttp.exchange(port, "GET " + longPath + " HTTP/1.1", null);
+        assertThat(uri.status()).isEqualTo(414);
+        assertJsonError(uri, "414");
+
+        RawHttp.Answer headers = RawHttp.exchange(port, "GET /v1/health HTTP/1.1\r\nX-Big: " + "h".repeat(20_000), null);
+        assertThat(headers.status()).isEqualTo(431);
+        assertJsonError(headers, "431");
+
+        RawHttp.Answer declared = RawHttp.exchange(port, "POST /v1/workloads HTTP/1.1\r\nAuthorization: Bearer"
+                + " tok-member\r\nContent-Type: application/json\r\nContent-Length: 5000000", "{}".getBytes());
+        assertThat(declared.status()).isEqualTo(413);
+        assertJsonError(declared, "413 declared");
+
+        StringBuilder chunked = new StringBuilder();
+        String piece = "x".repeat(60_000);
+        for (int i = 0; i < 20; i++) { // 1.2 MB in chunks, no length declared
+            chunked.append(Integer.toHexString(piece.length())).append("\r\n").append(piece).append("\r\n");
+        }
+        chunked.append("0\r\n\r\n");
+        RawHttp.Answer streamed = RawHttp.exchange(port, "POST /v1/workloads HTTP/1.1\r\nAuthorization: Bearer"
+                + " tok-member\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked",
+                chunked.toString().getBytes(StandardCharsets.US_ASCII));
+        assertThat(streamed.status()).isEqualTo(413);
+        assertJsonError(streamed, "413 chunked");
+
+        for (String head : List.of("GARBAGE", "GET /v1/health HTTP/9.9", "GET * HTTP/1.1", "GET /v1/%ZZ HTTP/1.1",
+                "GET http://elsewhere/v1/health HTTP/1.1", "POST /v1/workloads HTTP/1.1\r\nTransfer-Encoding: gzip",
+                "GET /v1/health HTTP/1.1\r\nContent-Length: -5", "GET /v1/health HTTP/1.1\r\nContent-Length: 99999999999999999999")) {
+            RawHttp.Answer a = RawHttp.exchange(port, head, null);
+            assertThat(a.status()).as(head).isBetween(400, 499);
+            assertJsonError(a, head);
+        }
+        RawHttp.Answer missing = RawHttp.request(port, "GET", "/v1/nothing-here", null, null);
+        assertThat(missing.status()).isEqualTo(404);
+        assertJsonError(missing, "404");
+        RawHttp.Answer wrongMethod = RawHttp.request(port, "DELETE", "/v1/health", "tok-root", null);
+        assertThat(wrongMethod.status()).isIn(404, 405);
+        assertJsonError(wrongMethod, "DELETE /v1/health");
+    }
+
+    @Test
+    void givenAStepOfLongMaxValueThenUsageIsA400NamingStep() {
+        for (String step : List.of("9223372036854775807", "9223372036854775807s", "99999999999999999999999d", "-1h", "0")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", "/v1/allocations/usage?step=" + step, "tok-root", null);
+            assertThat(a.status()).as(step).isEqualTo(400);
+            assertThat(a.json().path("field").asText()).isEqualTo("step");
+        }
+        assertThat(RawHttp.request(port, "GET", "/v1/allocations/usage?step=1d", "tok-root", null).status())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void givenAManagerOfLabNlpWhenAPathWouldNormaliseIntoLabVisionThenItIs400AndNothingChanges() {
+        String before = api.get("/v1/allocations", "tok-root").json().toString();
+        int auditBefore = api.get("/v1/audit?limit=1000", "tok-root").json().path("entries").size();
+        List<String> sneaky = List.of(
+                "/v1/allocations/lab/nlp/../vision/detect",
+                "/v1/allocations/lab/nlp/%2e%2e/vision/detect",
+                "/v1/allocations/lab/nlp/%2E%2E/vision/detect",
+                "/v1/allocations/lab/nlp/.%2e/vision/detect",
+                "/v1/allocations/lab/nlp/pretrain/../../vision/detect",
+                "/v1/allocations/lab/./vision/detect",
+                "/v1/allocations/lab//vision/detect",
+                "/v1/allocations//lab/vision/detect",
+                "/v1/allocations/lab%2Fvision%2Fdetect",
+                "/v1/allocations/lab/nlp/..%2Fvision/detect",
+                "/v1/allocations/lab/nlp/..%5Cvision/detect",
+                "/v1/allocations/lab/nlp/..\\vision/detect",
+                "/v1/allocations/lab/nlp;/../vision/detect",
+                "/v1/allocations/lab/vision/detect;x",
+                "/v1/allocations/lab/nlp/%2e%2e/vision");
+        for (String path : sneaky) {
+            for (String method : List.of("PUT", "DELETE")) {
+                RawHttp.Answer a = RawHttp.request(port, method, path, "tok-mp", method.equals("PUT") ? EDIT : null);
+                assertThat(a.status()).as(method + " " + path + ": " + a.body()).isEqualTo(400);
+                assertJsonError(a, path);
+            }
+        }
+        RawHttp.Answer cancel = RawHttp.request(port, "POST", "/v1/workloads/x/..%2Fw-1/cancel", "tok-mp", null);
+        assertThat(cancel.status()).isEqualTo(400);
+
+        assertThat(api.get("/v1/allocations", "tok-root").json().toString()).isEqualTo(before);
+        assertThat(api.get("/v1/audit?limit=1000", "tok-root").json().path("entries").size()).isEqualTo(auditBefore);
+        // The same token, on paths that are normal: its own subtree yes, the sibling no.
+        assertThat(RawHttp.request(port, "PUT", "/v1/allocations/lab/vision/detect", "tok-mp", EDIT).status())
+                .isEqualTo(403);
+        assertThat(RawHttp.request(port, "PUT", "/v1/allocations/lab/nlp/eval", "tok-mp", EDIT).status())
+                .isEqualTo(201);
+        assertThat(RawHttp.request(port, "GET", "/v1/allocations/", "tok-mp", null).status()).isEqualTo(200);
+    }
+
+    static void assertJsonError(RawHttp.Answer a, String what) {
+        assertThat(a.contentType()).as(what + ": " + a.body()).startsWith("application/json");
+        assertThat(a.json()).as(what + ": " + a.body()).isNotNull();
+        assertThat(a.json().path("error").isTextual()).as(what + ": " + a.body()).isTrue();
+        assertThat(a.json().has("field") && a.json().has("hint")).as(what + ": " + a.body()).isTrue();
+        assertThat(a.status()).as(what).isLessThan(500);
+    }
+}
