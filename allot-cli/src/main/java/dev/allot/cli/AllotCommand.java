@@ -24,7 +24,7 @@ public final class AllotCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     public static CommandLine commandLine() {
@@ -48,9 +48,17 @@ public final class AllotCommand implements Runnable {
             }
             return 1;
         });
+        cl.setExecutionStrategy(parsed -> {
+            Integer refused = UnknownCommands.refuse(parsed);
+            return refused != null ? refused : new CommandLine.RunLast().execute(parsed);
+        });
         cl.setParameterExceptionHandler((ex, args) -> {
-            // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
             CommandLine cmd = ex.getCommandLine();
+            if (UnknownCommands.isUnknownCommand(ex)) {
+                UnknownCommands.print(cmd, ((CommandLine.UnmatchedArgumentException) ex).getUnmatched());
+                return EXIT_BAD_INPUT;
+            }
+            // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
             cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
             cmd.getErr().println("Try 'allot " + (cmd.getCommandName().equals("allot") ? "" : cmd.getCommandName() + " ")

@@ -73,18 +73,65 @@ final class ApiClient {
         }
     }
 
-    /** A failed call: what to print after {@code allot: } and the exit code (2 for the caller's fault, else 1). */
+    /**
+     * A failed call: what to print after {@code allot: } and the exit code (2 for the caller's fault, else 1). An
+     * error answer of the server keeps its parts (error, field, hint) so that the command can say them in its own
+     * words ({@link CliHints}); its message is the server's words.
+     */
     static final class ClientException extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private final int exitCode;
+        private final String error;
+        private final String field;
+        private final String hint;
 
         ClientException(int exitCode, String message) {
             super(message);
             this.exitCode = exitCode;
+            this.error = null;
+            this.field = null;
+            this.hint = null;
+        }
+
+        /** The server's error answer {@code {"error", "field", "hint"}}. */
+        ClientException(int exitCode, String error, String field, String hint) {
+            super(serverWords(error, field, hint));
+            this.exitCode = exitCode;
+            this.error = error;
+            this.field = field;
+            this.hint = hint;
         }
 
         int exitCode() {
             return exitCode;
+        }
+
+        /** The server's error, or null when the failure is not an error answer of the server. */
+        String error() {
+            return error;
+        }
+
+        String field() {
+            return field;
+        }
+
+        String hint() {
+            return hint;
+        }
+
+        private static String serverWords(String error, String field, String hint) {
+            StringBuilder m = new StringBuilder(error);
+            if (field != null || hint != null) {
+                m.append(" (");
+                if (field != null) {
+                    m.append("field: ").append(field);
+                }
+                if (hint != null) {
+                    m.append(field != null ? "; " : "").append("hint: ").append(hint);
+                }
+                m.append(')');
+            }
+            return m.toString();
         }
     }
 
@@ -195,20 +242,8 @@ final class ApiClient {
         }
         int exit = status >= 400 && status < 500 ? AllotCommand.EXIT_BAD_INPUT : 1;
         if (json != null && json.isObject() && json.hasNonNull("error")) {
-            StringBuilder m = new StringBuilder(json.get("error").asText());
-            String field = textOrNull(json, "field");
-            String hint = textOrNull(json, "hint");
-            if (field != null || hint != null) {
-                m.append(" (");
-                if (field != null) {
-                    m.append("field: ").append(field);
-                }
-                if (hint != null) {
-                    m.append(field != null ? "; " : "").append("hint: ").append(hint);
-                }
-                m.append(')');
-            }
-            return throwIt(exit, m.toString());
+            throw new ClientException(exit, json.get("error").asText(), textOrNull(json, "field"),
+                    textOrNull(json, "hint"));
         }
         String snippet = text.strip();
         int nl = snippet.indexOf('\n');

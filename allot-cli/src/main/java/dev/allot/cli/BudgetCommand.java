@@ -44,6 +44,7 @@ final class BudgetCommand implements Callable<Integer> {
      * gets against its siblings, its managers and its members.
      */
     @Command(name = "show", mixinStandardHelpOptions = true,
+            header = "Show the allocation tree with shares, managers and members.",
             description = "Show the allocation tree, indented, with shares (and the fraction of the parent), managers and members.")
     static final class Show extends ClientCommand {
         @Override
@@ -175,8 +176,8 @@ final class BudgetCommand implements Callable<Integer> {
      * buys, and with {@code --step} the same step by step.
      */
     @Command(name = "usage", mixinStandardHelpOptions = true,
-            description = {"Usage against entitlement per node of the tree over a window (default 7d);",
-                    "with --step, one line per step as well."})
+            header = "Usage against entitlement per node of the allocation tree over a window.",
+            description = "The window is the last 7 days unless --since says otherwise; with --step, one line per step as well.")
     static final class Usage extends ClientCommand {
         @picocli.CommandLine.Option(names = "--since", paramLabel = "WHEN",
                 description = "start of the window: a duration back from now (7d, 12h) or an ISO-8601 instant")

@@ -12,7 +12,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * What the client commands share: the connection options, {@code --json}, and turning a failed call into
- * {@code allot: <message>} on stderr with its exit code (2 for the caller's fault, 1 otherwise).
+ * {@code allot: <message>} on stderr with its exit code (2 for the caller's fault, 1 otherwise), the server's hints
+ * said for the command line ({@link CliHints}).
  */
 abstract class ClientCommand implements Callable<Integer> {
     @Spec
@@ -39,7 +40,7 @@ abstract class ClientCommand implements Callable<Integer> {
             return 0;
         } catch (ApiClient.ClientException e) {
             PrintWriter err = spec.commandLine().getErr();
-            err.println("allot: " + e.getMessage());
+            err.println("allot: " + CliHints.message(e, spec));
             err.flush();
             return e.exitCode();
         }

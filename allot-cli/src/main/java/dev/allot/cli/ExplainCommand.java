@@ -14,6 +14,7 @@ import picocli.CommandLine.Parameters;
  * of the fair-share levels of its allocation; {@code --json} prints the server's answer.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true,
+        header = "Explain why a workload waits, whether it is protected and who preempted it.",
         description = "Explain why a workload waits (its place in the queue, the fair share that puts it there, what it"
                 + " waits for), whether it is protected, and who preempted it and why.")
 final class ExplainCommand extends ClientCommand {

@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
  * {@code allot simulate}) as the visual report, without simulating again.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
+        header = "Render a saved run as the visual report, one HTML file that opens offline.",
         description = {"Render a saved run (the --json output of 'allot simulate') as the visual report: one",
                 "self-contained HTML file that opens offline."})
 final class ReportCommand implements Callable<Integer> {

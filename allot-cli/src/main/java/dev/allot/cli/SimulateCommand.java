@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
  * folder, or a real trace on a uniform cluster, through one or more policies and reports side by side.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
+        header = "Replay a scenario folder or a real trace through policies and compare their metrics.",
         description = {"Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl or trace.yaml,",
                 "optional policy.yaml), or a real trace with --trace, through one or more policies and print their",
                 "metrics side by side."})

@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
  * seeds) in parallel on all cores, and prints one table of the headline metrics per run.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
+        header = "Run the cross product of settings, policies and seeds and tabulate the headline metrics.",
         description = {"Sweep settings: run the cross product of --set values and policies in parallel and tabulate",
                 "the headline metrics. With --preset and --seeds N, repeat a generated scenario over N seeds and",
                 "report the mean and spread."})

@@ -16,8 +16,8 @@ import picocli.CommandLine.Parameters;
  * command runs with: it never outlives it and is revoked with it.
  */
 @Command(name = "token", mixinStandardHelpOptions = true,
-        description = {"API tokens on the Allot server and when they expire. A token made with a token never",
-                "outlives it, and revoking a token revokes every token made with it."},
+        header = "API tokens on the Allot server and when they expire.",
+        description = "A token made with a token never outlives it, and revoking a token revokes every token made with it.",
         subcommands = {TokenCommand.ListTokens.class, TokenCommand.Create.class, TokenCommand.Revoke.class,
                 TokenCommand.Policy.class})
 final class TokenCommand implements Callable<Integer> {
@@ -79,8 +79,9 @@ final class TokenCommand implements Callable<Integer> {
 
     /** {@code allot token create}: a new token, shown once, with its expiry. */
     @Command(name = "create", mixinStandardHelpOptions = true,
-            description = {"Make a new token (for --user: administrators); it is shown once. It lives the policy's",
-                    "default lifetime or --lifetime (up to the policy's maximum), and never past the token you run with."})
+            header = "Make a new token (for --user: administrators); it is shown once.",
+            description = {"It lives the policy's default lifetime or --lifetime (up to the policy's maximum), and never past",
+                    "the token you run with."})
     static final class Create extends ClientCommand {
         @Option(names = "--user", paramLabel = "NAME", description = "for whom (default: you)")
         String user;
@@ -152,8 +153,9 @@ final class TokenCommand implements Callable<Integer> {
 
     /** {@code allot token policy}: how long tokens live; administrators change it with the options. */
     @Command(name = "policy", mixinStandardHelpOptions = true,
-            description = {"Show how long tokens live; administrators change it with --default and --max",
-                    "(both durations such as 90d; what is not given is kept). It applies to tokens made afterwards."})
+            header = "Show how long tokens live; administrators change it with --default and --max.",
+            description = {"Both are durations such as 90d; what is not given is kept. The policy applies to tokens made",
+                    "afterwards."})
     static final class Policy extends ClientCommand {
         @Option(names = "--default", paramLabel = "DURATION", description = "the lifetime of a token that asks for none")
         String defaultLifetime;

@@ -21,8 +21,8 @@ import picocli.CommandLine.Option;
  */
 final class TraceOptions {
     @Option(names = "--trace", paramLabel = "FORMAT:PATH",
-            description = "replay a trace file instead of a folder; formats: philly, alibaba-openb, swf, tiresias,"
-                    + " native (see 'allot traces')")
+            description = "replay a trace file instead of a folder (a name ending in .gz is read through gzip);"
+                    + " formats: philly, alibaba-openb, swf, tiresias, native (see 'allot traces')")
     String trace;
 
     @Option(names = "--nodes", paramLabel = "COUNTxGPUS",

@@ -16,8 +16,9 @@ import picocli.CommandLine.Parameters;
  * administrators create them, change their role, and disable them (every token stops at once) or enable them again.
  */
 @Command(name = "user", mixinStandardHelpOptions = true,
-        description = {"Users of the Allot server. Administrators create them, set their role, and disable them",
-                "(every token of theirs stops at once) or enable them again."},
+        header = "Users of the Allot server: create them, set their role, disable and enable them.",
+        description = {"Administrators create them, set their role, and disable them (every token of theirs stops at once)",
+                "or enable them again."},
         subcommands = {UserCommand.ListUsers.class, UserCommand.Set.class, UserCommand.Disable.class,
                 UserCommand.Enable.class})
 final class UserCommand implements Callable<Integer> {
@@ -74,7 +75,8 @@ final class UserCommand implements Callable<Integer> {
 
     /** {@code allot user set NAME --role R}: creates a user or changes its role (administrators). */
     @Command(name = "set", mixinStandardHelpOptions = true,
-            description = "Create a user or change its role (administrators), e.g. allot user set ana --role user")
+            header = "Create a user or change its role (administrators).",
+            description = "Example: allot user set ana --role user")
     static final class Set extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME", description = "the user's login name")
         String name;

@@ -141,7 +141,7 @@ class ClientCommandsTest {
     void queueWithAnUnknownStateIsTheServersFieldError() {
         Cli.Result r = as("alice", "queue", "--state", "sleeping");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: field 'state': unknown state 'sleeping' (field: state; hint: expected one of");
+        assertThat(r.err()).startsWith("allot: field 'state': unknown state 'sleeping' (option --state; hint: expected one of");
     }
 
     @Test
@@ -190,7 +190,9 @@ class ClientCommandsTest {
         String id = submit("alice");
         Cli.Result r = as("outsider", "cancel", id);
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: user 'outsider' may not cancel workload " + id + " (hint: ");
+        assertThat(r.err()).startsWith("allot: user 'outsider' may not cancel workload " + id + " (hint: its owner, a"
+                + " manager of allocation '" + X + "' or above, or an administrator may)");
+        assertThat(r.err()).doesNotContain("/v1/");
     }
 
     @Test
@@ -263,25 +265,34 @@ class ClientCommandsTest {
         Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "0", "--min-runtime", "2h", "--", "true");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err()).isEqualTo("allot: field 'gpus': expected a whole number >= 1, got 0 (field: gpus)\n");
+        assertThat(r.err()).isEqualTo("allot: field 'gpus': expected a whole number >= 1, got 0 (option --gpus)\n");
     }
 
     @Test
     void unknownAllocationIsTheServersFieldError() {
         Cli.Result r = as("alice", "submit", "--allocation", "lab/nope", "--gpus", "1", "--min-runtime", "2h", "--", "true");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: field 'allocation': unknown allocation 'lab/nope' (field: allocation; hint: GET /v1/allocations");
+        assertThat(r.err()).isEqualTo("allot: field 'allocation': unknown allocation 'lab/nope' (option --allocation;"
+                + " hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
+    }
+
+    @Test
+    void submittingWhereOneIsNoMemberIs403WithAHintForPeople() {
+        Cli.Result r = as("outsider", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h", "--", "true");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: user 'outsider' may not submit to allocation '" + X + "' (hint: ask a"
+                + " manager of the allocation to add you to its members)\n");
     }
 
     @Test
     void badDurationAndPriorityAreFieldErrors() {
         Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "soon", "--", "true");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: ").contains("(field: minRuntime; hint: ");
+        assertThat(r.err()).startsWith("allot: ").contains("(option --min-runtime; hint: ");
         Cli.Result p = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h", "--priority", "whenever",
                 "--", "true");
         assertThat(p.exit()).isEqualTo(2);
-        assertThat(p.err()).contains("(field: priority)");
+        assertThat(p.err()).contains("(option --priority)");
     }
 
     @Test
@@ -338,7 +349,9 @@ class ClientCommandsTest {
     void aWrongTokenIs401AndTheTokenIsNotPrinted() {
         Cli.Result r = Cli.run("nodes", "--server", url, "--token", "s3cret-wrong");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: unknown or revoked token (hint: ");
+        assertThat(r.err()).isEqualTo("allot: unknown or revoked token (hint: give your token with --token TOKEN or"
+                + " ALLOT_TOKEN (or \"token\" in the client configuration); an administrator makes one with"
+                + " 'allot token create --user NAME')\n");
         assertThat(r.out() + r.err()).doesNotContain("s3cret-wrong");
     }
 
@@ -346,7 +359,8 @@ class ClientCommandsTest {
     void showOfAnUnknownIdIs404() {
         Cli.Result r = as("alice", "show", "w-999999");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: no workload 'w-999999' (hint: workload ids look like w-42");
+        assertThat(r.err()).isEqualTo("allot: no workload 'w-999999' (hint: workload ids look like w-42; 'allot queue'"
+                + " lists them)\n");
         // The id stays one path segment ('/' percent-encoded), and the server refuses a segment with an encoded '/'
         // rather than resolve it: never GET /v1/nodes.
         Cli.Result odd = as("alice", "show", "../nodes");

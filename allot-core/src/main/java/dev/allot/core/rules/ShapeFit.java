@@ -26,17 +26,22 @@ public final class ShapeFit {
         if (fits(cluster, gpus, gpusPerNode)) {
             return Optional.empty();
         }
-        String has = cluster.totalGpus() + " GPUs on " + cluster.nodes().size() + " nodes";
+        String has = count(cluster.totalGpus(), "GPU") + " on " + count(cluster.nodes().size(), "node");
         if (gpusPerNode <= 0) {
-            return Optional.of(new Violation(WorkloadRules.GPUS, "at most " + cluster.totalGpus() + " GPUs (the cluster"
-                    + " has " + has + ")", Integer.toString(gpus)));
+            return Optional.of(new Violation(WorkloadRules.GPUS, "at most " + count(cluster.totalGpus(), "GPU")
+                    + " (the cluster has " + has + ")", Integer.toString(gpus)));
         }
         int nodes = cluster.nodesWithAtLeast(gpusPerNode);
         int asked = gpus / gpusPerNode;
-        return Optional.of(new Violation(WorkloadRules.GPUS_PER_NODE, "a shape the cluster can hold: it has " + nodes
-                + " nodes with at least " + gpusPerNode + " GPUs (" + has + " in all, at most "
-                + cluster.maxGpusPerNode() + " GPUs per node)",
-                asked + (asked == 1 ? " node" : " nodes") + " x " + gpusPerNode + " GPUs"));
+        return Optional.of(new Violation(WorkloadRules.GPUS_PER_NODE, "a shape the cluster can hold: it has "
+                + count(nodes, "node") + " with at least " + count(gpusPerNode, "GPU") + " (" + has + " in all, at most "
+                + count(cluster.maxGpusPerNode(), "GPU") + " per node)",
+                count(asked, "node") + " x " + count(gpusPerNode, "GPU")));
+    }
+
+    /** {@code 1 node}, {@code 2 nodes}: a count with its noun, plural unless one. */
+    private static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /** How a shape is said in messages: "8 GPUs", or "16 GPUs as 2 whole node(s) of 8". */

@@ -99,4 +99,15 @@ class WorkloadRulesTest {
         assertThat(gang.expected()).contains("it has 3 nodes with at least 8 GPUs", "at most 8 GPUs per node");
         assertThat(ShapeFit.check(cluster, 16, 16).orElseThrow().got()).isEqualTo("1 node x 16 GPUs");
     }
+
+    @Test
+    void aClusterOfOneNodeIsSaidInTheSingular() {
+        // given one node of 8 GPUs: "1 node", not "1 nodes"
+        ClusterSpec one = new ClusterSpec(List.of(NodeSpec.of("a", 8)), List.of());
+
+        assertThat(ShapeFit.check(one, 16, 0)).contains(new Violation("gpus",
+                "at most 8 GPUs (the cluster has 8 GPUs on 1 node)", "16"));
+        assertThat(ShapeFit.check(one, 16, 8).orElseThrow().expected())
+                .startsWith("a shape the cluster can hold: it has 1 node with at least 8 GPUs (8 GPUs on 1 node in all");
+    }
 }

@@ -4,8 +4,11 @@ import static dev.allot.server.api.ApiFixture.X;
 import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.Launch;
+import dev.allot.server.CapturedLog;
 import dev.allot.server.api.ApiFixture.Response;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
@@ -301,8 +304,19 @@ class ApiTest {
     void aFaultOfTheServerIs500WithAGenericMessageThatLeaksNothing() {
         api.store.close(); // every store call now fails: the server's fault, not the client's
 
-        Response r = api.get("/v1/nodes", "tok-member");
+        Response r;
+        List<ILoggingEvent> logged;
+        try (CapturedLog log = CapturedLog.of(ApiServer.class)) {
+            r = api.get("/v1/nodes", "tok-member");
+            logged = log.events();
+        }
 
+        assertThat(logged).as("the server logged the details (kept out of the build's output)").singleElement()
+                .satisfies(e -> {
+                    assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+                    assertThat(e.getFormattedMessage()).isEqualTo("unexpected error answering GET /v1/nodes");
+                    assertThat(e.getThrowableProxy().getMessage()).isEqualTo("the store is closed");
+                });
         assertThat(r.status()).isEqualTo(500);
         assertThat(r.error()).isEqualTo("internal server error; the server logged the details");
         assertThat(r.json().toString()).doesNotContain("closed", "Exception");

@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.FilterReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -14,12 +15,16 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * Opens the text files the readers take (workloads, traces) so that a file that is not text fails as bad input at
  * its line and column instead of being read as something else: a NUL character (a file of NUL bytes, an image, an
  * archive) is an {@link InputException} there, which matters because readers skip blank-looking lines and a line of
  * NUL bytes looks blank to {@code trim}; a byte sequence that is not UTF-8 is located by {@link #notUtf8}.
+ * A file whose name ends in {@code .gz} is gzip-compressed text and is read through a decompressor (the shipped
+ * Philly trace is), so every reader of a stream of rows takes such files without a step of its own.
  */
 public final class TextFiles {
     private TextFiles() {
@@ -27,7 +32,35 @@ public final class TextFiles {
 
     /** A buffered UTF-8 reader of {@code path} that throws at the first NUL; {@code name} is the file in messages. */
     public static BufferedReader open(Path path, String name) throws IOException {
-        return new BufferedReader(new NulCheck(Files.newBufferedReader(path, StandardCharsets.UTF_8), name));
+        Reader text = gzipped(path)
+                ? new InputStreamReader(bytes(path, name), StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT))
+                : Files.newBufferedReader(path, StandardCharsets.UTF_8);
+        return new BufferedReader(new NulCheck(text, name), 1 << 16);
+    }
+
+    /** Whether {@code path} is read as gzip-compressed text: its name ends in {@code .gz}. */
+    public static boolean gzipped(Path path) {
+        Path n = path.getFileName();
+        return n != null && n.toString().toLowerCase(java.util.Locale.ROOT).endsWith(".gz");
+    }
+
+    /** The bytes of {@code path}, decompressed when {@link #gzipped}; a file that is not gzip is bad input. */
+    private static InputStream bytes(Path path, String name) throws IOException {
+        InputStream in = Files.newInputStream(path);
+        if (!gzipped(path)) {
+            return in;
+        }
+        try {
+            return new GZIPInputStream(in, 1 << 16);
+        } catch (ZipException | java.io.EOFException e) {
+            in.close();
+            throw new InputException(name, 0, 0, null, "expected gzip-compressed text (the name ends in .gz), got"
+                    + " bytes that are not gzip; decompress it or rename it without .gz");
+        } catch (IOException | RuntimeException e) {
+            in.close();
+            throw e;
+        }
     }
 
     /** The text of a whole (small) file, refused at its first NUL as {@link #open} does. */
@@ -56,6 +89,10 @@ public final class TextFiles {
         if (e instanceof CharacterCodingException) {
             return notUtf8(path, name);
         }
+        if (gzipped(path) && (e instanceof ZipException || e instanceof java.io.EOFException)) {
+            return new InputException(name, 0, 0, null, "the gzip-compressed data is damaged or cut short ("
+                    + e.getMessage() + "); compress the file again");
+        }
         return new InputException(name, 0, 0, null, "cannot read: " + e);
     }
 
@@ -64,7 +101,7 @@ public final class TextFiles {
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
         int line = 1;
         int column = 1;
-        try (InputStream in = Files.newInputStream(path)) {
+        try (InputStream in = bytes(path, name)) {
             ByteBuffer bytes = ByteBuffer.allocate(8192);
             CharBuffer chars = CharBuffer.allocate(8192);
             boolean eof = false;

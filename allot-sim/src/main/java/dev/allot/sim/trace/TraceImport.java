@@ -10,7 +10,6 @@ import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
 import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -138,10 +137,8 @@ public final class TraceImport {
             format.read(path, settings, rows);
         } catch (NoSuchFileException e) {
             throw new InputException(file, 0, 0, null, "no such file: " + path);
-        } catch (CharacterCodingException e) {
-            throw Values.oneLine(TextFiles.readError(path, file, e));
         } catch (IOException e) {
-            throw new InputException(file, 0, 0, null, "cannot read: " + e);
+            throw Values.oneLine(TextFiles.readError(path, file, e));
         } catch (InputException e) {
             throw Values.oneLine(e);
         }

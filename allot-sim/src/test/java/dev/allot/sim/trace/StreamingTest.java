@@ -1,12 +1,14 @@
 package dev.allot.sim.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.sim.Scenario;
+import dev.allot.sim.input.InputException;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,12 +19,14 @@ import java.time.format.DateTimeFormatter;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A million-row trace imports without building a workload object per row: the table holds columns, and a
- * workload is built only when asked for. Also imports the real Philly trace when the shared copy is there.
+ * workload is built only when asked for. Also imports the real Philly trace the repository ships, gzip-compressed
+ * ({@code examples/traces/philly-2017-09-10.csv.gz}), which a file name ending in {@code .gz} is read as.
  */
 class StreamingTest {
     private static final int ROWS = 1_000_000;
@@ -106,12 +110,14 @@ class StreamingTest {
         assertThat(t.created()).isEqualTo(2);
     }
 
+    /** The Philly trace the repository ships (the tests run in the module folder). */
+    static final Path SHIPPED_PHILLY = Path.of("").toAbsolutePath().getParent()
+            .resolve("examples/traces/philly-2017-09-10.csv.gz");
+
     @Test
-    void theSharedPhillyTraceImportsCompletely() {
-        Path shared = Path.of("").toAbsolutePath().getParent().resolve("../shared/traces/philly-2017-09-10.csv")
-                .normalize();
-        assumeTrue(Files.isRegularFile(shared), "no shared Philly trace at " + shared);
-        Scenario s = Traces.of("philly", shared).cluster(TraceImport.uniformCluster(40, 8)).read();
+    void theShippedPhillyTraceImportsCompletely() {
+        assertThat(SHIPPED_PHILLY).isRegularFile();
+        Scenario s = Traces.of("philly", SHIPPED_PHILLY).cluster(TraceImport.uniformCluster(40, 8)).read();
         WorkloadTable t = (WorkloadTable) s.workloads();
         assertThat(t.size()).isEqualTo(52_849);
         assertThat(t.summary().rejected()).isZero();
@@ -125,5 +131,48 @@ class StreamingTest {
         assertThat(t.summary().timeZeroEpoch()).isEqualTo(Instant.parse("2017-09-04T10:30:41Z").getEpochSecond());
         assertThat(t.submitSeconds(t.size() - 1))
                 .isEqualTo(Instant.parse("2017-10-31T23:52:11Z").getEpochSecond() - t.summary().timeZeroEpoch());
+    }
+
+    @Test
+    void givenAGzipFile_whenImported_thenItReadsAsThePlainFileDoes() throws IOException {
+        String csv = "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                + "2017-10-03 10:00:00,3600,2,7200,vc-a\n"
+                + "2017-10-03 09:00:00,60.5,1,60.5,vc-b\n";
+        Path plain = tmp.resolve("jobs.csv");
+        Files.writeString(plain, csv);
+        Path gz = tmp.resolve("jobs.csv.gz");
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write(csv.getBytes(StandardCharsets.UTF_8));
+        }
+        WorkloadTable a = (WorkloadTable) Traces.of("philly", plain).cluster(TraceImport.uniformCluster(1, 8)).read()
+                .workloads();
+        WorkloadTable b = (WorkloadTable) Traces.of("philly", gz).cluster(TraceImport.uniformCluster(1, 8)).read()
+                .workloads();
+        assertThat(b.size()).isEqualTo(a.size()).isEqualTo(2);
+        for (int i = 0; i < a.size(); i++) {
+            assertThat(b.submitSeconds(i)).isEqualTo(a.submitSeconds(i));
+            assertThat(b.allocation(i)).isEqualTo(a.allocation(i));
+        }
+    }
+
+    @Test
+    void givenAFileNamedGzThatIsNotGzip_whenImported_thenTheErrorSaysSoNotAStackOfZipWords() throws IOException {
+        Path fake = tmp.resolve("jobs.csv.gz");
+        Files.writeString(fake, "timestamp,duration,num_gpus,gpu_time,cluster\n");
+        assertThatThrownBy(() -> Traces.of("philly", fake).cluster(TraceImport.uniformCluster(1, 8)).read())
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining("jobs.csv.gz")
+                .hasMessageContaining("expected gzip-compressed text (the name ends in .gz), got bytes that are not gzip");
+    }
+
+    @Test
+    void givenAGzipFileCutShort_whenImported_thenTheErrorSaysTheDataIsDamaged() throws IOException {
+        byte[] whole = Files.readAllBytes(SHIPPED_PHILLY);
+        Path cut = tmp.resolve("cut.csv.gz");
+        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length / 2));
+        assertThatThrownBy(() -> Traces.of("philly", cut).cluster(TraceImport.uniformCluster(40, 8)).read())
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining("cut.csv.gz")
+                .hasMessageContaining("the gzip-compressed data is damaged or cut short");
     }
 }

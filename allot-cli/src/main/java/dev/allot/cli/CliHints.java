@@ -1,0 +1,96 @@
+package dev.allot.cli;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * The server's error hints in the words of the command line. The REST API answers API users: "GET /v1/allocations
+ * lists them", "send the header 'Authorization: Bearer ...'". A person at the terminal did not send a request and
+ * has no header to set, so the client prints the command that does the same ({@code allot budget show}) and the
+ * options that carry the token ({@code --token}, {@code ALLOT_TOKEN}). The table below is the one place a REST
+ * phrase becomes a CLI phrase; a hint with no entry is printed as the server wrote it.
+ *
+ * <p>The field an error is about is named by its JSON name ({@code minRuntime}); when the command has the option
+ * that carries it ({@code --min-runtime}), the option is named instead.
+ */
+final class CliHints {
+    private CliHints() {
+    }
+
+    /** A REST phrase (a regular expression over the hint) and what the command line says instead. */
+    private record Rule(Pattern rest, String cli) {
+        Rule(String rest, String cli) {
+            this(Pattern.compile(rest), cli);
+        }
+    }
+
+    /** What the server's hints say about the REST API, and the same for the command line; first match first. */
+    private static final List<Rule> RULES = List.of(
+            new Rule("send the header 'Authorization: Bearer <token>' with a token an administrator gave you",
+                    "give your token with --token TOKEN or " + ClientOptions.TOKEN_ENV + " (or \"token\" in the client"
+                            + " configuration); an administrator makes one with 'allot token create --user NAME'"),
+            new Rule("GET /v1/allocations", "'allot budget show'"),
+            new Rule("GET /v1/nodes", "'allot nodes'"),
+            new Rule("GET /v1/workloads lists them", "'allot queue' lists them"),
+            new Rule("GET /v1/users/([^/ ]+)/tokens", "'allot token list --user $1'"),
+            new Rule("GET /v1/users", "'allot user list'"),
+            new Rule("GET /v1/token-policy", "'allot token policy'"),
+            new Rule("GET /v1/brakes", "'allot brakes show'"),
+            new Rule("PUT /v1/brakes", "'allot brakes set'"),
+            new Rule("GET /v1/openapi\\.json lists the endpoints",
+                    "this client and the server may be different versions of Allot ('allot --version' tells this one's)"),
+            new Rule("GET /v1/openapi\\.json describes it", "'%COMMAND% --help' describes the options"));
+
+    /** The hint for the command {@code command} (e.g. {@code allot submit}); null stays null. */
+    static String hint(String hint, String command) {
+        if (hint == null) {
+            return null;
+        }
+        String h = hint;
+        for (Rule r : RULES) {
+            Matcher m = r.rest().matcher(h);
+            if (m.find()) {
+                h = m.replaceAll(r.cli().replace("%COMMAND%", Matcher.quoteReplacement(command)));
+            }
+        }
+        return h;
+    }
+
+    /** The option of {@code spec} that carries the JSON field {@code field} ({@code minRuntime}: --min-runtime), or null. */
+    static String option(String field, CommandSpec spec) {
+        if (field == null || spec == null || !field.matches("[A-Za-z][A-Za-z0-9]*")) {
+            return null;
+        }
+        String name = "--" + field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+        return spec.findOption(name) != null ? name : null;
+    }
+
+    /**
+     * The line printed after {@code allot: } for a failed call: the server's error, then in parentheses the option
+     * (or field) it is about and the hint, both for the command line.
+     */
+    static String message(ApiClient.ClientException e, CommandSpec spec) {
+        if (e.error() == null) {
+            return e.getMessage();
+        }
+        String command = spec == null ? "allot" : spec.qualifiedName(" ");
+        String option = option(e.field(), spec);
+        String about = option != null ? "option " + option : e.field() != null ? "field: " + e.field() : null;
+        String hint = hint(e.hint(), command);
+        StringBuilder m = new StringBuilder(e.error());
+        if (about != null || hint != null) {
+            m.append(" (");
+            if (about != null) {
+                m.append(about);
+            }
+            if (hint != null) {
+                m.append(about != null ? "; " : "").append("hint: ").append(hint);
+            }
+            m.append(')');
+        }
+        return m.toString();
+    }
+}

@@ -1,0 +1,60 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The server's REST hints, as the API sends them, said for the command line. */
+class CliHintsTest {
+
+    @Test
+    void givenTheHintsTheServerSends_whenShownAtTheCommandLine_thenTheyNameCommandsNotEndpoints() {
+        // Each left side is a hint as allot-server writes it (ApiServer, Submission, UsersApi, ApiException, Edits).
+        String[][] cases = {
+            {"send the header 'Authorization: Bearer <token>' with a token an administrator gave you",
+                "give your token with --token TOKEN or ALLOT_TOKEN (or \"token\" in the client configuration); an"
+                        + " administrator makes one with 'allot token create --user NAME'"},
+            {"GET /v1/allocations lists them", "'allot budget show' lists them"},
+            {"GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"",
+                "'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\""},
+            {"GET /v1/allocations lists them; name one of its leaves", "'allot budget show' lists them; name one of its leaves"},
+            {"GET /v1/nodes lists them", "'allot nodes' lists them"},
+            {"GET /v1/nodes lists the nodes; ask for fewer GPUs or a smaller gang",
+                "'allot nodes' lists the nodes; ask for fewer GPUs or a smaller gang"},
+            {"workload ids look like w-42; GET /v1/workloads lists them", "workload ids look like w-42; 'allot queue' lists them"},
+            {"GET /v1/users lists them", "'allot user list' lists them"},
+            {"GET /v1/users/ana/tokens lists them", "'allot token list --user ana' lists them"},
+            {"GET /v1/token-policy tells the maximum", "'allot token policy' tells the maximum"},
+            {"GET /v1/openapi.json lists the endpoints",
+                "this client and the server may be different versions of Allot ('allot --version' tells this one's)"},
+            {"send {\"share\": ...}; GET /v1/openapi.json describes it",
+                "send {\"share\": ...}; 'allot budget set --help' describes the options"},
+            {"ask a manager of the allocation to add you to its members", "ask a manager of the allocation to add you to its members"},
+        };
+        for (String[] c : cases) {
+            assertThat(CliHints.hint(c[0], "allot budget set")).as(c[0]).isEqualTo(c[1]).doesNotContain("/v1/");
+        }
+        assertThat(CliHints.hint(null, "allot")).isNull();
+    }
+
+    @Test
+    void givenAFieldOfTheCommandsOptions_whenNamed_thenItIsTheOption() {
+        CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
+        assertThat(CliHints.option("minRuntime", submit.getCommandSpec())).isEqualTo("--min-runtime");
+        assertThat(CliHints.option("gpusPerNode", submit.getCommandSpec())).isEqualTo("--gpus-per-node");
+        assertThat(CliHints.option("allocation", submit.getCommandSpec())).isEqualTo("--allocation");
+        assertThat(CliHints.option("command", submit.getCommandSpec())).as("a positional, not an option").isNull();
+        assertThat(CliHints.option("workloads[2].gpus", submit.getCommandSpec())).isNull();
+        assertThat(CliHints.option(null, submit.getCommandSpec())).isNull();
+    }
+
+    @Test
+    void givenAFieldWithoutAnOption_whenTheErrorIsPrinted_thenTheFieldIsNamed() {
+        CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
+        ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'command': expected ...", "command", null);
+        assertThat(CliHints.message(e, submit.getCommandSpec())).isEqualTo("field 'command': expected ... (field: command)");
+        ApiClient.ClientException plain = new ApiClient.ClientException(1, "cannot reach the Allot server");
+        assertThat(CliHints.message(plain, submit.getCommandSpec())).isEqualTo("cannot reach the Allot server");
+    }
+}

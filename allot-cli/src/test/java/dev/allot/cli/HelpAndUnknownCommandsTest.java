@@ -1,0 +1,116 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The root help lists each command with one whole sentence (the long text stays in the command's own help), and a
+ * word that names no command is refused as such, with or without {@code --help}.
+ */
+class HelpAndUnknownCommandsTest {
+
+    /** Every command below {@code cl}, depth first. */
+    private static List<CommandLine> commands(CommandLine cl) {
+        List<CommandLine> all = new ArrayList<>();
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            all.add(sub);
+            all.addAll(commands(sub));
+        }
+        return all;
+    }
+
+    /** The line picocli shows for a command in its parent's list: the header's first line, else the description's. */
+    private static String summary(CommandLine cmd) {
+        String[] header = cmd.getCommandSpec().usageMessage().header();
+        String[] description = cmd.getCommandSpec().usageMessage().description();
+        return header.length > 0 ? header[0] : description.length > 0 ? description[0] : "";
+    }
+
+    @Test
+    void givenEveryCommand_whenListedInItsParentsHelp_thenItsSummaryIsOneShortWholeSentence() {
+        List<String> bad = new ArrayList<>();
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            String s = summary(cmd);
+            String name = cmd.getCommandSpec().qualifiedName(" ");
+            if (s.isBlank() || !s.endsWith(".") || s.length() > 100 || s.contains(". ")) {
+                bad.add(name + ": '" + s + "'");
+            }
+        }
+        assertThat(bad).as("commands whose summary is not one short sentence").isEmpty();
+    }
+
+    @Test
+    void givenTheRootHelp_whenPrinted_thenNoCommandLineEndsMidSentence() {
+        Cli.Result r = Cli.run("--help");
+        assertThat(r.exit()).isZero();
+        String commands = r.out().substring(r.out().indexOf("Commands:"));
+        assertThat(commands)
+                .contains("simulate  Replay a scenario folder or a real trace through policies and\n")
+                .doesNotContain("workloads.\n")
+                .doesNotContain("trace.yaml,");
+        // each entry (a line starting with two spaces and a name, plus its continuation lines) ends with a full stop
+        for (String entry : commands.split("\n(?=  \\S)")) {
+            if (entry.startsWith("Commands:")) {
+                continue;
+            }
+            assertThat(entry.strip()).as("entry %s", entry).endsWith(".");
+        }
+    }
+
+    @Test
+    void givenACommandsOwnHelp_whenPrinted_thenItKeepsTheLongText() {
+        Cli.Result r = Cli.run("simulate", "--help");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).contains("Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl")
+                .contains("metrics side by side.");
+    }
+
+    @Test
+    void givenAWordThatIsNoCommand_whenAskedForItsHelp_thenItIsRefusedByNameWithExit2() {
+        Cli.Result r = Cli.run("campaign", "--help");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).startsWith("allot: unknown command 'campaign'\n")
+                .contains("The commands of 'allot': simulate, report, sweep, generate")
+                .contains("serve")
+                .contains("Try 'allot --help' for what each does.")
+                .doesNotContain("Usage:");
+    }
+
+    @Test
+    void givenAWordThatIsNoCommand_whenRunAlone_thenTheSameRefusalSuggestsTheNearestCommand() {
+        Cli.Result r = Cli.run("simulat");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: unknown command 'simulat'\n")
+                .contains("Did you mean: allot simulate")
+                .contains("The commands of 'allot': simulate,")
+                .doesNotContain("Unmatched argument");
+    }
+
+    @Test
+    void givenAWordThatIsNoSubcommand_whenAskedForHelp_thenTheParentCommandNamesIt() {
+        Cli.Result r = Cli.run("budget", "shwo", "--help");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: unknown command 'shwo' of 'allot budget'\n")
+                .contains("Did you mean: budget show?")
+                .contains("The commands of 'allot budget': show, set, usage.");
+    }
+
+    @Test
+    void givenAnUnknownOption_whenRun_thenItIsStillAnOptionError() {
+        Cli.Result r = Cli.run("--bogus");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("Unknown option: '--bogus'").doesNotContain("unknown command");
+    }
+
+    @Test
+    void givenAnExtraWordAfterACommandWithoutSubcommands_whenRun_thenItIsNotCalledACommand() {
+        Cli.Result r = Cli.run("policies", "extra");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).doesNotContain("unknown command");
+    }
+}
