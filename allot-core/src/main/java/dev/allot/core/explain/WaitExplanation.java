@@ -1,7 +1,7 @@
 package dev.allot.core.explain;
 
-import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
+import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.state.JobState;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,8 +110,8 @@ public record WaitExplanation(
             if (i > 0) {
                 sb.append("; ");
             }
-            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has no entitlement (used "
-                    + l.usageGpuSeconds() / 3600 + " GPU-hours)" : " has used " + ratio(l.ratio()) + " of its entitlement")
+            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has " : " has used ")
+                    .append(FairShare.usedOfEntitlement(l.ratio(), l.usageGpuSeconds(), l.entitledGpuSeconds()))
                     .append(", ranking ").append(ordinal(l.rank())).append(" of ").append(l.siblings())
                     .append(i == 0 ? " at the top" : " under " + l.parent());
         }
@@ -190,10 +190,6 @@ public record WaitExplanation(
 
     private static String names(List<String> ids, int count) {
         return String.join(", ", ids) + (count > ids.size() ? " and " + (count - ids.size()) + " more" : "");
-    }
-
-    private static String ratio(double r) {
-        return Decimals.fixed(r, 2);
     }
 
     /** 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st... */

@@ -39,7 +39,7 @@ class WaitExplainerTest {
         assertThat(b.siblings()).isEqualTo(2);
         assertThat(e.summary()).containsExactly(
                 "b1 waits: 1st of 1 waiting; 1st of 1 in B.",
-                "Over the last 7d: B has used 0.00 of its entitlement, ranking 1st of 2 at the top.",
+                "Over the last 7d: B has used 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
                 "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
                         + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them.");
     }
@@ -168,8 +168,9 @@ class WaitExplainerTest {
         assertThat(post.usageGpuSeconds()).isZero();
         assertThat(post.entitlement()).isCloseTo(1.0 / 3, within(1e-12));
         assertThat(post.rank()).isEqualTo(1);
-        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00 of its entitlement,"
-                + " ranking 2nd of 2 at the top; posttrain has used 0.00 of its entitlement, ranking 1st of 2 under nlp.");
+        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00446 of its entitlement"
+                + " (8.00 of 1792 GPU-hours), ranking 2nd of 2 at the top; posttrain has used 0 of its entitlement"
+                + " (0 of 896 GPU-hours), ranking 1st of 2 under nlp.");
     }
 
     @Test
@@ -212,5 +213,28 @@ class WaitExplainerTest {
     void ordinals() {
         assertThat(List.of(1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111).stream().map(WaitExplanation::ordinal))
                 .containsExactly("1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th");
+    }
+
+    @Test
+    void overAWeekTheDecidingDifferenceInUsageShowsInTheExplanationAndInThePreemptionReason() {
+        // given a week's window on 2 x 8 GPUs: vision used 2 GPU-hours, nlp 4; both ratios round to 0.00
+        Story s = Story.given(2, 8).teams("vision", "nlp")
+                .at(0).runs("v0", "vision", 2, H).runs("n0", "nlp", 4, H)
+                .at(H).ends("v0").ends("n0")
+                .submits("n1", "nlp", 8);
+
+        // when n1 is explained, then its sentence shows the ratio with significant digits and the GPU-hours
+        assertThat(s.explain("n1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00298 of its"
+                + " entitlement (4.00 of 1344 GPU-hours), ranking 2nd of 2 at the top.");
+
+        // and a preemption reason comparing them names both numbers and which is lower
+        dev.allot.core.policy.allocation.FairShare fs = new dev.allot.core.policy.allocation.FairShare(
+                s.state().tree(), 16, s.state().ledger().windowSeconds());
+        fs.reset(s.state());
+        int vision = s.state().tree().leaf("vision").orElseThrow();
+        int nlp = s.state().tree().leaf("nlp").orElseThrow();
+        assertThat(fs.explainAbove(vision, nlp)).isEqualTo("under 'lab', 'vision' has used 0.00149 of its entitlement"
+                + " (2.00 of 1344 GPU-hours) over the window and 'nlp' 0.00298 of its entitlement (4.00 of 1344"
+                + " GPU-hours): 'vision' is lower");
     }
 }

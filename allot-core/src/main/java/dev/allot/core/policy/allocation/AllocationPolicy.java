@@ -558,6 +558,6 @@ public final class AllocationPolicy implements Policy {
         if (Double.isInfinite(ratio)) {
             return "inf";
         }
-        return dev.allot.core.model.Decimals.fixed(ratio, 2);
+        return dev.allot.core.model.Decimals.significant(ratio, 3); // a long window makes ratios tiny
     }
 }
