@@ -41,7 +41,8 @@ class WaitExplainerTest {
                 "b1 waits: 1st of 1 waiting; 1st of 1 in B.",
                 "Over the last 7d: B has used 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
                 "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
-                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them.");
+                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them if its allocation still ranks"
+                        + " above theirs then.");
     }
 
     @Test
@@ -88,9 +89,12 @@ class WaitExplainerTest {
 
         WaitExplanation e = s.explain("b1");
 
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0));
+        List<ProtectedWork> a1 = List.of(new ProtectedWork("a1", "A", 4, H));
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0, H, a1));
         assertThat(e.waitsFor().kind()).isEqualTo("gang");
-        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node(s) of 8 GPUs; 0 are free.");
+        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Enough nodes have room at"
+                + " t=3600s (in 1h), when the protection of a1 (A, 4 GPUs) ends, after which it may preempt them if its"
+                + " allocation still ranks above theirs then.");
     }
 
     @Test
@@ -102,8 +106,10 @@ class WaitExplainerTest {
 
         WaitExplanation e = s.explain("b1");
 
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0));
-        assertThat(e.summary().get(2)).isEqualTo("It is a gang that needs 2 node(s) with 3 idle GPUs each; 0 have that many.");
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0, H,
+                List.of(new ProtectedWork("a1", "A", 6, H), new ProtectedWork("a2", "A", 6, H))));
+        assertThat(e.summary().get(2)).startsWith("It is a gang that needs 2 nodes with 3 idle GPUs each; 0 have that"
+                + " many. Enough nodes have room at t=3600s");
     }
 
     @Test
@@ -184,13 +190,14 @@ class WaitExplainerTest {
         assertThat(during.waitsFor()).isNull();
         assertThat(during.protection()).isEqualTo(new WaitExplanation.Protection(true, H, H, 1, List.of("b1")));
         assertThat(during.summary().get(1)).isEqualTo("It is protected by its 1h minimum runtime until t=3600s (in 50m);"
-                + " nobody may preempt it before then. 1 waiting workload(s) may preempt it once its protection ends: b1.");
+                + " nobody may preempt it before then. 1 waiting workload may preempt it once its protection ends, if the"
+                + " ranking then still allows it: b1.");
 
         s.at(2 * H);
         WaitExplanation after = s.explain("a1");
         assertThat(after.protection().protectedNow()).isFalse();
         assertThat(after.summary().get(1)).isEqualTo("Its 1h minimum runtime ended at t=3600s; it may be preempted."
-                + " 1 waiting workload(s) may preempt it: b1.");
+                + " 1 waiting workload may preempt it: b1.");
     }
 
     @Test
@@ -236,5 +243,50 @@ class WaitExplainerTest {
         assertThat(fs.explainAbove(vision, nlp)).isEqualTo("under 'lab', 'vision' has used 0.00149 of its entitlement"
                 + " (2.00 of 1344 GPU-hours) over the window and 'nlp' 0.00298 of its entitlement (4.00 of 1344"
                 + " GPU-hours): 'vision' is lower");
+    }
+
+    @Test
+    void aGangThatNoProtectionEndCanFreeSaysItWaitsForWorkItMayNotPreempt() {
+        // given A used 3 hours of the node and now ranks below B, whose work holds the only node: A may not preempt it
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("a0", "A", 8, H)
+                .at(3 * H).ends("a0").runs("b1", "B", 8, H)
+                .submitsGang("a2", "A", 8, 8);
+
+        WaitExplanation e = s.explain("a2");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0, -1, List.of()));
+        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Ends of protection do"
+                + " not free enough nodes it may take: it waits for work it may not preempt to end, or for its allocation"
+                + " to rank higher.");
+    }
+
+    @Test
+    void aGangWaitsForTheLaterOfTheTwoNodesItNeedsToFreeUp() {
+        // given A runs a1 on node 1 protected for 1h and a2 on node 2 for 2h, B's gang needs both whole nodes
+        Story s = Story.given(2, 8).teams("A", "B")
+                .at(0).runsOn("a1", "A", 0, 8, H).runsOn("a2", "A", 1, 2, 2 * H)
+                .submitsGang("b1", "B", 16, 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        // then it has room when the later protection ends, and names both
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 8, true, 0, 2 * H,
+                List.of(new ProtectedWork("a1", "A", 8, H), new ProtectedWork("a2", "A", 2, 2 * H))));
+        assertThat(e.summary().get(2)).isEqualTo("It needs 2 whole nodes of 8 GPUs; 0 are free. Enough nodes have room"
+                + " at t=7200s (in 2h), when the protection of a1 (A, 8 GPUs), a2 (A, 2 GPUs) ends, after which it may"
+                + " preempt them if its allocation still ranks above theirs then.");
+    }
+
+    @Test
+    void aPromiseToPreemptLowerPriorityWorkOfTheSameAllocationIsNotConditionalOnRanks() {
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).submits("a1", "A", 8, 0, H, dev.allot.core.model.Priority.LOW);
+        s.state().start(s.state().job("a1").orElseThrow(),
+                new dev.allot.core.state.Placement(new int[] {0}, new int[] {8}), 0);
+        s.at(600).submits("a2", "A", 8, 0, H, dev.allot.core.model.Priority.HIGH);
+
+        assertThat(s.explain("a2").summary().get(2)).endsWith("after which it may preempt them (they have a lower"
+                + " priority in its allocation).");
     }
 }

@@ -33,7 +33,7 @@ class ClusterStateTest {
         assertThatThrownBy(() -> s.register(WorkloadSpec.builder("x").allocation("prog").build()))
                 .hasMessageContaining("'prog' is not a leaf");
         assertThatThrownBy(() -> s.register(WorkloadSpec.builder("x").allocation("A").gpus(24).gpusPerNode(8).build()))
-                .hasMessageContaining("24 GPUs as 3 whole node(s) of 8: field 'gpusPerNode': expected a shape the cluster can hold:"
+                .hasMessageContaining("24 GPUs as 3 whole nodes of 8: field 'gpusPerNode': expected a shape the cluster can hold:"
                         + " it has 2 nodes with at least 8 GPUs (16 GPUs on 2 nodes in all");
     }
 
