@@ -105,7 +105,7 @@ class ExplainApiTest {
         assertThat(e.path("summary").get(0).asText()).isEqualTo(pretrain + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
         assertThat(e.path("summary").get(2).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
                 + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00Z (in 1h),"
-                + " after which it may preempt them.");
+                + " after which it may preempt them if its allocation still ranks above theirs then.");
 
         JsonNode running = explain(detect, "ms-member");
         assertThat(running.path("state").asText()).isEqualTo("running");
@@ -133,9 +133,10 @@ class ExplainApiTest {
         assertThat(p.path("outcome").asText()).isEqualTo("requeued");
         assertThat(p.path("preemptor").asText()).isEqualTo(pretrain);
         assertThat(p.path("reason").asText()).contains("ranks above").contains("lab/nlp").contains("lab/vision");
-        assertThat(p.path("lostGpuHours").isNumber()).isTrue();
+        // it never reported a checkpoint or progress: its whole run, 8 GPUs x 90m, was lost
+        assertThat(p.path("lostGpuHours").asDouble()).isEqualTo(12.0);
         assertThat(e.path("summary").toString()).contains("Attempt 1 was preempted and requeued at ")
-                .contains(" by " + pretrain + ": ").contains("GPU-hours of work were lost.");
+                .contains(" by " + pretrain + ": ").contains("; 12.00 GPU-hours of work were lost.");
         // it waits again, now behind nothing but without GPUs it may take: pretrain ranks above it
         assertThat(e.path("data").path("queue").path("position").asInt()).isEqualTo(1);
         assertThat(e.path("data").path("waitsFor").path("kind").asText()).isEqualTo("gpus");
