@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.model.Decimals;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ final class ExplainCommand extends ClientCommand {
             rows.add(List.of(text(l, "name"), hours(l.path("usageGpuSeconds").asDouble()),
                     String.format(Locale.ROOT, "%.3f", l.path("entitlement").asDouble()),
                     hours(l.path("entitledGpuSeconds").asDouble()),
-                    ratio == null || ratio.isNull() ? "-" : String.format(Locale.ROOT, "%.2f", ratio.asDouble()),
+                    ratio == null || ratio.isNull() ? "-" : Decimals.significant(ratio.asDouble(), 3),
                     l.path("rank").asInt() + "/" + l.path("siblings").asInt()));
         }
         StringWriter buffer = new StringWriter();
@@ -51,6 +52,6 @@ final class ExplainCommand extends ClientCommand {
     }
 
     private static String hours(double gpuSeconds) {
-        return String.format(Locale.ROOT, "%.1f", gpuSeconds / 3600);
+        return Decimals.significant(gpuSeconds / 3600, 3);
     }
 }

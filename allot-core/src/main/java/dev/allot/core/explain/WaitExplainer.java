@@ -81,7 +81,8 @@ public final class WaitExplainer {
             protection = protection(state, fs, job, now);
         }
         return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
-                now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection));
+                now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection,
+                state.config().minRuntimeCapNote(job.spec().minRuntime().getSeconds())));
     }
 
     private static FairShare fairShare(ClusterState state) {

@@ -16,6 +16,8 @@ import java.util.function.LongFunction;
  * @param fairShare  the fair-share numbers of its allocation's path, from the root's child down to the leaf
  * @param waitsFor   what it waits for; null unless it waits
  * @param protection whether it is protected and who may preempt it; null unless it runs
+ * @param minRuntimeNote what the minimum runtime cap did to its declared minimum runtime
+ *                       ({@code SchedulerConfig.minRuntimeCapNote}); null when the cap does not apply
  */
 public record WaitExplanation(
         String jobId,
@@ -29,7 +31,8 @@ public record WaitExplanation(
         QueuePosition position,
         List<FairShareLevel> fairShare,
         WaitsFor waitsFor,
-        Protection protection) {
+        Protection protection,
+        String minRuntimeNote) {
 
     public WaitExplanation {
         fairShare = List.copyOf(fairShare);
@@ -100,6 +103,9 @@ public record WaitExplanation(
                 out.add(jobId + " is " + state.name().toLowerCase(java.util.Locale.ROOT) + "; it no longer waits.");
                 out.add(fairShareSentence());
             }
+        }
+        if (minRuntimeNote != null) {
+            out.add(1, Character.toUpperCase(minRuntimeNote.charAt(0)) + minRuntimeNote.substring(1) + ".");
         }
         return List.copyOf(out);
     }

@@ -289,4 +289,20 @@ class WaitExplainerTest {
         assertThat(s.explain("a2").summary().get(2)).endsWith("after which it may preempt them (they have a lower"
                 + " priority in its allocation).");
     }
+
+    @Test
+    void aMinimumRuntimeAboveTheCapIsExplainedAsCapped() {
+        // given a1 declared a 9h minimum runtime, over the default 8h cap
+        Story s = Story.given(1, 8).teams("A", "B").at(0).runs("a1", "A", 8, 9 * H).at(600);
+
+        // then its explanation shows the 8h that applies and says the cap cut it
+        assertThat(s.explain("a1").summary()).containsExactly(
+                "a1 runs in A.",
+                "The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.",
+                "It is protected by its 8h minimum runtime until t=28800s (in 7h50m); nobody may preempt it before then."
+                        + " No waiting workload may preempt it: none ranks above its allocation or has a higher"
+                        + " priority in it.",
+                "Over the last 7d: A has used 0.0952 of its entitlement (64.0 of 672 GPU-hours), ranking 2nd of 2"
+                        + " at the top.");
+    }
 }

@@ -65,6 +65,10 @@ final class Explanations {
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, preemptions(attempts));
+            String capNote = Views.SCHEDULING.minRuntimeCapNote(w.minRuntimeSeconds());
+            if (capNote != null) { // the scheduler's own explanation says it too
+                summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");
+            }
         }
         if (w.state().waiting() && w.held()) {
             // Held by a safety brake: the scheduler does not queue it, so its queue position says nothing.

@@ -180,4 +180,20 @@ class ExplainApiTest {
             assertThat(api.get("/v1/workloads/" + id + "/explain", "tok-" + user).status()).isEqualTo(200);
         }
     }
+
+    @Test
+    void aMinimumRuntimeAboveTheCapIsAnsweredCappedWithANoteAndExplainedSo() {
+        Response r = api.submit("member", body("allocation", "\"" + X + "\"", "gpusPerNode", "0",
+                "minRuntime", "\"9h\"", "duration", "\"1d\""));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.json().path("minRuntime").asText()).isEqualTo("8h");
+        assertThat(r.json().path("minRuntimeAsked").asText()).isEqualTo("9h");
+        assertThat(r.json().path("minRuntimeNote").asText())
+                .isEqualTo("the minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked");
+        String id = r.json().path("id").asText();
+        loop.runOnce();
+        assertThat(explain(id, "member").path("summary").get(1).asText())
+                .isEqualTo("The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.");
+    }
 }
