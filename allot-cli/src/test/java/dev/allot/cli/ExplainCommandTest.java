@@ -117,7 +117,8 @@ class ExplainCommandTest {
                 + " theirs then.");
         int header = lines.indexOf("fair share:");
         assertThat(header).isPositive();
-        assertThat(lines.get(header + 1)).startsWith("  LEVEL").contains("USED GPU-H", "ENTITLEMENT", "BUYS GPU-H", "RATIO", "RANK");
+        assertThat(lines.get(header + 1)).startsWith("  LEVEL").contains("RUN GPU-H", "COMMITTED GPU-H", "ENTITLEMENT", "BUYS GPU-H",
+                "CHARGED/BUYS", "RANK");
         assertThat(lines.get(header + 2)).startsWith("  lab ").contains(" 0.00595 ").endsWith("1/1");
         assertThat(lines.get(header + 3)).startsWith("  lab/nlp ").contains(" 0 ", "0.750").endsWith("1/2");
         assertThat(lines.get(header + 4)).startsWith("  " + X + " ").endsWith("1/1");

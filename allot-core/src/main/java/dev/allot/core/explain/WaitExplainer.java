@@ -69,7 +69,7 @@ public final class WaitExplainer {
         }
         Job job = found.get();
         FairShare fs = fairShare(state);
-        List<WaitExplanation.FairShareLevel> levels = levels(state.tree(), fs, job);
+        List<WaitExplanation.FairShareLevel> levels = levels(state, fs, job);
         WaitExplanation.QueuePosition position = null;
         WaitsFor waitsFor = null;
         WaitExplanation.Protection protection = null;
@@ -91,13 +91,29 @@ public final class WaitExplainer {
         return fs;
     }
 
-    private static List<WaitExplanation.FairShareLevel> levels(AllocationTree tree, FairShare fs, Job job) {
+    /** The committed protected time of the leaves under {@code node} (as {@link FairShare#reset} sums it). */
+    private static long committedGpuSeconds(ClusterState state, int node) {
+        AllocationTree tree = state.tree();
+        long sum = 0;
+        for (int l = 0; l < tree.leafCount(); l++) {
+            for (int n = tree.leafNode(l); n >= 0; n = tree.parent(n)) {
+                if (n == node) {
+                    sum += state.committedGpuSeconds(l);
+                    break;
+                }
+            }
+        }
+        return sum;
+    }
+
+    private static List<WaitExplanation.FairShareLevel> levels(ClusterState state, FairShare fs, Job job) {
+        AllocationTree tree = state.tree();
         List<WaitExplanation.FairShareLevel> out = new ArrayList<>();
         for (int node = tree.leafNode(job.leaf()); tree.parent(node) >= 0; node = tree.parent(node)) {
             int parent = tree.parent(node);
             out.add(0, new WaitExplanation.FairShareLevel(tree.name(node), tree.name(parent), fs.usageGpuSeconds(node),
-                    tree.entitlement(node), fs.entitledGpuSeconds(node), fs.ratio(node), fs.rankAmongSiblings(node),
-                    tree.childrenCount(parent)));
+                    committedGpuSeconds(state, node), tree.entitlement(node), fs.entitledGpuSeconds(node), fs.ratio(node),
+                    fs.rankAmongSiblings(node), tree.childrenCount(parent)));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.allot.core.explain;
 
+import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Words;
 import dev.allot.core.policy.allocation.FairShare;
@@ -52,15 +53,22 @@ public record WaitExplanation(
     /**
      * One level of the allocation's path.
      *
-     * @param usageGpuSeconds    GPU-seconds charged inside the lookback window plus those committed to running
-     *                           protected work, summed over the subtree
+     * @param usageGpuSeconds    what fair share charges the subtree: GPU-seconds run inside the lookback window plus
+     *                           {@code committedGpuSeconds}
+     * @param committedGpuSeconds the unrun part of the protected minimum runtimes of the subtree's running work: GPU-seconds
+     *                           charged in advance (a start commits its minimum runtime); {@code budget usage} does
+     *                           not count them, it shows what ran
      * @param entitlement        the fraction of the cluster the node is entitled to
      * @param entitledGpuSeconds what the entitlement buys over the window (entitlement x cluster GPUs x window)
      * @param ratio              usage over what the entitlement buys; +infinity when the entitlement is zero
      * @param rank               1-based rank among its siblings (lowest ratio first, then name)
      */
-    public record FairShareLevel(String name, String parent, long usageGpuSeconds, double entitlement,
-                                 double entitledGpuSeconds, double ratio, int rank, int siblings) {
+    public record FairShareLevel(String name, String parent, long usageGpuSeconds, long committedGpuSeconds,
+                                 double entitlement, double entitledGpuSeconds, double ratio, int rank, int siblings) {
+        /** GPU-seconds run inside the window: what {@code budget usage} shows for the same node and window. */
+        public long runGpuSeconds() {
+            return usageGpuSeconds - committedGpuSeconds;
+        }
     }
 
     /**
@@ -117,8 +125,14 @@ public record WaitExplanation(
             if (i > 0) {
                 sb.append("; ");
             }
-            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has " : " has used ")
-                    .append(FairShare.usedOfEntitlement(l.ratio(), l.usageGpuSeconds(), l.entitledGpuSeconds()))
+            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has " : " has been charged ")
+                    .append(FairShare.usedOfEntitlement(l.ratio(), l.usageGpuSeconds(), l.entitledGpuSeconds()));
+            if (l.committedGpuSeconds() > 0) {
+                sb.append(": ").append(Decimals.significant(l.runGpuSeconds() / 3600.0, 3)).append(" run plus ")
+                        .append(Decimals.significant(l.committedGpuSeconds() / 3600.0, 3))
+                        .append(" committed to protected minimum runtimes");
+            }
+            sb
                     .append(", ranking ").append(ordinal(l.rank())).append(" of ").append(l.siblings())
                     .append(i == 0 ? " at the top" : " under " + l.parent());
         }

@@ -39,7 +39,7 @@ class WaitExplainerTest {
         assertThat(b.siblings()).isEqualTo(2);
         assertThat(e.summary()).containsExactly(
                 "b1 waits: 1st of 1 waiting; 1st of 1 in B.",
-                "Over the last 7d: B has used 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
+                "Over the last 7d: B has been charged 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
                 "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
                         + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them if its allocation still ranks"
                         + " above theirs then.");
@@ -78,7 +78,7 @@ class WaitExplainerTest {
 
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gpus(8, 0, 0, 0));
         assertThat(e.fairShare().get(0).rank()).isEqualTo(2);
-        assertThat(e.summary().get(1)).startsWith("Over the last 7d: B has used ").endsWith("ranking 2nd of 2 at the top.");
+        assertThat(e.summary().get(1)).startsWith("Over the last 7d: B has been charged ").endsWith("ranking 2nd of 2 at the top.");
     }
 
     @Test
@@ -174,8 +174,9 @@ class WaitExplainerTest {
         assertThat(post.usageGpuSeconds()).isZero();
         assertThat(post.entitlement()).isCloseTo(1.0 / 3, within(1e-12));
         assertThat(post.rank()).isEqualTo(1);
-        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00446 of its entitlement"
-                + " (8.00 of 1792 GPU-hours), ranking 2nd of 2 at the top; posttrain has used 0 of its entitlement"
+        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has been charged 0.00446 of its entitlement"
+                + " (8.00 of 1792 GPU-hours): 0 run plus 8.00 committed to protected minimum runtimes, ranking 2nd of 2"
+                + " at the top; posttrain has been charged 0 of its entitlement"
                 + " (0 of 896 GPU-hours), ranking 1st of 2 under nlp.");
     }
 
@@ -231,7 +232,7 @@ class WaitExplainerTest {
                 .submits("n1", "nlp", 8);
 
         // when n1 is explained, then its sentence shows the ratio with significant digits and the GPU-hours
-        assertThat(s.explain("n1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00298 of its"
+        assertThat(s.explain("n1").summary().get(1)).isEqualTo("Over the last 7d: nlp has been charged 0.00298 of its"
                 + " entitlement (4.00 of 1344 GPU-hours), ranking 2nd of 2 at the top.");
 
         // and a preemption reason comparing them names both numbers and which is lower
@@ -240,7 +241,7 @@ class WaitExplainerTest {
         fs.reset(s.state());
         int vision = s.state().tree().leaf("vision").orElseThrow();
         int nlp = s.state().tree().leaf("nlp").orElseThrow();
-        assertThat(fs.explainAbove(vision, nlp)).isEqualTo("under 'lab', 'vision' has used 0.00149 of its entitlement"
+        assertThat(fs.explainAbove(vision, nlp)).isEqualTo("under 'lab', 'vision' has been charged 0.00149 of its entitlement"
                 + " (2.00 of 1344 GPU-hours) over the window and 'nlp' 0.00298 of its entitlement (4.00 of 1344"
                 + " GPU-hours): 'vision' is lower");
     }
@@ -302,7 +303,7 @@ class WaitExplainerTest {
                 "It is protected by its 8h minimum runtime until t=28800s (in 7h50m); nobody may preempt it before then."
                         + " No waiting workload may preempt it: none ranks above its allocation or has a higher"
                         + " priority in it.",
-                "Over the last 7d: A has used 0.0952 of its entitlement (64.0 of 672 GPU-hours), ranking 2nd of 2"
-                        + " at the top.");
+                "Over the last 7d: A has been charged 0.0952 of its entitlement (64.0 of 672 GPU-hours): 1.33 run plus"
+                        + " 62.7 committed to protected minimum runtimes, ranking 2nd of 2 at the top.");
     }
 }

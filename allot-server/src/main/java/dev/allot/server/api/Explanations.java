@@ -39,9 +39,14 @@ final class Explanations {
     record Queue(int position, int waiting, int positionInAllocation, int waitingInAllocation) {
     }
 
-    /** One tree level; {@code ratio} is null when the entitlement is zero. */
-    record Level(String name, String parent, long usageGpuSeconds, double entitlement, double entitledGpuSeconds,
-                 Double ratio, int rank, int siblings) {
+    /**
+     * One tree level; {@code ratio} ({@code usageGpuSeconds} over {@code entitledGpuSeconds}) is null when the
+     * entitlement is zero. {@code usageGpuSeconds} is what fair share charges: {@code runGpuSeconds}, run inside the
+     * window (what {@code GET /v1/allocations/usage} shows as {@code gpuSeconds}), plus {@code committedGpuSeconds},
+     * the unrun part of running work's protected minimum runtimes.
+     */
+    record Level(String name, String parent, long usageGpuSeconds, long runGpuSeconds, long committedGpuSeconds,
+                 double entitlement, double entitledGpuSeconds, Double ratio, int rank, int siblings) {
     }
 
     record Protection(boolean protectedNow, String protectedUntil, long protectedUntilSeconds, long minRuntimeSeconds,
@@ -88,7 +93,8 @@ final class Explanations {
     }
 
     private static List<Level> levels(WaitExplanation e) {
-        return e.fairShare().stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.entitlement(),
+        return e.fairShare().stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.runGpuSeconds(),
+                l.committedGpuSeconds(), l.entitlement(),
                 l.entitledGpuSeconds(), Double.isInfinite(l.ratio()) ? null : l.ratio(), l.rank(), l.siblings())).toList();
     }
 

@@ -196,4 +196,35 @@ class ExplainApiTest {
         assertThat(explain(id, "member").path("summary").get(1).asText())
                 .isEqualTo("The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.");
     }
+
+    @Test
+    void explainsChargeSplitsIntoTheRunThatBudgetUsageShowsAndTheCommittedProtectedTime() {
+        // given detect (8 GPUs, 1h minimum runtime) has run for 30 minutes
+        String detect = submit("ms-member", DETECT, "1h");
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(30));
+        loop.runOnce();
+
+        // when explain and budget usage look at the same 7-day window
+        JsonNode level = null;
+        for (JsonNode l : explain(detect, "ms-member").path("data").path("fairShare")) {
+            if (l.path("name").asText().equals(DETECT)) {
+                level = l;
+            }
+        }
+        JsonNode usage = api.get("/v1/allocations/usage?since=7d", "tok-ms-member").json();
+        double budgetRun = -1;
+        for (JsonNode a : usage.path("allocations")) {
+            if (a.path("path").asText().equals(DETECT)) {
+                budgetRun = a.path("gpuSeconds").asDouble();
+            }
+        }
+
+        // then the run part of explain's charge is budget usage's number, and the charge adds the unrun 30 minutes
+        assertThat(level).as("the explanation has a level for %s", DETECT).isNotNull();
+        assertThat(level.path("runGpuSeconds").asLong()).isEqualTo(8 * 1800);
+        assertThat(budgetRun).isEqualTo(8 * 1800.0);
+        assertThat(level.path("committedGpuSeconds").asLong()).isEqualTo(8 * 1800);
+        assertThat(level.path("usageGpuSeconds").asLong()).isEqualTo(8 * 3600);
+    }
 }

@@ -229,13 +229,14 @@ public final class FairShare {
         double rb = ratio(pair[1]);
         String lower = ra < rb ? "'" + tree.name(pair[0]) + "' is lower"
                 : rb < ra ? "'" + tree.name(pair[1]) + "' is lower" : "they are equal";
-        return "under '" + tree.name(parent) + "', '" + tree.name(pair[0]) + "' has used "
+        return "under '" + tree.name(parent) + "', '" + tree.name(pair[0]) + "' has been charged "
                 + usedOfEntitlement(ra, usage[pair[0]], norm[pair[0]]) + " over the window and '"
                 + tree.name(pair[1]) + "' " + usedOfEntitlement(rb, usage[pair[1]], norm[pair[1]]) + ": " + lower;
     }
 
     /**
-     * How much of its entitlement a node has used, in the numbers that decide a ranking: the ratio with three
+     * How much of its entitlement a node has been charged (GPU-seconds run in the window plus the unrun part of its
+     * running work's protected minimum runtimes), in the numbers that decide a ranking: the ratio with three
      * significant digits and the GPU-hours used and owed over the window, e.g. {@code "0.00149 of its entitlement
      * (2.00 of 1344 GPU-hours)"}; a node with no entitlement {@code "no entitlement (2.00 GPU-hours used)"}. The one
      * wording of fair-share numbers in reasons and explanations.
