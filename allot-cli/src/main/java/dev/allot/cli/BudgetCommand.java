@@ -226,7 +226,8 @@ final class BudgetCommand implements Callable<Integer> {
         }
 
         private static String hours(double gpuSeconds) {
-            return String.format(Locale.ROOT, "%.1f", gpuSeconds / 3600);
+            // the same digits as allot explain, so its run part and this read as the same number
+            return dev.allot.core.model.Decimals.significant(gpuSeconds / 3600, 3);
         }
 
         private static String percent(double fraction) {

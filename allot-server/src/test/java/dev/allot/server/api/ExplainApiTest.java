@@ -227,4 +227,27 @@ class ExplainApiTest {
         assertThat(level.path("committedGpuSeconds").asLong()).isEqualTo(8 * 1800);
         assertThat(level.path("usageGpuSeconds").asLong()).isEqualTo(8 * 3600);
     }
+
+    @Test
+    void workRunUpToAProgressReportIsNotCountedAsLost() {
+        // given detect (8 GPUs, resumable, 1h protected) runs and reports progress 30 minutes in
+        String detect = submit("ms-member", DETECT, "1h");
+        loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(30));
+        loop.runOnce();
+        assertThat(api.post("/v1/workloads/" + detect + "/progress", "tok-ms-member",
+                "{\"done\": 600, \"total\": 1000}").status()).isEqualTo(200);
+        // when it is preempted as its protection ends, 30 minutes later
+        clock.advance(Duration.ofMinutes(30));
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(1));
+        loop.runOnce();
+
+        // then only the 30 minutes since the report are lost: 8 GPUs x 30m
+        JsonNode p = explain(detect, "ms-member").path("data").path("preemptions").get(0);
+        assertThat(p.path("preemptor").asText()).isEqualTo(pretrain);
+        assertThat(p.path("lostGpuHours").asDouble()).isEqualTo(4.0);
+    }
 }
