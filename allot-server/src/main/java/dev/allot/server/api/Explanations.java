@@ -107,6 +107,8 @@ final class Explanations {
         n.setAll((ObjectNode) mapper.valueToTree(e.waitsFor()));
         if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.ProtectedUntil p) {
             n.put("until", Instant.ofEpochSecond(p.untilSeconds()).toString());
+        } else if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.Gang g && g.roomAtSeconds() >= 0) {
+            n.put("roomAt", Instant.ofEpochSecond(g.roomAtSeconds()).toString());
         }
         return n;
     }
