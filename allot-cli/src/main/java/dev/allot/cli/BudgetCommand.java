@@ -198,7 +198,7 @@ final class BudgetCommand implements Callable<Integer> {
         @Override
         void render(JsonNode answer, PrintWriter out) {
             out.println("window " + answer.path("since").asText() + " .. " + answer.path("until").asText() + ", "
-                    + answer.path("clusterGpus").asInt() + " GPUs");
+                    + dev.allot.core.model.Words.count(answer.path("clusterGpus").asInt(), "GPU"));
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode a : answer.path("allocations")) {
                 double used = a.path("gpuSeconds").asDouble();

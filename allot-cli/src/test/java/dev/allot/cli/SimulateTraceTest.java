@@ -69,7 +69,7 @@ class SimulateTraceTest {
         assertBad(Cli.run("simulate", Cli.example("tiny"), "--nodes", "2x8", "--contract", "seed=2"),
                 "--nodes, --contract only apply with --trace");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "1x8"),
-                "jobs.csv:3:3: field 'num_gpus': expected at most 8 GPUs (the cluster has 8 GPUs on 1 nodes), got 16");
+                "jobs.csv:3:3: field 'num_gpus': expected at most 8 GPUs (the cluster has 8 GPUs on 1 node), got 16");
     }
 
     private static void assertBad(Cli.Result r, String message) {
