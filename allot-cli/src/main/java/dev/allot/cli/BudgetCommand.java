@@ -172,8 +172,10 @@ final class BudgetCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code allot budget usage}: per node of the tree, what it used over the window against what its entitlement
-     * buys, and with {@code --step} the same step by step.
+     * {@code allot budget usage}: per node of the tree, the GPU-hours it ran over the window against what its
+     * entitlement buys, and with {@code --step} the same step by step. "Run", not "charged": fair share (and
+     * {@code allot explain}) also charges the unrun part of running work's protected minimum runtimes, and the
+     * table says so.
      */
     @Command(name = "usage", mixinStandardHelpOptions = true,
             header = "Usage against entitlement per node of the allocation tree over a window.",
@@ -197,7 +199,7 @@ final class BudgetCommand implements Callable<Integer> {
         @Override
         void render(JsonNode answer, PrintWriter out) {
             out.println("window " + answer.path("since").asText() + " .. " + answer.path("until").asText() + ", "
-                    + answer.path("clusterGpus").asInt() + " GPUs");
+                    + dev.allot.core.model.Words.count(answer.path("clusterGpus").asInt(), "GPU"));
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode a : answer.path("allocations")) {
                 double used = a.path("gpuSeconds").asDouble();
@@ -205,7 +207,9 @@ final class BudgetCommand implements Callable<Integer> {
                 rows.add(List.of(a.path("path").asText(), percent(a.path("entitlement").asDouble()), hours(used),
                         hours(owed), owed > 0 ? percent(used / owed) : "-"));
             }
-            table(out, List.of("ALLOCATION", "ENTITLED", "USED GPU-H", "ENTITLED GPU-H", "USED/ENTITLED"), rows);
+            table(out, List.of("ALLOCATION", "ENTITLED", "RUN GPU-H", "ENTITLED GPU-H", "RUN/ENTITLED"), rows);
+            out.println("(run: GPU-hours run in the window; fair share, as allot explain shows, charges also the unrun"
+                    + " part of running work's protected minimum runtimes)");
             if (answer.path("step").isTextual()) {
                 for (JsonNode a : answer.path("allocations")) {
                     out.println();
@@ -217,13 +221,14 @@ final class BudgetCommand implements Callable<Integer> {
                         steps.add(List.of(p.path("start").asText(), hours(used), hours(owed),
                                 owed > 0 ? percent(used / owed) : "-"));
                     }
-                    table(out, List.of("FROM", "USED GPU-H", "ENTITLED GPU-H", "USED/ENTITLED"), steps);
+                    table(out, List.of("FROM", "RUN GPU-H", "ENTITLED GPU-H", "RUN/ENTITLED"), steps);
                 }
             }
         }
 
         private static String hours(double gpuSeconds) {
-            return String.format(Locale.ROOT, "%.1f", gpuSeconds / 3600);
+            // the same digits as allot explain, so its run part and this read as the same number
+            return dev.allot.core.model.Decimals.significant(gpuSeconds / 3600, 3);
         }
 
         private static String percent(double fraction) {

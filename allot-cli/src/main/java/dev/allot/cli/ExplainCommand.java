@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.model.Decimals;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -40,18 +41,22 @@ final class ExplainCommand extends ClientCommand {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode l : levels) {
             JsonNode ratio = l.get("ratio");
-            rows.add(List.of(text(l, "name"), hours(l.path("usageGpuSeconds").asDouble()),
+            rows.add(List.of(text(l, "name"), hours(l.path("runGpuSeconds").asDouble()),
+                    hours(l.path("committedGpuSeconds").asDouble()),
                     String.format(Locale.ROOT, "%.3f", l.path("entitlement").asDouble()),
                     hours(l.path("entitledGpuSeconds").asDouble()),
-                    ratio == null || ratio.isNull() ? "-" : String.format(Locale.ROOT, "%.2f", ratio.asDouble()),
+                    ratio == null || ratio.isNull() ? "-" : Decimals.significant(ratio.asDouble(), 3),
                     l.path("rank").asInt() + "/" + l.path("siblings").asInt()));
         }
         StringWriter buffer = new StringWriter();
-        table(new PrintWriter(buffer), List.of("LEVEL", "USED GPU-H", "ENTITLEMENT", "BUYS GPU-H", "RATIO", "RANK"), rows);
+        table(new PrintWriter(buffer), List.of("LEVEL", "RUN GPU-H", "COMMITTED GPU-H", "ENTITLEMENT", "BUYS GPU-H",
+                "CHARGED/BUYS", "RANK"), rows);
         buffer.toString().lines().forEach(line -> out.println("  " + line));
+        out.println("  (charged = run in the window + committed: the unrun part of protected minimum runtimes;"
+                + " budget usage shows the run part)");
     }
 
     private static String hours(double gpuSeconds) {
-        return String.format(Locale.ROOT, "%.1f", gpuSeconds / 3600);
+        return Decimals.significant(gpuSeconds / 3600, 3);
     }
 }

@@ -32,6 +32,6 @@ final class NodesCommand extends ClientCommand {
                     healthy ? "-" : text(n, "reason"), text(n, "updatedAt")));
         }
         table(out, List.of("NODE", "GPUS", "HEALTH", "REASON", "UPDATED"), rows);
-        out.println(nodes.size() + " nodes, " + gpus + " GPUs (" + healthyGpus + " healthy)");
+        out.println(dev.allot.core.model.Words.count(nodes.size(), "node") + ", " + dev.allot.core.model.Words.count(gpus, "GPU") + " (" + healthyGpus + " healthy)");
     }
 }

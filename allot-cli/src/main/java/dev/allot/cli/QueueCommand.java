@@ -47,10 +47,16 @@ final class QueueCommand extends ClientCommand {
         }
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode w : list) {
-            rows.add(List.of(text(w, "id"), text(w, "allocation"), text(w, "user"), gpus(w), text(w, "minRuntime"),
+            rows.add(List.of(text(w, "id"), text(w, "allocation"), text(w, "user"), gpus(w), minRuntime(w),
                     state(w), text(w, "submittedAt")));
         }
         table(out, List.of("ID", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED"), rows);
+    }
+
+    /** The minimum runtime that applies, marked when the cap cut the declared one: "8h (capped from 9h)". */
+    static String minRuntime(JsonNode w) {
+        return text(w, "minRuntime") + (w.hasNonNull("minRuntimeAsked") ? " (capped from " + text(w, "minRuntimeAsked")
+                + ")" : "");
     }
 
     static String gpus(JsonNode w) {

@@ -32,8 +32,9 @@ final class ShowCommand extends ClientCommand {
         fields.add(new String[] {"allocation", text(w, "allocation")});
         fields.add(new String[] {"user", text(w, "user")});
         fields.add(new String[] {"gpus", QueueCommand.gpus(w)});
-        fields.add(new String[] {"min runtime", text(w, "minRuntime")
-                + (w.has("allocated") && !w.path("allocated").asBoolean() ? " (unallocated)" : "")});
+        fields.add(new String[] {"min runtime", QueueCommand.minRuntime(w)
+                + (w.has("allocated") && !w.path("allocated").asBoolean() ? " (unallocated)" : "")
+                + (w.hasNonNull("minRuntimeAsked") ? ": the scheduler's maximum" : "")});
         fields.add(new String[] {"duration", text(w, "duration")});
         fields.add(new String[] {"resumable", w.path("resumable").asBoolean() ? "yes" : "no"});
         fields.add(new String[] {"priority", text(w, "priority")});

@@ -125,5 +125,8 @@ final class SubmitCommand extends ClientCommand {
     @Override
     void render(JsonNode w, PrintWriter out) {
         out.println("submitted " + text(w, "id") + " (" + text(w, "state") + ")");
+        if (w.hasNonNull("minRuntimeNote")) {
+            out.println("note: " + text(w, "minRuntimeNote"));
+        }
     }
 }

@@ -113,12 +113,14 @@ class ExplainCommandTest {
         assertThat(lines.get(0)).isEqualTo("workload " + waiting + " (pending, " + X + ")");
         assertThat(lines.get(1)).isEqualTo("  " + waiting + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
         assertThat(r.out()).contains("the protection of " + running + " (lab/vision, 8 GPUs) ends at"
-                + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them.");
+                + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them if its allocation still ranks above"
+                + " theirs then.");
         int header = lines.indexOf("fair share:");
         assertThat(header).isPositive();
-        assertThat(lines.get(header + 1)).startsWith("  LEVEL").contains("USED GPU-H", "ENTITLEMENT", "BUYS GPU-H", "RATIO", "RANK");
-        assertThat(lines.get(header + 2)).startsWith("  lab ").endsWith("1/1");
-        assertThat(lines.get(header + 3)).startsWith("  lab/nlp ").contains("0.0", "0.750").endsWith("1/2");
+        assertThat(lines.get(header + 1)).startsWith("  LEVEL").contains("RUN GPU-H", "COMMITTED GPU-H", "ENTITLEMENT", "BUYS GPU-H",
+                "CHARGED/BUYS", "RANK");
+        assertThat(lines.get(header + 2)).startsWith("  lab ").contains(" 0.00595 ").endsWith("1/1");
+        assertThat(lines.get(header + 3)).startsWith("  lab/nlp ").contains(" 0 ", "0.750").endsWith("1/2");
         assertThat(lines.get(header + 4)).startsWith("  " + X + " ").endsWith("1/1");
     }
 
@@ -128,7 +130,7 @@ class ExplainCommandTest {
 
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("(running, lab/vision)", "It is protected by its 1h minimum runtime until"
-                + " 2026-03-01T10:00:00Z (in 1h)", "may preempt it once its protection ends: " + waiting);
+                + " 2026-03-01T10:00:00Z (in 1h)", "may preempt it once its protection ends, if the ranking then still allows it: " + waiting);
     }
 
     @Test
@@ -148,5 +150,24 @@ class ExplainCommandTest {
 
         assertThat(r.exit()).isNotZero();
         assertThat(r.err()).contains("allot: ").contains("no workload 'w-999'");
+    }
+
+    @Test
+    void aMinimumRuntimeAboveTheCapIsSaidToBeCappedAtSubmissionInShowQueueAndExplain() {
+        // given alice asks for a 9h minimum runtime, over the scheduler's 8h cap
+        Cli.Result submitted = as("alice", "submit", "--allocation", X, "--gpus", "8", "--min-runtime", "9h",
+                "--duration", "1d", "--", "train.py");
+        assertThat(submitted.exit()).as(submitted.err()).isZero();
+        String id = submitted.out().substring("submitted ".length(), submitted.out().indexOf(' ', "submitted ".length()));
+
+        // then submit notes the cap, show and queue show the 8h that applies and that it was capped, explain says so
+        assertThat(submitted.out()).contains("note: the minimum runtime is capped at 8h (the scheduler's maximum);"
+                + " 9h was asked");
+        assertThat(as("alice", "show", id).out()).containsPattern("min runtime +8h \\(capped from 9h\\): the"
+                + " scheduler's maximum");
+        assertThat(as("alice", "queue").out().lines().filter(l -> l.startsWith(id + " ")).findFirst().orElseThrow())
+                .contains("8h (capped from 9h)");
+        assertThat(as("alice", "explain", id).out()).contains("The minimum runtime is capped at 8h (the scheduler's"
+                + " maximum); 9h was asked.");
     }
 }

@@ -28,9 +28,10 @@ import java.util.function.Supplier;
  *
  * <p>What it waits for, decided in this order (see {@link WaitsFor}): a fresh cycle starts it: {@code StartsNow};
  * unallocated: {@code Unallocated}; idle plus now-preemptible GPUs suffice: {@code Gang} for a gang too few nodes
- * have room for, else {@code HigherRankedWork}; otherwise the earliest end of protection of work it may preempt
- * that makes enough GPUs: {@code ProtectedUntil}; otherwise {@code Gang} for a gang too few nodes have room for, else
- * {@code Gpus}. GPU counts ignore where the GPUs are, and the future assumes the ranks stay as now.
+ * have room for, else {@code HigherRankedWork}; otherwise {@code Gang} for a gang too few nodes have room for (with
+ * when enough nodes have room, node by node, as protection ends); otherwise the earliest end of protection of work it
+ * may preempt that makes enough GPUs: {@code ProtectedUntil}; otherwise {@code Gpus}. GPU counts ignore where the
+ * GPUs are, and the future assumes the ranks stay as now (the words say so).
  *
  * <p>Read-only, and not thread-safe against changes of the state: the caller holds the state still (the service
  * calls it inside {@code SchedulerLoop.inspect}).
@@ -68,7 +69,7 @@ public final class WaitExplainer {
         }
         Job job = found.get();
         FairShare fs = fairShare(state);
-        List<WaitExplanation.FairShareLevel> levels = levels(state.tree(), fs, job);
+        List<WaitExplanation.FairShareLevel> levels = levels(state, fs, job);
         WaitExplanation.QueuePosition position = null;
         WaitsFor waitsFor = null;
         WaitExplanation.Protection protection = null;
@@ -80,7 +81,8 @@ public final class WaitExplainer {
             protection = protection(state, fs, job, now);
         }
         return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
-                now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection));
+                now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection,
+                state.config().minRuntimeCapNote(job.spec().minRuntime().getSeconds())));
     }
 
     private static FairShare fairShare(ClusterState state) {
@@ -89,13 +91,29 @@ public final class WaitExplainer {
         return fs;
     }
 
-    private static List<WaitExplanation.FairShareLevel> levels(AllocationTree tree, FairShare fs, Job job) {
+    /** The committed protected time of the leaves under {@code node} (as {@link FairShare#reset} sums it). */
+    private static long committedGpuSeconds(ClusterState state, int node) {
+        AllocationTree tree = state.tree();
+        long sum = 0;
+        for (int l = 0; l < tree.leafCount(); l++) {
+            for (int n = tree.leafNode(l); n >= 0; n = tree.parent(n)) {
+                if (n == node) {
+                    sum += state.committedGpuSeconds(l);
+                    break;
+                }
+            }
+        }
+        return sum;
+    }
+
+    private static List<WaitExplanation.FairShareLevel> levels(ClusterState state, FairShare fs, Job job) {
+        AllocationTree tree = state.tree();
         List<WaitExplanation.FairShareLevel> out = new ArrayList<>();
         for (int node = tree.leafNode(job.leaf()); tree.parent(node) >= 0; node = tree.parent(node)) {
             int parent = tree.parent(node);
             out.add(0, new WaitExplanation.FairShareLevel(tree.name(node), tree.name(parent), fs.usageGpuSeconds(node),
-                    tree.entitlement(node), fs.entitledGpuSeconds(node), fs.ratio(node), fs.rankAmongSiblings(node),
-                    tree.childrenCount(parent)));
+                    committedGpuSeconds(state, node), tree.entitlement(node), fs.entitledGpuSeconds(node), fs.ratio(node),
+                    fs.rankAmongSiblings(node), tree.childrenCount(parent)));
         }
         return out;
     }
@@ -182,7 +200,7 @@ public final class WaitExplainer {
             }
             return new WaitsFor.Unallocated(w.gpus(), idle, allocatedWaiting);
         }
-        WaitsFor.Gang gang = gangBlocked(state, w);
+        WaitsFor.Gang gang = gangBlocked(state, fs, w, now);
         long preemptible = AllocationPolicy.preemptibleGpus(state, fs, w);
         if (idle + preemptible >= w.gpus()) {
             if (gang != null) {
@@ -198,6 +216,9 @@ public final class WaitExplainer {
                 gpusAhead += j.gpus();
             }
             return new WaitsFor.HigherRankedWork(w.gpus(), idle, preemptible, ahead, gpusAhead);
+        }
+        if (gang != null) {
+            return gang; // its time counts places, which GPU counts (below) do not
         }
         List<Job> protectedVictims = new ArrayList<>();
         for (int l = 0; l < state.tree().leafCount(); l++) {
@@ -229,21 +250,79 @@ public final class WaitExplainer {
             }
             return new WaitsFor.ProtectedUntil(until, w.gpus(), idle, preemptible, named);
         }
-        if (gang != null) {
-            return gang;
-        }
         return new WaitsFor.Gpus(w.gpus(), idle, preemptible, later);
     }
 
-    /** For a gang that too few nodes have idle room for now, what it needs and what there is; otherwise null. */
-    private static WaitsFor.Gang gangBlocked(ClusterState state, Job w) {
+    /**
+     * For a gang that too few nodes have idle room for now, what it needs, what there is and when enough nodes have
+     * room (see {@link WaitsFor.Gang}); otherwise null.
+     */
+    private static WaitsFor.Gang gangBlocked(ClusterState state, FairShare fs, Job w, long now) {
         if (w.gpusPerNode() == 0) {
             return null;
         }
         int nodes = w.gpus() / w.gpusPerNode();
         int withRoom = Placer.usableNodesWithAtLeast(state.freeIndex(), w.gpusPerNode(), null);
-        return withRoom >= nodes ? null : new WaitsFor.Gang(nodes, w.gpusPerNode(),
-                w.gpusPerNode() == state.cluster().maxGpusPerNode(), withRoom);
+        if (withRoom >= nodes) {
+            return null;
+        }
+        // per node, the earliest time its idle GPUs plus those of the work w may preempt (from its protection end,
+        // now if unprotected) make room; the gang has room when the nodes-th earliest node has
+        List<long[]> ready = new ArrayList<>(); // {time, node}
+        List<List<Job>> freedBy = new ArrayList<>();
+        for (int n = 0; n < state.nodeCount(); n++) {
+            if (!state.freeIndex().isSchedulable(n)) {
+                continue;
+            }
+            int have = state.freeIndex().free(n);
+            List<Job> victims = new ArrayList<>();
+            for (Job v : state.jobsOn(n)) {
+                if (v.state() == JobState.RUNNING && AllocationPolicy.mayPreempt(fs, w, v)) {
+                    victims.add(v);
+                }
+            }
+            victims.sort(Comparator.comparingLong((Job v) -> v.isProtected(now) ? v.protectedUntilSeconds() : now)
+                    .thenComparing(Job::id));
+            long at = have >= w.gpusPerNode() ? now : -1;
+            List<Job> used = new ArrayList<>();
+            for (int i = 0; at < 0 && i < victims.size(); i++) {
+                Job v = victims.get(i);
+                have += v.placement().gpusOnNode(n);
+                used.add(v);
+                if (have >= w.gpusPerNode()) {
+                    at = v.isProtected(now) ? v.protectedUntilSeconds() : now;
+                }
+            }
+            if (at >= 0) {
+                ready.add(new long[] {at, n});
+                freedBy.add(used);
+            }
+        }
+        long roomAt = -1;
+        List<WaitsFor.ProtectedWork> named = new ArrayList<>();
+        if (ready.size() >= nodes) {
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < ready.size(); i++) {
+                order.add(i);
+            }
+            order.sort(Comparator.comparingLong((Integer i) -> ready.get(i)[0]).thenComparingLong(i -> ready.get(i)[1]));
+            roomAt = ready.get(order.get(nodes - 1))[0];
+            List<Job> waitedFor = new ArrayList<>();
+            for (int k = 0; k < nodes; k++) {
+                for (Job v : freedBy.get(order.get(k))) {
+                    if (v.isProtected(now) && !waitedFor.contains(v)) {
+                        waitedFor.add(v);
+                    }
+                }
+            }
+            waitedFor.sort(BY_PROTECTION_END);
+            for (Job v : waitedFor.subList(0, Math.min(MAX_NAMED, waitedFor.size()))) {
+                named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(),
+                        v.protectedUntilSeconds()));
+            }
+        }
+        return new WaitsFor.Gang(nodes, w.gpusPerNode(), w.gpusPerNode() == state.cluster().maxGpusPerNode(), withRoom,
+                roomAt, named);
     }
 
     private static WaitExplanation.Protection protection(ClusterState state, FairShare fs, Job v, long now) {

@@ -2,6 +2,8 @@ package dev.allot.core.explain;
 
 import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
+import dev.allot.core.model.Words;
+import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.state.JobState;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +17,8 @@ import java.util.function.LongFunction;
  * @param fairShare  the fair-share numbers of its allocation's path, from the root's child down to the leaf
  * @param waitsFor   what it waits for; null unless it waits
  * @param protection whether it is protected and who may preempt it; null unless it runs
+ * @param minRuntimeNote what the minimum runtime cap did to its declared minimum runtime
+ *                       ({@code SchedulerConfig.minRuntimeCapNote}); null when the cap does not apply
  */
 public record WaitExplanation(
         String jobId,
@@ -28,7 +32,8 @@ public record WaitExplanation(
         QueuePosition position,
         List<FairShareLevel> fairShare,
         WaitsFor waitsFor,
-        Protection protection) {
+        Protection protection,
+        String minRuntimeNote) {
 
     public WaitExplanation {
         fairShare = List.copyOf(fairShare);
@@ -48,15 +53,22 @@ public record WaitExplanation(
     /**
      * One level of the allocation's path.
      *
-     * @param usageGpuSeconds    GPU-seconds charged inside the lookback window plus those committed to running
-     *                           protected work, summed over the subtree
+     * @param usageGpuSeconds    what fair share charges the subtree: GPU-seconds run inside the lookback window plus
+     *                           {@code committedGpuSeconds}
+     * @param committedGpuSeconds the unrun part of the protected minimum runtimes of the subtree's running work: GPU-seconds
+     *                           charged in advance (a start commits its minimum runtime); {@code budget usage} does
+     *                           not count them, it shows what ran
      * @param entitlement        the fraction of the cluster the node is entitled to
      * @param entitledGpuSeconds what the entitlement buys over the window (entitlement x cluster GPUs x window)
      * @param ratio              usage over what the entitlement buys; +infinity when the entitlement is zero
      * @param rank               1-based rank among its siblings (lowest ratio first, then name)
      */
-    public record FairShareLevel(String name, String parent, long usageGpuSeconds, double entitlement,
-                                 double entitledGpuSeconds, double ratio, int rank, int siblings) {
+    public record FairShareLevel(String name, String parent, long usageGpuSeconds, long committedGpuSeconds,
+                                 double entitlement, double entitledGpuSeconds, double ratio, int rank, int siblings) {
+        /** GPU-seconds run inside the window: what {@code budget usage} shows for the same node and window. */
+        public long runGpuSeconds() {
+            return usageGpuSeconds - committedGpuSeconds;
+        }
     }
 
     /**
@@ -100,6 +112,9 @@ public record WaitExplanation(
                 out.add(fairShareSentence());
             }
         }
+        if (minRuntimeNote != null) {
+            out.add(1, Character.toUpperCase(minRuntimeNote.charAt(0)) + minRuntimeNote.substring(1) + ".");
+        }
         return List.copyOf(out);
     }
 
@@ -110,8 +125,14 @@ public record WaitExplanation(
             if (i > 0) {
                 sb.append("; ");
             }
-            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has no entitlement (used "
-                    + l.usageGpuSeconds() / 3600 + " GPU-hours)" : " has used " + ratio(l.ratio()) + " of its entitlement")
+            sb.append(l.name()).append(Double.isInfinite(l.ratio()) ? " has " : " has been charged ")
+                    .append(FairShare.usedOfEntitlement(l.ratio(), l.usageGpuSeconds(), l.entitledGpuSeconds()));
+            if (l.committedGpuSeconds() > 0) {
+                sb.append(": ").append(Decimals.significant(l.runGpuSeconds() / 3600.0, 3)).append(" run plus ")
+                        .append(Decimals.significant(l.committedGpuSeconds() / 3600.0, 3))
+                        .append(" committed to protected minimum runtimes");
+            }
+            sb
                     .append(", ranking ").append(ordinal(l.rank())).append(" of ").append(l.siblings())
                     .append(i == 0 ? " at the top" : " under " + l.parent());
         }
@@ -136,15 +157,16 @@ public record WaitExplanation(
             second = " No waiting workload may preempt it"
                     + (allocated ? ": none ranks above its allocation or has a higher priority in it." : ".");
         } else {
-            second = " " + p.preemptibleByCount() + " waiting workload(s) may preempt it"
-                    + (p.protectedNow() ? " once its protection ends" : "") + ": " + names(p.preemptibleByIds(), p.preemptibleByCount()) + ".";
+            int n = p.preemptibleByCount();
+            second = " " + Words.count(n, "waiting workload") + " may preempt it"
+                    + (p.protectedNow() ? " once its protection ends, if the ranking then still allows it" : "")
+                    + ": " + names(p.preemptibleByIds(), n) + ".";
         }
         return first + second;
     }
 
     private String waitsForSentence(LongFunction<String> time) {
-        String shape = gpusPerNode > 0 ? gpus + " GPUs as " + (gpus / gpusPerNode) + " whole node(s) of " + gpusPerNode
-                : gpus + " GPUs";
+        String shape = dev.allot.core.rules.ShapeFit.describe(gpus, gpusPerNode);
         // Java 17: no pattern matching in switch yet, so an instanceof chain over the sealed kinds
         WaitsFor w = waitsFor;
         if (w instanceof WaitsFor.StartsNow s) {
@@ -152,48 +174,74 @@ public record WaitExplanation(
                     + (s.preemptsIds().isEmpty() ? "." : ", after preempting " + String.join(", ", s.preemptsIds()) + ".");
         }
         if (w instanceof WaitsFor.HigherRankedWork h) {
-            return "It needs " + shape + "; " + h.idleGpus() + " are idle and " + h.preemptibleGpus()
-                    + " could be preempted, but the " + h.waitingAhead() + " workload(s) ahead of it (" + h.gpusAhead()
-                    + " GPUs) are served first.";
+            return "It needs " + shape + "; " + h.idleGpus() + " " + Words.verb(h.idleGpus(), "is", "are") + " idle and "
+                    + h.preemptibleGpus() + " could be preempted, but the " + Words.count(h.waitingAhead(), "workload")
+                    + " ahead of it (" + Words.count(h.gpusAhead(), "GPU") + ") "
+                    + Words.verb(h.waitingAhead(), "is", "are") + " served first.";
         }
         if (w instanceof WaitsFor.Gang g) {
-            return g.wholeNodes()
-                    ? "It needs " + g.nodesNeeded() + " whole node(s) of " + g.gpusPerNode() + " GPUs; " + g.nodesWithRoom()
-                            + " are free."
-                    : "It is a gang that needs " + g.nodesNeeded() + " node(s) with " + g.gpusPerNode()
-                            + " idle GPUs each; " + g.nodesWithRoom() + " have that many.";
+            String needs = g.wholeNodes()
+                    ? "It needs " + Words.count(g.nodesNeeded(), "whole node") + " of " + g.gpusPerNode() + " GPUs; "
+                            + g.nodesWithRoom() + " " + Words.verb(g.nodesWithRoom(), "is", "are") + " free."
+                    : "It is a gang that needs " + Words.count(g.nodesNeeded(), "node") + " with "
+                            + Words.count(g.gpusPerNode(), "idle GPU") + " each; " + g.nodesWithRoom() + " "
+                            + Words.verb(g.nodesWithRoom(), "has", "have") + " that many.";
+            if (g.roomAtSeconds() < 0) {
+                return needs + " Ends of protection do not free enough nodes it may take: it waits for work it may not"
+                        + " preempt to end, or for its allocation to rank higher.";
+            }
+            if (g.protectedWork().isEmpty()) {
+                return needs + " Enough nodes could be freed now by preempting work it may preempt; the policy serves"
+                        + " work ahead of it first.";
+            }
+            return needs + " Enough nodes have room at " + time.apply(g.roomAtSeconds()) + " (in "
+                    + Durations.formatSeconds(g.roomAtSeconds() - atSeconds) + "), when the protection of "
+                    + protectedNames(g.protectedWork()) + " ends, " + ifStillRanked(g.protectedWork());
         }
         if (w instanceof WaitsFor.ProtectedUntil p) {
-            return "It needs " + shape + "; " + p.idleGpus() + " are idle and " + p.preemptibleGpus()
-                    + " could be preempted now; the protection of " + protectedNames(p.protectedWork()) + " ends at "
-                    + time.apply(p.untilSeconds()) + " (in " + Durations.formatSeconds(p.untilSeconds() - atSeconds)
-                    + "), after which it may preempt them.";
+            return "It needs " + shape + "; " + p.idleGpus() + " " + Words.verb(p.idleGpus(), "is", "are") + " idle and "
+                    + p.preemptibleGpus() + " could be preempted now; the protection of " + protectedNames(p.protectedWork())
+                    + " ends at " + time.apply(p.untilSeconds()) + " (in " + Durations.formatSeconds(p.untilSeconds() - atSeconds)
+                    + "), " + ifStillRanked(p.protectedWork());
         }
         if (w instanceof WaitsFor.Gpus g) {
-            return "It needs " + shape + "; " + g.idleGpus() + " are idle, " + g.preemptibleGpus()
-                    + " could be preempted now and " + g.preemptibleLaterGpus() + " once their protection ends: too few,"
-                    + " so it waits for work it may not preempt to end, or for its allocation to rank higher.";
+            return "It needs " + shape + "; " + g.idleGpus() + " " + Words.verb(g.idleGpus(), "is", "are") + " idle, "
+                    + g.preemptibleGpus() + " could be preempted now and " + g.preemptibleLaterGpus()
+                    + " once their protection ends: too few, so it waits for work it may not preempt to end, or for its"
+                    + " allocation to rank higher.";
         }
         WaitsFor.Unallocated u = (WaitsFor.Unallocated) w;
         return "It is unallocated (minimum runtime 0): it runs only on GPUs no waiting allocated work uses ("
-                + u.allocatedWaiting() + " allocated workload(s) wait) and never preempts; it needs " + shape + " and "
-                + u.idleGpus() + " are idle.";
+                + Words.count(u.allocatedWaiting(), "allocated workload") + " "
+                + Words.verb(u.allocatedWaiting(), "waits", "wait") + ") and never preempts; it needs " + shape + " and "
+                + u.idleGpus() + " " + Words.verb(u.idleGpus(), "is", "are") + " idle.";
+    }
+
+    /**
+     * The end of a promise to preempt {@code work} later: certain only for work of its own allocation (a lower
+     * priority stays lower); for other allocations it holds only if the fair-share ranking then still allows it,
+     * and ranks change as work runs and ends.
+     */
+    private String ifStillRanked(List<WaitsFor.ProtectedWork> work) {
+        boolean otherAllocations = false;
+        for (WaitsFor.ProtectedWork pw : work) {
+            otherAllocations |= !pw.allocation().equals(allocation);
+        }
+        return otherAllocations
+                ? "after which it may preempt them if its allocation still ranks above theirs then."
+                : "after which it may preempt them (they have a lower priority in its allocation).";
     }
 
     private static String protectedNames(List<WaitsFor.ProtectedWork> work) {
         List<String> names = new ArrayList<>();
         for (WaitsFor.ProtectedWork w : work) {
-            names.add(w.id() + " (" + w.allocation() + ", " + w.gpus() + " GPUs)");
+            names.add(w.id() + " (" + w.allocation() + ", " + Words.count(w.gpus(), "GPU") + ")");
         }
         return String.join(", ", names);
     }
 
     private static String names(List<String> ids, int count) {
         return String.join(", ", ids) + (count > ids.size() ? " and " + (count - ids.size()) + " more" : "");
-    }
-
-    private static String ratio(double r) {
-        return Decimals.fixed(r, 2);
     }
 
     /** 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st... */

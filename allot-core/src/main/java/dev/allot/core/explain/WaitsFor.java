@@ -54,8 +54,17 @@ public sealed interface WaitsFor {
     /**
      * A gang of {@code nodesNeeded} nodes with {@code gpusPerNode} GPUs each ({@code wholeNodes} when that is a whole
      * node of the largest kind); only {@code nodesWithRoom} healthy nodes have that many idle GPUs now.
+     * {@code roomAtSeconds} is when enough nodes would have room if it preempted, on each node, the work it may
+     * preempt as soon as that work's protection ends ({@code protectedWork}, sorted by end, then id, are those whose
+     * protection it waits for); -1 when protection ends never make enough nodes (it waits for work it may not
+     * preempt to end). Like {@link ProtectedUntil}, this holds only if the ranks stay as they are now.
      */
-    record Gang(int nodesNeeded, int gpusPerNode, boolean wholeNodes, int nodesWithRoom) implements WaitsFor {
+    record Gang(int nodesNeeded, int gpusPerNode, boolean wholeNodes, int nodesWithRoom, long roomAtSeconds,
+                List<ProtectedWork> protectedWork) implements WaitsFor {
+        public Gang {
+            protectedWork = List.copyOf(protectedWork);
+        }
+
         @Override
         public String kind() {
             return "gang";

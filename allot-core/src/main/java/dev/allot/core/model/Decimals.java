@@ -1,6 +1,7 @@
 package dev.allot.core.model;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.Locale;
 
@@ -29,6 +30,31 @@ public final class Decimals {
             }
         }
         return new BigDecimal(Double.toString(x)).setScale(places, RoundingMode.HALF_UP).toPlainString();
+    }
+
+    /**
+     * {@code x} with {@code digits} significant digits and no exponent, e.g. {@code significant(0.0014881, 3)} is
+     * {@code "0.00149"} and {@code significant(12.345, 3)} is {@code "12.3"}; zero is {@code "0"}. For small numbers
+     * that decide something (a fair-share ratio over a long window), where fixed decimals would print 0.00 for all.
+     */
+    public static String significant(double x, int digits) {
+        if (digits < 1) {
+            throw new IllegalArgumentException("digits must be at least 1, got " + digits);
+        }
+        if (x == 0) {
+            return "0";
+        }
+        if (Double.isNaN(x) || Double.isInfinite(x)) {
+            return Double.toString(x);
+        }
+        if (x > 0) {
+            int magnitude = (int) Math.floor(Math.log10(x));
+            int places = Math.max(0, digits - 1 - magnitude);
+            if (places < POWERS.length) {
+                return fixed(x, places);
+            }
+        }
+        return new BigDecimal(Double.toString(x)).round(new MathContext(digits, RoundingMode.HALF_UP)).toPlainString();
     }
 
     private static final double FAST_LIMIT = 1e6;

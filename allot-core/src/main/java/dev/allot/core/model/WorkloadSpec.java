@@ -13,7 +13,9 @@ import java.util.Objects;
  * <p>{@code minRuntime} is the declared minimum runtime before any cap; zero means the workload is
  * <em>unallocated</em> (free, never charged, always preemptible). {@code gpusPerNode} zero means any
  * packing; a positive value asks for whole groups of that many GPUs on each node, all or nothing (a gang).
- * {@code checkpointEvery} null means progress is never lost when a resumable workload is preempted. The fields
+ * {@code checkpointEvery} null means progress is never lost when a resumable workload is preempted (a simulator's
+ * model); {@link #NO_CHECKPOINT_KNOWN} means the scheduler learns of no checkpoint (the live service), so a
+ * preemption loses everything the attempt ran since its start or its last progress report. The fields
  * obey {@link WorkloadRules}, the same rules every boundary checks; here they are invariants.
  *
  * @param submitSeconds seconds from the start of the scenario (or of the service's epoch)
@@ -32,6 +34,13 @@ public record WorkloadSpec(
         Priority priority,
         Duration checkpointEvery,
         String kind) {
+
+    /**
+     * The {@code checkpointEvery} of resumable work whose checkpoints the scheduler does not know (the live service:
+     * a workload checkpoints on its own): no checkpoint falls inside an attempt, so what an attempt keeps when
+     * preempted is only what a progress report told of ({@code ClusterState.recordProgress}).
+     */
+    public static final Duration NO_CHECKPOINT_KNOWN = Duration.ofSeconds(Long.MAX_VALUE);
 
     public WorkloadSpec {
         Objects.requireNonNull(id, "id");
@@ -129,8 +138,14 @@ public record WorkloadSpec(
             return this;
         }
 
+        /** Resumable, never losing progress when preempted (the simulator's {@code checkpoint-every: 0s}). */
         public Builder resumable() {
             return resumable(null);
+        }
+
+        /** Resumable, with checkpoints the scheduler never learns of ({@link #NO_CHECKPOINT_KNOWN}). */
+        public Builder resumableWithoutKnownCheckpoints() {
+            return resumable(NO_CHECKPOINT_KNOWN);
         }
 
         public Builder notResumable() {

@@ -1,6 +1,7 @@
 package dev.allot.core.rules;
 
 import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Words;
 import java.util.Optional;
 
 /**
@@ -26,29 +27,24 @@ public final class ShapeFit {
         if (fits(cluster, gpus, gpusPerNode)) {
             return Optional.empty();
         }
-        String has = count(cluster.totalGpus(), "GPU") + " on " + count(cluster.nodes().size(), "node");
+        String has = Words.count(cluster.totalGpus(), "GPU") + " on " + Words.count(cluster.nodes().size(), "node");
         if (gpusPerNode <= 0) {
-            return Optional.of(new Violation(WorkloadRules.GPUS, "at most " + count(cluster.totalGpus(), "GPU")
+            return Optional.of(new Violation(WorkloadRules.GPUS, "at most " + Words.count(cluster.totalGpus(), "GPU")
                     + " (the cluster has " + has + ")", Integer.toString(gpus)));
         }
         int nodes = cluster.nodesWithAtLeast(gpusPerNode);
         int asked = gpus / gpusPerNode;
         return Optional.of(new Violation(WorkloadRules.GPUS_PER_NODE, "a shape the cluster can hold: it has "
-                + count(nodes, "node") + " with at least " + count(gpusPerNode, "GPU") + " (" + has + " in all, at most "
-                + count(cluster.maxGpusPerNode(), "GPU") + " per node)",
-                count(asked, "node") + " x " + count(gpusPerNode, "GPU")));
+                + Words.count(nodes, "node") + " with at least " + Words.count(gpusPerNode, "GPU") + " (" + has
+                + " in all, at most " + Words.count(cluster.maxGpusPerNode(), "GPU") + " per node)",
+                Words.count(asked, "node") + " x " + Words.count(gpusPerNode, "GPU")));
     }
 
-    /** {@code 1 node}, {@code 2 nodes}: a count with its noun, plural unless one. */
-    private static String count(long n, String noun) {
-        return n + " " + noun + (n == 1 ? "" : "s");
-    }
-
-    /** How a shape is said in messages: "8 GPUs", or "16 GPUs as 2 whole node(s) of 8". */
+    /** How a shape is said in messages: "8 GPUs", or "16 GPUs as 2 whole nodes of 8", "8 GPUs as 1 whole node of 8". */
     public static String describe(int gpus, int gpusPerNode) {
         if (gpusPerNode <= 0) {
-            return gpus + " GPUs";
+            return Words.count(gpus, "GPU");
         }
-        return gpus + " GPUs as " + (gpus / gpusPerNode) + " whole node(s) of " + gpusPerNode;
+        return Words.count(gpus, "GPU") + " as " + Words.count(gpus / gpusPerNode, "whole node") + " of " + gpusPerNode;
     }
 }

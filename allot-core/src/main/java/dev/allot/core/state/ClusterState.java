@@ -409,6 +409,19 @@ public final class ClusterState {
         return new PreemptionResult(false, 0, lost);
     }
 
+    /**
+     * Records that the running job reported progress at {@code time}: its work up to then counts as kept if it is
+     * preempted later in this attempt ({@link Job#progressKeptIfPreemptedAt}).
+     */
+    public void recordProgress(Job job, long time) {
+        requireRunning(job, "record the progress of");
+        if (time < job.attemptStartSeconds || time > now) {
+            throw new IllegalArgumentException("progress of " + job.id() + " at " + time + " is outside its attempt ("
+                    + job.attemptStartSeconds + ".." + now + ")");
+        }
+        job.progressReportedSeconds = Math.max(job.progressReportedSeconds, time);
+    }
+
     /** Cancels a job, waiting or running. */
     public void cancel(Job job, long time) {
         advanceTo(time);

@@ -48,6 +48,7 @@ public final class Job {
     long endSeconds = -1;
     long lostGpuSeconds;
     long runGpuSeconds;
+    long progressReportedSeconds = -1;
     int runningSlot = -1;
 
     /** @param minRuntimeSeconds the minimum runtime as applied ({@link SchedulerConfig#minRuntimeSecondsOf}) */
@@ -176,8 +177,11 @@ public final class Job {
     }
 
     /**
-     * Progress the job keeps if preempted at {@code now}: everything up to the last checkpoint of this attempt
-     * for resumable work (everything when it never loses progress), nothing for non-resumable work.
+     * Progress the job keeps if preempted at {@code now}: for resumable work, everything up to the later of the last
+     * checkpoint of this attempt ({@code checkpointEvery} after its start, and every such interval after; everything
+     * when {@code checkpointEvery} is null, none when it is {@link WorkloadSpec#NO_CHECKPOINT_KNOWN}) and the last
+     * progress report of this attempt ({@link ClusterState#recordProgress}); nothing for non-resumable work. The one
+     * rule for lost work, in the simulator and the live service alike.
      */
     public long progressKeptIfPreemptedAt(long now) {
         if (!spec.resumable()) {
@@ -187,14 +191,26 @@ public final class Job {
         if (checkpointSeconds == 0) {
             return progressSeconds + ran;
         }
-        return progressSeconds + (ran / checkpointSeconds) * checkpointSeconds;
+        long saved = (ran / checkpointSeconds) * checkpointSeconds;
+        if (progressReportedSeconds >= attemptStartSeconds) {
+            saved = Math.max(saved, Math.min(ran, progressReportedSeconds - attemptStartSeconds));
+        }
+        return progressSeconds + saved;
     }
 
-    /** GPU-seconds of work that a preemption at {@code now} would throw away. */
+    /**
+     * GPU-seconds of work that a preemption at {@code now} would throw away: what the attempt ran since the progress
+     * it keeps ({@link #progressKeptIfPreemptedAt}), times its GPUs.
+     */
     public long workLostIfPreemptedAtGpuSeconds(long now) {
         long ran = now - attemptStartSeconds;
         long kept = spec.resumable() ? progressKeptIfPreemptedAt(now) - progressSeconds : 0;
         return (ran - kept) * spec.gpus();
+    }
+
+    /** When the running attempt last reported progress; -1 when it has not (or before this attempt). */
+    public long progressReportedSeconds() {
+        return progressReportedSeconds >= attemptStartSeconds ? progressReportedSeconds : -1;
     }
 
     @Override

@@ -31,7 +31,25 @@ public record SchedulerConfig(Duration lookback, Duration maxMinRuntime, Duratio
 
     /** The minimum runtime a workload gets: what it declared, capped at {@link #maxMinRuntime}. */
     public long minRuntimeSecondsOf(dev.allot.core.model.WorkloadSpec spec) {
-        return Math.min(spec.minRuntime().getSeconds(), maxMinRuntime.getSeconds());
+        return minRuntimeSecondsOf(spec.minRuntime().getSeconds());
+    }
+
+    /** The minimum runtime applied to one declared as {@code declaredSeconds}: capped at {@link #maxMinRuntime}. */
+    public long minRuntimeSecondsOf(long declaredSeconds) {
+        return Math.min(declaredSeconds, maxMinRuntime.getSeconds());
+    }
+
+    /**
+     * What to tell the user whose declared minimum runtime the cap cuts, e.g. "the minimum runtime is capped at 8h
+     * (the scheduler's maximum); 9h was asked"; null when the cap does not apply. The one wording, for the API's
+     * answer, the CLI and explanations.
+     */
+    public String minRuntimeCapNote(long declaredSeconds) {
+        if (declaredSeconds <= maxMinRuntime.getSeconds()) {
+            return null;
+        }
+        return "the minimum runtime is capped at " + Durations.format(maxMinRuntime) + " (the scheduler's maximum); "
+                + Durations.formatSeconds(declaredSeconds) + " was asked";
     }
 
     public static SchedulerConfig defaults() {

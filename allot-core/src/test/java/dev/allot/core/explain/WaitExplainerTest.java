@@ -39,9 +39,10 @@ class WaitExplainerTest {
         assertThat(b.siblings()).isEqualTo(2);
         assertThat(e.summary()).containsExactly(
                 "b1 waits: 1st of 1 waiting; 1st of 1 in B.",
-                "Over the last 7d: B has used 0.00 of its entitlement, ranking 1st of 2 at the top.",
+                "Over the last 7d: B has been charged 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
                 "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
-                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them.");
+                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them if its allocation still ranks"
+                        + " above theirs then.");
     }
 
     @Test
@@ -77,7 +78,7 @@ class WaitExplainerTest {
 
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gpus(8, 0, 0, 0));
         assertThat(e.fairShare().get(0).rank()).isEqualTo(2);
-        assertThat(e.summary().get(1)).startsWith("Over the last 7d: B has used ").endsWith("ranking 2nd of 2 at the top.");
+        assertThat(e.summary().get(1)).startsWith("Over the last 7d: B has been charged ").endsWith("ranking 2nd of 2 at the top.");
     }
 
     @Test
@@ -88,9 +89,12 @@ class WaitExplainerTest {
 
         WaitExplanation e = s.explain("b1");
 
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0));
+        List<ProtectedWork> a1 = List.of(new ProtectedWork("a1", "A", 4, H));
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0, H, a1));
         assertThat(e.waitsFor().kind()).isEqualTo("gang");
-        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node(s) of 8 GPUs; 0 are free.");
+        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Enough nodes have room at"
+                + " t=3600s (in 1h), when the protection of a1 (A, 4 GPUs) ends, after which it may preempt them if its"
+                + " allocation still ranks above theirs then.");
     }
 
     @Test
@@ -102,8 +106,10 @@ class WaitExplainerTest {
 
         WaitExplanation e = s.explain("b1");
 
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0));
-        assertThat(e.summary().get(2)).isEqualTo("It is a gang that needs 2 node(s) with 3 idle GPUs each; 0 have that many.");
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0, H,
+                List.of(new ProtectedWork("a1", "A", 6, H), new ProtectedWork("a2", "A", 6, H))));
+        assertThat(e.summary().get(2)).startsWith("It is a gang that needs 2 nodes with 3 idle GPUs each; 0 have that"
+                + " many. Enough nodes have room at t=3600s");
     }
 
     @Test
@@ -168,8 +174,10 @@ class WaitExplainerTest {
         assertThat(post.usageGpuSeconds()).isZero();
         assertThat(post.entitlement()).isCloseTo(1.0 / 3, within(1e-12));
         assertThat(post.rank()).isEqualTo(1);
-        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has used 0.00 of its entitlement,"
-                + " ranking 2nd of 2 at the top; posttrain has used 0.00 of its entitlement, ranking 1st of 2 under nlp.");
+        assertThat(s.explain("q1").summary().get(1)).isEqualTo("Over the last 7d: nlp has been charged 0.00446 of its entitlement"
+                + " (8.00 of 1792 GPU-hours): 0 run plus 8.00 committed to protected minimum runtimes, ranking 2nd of 2"
+                + " at the top; posttrain has been charged 0 of its entitlement"
+                + " (0 of 896 GPU-hours), ranking 1st of 2 under nlp.");
     }
 
     @Test
@@ -183,13 +191,14 @@ class WaitExplainerTest {
         assertThat(during.waitsFor()).isNull();
         assertThat(during.protection()).isEqualTo(new WaitExplanation.Protection(true, H, H, 1, List.of("b1")));
         assertThat(during.summary().get(1)).isEqualTo("It is protected by its 1h minimum runtime until t=3600s (in 50m);"
-                + " nobody may preempt it before then. 1 waiting workload(s) may preempt it once its protection ends: b1.");
+                + " nobody may preempt it before then. 1 waiting workload may preempt it once its protection ends, if the"
+                + " ranking then still allows it: b1.");
 
         s.at(2 * H);
         WaitExplanation after = s.explain("a1");
         assertThat(after.protection().protectedNow()).isFalse();
         assertThat(after.summary().get(1)).isEqualTo("Its 1h minimum runtime ended at t=3600s; it may be preempted."
-                + " 1 waiting workload(s) may preempt it: b1.");
+                + " 1 waiting workload may preempt it: b1.");
     }
 
     @Test
@@ -212,5 +221,89 @@ class WaitExplainerTest {
     void ordinals() {
         assertThat(List.of(1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111).stream().map(WaitExplanation::ordinal))
                 .containsExactly("1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th");
+    }
+
+    @Test
+    void overAWeekTheDecidingDifferenceInUsageShowsInTheExplanationAndInThePreemptionReason() {
+        // given a week's window on 2 x 8 GPUs: vision used 2 GPU-hours, nlp 4; both ratios round to 0.00
+        Story s = Story.given(2, 8).teams("vision", "nlp")
+                .at(0).runs("v0", "vision", 2, H).runs("n0", "nlp", 4, H)
+                .at(H).ends("v0").ends("n0")
+                .submits("n1", "nlp", 8);
+
+        // when n1 is explained, then its sentence shows the ratio with significant digits and the GPU-hours
+        assertThat(s.explain("n1").summary().get(1)).isEqualTo("Over the last 7d: nlp has been charged 0.00298 of its"
+                + " entitlement (4.00 of 1344 GPU-hours), ranking 2nd of 2 at the top.");
+
+        // and a preemption reason comparing them names both numbers and which is lower
+        dev.allot.core.policy.allocation.FairShare fs = new dev.allot.core.policy.allocation.FairShare(
+                s.state().tree(), 16, s.state().ledger().windowSeconds());
+        fs.reset(s.state());
+        int vision = s.state().tree().leaf("vision").orElseThrow();
+        int nlp = s.state().tree().leaf("nlp").orElseThrow();
+        assertThat(fs.explainAbove(vision, nlp)).isEqualTo("under 'lab', 'vision' has been charged 0.00149 of its entitlement"
+                + " (2.00 of 1344 GPU-hours) over the window and 'nlp' 0.00298 of its entitlement (4.00 of 1344"
+                + " GPU-hours): 'vision' is lower");
+    }
+
+    @Test
+    void aGangThatNoProtectionEndCanFreeSaysItWaitsForWorkItMayNotPreempt() {
+        // given A used 3 hours of the node and now ranks below B, whose work holds the only node: A may not preempt it
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).runs("a0", "A", 8, H)
+                .at(3 * H).ends("a0").runs("b1", "B", 8, H)
+                .submitsGang("a2", "A", 8, 8);
+
+        WaitExplanation e = s.explain("a2");
+
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0, -1, List.of()));
+        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Ends of protection do"
+                + " not free enough nodes it may take: it waits for work it may not preempt to end, or for its allocation"
+                + " to rank higher.");
+    }
+
+    @Test
+    void aGangWaitsForTheLaterOfTheTwoNodesItNeedsToFreeUp() {
+        // given A runs a1 on node 1 protected for 1h and a2 on node 2 for 2h, B's gang needs both whole nodes
+        Story s = Story.given(2, 8).teams("A", "B")
+                .at(0).runsOn("a1", "A", 0, 8, H).runsOn("a2", "A", 1, 2, 2 * H)
+                .submitsGang("b1", "B", 16, 8);
+
+        WaitExplanation e = s.explain("b1");
+
+        // then it has room when the later protection ends, and names both
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 8, true, 0, 2 * H,
+                List.of(new ProtectedWork("a1", "A", 8, H), new ProtectedWork("a2", "A", 2, 2 * H))));
+        assertThat(e.summary().get(2)).isEqualTo("It needs 2 whole nodes of 8 GPUs; 0 are free. Enough nodes have room"
+                + " at t=7200s (in 2h), when the protection of a1 (A, 8 GPUs), a2 (A, 2 GPUs) ends, after which it may"
+                + " preempt them if its allocation still ranks above theirs then.");
+    }
+
+    @Test
+    void aPromiseToPreemptLowerPriorityWorkOfTheSameAllocationIsNotConditionalOnRanks() {
+        Story s = Story.given(1, 8).teams("A", "B")
+                .at(0).submits("a1", "A", 8, 0, H, dev.allot.core.model.Priority.LOW);
+        s.state().start(s.state().job("a1").orElseThrow(),
+                new dev.allot.core.state.Placement(new int[] {0}, new int[] {8}), 0);
+        s.at(600).submits("a2", "A", 8, 0, H, dev.allot.core.model.Priority.HIGH);
+
+        assertThat(s.explain("a2").summary().get(2)).endsWith("after which it may preempt them (they have a lower"
+                + " priority in its allocation).");
+    }
+
+    @Test
+    void aMinimumRuntimeAboveTheCapIsExplainedAsCapped() {
+        // given a1 declared a 9h minimum runtime, over the default 8h cap
+        Story s = Story.given(1, 8).teams("A", "B").at(0).runs("a1", "A", 8, 9 * H).at(600);
+
+        // then its explanation shows the 8h that applies and says the cap cut it
+        assertThat(s.explain("a1").summary()).containsExactly(
+                "a1 runs in A.",
+                "The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.",
+                "It is protected by its 8h minimum runtime until t=28800s (in 7h50m); nobody may preempt it before then."
+                        + " No waiting workload may preempt it: none ranks above its allocation or has a higher"
+                        + " priority in it.",
+                "Over the last 7d: A has been charged 0.0952 of its entitlement (64.0 of 672 GPU-hours): 1.33 run plus"
+                        + " 62.7 committed to protected minimum runtimes, ranking 2nd of 2 at the top.");
     }
 }

@@ -40,4 +40,16 @@ class DecimalsTest {
             same(x, i % 5);
         }
     }
+
+    @Test
+    void significantDigitsShowTheNumbersThatDecideWhereFixedDecimalsShowZero() {
+        assertThat(Decimals.significant(0.0014881, 3)).isEqualTo("0.00149");
+        assertThat(Decimals.significant(0.0029762, 3)).isEqualTo("0.00298");
+        assertThat(Decimals.significant(12.345, 3)).isEqualTo("12.3");
+        assertThat(Decimals.significant(1.5, 3)).isEqualTo("1.50");
+        assertThat(Decimals.significant(1234.5, 3)).isEqualTo("1235");
+        assertThat(Decimals.significant(0.001, 3)).isEqualTo("0.00100");
+        assertThat(Decimals.significant(0, 3)).isEqualTo("0");
+        assertThat(Decimals.significant(3.0e-9, 2)).isEqualTo("0.0000000030");
+    }
 }

@@ -33,7 +33,7 @@ class ClusterStateTest {
         assertThatThrownBy(() -> s.register(WorkloadSpec.builder("x").allocation("prog").build()))
                 .hasMessageContaining("'prog' is not a leaf");
         assertThatThrownBy(() -> s.register(WorkloadSpec.builder("x").allocation("A").gpus(24).gpusPerNode(8).build()))
-                .hasMessageContaining("24 GPUs as 3 whole node(s) of 8: field 'gpusPerNode': expected a shape the cluster can hold:"
+                .hasMessageContaining("24 GPUs as 3 whole nodes of 8: field 'gpusPerNode': expected a shape the cluster can hold:"
                         + " it has 2 nodes with at least 8 GPUs (16 GPUs on 2 nodes in all");
     }
 
@@ -103,6 +103,44 @@ class ClusterStateTest {
         assertThat(s.takeDrainNotices()).containsExactly(0);
         assertThat(s.nodeStatus(0)).isEqualTo(ClusterState.NodeStatus.DRAINED);
         assertThat(s.nextUnhealthyBusyNode(0)).isEqualTo(-1);
+    }
+
+    @Test
+    void resumableWorkWithoutAKnownCheckpointLosesEverythingSinceItsStartOrItsLastProgressReport() {
+        // given a resumable workload of 4 GPUs whose checkpoints the scheduler never learns of (the live service)
+        ClusterState s = state();
+        Job a = s.register(WorkloadSpec.builder("a").allocation("A").gpus(4).duration(Duration.ofHours(5))
+                .resumableWithoutKnownCheckpoints().build());
+        s.submit(a, 0);
+        s.start(a, on(0, 4), 0);
+        // when it is preempted after 2h having reported nothing, then it lost all 2h x 4 GPUs and keeps nothing
+        assertThat(a.workLostIfPreemptedAtGpuSeconds(2 * H)).isEqualTo(4 * 2 * H);
+        ClusterState.PreemptionResult r = s.preempt(a, 2 * H);
+        assertThat(r.requeued()).isTrue();
+        assertThat(r.progressKeptSeconds()).isZero();
+        assertThat(r.lostGpuSeconds()).isEqualTo(4 * 2 * H);
+        // when its next attempt reports progress 1h30 in and is preempted 2h in, then it lost the last 30m only
+        s.start(a, on(0, 4), 3 * H);
+        s.advanceTo(3 * H + 90 * 60);
+        s.recordProgress(a, 3 * H + 90 * 60);
+        r = s.preempt(a, 5 * H);
+        assertThat(r.progressKeptSeconds()).isEqualTo(90 * 60);
+        assertThat(r.lostGpuSeconds()).isEqualTo(4 * 30 * 60);
+        assertThat(a.lostGpuSeconds()).isEqualTo(4 * 2 * H + 4 * 30 * 60);
+    }
+
+    @Test
+    void aProgressReportAfterTheLastModelledCheckpointKeepsTheWorkUpToTheReport() {
+        // given the simulator's model: a checkpoint every 30m; a progress report at 50m of a 55m run
+        ClusterState s = state();
+        Job a = s.register(WorkloadSpec.builder("a").allocation("A").gpus(2).duration(Duration.ofHours(5))
+                .resumable(Duration.ofMinutes(30)).build());
+        s.submit(a, 0);
+        s.start(a, on(0, 2), 0);
+        assertThat(a.workLostIfPreemptedAtGpuSeconds(55 * 60)).isEqualTo(2 * 25 * 60); // since the 30m checkpoint
+        s.advanceTo(50 * 60);
+        s.recordProgress(a, 50 * 60);
+        assertThat(s.preempt(a, 55 * 60).lostGpuSeconds()).isEqualTo(2 * 5 * 60);
     }
 
     @Test

@@ -474,6 +474,7 @@ public final class ApiServer implements AutoCloseable {
         }
         Edits.Progress p = Edits.Progress.parse(readBody(ctx));
         store.workloads().reportProgress(w.id(), p.done(), p.total());
+        explainer.progressReported(w.id());
         json(ctx, 200, Views.workload(requireWorkload(w.id())));
     }
 

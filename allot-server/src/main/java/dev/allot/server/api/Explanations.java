@@ -39,9 +39,14 @@ final class Explanations {
     record Queue(int position, int waiting, int positionInAllocation, int waitingInAllocation) {
     }
 
-    /** One tree level; {@code ratio} is null when the entitlement is zero. */
-    record Level(String name, String parent, long usageGpuSeconds, double entitlement, double entitledGpuSeconds,
-                 Double ratio, int rank, int siblings) {
+    /**
+     * One tree level; {@code ratio} ({@code usageGpuSeconds} over {@code entitledGpuSeconds}) is null when the
+     * entitlement is zero. {@code usageGpuSeconds} is what fair share charges: {@code runGpuSeconds}, run inside the
+     * window (what {@code GET /v1/allocations/usage} shows as {@code gpuSeconds}), plus {@code committedGpuSeconds},
+     * the unrun part of running work's protected minimum runtimes.
+     */
+    record Level(String name, String parent, long usageGpuSeconds, long runGpuSeconds, long committedGpuSeconds,
+                 double entitlement, double entitledGpuSeconds, Double ratio, int rank, int siblings) {
     }
 
     record Protection(boolean protectedNow, String protectedUntil, long protectedUntilSeconds, long minRuntimeSeconds,
@@ -65,6 +70,10 @@ final class Explanations {
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, preemptions(attempts));
+            String capNote = Views.SCHEDULING.minRuntimeCapNote(w.minRuntimeSeconds());
+            if (capNote != null) { // the scheduler's own explanation says it too
+                summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");
+            }
         }
         if (w.state().waiting() && w.held()) {
             // Held by a safety brake: the scheduler does not queue it, so its queue position says nothing.
@@ -84,7 +93,8 @@ final class Explanations {
     }
 
     private static List<Level> levels(WaitExplanation e) {
-        return e.fairShare().stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.entitlement(),
+        return e.fairShare().stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.runGpuSeconds(),
+                l.committedGpuSeconds(), l.entitlement(),
                 l.entitledGpuSeconds(), Double.isInfinite(l.ratio()) ? null : l.ratio(), l.rank(), l.siblings())).toList();
     }
 
@@ -97,6 +107,8 @@ final class Explanations {
         n.setAll((ObjectNode) mapper.valueToTree(e.waitsFor()));
         if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.ProtectedUntil p) {
             n.put("until", Instant.ofEpochSecond(p.untilSeconds()).toString());
+        } else if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.Gang g && g.roomAtSeconds() >= 0) {
+            n.put("roomAt", Instant.ofEpochSecond(g.roomAtSeconds()).toString());
         }
         return n;
     }

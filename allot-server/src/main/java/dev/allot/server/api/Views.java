@@ -3,6 +3,7 @@ package dev.allot.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.Launch;
 import dev.allot.core.model.Durations;
+import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AuditEntry;
@@ -18,12 +19,17 @@ import java.util.SortedMap;
  * idempotency key) and a change to the store does not silently change the API.
  */
 final class Views {
+    /** The settings the service schedules with ({@code Service} gives the loop the defaults): the minimum runtime cap. */
+    static final SchedulerConfig SCHEDULING = SchedulerConfig.defaults();
+
     private Views() {
     }
 
     /**
      * A workload as the API shows it. {@code command} and {@code environment} are null and {@code redacted} true for
-     * a viewer who may not see them ({@link Permissions#maySeeDetails}): they may hold secrets.
+     * a viewer who may not see them ({@link Permissions#maySeeDetails}): they may hold secrets. {@code minRuntime} is
+     * the minimum runtime that applies; when the cap cut the declared one, {@code minRuntimeAsked} is what was declared
+     * and {@code minRuntimeNote} says so (both null otherwise).
      */
     record WorkloadView(
             String id,
@@ -46,7 +52,9 @@ final class Views {
             boolean cancelRequested,
             String idempotencyKey,
             String heldReason,
-            boolean redacted) {
+            boolean redacted,
+            String minRuntimeAsked,
+            String minRuntimeNote) {
     }
 
     /** Progress the workload last reported, {@code done} out of {@code total}. */
@@ -153,15 +161,17 @@ final class Views {
 
     /** A workload, with its command and environment only when {@code details} (else null, and redacted). */
     static WorkloadView workload(Workload w, boolean details) {
+        String capNote = SCHEDULING.minRuntimeCapNote(w.minRuntimeSeconds());
         return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
-                Durations.formatSeconds(w.minRuntimeSeconds()), w.allocated(),
+                Durations.formatSeconds(SCHEDULING.minRuntimeSecondsOf(w.minRuntimeSeconds())), w.allocated(),
                 w.durationSeconds() == null ? null : Durations.formatSeconds(w.durationSeconds()),
                 w.resumable(), w.priority().label(), w.kind(), details ? w.command() : null,
                 details ? w.environment() : null, w.state().label(),
                 instant(w.submittedAtMillis()),
                 w.progressDone() == null ? null : new Progress(w.progressDone(), w.progressTotal()),
                 w.cancelRequested(), IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()),
-                w.state().waiting() ? w.heldReason() : null, !details);
+                w.state().waiting() ? w.heldReason() : null, !details,
+                capNote == null ? null : Durations.formatSeconds(w.minRuntimeSeconds()), capNote);
     }
 
     static UserView user(dev.allot.server.store.User u) {

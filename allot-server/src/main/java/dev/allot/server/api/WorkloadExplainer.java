@@ -15,4 +15,12 @@ public interface WorkloadExplainer {
 
     /** The explanation, or empty when the scheduler has not loaded yet or does not hold the workload. */
     Optional<WaitExplanation> explain(String workloadId);
+
+    /**
+     * Tells the scheduler that a workload reported progress ({@code POST /v1/workloads/{id}/progress}), so that the
+     * work it ran up to then is not counted as lost if it is preempted later (an explanation's "GPU-hours lost").
+     * Nothing by default.
+     */
+    default void progressReported(String workloadId) {
+    }
 }

@@ -67,7 +67,7 @@ final class CoreBuilder {
                 .priority(w.priority())
                 .kind(w.kind());
         if (w.resumable()) {
-            b.resumable();
+            b.resumableWithoutKnownCheckpoints(); // the service learns of no checkpoint: a preemption loses the attempt
         } else {
             b.notResumable();
         }

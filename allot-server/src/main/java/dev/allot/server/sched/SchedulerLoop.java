@@ -392,6 +392,19 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
+     * A running workload reported progress: the core counts its work up to the last cycle as kept if it is preempted
+     * later in this attempt (the rule is the core's, {@code Job#progressKeptIfPreemptedAt}). Not kept across a
+     * rebuild of the core.
+     */
+    public synchronized void progressReported(String workloadId) {
+        if (state == null) {
+            return;
+        }
+        state.job(workloadId).filter(j -> j.state() == dev.allot.core.state.JobState.RUNNING
+                && state.now() >= j.attemptStartSeconds()).ifPresent(j -> state.recordProgress(j, state.now()));
+    }
+
+    /**
      * Asks the next cycle to read the tree and the nodes again (after an edit through the API, or a health change),
      * and for that cycle soon. Without a hint they are read every {@link #TOPOLOGY_REFRESH_SECONDS}.
      */

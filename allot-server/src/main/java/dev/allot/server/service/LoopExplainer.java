@@ -28,4 +28,9 @@ public final class LoopExplainer implements WorkloadExplainer {
     public Optional<WaitExplanation> explain(String workloadId) {
         return loop.inspect((state, now) -> explainer.explain(state, workloadId, state.now())).flatMap(e -> e);
     }
+
+    @Override
+    public void progressReported(String workloadId) {
+        loop.progressReported(workloadId);
+    }
 }

@@ -105,7 +105,7 @@ class ExplainApiTest {
         assertThat(e.path("summary").get(0).asText()).isEqualTo(pretrain + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
         assertThat(e.path("summary").get(2).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
                 + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00Z (in 1h),"
-                + " after which it may preempt them.");
+                + " after which it may preempt them if its allocation still ranks above theirs then.");
 
         JsonNode running = explain(detect, "ms-member");
         assertThat(running.path("state").asText()).isEqualTo("running");
@@ -133,9 +133,10 @@ class ExplainApiTest {
         assertThat(p.path("outcome").asText()).isEqualTo("requeued");
         assertThat(p.path("preemptor").asText()).isEqualTo(pretrain);
         assertThat(p.path("reason").asText()).contains("ranks above").contains("lab/nlp").contains("lab/vision");
-        assertThat(p.path("lostGpuHours").isNumber()).isTrue();
+        // it never reported a checkpoint or progress: its whole run, 8 GPUs x 90m, was lost
+        assertThat(p.path("lostGpuHours").asDouble()).isEqualTo(12.0);
         assertThat(e.path("summary").toString()).contains("Attempt 1 was preempted and requeued at ")
-                .contains(" by " + pretrain + ": ").contains("GPU-hours of work were lost.");
+                .contains(" by " + pretrain + ": ").contains("; 12.00 GPU-hours of work were lost.");
         // it waits again, now behind nothing but without GPUs it may take: pretrain ranks above it
         assertThat(e.path("data").path("queue").path("position").asInt()).isEqualTo(1);
         assertThat(e.path("data").path("waitsFor").path("kind").asText()).isEqualTo("gpus");
@@ -178,5 +179,75 @@ class ExplainApiTest {
             assertThat(api.get("/v1/workloads/" + id, "tok-" + user).status()).isEqualTo(200);
             assertThat(api.get("/v1/workloads/" + id + "/explain", "tok-" + user).status()).isEqualTo(200);
         }
+    }
+
+    @Test
+    void aMinimumRuntimeAboveTheCapIsAnsweredCappedWithANoteAndExplainedSo() {
+        Response r = api.submit("member", body("allocation", "\"" + X + "\"", "gpusPerNode", "0",
+                "minRuntime", "\"9h\"", "duration", "\"1d\""));
+
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.json().path("minRuntime").asText()).isEqualTo("8h");
+        assertThat(r.json().path("minRuntimeAsked").asText()).isEqualTo("9h");
+        assertThat(r.json().path("minRuntimeNote").asText())
+                .isEqualTo("the minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked");
+        String id = r.json().path("id").asText();
+        loop.runOnce();
+        assertThat(explain(id, "member").path("summary").get(1).asText())
+                .isEqualTo("The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.");
+    }
+
+    @Test
+    void explainsChargeSplitsIntoTheRunThatBudgetUsageShowsAndTheCommittedProtectedTime() {
+        // given detect (8 GPUs, 1h minimum runtime) has run for 30 minutes
+        String detect = submit("ms-member", DETECT, "1h");
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(30));
+        loop.runOnce();
+
+        // when explain and budget usage look at the same 7-day window
+        JsonNode level = null;
+        for (JsonNode l : explain(detect, "ms-member").path("data").path("fairShare")) {
+            if (l.path("name").asText().equals(DETECT)) {
+                level = l;
+            }
+        }
+        JsonNode usage = api.get("/v1/allocations/usage?since=7d", "tok-ms-member").json();
+        double budgetRun = -1;
+        for (JsonNode a : usage.path("allocations")) {
+            if (a.path("path").asText().equals(DETECT)) {
+                budgetRun = a.path("gpuSeconds").asDouble();
+            }
+        }
+
+        // then the run part of explain's charge is budget usage's number, and the charge adds the unrun 30 minutes
+        assertThat(level).as("the explanation has a level for %s", DETECT).isNotNull();
+        assertThat(level.path("runGpuSeconds").asLong()).isEqualTo(8 * 1800);
+        assertThat(budgetRun).isEqualTo(8 * 1800.0);
+        assertThat(level.path("committedGpuSeconds").asLong()).isEqualTo(8 * 1800);
+        assertThat(level.path("usageGpuSeconds").asLong()).isEqualTo(8 * 3600);
+    }
+
+    @Test
+    void workRunUpToAProgressReportIsNotCountedAsLost() {
+        // given detect (8 GPUs, resumable, 1h protected) runs and reports progress 30 minutes in
+        String detect = submit("ms-member", DETECT, "1h");
+        loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(30));
+        loop.runOnce();
+        assertThat(api.post("/v1/workloads/" + detect + "/progress", "tok-ms-member",
+                "{\"done\": 600, \"total\": 1000}").status()).isEqualTo(200);
+        // when it is preempted as its protection ends, 30 minutes later
+        clock.advance(Duration.ofMinutes(30));
+        loop.runOnce();
+        clock.advance(Duration.ofMinutes(1));
+        loop.runOnce();
+
+        // then only the 30 minutes since the report are lost: 8 GPUs x 30m
+        JsonNode p = explain(detect, "ms-member").path("data").path("preemptions").get(0);
+        assertThat(p.path("preemptor").asText()).isEqualTo(pretrain);
+        assertThat(p.path("lostGpuHours").asDouble()).isEqualTo(4.0);
     }
 }

@@ -166,8 +166,10 @@ class SchedulerLoopTest {
         assertThat(first.preemptor()).isEqualTo("w-2");
         assertThat(first.reason()).isNotBlank();
         assertThat(f.loop.counters().preemptions()).isEqualTo(1);
-        // The resumed attempt runs only the work left: 9 of its 10 hours.
-        assertThat(f.backend.launches.get(2).duration()).isEqualTo(Duration.ofHours(9));
+        // It never reported a checkpoint or progress the service knows of: its hour on 8 GPUs counts as lost, and the
+        // resumed attempt is given its whole 10 hours (it may have to redo them).
+        assertThat(first.lostGpuSeconds()).isEqualTo(8.0 * HOUR);
+        assertThat(f.backend.launches.get(2).duration()).isEqualTo(Duration.ofHours(10));
     }
 
     @Test

@@ -53,9 +53,10 @@ public final class TextReport {
         }
         List<String> t = new ArrayList<>();
         types.forEach((k, v) -> t.add(k + " x" + v));
-        out.append(pad("cluster", 13)).append(integer(s.cluster().nodes().size())).append(" nodes, ")
-                .append(integer(s.cluster().totalGpus())).append(" GPUs (").append(String.join(", ", t)).append("); ")
-                .append(s.cluster().healthEvents().size()).append(" health events\n");
+        out.append(pad("cluster", 13)).append(integer(s.cluster().nodes().size()))
+                .append(s.cluster().nodes().size() == 1 ? " node, " : " nodes, ")
+                .append(integer(s.cluster().totalGpus())).append(s.cluster().totalGpus() == 1 ? " GPU (" : " GPUs (").append(String.join(", ", t)).append("); ")
+                .append(dev.allot.core.model.Words.count(s.cluster().healthEvents().size(), "health event")).append('\n');
         AllocationTree tree = s.tree();
         out.append(pad("allocations", 13)).append(tree.leafCount()).append(" leaves; absolute entitlement of each node:\n");
         for (int n = 0; n < tree.nodeCount(); n++) {

@@ -197,8 +197,8 @@ public final class TraceImport {
     /** A cluster of {@code count} nodes of {@code gpus} GPUs each, named {@code node-001}, {@code node-002}, ... */
     public static ClusterSpec uniformCluster(int count, int gpus) {
         if (count < 1 || gpus < 1) {
-            throw new IllegalArgumentException("a cluster needs at least one node of at least one GPU, got " + count
-                    + " nodes of " + gpus + " GPUs");
+            throw new IllegalArgumentException("a cluster needs at least one node of at least one GPU, got "
+                    + dev.allot.core.model.Words.count(count, "node") + " of " + dev.allot.core.model.Words.count(gpus, "GPU"));
         }
         int width = Math.max(3, Integer.toString(count).length());
         List<NodeSpec> nodes = new ArrayList<>(count);

@@ -335,7 +335,7 @@ public final class AllocationPolicy implements Policy {
         AllocationTree tree = state.tree();
         double ratio = fairShare.leafRatio(w.leaf());
         String reason = "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " in fair share (usage "
-                + fmt(ratio) + " of entitlement)" + (victims == 0 ? "; idle GPUs" : "; after preempting " + victims + " workload(s)");
+                + fmt(ratio) + " of entitlement)" + (victims == 0 ? "; idle GPUs" : "; after preempting " + dev.allot.core.model.Words.count(victims, "workload"));
         work.start(w, p, reason);
         fairShare.chargeStart(w);
     }
@@ -558,6 +558,6 @@ public final class AllocationPolicy implements Policy {
         if (Double.isInfinite(ratio)) {
             return "inf";
         }
-        return dev.allot.core.model.Decimals.fixed(ratio, 2);
+        return dev.allot.core.model.Decimals.significant(ratio, 3); // a long window makes ratios tiny
     }
 }

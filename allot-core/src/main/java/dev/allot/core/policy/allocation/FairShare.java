@@ -214,16 +214,40 @@ public final class FairShare {
         return new int[] {x, y};
     }
 
-    /** A sentence comparing the two allocations where they part, for preemption reasons. */
+    /**
+     * A sentence comparing the two allocations where they part, for preemption reasons: both ratios with the GPU-hours
+     * that make them ({@link #usedOfEntitlement}) and which is lower, so the deciding difference shows even when both
+     * ratios are tiny (a long window).
+     */
     public String explainAbove(int a, int b) {
         int[] pair = divergence(a, b);
         if (pair == null) {
             return "same allocation";
         }
         int parent = tree.parent(pair[0]);
-        return "under '" + tree.name(parent) + "', '" + tree.name(pair[0]) + "' has used "
-                + Decimals.fixed(ratio(pair[0]), 2) + " of its entitlement over the window and '"
-                + tree.name(pair[1]) + "' " + Decimals.fixed(ratio(pair[1]), 2);
+        double ra = ratio(pair[0]);
+        double rb = ratio(pair[1]);
+        String lower = ra < rb ? "'" + tree.name(pair[0]) + "' is lower"
+                : rb < ra ? "'" + tree.name(pair[1]) + "' is lower" : "they are equal";
+        return "under '" + tree.name(parent) + "', '" + tree.name(pair[0]) + "' has been charged "
+                + usedOfEntitlement(ra, usage[pair[0]], norm[pair[0]]) + " over the window and '"
+                + tree.name(pair[1]) + "' " + usedOfEntitlement(rb, usage[pair[1]], norm[pair[1]]) + ": " + lower;
+    }
+
+    /**
+     * How much of its entitlement a node has been charged (GPU-seconds run in the window plus the unrun part of its
+     * running work's protected minimum runtimes), in the numbers that decide a ranking: the ratio with three
+     * significant digits and the GPU-hours used and owed over the window, e.g. {@code "0.00149 of its entitlement
+     * (2.00 of 1344 GPU-hours)"}; a node with no entitlement {@code "no entitlement (2.00 GPU-hours used)"}. The one
+     * wording of fair-share numbers in reasons and explanations.
+     */
+    public static String usedOfEntitlement(double ratio, long usageGpuSeconds, double entitledGpuSeconds) {
+        String used = Decimals.significant(usageGpuSeconds / 3600.0, 3);
+        if (Double.isInfinite(ratio)) {
+            return "no entitlement (" + used + " GPU-hours used)";
+        }
+        return Decimals.significant(ratio, 3) + " of its entitlement (" + used + " of "
+                + Decimals.significant(entitledGpuSeconds / 3600.0, 3) + " GPU-hours)";
     }
 
     public long windowSeconds() {

@@ -386,7 +386,7 @@ public final class KueuePolicy implements Policy {
         String reason = "ClusterQueue " + cohorts.cqName(cq) + " (nominal " + cohorts.nominal(cq) + " GPUs, using "
                 + before + " -> " + (cohorts.cqUsage(cq) + w.gpus()) + "), share " + share + " with it admitted,"
                 + " next of " + heads + " head(s) in this cycle's fair sharing order"
-                + (victims == 0 ? "; fits" : "; after preempting " + victims + " workload(s)");
+                + (victims == 0 ? "; fits" : "; after preempting " + dev.allot.core.model.Words.count(victims, "workload"));
         work.start(w, p, reason);
         cohorts.addUsage(cq, w.gpus());
         if (admissionFairSharing) {

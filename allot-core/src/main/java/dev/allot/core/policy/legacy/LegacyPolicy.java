@@ -194,7 +194,7 @@ public final class LegacyPolicy implements Policy {
                 }
             }
             work.start(w, p, (np ? "non-preemptible" : "preemptible") + ", priority " + w.spec().priority().label()
-                    + (victims == null || victims.isEmpty() ? "; idle GPUs" : "; after preempting " + victims.size() + " workload(s)"));
+                    + (victims == null || victims.isEmpty() ? "; idle GPUs" : "; after preempting " + dev.allot.core.model.Words.count(victims.size(), "workload")));
             if (np) {
                 nonPreemptibleGpus[w.leaf()] += w.gpus();
             }
