@@ -6,7 +6,6 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -21,24 +20,9 @@ import picocli.CommandLine.Parameters;
                 "or enable them again."},
         subcommands = {UserCommand.ListUsers.class, UserCommand.Set.class, UserCommand.Disable.class,
                 UserCommand.Enable.class})
-final class UserCommand implements Callable<Integer> {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    /** What came without a subcommand, taken here so picocli's error does not echo it (it may hold a token). */
-    @picocli.CommandLine.Unmatched
-    List<String> unmatched = new ArrayList<>();
-
-    @Override
-    public Integer call() {
-        if (!unmatched.isEmpty()) {
-            spec.commandLine().getErr().println("allot: 'allot user' needs a subcommand before its options, e.g."
-                    + " 'allot user list --server URL'");
-            spec.commandLine().usage(spec.commandLine().getErr());
-            return AllotCommand.EXIT_BAD_INPUT;
-        }
-        spec.commandLine().usage(spec.commandLine().getOut());
-        return 0;
+final class UserCommand extends GroupCommand {
+    UserCommand() {
+        super("list");
     }
 
     static void print(JsonNode u, PrintWriter out) {
