@@ -42,12 +42,10 @@ import java.util.stream.Stream;
  * wrapper. A {@code .stopped} marker, written before any signal and holding the kill deadline, makes the attempt
  * {@code STOPPED} rather than {@code EXITED} for a later adopter, which also re-arms the kill.
  *
- * <p><b>Adoption.</b> A pid file's process counts as the attempt's wrapper only if it is alive (not a zombie), started
- * at the recorded instant (within a second: the OS derives it from the boot time, which it may round) and, when the
- * OS shows its arguments, carries the attempt's token: a pid reused by another process is not mistaken for the
- * attempt. An attempt whose wrapper is gone and left no exit file is {@code EXITED} with an unknown exit code,
- * except a launch interrupted before its process ran (only its log exists, and no process carries its token): that
- * one is not adopted and is launched by the next {@link #start} of its key. A scheduler killed in the instant
+ * <p><b>Adoption.</b> An attempt's wrapper is found again from its pid file, or by its token in the process table,
+ * never mistaking a reused pid for it ({@link WrapperProcesses}). An attempt whose wrapper is gone and left no exit
+ * file is {@code EXITED} with an unknown exit code, except a launch interrupted before its process ran (only its log
+ * exists, and no process carries its token): that one is not adopted and is launched by the next {@link #start} of its key. A scheduler killed in the instant
  * between spawning the JVM's launch helper and its {@code exec} of the wrapper could in principle leave a helper
  * that execs the wrapper only after the restarted scheduler looked; the restart takes far longer than that instant.
  *
@@ -56,16 +54,8 @@ import java.util.stream.Stream;
  */
 public final class LocalBackend implements Backend, AutoCloseable {
 
-    /** The wrapper of earlier versions (exit file in its environment), still recognised when adopting. */
-    static final String LEGACY_WRAPPER_SCRIPT = "\"$@\"; c=$?; "
-            + "echo \"$c\" > \"$ALLOT_EXIT_FILE.tmp\" && command -p mv -f \"$ALLOT_EXIT_FILE.tmp\" \"$ALLOT_EXIT_FILE\"; "
-            + "exit \"$c\"";
-
     /** The PATH of a workload that declares none. */
     public static final String DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
-
-    /** How far the OS's start instant of a process may drift between two readings (it is derived from boot time). */
-    private static final Duration START_INSTANT_TOLERANCE = Duration.ofSeconds(1);
 
     /** Graces beyond this are cut to it, so that the kill deadline stays a time a timer can wait for. */
     private static final Duration LONGEST_GRACE = Duration.ofDays(365);
@@ -183,7 +173,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         requireFileSafe(key);
         String gpus = gpusOnThisNode(launch);
         AttemptFiles files = files(key);
-        if (files.anyTrace() && !interruptedLaunch(files)) {
+        if (files.anyTrace() && !WrapperProcesses.interruptedLaunch(files)) {
             // Launched (or tried) before: by an earlier scheduler, or before being forgotten. Never twice.
             try {
                 Files.deleteIfExists(files.forgotten());
@@ -384,21 +374,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         if (attempt.process != null) {
             return attempt.process.isAlive(); // our child: the JVM reaps it, no zombie, no pid reuse
         }
-        return attempt.wrapper.isAlive() && !isZombie(attempt.wrapper.pid());
-    }
-
-    /**
-     * Whether a process has ended but was not reaped yet: an adopted wrapper's parent may not reap it (a container
-     * whose first process is this JVM), and {@link ProcessHandle#isAlive} counts zombies as alive.
-     */
-    private static boolean isZombie(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            int close = stat.lastIndexOf(')');
-            return close >= 0 && close + 2 < stat.length() && stat.charAt(close + 2) == 'Z';
-        } catch (IOException | RuntimeException noProc) {
-            return false; // no /proc (not Linux) or already gone: isAlive decides
-        }
+        return attempt.wrapper.isAlive() && !WrapperProcesses.isZombie(attempt.wrapper.pid());
     }
 
     // --------------------------------------------------------------------------------------------- forget
@@ -432,28 +408,9 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
         for (AttemptKey key : keys) {
             AttemptFiles files = files(key);
-            if (!Files.exists(files.forgotten()) && !interruptedLaunch(files)) {
+            if (!Files.exists(files.forgotten()) && !WrapperProcesses.interruptedLaunch(files)) {
                 attempts.put(key, adopt(files));
             }
-        }
-    }
-
-    /**
-     * Whether an attempt's files show a launch that was interrupted before any process of it ran: the log (created
-     * just before the process is spawned) and nothing else, no pid, no exit code, no failure, no stop, and no
-     * process carrying its token. That is a scheduler killed between opening the log and spawning (or recording)
-     * the wrapper, whose child never got to run: the wrapper, had it run, would be in the process table or would
-     * have left its exit file. Such an attempt never ran, so it is not adopted (a restarted scheduler does not
-     * know it and starts it, with the same key) and {@link #start} launches it rather than report it ended with
-     * an unknown exit code, which would fail a workload that never ran.
-     */
-    private static boolean interruptedLaunch(AttemptFiles files) {
-        if (!Files.exists(files.log()) || Files.exists(files.pid()) || Files.exists(files.exit())
-                || Files.exists(files.failed()) || Files.exists(files.stopped())) {
-            return false;
-        }
-        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-            return all.noneMatch(p -> isWrapperOf(p, files));
         }
     }
 
@@ -473,11 +430,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
             }
             Optional<String> pidFile = AttemptFiles.readIfExists(files.pid());
             if (pidFile.isPresent()) {
-                attempt.wrapper = wrapperOf(PidRecord.parse(pidFile.get()), files).orElse(null);
+                attempt.wrapper = WrapperProcesses.wrapperOf(PidRecord.parse(pidFile.get()), files).orElse(null);
             } else if (!Files.exists(files.exit())) {
                 // Launched, but the scheduler stopped before recording the pid: look for the wrapper by its token.
-                attempt.wrapper = ProcessHandle.allProcesses().filter(p -> isWrapperOf(p, files)).findFirst()
-                        .orElse(null);
+                attempt.wrapper = WrapperProcesses.find(files).orElse(null);
                 if (attempt.wrapper != null) {
                     AttemptFiles.writeAtomically(files.pid(), new PidRecord(attempt.wrapper.pid(),
                             attempt.wrapper.info().startInstant().orElse(null)).format());
@@ -507,39 +463,6 @@ public final class LocalBackend implements Backend, AutoCloseable {
             }
         }
         return null;
-    }
-
-    /** The recorded wrapper if it is still that process: alive, started when recorded, carrying the token. */
-    private static Optional<ProcessHandle> wrapperOf(PidRecord record, AttemptFiles files) {
-        Optional<ProcessHandle> handle = ProcessHandle.of(record.pid());
-        if (handle.isEmpty() || !handle.get().isAlive() || isZombie(record.pid())) {
-            return Optional.empty();
-        }
-        Optional<Instant> started = handle.get().info().startInstant();
-        if (record.startInstant() != null && started.isPresent() && Duration.between(record.startInstant(),
-                started.get()).abs().compareTo(START_INSTANT_TOLERANCE) > 0) {
-            return Optional.empty(); // the pid now belongs to another process
-        }
-        Optional<String[]> arguments = handle.get().info().arguments();
-        if (arguments.isPresent() && !isWrapperArguments(arguments.get(), files)) {
-            return Optional.empty();
-        }
-        return handle;
-    }
-
-    private static boolean isWrapperOf(ProcessHandle process, AttemptFiles files) {
-        return process.info().arguments().map(arguments -> isWrapperArguments(arguments, files)).orElse(false);
-    }
-
-    /**
-     * {@code -c <script> <token> ...}: the OS lists the arguments after the program. In the instant before
-     * {@code setsid} execs the wrapper, the program is {@code setsid} and the arguments start with {@code /bin/sh}.
-     */
-    private static boolean isWrapperArguments(String[] arguments, AttemptFiles files) {
-        int at = arguments.length > 0 && arguments[0].equals("/bin/sh") ? 1 : 0;
-        return arguments.length >= at + 3 && arguments[at].equals("-c")
-                && (arguments[at + 1].equals(WorkloadLauncher.WRAPPER_SCRIPT) || arguments[at + 1].equals(LEGACY_WRAPPER_SCRIPT))
-                && arguments[at + 2].equals(files.wrapperToken());
     }
 
     // ---------------------------------------------------------------------------------------------- close
