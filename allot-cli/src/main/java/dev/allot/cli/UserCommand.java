@@ -84,31 +84,35 @@ final class UserCommand extends GroupCommand {
     /** {@code allot user disable NAME}: every token of the user stops at once (administrators). */
     @Command(name = "disable", mixinStandardHelpOptions = true,
             description = "Disable a user: every token of theirs is refused at once (administrators).")
-    static final class Disable extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME", description = "the user's login name")
-        String name;
-
-        @Override
-        JsonNode call(ApiClient client) {
-            return put(client, name, ApiClient.JSON.createObjectNode().put("disabled", true));
-        }
-
-        @Override
-        void render(JsonNode answer, PrintWriter out) {
-            print(answer, out);
+    static final class Disable extends SetDisabled {
+        Disable() {
+            super(true);
         }
     }
 
     /** {@code allot user enable NAME}: lets a disabled user sign in again (administrators). */
     @Command(name = "enable", mixinStandardHelpOptions = true,
             description = "Enable a disabled user again (administrators); tokens that have not expired work again.")
-    static final class Enable extends ClientCommand {
+    static final class Enable extends SetDisabled {
+        Enable() {
+            super(false);
+        }
+    }
+
+    /** {@code allot user disable|enable NAME}: sets whether the user is disabled and prints the user. */
+    abstract static class SetDisabled extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME", description = "the user's login name")
         String name;
 
+        private final boolean disabled;
+
+        SetDisabled(boolean disabled) {
+            this.disabled = disabled;
+        }
+
         @Override
         JsonNode call(ApiClient client) {
-            return put(client, name, ApiClient.JSON.createObjectNode().put("disabled", false));
+            return put(client, name, ApiClient.JSON.createObjectNode().put("disabled", disabled));
         }
 
         @Override
