@@ -3,10 +3,7 @@ package dev.allot.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /** {@code allot brakes}: the safety brakes on the server (workloads requeued too often or too costly are held). */
@@ -15,24 +12,9 @@ import picocli.CommandLine.Command;
         description = {"The safety brakes on the Allot server: a workload requeued more than --max-requeues times, or",
                 "whose runs used --max-gpu-hours GPU-hours, is held (not started again) until a limit is raised."},
         subcommands = {BrakesCommand.Show.class, BrakesCommand.Set.class})
-final class BrakesCommand implements Callable<Integer> {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    /** What came without a subcommand, taken here so picocli's error does not echo it (it may hold a token). */
-    @picocli.CommandLine.Unmatched
-    List<String> unmatched = new ArrayList<>();
-
-    @Override
-    public Integer call() {
-        if (!unmatched.isEmpty()) {
-            spec.commandLine().getErr().println("allot: 'allot brakes' needs a subcommand before its options, e.g."
-                    + " 'allot brakes show --server URL'");
-            spec.commandLine().usage(spec.commandLine().getErr());
-            return AllotCommand.EXIT_BAD_INPUT;
-        }
-        spec.commandLine().usage(spec.commandLine().getOut());
-        return 0;
+final class BrakesCommand extends GroupCommand {
+    BrakesCommand() {
+        super("show");
     }
 
     static void print(JsonNode b, PrintWriter out) {

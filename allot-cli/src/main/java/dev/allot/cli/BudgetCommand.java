@@ -13,30 +13,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /** {@code allot budget}: the allocation tree on the server. */
 @Command(name = "budget", mixinStandardHelpOptions = true, description = "The allocation tree on the Allot server.",
         subcommands = {BudgetCommand.Show.class, BudgetCommand.Set.class, BudgetCommand.Usage.class})
-final class BudgetCommand implements Callable<Integer> {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    /** What came without a subcommand, taken here so picocli's error does not echo it (it may hold a token). */
-    @picocli.CommandLine.Unmatched
-    List<String> unmatched = new ArrayList<>();
-
-    @Override
-    public Integer call() {
-        if (!unmatched.isEmpty()) {
-            spec.commandLine().getErr().println("allot: 'allot budget' needs a subcommand before its options, e.g."
-                    + " 'allot budget show --server URL'");
-            spec.commandLine().usage(spec.commandLine().getErr());
-            return AllotCommand.EXIT_BAD_INPUT;
-        }
-        spec.commandLine().usage(spec.commandLine().getOut());
-        return 0;
+final class BudgetCommand extends GroupCommand {
+    BudgetCommand() {
+        super("show");
     }
 
     /**

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,24 +19,9 @@ import picocli.CommandLine.Parameters;
         description = "A token made with a token never outlives it, and revoking a token revokes every token made with it.",
         subcommands = {TokenCommand.ListTokens.class, TokenCommand.Create.class, TokenCommand.Revoke.class,
                 TokenCommand.Policy.class})
-final class TokenCommand implements Callable<Integer> {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    /** What came without a subcommand, taken here so picocli's error does not echo it (it may hold a token). */
-    @picocli.CommandLine.Unmatched
-    List<String> unmatched = new ArrayList<>();
-
-    @Override
-    public Integer call() {
-        if (!unmatched.isEmpty()) {
-            spec.commandLine().getErr().println("allot: 'allot token' needs a subcommand before its options, e.g."
-                    + " 'allot token list --server URL'");
-            spec.commandLine().usage(spec.commandLine().getErr());
-            return AllotCommand.EXIT_BAD_INPUT;
-        }
-        spec.commandLine().usage(spec.commandLine().getOut());
-        return 0;
+final class TokenCommand extends GroupCommand {
+    TokenCommand() {
+        super("list");
     }
 
     /** The user named by {@code --user}, or the one the token signs in. */

@@ -6,7 +6,6 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -21,24 +20,9 @@ import picocli.CommandLine.Parameters;
                 "or enable them again."},
         subcommands = {UserCommand.ListUsers.class, UserCommand.Set.class, UserCommand.Disable.class,
                 UserCommand.Enable.class})
-final class UserCommand implements Callable<Integer> {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    /** What came without a subcommand, taken here so picocli's error does not echo it (it may hold a token). */
-    @picocli.CommandLine.Unmatched
-    List<String> unmatched = new ArrayList<>();
-
-    @Override
-    public Integer call() {
-        if (!unmatched.isEmpty()) {
-            spec.commandLine().getErr().println("allot: 'allot user' needs a subcommand before its options, e.g."
-                    + " 'allot user list --server URL'");
-            spec.commandLine().usage(spec.commandLine().getErr());
-            return AllotCommand.EXIT_BAD_INPUT;
-        }
-        spec.commandLine().usage(spec.commandLine().getOut());
-        return 0;
+final class UserCommand extends GroupCommand {
+    UserCommand() {
+        super("list");
     }
 
     static void print(JsonNode u, PrintWriter out) {
@@ -100,31 +84,35 @@ final class UserCommand implements Callable<Integer> {
     /** {@code allot user disable NAME}: every token of the user stops at once (administrators). */
     @Command(name = "disable", mixinStandardHelpOptions = true,
             description = "Disable a user: every token of theirs is refused at once (administrators).")
-    static final class Disable extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME", description = "the user's login name")
-        String name;
-
-        @Override
-        JsonNode call(ApiClient client) {
-            return put(client, name, ApiClient.JSON.createObjectNode().put("disabled", true));
-        }
-
-        @Override
-        void render(JsonNode answer, PrintWriter out) {
-            print(answer, out);
+    static final class Disable extends SetDisabled {
+        Disable() {
+            super(true);
         }
     }
 
     /** {@code allot user enable NAME}: lets a disabled user sign in again (administrators). */
     @Command(name = "enable", mixinStandardHelpOptions = true,
             description = "Enable a disabled user again (administrators); tokens that have not expired work again.")
-    static final class Enable extends ClientCommand {
+    static final class Enable extends SetDisabled {
+        Enable() {
+            super(false);
+        }
+    }
+
+    /** {@code allot user disable|enable NAME}: sets whether the user is disabled and prints the user. */
+    abstract static class SetDisabled extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME", description = "the user's login name")
         String name;
 
+        private final boolean disabled;
+
+        SetDisabled(boolean disabled) {
+            this.disabled = disabled;
+        }
+
         @Override
         JsonNode call(ApiClient client) {
-            return put(client, name, ApiClient.JSON.createObjectNode().put("disabled", false));
+            return put(client, name, ApiClient.JSON.createObjectNode().put("disabled", disabled));
         }
 
         @Override

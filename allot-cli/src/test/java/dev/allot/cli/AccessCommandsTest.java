@@ -2,69 +2,31 @@ package dev.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.allot.server.api.ApiServer;
-import dev.allot.server.store.Allocation;
 import dev.allot.server.store.NewWorkload;
-import dev.allot.server.store.Node;
-import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
 import dev.allot.server.store.Workload;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code allot token list|create|revoke|policy} and {@code allot user list|set|disable|enable}, against a real API
  * on a fixed clock; and {@code allot show} hiding another user's command and environment.
  */
 class AccessCommandsTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final Instant NOW = ApiServerExtension.NOW;
 
-    @TempDir
-    Path dataDir;
-
-    Store store;
-    ApiServer server;
-    String url;
-    Function<String, String> realEnvironment;
-
-    @BeforeEach
-    void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dataDir);
-        long t = NOW.toEpochMilli();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
-                new User("bob", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of("alice", "bob")), "root", t);
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
-        url = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterEach
-    void stop() {
-        ClientOptions.environment = realEnvironment;
-        server.close();
-        store.close();
-    }
+    @RegisterExtension
+    final ApiServerExtension cluster = ApiServerExtension.builder()
+            .user("root", User.Role.ADMIN).user("alice", User.Role.USER).user("bob", User.Role.USER)
+            .allocation("lab", 1, List.of(), List.of("alice", "bob"))
+            .node("gpu-01", 8, true, null)
+            .build();
 
     Cli.Result as(String token, String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--server", url, "--token", token));
-        return Cli.run(all.toArray(String[]::new));
+        return cluster.withToken(token, args);
     }
 
     @Test
@@ -132,7 +94,7 @@ class AccessCommandsTest {
 
     @Test
     void givenAnotherUsersWorkload_whenShown_thenItsCommandAndEnvironmentAreHidden() {
-        Workload w = store.workloads().submit(NewWorkload.builder("lab", "alice").gpus(1)
+        Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab", "alice").gpus(1)
                 .command(List.of("train.py", "--key=sk-123")).environment(new java.util.TreeMap<>(Map.of("SECRET", "s3")))
                 .submittedAtMillis(NOW.toEpochMilli()).build());
         Cli.Result own = as("tok-alice", "show", w.id());

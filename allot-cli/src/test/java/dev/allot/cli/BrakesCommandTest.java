@@ -3,67 +3,29 @@ package dev.allot.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.backend.Launch;
-import dev.allot.server.api.ApiServer;
-import dev.allot.server.store.Allocation;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.BrakeLimits;
 import dev.allot.server.store.NewWorkload;
-import dev.allot.server.store.Node;
-import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
 import dev.allot.server.store.Workload;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code allot brakes show|set} and how {@code allot queue} and {@code allot show} show a held workload. */
 class BrakesCommandTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final Instant NOW = ApiServerExtension.NOW;
 
-    @TempDir
-    Path dataDir;
-
-    Store store;
-    ApiServer server;
-    String url;
-    Function<String, String> realEnvironment;
-
-    @BeforeEach
-    void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dataDir);
-        long t = NOW.toEpochMilli();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of("alice")), "root", t);
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
-        url = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterEach
-    void stop() {
-        ClientOptions.environment = realEnvironment;
-        server.close();
-        store.close();
-    }
+    @RegisterExtension
+    final ApiServerExtension cluster = ApiServerExtension.builder()
+            .user("root", User.Role.ADMIN).user("alice", User.Role.USER)
+            .allocation("lab", 1, List.of(), List.of("alice"))
+            .node("gpu-01", 8, true, null)
+            .build();
 
     Cli.Result as(String user, String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--server", url, "--token", "tok-" + user));
-        return Cli.run(all.toArray(String[]::new));
+        return cluster.as(user, args);
     }
 
     @Test
@@ -74,12 +36,12 @@ class BrakesCommandTest {
 
         Cli.Result capped = as("root", "brakes", "set", "--max-gpu-hours", "250.5");
         assertThat(capped.exit()).as(capped.err()).isZero();
-        assertThat(store.settings().brakes()).isEqualTo(new BrakeLimits(20, 250.5));
+        assertThat(cluster.store().settings().brakes()).isEqualTo(new BrakeLimits(20, 250.5));
         Cli.Result raised = as("root", "brakes", "set", "--max-requeues", "30");
         assertThat(raised.out()).isEqualTo("max requeues:               30\nmax GPU-hours per workload: 250.5\n");
         Cli.Result cleared = as("root", "brakes", "set", "--max-gpu-hours", "none");
         assertThat(cleared.exit()).as(cleared.err()).isZero();
-        assertThat(store.settings().brakes()).isEqualTo(new BrakeLimits(30, null));
+        assertThat(cluster.store().settings().brakes()).isEqualTo(new BrakeLimits(30, null));
 
         Cli.Result denied = as("alice", "brakes", "set", "--max-requeues", "99");
         assertThat(denied.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
@@ -92,18 +54,18 @@ class BrakesCommandTest {
         assertThat(word.err()).contains("--max-gpu-hours");
         Cli.Result nothing = as("root", "brakes", "set");
         assertThat(nothing.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(store.settings().brakes()).isEqualTo(new BrakeLimits(30, null));
+        assertThat(cluster.store().settings().brakes()).isEqualTo(new BrakeLimits(30, null));
     }
 
     @Test
     void queueAndShowSayAWorkloadIsHeldAndWhy() {
-        Workload w = store.workloads().submit(NewWorkload.builder("lab", "alice").gpus(8).resumable(true)
+        Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab", "alice").gpus(8).resumable(true)
                 .command(List.of("train.py")).submittedAtMillis(NOW.toEpochMilli()).build());
-        store.attempts().endAttempt(store.attempts().beginAttempt(w.id(),
+        cluster.store().attempts().endAttempt(cluster.store().attempts().beginAttempt(w.id(),
                 List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3, 4, 5, 6, 7))), NOW.toEpochMilli()),
                 AttemptOutcome.LOST, "node died", null, null, NOW.toEpochMilli());
         String reason = "held: requeued 1 time, more than the limit of 0 (brakes.maxRequeues); raise it to release";
-        store.workloads().setHeld(w.id(), reason);
+        cluster.store().workloads().setHeld(w.id(), reason);
 
         Cli.Result queue = as("alice", "queue");
         assertThat(queue.exit()).as(queue.err()).isZero();

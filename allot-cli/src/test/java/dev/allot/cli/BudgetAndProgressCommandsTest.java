@@ -3,73 +3,35 @@ package dev.allot.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.backend.Launch;
-import dev.allot.server.api.ApiServer;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.NewWorkload;
-import dev.allot.server.store.Node;
-import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
 import dev.allot.server.store.Workload;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code allot budget set}, {@code allot budget usage} and {@code allot progress} against a real API server, each test
  * on a fresh store (they change it): lab (share 1) > nlp (3, managed by mp) > pretrain (members alice, bob); vision.
  */
 class BudgetAndProgressCommandsTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final Instant NOW = ApiServerExtension.NOW;
 
-    @TempDir
-    Path dataDir;
-
-    Store store;
-    ApiServer server;
-    String url;
-    Function<String, String> realEnvironment;
-
-    @BeforeEach
-    void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dataDir);
-        long t = NOW.toEpochMilli();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
-                new User("alice", User.Role.USER), new User("bob", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of("mp"), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp/pretrain", 1, List.of(), List.of("alice", "bob")),
-                "root", t);
-        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of()), "root", t);
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
-        url = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterEach
-    void stop() {
-        ClientOptions.environment = realEnvironment;
-        server.close();
-        store.close();
-    }
+    @RegisterExtension
+    final ApiServerExtension cluster = ApiServerExtension.builder()
+            .user("root", User.Role.ADMIN).user("mp", User.Role.USER).user("alice", User.Role.USER)
+            .user("bob", User.Role.USER)
+            .allocation("lab", 1, List.of(), List.of())
+            .allocation("lab/nlp", 3, List.of("mp"), List.of())
+            .allocation("lab/nlp/pretrain", 1, List.of(), List.of("alice", "bob"))
+            .allocation("lab/vision", 1, List.of(), List.of())
+            .node("gpu-01", 8, true, null)
+            .build();
 
     Cli.Result as(String user, String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--server", url, "--token", "tok-" + user));
-        return Cli.run(all.toArray(String[]::new));
+        return cluster.as(user, args);
     }
 
     @Test
@@ -81,10 +43,10 @@ class BudgetAndProgressCommandsTest {
         Cli.Result changed = as("mp", "budget", "set", "lab/nlp/pretrain", "--share", "2.5");
         assertThat(changed.exit()).as(changed.err()).isZero();
         assertThat(changed.out()).isEqualTo("lab/nlp/pretrain: share 2.5, managers -, members alice, bob\n");
-        assertThat(store.allocations().allocations()).contains(
+        assertThat(cluster.store().allocations().allocations()).contains(
                 new Allocation("lab/nlp/eval", 2, List.of(), List.of("bob")),
                 new Allocation("lab/nlp/pretrain", 2.5, List.of(), List.of("alice", "bob")));
-        assertThat(store.allocations().audit(10)).hasSize(6);
+        assertThat(cluster.store().allocations().audit(10)).hasSize(6);
 
         Cli.Result cleared = as("mp", "budget", "set", "lab/nlp/eval", "--members", "");
         assertThat(cleared.out()).isEqualTo("lab/nlp/eval: share 2, managers -, members -\n");
@@ -100,14 +62,14 @@ class BudgetAndProgressCommandsTest {
         Cli.Result bad = as("root", "budget", "set", "lab/vision", "--share", "-1");
         assertThat(bad.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(bad.err()).contains("share");
-        assertThat(store.allocations().audit(10)).hasSize(4);
+        assertThat(cluster.store().allocations().audit(10)).hasSize(4);
     }
 
     @Test
     void usageShowsEachNodeAgainstWhatItsEntitlementBuysAndStepByStep() {
-        Workload w = store.workloads().submit(NewWorkload.builder("lab/nlp/pretrain", "alice").gpus(4)
+        Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab/nlp/pretrain", "alice").gpus(4)
                 .minRuntimeSeconds(600).submittedAtMillis(NOW.toEpochMilli() - 7_200_000).build());
-        store.attempts().beginAttempt(w.id(), List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3))),
+        cluster.store().attempts().beginAttempt(w.id(), List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3))),
                 NOW.toEpochMilli() - 3_600_000);
 
         Cli.Result r = as("bob", "budget", "usage", "--since", "2h", "--step", "1h");
@@ -126,12 +88,12 @@ class BudgetAndProgressCommandsTest {
 
     @Test
     void theOwnerReportsProgressAndAnotherMemberMayNot() {
-        Workload w = store.workloads().submit(NewWorkload.builder("lab/nlp/pretrain", "alice").gpus(1)
+        Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab/nlp/pretrain", "alice").gpus(1)
                 .submittedAtMillis(NOW.toEpochMilli()).build());
         Cli.Result ok = as("alice", "progress", w.id(), "1200", "10000");
         assertThat(ok.exit()).as(ok.err()).isZero();
         assertThat(ok.out()).isEqualTo(w.id() + ": 1200 of 10000\n");
-        assertThat(store.workloads().workload(w.id()).orElseThrow().progressDone()).isEqualTo(1200);
+        assertThat(cluster.store().workloads().workload(w.id()).orElseThrow().progressDone()).isEqualTo(1200);
 
         Cli.Result other = as("bob", "progress", w.id(), "1", "2");
         assertThat(other.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

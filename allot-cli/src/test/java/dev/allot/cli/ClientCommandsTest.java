@@ -5,28 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.allot.core.backend.Launch;
-import dev.allot.server.api.ApiServer;
-import dev.allot.server.store.Allocation;
-import dev.allot.server.store.Node;
-import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The client commands against a real API server on a random port, over a SQLite store seeded through the store's
@@ -41,55 +33,25 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 class ClientCommandsTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final Instant NOW = ApiServerExtension.NOW;
     static final String X = "lab/nlp/pretrain";
     static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    static Path dataDir;
-
-    static Store store;
-    static ApiServer server;
-    static String url;
-    static Function<String, String> realEnvironment;
-
-    @BeforeAll
-    static void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dataDir);
-        long t = NOW.toEpochMilli();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
-                new User("alice", User.Role.USER), new User("bob", User.Role.USER), new User("outsider", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of("mp"), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice", "bob")), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of()), "root", t);
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        store.nodes().putNode(new Node("gpu-02", 8, false, "fan failure", t));
-        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
-        url = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterAll
-    static void stop() {
-        ClientOptions.environment = realEnvironment;
-        if (server != null) {
-            server.close();
-        }
-        if (store != null) {
-            store.close();
-        }
-    }
+    @RegisterExtension
+    static final ApiServerExtension cluster = ApiServerExtension.builder()
+            .user("root", User.Role.ADMIN).user("mp", User.Role.USER).user("alice", User.Role.USER)
+            .user("bob", User.Role.USER).user("outsider", User.Role.USER)
+            .allocation("lab", 1, List.of(), List.of())
+            .allocation("lab/nlp", 3, List.of("mp"), List.of())
+            .allocation(X, 1, List.of(), List.of("alice", "bob"))
+            .allocation("lab/vision", 1, List.of(), List.of())
+            .node("gpu-01", 8, true, null)
+            .node("gpu-02", 8, false, "fan failure")
+            .build();
 
     /** Runs a client command as a user against the test server. */
     static Cli.Result as(String user, String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        int at = all.contains("--") ? all.indexOf("--") : all.size();
-        all.addAll(at, List.of("--server", url, "--token", "tok-" + user));
-        return Cli.run(all.toArray(String[]::new));
+        return cluster.as(user, args);
     }
 
     static String submit(String user, String... extra) {
@@ -168,7 +130,7 @@ class ClientCommandsTest {
     @Test
     void showPrintsAttempts() {
         String id = submit("alice");
-        store.attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3)),
+        cluster.store().attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3)),
                 new Launch.NodeGpus("gpu-02", List.of(4, 5, 6, 7))), NOW.toEpochMilli());
         Cli.Result r = as("alice", "show", id);
         assertThat(r.exit()).as(r.err()).isZero();
@@ -221,7 +183,7 @@ class ClientCommandsTest {
 
     @Test
     void budgetWithoutShowIsUsageAndDoesNotEchoTheToken() {
-        Cli.Result r = Cli.run("budget", "--server", url, "--token", "s3cret");
+        Cli.Result r = Cli.run("budget", "--server", cluster.url(), "--token", "s3cret");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("allot budget show").doesNotContain("s3cret");
         assertThat(r.out()).doesNotContain("s3cret");
@@ -305,7 +267,7 @@ class ClientCommandsTest {
 
     @Test
     void givenAStrayWordBeforeTheDelimiter_whenSubmitting_thenItIsRefusedShowingTheParsedCommandAndNothingIsStored() {
-        int before = store.workloads().workloads(dev.allot.server.store.WorkloadFilter.all()).size();
+        int before = cluster.store().workloads().workloads(dev.allot.server.store.WorkloadFilter.all()).size();
         Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10", "minutes",
                 "--", "sleep", "10");
         assertThat(r.exit()).isEqualTo(2);
@@ -313,7 +275,7 @@ class ClientCommandsTest {
         assertThat(r.err()).isEqualTo("allot: 'minutes' before '--' is not an option's value (the command would be"
                 + " 'minutes sleep 10'); give each option one value (--min-runtime 10m, not 10 minutes) and the whole"
                 + " command after '--'\n");
-        assertThat(store.workloads().workloads(dev.allot.server.store.WorkloadFilter.all())).hasSize(before);
+        assertThat(cluster.store().workloads().workloads(dev.allot.server.store.WorkloadFilter.all())).hasSize(before);
     }
 
     @Test
@@ -347,7 +309,7 @@ class ClientCommandsTest {
 
     @Test
     void aWrongTokenIs401AndTheTokenIsNotPrinted() {
-        Cli.Result r = Cli.run("nodes", "--server", url, "--token", "s3cret-wrong");
+        Cli.Result r = Cli.run("nodes", "--server", cluster.url(), "--token", "s3cret-wrong");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("allot: unknown or revoked token (hint: give your token with --token TOKEN or"
                 + " ALLOT_TOKEN (or \"token\" in the client configuration); an administrator makes one with"
@@ -384,7 +346,7 @@ class ClientCommandsTest {
 
     @Test
     void aMissingTokenExits2NamingTheOptionAndTheVariable() {
-        Cli.Result r = Cli.run("nodes", "--server", url);
+        Cli.Result r = Cli.run("nodes", "--server", cluster.url());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("--token").contains("ALLOT_TOKEN");
     }
@@ -398,7 +360,7 @@ class ClientCommandsTest {
 
     @Test
     void serverAndTokenDefaultFromTheEnvironment() {
-        Function<String, String> previous = ClientOptions.useEnvironment(Map.of("ALLOT_SERVER", url + "/", "ALLOT_TOKEN", "tok-alice"));
+        Function<String, String> previous = ClientOptions.useEnvironment(Map.of("ALLOT_SERVER", cluster.url() + "/", "ALLOT_TOKEN", "tok-alice"));
         try {
             Cli.Result r = Cli.run("nodes");
             assertThat(r.exit()).as(r.err()).isZero();

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.core.rules.Shares;
-import dev.allot.server.api.ApiServer;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.ScenarioReader;
@@ -17,17 +15,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,40 +27,20 @@ import org.junit.jupiter.api.io.TempDir;
  * For the same values all three give the same verdict, the verdict of {@link Shares}.
  */
 class SharesAndNamesAcrossBoundariesTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
+    static final Instant NOW = ApiServerExtension.NOW;
     /** Share values as a user would type them, in JSON, on the command line and in YAML alike. */
     static final List<String> SHARES = List.of("-1", "-0.001", "0", "0.5", "2.5", "1e400", "1000000");
 
     @TempDir
-    Path dataDir;
-    @TempDir
     Path scenarios;
 
-    Store store;
-    ApiServer server;
-    String url;
-    Function<String, String> realEnvironment;
-
-    @BeforeEach
-    void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dataDir);
-        long t = NOW.toEpochMilli();
-        store.access().putUser(new User("root", User.Role.ADMIN));
-        store.access().addToken("root", "tok-root", "test", t);
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp/pretrain", 1, List.of(), List.of()), "root", t);
-        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
-        url = "http://127.0.0.1:" + server.port();
-    }
-
-    @AfterEach
-    void stop() {
-        ClientOptions.environment = realEnvironment;
-        server.close();
-        store.close();
-    }
+    @RegisterExtension
+    final ApiServerExtension cluster = ApiServerExtension.builder()
+            .user("root", User.Role.ADMIN)
+            .allocation("lab", 1, List.of(), List.of())
+            .allocation("lab/nlp", 3, List.of(), List.of())
+            .allocation("lab/nlp/pretrain", 1, List.of(), List.of())
+            .build();
 
     @Test
     void theApiTheCliAndTheReaderGiveTheSameVerdictOnEachShare() throws Exception {
@@ -93,7 +64,7 @@ class SharesAndNamesAcrossBoundariesTest {
             }
         }
         // and what the API and the CLI refused was not created
-        assertThat(store.allocations().allocations()).extracting(Allocation::path)
+        assertThat(cluster.store().allocations().allocations()).extracting(Allocation::path)
                 .containsExactlyInAnyOrder("lab", "lab/nlp", "lab/nlp/pretrain", "lab/api2", "lab/api3", "lab/api4",
                         "lab/api6", "lab/cli2", "lab/cli3", "lab/cli4", "lab/cli6");
     }
@@ -110,7 +81,7 @@ class SharesAndNamesAcrossBoundariesTest {
         assertThat(cli.exit()).isNotZero();
         assertThat(cli.err()).contains("expected at least one positive share among the children of 'lab/nlp'");
         assertThat(reader).isFalse();
-        assertThat(store.allocations().allocations()).filteredOn(a -> a.path().equals("lab/nlp/pretrain"))
+        assertThat(cluster.store().allocations().allocations()).filteredOn(a -> a.path().equals("lab/nlp/pretrain"))
                 .extracting(Allocation::share).containsExactly(1.0);
     }
 
@@ -122,17 +93,15 @@ class SharesAndNamesAcrossBoundariesTest {
             assertThat(r.exit()).as(path).isEqualTo(2);
             assertThat(r.err()).as(path).startsWith("allot: field 'path': expected names joined by '/'");
         }
-        assertThat(store.allocations().allocations()).hasSize(3);
+        assertThat(cluster.store().allocations().allocations()).hasSize(3);
     }
 
     private Cli.Result cli(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--server", url, "--token", "tok-root"));
-        return Cli.run(all.toArray(String[]::new));
+        return cluster.as("root", args);
     }
 
     private int put(String path, String body) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + path))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url() + path))
                 .header("Authorization", "Bearer tok-root").header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(body)).build();
         return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).statusCode();

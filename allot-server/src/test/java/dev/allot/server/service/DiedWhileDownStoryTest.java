@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -130,25 +129,6 @@ class DiedWhileDownStoryTest {
 
     /** Every process the backend launched for this test: found by the token (naming this test's directory). */
     private List<Long> launchedHere() {
-        String token = "allot:" + dir;
-        String mark = "OUT=" + out;
-        List<Long> found = new ArrayList<>();
-        ProcessHandle.allProcesses().forEach(h -> {
-            if (h.info().arguments().map(a -> java.util.Arrays.stream(a).anyMatch(x -> x.startsWith(token)))
-                    .orElse(false)) {
-                found.add(h.pid());
-                return;
-            }
-            try {
-                String env = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"),
-                        java.nio.charset.StandardCharsets.ISO_8859_1);
-                if (out != null && env.contains(mark)) {
-                    found.add(h.pid());
-                }
-            } catch (IOException | RuntimeException unreadable) {
-                // gone, or not ours to read
-            }
-        });
-        return found;
+        return ServiceTestSupport.launchedUnder(dir, out == null ? null : "OUT=" + out);
     }
 }

@@ -106,26 +106,7 @@ class LocalPreemptionE2ETest {
      * wrote into the data directory while the temp directory was being deleted).
      */
     private List<Long> launchedHere() {
-        String token = "allot:" + dir;
-        String mark = "E2E_OUT=" + out;
-        List<Long> found = new ArrayList<>();
-        ProcessHandle.allProcesses().forEach(h -> {
-            if (h.info().arguments().map(a -> java.util.Arrays.stream(a).anyMatch(x -> x.startsWith(token)))
-                    .orElse(false)) {
-                found.add(h.pid());
-                return;
-            }
-            try {
-                String env = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"),
-                        java.nio.charset.StandardCharsets.ISO_8859_1);
-                if (env.contains(mark)) {
-                    found.add(h.pid());
-                }
-            } catch (IOException | RuntimeException unreadable) {
-                // gone, or not ours to read
-            }
-        });
-        return found;
+        return ServiceTestSupport.launchedUnder(dir, "E2E_OUT=" + out);
     }
 
     @Test

@@ -154,6 +154,33 @@ final class ServiceTestSupport {
         return o.toString();
     }
 
+    /**
+     * Every process a local backend launched under {@code dataRoot}: the wrappers, found by their token (it names the
+     * data directory) in their arguments, and, when {@code environmentMark} is not null, the processes whose
+     * environment holds it (the workloads, and a wrapper whose child had not yet written its record file).
+     */
+    static List<Long> launchedUnder(Path dataRoot, String environmentMark) {
+        String token = "allot:" + dataRoot;
+        List<Long> found = new java.util.ArrayList<>();
+        ProcessHandle.allProcesses().forEach(h -> {
+            if (h.info().arguments().map(a -> java.util.Arrays.stream(a).anyMatch(x -> x.startsWith(token)))
+                    .orElse(false)) {
+                found.add(h.pid());
+                return;
+            }
+            try {
+                String env = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"),
+                        java.nio.charset.StandardCharsets.ISO_8859_1);
+                if (environmentMark != null && env.contains(environmentMark)) {
+                    found.add(h.pid());
+                }
+            } catch (IOException | RuntimeException unreadable) {
+                // gone, or not ours to read
+            }
+        });
+        return found;
+    }
+
     /** Alive and not a zombie (a killed grandchild may wait to be reaped by an init that never reaps). */
     static boolean alive(long pid) {
         Optional<ProcessHandle> h = ProcessHandle.of(pid);
