@@ -22,6 +22,9 @@ import org.eclipse.jetty.util.Callback;
 final class JsonErrorHandler extends ErrorHandler {
     private static final ObjectMapper MAPPER = JsonMapper.builder().build();
 
+    /** A request attribute naming the part of the request an error is about (the gate sets {@code path}). */
+    static final String ERROR_FIELD = "allot.error.field";
+
     private final HttpEndpoint.Limits limits;
 
     JsonErrorHandler(HttpEndpoint.Limits limits) {
@@ -48,7 +51,8 @@ final class JsonErrorHandler extends ErrorHandler {
             callback.succeeded();
             return true;
         }
-        byte[] body = body(status, message instanceof String s ? s : null);
+        byte[] body = body(status, message instanceof String s ? s : null,
+                request.getAttribute(ERROR_FIELD) instanceof String f ? f : null);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
@@ -57,8 +61,13 @@ final class JsonErrorHandler extends ErrorHandler {
 
     /** The JSON error for a status Jetty (or the gate) decided, with its reason when it gave one. */
     byte[] body(int status, String reason) {
+        return body(status, reason, null);
+    }
+
+    /** The same, naming the part of the request at fault ({@code field}) when the gate said which. */
+    byte[] body(int status, String reason, String field) {
         ApiError error = switch (status) {
-            case 400 -> new ApiError("bad request" + detail(reason), null,
+            case 400 -> new ApiError("bad request" + detail(reason), field,
                     "GET /v1/openapi.json describes the requests the API takes");
             case 404 -> new ApiError("no such endpoint", null, "GET /v1/openapi.json lists the endpoints");
             case 405 -> new ApiError("method not allowed" + detail(reason), null,

@@ -91,6 +91,7 @@ final class RequestGate extends Handler.Wrapper {
         }
         String problem = pathProblem(request.getHttpURI().getPath());
         if (problem != null) {
+            request.setAttribute(JsonErrorHandler.ERROR_FIELD, "path");
             Response.writeError(request, response, callback, 400, problem);
             return true;
         }
