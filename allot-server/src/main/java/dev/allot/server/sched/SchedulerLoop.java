@@ -10,6 +10,7 @@ import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.Policy;
 import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.model.Words;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
@@ -468,9 +469,10 @@ public final class SchedulerLoop implements AutoCloseable {
         brakes.done();
         markHealth(nodes, now);
         lastFullSyncAt = now;
-        LOG.info("scheduling loaded {} nodes, {} allocations, {} workloads in the core; {} workloads were running"
-                        + " before, {} of their attempts adopted", nodes.size(), allocations.size(), active.size(),
-                foundRunningAtLoad, adoptedAtLoad);
+        LOG.info("scheduling loaded {}, {}, {} in the core; {} running before, {} of their attempts adopted",
+                Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
+                Words.count(active.size(), "workload"), Words.count(foundRunningAtLoad, "workload"),
+                adoptedAtLoad);
         return true;
     }
 
@@ -608,8 +610,9 @@ public final class SchedulerLoop implements AutoCloseable {
             refused.remove(id);
             store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));
         }
-        LOG.info("the allocation tree or the nodes changed: the core was rebuilt with {} nodes, {} allocations, {}"
-                + " workloads", nodes.size(), allocations.size(), active.size());
+        LOG.info("the allocation tree or the nodes changed: the core was rebuilt with {}, {}, {}",
+                Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
+                Words.count(active.size(), "workload"));
     }
 
     /**
