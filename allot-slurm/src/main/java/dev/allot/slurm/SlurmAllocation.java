@@ -1,0 +1,154 @@
+package dev.allot.slurm;
+
+import dev.allot.core.backend.Launch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The GPUs Slurm actually gave a running job, node by node, as {@code scontrol -o -d show job ID} prints them
+ * ({@code Nodes=n1 CPU_IDs=0 Mem=0 GRES=gpu:6(IDX:0-5)}; one such entry per group of nodes with the same allocation,
+ * one line per component of a heterogeneous job), and how that compares with Allot's placement. The one rule of what
+ * counts as "Slurm ran it where Allot placed it": on every node the same number of GPUs, and the same indexes where
+ * Slurm reports indexes (a cluster whose {@code gres.conf} names devices with {@code File=}); no GPU on another node.
+ *
+ * @param nodes node name to what it got there
+ */
+record SlurmAllocation(Map<String, NodeGres> nodes) {
+    /** One node's GPUs: how many, and their indexes when Slurm knows them (empty otherwise). */
+    record NodeGres(int gpus, List<Integer> indexes) {
+        NodeGres {
+            indexes = List.copyOf(indexes);
+        }
+
+        @Override
+        public String toString() {
+            return gpus + (gpus == 1 ? " GPU" : " GPUs") + (indexes.isEmpty() ? "" : " " + ranges(indexes));
+        }
+    }
+
+    private static final Pattern ENTRY = Pattern.compile("(?:^|\\s)Nodes=(\\S+) CPU_IDs=\\S* Mem=\\S* GRES=(\\S*)");
+    private static final Pattern IDX = Pattern.compile("IDX:([0-9,\\-]+)");
+
+    SlurmAllocation {
+        nodes = java.util.Collections.unmodifiableMap(new TreeMap<>(nodes));
+    }
+
+    /**
+     * Reads {@code scontrol -o -d show job}'s output (every line: a heterogeneous job prints one per component).
+     *
+     * @throws IllegalArgumentException if it names no node's allocation (the job is not running) or a part does
+     *                                  not read; the message quotes it
+     */
+    static SlurmAllocation parse(String text) {
+        Map<String, NodeGres> out = new TreeMap<>();
+        Matcher m = ENTRY.matcher(text);
+        while (m.find()) {
+            NodeGres g = gres(m.group(2));
+            for (String node : HostList.expand(m.group(1))) {
+                NodeGres before = out.get(node);
+                if (before != null) {
+                    // Two components on one node (Allot never asks for that): their GPUs add up.
+                    List<Integer> idx = new ArrayList<>(before.indexes());
+                    idx.addAll(g.indexes());
+                    g = new NodeGres(before.gpus() + g.gpus(), new ArrayList<>(new TreeSet<>(idx)));
+                }
+                out.put(node, g);
+            }
+        }
+        if (out.isEmpty()) {
+            String t = text.strip();
+            throw new IllegalArgumentException("scontrol -d show job printed no per-node allocation (Nodes=... GRES=...)"
+                    + "; got '" + (t.length() > 200 ? t.substring(0, 200) + "..." : t) + "'");
+        }
+        return new SlurmAllocation(out);
+    }
+
+    /** The GPUs in one {@code GRES=} value: {@code gpu:6(IDX:0-5)}, {@code gpu:a100:2(IDX:0,3),mps:0}, empty. */
+    static NodeGres gres(String value) {
+        int gpus = 0;
+        TreeSet<Integer> idx = new TreeSet<>();
+        for (String part : value.split(",(?![^()]*\\))")) {
+            String p = part.strip();
+            if (!p.startsWith("gpu")) {
+                continue;
+            }
+            int paren = p.indexOf('(');
+            String head = paren >= 0 ? p.substring(0, paren) : p;
+            String[] f = head.split(":");
+            String count = f[f.length - 1];
+            if (f.length < 2 || !f[0].equals("gpu") || !count.matches("\\d{1,6}")) {
+                throw new IllegalArgumentException("a GRES of '" + value + "' does not read as gpu[:TYPE]:COUNT");
+            }
+            gpus += Integer.parseInt(count);
+            Matcher m = paren >= 0 ? IDX.matcher(p.substring(paren)) : null;
+            if (m != null && m.find()) {
+                for (String r : m.group(1).split(",")) {
+                    String[] ab = r.split("-");
+                    int a = Integer.parseInt(ab[0]);
+                    int b = ab.length > 1 ? Integer.parseInt(ab[1]) : a;
+                    for (int i = a; i <= b; i++) {
+                        idx.add(i);
+                    }
+                }
+            }
+        }
+        return new NodeGres(gpus, new ArrayList<>(idx));
+    }
+
+    /**
+     * How this allocation differs from Allot's placement, in words naming what was expected and what Slurm gave;
+     * empty when it is the placement.
+     */
+    Optional<String> mismatch(List<Launch.NodeGpus> placement) {
+        Map<String, NodeGres> expected = new TreeMap<>();
+        for (Launch.NodeGpus ng : placement) {
+            expected.put(ng.node(), new NodeGres(ng.gpus().size(), ng.gpus()));
+        }
+        boolean same = true;
+        for (Map.Entry<String, NodeGres> e : expected.entrySet()) {
+            NodeGres got = nodes.get(e.getKey());
+            if (got == null || got.gpus() != e.getValue().gpus()
+                    || (!got.indexes().isEmpty() && !got.indexes().equals(e.getValue().indexes()))) {
+                same = false;
+            }
+        }
+        for (Map.Entry<String, NodeGres> e : nodes.entrySet()) {
+            if (!expected.containsKey(e.getKey()) && e.getValue().gpus() > 0) {
+                same = false;
+            }
+        }
+        if (same) {
+            return Optional.empty();
+        }
+        boolean withIndexes = nodes.values().stream().anyMatch(g -> !g.indexes().isEmpty());
+        return Optional.of("Slurm allocated " + describe(nodes, true) + " where Allot placed "
+                + describe(expected, withIndexes));
+    }
+
+    private static String describe(Map<String, NodeGres> m, boolean withIndexes) {
+        List<String> parts = new ArrayList<>();
+        m.forEach((node, g) -> parts.add(node + ": " + (withIndexes ? g : new NodeGres(g.gpus(), List.of()))));
+        return String.join(", ", parts);
+    }
+
+    /** {@code [0, 1, 2, 5]} as {@code (IDX 0-2,5)}. */
+    static String ranges(List<Integer> idx) {
+        StringBuilder b = new StringBuilder("(IDX ");
+        int i = 0;
+        while (i < idx.size()) {
+            int j = i;
+            while (j + 1 < idx.size() && idx.get(j + 1) == idx.get(j) + 1) {
+                j++;
+            }
+            b.append(i > 0 ? "," : "").append(idx.get(i)).append(j > i ? "-" + idx.get(j) : "");
+            i = j + 1;
+        }
+        return b.append(')').toString();
+    }
+}
