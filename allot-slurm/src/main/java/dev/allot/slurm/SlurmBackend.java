@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Slurm runs what Allot placed, or it does not run.</b> The first time an attempt's job is seen running, what
  * Slurm allocated ({@code scontrol -o -d show job}: GPUs per node, and their indexes where gres.conf names devices)
  * is compared with the placement ({@link SlurmAllocation}); until then the attempt is reported starting. A job
- * that got other GPUs is cancelled and its attempt reported {@link Phase#FAILED_TO_START}, naming what was placed
- * and what Slurm gave: run elsewhere, it would hold GPUs Allot gives to other work, which would then wait in Slurm
- * while Allot counts them running.
+ * that got other GPU counts is cancelled and its attempt reported {@link Phase#FAILED_TO_START}, naming what was
+ * placed and what Slurm gave: run so, it would hold GPUs Allot gives to other work, which would then wait in Slurm
+ * while Allot counts them running. Other indexes with the right counts are logged and counted
+ * ({@code allocation_index_differences}), not failed: see {@link SlurmAllocation} for why.
  *
  * <p><b>Stopping.</b> Allot notes why in the job's comment ({@code allot:<instance> preempted by <workload>}), then
  * {@code scancel}s it: Slurm records it CANCELLED at once and sends SIGTERM, then SIGKILL after its
@@ -123,6 +124,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         long missingConfirmed;
         long commandClaimsCorrected;
         long allocationMismatches;
+        long allocationIndexDifferences;
     }
 
     SlurmBackend(SlurmConfig config, SlurmProbe probe, SlurmActions actions, Clock clock) {
@@ -490,6 +492,12 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         Optional<String> mismatch = got.mismatch(t.placement);
         if (mismatch.isEmpty()) {
             t.verified = true;
+            Optional<String> other = got.indexDifference(t.placement);
+            if (other.isPresent()) {
+                // Not a failure: the counts decide what else fits on the node (see SlurmAllocation).
+                counters.allocationIndexDifferences++;
+                LOG.info("{} ({}) runs with Allot's GPU counts on other GPU indexes: {}", where, key, other.get());
+            }
             return Optional.empty();
         }
         t.mismatch = mismatch.get();
@@ -623,6 +631,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         m.put("missing_confirmed", counters.missingConfirmed);
         m.put("command_claims_corrected", counters.commandClaimsCorrected);
         m.put("allocation_mismatches", counters.allocationMismatches);
+        m.put("allocation_index_differences", counters.allocationIndexDifferences);
         return m;
     }
 

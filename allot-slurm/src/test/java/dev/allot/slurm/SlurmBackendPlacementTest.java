@@ -67,6 +67,21 @@ class SlurmBackendPlacementTest {
     }
 
     @Test
+    void theRightCountsOnOtherGpuIndexesRunAndAreCountedNotFailed() {
+        backend.start(sixPlusTwo());
+        long id = slurm.idOf(W1);
+        slurm.allocated.put(id, new SlurmAllocation(Map.of(
+                "n1", new SlurmAllocation.NodeGres(6, List.of(2, 3, 4, 5, 6, 7)),
+                "n2", new SlurmAllocation.NodeGres(2, List.of(0, 1)))));
+        slurm.set(id, j -> j.state("RUNNING").nodes("n1", "n2"));
+
+        assertThat(only(backend.observe()).phase()).isEqualTo(RUNNING);
+        assertThat(slurm.log).noneMatch(s -> s.startsWith("cancel"));
+        assertThat(backend.counters()).containsEntry("allocation_index_differences", 1L)
+                .containsEntry("allocation_mismatches", 0L);
+    }
+
+    @Test
     void anAllocationThatCannotBeReadYetKeepsTheAttemptStartingUntilItCan() {
         backend.start(sixPlusTwo());
         long id = slurm.idOf(W1);
