@@ -96,10 +96,16 @@ final class SlurmCluster {
     /** The jobs of one attempt of one Allot instance, by its tag (ended jobs of earlier tests stay listed). */
     List<Job> jobsOf(String instance, String workloadId, int attempt) {
         String name = "allot:" + workloadId + "#" + attempt;
+        return jobs().stream().filter(j -> j.name().equals(name) && ofInstance(j, instance)).toList();
+    }
+
+    /**
+     * Whether a job's comment names this Allot instance: {@code allot:<instance>}, to which Allot adds why it stopped
+     * the job ({@code allot:<instance> preempted by w-7}, {@code ... cancelled}).
+     */
+    static boolean ofInstance(Job j, String instance) {
         String comment = "allot:" + instance;
-        // Allot adds why it stopped a job after the instance: "allot:<instance> preempted by w-7".
-        return jobs().stream().filter(j -> j.name().equals(name)
-                && (j.comment().equals(comment) || j.comment().startsWith(comment + " "))).toList();
+        return j.comment().equals(comment) || j.comment().startsWith(comment + " ");
     }
 
     /** The JobState= of job {@code id}'s line in Slurm's completion log, or null while it has none. */

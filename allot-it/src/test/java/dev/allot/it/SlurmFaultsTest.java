@@ -90,7 +90,7 @@ class SlurmFaultsTest extends SlurmStories {
 
         // Slurm's own records: every attempt of this instance is at most one job, never requeued.
         List<SlurmCluster.Job> jobs = slurm.jobs().stream()
-                .filter(j -> j.comment().equals("allot:" + story.instance) && !j.name().equals("allot:lock")).toList();
+                .filter(j -> SlurmCluster.ofInstance(j, story.instance) && !j.name().equals("allot:lock")).toList();
         Map<String, Long> jobsPerAttempt = jobs.stream().collect(Collectors.groupingBy(SlurmCluster.Job::name,
                 TreeMap::new, Collectors.counting()));
         assertThat(jobsPerAttempt).as("Slurm jobs per attempt").allSatisfy((name, n) -> assertThat(n).isEqualTo(1));
