@@ -45,11 +45,23 @@ record SlurmAllocation(Map<String, NodeGres> nodes) {
 
     /**
      * Reads {@code scontrol -o -d show job}'s output (every line: a heterogeneous job prints one per component).
+     * Only a complete answer reads: one that ends its last line, with a line for every component; a cut answer
+     * ({@code GRES=} cut after the name reads as no GPUs) must not read as Slurm giving other GPUs.
      *
-     * @throws IllegalArgumentException if it names no node's allocation (the job is not running) or a part does
-     *                                  not read; the message quotes it
+     * @throws IllegalArgumentException if it is cut short, names no node's allocation (the job is not running) or a
+     *                                  part does not read; the message quotes it
      */
     static SlurmAllocation parse(String text) {
+        if (!text.isEmpty() && !text.endsWith("\n")) {
+            throw new IllegalArgumentException("scontrol -d show job's answer ends mid-line (" + text.length()
+                    + " characters): cut short");
+        }
+        List<String> lines = text.lines().filter(l -> !l.isBlank()).toList();
+        Matcher set = Pattern.compile("(?:^|\\s)HetJobIdSet=([0-9,\\-]+)").matcher(lines.isEmpty() ? "" : lines.get(0));
+        if (set.find() && lines.size() != ids(set.group(1))) {
+            throw new IllegalArgumentException("scontrol -d show job shows " + lines.size() + " of the "
+                    + ids(set.group(1)) + " components of heterogeneous job " + set.group(1) + ": cut short");
+        }
         Map<String, NodeGres> out = new TreeMap<>();
         Matcher m = ENTRY.matcher(text);
         while (m.find()) {
@@ -71,6 +83,16 @@ record SlurmAllocation(Map<String, NodeGres> nodes) {
                     + "; got '" + (t.length() > 200 ? t.substring(0, 200) + "..." : t) + "'");
         }
         return new SlurmAllocation(out);
+    }
+
+    /** How many job ids {@code 13-15} or {@code 13,15} names. */
+    private static int ids(String set) {
+        int n = 0;
+        for (String r : set.split(",")) {
+            String[] ab = r.split("-");
+            n += ab.length > 1 ? Integer.parseInt(ab[1]) - Integer.parseInt(ab[0]) + 1 : 1;
+        }
+        return n;
     }
 
     /** The GPUs in one {@code GRES=} value: {@code gpu:6(IDX:0-5)}, {@code gpu:a100:2(IDX:0,3),mps:0}, empty. */

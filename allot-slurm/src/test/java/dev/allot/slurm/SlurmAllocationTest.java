@@ -56,6 +56,19 @@ class SlurmAllocationTest {
     }
 
     @Test
+    void anAnswerCutShortDoesNotReadAsOtherGpus() {
+        String het = Fixtures.read("scontrol-d-het.txt");
+        // Cut right after "GRES=" (would read as 0 GPUs), mid-line, or after a whole line of three components.
+        int gres = het.indexOf("GRES=") + "GRES=".length();
+        assertThatThrownBy(() -> SlurmAllocation.parse(het.substring(0, gres)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cut short");
+        String firstLine = het.substring(0, het.indexOf('\n') + 1);
+        assertThatThrownBy(() -> SlurmAllocation.parse(firstLine)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("shows 1 of the 3 components");
+        assertThatThrownBy(() -> SlurmAllocation.parse("")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void typedGpusAndOtherGresAndIndexListsAreRead() {
         assertThat(SlurmAllocation.gres("gpu:a100:2(IDX:0,3),gpu:v100:1(IDX:5),mps:0")).isEqualTo(g(3, 0, 3, 5));
         assertThat(SlurmAllocation.gres("gpu:4(IDX:N/A)")).isEqualTo(g(4));
