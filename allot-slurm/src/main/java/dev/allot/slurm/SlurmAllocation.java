@@ -37,6 +37,7 @@ record SlurmAllocation(Map<String, NodeGres> nodes) {
     }
 
     private static final Pattern ENTRY = Pattern.compile("(?:^|\\s)Nodes=(\\S+) CPU_IDs=\\S* Mem=\\S* GRES=(\\S*)");
+    private static final Pattern STATE = Pattern.compile("(?:^|\\s)JobState=(\\S+)");
     private static final Pattern IDX = Pattern.compile("IDX:([0-9,\\-]+)");
 
     SlurmAllocation {
@@ -61,6 +62,15 @@ record SlurmAllocation(Map<String, NodeGres> nodes) {
         if (set.find() && lines.size() != ids(set.group(1))) {
             throw new IllegalArgumentException("scontrol -d show job shows " + lines.size() + " of the "
                     + ids(set.group(1)) + " components of heterogeneous job " + set.group(1) + ": cut short");
+        }
+        for (String line : lines) {
+            // A job that is ending (COMPLETING) still shows its nodes, with GRES= empty: that is no allocation to
+            // compare (seen on the test cluster as "n4: 0 GPUs" for a job whose script had just exited).
+            Matcher state = STATE.matcher(line);
+            if (!state.find() || !state.group(1).equals("RUNNING")) {
+                throw new IllegalArgumentException("scontrol -d show job shows the job "
+                        + (state.find(0) ? state.group(1) : "in no state") + ", not RUNNING: no allocation to read");
+            }
         }
         Map<String, NodeGres> out = new TreeMap<>();
         Matcher m = ENTRY.matcher(text);

@@ -51,8 +51,7 @@ class SlurmAllocationTest {
         assertThat(SlurmAllocation.parse(Fixtures.read("scontrol-d-nogpu.txt")).nodes())
                 .containsExactly(Map.entry("n3", g(0)));
         assertThatThrownBy(() -> SlurmAllocation.parse(Fixtures.read("scontrol-d-pending.txt")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no per-node allocation")
-                .hasMessageContaining("JobId=16");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PENDING, not RUNNING");
     }
 
     @Test
@@ -66,6 +65,15 @@ class SlurmAllocationTest {
         assertThatThrownBy(() -> SlurmAllocation.parse(firstLine)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("shows 1 of the 3 components");
         assertThatThrownBy(() -> SlurmAllocation.parse("")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aJobThatIsEndingShowsItsNodesWithoutGpusWhichIsNoAllocationToCompare() {
+        String completing = Fixtures.read("scontrol-d-second.txt").replace("JobState=RUNNING", "JobState=COMPLETING")
+                .replace("GRES=gpu:2(IDX:4-5)", "GRES=");
+
+        assertThatThrownBy(() -> SlurmAllocation.parse(completing)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("COMPLETING, not RUNNING");
     }
 
     @Test
