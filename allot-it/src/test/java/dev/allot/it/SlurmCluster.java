@@ -56,19 +56,39 @@ final class SlurmCluster {
 
     /** One job as {@code squeue --json} shows it. */
     record Job(long id, String name, String comment, String state, int restarts, String nodes, List<String> gres,
-               String partition, String stdout, long startEpochSeconds) {
+               String partition, String stdout, long startEpochSeconds, String reason) {
     }
 
-    /** Every job slurmctld holds (ended ones stay an hour: MinJobAge=3600). */
+    /**
+     * Every job slurmctld holds (ended ones stay an hour: MinJobAge=3600). A heterogeneous job (Allot's uneven
+     * placements), which Slurm lists as one job per component, is one job here, its leader's, with every
+     * component's nodes and GPUs in order ({@code nodes} "n4,n3", {@code gres} one entry per node).
+     */
     List<Job> jobs() {
         JsonNode root = json(run(List.of("squeue", "--json")));
         List<Job> out = new ArrayList<>();
+        java.util.Map<Long, java.util.TreeMap<Integer, JsonNode>> components = new java.util.HashMap<>();
         for (JsonNode j : root.path("jobs")) {
+            long het = j.path("het_job_id").asLong(0);
+            if (het != 0) {
+                components.computeIfAbsent(het, k -> new java.util.TreeMap<>()).put(j.path("het_job_offset").asInt(), j);
+            }
+        }
+        for (JsonNode j : root.path("jobs")) {
+            long het = j.path("het_job_id").asLong(0);
+            if (het != 0 && het != j.path("job_id").asLong()) {
+                continue;
+            }
             List<String> gres = new ArrayList<>();
-            j.path("gres_detail").forEach(g -> gres.add(g.asText()));
+            List<String> nodes = new ArrayList<>();
+            for (JsonNode part : het == 0 ? List.of(j) : components.get(het).values()) {
+                part.path("gres_detail").forEach(g -> gres.add(g.asText()));
+                nodes.add(part.path("nodes").asText());
+            }
             out.add(new Job(j.path("job_id").asLong(), j.path("name").asText(), j.path("comment").asText(),
-                    j.path("job_state").asText(), j.path("restart_cnt").asInt(), j.path("nodes").asText(), gres,
-                    j.path("partition").asText(), j.path("standard_output").asText(), j.path("start_time").asLong()));
+                    j.path("job_state").asText(), j.path("restart_cnt").asInt(), String.join(",", nodes), gres,
+                    j.path("partition").asText(), j.path("standard_output").asText(), j.path("start_time").asLong(),
+                    j.path("state_reason").asText()));
         }
         return out;
     }
@@ -76,8 +96,27 @@ final class SlurmCluster {
     /** The jobs of one attempt of one Allot instance, by its tag (ended jobs of earlier tests stay listed). */
     List<Job> jobsOf(String instance, String workloadId, int attempt) {
         String name = "allot:" + workloadId + "#" + attempt;
+        return jobs().stream().filter(j -> j.name().equals(name) && ofInstance(j, instance)).toList();
+    }
+
+    /**
+     * Whether a job's comment names this Allot instance: {@code allot:<instance>}, to which Allot adds why it stopped
+     * the job ({@code allot:<instance> preempted by w-7}, {@code ... cancelled}).
+     */
+    static boolean ofInstance(Job j, String instance) {
         String comment = "allot:" + instance;
-        return jobs().stream().filter(j -> j.name().equals(name) && j.comment().equals(comment)).toList();
+        return j.comment().equals(comment) || j.comment().startsWith(comment + " ");
+    }
+
+    /** The JobState= of job {@code id}'s line in Slurm's completion log, or null while it has none. */
+    String completionState(long id) {
+        for (String line : completions()) {
+            if (line.startsWith("JobId=" + id + " ")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile(" JobState=(\\S+)").matcher(line);
+                return m.find() ? m.group(1) : "";
+            }
+        }
+        return null;
     }
 
     /** Slurm's completion log: one line per job end (JobId=, JobName=, JobState=, NodeList=, ...). */

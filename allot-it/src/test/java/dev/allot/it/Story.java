@@ -233,6 +233,24 @@ final class Story implements AutoCloseable {
         return r.path("id").asText();
     }
 
+    /**
+     * A submission of an allocated (10 minutes), non-resumable workload of {@code gpus} GPUs running {@code shell}:
+     * as a gang of {@code gpusPerNode} per node, or any packing when 0.
+     */
+    String submitShaped(String user, String allocation, int gpus, int gpusPerNode, String shell) throws Exception {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("allocation", allocation);
+        o.put("gpus", gpus);
+        if (gpusPerNode > 0) {
+            o.put("gpusPerNode", gpusPerNode);
+        }
+        o.put("minRuntime", "10m");
+        o.put("resumable", false);
+        o.put("priority", "normal");
+        o.putArray("command").add("bash").add("-c").add(shell);
+        return post("/v1/workloads", "tok-" + user, o.toString(), 201).path("id").asText();
+    }
+
     /** A submission of an allocated (1 minute), non-resumable workload: its command and declared environment. */
     String submit(String user, String allocation, int gpus, List<String> command, Map<String, String> environment)
             throws Exception {

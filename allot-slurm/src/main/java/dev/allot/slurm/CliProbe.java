@@ -89,9 +89,13 @@ final class CliProbe implements SlurmProbe {
         }
         String restarts = field(line, "Restarts");
         String nodes = field(line, "NodeList");
+        String het = field(line, "HetJobId");
+        String hetOffset = field(line, "HetJobOffset");
         return new SlurmJob(id, name, comment.equals("(null)") ? "" : comment, state, reason, status,
                 restarts.matches("\\d+") ? Integer.parseInt(restarts) : 0,
-                HostList.expand(nodes.equals("(null)") ? "" : nodes), field(line, "Partition"));
+                HostList.expand(nodes.equals("(null)") ? "" : nodes), field(line, "Partition"),
+                het.matches("\\d+") ? Long.parseLong(het) : 0,
+                hetOffset.matches("\\d+") ? Integer.parseInt(hetOffset) : 0);
     }
 
     /** A value in {@code Key=Value Key2=Value two} (a value runs up to the next " Key=" ). */

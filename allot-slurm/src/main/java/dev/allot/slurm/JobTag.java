@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * How Allot marks its Slurm jobs so that it can always find them again, across its own restarts: the job's name is
  * {@code allot:<workload>#<attempt>} (what a person reading {@code squeue} sees) and its comment is
- * {@code allot:<instance>} (which Allot instance submitted it). A job whose name does not parse is not Allot's.
+ * {@code allot:<instance>} (which Allot instance submitted it), to which Allot adds why it stops a job
+ * ({@code allot:<instance> preempted by <workload>}). A job whose name does not parse is not Allot's.
  */
 public final class JobTag {
     /** What every Allot job name starts with. */
@@ -23,6 +24,12 @@ public final class JobTag {
 
     public static String comment(String instance) {
         return PREFIX + instance;
+    }
+
+    /** The comment with a note after the instance: {@code allot:<instance> preempted by w-7}. */
+    public static String comment(String instance, String note) {
+        String n = note.replaceAll("\\s+", " ").strip();
+        return n.isEmpty() ? comment(instance) : PREFIX + instance + " " + n;
     }
 
     /** The attempt a job name stands for, or empty if it is not an Allot attempt's name. */
@@ -46,11 +53,14 @@ public final class JobTag {
         return Optional.of(new AttemptKey(workload, attempt));
     }
 
-    /** The instance a job's comment names, or empty if the comment is not Allot's. */
+    /** The instance a job's comment names (its first word after the prefix), or empty if it is not Allot's. */
     public static Optional<String> instance(String comment) {
-        if (comment == null || !comment.startsWith(PREFIX) || comment.length() == PREFIX.length()) {
+        if (comment == null || !comment.startsWith(PREFIX)) {
             return Optional.empty();
         }
-        return Optional.of(comment.substring(PREFIX.length()));
+        String rest = comment.substring(PREFIX.length());
+        int space = rest.indexOf(' ');
+        String instance = (space < 0 ? rest : rest.substring(0, space)).strip();
+        return instance.isEmpty() ? Optional.empty() : Optional.of(instance);
     }
 }

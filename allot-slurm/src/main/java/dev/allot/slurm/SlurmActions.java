@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * environment (as it does for {@code --export=NONE} or a list of names, through {@code su -}, which cannot carry the
  * declared variables either). The declared variables never pass through sbatch's own environment, where
  * {@code SBATCH_*} and {@code SLURM_*} names would be read as sbatch options. sbatch itself runs with only
- * {@code SLURM_CONF} (and {@code SLURM_HOSTFILE}) and umask 077, which Slurm gives the job: its output file is
+ * {@code SLURM_CONF} and umask 077, which Slurm gives the job: its output file is
  * 0600.
  */
 class SlurmActions {
@@ -151,73 +151,79 @@ class SlurmActions {
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The sbatch options for one attempt run as {@code who} with the environment in {@code exportFile}. */
+    /**
+     * The sbatch options for one attempt run as {@code who} with the environment in {@code exportFile}: one job
+     * with {@code --gres=gpu:N} per node when every node of the placement has N GPUs; otherwise a heterogeneous
+     * job, one component per node ({@code --nodelist=NODE --nodes=1 --gres=gpu:N}, components separated by
+     * {@code :}), each component repeating the job-wide options (Slurm reads them per component), the script last.
+     * Why not one job: Slurm 22.05 has no request for different GPU counts on different nodes of one job. A job-wide
+     * {@code --gpus=N} lets Slurm choose the split, and so does one task per GPU laid out by a hostfile
+     * ({@code SLURM_HOSTFILE}, {@code --distribution=arbitrary}, {@code --gpus-per-task=1}): the hostfile lays out
+     * tasks, it is no per-node request, and the allocation takes the tasks' GPUs where Slurm's selection finds them
+     * (on the test cluster a 6 + 2 placement got {@code gpu:7(IDX:0-6)} + {@code gpu:1(IDX:0)}, taking a GPU Allot
+     * had given the next job, which then waited in Slurm); {@code --gpus-per-node} and {@code --gres} are one count
+     * for every node. A component's {@code --gres=gpu:N} is a per-node count Slurm honours or does not start the
+     * job. Slurm 22.05 cannot be asked for particular GPU indexes: it takes the lowest free ones of a node, as Allot's
+     * lanes do ({@code GpuLanes}), and {@link SlurmBackend} checks what it took ({@link SlurmAllocation}). The job's
+     * script runs on the first component's node; {@code srun --het-group=0-K} reaches them all
+     * ({@code SLURM_JOB_NODELIST_HET_GROUP_I} names each).
+     */
     List<String> sbatchArgs(Launch launch, JobIdentity who, Path exportFile) {
-        List<String> a = new ArrayList<>();
-        a.add("--parsable");
-        a.add("--job-name=" + JobTag.name(launch.attempt()));
-        a.add("--comment=" + JobTag.comment(config.instance()));
+        List<String> common = new ArrayList<>();
+        common.add("--job-name=" + JobTag.name(launch.attempt()));
+        common.add("--comment=" + JobTag.comment(config.instance()));
         String partition = launch.terms().unallocated() && config.freePartition() != null ? config.freePartition()
                 : config.partition();
         if (partition != null) {
-            a.add("--partition=" + partition);
+            common.add("--partition=" + partition);
         }
         String qos = launch.terms().unallocated() ? config.freeQos() : config.qos();
         if (qos != null) {
-            a.add("--qos=" + qos);
+            common.add("--qos=" + qos);
         }
         if (config.account() != null) {
-            a.add("--account=" + config.account());
+            common.add("--account=" + config.account());
         }
-        List<String> nodes = new ArrayList<>();
-        for (Launch.NodeGpus ng : launch.placement()) {
-            nodes.add(ng.node());
-        }
-        boolean uniform = uniform(launch);
-        int perNode = launch.placement().get(0).gpus().size();
-        a.add("--nodelist=" + String.join(",", nodes));
-        a.add("--nodes=" + nodes.size());
-        if (uniform) {
-            a.add("--gres=gpu:" + perNode);
-        } else {
-            // Different counts per node: one task per GPU, laid out node by node as the hostfile lists them (see
-            // hostfile), so that each node gets exactly Allot's count. A job-wide --gpus=N would let Slurm choose
-            // the split, and a split other than Allot's takes GPUs Allot gives to the next job.
-            a.add("--ntasks=" + launch.gpus());
-            a.add("--gpus-per-task=1");
-            a.add("--distribution=arbitrary");
-        }
-        a.add("--requeue");
-        a.addAll(config.extraSbatchArgs());
+        common.add("--requeue");
+        common.addAll(config.extraSbatchArgs());
         // Identity and environment come after the operator's extra options, which cannot override them.
         if (who.switchUser()) {
-            a.add("--uid=" + who.account().name());
-            a.add("--gid=" + who.account().gid());
+            common.add("--uid=" + who.account().name());
+            common.add("--gid=" + who.account().gid());
         }
-        a.add("--chdir=" + who.dir());
-        a.add("--output=" + who.dir().resolve("allot-%j.out"));
-        a.add("--export-file=" + exportFile);
+        common.add("--chdir=" + who.dir());
+        common.add("--output=" + who.dir().resolve("allot-%j.out"));
+        common.add("--export-file=" + exportFile);
+
+        List<String> a = new ArrayList<>();
+        a.add("--parsable");
+        if (uniform(launch)) {
+            List<String> nodes = new ArrayList<>();
+            for (Launch.NodeGpus ng : launch.placement()) {
+                nodes.add(ng.node());
+            }
+            a.addAll(common);
+            a.add("--nodelist=" + String.join(",", nodes));
+            a.add("--nodes=" + nodes.size());
+            a.add("--gres=gpu:" + launch.placement().get(0).gpus().size());
+        } else {
+            for (Launch.NodeGpus ng : launch.placement()) {
+                if (a.size() > 1) {
+                    a.add(":");
+                }
+                a.addAll(common);
+                a.add("--nodelist=" + ng.node());
+                a.add("--nodes=1");
+                a.add("--gres=gpu:" + ng.gpus().size());
+            }
+        }
         a.add("--wrap=" + shellCommand(launch.command()));
         return a;
     }
 
-    /** Whether every node of the placement has as many GPUs (then {@code --gres=gpu:N} says it all). */
+    /** Whether every node of the placement has as many GPUs (then one job with {@code --gres=gpu:N} says it all). */
     static boolean uniform(Launch launch) {
         return launch.placement().stream().map(ng -> ng.gpus().size()).distinct().count() == 1;
-    }
-
-    /**
-     * The task layout of a placement with different counts per node, for {@code SLURM_HOSTFILE}: each node's name
-     * once per GPU, in placement order.
-     */
-    static String hostfile(Launch launch) {
-        StringBuilder b = new StringBuilder();
-        for (Launch.NodeGpus ng : launch.placement()) {
-            for (int i = 0; i < ng.gpus().size(); i++) {
-                b.append(ng.node()).append('\n');
-            }
-        }
-        return b.toString();
     }
 
     /**
@@ -231,18 +237,6 @@ class SlurmActions {
         SortedMap<String, String> jobEnv = jobEnvironment(launch, who.account());
         // sbatch's own environment: what it needs to submit, nothing of the service's (see the class comment).
         Map<String, String> sbatchEnv = new TreeMap<>();
-        if (!uniform(launch)) {
-            Path hosts = config.workDir().resolve(".hostfiles").resolve(launch.attempt().workloadId() + "-"
-                    + launch.attempt().attempt() + ".hosts");
-            try {
-                Files.createDirectories(hosts.getParent());
-                Files.writeString(hosts, hostfile(launch), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new BackendException("could not write the task layout " + hosts + " for " + launch.attempt()
-                        + ": " + e.getMessage(), e);
-            }
-            sbatchEnv.put("SLURM_HOSTFILE", hosts.toString());
-        }
         Path exportFile;
         try {
             // A new temporary file is 0600 on POSIX: the declared values may be secrets. sbatch reads it at once.
@@ -285,12 +279,37 @@ class SlurmActions {
                 + " unknown: " + r.summary());
     }
 
-    /** Sends a signal to a job's batch script and steps ({@code scancel --full --signal}); true if scancel said ok. */
-    boolean signal(long jobId, String signal) {
-        return commands.run("scancel", List.of("--full", "--signal=" + signal, Long.toString(jobId))).ok();
+    /**
+     * Sets a job's comment ({@code scontrol update JobId=ID Comment=...}), e.g. to say why Allot stops it, so that
+     * {@code squeue}, {@code scontrol show job} and accounting show it; true if scontrol said ok.
+     */
+    boolean comment(long jobId, String comment) {
+        return commands.run("scontrol", List.of("update", "JobId=" + jobId, "Comment=" + comment)).ok();
     }
 
-    /** Ends a job (SIGTERM, then SIGKILL after Slurm's KillWait); true if scancel said ok. */
+    /**
+     * What Slurm allocated to a running job, node by node ({@code scontrol -o -d show job ID}).
+     *
+     * @throws BackendUnavailableException if scontrol failed or printed no allocation: nothing is known
+     */
+    SlurmAllocation allocation(long jobId) {
+        Commands.Result r = commands.run("scontrol", List.of("-o", "-d", "show", "job", Long.toString(jobId)));
+        if (!r.ok()) {
+            throw new BackendUnavailableException("could not read what Slurm allocated to job " + jobId + ": "
+                    + r.summary());
+        }
+        try {
+            return SlurmAllocation.parse(r.out());
+        } catch (IllegalArgumentException e) {
+            throw new BackendUnavailableException("job " + jobId + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Ends a job ({@code scancel ID}: Slurm marks it CANCELLED at once, sends SIGCONT and SIGTERM to its script and
+     * steps, SIGKILL after its {@code KillWait}); true if scancel said ok. Of a heterogeneous job, the leader's id
+     * ends every component.
+     */
     boolean cancel(long jobId) {
         return commands.run("scancel", List.of(Long.toString(jobId))).ok();
     }

@@ -26,10 +26,25 @@ import org.slf4j.LoggerFactory;
  * isolates the jobs.
  *
  * <p><b>Mapping.</b> Each attempt is one batch job on exactly the nodes the policy chose ({@code --nodelist},
- * {@code --gres=gpu:N} per node, or one task per GPU laid out by a hostfile when the counts differ), named
- * {@code allot:<workload>#<attempt>} with the instance in its comment ({@link JobTag}),
- * in the protected partition (or QOS) for allocated work and the preemptible one for unallocated work. Stopping is
- * {@code scancel --signal=TERM} and, once the grace period has passed, {@code scancel}. Each job runs as its
+ * {@code --gres=gpu:N} per node, or a heterogeneous job of one component per node when the counts differ: see
+ * {@link SlurmActions#sbatchArgs}), named {@code allot:<workload>#<attempt>} with the instance in its comment
+ * ({@link JobTag}), in the protected partition (or QOS) for allocated work and the preemptible one for unallocated
+ * work. Slurm lists each component of a heterogeneous job as a job of its own; the backend reads them as one, the
+ * leader's ({@link SlurmJob#joinComponents}).
+ *
+ * <p><b>Slurm runs what Allot placed, or it does not run.</b> The first time an attempt's job is seen running, what
+ * Slurm allocated ({@code scontrol -o -d show job}: GPUs per node, and their indexes where gres.conf names devices)
+ * is compared with the placement ({@link SlurmAllocation}); until then the attempt is reported starting. A job
+ * that got other GPU counts is cancelled and its attempt reported {@link Phase#FAILED_TO_START}, naming what was
+ * placed and what Slurm gave: run so, it would hold GPUs Allot gives to other work, which would then wait in Slurm
+ * while Allot counts them running. Other indexes with the right counts are logged and counted
+ * ({@code allocation_index_differences}), not failed: see {@link SlurmAllocation} for why.
+ *
+ * <p><b>Stopping.</b> Allot notes why in the job's comment ({@code allot:<instance> preempted by <workload>}), then
+ * {@code scancel}s it: Slurm records it CANCELLED at once and sends SIGTERM, then SIGKILL after its
+ * {@code KillWait}, which is the grace period on Slurm. (Signalling first, {@code scancel --full --signal=TERM},
+ * and cancelling after Allot's own grace left every workload that exits on SIGTERM recorded as FAILED, reason
+ * JobLaunchFailure, exit 0:15: a preemption read as a broken launch in Slurm's accounting.) Each job runs as its
  * launch's Unix account, with an environment built for it (see {@link SlurmActions}). A preempted resumable
  * workload is not requeued inside Slurm: its attempt ends, and its next attempt is a new job where and when Allot
  * decides (a Slurm requeue would let Slurm's scheduler pick the time and place, fighting Allot's).
@@ -82,14 +97,20 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     /** One attempt's job and what Allot asked of it. */
     private static final class Tracked {
         final long jobId;
+        /** The placement it was launched with; null for a job found in a listing (nothing to compare with). */
+        final List<Launch.NodeGpus> placement;
         SlurmJob last;
         boolean stopRequested;
-        long killAtMillis = Long.MAX_VALUE;
         boolean killSent;
         boolean requeueCancelled;
+        /** Slurm's allocation was found to be the placement. */
+        boolean verified;
+        /** How Slurm's allocation differs from the placement; the job is being cancelled. */
+        String mismatch;
 
-        Tracked(long jobId) {
+        Tracked(long jobId, List<Launch.NodeGpus> placement) {
             this.jobId = jobId;
+            this.placement = placement;
         }
     }
 
@@ -102,6 +123,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         long slurmRequeues;
         long missingConfirmed;
         long commandClaimsCorrected;
+        long allocationMismatches;
+        long allocationIndexDifferences;
     }
 
     SlurmBackend(SlurmConfig config, SlurmProbe probe, SlurmActions actions, Clock clock) {
@@ -161,7 +184,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         List<SlurmJob> listing = listingFor(key);
         Optional<SlurmJob> existing = find(listing, key);
         if (existing.isPresent()) {
-            adopt(key, existing.get(), "found in Slurm before submitting; not submitting again");
+            adopt(key, existing.get(), launch.placement(), "found in Slurm before submitting; not submitting again");
             return;
         }
         // Refused before anything reaches Slurm: a missing account, root, or a service that cannot switch users.
@@ -184,14 +207,14 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             }
             if (after.isPresent()) {
                 counters.commandClaimsCorrected++;
-                adopt(key, after.get(), "sbatch reported a refusal, but Slurm has the job");
+                adopt(key, after.get(), launch.placement(), "sbatch reported a refusal, but Slurm has the job");
                 return;
             }
             uncertainSince.remove(key);
             throw refused;
         }
         uncertainSince.remove(key);
-        tracked.put(key, new Tracked(id));
+        tracked.put(key, new Tracked(id, launch.placement()));
         counters.submissions++;
         LOG.info("submitted {} as Slurm job {} on {}, as {}", key, id, launch.placement(), who.account().name());
     }
@@ -235,8 +258,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         return Optional.ofNullable(ours);
     }
 
-    private void adopt(AttemptKey key, SlurmJob job, String why) {
-        Tracked t = new Tracked(job.id());
+    private void adopt(AttemptKey key, SlurmJob job, List<Launch.NodeGpus> placement, String why) {
+        Tracked t = new Tracked(job.id(), placement);
         t.last = job;
         tracked.put(key, t);
         uncertainSince.remove(key);
@@ -246,6 +269,15 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     @Override
     public synchronized void stop(AttemptKey key, Duration grace) {
+        stop(key, grace, null);
+    }
+
+    /**
+     * Notes {@code why} in the job's comment, then cancels it; {@code grace} is Slurm's {@code KillWait} here (see
+     * the class comment). A comment that cannot be set does not keep the job from being stopped.
+     */
+    @Override
+    public synchronized void stop(AttemptKey key, Duration grace, String why) {
         if (forgotten.contains(key) || neverStarted.containsKey(key)) {
             return;
         }
@@ -259,37 +291,23 @@ public final class SlurmBackend implements Backend, AutoCloseable {
                 LOG.info("asked to stop {}, which Slurm never started", key);
                 return;
             }
-            adopt(key, j.get(), "found while stopping it");
+            adopt(key, j.get(), null, "found while stopping it");
             t = tracked.get(key);
         }
         boolean first = !t.stopRequested;
         t.stopRequested = true;
-        if (t.last != null && t.last.ended()) {
+        if ((t.last != null && t.last.ended()) || t.killSent) {
             return;
         }
-        boolean pending = t.last != null && t.last.pending();
-        if (grace.isZero() || grace.isNegative() || pending) {
-            sendKill(t);
-            if (!t.killSent) {
-                throw new BackendUnavailableException("scancel " + t.jobId + " for " + key + " failed; will try again");
-            }
-            return;
+        if (first && why != null && !why.isBlank() && !actions.comment(t.jobId, JobTag.comment(config.instance(), why))) {
+            LOG.warn("could not note in Slurm job {}'s comment that it is {}; cancelling it all the same", t.jobId, why);
         }
-        if (first) {
-            t.killAtMillis = clock.millis() + grace.toMillis();
+        sendKill(t);
+        if (!t.killSent) {
+            throw new BackendUnavailableException("scancel " + t.jobId + " for " + key + " failed; will try again");
         }
-        if (!actions.signal(t.jobId, "TERM")) {
-            if (t.last == null) {
-                // Never observed: it may still be pending, which takes no signal; it has nothing to lose either.
-                sendKill(t);
-                if (t.killSent) {
-                    return;
-                }
-            }
-            throw new BackendUnavailableException("could not signal Slurm job " + t.jobId + " (" + key
-                    + ") to stop; will try again");
-        }
-        LOG.info("asked Slurm job {} ({}) to stop: SIGTERM now, cancelled in {} ms", t.jobId, key, grace.toMillis());
+        LOG.info("cancelled Slurm job {} ({}){}: Slurm sends SIGTERM now, SIGKILL after its KillWait", t.jobId, key,
+                why == null ? "" : ", " + why);
     }
 
     private void sendKill(Tracked t) {
@@ -342,13 +360,13 @@ public final class SlurmBackend implements Backend, AutoCloseable {
                 // Ended before this backend knew it (jobs stay listed for MinJobAge; after a restart most are
                 // attempts the store has long ended): reported, not tracked, so nothing is looked up once Slurm
                 // forgets it.
-                Tracked once = new Tracked(job.id());
+                Tracked once = new Tracked(job.id(), null);
                 once.last = job;
                 out.add(status(key, once, job));
                 continue;
             }
             if (t == null) {
-                adopt(key, job, "found in Slurm's listing");
+                adopt(key, job, null, "found in Slurm's listing");
                 t = tracked.get(key);
             }
             t.last = job;
@@ -361,7 +379,6 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             out.add(confirmMissing(e.getKey(), e.getValue()));
         }
         out.addAll(neverStarted.values());
-        enforceGrace();
         out.sort(Comparator.comparing(AttemptStatus::attempt));
         return out;
     }
@@ -393,6 +410,17 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     private AttemptStatus status(AttemptKey key, Tracked t, SlurmJob j) {
         String where = "Slurm job " + j.id();
+        if (t.mismatch != null) {
+            if (j.ended()) {
+                return new AttemptStatus(key, Phase.FAILED_TO_START, null, where + " did not get the GPUs Allot placed"
+                        + " it on: " + t.mismatch + "; Allot cancelled it");
+            }
+            if (!t.killSent) {
+                sendKill(t);
+            }
+            return new AttemptStatus(key, Phase.STARTING, null, where + " did not get the GPUs Allot placed it on ("
+                    + t.mismatch + "); cancelling it");
+        }
         if (j.ended()) {
             if (j.restarts() > 0 && t.requeueCancelled) {
                 return new AttemptStatus(key, Phase.STOPPED, null, where + " was requeued by Slurm (a node failed or"
@@ -433,6 +461,12 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         if (t.stopRequested) {
             return new AttemptStatus(key, Phase.STOPPING, null, where + " is " + j.state() + ", asked to stop");
         }
+        if (j.state().equals("RUNNING") && t.placement != null && !t.verified) {
+            Optional<AttemptStatus> unverified = verify(key, t, j);
+            if (unverified.isPresent()) {
+                return unverified.get();
+            }
+        }
         return switch (j.state()) {
             case "RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING" ->
                     new AttemptStatus(key, Phase.RUNNING, null, where + " is " + j.state() + " on "
@@ -440,6 +474,40 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             default -> new AttemptStatus(key, Phase.STARTING, null, where + " is " + j.state()
                     + (j.reason().isEmpty() || j.reason().equals("None") ? "" : " (" + j.reason() + ")"));
         };
+    }
+
+    /**
+     * Compares what Slurm allocated to a job now running with the attempt's placement: empty when they agree (the
+     * attempt runs), else the status to report (starting while unverified or being cancelled for a mismatch).
+     */
+    private Optional<AttemptStatus> verify(AttemptKey key, Tracked t, SlurmJob j) {
+        String where = "Slurm job " + j.id();
+        SlurmAllocation got;
+        try {
+            got = actions.allocation(j.id());
+        } catch (BackendUnavailableException e) {
+            return Optional.of(new AttemptStatus(key, Phase.STARTING, null, where + " is RUNNING; what Slurm"
+                    + " allocated to it could not be read yet: " + e.getMessage()));
+        }
+        Optional<String> mismatch = got.mismatch(t.placement);
+        if (mismatch.isEmpty()) {
+            t.verified = true;
+            Optional<String> other = got.indexDifference(t.placement);
+            if (other.isPresent()) {
+                // Not a failure: the counts decide what else fits on the node (see SlurmAllocation).
+                counters.allocationIndexDifferences++;
+                LOG.info("{} ({}) runs with Allot's GPU counts on other GPU indexes: {}", where, key, other.get());
+            }
+            return Optional.empty();
+        }
+        t.mismatch = mismatch.get();
+        counters.allocationMismatches++;
+        LOG.error("{} ({}) did not get the GPUs Allot placed it on: {}; cancelling it, the attempt failed to start",
+                where, key, t.mismatch);
+        actions.comment(j.id(), JobTag.comment(config.instance(), "cancelled: not the GPUs Allot placed"));
+        sendKill(t);
+        return Optional.of(new AttemptStatus(key, Phase.STARTING, null, where + " did not get the GPUs Allot placed"
+                + " it on (" + t.mismatch + "); cancelling it"));
     }
 
     /** A tracked job missing from a complete listing: looked up by id before it counts as gone. */
@@ -456,18 +524,6 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         } catch (BackendUnavailableException e) {
             return new AttemptStatus(key, Phase.UNKNOWN, null, "Slurm job " + t.jobId + " is missing from the"
                     + " listing and could not be looked up: " + e.getMessage());
-        }
-    }
-
-    /** Cancels jobs whose grace period has passed since they were asked to stop. */
-    private void enforceGrace() {
-        long now = clock.millis();
-        for (Map.Entry<AttemptKey, Tracked> e : tracked.entrySet()) {
-            Tracked t = e.getValue();
-            if (t.stopRequested && !t.killSent && now >= t.killAtMillis && (t.last == null || !t.last.ended())) {
-                LOG.info("Slurm job {} ({}) outlived its grace period; cancelling it", t.jobId, e.getKey());
-                sendKill(t);
-            }
         }
     }
 
@@ -538,7 +594,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     private List<SlurmJob> listJobs() {
         try {
-            List<SlurmJob> jobs = probe.jobs();
+            List<SlurmJob> jobs = SlurmJob.joinComponents(probe.jobs());
             lastListing = jobs;
             lastListingAt = clock.millis();
             return jobs;
@@ -574,6 +630,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         m.put("slurm_requeues", counters.slurmRequeues);
         m.put("missing_confirmed", counters.missingConfirmed);
         m.put("command_claims_corrected", counters.commandClaimsCorrected);
+        m.put("allocation_mismatches", counters.allocationMismatches);
+        m.put("allocation_index_differences", counters.allocationIndexDifferences);
         return m;
     }
 

@@ -15,9 +15,17 @@ import java.util.Objects;
  * @param restarts     how many times Slurm requeued it
  * @param nodes        the nodes it runs or ran on (expanded host list), empty while pending
  * @param partition    its partition
+ * @param hetJobId     the id of the heterogeneous job it is a component of (its leader's id), 0 when it is not one
+ * @param hetOffset    its component's offset in that heterogeneous job (0 for the leader)
  */
 public record SlurmJob(long id, String name, String comment, String state, String reason, Integer exitStatus,
-                       int restarts, List<String> nodes, String partition) {
+                       int restarts, List<String> nodes, String partition, long hetJobId, int hetOffset) {
+    /** A job that is not part of a heterogeneous job. */
+    public SlurmJob(long id, String name, String comment, String state, String reason, Integer exitStatus,
+                    int restarts, List<String> nodes, String partition) {
+        this(id, name, comment, state, reason, exitStatus, restarts, nodes, partition, 0, 0);
+    }
+
     public SlurmJob {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");
@@ -25,6 +33,43 @@ public record SlurmJob(long id, String name, String comment, String state, Strin
         comment = comment == null ? "" : comment;
         reason = reason == null ? "" : reason;
         partition = partition == null ? "" : partition;
+    }
+
+    /** A component of a heterogeneous job other than its leader (which carries the job's id, state and script). */
+    public boolean hetComponent() {
+        return hetJobId != 0 && hetJobId != id;
+    }
+
+    /**
+     * One job per heterogeneous job: Slurm lists each component of one as a job of its own (ids leader, leader+1,
+     * ...; one name, one comment, one state), which would read as two jobs of one attempt. The leader stands for the
+     * whole job, with the nodes of every component in offset order; the other components are dropped. A component
+     * whose leader is not in the listing is dropped too (it ends with its leader).
+     */
+    public static List<SlurmJob> joinComponents(List<SlurmJob> jobs) {
+        java.util.Map<Long, java.util.TreeMap<Integer, List<String>>> parts = new java.util.HashMap<>();
+        boolean any = false;
+        for (SlurmJob j : jobs) {
+            if (j.hetJobId != 0) {
+                any = true;
+                parts.computeIfAbsent(j.hetJobId, k -> new java.util.TreeMap<>()).put(j.hetOffset, j.nodes);
+            }
+        }
+        if (!any) {
+            return jobs;
+        }
+        List<SlurmJob> out = new java.util.ArrayList<>(jobs.size());
+        for (SlurmJob j : jobs) {
+            if (j.hetJobId == 0) {
+                out.add(j);
+            } else if (!j.hetComponent()) {
+                List<String> all = new java.util.ArrayList<>();
+                parts.get(j.id).values().forEach(all::addAll);
+                out.add(new SlurmJob(j.id, j.name, j.comment, j.state, j.reason, j.exitStatus, j.restarts, all,
+                        j.partition, j.hetJobId, 0));
+            }
+        }
+        return out;
     }
 
     /** Whether Slurm has ended it for good (its resources freed). COMPLETING still holds its nodes. */

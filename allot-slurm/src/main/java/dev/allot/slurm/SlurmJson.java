@@ -124,7 +124,7 @@ public final class SlurmJson {
         }
         return new SlurmJob(id, name, j.path("comment").asText(""), state, j.path("state_reason").asText(""),
                 exitStatus, restarts != null && restarts.isInt() ? restarts.asInt() : 0, nodes,
-                j.path("partition").asText(""));
+                j.path("partition").asText(""), j.path("het_job_id").asLong(0), j.path("het_job_offset").asInt(0));
     }
 
     private static long number(String where, JsonNode o, String field) throws Malformed {

@@ -35,6 +35,12 @@ final class FakeSlurm implements SlurmProbe {
     /** What was asked of Slurm: {@code submit w-1#1}, {@code cancel 101}, {@code signal 101 TERM}, ... */
     final List<String> log = new ArrayList<>();
     final Set<Long> hiddenFromListing = new HashSet<>();
+    /** The placement each job was submitted with: what {@code scontrol -d} shows unless {@link #allocated} says. */
+    final Map<Long, List<Launch.NodeGpus>> submittedPlacement = new TreeMap<>();
+    /** What Slurm allocated to a job, when it is not its submitted placement. */
+    final Map<Long, SlurmAllocation> allocated = new TreeMap<>();
+    /** {@code scontrol -d show job} fails (the allocation cannot be read). */
+    boolean allocationUnreadable;
     private long nextId = 100;
     private int probesToFail;
     boolean lookupsFail;
@@ -169,6 +175,9 @@ final class FakeSlurm implements SlurmProbe {
                 case APPLIED_BUT_REFUSED -> add(job(key).state("FAILED").reason("BadConstraints").exit(1));
                 default -> -1;
             };
+            if (id > 0) {
+                submittedPlacement.put(id, launch.placement());
+            }
             return switch (outcome) {
                 case OK -> id;
                 case APPLIED_BUT_UNAVAILABLE, UNAVAILABLE -> throw new BackendUnavailableException(
@@ -179,9 +188,26 @@ final class FakeSlurm implements SlurmProbe {
         }
 
         @Override
-        boolean signal(long jobId, String signal) {
-            log.add("signal " + jobId + " " + signal);
+        boolean comment(long jobId, String comment) {
+            log.add("comment " + jobId + " " + comment);
+            set(jobId, b -> b.comment(comment));
             return true;
+        }
+
+        @Override
+        SlurmAllocation allocation(long jobId) {
+            log.add("allocation " + jobId);
+            if (allocationUnreadable) {
+                throw new BackendUnavailableException("scontrol -o -d ... exited 1: Socket timed out");
+            }
+            if (allocated.containsKey(jobId)) {
+                return allocated.get(jobId);
+            }
+            Map<String, SlurmAllocation.NodeGres> m = new TreeMap<>();
+            for (Launch.NodeGpus ng : submittedPlacement.getOrDefault(jobId, List.of())) {
+                m.put(ng.node(), new SlurmAllocation.NodeGres(ng.gpus().size(), ng.gpus()));
+            }
+            return new SlurmAllocation(m);
         }
 
         @Override
@@ -232,6 +258,8 @@ final class FakeSlurm implements SlurmProbe {
         private int restarts;
         private List<String> nodes = List.of();
         private String partition = SlurmConfig.DEFAULT_PARTITION;
+        private long hetJobId;
+        private int hetOffset;
 
         Job(String name) {
             this.name = name;
@@ -242,6 +270,8 @@ final class FakeSlurm implements SlurmProbe {
                     .exit(j.exitStatus()).restarts(j.restarts());
             b.nodes = j.nodes();
             b.partition = j.partition();
+            b.hetJobId = j.hetJobId();
+            b.hetOffset = j.hetOffset();
             return b;
         }
 
@@ -281,8 +311,15 @@ final class FakeSlurm implements SlurmProbe {
             return this;
         }
 
+        /** A component of heterogeneous job {@code leader} at {@code offset}. */
+        Job het(long leader, int offset) {
+            hetJobId = leader;
+            hetOffset = offset;
+            return this;
+        }
+
         SlurmJob build() {
-            return new SlurmJob(id, name, comment, state, reason, exit, restarts, nodes, partition);
+            return new SlurmJob(id, name, comment, state, reason, exit, restarts, nodes, partition, hetJobId, hetOffset);
         }
     }
 

@@ -56,4 +56,14 @@ class JobTagTest {
         assertThat(JobTag.instance("someone's comment")).isEmpty();
         assertThat(JobTag.instance(null)).isEmpty();
     }
+
+    @Test
+    void aStopNoteAfterTheInstanceKeepsTheJobItsInstances() {
+        String c = JobTag.comment("inst1", "preempted  by\nw-7");
+
+        assertThat(c).isEqualTo("allot:inst1 preempted by w-7");
+        assertThat(JobTag.instance(c)).contains("inst1");
+        assertThat(JobTag.comment("inst1", " ")).isEqualTo("allot:inst1");
+        assertThat(JobTag.instance("allot: preempted")).isEmpty();
+    }
 }

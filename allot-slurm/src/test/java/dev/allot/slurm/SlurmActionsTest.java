@@ -79,8 +79,8 @@ class SlurmActionsTest {
         List<String> a = args(CONFIG, launch("w-1", 1, Launch.Terms.ALLOCATED, "n1", 3, "n2", 3));
 
         assertThat(a).containsExactly("--parsable", "--job-name=allot:w-1#1", "--comment=allot:inst1",
-                "--partition=allot", "--nodelist=n1,n2", "--nodes=2", "--gres=gpu:3", "--requeue",
-                "--chdir=/srv/allot", "--output=/srv/allot/allot-%j.out", "--export-file=" + ENV_FILE,
+                "--partition=allot", "--requeue", "--chdir=/srv/allot", "--output=/srv/allot/allot-%j.out",
+                "--export-file=" + ENV_FILE, "--nodelist=n1,n2", "--nodes=2", "--gres=gpu:3",
                 "--wrap='python' 'train.py'");
     }
 
@@ -93,9 +93,9 @@ class SlurmActionsTest {
 
         assertThat(who.switchUser()).isTrue();
         assertThat(actions.sbatchArgs(l, who, ENV_FILE)).containsExactly("--parsable", "--job-name=allot:w-1#1",
-                "--comment=allot:inst1", "--partition=allot", "--nodelist=n1", "--nodes=1", "--gres=gpu:2",
-                "--requeue", "--uid=bob", "--gid=100", "--chdir=/home/bob", "--output=/home/bob/allot-%j.out",
-                "--export-file=" + ENV_FILE, "--wrap='python' 'train.py'");
+                "--comment=allot:inst1", "--partition=allot", "--requeue", "--uid=bob", "--gid=100",
+                "--chdir=/home/bob", "--output=/home/bob/allot-%j.out", "--export-file=" + ENV_FILE,
+                "--nodelist=n1", "--nodes=1", "--gres=gpu:2", "--wrap='python' 'train.py'");
     }
 
     @Test
@@ -188,15 +188,33 @@ class SlurmActionsTest {
     }
 
     @Test
-    void aNonUniformPlacementIsOneTaskPerGpuLaidOutByAHostfileSoEachNodeGetsExactlyItsCount() {
-        Launch launch = launch("w-2", 3, Launch.Terms.ALLOCATED, "n1", 8, "n2", 4);
+    void aNonUniformPlacementIsAHeterogeneousJobOfOneComponentPerNodeEachPinnedToItsCount() {
+        Launch launch = launch("w-2", 3, Launch.Terms.ALLOCATED, "n1", 6, "n2", 2);
         List<String> a = args(CONFIG, launch);
 
-        assertThat(a).contains("--job-name=allot:w-2#3", "--nodelist=n1,n2", "--nodes=2", "--ntasks=12",
-                "--gpus-per-task=1", "--distribution=arbitrary").noneMatch(s -> s.startsWith("--gres"))
-                .noneMatch(s -> s.startsWith("--gpus="));
-        assertThat(SlurmActions.hostfile(launch)).isEqualTo("n1\n".repeat(8) + "n2\n".repeat(4));
+        // Each component repeats the job-wide options (Slurm reads them per component); the script comes last.
+        List<String> common = List.of("--job-name=allot:w-2#3", "--comment=allot:inst1", "--partition=allot",
+                "--requeue", "--chdir=/srv/allot", "--output=/srv/allot/allot-%j.out", "--export-file=" + ENV_FILE);
+        List<String> expected = new ArrayList<>(List.of("--parsable"));
+        expected.addAll(common);
+        expected.addAll(List.of("--nodelist=n1", "--nodes=1", "--gres=gpu:6", ":"));
+        expected.addAll(common);
+        expected.addAll(List.of("--nodelist=n2", "--nodes=1", "--gres=gpu:2", "--wrap='python' 'train.py'"));
+        assertThat(a).containsExactlyElementsOf(expected);
+        assertThat(a).noneMatch(s -> s.startsWith("--gpus") || s.startsWith("--ntasks")
+                || s.startsWith("--distribution"));
         assertThat(SlurmActions.uniform(launch)).isFalse();
+    }
+
+    @Test
+    void aThreeNodeSplitIsThreeComponentsInPlacementOrder() {
+        List<String> a = args(CONFIG, launch("w-3", 1, Launch.Terms.ALLOCATED, "n3", 4, "n1", 3, "n2", 1));
+
+        assertThat(a.stream().filter(s -> s.startsWith("--nodelist=") || s.startsWith("--gres=") || s.equals(":")))
+                .containsExactly("--nodelist=n3", "--gres=gpu:4", ":", "--nodelist=n1", "--gres=gpu:3", ":",
+                        "--nodelist=n2", "--gres=gpu:1");
+        assertThat(a.stream().filter(s -> s.startsWith("--wrap="))).hasSize(1);
+        assertThat(a.get(a.size() - 1)).startsWith("--wrap=");
     }
 
     @Test
@@ -296,18 +314,16 @@ class SlurmActionsTest {
     }
 
     @Test
-    void aNonUniformPlacementGivesSbatchItsTaskLayoutAndStillNothingOfTheService() throws Exception {
+    void aNonUniformPlacementGetsNothingOfTheServiceEither() throws Exception {
         SlurmActions actions = standIn("allot");
         Launch l = launch("w-6", 1, Launch.Terms.ALLOCATED, "n1", 2, "n2", 1);
 
         actions.submit(l, actions.identity(l));
 
-        Path hosts = bin.resolve("work/.hostfiles/w-6-1.hosts");
-        assertThat(nulSeparated("sbatch.environ")).containsExactlyEntriesOf(new TreeMap<>(Map.of(
-                "SLURM_CONF", "/etc/test-slurm/slurm.conf", "SLURM_HOSTFILE", hosts.toString())));
-        assertThat(Files.readString(hosts)).isEqualTo("n1\nn1\nn2\n");
+        assertThat(nulSeparated("sbatch.environ")).containsExactlyEntriesOf(
+                Map.of("SLURM_CONF", "/etc/test-slurm/slurm.conf"));
         assertThat(Arrays.asList(Files.readString(bin.resolve("sbatch.argv")).split("\0")))
-                .noneMatch(a -> a.startsWith("--uid")).contains("--chdir=" + bin.resolve("work"));
+                .noneMatch(a -> a.startsWith("--uid")).contains("--chdir=" + bin.resolve("work"), ":");
     }
 
     @Test

@@ -38,58 +38,49 @@ class SlurmBackendStopTest {
     }
 
     @Test
-    void stopWithGraceSignalsNowAndCancelsOnceTheGraceHasPassed() {
+    void aPreemptionNotesItsPreemptorInTheJobsCommentThenCancelsItAtOnceLeavingTheGraceToSlurm() {
         long id = running();
 
-        backend.stop(W1, GRACE);
-        assertThat(slurm.log).endsWith("signal " + id + " TERM");
-        assertThat(only(backend.observe()))
-                .isEqualTo(new AttemptStatus(W1, STOPPING, null, "Slurm job 101 is RUNNING, asked to stop"));
+        backend.stop(W1, GRACE, "preempted by w-7");
 
-        slurm.clock.advance(GRACE.minusMillis(1));
-        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPING);
-        assertThat(cancels()).isEmpty();
-
-        slurm.clock.advance(Duration.ofMillis(1));
-        backend.observe();
-        assertThat(cancels()).containsExactly("cancel " + id);
+        // Noted first, so that the job Slurm records as CANCELLED carries why; no signal route that ends FAILED.
+        assertThat(slurm.log).endsWith("comment " + id + " allot:inst1 preempted by w-7", "cancel " + id);
+        assertThat(slurm.log).noneMatch(s -> s.startsWith("signal"));
         assertThat(only(backend.observe())).isEqualTo(new AttemptStatus(W1, STOPPED, null, "Slurm job 101 was cancelled"));
     }
 
     @Test
-    void askingAgainDuringTheGraceDoesNotPushTheDeadlineBack() {
+    void aJobWhoseCommentCarriesAStopNoteIsStillThisInstancesJob() {
         long id = running();
-        backend.stop(W1, GRACE);
-        slurm.clock.advance(Duration.ofSeconds(20));
-        backend.stop(W1, GRACE);
+        backend.stop(W1, GRACE, "preempted by w-7");
+        slurm.set(id, j -> j.state("COMPLETING"));
 
-        slurm.clock.advance(Duration.ofSeconds(10));
+        // Still tracked and observed as ours: the note does not hide it, nor make it another instance's.
+        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPING);
+        assertThat(slurm.jobs.get(id).comment()).isEqualTo("allot:inst1 preempted by w-7");
+    }
+
+    @Test
+    void askingAgainToStopSendsNothingMore() {
+        long id = running();
+        backend.stop(W1, GRACE, "preempted by w-7");
+        slurm.set(id, j -> j.state("COMPLETING"));
         backend.observe();
+
+        backend.stop(W1, GRACE, "preempted by w-7");
 
         assertThat(cancels()).containsExactly("cancel " + id);
+        assertThat(slurm.log.stream().filter(s -> s.startsWith("comment "))).hasSize(1);
     }
 
     @Test
-    void aJobThatEndsDuringItsGraceIsNotCancelled() {
-        long id = running();
-        backend.stop(W1, GRACE);
-        slurm.set(id, j -> j.state("COMPLETED").exit(0));
-
-        backend.observe();
-        slurm.clock.advance(GRACE);
-        backend.observe();
-
-        assertThat(cancels()).isEmpty();
-    }
-
-    @Test
-    void stopWithoutGraceCancelsAtOnce() {
+    void aStopWithoutWordsCancelsWithoutTouchingTheComment() {
         long id = running();
 
         backend.stop(W1, Duration.ZERO);
 
         assertThat(cancels()).containsExactly("cancel " + id);
-        assertThat(slurm.log).noneMatch(s -> s.startsWith("signal"));
+        assertThat(slurm.log).noneMatch(s -> s.startsWith("comment") || s.startsWith("signal"));
     }
 
     @Test

@@ -36,6 +36,15 @@ public interface Backend {
      */
     void stop(AttemptKey attempt, Duration grace);
 
+    /**
+     * {@link #stop(AttemptKey, Duration)}, saying why in a few words ({@code preempted by w-7}, {@code cancelled}) for
+     * a backend that can show it in its own tools (Slurm writes it in the job's comment); null when there is nothing
+     * to say. By default the words are dropped.
+     */
+    default void stop(AttemptKey attempt, Duration grace, String why) {
+        stop(attempt, grace);
+    }
+
     /** The status of every attempt the backend has started and not yet been told to {@link #forget}. */
     List<AttemptStatus> observe();
 

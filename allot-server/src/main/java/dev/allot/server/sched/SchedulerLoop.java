@@ -1022,7 +1022,9 @@ public final class SchedulerLoop implements AutoCloseable {
                 long spent = Math.max(0, clock.millis() - l.stopRequestedAtMillis);
                 left = grace.minusMillis(Math.min(spent, grace.toMillis()));
             }
-            backend.stop(l.key, left);
+            backend.stop(l.key, left, l.cancelled ? "cancelled"
+                    : l.cause != null && l.cause.preemptorId() != null ? "preempted by " + l.cause.preemptorId()
+                    : l.cause != null ? "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT) : null);
             l.stopSent = true;
             stopsThisCycle = true;
         } catch (BackendException e) {
