@@ -50,9 +50,24 @@ public record Violation(String field, String expected, String got) {
         if (text == null) {
             return "nothing";
         }
-        StringBuilder sb = new StringBuilder(Math.min(text.length(), 64) + 2).append('\'');
         int n = Math.min(text.length(), 60);
-        for (int i = 0; i < n; i++) {
+        StringBuilder sb = new StringBuilder(Math.min(text.length(), 64) + 2).append('\'')
+                .append(escaped(text.substring(0, n)));
+        if (text.length() > n) {
+            sb.append("...");
+        }
+        sb.append('\'');
+        if (text.length() > n) {
+            sb.append(" (").append(text.length()).append(" characters)");
+        }
+        return sb.toString();
+    }
+
+    /** {@code text} on one line: newline, return and tab as {@code \n \r \t}, other control characters as
+     * {@code \}{@code uXXXX}; everything else as it is. */
+    public static String escaped(String text) {
+        StringBuilder sb = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             switch (c) {
                 case '\n' -> sb.append("\\n");
@@ -66,13 +81,6 @@ public record Violation(String field, String expected, String got) {
                     }
                 }
             }
-        }
-        if (text.length() > n) {
-            sb.append("...");
-        }
-        sb.append('\'');
-        if (text.length() > n) {
-            sb.append(" (").append(text.length()).append(" characters)");
         }
         return sb.toString();
     }

@@ -3,6 +3,7 @@ package dev.allot.sim.input;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
+import dev.allot.core.rules.Violation;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -148,7 +149,7 @@ public final class Values {
             return e;
         }
         InputException clean = new InputException(e.file(), e.line(), e.column(),
-                e.field() == null ? null : escape(e.field()), escape(e.problem()));
+                e.field() == null ? null : Violation.escaped(e.field()), Violation.escaped(e.problem()));
         clean.setStackTrace(e.getStackTrace());
         return clean;
     }
@@ -161,26 +162,6 @@ public final class Values {
             }
         }
         return false;
-    }
-
-    private static String escape(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 8);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x7f) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.toString();
     }
 
     /** Names joined with commas, at most {@code max} of them, then how many more there are. */
