@@ -61,7 +61,10 @@ class ServiceMetricsTest {
 
             // b's allocated 4-GPU workload preempts both (rule: unallocated); a third of a's waits.
             clock.advance(Duration.ofMinutes(10));
+            // (b's is decided first, as the cycle its submission nudges may or may not have done before a's arrives:
+            // seen together, a's would go first on the tie of two unused allocations and take two of the GPUs)
             submit(service, token, "b", 4, "1h", "2h");
+            service.loop().runOnce();
             submit(service, token, "a", 2, "30m", "1h");
             service.loop().runOnce();
             service.loop().runOnce();
@@ -97,10 +100,17 @@ class ServiceMetricsTest {
 
     static void submit(Service service, String token, String allocation, int gpus, String minRuntime, String duration)
             throws Exception {
-        String body = "{\"allocation\": \"" + allocation + "\", \"gpus\": " + gpus + ", \"minRuntime\": \"" + minRuntime
+        post(service, token, "/v1/workloads", body(allocation, gpus, minRuntime, duration));
+    }
+
+    static String body(String allocation, int gpus, String minRuntime, String duration) {
+        return "{\"allocation\": \"" + allocation + "\", \"gpus\": " + gpus + ", \"minRuntime\": \"" + minRuntime
                 + "\", \"resumable\": true, \"priority\": \"normal\", \"duration\": \"" + duration
                 + "\", \"command\": [\"true\"]}";
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads"))
+    }
+
+    private static void post(Service service, String token, String path, String body) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(service.url() + path))
                 .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
