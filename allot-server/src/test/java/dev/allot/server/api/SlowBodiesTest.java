@@ -243,18 +243,22 @@ class SlowBodiesTest {
             holders.add(s);
             sockets.add(s);
         }
-        // One of them went past the budget (which one depends on the order the server read the bytes in): it alone
-        // has an answer, a 429 in JSON; the others are still waiting for the rest of their bodies.
-        Socket refusedSocket = null;
+        // At least one went past the budget (which depends on the order in which the server read the bytes): each
+        // such one has an answer, a 429 in JSON; the others are still waiting for the rest of their bodies.
+        java.util.Set<Socket> refusedSockets = new java.util.HashSet<>();
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        while (refusedSocket == null && System.nanoTime() < deadline) {
+        boolean lastPass = false;
+        while (!lastPass && System.nanoTime() < deadline) {
+            lastPass = !refusedSockets.isEmpty(); // once one is refused, one more pass finds any other
             for (Socket s : holders) {
-                s.setSoTimeout(50);
+                if (refusedSockets.contains(s)) {
+                    continue;
+                }
+                s.setSoTimeout(lastPass ? 500 : 50);
                 try {
                     int first = s.getInputStream().read();
                     if (first >= 0) {
-                        assertThat(refusedSocket).as("only one connection is refused").isNull();
-                        refusedSocket = s;
+                        refusedSockets.add(s);
                         s.setSoTimeout(10_000);
                         byte[] rest = oneAnswer(s.getInputStream());
                         byte[] whole = new byte[rest.length + 1];
@@ -270,10 +274,11 @@ class SlowBodiesTest {
                 }
             }
         }
-        assertThat(refusedSocket).as("a connection past the budget is refused").isNotNull();
+        assertThat(refusedSockets).as("a connection past the budget is refused").isNotEmpty()
+                .as("not all of them").hasSizeLessThan(holders.size());
         // the others finish their bodies and are answered by the API (400: zeros are not JSON)
         for (Socket s : holders) {
-            if (s == refusedSocket) {
+            if (refusedSockets.contains(s)) {
                 continue;
             }
             s.setSoTimeout(10_000);
