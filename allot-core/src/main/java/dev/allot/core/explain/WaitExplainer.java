@@ -4,7 +4,9 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.allocation.AllocationPolicy;
+import dev.allot.core.policy.allocation.AllocationOrder;
 import dev.allot.core.policy.allocation.FairShare;
+import dev.allot.core.policy.allocation.preemption.PreemptionRules;
 import dev.allot.core.sched.Placer;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
@@ -23,7 +25,7 @@ import java.util.function.Supplier;
  *
  * <p>Nothing here ranks work by rules of its own: the order is {@link FairShare}'s (reset from the state, charged per
  * start as the policy charges), inside an allocation {@link Job#QUEUE_ORDER}; who may preempt whom is
- * {@link AllocationPolicy#mayPreempt}; and whether the workload starts now is decided by running a fresh policy on
+ * {@link PreemptionRules#mayPreempt}; and whether the workload starts now is decided by running a fresh policy on
  * the state (a cycle plays its decisions on a private copy, so the state is not changed).
  *
  * <p>What it waits for, decided in this order (see {@link WaitsFor}): a fresh cycle starts it: {@code StartsNow};
@@ -69,16 +71,17 @@ public final class WaitExplainer {
         }
         Job job = found.get();
         FairShare fs = fairShare(state);
+        PreemptionRules rules = policies.get().freshRules(state);
         List<WaitExplanation.FairShareLevel> levels = levels(state, fs, job);
         WaitExplanation.QueuePosition position = null;
         WaitsFor waitsFor = null;
         WaitExplanation.Protection protection = null;
         if (job.state() == JobState.PENDING) {
-            List<Job> order = servingOrder(state);
+            List<Job> order = servingOrder(state, policies.get().freshRules(state));
             position = position(state, order, job);
-            waitsFor = waitsFor(state, fs, order, job, now);
+            waitsFor = waitsFor(state, rules, order, job, now);
         } else if (job.state() == JobState.RUNNING) {
-            protection = protection(state, fs, job, now);
+            protection = protection(state, rules, job, now);
         }
         return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
                 now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection,
@@ -125,8 +128,14 @@ public final class WaitExplainer {
      * the order left after those charges, each in queue order.
      */
     public static List<Job> servingOrder(ClusterState state) {
+        return servingOrder(state, AllocationPolicy.withDefaults().freshRules(state));
+    }
+
+    /** {@link #servingOrder(ClusterState)} under the given rules (fresh: they are charged as the order is built). */
+    public static List<Job> servingOrder(ClusterState state, PreemptionRules rules) {
         int leaves = state.tree().leafCount();
-        FairShare fs = fairShare(state);
+        FairShare fs = rules.fairShare();
+        AllocationOrder allocationOrder = new AllocationOrder(rules, leaves);
         List<List<Job>> queues = new ArrayList<>(leaves);
         int remaining = 0;
         for (int l = 0; l < leaves; l++) {
@@ -137,17 +146,18 @@ public final class WaitExplainer {
         int[] next = new int[leaves];
         List<Job> out = new ArrayList<>(state.pending().total());
         while (remaining > 0) {
-            for (int leaf : fs.leafOrder()) {
+            for (int leaf : allocationOrder.leafOrder()) {
                 if (next[leaf] < queues.get(leaf).size()) {
                     Job j = queues.get(leaf).get(next[leaf]++);
                     out.add(j);
                     fs.chargeStart(j);
+                    rules.entitlements().started(j);
                     remaining--;
                     break;
                 }
             }
         }
-        for (int leaf : fs.leafOrder().clone()) {
+        for (int leaf : allocationOrder.leafOrder().clone()) {
             out.addAll(queue(state, leaf, false));
         }
         return out;
@@ -177,7 +187,7 @@ public final class WaitExplainer {
         return new WaitExplanation.QueuePosition(pos, order.size(), inAlloc, waitingThere);
     }
 
-    private WaitsFor waitsFor(ClusterState state, FairShare fs, List<Job> order, Job w, long now) {
+    private WaitsFor waitsFor(ClusterState state, PreemptionRules rules, List<Job> order, Job w, long now) {
         Plan plan = policies.get().schedule(state, now);
         boolean starts = false;
         List<String> preempts = new ArrayList<>();
@@ -200,8 +210,8 @@ public final class WaitExplainer {
             }
             return new WaitsFor.Unallocated(w.gpus(), idle, allocatedWaiting);
         }
-        WaitsFor.Gang gang = gangBlocked(state, fs, w, now);
-        long preemptible = AllocationPolicy.preemptibleGpus(state, fs, w);
+        WaitsFor.Gang gang = gangBlocked(state, rules, w, now);
+        long preemptible = rules.preemptibleGpus(state, w);
         if (idle + preemptible >= w.gpus()) {
             if (gang != null) {
                 return gang;
@@ -223,7 +233,7 @@ public final class WaitExplainer {
         List<Job> protectedVictims = new ArrayList<>();
         for (int l = 0; l < state.tree().leafCount(); l++) {
             for (Job v : state.runningAllocated(l)) {
-                if (v.isProtected(now) && AllocationPolicy.mayPreempt(fs, w, v)) {
+                if (v.isProtected(now) && rules.mayPreempt(w, v)) {
                     protectedVictims.add(v);
                 }
             }
@@ -257,7 +267,7 @@ public final class WaitExplainer {
      * For a gang that too few nodes have idle room for now, what it needs, what there is and when enough nodes have
      * room (see {@link WaitsFor.Gang}); otherwise null.
      */
-    private static WaitsFor.Gang gangBlocked(ClusterState state, FairShare fs, Job w, long now) {
+    private static WaitsFor.Gang gangBlocked(ClusterState state, PreemptionRules rules, Job w, long now) {
         if (w.gpusPerNode() == 0) {
             return null;
         }
@@ -277,7 +287,7 @@ public final class WaitExplainer {
             int have = state.freeIndex().free(n);
             List<Job> victims = new ArrayList<>();
             for (Job v : state.jobsOn(n)) {
-                if (v.state() == JobState.RUNNING && AllocationPolicy.mayPreempt(fs, w, v)) {
+                if (v.state() == JobState.RUNNING && rules.mayPreempt(w, v)) {
                     victims.add(v);
                 }
             }
@@ -325,11 +335,11 @@ public final class WaitExplainer {
                 roomAt, named);
     }
 
-    private static WaitExplanation.Protection protection(ClusterState state, FairShare fs, Job v, long now) {
+    private WaitExplanation.Protection protection(ClusterState state, PreemptionRules rules, Job v, long now) {
         List<String> by = new ArrayList<>();
         int count = 0;
-        for (Job w : servingOrder(state)) {
-            if (w.allocated() && AllocationPolicy.mayPreempt(fs, w, v)) {
+        for (Job w : servingOrder(state, policies.get().freshRules(state))) {
+            if (w.allocated() && rules.mayPreempt(w, v)) {
                 count++;
                 if (by.size() < MAX_NAMED) {
                     by.add(w.id());

@@ -16,33 +16,47 @@ import java.util.function.Predicate;
  * preempted as soon as its protection ends, and reserves the nodes that get there first; {@code untilSeconds} is
  * the moment the whole workload would fit. Later work may still start on reserved nodes if it will be preemptible
  * by then: unallocated work, or allocated work whose protection ends by that moment and that the owner may
- * preempt (another allocation, or lower priority in the same one).
+ * preempt ({@code ownerMayPreempt}: the policy's rule, which ranks allocations).
  */
-public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
+public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<Job> ownerMayPreempt) {
 
     /** Whether {@code job} may start on the reserved nodes. */
     public boolean allows(Job job, long now) {
         if (!job.allocated()) {
             return true;
         }
+        if (job == owner) {
+            return true;
+        }
         if (now + job.protectionSecondsIfStarted() > untilSeconds) {
             return false;
         }
-        return job.leaf() != owner.leaf() || job.spec().priority().ordinal() < owner.spec().priority().ordinal();
+        return ownerMayPreempt.test(job);
+    }
+
+    /** {@link #plan(CycleWork, Job, Predicate, BitSet)} with no nodes taken by other reservations. */
+    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt) {
+        return plan(work, owner, mayPreempt, null);
     }
 
     /**
-     * Plans a reservation for {@code owner}, or returns null when no moment can be predicted.
+     * Plans a reservation for {@code owner} on nodes outside {@code taken}, or returns null when it needs none or no
+     * moment can be predicted.
      *
      * @param mayPreempt which running jobs the owner may preempt once they are past their protection
+     * @param taken      nodes other reservations of the cycle hold (null: none)
      */
-    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt) {
+    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {
         if (!needsOne(work.state(), owner)) {
             return null;
         }
-        if (owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()) {
-            return planWholeNodes(work, owner, mayPreempt);
-        }
+        Reservation r = owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
+                ? planWholeNodes(work, owner, mayPreempt, taken)
+                : planByTime(work, owner, mayPreempt, taken);
+        return r;
+    }
+
+    private static Reservation planByTime(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {
         ClusterState state = work.state();
         FreeIndex free = work.free();
         long now = work.now();
@@ -58,7 +72,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
             if (nodeReady != null) {
                 nodeReady[n] = Long.MAX_VALUE;
             }
-            if (!free.isSchedulable(n) || free.capacity(n) < Math.max(1, perNode)) {
+            if (!free.isSchedulable(n) || free.capacity(n) < Math.max(1, perNode) || (taken != null && taken.get(n))) {
                 continue;
             }
             int first = count;
@@ -133,7 +147,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
                 return null;
             }
         }
-        return new Reservation(owner, reserved, until);
+        return new Reservation(owner, reserved, until, mayPreempt);
     }
 
     /**
@@ -150,7 +164,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
      * A node is wholly free once every job on it is gone, i.e. at its latest protection end if the owner may
      * preempt everything on it; the state keeps nodes sorted by that time, so the scan stops at the k-th usable node.
      */
-    private static Reservation planWholeNodes(CycleWork work, Job owner, Predicate<Job> mayPreempt) {
+    private static Reservation planWholeNodes(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {
         ClusterState state = work.state();
         FreeIndex free = work.free();
         long now = work.now();
@@ -160,7 +174,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
         long until = now;
         int found = 0;
         for (int n : state.nodesByLatestProtectionEnd()) {
-            if (!free.isSchedulable(n) || free.capacity(n) < perNode) {
+            if (!free.isSchedulable(n) || free.capacity(n) < perNode || (taken != null && taken.get(n))) {
                 continue;
             }
             boolean touched = work.touchedNodes().get(n);
@@ -184,7 +198,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds) {
             reserved.set(n);
             until = Math.max(until, state.latestProtectionEnd(n));
             if (++found == need) {
-                return new Reservation(owner, reserved, until);
+                return new Reservation(owner, reserved, until, mayPreempt);
             }
         }
         return null;

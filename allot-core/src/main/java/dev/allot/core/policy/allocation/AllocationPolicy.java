@@ -8,6 +8,10 @@ import dev.allot.core.policy.PolicyFactory;
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
+import dev.allot.core.policy.allocation.preemption.FailedSearches;
+import dev.allot.core.policy.allocation.preemption.PreemptionRules;
+import dev.allot.core.policy.allocation.preemption.Ranking;
+import dev.allot.core.policy.allocation.preemption.VictimOrder;
 import dev.allot.core.sched.CycleWork;
 import dev.allot.core.sched.Placer;
 import dev.allot.core.sched.Reservation;
@@ -27,25 +31,24 @@ import java.util.PriorityQueue;
 
 /**
  * Allot's own policy: budgets, hierarchical fair share over a lookback window, and minimum-runtime contracts.
+ * {@code docs/policy.md} states the whole rule with the measurements behind its defaults.
  *
  * <p>One cycle, in order:
  * <ol>
  *   <li><b>Drain.</b> On every unhealthy node, each job that may leave leaves: unallocated ones at once, allocated
  *   ones once past their minimum runtime (the protection expiry wakes the scheduler at that instant).</li>
- *   <li><b>Allocated work</b>, allocation by allocation in {@link FairShare} order (recomputed after every start,
- *   since a start commits its minimum runtime), inside an allocation by priority, submission and id. A job starts
- *   on idle GPUs if it fits, else preempts a minimal set of victims it may preempt (see below), else it is
- *   blocked: the first blocked job of the cycle gets a {@link Reservation} and the rest of its shape queue is
- *   skipped for this cycle. Over-entitled allocations still start work on idle GPUs (bursting).</li>
+ *   <li><b>Allocated work.</b> With {@code ranking=entitlement}, first a <i>quota pass</i>: allocations holding less
+ *   than their quota ({@link Entitlements}) in {@link AllocationOrder}, most under-paid first. Then, under either
+ *   ranking, the <i>open pass</i>: every allocation in lookback order ({@link FairShare}, recomputed after every
+ *   start, since a start commits its minimum runtime). Inside an allocation by priority, submission and id. A job
+ *   starts on idle GPUs if it fits, else preempts a minimal set of victims its rights allow
+ *   ({@link PreemptionRules}, victims in {@link VictimOrder}), else it is blocked: the first
+ *   {@code max-reservations} blocked gangs get a {@link Reservation} each ({@link GangReservations}), and the rest
+ *   of the blocked job's shape queue is skipped for this cycle. Over-entitled allocations still start work on idle
+ *   GPUs (bursting).</li>
  *   <li><b>Unallocated work</b> (minimum runtime 0) on whatever GPUs are still idle, allocations in the same order.
  *   It never preempts.</li>
  * </ol>
- *
- * <p><b>Who may preempt whom.</b> Unallocated work: any allocated job. A job past its minimum runtime: a job of an
- * allocation that ranks above its own
- * (compared where their tree paths part, see {@link FairShare#ranksAbove}), or a higher-priority job of its own allocation. A job inside its minimum
- * runtime: nobody. Victims are preferred unallocated first, then from the most over-served allocation, then the
- * least work lost since the last checkpoint, then by id.
  *
  * <p>Fair share drifts between events as usage accrues and ages out of the window, so while allocated work is
  * blocked and preemptible work runs, the plan asks to be woken after {@code fairshare-recheck}.
@@ -60,6 +63,16 @@ public final class AllocationPolicy implements Policy {
             SettingSpec.bool("reservation", true,
                     "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
                             + " gangs (EASY backfill with minimum runtimes as the known horizon)"),
+            SettingSpec.text("ranking", Ranking.LOOKBACK.label(),
+                    "lookback: the seed's pure lookback ranking (one order by usage over the window, level by level);"
+                            + " entitlement: allocations holding less than their quota (entitlement x healthy GPUs) go"
+                            + " first and reclaim from allocations above theirs, the lookback window orders the rest"),
+            SettingSpec.number("reclaim-margin", 0.1,
+                    "with ranking=entitlement, a preemption between allocations must leave the victim's allocation"
+                            + " holding at least (1 + this) x its quota: hysteresis, so allocations near their quota"
+                            + " never preempt each other"),
+            SettingSpec.integer("max-reservations", 2,
+                    "with reservation=true, how many blocked gangs hold nodes at once (in serving order)"),
             SettingSpec.bool("shortcuts", true,
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
                             + " exactly the same, slower: for verification"));
@@ -69,7 +82,8 @@ public final class AllocationPolicy implements Policy {
             + " unallocated work on idle GPUs, automatic drains",
             SETTINGS,
             settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
-                settings.bool("shortcuts")));
+                settings.bool("shortcuts"), Ranking.parse(settings.text("ranking")), settings.number("reclaim-margin"),
+                settings.integer("max-reservations")));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
             + " started on GPUs no waiting allocated work could use; preemptible at any moment";
@@ -77,13 +91,34 @@ public final class AllocationPolicy implements Policy {
     private final long recheckSeconds;
     private final boolean reservations;
     private final boolean shortcuts;
+    private final Ranking ranking;
+    private final double reclaimMargin;
+    private final int maxReservations;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
+    private Entitlements entitlements;
+    private PreemptionRules rules;
+    private AllocationOrder allocationOrder;
     private VictimPool victimPool;
     private WholeNodeBound wholeNodeBound;
+    private final FailedSearches failedSearches = new FailedSearches();
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts) {
+        this(fairshareRecheck, reservations, shortcuts, Ranking.LOOKBACK, 0.1, 2);
+    }
+
+    public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts, Ranking ranking,
+                            double reclaimMargin, long maxReservations) {
+        if (maxReservations < 1 || maxReservations > 1000) {
+            throw new IllegalArgumentException("max-reservations must be 1 to 1000, got " + maxReservations);
+        }
+        this.maxReservations = (int) maxReservations;
+        if (!(reclaimMargin >= 0) || Double.isInfinite(reclaimMargin)) {
+            throw new IllegalArgumentException("reclaim-margin must be a number >= 0, got " + reclaimMargin);
+        }
+        this.ranking = ranking;
+        this.reclaimMargin = reclaimMargin;
         if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
             throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
         }
@@ -113,7 +148,23 @@ public final class AllocationPolicy implements Policy {
             victimPool = new VictimPool(state.nodeCount());
             wholeNodeBound = new WholeNodeBound(state.tree().leafCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
+            entitlements = new Entitlements(state.tree());
+            rules = new PreemptionRules(ranking, reclaimMargin, fairShare, entitlements);
+            allocationOrder = new AllocationOrder(rules, state.tree().leafCount());
+            gangReservations = new GangReservations(maxReservations);
         }
+    }
+
+    /**
+     * The rules of who may preempt whom and the serving order as this policy sees {@code state} now, on fresh
+     * bookkeeping (for explanations; the policy's own cycle is not affected).
+     */
+    public PreemptionRules freshRules(ClusterState state) {
+        FairShare fs = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
+        fs.reset(state);
+        Entitlements e = new Entitlements(state.tree());
+        e.reset(state);
+        return new PreemptionRules(ranking, reclaimMargin, fs, e);
     }
 
     @Override
@@ -129,6 +180,7 @@ public final class AllocationPolicy implements Policy {
         victimPool.reset();
         failedSearches.clear();
         fairShare.reset(state);
+        entitlements.reset(state);
         drain(state, now);
         boolean blocked = scheduleAllocated(state, now);
         scheduleUnallocated(state);
@@ -161,16 +213,16 @@ public final class AllocationPolicy implements Policy {
                                 + Durations.formatSeconds(j.minRuntimeSeconds()) + " minimum runtime"
                         : "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " runs unallocated";
                 work.preempt(j, PreemptionCause.drain(state.nodeName(n), why));
+                entitlements.preempted(j);
             }
         }
     }
 
     // ------------------------------------------------------------------ allocated work
 
-    /** Per-cycle state of the allocated phase: the reservation, planned only once someone would need it. */
-    private Job blockedOwner;
-    private Reservation reservation;
-    private boolean reservationPlanned;
+    /** Per-cycle state of the allocated phase: the gangs' reservations, planned as gangs are found blocked. */
+    private GangReservations gangReservations;
+    private boolean quotaPass;
 
     private boolean scheduleAllocated(ClusterState state, long now) {
         int leaves = state.tree().leafCount();
@@ -181,28 +233,46 @@ public final class AllocationPolicy implements Policy {
         if (!any) {
             return false;
         }
+        gangReservations.clear();
+        boolean blocked = false;
+        if (ranking == Ranking.ENTITLEMENT) {
+            blocked = servePass(state, now, true);
+        }
+        return servePass(state, now, false) | blocked;
+    }
+
+    /**
+     * One pass over the allocations' waiting allocated work. The <b>quota pass</b> ({@code quota}, ranking
+     * entitlement only) serves owed allocations in {@link AllocationOrder} and only jobs that keep their allocation
+     * within its quota ({@link PreemptionRules#withinQuota}); it stops at the first allocation that is not owed. The
+     * <b>open pass</b> serves every allocation in lookback order ({@link FairShare#leafOrder()}), with whatever rights
+     * each job has.
+     */
+    private boolean servePass(ClusterState state, long now, boolean quota) {
+        quotaPass = quota;
+        int leaves = state.tree().leafCount();
         List<PriorityQueue<ShapeCursor>> heads = new ArrayList<>(java.util.Collections.nCopies(leaves, null));
         boolean[] done = new boolean[leaves];
         boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
-        blockedOwner = null;
-        reservation = null;
-        reservationPlanned = false;
         boolean blocked = false;
-        int[] order = fairShare.leafOrder();
-        long orderVersion = fairShare.version();
+        int[] order = passOrder(quota);
+        long orderVersion = rules.version();
         int pos = 0;
         while (true) {
             if (!victimsExist && work.free().totalFree() == 0) {
                 return true;
             }
-            if (orderVersion != fairShare.version()) {
-                order = fairShare.leafOrder();
-                orderVersion = fairShare.version();
+            if (orderVersion != rules.version()) {
+                order = passOrder(quota);
+                orderVersion = rules.version();
                 pos = 0;
             }
             PriorityQueue<ShapeCursor> heap = null;
             for (; pos < order.length; pos++) {
                 int leaf = order[pos];
+                if (quota && !entitlements.owed(leaf)) {
+                    return blocked; // owed allocations come first in the order: the rest are not owed either
+                }
                 if (done[leaf] || state.pending().count(leaf, true) == 0) {
                     continue;
                 }
@@ -212,9 +282,7 @@ public final class AllocationPolicy implements Policy {
                         // nothing of this allocation can start: as if each of its queues had been tried and failed
                         done[leaf] = true;
                         blocked = true;
-                        if (blockedOwner == null) {
-                            blockedOwner = best;
-                        }
+                        blocked(best);
                         continue;
                     }
                     heads.set(leaf, cursors(state, leaf));
@@ -230,19 +298,23 @@ public final class AllocationPolicy implements Policy {
             }
             ShapeCursor c = heap.poll();
             Job w = c.head();
-            if (tryStart(state, w, pos, now)) {
+            if (work.startedHere(w)) {
+                c.advance(); // the quota pass started it
+            } else if (tryStart(state, w, pos, now)) {
                 c.advance();
             } else {
                 c.exhaust();
                 blocked = true;
-                if (blockedOwner == null) {
-                    blockedOwner = w;
-                }
+                blocked(w);
             }
             if (c.head() != null) {
                 heap.add(c);
             }
         }
+    }
+
+    private int[] passOrder(boolean quota) {
+        return quota ? allocationOrder.leafOrder() : fairShare.leafOrder();
     }
 
     private static PriorityQueue<ShapeCursor> cursors(ClusterState state, int leaf) {
@@ -264,8 +336,10 @@ public final class AllocationPolicy implements Policy {
     private Job hopelessBest(ClusterState state, int leaf) {
         Job best = state.pending().bestHead(leaf, true);
         int smallest = state.pending().smallestHeadGpus(leaf, true);
-        // the most it could get: its best job has the highest priority, so the most own-leaf victims
-        return best != null && !victimBoundAllows(state, best, null, smallest) ? best : null;
+        // the most it could get: its best job has the highest priority, so the most own-leaf victims, and the
+        // smallest size the widest reclaim budgets
+        return best != null && !victimBoundAllows(state, rules.rightsOf(leaf, best.spec().priority().ordinal(), smallest),
+                null, smallest) ? best : null;
     }
 
     private static final Comparator<ShapeCursor> BY_HEAD = (a, b) -> Job.QUEUE_ORDER.compare(a.head(), b.head());
@@ -280,19 +354,23 @@ public final class AllocationPolicy implements Policy {
         }
         List<Job> victims = null;
         if (p == null) {
+            PreemptionRules.Rights rights = rules.rightsOf(w);
             // the GPU bound without the reservation is necessary with it too: check it before planning one
-            if (excluded == null && !victimBoundAllows(state, w, null)) {
+            if (excluded == null && !victimBoundAllows(state, rights, null, w.gpus())) {
                 return false;
             }
             if (excluded == null) {
                 excluded = reservedAgainst(w, now);
             }
-            victims = findVictims(state, w, now, excluded);
+            victims = findVictims(state, w, rights, now, excluded);
             if (victims == null || victims.isEmpty()) {
                 return false;
             }
             for (Job v : victims) {
-                work.preempt(v, cause(state, v, w));
+                work.preempt(v, rules.cause(state.tree(), v, w));
+            }
+            for (Job v : victims) {
+                entitlements.preempted(v);
             }
             p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
             if (p == null) {
@@ -303,20 +381,15 @@ public final class AllocationPolicy implements Policy {
         return true;
     }
 
-    /**
-     * The nodes {@code w} must keep off: those reserved for the cycle's first blocked workload, unless {@code w} will
-     * be preemptible by the time the reservation is due. The reservation is planned on first need.
-     */
+    private void blocked(Job w) {
+        if (reservations) {
+            gangReservations.blocked(work, rules, w);
+        }
+    }
+
+    /** The nodes {@code w} must keep off: those of the cycle's reservations that do not allow it. */
     private BitSet reservedAgainst(Job w, long now) {
-        if (blockedOwner == null || !reservations) {
-            return null;
-        }
-        if (!reservationPlanned) {
-            final Job owner = blockedOwner;
-            reservation = Reservation.plan(work, owner, j -> mayPreempt(owner, j));
-            reservationPlanned = true;
-        }
-        return reservation == null || reservation.allows(w, now) ? null : reservation.nodes();
+        return gangReservations.against(w, now);
     }
 
     private static boolean touches(Placement p, BitSet nodes) {
@@ -334,83 +407,33 @@ public final class AllocationPolicy implements Policy {
     private void startAllocated(ClusterState state, Job w, Placement p, int rank, int victims) {
         AllocationTree tree = state.tree();
         double ratio = fairShare.leafRatio(w.leaf());
-        String reason = "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " in fair share (usage "
-                + fmt(ratio) + " of entitlement)" + (victims == 0 ? "; idle GPUs" : "; after preempting " + dev.allot.core.model.Words.count(victims, "workload"));
+        String standing = quotaPass
+                ? "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " among allocations owed GPUs (it "
+                        + entitlements.describe(w.leaf()) + ")"
+                : "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " in fair share (usage "
+                        + fmt(ratio) + " of entitlement)";
+        String reason = standing + (victims == 0 ? "; idle GPUs" : "; after preempting " + dev.allot.core.model.Words.count(victims, "workload"));
         work.start(w, p, reason);
         fairShare.chargeStart(w);
-    }
-
-    /** Whether {@code w} may preempt {@code v} once {@code v} is past its protection (protection not checked here). */
-    private boolean mayPreempt(Job w, Job v) {
-        return mayPreempt(fairShare, w, v);
+        entitlements.started(w);
     }
 
     /**
-     * The rule of who may preempt whom, on a fair share of the current cycle: whether allocated work {@code w} may
-     * preempt running {@code v} once {@code v} is past its protection (protection is not checked here). Unallocated
-     * work may always be preempted; work of the same allocation only by higher priority; other allocated work only
-     * when {@code w}'s allocation {@link FairShare#ranksAbove ranks above} it. Public for explanations.
+     * A necessary condition for {@code w} to fit by preempting: usable idle GPUs plus every GPU its rights let it take
+     * (ignoring where they are) reach {@code gpus}.
      */
-    public static boolean mayPreempt(FairShare fairShare, Job w, Job v) {
-        if (!v.allocated()) {
-            return true;
-        }
-        if (v.leaf() == w.leaf()) {
-            return v.spec().priority().ordinal() < w.spec().priority().ordinal();
-        }
-        return fairShare.ranksAboveRow(w.leaf())[v.leaf()];
-    }
-
-    /**
-     * GPUs allocated work {@code w} could take by preemption right now, wherever they are: every unallocated running
-     * GPU, the unprotected GPUs of allocations {@code w}'s ranks above, and the unprotected GPUs of lower priorities
-     * of its own allocation. Public for explanations.
-     */
-    public static long preemptibleGpus(ClusterState state, FairShare fairShare, Job w) {
-        boolean[] above = fairShare.ranksAboveRow(w.leaf());
-        int prio = w.spec().priority().ordinal();
-        long gpus = state.unallocatedRunningGpus();
-        for (int l = 0; l < above.length; l++) {
-            if (above[l]) {
-                gpus += state.unprotectedGpus(l);
-            }
-        }
-        for (var pr : dev.allot.core.model.Priority.values()) {
-            if (pr.ordinal() < prio) {
-                gpus += state.unprotectedGpus(w.leaf(), pr);
-            }
-        }
-        return gpus;
-    }
-
-    /**
-     * A necessary condition for {@code w} to fit by preempting: usable idle GPUs plus every GPU it may take (ignoring
-     * where they are) reach its size.
-     */
-    private boolean victimBoundAllows(ClusterState state, Job w, BitSet excluded) {
-        return victimBoundAllows(state, w, excluded, w.gpus());
-    }
-
-    /** The same bound, with {@code w}'s rights, against {@code gpus} instead of its size. */
-    private boolean victimBoundAllows(ClusterState state, Job w, BitSet excluded, int gpus) {
-        long bound = Placer.usableFree(work.free(), excluded) + preemptibleGpus(state, fairShare, w);
+    private boolean victimBoundAllows(ClusterState state, PreemptionRules.Rights rights, BitSet excluded, int gpus) {
+        long bound = Placer.usableFree(work.free(), excluded) + rules.preemptibleGpus(state, rights);
         return bound >= gpus;
     }
 
-    private List<Job> findVictims(ClusterState state, Job w, long now, BitSet excluded) {
+    private List<Job> findVictims(ClusterState state, Job w, PreemptionRules.Rights rights, long now, BitSet excluded) {
         int leaves = state.tree().leafCount();
-        boolean[] above = fairShare.ranksAboveRow(w.leaf());
-        int prio = w.spec().priority().ordinal();
-        if (!victimBoundAllows(state, w, excluded)) {
+        if (shortcuts && failedSearches.covers(w, rights, work.version(), excluded)) {
             return null;
         }
-        for (FailedSearch f : failedSearches) {
-            if (shortcuts && f.covers(w, above, work.version(), excluded)) {
-                return null;
-            }
-        }
         boolean wholeNodes = w.gpusPerNode() > 0 && w.gpusPerNode() == state.cluster().maxGpusPerNode();
-        if (shortcuts && wholeNodes && wholeNodeBound.nodesFor(state, work, fairShare, w, excluded) < w.gpus() / w.gpusPerNode()) {
+        if (shortcuts && wholeNodes && wholeNodeBound.nodesFor(state, work, rights, excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
         List<Job> pool = victimPool.sorted(all -> {
@@ -418,96 +441,17 @@ public final class AllocationPolicy implements Policy {
             for (int l = 0; l < leaves; l++) {
                 state.runningAllocated(l).forEach(all);
             }
-        }, v -> !v.isProtected(now), victimKeys(now), fairShare.version());
+        }, v -> !v.isProtected(now), new VictimOrder(rules, now), rules.version());
         if (w.gpusPerNode() > 0 && !wholeNodes
                 && victimPool.nodesThatCouldHost(work.free(), w.gpusPerNode(), excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
-        List<Job> candidates = new ArrayList<>();
-        for (Job v : pool) {
-            if (work.isPreempted(v)) {
-                continue;
-            }
-            if (!v.allocated() || (v.leaf() == w.leaf() ? v.spec().priority().ordinal() < prio : above[v.leaf()])) {
-                candidates.add(v);
-            }
-        }
+        List<Job> candidates = rules.candidates(pool, rights, work::isPreempted);
         List<Job> found = VictimSearch.find(work, w.gpus(), w.gpusPerNode(), excluded, candidates);
         if (found == null) {
-            failedSearches.add(new FailedSearch(w.shape(), w.leaf(), prio, above.clone(), work.version(), excluded));
+            failedSearches.add(w, rights, work.version(), excluded);
         }
         return found;
-    }
-
-    /**
-     * A victim search that found nothing. Feasibility only grows with the candidate set, so on the same free GPUs
-     * and victims any search for the same shape whose rights are a subset of these fails too. Rights are compared
-     * allocation by allocation on the rank rows, without walking the victims: in fair-share order later allocations
-     * may preempt fewer, so one search per shape and cycle usually settles every allocation's blocked gangs.
-     */
-    private record FailedSearch(int shape, int leaf, int priority, boolean[] above, long freeVersion, BitSet excluded) {
-        boolean covers(Job w, boolean[] wAbove, long fv, BitSet ex) {
-            if (w.shape() != shape || fv != freeVersion || ex != excluded) {
-                return false;
-            }
-            int wLeaf = w.leaf();
-            int wPrio = w.spec().priority().ordinal();
-            for (int b = 0; b < wAbove.length; b++) {
-                if (b == wLeaf) {
-                    // w may take its own lower-priority jobs: covered if this search could take them all, or the same
-                    boolean ownCovered = wPrio == 0 || (b == leaf ? wPrio <= priority : above[b]);
-                    if (!ownCovered) {
-                        return false;
-                    }
-                } else if (wAbove[b]) {
-                    // w may take everything unprotected of b; this search only lower priorities of its own leaf
-                    if (b == leaf || !above[b]) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        }
-    }
-
-    private final List<FailedSearch> failedSearches = new ArrayList<>();
-
-    /** Unallocated first, then the most over-served allocation, then the least work lost, then id. */
-    private VictimPool.Keys victimKeys(long now) {
-        return new VictimPool.Keys() {
-            @Override
-            public int group(Job j) {
-                return j.allocated() ? 1 : 0;
-            }
-
-            @Override
-            public double overServed(Job j) {
-                return j.allocated() ? fairShare.leafRatio(j.leaf()) : 0;
-            }
-
-            @Override
-            public long workLost(Job j) {
-                return j.workLostIfPreemptedAtGpuSeconds(now);
-            }
-        };
-    }
-
-    private PreemptionCause cause(ClusterState state, Job v, Job w) {
-        AllocationTree tree = state.tree();
-        String wAlloc = tree.leafName(w.leaf());
-        if (!v.allocated()) {
-            return PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
-                    v.id() + " ran unallocated (minimum runtime 0) and allocated work " + w.id() + " of " + wAlloc + " needed its GPUs");
-        }
-        String past = v.id() + " was past its " + Durations.formatSeconds(v.minRuntimeSeconds()) + " minimum runtime";
-        if (v.leaf() == w.leaf()) {
-            return PreemptionCause.by(PreemptionCause.Kind.PRIORITY, w.id(),
-                    "higher-priority " + w.id() + " (" + w.spec().priority().label() + ") of the same allocation " + wAlloc
-                            + " needed its GPUs; " + past);
-        }
-        return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(),
-                w.id() + " of " + wAlloc + " ranks above " + tree.leafName(v.leaf()) + ": "
-                        + fairShare.explainAbove(w.leaf(), v.leaf()) + "; " + past);
     }
 
     // ------------------------------------------------------------------ unallocated work
@@ -516,7 +460,7 @@ public final class AllocationPolicy implements Policy {
         if (work.free().totalFree() == 0) {
             return;
         }
-        int[] order = fairShare.leafOrder().clone();
+        int[] order = allocationOrder.leafOrder().clone();
         for (int leaf : order) {
             if (state.pending().count(leaf, false) == 0) {
                 continue;

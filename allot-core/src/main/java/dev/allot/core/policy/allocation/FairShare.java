@@ -250,6 +250,10 @@ public final class FairShare {
                 + Decimals.significant(entitledGpuSeconds / 3600.0, 3) + " GPU-hours)";
     }
 
+    public int leafCount() {
+        return leafOrder.length;
+    }
+
     public long windowSeconds() {
         return windowSeconds;
     }

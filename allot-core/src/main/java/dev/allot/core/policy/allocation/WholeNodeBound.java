@@ -1,5 +1,6 @@
 package dev.allot.core.policy.allocation;
 
+import dev.allot.core.policy.allocation.preemption.PreemptionRules;
 import dev.allot.core.sched.CycleWork;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.FreeIndex;
@@ -26,11 +27,12 @@ final class WholeNodeBound {
     }
 
     /** At most how many usable nodes outside {@code excluded} a whole-node gang of {@code w} could get. */
-    int nodesFor(ClusterState state, CycleWork work, FairShare fairShare, Job w, BitSet excluded) {
-        boolean[] above = fairShare.ranksAboveRow(w.leaf());
-        System.arraycopy(above, 0, allowed, 0, allowed.length);
+    int nodesFor(ClusterState state, CycleWork work, PreemptionRules.Rights rights, BitSet excluded) {
+        for (int b = 0; b < allowed.length; b++) {
+            allowed[b] = rights.any(b); // a budget may allow only part of b: allowing all keeps this an upper bound
+        }
         // its own lower-priority work is preemptible too: allowing the whole leaf keeps this an upper bound
-        allowed[w.leaf()] = w.spec().priority().ordinal() > 0;
+        allowed[rights.leaf()] = rights.priority() > 0;
         WholeNodeIndex index = state.wholeNodes();
         int n = index.countAllowed(allowed);
         BitSet touched = work.touchedNodes();

@@ -1,0 +1,85 @@
+package dev.allot.core.policy.allocation;
+
+import dev.allot.core.policy.allocation.preemption.PreemptionRules;
+import dev.allot.core.sched.CycleWork;
+import dev.allot.core.sched.Reservation;
+import dev.allot.core.state.Job;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * The reservations of one cycle: the first {@code limit} blocked workloads that need one (gangs of whole nodes, or
+ * more GPUs than a node has), in the order the cycle served them, each on nodes the earlier ones do not hold. A
+ * later workload may start on a reservation's nodes only if that reservation {@link Reservation#allows allows} it,
+ * so small work of a higher-ranked allocation does not starve a gang, and no new protected run starts on nodes a
+ * gang is draining.
+ */
+final class GangReservations {
+    private final int limit;
+    private final List<Reservation> held = new ArrayList<>();
+    private final BitSet taken = new BitSet();
+    private BitSet union;
+
+    GangReservations(int limit) {
+        this.limit = limit;
+    }
+
+    void clear() {
+        held.clear();
+        taken.clear();
+        union = null;
+    }
+
+    /** Records that {@code owner} could not start; plans a reservation for it if it needs one and room remains. */
+    void blocked(CycleWork work, PreemptionRules rules, Job owner) {
+        if (held.size() >= limit || !Reservation.needsOne(work.state(), owner)) {
+            return;
+        }
+        for (Reservation r : held) {
+            if (r.owner() == owner) {
+                return;
+            }
+        }
+        PreemptionRules.Rights rights = rules.rightsOf(owner);
+        Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j), taken.isEmpty() ? null : taken);
+        if (r != null) {
+            held.add(r);
+            taken.or(r.nodes());
+            union = null;
+        }
+    }
+
+    /** The nodes {@code w} must keep off (null: none): those of every reservation that does not allow it. */
+    BitSet against(Job w, long now) {
+        if (held.isEmpty()) {
+            return null;
+        }
+        int refusing = 0;
+        for (Reservation r : held) {
+            if (!r.allows(w, now)) {
+                refusing++;
+            }
+        }
+        if (refusing == 0) {
+            return null;
+        }
+        if (refusing == held.size()) {
+            if (union == null) {
+                union = (BitSet) taken.clone(); // one object per set of reservations: the failed-search memo compares it
+            }
+            return union;
+        }
+        BitSet some = new BitSet();
+        for (Reservation r : held) {
+            if (!r.allows(w, now)) {
+                some.or(r.nodes());
+            }
+        }
+        return some;
+    }
+
+    List<Reservation> held() {
+        return held;
+    }
+}

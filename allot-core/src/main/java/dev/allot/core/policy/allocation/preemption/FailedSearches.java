@@ -1,0 +1,60 @@
+package dev.allot.core.policy.allocation.preemption;
+
+import dev.allot.core.state.Job;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * The victim searches of one cycle that found nothing, so that a search sure to fail the same way is skipped.
+ * Feasibility only grows with the candidate set, so on the same free GPUs and victims (the cycle's version) any
+ * search for the same shape whose candidates are a subset of a failed one's fails too. Candidates are compared
+ * allocation by allocation on the {@link PreemptionRules.Rights budgets} (a smaller budget is a shorter prefix of the
+ * same victims), without walking the victims: in serving order later allocations usually may take less, so one
+ * search per shape and cycle settles most blocked gangs.
+ */
+public final class FailedSearches {
+    private record Failed(int shape, PreemptionRules.Rights rights, long workVersion, BitSet excluded) {
+    }
+
+    private final List<Failed> failed = new ArrayList<>();
+
+    public void clear() {
+        failed.clear();
+    }
+
+    public void add(Job w, PreemptionRules.Rights rights, long workVersion, BitSet excluded) {
+        failed.add(new Failed(w.shape(), rights, workVersion, excluded));
+    }
+
+    /** Whether a recorded failure proves that a search for {@code w} with these rights fails too. */
+    public boolean covers(Job w, PreemptionRules.Rights r, long workVersion, BitSet excluded) {
+        for (Failed f : failed) {
+            if (f.shape == w.shape() && f.workVersion == workVersion && f.excluded == excluded && subset(r, f.rights)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether every candidate of rights {@code r} is a candidate of the failed search's rights {@code f}. */
+    private static boolean subset(PreemptionRules.Rights r, PreemptionRules.Rights f) {
+        long[] rb = r.budgets();
+        long[] fb = f.budgets();
+        for (int b = 0; b < rb.length; b++) {
+            if (b == r.leaf()) {
+                // r takes its own lower priorities: covered if f took all of b, or f is b with at least r's priority
+                boolean own = r.priority() == 0 || (b == f.leaf() ? r.priority() <= f.priority() : fb[b] == PreemptionRules.ALL);
+                if (!own) {
+                    return false;
+                }
+            } else if (rb[b] > 0) {
+                // f's own leaf: f took only lower priorities of it, not comparable with a budget
+                if (b == f.leaf() || rb[b] > fb[b]) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}

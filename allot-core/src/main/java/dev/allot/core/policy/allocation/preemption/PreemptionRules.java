@@ -1,0 +1,243 @@
+package dev.allot.core.policy.allocation.preemption;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.Durations;
+import dev.allot.core.model.Priority;
+import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.policy.allocation.Entitlements;
+import dev.allot.core.policy.allocation.FairShare;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Who may preempt whom under the allocation policy, in one place: the policy's victim searches, its reservations,
+ * the wait explanations and the preemption reasons all ask here.
+ *
+ * <p>Always, for waiting allocated work {@code w}: unallocated work may be preempted; work of {@code w}'s own
+ * allocation with a lower priority may be preempted once past its minimum runtime; nothing inside its minimum
+ * runtime is ever preempted (checked by the caller). Between allocations it depends on the {@link Ranking}:
+ * <ul>
+ *   <li>{@link Ranking#ENTITLEMENT}: only an <i>owed</i> allocation (holding less than its quota, see
+ *   {@link Entitlements}) reclaims, and from another allocation only as many GPUs as leave that one standing at
+ *   {@code max(1, s + margin)} or above, where {@code s} is the preemptor's standing once {@code w} runs. So a
+ *   victim's allocation is never pushed below its own quota, and two allocations whose standings differ by less than
+ *   the margin never preempt each other: no ping-pong. Bursting allocations (at or above quota) never preempt each
+ *   other; the lookback window only orders who gets idle GPUs.</li>
+ *   <li>{@link Ranking#LOOKBACK}: an allocation that {@link FairShare#ranksAbove ranks above} another on lookback
+ *   usage may take all its unprotected work.</li>
+ * </ul>
+ * The rights are a GPU budget per other allocation ({@link Rights}); a search takes an allocation's victims as a
+ * prefix of {@link VictimOrder}, so a smaller budget always means fewer candidates (which keeps the
+ * {@link FailedSearches} memo sound).
+ */
+public final class PreemptionRules {
+    /** A budget that takes every unprotected GPU of an allocation. */
+    public static final long ALL = Long.MAX_VALUE;
+
+    private final Ranking ranking;
+    private final double margin;
+    private final FairShare fairShare;
+    private final Entitlements entitlements;
+
+    public PreemptionRules(Ranking ranking, double margin, FairShare fairShare, Entitlements entitlements) {
+        this.ranking = ranking;
+        this.margin = margin;
+        this.fairShare = fairShare;
+        this.entitlements = entitlements;
+    }
+
+    public Ranking ranking() {
+        return ranking;
+    }
+
+    public double margin() {
+        return margin;
+    }
+
+    public FairShare fairShare() {
+        return fairShare;
+    }
+
+    public Entitlements entitlements() {
+        return entitlements;
+    }
+
+    /** Changes whenever any right may have changed: the usage or holdings moved. */
+    public long version() {
+        return fairShare.version() * 1_000_003L + entitlements.version();
+    }
+
+    /**
+     * What waiting allocated work may take from other allocations: per allocation, at most this many GPUs of its
+     * unprotected work (0: none, {@link #ALL}: all). The entry of {@code w}'s own allocation is 0; its own
+     * lower-priority work is always preemptible (see {@link #mayPreempt}).
+     */
+    public record Rights(int leaf, int priority, long[] budgets) {
+        public boolean any(int b) {
+            return budgets[b] > 0;
+        }
+    }
+
+    public Rights rightsOf(Job w) {
+        return rightsOf(w.leaf(), w.spec().priority().ordinal(), w.gpus());
+    }
+
+    /** The rights of a waiting job of allocation {@code l}, priority ordinal {@code priority} and {@code gpus}. */
+    public Rights rightsOf(int l, int priority, int gpus) {
+        int leaves = fairShare.leafCount();
+        long[] budgets = new long[leaves];
+        if (ranking == Ranking.LOOKBACK) {
+            boolean[] above = fairShare.ranksAboveRow(l);
+            for (int b = 0; b < leaves; b++) {
+                budgets[b] = above[b] ? ALL : 0;
+            }
+        } else {
+            boolean owed = entitlements.owed(l);
+            boolean[] above = owed ? null : fairShare.ranksAboveRow(l);
+            double floor = floorFor(l, gpus);
+            for (int b = 0; b < leaves; b++) {
+                if (b != l && owed) {
+                    budgets[b] = entitlements.reclaimableGpus(b, floor);
+                } else if (b != l && above != null && above[b]) {
+                    budgets[b] = entitlements.reclaimableGpus(b, floor);
+                }
+            }
+        }
+        budgets[l] = 0;
+        return new Rights(l, priority, budgets);
+    }
+
+    /** Whether {@code w}'s allocation is owed GPUs now (holds less than its quota): only then it reclaims. */
+    public boolean owed(Job w) {
+        return entitlements.owed(w.leaf());
+    }
+
+    /** The standing a victim's allocation must keep when {@code w} reclaims: max(1, w's standing once it runs + margin). */
+    public double floorFor(Job w) {
+        return floorFor(w.leaf(), w.gpus());
+    }
+
+    private double floorFor(int l, int gpus) {
+        return 1.0 + margin;
+    }
+
+    /**
+     * Whether allocated work {@code w} may preempt running {@code v} once {@code v} is past its protection (protection
+     * is not checked here), on its own: {@code v} fits the budget {@code w} has on its allocation.
+     */
+    public boolean mayPreempt(Job w, Job v) {
+        if (!v.allocated()) {
+            return true;
+        }
+        if (v.leaf() == w.leaf()) {
+            return v.spec().priority().ordinal() < w.spec().priority().ordinal();
+        }
+        return rightsOf(w).budgets()[v.leaf()] >= v.gpus();
+    }
+
+    /** {@link #mayPreempt} against precomputed rights. */
+    public static boolean mayPreempt(Rights r, Job v) {
+        if (!v.allocated()) {
+            return true;
+        }
+        if (v.leaf() == r.leaf()) {
+            return v.spec().priority().ordinal() < r.priority();
+        }
+        return r.budgets()[v.leaf()] >= v.gpus();
+    }
+
+    /**
+     * The running jobs {@code w} may preempt, in {@link VictimOrder}: from the sorted pool, every unallocated job,
+     * its own allocation's lower priorities, and per other allocation the longest prefix of its jobs within budget.
+     */
+    public List<Job> candidates(List<Job> sortedPool, Rights r, java.util.function.Predicate<Job> gone) {
+        long[] left = r.budgets().clone();
+        boolean[] closed = new boolean[left.length];
+        List<Job> out = new ArrayList<>();
+        for (Job v : sortedPool) {
+            if (gone.test(v)) {
+                continue;
+            }
+            if (!v.allocated()) {
+                out.add(v);
+                continue;
+            }
+            int b = v.leaf();
+            if (b == r.leaf()) {
+                if (v.spec().priority().ordinal() < r.priority()) {
+                    out.add(v);
+                }
+                continue;
+            }
+            if (closed[b]) {
+                continue;
+            }
+            if (left[b] == ALL) {
+                out.add(v);
+            } else if (left[b] >= v.gpus()) {
+                left[b] -= v.gpus();
+                out.add(v);
+            } else {
+                closed[b] = true; // a prefix: later jobs of b are not candidates either
+            }
+        }
+        return out;
+    }
+
+    /**
+     * GPUs {@code w} could take by preemption right now, wherever they are (an upper bound for the search): every
+     * unallocated running GPU, per other allocation its unprotected GPUs up to the budget, and its own allocation's
+     * unprotected lower priorities.
+     */
+    public long preemptibleGpus(ClusterState state, Job w) {
+        return preemptibleGpus(state, rightsOf(w));
+    }
+
+    public long preemptibleGpus(ClusterState state, Rights r) {
+        long gpus = state.unallocatedRunningGpus();
+        long[] budgets = r.budgets();
+        for (int b = 0; b < budgets.length; b++) {
+            if (budgets[b] > 0) {
+                gpus += Math.min(budgets[b], state.unprotectedGpus(b));
+            }
+        }
+        for (Priority pr : Priority.values()) {
+            if (pr.ordinal() < r.priority()) {
+                gpus += state.unprotectedGpus(r.leaf(), pr);
+            }
+        }
+        return gpus;
+    }
+
+    /** Why {@code w} preempts {@code v}, in words and numbers, for the preemption event and the explanations. */
+    public PreemptionCause cause(AllocationTree tree, Job v, Job w) {
+        String wAlloc = tree.leafName(w.leaf());
+        if (!v.allocated()) {
+            return PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
+                    v.id() + " ran unallocated (minimum runtime 0) and allocated work " + w.id() + " of " + wAlloc + " needed its GPUs");
+        }
+        String past = v.id() + " was past its " + Durations.formatSeconds(v.minRuntimeSeconds()) + " minimum runtime";
+        if (v.leaf() == w.leaf()) {
+            return PreemptionCause.by(PreemptionCause.Kind.PRIORITY, w.id(),
+                    "higher-priority " + w.id() + " (" + w.spec().priority().label() + ") of the same allocation " + wAlloc
+                            + " needed its GPUs; " + past);
+        }
+        return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(), explainReclaim(tree, w, v) + "; " + past);
+    }
+
+    /** The sentence that says why {@code w}'s allocation may take {@code v}'s allocation's GPUs. */
+    public String explainReclaim(AllocationTree tree, Job w, Job v) {
+        String wAlloc = tree.leafName(w.leaf());
+        String vAlloc = tree.leafName(v.leaf());
+        if (ranking == Ranking.LOOKBACK) {
+            return w.id() + " of " + wAlloc + " ranks above " + vAlloc + ": " + fairShare.explainAbove(w.leaf(), v.leaf());
+        }
+        return w.id() + " of " + wAlloc + " reclaims its quota from " + vAlloc + ": " + wAlloc + " "
+                + entitlements.describe(w.leaf()) + ", " + vAlloc + " " + entitlements.describe(v.leaf())
+                + ", and " + vAlloc + " keeps standing at least " + dev.allot.core.model.Decimals.significant(floorFor(w), 3)
+                + " (max of 1 and " + wAlloc + "'s standing with " + w.id() + " plus the margin "
+                + dev.allot.core.model.Decimals.significant(margin, 3) + ")";
+    }
+}
