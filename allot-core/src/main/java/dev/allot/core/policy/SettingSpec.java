@@ -7,7 +7,25 @@ import java.util.Locale;
 /**
  * One setting of a policy: its key (as written in {@code policy.yaml}), its type, its default and what it does.
  */
-public record SettingSpec(String key, Type type, String defaultValue, String description) {
+public record SettingSpec(String key, Type type, String defaultValue, String description, java.util.List<String> choices) {
+
+    public SettingSpec {
+        choices = java.util.List.copyOf(choices);
+    }
+
+    public SettingSpec(String key, Type type, String defaultValue, String description) {
+        this(key, type, defaultValue, description, java.util.List.of());
+    }
+
+    /** The value read from {@code text}, checked against {@link #choices} when there are any. */
+    Object parse(String text) {
+        Object v = type.parse(key, text);
+        if (!choices.isEmpty() && !choices.contains(v.toString().toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("setting '" + key + "': cannot read '" + text + "' as one of "
+                    + String.join(", ", choices));
+        }
+        return choices.isEmpty() ? v : v.toString().toLowerCase(Locale.ROOT);
+    }
 
     /** The kinds of values a setting takes; each parses text and says what it expected. */
     public enum Type {
@@ -70,6 +88,11 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
     /** Free text; the user of the setting checks its value (e.g. one of a few choices). */
     public static SettingSpec text(String key, String def, String description) {
         return new SettingSpec(key, Type.TEXT, def, description);
+    }
+
+    /** One of a few words (compared without case). */
+    public static SettingSpec choice(String key, String def, java.util.List<String> choices, String description) {
+        return new SettingSpec(key, Type.TEXT, def, description, choices);
     }
 
     public static SettingSpec integer(String key, long def, String description) {

@@ -45,7 +45,7 @@ public final class Settings {
         for (SettingSpec s : specs) {
             String t = given.getOrDefault(s.key(), s.defaultValue());
             try {
-                values.put(s.key(), s.type().parse(s.key(), t));
+                values.put(s.key(), s.parse(t));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": " + e.getMessage());
             }

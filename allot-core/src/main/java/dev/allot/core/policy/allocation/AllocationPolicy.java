@@ -63,7 +63,7 @@ public final class AllocationPolicy implements Policy {
             SettingSpec.bool("reservation", true,
                     "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
                             + " gangs (EASY backfill with minimum runtimes as the known horizon)"),
-            SettingSpec.text("ranking", Ranking.LOOKBACK.label(),
+            SettingSpec.choice("ranking", Ranking.LOOKBACK.label(), Ranking.labels(),
                     "lookback: the seed's pure lookback ranking (one order by usage over the window, level by level);"
                             + " entitlement: allocations holding less than their quota (entitlement x healthy GPUs) go"
                             + " first and reclaim from allocations above theirs, the lookback window orders the rest"),

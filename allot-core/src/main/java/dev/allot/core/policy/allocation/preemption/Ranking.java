@@ -29,6 +29,10 @@ public enum Ranking {
         return label;
     }
 
+    public static java.util.List<String> labels() {
+        return Arrays.stream(values()).map(Ranking::label).toList();
+    }
+
     /** Parses a setting value; the error names the value and the valid ones. */
     public static Ranking parse(String text) {
         for (Ranking r : values()) {
