@@ -95,9 +95,9 @@ public final class TextReport {
         if (any != null) {
             out.append(pad("window", 13)).append(Durations.formatSeconds(any.windowSeconds()))
                     .append(" (window metrics cover the whole hours through the last submission; waits cover every workload)\n");
-            out.append(pad("paid", 13)).append("owed GPU-time received, hour by hour; paid/day and paid/lookback: per day and"
-                    + " per lookback window (").append(Durations.format(s.policyConfig().scheduler().lookback()))
-                    .append("), so surpluses make up for shortfalls within each\n");
+            out.append(pad("paid", 13)).append("owed GPU-time received, hour by hour; paid/day and paid/lookback sum owed and"
+                    + " received over each day and each lookback window (").append(Durations.format(s.policyConfig().scheduler().lookback()))
+                    .append(") first\n");
         }
     }
 
