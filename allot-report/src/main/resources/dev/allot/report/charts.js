@@ -3,7 +3,7 @@
  * shown is set with show(); the waits compare every policy at once.
  */
 function createCharts(M) {
-  const { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, POLICIES, RUNS, METRICS, policyColour, W, WORKLOAD_BY_ID } = M;
+  const { DOC, ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, POLICIES, RUNS, METRICS, policyColour, W, WORKLOAD_BY_ID } = M;
   let current = POLICIES[0];
   const charts = new Map();
 
@@ -56,19 +56,23 @@ function createCharts(M) {
     const rows = order.map(({ a, leaf }) => ({
       cells: [{ html: chip(leaf) + esc(a.path) }, pct(a.entitlement), num(a.owedGpuHours, 0), num(a.receivedGpuHours, 0),
         { html: pct(a.paidFraction) + (a.paidFraction !== null ? '<span class="bar" style="width:' + Math.round(a.paidFraction * 60) + 'px"></span>' : '<span class="bar" style="width:0"></span>') },
-        num(a.unallocatedGpuHours, 0), num(a.preemptions), dur(a.waits.p90)],
+        pct(a.paidFractionDaily), pct(a.paidFractionWindow), num(a.unallocatedGpuHours, 0), num(a.preemptions), dur(a.waits.p90)],
     }));
     $('paid-table').innerHTML = table([{ label: 'Allocation' }, { label: 'Entitled' }, { label: 'Owed GPU-h' }, { label: 'Received GPU-h' },
-      { label: 'Paid' }, { label: 'Unallocated GPU-h' }, { label: 'Preempted' }, { label: 'Wait p90' }], rows);
+      { label: 'Paid' }, { label: 'Per day' }, { label: 'Per lookback' }, { label: 'Unallocated GPU-h' }, { label: 'Preempted' },
+      { label: 'Wait p90' }], rows);
 
-    // Roll up programs: sums of owed, received and paid (paid fraction x owed) over the leaves below each node.
-    const agg = ALLOCS.map(() => ({ owed: 0, received: 0, paid: 0, unalloc: 0, preempted: 0, workloads: 0 }));
+    // Roll up programs: sums of owed, received and paid (paid fraction x owed, hourly, per day and per lookback
+    // window) over the leaves below each node.
+    const agg = ALLOCS.map(() => ({ owed: 0, received: 0, paid: 0, paidDaily: 0, paidWindow: 0, unalloc: 0, preempted: 0, workloads: 0 }));
     m.allocations.forEach((a, leaf) => {
       for (let n = LEAVES[leaf]; n >= 0; n = parentOf[n]) {
         const g = agg[n];
         g.owed += a.owedGpuHours;
         g.received += a.receivedGpuHours;
         g.paid += (a.paidFraction || 0) * a.owedGpuHours;
+        g.paidDaily += (a.paidFractionDaily || 0) * a.owedGpuHours;
+        g.paidWindow += (a.paidFractionWindow || 0) * a.owedGpuHours;
         g.unalloc += a.unallocatedGpuHours;
         g.preempted += a.preemptions;
         g.workloads += a.workloads;
@@ -81,12 +85,15 @@ function createCharts(M) {
       return {
         cls: a.leaf ? '' : 'group',
         cells: [{ html: '&nbsp;'.repeat(depth * 4) + (leaf >= 0 ? chip(leaf) : '') + esc(a.name) }, pct(a.entitlement),
-          num(g.owed, 0), num(g.received, 0), g.owed > 0 ? pct(g.paid / g.owed) : '–', num(g.unalloc, 0), num(g.preempted)],
+          num(g.owed, 0), num(g.received, 0), g.owed > 0 ? pct(g.paid / g.owed) : '–', g.owed > 0 ? pct(g.paidDaily / g.owed) : '–',
+          g.owed > 0 ? pct(g.paidWindow / g.owed) : '–', num(g.unalloc, 0), num(g.preempted)],
       };
     });
     $('tree-table').innerHTML = table([{ label: 'Allocation' }, { label: 'Entitled' }, { label: 'Owed GPU-h' },
-      { label: 'Received GPU-h' }, { label: 'Paid' }, { label: 'Unallocated GPU-h' }, { label: 'Preempted' }], treeRows)
-      + '<p class="muted small">Owed: each hour, the smaller of the entitlement and what the allocation\'s allocated work asked for. Paid: owed GPU-time received, summed hour by hour.</p>';
+      { label: 'Received GPU-h' }, { label: 'Paid' }, { label: 'Per day' }, { label: 'Per lookback' }, { label: 'Unallocated GPU-h' },
+      { label: 'Preempted' }], treeRows)
+      + '<p class="muted small">Owed: each hour, the smaller of the entitlement and what the allocation\'s allocated work asked for. Paid: owed GPU-time received, summed hour by hour.'
+      + ' Per day and per lookback: owed and received summed over each day and each lookback window (' + esc(DOC.scenario.settings.lookback || '') + ') before taking the smaller, so GPU-time received beyond what was owed in one hour makes up for a shortfall in another hour of the same period.</p>';
   }
 
   function usageChart(leaf) {

@@ -58,7 +58,10 @@ class ReportBrowserTest {
         assertThat(browser.js("return document.getElementById('title').textContent;")).isEqualTo("Allot report: lab");
         assertThat(browser.js("return allotReport.policies;")).isEqualTo(POLICIES);
         String summary = (String) browser.js("return document.getElementById('metrics').textContent;");
-        assertThat(summary).contains("Paid fraction", "Wait p90, debug", "Preemptions", "allocation", "kueue");
+        assertThat(summary).contains("Paid fraction", "Paid over days", "Paid over lookback windows (summed per 7d)",
+                "Wait p90, debug", "Preemptions", "allocation", "kueue");
+        assertThat((String) browser.js("return document.getElementById('paid-table').textContent + document.getElementById('tree-table').textContent;"))
+                .contains("Per day", "Per lookback");
         assertThat((String) browser.js("return document.getElementById('footer').textContent;")).contains("Allot 0.1.0");
         browser.screenshot(OUT.resolve("summary.png"));
     }

@@ -30,6 +30,8 @@ public final class MetricsCollector implements SimulationListener {
     private final AllocationTree tree;
     private final int leaves;
     private final long windowSeconds;
+    /** Hours in one period of the window-level paid metric: the ledger's lookback window, in whole hours rounded up. */
+    private final int lookbackHours;
     private long last;
 
     private final long[] allocRunning;
@@ -69,6 +71,7 @@ public final class MetricsCollector implements SimulationListener {
         this.tree = state.tree();
         this.leaves = tree.leafCount();
         this.windowSeconds = (Math.max(0, lastSubmitSeconds) / 3600 + 1) * 3600;
+        this.lookbackHours = (int) Math.max(1, (state.ledger().windowSeconds() + 3599) / 3600);
         this.allocRunning = new long[leaves];
         this.unallocRunning = new long[leaves];
         this.demandAlloc = new long[leaves];
@@ -228,8 +231,14 @@ public final class MetricsCollector implements SimulationListener {
         return allocatedRunGpuSecondsFinished[leaf];
     }
 
+    /** The measurement window: whole hours from time 0 through the hour of the last submission. */
     public long windowSeconds() {
         return windowSeconds;
+    }
+
+    /** Hours in one period of {@link PolicyMetrics#paidFractionWindow()}: the lookback window, rounded up to hours. */
+    public int lookbackHours() {
+        return lookbackHours;
     }
 
     /** Hourly series for reports: received allocated/unallocated and demand per leaf, healthy and busy GPUs. */
@@ -309,6 +318,9 @@ public final class MetricsCollector implements SimulationListener {
         }
         double owedTotal = 0;
         double paidTotal = 0;
+        double paidDailyTotal = 0;
+        double paidWindowTotal = 0;
+        double[] owedByHour = new double[windowHours];
         List<AllocationMetrics> allocations = new ArrayList<>(leaves);
         for (int l = 0; l < leaves; l++) {
             double ent = tree.leafEntitlement(l);
@@ -316,14 +328,19 @@ public final class MetricsCollector implements SimulationListener {
             double paid = 0;
             for (int h = 0; h < windowHours; h++) {
                 double o = owedGpuSeconds(ent, healthy.get(h), demand[l].get(h));
+                owedByHour[h] = o;
                 owed += o;
                 paid += Math.min(receivedAlloc[l].get(h), o);
             }
+            double paidDaily = paidOverPeriods(owedByHour, receivedAlloc[l], 24);
+            double paidWindow = paidOverPeriods(owedByHour, receivedAlloc[l], lookbackHours);
             owedTotal += owed;
             paidTotal += paid;
+            paidDailyTotal += paidDaily;
+            paidWindowTotal += paidWindow;
             allocations.add(new AllocationMetrics(tree.leafName(l), tree.path(tree.leafNode(l)), round(ent, 6),
                     round(owed / 3600, 2), round(receivedAlloc[l].sum(0, windowHours) / 3600.0, 2),
-                    owed > 0 ? round(paid / owed, 4) : null,
+                    fraction(paid, owed), fraction(paidDaily, owed), fraction(paidWindow, owed),
                     round(receivedUnalloc[l].sum(0, windowHours) / 3600.0, 2),
                     workloadsByLeaf[l], preemptionsByLeaf[l], byLeaf[l].stats()));
         }
@@ -336,7 +353,7 @@ public final class MetricsCollector implements SimulationListener {
         return new PolicyMetrics(policy, new TreeMap<>(settings), jobs.size(), completed, preemptedFinal, unfinished, capped,
                 healthySum > 0 ? round(busySum / healthySum, 4) : 0,
                 busySum > 0 ? round(busyUnalloc.sum(0, windowHours) / busySum, 4) : 0,
-                owedTotal > 0 ? round(paidTotal / owedTotal, 4) : null,
+                fraction(paidTotal, owedTotal), fraction(paidDailyTotal, owedTotal), fraction(paidWindowTotal, owedTotal),
                 healthySum > 0 ? round(demandTotal.sum(0, windowHours) / healthySum, 3) : 0,
                 waits, preemptions, drainEvictions, requeues,
                 round(lostGpuSeconds / 3600.0, 2), round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
@@ -349,6 +366,31 @@ public final class MetricsCollector implements SimulationListener {
      */
     public static double owedGpuSeconds(double entitlement, long healthyGpuSeconds, long demandGpuSeconds) {
         return Math.min(entitlement * healthyGpuSeconds, demandGpuSeconds);
+    }
+
+    /**
+     * Owed GPU-time paid when shortfalls and surpluses within a period even out: the window's hours are cut into
+     * periods of {@code periodHours} from time 0 (the last one may be shorter), and each period pays the smaller of
+     * what the allocation received allocated in it and what it was owed in it (the sum of its hours' owed).
+     *
+     * @param owedByHour owed GPU-seconds of each hour of the window (its length is the window in hours)
+     */
+    static double paidOverPeriods(double[] owedByHour, Hourly received, int periodHours) {
+        double paid = 0;
+        for (int from = 0; from < owedByHour.length; from += periodHours) {
+            int to = Math.min(owedByHour.length, from + periodHours);
+            double owed = 0;
+            for (int h = from; h < to; h++) {
+                owed += owedByHour[h];
+            }
+            paid += Math.min(received.sum(from, to), owed);
+        }
+        return paid;
+    }
+
+    /** paid / owed rounded to 4 decimals; null when nothing was owed. */
+    private static Double fraction(double paid, double owed) {
+        return owed > 0 ? round(paid / owed, 4) : null;
     }
 
     static double round(double v, int decimals) {

@@ -10,7 +10,11 @@ import java.util.SortedMap;
  *
  * @param occupancy         busy GPU-time over healthy GPU-time, on healthy nodes
  * @param unallocatedShare  share of busy GPU-time that ran unallocated
- * @param paidFraction      sum over allocations and hours of min(received, owed) over sum of owed
+ * @param paidFraction      sum over allocations and hours of min(received, owed) over sum of owed: the headline
+ * @param paidFractionDaily the same with each allocation paid per day instead of per hour: sum over allocations and
+ *                          24-hour periods (from time 0; the last may be shorter) of min(received, owed) in the
+ *                          period, over the same sum of owed (see {@link AllocationMetrics#paidFractionDaily})
+ * @param paidFractionWindow the same per period as long as the lookback window (whole hours, rounded up)
  * @param meanDemandRatio   mean over the window of GPUs asked for by waiting and running work over healthy GPUs
  * @param waits             wait statistics for the classes {@code all}, {@code debug}, {@code large}
  * @param preemptions       running workloads stopped for other work (drains excluded)
@@ -31,6 +35,8 @@ public record PolicyMetrics(
         double occupancy,
         double unallocatedShare,
         Double paidFraction,
+        Double paidFractionDaily,
+        Double paidFractionWindow,
         double meanDemandRatio,
         SortedMap<String, WaitStats> waits,
         long preemptions,

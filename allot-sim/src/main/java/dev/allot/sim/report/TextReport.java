@@ -95,6 +95,9 @@ public final class TextReport {
         if (any != null) {
             out.append(pad("window", 13)).append(Durations.formatSeconds(any.windowSeconds()))
                     .append(" (window metrics cover the whole hours through the last submission; waits cover every workload)\n");
+            out.append(pad("paid", 13)).append("owed GPU-time received, hour by hour; paid/day and paid/lookback sum owed and"
+                    + " received over each day and each lookback window (").append(Durations.format(s.policyConfig().scheduler().lookback()))
+                    .append(") first\n");
         }
     }
 
@@ -137,12 +140,14 @@ public final class TextReport {
             m.settings().forEach((k, v) -> s.add(k + "=" + v));
             out.append("settings: ").append(String.join(", ", s)).append('\n');
         }
-        String[] head = {"allocation", "entitled", "owed GPU-h", "received GPU-h", "paid", "unalloc GPU-h", "workloads", "preempted", "wait p50", "wait p90"};
-        int[] width = {22, 9, 12, 15, 8, 14, 10, 10, 9, 9};
+        String[] head = {"allocation", "entitled", "owed GPU-h", "received GPU-h", "paid", "paid/day", "paid/lookback",
+            "unalloc GPU-h", "workloads", "preempted", "wait p50", "wait p90"};
+        int[] width = {22, 9, 12, 15, 8, 9, 14, 14, 10, 10, 9, 9};
         row(out, head, width);
         for (AllocationMetrics a : m.allocations()) {
             row(out, new String[] {a.name(), String.format(Locale.ROOT, "%.1f%%", a.entitlement() * 100), number(a.owedGpuHours()),
-                    number(a.receivedGpuHours()), percent(a.paidFraction()), number(a.unallocatedGpuHours()),
+                    number(a.receivedGpuHours()), percent(a.paidFraction()), percent(a.paidFractionDaily()),
+                    percent(a.paidFractionWindow()), number(a.unallocatedGpuHours()),
                     integer(a.workloads()), integer(a.preemptions()), duration(a.waits().p50()), duration(a.waits().p90())}, width);
         }
     }
@@ -161,6 +166,8 @@ public final class TextReport {
         add(rows, results, "occupancy", m -> percent(m.occupancy()));
         add(rows, results, "unallocated share", m -> percent(m.unallocatedShare()));
         add(rows, results, "paid fraction", m -> percent(m.paidFraction()));
+        add(rows, results, "paid over days", m -> percent(m.paidFractionDaily()));
+        add(rows, results, "paid over lookback windows", m -> percent(m.paidFractionWindow()));
         add(rows, results, "worst allocation paid", m -> percent(m.allocations().stream().map(AllocationMetrics::paidFraction)
                 .filter(java.util.Objects::nonNull).min(Double::compare).orElse(null)));
         add(rows, results, "allocations paid >= 95%", m -> m.allocations().stream().filter(a -> a.paidFraction() != null && a.paidFraction() >= 0.95).count()

@@ -17,7 +17,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The sweep's output: one row per run (or, with several seeds, one row per setting and policy with the mean and
- * standard deviation over the seeds) of the headline metrics, as a terminal table or CSV. Reads only named metrics.
+ * standard deviation over the seeds) of the headline metrics, as a terminal table or CSV. The CSV, one row per run,
+ * also has each allocation's paid fraction and preemptions (too wide for a terminal). Reads only named metrics.
  */
 public final class SweepTable {
     /** A headline metric: its column name, how to read it from the metrics, and how to print it. */
@@ -31,7 +32,9 @@ public final class SweepTable {
 
     public static final List<Column> COLUMNS = List.of(
             new Column("occupancy", PolicyMetrics::occupancy, Kind.PERCENT),
-            new Column("paid", m -> m.paidFraction() == null ? Double.NaN : m.paidFraction(), Kind.PERCENT),
+            new Column("paid", m -> orNaN(m.paidFraction()), Kind.PERCENT),
+            new Column("paid_daily", m -> orNaN(m.paidFractionDaily()), Kind.PERCENT),
+            new Column("paid_window", m -> orNaN(m.paidFractionWindow()), Kind.PERCENT),
             new Column("worst_paid", SweepTable::worstPaid, Kind.PERCENT),
             new Column("wait_p50_all", m -> seconds(m.waits().get("all").p50()), Kind.SECONDS),
             new Column("wait_p90_all", m -> seconds(m.waits().get("all").p90()), Kind.SECONDS),
@@ -42,6 +45,10 @@ public final class SweepTable {
             new Column("drain_blocked_hours", PolicyMetrics::drainBlockedHours, Kind.NUMBER));
 
     private SweepTable() {
+    }
+
+    private static double orNaN(Double fraction) {
+        return fraction == null ? Double.NaN : fraction;
     }
 
     private static double seconds(Long s) {
@@ -158,12 +165,20 @@ public final class SweepTable {
         };
     }
 
-    /** One CSV row per run: the point, then every column's raw value (fractions 0..1, seconds, counts). */
+    /**
+     * One CSV row per run: the point, then every column's raw value (fractions 0..1, seconds, counts), then per
+     * allocation (leaf, in tree order) its paid fraction in {@code paid:<path>} (empty when it was owed nothing) and
+     * then its preemptions in {@code preemptions:<path>}. The allocations are those of the runs, in the order they
+     * first appear; a run without one leaves its cells empty.
+     */
     public static void writeCsv(List<Sweep.Run> runs, List<String> keys, Writer out) throws IOException {
+        List<String> paths = allocationPaths(runs);
         CsvSchema.Builder b = CsvSchema.builder().addColumn("run");
         keys.forEach(b::addColumn);
         b.addColumn("policy").addColumn("seed");
         COLUMNS.forEach(c -> b.addColumn(c.name()));
+        paths.forEach(p -> b.addColumn("paid:" + p));
+        paths.forEach(p -> b.addColumn("preemptions:" + p));
         CsvSchema schema = b.build().withHeader().withLineSeparator("\n");
         try (SequenceWriter w = new CsvMapper().writer(schema)
                 .without(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValues(out)) {
@@ -183,8 +198,27 @@ public final class SweepTable {
                         default -> "%.0f";
                     }, v));
                 }
+                Map<String, AllocationMetrics> byPath = new LinkedHashMap<>();
+                r.result().metrics().allocations().forEach(a -> byPath.put(a.path(), a));
+                for (String p : paths) {
+                    AllocationMetrics a = byPath.get(p);
+                    row.add(a == null || a.paidFraction() == null ? "" : String.format(Locale.ROOT, "%.4f", a.paidFraction()));
+                }
+                for (String p : paths) {
+                    AllocationMetrics a = byPath.get(p);
+                    row.add(a == null ? "" : Long.toString(a.preemptions()));
+                }
                 w.write(row.toArray());
             }
         }
+    }
+
+    /** The allocation paths of the runs, in the order they first appear (tree order when every run has one tree). */
+    static List<String> allocationPaths(List<Sweep.Run> runs) {
+        java.util.Set<String> paths = new java.util.LinkedHashSet<>();
+        for (Sweep.Run r : runs) {
+            r.result().metrics().allocations().forEach(a -> paths.add(a.path()));
+        }
+        return List.copyOf(paths);
     }
 }

@@ -113,6 +113,34 @@ class SweepTest {
     }
 
     @Test
+    void theCsvHasEachAllocationsPaidFractionAndPreemptions() throws Exception {
+        // given the capped scenario with its cap at 2h: a1 (A) runs 0h-2h and is preempted for b1 (B), waiting
+        // since 1h; the window is hours 0 and 1 (b1 is the last submission): A is owed 4 GPU-hours each hour and
+        // receives 8, B is owed 4 in hour 1 and receives nothing
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            List<Sweep.Run> runs = new Sweep(Map.of("max-min-runtime", List.of("2h")), List.of("allocation"),
+                    java.util.Collections.singletonList(null)).run(REGISTRY, s -> null, capped(), pool, () -> { });
+            StringWriter out = new StringWriter();
+            SweepTable.writeCsv(runs, List.of("max-min-runtime"), out);
+            List<String> lines = out.toString().lines().toList();
+            assertThat(lines).hasSize(2);
+            List<String> head = List.of(lines.get(0).replace("\"", "").split(",", -1));
+            List<String> row = List.of(lines.get(1).split(",", -1));
+            assertThat(head).hasSameSizeAs(row);
+            // then the headline columns include the periods' paid fractions, and the allocations follow in tree order
+            assertThat(head).containsSubsequence("paid", "paid_daily", "paid_window", "worst_paid");
+            assertThat(head.subList(head.size() - 4, head.size()))
+                    .containsExactly("paid:lab/A", "paid:lab/B", "preemptions:lab/A", "preemptions:lab/B");
+            assertThat(row.subList(row.size() - 4, row.size())).containsExactly("1.0000", "0.0000", "1", "0");
+            assertThat(row.get(head.indexOf("paid"))).isEqualTo("0.6667"); // 8 of 12
+            assertThat(row.get(head.indexOf("preemptions"))).isEqualTo("1");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void badSettingsFailBeforeAnythingRuns() {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
