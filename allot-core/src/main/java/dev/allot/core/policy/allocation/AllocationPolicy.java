@@ -243,8 +243,8 @@ public final class AllocationPolicy implements Policy {
 
     /**
      * One pass over the allocations' waiting allocated work. The <b>quota pass</b> ({@code quota}, ranking
-     * entitlement only) serves owed allocations in {@link AllocationOrder} and only jobs that keep their allocation
-     * within its quota ({@link PreemptionRules#withinQuota}); it stops at the first allocation that is not owed. The
+     * entitlement only) serves owed allocations in {@link AllocationOrder}, each until it is no longer owed (every
+     * start adds its GPUs); it stops at the first allocation that is not owed. The
      * <b>open pass</b> serves every allocation in lookback order ({@link FairShare#leafOrder()}), with whatever rights
      * each job has.
      */

@@ -9,9 +9,9 @@ import java.util.List;
  * The victim searches of one cycle that found nothing, so that a search sure to fail the same way is skipped.
  * Feasibility only grows with the candidate set, so on the same free GPUs and victims (the cycle's version) any
  * search for the same shape whose candidates are a subset of a failed one's fails too. Candidates are compared
- * allocation by allocation on the {@link PreemptionRules.Rights budgets} (a smaller budget is a shorter prefix of the
- * same victims), without walking the victims: in serving order later allocations usually may take less, so one
- * search per shape and cycle settles most blocked gangs.
+ * allocation by allocation on the {@link PreemptionRules.Rights budgets} without walking the victims: none, the same
+ * budget (the same victims) or all of them; in serving order later allocations usually may take less, so one search
+ * per shape and cycle settles most blocked gangs.
  */
 public final class FailedSearches {
     private record Failed(int shape, PreemptionRules.Rights rights, long workVersion, BitSet excluded) {
@@ -49,8 +49,10 @@ public final class FailedSearches {
                     return false;
                 }
             } else if (rb[b] > 0) {
-                // f's own leaf: f took only lower priorities of it, not comparable with a budget
-                if (b == f.leaf() || rb[b] > fb[b]) {
+                // f's own leaf: f took only lower priorities of it, not comparable with a budget; otherwise the same
+                // budget gives the same victims and ALL gives every victim (budgets pass over jobs too large, so a
+                // smaller budget is not always a subset of a larger one)
+                if (b == f.leaf() || (rb[b] != fb[b] && fb[b] != PreemptionRules.ALL)) {
                     return false;
                 }
             }

@@ -20,16 +20,18 @@ import java.util.List;
  * runtime is ever preempted (checked by the caller). Between allocations it depends on the {@link Ranking}:
  * <ul>
  *   <li>{@link Ranking#ENTITLEMENT}: only an <i>owed</i> allocation (holding less than its quota, see
- *   {@link Entitlements}) reclaims, and from another allocation only as many GPUs as leave that one standing at
- *   {@code max(1, s + margin)} or above, where {@code s} is the preemptor's standing once {@code w} runs. So a
- *   victim's allocation is never pushed below its own quota, and two allocations whose standings differ by less than
- *   the margin never preempt each other: no ping-pong. Bursting allocations (at or above quota) never preempt each
- *   other; the lookback window only orders who gets idle GPUs.</li>
+ *   {@link Entitlements}) reclaims freely, and from another allocation only as many GPUs as leave that one holding
+ *   at least {@code (1 + margin)} times its quota. So a victim's allocation is never pushed below its own quota
+ *   (what it is owed is never taken to pay someone else), and an allocation within the margin above its quota is
+ *   left alone: an owed allocation and one near its quota never preempt each other, and the victim is not owed
+ *   afterwards, so it cannot take the GPUs back (no ping-pong). A <i>bursting</i> allocation (at or above its quota)
+ *   may take, under the same floor, only from allocations that it {@link FairShare#ranksAbove ranks above} on
+ *   usage over the lookback window: what lies beyond quotas is shared by the seed's rule.</li>
  *   <li>{@link Ranking#LOOKBACK}: an allocation that {@link FairShare#ranksAbove ranks above} another on lookback
  *   usage may take all its unprotected work.</li>
  * </ul>
- * The rights are a GPU budget per other allocation ({@link Rights}); a search takes an allocation's victims as a
- * prefix of {@link VictimOrder}, so a smaller budget always means fewer candidates (which keeps the
+ * The rights are a GPU budget per other allocation ({@link Rights}); a search takes an allocation's victims in
+ * {@link VictimOrder} while they fit the budget, so equal budgets mean the same candidates (which keeps the
  * {@link FailedSearches} memo sound).
  */
 public final class PreemptionRules {
@@ -114,7 +116,7 @@ public final class PreemptionRules {
         return entitlements.owed(w.leaf());
     }
 
-    /** The standing a victim's allocation must keep when {@code w} reclaims: max(1, w's standing once it runs + margin). */
+    /** The standing a victim's allocation must keep when {@code w} preempts it: 1 + margin. */
     public double floorFor(Job w) {
         return floorFor(w.leaf(), w.gpus());
     }
@@ -150,11 +152,12 @@ public final class PreemptionRules {
 
     /**
      * The running jobs {@code w} may preempt, in {@link VictimOrder}: from the sorted pool, every unallocated job,
-     * its own allocation's lower priorities, and per other allocation the longest prefix of its jobs within budget.
+     * its own allocation's lower priorities, and per other allocation its jobs in order as long as each still fits
+     * what is left of the budget (a job too large is passed over, not the end of the allocation's list). Whatever
+     * subset the search then takes stays within every budget.
      */
     public List<Job> candidates(List<Job> sortedPool, Rights r, java.util.function.Predicate<Job> gone) {
         long[] left = r.budgets().clone();
-        boolean[] closed = new boolean[left.length];
         List<Job> out = new ArrayList<>();
         for (Job v : sortedPool) {
             if (gone.test(v)) {
@@ -171,17 +174,12 @@ public final class PreemptionRules {
                 }
                 continue;
             }
-            if (closed[b]) {
-                continue;
-            }
             if (left[b] == ALL) {
                 out.add(v);
             } else if (left[b] >= v.gpus()) {
                 left[b] -= v.gpus();
                 out.add(v);
-            } else {
-                closed[b] = true; // a prefix: later jobs of b are not candidates either
-            }
+            } // else too large for what is left of the budget: a smaller, later job of b may still fit
         }
         return out;
     }
@@ -234,10 +232,15 @@ public final class PreemptionRules {
         if (ranking == Ranking.LOOKBACK) {
             return w.id() + " of " + wAlloc + " ranks above " + vAlloc + ": " + fairShare.explainAbove(w.leaf(), v.leaf());
         }
-        return w.id() + " of " + wAlloc + " reclaims its quota from " + vAlloc + ": " + wAlloc + " "
-                + entitlements.describe(w.leaf()) + ", " + vAlloc + " " + entitlements.describe(v.leaf())
-                + ", and " + vAlloc + " keeps standing at least " + dev.allot.core.model.Decimals.significant(floorFor(w), 3)
-                + " (max of 1 and " + wAlloc + "'s standing with " + w.id() + " plus the margin "
-                + dev.allot.core.model.Decimals.significant(margin, 3) + ")";
+        String floor = vAlloc + " keeps at least " + dev.allot.core.model.Decimals.significant(floorFor(w), 3)
+                + " x its quota (1 + the margin " + dev.allot.core.model.Decimals.significant(margin, 3) + ")";
+        if (!entitlements.owed(w.leaf())) {
+            return w.id() + " of " + wAlloc + " bursts beyond its quota and ranks above " + vAlloc + " on usage over the"
+                    + " lookback window (" + fairShare.explainAbove(w.leaf(), v.leaf()) + "); " + vAlloc + " "
+                    + entitlements.describe(v.leaf()) + " and " + floor;
+        }
+        return w.id() + " of " + wAlloc + " reclaims GPUs it is owed from " + vAlloc + ": " + wAlloc + " "
+                + entitlements.describe(w.leaf()) + ", " + vAlloc + " " + entitlements.describe(v.leaf()) + ", and "
+                + floor;
     }
 }
