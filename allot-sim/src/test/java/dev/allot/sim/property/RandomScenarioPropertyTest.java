@@ -77,6 +77,53 @@ class RandomScenarioPropertyTest {
         assertThat(fast.metrics().preemptions()).isEqualTo(full.metrics().preemptions());
     }
 
+    /** The allocation policy with ranking=entitlement, in variants of its margin and reservation count. */
+    static Stream<Arguments> entitlementCases() {
+        String[][] variants = {
+            {"allocation.ranking", "entitlement"},
+            {"allocation.ranking", "entitlement", "allocation.reclaim-margin", "0", "allocation.max-reservations", "1"},
+            {"allocation.ranking", "entitlement", "allocation.reclaim-margin", "0.5", "allocation.max-reservations", "4"}};
+        return LongStream.range(2000, 2150).boxed().map(seed -> Arguments.of(seed, variants[(int) (seed % variants.length)]));
+    }
+
+    private static Scenario withSettings(Scenario s, String... keyValues) {
+        var config = s.policyConfig();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            config = config.with(keyValues[i], keyValues[i + 1]);
+        }
+        return s.withPolicyConfig(config);
+    }
+
+    @ParameterizedTest(name = "seed {0}, {1}")
+    @MethodSource("entitlementCases")
+    void invariantsHoldUnderEntitlementRanking(long seed, String[] settings) {
+        Scenario scenario = withSettings(RandomScenarios.generate(seed), settings);
+        SimulationResult first = new Simulator(scenario, REGISTRY, "allocation", Simulator.Options.defaults().withCheck(true)).run();
+        SimulationResult again = new Simulator(scenario, REGISTRY, "allocation", Simulator.Options.defaults()).run();
+        assertThat(again.workloads()).as("deterministic").isEqualTo(first.workloads());
+        assertThat(again.metrics()).as("deterministic").isEqualTo(first.metrics());
+        boolean everyNodeEndsHealthy = endsHealthy(scenario);
+        for (WorkloadRecord w : first.workloads()) {
+            if (everyNodeEndsHealthy) {
+                assertThat(w.finalState()).as("workload %s (seed %d)", w.id(), seed).isIn("completed", "preempted");
+            }
+            if (w.finalState().equals("preempted")) {
+                assertThat(w.preemptions()).isPositive();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}, {1}")
+    @MethodSource("entitlementCases")
+    void theAllocationPolicysShortcutsNeverChangeADecisionUnderEntitlementRanking(long seed, String[] settings) {
+        Scenario scenario = withSettings(RandomScenarios.generate(seed), settings);
+        Scenario exhaustive = withSettings(scenario, "allocation.shortcuts", "false");
+        SimulationResult fast = new Simulator(scenario, REGISTRY, "allocation", Simulator.Options.defaults()).run();
+        SimulationResult full = new Simulator(exhaustive, REGISTRY, "allocation", Simulator.Options.defaults()).run();
+        assertThat(fast.workloads()).isEqualTo(full.workloads());
+        assertThat(fast.metrics().preemptions()).isEqualTo(full.metrics().preemptions());
+    }
+
     static LongStream seeds() {
         return LongStream.range(1000, 1150);
     }
