@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.allot.core.model.Priority;
 import dev.allot.sim.ScenarioBuilder;
 import dev.allot.sim.ScenarioBuilder.Run;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,9 +64,6 @@ class EntitlementRankingTest {
     }
 
     @Test
-    @Disabled("the policy reclaims at 1h5m, not 1h: at 1h a1 (8 GPUs, 0s lost) precedes a2 (2 GPUs, 0s lost) in victim"
-            + " order by id, exceeds A's 2-GPU budget and closes A's prefix (PreemptionRules.candidates), so a2 is no"
-            + " candidate until the 5m recheck, when a1 would lose more work than a2; reported to the lead")
     void withoutAMarginTheSameTeamReclaimsAtOnce() {
         // given the same cluster and work as above, but reclaim-margin=0: the victim need only keep its quota
         Run run = marginScenario(entitlement().set("allocation.reclaim-margin", "0")).run("allocation");
