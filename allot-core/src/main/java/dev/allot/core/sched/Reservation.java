@@ -50,10 +50,9 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
         if (!needsOne(work.state(), owner)) {
             return null;
         }
-        Reservation r = owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
+        return owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
                 ? planWholeNodes(work, owner, mayPreempt, taken)
                 : planByTime(work, owner, mayPreempt, taken);
-        return r;
     }
 
     private static Reservation planByTime(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {

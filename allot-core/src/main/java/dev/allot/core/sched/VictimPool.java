@@ -67,7 +67,7 @@ public final class VictimPool {
 
     /**
      * The preference order of victims as sort keys, computed once per job per sort: lower {@link #group} first,
-     * then higher {@link #overServed}, then less {@link #workLost}, then id.
+     * then less {@link #workLost}, then higher {@link #overServed}, then fewer GPUs, then id.
      */
     public interface Keys {
         int group(Job j);
@@ -84,11 +84,15 @@ public final class VictimPool {
         if (a.group != b.group) {
             return Integer.compare(a.group, b.group);
         }
-        int c = Double.compare(b.overServed, a.overServed);
+        int c = Long.compare(a.workLost, b.workLost);
         if (c != 0) {
             return c;
         }
-        c = Long.compare(a.workLost, b.workLost);
+        c = Double.compare(b.overServed, a.overServed);
+        if (c != 0) {
+            return c;
+        }
+        c = Integer.compare(a.job.gpus(), b.job.gpus());
         return c != 0 ? c : a.job.id().compareTo(b.job.id());
     };
 

@@ -83,7 +83,8 @@ class WaitExplainerTest {
 
     @Test
     void aGangOfWholeNodesWaitsForWholeNodesWhenTheIdleGpusAreScattered() {
-        Story s = Story.given(2, 8).teams("A", "B")
+        // A (a quarter: a quota of 4 GPUs) holds 8, twice its quota; B's whole-node gang needs one of A's nodes
+        Story s = Story.given(2, 8).tree(t -> t.leaf("A", 1).leaf("B", 3))
                 .at(0).runsOn("a1", "A", 0, 4, H).runsOn("a2", "A", 1, 4, H)
                 .submitsGang("b1", "B", 8, 8);
 
@@ -264,8 +265,9 @@ class WaitExplainerTest {
 
     @Test
     void aGangWaitsForTheLaterOfTheTwoNodesItNeedsToFreeUp() {
-        // given A runs a1 on node 1 protected for 1h and a2 on node 2 for 2h, B's gang needs both whole nodes
-        Story s = Story.given(2, 8).teams("A", "B")
+        // given A (a quota of 4 GPUs) runs a1 on node 1 protected for 1h and a2 on node 2 for 2h, B's gang (quota 12)
+        // needs both whole nodes
+        Story s = Story.given(2, 8).tree(t -> t.leaf("A", 1).leaf("B", 3))
                 .at(0).runsOn("a1", "A", 0, 8, H).runsOn("a2", "A", 1, 2, 2 * H)
                 .submitsGang("b1", "B", 16, 8);
 

@@ -10,10 +10,11 @@ import dev.allot.sim.ScenarioBuilder.Run;
 import org.junit.jupiter.api.Test;
 
 /**
- * The allocation policy with {@code ranking=entitlement} (issue 15): an allocation holding less than its quota
- * (entitlement x healthy GPUs) is owed and reclaims, but only while each victim's allocation keeps at least
- * (1 + reclaim-margin) x its quota; reservations keep small work off a blocked gang's nodes; victims that can resume
- * go before victims that cannot. One story with the seed's {@code ranking=lookback} shows the difference.
+ * The allocation policy with {@code ranking=entitlement} (the default, issue 15): an allocation holding less than
+ * its quota (entitlement x healthy GPUs) is owed and reclaims from allocations standing at least
+ * (1 + reclaim-margin) x their quota, down to their quota; reservations keep small work off a blocked gang's nodes;
+ * victims that can resume go before victims that cannot. Stories with the seed's {@code ranking=lookback} show the
+ * difference.
  */
 class EntitlementRankingTest {
 
@@ -51,41 +52,43 @@ class EntitlementRankingTest {
 
     @Test
     void teamsWithinTheMarginDoNotPreemptEachOther() {
-        // given two 8-GPU nodes shared 50/50 (quota 8 each), and A holds 10 GPUs: a1 on a whole node, a2 with 2 GPUs
+        // given two 20-GPU nodes shared 50/50 (quota 20 each), and A holds 21 GPUs (1.05 x its quota): a1 on a whole
+        // node, a2 with 1 GPU on the other
         Run run = marginScenario(entitlement()).run("allocation");
-        // then B does not reclaim a2: A would keep 8 GPUs, below 1.1 x 8; B waits until a2 completes
+        // then B does not reclaim a2 though it needs just that GPU: A stands within the margin (below 1.1 x its
+        // quota); B waits until a2 completes
         assertThat(run.story()).containsExactly(
-                "0s start a1 on n1:8",
-                "0s start a2 on n2:2",
+                "0s start a1 on n1:20",
+                "0s start a2 on n2:1",
                 "3h complete a2",
-                "3h start b1 on n2:8",
+                "3h start b1 on n2:20",
                 "4h complete a1",
                 "5h complete b1");
     }
 
     @Test
     void withoutAMarginTheSameTeamReclaimsAtOnce() {
-        // given the same cluster and work as above, but reclaim-margin=0: the victim need only keep its quota
+        // given the same cluster and work as above, but reclaim-margin=0: any allocation above its quota gives back
         Run run = marginScenario(entitlement().set("allocation.reclaim-margin", "0")).run("allocation");
-        // then B reclaims a2 as soon as a2's protection ends (A keeps 8 = its quota)
+        // then B reclaims a2 as soon as a2's protection ends (A keeps 20 = its quota), the smallest victim that does
         assertThat(run.story()).containsExactly(
-                "0s start a1 on n1:8",
-                "0s start a2 on n2:2",
+                "0s start a1 on n1:20",
+                "0s start a2 on n2:1",
                 "1h preempt a2 by b1 fair_share requeued lost=0s",
-                "1h start b1 on n2:8",
+                "1h start b1 on n2:20",
                 "3h complete b1",
-                "3h start a2 on n2:2",
+                "3h start a2 on n2:1",
                 "4h complete a1",
                 "5h complete a2");
     }
 
     private static ScenarioBuilder marginScenario(ScenarioBuilder b) {
-        return b.nodes(2, 8)
+        return b.nodes(2, 20)
                 .allocations(t -> t.leaf("A", 50).leaf("B", 50))
-                .workload(w("a1").in("A").gpus(8).runs("4h").minRuntime("1h").checkpointEvery("30m").at("0s"))
-                .workload(w("a2").in("A").gpus(2).runs("3h").minRuntime("1h").checkpointEvery("30m").at("0s"))
-                // when B, owed 8 GPUs, submits an 8-GPU job at 30m (6 GPUs are idle, 2 more are a2's)
-                .workload(w("b1").in("B").gpus(8).runs("2h").minRuntime("1h").at("30m"));
+                .workload(w("a1").in("A").gpus(20).runs("4h").minRuntime("1h").checkpointEvery("30m").at("0s"))
+                .workload(w("a2").in("A").gpus(1).runs("3h").minRuntime("1h").checkpointEvery("30m").at("0s"))
+                // when B, owed 20 GPUs, submits a 20-GPU job at 30m (19 GPUs are idle, 1 more is a2's)
+                .workload(w("b1").in("B").gpus(20).runs("2h").minRuntime("1h").at("30m"));
     }
 
     @Test
@@ -144,26 +147,32 @@ class EntitlementRankingTest {
 
     @Test
     void underTheSeedsLookbackRankingTheReclaimStoryIsTheSame() {
-        // given the reclaim story's cluster and work under ranking=lookback (the default)
-        Run run = reclaimScenario(given()).run("allocation");
+        // given the reclaim story's cluster and work under ranking=lookback
+        Run run = reclaimScenario(given().set("allocation.ranking", "lookback")).run("allocation");
         // then B, which has used nothing, ranks above A and preempts one of A's jobs at 1h, exactly as with entitlement
         assertThat(run.story()).containsExactly(RECLAIM_STORY);
     }
 
     @Test
-    void underTheSeedsLookbackRankingRanksCrossAndTheTeamsPreemptEachOther() {
-        // given the margin story's cluster and work (A holds 10 of 16 GPUs, B owed 8) under ranking=lookback
-        Run run = marginScenario(given()).run("allocation");
-        // then there is no margin: B ranks above A and preempts a1 at 1h; by 2h45m A's usage over the window
-        // (13.5 GPU-hours) is below B's (14.0), so A takes the node back and B's run, which cannot resume, is lost
+    void underTheSeedsLookbackRankingThereIsNoMarginAndTheSmallestVictimThatMakesRoomGoes() {
+        // given two 8-GPU nodes shared 50/50, A holds 10 GPUs (a1 a whole node, a2 2 GPUs) and B submits 8 GPUs
+        // at 30m, under ranking=lookback
+        Run run = given().set("allocation.ranking", "lookback").nodes(2, 8)
+                .allocations(t -> t.leaf("A", 50).leaf("B", 50))
+                .workload(w("a1").in("A").gpus(8).runs("4h").minRuntime("1h").checkpointEvery("30m").at("0s"))
+                .workload(w("a2").in("A").gpus(2).runs("3h").minRuntime("1h").checkpointEvery("30m").at("0s"))
+                .workload(w("b1").in("B").gpus(8).runs("2h").minRuntime("1h").at("30m"))
+                .run("allocation");
+        // then there is no margin: B, which has used nothing, ranks above A and at 1h preempts a2, the smallest job
+        // whose GPUs make room (both would lose nothing)
         assertThat(run.story()).containsExactly(
                 "0s start a1 on n1:8",
                 "0s start a2 on n2:2",
-                "1h preempt a1 by b1 fair_share requeued lost=0s",
-                "1h start b1 on n1:8",
-                "2h45m preempt b1 by a1 fair_share ended lost=1h45m",
-                "2h45m start a1 on n1:8",
-                "3h complete a2",
-                "5h45m complete a1");
+                "1h preempt a2 by b1 fair_share requeued lost=0s",
+                "1h start b1 on n2:8",
+                "3h complete b1",
+                "3h start a2 on n2:2",
+                "4h complete a1",
+                "5h complete a2");
     }
 }

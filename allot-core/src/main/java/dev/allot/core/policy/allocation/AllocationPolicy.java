@@ -63,7 +63,7 @@ public final class AllocationPolicy implements Policy {
             SettingSpec.bool("reservation", true,
                     "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
                             + " gangs (EASY backfill with minimum runtimes as the known horizon)"),
-            SettingSpec.choice("ranking", Ranking.LOOKBACK.label(), Ranking.labels(),
+            SettingSpec.choice("ranking", Ranking.ENTITLEMENT.label(), Ranking.labels(),
                     "lookback: the seed's pure lookback ranking (one order by usage over the window, level by level);"
                             + " entitlement: allocations holding less than their quota (entitlement x healthy GPUs) go"
                             + " first and reclaim from allocations above theirs, the lookback window orders the rest"),
@@ -73,6 +73,10 @@ public final class AllocationPolicy implements Policy {
                             + " never preempt each other"),
             SettingSpec.integer("max-reservations", 2,
                     "with reservation=true, how many blocked gangs hold nodes at once (in serving order)"),
+            SettingSpec.duration("gang-starvation-limit", Duration.ofHours(1),
+                    "with ranking=entitlement, a gang of an owed allocation that has waited this long may take turns"
+                            + " with any allocation at or above its quota that it ranks above on lookback usage"
+                            + " (otherwise a gang larger than its allocation's quota could wait forever)"),
             SettingSpec.bool("shortcuts", true,
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
                             + " exactly the same, slower: for verification"));
@@ -83,7 +87,7 @@ public final class AllocationPolicy implements Policy {
             SETTINGS,
             settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
                 settings.bool("shortcuts"), Ranking.parse(settings.text("ranking")), settings.number("reclaim-margin"),
-                settings.integer("max-reservations")));
+                settings.integer("max-reservations"), settings.duration("gang-starvation-limit")));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
             + " started on GPUs no waiting allocated work could use; preemptible at any moment";
@@ -94,6 +98,7 @@ public final class AllocationPolicy implements Policy {
     private final Ranking ranking;
     private final double reclaimMargin;
     private final int maxReservations;
+    private final long gangStarvationSeconds;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
@@ -105,11 +110,16 @@ public final class AllocationPolicy implements Policy {
     private final FailedSearches failedSearches = new FailedSearches();
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts) {
-        this(fairshareRecheck, reservations, shortcuts, Ranking.LOOKBACK, 0.1, 2);
+        this(fairshareRecheck, reservations, shortcuts, Ranking.ENTITLEMENT, 0.1, 2, Duration.ofHours(1));
     }
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts, Ranking ranking,
-                            double reclaimMargin, long maxReservations) {
+                            double reclaimMargin, long maxReservations, Duration gangStarvationLimit) {
+        if (gangStarvationLimit.isNegative()) {
+            throw new IllegalArgumentException("gang-starvation-limit must not be negative, got "
+                    + Durations.format(gangStarvationLimit));
+        }
+        this.gangStarvationSeconds = gangStarvationLimit.getSeconds();
         if (maxReservations < 1 || maxReservations > 1000) {
             throw new IllegalArgumentException("max-reservations must be 1 to 1000, got " + maxReservations);
         }
@@ -149,7 +159,7 @@ public final class AllocationPolicy implements Policy {
             wholeNodeBound = new WholeNodeBound(state.tree().leafCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
             entitlements = new Entitlements(state.tree());
-            rules = new PreemptionRules(ranking, reclaimMargin, fairShare, entitlements);
+            rules = new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fairShare, entitlements);
             allocationOrder = new AllocationOrder(rules, state.tree().leafCount());
             gangReservations = new GangReservations(maxReservations);
         }
@@ -164,7 +174,7 @@ public final class AllocationPolicy implements Policy {
         fs.reset(state);
         Entitlements e = new Entitlements(state.tree());
         e.reset(state);
-        return new PreemptionRules(ranking, reclaimMargin, fs, e);
+        return new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fs, e).at(state.now(), state.cluster().maxGpusPerNode());
     }
 
     @Override
@@ -181,6 +191,7 @@ public final class AllocationPolicy implements Policy {
         failedSearches.clear();
         fairShare.reset(state);
         entitlements.reset(state);
+        rules.at(now, state.cluster().maxGpusPerNode());
         drain(state, now);
         boolean blocked = scheduleAllocated(state, now);
         scheduleUnallocated(state);
@@ -338,7 +349,7 @@ public final class AllocationPolicy implements Policy {
         int smallest = state.pending().smallestHeadGpus(leaf, true);
         // the most it could get: its best job has the highest priority, so the most own-leaf victims, and the
         // smallest size the widest reclaim budgets
-        return best != null && !victimBoundAllows(state, rules.rightsOf(leaf, best.spec().priority().ordinal(), smallest),
+        return best != null && !victimBoundAllows(state, rules.rightsOf(leaf, best.spec().priority().ordinal(), smallest, true),
                 null, smallest) ? best : null;
     }
 

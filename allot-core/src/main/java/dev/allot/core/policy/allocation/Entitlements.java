@@ -90,15 +90,19 @@ public final class Entitlements {
     }
 
     /**
-     * The most GPUs that may be taken from {@code leaf} so that it still stands at {@code floorStanding} or above:
-     * all it holds when it has no quota, none when it is already at or below the floor.
+     * The most GPUs that may be taken from {@code leaf} by preemption for another allocation: none unless it holds at
+     * least {@code (1 + margin)} x its quota (well above what it is owed), and then down to its quota, never below;
+     * all it holds when it has no quota.
      */
-    public long reclaimableGpus(int leaf, double floorStanding) {
+    public long reclaimableGpus(int leaf, double margin) {
         double q = quotaGpus[leaf];
         if (q <= 0) {
             return heldGpus[leaf];
         }
-        return Math.max(0, (long) Math.floor(heldGpus[leaf] - q * floorStanding + 1e-9));
+        if (heldGpus[leaf] < q * (1 + margin) - 1e-9) {
+            return 0;
+        }
+        return Math.max(0, (long) Math.floor(heldGpus[leaf] - q + 1e-9));
     }
 
     /** "holds 12 of its 7.68 GPUs (1.56)": the numbers that decide standing, in words. */

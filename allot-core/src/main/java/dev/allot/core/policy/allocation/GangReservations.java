@@ -42,7 +42,8 @@ final class GangReservations {
             }
         }
         PreemptionRules.Rights rights = rules.rightsOf(owner);
-        Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j), taken.isEmpty() ? null : taken);
+        BitSet others = taken.isEmpty() ? null : taken;
+        Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j), others);
         if (r != null) {
             held.add(r);
             taken.or(r.nodes());

@@ -19,14 +19,24 @@ import java.util.List;
  * allocation with a lower priority may be preempted once past its minimum runtime; nothing inside its minimum
  * runtime is ever preempted (checked by the caller). Between allocations it depends on the {@link Ranking}:
  * <ul>
- *   <li>{@link Ranking#ENTITLEMENT}: only an <i>owed</i> allocation (holding less than its quota, see
- *   {@link Entitlements}) reclaims freely, and from another allocation only as many GPUs as leave that one holding
- *   at least {@code (1 + margin)} times its quota. So a victim's allocation is never pushed below its own quota
- *   (what it is owed is never taken to pay someone else), and an allocation within the margin above its quota is
- *   left alone: an owed allocation and one near its quota never preempt each other, and the victim is not owed
- *   afterwards, so it cannot take the GPUs back (no ping-pong). A <i>bursting</i> allocation (at or above its quota)
- *   may take, under the same floor, only from allocations that it {@link FairShare#ranksAbove ranks above} on
- *   usage over the lookback window: what lies beyond quotas is shared by the seed's rule.</li>
+ *   <li>{@link Ranking#ENTITLEMENT}, with {@code P} the preemptor's allocation and {@code V} the victim's, and
+ *   <i>standing</i> = allocated GPUs held over quota ({@link Entitlements}):
+ *   <ol>
+ *     <li><b>Reclaim.</b> If {@code P} is <i>owed</i> (standing below 1), or bursting but ahead of {@code V} on
+ *     usage over the lookback window ({@link FairShare#ranksAbove}), it may take from a {@code V} that stands at
+ *     least {@code 1 + margin}, down to {@code V}'s quota and no further: what {@code V} is owed is never taken to
+ *     pay someone else, an allocation within the margin above its quota is left alone, and {@code V} is not owed
+ *     afterwards, so it cannot take the GPUs back (no ping-pong).</li>
+ *     <li><b>Taking turns.</b> {@code P} may take all of {@code V}'s unprotected work, pushing {@code V} below its
+ *     quota, when both are beyond their share in this sense: {@code V} stands at least {@code 1 + margin},
+ *     {@code P} would stand no higher than {@code V} does once {@code w} runs, and {@code P} is ahead on the
+ *     lookback window. So no allocation squats the cluster with work far beyond its share, and two allocations
+ *     that both want more than the cluster alternate as the seed's time-slicing intends.</li>
+ *     <li><b>Starving gangs.</b> A gang (whole nodes, or more GPUs than a node has) of an owed allocation that has
+ *     waited the starvation limit may take all the unprotected work of any allocation standing higher than its own
+ *     that it is ahead of on the window: a gang larger than its allocation's quota would otherwise wait for every
+ *     other allocation's demand to stop.</li>
+ *   </ol></li>
  *   <li>{@link Ranking#LOOKBACK}: an allocation that {@link FairShare#ranksAbove ranks above} another on lookback
  *   usage may take all its unprotected work.</li>
  * </ul>
@@ -43,7 +53,17 @@ public final class PreemptionRules {
     private final FairShare fairShare;
     private final Entitlements entitlements;
 
+    private final long starvationLimitSeconds;
+    private long now;
+    private int largestNodeGpus = Integer.MAX_VALUE;
+
     public PreemptionRules(Ranking ranking, double margin, FairShare fairShare, Entitlements entitlements) {
+        this(ranking, margin, Long.MAX_VALUE, fairShare, entitlements);
+    }
+
+    public PreemptionRules(Ranking ranking, double margin, long starvationLimitSeconds, FairShare fairShare,
+                           Entitlements entitlements) {
+        this.starvationLimitSeconds = starvationLimitSeconds;
         this.ranking = ranking;
         this.margin = margin;
         this.fairShare = fairShare;
@@ -83,11 +103,30 @@ public final class PreemptionRules {
     }
 
     public Rights rightsOf(Job w) {
-        return rightsOf(w.leaf(), w.spec().priority().ordinal(), w.gpus());
+        return rightsOf(w.leaf(), w.spec().priority().ordinal(), w.gpus(), starving(w));
     }
 
-    /** The rights of a waiting job of allocation {@code l}, priority ordinal {@code priority} and {@code gpus}. */
-    public Rights rightsOf(int l, int priority, int gpus) {
+    /**
+     * Whether {@code w} has waited at least the starvation limit since it was submitted (at the time set by
+     * {@link #at}): an owed allocation's starving work may then take turns with any allocation at or above its quota.
+     */
+    public boolean starving(Job w) {
+        boolean gang = w.gpusPerNode() > 0 || w.gpus() > largestNodeGpus;
+        return gang && now - w.spec().submitSeconds() >= starvationLimitSeconds;
+    }
+
+    /** Sets the cycle's time and the largest node's GPUs (what makes a gang), for {@link #starving}. */
+    public PreemptionRules at(long nowSeconds, int largestNodeGpus) {
+        this.now = nowSeconds;
+        this.largestNodeGpus = largestNodeGpus;
+        return this;
+    }
+
+    /**
+     * The rights of a waiting job of allocation {@code l}, priority ordinal {@code priority} and {@code gpus};
+     * {@code starving}: it waited past the starvation limit.
+     */
+    public Rights rightsOf(int l, int priority, int gpus, boolean starving) {
         int leaves = fairShare.leafCount();
         long[] budgets = new long[leaves];
         if (ranking == Ranking.LOOKBACK) {
@@ -97,14 +136,19 @@ public final class PreemptionRules {
             }
         } else {
             boolean owed = entitlements.owed(l);
-            boolean[] above = owed ? null : fairShare.ranksAboveRow(l);
-            double floor = floorFor(l, gpus);
+            boolean[] above = fairShare.ranksAboveRow(l);
+            double after = entitlements.standingWith(l, gpus);
             for (int b = 0; b < leaves; b++) {
-                if (b != l && owed) {
-                    budgets[b] = entitlements.reclaimableGpus(b, floor);
-                } else if (b != l && above != null && above[b]) {
-                    budgets[b] = entitlements.reclaimableGpus(b, floor);
+                if (b == l || !(owed || above[b])) {
+                    continue;
                 }
+                long downToQuota = entitlements.reclaimableGpus(b, margin);
+                // time-slicing: both beyond their share, the preemptor not ending further beyond than the victim is,
+                // and ahead on the window: the victim may go below its quota (it is then owed, and takes its turn);
+                // a starving gang of an owed allocation takes its turn from any allocation standing higher
+                boolean slice = (downToQuota > 0 && above[b] && after <= entitlements.standing(b))
+                        || (owed && starving && above[b] && entitlements.standing(b) > entitlements.standing(l));
+                budgets[b] = slice ? ALL : downToQuota;
             }
         }
         budgets[l] = 0;
@@ -114,15 +158,6 @@ public final class PreemptionRules {
     /** Whether {@code w}'s allocation is owed GPUs now (holds less than its quota): only then it reclaims. */
     public boolean owed(Job w) {
         return entitlements.owed(w.leaf());
-    }
-
-    /** The standing a victim's allocation must keep when {@code w} preempts it: 1 + margin. */
-    public double floorFor(Job w) {
-        return floorFor(w.leaf(), w.gpus());
-    }
-
-    private double floorFor(int l, int gpus) {
-        return 1.0 + margin;
     }
 
     /**
@@ -232,8 +267,8 @@ public final class PreemptionRules {
         if (ranking == Ranking.LOOKBACK) {
             return w.id() + " of " + wAlloc + " ranks above " + vAlloc + ": " + fairShare.explainAbove(w.leaf(), v.leaf());
         }
-        String floor = vAlloc + " keeps at least " + dev.allot.core.model.Decimals.significant(floorFor(w), 3)
-                + " x its quota (1 + the margin " + dev.allot.core.model.Decimals.significant(margin, 3) + ")";
+        String floor = vAlloc + " holds at least " + dev.allot.core.model.Decimals.significant(1 + margin, 3)
+                + " x its quota (1 + the margin) and keeps at least its quota";
         if (!entitlements.owed(w.leaf())) {
             return w.id() + " of " + wAlloc + " bursts beyond its quota and ranks above " + vAlloc + " on usage over the"
                     + " lookback window (" + fairShare.explainAbove(w.leaf(), v.leaf()) + "); " + vAlloc + " "

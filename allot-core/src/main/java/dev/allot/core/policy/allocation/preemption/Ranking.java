@@ -8,10 +8,10 @@ import java.util.stream.Collectors;
  * How the allocation policy ranks allocations against each other: the {@code ranking} setting.
  *
  * <ul>
- *   <li>{@link #ENTITLEMENT}: allocations holding less than their quota (entitlement x healthy GPUs)
+ *   <li>{@link #ENTITLEMENT} (the default): allocations holding less than their quota (entitlement x healthy GPUs)
  *   go first, most under-paid first, and may reclaim from allocations standing well above them; the lookback window
  *   orders the rest (bursting). See {@link PreemptionRules}.</li>
- *   <li>{@link #LOOKBACK} (the default): the seed's pure lookback ranking: one order by usage over the lookback window, level by
+ *   <li>{@link #LOOKBACK}: the seed's pure lookback ranking: one order by usage over the lookback window, level by
  *   level, and an allocation that ranks above another may preempt its unprotected work.</li>
  * </ul>
  */

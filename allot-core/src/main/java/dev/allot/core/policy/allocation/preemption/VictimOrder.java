@@ -9,9 +9,11 @@ import dev.allot.core.state.Job;
  *   <li><b>unallocated</b> work first (free, preemptible by contract), then <b>resumable</b> allocated work, then
  *   allocated work that cannot resume: a job that cannot resume is never chosen while resumable ones would do
  *   (the search's minimality pass drops the least preferred first);</li>
+ *   <li>then the least work lost: GPU-seconds since the last checkpoint (all of the attempt when not resumable);
+ *   measured on the lab, putting this before the allocation's standing pays more and loses less work;</li>
  *   <li>then the allocation standing highest above its share first: under {@link Ranking#ENTITLEMENT} held GPUs
  *   over quota, under {@link Ranking#LOOKBACK} usage over the window;</li>
- *   <li>then the least work lost: GPU-seconds since the last checkpoint (all of the attempt when not resumable);</li>
+ *   <li>then the fewest GPUs (when nothing else differs, take the least);</li>
  *   <li>then the workload id.</li>
  * </ol>
  * The order of one allocation's jobs does not depend on standings, so the prefix of an allocation's jobs a budget
