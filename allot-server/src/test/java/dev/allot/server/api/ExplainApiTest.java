@@ -132,7 +132,8 @@ class ExplainApiTest {
         assertThat(p.path("attempt").asInt()).isEqualTo(1);
         assertThat(p.path("outcome").asText()).isEqualTo("requeued");
         assertThat(p.path("preemptor").asText()).isEqualTo(pretrain);
-        assertThat(p.path("reason").asText()).contains("ranks above").contains("lab/nlp").contains("lab/vision");
+        assertThat(p.path("reason").asText()).contains("reclaims GPUs it is owed").contains("lab/nlp").contains("lab/vision")
+                .contains("standing");
         // it never reported a checkpoint or progress: its whole run, 8 GPUs x 90m, was lost
         assertThat(p.path("lostGpuHours").asDouble()).isEqualTo(12.0);
         assertThat(e.path("summary").toString()).contains("Attempt 1 was preempted and requeued at ")
