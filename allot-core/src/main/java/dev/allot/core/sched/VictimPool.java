@@ -67,7 +67,8 @@ public final class VictimPool {
 
     /**
      * The preference order of victims as sort keys, computed once per job per sort: lower {@link #group} first,
-     * then less {@link #workLost}, then higher {@link #overServed}, then fewer GPUs, then id.
+     * then higher {@link #overServed} and less {@link #workLost} in the order {@link #workLostFirst} says, then
+     * (work lost first) fewer GPUs, then id.
      */
     public interface Keys {
         int group(Job j);
@@ -75,12 +76,34 @@ public final class VictimPool {
         double overServed(Job j);
 
         long workLost(Job j);
+
+        /**
+         * Whether work lost decides before standing (then fewer GPUs before the id); false: standing before work
+         * lost, then the id.
+         */
+        default boolean workLostFirst() {
+            return false;
+        }
     }
 
     private record Keyed(Job job, int group, double overServed, long workLost) {
     }
 
-    private static final Comparator<Keyed> KEY_ORDER = (a, b) -> {
+    /** Group, then higher standing, then less work lost, then id: the Slurm model's order. */
+    private static final Comparator<Keyed> STANDING_FIRST = (a, b) -> {
+        if (a.group != b.group) {
+            return Integer.compare(a.group, b.group);
+        }
+        int c = Double.compare(b.overServed, a.overServed);
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare(a.workLost, b.workLost);
+        return c != 0 ? c : a.job.id().compareTo(b.job.id());
+    };
+
+    /** Group, then less work lost, then higher standing, then fewer GPUs, then id: the allocation policy's order. */
+    private static final Comparator<Keyed> LOST_FIRST = (a, b) -> {
         if (a.group != b.group) {
             return Integer.compare(a.group, b.group);
         }
@@ -101,7 +124,7 @@ public final class VictimPool {
         for (Job j : sorted) {
             keyed.add(new Keyed(j, keys.group(j), keys.overServed(j), keys.workLost(j)));
         }
-        keyed.sort(KEY_ORDER);
+        keyed.sort(keys.workLostFirst() ? LOST_FIRST : STANDING_FIRST);
         for (int i = 0; i < keyed.size(); i++) {
             sorted.set(i, keyed.get(i).job);
         }

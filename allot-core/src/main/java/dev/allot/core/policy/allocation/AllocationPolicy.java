@@ -77,6 +77,10 @@ public final class AllocationPolicy implements Policy {
                     "with ranking=entitlement, a gang of an owed allocation that has waited this long may take turns"
                             + " with any allocation at or above its quota that it ranks above on lookback usage"
                             + " (otherwise a gang larger than its allocation's quota could wait forever)"),
+            SettingSpec.number("waste-limit", 0,
+                    "0: no limit; else a preemption may throw away at most this x the preemptor's GPUs x its minimum"
+                            + " runtime of each allocated victim's work (at least 1 GPU-hour); unallocated work is"
+                            + " exempt"),
             SettingSpec.bool("shortcuts", true,
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
                             + " exactly the same, slower: for verification"));
@@ -87,7 +91,8 @@ public final class AllocationPolicy implements Policy {
             SETTINGS,
             settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
                 settings.bool("shortcuts"), Ranking.parse(settings.text("ranking")), settings.number("reclaim-margin"),
-                settings.integer("max-reservations"), settings.duration("gang-starvation-limit")));
+                settings.integer("max-reservations"), settings.duration("gang-starvation-limit"),
+                settings.number("waste-limit")));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
             + " started on GPUs no waiting allocated work could use; preemptible at any moment";
@@ -99,6 +104,7 @@ public final class AllocationPolicy implements Policy {
     private final double reclaimMargin;
     private final int maxReservations;
     private final long gangStarvationSeconds;
+    private final double wasteLimit;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
@@ -110,11 +116,16 @@ public final class AllocationPolicy implements Policy {
     private final FailedSearches failedSearches = new FailedSearches();
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts) {
-        this(fairshareRecheck, reservations, shortcuts, Ranking.ENTITLEMENT, 0.1, 2, Duration.ofHours(1));
+        this(fairshareRecheck, reservations, shortcuts, Ranking.ENTITLEMENT, 0.1, 2, Duration.ofHours(1), 0);
     }
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts, Ranking ranking,
-                            double reclaimMargin, long maxReservations, Duration gangStarvationLimit) {
+                            double reclaimMargin, long maxReservations, Duration gangStarvationLimit,
+                            double wasteLimit) {
+        if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
+            throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
+        }
+        this.wasteLimit = wasteLimit == 0 ? Double.POSITIVE_INFINITY : wasteLimit;
         if (gangStarvationLimit.isNegative()) {
             throw new IllegalArgumentException("gang-starvation-limit must not be negative, got "
                     + Durations.format(gangStarvationLimit));
@@ -159,7 +170,8 @@ public final class AllocationPolicy implements Policy {
             wholeNodeBound = new WholeNodeBound(state.tree().leafCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
             entitlements = new Entitlements(state.tree());
-            rules = new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fairShare, entitlements);
+            rules = new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fairShare, entitlements)
+                    .wasteLimit(wasteLimit);
             allocationOrder = new AllocationOrder(rules, state.tree().leafCount());
             gangReservations = new GangReservations(maxReservations);
         }
@@ -174,7 +186,8 @@ public final class AllocationPolicy implements Policy {
         fs.reset(state);
         Entitlements e = new Entitlements(state.tree());
         e.reset(state);
-        return new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fs, e).at(state.now(), state.cluster().maxGpusPerNode());
+        return new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fs, e).wasteLimit(wasteLimit)
+                .at(state.now(), state.cluster().maxGpusPerNode());
     }
 
     @Override
@@ -349,7 +362,7 @@ public final class AllocationPolicy implements Policy {
         int smallest = state.pending().smallestHeadGpus(leaf, true);
         // the most it could get: its best job has the highest priority, so the most own-leaf victims, and the
         // smallest size the widest reclaim budgets
-        return best != null && !victimBoundAllows(state, rules.rightsOf(leaf, best.spec().priority().ordinal(), smallest, true),
+        return best != null && !victimBoundAllows(state, rules.rightsOf(leaf, best.spec().priority().ordinal(), smallest, true, Long.MAX_VALUE),
                 null, smallest) ? best : null;
     }
 

@@ -39,6 +39,9 @@ public final class FailedSearches {
 
     /** Whether every candidate of rights {@code r} is a candidate of the failed search's rights {@code f}. */
     private static boolean subset(PreemptionRules.Rights r, PreemptionRules.Rights f) {
+        if (r.maxLostGpuSeconds() > f.maxLostGpuSeconds() || r.now() != f.now()) {
+            return false; // r may throw away more work: more candidates
+        }
         long[] rb = r.budgets();
         long[] fb = f.budgets();
         for (int b = 0; b < rb.length; b++) {

@@ -54,6 +54,9 @@ public final class PreemptionRules {
     private final Entitlements entitlements;
 
     private final long starvationLimitSeconds;
+    private double wasteLimit = Double.POSITIVE_INFINITY;
+    /** The waste limit never forbids losing this much (1 GPU-hour): small work may still displace small work. */
+    static final double WASTE_FLOOR_GPU_SECONDS = 3600;
     private long now;
     private int largestNodeGpus = Integer.MAX_VALUE;
 
@@ -96,14 +99,19 @@ public final class PreemptionRules {
      * unprotected work (0: none, {@link #ALL}: all). The entry of {@code w}'s own allocation is 0; its own
      * lower-priority work is always preemptible (see {@link #mayPreempt}).
      */
-    public record Rights(int leaf, int priority, long[] budgets) {
+    public record Rights(int leaf, int priority, long[] budgets, long maxLostGpuSeconds, long now) {
+        /** Whether preempting allocated {@code v} now throws away no more work than the preemptor may. */
+        public boolean wasteAllows(Job v) {
+            return !v.allocated() || v.workLostIfPreemptedAtGpuSeconds(now) <= maxLostGpuSeconds;
+        }
+
         public boolean any(int b) {
             return budgets[b] > 0;
         }
     }
 
     public Rights rightsOf(Job w) {
-        return rightsOf(w.leaf(), w.spec().priority().ordinal(), w.gpus(), starving(w));
+        return rightsOf(w.leaf(), w.spec().priority().ordinal(), w.gpus(), starving(w), maxLost(w));
     }
 
     /**
@@ -113,6 +121,12 @@ public final class PreemptionRules {
     public boolean starving(Job w) {
         boolean gang = w.gpusPerNode() > 0 || w.gpus() > largestNodeGpus;
         return gang && now - w.spec().submitSeconds() >= starvationLimitSeconds;
+    }
+
+    /** Sets the waste limit ({@link #maxLost}); infinite: none. */
+    public PreemptionRules wasteLimit(double limit) {
+        this.wasteLimit = limit;
+        return this;
     }
 
     /** Sets the cycle's time and the largest node's GPUs (what makes a gang), for {@link #starving}. */
@@ -126,7 +140,7 @@ public final class PreemptionRules {
      * The rights of a waiting job of allocation {@code l}, priority ordinal {@code priority} and {@code gpus};
      * {@code starving}: it waited past the starvation limit.
      */
-    public Rights rightsOf(int l, int priority, int gpus, boolean starving) {
+    public Rights rightsOf(int l, int priority, int gpus, boolean starving, long maxLostGpuSeconds) {
         int leaves = fairShare.leafCount();
         long[] budgets = new long[leaves];
         if (ranking == Ranking.LOOKBACK) {
@@ -152,7 +166,7 @@ public final class PreemptionRules {
             }
         }
         budgets[l] = 0;
-        return new Rights(l, priority, budgets);
+        return new Rights(l, priority, budgets, maxLostGpuSeconds, now);
     }
 
     /** Whether {@code w}'s allocation is owed GPUs now (holds less than its quota): only then it reclaims. */
@@ -161,23 +175,29 @@ public final class PreemptionRules {
     }
 
     /**
+     * The most allocated work one victim of {@code w} may lose: {@code waste-limit} x what {@code w}'s start commits
+     * (its GPUs for its minimum runtime). A preemption does not throw away more than it protects.
+     */
+    public long maxLost(Job w) {
+        double bound = Math.max(WASTE_FLOOR_GPU_SECONDS, wasteLimit * w.gpus() * (double) w.protectionSecondsIfStarted());
+        return bound >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) bound;
+    }
+
+    /**
      * Whether allocated work {@code w} may preempt running {@code v} once {@code v} is past its protection (protection
      * is not checked here), on its own: {@code v} fits the budget {@code w} has on its allocation.
      */
     public boolean mayPreempt(Job w, Job v) {
-        if (!v.allocated()) {
-            return true;
-        }
-        if (v.leaf() == w.leaf()) {
-            return v.spec().priority().ordinal() < w.spec().priority().ordinal();
-        }
-        return rightsOf(w).budgets()[v.leaf()] >= v.gpus();
+        return mayPreempt(rightsOf(w), v);
     }
 
     /** {@link #mayPreempt} against precomputed rights. */
     public static boolean mayPreempt(Rights r, Job v) {
         if (!v.allocated()) {
             return true;
+        }
+        if (!r.wasteAllows(v)) {
+            return false;
         }
         if (v.leaf() == r.leaf()) {
             return v.spec().priority().ordinal() < r.priority();
@@ -200,6 +220,9 @@ public final class PreemptionRules {
             }
             if (!v.allocated()) {
                 out.add(v);
+                continue;
+            }
+            if (!r.wasteAllows(v)) {
                 continue;
             }
             int b = v.leaf();

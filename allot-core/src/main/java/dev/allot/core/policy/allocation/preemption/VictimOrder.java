@@ -47,6 +47,11 @@ public final class VictimOrder implements VictimPool.Keys {
     }
 
     @Override
+    public boolean workLostFirst() {
+        return true;
+    }
+
+    @Override
     public long workLost(Job j) {
         return j.workLostIfPreemptedAtGpuSeconds(now);
     }
