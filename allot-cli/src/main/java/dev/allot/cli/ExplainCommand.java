@@ -11,8 +11,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code allot explain ID}: why a workload waits, runs or was preempted: the server's sentences, then a compact table
- * of the fair-share levels of its allocation; {@code --json} prints the server's answer.
+ * {@code allot explain ID}: why a workload waits, runs or was preempted: the server's sentences, then (under
+ * ranking=entitlement) a compact table of the instant standings the rule decides by, then one of the fair-share
+ * levels of its allocation; {@code --json} prints the server's answer.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true,
         header = "Explain why a workload waits, whether it is protected and who preempted it.",
@@ -33,6 +34,7 @@ final class ExplainCommand extends ClientCommand {
         for (JsonNode sentence : answer.path("summary")) {
             out.println("  " + sentence.asText());
         }
+        renderStandings(answer.path("data"), out);
         JsonNode levels = answer.path("data").path("fairShare");
         if (!levels.isArray() || levels.isEmpty()) {
             return;
@@ -54,6 +56,33 @@ final class ExplainCommand extends ClientCommand {
         buffer.toString().lines().forEach(line -> out.println("  " + line));
         out.println("  (charged = run in the window + committed: the unrun part of protected minimum runtimes;"
                 + " budget usage shows the run part)");
+    }
+
+    /**
+     * Under ranking=entitlement, the instant standings the rule decides by: the workload's allocation, then the
+     * allocations whose protected work it waits for. Nothing under ranking=lookback (the fair-share table is the rule).
+     */
+    private static void renderStandings(JsonNode data, PrintWriter out) {
+        JsonNode own = data.get("standing");
+        if (own == null || own.isNull()) {
+            return;
+        }
+        out.println("standing now (ranking=" + text(data, "ranking") + ", reclaim from allocations holding at least "
+                + Decimals.significant(1 + data.path("reclaimMargin").asDouble(), 3) + " x their quota):");
+        List<List<String>> rows = new ArrayList<>();
+        List<JsonNode> all = new ArrayList<>();
+        all.add(own);
+        data.path("otherStandings").forEach(all::add);
+        for (JsonNode s : all) {
+            JsonNode standing = s.get("standing");
+            rows.add(List.of(text(s, "allocation"), String.valueOf(s.path("heldGpus").asLong()),
+                    Decimals.significant(s.path("quotaGpus").asDouble(), 3),
+                    standing == null || standing.isNull() ? "-" : Decimals.significant(standing.asDouble(), 3),
+                    s.path("owed").asBoolean() ? "yes" : "no"));
+        }
+        StringWriter buffer = new StringWriter();
+        table(new PrintWriter(buffer), List.of("ALLOCATION", "HELD GPUS", "QUOTA GPUS", "HELD/QUOTA", "OWED"), rows);
+        buffer.toString().lines().forEach(line -> out.println("  " + line));
     }
 
     private static String hours(double gpuSeconds) {

@@ -112,9 +112,20 @@ class ExplainCommandTest {
         List<String> lines = r.out().lines().toList();
         assertThat(lines.get(0)).isEqualTo("workload " + waiting + " (pending, " + X + ")");
         assertThat(lines.get(1)).isEqualTo("  " + waiting + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
+        // under the default ranking=entitlement, X (3/4 of 8 GPUs: a quota of 6) is owed; lab/vision holds 8 of 2
+        assertThat(r.out()).contains("  Right now " + X + " holds 0 GPUs of its quota of 6 (entitlement 75% x 8 healthy"
+                + " GPUs): it is owed GPUs, so its waiting work goes first and may reclaim from allocations holding at"
+                + " least 1.1 x their quota, down to their quota.");
         assertThat(r.out()).contains("the protection of " + running + " (lab/vision, 8 GPUs) ends at"
-                + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them if its allocation still ranks above"
-                + " theirs then.");
+                + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them if the rules still allow it then (its"
+                + " allocation holds 0 of its quota of 6 GPUs; lab/vision holds 8 of its quota of 2).");
+        int standings = lines.indexOf("standing now (ranking=entitlement, reclaim from allocations holding at least 1.10"
+                + " x their quota):");
+        assertThat(standings).as(r.out()).isPositive();
+        assertThat(lines.get(standings + 1)).startsWith("  ALLOCATION").contains("HELD GPUS", "QUOTA GPUS", "HELD/QUOTA",
+                "OWED");
+        assertThat(lines.get(standings + 2).split(" +")).containsExactly("", X, "0", "6.00", "0", "yes");
+        assertThat(lines.get(standings + 3).split(" +")).containsExactly("", "lab/vision", "8", "2.00", "4.00", "no");
         int header = lines.indexOf("fair share:");
         assertThat(header).isPositive();
         assertThat(lines.get(header + 1)).startsWith("  LEVEL").contains("RUN GPU-H", "COMMITTED GPU-H", "ENTITLEMENT", "BUYS GPU-H",
@@ -130,7 +141,7 @@ class ExplainCommandTest {
 
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("(running, lab/vision)", "It is protected by its 1h minimum runtime until"
-                + " 2026-03-01T10:00:00Z (in 1h)", "may preempt it once its protection ends, if the ranking then still allows it: " + waiting);
+                + " 2026-03-01T10:00:00Z (in 1h)", "may preempt it once its protection ends, if the rules then still allow it: " + waiting);
     }
 
     @Test

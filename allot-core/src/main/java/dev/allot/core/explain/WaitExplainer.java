@@ -5,8 +5,10 @@ import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.allocation.AllocationPolicy;
 import dev.allot.core.policy.allocation.AllocationOrder;
+import dev.allot.core.policy.allocation.Entitlements;
 import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
+import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.core.sched.Placer;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
@@ -34,6 +36,11 @@ import java.util.function.Supplier;
  * when enough nodes have room, node by node, as protection ends); otherwise the earliest end of protection of work it
  * may preempt that makes enough GPUs: {@code ProtectedUntil}; otherwise {@code Gpus}. GPU counts ignore where the
  * GPUs are, and the future assumes the ranks stay as now (the words say so).
+ *
+ * <p>Under the default {@code ranking=entitlement} it also gives the instant standing of the workload's allocation
+ * (what it holds against its quota, {@link Entitlements}) and of the other allocations whose protected work it waits
+ * for, so the words can say the rule in force with its numbers; under {@code ranking=lookback} the fair-share numbers
+ * are the whole rule.
  *
  * <p>Read-only, and not thread-safe against changes of the state: the caller holds the state still (the service
  * calls it inside {@code SchedulerLoop.inspect}).
@@ -83,9 +90,38 @@ public final class WaitExplainer {
         } else if (job.state() == JobState.RUNNING) {
             protection = protection(state, rules, job, now);
         }
+        WaitExplanation.Standing standing = null;
+        List<WaitExplanation.Standing> others = new ArrayList<>();
+        if (rules.ranking() == Ranking.ENTITLEMENT && job.allocated()) {
+            standing = standing(state, rules, job.leaf());
+            for (WaitsFor.ProtectedWork pw : protectedWork(waitsFor)) {
+                int leaf = state.tree().leaf(pw.allocation()).orElseThrow();
+                if (leaf != job.leaf() && others.stream().noneMatch(o -> o.allocation().equals(pw.allocation()))) {
+                    others.add(standing(state, rules, leaf));
+                }
+            }
+        }
         return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
                 now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection,
-                state.config().minRuntimeCapNote(job.spec().minRuntime().getSeconds())));
+                state.config().minRuntimeCapNote(job.spec().minRuntime().getSeconds()), rules.ranking(), rules.margin(),
+                standing, others));
+    }
+
+    /** An allocation's instant standing as the rules read it from the state (before this cycle's decisions). */
+    private static WaitExplanation.Standing standing(ClusterState state, PreemptionRules rules, int leaf) {
+        Entitlements e = rules.entitlements();
+        return new WaitExplanation.Standing(state.tree().leafName(leaf), state.tree().leafEntitlement(leaf),
+                state.healthyGpus(), e.quotaGpus(leaf), e.heldGpus(leaf), e.standing(leaf), e.owed(leaf));
+    }
+
+    private static List<WaitsFor.ProtectedWork> protectedWork(WaitsFor w) {
+        if (w instanceof WaitsFor.ProtectedUntil p) {
+            return p.protectedWork();
+        }
+        if (w instanceof WaitsFor.Gang g) {
+            return g.protectedWork();
+        }
+        return List.of();
     }
 
     private static FairShare fairShare(ClusterState state) {

@@ -4,6 +4,7 @@ import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Words;
 import dev.allot.core.policy.allocation.FairShare;
+import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.core.state.JobState;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,13 @@ import java.util.function.LongFunction;
  * @param protection whether it is protected and who may preempt it; null unless it runs
  * @param minRuntimeNote what the minimum runtime cap did to its declared minimum runtime
  *                       ({@code SchedulerConfig.minRuntimeCapNote}); null when the cap does not apply
+ * @param ranking    the allocation policy's {@code ranking} setting: the rule between allocations in force
+ * @param reclaimMargin the {@code reclaim-margin} setting: under {@link Ranking#ENTITLEMENT}, owed allocations reclaim
+ *                   only from allocations holding at least {@code 1 + reclaimMargin} x their quota
+ * @param standing   the instant standing of its allocation under {@link Ranking#ENTITLEMENT}; null under
+ *                   {@link Ranking#LOOKBACK} and for unallocated work (which is never owed)
+ * @param otherStandings under {@link Ranking#ENTITLEMENT}, the instant standings of the other allocations whose
+ *                   protected work {@code waitsFor} names, in order of first mention; empty otherwise
  */
 public record WaitExplanation(
         String jobId,
@@ -33,10 +41,30 @@ public record WaitExplanation(
         List<FairShareLevel> fairShare,
         WaitsFor waitsFor,
         Protection protection,
-        String minRuntimeNote) {
+        String minRuntimeNote,
+        Ranking ranking,
+        double reclaimMargin,
+        Standing standing,
+        List<Standing> otherStandings) {
 
     public WaitExplanation {
         fairShare = List.copyOf(fairShare);
+        otherStandings = List.copyOf(otherStandings);
+    }
+
+    /**
+     * An allocation's instant standing, the numbers {@link Ranking#ENTITLEMENT} decides by
+     * ({@code policy.allocation.Entitlements}, read from the state as a fresh cycle reads it).
+     *
+     * @param entitlement its fraction of the cluster (the product of the shares down its path)
+     * @param healthyGpus the healthy GPUs the quota is a share of
+     * @param quotaGpus   entitlement x healthy GPUs: what it is owed while its demand lasts (fractional)
+     * @param heldGpus    the allocated GPUs its running work holds
+     * @param standing    heldGpus over quotaGpus; +infinity when the quota is zero
+     * @param owed        it holds less than its quota: its waiting work goes first and may reclaim
+     */
+    public record Standing(String allocation, double entitlement, int healthyGpus, double quotaGpus, long heldGpus,
+                           double standing, boolean owed) {
     }
 
     /**
@@ -100,12 +128,18 @@ public record WaitExplanation(
                         + ordinal(position.positionInAllocation()) + " of " + position.waitingInAllocation() + " in "
                         + allocation + (allocated ? "." : " (unallocated work comes after all allocated work)."));
                 out.add(fairShareSentence());
+                if (standing != null) {
+                    out.add(standingSentence());
+                }
                 out.add(waitsForSentence(time));
             }
             case RUNNING -> {
                 out.add(jobId + " runs in " + allocation + ".");
                 out.add(protectionSentence(time));
                 out.add(fairShareSentence());
+                if (standing != null) {
+                    out.add(standingSentence());
+                }
             }
             default -> {
                 out.add(jobId + " is " + state.name().toLowerCase(java.util.Locale.ROOT) + "; it no longer waits.");
@@ -139,6 +173,47 @@ public record WaitExplanation(
         return sb.append('.').toString();
     }
 
+    /**
+     * "Right now A holds 0 GPUs of its quota of 3.2 (entitlement 40% x 8 healthy GPUs): it is owed GPUs, ...": the
+     * instant half of the rule under {@link Ranking#ENTITLEMENT}, in words and numbers.
+     */
+    private String standingSentence() {
+        Standing s = standing;
+        String margin = short3(1 + reclaimMargin);
+        String numbers = "(entitlement " + short3(s.entitlement() * 100) + "% x " + Words.count(s.healthyGpus(), "healthy GPU");
+        if (!(s.quotaGpus() > 0)) {
+            return "Right now " + allocation + " holds " + Words.count(s.heldGpus(), "GPU") + " and has no quota "
+                    + numbers + "): it is never owed, so its waiting work comes after that of owed allocations, and"
+                    + " owed allocations may reclaim all it holds.";
+        }
+        String head = "Right now " + allocation + " holds " + Words.count(s.heldGpus(), "GPU") + " of its quota of "
+                + short3(s.quotaGpus()) + " " + numbers;
+        if (s.owed()) {
+            return head + "): it is owed GPUs, so its waiting work goes first and may reclaim from allocations holding"
+                    + " at least " + margin + " x their quota, down to their quota.";
+        }
+        head += "; standing " + short3(s.standing()) + "): ";
+        String after = "; its waiting work comes after that of owed allocations, in lookback order.";
+        if (s.standing() < 1 + reclaimMargin - 1e-9) {
+            return head + "it is at or above its quota but below " + margin + " x it, so no allocation reclaims from it"
+                    + " (only a starving gang may take turns with it)" + after;
+        }
+        return head + "it holds at least " + margin + " x its quota, so owed allocations may reclaim from it down to its"
+                + " quota (and allocations ahead of it on the lookback window may take turns with it)" + after;
+    }
+
+    /** {@link Decimals#significant} with 3 digits, without trailing zeros: 8, 3.2, 1.1, 0.333. */
+    static String short3(double x) {
+        String t = Decimals.significant(x, 3);
+        if (t.indexOf('.') >= 0) {
+            t = t.replaceAll("0+$", "");
+            if (t.endsWith(".")) {
+                t = t.substring(0, t.length() - 1);
+            }
+        }
+        return t;
+    }
+
     private String protectionSentence(LongFunction<String> time) {
         Protection p = protection;
         String first;
@@ -154,12 +229,15 @@ public record WaitExplanation(
         }
         String second;
         if (p.preemptibleByCount() == 0) {
-            second = " No waiting workload may preempt it"
-                    + (allocated ? ": none ranks above its allocation or has a higher priority in it." : ".");
+            second = " No waiting workload may preempt it" + (!allocated ? "."
+                    : ranking == Ranking.LOOKBACK ? ": none ranks above its allocation or has a higher priority in it."
+                    : ": the rules let none take GPUs from its allocation now, and none has a higher priority in it.");
         } else {
             int n = p.preemptibleByCount();
             second = " " + Words.count(n, "waiting workload") + " may preempt it"
-                    + (p.protectedNow() ? " once its protection ends, if the ranking then still allows it" : "")
+                    + (!p.protectedNow() ? "" : ranking == Ranking.LOOKBACK
+                            ? " once its protection ends, if the ranking then still allows it"
+                            : " once its protection ends, if the rules then still allow it")
                     + ": " + names(p.preemptibleByIds(), n) + ".";
         }
         return first + second;
@@ -219,17 +297,28 @@ public record WaitExplanation(
 
     /**
      * The end of a promise to preempt {@code work} later: certain only for work of its own allocation (a lower
-     * priority stays lower); for other allocations it holds only if the fair-share ranking then still allows it,
-     * and ranks change as work runs and ends.
+     * priority stays lower); for other allocations it holds only if the rule in force then still allows it: under
+     * {@link Ranking#LOOKBACK} the fair-share ranking, under {@link Ranking#ENTITLEMENT} the standings (given now,
+     * in numbers), and both change as work runs and ends.
      */
     private String ifStillRanked(List<WaitsFor.ProtectedWork> work) {
         boolean otherAllocations = false;
         for (WaitsFor.ProtectedWork pw : work) {
             otherAllocations |= !pw.allocation().equals(allocation);
         }
-        return otherAllocations
-                ? "after which it may preempt them if its allocation still ranks above theirs then."
-                : "after which it may preempt them (they have a lower priority in its allocation).";
+        if (!otherAllocations) {
+            return "after which it may preempt them (they have a lower priority in its allocation).";
+        }
+        if (ranking == Ranking.LOOKBACK || standing == null) {
+            return "after which it may preempt them if its allocation still ranks above theirs then.";
+        }
+        StringBuilder sb = new StringBuilder("after which it may preempt them if the rules still allow it then (its"
+                + " allocation holds " + standing.heldGpus() + " of its quota of " + short3(standing.quotaGpus()) + " GPUs");
+        for (Standing o : otherStandings) {
+            sb.append("; ").append(o.allocation()).append(" holds ").append(o.heldGpus());
+            sb.append(o.quotaGpus() > 0 ? " of its quota of " + short3(o.quotaGpus()) : " and has no quota");
+        }
+        return sb.append(").").toString();
     }
 
     private static String protectedNames(List<WaitsFor.ProtectedWork> work) {

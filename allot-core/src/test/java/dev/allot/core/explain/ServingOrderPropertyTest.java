@@ -84,7 +84,9 @@ class ServingOrderPropertyTest {
                     assertThat(p.untilSeconds()).isGreaterThan(now);
                     assertThat(p.protectedWork()).isNotEmpty();
                 }
-                assertThat(e.summary()).hasSize(3).allSatisfy(line -> assertThat(line).isNotBlank());
+                // under the default ranking=entitlement, allocated work is also told its allocation's standing
+                assertThat(e.standing() != null).as("seed %d, %s", seed, j.id()).isEqualTo(j.allocated());
+                assertThat(e.summary()).hasSize(j.allocated() ? 4 : 3).allSatisfy(line -> assertThat(line).isNotBlank());
             }
             for (int l = 0; l < s.tree().leafCount(); l++) {
                 for (Job v : s.runningAllocated(l)) {

@@ -125,6 +125,11 @@ final class Story {
     }
 
     WaitExplanation explain(String id) {
-        return new WaitExplainer().explain(state(), id, now).orElseThrow();
+        return explain(id, new WaitExplainer());
+    }
+
+    /** Explains with the given explainer (e.g. one whose policy has other settings). */
+    WaitExplanation explain(String id, WaitExplainer explainer) {
+        return explainer.explain(state(), id, now).orElseThrow();
     }
 }

@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.allot.core.explain.WaitExplanation.FairShareLevel;
 import dev.allot.core.explain.WaitsFor.ProtectedWork;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.policy.allocation.AllocationPolicy;
+import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.core.state.JobState;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Stories of why work waits, each told with {@link Story} and checked in data and in words. */
@@ -40,9 +44,12 @@ class WaitExplainerTest {
         assertThat(e.summary()).containsExactly(
                 "b1 waits: 1st of 1 waiting; 1st of 1 in B.",
                 "Over the last 7d: B has been charged 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
+                "Right now B holds 0 GPUs of its quota of 8 (entitlement 50% x 16 healthy GPUs): it is owed GPUs, so its"
+                        + " waiting work goes first and may reclaim from allocations holding at least 1.1 x their quota,"
+                        + " down to their quota.",
                 "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
-                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them if its allocation still ranks"
-                        + " above theirs then.");
+                        + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them if the rules still"
+                        + " allow it then (its allocation holds 0 of its quota of 8 GPUs; A holds 16 of its quota of 8).");
     }
 
     @Test
@@ -52,7 +59,7 @@ class WaitExplainerTest {
                 .at(2 * H).submits("b1", "B", 8);
 
         assertThat(s.explain("b1").waitsFor()).isEqualTo(new WaitsFor.StartsNow(List.of("a1")));
-        assertThat(s.explain("b1").summary().get(2))
+        assertThat(s.explain("b1").summary().get(3))
                 .isEqualTo("Nothing blocks it: it starts in the next scheduling cycle, after preempting a1.");
     }
 
@@ -93,9 +100,9 @@ class WaitExplainerTest {
         List<ProtectedWork> a1 = List.of(new ProtectedWork("a1", "A", 4, H));
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0, H, a1));
         assertThat(e.waitsFor().kind()).isEqualTo("gang");
-        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Enough nodes have room at"
-                + " t=3600s (in 1h), when the protection of a1 (A, 4 GPUs) ends, after which it may preempt them if its"
-                + " allocation still ranks above theirs then.");
+        assertThat(e.summary().get(3)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Enough nodes have room at"
+                + " t=3600s (in 1h), when the protection of a1 (A, 4 GPUs) ends, after which it may preempt them if the"
+                + " rules still allow it then (its allocation holds 0 of its quota of 12 GPUs; A holds 8 of its quota of 4).");
     }
 
     @Test
@@ -109,7 +116,7 @@ class WaitExplainerTest {
 
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 3, false, 0, H,
                 List.of(new ProtectedWork("a1", "A", 6, H), new ProtectedWork("a2", "A", 6, H))));
-        assertThat(e.summary().get(2)).startsWith("It is a gang that needs 2 nodes with 3 idle GPUs each; 0 have that"
+        assertThat(e.summary().get(3)).startsWith("It is a gang that needs 2 nodes with 3 idle GPUs each; 0 have that"
                 + " many. Enough nodes have room at t=3600s");
     }
 
@@ -193,7 +200,7 @@ class WaitExplainerTest {
         assertThat(during.protection()).isEqualTo(new WaitExplanation.Protection(true, H, H, 1, List.of("b1")));
         assertThat(during.summary().get(1)).isEqualTo("It is protected by its 1h minimum runtime until t=3600s (in 50m);"
                 + " nobody may preempt it before then. 1 waiting workload may preempt it once its protection ends, if the"
-                + " ranking then still allows it: b1.");
+                + " rules then still allow it: b1.");
 
         s.at(2 * H);
         WaitExplanation after = s.explain("a1");
@@ -258,7 +265,7 @@ class WaitExplainerTest {
         WaitExplanation e = s.explain("a2");
 
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(1, 8, true, 0, -1, List.of()));
-        assertThat(e.summary().get(2)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Ends of protection do"
+        assertThat(e.summary().get(3)).isEqualTo("It needs 1 whole node of 8 GPUs; 0 are free. Ends of protection do"
                 + " not free enough nodes it may take: it waits for work it may not preempt to end, or for its allocation"
                 + " to rank higher.");
     }
@@ -276,9 +283,10 @@ class WaitExplainerTest {
         // then it has room when the later protection ends, and names both
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gang(2, 8, true, 0, 2 * H,
                 List.of(new ProtectedWork("a1", "A", 8, H), new ProtectedWork("a2", "A", 2, 2 * H))));
-        assertThat(e.summary().get(2)).isEqualTo("It needs 2 whole nodes of 8 GPUs; 0 are free. Enough nodes have room"
+        assertThat(e.summary().get(3)).isEqualTo("It needs 2 whole nodes of 8 GPUs; 0 are free. Enough nodes have room"
                 + " at t=7200s (in 2h), when the protection of a1 (A, 8 GPUs), a2 (A, 2 GPUs) ends, after which it may"
-                + " preempt them if its allocation still ranks above theirs then.");
+                + " preempt them if the rules still allow it then (its allocation holds 0 of its quota of 12 GPUs; A holds"
+                + " 10 of its quota of 4).");
     }
 
     @Test
@@ -289,7 +297,7 @@ class WaitExplainerTest {
                 new dev.allot.core.state.Placement(new int[] {0}, new int[] {8}), 0);
         s.at(600).submits("a2", "A", 8, 0, H, dev.allot.core.model.Priority.HIGH);
 
-        assertThat(s.explain("a2").summary().get(2)).endsWith("after which it may preempt them (they have a lower"
+        assertThat(s.explain("a2").summary().get(3)).endsWith("after which it may preempt them (they have a lower"
                 + " priority in its allocation).");
     }
 
@@ -303,9 +311,94 @@ class WaitExplainerTest {
                 "a1 runs in A.",
                 "The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.",
                 "It is protected by its 8h minimum runtime until t=28800s (in 7h50m); nobody may preempt it before then."
-                        + " No waiting workload may preempt it: none ranks above its allocation or has a higher"
-                        + " priority in it.",
+                        + " No waiting workload may preempt it: the rules let none take GPUs from its allocation now,"
+                        + " and none has a higher priority in it.",
                 "Over the last 7d: A has been charged 0.0952 of its entitlement (64.0 of 672 GPU-hours): 1.33 run plus"
-                        + " 62.7 committed to protected minimum runtimes, ranking 2nd of 2 at the top.");
+                        + " 62.7 committed to protected minimum runtimes, ranking 2nd of 2 at the top.",
+                "Right now A holds 8 GPUs of its quota of 4 (entitlement 50% x 8 healthy GPUs; standing 2): it holds at"
+                        + " least 1.1 x its quota, so owed allocations may reclaim from it down to its quota (and"
+                        + " allocations ahead of it on the lookback window may take turns with it); its waiting work"
+                        + " comes after that of owed allocations, in lookback order.");
+    }
+
+    @Test
+    void anOwedAllocationIsToldItsStandingInDataAndWordsAndLookbackKeepsTheRankingWords() {
+        // given lab > vision (2) {video (1), image (1)}, nlp (3) on 1 x 8 GPUs: video's entitlement is 2/5 x 1/2 = 20%
+        // of 8 healthy GPUs, a quota of 1.6; nlp (60%, a quota of 4.8) holds all 8 GPUs, protected until t=3600
+        Story s = Story.given(1, 8).tree(t -> t.child("vision", 2).leaf("video", 1).leaf("image", 1).up().leaf("nlp", 3))
+                .at(0).runs("n1", "nlp", 8, H)
+                .at(600).submits("v1", "video", 2);
+
+        WaitExplanation e = s.explain("v1");
+
+        // then under the default ranking=entitlement the data carry video's standing and nlp's, whose work it waits for
+        assertThat(e.ranking()).isEqualTo(Ranking.ENTITLEMENT);
+        assertThat(e.reclaimMargin()).isEqualTo(0.1);
+        WaitExplanation.Standing video = e.standing();
+        assertThat(video.allocation()).isEqualTo("video");
+        assertThat(video.entitlement()).isCloseTo(0.2, within(1e-12));
+        assertThat(video.healthyGpus()).isEqualTo(8);
+        assertThat(video.quotaGpus()).isCloseTo(1.6, within(1e-12));
+        assertThat(video.heldGpus()).isZero();
+        assertThat(video.standing()).isZero();
+        assertThat(video.owed()).isTrue();
+        assertThat(e.otherStandings()).extracting(WaitExplanation.Standing::allocation).containsExactly("nlp");
+        WaitExplanation.Standing nlp = e.otherStandings().get(0);
+        assertThat(nlp.heldGpus()).isEqualTo(8);
+        assertThat(nlp.standing()).isCloseTo(8 / 4.8, within(1e-12));
+        assertThat(nlp.owed()).isFalse();
+        // and the words say the rule with those numbers
+        assertThat(e.summary().get(2)).isEqualTo("Right now video holds 0 GPUs of its quota of 1.6 (entitlement 20% x"
+                + " 8 healthy GPUs): it is owed GPUs, so its waiting work goes first and may reclaim from allocations"
+                + " holding at least 1.1 x their quota, down to their quota.");
+        assertThat(e.summary().get(3)).endsWith("ends at t=3600s (in 50m), after which it may preempt them if the rules"
+                + " still allow it then (its allocation holds 0 of its quota of 1.6 GPUs; nlp holds 8 of its quota of 4.8).");
+        // and nlp's running work is told it stands well above its quota
+        assertThat(s.explain("n1").summary().get(3)).startsWith("Right now nlp holds 8 GPUs of its quota of 4.8"
+                + " (entitlement 60% x 8 healthy GPUs; standing 1.67): it holds at least 1.1 x its quota, so owed"
+                + " allocations may reclaim from it down to its quota");
+
+        // when the policy ranks by lookback usage alone, then no standing is given and the words are the ranking's
+        WaitExplainer lookback = new WaitExplainer(() -> (AllocationPolicy) AllocationPolicy.FACTORY.create(
+                Settings.parse(AllocationPolicy.FACTORY.settings(), Map.of("ranking", "lookback"), "test")));
+        WaitExplanation l = s.explain("v1", lookback);
+        assertThat(l.ranking()).isEqualTo(Ranking.LOOKBACK);
+        assertThat(l.standing()).isNull();
+        assertThat(l.otherStandings()).isEmpty();
+        assertThat(l.summary()).hasSize(3).noneMatch(line -> line.startsWith("Right now"));
+        assertThat(l.summary().get(2)).endsWith("after which it may preempt them if its allocation still ranks above"
+                + " theirs then.");
+        assertThat(s.explain("n1", lookback).summary().get(1)).endsWith("if the ranking then still allows it: v1.");
+    }
+
+    @Test
+    void anAllocationWithinTheMarginAboveItsQuotaIsToldNoAllocationReclaimsFromIt() {
+        // A (quota 4 of 8) holds 4: at its quota, below 1.1 x it
+        Story s = Story.given(1, 8).teams("A", "B").at(0).runs("a1", "A", 4, H).submits("a2", "A", 8);
+
+        WaitExplanation e = s.explain("a2");
+
+        assertThat(e.standing().standing()).isEqualTo(1.0);
+        assertThat(e.standing().owed()).isFalse();
+        assertThat(e.summary().get(2)).isEqualTo("Right now A holds 4 GPUs of its quota of 4 (entitlement 50% x 8"
+                + " healthy GPUs; standing 1): it is at or above its quota but below 1.1 x it, so no allocation reclaims"
+                + " from it (only a starving gang may take turns with it); its waiting work comes after that of owed"
+                + " allocations, in lookback order.");
+    }
+
+    @Test
+    void unallocatedWorkHasNoStanding() {
+        Story s = Story.given(1, 8).teams("A", "B").at(0).runs("a1", "A", 8, H).submitsUnallocated("u1", "A", 4);
+
+        WaitExplanation e = s.explain("u1");
+
+        assertThat(e.standing()).isNull();
+        assertThat(e.summary()).noneMatch(line -> line.startsWith("Right now"));
+    }
+
+    @Test
+    void shortNumbersDropTrailingZeros() {
+        assertThat(List.of(8.0, 3.2, 1.1, 1.0 / 3, 0.0, 1234.5).stream().map(WaitExplanation::short3))
+                .containsExactly("8", "3.2", "1.1", "0.333", "0", "1235");
     }
 }

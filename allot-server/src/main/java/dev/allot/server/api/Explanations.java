@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.core.explain.WaitExplanation;
 import dev.allot.core.model.Decimals;
+import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Workload;
@@ -16,8 +17,9 @@ import java.util.Optional;
 
 /**
  * The answer of {@code GET /v1/workloads/{id}/explain}: the workload's state, plain-words sentences, and the data they
- * are made of: the scheduler's explanation (queue position, fair share per tree level, what it waits for, or the
- * protection of running work) and every attempt that ended in a preemption (when, by whom, why, work lost).
+ * are made of: the scheduler's explanation (the rule in force and, under {@code ranking=entitlement}, the instant
+ * standings it decides by; queue position, fair share per tree level, what it waits for, or the protection of running
+ * work) and every attempt that ended in a preemption (when, by whom, why, work lost).
  */
 final class Explanations {
     private Explanations() {
@@ -32,8 +34,22 @@ final class Explanations {
      *                        scheduler fields are null)
      * @param at              the time of the scheduler's state the explanation was made from
      */
-    record Data(boolean seenByScheduler, String at, Queue queue, List<Level> fairShare, JsonNode waitsFor,
+    record Data(boolean seenByScheduler, String at, String ranking, Double reclaimMargin, Standing standing,
+                List<Standing> otherStandings, Queue queue, List<Level> fairShare, JsonNode waitsFor,
                 Protection protection, List<Preemption> preemptions) {
+    }
+
+    /**
+     * An allocation's instant standing under {@code ranking=entitlement}: {@code quotaGpus} (entitlement x
+     * {@code healthyGpus}) is what it is owed while its demand lasts, {@code heldGpus} what its allocated work holds,
+     * {@code standing} the one over the other (null when the quota is zero); {@code owed} when it holds less.
+     */
+    record Standing(String allocation, double entitlement, int healthyGpus, double quotaGpus, long heldGpus,
+                    Double standing, boolean owed) {
+        static Standing of(WaitExplanation.Standing s) {
+            return s == null ? null : new Standing(s.allocation(), s.entitlement(), s.healthyGpus(), s.quotaGpus(),
+                    s.heldGpus(), Double.isInfinite(s.standing()) ? null : s.standing(), s.owed());
+        }
     }
 
     record Queue(int position, int waiting, int positionInAllocation, int waitingInAllocation) {
@@ -63,13 +79,16 @@ final class Explanations {
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();
             summary.addAll(e.summary(s -> Instant.ofEpochSecond(s).toString()));
-            data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), queue(e), levels(e),
+            boolean entitlement = e.ranking() == Ranking.ENTITLEMENT;
+            data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), e.ranking().label(),
+                    entitlement ? e.reclaimMargin() : null, Standing.of(e.standing()),
+                    e.otherStandings().stream().map(Standing::of).toList(), queue(e), levels(e),
                     waitsFor(e, mapper), protection(e), preemptions(attempts));
         } else {
             summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
-            data = new Data(false, null, null, null, null, null, preemptions(attempts));
+            data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts));
             String capNote = Views.SCHEDULING.minRuntimeCapNote(w.minRuntimeSeconds());
             if (capNote != null) { // the scheduler's own explanation says it too
                 summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");

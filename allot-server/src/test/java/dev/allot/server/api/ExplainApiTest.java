@@ -3,6 +3,7 @@ package dev.allot.server.api;
 import static dev.allot.server.api.ApiFixture.X;
 import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.policy.PolicyFactory;
@@ -103,9 +104,31 @@ class ExplainApiTest {
         assertThat(data.path("protection").isNull()).isTrue();
         assertThat(data.path("preemptions").size()).isZero();
         assertThat(e.path("summary").get(0).asText()).isEqualTo(pretrain + " waits: 1st of 1 waiting; 1st of 1 in " + X + ".");
-        assertThat(e.path("summary").get(2).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
+        // the rule in force is the default ranking=entitlement: pretrain's allocation is owed, detect's holds 8 GPUs
+        assertThat(data.path("ranking").asText()).isEqualTo("entitlement");
+        assertThat(data.path("reclaimMargin").asDouble()).isEqualTo(0.1);
+        JsonNode standing = data.path("standing");
+        assertThat(standing.path("allocation").asText()).isEqualTo(X);
+        assertThat(standing.path("healthyGpus").asInt()).isEqualTo(8);
+        assertThat(standing.path("heldGpus").asLong()).isZero();
+        assertThat(standing.path("standing").asDouble()).isZero();
+        assertThat(standing.path("owed").asBoolean()).isTrue();
+        // pretrain is entitled to 2/3 of the 8 healthy GPUs (gpu-02 is down), detect to 1/3
+        assertThat(standing.path("entitlement").asDouble()).isCloseTo(2.0 / 3, within(1e-12));
+        assertThat(standing.path("quotaGpus").asDouble()).isCloseTo(16.0 / 3, within(1e-12));
+        assertThat(data.path("otherStandings").size()).isEqualTo(1);
+        JsonNode detectStanding = data.path("otherStandings").get(0);
+        assertThat(detectStanding.path("allocation").asText()).isEqualTo(DETECT);
+        assertThat(detectStanding.path("heldGpus").asLong()).isEqualTo(8);
+        assertThat(detectStanding.path("standing").asDouble()).isCloseTo(3.0, within(1e-12));
+        assertThat(detectStanding.path("owed").asBoolean()).isFalse();
+        assertThat(e.path("summary").get(2).asText()).isEqualTo("Right now " + X + " holds 0 GPUs of its quota of 5.33"
+                + " (entitlement 66.7% x 8 healthy GPUs): it is owed GPUs, so its waiting work goes first and may"
+                + " reclaim from allocations holding at least 1.1 x their quota, down to their quota.");
+        assertThat(e.path("summary").get(3).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
                 + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00Z (in 1h),"
-                + " after which it may preempt them if its allocation still ranks above theirs then.");
+                + " after which it may preempt them if the rules still allow it then (its allocation holds 0 of its"
+                + " quota of 5.33 GPUs; " + DETECT + " holds 8 of its quota of 2.67).");
 
         JsonNode running = explain(detect, "ms-member");
         assertThat(running.path("state").asText()).isEqualTo("running");
@@ -154,6 +177,8 @@ class ExplainApiTest {
         JsonNode before = explain(id, "member"); // the loop has not even loaded
         assertThat(before.path("data").path("seenByScheduler").asBoolean()).isFalse();
         assertThat(before.path("data").path("queue").isNull()).isTrue();
+        assertThat(before.path("data").path("ranking").isNull()).isTrue();
+        assertThat(before.path("data").path("standing").isNull()).isTrue();
         assertThat(before.path("summary").get(0).asText()).contains("not yet seen by the scheduler");
 
         loop.runOnce();
