@@ -175,4 +175,29 @@ class EntitlementRankingTest {
                 "4h complete a1",
                 "5h complete a2");
     }
+
+    @Test
+    void nobodySquatsTheClusterPastAMinimumRuntime() {
+        // given one 8-GPU node shared 50/50 (quota 4 each), and A runs one 8-GPU job for 10 hours: twice its quota
+        Run run = entitlement().nodes(1, 8)
+                .allocations(t -> t.leaf("A", 50).leaf("B", 50))
+                .workload(w("a1").in("A").gpus(8).runs("10h").minRuntime("1h").checkpointEvery("30m").at("0s"))
+                // when B, owed its quota, submits an 8-GPU job at 30m
+                .workload(w("b1").in("B").gpus(8).runs("2h").minRuntime("1h").checkpointEvery("30m").at("30m"))
+                .run("allocation");
+        // then taking a1 would leave A below its quota, but both want twice their share and B has used less over the
+        // window: B takes its turn when a1's protection ends; A takes the node back at the first re-ranking after
+        // b1's protection ends (B has used more by then); they alternate, a minimum runtime each, until b1 is done
+        assertThat(run.story()).containsExactly(
+                "0s start a1 on n1:8",
+                "1h preempt a1 by b1 fair_share requeued lost=0s",
+                "1h start b1 on n1:8",
+                "2h5m preempt b1 by a1 fair_share requeued lost=5m",
+                "2h5m start a1 on n1:8",
+                "3h5m preempt a1 by b1 fair_share requeued lost=0s",
+                "3h5m start b1 on n1:8",
+                "4h5m complete b1",
+                "4h5m start a1 on n1:8",
+                "12h5m complete a1");
+    }
 }

@@ -259,10 +259,11 @@ public final class AllocationPolicy implements Policy {
         }
         gangReservations.clear();
         boolean blocked = false;
+        boolean[] triedInFull = new boolean[leaves];
         if (ranking == Ranking.ENTITLEMENT) {
-            blocked = servePass(state, now, true);
+            blocked = servePass(state, now, true, triedInFull);
         }
-        return servePass(state, now, false) | blocked;
+        return servePass(state, now, false, triedInFull) | blocked;
     }
 
     /**
@@ -272,11 +273,11 @@ public final class AllocationPolicy implements Policy {
      * <b>open pass</b> serves every allocation in lookback order ({@link FairShare#leafOrder()}), with whatever rights
      * each job has.
      */
-    private boolean servePass(ClusterState state, long now, boolean quota) {
+    private boolean servePass(ClusterState state, long now, boolean quota, boolean[] triedInFull) {
         quotaPass = quota;
         int leaves = state.tree().leafCount();
         List<PriorityQueue<ShapeCursor>> heads = new ArrayList<>(java.util.Collections.nCopies(leaves, null));
-        boolean[] done = new boolean[leaves];
+        boolean[] done = quota ? triedInFull : new boolean[leaves];
         boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
         boolean blocked = false;
         int[] order = passOrder(quota);
@@ -298,6 +299,11 @@ public final class AllocationPolicy implements Policy {
                     return blocked; // owed allocations come first in the order: the rest are not owed either
                 }
                 if (done[leaf] || state.pending().count(leaf, true) == 0) {
+                    continue;
+                }
+                if (!quota && triedInFull[leaf] && entitlements.owed(leaf)) {
+                    // the quota pass tried all its waiting work with the same rights it has now: nothing more starts
+                    done[leaf] = true;
                     continue;
                 }
                 if (heads.get(leaf) == null) {
