@@ -196,7 +196,7 @@ public record WaitExplanation(
         String after = "; its waiting work comes after that of owed allocations, in lookback order.";
         if (s.standing() < 1 + reclaimMargin - 1e-9) {
             return head + "it is at or above its quota but below " + margin + " x it, so no allocation reclaims from it"
-                    + " (only a starving gang may take turns with it)" + after;
+                    + " (only starving work larger than its own allocation's quota may take turns with it)" + after;
         }
         return head + "it holds at least " + margin + " x its quota, so owed allocations may reclaim from it down to its"
                 + " quota (and allocations ahead of it on the lookback window may take turns with it)" + after;

@@ -382,7 +382,7 @@ class WaitExplainerTest {
         assertThat(e.standing().owed()).isFalse();
         assertThat(e.summary().get(2)).isEqualTo("Right now A holds 4 GPUs of its quota of 4 (entitlement 50% x 8"
                 + " healthy GPUs; standing 1): it is at or above its quota but below 1.1 x it, so no allocation reclaims"
-                + " from it (only a starving gang may take turns with it); its waiting work comes after that of owed"
+                + " from it (only starving work larger than its own allocation's quota may take turns with it); its waiting work comes after that of owed"
                 + " allocations, in lookback order.");
     }
 

@@ -46,7 +46,7 @@ class PolicyYamlTest {
     void unknownSettingIsLocatedAtItsKey() {
         assertThat(policy("lookback: 3d\nallocation:\n  reservation: true\n  reservaton: false\n").getMessage())
                 .isEqualTo("policy.yaml:4:3: field 'allocation': unknown setting 'reservaton'; valid settings:"
-                        + " fairshare-recheck, reservation, ranking, reclaim-margin, max-reservations, gang-starvation-limit,"
+                        + " fairshare-recheck, reservation, ranking, reclaim-margin, max-reservations, starvation-limit,"
                         + " waste-limit, shortcuts");
     }
 

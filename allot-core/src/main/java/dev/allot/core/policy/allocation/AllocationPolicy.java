@@ -73,10 +73,10 @@ public final class AllocationPolicy implements Policy {
                             + " never preempt each other"),
             SettingSpec.integer("max-reservations", 2,
                     "with reservation=true, how many blocked gangs hold nodes at once (in serving order)"),
-            SettingSpec.duration("gang-starvation-limit", Duration.ofHours(1),
-                    "with ranking=entitlement, a gang of an owed allocation that has waited this long may take turns"
-                            + " with any allocation at or above its quota that it ranks above on lookback usage"
-                            + " (otherwise a gang larger than its allocation's quota could wait forever)"),
+            SettingSpec.duration("starvation-limit", Duration.ofHours(1),
+                    "with ranking=entitlement, work of an owed allocation that asks for more GPUs than the"
+                            + " allocation's quota and has waited this long may take turns with any allocation standing"
+                            + " higher that it ranks above on lookback usage (it could otherwise wait forever)"),
             SettingSpec.number("waste-limit", 0,
                     "0: no limit; else a preemption may throw away at most this x the preemptor's GPUs x its minimum"
                             + " runtime of each allocated victim's work (at least 1 GPU-hour); unallocated work is"
@@ -91,7 +91,7 @@ public final class AllocationPolicy implements Policy {
             SETTINGS,
             settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
                 settings.bool("shortcuts"), Ranking.parse(settings.text("ranking")), settings.number("reclaim-margin"),
-                settings.integer("max-reservations"), settings.duration("gang-starvation-limit"),
+                settings.integer("max-reservations"), settings.duration("starvation-limit"),
                 settings.number("waste-limit")));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
@@ -103,7 +103,7 @@ public final class AllocationPolicy implements Policy {
     private final Ranking ranking;
     private final double reclaimMargin;
     private final int maxReservations;
-    private final long gangStarvationSeconds;
+    private final long starvationSeconds;
     private final double wasteLimit;
     private ClusterState boundTo;
     private CycleWork work;
@@ -120,17 +120,17 @@ public final class AllocationPolicy implements Policy {
     }
 
     public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts, Ranking ranking,
-                            double reclaimMargin, long maxReservations, Duration gangStarvationLimit,
+                            double reclaimMargin, long maxReservations, Duration starvationLimit,
                             double wasteLimit) {
         if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
             throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
         }
         this.wasteLimit = wasteLimit == 0 ? Double.POSITIVE_INFINITY : wasteLimit;
-        if (gangStarvationLimit.isNegative()) {
-            throw new IllegalArgumentException("gang-starvation-limit must not be negative, got "
-                    + Durations.format(gangStarvationLimit));
+        if (starvationLimit.isNegative()) {
+            throw new IllegalArgumentException("starvation-limit must not be negative, got "
+                    + Durations.format(starvationLimit));
         }
-        this.gangStarvationSeconds = gangStarvationLimit.getSeconds();
+        this.starvationSeconds = starvationLimit.getSeconds();
         if (maxReservations < 1 || maxReservations > 1000) {
             throw new IllegalArgumentException("max-reservations must be 1 to 1000, got " + maxReservations);
         }
@@ -170,7 +170,7 @@ public final class AllocationPolicy implements Policy {
             wholeNodeBound = new WholeNodeBound(state.tree().leafCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
             entitlements = new Entitlements(state.tree());
-            rules = new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fairShare, entitlements)
+            rules = new PreemptionRules(ranking, reclaimMargin, starvationSeconds, fairShare, entitlements)
                     .wasteLimit(wasteLimit);
             allocationOrder = new AllocationOrder(rules, state.tree().leafCount());
             gangReservations = new GangReservations(maxReservations);
@@ -186,8 +186,8 @@ public final class AllocationPolicy implements Policy {
         fs.reset(state);
         Entitlements e = new Entitlements(state.tree());
         e.reset(state);
-        return new PreemptionRules(ranking, reclaimMargin, gangStarvationSeconds, fs, e).wasteLimit(wasteLimit)
-                .at(state.now(), state.cluster().maxGpusPerNode());
+        return new PreemptionRules(ranking, reclaimMargin, starvationSeconds, fs, e).wasteLimit(wasteLimit)
+                .at(state.now());
     }
 
     @Override
@@ -204,7 +204,7 @@ public final class AllocationPolicy implements Policy {
         failedSearches.clear();
         fairShare.reset(state);
         entitlements.reset(state);
-        rules.at(now, state.cluster().maxGpusPerNode());
+        rules.at(now);
         drain(state, now);
         boolean blocked = scheduleAllocated(state, now);
         scheduleUnallocated(state);

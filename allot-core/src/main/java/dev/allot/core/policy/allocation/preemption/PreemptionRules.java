@@ -34,10 +34,11 @@ import java.util.List;
  *     that both want more than the cluster alternate as the seed's time-slicing intends, each turn at least a
  *     minimum runtime long. (A margin on the window here, tried at 2-10%, slowed the convergence of saturating
  *     teams to their shares; see {@code ConvergenceTest}.)</li>
- *     <li><b>Starving gangs.</b> A gang (whole nodes, or more GPUs than a node has) of an owed allocation that has
- *     waited the starvation limit may take all the unprotected work of any allocation standing higher than its own
- *     that it is ahead of on the window: a gang larger than its allocation's quota would otherwise
- *     wait for every other allocation's demand to stop.</li>
+ *     <li><b>Starving work.</b> A job of an owed allocation that asks for more GPUs than the allocation's quota
+ *     and has waited the starvation limit may take the unprotected work of any allocation standing higher than its
+ *     own that it is ahead of on the window, job by job as long as the job fits within its own allocation's quota
+ *     ({@link #ALL_WITHIN_QUOTA}): such a job can never be paid within the quota and would otherwise wait for every
+ *     other allocation's demand to stop, while two such jobs must not take the GPUs from each other for ever.</li>
  *   </ol></li>
  *   <li>{@link Ranking#LOOKBACK}: an allocation that {@link FairShare#ranksAbove ranks above} another on lookback
  *   usage may take all its unprotected work.</li>
@@ -49,6 +50,12 @@ import java.util.List;
 public final class PreemptionRules {
     /** A budget that takes every unprotected GPU of an allocation. */
     public static final long ALL = Long.MAX_VALUE;
+    /**
+     * A budget that takes every unprotected job of an allocation that fits within the allocation's quota, but none
+     * larger: what starving work may take. Two jobs each larger than its allocation's quota would otherwise take the
+     * same GPUs from each other at every end of protection, and neither might ever finish.
+     */
+    public static final long ALL_WITHIN_QUOTA = Long.MAX_VALUE - 1;
 
     private final Ranking ranking;
     private final double margin;
@@ -60,7 +67,6 @@ public final class PreemptionRules {
     /** The waste limit never forbids losing this much (1 GPU-hour): small work may still displace small work. */
     static final double WASTE_FLOOR_GPU_SECONDS = 3600;
     private long now;
-    private int largestNodeGpus = Integer.MAX_VALUE;
 
     public PreemptionRules(Ranking ranking, double margin, FairShare fairShare, Entitlements entitlements) {
         this(ranking, margin, Long.MAX_VALUE, fairShare, entitlements);
@@ -101,7 +107,16 @@ public final class PreemptionRules {
      * unprotected work (0: none, {@link #ALL}: all). The entry of {@code w}'s own allocation is 0; its own
      * lower-priority work is always preemptible (see {@link #mayPreempt}).
      */
-    public record Rights(int leaf, int priority, long[] budgets, long maxLostGpuSeconds, long now) {
+    public record Rights(int leaf, int priority, long[] budgets, long maxLostGpuSeconds, long now,
+                         Entitlements quotas) {
+        /** Whether a budget admits {@code v} on its own: {@link #ALL_WITHIN_QUOTA} only work within its quota. */
+        boolean fits(Job v, long budget) {
+            if (budget == ALL_WITHIN_QUOTA) {
+                return v.gpus() <= quotas.quotaGpus(v.leaf());
+            }
+            return budget >= v.gpus();
+        }
+
         /** Whether preempting allocated {@code v} now throws away no more work than the preemptor may. */
         public boolean wasteAllows(Job v) {
             return !v.allocated() || v.workLostIfPreemptedAtGpuSeconds(now) <= maxLostGpuSeconds;
@@ -117,12 +132,12 @@ public final class PreemptionRules {
     }
 
     /**
-     * Whether {@code w} has waited at least the starvation limit since it was submitted (at the time set by
-     * {@link #at}): an owed allocation's starving work may then take turns with any allocation at or above its quota.
+     * Whether {@code w} asks for more GPUs than its allocation's quota and has waited at least the starvation limit
+     * since it was submitted (at the time set by {@link #at}).
      */
     public boolean starving(Job w) {
-        boolean gang = w.gpusPerNode() > 0 || w.gpus() > largestNodeGpus;
-        return gang && now - w.spec().submitSeconds() >= starvationLimitSeconds;
+        boolean beyondQuota = w.gpus() > entitlements.quotaGpus(w.leaf());
+        return beyondQuota && now - w.spec().submitSeconds() >= starvationLimitSeconds;
     }
 
     /** Sets the waste limit ({@link #maxLost}); infinite: none. */
@@ -131,10 +146,9 @@ public final class PreemptionRules {
         return this;
     }
 
-    /** Sets the cycle's time and the largest node's GPUs (what makes a gang), for {@link #starving}. */
-    public PreemptionRules at(long nowSeconds, int largestNodeGpus) {
+    /** Sets the cycle's time, for {@link #starving} and the work lost by victims. */
+    public PreemptionRules at(long nowSeconds) {
         this.now = nowSeconds;
-        this.largestNodeGpus = largestNodeGpus;
         return this;
     }
 
@@ -161,14 +175,14 @@ public final class PreemptionRules {
                 long downToQuota = entitlements.reclaimableGpus(b, margin);
                 // time-slicing: both beyond their share, the preemptor not ending further beyond than the victim is,
                 // and ahead on the window: the victim may go below its quota (it is then owed, and takes its turn);
-                // a starving gang of an owed allocation takes its turn from any allocation standing higher
-                boolean slice = above[b] && ((downToQuota > 0 && after <= entitlements.standing(b))
-                        || (owed && starving && entitlements.standing(b) > entitlements.standing(l)));
-                budgets[b] = slice ? ALL : downToQuota;
+                // starving work larger than its owed allocation's quota takes its turn from any allocation standing higher
+                boolean turn = above[b] && downToQuota > 0 && after <= entitlements.standing(b);
+                boolean starve = above[b] && owed && starving && entitlements.standing(b) > entitlements.standing(l);
+                budgets[b] = turn ? ALL : starve ? ALL_WITHIN_QUOTA : downToQuota;
             }
         }
         budgets[l] = 0;
-        return new Rights(l, priority, budgets, maxLostGpuSeconds, now);
+        return new Rights(l, priority, budgets, maxLostGpuSeconds, now, entitlements);
     }
 
     /** Whether {@code w}'s allocation is owed GPUs now (holds less than its quota): only then it reclaims. */
@@ -204,7 +218,7 @@ public final class PreemptionRules {
         if (v.leaf() == r.leaf()) {
             return v.spec().priority().ordinal() < r.priority();
         }
-        return r.budgets()[v.leaf()] >= v.gpus();
+        return r.fits(v, r.budgets()[v.leaf()]);
     }
 
     /**
@@ -234,8 +248,10 @@ public final class PreemptionRules {
                 }
                 continue;
             }
-            if (left[b] == ALL) {
-                out.add(v);
+            if (left[b] == ALL || left[b] == ALL_WITHIN_QUOTA) {
+                if (r.fits(v, left[b])) {
+                    out.add(v);
+                }
             } else if (left[b] >= v.gpus()) {
                 left[b] -= v.gpus();
                 out.add(v);
