@@ -169,11 +169,26 @@ public final class FairShare {
      * back instead by the protection every new start gets.
      */
     public boolean ranksAbove(int a, int b) {
-        int[] pair = divergence(a, b);
-        if (pair == null) {
+        // the divergence walk of divergence(), without allocating: this runs for every pair of leaves each version
+        int x = tree.leafNode(a);
+        int y = tree.leafNode(b);
+        if (x == y) {
             return false;
         }
-        return ratio(pair[0]) < ratio(pair[1]);
+        while (tree.depth(x) > tree.depth(y)) {
+            x = tree.parent(x);
+        }
+        while (tree.depth(y) > tree.depth(x)) {
+            y = tree.parent(y);
+        }
+        if (x == y) {
+            return false;
+        }
+        while (tree.parent(x) != tree.parent(y)) {
+            x = tree.parent(x);
+            y = tree.parent(y);
+        }
+        return ratio(x) < ratio(y);
     }
 
     /**
