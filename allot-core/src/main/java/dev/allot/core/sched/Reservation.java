@@ -34,11 +34,6 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
         return ownerMayPreempt.test(job);
     }
 
-    /** {@link #plan(CycleWork, Job, Predicate, BitSet)} with no nodes taken by other reservations. */
-    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt) {
-        return plan(work, owner, mayPreempt, null);
-    }
-
     /**
      * Plans a reservation for {@code owner} on nodes outside {@code taken}, or returns null when it needs none or no
      * moment can be predicted.

@@ -185,11 +185,6 @@ public final class PreemptionRules {
         return new Rights(l, priority, budgets, maxLostGpuSeconds, now, entitlements);
     }
 
-    /** Whether {@code w}'s allocation is owed GPUs now (holds less than its quota): only then it reclaims. */
-    public boolean owed(Job w) {
-        return entitlements.owed(w.leaf());
-    }
-
     /**
      * The most allocated work one victim of {@code w} may lose: {@code waste-limit} x what {@code w}'s start commits
      * (its GPUs for its minimum runtime). A preemption does not throw away more than it protects.
