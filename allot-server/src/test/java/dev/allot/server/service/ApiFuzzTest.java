@@ -26,12 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The acceptance's seeded API fuzz test: a real service (simulated backend) takes {@value #REQUESTS} requests over
- * every endpoint of {@code ApiServer.configure} (and {@code /metrics}), built from one seed (same seed, same
- * requests): malformed and boundary bodies (bad JSON, huge and negative numbers, unicode, empty, wrong types, deep
- * nesting), wrong methods (lowercase, unknown), wrong content types, bad, missing and revoked tokens, odd paths and
- * query parameters. Then: no answer was a 5xx; the server still answers {@code /v1/health}; every acknowledged (2xx)
+ * every operation the server documents in {@code /v1/openapi.json} (and {@code /metrics}), built from one seed
+ * (same seed, same requests): malformed and boundary bodies (bad JSON, huge and negative numbers, unicode, empty,
+ * wrong types, deep nesting), wrong methods (lowercase, unknown), wrong content types, bad, missing, revoked, expired
+ * and disabled users' tokens, odd paths and query parameters. Then: no answer was a 5xx; the server still answers {@code /v1/health}; every acknowledged (2xx)
  * submission is in the queue ({@code GET /v1/workloads}); and nothing a rejected request could have created exists:
- * the workloads, allocations, users, tokens and nodes in the service are exactly those the 2xx answers account for.
+ * the workloads, allocations, users (roles and disabled flags), tokens, nodes and token policy in the service are
+ * exactly those the 2xx answers account for.
  */
 class ApiFuzzTest {
     static final int REQUESTS = 10_000;
@@ -62,6 +63,8 @@ class ApiFuzzTest {
         /** Tokens made by acknowledged requests and not revoked: id -> {user, secret, the secret that minted it}. */
         final Map<String, String[]> minted = new java.util.LinkedHashMap<>();
         final Map<String, Integer> nodes = new TreeMap<>();
+        /** The token policy, as {@code defaultLifetimeSeconds/maxLifetimeSeconds}. */
+        String tokenPolicy;
 
         /** Revoking a token revokes the tokens minted with it, transitively. */
         void revoke(String id) {
@@ -94,6 +97,7 @@ class ApiFuzzTest {
             Model model = new Model();
             model.allocations.putAll(Map.of("lab", 1.0, "lab/a", 1.0, "lab/b", 1.0));
             model.users.putAll(Map.of("root", "admin", "alice", "user", "bob", "user"));
+            model.tokenPolicy = policy(s.store().settings().tokenPolicy());
             model.seedTokens.putAll(Map.of("root", 1, "alice", 1, "bob", 1));
             Fuzzer fuzz = new Fuzzer(new Random(SEED));
             fuzz.tokens.addAll(List.of("tok-root", "tok-alice", "tok-bob"));
@@ -137,12 +141,13 @@ class ApiFuzzTest {
 
             // Every acknowledged submission is in the queue, and nothing else is.
             assertThat(queue(http, base)).isEqualTo(model.workloads);
-            // Allocations, users, tokens and nodes are exactly what the 2xx answers account for.
+            // Allocations, users, tokens, nodes and the token policy are exactly what the 2xx answers account for.
             Map<String, Double> allocations = new TreeMap<>();
             s.store().allocations().allocations().forEach(a -> allocations.put(a.path(), a.share()));
             assertThat(allocations).isEqualTo(model.allocations);
             Map<String, String> users = new TreeMap<>();
-            s.store().access().users().forEach(u -> users.put(u.name(), u.role().label()));
+            s.store().access().users().forEach(u -> users.put(u.name(), u.role().label()
+                    + (u.disabled() ? " disabled" : "")));
             assertThat(users).isEqualTo(model.users);
             Map<String, Integer> tokens = new TreeMap<>();
             for (String user : users.keySet()) {
@@ -155,7 +160,58 @@ class ApiFuzzTest {
             Map<String, Integer> nodes = new TreeMap<>();
             s.store().nodes().nodes().forEach(n -> nodes.put(n.name(), n.gpus()));
             assertThat(nodes).isEqualTo(model.nodes);
+            assertThat(policy(s.store().settings().tokenPolicy())).isEqualTo(model.tokenPolicy);
         }
+    }
+
+    private static String policy(dev.allot.server.store.TokenPolicy p) {
+        return p.defaultLifetimeSeconds() + "/" + p.maxLifetimeSeconds();
+    }
+
+    /**
+     * The fuzz aims at every operation the server documents in {@code /v1/openapi.json} (and {@code /metrics}) and
+     * sends every field of every documented request body: an endpoint or a field added to the API without being
+     * added here fails this test, instead of going unfuzzed.
+     */
+    @Test
+    void theRequestsAimAtEveryOperationAndEveryBodyFieldTheServerDocuments() throws IOException {
+        JsonNode doc;
+        try (java.io.InputStream in = ApiFuzzTest.class.getResourceAsStream("/dev/allot/server/api/openapi.json")) {
+            assertThat(in).as("the OpenAPI document on the class path").isNotNull();
+            doc = JSON.readTree(in);
+        }
+        Set<String> operations = new TreeSet<>(Set.of("GET /metrics"));
+        Map<String, Set<String>> documentedFields = new TreeMap<>();
+        Set<String> methods = Set.of("get", "put", "post", "delete", "patch", "head", "options");
+        doc.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
+            if (!methods.contains(op.getKey())) {
+                return; // "parameters" shared by the path's operations
+            }
+            String operation = op.getKey().toUpperCase(java.util.Locale.ROOT) + " " + path.getKey();
+            operations.add(operation);
+            JsonNode schema = op.getValue().path("requestBody").path("content").path("application/json")
+                    .path("schema");
+            if (schema.has("$ref")) {
+                schema = doc.at(schema.path("$ref").asText().substring(1));
+            }
+            Set<String> fields = new TreeSet<>();
+            schema.path("properties").fieldNames().forEachRemaining(fields::add);
+            if (!fields.isEmpty()) {
+                documentedFields.put(operation, fields);
+            }
+        }));
+        assertThat(operations).as("the document's operations").contains("PUT /v1/token-policy")
+                .hasSizeGreaterThan(20);
+
+        Fuzzer fuzz = new Fuzzer(new Random(SEED));
+        Set<String> aimed = new TreeSet<>();
+        for (int i = 0; i < REQUESTS; i++) {
+            aimed.add(fuzz.next().endpoint());
+        }
+
+        assertThat(aimed).as("the operations the fuzz aims at").isEqualTo(operations);
+        documentedFields.forEach((operation, fields) -> assertThat(fuzz.fieldsSent.getOrDefault(operation, Set.of()))
+                .as("the body fields the fuzz sends to %s", operation).containsAll(fields));
     }
 
     @Test
@@ -199,7 +255,11 @@ class ApiFuzzTest {
         } else if ((m = java.util.regex.Pattern.compile("DELETE /v1/allocations/(.+)").matcher(route)).matches()) {
             model.allocations.remove(java.net.URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
         } else if (route.matches("PUT /v1/users/[^/]+")) {
-            model.users.put(json.path("name").asText(), json.path("role").asText());
+            model.users.put(json.path("name").asText(), json.path("role").asText()
+                    + (json.path("disabled").asBoolean() ? " disabled" : ""));
+        } else if (route.equals("PUT /v1/token-policy")) {
+            model.tokenPolicy = json.path("defaultLifetimeSeconds").asLong() + "/"
+                    + json.path("maxLifetimeSeconds").asLong();
         } else if (route.matches("POST /v1/users/[^/]+/tokens")) {
             model.minted.put(json.path("id").asText(), new String[]{json.path("user").asText(),
                     json.path("token").asText(), call.token()});
@@ -345,11 +405,11 @@ class ApiFuzzTest {
                 "GET /v1/health", "GET /v1/openapi.json", "POST /v1/workloads", "POST /v1/workloads/batch",
                 "GET /v1/workloads", "GET /v1/workloads/{id}", "POST /v1/workloads/{id}/cancel",
                 "POST /v1/workloads/{id}/progress", "GET /v1/workloads/{id}/explain", "GET /v1/allocations",
-                "GET /v1/allocations/usage", "PUT /v1/allocations/<path>", "DELETE /v1/allocations/<path>",
+                "GET /v1/allocations/usage", "PUT /v1/allocations/{path}", "DELETE /v1/allocations/{path}",
                 "GET /v1/audit", "GET /v1/me", "GET /v1/users", "PUT /v1/users/{name}", "GET /v1/users/{name}/tokens",
                 "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
                 "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
-                "GET /metrics");
+                "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics");
         static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
         static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
                 "other", "lab/a/x/deep");
@@ -359,6 +419,9 @@ class ApiFuzzTest {
         final List<String> tokens = new ArrayList<>();
         final List<String[]> tokenIds = new ArrayList<>();
         final List<String> workloadIds = new ArrayList<>();
+        /** The body fields sent so far, per endpoint aimed at (a batch's nested submissions count for the batch). */
+        final Map<String, Set<String>> fieldsSent = new TreeMap<>();
+        private String aiming;
 
         /** A request and the route it aims at (which a changed method or an odd path may miss). */
         record Made(String endpoint, Call call) {
@@ -370,6 +433,7 @@ class ApiFuzzTest {
 
         Made next() {
             String endpoint = ENDPOINTS.get(random.nextInt(ENDPOINTS.size()));
+            aiming = endpoint;
             String method = endpoint.substring(0, endpoint.indexOf(' '));
             String path;
             byte[] body = null;
@@ -395,23 +459,23 @@ class ApiFuzzTest {
                 case "GET /v1/allocations/usage" -> path = "/v1/allocations/usage" + query(Map.of("since",
                         List.of("7d", "1h", "0", "-1d", "2026-01-01T00:00:00Z", "9999999999d", "T", "1e9"), "step",
                         List.of("1h", "1d", "0", "-1h", "9223372036854775807", "1s", "9223372036854775s", "x")));
-                case "PUT /v1/allocations/<path>" -> {
+                case "PUT /v1/allocations/{path}" -> {
                     path = "/v1/allocations/" + pick(ALLOCATIONS);
                     body = body(Map.of("share", numberValues(), "managers", userLists(), "members", userLists()));
                 }
-                case "DELETE /v1/allocations/<path>" -> // not the leaves submissions go to, mostly
+                case "DELETE /v1/allocations/{path}" -> // not the leaves submissions go to, mostly
                         path = "/v1/allocations/" + pick(random.nextInt(10) == 0 ? ALLOCATIONS
                                 : ALLOCATIONS.subList(3, ALLOCATIONS.size()));
                 case "GET /v1/audit" -> path = "/v1/audit" + query(Map.of("limit", numbers()));
                 case "PUT /v1/users/{name}" -> {
                     path = "/v1/users/" + name(USERS);
                     body = body(Map.of("role", List.of("\"admin\"", "\"user\"", "\"root\"", "1", "null", "[]",
-                            "\"ADMIN\"")));
+                            "\"ADMIN\""), "disabled", List.of("false", "true", "\"true\"", "null", "1", "[]")));
                 }
                 case "GET /v1/users/{name}/tokens" -> path = "/v1/users/" + name(USERS) + "/tokens";
                 case "POST /v1/users/{name}/tokens" -> {
                     path = "/v1/users/" + name(USERS) + "/tokens";
-                    body = random.nextInt(4) == 0 ? null : body(Map.of("label", strings()));
+                    body = random.nextInt(4) == 0 ? null : body(Map.of("label", strings(), "lifetime", lifetimes()));
                 }
                 case "DELETE /v1/users/{name}/tokens/{id}" -> {
                     if (!tokenIds.isEmpty() && random.nextBoolean()) {
@@ -430,6 +494,12 @@ class ApiFuzzTest {
                     path = "/v1/nodes/" + name(NODES) + "/health";
                     body = body(Map.of("healthy", List.of("true", "false", "\"yes\"", "0", "null"), "reason",
                             strings()));
+                }
+                case "PUT /v1/token-policy" -> {
+                    path = "/v1/token-policy";
+                    body = body(Map.of("defaultLifetime", lifetimes(), "maxLifetime", List.of("\"365d\"", "\"30d\"",
+                            "\"3650d\"", "\"3651d\"", "\"1s\"", "\"0s\"", "\"-1d\"", "\"9999999999999d\"", "365",
+                            "null")));
                 }
                 case "PUT /v1/brakes" -> {
                     path = "/v1/brakes";
@@ -521,6 +591,7 @@ class ApiFuzzTest {
 
         private byte[] batch() {
             int n = pick(List.of(0, 1, 2, 3, 1_001));
+            fieldsSent.computeIfAbsent(aiming, e -> new TreeSet<>()).add("workloads");
             StringBuilder sb = new StringBuilder("{\"workloads\": [");
             for (int i = 0; i < n; i++) {
                 sb.append(i == 0 ? "" : ", ").append(n > 10 ? "{}" : new String(submission(), StandardCharsets.UTF_8));
@@ -544,6 +615,7 @@ class ApiFuzzTest {
                 String v = valid ? values.get(random.nextInt(Math.min(2, values.size())))
                         : values.get(random.nextInt(values.size()));
                 sb.append(sb.length() > 1 ? ", " : "").append('"').append(name).append("\": ").append(v);
+                fieldsSent.computeIfAbsent(aiming, e -> new TreeSet<>()).add(name);
             }
             if (!valid && random.nextInt(8) == 0) {
                 sb.append(sb.length() > 1 ? ", " : "").append("\"unknownField\": 1");
@@ -597,6 +669,12 @@ class ApiFuzzTest {
         private static List<String> numberValues() {
             return List.of("1", "2", "0", "-1", "9223372036854775807", "99999999999999999999", "1.5", "1e308",
                     "-0", "\"1\"", "null", "true");
+        }
+
+        /** Token lifetimes: the first two valid under the default policy, then boundary and malformed ones. */
+        private static List<String> lifetimes() {
+            return List.of("\"30d\"", "\"1h\"", "\"1s\"", "\"0s\"", "\"-1d\"", "\"366d\"", "\"99999999999999d\"",
+                    "\"1x\"", "\"\"", "3600", "null");
         }
 
         private static List<String> userLists() {
