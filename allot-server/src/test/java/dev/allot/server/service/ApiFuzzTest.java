@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.server.service.ApiFuzzer.Call;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,15 +45,6 @@ class ApiFuzzTest {
     @TempDir
     Path dataDir;
 
-    /** One request the fuzzer sends. */
-    record Call(String method, String path, String contentType, String token, byte[] body) {
-        String describe() {
-            String b = body == null ? "" : new String(body, StandardCharsets.UTF_8);
-            return method + " " + path + " [" + contentType + ", token " + token + "] "
-                    + (b.length() > 200 ? b.substring(0, 200) + "..." : b);
-        }
-    }
-
     /** What the 2xx answers say the service now holds. */
     static final class Model {
         final Set<String> workloads = new TreeSet<>();
@@ -61,7 +53,7 @@ class ApiFuzzTest {
         /** Tokens per user the store was seeded with (the fuzz cannot revoke them: it never learns their ids). */
         final Map<String, Integer> seedTokens = new TreeMap<>();
         /** Tokens made by acknowledged requests and not revoked: id -> {user, secret, the secret that minted it}. */
-        final Map<String, String[]> minted = new java.util.LinkedHashMap<>();
+        final Map<String, String[]> minted = new LinkedHashMap<>();
         final Map<String, Integer> nodes = new TreeMap<>();
         /** The token policy, as {@code defaultLifetimeSeconds/maxLifetimeSeconds}. */
         String tokenPolicy;
@@ -99,7 +91,7 @@ class ApiFuzzTest {
             model.users.putAll(Map.of("root", "admin", "alice", "user", "bob", "user"));
             model.tokenPolicy = policy(s.store().settings().tokenPolicy());
             model.seedTokens.putAll(Map.of("root", 1, "alice", 1, "bob", 1));
-            Fuzzer fuzz = new Fuzzer(new Random(SEED));
+            ApiFuzzer fuzz = new ApiFuzzer(new Random(SEED));
             fuzz.tokens.addAll(List.of("tok-root", "tok-alice", "tok-bob"));
 
             List<String> fiveHundreds = new ArrayList<>();
@@ -108,7 +100,7 @@ class ApiFuzzTest {
             long started = System.nanoTime();
             Call previous = null;
             for (int i = 0; i < REQUESTS; i++) {
-                Fuzzer.Made made = fuzz.next();
+                ApiFuzzer.Made made = fuzz.next();
                 Call call = made.call();
                 endpoints.merge(made.endpoint(), 1, Integer::sum);
                 HttpResponse<String> r = send(http, base, call);
@@ -132,7 +124,7 @@ class ApiFuzzTest {
                     model.users, model.tokens(), model.nodes, endpoints);
 
             assertThat(fiveHundreds).as("requests answered 5xx or not at all").isEmpty();
-            assertThat(endpoints.keySet()).as("every endpoint was exercised").containsAll(Fuzzer.ENDPOINTS);
+            assertThat(endpoints.keySet()).as("every endpoint was exercised").containsAll(ApiFuzzer.ENDPOINTS);
             assertThat(statuses.keySet().stream().filter(c -> c >= 200 && c < 300).count()).isPositive();
 
             HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/health"))
@@ -183,7 +175,7 @@ class ApiFuzzTest {
         Set<String> operations = new TreeSet<>(Set.of("GET /metrics"));
         Map<String, Set<String>> documentedFields = new TreeMap<>();
         Set<String> methods = Set.of("get", "put", "post", "delete", "patch", "head", "options");
-        doc.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
+        doc.path("paths").properties().forEach(path -> path.getValue().properties().forEach(op -> {
             if (!methods.contains(op.getKey())) {
                 return; // "parameters" shared by the path's operations
             }
@@ -203,7 +195,7 @@ class ApiFuzzTest {
         assertThat(operations).as("the document's operations").contains("PUT /v1/token-policy")
                 .hasSizeGreaterThan(20);
 
-        Fuzzer fuzz = new Fuzzer(new Random(SEED));
+        ApiFuzzer fuzz = new ApiFuzzer(new Random(SEED));
         Set<String> aimed = new TreeSet<>();
         for (int i = 0; i < REQUESTS; i++) {
             aimed.add(fuzz.next().endpoint());
@@ -216,8 +208,8 @@ class ApiFuzzTest {
 
     @Test
     void theSameSeedMakesTheSameRequests() {
-        Fuzzer a = new Fuzzer(new Random(7));
-        Fuzzer b = new Fuzzer(new Random(7));
+        ApiFuzzer a = new ApiFuzzer(new Random(7));
+        ApiFuzzer b = new ApiFuzzer(new Random(7));
         for (int i = 0; i < 500; i++) {
             Call x = a.next().call();
             Call y = b.next().call();
@@ -229,7 +221,7 @@ class ApiFuzzTest {
      * Records what a 2xx answer changed, by the route the request actually took (its method and path as sent: a
      * changed method or an odd path may still be a valid request) and what the answer says was stored.
      */
-    private static void acknowledge(Model model, Fuzzer fuzz, Call call, HttpResponse<String> r) {
+    private static void acknowledge(Model model, ApiFuzzer fuzz, Call call, HttpResponse<String> r) {
         JsonNode json;
         try {
             json = r.body().isBlank() ? JSON.nullNode() : JSON.readTree(r.body());
@@ -395,299 +387,6 @@ class ApiFuzzTest {
         @Override
         public HttpClient.Version version() {
             return HttpClient.Version.HTTP_1_1;
-        }
-    }
-
-    /** Makes the requests from one {@link Random}: the same seed, the same sequence. */
-    static final class Fuzzer {
-        /** Every route of ApiServer.configure, and /metrics. */
-        static final List<String> ENDPOINTS = List.of(
-                "GET /v1/health", "GET /v1/openapi.json", "POST /v1/workloads", "POST /v1/workloads/batch",
-                "GET /v1/workloads", "GET /v1/workloads/{id}", "POST /v1/workloads/{id}/cancel",
-                "POST /v1/workloads/{id}/progress", "GET /v1/workloads/{id}/explain", "GET /v1/allocations",
-                "GET /v1/allocations/usage", "PUT /v1/allocations/{path}", "DELETE /v1/allocations/{path}",
-                "GET /v1/audit", "GET /v1/me", "GET /v1/users", "PUT /v1/users/{name}", "GET /v1/users/{name}/tokens",
-                "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
-                "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
-                "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics");
-        static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
-        static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
-                "other", "lab/a/x/deep");
-        static final List<String> NODES = List.of("gpu-01", "gpu-02", "n3");
-
-        private final Random random;
-        final List<String> tokens = new ArrayList<>();
-        final List<String[]> tokenIds = new ArrayList<>();
-        final List<String> workloadIds = new ArrayList<>();
-        /** The body fields sent so far, per endpoint aimed at (a batch's nested submissions count for the batch). */
-        final Map<String, Set<String>> fieldsSent = new TreeMap<>();
-        private String aiming;
-
-        /** A request and the route it aims at (which a changed method or an odd path may miss). */
-        record Made(String endpoint, Call call) {
-        }
-
-        Fuzzer(Random random) {
-            this.random = random;
-        }
-
-        Made next() {
-            String endpoint = ENDPOINTS.get(random.nextInt(ENDPOINTS.size()));
-            aiming = endpoint;
-            String method = endpoint.substring(0, endpoint.indexOf(' '));
-            String path;
-            byte[] body = null;
-            switch (endpoint) {
-                case "GET /v1/workloads" -> path = "/v1/workloads" + query(Map.of("state", List.of("pending",
-                        "running", "bogus", "pending,done", ""), "allocation", List.of("lab", "lab/a", "x/../y", ""),
-                        "user", List.of("alice", "nobody", ""), "limit", numbers(), "after", numbers()));
-                case "GET /v1/workloads/{id}" -> path = "/v1/workloads/" + workloadId();
-                case "POST /v1/workloads/{id}/cancel" -> path = "/v1/workloads/" + workloadId() + "/cancel";
-                case "POST /v1/workloads/{id}/progress" -> {
-                    path = "/v1/workloads/" + workloadId() + "/progress";
-                    body = body(Map.of("done", numberValues(), "total", numberValues()));
-                }
-                case "GET /v1/workloads/{id}/explain" -> path = "/v1/workloads/" + workloadId() + "/explain";
-                case "POST /v1/workloads" -> {
-                    path = "/v1/workloads";
-                    body = submission();
-                }
-                case "POST /v1/workloads/batch" -> {
-                    path = "/v1/workloads/batch";
-                    body = batch();
-                }
-                case "GET /v1/allocations/usage" -> path = "/v1/allocations/usage" + query(Map.of("since",
-                        List.of("7d", "1h", "0", "-1d", "2026-01-01T00:00:00Z", "9999999999d", "T", "1e9"), "step",
-                        List.of("1h", "1d", "0", "-1h", "9223372036854775807", "1s", "9223372036854775s", "x")));
-                case "PUT /v1/allocations/{path}" -> {
-                    path = "/v1/allocations/" + pick(ALLOCATIONS);
-                    body = body(Map.of("share", numberValues(), "managers", userLists(), "members", userLists()));
-                }
-                case "DELETE /v1/allocations/{path}" -> // not the leaves submissions go to, mostly
-                        path = "/v1/allocations/" + pick(random.nextInt(10) == 0 ? ALLOCATIONS
-                                : ALLOCATIONS.subList(3, ALLOCATIONS.size()));
-                case "GET /v1/audit" -> path = "/v1/audit" + query(Map.of("limit", numbers()));
-                case "PUT /v1/users/{name}" -> {
-                    path = "/v1/users/" + name(USERS);
-                    body = body(Map.of("role", List.of("\"admin\"", "\"user\"", "\"root\"", "1", "null", "[]",
-                            "\"ADMIN\""), "disabled", List.of("false", "true", "\"true\"", "null", "1", "[]")));
-                }
-                case "GET /v1/users/{name}/tokens" -> path = "/v1/users/" + name(USERS) + "/tokens";
-                case "POST /v1/users/{name}/tokens" -> {
-                    path = "/v1/users/" + name(USERS) + "/tokens";
-                    body = random.nextInt(4) == 0 ? null : body(Map.of("label", strings(), "lifetime", lifetimes()));
-                }
-                case "DELETE /v1/users/{name}/tokens/{id}" -> {
-                    if (!tokenIds.isEmpty() && random.nextBoolean()) {
-                        String[] t = tokenIds.get(random.nextInt(tokenIds.size()));
-                        path = "/v1/users/" + t[0] + "/tokens/" + t[1];
-                    } else {
-                        path = "/v1/users/" + pick(USERS) + "/tokens/" + pick(List.of("0".repeat(64), "abc", "..", "%2e",
-                                "f".repeat(65), "é"));
-                    }
-                }
-                case "PUT /v1/nodes/{name}" -> {
-                    path = "/v1/nodes/" + name(NODES);
-                    body = body(Map.of("gpus", numberValues()));
-                }
-                case "POST /v1/nodes/{name}/health" -> {
-                    path = "/v1/nodes/" + name(NODES) + "/health";
-                    body = body(Map.of("healthy", List.of("true", "false", "\"yes\"", "0", "null"), "reason",
-                            strings()));
-                }
-                case "PUT /v1/token-policy" -> {
-                    path = "/v1/token-policy";
-                    body = body(Map.of("defaultLifetime", lifetimes(), "maxLifetime", List.of("\"365d\"", "\"30d\"",
-                            "\"3650d\"", "\"3651d\"", "\"1s\"", "\"0s\"", "\"-1d\"", "\"9999999999999d\"", "365",
-                            "null")));
-                }
-                case "PUT /v1/brakes" -> {
-                    path = "/v1/brakes";
-                    body = body(Map.of("maxRequeues", numberValues(), "maxGpuHoursPerWorkload", numberValues()));
-                }
-                default -> path = endpoint.substring(endpoint.indexOf(' ') + 1);
-            }
-            if (random.nextInt(12) == 0) {
-                path = oddPath(path);
-            }
-            if (random.nextInt(8) == 0) {
-                method = pick(List.of(method.toLowerCase(), "GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD",
-                        "FOO", "Get", "TRACE"));
-            }
-            if (body == null && random.nextInt(10) == 0) {
-                body = garbage();
-            } else if (body != null && random.nextInt(6) == 0) {
-                body = garbage();
-            }
-            String contentType = body == null && random.nextBoolean() ? null : pick(List.of("application/json",
-                    "application/json", "application/json", "application/json; charset=utf-8", "text/plain",
-                    "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "",
-                    "application/json; charset=latin1"));
-            return new Made(endpoint, new Call(method, path, contentType, token(), body));
-        }
-
-        private String token() {
-            int r = random.nextInt(20);
-            if (r == 0) {
-                return null;
-            }
-            if (r == 1) {
-                return pick(List.of("Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "bearer tok-root", "Bearer tok-nobody",
-                        "Bearer " + "x".repeat(5_000), "Bearer tok-root tok-alice", "Bearer \u00e9\u00e9"));
-            }
-            if (r == 2 && !tokenIds.isEmpty()) {
-                return "Bearer " + tokenIds.get(random.nextInt(tokenIds.size()))[2]; // perhaps revoked by now
-            }
-            return "Bearer " + (r < 12 || tokens.isEmpty() ? "tok-root" : pick(tokens));
-        }
-
-        private String workloadId() {
-            if (!workloadIds.isEmpty() && random.nextInt(3) > 0) {
-                return workloadIds.get(random.nextInt(workloadIds.size()));
-            }
-            return pick(List.of("w-1", "w-0", "w--1", "w-99999999999999999999", "x", "%20", "w-1.5", "W-1",
-                    "\u0660", "w-9223372036854775807"));
-        }
-
-        private String name(List<String> known) {
-            return random.nextInt(6) == 0 ? pick(List.of("%20", "a%2Fb", "..", "", "\u00e9t\u00e9", "x".repeat(300),
-                    "a b", "%00", "%ZZ")) : pick(known);
-        }
-
-        private String oddPath(String path) {
-            return switch (random.nextInt(9)) {
-                case 0 -> path.replaceFirst("/v1/", "/v1//");
-                case 1 -> path + "/../health";
-                case 2 -> path.replace("/v1/", "/v1/%2e/");
-                case 3 -> path + "/";
-                case 4 -> path + "%2F..";
-                case 5 -> path.toUpperCase();
-                case 6 -> path + "?" + "q=".repeat(3_000);
-                case 7 -> path + ";jsessionid=1";
-                default -> path + "/extra";
-            };
-        }
-
-        private byte[] submission() {
-            Map<String, List<String>> fields = new LinkedHashMap<>();
-            fields.put("allocation", List.of("\"lab/a\"", "\"lab/b\"", "\"lab\"", "\"lab/a/x\"", "\"nope\"", "1",
-                    "\"lab/../lab/a\"", "null"));
-            fields.put("gpus", numberValues());
-            fields.put("gpusPerNode", List.of("0", "1", "2", "-1", "1.5", "\"2\""));
-            fields.put("minRuntime", List.of("\"0\"", "\"10m\"", "\"1h\"", "\"-1h\"", "\"99999999999999999999d\"",
-                    "\"\"", "0", "\"1h1h\""));
-            fields.put("duration", List.of("\"1h\"", "\"30s\"", "\"0\"", "\"9223372036854775807\"", "true"));
-            fields.put("resumable", List.of("true", "false", "\"true\"", "null"));
-            fields.put("priority", List.of("\"normal\"", "\"high\"", "\"low\"", "\"urgent\"", "7"));
-            fields.put("kind", List.of("\"train\"", "\"eval\"", "\"interactive\"", "\"x\""));
-            fields.put("command", List.of("[\"sleep\", \"1\"]", "[\"true\"]", "[]", "\"sleep 1\"", "[1, 2]",
-                    "[\"\\u0000\"]", "[\"\u00e9\u6f22\ud83d\ude00\"]", "[\"" + "a".repeat(10_000) + "\"]", "null"));
-            fields.put("environment", List.of("{}", "{\"A\": \"1\"}", "{\"\": \"x\"}", "{\"A\": 1}", "[]",
-                    "{\"PATH\": \"/tmp\"}", "{\"A=B\": \"c\"}"));
-            fields.put("idempotencyKey", List.of("\"k-" + random.nextInt(1_000) + "\"", "\"k1\"", "\"\"", "5",
-                    "\"" + "k".repeat(1_000) + "\""));
-            return body(fields);
-        }
-
-        private byte[] batch() {
-            int n = pick(List.of(0, 1, 2, 3, 1_001));
-            fieldsSent.computeIfAbsent(aiming, e -> new TreeSet<>()).add("workloads");
-            StringBuilder sb = new StringBuilder("{\"workloads\": [");
-            for (int i = 0; i < n; i++) {
-                sb.append(i == 0 ? "" : ", ").append(n > 10 ? "{}" : new String(submission(), StandardCharsets.UTF_8));
-            }
-            sb.append("]").append(random.nextInt(10) == 0 ? ", \"extra\": 1" : "").append("}");
-            return sb.toString().getBytes(StandardCharsets.UTF_8);
-        }
-
-        /** A JSON object of the fields, each with one of its candidate raw values; sometimes missing or extra. */
-        private byte[] body(Map<String, List<String>> fields) {
-            StringBuilder sb = new StringBuilder("{");
-            List<String> names = new ArrayList<>(new TreeMap<>(fields).keySet());
-            // Half the bodies are valid (each field one of its first two values), so requests get acknowledged;
-            // the other half take any value, or none, for each field.
-            boolean valid = random.nextBoolean();
-            for (String name : names) {
-                if (!valid && random.nextInt(10) == 0) {
-                    continue; // missing
-                }
-                List<String> values = fields.get(name);
-                String v = valid ? values.get(random.nextInt(Math.min(2, values.size())))
-                        : values.get(random.nextInt(values.size()));
-                sb.append(sb.length() > 1 ? ", " : "").append('"').append(name).append("\": ").append(v);
-                fieldsSent.computeIfAbsent(aiming, e -> new TreeSet<>()).add(name);
-            }
-            if (!valid && random.nextInt(8) == 0) {
-                sb.append(sb.length() > 1 ? ", " : "").append("\"unknownField\": 1");
-            }
-            return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
-        }
-
-        private byte[] garbage() {
-            return switch (random.nextInt(12)) {
-                case 0 -> new byte[0];
-                case 1 -> "{".getBytes(StandardCharsets.UTF_8);
-                case 2 -> "[]".getBytes(StandardCharsets.UTF_8);
-                case 3 -> "null".getBytes(StandardCharsets.UTF_8);
-                case 4 -> "\"just a string\"".getBytes(StandardCharsets.UTF_8);
-                case 5 -> "[".repeat(5_000).getBytes(StandardCharsets.UTF_8);
-                case 6 -> "{\"a\": 1e999999}".getBytes(StandardCharsets.UTF_8);
-                case 7 -> {
-                    byte[] b = new byte[random.nextInt(200) + 1];
-                    random.nextBytes(b);
-                    yield b;
-                }
-                case 8 -> "{\"a\": 1, \"a\": 2}".getBytes(StandardCharsets.UTF_8);
-                case 9 -> "{} {}".getBytes(StandardCharsets.UTF_8);
-                case 10 -> "{\"\\ud800\": \"\\udfff\"}".getBytes(StandardCharsets.UTF_8);
-                default -> ("{\"x\": \"" + "y".repeat(200_000) + "\"}").getBytes(StandardCharsets.UTF_8);
-            };
-        }
-
-        private String query(Map<String, List<String>> params) {
-            StringBuilder sb = new StringBuilder();
-            for (String name : new TreeMap<>(params).keySet()) {
-                if (random.nextInt(3) == 0) {
-                    List<String> values = params.get(name);
-                    sb.append(sb.length() == 0 ? "?" : "&").append(name).append('=')
-                            .append(java.net.URLEncoder.encode(values.get(random.nextInt(values.size())),
-                                    StandardCharsets.UTF_8));
-                }
-            }
-            if (random.nextInt(10) == 0) {
-                sb.append(sb.length() == 0 ? "?" : "&").append(pick(List.of("bogus=1", "limit=1&limit=2", "=", "&&",
-                        "%ZZ=1", "limit")));
-            }
-            return sb.toString();
-        }
-
-        private static List<String> numbers() {
-            return List.of("1", "10", "0", "-1", "9223372036854775807", "99999999999999999999", "1.5", "x", "",
-                    "1e3");
-        }
-
-        private static List<String> numberValues() {
-            return List.of("1", "2", "0", "-1", "9223372036854775807", "99999999999999999999", "1.5", "1e308",
-                    "-0", "\"1\"", "null", "true");
-        }
-
-        /** Token lifetimes: the first two valid under the default policy, then boundary and malformed ones. */
-        private static List<String> lifetimes() {
-            return List.of("\"30d\"", "\"1h\"", "\"1s\"", "\"0s\"", "\"-1d\"", "\"366d\"", "\"99999999999999d\"",
-                    "\"1x\"", "\"\"", "3600", "null");
-        }
-
-        private static List<String> userLists() {
-            return List.of("[]", "[\"alice\"]", "[\"nobody\"]", "\"alice\"", "[1]", "null", "[\"alice\", \"alice\"]");
-        }
-
-        private static List<String> strings() {
-            return List.of("\"ci\"", "\"\"", "\"\u00e9\u6f22\ud83d\ude00\"", "\"\\u0000\"", "1",
-                    "\"" + "l".repeat(5_000) + "\"", "null");
-        }
-
-        private <T> T pick(List<T> values) {
-            return values.get(random.nextInt(values.size()));
         }
     }
 }
