@@ -11,7 +11,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * lists them", "send the header 'Authorization: Bearer ...'". A person at the terminal did not send a request and
  * has no header to set, so the client prints the command that does the same ({@code allot budget show}) and the
  * options that carry the token ({@code --token}, {@code ALLOT_TOKEN}). The table below is the one place a REST
- * phrase becomes a CLI phrase; a hint with no entry is printed as the server wrote it.
+ * phrase becomes a CLI phrase, for error hints and for the sentences {@code allot explain} prints (a held workload's
+ * "GET /v1/brakes shows the limits"); a hint with no entry is printed as the server wrote it.
  *
  * <p>The field an error is about is named by its JSON name ({@code minRuntime}); when the command has the option
  * that carries it ({@code --min-runtime}), the option is named instead.

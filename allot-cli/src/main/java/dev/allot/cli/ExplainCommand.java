@@ -11,9 +11,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code allot explain ID}: why a workload waits, runs or was preempted: the server's sentences, then (under
- * ranking=entitlement) a compact table of the instant standings the rule decides by, then one of the fair-share
- * levels of its allocation; {@code --json} prints the server's answer.
+ * {@code allot explain ID}: why a workload waits, runs or was preempted: the server's sentences (their REST requests
+ * said as commands, {@link CliHints}), then (under ranking=entitlement) a compact table of the instant standings the
+ * rule decides by, then one of the fair-share levels of its allocation; {@code --json} prints the server's answer.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true,
         header = "Explain why a workload waits, whether it is protected and who preempted it.",
@@ -32,7 +32,8 @@ final class ExplainCommand extends ClientCommand {
     void render(JsonNode answer, PrintWriter out) {
         out.println("workload " + text(answer, "id") + " (" + text(answer, "state") + ", " + text(answer, "allocation") + ")");
         for (JsonNode sentence : answer.path("summary")) {
-            out.println("  " + sentence.asText());
+            // The server's sentences name REST requests where the API user would act (a held workload's brakes).
+            out.println("  " + CliHints.hint(sentence.asText(), "allot explain"));
         }
         renderStandings(answer.path("data"), out);
         JsonNode levels = answer.path("data").path("fairShare");

@@ -13,7 +13,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** {@code allot brakes show|set} and how {@code allot queue} and {@code allot show} show a held workload. */
+/**
+ * {@code allot brakes show|set} and how {@code allot queue}, {@code allot show} and {@code allot explain} show a held
+ * workload.
+ */
 class BrakesCommandTest {
     static final Instant NOW = ApiServerExtension.NOW;
 
@@ -58,7 +61,7 @@ class BrakesCommandTest {
     }
 
     @Test
-    void queueAndShowSayAWorkloadIsHeldAndWhy() {
+    void queueShowAndExplainSayAWorkloadIsHeldAndWhy() {
         Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab", "alice").gpus(8).resumable(true)
                 .command(List.of("train.py")).submittedAtMillis(NOW.toEpochMilli()).build());
         cluster.store().attempts().endAttempt(cluster.store().attempts().beginAttempt(w.id(),
@@ -73,5 +76,11 @@ class BrakesCommandTest {
         Cli.Result show = as("alice", "show", w.id());
         assertThat(show.exit()).as(show.err()).isZero();
         assertThat(show.out()).contains("held (requeued)").contains(reason);
+        // The explanation points to the commands that show and change the limits, not to the REST API's requests.
+        Cli.Result explain = as("alice", "explain", w.id());
+        assertThat(explain.exit()).as(explain.err()).isZero();
+        assertThat(explain.out()).contains(reason)
+                .contains("('allot brakes show' shows the limits; an administrator changes them with 'allot brakes set')")
+                .doesNotContain("/v1/");
     }
 }
