@@ -42,11 +42,23 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
      * @param taken      nodes other reservations of the cycle hold (null: none)
      */
     public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {
+        return plan(work, owner, mayPreempt, null, taken);
+    }
+
+    /**
+     * As {@link #plan(CycleWork, Job, Predicate, BitSet)}, with {@code together}: a fresh, stateful test, asked once
+     * per node a whole-node reservation would take, with that node's live jobs, whether the owner may take them on top
+     * of every job it admitted before (a policy whose rights are budgets across jobs answers here, and remembers what
+     * it admitted; null: whatever {@code mayPreempt} admits job by job). So a reservation the owner could never
+     * start on is not planned.
+     */
+    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt,
+                                   Predicate<List<Job>> together, BitSet taken) {
         if (!needsOne(work.state(), owner)) {
             return null;
         }
         return owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
-                ? planWholeNodes(work, owner, mayPreempt, taken)
+                ? planWholeNodes(work, owner, mayPreempt, together, taken)
                 : planByTime(work, owner, mayPreempt, taken);
     }
 
@@ -158,7 +170,8 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
      * A node is wholly free once every job on it is gone, i.e. at its latest protection end if the owner may
      * preempt everything on it; the state keeps nodes sorted by that time, so the scan stops at the k-th usable node.
      */
-    private static Reservation planWholeNodes(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {
+    private static Reservation planWholeNodes(CycleWork work, Job owner, Predicate<Job> mayPreempt,
+                                              Predicate<List<Job>> together, BitSet taken) {
         ClusterState state = work.state();
         FreeIndex free = work.free();
         long now = work.now();
@@ -167,6 +180,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
         BitSet reserved = new BitSet();
         long until = now;
         int found = 0;
+        List<Job> live = together == null ? null : new java.util.ArrayList<>();
         for (int n : state.nodesByLatestProtectionEnd()) {
             if (!free.isSchedulable(n) || free.capacity(n) < perNode || (taken != null && taken.get(n))) {
                 continue;
@@ -188,6 +202,17 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
             // on a node this cycle touched, GPUs neither free nor held by live jobs went to its (protected) starts
             if (!ok || (touched && held < free.capacity(n))) {
                 continue;
+            }
+            if (live != null) {
+                live.clear();
+                for (Job j : on) {
+                    if (!work.isPreempted(j)) {
+                        live.add(j);
+                    }
+                }
+                if (!together.test(live)) {
+                    continue;
+                }
             }
             reserved.set(n);
             until = Math.max(until, state.latestProtectionEnd(n));

@@ -43,7 +43,8 @@ final class GangReservations {
         }
         PreemptionRules.Rights rights = rules.rightsOf(owner);
         BitSet others = taken.isEmpty() ? null : taken;
-        Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j), others);
+        Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j),
+                PreemptionRules.budgetTracker(rights), others);
         if (r != null) {
             held.add(r);
             taken.or(r.nodes());

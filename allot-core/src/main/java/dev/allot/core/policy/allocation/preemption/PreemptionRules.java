@@ -217,6 +217,43 @@ public final class PreemptionRules {
     }
 
     /**
+     * A fresh stateful test of sets of running jobs against {@code r}'s budgets: each call admits its jobs only if
+     * every one may be preempted ({@link #mayPreempt}) and, with every job admitted by earlier calls, they stay within
+     * each allocation's budget; it then remembers them. For planning a reservation node by node.
+     */
+    public static java.util.function.Predicate<List<Job>> budgetTracker(Rights r) {
+        long[] left = r.budgets().clone();
+        return jobs -> {
+            long[] spend = null;
+            for (Job v : jobs) {
+                if (!mayPreempt(r, v)) {
+                    return false;
+                }
+                if (!v.allocated() || v.leaf() == r.leaf()) {
+                    continue;
+                }
+                long b = left[v.leaf()];
+                if (b == ALL || b == ALL_WITHIN_QUOTA) {
+                    continue; // mayPreempt checked the job on its own
+                }
+                if (spend == null) {
+                    spend = new long[left.length];
+                }
+                spend[v.leaf()] += v.gpus();
+                if (spend[v.leaf()] > b) {
+                    return false;
+                }
+            }
+            if (spend != null) {
+                for (int b = 0; b < left.length; b++) {
+                    left[b] -= spend[b];
+                }
+            }
+            return true;
+        };
+    }
+
+    /**
      * The running jobs {@code w} may preempt, in {@link VictimOrder}: from the sorted pool, every unallocated job,
      * its own allocation's lower priorities, and per other allocation its jobs in order as long as each still fits
      * what is left of the budget (a job too large is passed over, not the end of the allocation's list). Whatever
