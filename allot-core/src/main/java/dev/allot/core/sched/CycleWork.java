@@ -30,6 +30,9 @@ public final class CycleWork {
     private Placement[] startedOn = new Placement[0];
     private int[] startedIndices = new int[16];
     private int startedCount;
+    /** Per node, the latest protection end of the protected runs this cycle started there (valid where startedOnNode). */
+    private long[] plannedProtectionEnd;
+    private final BitSet startedOnNode = new BitSet();
     private boolean copied;
     private long now;
     private long version;
@@ -39,6 +42,16 @@ public final class CycleWork {
         this.snapshot = state.freeIndex().copy();
         this.scratch = state.freeIndex().copy();
         this.nodeMarks = new NodeMarks(state.nodeCount());
+        this.plannedProtectionEnd = new long[state.nodeCount()];
+    }
+
+    /**
+     * The latest moment any protection on {@code node} ends, counting the protected runs this cycle started there
+     * ({@link ClusterState#latestProtectionEnd} knows only the running ones; it may lie in the past).
+     */
+    public long latestProtectionEnd(int node) {
+        long live = state.latestProtectionEnd(node);
+        return startedOnNode.get(node) ? Math.max(live, plannedProtectionEnd[node]) : live;
     }
 
     /** Reusable per-node marks for one search at a time. */
@@ -60,6 +73,7 @@ public final class CycleWork {
             startedOn[startedIndices[i]] = null;
         }
         startedCount = 0;
+        startedOnNode.clear();
         copied = false;
     }
 
@@ -100,6 +114,16 @@ public final class CycleWork {
             startedIndices[startedCount++] = i;
         }
         startedOn[i] = p;
+        if (job.allocated()) {
+            long until = now + job.protectionSecondsIfStarted();
+            for (int k = 0; k < p.nodeCount(); k++) {
+                int n = p.node(k);
+                if (!startedOnNode.get(n) || plannedProtectionEnd[n] < until) {
+                    plannedProtectionEnd[n] = until;
+                    startedOnNode.set(n);
+                }
+            }
+        }
         decisions.add(new Decision.Start(job, p, reason));
     }
 

@@ -3,6 +3,7 @@ package dev.allot.core.sched;
 import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Placement;
 import java.util.BitSet;
+import java.util.function.IntToLongFunction;
 
 /**
  * Chooses GPUs for a workload on a free-GPU index. Shared by every policy: placement is mechanism, not policy.
@@ -23,6 +24,31 @@ public final class Placer {
     /** A placement, or null when the workload does not fit now. */
     public static Placement find(FreeIndex f, int gpus, int gpusPerNode, BitSet excluded) {
         return gpusPerNode > 0 ? findGang(f, gpus / gpusPerNode, gpusPerNode, excluded) : findAny(f, gpus, excluded);
+    }
+
+    /**
+     * One node with {@code gpus} free outside {@code excluded}, the one of lowest {@code nodeCost} (the policy's
+     * price of starting there), then best fit, then the lowest index; null when no single node has room.
+     */
+    public static Placement findOnOneNode(FreeIndex f, int gpus, BitSet excluded, IntToLongFunction nodeCost) {
+        if (gpus > f.maxGpusPerNode()) {
+            return null;
+        }
+        int best = -1;
+        long bestCost = 0;
+        for (int k = gpus; k <= f.maxGpusPerNode(); k++) { // by free GPUs, fewest first: best fit breaks ties
+            for (int n = f.nextNodeWithFree(k, 0); n >= 0; n = f.nextNodeWithFree(k, n + 1)) {
+                if (excluded != null && excluded.get(n)) {
+                    continue;
+                }
+                long cost = nodeCost.applyAsLong(n);
+                if (best < 0 || cost < bestCost) {
+                    best = n;
+                    bestCost = cost;
+                }
+            }
+        }
+        return best < 0 ? null : new Placement(new int[] {best}, new int[] {gpus});
     }
 
     /** Free GPUs on schedulable nodes outside {@code excluded}. */
