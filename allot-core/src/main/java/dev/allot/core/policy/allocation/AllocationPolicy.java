@@ -81,6 +81,10 @@ public final class AllocationPolicy implements Policy {
                     "0: no limit; else a preemption may throw away at most this x the preemptor's GPUs x its minimum"
                             + " runtime of each allocated victim's work (at least 1 GPU-hour); unallocated work is"
                             + " exempt"),
+            SettingSpec.choice("placement", "protection", List.of("protection", "best-fit"),
+                    "protection: small allocated work goes to the node it pins least (its protection pushes that node's"
+                            + " latest protection end out the least, in GPU-seconds, plus the work its victims lose), so"
+                            + " protections gather and gangs find whole nodes; best-fit: the fullest node that fits"),
             SettingSpec.bool("shortcuts", true,
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
                             + " exactly the same, slower: for verification"));
@@ -92,7 +96,7 @@ public final class AllocationPolicy implements Policy {
             settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
                 settings.bool("shortcuts"), Ranking.parse(settings.text("ranking")), settings.number("reclaim-margin"),
                 settings.integer("max-reservations"), settings.duration("starvation-limit"),
-                settings.number("waste-limit")));
+                settings.number("waste-limit")).placement(settings.text("placement")));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
             + " started on GPUs no waiting allocated work could use; preemptible at any moment";
@@ -105,6 +109,7 @@ public final class AllocationPolicy implements Policy {
     private final int maxReservations;
     private final long starvationSeconds;
     private final double wasteLimit;
+    private boolean packProtected = true;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
@@ -146,6 +151,19 @@ public final class AllocationPolicy implements Policy {
         this.recheckSeconds = fairshareRecheck.getSeconds();
         this.reservations = reservations;
         this.shortcuts = shortcuts;
+    }
+
+    /**
+     * Sets the placement of small allocated work: {@code protection} ({@link ProtectionPacking}) or
+     * {@code best-fit} ({@link Placer} alone); returns this.
+     */
+    private AllocationPolicy placement(String placement) {
+        switch (placement) {
+            case "protection" -> packProtected = true;
+            case "best-fit" -> packProtected = false;
+            default -> throw new IllegalArgumentException("placement must be protection or best-fit, got '" + placement + "'");
+        }
+        return this;
     }
 
     public static AllocationPolicy withDefaults() {
@@ -377,10 +395,10 @@ public final class AllocationPolicy implements Policy {
     /** Starts {@code w} on idle GPUs or after preempting victims, honouring the reservation; false if it cannot. */
     private boolean tryStart(ClusterState state, Job w, int rank, long now) {
         BitSet excluded = null;
-        Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+        Placement p = place(w, null, now);
         if (p != null && touches(p, reservedAgainst(w, now))) {
             excluded = reservedAgainst(w, now);
-            p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+            p = place(w, excluded, now);
         }
         List<Job> victims = null;
         if (p == null) {
@@ -402,13 +420,19 @@ public final class AllocationPolicy implements Policy {
             for (Job v : victims) {
                 entitlements.preempted(v);
             }
-            p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
+            p = place(w, excluded, now);
             if (p == null) {
                 throw new IllegalStateException("victim search promised room for " + w.id() + " but none was found");
             }
         }
         startAllocated(state, w, p, rank, victims == null ? 0 : victims.size());
         return true;
+    }
+
+    /** Where {@code w} starts on idle GPUs outside {@code excluded} (null: nowhere). */
+    private Placement place(Job w, BitSet excluded, long now) {
+        return packProtected ? ProtectionPacking.place(work, w, excluded, now)
+                : Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
     }
 
     private void blocked(Job w) {
@@ -478,6 +502,9 @@ public final class AllocationPolicy implements Policy {
         }
         List<Job> candidates = rules.candidates(pool, rights, work::isPreempted);
         List<Job> found = VictimSearch.find(work, w.gpus(), w.gpusPerNode(), excluded, candidates);
+        if (packProtected) {
+            found = ProtectionPacking.victims(work, w, excluded, candidates, found, new VictimOrder(rules, now), now);
+        }
         if (found == null) {
             failedSearches.add(w, rights, work.version(), excluded);
         }
