@@ -46,19 +46,17 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
     }
 
     /**
-     * As {@link #plan(CycleWork, Job, Predicate, BitSet)}, with {@code together}: a fresh, stateful test, asked once
-     * per node a whole-node reservation would take, with that node's live jobs, whether the owner may take them on top
-     * of every job it admitted before (a policy whose rights are budgets across jobs answers here, and remembers what
-     * it admitted; null: whatever {@code mayPreempt} admits job by job). So a reservation the owner could never
-     * start on is not planned.
+     * As {@link #plan(CycleWork, Job, Predicate, BitSet)}, with {@code budget}: asked for each node a whole-node
+     * reservation would take whether the owner may take all its jobs on top of those of the nodes taken before (null:
+     * whatever {@code mayPreempt} admits job by job). So a reservation the owner could never start on is not planned.
      */
-    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt,
-                                   Predicate<List<Job>> together, BitSet taken) {
+    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt, NodeBudget budget,
+                                   BitSet taken) {
         if (!needsOne(work.state(), owner)) {
             return null;
         }
         return owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
-                ? planWholeNodes(work, owner, mayPreempt, together, taken)
+                ? planWholeNodes(work, owner, mayPreempt, budget, taken)
                 : planByTime(work, owner, mayPreempt, taken);
     }
 
@@ -171,7 +169,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
      * preempt everything on it; the state keeps nodes sorted by that time, so the scan stops at the k-th usable node.
      */
     private static Reservation planWholeNodes(CycleWork work, Job owner, Predicate<Job> mayPreempt,
-                                              Predicate<List<Job>> together, BitSet taken) {
+                                              NodeBudget budget, BitSet taken) {
         ClusterState state = work.state();
         FreeIndex free = work.free();
         long now = work.now();
@@ -180,7 +178,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
         BitSet reserved = new BitSet();
         long until = now;
         int found = 0;
-        List<Job> live = together == null ? null : new java.util.ArrayList<>();
+        Predicate<Job> gone = work::isPreempted;
         for (int n : state.nodesByLatestProtectionEnd()) {
             if (!free.isSchedulable(n) || free.capacity(n) < perNode || (taken != null && taken.get(n))) {
                 continue;
@@ -194,7 +192,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
                 if (work.isPreempted(j)) {
                     continue;
                 }
-                ok = mayPreempt.test(j);
+                ok = budget != null || mayPreempt.test(j); // the budget asks mayPreempt itself, below
                 if (touched) {
                     held += j.placement().gpusOnNode(n);
                 }
@@ -203,16 +201,8 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
             if (!ok || (touched && held < free.capacity(n))) {
                 continue;
             }
-            if (live != null) {
-                live.clear();
-                for (Job j : on) {
-                    if (!work.isPreempted(j)) {
-                        live.add(j);
-                    }
-                }
-                if (!together.test(live)) {
-                    continue;
-                }
+            if (budget != null && !budget.takeAll(on, gone)) {
+                continue;
             }
             reserved.set(n);
             until = Math.max(until, state.latestProtectionEnd(n));

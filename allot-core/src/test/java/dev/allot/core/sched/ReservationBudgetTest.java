@@ -42,9 +42,10 @@ class ReservationBudgetTest {
         Job b2 = runB("b2", 1);
         Job b3 = runB("b3", 2);
         var tracker = PreemptionRules.budgetTracker(rightsOnB(16));
-        assertThat(tracker.test(List.of(b1))).isTrue();
-        assertThat(tracker.test(List.of(b2))).isTrue();
-        assertThat(tracker.test(List.of(b3))).as("24 GPUs of B exceed the budget of 16").isFalse();
+        assertThat(tracker.takeAll(List.of(b1), j -> false)).isTrue();
+        assertThat(tracker.takeAll(List.of(b2), j -> false)).isTrue();
+        assertThat(tracker.takeAll(List.of(b3), j -> false)).as("24 GPUs of B exceed the budget of 16").isFalse();
+        assertThat(tracker.takeAll(List.of(b3), j -> j == b3)).as("a job already gone costs nothing").isTrue();
         // each job on its own fits the budget: the job-by-job rule would have admitted all three
         assertThat(PreemptionRules.mayPreempt(rightsOnB(16), b3)).isTrue();
     }

@@ -3,6 +3,7 @@ package dev.allot.core.policy.allocation;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
 import dev.allot.core.sched.CycleWork;
 import dev.allot.core.sched.Reservation;
+import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -42,6 +43,9 @@ final class GangReservations {
             }
         }
         PreemptionRules.Rights rights = rules.rightsOf(owner);
+        if (reachableGpus(work, rights) < owner.gpus()) {
+            return; // no set of nodes could ever be freed for it: planning would scan every node to find none
+        }
         BitSet others = taken.isEmpty() ? null : taken;
         Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j),
                 PreemptionRules.budgetTracker(rights), others);
@@ -50,6 +54,25 @@ final class GangReservations {
             taken.or(r.nodes());
             union = null;
         }
+    }
+
+    /**
+     * An upper bound of the GPUs a reservation could ever gather for work with {@code r}: the idle GPUs, all
+     * unallocated work, all of its own allocation's work, and of every other allocation's running work at most its
+     * budget. A reservation's nodes hold the owner's GPUs in idle GPUs and jobs it may take, so below this bound
+     * {@link Reservation#plan} finds nothing.
+     */
+    static long reachableGpus(CycleWork work, PreemptionRules.Rights r) {
+        ClusterState s = work.state();
+        long gpus = work.free().totalFree() + s.unallocatedRunningGpus() + s.protectedGpus(r.leaf())
+                + s.unprotectedGpus(r.leaf());
+        long[] budgets = r.budgets();
+        for (int l = 0; l < budgets.length; l++) {
+            if (l != r.leaf() && budgets[l] > 0) {
+                gpus += Math.min(budgets[l], s.protectedGpus(l) + s.unprotectedGpus(l));
+            }
+        }
+        return gpus;
     }
 
     /** The nodes {@code w} must keep off (null: none): those of every reservation that does not allow it. */

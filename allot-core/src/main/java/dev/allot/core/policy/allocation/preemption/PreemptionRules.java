@@ -6,6 +6,7 @@ import dev.allot.core.model.Priority;
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.policy.allocation.Entitlements;
 import dev.allot.core.policy.allocation.FairShare;
+import dev.allot.core.sched.NodeBudget;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import java.util.ArrayList;
@@ -217,39 +218,42 @@ public final class PreemptionRules {
     }
 
     /**
-     * A fresh stateful test of sets of running jobs against {@code r}'s budgets: each call admits its jobs only if
-     * every one may be preempted ({@link #mayPreempt}) and, with every job admitted by earlier calls, they stay within
-     * each allocation's budget; it then remembers them. For planning a reservation node by node.
+     * {@code r}'s budgets as a {@link NodeBudget} for planning a reservation node by node: a node's jobs are admitted
+     * only if every one may be preempted ({@link #mayPreempt}) and, with every job admitted before, they stay within
+     * each allocation's budget.
      */
-    public static java.util.function.Predicate<List<Job>> budgetTracker(Rights r) {
+    public static NodeBudget budgetTracker(Rights r) {
         long[] left = r.budgets().clone();
-        return jobs -> {
-            long[] spend = null;
-            for (Job v : jobs) {
-                if (!mayPreempt(r, v)) {
-                    return false;
-                }
-                if (!v.allocated() || v.leaf() == r.leaf()) {
+        long[] spend = new long[left.length];
+        int[] touched = new int[left.length];
+        return (jobs, gone) -> {
+            int count = 0;
+            boolean ok = true;
+            for (int i = 0; i < jobs.size() && ok; i++) {
+                Job v = jobs.get(i);
+                if (gone.test(v)) {
                     continue;
                 }
-                long b = left[v.leaf()];
-                if (b == ALL || b == ALL_WITHIN_QUOTA) {
-                    continue; // mayPreempt checked the job on its own
-                }
-                if (spend == null) {
-                    spend = new long[left.length];
-                }
-                spend[v.leaf()] += v.gpus();
-                if (spend[v.leaf()] > b) {
-                    return false;
+                if (!mayPreempt(r, v)) {
+                    ok = false;
+                } else if (v.allocated() && v.leaf() != r.leaf() && left[v.leaf()] != ALL
+                        && left[v.leaf()] != ALL_WITHIN_QUOTA) { // the unlimited budgets were checked job by job
+                    int b = v.leaf();
+                    if (spend[b] == 0) {
+                        touched[count++] = b;
+                    }
+                    spend[b] += v.gpus();
+                    ok = spend[b] <= left[b];
                 }
             }
-            if (spend != null) {
-                for (int b = 0; b < left.length; b++) {
+            for (int i = 0; i < count; i++) {
+                int b = touched[i];
+                if (ok) {
                     left[b] -= spend[b];
                 }
+                spend[b] = 0;
             }
-            return true;
+            return ok;
         };
     }
 
