@@ -69,6 +69,8 @@ function main(DOC) {
       ['Drain evictions', (m) => num(m.drainEvictions)],
       ['Requeues', (m) => num(m.requeues)],
       ['Lost GPU-hours', (m) => num(m.lostGpuHours, 1), -1, (m) => m.lostGpuHours],
+      ['Lost / delivered GPU-hours (whole run)', (m) => pct(m.lostShare, 2), -1, (m) => m.lostShare],
+      ['Delivered GPU-hours (every attempt, whole run)', (m) => num(m.deliveredGpuHours, 1)],
       ['Node-hours drains waited beyond contracts', (m) => num(m.drainBlockedHours, 1), -1, (m) => m.drainBlockedHours],
       ['Drains (without waiting)', (m) => num(m.drains) + ' (' + num(m.drainsWithoutWaiting) + ')'],
     ];

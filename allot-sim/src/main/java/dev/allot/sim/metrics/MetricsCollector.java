@@ -41,6 +41,9 @@ public final class MetricsCollector implements SimulationListener {
     private long healthyGpus;
     private long busyHealthy;
     private long busyHealthyUnalloc;
+    /** GPUs running work on any node, healthy or not: the rate whose integral is the delivered GPU-time. */
+    private long runningGpus;
+    private long deliveredGpuSeconds;
 
     private final Hourly[] receivedAlloc;
     private final Hourly[] receivedUnalloc;
@@ -114,6 +117,7 @@ public final class MetricsCollector implements SimulationListener {
             busy.add(hour, busyHealthy * dt);
             busyUnalloc.add(hour, busyHealthyUnalloc * dt);
             demandTotal.add(hour, demandAll * dt);
+            deliveredGpuSeconds += runningGpus * dt;
             last = until;
         }
     }
@@ -135,6 +139,7 @@ public final class MetricsCollector implements SimulationListener {
             busyHealthyUnalloc += job.gpus();
         }
         busyHealthy += job.gpus();
+        runningGpus += job.gpus();
     }
 
     private void stopped(long time, Job job, Placement placement, boolean ended) {
@@ -145,6 +150,7 @@ public final class MetricsCollector implements SimulationListener {
             }
         }
         busyHealthy -= onHealthy;
+        runningGpus -= job.gpus();
         if (job.allocated()) {
             allocRunning[job.leaf()] -= job.gpus();
             allocatedRunGpuSecondsFinished[job.leaf()] += (time - job.attemptStartSeconds()) * job.gpus();
@@ -356,7 +362,9 @@ public final class MetricsCollector implements SimulationListener {
                 fraction(paidTotal, owedTotal), fraction(paidDailyTotal, owedTotal), fraction(paidWindowTotal, owedTotal),
                 healthySum > 0 ? round(demandTotal.sum(0, windowHours) / healthySum, 3) : 0,
                 waits, preemptions, drainEvictions, requeues,
-                round(lostGpuSeconds / 3600.0, 2), round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
+                round(lostGpuSeconds / 3600.0, 2), round(deliveredGpuSeconds / 3600.0, 2),
+                deliveredGpuSeconds > 0 ? round((double) lostGpuSeconds / deliveredGpuSeconds, 4) : 0,
+                round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
                 windowSeconds, allocations);
     }
 

@@ -6,7 +6,7 @@ import java.util.SortedMap;
 /**
  * The headline numbers of one policy on one scenario. Everything is deterministic: same inputs, same numbers.
  * Window-based figures cover the measurement window (whole hours from time 0 through the hour of the last
- * submission); waits and counts cover every workload.
+ * submission); waits and counts cover every workload; lost and delivered GPU-hours cover the whole run.
  *
  * @param occupancy         busy GPU-time over healthy GPU-time, on healthy nodes
  * @param unallocatedShare  share of busy GPU-time that ran unallocated
@@ -19,7 +19,13 @@ import java.util.SortedMap;
  * @param waits             wait statistics for the classes {@code all}, {@code debug}, {@code large}
  * @param preemptions       running workloads stopped for other work (drains excluded)
  * @param drainEvictions    running workloads stopped because their host was unhealthy
- * @param lostGpuHours      GPU-hours of work thrown away by preemptions and drain evictions
+ * @param lostGpuHours      GPU-hours of work thrown away by preemptions and drain evictions, over the whole run
+ * @param deliveredGpuHours GPU-hours run by every attempt of every workload, allocated and unallocated, over the
+ *                          whole run (time 0 to the run's end, the span of {@code lostGpuHours}), including attempts
+ *                          whose work was later lost and time run on unhealthy nodes before a drain: what lost work
+ *                          is a share of
+ * @param lostShare         lostGpuHours over deliveredGpuHours (from unrounded GPU-seconds, rounded to 4 decimals);
+ *                          0 when nothing ran
  * @param drainBlockedHours node-hours unhealthy nodes waited, beyond their workloads' minimum runtimes, to drain
  * @param drains            unhealthy episodes that ended drained (or healthy again)
  * @param drainsWithoutWaiting drains that needed no waiting beyond minimum runtimes
@@ -43,6 +49,8 @@ public record PolicyMetrics(
         long drainEvictions,
         long requeues,
         double lostGpuHours,
+        double deliveredGpuHours,
+        double lostShare,
         double drainBlockedHours,
         int drains,
         int drainsWithoutWaiting,

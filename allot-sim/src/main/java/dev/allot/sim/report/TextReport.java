@@ -182,6 +182,8 @@ public final class TextReport {
         add(rows, results, "preemptions", m -> integer(m.preemptions()));
         add(rows, results, "drain evictions", m -> integer(m.drainEvictions()));
         add(rows, results, "lost GPU-hours", m -> number(m.lostGpuHours()));
+        add(rows, results, "lost / delivered", m -> String.format(Locale.ROOT, "%.2f%%", m.lostShare() * 100));
+        add(rows, results, "delivered GPU-hours", m -> number(m.deliveredGpuHours()));
         add(rows, results, "drain-blocked node-hours", m -> String.format(Locale.ROOT, "%.1f", m.drainBlockedHours()));
         add(rows, results, "drains without waiting", m -> m.drainsWithoutWaiting() + " of " + m.drains());
         add(rows, results, "wall time", null);

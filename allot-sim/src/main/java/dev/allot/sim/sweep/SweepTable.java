@@ -25,9 +25,12 @@ public final class SweepTable {
     public record Column(String name, ToDoubleFunction<PolicyMetrics> value, Kind kind) {
     }
 
-    /** How a column prints. */
+    /**
+     * How a column prints: PERCENT with one decimal, SMALL_PERCENT (a share of a few percent at most, compared with
+     * thresholds like 1%) with two; both are fractions 0..1 with 4 decimals in the CSV.
+     */
     public enum Kind {
-        PERCENT, SECONDS, COUNT, NUMBER
+        PERCENT, SMALL_PERCENT, SECONDS, COUNT, NUMBER
     }
 
     public static final List<Column> COLUMNS = List.of(
@@ -42,6 +45,7 @@ public final class SweepTable {
             new Column("wait_p90_large", m -> seconds(m.waits().get("large").p90()), Kind.SECONDS),
             new Column("preemptions", m -> m.preemptions(), Kind.COUNT),
             new Column("lost_gpu_hours", PolicyMetrics::lostGpuHours, Kind.NUMBER),
+            new Column("lost_share", PolicyMetrics::lostShare, Kind.SMALL_PERCENT),
             new Column("drain_blocked_hours", PolicyMetrics::drainBlockedHours, Kind.NUMBER));
 
     private SweepTable() {
@@ -159,6 +163,7 @@ public final class SweepTable {
         }
         return switch (kind) {
             case PERCENT -> String.format(Locale.ROOT, "%.1f%%", v * 100);
+            case SMALL_PERCENT -> String.format(Locale.ROOT, "%.2f%%", v * 100);
             case SECONDS -> Durations.formatSeconds(Math.round(v >= 600 ? Math.round(v / 60.0) * 60 : v));
             case COUNT -> String.format(Locale.ROOT, "%,.0f", v);
             case NUMBER -> String.format(Locale.ROOT, "%,.1f", v);
@@ -193,7 +198,7 @@ public final class SweepTable {
                 for (Column c : COLUMNS) {
                     double v = c.value().applyAsDouble(r.result().metrics());
                     row.add(Double.isNaN(v) ? "" : String.format(Locale.ROOT, switch (c.kind()) {
-                        case PERCENT -> "%.4f";
+                        case PERCENT, SMALL_PERCENT -> "%.4f";
                         case NUMBER -> "%.2f";
                         default -> "%.0f";
                     }, v));

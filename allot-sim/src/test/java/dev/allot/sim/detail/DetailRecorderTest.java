@@ -268,6 +268,47 @@ class DetailRecorderTest {
     }
 
     @Test
+    void deliveredIsEveryRunOfTheTimelineAndTheBusySeriesPlusWorkOnUnhealthyNodes() {
+        // delivered GPU-hours (the whole run, every attempt) are the timeline's bars; the hourly busy series counts
+        // healthy nodes only, so it falls short of delivered by exactly the work that ran on unhealthy nodes
+        // before their drains
+        int withUnhealthyWork = 0;
+        int withoutUnhealthyWork = 0;
+        for (Recorded rec : all()) {
+            String as = rec.scenario().name() + "/" + rec.result().policy();
+            PolicyMetrics m = rec.result().metrics();
+            TimelineData t = rec.detail().timeline();
+            long ranGpuSeconds = 0;
+            long onUnhealthyGpuSeconds = 0;
+            for (Bar b : decode(t, ids(rec.scenario()), gpusPerNode(rec.scenario()))) {
+                ranGpuSeconds += b.end() - b.start();
+                for (int p = 0; p < t.periodNode().length; p++) {
+                    if (t.periodNode()[p] == b.node()) {
+                        onUnhealthyGpuSeconds += Math.max(0, Math.min(b.end(), t.periodToSeconds()[p])
+                                - Math.max(b.start(), t.periodFromSeconds()[p]));
+                    }
+                }
+            }
+            assertThat(m.deliveredGpuHours()).as(as + " delivered").isCloseTo(ranGpuSeconds / 3600.0, within(0.005 + 1e-9));
+            HourlySeries h = rec.detail().hourly();
+            double busyGpuHours = sum(h.busyGpus(), h.hours());
+            assertThat(busyGpuHours + onUnhealthyGpuSeconds / 3600.0).as(as + " busy + on unhealthy nodes")
+                    .isCloseTo(m.deliveredGpuHours(), within(0.005 * h.hours() + 0.005 + 1e-9));
+            assertThat(m.lostShare()).as(as + " lost share")
+                    .isCloseTo(m.lostGpuHours() / m.deliveredGpuHours(), within(1e-4 + 0.01 / m.deliveredGpuHours()));
+            if (onUnhealthyGpuSeconds > 0) {
+                withUnhealthyWork++;
+            } else {
+                withoutUnhealthyWork++;
+            }
+        }
+        // both cases occur: delivered equals the busy series where nothing ran on an unhealthy node, and exceeds it
+        // where something did
+        assertThat(withUnhealthyWork).isPositive();
+        assertThat(withoutUnhealthyWork).isPositive();
+    }
+
+    @Test
     void theStoriesExerciseWhatTheHourlyChecksCount() {
         // guards against the sums above passing vacuously: somewhere there are preemptions, drains and lost work
         List<Recorded> runs = all();

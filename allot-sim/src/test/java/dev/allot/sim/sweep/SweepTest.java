@@ -135,9 +135,21 @@ class SweepTest {
             assertThat(row.subList(row.size() - 4, row.size())).containsExactly("1.0000", "0.0000", "1", "0");
             assertThat(row.get(head.indexOf("paid"))).isEqualTo("0.6667"); // 8 of 12
             assertThat(row.get(head.indexOf("preemptions"))).isEqualTo("1");
+            // a1 resumes from where it stopped (it checkpoints continuously): none of the work delivered was lost
+            assertThat(head).containsSubsequence("lost_gpu_hours", "lost_share");
+            assertThat(row.get(head.indexOf("lost_share"))).isEqualTo("0.0000");
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void smallSharesPrintWithTwoDecimalsLikeTheThresholdsTheyMeet() {
+        // lost / delivered is compared with 1% and 2%: one decimal would print 1.04% as 1.0%
+        assertThat(SweepTable.format(SweepTable.Kind.SMALL_PERCENT, 0.0104)).isEqualTo("1.04%");
+        assertThat(SweepTable.format(SweepTable.Kind.PERCENT, 0.0104)).isEqualTo("1.0%");
+        assertThat(SweepTable.COLUMNS.stream().filter(c -> c.name().equals("lost_share")).findFirst().orElseThrow().kind())
+                .isEqualTo(SweepTable.Kind.SMALL_PERCENT);
     }
 
     @Test
