@@ -191,7 +191,7 @@ public final class AllocationPolicy implements Policy {
             rules = new PreemptionRules(ranking, reclaimMargin, starvationSeconds, fairShare, entitlements)
                     .wasteLimit(wasteLimit);
             allocationOrder = new AllocationOrder(rules, state.tree().leafCount());
-            gangReservations = new GangReservations(maxReservations);
+            gangReservations = new GangReservations(maxReservations, shortcuts);
         }
     }
 

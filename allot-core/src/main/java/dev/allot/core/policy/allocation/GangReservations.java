@@ -18,12 +18,15 @@ import java.util.List;
  */
 final class GangReservations {
     private final int limit;
+    private final boolean shortcuts;
     private final List<Reservation> held = new ArrayList<>();
     private final BitSet taken = new BitSet();
     private BitSet union;
 
-    GangReservations(int limit) {
+    /** @param shortcuts skip plans that provably find nothing (the policy's {@code shortcuts} setting) */
+    GangReservations(int limit, boolean shortcuts) {
         this.limit = limit;
+        this.shortcuts = shortcuts;
     }
 
     void clear() {
@@ -43,8 +46,9 @@ final class GangReservations {
             }
         }
         PreemptionRules.Rights rights = rules.rightsOf(owner);
-        if (reachableGpus(work, rights) < owner.gpus()) {
-            return; // no set of nodes could ever be freed for it: planning would scan every node to find none
+        if (shortcuts && owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
+                && reachableGpus(work, rights) < owner.gpus()) {
+            return; // no set of whole nodes could ever be freed for it: planning would scan every node to find none
         }
         BitSet others = taken.isEmpty() ? null : taken;
         Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j),
@@ -57,10 +61,11 @@ final class GangReservations {
     }
 
     /**
-     * An upper bound of the GPUs a reservation could ever gather for work with {@code r}: the idle GPUs, all
-     * unallocated work, all of its own allocation's work, and of every other allocation's running work at most its
-     * budget. A reservation's nodes hold the owner's GPUs in idle GPUs and jobs it may take, so below this bound
-     * {@link Reservation#plan} finds nothing.
+     * An upper bound of the GPUs a whole-node reservation could ever gather for work with {@code r}: the idle GPUs,
+     * all unallocated work, all of its own allocation's work, and of every other allocation's running work at most
+     * its budget. Such a reservation's nodes hold the owner's GPUs in idle GPUs and jobs it may take together within
+     * the budgets, so below this bound {@link Reservation#plan} finds nothing. (Reservations of other shapes are
+     * planned job by job, without the budgets: this is no bound for them.)
      */
     static long reachableGpus(CycleWork work, PreemptionRules.Rights r) {
         ClusterState s = work.state();
