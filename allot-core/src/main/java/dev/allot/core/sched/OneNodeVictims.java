@@ -11,7 +11,8 @@ import java.util.function.ToIntFunction;
 /**
  * Victims that make room for a small workload on one node, the node chosen by a cost the policy gives: where a
  * protected run lands decides which nodes a gang can have later, so a policy can steer small protected work onto
- * nodes that are pinned anyway ({@code nodeCost}: how much a start there costs, 0 for nothing).
+ * nodes that are pinned anyway ({@code nodeCost}: how much a start there costs, 0 for nothing; costs are never
+ * negative).
  *
  * <p>Per node, the candidates on it are taken in the policy's preference order until the node has room. Among the
  * nodes that can be freed the search takes, in this order: the lowest worst victim group ({@code group}, the
@@ -42,8 +43,10 @@ public final class OneNodeVictims {
         for (int r = 0; r < candidates.size(); r++) {
             Job v = candidates.get(r);
             int g = group.applyAsInt(v);
-            if (g > bestGroup || g > maxGroup) {
-                break; // candidates come by group: no later node can settle in a lower group
+            if (g > bestGroup || g > maxGroup || (best >= 0 && bestCost <= 0)) {
+                // candidates come by group, so no later node settles in a lower group; and costs are at least 0,
+                // so a later node of cost 0 in the same group loses on its worse victim
+                break;
             }
             var p = v.placement();
             for (int i = 0; i < p.nodeCount(); i++) {

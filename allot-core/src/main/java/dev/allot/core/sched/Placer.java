@@ -28,7 +28,7 @@ public final class Placer {
 
     /**
      * One node with {@code gpus} free outside {@code excluded}, the one of lowest {@code nodeCost} (the policy's
-     * price of starting there), then best fit, then the lowest index; null when no single node has room.
+     * price of starting there, at least 0), then best fit, then the lowest index; null when no single node has room.
      */
     public static Placement findOnOneNode(FreeIndex f, int gpus, BitSet excluded, IntToLongFunction nodeCost) {
         if (gpus > f.maxGpusPerNode()) {
@@ -45,6 +45,9 @@ public final class Placer {
                 if (best < 0 || cost < bestCost) {
                     best = n;
                     bestCost = cost;
+                    if (cost <= 0) {
+                        return new Placement(new int[] {best}, new int[] {gpus}); // nothing later beats it
+                    }
                 }
             }
         }
