@@ -6,7 +6,6 @@ import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.Policy;
 import dev.allot.core.policy.PolicyFactory;
 import dev.allot.core.policy.PreemptionCause;
-import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.policy.allocation.preemption.FailedSearches;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
@@ -21,7 +20,6 @@ import dev.allot.core.sched.VictimSearch;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
@@ -56,47 +54,11 @@ import java.util.PriorityQueue;
 public final class AllocationPolicy implements Policy {
     public static final String NAME = "allocation";
 
-    static final List<SettingSpec> SETTINGS = List.of(
-            SettingSpec.duration("fairshare-recheck", Duration.ofMinutes(5),
-                    "while allocated work waits and preemptible work runs, re-rank at least this often"
-                            + " (fair share drifts as usage accrues and leaves the window)"),
-            SettingSpec.bool("reservation", true,
-                    "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
-                            + " gangs (EASY backfill with minimum runtimes as the known horizon)"),
-            SettingSpec.choice("ranking", Ranking.ENTITLEMENT.label(), Ranking.labels(),
-                    "lookback: the seed's pure lookback ranking (one order by usage over the window, level by level);"
-                            + " entitlement: allocations holding less than their quota (entitlement x healthy GPUs) go"
-                            + " first and reclaim from allocations above theirs, the lookback window orders the rest"),
-            SettingSpec.number("reclaim-margin", 0.1,
-                    "with ranking=entitlement, a preemption between allocations must leave the victim's allocation"
-                            + " holding at least (1 + this) x its quota: hysteresis, so allocations near their quota"
-                            + " never preempt each other"),
-            SettingSpec.integer("max-reservations", 2,
-                    "with reservation=true, how many blocked gangs hold nodes at once (in serving order)"),
-            SettingSpec.duration("starvation-limit", Duration.ofHours(1),
-                    "with ranking=entitlement, work of an owed allocation that asks for more GPUs than the"
-                            + " allocation's quota and has waited this long may take turns with any allocation standing"
-                            + " higher that it ranks above on lookback usage (it could otherwise wait forever)"),
-            SettingSpec.number("waste-limit", 0,
-                    "0: no limit; else a preemption may throw away at most this x the preemptor's GPUs x its minimum"
-                            + " runtime of each allocated victim's work (at least 1 GPU-hour); unallocated work is"
-                            + " exempt"),
-            SettingSpec.choice("placement", "protection", List.of("protection", "best-fit"),
-                    "protection: small allocated work goes to the node it pins least (its protection pushes that node's"
-                            + " latest protection end out the least, in GPU-seconds, plus the work its victims lose), so"
-                            + " protections gather and gangs find whole nodes; best-fit: the fullest node that fits"),
-            SettingSpec.bool("shortcuts", true,
-                    "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
-                            + " exactly the same, slower: for verification"));
-
     public static final PolicyFactory FACTORY = PolicyFactory.of(NAME,
             "Allot: budgets, hierarchical fair share over the lookback window, minimum-runtime contracts,"
             + " unallocated work on idle GPUs, automatic drains",
-            SETTINGS,
-            settings -> new AllocationPolicy(settings.duration("fairshare-recheck"), settings.bool("reservation"),
-                settings.bool("shortcuts"), Ranking.parse(settings.text("ranking")), settings.number("reclaim-margin"),
-                settings.integer("max-reservations"), settings.duration("starvation-limit"),
-                settings.number("waste-limit")).placement(settings.text("placement")));
+            AllocationSettings.SPECS,
+            settings -> new AllocationPolicy(AllocationSettings.from(settings)));
 
     private static final String UNALLOCATED_REASON = "unallocated (minimum runtime 0): free, never charged,"
             + " started on GPUs no waiting allocated work could use; preemptible at any moment";
@@ -109,7 +71,7 @@ public final class AllocationPolicy implements Policy {
     private final int maxReservations;
     private final long starvationSeconds;
     private final double wasteLimit;
-    private boolean packProtected = true;
+    private final boolean packProtected;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
@@ -120,54 +82,20 @@ public final class AllocationPolicy implements Policy {
     private WholeNodeBound wholeNodeBound;
     private final FailedSearches failedSearches = new FailedSearches();
 
-    public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts) {
-        this(fairshareRecheck, reservations, shortcuts, Ranking.ENTITLEMENT, 0.1, 2, Duration.ofHours(1), 0);
-    }
-
-    public AllocationPolicy(Duration fairshareRecheck, boolean reservations, boolean shortcuts, Ranking ranking,
-                            double reclaimMargin, long maxReservations, Duration starvationLimit,
-                            double wasteLimit) {
-        if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
-            throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
-        }
-        this.wasteLimit = wasteLimit == 0 ? Double.POSITIVE_INFINITY : wasteLimit;
-        if (starvationLimit.isNegative()) {
-            throw new IllegalArgumentException("starvation-limit must not be negative, got "
-                    + Durations.format(starvationLimit));
-        }
-        this.starvationSeconds = starvationLimit.getSeconds();
-        if (maxReservations < 1 || maxReservations > 1000) {
-            throw new IllegalArgumentException("max-reservations must be 1 to 1000, got " + maxReservations);
-        }
-        this.maxReservations = (int) maxReservations;
-        if (!(reclaimMargin >= 0) || Double.isInfinite(reclaimMargin)) {
-            throw new IllegalArgumentException("reclaim-margin must be a number >= 0, got " + reclaimMargin);
-        }
-        this.ranking = ranking;
-        this.reclaimMargin = reclaimMargin;
-        if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
-            throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
-        }
-        this.recheckSeconds = fairshareRecheck.getSeconds();
-        this.reservations = reservations;
-        this.shortcuts = shortcuts;
-    }
-
-    /**
-     * Sets the placement of small allocated work: {@code protection} ({@link ProtectionPacking}) or
-     * {@code best-fit} ({@link Placer} alone); returns this.
-     */
-    private AllocationPolicy placement(String placement) {
-        switch (placement) {
-            case "protection" -> packProtected = true;
-            case "best-fit" -> packProtected = false;
-            default -> throw new IllegalArgumentException("placement must be protection or best-fit, got '" + placement + "'");
-        }
-        return this;
+    public AllocationPolicy(AllocationSettings settings) {
+        this.recheckSeconds = settings.fairshareRecheck().getSeconds();
+        this.reservations = settings.reservation();
+        this.shortcuts = settings.shortcuts();
+        this.ranking = settings.ranking();
+        this.reclaimMargin = settings.reclaimMargin();
+        this.maxReservations = settings.maxReservations();
+        this.starvationSeconds = settings.starvationLimit().getSeconds();
+        this.wasteLimit = settings.wasteLimit() == 0 ? Double.POSITIVE_INFINITY : settings.wasteLimit();
+        this.packProtected = settings.placement() == AllocationSettings.Placement.PROTECTION;
     }
 
     public static AllocationPolicy withDefaults() {
-        return (AllocationPolicy) FACTORY.create(Settings.defaults(SETTINGS));
+        return (AllocationPolicy) FACTORY.create(Settings.defaults(AllocationSettings.SPECS));
     }
 
     @Override

@@ -1,0 +1,124 @@
+package dev.allot.core.policy.allocation;
+
+import dev.allot.core.model.Durations;
+import dev.allot.core.policy.SettingSpec;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.policy.allocation.preemption.Ranking;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The allocation policy's settings, in one place: their names, defaults and meanings ({@link #SPECS}, what
+ * {@code allot policies} lists and {@code policy.yaml} and {@code --set} are checked against) and the checks on their
+ * values, which name the setting, the value and what was expected. {@code docs/policy.md} gives the measurements
+ * behind each default.
+ *
+ * @param fairshareRecheck while allocated work waits and preemptible work runs, re-rank at least this often
+ * @param reservation      reservations for blocked gangs
+ * @param ranking          {@link Ranking}
+ * @param reclaimMargin    hysteresis: a victim's allocation stands at least 1 + this
+ * @param maxReservations  blocked gangs holding nodes at once
+ * @param starvationLimit  after this wait, owed work larger than its quota takes turns
+ * @param wasteLimit       0: no limit; else the most work a preemption may throw away, in multiples of what it protects
+ * @param placement        where small allocated work starts ({@link Placement})
+ * @param shortcuts        skip searches that provably fail (false: the same decisions, slower)
+ */
+public record AllocationSettings(Duration fairshareRecheck, boolean reservation, Ranking ranking, double reclaimMargin,
+                                 int maxReservations, Duration starvationLimit, double wasteLimit, Placement placement,
+                                 boolean shortcuts) {
+
+    /** Where small allocated work starts: {@link ProtectionPacking} or plain best fit. */
+    public enum Placement {
+        PROTECTION("protection"),
+        BEST_FIT("best-fit");
+
+        final String label;
+
+        Placement(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        static List<String> labels() {
+            return Arrays.stream(values()).map(Placement::label).toList();
+        }
+
+        static Placement parse(String text) {
+            for (Placement p : values()) {
+                if (p.label.equals(text.trim().toLowerCase(Locale.ROOT))) {
+                    return p;
+                }
+            }
+            throw new IllegalArgumentException("placement: expected one of " + String.join(", ", labels())
+                    + ", got '" + text + "'");
+        }
+    }
+
+    public static final List<SettingSpec> SPECS = List.of(
+            SettingSpec.duration("fairshare-recheck", Duration.ofMinutes(5),
+                    "while allocated work waits and preemptible work runs, re-rank at least this often"
+                            + " (fair share drifts as usage accrues and leaves the window)"),
+            SettingSpec.bool("reservation", true,
+                    "hold nodes for the first allocated workload that cannot start, so small work cannot starve large"
+                            + " gangs (EASY backfill with minimum runtimes as the known horizon)"),
+            SettingSpec.choice("ranking", Ranking.ENTITLEMENT.label(), Ranking.labels(),
+                    "lookback: the seed's pure lookback ranking (one order by usage over the window, level by level);"
+                            + " entitlement: allocations holding less than their quota (entitlement x healthy GPUs) go"
+                            + " first and reclaim from allocations above theirs, the lookback window orders the rest"),
+            SettingSpec.number("reclaim-margin", 0.1,
+                    "with ranking=entitlement, a preemption between allocations must leave the victim's allocation"
+                            + " holding at least (1 + this) x its quota: hysteresis, so allocations near their quota"
+                            + " never preempt each other"),
+            SettingSpec.integer("max-reservations", 2,
+                    "with reservation=true, how many blocked gangs hold nodes at once (in serving order)"),
+            SettingSpec.duration("starvation-limit", Duration.ofHours(1),
+                    "with ranking=entitlement, work of an owed allocation that asks for more GPUs than the"
+                            + " allocation's quota and has waited this long may take turns with any allocation standing"
+                            + " higher that it ranks above on lookback usage (it could otherwise wait forever)"),
+            SettingSpec.number("waste-limit", 0,
+                    "0: no limit; else a preemption may throw away at most this x the preemptor's GPUs x its minimum"
+                            + " runtime of each allocated victim's work (at least 1 GPU-hour); unallocated work is"
+                            + " exempt"),
+            SettingSpec.choice("placement", Placement.PROTECTION.label, Placement.labels(),
+                    "protection: small allocated work goes to the node it pins least (its protection pushes that node's"
+                            + " latest protection end out the least, in GPU-seconds, plus the work its victims lose), so"
+                            + " protections gather and gangs find whole nodes; best-fit: the fullest node that fits"),
+            SettingSpec.bool("shortcuts", true,
+                    "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
+                            + " exactly the same, slower: for verification"));
+
+
+    public AllocationSettings {
+        if (fairshareRecheck.isNegative() || fairshareRecheck.isZero()) {
+            throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
+        }
+        if (!(reclaimMargin >= 0) || Double.isInfinite(reclaimMargin)) {
+            throw new IllegalArgumentException("reclaim-margin must be a number >= 0, got " + reclaimMargin);
+        }
+        if (maxReservations < 1 || maxReservations > 1000) {
+            throw new IllegalArgumentException("max-reservations must be 1 to 1000, got " + maxReservations);
+        }
+        if (starvationLimit.isNegative()) {
+            throw new IllegalArgumentException("starvation-limit must not be negative, got "
+                    + Durations.format(starvationLimit));
+        }
+        if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
+            throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
+        }
+    }
+
+    /** The settings read from values already checked against {@link #SPECS}. */
+    public static AllocationSettings from(Settings s) {
+        // clamped into an int so that the range check below sees any out-of-range value as out of range
+        int reservations = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, s.integer("max-reservations")));
+        return new AllocationSettings(s.duration("fairshare-recheck"), s.bool("reservation"),
+                Ranking.parse(s.text("ranking")), s.number("reclaim-margin"), reservations,
+                s.duration("starvation-limit"), s.number("waste-limit"), Placement.parse(s.text("placement")),
+                s.bool("shortcuts"));
+    }
+}
