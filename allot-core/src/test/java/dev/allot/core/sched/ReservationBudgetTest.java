@@ -3,14 +3,10 @@ package dev.allot.core.sched;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
-import dev.allot.core.state.Placement;
-import dev.allot.core.state.SchedulerConfig;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -20,15 +16,12 @@ import org.junit.jupiter.api.Test;
  * never free those nodes kept other work off them for nothing).
  */
 class ReservationBudgetTest {
-    private final ClusterState s = new ClusterState(
-            new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8), NodeSpec.of("n3", 8)), List.of()),
-            AllocationTree.builder("lab").leaf("A", 50).leaf("B", 50).build(), SchedulerConfig.defaults(), 0);
+    private final RunningJobs fixture =
+            new RunningJobs(3, AllocationTree.builder("lab").leaf("A", 50).leaf("B", 50).build());
+    private final ClusterState s = fixture.state;
 
     private Job runB(String id, int node) {
-        Job j = s.register(WorkloadSpec.builder(id).allocation("B").gpus(8).build());
-        s.submit(j, 0);
-        s.start(j, new Placement(new int[] {node}, new int[] {8}), 0);
-        return j;
+        return fixture.run(id, "B", node, 8);
     }
 
     /** The rights of waiting work of A (leaf 0) that may take up to {@code budgetB} GPUs of B's work. */
@@ -57,8 +50,7 @@ class ReservationBudgetTest {
         runB("b3", 2);
         Job gang = s.register(WorkloadSpec.builder("g").allocation("A").gpus(24).gpusPerNode(8).build());
         s.submit(gang, 0);
-        CycleWork work = new CycleWork(s);
-        work.begin(0);
+        CycleWork work = fixture.work();
         PreemptionRules.Rights two = rightsOnB(16);
         assertThat(Reservation.plan(work, gang, j -> PreemptionRules.mayPreempt(two, j), null, null))
                 .as("job by job, every node looks takeable").isNotNull();

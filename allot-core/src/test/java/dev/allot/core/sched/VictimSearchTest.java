@@ -2,40 +2,24 @@ package dev.allot.core.sched;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
-import dev.allot.core.model.WorkloadSpec;
-import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
-import dev.allot.core.state.Placement;
-import dev.allot.core.state.SchedulerConfig;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class VictimSearchTest {
-    private final ClusterState s = new ClusterState(
-            new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8), NodeSpec.of("n3", 8)), List.of()),
-            AllocationTree.builder("lab").leaf("A", 1).build(), SchedulerConfig.defaults(), 0);
-    private final List<Job> running = new ArrayList<>();
+    private final RunningJobs fixture = RunningJobs.threeNodes();
+    private final List<Job> running = fixture.running;
 
     private Job run(String id, int node, int gpus) {
-        Job j = s.register(WorkloadSpec.builder(id).allocation("A").gpus(gpus).build());
-        s.submit(j, 0);
-        s.start(j, new Placement(new int[] {node}, new int[] {gpus}), 0);
-        running.add(j);
-        return j;
+        return fixture.run(id, node, gpus);
     }
 
     private CycleWork work() {
-        CycleWork w = new CycleWork(s);
-        w.begin(0);
-        return w;
+        return fixture.work();
     }
 
-    private List<String> ids(List<Job> jobs) {
-        return jobs == null ? null : jobs.stream().map(Job::id).toList();
+    private static List<String> ids(List<Job> jobs) {
+        return RunningJobs.ids(jobs);
     }
 
     @Test
