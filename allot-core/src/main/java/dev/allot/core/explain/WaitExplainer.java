@@ -101,10 +101,16 @@ public final class WaitExplainer {
                 }
             }
         }
+        WaitExplanation.Starvation starvation = null;
+        long limit = rules.starvationLimitSeconds();
+        if (standing != null && job.state() == JobState.PENDING && standing.owed()
+                && job.gpus() > standing.quotaGpus() && limit <= Long.MAX_VALUE - job.spec().submitSeconds()) {
+            starvation = new WaitExplanation.Starvation(job.spec().submitSeconds() + limit, limit);
+        }
         return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
                 now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection,
                 state.config().minRuntimeCapNote(job.spec().minRuntime().getSeconds()), rules.ranking(), rules.margin(),
-                standing, others));
+                standing, others, starvation));
     }
 
     /** An allocation's instant standing as the rules read it from the state (before this cycle's decisions). */

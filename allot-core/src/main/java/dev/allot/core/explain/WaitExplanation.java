@@ -45,11 +45,22 @@ public record WaitExplanation(
         Ranking ranking,
         double reclaimMargin,
         Standing standing,
-        List<Standing> otherStandings) {
+        List<Standing> otherStandings,
+        Starvation starvation) {
 
     public WaitExplanation {
         fairShare = List.copyOf(fairShare);
         otherStandings = List.copyOf(otherStandings);
+    }
+
+    /**
+     * For waiting work of an owed allocation under {@link Ranking#ENTITLEMENT} that asks for more GPUs than the
+     * allocation's quota: from when it may take turns as starving work ({@code policy.allocation.preemption.PreemptionRules}).
+     *
+     * @param fromSeconds  its submission plus the starvation limit
+     * @param limitSeconds the {@code starvation-limit} setting
+     */
+    public record Starvation(long fromSeconds, long limitSeconds) {
     }
 
     /**
@@ -132,6 +143,9 @@ public record WaitExplanation(
                     out.add(standingSentence());
                 }
                 out.add(waitsForSentence(time));
+                if (starvation != null) {
+                    out.add(starvationSentence(time));
+                }
             }
             case RUNNING -> {
                 out.add(jobId + " runs in " + allocation + ".");
@@ -200,6 +214,25 @@ public record WaitExplanation(
         }
         return head + "it holds at least " + margin + " x its quota, so owed allocations may reclaim from it down to its"
                 + " quota (and allocations ahead of it on the lookback window may take turns with it)" + after;
+    }
+
+    /**
+     * "It asks for more GPUs than its allocation's quota ...": when the starvation rule gives it the right to take
+     * turns, and what that right is.
+     */
+    private String starvationSentence(LongFunction<String> time) {
+        String limit = dev.allot.core.model.Durations.formatSeconds(starvation.limitSeconds());
+        String right = "take turns with allocations standing higher than its own that it is ahead of on the lookback"
+                + " window, taking their unprotected work that fits within their own quotas";
+        String head = "It asks for more GPUs (" + gpus + ") than " + allocation + "'s quota of "
+                + short3(standing.quotaGpus()) + ", so reclaiming alone may never pay for it: ";
+        if (atSeconds >= starvation.fromSeconds()) {
+            return head + "it has waited past the starvation limit (" + limit + ", since "
+                    + time.apply(starvation.fromSeconds()) + "), so while " + allocation + " is owed it may also "
+                    + right + ".";
+        }
+        return head + "from " + time.apply(starvation.fromSeconds()) + " (after the starvation limit of " + limit
+                + ") it may also " + right + ", if " + allocation + " is still owed then.";
     }
 
     /** {@link Decimals#significant} with 3 digits, without trailing zeros: 8, 3.2, 1.1, 0.333. */

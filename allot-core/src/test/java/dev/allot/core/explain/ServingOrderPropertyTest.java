@@ -86,7 +86,11 @@ class ServingOrderPropertyTest {
                 }
                 // under the default ranking=entitlement, allocated work is also told its allocation's standing
                 assertThat(e.standing() != null).as("seed %d, %s", seed, j.id()).isEqualTo(j.allocated());
-                assertThat(e.summary()).hasSize(j.allocated() ? 4 : 3).allSatisfy(line -> assertThat(line).isNotBlank());
+                // and work larger than its owed allocation's quota is told when the starvation limit lets it take turns
+                boolean beyondQuota = e.standing() != null && e.standing().owed() && j.gpus() > e.standing().quotaGpus();
+                assertThat(e.starvation() != null).as("seed %d, %s", seed, j.id()).isEqualTo(beyondQuota);
+                assertThat(e.summary()).hasSize(j.allocated() ? (beyondQuota ? 5 : 4) : 3)
+                        .allSatisfy(line -> assertThat(line).isNotBlank());
             }
             for (int l = 0; l < s.tree().leafCount(); l++) {
                 for (Job v : s.runningAllocated(l)) {

@@ -271,6 +271,34 @@ class WaitExplainerTest {
     }
 
     @Test
+    void workLargerThanItsOwedAllocationsQuotaIsToldWhenTheStarvationLimitLetsItTakeTurns() {
+        // given 2 nodes x 8 GPUs shared 1:3 (A's quota 4 GPUs, B's 12), B runs 16 GPUs protected for 2h, and at 10m A
+        // submits a gang of one whole node: 8 GPUs, twice its quota
+        Story s = Story.given(2, 8).tree(t -> t.leaf("A", 1).leaf("B", 3))
+                .at(0).runsOn("b1", "B", 0, 8, 2 * H).runsOn("b2", "B", 1, 8, 2 * H)
+                .at(600).submitsGang("a1", "A", 8, 8);
+
+        // then before the starvation limit (1h after its submission) it is told from when it may take turns
+        WaitExplanation before = s.explain("a1");
+        assertThat(before.starvation()).isEqualTo(new WaitExplanation.Starvation(600 + H, H));
+        assertThat(before.summary().get(before.summary().size() - 1)).isEqualTo("It asks for more GPUs (8) than A's"
+                + " quota of 4, so reclaiming alone may never pay for it: from t=4200s (after the starvation limit of 1h)"
+                + " it may also take turns with allocations standing higher than its own that it is ahead of on the"
+                + " lookback window, taking their unprotected work that fits within their own quotas, if A is still"
+                + " owed then.");
+
+        // and after it, that it has that right now
+        WaitExplanation after = s.at(5000).explain("a1");
+        assertThat(after.summary().get(after.summary().size() - 1)).isEqualTo("It asks for more GPUs (8) than A's"
+                + " quota of 4, so reclaiming alone may never pay for it: it has waited past the starvation limit (1h,"
+                + " since t=4200s), so while A is owed it may also take turns with allocations standing higher than its"
+                + " own that it is ahead of on the lookback window, taking their unprotected work that fits within their"
+                + " own quotas.");
+        // work within its allocation's quota is not told about starvation
+        assertThat(s.submits("a2", "A", 2).explain("a2").starvation()).isNull();
+    }
+
+    @Test
     void aGangWaitsForTheLaterOfTheTwoNodesItNeedsToFreeUp() {
         // given A (a quota of 4 GPUs) runs a1 on node 1 protected for 1h and a2 on node 2 for 2h, B's gang (quota 12)
         // needs both whole nodes

@@ -86,6 +86,11 @@ public final class PreemptionRules {
         return ranking;
     }
 
+    /** How long owed work larger than its allocation's quota waits before it may take turns ({@link #starving}). */
+    public long starvationLimitSeconds() {
+        return starvationLimitSeconds;
+    }
+
     public double margin() {
         return margin;
     }
