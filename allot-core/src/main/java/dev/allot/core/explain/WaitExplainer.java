@@ -9,7 +9,9 @@ import dev.allot.core.policy.allocation.Entitlements;
 import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
 import dev.allot.core.policy.allocation.preemption.Ranking;
+import dev.allot.core.policy.allocation.preemption.VictimOrder;
 import dev.allot.core.sched.Placer;
+import dev.allot.core.sched.VictimPool;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
@@ -253,7 +255,7 @@ public final class WaitExplainer {
             return new WaitsFor.Unallocated(w.gpus(), idle, allocatedWaiting);
         }
         WaitsFor.Gang gang = gangBlocked(state, rules, w, now);
-        long preemptible = rules.preemptibleGpus(state, w);
+        long preemptible = takableNow(state, rules, w, now);
         if (idle + preemptible >= w.gpus()) {
             if (gang != null) {
                 return gang;
@@ -303,6 +305,26 @@ public final class WaitExplainer {
             return new WaitsFor.ProtectedUntil(until, w.gpus(), idle, preemptible, named);
         }
         return new WaitsFor.Gpus(w.gpus(), idle, preemptible, later);
+    }
+
+    /**
+     * GPUs of the running jobs {@code w} may preempt now, job by job as the policy's search takes them: within each
+     * allocation's budget in victim order, so a job larger than what is left of its allocation's budget does not count
+     * (a sum of budgets would count GPUs no single job can be taken for).
+     */
+    private static long takableNow(ClusterState state, PreemptionRules rules, Job w, long now) {
+        VictimPool pool = new VictimPool(state.nodeCount());
+        List<Job> sorted = pool.sorted(all -> {
+            state.runningUnallocated().forEach(all);
+            for (int l = 0; l < state.tree().leafCount(); l++) {
+                state.runningAllocated(l).forEach(all);
+            }
+        }, v -> !v.isProtected(now), new VictimOrder(rules, now), rules.version());
+        long gpus = 0;
+        for (Job v : rules.candidates(sorted, rules.rightsOf(w), v -> false)) {
+            gpus += v.gpus();
+        }
+        return gpus;
     }
 
     /**

@@ -299,6 +299,21 @@ class WaitExplainerTest {
     }
 
     @Test
+    void gpusWithinAReclaimBudgetThatNoSingleJobFitsAreNotCountedAsPreemptible() {
+        // given 2 nodes x 8 GPUs shared 1:3 (A's quota 4, B's 12); A used a node for 3h, so B is ahead of A on the
+        // window (A may not take turns with B); then B runs two 8-GPU jobs past their protection: B holds 16, 4 above
+        // its quota, but each of its jobs is 8 GPUs
+        Story s = Story.given(2, 8).tree(t -> t.leaf("A", 1).leaf("B", 3))
+                .at(0).runsOn("a0", "A", 0, 8, H)
+                .at(3 * H).ends("a0").runsOn("b1", "B", 0, 8, H).runsOn("b2", "B", 1, 8, H)
+                .at(5 * H).submits("a1", "A", 2);
+
+        // then owed A may reclaim 4 GPUs of B but no job of B fits that: nothing could be preempted now
+        WaitExplanation e = s.explain("a1");
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gpus(2, 0, 0, 0));
+    }
+
+    @Test
     void aGangWaitsForTheLaterOfTheTwoNodesItNeedsToFreeUp() {
         // given A (a quota of 4 GPUs) runs a1 on node 1 protected for 1h and a2 on node 2 for 2h, B's gang (quota 12)
         // needs both whole nodes
