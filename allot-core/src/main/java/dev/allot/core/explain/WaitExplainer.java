@@ -9,7 +9,6 @@ import dev.allot.core.policy.allocation.Entitlements;
 import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
 import dev.allot.core.policy.allocation.preemption.Ranking;
-import dev.allot.core.policy.allocation.preemption.VictimOrder;
 import dev.allot.core.sched.Placer;
 import dev.allot.core.sched.VictimPool;
 import dev.allot.core.state.ClusterState;
@@ -313,15 +312,9 @@ public final class WaitExplainer {
      * (a sum of budgets would count GPUs no single job can be taken for).
      */
     private static long takableNow(ClusterState state, PreemptionRules rules, Job w, long now) {
-        VictimPool pool = new VictimPool(state.nodeCount());
-        List<Job> sorted = pool.sorted(all -> {
-            state.runningUnallocated().forEach(all);
-            for (int l = 0; l < state.tree().leafCount(); l++) {
-                state.runningAllocated(l).forEach(all);
-            }
-        }, v -> !v.isProtected(now), new VictimOrder(rules, now), rules.version());
+        List<Job> pool = rules.victimPool(new VictimPool(state.nodeCount()), state, now);
         long gpus = 0;
-        for (Job v : rules.candidates(sorted, rules.rightsOf(w), v -> false)) {
+        for (Job v : rules.candidates(pool, rules.rightsOf(w), v -> false)) {
             gpus += v.gpus();
         }
         return gpus;

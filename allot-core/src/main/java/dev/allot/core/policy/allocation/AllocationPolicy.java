@@ -410,7 +410,6 @@ public final class AllocationPolicy implements Policy {
     }
 
     private List<Job> findVictims(ClusterState state, Job w, PreemptionRules.Rights rights, long now, BitSet excluded) {
-        int leaves = state.tree().leafCount();
         if (shortcuts && failedSearches.covers(w, rights, work.version(), excluded)) {
             return null;
         }
@@ -418,12 +417,7 @@ public final class AllocationPolicy implements Policy {
         if (shortcuts && wholeNodes && wholeNodeBound.nodesFor(state, work, rights, excluded) < w.gpus() / w.gpusPerNode()) {
             return null;
         }
-        List<Job> pool = victimPool.sorted(all -> {
-            state.runningUnallocated().forEach(all);
-            for (int l = 0; l < leaves; l++) {
-                state.runningAllocated(l).forEach(all);
-            }
-        }, v -> !v.isProtected(now), new VictimOrder(rules, now), rules.version());
+        List<Job> pool = rules.victimPool(victimPool, state, now);
         if (w.gpusPerNode() > 0 && !wholeNodes
                 && victimPool.nodesThatCouldHost(work.free(), w.gpusPerNode(), excluded) < w.gpus() / w.gpusPerNode()) {
             return null;

@@ -7,6 +7,7 @@ import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.policy.allocation.Entitlements;
 import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.sched.NodeBudget;
+import dev.allot.core.sched.VictimPool;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import java.util.ArrayList;
@@ -260,6 +261,21 @@ public final class PreemptionRules {
             }
             return ok;
         };
+    }
+
+    /**
+     * Every running job past its protection (unallocated work is never protected), in {@link VictimOrder}: the pool
+     * each victim search of the allocation policy, and the explanations' count of what could be preempted, start from.
+     * {@code pool} keeps the sort while this cycle's rules do not change ({@link #version}).
+     */
+    public List<Job> victimPool(VictimPool pool, ClusterState state, long now) {
+        int leaves = state.tree().leafCount();
+        return pool.sorted(all -> {
+            state.runningUnallocated().forEach(all);
+            for (int l = 0; l < leaves; l++) {
+                state.runningAllocated(l).forEach(all);
+            }
+        }, v -> !v.isProtected(now), new VictimOrder(this, now), version());
     }
 
     /**
