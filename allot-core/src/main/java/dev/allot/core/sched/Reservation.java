@@ -39,16 +39,10 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
      * moment can be predicted.
      *
      * @param mayPreempt which running jobs the owner may preempt once they are past their protection
+     * @param budget     asked for each node a whole-node reservation would take whether the owner may take all its
+     *                   jobs on top of those of the nodes taken before (null: whatever {@code mayPreempt} admits job
+     *                   by job), so a reservation the owner could never start on is not planned
      * @param taken      nodes other reservations of the cycle hold (null: none)
-     */
-    public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt, BitSet taken) {
-        return plan(work, owner, mayPreempt, null, taken);
-    }
-
-    /**
-     * As {@link #plan(CycleWork, Job, Predicate, BitSet)}, with {@code budget}: asked for each node a whole-node
-     * reservation would take whether the owner may take all its jobs on top of those of the nodes taken before (null:
-     * whatever {@code mayPreempt} admits job by job). So a reservation the owner could never start on is not planned.
      */
     public static Reservation plan(CycleWork work, Job owner, Predicate<Job> mayPreempt, NodeBudget budget,
                                    BitSet taken) {
