@@ -54,6 +54,8 @@ public final class MetricsCollector implements SimulationListener {
     private final Hourly demandTotal = new Hourly();
 
     private long preemptions;
+    private long unallocatedPreemptions;
+    private long allocatedLostGpuSeconds;
     private long drainEvictions;
     private long requeues;
     private long lostGpuSeconds;
@@ -170,6 +172,9 @@ public final class MetricsCollector implements SimulationListener {
     public void onPreempt(long time, Job job, Placement placement, PreemptionCause cause, ClusterState.PreemptionResult result) {
         stopped(time, job, placement, !result.requeued());
         lostGpuSeconds += result.lostGpuSeconds();
+        if (job.allocated()) {
+            allocatedLostGpuSeconds += result.lostGpuSeconds();
+        }
         if (result.requeued()) {
             requeues++;
         }
@@ -177,6 +182,9 @@ public final class MetricsCollector implements SimulationListener {
             drainEvictions++;
         } else {
             preemptions++;
+            if (!job.allocated()) {
+                unallocatedPreemptions++;
+            }
             preemptionsByLeaf[job.leaf()]++;
         }
     }
@@ -361,9 +369,10 @@ public final class MetricsCollector implements SimulationListener {
                 busySum > 0 ? round(busyUnalloc.sum(0, windowHours) / busySum, 4) : 0,
                 fraction(paidTotal, owedTotal), fraction(paidDailyTotal, owedTotal), fraction(paidWindowTotal, owedTotal),
                 healthySum > 0 ? round(demandTotal.sum(0, windowHours) / healthySum, 3) : 0,
-                waits, preemptions, drainEvictions, requeues,
+                waits, preemptions, unallocatedPreemptions, drainEvictions, requeues,
                 round(lostGpuSeconds / 3600.0, 2), round(deliveredGpuSeconds / 3600.0, 2),
                 deliveredGpuSeconds > 0 ? round((double) lostGpuSeconds / deliveredGpuSeconds, 4) : 0,
+                deliveredGpuSeconds > 0 ? round((double) allocatedLostGpuSeconds / deliveredGpuSeconds, 4) : 0,
                 round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
                 windowSeconds, allocations);
     }

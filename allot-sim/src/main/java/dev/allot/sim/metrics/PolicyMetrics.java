@@ -18,6 +18,8 @@ import java.util.SortedMap;
  * @param meanDemandRatio   mean over the window of GPUs asked for by waiting and running work over healthy GPUs
  * @param waits             wait statistics for the classes {@code all}, {@code debug}, {@code large}
  * @param preemptions       running workloads stopped for other work (drains excluded)
+ * @param unallocatedPreemptions those of {@code preemptions} whose victim ran unallocated (free, always preemptible
+ *                          work, typically restarted on the next idle GPUs): the rest stopped work someone was charged for
  * @param drainEvictions    running workloads stopped because their host was unhealthy
  * @param lostGpuHours      GPU-hours of work thrown away by preemptions and drain evictions, over the whole run
  * @param deliveredGpuHours GPU-hours run by every attempt of every workload, allocated and unallocated, over the
@@ -26,6 +28,8 @@ import java.util.SortedMap;
  *                          is a share of
  * @param lostShare         lostGpuHours over deliveredGpuHours (from unrounded GPU-seconds, rounded to 4 decimals);
  *                          0 when nothing ran
+ * @param allocatedLostShare the part of {@code lostShare} that allocated work lost (the work of attempts that ran
+ *                          with a minimum runtime), over the same delivered GPU-hours
  * @param drainBlockedHours node-hours unhealthy nodes waited, beyond their workloads' minimum runtimes, to drain
  * @param drains            unhealthy episodes that ended drained (or healthy again)
  * @param drainsWithoutWaiting drains that needed no waiting beyond minimum runtimes
@@ -46,11 +50,13 @@ public record PolicyMetrics(
         double meanDemandRatio,
         SortedMap<String, WaitStats> waits,
         long preemptions,
+        long unallocatedPreemptions,
         long drainEvictions,
         long requeues,
         double lostGpuHours,
         double deliveredGpuHours,
         double lostShare,
+        double allocatedLostShare,
         double drainBlockedHours,
         int drains,
         int drainsWithoutWaiting,

@@ -180,9 +180,11 @@ public final class TextReport {
         add(rows, results, "completed", m -> integer(m.completed()));
         add(rows, results, "preempted for good", m -> integer(m.preemptedFinal()));
         add(rows, results, "preemptions", m -> integer(m.preemptions()));
+        add(rows, results, "  of unallocated work", m -> integer(m.unallocatedPreemptions()));
         add(rows, results, "drain evictions", m -> integer(m.drainEvictions()));
         add(rows, results, "lost GPU-hours", m -> number(m.lostGpuHours()));
         add(rows, results, "lost / delivered", m -> String.format(Locale.ROOT, "%.2f%%", m.lostShare() * 100));
+        add(rows, results, "  by allocated work", m -> String.format(Locale.ROOT, "%.2f%%", m.allocatedLostShare() * 100));
         add(rows, results, "delivered GPU-hours", m -> number(m.deliveredGpuHours()));
         add(rows, results, "drain-blocked node-hours", m -> String.format(Locale.ROOT, "%.1f", m.drainBlockedHours()));
         add(rows, results, "drains without waiting", m -> m.drainsWithoutWaiting() + " of " + m.drains());

@@ -44,8 +44,10 @@ public final class SweepTable {
             new Column("wait_p90_debug", m -> seconds(m.waits().get("debug").p90()), Kind.SECONDS),
             new Column("wait_p90_large", m -> seconds(m.waits().get("large").p90()), Kind.SECONDS),
             new Column("preemptions", m -> m.preemptions(), Kind.COUNT),
+            new Column("preemptions_unallocated", m -> m.unallocatedPreemptions(), Kind.COUNT),
             new Column("lost_gpu_hours", PolicyMetrics::lostGpuHours, Kind.NUMBER),
             new Column("lost_share", PolicyMetrics::lostShare, Kind.SMALL_PERCENT),
+            new Column("lost_share_allocated", PolicyMetrics::allocatedLostShare, Kind.SMALL_PERCENT),
             new Column("drain_blocked_hours", PolicyMetrics::drainBlockedHours, Kind.NUMBER));
 
     private SweepTable() {

@@ -39,6 +39,10 @@ class LostShareTest {
         assertThat(m.lostGpuHours()).isEqualTo(8.0);
         assertThat(m.deliveredGpuHours()).isEqualTo(40.0);
         assertThat(m.lostShare()).isEqualTo(0.2);
+        // a1 ran allocated: all of it is allocated work's loss, and no unallocated work was preempted
+        assertThat(m.allocatedLostShare()).isEqualTo(0.2);
+        assertThat(m.preemptions()).isEqualTo(1);
+        assertThat(m.unallocatedPreemptions()).isZero();
         // with no unhealthy node, delivered is the busy GPU-time the hourly series carry, over the whole run
         assertThat(run.result().hourly().busy().sum(0, Integer.MAX_VALUE)).isEqualTo(40 * 3600L);
     }
@@ -68,6 +72,41 @@ class LostShareTest {
         assertThat(m.lostShare()).isEqualTo(0.25);
         // the hourly busy series counts healthy GPUs only: it misses the hour a1 ran on unhealthy n1
         assertThat(run.result().hourly().busy().sum(0, Integer.MAX_VALUE)).isEqualTo(56 * 3600L);
+    }
+
+    @Test
+    void unallocatedWorkItsPreemptionsAndLossAreToldApart() {
+        // given one 8-GPU node shared 50/50, A runs u1 unallocated (4 GPUs, 4h, checkpoints every 2h) and a1
+        // allocated (4 GPUs, 4h, protected 1h, checkpoints every 3h) from 0s;
+        // when B submits b1 (8 GPUs, 1h, protected throughout) at 30m
+        Run run = given().nodes(1, 8)
+                .allocations(t -> t.leaf("A", 50).leaf("B", 50))
+                .workload(w("u1").in("A").gpus(4).runs("4h").minRuntime("0s").checkpointEvery("2h").at("0s"))
+                .workload(w("a1").in("A").gpus(4).runs("4h").minRuntime("1h").checkpointEvery("3h").at("0s"))
+                .workload(w("b1").in("B").gpus(8).runs("1h").minRuntime("1h").at("30m"))
+                .run("allocation");
+        // then A stands exactly at its quota (4 allocated GPUs of 4: within the reclaim margin), so b1, larger than
+        // B's quota, waits the starvation limit (1h) and at 1h30m takes the whole node: u1 (unallocated, 1h30m of
+        // work since no checkpoint) and a1 (past its protection, 1h30m lost)
+        assertThat(run.story()).containsExactly(
+                "0s start a1 on n1:4",
+                "0s start u1 on n1:4",
+                "1h30m preempt u1 by b1 unallocated requeued lost=1h30m",
+                "1h30m preempt a1 by b1 fair_share requeued lost=1h30m",
+                "1h30m start b1 on n1:8",
+                "2h30m complete b1",
+                "2h30m start a1 on n1:4",
+                "2h30m start u1 on n1:4",
+                "6h30m complete a1",
+                "6h30m complete u1");
+        PolicyMetrics m = run.result().metrics();
+        assertThat(m.preemptions()).isEqualTo(2);
+        assertThat(m.unallocatedPreemptions()).isEqualTo(1);
+        // delivered 6 + 6 (first attempts) + 8 (b1) + 16 + 16 = 52 GPU-hours; lost 6 (u1) + 6 (a1), a1's allocated
+        assertThat(m.deliveredGpuHours()).isEqualTo(52.0);
+        assertThat(m.lostGpuHours()).isEqualTo(12.0);
+        assertThat(m.lostShare()).isEqualTo(0.2308);
+        assertThat(m.allocatedLostShare()).isEqualTo(0.1154);
     }
 
     @Test
