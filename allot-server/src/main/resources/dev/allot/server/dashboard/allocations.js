@@ -75,10 +75,10 @@
         el('td', { class: 'num entitlement' }, fmt.pct(r.entitlement, 1)),
         el('td', { class: 'num preview preview-col' + (preview && Math.abs(newEnt - r.entitlement) > 1e-12 ? ' changed' : ''),
           hidden: !preview }, preview ? fmt.pct(newEnt, 1) : ''),
-        el('td', { class: 'num allocated' }, fmt.gpuHours(r.gpuSeconds)),
-        el('td', { class: 'num unallocated' }, fmt.gpuHours(r.unallocatedGpuSeconds)),
-        el('td', { class: 'num entitled' }, fmt.gpuHours(r.entitledGpuSeconds)),
-        el('td', { class: 'num owed' }, fmt.gpuHours(r.owedGpuSeconds)),
+        el('td', { class: 'num allocated' }, fmt.gpuHours(r.gpuSeconds, 2)),
+        el('td', { class: 'num unallocated' }, fmt.gpuHours(r.unallocatedGpuSeconds, 2)),
+        el('td', { class: 'num entitled' }, fmt.gpuHours(r.entitledGpuSeconds, 2)),
+        el('td', { class: 'num owed' }, fmt.gpuHours(r.owedGpuSeconds, 2)),
         el('td', { class: 'num paid' }, fmt.pct(r.paidFraction, 0)),
         el('td', { class: 'managers muted' }, a.managers.join(', ')));
       body.appendChild(tr);
@@ -130,6 +130,9 @@
   }
 
   async function audit() {
+    if (Allot.session.role !== 'admin' && !tree.some(a => a.managers.includes(Allot.session.user))) {
+      return; // only administrators and managers read the trail (the API refuses others)
+    }
     let entries;
     try {
       entries = (await api('/v1/audit?limit=20')).entries;

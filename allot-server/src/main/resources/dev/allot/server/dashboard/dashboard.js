@@ -65,7 +65,7 @@ const Allot = (() => {
         e.setAttribute(k, v === true ? '' : String(v));
       }
     }
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === null || c === undefined || c === false) {
         continue;
       }
@@ -120,7 +120,7 @@ const Allot = (() => {
     num: (x, d = 0) => x === null || x === undefined ? '\u2013'
       : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }),
     pct: (x, d = 1) => x === null || x === undefined ? '\u2013' : fmt.num(x * 100, d) + '%',
-    gpuHours: x => fmt.num(x / 3600, 1),
+    gpuHours: (x, d = 1) => fmt.num(x / 3600, d),
     time: iso => iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '\u2013',
   };
 

@@ -113,7 +113,9 @@
         cell.appendChild(el('span', { class: 'badge kind' }, w.kind));
         cell.appendChild(document.createTextNode(' '));
       }
-      cell.appendChild(el('span', { class: 'summary-text' }, x.summary.slice(1, 2).concat(x.summary.slice(0, 1))[0] || ''));
+      // the sentence that says what it waits for is the last one before those about past preemptions
+      const words = x.summary.filter((s, i) => i > 0 && !s.startsWith('Attempt '));
+      cell.appendChild(el('span', { class: 'summary-text' }, words.length ? words[words.length - 1] : x.summary[0] || ''));
       cell.dataset.loaded = 'true';
     } catch (e) {
       cell.textContent = e.message;
