@@ -45,8 +45,10 @@ final class Entitlements {
                 entitlement.put(a.path(), core.entitlement(core.node(a.path()).orElseThrow()));
             }
         }
-        long step = stepMillis > 0 ? stepMillis : untilMillis - sinceMillis;
-        int steps = (int) ((untilMillis - sinceMillis + step - 1) / step);
+        long window = untilMillis - sinceMillis;
+        // a step longer than the window is the window (one step), which also keeps the arithmetic below from overflowing
+        long step = stepMillis > 0 ? Math.min(stepMillis, window) : window;
+        int steps = (int) (window / step + (window % step == 0 ? 0 : 1));
         Accumulated used = accumulate(runs, entitlement, sinceMillis, untilMillis, step, steps);
         Accumulated unallocated = accumulate(unallocatedRuns, entitlement, sinceMillis, untilMillis, step, steps);
         Accumulated asked = accumulate(demand, entitlement, sinceMillis, untilMillis, step, steps);
