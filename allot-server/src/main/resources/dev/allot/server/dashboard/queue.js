@@ -6,6 +6,7 @@
   const { api, el, fmt } = Allot;
   const PAGE = 500;
   const EXPLAIN_FIRST = 20;
+  const OTHER_SENTENCES = ['Attempt ', 'Over the last ', 'Right now ', 'It asks for more GPUs '];
   try {
     await Allot.signedIn();
     const allocations = (await api('/v1/allocations')).allocations;
@@ -61,7 +62,7 @@
       if (!levelsOf.has(allocation)) {
         levelsOf.set(allocation, (queue.levels[allocation] || []).map(l => [l.name.substring(l.name.lastIndexOf('/') + 1),
           ' used ' + fmt.gpuHours(l.usageGpuSeconds) + ' / entitled ' + fmt.gpuHours(l.entitledGpuSeconds)
-          + ' GPU-h \u00b7 ratio ' + (l.ratio === null ? '\u221e' : fmt.num(l.ratio, 2))
+          + ' GPU-h \u00b7 ratio ' + (l.ratio === null ? '\u221e' : fmt.num(l.ratio, 4))
           + ' \u00b7 rank ' + l.rank + '/' + l.siblings]));
       }
       return levelsOf.get(allocation);
@@ -113,8 +114,9 @@
         cell.appendChild(el('span', { class: 'badge kind' }, w.kind));
         cell.appendChild(document.createTextNode(' '));
       }
-      // the sentence that says what it waits for is the last one before those about past preemptions
-      const words = x.summary.filter((s, i) => i > 0 && !s.startsWith('Attempt '));
+      // the sentence that says what it waits for: the last one that is not its place (first), its fair share, its
+      // standing, the starvation rule or a past preemption
+      const words = x.summary.filter((s, i) => i > 0 && !OTHER_SENTENCES.some(p => s.startsWith(p)));
       cell.appendChild(el('span', { class: 'summary-text' }, words.length ? words[words.length - 1] : x.summary[0] || ''));
       cell.dataset.loaded = 'true';
     } catch (e) {

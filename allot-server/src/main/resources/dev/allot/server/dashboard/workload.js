@@ -54,7 +54,7 @@
     for (const l of levels) {
       document.querySelector('#levels tbody').appendChild(el('tr', {}, el('td', {}, l.name),
         el('td', { class: 'num' }, fmt.gpuHours(l.usageGpuSeconds)), el('td', { class: 'num' }, fmt.gpuHours(l.entitledGpuSeconds)),
-        el('td', { class: 'num' }, l.ratio === null ? '\u221e' : fmt.num(l.ratio, 2)), el('td', { class: 'num' }, l.rank + '/' + l.siblings)));
+        el('td', { class: 'num' }, l.ratio === null ? '\u221e' : fmt.num(l.ratio, 4)), el('td', { class: 'num' }, l.rank + '/' + l.siblings)));
     }
     const attempts = document.querySelector('#attempts tbody');
     for (const a of detail.attempts) {
