@@ -171,6 +171,23 @@ class QueueApiTest {
         assertThat(row(windowOnly, X).path("owedGpuSeconds").asDouble()).isEqualTo(2 * 8 * 3600.0);
     }
 
+    @Test
+    void unallocatedWorkIsReceivedButNeverOwedNorCharged() {
+        submit("member", body("gpus", "1", "gpusPerNode", "0", "minRuntime", "\"0s\""));
+        loop.runOnce(); // starts at 09:00 on the idle gpu-01
+        clock.advance(Duration.ofMinutes(30));
+        JsonNode usage = get("/v1/allocations/usage?since=1h&step=1h", "member");
+        for (String path : List.of(X, "lab/nlp", "lab")) {
+            JsonNode r = row(usage, path);
+            assertThat(r.path("unallocatedGpuSeconds").asDouble()).as(path).isEqualTo(1800.0);
+            assertThat(r.path("series").get(0).path("unallocatedGpuSeconds").asDouble()).isEqualTo(1800.0);
+            assertThat(r.path("gpuSeconds").asDouble()).isZero();
+            assertThat(r.path("owedGpuSeconds").asDouble()).isZero();
+            assertThat(r.path("paidFraction").isNull()).as("nothing owed, nothing to pay").isTrue();
+        }
+        assertThat(row(usage, DETECT).path("unallocatedGpuSeconds").asDouble()).isZero();
+    }
+
     private static JsonNode row(JsonNode usage, String path) {
         for (JsonNode r : usage.path("allocations")) {
             if (r.path("path").asText().equals(path)) {
