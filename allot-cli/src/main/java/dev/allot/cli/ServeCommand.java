@@ -190,6 +190,7 @@ final class ServeCommand implements Callable<Integer> {
                 + localNode.map(n -> ", node " + n.name() + " with " + n.gpus() + " GPU" + (n.gpus() == 1 ? "" : "s"))
                 .orElse("") + ", data in " + dataDir + (dbUrl != null ? ", store " + dbUrl : "") + ")");
         out.println("Metrics: " + service.url() + "/metrics   API description: " + service.url() + "/v1/openapi.json");
+        out.println("Dashboard: " + service.url() + "/ (sign in with an API token)");
         service.identity().notices().forEach(out::println);
         service.plainTextWarning().ifPresent(w -> out.println("WARNING: " + w));
         service.adminToken().ifPresent(t -> {
@@ -233,6 +234,7 @@ final class ServeCommand implements Callable<Integer> {
             out.println("  ./allot submit --allocation lab/nlp/pretrain --gpus 2 --min-runtime 10m --resumable -- sleep 300");
             out.println("  ./allot queue");
             out.println("  ./allot explain w-1");
+            out.println("and open the dashboard, " + service.url() + "/, signing in with the demo token.");
         }
         out.println();
         out.println("Stop with Ctrl-C (running workloads keep running and are adopted at the next start).");

@@ -85,6 +85,7 @@ class ServeCommandTest {
         assertThat(first.out()).contains("Allot service listening on " + config.get("server").asText(),
                 "Created user 'admin'", "Demo token (user demo):", "  " + token,
                 "./allot submit --allocation lab/nlp/pretrain", "./allot queue", "./allot explain w-1",
+                "Dashboard: " + config.get("server").asText() + "/ (sign in with an API token)",
                 "Wrote " + clientJson, "allot serve: stopped");
         String adminToken = Files.readString(data.resolve("admin-token")).trim();
         assertThat(first.out()).contains("  " + adminToken);

@@ -153,15 +153,44 @@ public final class WaitExplainer {
     }
 
     private static List<WaitExplanation.FairShareLevel> levels(ClusterState state, FairShare fs, Job job) {
+        return levels(state, fs, job.leaf());
+    }
+
+    private static List<WaitExplanation.FairShareLevel> levels(ClusterState state, FairShare fs, int leaf) {
         AllocationTree tree = state.tree();
         List<WaitExplanation.FairShareLevel> out = new ArrayList<>();
-        for (int node = tree.leafNode(job.leaf()); tree.parent(node) >= 0; node = tree.parent(node)) {
+        for (int node = tree.leafNode(leaf); tree.parent(node) >= 0; node = tree.parent(node)) {
             int parent = tree.parent(node);
             out.add(0, new WaitExplanation.FairShareLevel(tree.name(node), tree.name(parent), fs.usageGpuSeconds(node),
                     committedGpuSeconds(state, node), tree.entitlement(node), fs.entitledGpuSeconds(node), fs.ratio(node),
                     fs.rankAmongSiblings(node), tree.childrenCount(parent)));
         }
         return out;
+    }
+
+    /**
+     * The whole queue at {@code now} (the state's time): every waiting job in {@link #servingOrder} with its place,
+     * and the fair-share levels of each allocation with waiting work, computed once per allocation, so the whole
+     * queue costs one serving order rather than one explanation per job.
+     */
+    public QueueSnapshot queue(ClusterState state, long now) {
+        if (state.now() != now) {
+            throw new IllegalArgumentException("the state is at " + state.now() + ", not at " + now);
+        }
+        FairShare fs = fairShare(state);
+        List<Job> order = servingOrder(state, policies.get().freshRules(state));
+        int[] inAllocation = new int[state.tree().leafCount()];
+        List<QueueSnapshot.Entry> entries = new ArrayList<>(order.size());
+        java.util.Map<String, List<WaitExplanation.FairShareLevel>> levels = new java.util.LinkedHashMap<>();
+        for (Job j : order) {
+            String leaf = state.tree().leafName(j.leaf());
+            entries.add(new QueueSnapshot.Entry(j.id(), leaf, j.allocated(), j.gpus(), entries.size() + 1,
+                    ++inAllocation[j.leaf()]));
+            if (!levels.containsKey(leaf)) {
+                levels.put(leaf, levels(state, fs, j.leaf()));
+            }
+        }
+        return new QueueSnapshot(now, entries, levels);
     }
 
     /**

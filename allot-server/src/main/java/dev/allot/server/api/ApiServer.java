@@ -92,6 +92,8 @@ public final class ApiServer implements AutoCloseable {
     private final Cached<List<Node>> nodes;
     private final Authentication authentication;
     private final UsersApi usersApi;
+    private final SessionApi sessionApi;
+    private final QueueApi queueApi;
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
 
@@ -159,7 +161,7 @@ public final class ApiServer implements AutoCloseable {
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
                 .build();
         this.openApi = readOpenApi();
-        this.usersApi = new UsersApi(store, clock, authentication, new UsersApi.Io() {
+        UsersApi.Io io = new UsersApi.Io() {
             @Override
             public JsonNode body(Context ctx) {
                 return readBody(ctx);
@@ -169,7 +171,10 @@ public final class ApiServer implements AutoCloseable {
             public void json(Context ctx, int status, Object body) {
                 ApiServer.this.json(ctx, status, body);
             }
-        }, extras.identity());
+        };
+        this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
+        this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
+        this.queueApi = new QueueApi(store, explainer, io);
         this.app = Javalin.create(this::configure);
     }
 
@@ -260,6 +265,12 @@ public final class ApiServer implements AutoCloseable {
         config.routes.delete("/v1/allocations/<path>", authed(this::removeAllocation));
         config.routes.get("/v1/audit", authed(this::audit));
         config.routes.get("/v1/me", authed(usersApi::me));
+        config.routes.post("/v1/session", sessionApi::signIn);
+        config.routes.get("/v1/session", sessionApi::current);
+        config.routes.delete("/v1/session", sessionApi::signOut);
+        config.routes.get("/v1/queue", authed(queueApi::queue));
+        config.routes.get("/v1/drains", authed(queueApi::drains));
+        Dashboard.routes(config);
         config.routes.get("/v1/users", authed(usersApi::users));
         config.routes.put("/v1/users/{name}", authed(usersApi::putUser));
         config.routes.get("/v1/users/{name}/tokens", authed(usersApi::tokens));
@@ -598,7 +609,8 @@ public final class ApiServer implements AutoCloseable {
         List<Allocation> tree = store.allocations().allocations();
         List<dev.allot.server.store.Attempts.ChargedRun> runs = store.attempts().chargedRuns(since, now);
         int clusterGpus = store.nodes().nodes().stream().mapToInt(Node::gpus).sum();
-        List<Views.UsageRow> rows = Entitlements.rows(tree, runs, since, now, clusterGpus, stepMillis);
+        List<Views.UsageRow> rows = Entitlements.rows(tree, runs, store.attempts().unallocatedRuns(since, now),
+                store.attempts().allocatedDemand(since, now), since, now, clusterGpus, stepMillis);
         double total = runs.stream().mapToDouble(r -> r.gpuSecondsIn(since, now)).sum();
         json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, clusterGpus,
                 stepText == null ? null : Durations.formatSeconds(stepMillis / 1000), total, rows));

@@ -21,6 +21,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *   from the cache once invalidated.</li>
  * </ul>
  * The request's token (its id, for minting) is kept on the request as {@link #TOKEN_ATTRIBUTE}.
+ *
+ * <p>A request without an {@code Authorization} header may instead carry the dashboard's session cookie
+ * ({@link Sessions}): it is authenticated through the token the session was opened with, exactly as that token would
+ * be (so a revoked token or a disabled user ends the session), and when its method changes state ({@code POST},
+ * {@code PUT}, {@code PATCH}, {@code DELETE}) it must also carry the session's CSRF token in
+ * {@value Sessions#CSRF_HEADER}, else 403. A bearer token wins over a cookie: a browser never adds the
+ * {@code Authorization} header by itself, so bearer requests need no CSRF token and work exactly as before.
  */
 final class Authentication {
     static final String TOKEN_ATTRIBUTE = "allot.token";
@@ -29,6 +36,7 @@ final class Authentication {
     private final Store store;
     private final Clock clock;
     private final Cached<ConcurrentHashMap<String, Access.TokenHolder>> tokens;
+    private final Sessions sessions = new Sessions();
 
     Authentication(Store store, Clock clock, long cacheTtlNanos) {
         this.store = Objects.requireNonNull(store, "store");
@@ -45,13 +53,56 @@ final class Authentication {
     Access.TokenHolder authenticate(Context ctx) {
         String header = ctx.header("Authorization");
         if (header == null || header.isBlank()) {
+            String cookie = ctx.cookie(Sessions.COOKIE);
+            if (cookie != null && !cookie.isEmpty()) {
+                return bySession(ctx, cookie);
+            }
             throw ApiException.unauthorized("authentication required: no Authorization header");
         }
         String prefix = "Bearer ";
         if (header.length() <= prefix.length() || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
             throw ApiException.unauthorized("authentication required: the Authorization header must be 'Bearer <token>'");
         }
-        String token = header.substring(prefix.length()).trim();
+        Access.TokenHolder found = holder(header.substring(prefix.length()).trim());
+        ctx.attribute(TOKEN_ATTRIBUTE, found.token());
+        return found;
+    }
+
+    /** The dashboard's sessions (sign in, sign out). */
+    Sessions sessions() {
+        return sessions;
+    }
+
+    /** The holder of a session cookie's token; a state-changing request must carry the session's CSRF token. */
+    private Access.TokenHolder bySession(Context ctx, String cookie) {
+        Sessions.Session s = sessions.find(cookie, clock.millis()).orElseThrow(() -> ApiException.unauthorized(
+                "the dashboard session has ended (signed out, expired or the service restarted); sign in again"));
+        Access.TokenHolder found;
+        try {
+            found = holder(s.apiToken());
+        } catch (ApiException e) {
+            sessions.close(s.id());
+            throw e;
+        }
+        if (changesState(ctx.method().name()) && !s.csrfMatches(ctx.header(Sessions.CSRF_HEADER))) {
+            throw ApiException.forbidden("a request authenticated by the session cookie that changes something must"
+                    + " carry the session's CSRF token in the " + Sessions.CSRF_HEADER + " header",
+                    "GET /v1/session gives it; the dashboard's pages send it on every change");
+        }
+        ctx.attribute(TOKEN_ATTRIBUTE, found.token());
+        return found;
+    }
+
+    static boolean changesState(String method) {
+        return !(method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS"));
+    }
+
+    /**
+     * The holder of a token, who may sign in now.
+     *
+     * @throws ApiException 401 for an unknown or revoked token, an expired one (saying when), or one of a disabled user
+     */
+    Access.TokenHolder holder(String token) {
         ConcurrentHashMap<String, Access.TokenHolder> known = tokens.get();
         Access.TokenHolder found = known.get(token);
         if (found == null) {
@@ -68,7 +119,6 @@ final class Authentication {
         if (refusal.isPresent()) {
             throw ApiException.unauthorized(refusal.get());
         }
-        ctx.attribute(TOKEN_ATTRIBUTE, found.token());
         return found;
     }
 

@@ -112,7 +112,11 @@ final class Explanations {
     }
 
     private static List<Level> levels(WaitExplanation e) {
-        return e.fairShare().stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.runGpuSeconds(),
+        return levels(e.fairShare());
+    }
+
+    static List<Level> levels(List<WaitExplanation.FairShareLevel> fairShare) {
+        return fairShare.stream().map(l -> new Level(l.name(), l.parent(), l.usageGpuSeconds(), l.runGpuSeconds(),
                 l.committedGpuSeconds(), l.entitlement(),
                 l.entitledGpuSeconds(), Double.isInfinite(l.ratio()) ? null : l.ratio(), l.rank(), l.siblings())).toList();
     }

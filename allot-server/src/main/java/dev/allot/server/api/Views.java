@@ -143,11 +143,17 @@ final class Views {
      * window on the cluster's GPUs, what it used, its fraction of all use, and with {@code step} the same per step.
      */
     record UsageRow(String path, String parent, double share, double entitlement, double entitledGpuSeconds,
-                    double gpuSeconds, Double usedFraction, List<UsagePoint> series) {
+                    double gpuSeconds, Double usedFraction, List<UsagePoint> series, double unallocatedGpuSeconds,
+                    double owedGpuSeconds, Double paidFraction) {
     }
 
-    /** Usage in one step of the window, starting at {@code start}, against what the entitlement buys in it. */
-    record UsagePoint(String start, double gpuSeconds, double entitledGpuSeconds) {
+    /**
+     * Usage in one step of the window, starting at {@code start}, against what the entitlement buys in it: allocated
+     * ({@code gpuSeconds}, charged) and unallocated GPU time received, and what was owed (entitlement capped by what
+     * allocated work asked for).
+     */
+    record UsagePoint(String start, double gpuSeconds, double entitledGpuSeconds, double unallocatedGpuSeconds,
+                      double owedGpuSeconds) {
     }
 
     record Usage(String since, String until, long windowSeconds, int clusterGpus, String step, double totalGpuSeconds,

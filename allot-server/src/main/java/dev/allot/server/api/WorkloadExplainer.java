@@ -1,6 +1,8 @@
 package dev.allot.server.api;
 
+import dev.allot.core.explain.QueueSnapshot;
 import dev.allot.core.explain.WaitExplanation;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -22,5 +24,36 @@ public interface WorkloadExplainer {
      * Nothing by default.
      */
     default void progressReported(String workloadId) {
+    }
+
+    /**
+     * The whole queue in serving order with the fair-share levels of each allocation ({@code GET /v1/queue}); empty
+     * when the scheduler has not loaded yet. Empty by default.
+     */
+    default Optional<QueueSnapshot> queue() {
+        return Optional.empty();
+    }
+
+    /**
+     * The scheduler's view of every node that is not healthy ({@code GET /v1/drains}): draining (still running work)
+     * or drained. Empty when the scheduler has not loaded yet, and by default.
+     */
+    default Optional<List<NodeDrain>> drains() {
+        return Optional.empty();
+    }
+
+    /**
+     * A node that is not healthy, as the scheduler holds it.
+     *
+     * @param status             {@code draining} (work still runs on it) or {@code drained} (empty)
+     * @param workloads          the ids of the workloads still running on it
+     * @param completesAtSeconds when the last of them passes its minimum runtime and may be preempted, so the drain
+     *                           can complete (seconds since the epoch); null when drained or when nothing on it is
+     *                           protected (it completes at the scheduler's next cycle)
+     */
+    record NodeDrain(String node, String status, List<String> workloads, Long completesAtSeconds) {
+        public NodeDrain {
+            workloads = List.copyOf(workloads);
+        }
     }
 }

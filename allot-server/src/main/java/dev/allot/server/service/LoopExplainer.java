@@ -30,6 +30,30 @@ public final class LoopExplainer implements WorkloadExplainer {
     }
 
     @Override
+    public Optional<dev.allot.core.explain.QueueSnapshot> queue() {
+        return loop.inspect((state, now) -> explainer.queue(state, state.now()));
+    }
+
+    @Override
+    public Optional<java.util.List<NodeDrain>> drains() {
+        return loop.inspect((state, now) -> {
+            java.util.List<NodeDrain> out = new java.util.ArrayList<>();
+            for (int n = 0; n < state.nodeCount(); n++) {
+                var status = state.nodeStatus(n);
+                if (status == dev.allot.core.state.ClusterState.NodeStatus.HEALTHY) {
+                    continue;
+                }
+                java.util.List<String> ids = state.jobsOn(n).stream().map(dev.allot.core.state.Job::id).sorted().toList();
+                long end = state.latestProtectionEnd(n);
+                Long completes = ids.isEmpty() || end == Long.MIN_VALUE || end <= state.now() ? null : end;
+                out.add(new NodeDrain(state.nodeName(n), status.name().toLowerCase(java.util.Locale.ROOT), ids,
+                        completes));
+            }
+            return out;
+        });
+    }
+
+    @Override
     public void progressReported(String workloadId) {
         loop.progressReported(workloadId);
     }

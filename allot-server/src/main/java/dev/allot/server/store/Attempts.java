@@ -248,6 +248,47 @@ public final class Attempts {
     }
 
     /**
+     * The attempts of unallocated workloads (minimum runtime zero) that ran at some time in
+     * {@code [sinceMillis, nowMillis)}: the GPU time allocations received beyond what they are charged for.
+     */
+    public List<ChargedRun> unallocatedRuns(long sinceMillis, long nowMillis) {
+        return transactions.tx("list unallocated runs", h ->
+                h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
+                                + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
+                                + " WHERE w.min_runtime_seconds = 0 AND a.started_at_ms < :now"
+                                + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
+                                + " ORDER BY w.seq, a.attempt")
+                        .bind("since", sinceMillis).bind("now", nowMillis)
+                        .map((rs, ctx) -> new ChargedRun(rs.getString(1),
+                                Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
+                                rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
+                        .list());
+    }
+
+    /**
+     * What allocated work asked for in {@code [sinceMillis, nowMillis)}: each allocated workload's GPUs from its
+     * submission until it ended (the end of its last attempt), or until now while it waits or runs. A workload that
+     * ended without ever starting (cancelled while waiting) is not counted: the store does not keep when it ended.
+     * As {@link ChargedRun}s, so that the same per-step arithmetic applies.
+     */
+    public List<ChargedRun> allocatedDemand(long sinceMillis, long nowMillis) {
+        return transactions.tx("list allocated demand", h ->
+                h.createQuery("SELECT w.allocation_path, w.gpus, w.submitted_at_ms, w.state,"
+                                + " (SELECT MAX(a.ended_at_ms) FROM attempts a WHERE a.workload_id = w.id) AS ended_at_ms"
+                                + " FROM workloads w WHERE w.min_runtime_seconds > 0 AND w.submitted_at_ms < :now"
+                                + " ORDER BY w.seq")
+                        .bind("now", nowMillis)
+                        .map((rs, ctx) -> {
+                            boolean ended = WorkloadState.parse(rs.getString(4)).ended();
+                            Long end = Rows.nullableLong(rs, "ended_at_ms");
+                            return new ChargedRun(rs.getString(1), rs.getInt(2), rs.getLong(3),
+                                    ended ? (end == null ? rs.getLong(3) : end) : null);
+                        })
+                        .list().stream()
+                        .filter(r -> r.endedAtMillis() == null || r.endedAtMillis() > sinceMillis).toList());
+    }
+
+    /**
      * What a workload's attempts add up to, for the safety brakes: how many times it went back to the queue after
      * having started (attempts ended preempted, requeued or lost), and the GPU-seconds of all its runs (GPUs times run
      * time, an open attempt counting up to now), charged or not.

@@ -33,7 +33,8 @@ final class ApiFuzzer {
             "GET /v1/audit", "GET /v1/me", "GET /v1/users", "PUT /v1/users/{name}", "GET /v1/users/{name}/tokens",
             "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
             "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
-            "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics");
+            "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics", "POST /v1/session", "GET /v1/session",
+            "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
     static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
             "other", "lab/a/x/deep");
@@ -125,6 +126,14 @@ final class ApiFuzzer {
                         "\"3650d\"", "\"3651d\"", "\"1s\"", "\"0s\"", "\"-1d\"", "\"9999999999999d\"", "365",
                         "null")));
             }
+            case "POST /v1/session" -> {
+                path = "/v1/session";
+                body = body(Map.of("token", List.of("\"tok-root\"", "\"tok-alice\"", "\"nope\"", "\"\"", "1", "null",
+                        "[]")));
+            }
+            case "GET /v1/queue" -> path = "/v1/queue" + query(Map.of("allocation", List.of("lab", "lab/a", "x/../y",
+                    ""), "user", List.of("alice", "nobody", ""), "state", List.of("pending", "held", "running", "")));
+            case "GET /v1/drains" -> path = "/v1/drains" + (random.nextInt(4) == 0 ? "?x=1" : "");
             case "PUT /v1/brakes" -> {
                 path = "/v1/brakes";
                 body = body(Map.of("maxRequeues", numberValues(), "maxGpuHoursPerWorkload", numberValues()));

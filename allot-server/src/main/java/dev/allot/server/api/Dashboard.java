@@ -1,0 +1,98 @@
+package dev.allot.server.api;
+
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * The dashboard's files: plain HTML, CSS and JavaScript kept as class-path resources under
+ * {@code dev/allot/server/dashboard/} (no build step), plus uPlot from its webjar for the charts. Served on the API's
+ * port outside {@code /v1}: the pages at {@code /queue}, {@code /allocations}, {@code /workloads/{id}},
+ * {@code /nodes} and {@code /signin} ({@code /} leads to the queue), their assets under {@code /dashboard/}.
+ *
+ * <p>The files are public (they hold no data); every number on a page is fetched by the page from the {@code /v1}
+ * API with the session cookie ({@link SessionApi}), so the pages show exactly what the API gives the signed-in user.
+ * Each answer carries a strict Content-Security-Policy (scripts and data from this origin only, no framing) so that
+ * text from the API, which the pages insert as text, could not run even if it were inserted as markup.
+ */
+public final class Dashboard {
+    static final String ROOT = "/dev/allot/server/dashboard/";
+    private static final String UPLOT = "/META-INF/resources/webjars/uplot/";
+    private static final Pattern ASSET = Pattern.compile("[a-z][a-z0-9-]*\\.(js|css|html)");
+    static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';"
+            + " img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+    private static final Map<String, byte[]> CACHE = new ConcurrentHashMap<>();
+
+    private Dashboard() {
+    }
+
+    /** Registers the pages and their assets. */
+    static void routes(JavalinConfig config) {
+        config.routes.get("/", ctx -> ctx.redirect("/queue"));
+        config.routes.get("/signin", ctx -> page(ctx, "signin.html"));
+        config.routes.get("/queue", ctx -> page(ctx, "queue.html"));
+        config.routes.get("/allocations", ctx -> page(ctx, "allocations.html"));
+        config.routes.get("/nodes", ctx -> page(ctx, "nodes.html"));
+        config.routes.get("/workloads/{id}", ctx -> page(ctx, "workload.html"));
+        config.routes.get("/dashboard/{file}", Dashboard::asset);
+    }
+
+    /** Answers with one of the dashboard's HTML pages (for routes other classes add, such as the timeline). */
+    public static void page(Context ctx, String file) {
+        serve(ctx, ROOT + file, "text/html; charset=utf-8");
+    }
+
+    private static void asset(Context ctx) {
+        String file = ctx.pathParam("file");
+        if (file.equals("uplot.js") || file.equals("uplot.css")) {
+            String dist = UPLOT + uplotVersion() + "/dist/uPlot." + (file.endsWith(".js") ? "iife.min.js" : "min.css");
+            serve(ctx, dist, file.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8");
+            return;
+        }
+        if (!ASSET.matcher(file).matches() || Dashboard.class.getResource(ROOT + file) == null) {
+            throw ApiException.notFound("no dashboard file '" + file + "'", "the dashboard starts at /");
+        }
+        String type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
+        serve(ctx, ROOT + file, type + "; charset=utf-8");
+    }
+
+    private static void serve(Context ctx, String resource, String contentType) {
+        byte[] bytes = CACHE.computeIfAbsent(resource, Dashboard::read);
+        ctx.header("Content-Security-Policy", CSP);
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("X-Frame-Options", "DENY");
+        ctx.header("Referrer-Policy", "no-referrer");
+        ctx.header("Cache-Control", "no-cache");
+        ctx.status(200).contentType(contentType).result(bytes);
+    }
+
+    private static byte[] read(String resource) {
+        try (InputStream in = Dashboard.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("the dashboard file " + resource + " is missing from the class path");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String uplotVersion() {
+        try (InputStream in = Dashboard.class.getResourceAsStream(
+                "/META-INF/maven/org.webjars.npm/uplot/pom.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("uPlot's webjar is missing from the class path");
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            return p.getProperty("version");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package dev.allot.server.api;
+
+import dev.allot.core.explain.QueueSnapshot;
+import dev.allot.core.explain.WaitExplanation;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadFilter;
+import dev.allot.server.store.WorkloadState;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The dashboard's read endpoints over the scheduler's live state ({@link ApiServer} routes them here):
+ * <ul>
+ *   <li>{@code GET /v1/queue}: every waiting workload in the order the policy would serve it
+ *   ({@link dev.allot.core.explain.WaitExplainer#queue}), each allocation's fair-share numbers per tree level once
+ *   ({@code levels}: the same numbers {@code GET /v1/workloads/{id}/explain} gives), then the waiting workloads the
+ *   scheduler does not queue: those held by a safety brake ({@code state} {@code held}) and those submitted since its
+ *   last cycle ({@code position} null). Filters: {@code allocation} (that path and below), {@code user},
+ *   {@code state} ({@code pending}, {@code preempted}, {@code requeued}, {@code held}); positions stay those of the
+ *   whole queue.</li>
+ *   <li>{@code GET /v1/drains}: the nodes that are not healthy, as the scheduler holds them, with the work still on
+ *   them and when the drain can complete.</li>
+ * </ul>
+ * Both need only a signed-in user, as every read of the queue does; what a workload runs is not in them.
+ */
+final class QueueApi {
+    static final Set<String> QUEUE_PARAMS = Set.of("allocation", "user", "state");
+    static final Set<String> QUEUE_STATES = Set.of("pending", "preempted", "requeued", "held");
+
+    private final Store store;
+    private final WorkloadExplainer explainer;
+    private final UsersApi.Io io;
+
+    record QueueView(String at, boolean seenByScheduler, int waiting, List<QueueEntry> entries,
+                     Map<String, List<Explanations.Level>> levels) {
+    }
+
+    /** A waiting workload; {@code position} null when the scheduler does not queue it (held, or not seen yet). */
+    record QueueEntry(Integer position, Integer positionInAllocation, String id, String allocation, String user,
+                      int gpus, boolean allocated, String priority, String state, String submittedAt,
+                      String heldReason) {
+    }
+
+    record DrainView(String node, String status, String reason, int gpus, List<String> workloads, String completesAt) {
+    }
+
+    record DrainList(boolean seenByScheduler, List<DrainView> nodes) {
+    }
+
+    QueueApi(Store store, WorkloadExplainer explainer, UsersApi.Io io) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.explainer = Objects.requireNonNull(explainer, "explainer");
+        this.io = Objects.requireNonNull(io, "io");
+    }
+
+    void queue(Context ctx, User user) {
+        Map<String, List<String>> params = ctx.queryParamMap();
+        for (String name : params.keySet()) {
+            if (!QUEUE_PARAMS.contains(name)) {
+                throw ApiException.badField(name, "unknown query parameter", "the filters are allocation, state, user");
+            }
+        }
+        String allocation = one(params, "allocation");
+        String owner = one(params, "user");
+        String state = one(params, "state");
+        if (state != null && !QUEUE_STATES.contains(state)) {
+            throw ApiException.badField("state", "unknown waiting state '" + state + "'",
+                    "one of held, pending, preempted, requeued");
+        }
+        Map<String, Workload> waiting = new LinkedHashMap<>();
+        long after = 0;
+        while (true) {
+            List<Workload> page = store.workloads().workloads(new WorkloadFilter(
+                    Set.of(WorkloadState.PENDING, WorkloadState.PREEMPTED, WorkloadState.REQUEUED), null, null, after,
+                    WorkloadFilter.MAX_LIMIT));
+            page.forEach(w -> waiting.put(w.id(), w));
+            if (page.size() < WorkloadFilter.MAX_LIMIT) {
+                break;
+            }
+            after = page.get(page.size() - 1).seq();
+        }
+        Optional<QueueSnapshot> snapshot = explainer.queue();
+        List<QueueEntry> entries = new ArrayList<>();
+        Map<String, List<Explanations.Level>> levels = new LinkedHashMap<>();
+        Map<String, Boolean> listed = new HashMap<>();
+        if (snapshot.isPresent()) {
+            for (QueueSnapshot.Entry e : snapshot.get().entries()) {
+                Workload w = waiting.get(e.jobId());
+                if (w == null || w.held()) {
+                    continue; // ended or held since the scheduler's last cycle
+                }
+                listed.put(w.id(), true);
+                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated());
+                if (matches(q, allocation, owner, state)) {
+                    entries.add(q);
+                    levels.computeIfAbsent(q.allocation(), a -> levels(snapshot.get().levels().get(a)));
+                }
+            }
+        }
+        for (Workload w : waiting.values()) {
+            if (!listed.containsKey(w.id())) {
+                QueueEntry q = entry(w, null, null, w.allocated());
+                if (matches(q, allocation, owner, state)) {
+                    entries.add(q);
+                }
+            }
+        }
+        String at = snapshot.map(s -> Instant.ofEpochSecond(s.atSeconds()).toString()).orElse(null);
+        io.json(ctx, 200, new QueueView(at, snapshot.isPresent(), waiting.size(), entries, levels));
+    }
+
+    void drains(Context ctx, User user) {
+        if (!ctx.queryParamMap().isEmpty()) {
+            throw ApiException.badField(ctx.queryParamMap().keySet().iterator().next(), "unknown query parameter",
+                    "GET /v1/drains takes none");
+        }
+        Map<String, dev.allot.server.store.Node> nodes = new HashMap<>();
+        store.nodes().nodes().forEach(n -> nodes.put(n.name(), n));
+        Optional<List<WorkloadExplainer.NodeDrain>> live = explainer.drains();
+        List<DrainView> out = new ArrayList<>();
+        if (live.isPresent()) {
+            for (WorkloadExplainer.NodeDrain d : live.get()) {
+                dev.allot.server.store.Node n = nodes.get(d.node());
+                out.add(new DrainView(d.node(), d.status(), n == null ? null : n.reason(), n == null ? 0 : n.gpus(),
+                        d.workloads(), d.completesAtSeconds() == null ? null
+                        : Instant.ofEpochSecond(d.completesAtSeconds()).toString()));
+            }
+        }
+        io.json(ctx, 200, new DrainList(live.isPresent(), out));
+    }
+
+    private static QueueEntry entry(Workload w, Integer position, Integer inAllocation, boolean allocated) {
+        return new QueueEntry(position, inAllocation, w.id(), w.allocationPath(), w.user(), w.gpus(), allocated,
+                w.priority().label(), w.held() ? "held" : w.state().label(), Views.instant(w.submittedAtMillis()),
+                w.heldReason());
+    }
+
+    private static boolean matches(QueueEntry q, String allocation, String owner, String state) {
+        return (allocation == null || q.allocation().equals(allocation) || q.allocation().startsWith(allocation + "/"))
+                && (owner == null || q.user().equals(owner)) && (state == null || q.state().equals(state));
+    }
+
+    private static String one(Map<String, List<String>> params, String name) {
+        List<String> values = params.get(name);
+        if (values == null) {
+            return null;
+        }
+        if (values.size() != 1 || values.get(0).isBlank()) {
+            throw ApiException.badField(name, "expected one non-blank value", "give " + name + " once, or not at all");
+        }
+        return values.get(0).trim();
+    }
+
+    static List<Explanations.Level> levels(List<WaitExplanation.FairShareLevel> levels) {
+        return levels == null ? List.of() : Explanations.levels(levels);
+    }
+}

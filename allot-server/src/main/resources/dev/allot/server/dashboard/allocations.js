@@ -1,0 +1,155 @@
+// The allocations page: the tree (GET /v1/allocations) with usage against entitlement and owed per node, hour by
+// hour over the range (GET /v1/allocations/usage?since=..&step=1h), a chart of the selected node, and for those who
+// may edit (administrators; managers below the nodes they manage) share inputs with a preview of the entitlements
+// the new shares give, saved with PUT /v1/allocations/<path> (audited; the trail is shown to those who may read it).
+'use strict';
+(async () => {
+  const { api, el, fmt } = Allot;
+  let tree = [];
+  let usage = null;
+  let selected = null;
+  let plot = null;
+  const edits = new Map();
+
+  try {
+    await Allot.signedIn();
+    tree = (await api('/v1/allocations')).allocations;
+    Allot.setTree(tree);
+    Allot.frame('Allocations');
+    const range = document.getElementById('range');
+    range.value = new URLSearchParams(location.search).get('range') || '24h';
+    range.addEventListener('change', () => load().catch(Allot.fail));
+    document.getElementById('save').addEventListener('click', () => save().catch(Allot.fail));
+    document.getElementById('reset').addEventListener('click', () => { edits.clear(); render(); });
+    document.getElementById('edit-controls').hidden = !tree.some(a => Allot.mayEdit(a.path));
+    await load();
+    await audit();
+    document.body.dataset.ready = 'true';
+  } catch (e) {
+    Allot.fail(e);
+  }
+
+  async function load() {
+    const since = document.getElementById('range').value;
+    usage = await api('/v1/allocations/usage?since=' + since + '&step=1h');
+    render();
+  }
+
+  /** Entitlements from shares, as the core computes them: normalised among siblings, multiplied down the tree. */
+  function entitlements(shareOf) {
+    const sums = new Map();
+    for (const a of tree) {
+      sums.set(a.parent, (sums.get(a.parent) || 0) + shareOf(a));
+    }
+    const out = new Map();
+    for (const a of tree) { // parents come before children
+      const up = a.parent === null ? 1 : out.get(a.parent);
+      const sum = sums.get(a.parent);
+      out.set(a.path, sum > 0 ? up * shareOf(a) / sum : 0);
+    }
+    return out;
+  }
+
+  function render() {
+    const body = document.querySelector('#tree tbody');
+    body.textContent = '';
+    const rows = new Map(usage.allocations.map(r => [r.path, r]));
+    const preview = edits.size ? entitlements(a => edits.has(a.path) ? edits.get(a.path) : a.share) : null;
+    document.querySelectorAll('.preview-col').forEach(c => { c.hidden = !preview; });
+    document.getElementById('save').disabled = !edits.size;
+    document.getElementById('reset').disabled = !edits.size;
+    for (const a of tree) {
+      const r = rows.get(a.path);
+      const depth = a.path.split('/').length - 1;
+      const share = Allot.mayEdit(a.path)
+        ? el('input', { class: 'share', type: 'number', min: '0', step: 'any', 'data-path': a.path,
+          value: edits.has(a.path) ? edits.get(a.path) : a.share,
+          onchange: e => { const v = Number(e.target.value); if (v === a.share) { edits.delete(a.path); } else { edits.set(a.path, v); } render(); } })
+        : fmt.num(a.share, 2);
+      const newEnt = preview ? preview.get(a.path) : null;
+      const tr = el('tr', { 'data-path': a.path, class: a.path === selected ? 'selected' : null,
+        onclick: e => { if (e.target.tagName !== 'INPUT') { select(a.path); } } },
+        el('td', { class: 'path' }, el('span', { class: 'indent', style: 'width:' + depth * 18 + 'px' }),
+          el('a', { href: '#', onclick: e => e.preventDefault() }, a.path.substring(a.path.lastIndexOf('/') + 1))),
+        el('td', { class: 'num share-cell' }, share),
+        el('td', { class: 'num entitlement' }, fmt.pct(r.entitlement, 1)),
+        el('td', { class: 'num preview preview-col' + (preview && Math.abs(newEnt - r.entitlement) > 1e-12 ? ' changed' : ''),
+          hidden: !preview }, preview ? fmt.pct(newEnt, 1) : ''),
+        el('td', { class: 'num allocated' }, fmt.gpuHours(r.gpuSeconds, 2)),
+        el('td', { class: 'num unallocated' }, fmt.gpuHours(r.unallocatedGpuSeconds, 2)),
+        el('td', { class: 'num entitled' }, fmt.gpuHours(r.entitledGpuSeconds, 2)),
+        el('td', { class: 'num owed' }, fmt.gpuHours(r.owedGpuSeconds, 2)),
+        el('td', { class: 'num paid' }, fmt.pct(r.paidFraction, 0)),
+        el('td', { class: 'managers muted' }, a.managers.join(', ')));
+      body.appendChild(tr);
+    }
+    select(selected && rows.has(selected) ? selected : tree.length ? tree[0].path : null);
+  }
+
+  function select(path) {
+    selected = path;
+    document.querySelectorAll('#tree tbody tr').forEach(tr => tr.classList.toggle('selected', tr.dataset.path === path));
+    const r = usage.allocations.find(x => x.path === path);
+    const box = document.getElementById('chart');
+    if (plot) {
+      plot.destroy();
+      plot = null;
+    }
+    if (!r || !r.series) {
+      return;
+    }
+    document.getElementById('chart-title').textContent = path + ': GPUs received per hour against entitlement and owed';
+    const stepSeconds = r.series.length > 1 ? (Date.parse(r.series[1].start) - Date.parse(r.series[0].start)) / 1000 : 3600;
+    const x = r.series.map(p => Date.parse(p.start) / 1000);
+    const per = k => r.series.map(p => p[k] / stepSeconds);
+    const data = [x, per('gpuSeconds'), r.series.map(p => (p.gpuSeconds + p.unallocatedGpuSeconds) / stepSeconds),
+      per('entitledGpuSeconds'), per('owedGpuSeconds')];
+    plot = new uPlot({
+      width: Math.max(600, box.clientWidth - 16), height: 260,
+      series: [{},
+        { label: 'allocated', stroke: '#2f6fd6', fill: 'rgba(47,111,214,0.35)', width: 1.5 },
+        { label: 'allocated + unallocated', stroke: '#8e44ad', fill: 'rgba(142,68,173,0.12)', width: 1 },
+        { label: 'entitled', stroke: '#1e8e3e', width: 2, dash: [6, 4] },
+        { label: 'owed', stroke: '#e67e22', width: 2 }],
+      axes: [{}, { label: 'GPUs' }],
+      scales: { x: { time: true } },
+    }, data, box);
+  }
+
+  async function save() {
+    for (const [path, share] of edits) {
+      const a = tree.find(t => t.path === path);
+      await api('/v1/allocations/' + path.split('/').map(encodeURIComponent).join('/'),
+        { method: 'PUT', body: { share, managers: a.managers, members: a.members } });
+    }
+    edits.clear();
+    tree = (await api('/v1/allocations')).allocations;
+    Allot.setTree(tree);
+    await load();
+    await audit();
+  }
+
+  async function audit() {
+    if (Allot.session.role !== 'admin' && !tree.some(a => a.managers.includes(Allot.session.user))) {
+      return; // only administrators and managers read the trail (the API refuses others)
+    }
+    let entries;
+    try {
+      entries = (await api('/v1/audit?limit=20')).entries;
+    } catch (e) {
+      if (e.status === 403) {
+        return; // members do not read the trail
+      }
+      throw e;
+    }
+    document.getElementById('audit-section').hidden = false;
+    const body = document.querySelector('#audit tbody');
+    body.textContent = '';
+    for (const e of entries) {
+      const share = v => v && typeof v.share === 'number' ? fmt.num(v.share, 2) : '\u2013';
+      body.appendChild(el('tr', { 'data-id': e.id }, el('td', {}, fmt.time(e.at)), el('td', { class: 'actor' }, e.actor),
+        el('td', { class: 'action' }, e.action), el('td', { class: 'subject' }, e.subject || ''),
+        el('td', { class: 'num before' }, share(e.before)), el('td', { class: 'num after' }, share(e.after))));
+    }
+  }
+})();

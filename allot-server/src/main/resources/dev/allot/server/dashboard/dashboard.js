@@ -1,0 +1,128 @@
+// Shared by every dashboard page: the signed-in session, calls to the /v1 API, the navigation bar, and small
+// helpers that build DOM nodes. Data from the API is only ever inserted as text (textContent), never as markup.
+'use strict';
+
+const Allot = (() => {
+  let session = null;
+
+  /** The signed-in session ({user, role, csrfToken}); sends the browser to the sign-in page without one. */
+  async function signedIn() {
+    const r = await fetch('/v1/session', { credentials: 'same-origin' });
+    if (r.status === 401) {
+      location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
+      throw new Error('not signed in');
+    }
+    if (!r.ok) {
+      throw new Error('GET /v1/session answered ' + r.status);
+    }
+    session = await r.json();
+    return session;
+  }
+
+  /**
+   * Calls the API with the session cookie; a request that changes state carries the CSRF token. Resolves to the
+   * parsed JSON (null for an empty answer); rejects with an Error carrying the API's message and status.
+   */
+  async function api(path, options = {}) {
+    const method = (options.method || 'GET').toUpperCase();
+    const headers = Object.assign({}, options.headers || {});
+    if (method !== 'GET' && method !== 'HEAD') {
+      headers['X-CSRF-Token'] = session ? session.csrfToken : '';
+    }
+    let body = options.body;
+    if (body !== undefined && typeof body !== 'string') {
+      body = JSON.stringify(body);
+      headers['Content-Type'] = 'application/json';
+    }
+    const r = await fetch(path, { method, headers, body, credentials: 'same-origin' });
+    if (r.status === 401) {
+      location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
+      throw new Error('signed out');
+    }
+    const text = await r.text();
+    const json = text ? JSON.parse(text) : null;
+    if (!r.ok) {
+      const e = new Error(json && json.error ? json.error : method + ' ' + path + ' answered ' + r.status);
+      e.status = r.status;
+      e.hint = json && json.hint;
+      throw e;
+    }
+    return json;
+  }
+
+  /** Builds an element: attributes (class, href, data-*, on*) and children (nodes or text). */
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) {
+        continue;
+      }
+      if (k.startsWith('on') && typeof v === 'function') {
+        e.addEventListener(k.substring(2), v);
+      } else if (k === 'class') {
+        e.className = v;
+      } else {
+        e.setAttribute(k, v === true ? '' : String(v));
+      }
+    }
+    for (const c of children.flat(Infinity)) {
+      if (c === null || c === undefined || c === false) {
+        continue;
+      }
+      e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+
+  /** The page's frame: the navigation bar (the current page marked) and who is signed in, with sign-out. */
+  function frame(active) {
+    const pages = [['Queue', '/queue'], ['Allocations', '/allocations'], ['Timeline', '/timeline'], ['Nodes', '/nodes']];
+    const nav = el('nav', { class: 'top' },
+      el('a', { class: 'brand', href: '/queue' }, 'Allot'),
+      pages.map(([name, href]) => el('a', { href, class: name === active ? 'active' : null }, name)),
+      el('span', { class: 'spacer' }),
+      el('span', { id: 'whoami' }, session.user + ' (' + roleOf() + ')'),
+      el('button', { id: 'signout', type: 'button', onclick: signOut }, 'Sign out'));
+    document.body.prepend(nav);
+  }
+
+  async function signOut() {
+    await api('/v1/session', { method: 'DELETE' });
+    location.assign('/signin');
+  }
+
+  /** admin, manager (manages some allocation), or member; set by the pages that read the tree. */
+  let managerOf = [];
+  function setTree(allocations) {
+    managerOf = allocations.filter(a => a.managers.includes(session.user)).map(a => a.path);
+  }
+  function roleOf() {
+    return session.role === 'admin' ? 'admin' : managerOf.length ? 'manager' : 'member';
+  }
+  /** Whether the signed-in user may edit this allocation: as the API's Permissions.mayEditAllocation. */
+  function mayEdit(path) {
+    if (session.role === 'admin') {
+      return true;
+    }
+    const slash = path.lastIndexOf('/');
+    return slash > 0 && managerOf.some(m => path.substring(0, slash) === m || path.startsWith(m + '/'));
+  }
+
+  /** Shows an error at the top of the page. */
+  function fail(e) {
+    const box = document.getElementById('error') || document.body.appendChild(el('div', { id: 'error' }));
+    box.className = 'error';
+    box.textContent = e.message + (e.hint ? ' (' + e.hint + ')' : '');
+  }
+
+  const fmt = {
+    /** A number with a fixed count of decimals and thousands separators. */
+    num: (x, d = 0) => x === null || x === undefined ? '\u2013'
+      : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }),
+    pct: (x, d = 1) => x === null || x === undefined ? '\u2013' : fmt.num(x * 100, d) + '%',
+    gpuHours: (x, d = 1) => fmt.num(x / 3600, d),
+    time: iso => iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '\u2013',
+  };
+
+  return { signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, fmt, get session() { return session; } };
+})();

@@ -1,0 +1,24 @@
+// The sign-in page: posts the token as JSON to /v1/session (the answer sets the HttpOnly session cookie), then goes
+// on to the page asked for. The token is kept nowhere by the page.
+'use strict';
+document.getElementById('signin').addEventListener('submit', async event => {
+  event.preventDefault();
+  const input = document.getElementById('token');
+  const error = document.getElementById('error');
+  error.hidden = true;
+  const r = await fetch('/v1/session', {
+    method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: input.value.trim() }),
+  });
+  input.value = '';
+  if (!r.ok) {
+    const body = await r.json().catch(() => ({}));
+    error.hidden = false;
+    error.className = 'error';
+    error.textContent = 'Not signed in: ' + (body.error || r.status);
+    return;
+  }
+  const next = new URLSearchParams(location.search).get('next');
+  // only a path on this site (never //host or a scheme), so the page cannot be used to send people elsewhere
+  location.assign(next && /^\/(?![\/\\])/.test(next) ? next : '/queue');
+});

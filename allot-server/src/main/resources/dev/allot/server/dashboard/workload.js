@@ -1,0 +1,80 @@
+// The workload page: its contract and attempts (GET /v1/workloads/{id}; the command and environment only when the
+// API shows them to this user: it redacts them for everyone but the owner, managers above and administrators), its
+// progress, and the scheduler's explanation with its preemptions (GET /v1/workloads/{id}/explain).
+'use strict';
+(async () => {
+  const { api, el, fmt } = Allot;
+  try {
+    await Allot.signedIn();
+    Allot.setTree((await api('/v1/allocations')).allocations);
+    Allot.frame('');
+    const id = decodeURIComponent(location.pathname.substring('/workloads/'.length));
+    const [detail, explanation] = await Promise.all([
+      api('/v1/workloads/' + encodeURIComponent(id)), api('/v1/workloads/' + encodeURIComponent(id) + '/explain')]);
+    render(detail, explanation);
+    document.body.dataset.ready = 'true';
+  } catch (e) {
+    Allot.fail(e);
+  }
+
+  function render(detail, x) {
+    const w = detail.workload;
+    document.getElementById('title').textContent = 'Workload ' + w.id;
+    document.title = 'Allot: ' + w.id;
+    const contract = document.getElementById('contract');
+    const command = w.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
+      : el('code', { id: 'command' }, (w.command || []).join(' '));
+    const env = w.redacted ? el('span', { class: 'muted' }, 'hidden')
+      : el('code', { id: 'environment' }, Object.entries(w.environment || {}).map(([k, v]) => k + '=' + v).join(' ') || '\u2013');
+    for (const [k, v, cls] of [['State', w.state, 'state'], ['Allocation', w.allocation, 'allocation'], ['User', w.user, 'user'],
+      ['GPUs', w.gpus + (w.gpusPerNode ? ' (' + w.gpusPerNode + ' per node)' : ''), 'gpus'],
+      ['Minimum runtime', w.minRuntime + (w.minRuntimeNote ? ' (' + w.minRuntimeNote + ')' : ''), 'min-runtime'],
+      ['Duration', w.duration || '\u2013', 'duration'], ['Resumable', w.resumable ? 'yes' : 'no', 'resumable'],
+      ['Priority', w.priority, 'priority'], ['Kind', w.kind, 'kind'], ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
+      ['Submitted', fmt.time(w.submittedAt) + ' UTC', 'submitted'], ['Held', w.heldReason || '\u2013', 'held'],
+      ['Command', command, 'command-row'], ['Environment', env, 'environment-row']]) {
+      contract.appendChild(el('dt', {}, k));
+      contract.appendChild(el('dd', { class: cls }, v));
+    }
+    const progress = document.getElementById('progress');
+    if (w.progress && w.progress.total > 0) {
+      const f = Math.min(1, w.progress.done / w.progress.total);
+      progress.appendChild(el('span', { class: 'bar track' }, el('span', { class: 'bar', style: 'width:' + Math.round(f * 80) + 'px' })));
+      progress.appendChild(el('span', { id: 'progress-text' }, ' ' + fmt.num(w.progress.done) + ' of ' + fmt.num(w.progress.total)
+        + ' (' + fmt.pct(f, 0) + ')'));
+    } else {
+      progress.appendChild(el('span', { id: 'progress-text', class: 'muted' }, 'No progress reported.'));
+    }
+    const summary = document.getElementById('summary');
+    for (const s of x.summary) {
+      summary.appendChild(el('li', {}, s));
+    }
+    const levels = (x.data && x.data.fairShare) || [];
+    document.getElementById('levels').hidden = !levels.length;
+    for (const l of levels) {
+      document.querySelector('#levels tbody').appendChild(el('tr', {}, el('td', {}, l.name),
+        el('td', { class: 'num' }, fmt.gpuHours(l.usageGpuSeconds)), el('td', { class: 'num' }, fmt.gpuHours(l.entitledGpuSeconds)),
+        el('td', { class: 'num' }, l.ratio === null ? '\u221e' : fmt.num(l.ratio, 4)), el('td', { class: 'num' }, l.rank + '/' + l.siblings)));
+    }
+    const attempts = document.querySelector('#attempts tbody');
+    for (const a of detail.attempts) {
+      attempts.appendChild(el('tr', { 'data-attempt': a.attempt }, el('td', { class: 'num' }, a.attempt),
+        el('td', { class: 'started' }, fmt.time(a.startedAt)), el('td', { class: 'ended' }, a.endedAt ? fmt.time(a.endedAt) : 'running'),
+        el('td', { class: 'num gpus' }, a.gpus),
+        el('td', { class: 'placement' }, (a.placement || []).map(p => p.node + ':' + p.gpus.join(',')).join(' ')),
+        el('td', { class: 'outcome' }, a.outcome || a.phase), el('td', {}, a.reason || '')));
+    }
+    if (!detail.attempts.length) {
+      attempts.appendChild(el('tr', {}, el('td', { colspan: 7, class: 'muted' }, 'Not started yet.')));
+    }
+    const preemptions = document.querySelector('#preemptions tbody');
+    for (const p of (x.data && x.data.preemptions) || []) {
+      preemptions.appendChild(el('tr', {}, el('td', { class: 'num' }, p.attempt), el('td', {}, fmt.time(p.at)),
+        el('td', { class: 'preemptor' }, p.preemptor ? el('a', { href: '/workloads/' + encodeURIComponent(p.preemptor) }, p.preemptor) : 'a drain'),
+        el('td', { class: 'reason' }, p.reason || ''), el('td', { class: 'num' }, p.lostGpuHours === null ? '\u2013' : fmt.num(p.lostGpuHours, 2))));
+    }
+    if (!preemptions.children.length) {
+      preemptions.appendChild(el('tr', {}, el('td', { colspan: 5, class: 'muted' }, 'Never preempted.')));
+    }
+  }
+})();
