@@ -124,5 +124,40 @@ const Allot = (() => {
     time: iso => iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '\u2013',
   };
 
-  return { signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, fmt, get session() { return session; } };
+  /**
+   * Keeps a page live by polling: calls {@code reload} every refresh interval while the tab is visible, and at once
+   * when it becomes visible again; a failed reload shows its error and the next one retries. The interval is 15 s,
+   * or the browser's own preference {@code localStorage['allot.refreshMs']} (at least 1 s). Returns a function that
+   * stops it. Polling rather than server-sent events: every page reads the same /v1 API that scripts use, and a
+   * reload is one request per page.
+   */
+  function live(reload) {
+    const preferred = Number(localStorage.getItem('allot.refreshMs'));
+    const ms = preferred >= 1000 ? preferred : 15000;
+    let running = false;
+    const tick = async () => {
+      if (running || document.hidden) {
+        return;
+      }
+      running = true;
+      try {
+        await reload();
+        const box = document.getElementById('error');
+        if (box && box.dataset.live) {
+          box.remove();
+        }
+      } catch (e) {
+        fail(e);
+        document.getElementById('error').dataset.live = 'true';
+      } finally {
+        running = false;
+      }
+    };
+    const timer = setInterval(tick, ms);
+    const onVisible = () => { if (!document.hidden) { tick(); } };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => { clearInterval(timer); document.removeEventListener('visibilitychange', onVisible); };
+  }
+
+  return { signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, get session() { return session; } };
 })();

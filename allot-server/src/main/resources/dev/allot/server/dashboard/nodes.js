@@ -1,5 +1,6 @@
 // The nodes page: GET /v1/nodes (registered nodes and their health) and GET /v1/drains (the scheduler's view of the
-// unhealthy ones: draining or drained, the work still on them, when the drain can complete). Refreshed every 30 s.
+// unhealthy ones: draining or drained, the work still on them, when the drain can complete). Reloaded while open
+// (Allot.live).
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -9,7 +10,7 @@
     Allot.frame('Nodes');
     await load();
     document.body.dataset.ready = 'true';
-    setInterval(() => load().catch(Allot.fail), 30000);
+    Allot.live(load);
   } catch (e) {
     Allot.fail(e);
   }

@@ -1,12 +1,17 @@
 // The queue page: GET /v1/queue (the serving order with each allocation's fair-share levels), rendered in pages of
 // PAGE rows so 10,000 waiting workloads stay responsive; what each waits for comes from the workload's explanation
-// (GET /v1/workloads/{id}/explain), fetched for the first rows and on demand for the others.
+// (GET /v1/workloads/{id}/explain), fetched for the first rows and on demand for the others. The page reloads the
+// queue while open (Allot.live), keeping as many rows shown as before and reusing explanations younger than a minute.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
   const PAGE = 500;
   const EXPLAIN_FIRST = 20;
   const OTHER_SENTENCES = ['Attempt ', 'Over the last ', 'Right now ', 'It asks for more GPUs '];
+  const EXPLANATION_MAX_AGE_MS = 60000;
+  const explanations = new Map();
+  let shown = 0;
+  let pageButton = null;
   try {
     await Allot.signedIn();
     const allocations = (await api('/v1/allocations')).allocations;
@@ -37,9 +42,10 @@
         query.set(k, params.get(k));
       }
     }
+    const path = '/v1/queue' + (query.toString() ? '?' + query : '');
     const t0 = performance.now();
-    const queue = await api('/v1/queue' + (query.toString() ? '?' + query : ''));
-    render(queue, t0);
+    render(await api(path), t0);
+    Allot.live(async () => render(await api(path), performance.now()));
   } catch (e) {
     Allot.fail(e);
   }
@@ -48,14 +54,22 @@
     document.getElementById('at').textContent = queue.seenByScheduler
       ? 'As the scheduler held it at ' + fmt.time(queue.at) + ' UTC.'
       : 'The scheduler has not loaded yet: no positions.';
+    for (const [id, c] of explanations) {
+      if (performance.now() - c.at >= EXPLANATION_MAX_AGE_MS) {
+        explanations.delete(id);
+      }
+    }
     const cards = document.getElementById('cards');
+    cards.textContent = '';
     const gpus = queue.entries.reduce((s, e) => s + e.gpus, 0);
     for (const [k, v, id] of [['waiting in all', fmt.num(queue.waiting), 'c-waiting'],
       ['shown (filtered)', fmt.num(queue.entries.length), 'c-shown'], ['GPUs asked', fmt.num(gpus), 'c-gpus']]) {
       cards.appendChild(el('div', { class: 'card', id }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k)));
     }
     const body = document.querySelector('#queue tbody');
-    let shown = 0;
+    const keep = Math.max(shown, PAGE);
+    body.textContent = '';
+    shown = 0;
     const more = document.getElementById('more');
     const levelsOf = new Map();
     function levels(allocation) {
@@ -73,7 +87,7 @@
       for (let i = shown; i < end; i++) {
         const e = queue.entries[i];
         const why = el('td', { class: 'why' });
-        if (i < EXPLAIN_FIRST) {
+        if (i < EXPLAIN_FIRST || explanations.has(e.id)) {
           explain(e.id, why);
         } else {
           why.appendChild(el('button', { class: 'secondary', type: 'button', onclick: () => explain(e.id, why) }, 'why?'));
@@ -98,8 +112,16 @@
         + fmt.num(queue.entries.length) + '.';
       more.hidden = shown >= queue.entries.length;
     }
+    if (pageButton) {
+      more.removeEventListener('click', pageButton);
+    }
+    pageButton = page;
     more.addEventListener('click', page);
     page();
+    while (shown < Math.min(keep, queue.entries.length)) {
+      page();
+    }
+    document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || -1) + 1);
     document.body.dataset.renderedMs = String(Math.round(performance.now() - t0));
     document.body.dataset.ready = 'true';
   }
@@ -107,7 +129,12 @@
   async function explain(id, cell) {
     cell.textContent = '\u2026';
     try {
-      const x = await api('/v1/workloads/' + encodeURIComponent(id) + '/explain');
+      const cached = explanations.get(id);
+      const x = cached && performance.now() - cached.at < EXPLANATION_MAX_AGE_MS ? cached.x
+        : await api('/v1/workloads/' + encodeURIComponent(id) + '/explain');
+      if (!cached || cached.x !== x) {
+        explanations.set(id, { at: performance.now(), x });
+      }
       const w = x.data && x.data.waitsFor;
       cell.textContent = '';
       if (w) {

@@ -1,18 +1,31 @@
 // The workload page: its contract and attempts (GET /v1/workloads/{id}; the command and environment only when the
 // API shows them to this user: it redacts them for everyone but the owner, managers above and administrators), its
-// progress, and the scheduler's explanation with its preemptions (GET /v1/workloads/{id}/explain).
+// progress, and the scheduler's explanation with its preemptions (GET /v1/workloads/{id}/explain). Reloaded while
+// open (Allot.live) until the workload has ended.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
+  const ENDED = ['completed', 'failed', 'cancelled'];
   try {
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
     Allot.frame('');
     const id = decodeURIComponent(location.pathname.substring('/workloads/'.length));
-    const [detail, explanation] = await Promise.all([
+    const load = () => Promise.all([
       api('/v1/workloads/' + encodeURIComponent(id)), api('/v1/workloads/' + encodeURIComponent(id) + '/explain')]);
+    const [detail, explanation] = await load();
     render(detail, explanation);
     document.body.dataset.ready = 'true';
+    if (!ENDED.includes(detail.workload.state)) {
+      const stop = Allot.live(async () => {
+        const [d, x] = await load();
+        render(d, x);
+        document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || 0) + 1);
+        if (ENDED.includes(d.workload.state)) {
+          stop();
+        }
+      });
+    }
   } catch (e) {
     Allot.fail(e);
   }
@@ -22,6 +35,10 @@
     document.getElementById('title').textContent = 'Workload ' + w.id;
     document.title = 'Allot: ' + w.id;
     const contract = document.getElementById('contract');
+    for (const c of [contract, document.getElementById('progress'), document.getElementById('summary'),
+      document.querySelector('#levels tbody'), document.querySelector('#attempts tbody'), document.querySelector('#preemptions tbody')]) {
+      c.textContent = '';
+    }
     const command = w.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
       : el('code', { id: 'command' }, (w.command || []).join(' '));
     const env = w.redacted ? el('span', { class: 'muted' }, 'hidden')

@@ -219,6 +219,40 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void theQueueAndWorkloadPagesStayLiveWhileOpen() {
+        // given the queue page open with the browser's refresh preference at one second
+        signIn("member", "/queue");
+        browser.js("localStorage.setItem('allot.refreshMs', '1000');");
+        try {
+            open("/queue");
+            assertThat(browser.all("#queue tbody tr")).hasSize(4);
+            // when member submits unallocated work, the open page shows it without a reload, where the API puts it
+            String extra = submit("member", body("gpus", "1", "gpusPerNode", "0", "minRuntime", "\"0s\""));
+            loop.runOnce();
+            browser.waitFor("document.querySelector(\"#queue tbody tr[data-id='" + extra + "']\")", WAIT);
+            List<String> ids = new ArrayList<>();
+            get("/v1/queue").path("entries").forEach(e -> ids.add(e.path("id").asText()));
+            browser.waitFor("document.querySelectorAll('#queue tbody tr').length === " + ids.size(), WAIT);
+            assertThat(browser.all("#queue tbody tr").stream().map(r -> r.getAttribute("data-id")).toList())
+                    .containsExactlyElementsOf(ids);
+            assertThat(browser.text("#c-waiting .v")).isEqualTo(String.valueOf(ids.size()));
+            // and when it is cancelled, it leaves the page
+            assertThat(api.post("/v1/workloads/" + extra + "/cancel", "tok-member", "{}").status()).isEqualTo(200);
+            loop.runOnce();
+            browser.waitFor("!document.querySelector(\"#queue tbody tr[data-id='" + extra + "']\")", WAIT);
+            assertThat(browser.all("#queue tbody tr")).hasSize(4);
+
+            // a running workload's page reloads too (it has not ended); its attempts stay those of the API
+            open("/workloads/" + pretrain);
+            browser.waitFor("Number(document.body.dataset.refreshes || 0) >= 2", WAIT);
+            assertThat(browser.all("#attempts tbody tr")).hasSize(get("/v1/workloads/" + pretrain).path("attempts").size());
+            assertThat(browser.consoleErrors()).isEmpty();
+        } finally {
+            browser.js("localStorage.removeItem('allot.refreshMs');");
+        }
+    }
+
+    @Test
     void theAllocationsPageShowsUsageAgainstEntitlementAndOwedPerNodeOverEachRange() {
         signIn("root", "/allocations");
         for (String range : List.of("24h", "7d", "30d")) {
