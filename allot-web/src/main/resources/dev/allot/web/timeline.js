@@ -2,7 +2,8 @@
  * The per-GPU timeline: one canvas row per GPU, one bar per run, drawn from the decoded columnar runs, batched
  * per colour. Owns its toolbar (zoom, row height, jump), hover tooltip and mouse handling. Shared by the report and
  * the service's live timeline page: time 0 is the start of the run, or of the live window (M.originSeconds, epoch
- * seconds, then aligns the axis and M.formatInstant / M.formatDay label it); setModel swaps in newer live data.
+ * seconds, then aligns the axis and M.formatInstant / M.formatDay label it; M.endWords and M.runNote(run) add to
+ * the tooltip); setModel swaps in newer live data.
  */
 function createTimeline(M, R) {
   let { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, loadRun, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
@@ -311,6 +312,7 @@ function createTimeline(M, R) {
         + '<div class="row">submitted ' + when(W.submitSeconds[wl])
         + (W.durationSeconds[wl] >= 0 ? ', needs ' + dur(W.durationSeconds[wl]) + ' of work' : '') + '</div>'
         + '<div class="row">ended: ' + esc(why) + '</div>'
+        + (M.runNote ? '<div class="row">' + esc(M.runNote(r)) + '</div>' : '')
         + '<div class="row muted">' + esc(where.join(', ')) + '</div>',
     };
   }

@@ -290,6 +290,28 @@ public final class Attempts {
         });
     }
 
+    /** An attempt with its workload: what the live GPU timeline draws. */
+    public record AttemptOfWorkload(Attempt attempt, Workload workload) {
+    }
+
+    /**
+     * Every attempt that ran at some time in {@code [sinceMillis, untilMillis)} (open ones included), with its
+     * workload, by start time, then submission order, then attempt number.
+     */
+    public List<AttemptOfWorkload> attemptsBetween(long sinceMillis, long untilMillis) {
+        if (sinceMillis > untilMillis) {
+            throw new IllegalArgumentException("window starts (" + sinceMillis + " ms) after it ends (" + untilMillis + " ms)");
+        }
+        return transactions.tx("list the attempts of a window", h ->
+                h.createQuery("SELECT " + ATTEMPT_COLUMNS + ", " + Workloads.WORKLOAD_COLUMNS_OF_W
+                                + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
+                                + " WHERE a.started_at_ms < :until AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
+                                + " ORDER BY a.started_at_ms, w.seq, a.attempt")
+                        .bind("since", sinceMillis).bind("until", untilMillis)
+                        .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs)))
+                        .list());
+    }
+
     private static Attempt requireAttempt(Handle h, AttemptKey key) {
         return h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a WHERE a.workload_id = :id AND a.attempt = :attempt")
                 .bind("id", key.workloadId()).bind("attempt", key.attempt())
