@@ -82,6 +82,11 @@ final class HeadlessChromium implements AutoCloseable {
         return driver.executeScript(script, args);
     }
 
+    /** Runs a script that signals completion by calling {@code arguments[arguments.length - 1]} with its result. */
+    Object jsAsync(String script, Object... args) {
+        return driver.executeAsyncScript(script, args);
+    }
+
     long number(String expression) {
         return ((Number) js("return " + expression + ";")).longValue();
     }
