@@ -124,7 +124,7 @@ public final class DocumentCheck {
         length(t.parts(), n, at + ".parts");
         range(t.workload(), 0, workloads, at + ".workload");
         range(t.preemptor(), -1, workloads, at + ".preemptor");
-        range(t.end(), 0, TimelineData.ENDS.size(), at + ".end");
+        range(t.end(), 0, TimelineData.SIMULATED_ENDS, at + ".end");
         range(t.cause(), -1, TimelineData.CAUSES.size(), at + ".cause");
         range(t.parts(), 1, Integer.MAX_VALUE, at + ".parts");
         for (int i = 0; i < n; i++) {

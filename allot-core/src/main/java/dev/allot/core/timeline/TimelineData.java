@@ -20,9 +20,11 @@ package dev.allot.core.timeline;
 public record TimelineData(int runs, int[] workload, long[] startDelta, long[] durationSeconds, long[] protectedSeconds,
                            int[] end, int[] cause, int[] preemptor, int[] parts, int[] slots,
                            int[] periodNode, int[] periodState, long[] periodFromSeconds, long[] periodToSeconds) {
-    /** How a run ended: the simulator writes the first four; the service also failed, cancelled and lost. */
+    /** How a run ended: a simulation writes the first {@link #SIMULATED_ENDS}; the service also failed, cancelled, lost. */
     public static final java.util.List<String> ENDS = java.util.List.of("completed", "preempted", "requeued", "running",
             "failed", "cancelled", "lost");
+    /** How many of {@link #ENDS}, from the first, a simulation's run can end as (its work neither fails nor is lost). */
+    public static final int SIMULATED_ENDS = 4;
     public static final java.util.List<String> CAUSES = java.util.Arrays.stream(
             dev.allot.core.policy.PreemptionCause.Kind.values()).map(Enum::name).toList();
     /** {@link #periodState} of a node that was unhealthy (draining or drained). */

@@ -64,19 +64,21 @@ async function refresh(wholeWindow) {
   const v = await fetchTimeline(hours);
   if (hours !== P.hours) return;              // the window changed while this was on its way
   const M = liveModel(v);
+  const before = shown;
+  shown = v;                                  // before any await: a refresh overlapping this one shifts from here
   if (!timeline) {
     timeline = createTimeline(M, P);
     P.timeline = timeline;
     timeline.init();
     await timeline.show(LIVE);
   } else {
-    await timeline.setModel(M, v.originSeconds - shown.originSeconds);
+    await timeline.setModel(M, before ? v.originSeconds - before.originSeconds : 0);
     if (wholeWindow) timeline.setRange(0, v.endSeconds);
   }
-  shown = v;
   P.runs = v.timeline.runs;
   P.polls++;
   P.error = null;
+  P.ready = true;
   status('updated ' + utc(v.originSeconds + v.endSeconds) + ' UTC · ' + num(v.timeline.runs) + ' attempts, '
     + num(v.workloads.ids.length) + ' workloads in the window · refreshed every ' + pollSeconds + ' s');
 }
@@ -97,4 +99,4 @@ $('window').addEventListener('change', (ev) => {
   refresh(true).catch(failed);
 });
 
-refresh(true).then(() => { P.ready = true; }, failed).finally(() => setTimeout(poll, pollSeconds * 1000));
+refresh(true).catch(failed).finally(() => setTimeout(poll, pollSeconds * 1000));
