@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Chromium against a real server. Prints how long seeding took, the answer's size and how long the server took to
  * write it, when the page first painted, how long redrawing takes when zoomed and at other row heights, and how long
  * one refresh (fetch, decode, draw) takes. It asserts only generous bounds, so that it fails when the page is broken
- * or unusably slow, not on a slow machine. Seeding the store takes a minute or more (some 23,000 transactions), so it
+ * or unusably slow, not on a slow machine. Seeding the store takes some 23,000 transactions (13 s on a quiet machine, minutes on a busy one), so it
  * runs only when asked: {@code mvn -B -o -q -pl allot-server -am test -Dtest=TimelinePageTimingTest
  * -Dsurefire.failIfNoSpecifiedTests=false -Dtimeline.timing=true}.
  */
