@@ -2,7 +2,9 @@ package dev.allot.report;
 
 import dev.allot.sim.detail.HourlySeries;
 import dev.allot.sim.detail.RunDetail;
-import dev.allot.sim.detail.TimelineData;
+import dev.allot.core.timeline.TimelineData;
+import dev.allot.core.timeline.TimelineNodes;
+import dev.allot.core.timeline.TimelineWorkloads;
 import dev.allot.sim.detail.WaitCurve;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.metrics.PolicyMetrics;
@@ -46,13 +48,13 @@ public final class DocumentCheck {
                     + "or write the report directly with 'allot simulate ... --report FILE'");
         }
         int leaves = (int) d.scenario().allocations().stream().filter(JsonReport.Allocation::leaf).count();
-        JsonReport.Nodes nodes = d.nodes();
+        TimelineNodes nodes = d.nodes();
         require(nodes.names() != null && nodes.gpus() != null && nodes.names().size() == nodes.gpus().length
                 && !nodes.names().isEmpty(), "nodes", "as many node names as GPU counts, at least one");
         for (int g : nodes.gpus()) {
             require(g >= 1 && g <= 1024, "nodes.gpus", "1 to 1,024 GPUs per node, got " + g);
         }
-        JsonReport.Workloads w = d.workloads();
+        TimelineWorkloads w = d.workloads();
         require(w.ids() != null, "workloads.ids", "the workload ids");
         int n = w.ids().size();
         length(w.allocation(), n, "workloads.allocation");
@@ -122,7 +124,7 @@ public final class DocumentCheck {
         length(t.parts(), n, at + ".parts");
         range(t.workload(), 0, workloads, at + ".workload");
         range(t.preemptor(), -1, workloads, at + ".preemptor");
-        range(t.end(), 0, TimelineData.ENDS.size(), at + ".end");
+        range(t.end(), 0, TimelineData.SIMULATED_ENDS, at + ".end");
         range(t.cause(), -1, TimelineData.CAUSES.size(), at + ".cause");
         range(t.parts(), 1, Integer.MAX_VALUE, at + ".parts");
         for (int i = 0; i < n; i++) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.sim.detail.RunDetail;
 import dev.allot.sim.report.JsonReport;
+import dev.allot.web.WebAssets;
 import java.util.List;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,9 +34,12 @@ public final class HtmlReport {
     public static final String DATA_ELEMENT_ID = "allot-data";
 
     private static final String UPLOT = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
-    /** format: helpers; model: the document read once; timeline and charts: the sections; report: the page. */
-    private static final java.util.List<String> SCRIPTS =
-            java.util.List.of("format.js", "model.js", "timeline.js", "charts.js", "report.js");
+    /**
+     * format: helpers; model: the document read once; timeline: the GPU timeline (those three shared with the
+     * service's dashboard, in allot-web: {@link WebAssets#TIMELINE_SCRIPTS}); charts: the other sections; report: the
+     * page.
+     */
+    private static final java.util.List<String> OWN_SCRIPTS = java.util.List.of("charts.js", "report.js");
     /** The ids of the script elements that hold the runs' timelines: this prefix and the run's index. */
     public static final String TIMELINE_ELEMENT_PREFIX = "allot-timeline-";
     private static final Pattern TIMELINE = Pattern.compile("<script id=\"" + TIMELINE_ELEMENT_PREFIX
@@ -161,7 +165,10 @@ public final class HtmlReport {
      */
     static String scripts() {
         StringBuilder js = new StringBuilder("(function () {\n'use strict';\n");
-        for (String name : SCRIPTS) {
+        for (String name : WebAssets.TIMELINE_SCRIPTS) {
+            js.append("\n// ---- ").append(name).append('\n').append(WebAssets.text(name));
+        }
+        for (String name : OWN_SCRIPTS) {
             js.append("\n// ---- ").append(name).append('\n').append(resource(name));
         }
         return js.append("})();\n").toString();

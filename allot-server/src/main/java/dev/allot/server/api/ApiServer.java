@@ -278,6 +278,8 @@ public final class ApiServer implements AutoCloseable {
         config.routes.delete("/v1/users/{name}/tokens/{id}", authed(usersApi::revokeToken));
         config.routes.get("/v1/token-policy", authed(usersApi::tokenPolicy));
         config.routes.put("/v1/token-policy", authed(usersApi::putTokenPolicy));
+        config.routes.get("/v1/timeline", authed(this::timeline));
+        TimelinePage.register(config);
         config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
                 store.nodes().nodes().stream().map(Views::node).toList()))));
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
@@ -614,6 +616,24 @@ public final class ApiServer implements AutoCloseable {
         double total = runs.stream().mapToDouble(r -> r.gpuSecondsIn(since, now)).sum();
         json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, clusterGpus,
                 stepText == null ? null : Durations.formatSeconds(stepMillis / 1000), total, rows));
+    }
+
+    /**
+     * {@code GET /v1/timeline?hours=N}: the per-GPU timeline of the last N hours (default 24, at most 31 days) in the
+     * format the report's drawing code reads ({@link LiveTimeline}); for any signed-in user, as the workload list is.
+     */
+    private void timeline(Context ctx, User user) {
+        Map<String, List<String>> params = ctx.queryParamMap();
+        for (String name : params.keySet()) {
+            if (!name.equals("hours")) {
+                throw ApiException.badField(name, "unknown query parameter", "the only parameter is hours");
+            }
+        }
+        long hours = number(params, "hours", 1, LiveTimeline.MAX_HOURS, LiveTimeline.DEFAULT_HOURS);
+        long now = clock.millis();
+        long since = now - hours * 3_600_000L;
+        json(ctx, 200, LiveTimeline.of(store.allocations().allocations(), store.nodes().nodes(),
+                store.attempts().attemptsBetween(since, now), store.nodes().healthChanges(since, now), since, now));
     }
 
     /** The start of the usage window: an ISO-8601 instant, or a duration back from now. */

@@ -331,6 +331,37 @@ public final class Attempts {
         });
     }
 
+    /** An attempt with its workload: what the live GPU timeline draws. */
+    public record AttemptOfWorkload(Attempt attempt, Workload workload) {
+    }
+
+    /**
+     * Every attempt that ran at some time in {@code [sinceMillis, untilMillis)} (open ones included), with its
+     * workload, by start time, then submission order, then attempt number. The workloads come without their command
+     * and environment (empty), which the timeline does not show. Two indexed reads in one transaction: the open
+     * attempts, and those that ended after the window's start.
+     */
+    public List<AttemptOfWorkload> attemptsBetween(long sinceMillis, long untilMillis) {
+        if (sinceMillis > untilMillis) {
+            throw new IllegalArgumentException("window starts (" + sinceMillis + " ms) after it ends (" + untilMillis + " ms)");
+        }
+        String select = "SELECT " + ATTEMPT_COLUMNS + ", "
+                + Workloads.WORKLOAD_COLUMNS_OF_W.replace("w.command", "'[]' AS command")
+                .replace("w.environment", "'{}' AS environment")
+                + " FROM attempts a JOIN workloads w ON w.id = a.workload_id WHERE a.started_at_ms < :until AND ";
+        List<AttemptOfWorkload> out = transactions.tx("list the attempts of a window", h -> {
+            List<AttemptOfWorkload> all = new java.util.ArrayList<>();
+            all.addAll(h.createQuery(select + "a.phase <> 'ended'").bind("until", untilMillis)
+                    .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs))).list());
+            all.addAll(h.createQuery(select + "a.ended_at_ms > :since").bind("since", sinceMillis).bind("until", untilMillis)
+                    .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs))).list());
+            return all;
+        });
+        out.sort(java.util.Comparator.comparingLong((AttemptOfWorkload x) -> x.attempt().startedAtMillis())
+                .thenComparingLong(x -> x.workload().seq()).thenComparingInt(x -> x.attempt().key().attempt()));
+        return out;
+    }
+
     private static Attempt requireAttempt(Handle h, AttemptKey key) {
         return h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a WHERE a.workload_id = :id AND a.attempt = :attempt")
                 .bind("id", key.workloadId()).bind("attempt", key.attempt())

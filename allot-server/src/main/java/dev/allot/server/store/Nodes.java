@@ -123,6 +123,36 @@ public final class Nodes {
                 .execute();
     }
 
+    /**
+     * A change of a node's health as the audit trail recorded it ({@code node.health}, or {@code node.put} when a
+     * registration changed it): healthy or not before (null for a registration) and after. Only real changes are
+     * listed, and a registration only when the node came unhealthy.
+     */
+    public record HealthChange(long atMillis, String node, Boolean healthyBefore, boolean healthyAfter) {
+    }
+
+    /**
+     * The audited changes of nodes' health in {@code [sinceMillis, untilMillis)}, oldest first: what the live GPU
+     * timeline shades. Changes made unaudited ({@link #setHealth(String, boolean, String, long)}, seeding and tests)
+     * are not among them. Reads the audit trail without an index on time, so its cost grows with the trail.
+     */
+    public List<HealthChange> healthChanges(long sinceMillis, long untilMillis) {
+        return transactions.tx("list changes of node health", h -> h.createQuery("SELECT at_ms, subject, before_json,"
+                        + " after_json FROM audit WHERE action IN ('node.health', 'node.put') AND at_ms >= :since"
+                        + " AND at_ms < :until ORDER BY id")
+                .bind("since", sinceMillis).bind("until", untilMillis)
+                .map((rs, ctx) -> {
+                    String before = rs.getString(3);
+                    String after = rs.getString(4);
+                    return new HealthChange(rs.getLong(1), rs.getString(2).substring("node:".length()),
+                            before == null ? null : Rows.jsonTree(before).path("healthy").asBoolean(true),
+                            after == null || Rows.jsonTree(after).path("healthy").asBoolean(true));
+                })
+                .list()).stream()
+                .filter(c -> c.healthyBefore() == null ? !c.healthyAfter() : c.healthyBefore() != c.healthyAfter())
+                .toList();
+    }
+
     /** Every node, sorted by name. */
     public List<Node> nodes() {
         return transactions.tx("list nodes", h -> h.createQuery("SELECT name, gpus, healthy, reason, updated_at_ms"

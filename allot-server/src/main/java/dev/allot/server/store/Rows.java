@@ -108,6 +108,12 @@ final class Rows {
         return out;
     }
 
+    /** Stored JSON as a tree. */
+    static JsonNode jsonTree(String text) {
+        return fromJson(text, new TypeReference<JsonNode>() {
+        });
+    }
+
     static String toJson(Object value) {
         try {
             return JSON.writeValueAsString(value);

@@ -18,6 +18,9 @@ public final class Workloads {
     private static final String WORKLOAD_COLUMNS = "seq, id, allocation_path, user_name, gpus, gpus_per_node,"
             + " duration_seconds, min_runtime_seconds, resumable, priority, kind, command, environment, state,"
             + " submitted_at_ms, progress_done, progress_total, cancel_requested, idempotency_key, held_reason";
+    /** {@link #WORKLOAD_COLUMNS} of a query that calls the workloads table {@code w}. */
+    static final String WORKLOAD_COLUMNS_OF_W = java.util.Arrays.stream(WORKLOAD_COLUMNS.split(","))
+            .map(c -> "w." + c.trim()).collect(java.util.stream.Collectors.joining(", "));
 
     private final Transactions transactions;
     private final Store.Vendor vendor;

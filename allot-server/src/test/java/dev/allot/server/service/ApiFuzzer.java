@@ -34,7 +34,7 @@ final class ApiFuzzer {
             "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
             "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
             "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics", "POST /v1/session", "GET /v1/session",
-            "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains");
+            "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains", "GET /v1/timeline");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
     static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
             "other", "lab/a/x/deep");
@@ -92,6 +92,8 @@ final class ApiFuzzer {
                     path = "/v1/allocations/" + pick(random.nextInt(10) == 0 ? ALLOCATIONS
                             : ALLOCATIONS.subList(3, ALLOCATIONS.size()));
             case "GET /v1/audit" -> path = "/v1/audit" + query(Map.of("limit", numbers()));
+            case "GET /v1/timeline" -> path = "/v1/timeline" + query(Map.of("hours", List.of("1", "24", "168", "744", "745",
+                    "0", "-1", "9223372036854775807", "1.5", "x", "")));
             case "PUT /v1/users/{name}" -> {
                 path = "/v1/users/" + name(USERS);
                 body = body(Map.of("role", List.of("\"admin\"", "\"user\"", "\"root\"", "1", "null", "[]",

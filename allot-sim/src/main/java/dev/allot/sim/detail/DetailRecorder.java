@@ -80,7 +80,7 @@ public final class DetailRecorder implements SimulationListener {
         long end = result.run().endSeconds();
         GpuTimeline bars = timeline.finish(end);
         return new RunDetail(result.policy(), end, hourly(result.hourly(), end), waitCurves(), largest(),
-                TimelineEncoder.encode(bars, state, this::causeOf));
+                TimelineRuns.encode(bars, state, this::causeOf));
     }
 
     /** Why the run of job {@code jobIndex} that ended at {@code endSeconds} was stopped; null if it was not. */

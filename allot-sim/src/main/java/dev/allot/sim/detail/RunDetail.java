@@ -1,5 +1,6 @@
 package dev.allot.sim.detail;
 
+import dev.allot.core.timeline.TimelineData;
 import java.util.List;
 import java.util.SortedMap;
 

@@ -14,6 +14,8 @@ import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.state.SchedulerConfig;
+import dev.allot.core.timeline.TimelineNodes;
+import dev.allot.core.timeline.TimelineWorkloads;
 import dev.allot.sim.AllotVersion;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
@@ -57,26 +59,13 @@ public final class JsonReport {
 
     /**
      * The whole document. {@code nodes}, {@code workloads} and {@code runs} carry what the visual report draws
-     * (see {@link RunDetail}); they are present when the runs were recorded in detail, absent otherwise.
+     * (see {@link RunDetail}; every workload of the scenario, every node: {@link TimelineWorkloads},
+     * {@link TimelineNodes}); they are present when the runs were recorded in detail, absent otherwise.
      */
     public record Document(String schema, String allot, ScenarioSummary scenario, List<PolicyMetrics> policies,
-                           @JsonInclude(JsonInclude.Include.NON_NULL) Nodes nodes,
-                           @JsonInclude(JsonInclude.Include.NON_NULL) Workloads workloads,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) TimelineNodes nodes,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) TimelineWorkloads workloads,
                            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<RunDetail> runs) {
-    }
-
-    /** The cluster's nodes in index order: the rows of the per-GPU timeline. */
-    public record Nodes(List<String> names, int[] gpus) {
-    }
-
-    /**
-     * Every workload of the scenario, column by column, by the index the timeline uses: its allocation (leaf
-     * index), GPUs, submission, declared duration, minimum runtime as applied (after the cap), whether it can
-     * resume, its priority and kind.
-     */
-    public record Workloads(List<String> ids, int[] allocation, int[] gpus, long[] submitSeconds,
-                            long[] durationSeconds, long[] minRuntimeSeconds, int[] resumable, List<String> priorities,
-                            int[] priority, List<String> kinds, int[] kind) {
     }
 
     /** What was simulated; {@code trace} says what the import of a real trace did (absent otherwise). */
@@ -117,12 +106,12 @@ public final class JsonReport {
         return new Document(SCHEMA, AllotVersion.VERSION, summary, metrics, nodes(s), workloads(s), List.copyOf(details));
     }
 
-    private static Nodes nodes(Scenario s) {
+    private static TimelineNodes nodes(Scenario s) {
         List<NodeSpec> nodes = s.cluster().nodes();
-        return new Nodes(nodes.stream().map(NodeSpec::name).toList(), nodes.stream().mapToInt(NodeSpec::gpus).toArray());
+        return new TimelineNodes(nodes.stream().map(NodeSpec::name).toList(), nodes.stream().mapToInt(NodeSpec::gpus).toArray());
     }
 
-    private static Workloads workloads(Scenario s) {
+    private static TimelineWorkloads workloads(Scenario s) {
         List<WorkloadSpec> specs = s.workloads();
         AllocationTree tree = s.tree();
         SchedulerConfig config = s.policyConfig().scheduler();
@@ -156,7 +145,7 @@ public final class JsonReport {
             priority[i] = w.priority().ordinal();
             kind[i] = kinds.get(w.kind());
         }
-        return new Workloads(ids, allocation, gpus, submit, duration, minRuntime, resumable,
+        return new TimelineWorkloads(ids, allocation, gpus, submit, duration, minRuntime, resumable,
                 Arrays.stream(Priority.values()).map(p -> p.name().toLowerCase(java.util.Locale.ROOT)).toList(), priority,
                 List.copyOf(kinds.keySet()), kind);
     }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.timeline.TimelineData;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.ScenarioBuilder;
 import dev.allot.sim.SimulationResult;

@@ -1,10 +1,14 @@
 /**
  * The per-GPU timeline: one canvas row per GPU, one bar per run, drawn from the decoded columnar runs, batched
- * per colour. Owns its toolbar (zoom, row height, jump), hover tooltip and mouse handling.
+ * per colour. Owns its toolbar (zoom, row height, jump), hover tooltip and mouse handling. Shared by the report and
+ * the service's live timeline page: time 0 is the start of the run, or of the live window (M.originSeconds, epoch
+ * seconds, then aligns the axis and M.formatInstant / M.formatDay label it; M.endWords and M.runNote(run) add to
+ * the tooltip); setModel swaps in newer live data.
  */
 function createTimeline(M, R) {
-  const { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, loadRun, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
+  let { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, loadRun, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
     WORKLOAD_BY_ID, decode } = M;
+  const when = (s) => (M.formatInstant ? M.formatInstant(s) : at(s));
   const box = $('tl-box');
   const canvas = $('tl-canvas');
   const scroller = $('tl-scroll');
@@ -210,7 +214,7 @@ function createTimeline(M, R) {
     barsDrawn = drawn;
     drawGutter(first, last, yOfRow);
     drawAxis();
-    $('tl-range').textContent = at(t0) + ' – ' + at(t1) + ' (' + dur(t1 - t0) + '), ' + num(ROWS) + ' GPUs';
+    $('tl-range').textContent = when(t0) + ' – ' + when(t1) + ' (' + dur(t1 - t0) + '), ' + num(ROWS) + ' GPUs';
     if (R.firstPaintMs === null) R.firstPaintMs = Math.round(performance.now());
   }
 
@@ -245,12 +249,13 @@ function createTimeline(M, R) {
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = '#3c4650';
-    for (let s = Math.ceil(t0 / step) * step; s <= t1; s += step) {
+    const origin = M.originSeconds || 0;
+    for (let s = Math.ceil((t0 + origin) / step) * step - origin; s <= t1; s += step) {
       const x = xOf(s);
       ctx.fillStyle = '#c9d0d6';
       ctx.fillRect(x, AXIS - 6, 1, 6);
       ctx.fillStyle = '#3c4650';
-      const label = step >= DAY ? 'day ' + Math.round(s / DAY) : at(s);
+      const label = step >= DAY ? (M.formatDay ? M.formatDay(s) : 'day ' + Math.round(s / DAY)) : when(s);
       if (x + 3 < width - SCROLLBAR - 40) ctx.fillText(label, x + 3, AXIS / 2);
     }
     ctx.fillStyle = '#9aa5b0';
@@ -283,7 +288,7 @@ function createTimeline(M, R) {
     const min = W.minRuntimeSeconds[wl];
     const contract = min === 0 ? 'unallocated (minimum runtime 0: free, always preemptible)'
       : 'minimum runtime ' + dur(min) + ', ' + (W.resumable[wl] ? 'resumable' : 'not resumable');
-    const endKind = ['completed', 'preempted', 'preempted and requeued', 'still running at the end'][t.end[r]];
+    const endKind = (M.endWords || ['completed', 'preempted', 'preempted and requeued', 'still running at the end'])[t.end[r]];
     let why = endKind;
     if (t.cause[r] >= 0) {
       const cause = { UNALLOCATED: 'it ran unallocated', FAIR_SHARE: 'fair share', PRIORITY: 'priority', HOST_DRAIN: 'its host was drained' }[CAUSES[t.cause[r]]] || CAUSES[t.cause[r]];
@@ -302,10 +307,12 @@ function createTimeline(M, R) {
       html: '<b>' + esc(W.ids[wl]) + '</b> ' + chip(leaf) + esc(path)
         + '<div class="row">' + W.gpus[wl] + ' GPUs · ' + esc(W.kinds[W.kind[wl]]) + ' · priority ' + esc(W.priorities[W.priority[wl]]) + '</div>'
         + '<div class="row">' + esc(contract) + '</div>'
-        + '<div class="row">ran ' + at(d.start[r]) + ' – ' + at(d.end[r]) + ' (' + dur(d.end[r] - d.start[r]) + ')'
+        + '<div class="row">ran ' + when(d.start[r]) + ' – ' + when(d.end[r]) + ' (' + dur(d.end[r] - d.start[r]) + ')'
         + (protectedFor > 0 ? ', protected for ' + dur(protectedFor) : protectedFor < 0 ? ', protected throughout' : '') + '</div>'
-        + '<div class="row">submitted ' + at(W.submitSeconds[wl]) + ', needs ' + dur(W.durationSeconds[wl]) + ' of work</div>'
+        + '<div class="row">submitted ' + when(W.submitSeconds[wl])
+        + (W.durationSeconds[wl] >= 0 ? ', needs ' + dur(W.durationSeconds[wl]) + ' of work' : '') + '</div>'
         + '<div class="row">ended: ' + esc(why) + '</div>'
+        + (M.runNote ? '<div class="row">' + esc(M.runNote(r)) + '</div>' : '')
         + '<div class="row muted">' + esc(where.join(', ')) + '</div>',
     };
   }
@@ -387,7 +394,11 @@ function createTimeline(M, R) {
     return null;
   }
 
+  let listed = null;
   function fillJumpList() {
+    const key = JSON.stringify([NODES.names, LEAVES.map((n) => ALLOCS[n].path), LEAF_COLOUR]);
+    if (key === listed) return;
+    listed = key;
     const list = $('tl-jump-list');
     const opts = NODES.names.map((n) => 'node ' + n).concat(LEAVES.map((n) => 'allocation ' + ALLOCS[n].name));
     list.innerHTML = opts.map((o) => '<option value="' + esc(o) + '">').join('');
@@ -424,6 +435,40 @@ function createTimeline(M, R) {
     window.addEventListener('resize', () => { resize(); draw(); });
   }
 
+  /**
+   * Replaces the model with newer data (the live page's next poll: nodes, workloads and runs may all have changed)
+   * and redraws in the same frame, so nothing flickers. The view stays: the whole span if the whole span was shown,
+   * else the same instants, moved back by shiftSeconds (how far the new model's time 0 is after the old one's); the
+   * scroll position and the highlighted allocation (by name) too. Resolves when drawn.
+   */
+  function setModel(m, shiftSeconds) {
+    const whole = !d || (t0 <= 0 && t1 >= Math.max(d.endSeconds, 60));
+    const [a, b] = [t0 - (shiftSeconds || 0), t1 - (shiftSeconds || 0)];
+    const highlighted = highlight >= 0 ? ALLOCS[LEAVES[highlight]].path : null;
+    M = m;
+    ({ ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, loadRun, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
+      WORKLOAD_BY_ID, decode } = m);
+    highlight = highlighted === null ? -1 : LEAVES.findIndex((n) => ALLOCS[n].path === highlighted);
+    cache.clear();
+    fillJumpList();
+    if ($('tl-row').value === '0') rowH = fitRowHeight();
+    spacer.style.height = (ROWS * rowH + 4) + 'px';
+    const policy = shown;
+    wanted = policy;
+    return loadRun(policy).then((run) => {
+      if (wanted !== policy) return;
+      d = decode(run);
+      cache.set(policy, d);
+      if (whole) {
+        t0 = 0;
+        t1 = Math.max(d.endSeconds, 60);
+        draw();
+      } else {
+        setRange(a, b);
+      }
+    });
+  }
+
   /** Where the middle of a run of a workload is drawn, in viewport coordinates (scrolls and zooms to it). */
   function locate(id) {
     const wl = WORKLOAD_BY_ID.get(id);
@@ -449,7 +494,7 @@ function createTimeline(M, R) {
   }
 
   return {
-    init, show, draw, locate, jump,
+    init, show, draw, locate, jump, setModel,
     policy: () => shown,
     range: () => [t0, t1],
     setRange, zoom, setRowHeight,
