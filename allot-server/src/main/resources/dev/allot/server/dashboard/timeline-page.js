@@ -9,22 +9,11 @@ const P = window.allotTimeline = { ready: false, firstPaintMs: null, error: null
 const pollSeconds = Math.max(1, Number(new URLSearchParams(location.search).get('poll')) || 12);
 
 /**
- * What authenticates the page's calls, besides the session cookie that fetch sends (credentials: 'same-origin'): a
- * bearer token kept in sessionStorage under 'allot.token', if any. The one place the page knows about sign-in.
+ * The dashboard's session (dashboard.js, loaded before this page's script): the session cookie authenticates the
+ * calls, and a signed-out browser is sent to the sign-in page (Allot.api does that on a 401 too).
  */
-function authHeaders() {
-  const token = sessionStorage.getItem('allot.token');
-  return token ? { Authorization: 'Bearer ' + token } : {};
-}
-
 async function fetchTimeline(hours) {
-  const r = await fetch('/v1/timeline?hours=' + hours, { credentials: 'same-origin', headers: authHeaders() });
-  if (!r.ok) {
-    let why = r.statusText;
-    try { why = (await r.json()).error || why; } catch (e) { /* not JSON: keep the status text */ }
-    throw new Error(r.status === 401 ? 'not signed in (' + why + ')' : r.status + ': ' + why);
-  }
-  return r.json();
+  return Allot.api('/v1/timeline?hours=' + hours);
 }
 
 /** An instant, seconds since the epoch, in UTC: 03-01 09:00. */
@@ -99,4 +88,7 @@ $('window').addEventListener('change', (ev) => {
   refresh(true).catch(failed);
 });
 
-refresh(true).catch(failed).finally(() => setTimeout(poll, pollSeconds * 1000));
+Allot.signedIn().then(() => {
+  Allot.frame('Timeline');
+  return refresh(true).catch(failed).finally(() => setTimeout(poll, pollSeconds * 1000));
+}).catch(failed);

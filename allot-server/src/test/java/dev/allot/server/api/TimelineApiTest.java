@@ -212,8 +212,8 @@ class TimelineApiTest {
             assertThat(page.body()).contains(path.endsWith(".js") ? "createTimeline(M, P)" : "<canvas id=\"tl-canvas\">");
         }
         String js = TimelinePage.script();
-        assertThat(js).contains("function createTimeline(", "function readModel(", "function authHeaders(",
-                "fetch('/v1/timeline?hours='");
+        assertThat(js).contains("function createTimeline(", "function readModel(", "Allot.signedIn()",
+                "Allot.api('/v1/timeline?hours='");
         assertThat(js).startsWith("(function () {").endsWith("})();\n");
     }
 }

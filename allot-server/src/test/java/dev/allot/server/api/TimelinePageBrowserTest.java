@@ -5,26 +5,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The GPU timeline page ({@code /timeline}) in a real headless Chromium against a real server over the fixture's lab
- * (its clock moved by hand), signed in with a bearer token in sessionStorage (the page's {@code authHeaders()}).
+ * (its clock moved by hand), signed in through the dashboard's sign-in page (the session cookie).
  *
  * <p>The story, in hours before now: w-1 (8 GPUs, 2h minimum runtime) ran on gpu-01 from 20 to 8, when it was
  * preempted (a red outline); since 8, w-2 (unallocated: hatched throughout) runs on its GPUs 0-3 and since 6, w-3 (1h
  * minimum runtime: hatched after its first hour) on GPUs 4-7. gpu-02 is unhealthy and empty all along (shaded).
  * Screenshots go to {@code target/timeline-page/}.
  */
+@ExtendWith(HeadlessChromium.class)
 class TimelinePageBrowserTest {
     private static final Path OUT = Path.of("target", "timeline-page");
     private static final Duration LOAD = Duration.ofSeconds(30);
@@ -40,15 +42,8 @@ class TimelinePageBrowserTest {
     AttemptKey w2;
 
     @BeforeAll
-    static void startTheBrowser() {
-        browser = HeadlessChromium.start();
-    }
-
-    @AfterAll
-    static void stopTheBrowser() {
-        if (browser != null) {
-            browser.close();
-        }
+    static void theBrowser(HeadlessChromium chromium) {
+        browser = chromium;
     }
 
     @BeforeEach
@@ -85,10 +80,8 @@ class TimelinePageBrowserTest {
 
     /** Opens the page signed in as member, polling every second, and waits until it has drawn. */
     private void openSignedIn() {
-        String origin = "http://localhost:" + api.server.port();
-        browser.open(origin + "/v1/health");
-        browser.js("sessionStorage.setItem('allot.token', arguments[0]);", "tok-member");
-        browser.open(origin + "/timeline?poll=1");
+        browser.clearCookies();
+        browser.signIn("http://localhost:" + api.server.port(), "tok-member", "/timeline?poll=1");
         browser.waitFor("window.allotTimeline && (allotTimeline.ready || allotTimeline.error)", LOAD);
         assertThat(browser.js("return allotTimeline.error;")).as("the page's own error report").isNull();
     }
@@ -97,6 +90,9 @@ class TimelinePageBrowserTest {
     void thePageDrawsTheRunsOfTheLastDay() {
         openSignedIn();
         assertThat(browser.consoleErrors()).isEmpty();
+        // inside the dashboard's frame, signed in as member
+        assertThat(browser.text("nav.top a.active")).isEqualTo("Timeline");
+        assertThat(browser.text("#whoami")).startsWith("member");
         assertThat(browser.number("allotTimeline.runs")).isEqualTo(3);
         // One bar per GPU per run: w-1 on 8 GPUs, w-2 and w-3 on 4 each.
         assertThat(browser.number("allotTimeline.timeline.barsDrawn()")).isEqualTo(16);
@@ -152,13 +148,13 @@ class TimelinePageBrowserTest {
     }
 
     @Test
-    void withoutSignInThePageSaysSo() {
+    void withoutSignInThePageLeadsToTheSignInPage() {
         String origin = "http://localhost:" + api.server.port();
-        browser.open(origin + "/v1/health");
-        browser.js("sessionStorage.removeItem('allot.token');");
+        browser.open(origin + "/signin");
+        browser.clearCookies();
         browser.open(origin + "/timeline");
-        browser.waitFor("window.allotTimeline && allotTimeline.error", LOAD);
-        assertThat((String) browser.js("return document.getElementById('status').textContent;"))
-                .startsWith("could not refresh: not signed in");
+        browser.waitFor("location.pathname === '/signin'", LOAD);
+        assertThat(browser.url()).endsWith("/signin?next=%2Ftimeline");
+        assertThat(browser.js("return window.allotTimeline ? allotTimeline.polls : 0;")).isEqualTo(0L);
     }
 }

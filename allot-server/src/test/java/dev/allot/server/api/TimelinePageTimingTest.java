@@ -9,6 +9,7 @@ import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.NewWorkload;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Workload;
+import dev.allot.server.testing.HeadlessChromium;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,10 +58,8 @@ class TimelinePageTimingTest {
             long askMs = (System.nanoTime() - askStart) / 1_000_000;
             assertThat(answer.statusCode()).isEqualTo(200);
 
-            try (HeadlessChromium browser = HeadlessChromium.start()) {
-                browser.open(origin + "/v1/health");
-                browser.js("sessionStorage.setItem('allot.token', 'tok-member');");
-                browser.open(origin + "/timeline");
+            try (HeadlessChromium browser = HeadlessChromium.launch()) {
+                browser.signIn(origin, "tok-member", "/timeline");
                 browser.waitFor("window.allotTimeline && (allotTimeline.ready || allotTimeline.error)", BOUND);
                 assertThat(browser.js("return allotTimeline.error;")).isNull();
                 assertThat(browser.consoleErrors()).isEmpty();

@@ -174,6 +174,45 @@ public final class HeadlessChromium implements ParameterResolver, AfterAllCallba
         return driver.getCurrentUrl();
     }
 
+    /**
+     * Signs in through the dashboard's sign-in page at {@code origin} with an API token and waits until it has led
+     * on to {@code next} (a path on the site; its query is kept).
+     */
+    public void signIn(String origin, String token, String next) {
+        open(origin + "/signin?next=" + java.net.URLEncoder.encode(next, java.nio.charset.StandardCharsets.UTF_8));
+        one("#token").sendKeys(token);
+        one("#signin-button").click();
+        new WebDriverWait(driver, Duration.ofSeconds(20), Duration.ofMillis(25))
+                .withMessage("sign-in did not lead on to " + next)
+                .until(d -> !d.getCurrentUrl().contains("/signin"));
+    }
+
+    /** The value of a JavaScript expression that yields a number. */
+    public long number(String expression) {
+        return ((Number) js("return " + expression + ";")).longValue();
+    }
+
+    /** Pixels of a canvas's bitmap that are {@code ink} (not white), {@code coloured} (saturated) or {@code red}. */
+    public long pixels(String canvasSelector, String kind) {
+        return ((Number) js(COUNT_PIXELS_JS, canvasSelector, kind)).longValue();
+    }
+
+    private static final String COUNT_PIXELS_JS = """
+            const canvas = document.querySelector(arguments[0]);
+            if (!(canvas instanceof HTMLCanvasElement)) throw new Error('no canvas matches ' + arguments[0]);
+            if (canvas.width === 0 || canvas.height === 0) return 0;
+            const rgba = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            let count = 0;
+            for (let i = 0; i < rgba.length; i += 4) {
+              if (rgba[i + 3] === 0) continue;
+              const [r, g, b] = [rgba[i], rgba[i + 1], rgba[i + 2]];
+              const max = Math.max(r, g, b), min = Math.min(r, g, b);
+              if (arguments[1] === 'ink' ? min < 255 : arguments[1] === 'coloured' ? max - min >= 60
+                  : r >= 200 && g <= 40 && b <= 40) count++;
+            }
+            return count;
+            """;
+
     /** SEVERE entries of the browser's log since the last {@link #open}. */
     public List<String> consoleErrors() {
         drainLog();
