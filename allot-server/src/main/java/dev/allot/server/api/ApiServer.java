@@ -94,6 +94,7 @@ public final class ApiServer implements AutoCloseable {
     private final UsersApi usersApi;
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
+    private final dev.allot.server.policy.LivePolicy policy;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -143,7 +144,11 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    private ApiServer(Store store, HttpEndpoint endpoint, Clock clock, Extras extras, WorkloadExplainer explainer) {
+    private ApiServer(Store store, HttpEndpoint endpoint, Clock clock, Extras extras, WorkloadExplainer explainer,
+                      dev.allot.server.policy.LivePolicy policy) {
+        this.policy = policy != null ? policy : new dev.allot.server.policy.LivePolicy(
+                dev.allot.server.policy.ServicePolicy.defaults(), dev.allot.server.policy.ServicePolicy.Reader.DEFAULTS_ONLY,
+                store, clock, p -> { });
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.extras = Objects.requireNonNull(extras, "extras");
         this.allocations = new Cached<>(() -> store.allocations().allocations(), CACHE_TTL_NANOS);
@@ -197,7 +202,16 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(Store store, HttpEndpoint endpoint, Clock clock, Extras extras,
                                   WorkloadExplainer explainer) {
-        ApiServer server = new ApiServer(store, endpoint, clock, extras, explainer);
+        return start(store, endpoint, clock, extras, explainer, null);
+    }
+
+    /**
+     * Starts the API with the policy the service runs ({@code GET} and {@code PUT /v1/policy}); null: the defaults,
+     * which {@code PUT} can only set again (a server started without the CLI's reader of {@code policy.yaml}).
+     */
+    public static ApiServer start(Store store, HttpEndpoint endpoint, Clock clock, Extras extras,
+                                  WorkloadExplainer explainer, dev.allot.server.policy.LivePolicy policy) {
+        ApiServer server = new ApiServer(store, endpoint, clock, extras, explainer, policy);
         server.app.start();
         LOG.info("Allot API listening on {}", server.url());
         endpoint.plainTextWarning().ifPresent(w -> LOG.warn("{}", w));
@@ -272,6 +286,8 @@ public final class ApiServer implements AutoCloseable {
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
         config.routes.get("/v1/brakes", authed((ctx, user) -> json(ctx, 200, brakesView(store.settings().brakes()))));
         config.routes.put("/v1/brakes", authed(this::putBrakes));
+        config.routes.get("/v1/policy", authed((ctx, user) -> json(ctx, 200, policyView(policy.current()))));
+        config.routes.put("/v1/policy", authed(this::putPolicy));
         config.routes.post("/v1/nodes/{name}/health", authed(this::setHealth));
         for (java.util.function.Consumer<JavalinConfig> r : extras.routes()) {
             r.accept(config);
@@ -674,6 +690,28 @@ public final class ApiServer implements AutoCloseable {
         store.settings().putBrakes(limits, user.name(), clock.millis());
         extras.brakesChanged().run();
         json(ctx, 200, brakesView(limits));
+    }
+
+    /**
+     * {@code PUT /v1/policy}: administrators set the scheduling policy's settings; the body is {@code policy.yaml}
+     * text, read as {@code allot simulate} reads it (a bad one: 400 with the reader's message, naming line and field).
+     * Audited and kept in the store ({@code policy.put}); the loop applies it at its next cycle.
+     */
+    private void putPolicy(Context ctx, User user) {
+        requireAdmin(user, "change the scheduling policy");
+        dev.allot.server.policy.ServicePolicy p;
+        try {
+            p = policy.put(ctx.body(), user.name());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage(), "the body is policy.yaml text, as allot simulate reads it;"
+                    + " GET /v1/policy shows the settings in force");
+        }
+        json(ctx, 200, policyView(p));
+    }
+
+    private static Views.PolicyView policyView(dev.allot.server.policy.ServicePolicy p) {
+        return new Views.PolicyView(dev.allot.server.policy.ServicePolicy.POLICY, p.source(), p.settingsView(),
+                p.text());
     }
 
     private static Views.BrakesView brakesView(dev.allot.server.store.BrakeLimits b) {

@@ -122,6 +122,13 @@ final class Views {
     record Failing(String status, String time, String since, long failures, String error, String field, String hint) {
     }
 
+    /**
+     * The scheduling policy in force: the policy's name, where its settings came from, every effective setting (the
+     * shared ones and the policy's own, as {@code policy.yaml} writes them) and the text they were read from.
+     */
+    record PolicyView(String policy, String source, java.util.Map<String, Object> settings, String text) {
+    }
+
     /** The safety brakes' limits: {@code maxGpuHoursPerWorkload} null when there is no cap. */
     record BrakesView(int maxRequeues, Double maxGpuHoursPerWorkload) {
     }

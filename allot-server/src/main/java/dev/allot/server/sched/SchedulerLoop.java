@@ -140,11 +140,17 @@ public final class SchedulerLoop implements AutoCloseable {
     private final Backend backend;
     /** As whom attempts run; null: the backend's own user. Set once at start, read by the loop thread. */
     private volatile AccountMap accounts;
-    private final Policy policy;
-    private final SchedulerConfig config;
+    private Policy policy;
+    private SchedulerConfig config;
     private final Clock clock;
     private final Duration grace;
-    private final boolean restarts;
+    private boolean restarts;
+    /** A policy handed in by {@link #usePolicy}, to be taken at the start of the next cycle; null when none. */
+    private final java.util.concurrent.atomic.AtomicReference<NextPolicy> nextPolicy =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    private record NextPolicy(Policy policy, SchedulerConfig config) {
+    }
 
     // ---- loaded on the first cycle
     private ClusterState state;
@@ -344,12 +350,19 @@ public final class SchedulerLoop implements AutoCloseable {
         long nowMillis = clock.millis();
         long now = Math.max(lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         lastNowSeconds = now;
+        boolean newPolicy = takeNextPolicy();
         if (state == null) {
             if (!load(now, nowMillis)) {
                 return;
             }
         } else {
             state.advanceTo(now);
+            if (newPolicy) {
+                List<Allocation> allocations = store.allocations().allocations();
+                if (!allocations.isEmpty()) {
+                    rebuild(allocations, store.nodes().nodes(), now, "the policy settings changed");
+                }
+            }
             refreshTopology(now);
         }
         state.advanceTo(now);
@@ -369,6 +382,30 @@ public final class SchedulerLoop implements AutoCloseable {
             launchDeferred(now, nowMillis);
         }
         cycles++;
+    }
+
+    /**
+     * Runs this policy with these shared settings from the next cycle on (an administrator changed them): the core is
+     * rebuilt the way a change of the tree rebuilds it (its window's usage seeded again from the store with the new
+     * lookback and bucket), and the policy is asked at once. Does not wait for a cycle in progress.
+     */
+    public void usePolicy(Policy newPolicy, SchedulerConfig newConfig) {
+        nextPolicy.set(new NextPolicy(Objects.requireNonNull(newPolicy, "policy"),
+                Objects.requireNonNull(newConfig, "config")));
+        nudge();
+    }
+
+    private boolean takeNextPolicy() {
+        NextPolicy next = nextPolicy.getAndSet(null);
+        if (next == null) {
+            return false;
+        }
+        policy = next.policy();
+        config = next.config();
+        restarts = policy.restartsWorkThatCannotResume();
+        LOG.info("scheduling with the new policy settings from this cycle on: lookback {}, max-min-runtime {},"
+                + " usage-bucket {}", config.lookback(), config.maxMinRuntime(), config.usageBucket());
+        return true;
     }
 
     public synchronized Counters counters() {
@@ -542,7 +579,7 @@ public final class SchedulerLoop implements AutoCloseable {
         List<Allocation> allocations = store.allocations().allocations();
         List<Node> nodes = store.nodes().nodes();
         if (!CoreBuilder.Topology.of(allocations, nodes).equals(topology) && !allocations.isEmpty()) {
-            rebuild(allocations, nodes, now);
+            rebuild(allocations, nodes, now, "the allocation tree or the nodes changed");
         }
         markHealth(nodes, now);
     }
@@ -554,7 +591,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * again (the policy decides anew); attempts being stopped stay fenced. Workloads the old core refused are offered
      * again.
      */
-    private void rebuild(List<Allocation> allocations, List<Node> nodes, long now) {
+    private void rebuild(List<Allocation> allocations, List<Node> nodes, long now, String why) {
         List<Job> before = new ArrayList<>(active.values());
         buildState(allocations, nodes, now);
         rebuilds++;
@@ -612,7 +649,7 @@ public final class SchedulerLoop implements AutoCloseable {
             refused.remove(id);
             store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));
         }
-        LOG.info("the allocation tree or the nodes changed: the core was rebuilt with {}, {}, {}",
+        LOG.info("{}: the core was rebuilt with {}, {}, {}", why,
                 Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
                 Words.count(active.size(), "workload"));
     }
@@ -1150,7 +1187,7 @@ public final class SchedulerLoop implements AutoCloseable {
             return;
         }
         if (released.stream().anyMatch(id -> state.job(id).isPresent())) {
-            rebuild(store.allocations().allocations(), store.nodes().nodes(), now);
+            rebuild(store.allocations().allocations(), store.nodes().nodes(), now, "held workloads were released");
         }
         for (String id : released) {
             store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));

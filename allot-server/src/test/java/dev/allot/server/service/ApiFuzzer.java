@@ -33,7 +33,7 @@ final class ApiFuzzer {
             "GET /v1/audit", "GET /v1/me", "GET /v1/users", "PUT /v1/users/{name}", "GET /v1/users/{name}/tokens",
             "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
             "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
-            "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics");
+            "GET /v1/token-policy", "PUT /v1/token-policy", "GET /v1/policy", "PUT /v1/policy", "GET /metrics");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
     static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
             "other", "lab/a/x/deep");
@@ -124,6 +124,11 @@ final class ApiFuzzer {
                 body = body(Map.of("defaultLifetime", lifetimes(), "maxLifetime", List.of("\"365d\"", "\"30d\"",
                         "\"3650d\"", "\"3651d\"", "\"1s\"", "\"0s\"", "\"-1d\"", "\"9999999999999d\"", "365",
                         "null")));
+            }
+            case "PUT /v1/policy" -> {
+                path = "/v1/policy";
+                body = pick(List.of("", "lookback: 3d\n", "lookback: -1\n", "allocation:\n  nope: 1\n", "{\"a\": 1}",
+                        "\t\u0000")).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             }
             case "PUT /v1/brakes" -> {
                 path = "/v1/brakes";
