@@ -1235,8 +1235,12 @@ public final class SchedulerLoop implements AutoCloseable {
         return dirty | woken || state.protectionsEnded() != protectionsSeen;
     }
 
-    /** When the next decision is due if nothing happens before: the earliest wake-up kept; for tests. */
-    synchronized long nextWakeUpSeconds() {
+    /**
+     * The earliest wake-up the policy asked for that has not come ({@link Plan#NO_WAKE_UP} if none): when the loop
+     * decides next if nothing else happens before (a protection running out aside). For a driver that moves the
+     * clock from event to event (a replay).
+     */
+    public synchronized long nextWakeUpSeconds() {
         return wakeUps.nextWakeUpSeconds();
     }
 
