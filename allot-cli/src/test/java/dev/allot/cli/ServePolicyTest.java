@@ -101,6 +101,11 @@ class ServePolicyTest {
             assertThat(json(call(s, "GET", member, null), 200).path("settings").path("max-min-runtime").asText())
                     .isEqualTo("2h");
             awaitLookback(s, Duration.ofDays(1));
+            JsonNode submitted = json(http.send(request(s, "/v1/workloads", admin).POST(HttpRequest.BodyPublishers
+                    .ofString("{\"allocation\": \"lab/nlp/pretrain\", \"gpus\": 1, \"minRuntime\": \"3h\","
+                            + " \"resumable\": false, \"priority\": \"normal\", \"command\": [\"true\"]}"))
+                    .build(), HttpResponse.BodyHandlers.ofString()), 201);
+            assertThat(submitted.path("minRuntime").asText()).as("capped by the new max-min-runtime").isEqualTo("2h");
             JsonNode audit = json(http.send(request(s, "/v1/audit", admin).GET().build(),
                     HttpResponse.BodyHandlers.ofString()), 200);
             assertThat(audit.path("entries").findValuesAsText("action")).containsOnlyOnce("policy.put");

@@ -342,7 +342,7 @@ public final class ApiServer implements AutoCloseable {
         NewWorkload w = checked(readBody(ctx), user, Permissions.of(allocations.get()));
         Workload stored = store.workloads().submit(w);
         extras.changed().run();
-        json(ctx, 201, Views.workload(stored));
+        json(ctx, 201, Views.workload(stored, scheduling()));
     }
 
     /** At most this many workloads in one batch submission. */
@@ -375,7 +375,7 @@ public final class ApiServer implements AutoCloseable {
         }
         List<Workload> stored = store.workloads().submitAll(batch);
         extras.changed().run();
-        json(ctx, 201, new Views.WorkloadList(stored.stream().map(Views::workload).toList()));
+        json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
     }
 
     /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
@@ -437,15 +437,16 @@ public final class ApiServer implements AutoCloseable {
                     + " selects that allocation and everything below it");
         }
         Permissions permissions = Permissions.of(allocations.get());
+        dev.allot.core.state.SchedulerConfig scheduling = scheduling();
         json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
-                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w))).toList()));
+                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling)).toList()));
     }
 
     /** A workload and its attempts; its command and environment only for those who may see them. */
     private void show(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
-        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details),
+        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
     }
 
@@ -466,7 +467,8 @@ public final class ApiServer implements AutoCloseable {
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
     private void explain(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
-        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper));
+        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper,
+                scheduling()));
     }
 
     private void cancel(Context ctx, User user) {
@@ -478,7 +480,7 @@ public final class ApiServer implements AutoCloseable {
         }
         Workload cancelled = store.workloads().requestCancel(w.id());
         extras.cancelled().run();
-        json(ctx, 200, Views.workload(cancelled));
+        json(ctx, 200, Views.workload(cancelled, scheduling()));
     }
 
     private void progress(Context ctx, User user) {
@@ -491,7 +493,7 @@ public final class ApiServer implements AutoCloseable {
         Edits.Progress p = Edits.Progress.parse(readBody(ctx));
         store.workloads().reportProgress(w.id(), p.done(), p.total());
         explainer.progressReported(w.id());
-        json(ctx, 200, Views.workload(requireWorkload(w.id())));
+        json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
     }
 
     private void putAllocation(Context ctx, User user) {
@@ -707,6 +709,11 @@ public final class ApiServer implements AutoCloseable {
                     + " GET /v1/policy shows the settings in force");
         }
         json(ctx, 200, policyView(p));
+    }
+
+    /** The shared settings in force (the minimum runtime a workload is counted with is capped by them). */
+    private dev.allot.core.state.SchedulerConfig scheduling() {
+        return policy.current().scheduler();
     }
 
     private static Views.PolicyView policyView(dev.allot.server.policy.ServicePolicy p) {

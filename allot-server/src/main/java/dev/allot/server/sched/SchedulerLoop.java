@@ -108,6 +108,8 @@ import org.slf4j.LoggerFactory;
  * and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed otherwise: the
  * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the
  * core could not follow (an allocation with unfinished work removed or given children; nodes are never removed).
+ * New policy settings ({@link #usePolicy}, after {@code PUT /v1/policy}) rebuild the core the same way at the start of
+ * the next cycle, with the new lookback and usage bucket.
  *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
  * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred
