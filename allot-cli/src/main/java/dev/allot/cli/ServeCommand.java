@@ -88,6 +88,15 @@ final class ServeCommand implements Callable<Integer> {
             description = "simulated backend: work ends X times faster than declared (default: ${DEFAULT-VALUE})")
     String timeScale;
 
+    @Option(names = "--policy-file", paramLabel = "FILE",
+            description = "the scheduling policy's settings: a policy.yaml as allot simulate reads it; wins over the"
+                    + " settings set through PUT /v1/policy (default: those, else DIR/policy.yaml when there is one,"
+                    + " else the defaults)")
+    Path policyFile;
+
+    /** The policy read by {@link #config()} (checked before anything is created). */
+    private dev.allot.server.policy.PolicyOptions policyOptions;
+
     @Option(names = "--tick", paramLabel = "DURATION", defaultValue = "1s",
             description = "time between scheduling cycles (default: ${DEFAULT-VALUE})")
     String tick;
@@ -142,7 +151,7 @@ final class ServeCommand implements Callable<Integer> {
         format.apply();
         Service service;
         try {
-            service = Service.start(config, Clock.systemUTC(), slurm.makers(dataDir));
+            service = Service.start(config, Clock.systemUTC(), slurm.makers(dataDir), policyOptions);
         } catch (RuntimeException e) {
             err.println("allot: could not start the service: " + message(e));
             err.flush();
@@ -284,6 +293,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         LogFormat.parse(logFormat);
         checkCombinations();
+        policyOptions = ServePolicy.options(policyFile, dataDir); // a bad policy.yaml names file, line and field
         String nodeName = node != null ? node.trim() : hostName();
         if (nodeName.isEmpty()) {
             throw new IllegalArgumentException("--node expects a name, got an empty one");

@@ -3,7 +3,7 @@ package dev.allot.sim;
 import dev.allot.core.model.HealthEvent;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.Decision;
-import dev.allot.core.policy.Plan;
+import dev.allot.core.policy.DecisionLoop;
 import dev.allot.core.policy.Policy;
 import dev.allot.core.policy.PolicyFactory;
 import dev.allot.core.policy.PolicyRegistry;
@@ -22,13 +22,13 @@ import java.util.List;
  * Replays a scenario through one policy, event by event. It never steps a clock: it jumps to the next event
  * (a submission, the end of an attempt, the end of a protection, a health change, a wake-up the policy asked
  * for). Everything that happens at one instant is applied first, in (time, sequence) order, with submissions
- * last; then the policy runs one cycle on the state and the simulator carries out its plan, in order. The
+ * last; then the policy is asked and the simulator carries out its plan, in order, by the rules of
+ * {@link DecisionLoop} (which the service follows too: the same rounds, the same wake-ups). The
  * policy is the production code from {@code allot-core}; the simulator only plays the cluster.
  *
  * <p>Same scenario, same policy settings: same result, bit for bit.
  */
 public final class Simulator {
-    private static final int MAX_ROUNDS_PER_INSTANT = 8;
     private final Scenario scenario;
     private final PolicyFactory factory;
     private final Settings settings;
@@ -81,7 +81,7 @@ public final class Simulator {
         int nextSubmit = 0;
         long events = 0;
         long cycles = 0;
-        long nextWake = Long.MAX_VALUE;
+        DecisionLoop wakeUps = new DecisionLoop();
         long now = 0;
         while (true) {
             long tQueue = queue.isEmpty() ? Long.MAX_VALUE : queue.peekTime();
@@ -100,8 +100,8 @@ public final class Simulator {
                     events++;
                     happened = true;
                 }
-                if (e instanceof SimEvent.Wake && nextWake == t) {
-                    nextWake = Long.MAX_VALUE;
+                if (e instanceof SimEvent.Wake) {
+                    wakeUps.takeDue(t);
                 }
             }
             while (nextSubmit < specs.size() && specs.get(nextSubmit).submitSeconds() == t) {
@@ -115,32 +115,30 @@ public final class Simulator {
             if (!happened) {
                 continue;
             }
-            // Work a plan sends back to the queue (a drained or preempted resumable job) may start again at once:
-            // decide again at the same instant until a plan requeues nothing (bounded, in case of a cascade).
-            long wake = Plan.NO_WAKE_UP;
-            for (int round = 0; round < MAX_ROUNDS_PER_INSTANT; round++) {
-                cycles++;
-                Plan plan = policy.schedule(state, t);
-                boolean requeued = false;
-                for (Decision d : plan.decisions()) {
+            // Decide (again at once while a plan requeues work, bounded) and keep the earliest wake-up asked for:
+            // the loop the service runs too (DecisionLoop).
+            long instant = t;
+            DecisionLoop.Outcome decided = DecisionLoop.decide(policy, state, t, new DecisionLoop.Driver() {
+                @Override
+                public boolean carryOut(Decision d) {
                     if (checker != null) {
-                        checker.beforeDecision(t, d);
+                        checker.beforeDecision(instant, d);
                     }
-                    requeued |= carryOut(d, t, state, metrics, listener, queue, restarts);
+                    return Simulator.carryOut(d, instant, state, metrics, listener, queue, restarts);
                 }
-                for (int node : state.takeDrainNotices()) {
-                    String name = state.nodeName(node);
-                    metrics.onDrained(t, name);
-                    listener.onDrained(t, name);
+
+                @Override
+                public void afterRound() {
+                    for (int node : state.takeDrainNotices()) {
+                        String name = state.nodeName(node);
+                        metrics.onDrained(instant, name);
+                        listener.onDrained(instant, name);
+                    }
                 }
-                wake = Math.min(wake, plan.wakeAtSeconds());
-                if (!requeued) {
-                    break;
-                }
-            }
-            if (wake != Plan.NO_WAKE_UP && wake > t && wake < nextWake) {
-                queue.add(wake, new SimEvent.Wake());
-                nextWake = wake;
+            });
+            cycles += decided.rounds();
+            if (wakeUps.requestWakeUp(decided.wakeAtSeconds(), t)) {
+                queue.add(decided.wakeAtSeconds(), new SimEvent.Wake());
             }
             if (checker != null) {
                 checker.afterEvent(t);

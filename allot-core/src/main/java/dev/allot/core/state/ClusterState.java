@@ -61,6 +61,8 @@ public final class ClusterState {
     private final PriorityQueue<Expiry> expiries = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Integer.compare(a.job.index(), b.job.index()));
     private long now;
+    /** How many protections have run out on running attempts so far ({@link #protectionsEnded()}). */
+    private long protectionsEnded;
 
     private record Expiry(long at, Job job, int attempt) {
     }
@@ -171,6 +173,7 @@ public final class ClusterState {
     }
 
     private void endProtection(Job j) {
+        protectionsEnded++;
         j.protectionActive = false;
         protectedGpus[j.leaf()] -= j.gpus();
         protectedUntilGpuSum[j.leaf()] -= (long) j.gpus() * j.protectedUntilSeconds;
@@ -191,6 +194,15 @@ public final class ClusterState {
 
     public long now() {
         return now;
+    }
+
+    /**
+     * How many minimum-runtime protections have run out on attempts still running, as time advanced: a driver that
+     * sees this number change knows that something happened for the policy (work became preemptible), as the
+     * simulator's protection-end event says. Attempts that ended before their protection did are not counted.
+     */
+    public long protectionsEnded() {
+        return protectionsEnded;
     }
 
     /**

@@ -96,6 +96,7 @@ public final class ApiServer implements AutoCloseable {
     private final QueueApi queueApi;
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
+    private final dev.allot.server.policy.LivePolicy policy;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -145,7 +146,11 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    private ApiServer(Store store, HttpEndpoint endpoint, Clock clock, Extras extras, WorkloadExplainer explainer) {
+    private ApiServer(Store store, HttpEndpoint endpoint, Clock clock, Extras extras, WorkloadExplainer explainer,
+                      dev.allot.server.policy.LivePolicy policy) {
+        this.policy = policy != null ? policy : new dev.allot.server.policy.LivePolicy(
+                dev.allot.server.policy.ServicePolicy.defaults(), dev.allot.server.policy.ServicePolicy.Reader.DEFAULTS_ONLY,
+                store, clock, p -> { });
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.extras = Objects.requireNonNull(extras, "extras");
         this.allocations = new Cached<>(() -> store.allocations().allocations(), CACHE_TTL_NANOS);
@@ -202,7 +207,16 @@ public final class ApiServer implements AutoCloseable {
      */
     public static ApiServer start(Store store, HttpEndpoint endpoint, Clock clock, Extras extras,
                                   WorkloadExplainer explainer) {
-        ApiServer server = new ApiServer(store, endpoint, clock, extras, explainer);
+        return start(store, endpoint, clock, extras, explainer, null);
+    }
+
+    /**
+     * Starts the API with the policy the service runs ({@code GET} and {@code PUT /v1/policy}); null: the defaults,
+     * which {@code PUT} can only set again (a server started without the CLI's reader of {@code policy.yaml}).
+     */
+    public static ApiServer start(Store store, HttpEndpoint endpoint, Clock clock, Extras extras,
+                                  WorkloadExplainer explainer, dev.allot.server.policy.LivePolicy policy) {
+        ApiServer server = new ApiServer(store, endpoint, clock, extras, explainer, policy);
         server.app.start();
         LOG.info("Allot API listening on {}", server.url());
         endpoint.plainTextWarning().ifPresent(w -> LOG.warn("{}", w));
@@ -285,6 +299,8 @@ public final class ApiServer implements AutoCloseable {
         config.routes.put("/v1/nodes/{name}", authed(this::putNode));
         config.routes.get("/v1/brakes", authed((ctx, user) -> json(ctx, 200, brakesView(store.settings().brakes()))));
         config.routes.put("/v1/brakes", authed(this::putBrakes));
+        config.routes.get("/v1/policy", authed((ctx, user) -> json(ctx, 200, policyView(policy.current()))));
+        config.routes.put("/v1/policy", authed(this::putPolicy));
         config.routes.post("/v1/nodes/{name}/health", authed(this::setHealth));
         for (java.util.function.Consumer<JavalinConfig> r : extras.routes()) {
             r.accept(config);
@@ -339,7 +355,7 @@ public final class ApiServer implements AutoCloseable {
         NewWorkload w = checked(readBody(ctx), user, Permissions.of(allocations.get()));
         Workload stored = store.workloads().submit(w);
         extras.changed().run();
-        json(ctx, 201, Views.workload(stored));
+        json(ctx, 201, Views.workload(stored, scheduling()));
     }
 
     /** At most this many workloads in one batch submission. */
@@ -372,7 +388,7 @@ public final class ApiServer implements AutoCloseable {
         }
         List<Workload> stored = store.workloads().submitAll(batch);
         extras.changed().run();
-        json(ctx, 201, new Views.WorkloadList(stored.stream().map(Views::workload).toList()));
+        json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
     }
 
     /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
@@ -434,15 +450,16 @@ public final class ApiServer implements AutoCloseable {
                     + " selects that allocation and everything below it");
         }
         Permissions permissions = Permissions.of(allocations.get());
+        dev.allot.core.state.SchedulerConfig scheduling = scheduling();
         json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
-                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w))).toList()));
+                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling)).toList()));
     }
 
     /** A workload and its attempts; its command and environment only for those who may see them. */
     private void show(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
-        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details),
+        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
     }
 
@@ -463,7 +480,8 @@ public final class ApiServer implements AutoCloseable {
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
     private void explain(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
-        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper));
+        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper,
+                scheduling()));
     }
 
     private void cancel(Context ctx, User user) {
@@ -475,7 +493,7 @@ public final class ApiServer implements AutoCloseable {
         }
         Workload cancelled = store.workloads().requestCancel(w.id());
         extras.cancelled().run();
-        json(ctx, 200, Views.workload(cancelled));
+        json(ctx, 200, Views.workload(cancelled, scheduling()));
     }
 
     private void progress(Context ctx, User user) {
@@ -488,7 +506,7 @@ public final class ApiServer implements AutoCloseable {
         Edits.Progress p = Edits.Progress.parse(readBody(ctx));
         store.workloads().reportProgress(w.id(), p.done(), p.total());
         explainer.progressReported(w.id());
-        json(ctx, 200, Views.workload(requireWorkload(w.id())));
+        json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
     }
 
     private void putAllocation(Context ctx, User user) {
@@ -706,6 +724,33 @@ public final class ApiServer implements AutoCloseable {
         store.settings().putBrakes(limits, user.name(), clock.millis());
         extras.brakesChanged().run();
         json(ctx, 200, brakesView(limits));
+    }
+
+    /**
+     * {@code PUT /v1/policy}: administrators set the scheduling policy's settings; the body is {@code policy.yaml}
+     * text, read as {@code allot simulate} reads it (a bad one: 400 with the reader's message, naming line and field).
+     * Audited and kept in the store ({@code policy.put}); the loop applies it at its next cycle.
+     */
+    private void putPolicy(Context ctx, User user) {
+        requireAdmin(user, "change the scheduling policy");
+        dev.allot.server.policy.ServicePolicy p;
+        try {
+            p = policy.put(ctx.body(), user.name());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage(), "the body is policy.yaml text, as allot simulate reads it;"
+                    + " GET /v1/policy shows the settings in force");
+        }
+        json(ctx, 200, policyView(p));
+    }
+
+    /** The shared settings in force (the minimum runtime a workload is counted with is capped by them). */
+    private dev.allot.core.state.SchedulerConfig scheduling() {
+        return policy.current().scheduler();
+    }
+
+    private static Views.PolicyView policyView(dev.allot.server.policy.ServicePolicy p) {
+        return new Views.PolicyView(dev.allot.server.policy.ServicePolicy.POLICY, p.source(), p.settingsView(),
+                p.text());
     }
 
     private static Views.BrakesView brakesView(dev.allot.server.store.BrakeLimits b) {

@@ -73,7 +73,8 @@ final class Explanations {
     record Preemption(int attempt, String at, String outcome, String preemptor, String reason, Double lostGpuHours) {
     }
 
-    static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper) {
+    static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper,
+                          dev.allot.core.state.SchedulerConfig scheduling) {
         List<String> summary = new ArrayList<>();
         Data data;
         if (explanation.isPresent()) {
@@ -89,7 +90,7 @@ final class Explanations {
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts));
-            String capNote = Views.SCHEDULING.minRuntimeCapNote(w.minRuntimeSeconds());
+            String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
             if (capNote != null) { // the scheduler's own explanation says it too
                 summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");
             }

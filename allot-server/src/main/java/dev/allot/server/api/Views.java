@@ -20,7 +20,6 @@ import java.util.SortedMap;
  */
 final class Views {
     /** The settings the service schedules with ({@code Service} gives the loop the defaults): the minimum runtime cap. */
-    static final SchedulerConfig SCHEDULING = SchedulerConfig.defaults();
 
     private Views() {
     }
@@ -122,6 +121,13 @@ final class Views {
     record Failing(String status, String time, String since, long failures, String error, String field, String hint) {
     }
 
+    /**
+     * The scheduling policy in force: the policy's name, where its settings came from, every effective setting (the
+     * shared ones and the policy's own, as {@code policy.yaml} writes them) and the text they were read from.
+     */
+    record PolicyView(String policy, String source, java.util.Map<String, Object> settings, String text) {
+    }
+
     /** The safety brakes' limits: {@code maxGpuHoursPerWorkload} null when there is no cap. */
     record BrakesView(int maxRequeues, Double maxGpuHoursPerWorkload) {
     }
@@ -160,16 +166,19 @@ final class Views {
                  List<UsageRow> allocations) {
     }
 
-    /** A workload with everything in it: for a viewer who may see its command and environment. */
-    static WorkloadView workload(Workload w) {
-        return workload(w, true);
+    /**
+     * A workload with everything in it: for a viewer who may see its command and environment. {@code scheduling}:
+     * the shared settings in force (its minimum runtime as the scheduler counts it, capped by max-min-runtime).
+     */
+    static WorkloadView workload(Workload w, SchedulerConfig scheduling) {
+        return workload(w, true, scheduling);
     }
 
     /** A workload, with its command and environment only when {@code details} (else null, and redacted). */
-    static WorkloadView workload(Workload w, boolean details) {
-        String capNote = SCHEDULING.minRuntimeCapNote(w.minRuntimeSeconds());
+    static WorkloadView workload(Workload w, boolean details, SchedulerConfig scheduling) {
+        String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
         return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
-                Durations.formatSeconds(SCHEDULING.minRuntimeSecondsOf(w.minRuntimeSeconds())), w.allocated(),
+                Durations.formatSeconds(scheduling.minRuntimeSecondsOf(w.minRuntimeSeconds())), w.allocated(),
                 w.durationSeconds() == null ? null : Durations.formatSeconds(w.durationSeconds()),
                 w.resumable(), w.priority().label(), w.kind(), details ? w.command() : null,
                 details ? w.environment() : null, w.state().label(),

@@ -127,6 +127,16 @@ public final class SimulatedBackend implements Backend {
         runs.remove(attempt);
     }
 
+    /**
+     * When the next attempt still running ends by itself, if any will: for a driver that moves the clock from event
+     * to event (a replay) instead of tick by tick.
+     */
+    public synchronized java.util.Optional<Instant> nextEnd() {
+        Instant now = clock.instant();
+        return runs.values().stream().filter(r -> r.stoppedAt() == null && r.endsAt() != null && r.endsAt().isAfter(now))
+                .map(Run::endsAt).min(Instant::compareTo);
+    }
+
     private static AttemptStatus status(Run run, Instant now) {
         if (run.stoppedAt() != null) { // recorded only while the run had not ended by itself
             return new AttemptStatus(run.key(), Phase.STOPPED, null,

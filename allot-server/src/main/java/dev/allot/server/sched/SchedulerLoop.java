@@ -7,6 +7,7 @@ import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
 import dev.allot.core.policy.Decision;
+import dev.allot.core.policy.DecisionLoop;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.Policy;
 import dev.allot.core.policy.PreemptionCause;
@@ -63,9 +64,10 @@ import org.slf4j.LoggerFactory;
  *       forgotten by the backend;</li>
  *   <li>launch the deferred starts whose fences have cleared;</li>
  *   <li>take in new submissions and cancellations from the store;</li>
- *   <li>if something changed since the policy was last asked, or the policy asked to be asked again by now, or a
- *       protection has ended, or a minute has passed: ask the policy and carry out its decisions in order, deciding
- *       again at once while a plan requeued work (bounded, as the simulator does);</li>
+ *   <li>if something changed since the policy was last asked, or a wake-up the policy asked for has come, or a
+ *       protection has run out: ask the policy and carry out its decisions in order, deciding again at once while a
+ *       plan requeued work ({@link DecisionLoop}, the loop the simulator runs, with its bound and its rules for
+ *       wake-ups, so that the service decides when the simulator would);</li>
  *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
  *       cycle.</li>
  * </ol>
@@ -106,6 +108,8 @@ import org.slf4j.LoggerFactory;
  * and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed otherwise: the
  * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the
  * core could not follow (an allocation with unfinished work removed or given children; nodes are never removed).
+ * New policy settings ({@link #usePolicy}, after {@code PUT /v1/policy}) rebuild the core the same way at the start of
+ * the next cycle, with the new lookback and usage bucket.
  *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
  * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred
@@ -121,13 +125,11 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** How long a stopped attempt may take to end before the backend forces it. */
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
-    /** Decisions in one cycle while plans keep requeuing work (the simulator's bound). */
-    static final int MAX_ROUNDS_PER_CYCLE = 8;
     /**
-     * The policy is asked when something changed, when it asked to be, when a protection ends, and at least this
-     * often (fair share drifts as usage accrues and leaves the window).
+     * Decision instants in one cycle: after a decision, a protection that ran out at once (a minimum runtime of 0)
+     * is something new for the policy, as the simulator's protection-end event at the same instant is (a guard).
      */
-    static final long MAX_SECONDS_BETWEEN_DECISIONS = 60;
+    static final int MAX_INSTANTS_PER_CYCLE = 16;
     /** How often the whole list of workloads not ended is read again, whatever the hints (see syncWorkloads). */
     static final long FULL_SYNC_SECONDS = 30;
     /** How often the tree and the nodes are read again without a hint ({@link #topologyChanged()}). */
@@ -140,11 +142,17 @@ public final class SchedulerLoop implements AutoCloseable {
     private final Backend backend;
     /** As whom attempts run; null: the backend's own user. Set once at start, read by the loop thread. */
     private volatile AccountMap accounts;
-    private final Policy policy;
-    private final SchedulerConfig config;
+    private Policy policy;
+    private SchedulerConfig config;
     private final Clock clock;
     private final Duration grace;
-    private final boolean restarts;
+    private boolean restarts;
+    /** A policy handed in by {@link #usePolicy}, to be taken at the start of the next cycle; null when none. */
+    private final java.util.concurrent.atomic.AtomicReference<NextPolicy> nextPolicy =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    private record NextPolicy(Policy policy, SchedulerConfig config) {
+    }
 
     // ---- loaded on the first cycle
     private ClusterState state;
@@ -152,10 +160,10 @@ public final class SchedulerLoop implements AutoCloseable {
     private CoreBuilder.Topology topology;
     /** Something changed in the core since the policy was last asked (the policy is asked only then, or when due). */
     private boolean dirty = true;
-    /** When the policy asked to be asked again, and when the next protection the last decision saw ends. */
-    private long wakeAt = Long.MIN_VALUE;
-    private long protectionEndAt = Long.MIN_VALUE;
-    private long lastDecisionAt = Long.MIN_VALUE;
+    /** The wake-ups the policy asked for, kept by the simulator's rules ({@link DecisionLoop}). */
+    private final DecisionLoop wakeUps = new DecisionLoop();
+    /** The core's count of protections run out when the policy was last asked ({@link ClusterState#protectionsEnded}). */
+    private long protectionsSeen;
     private int[] sizes;
     private long lastSeq;
     private long lastNowSeconds = Long.MIN_VALUE;
@@ -344,12 +352,19 @@ public final class SchedulerLoop implements AutoCloseable {
         long nowMillis = clock.millis();
         long now = Math.max(lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         lastNowSeconds = now;
+        boolean newPolicy = takeNextPolicy();
         if (state == null) {
             if (!load(now, nowMillis)) {
                 return;
             }
         } else {
             state.advanceTo(now);
+            if (newPolicy) {
+                List<Allocation> allocations = store.allocations().allocations();
+                if (!allocations.isEmpty()) {
+                    rebuild(allocations, store.nodes().nodes(), now, "the policy settings changed");
+                }
+            }
             refreshTopology(now);
         }
         state.advanceTo(now);
@@ -360,14 +375,39 @@ public final class SchedulerLoop implements AutoCloseable {
         observe(now, nowMillis);
         launchDeferred(now, nowMillis);
         syncWorkloads(now);
-        if (dirty || now >= wakeAt || now >= protectionEndAt || now - lastDecisionAt >= MAX_SECONDS_BETWEEN_DECISIONS) {
+        for (int i = 0; i < MAX_INSTANTS_PER_CYCLE && decisionDue(now); i++) {
             decide(now, nowMillis);
+            state.advanceTo(now); // ends the protections that ran out at once
         }
         if (stopsThisCycle) {
             observe(now, nowMillis);
             launchDeferred(now, nowMillis);
         }
         cycles++;
+    }
+
+    /**
+     * Runs this policy with these shared settings from the next cycle on (an administrator changed them): the core is
+     * rebuilt the way a change of the tree rebuilds it (its window's usage seeded again from the store with the new
+     * lookback and bucket), and the policy is asked at once. Does not wait for a cycle in progress.
+     */
+    public void usePolicy(Policy newPolicy, SchedulerConfig newConfig) {
+        nextPolicy.set(new NextPolicy(Objects.requireNonNull(newPolicy, "policy"),
+                Objects.requireNonNull(newConfig, "config")));
+        nudge();
+    }
+
+    private boolean takeNextPolicy() {
+        NextPolicy next = nextPolicy.getAndSet(null);
+        if (next == null) {
+            return false;
+        }
+        policy = next.policy();
+        config = next.config();
+        restarts = policy.restartsWorkThatCannotResume();
+        LOG.info("scheduling with the new policy settings from this cycle on: lookback {}, max-min-runtime {},"
+                + " usage-bucket {}", config.lookback(), config.maxMinRuntime(), config.usageBucket());
+        return true;
     }
 
     public synchronized Counters counters() {
@@ -479,6 +519,7 @@ public final class SchedulerLoop implements AutoCloseable {
     /** A fresh core state for this tree and these nodes, usage seeded from the store; the loop's node names. */
     private void buildState(List<Allocation> allocations, List<Node> nodes, long now) {
         state = CoreBuilder.build(store, allocations, nodes, config, now);
+        protectionsSeen = state.protectionsEnded();
         topology = CoreBuilder.Topology.of(allocations, nodes);
         nodeNames = new ArrayList<>(nodes.size());
         sizes = new int[nodes.size()];
@@ -540,7 +581,7 @@ public final class SchedulerLoop implements AutoCloseable {
         List<Allocation> allocations = store.allocations().allocations();
         List<Node> nodes = store.nodes().nodes();
         if (!CoreBuilder.Topology.of(allocations, nodes).equals(topology) && !allocations.isEmpty()) {
-            rebuild(allocations, nodes, now);
+            rebuild(allocations, nodes, now, "the allocation tree or the nodes changed");
         }
         markHealth(nodes, now);
     }
@@ -552,7 +593,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * again (the policy decides anew); attempts being stopped stay fenced. Workloads the old core refused are offered
      * again.
      */
-    private void rebuild(List<Allocation> allocations, List<Node> nodes, long now) {
+    private void rebuild(List<Allocation> allocations, List<Node> nodes, long now, String why) {
         List<Job> before = new ArrayList<>(active.values());
         buildState(allocations, nodes, now);
         rebuilds++;
@@ -610,7 +651,7 @@ public final class SchedulerLoop implements AutoCloseable {
             refused.remove(id);
             store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));
         }
-        LOG.info("the allocation tree or the nodes changed: the core was rebuilt with {}, {}, {}",
+        LOG.info("{}: the core was rebuilt with {}, {}, {}", why,
                 Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
                 Words.count(active.size(), "workload"));
     }
@@ -959,7 +1000,9 @@ public final class SchedulerLoop implements AutoCloseable {
     /** Ends an attempt in the store with the given outcome, lets the backend forget it, and brings the core along. */
     private void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
                      long nowMillis) {
-        dirty = true;
+        // The policy hears of the end only if the core did not already count the attempt as over (an attempt being
+        // stopped was preempted or cancelled in the core when the stop was asked; the simulator has no such end).
+        dirty |= !l.stopping;
         Workload w;
         try {
             w = store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, nowMillis);
@@ -1005,6 +1048,7 @@ public final class SchedulerLoop implements AutoCloseable {
             // finished in its grace period, or its cancellation was requested while it was being preempted.
             books.deferred.remove(l.jobId);
             state.cancel(job, now);
+            dirty = true;
         }
         if (!job.state().isFinal() && brakes.checkAfterRequeue(w, nowMillis)) {
             hold(job, now);
@@ -1145,7 +1189,7 @@ public final class SchedulerLoop implements AutoCloseable {
             return;
         }
         if (released.stream().anyMatch(id -> state.job(id).isPresent())) {
-            rebuild(store.allocations().allocations(), store.nodes().nodes(), now);
+            rebuild(store.allocations().allocations(), store.nodes().nodes(), now, "held workloads were released");
         }
         for (String id : released) {
             store.workloads().workload(id).filter(this::waitsForCore).ifPresent(w -> admit(w, now));
@@ -1184,30 +1228,54 @@ public final class SchedulerLoop implements AutoCloseable {
 
     // ------------------------------------------------------------------ 4. decide
 
+    /**
+     * Whether the policy is to be asked now, by the simulator's rules: something changed since it was last asked, a
+     * wake-up it asked for has come, or a protection ran out. Takes the wake-ups that have come.
+     */
+    private boolean decisionDue(long now) {
+        boolean woken = wakeUps.takeDue(now);
+        return dirty | woken || state.protectionsEnded() != protectionsSeen;
+    }
+
+    /**
+     * The earliest wake-up the policy asked for that has not come ({@link Plan#NO_WAKE_UP} if none): when the loop
+     * decides next if nothing else happens before (a protection running out aside). For a driver that moves the
+     * clock from event to event (a replay).
+     */
+    public synchronized long nextWakeUpSeconds() {
+        return wakeUps.nextWakeUpSeconds();
+    }
+
+    /** One decision instant ({@link DecisionLoop#decide}): the policy's rounds, carried out in order. */
     private void decide(long now, long nowMillis) {
-        long nanos = 0;
         dirty = false;
-        for (int round = 0; round < MAX_ROUNDS_PER_CYCLE; round++) {
-            long t0 = System.nanoTime();
-            Plan plan = policy.schedule(state, now);
-            nanos += System.nanoTime() - t0;
-            wakeAt = plan.wakeAtSeconds();
-            boolean requeued = false;
-            for (Decision d : plan.decisions()) {
-                requeued |= carryOut(d, now, nowMillis);
+        long[] nanos = {0};
+        DecisionLoop.Outcome outcome = DecisionLoop.decide(policy, state, now, new DecisionLoop.Driver() {
+            @Override
+            public Plan ask(Policy p, ClusterState s, long nowSeconds) {
+                long t0 = System.nanoTime();
+                Plan plan = p.schedule(s, nowSeconds);
+                nanos[0] += System.nanoTime() - t0;
+                return plan;
             }
-            for (int node : state.takeDrainNotices()) {
-                LOG.info("node {} is drained", nodeNames.get(node));
+
+            @Override
+            public boolean carryOut(Decision d) {
+                return SchedulerLoop.this.carryOut(d, now, nowMillis);
             }
-            if (!requeued) {
-                break;
+
+            @Override
+            public void afterRound() {
+                for (int node : state.takeDrainNotices()) {
+                    LOG.info("node {} is drained", nodeNames.get(node));
+                }
             }
-        }
-        lastDecisionNanos = nanos;
-        lastDecisionAt = now;
-        protectionEndAt = state.nextProtectionEndSeconds();
+        });
+        wakeUps.requestWakeUp(outcome.wakeAtSeconds(), now);
+        lastDecisionNanos = nanos[0];
+        protectionsSeen = state.protectionsEnded();
         decisions++;
-        observer.cycle(nanos, state.pending().total(), state.runningCount());
+        observer.cycle(nanos[0], state.pending().total(), state.runningCount());
     }
 
     /** Carries out one decision; returns whether it sent a job back to the queue. */

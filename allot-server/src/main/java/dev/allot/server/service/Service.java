@@ -1,10 +1,6 @@
 package dev.allot.server.service;
 
 import dev.allot.core.backend.Backend;
-import dev.allot.core.policy.PolicyFactory;
-import dev.allot.core.policy.PolicyRegistry;
-import dev.allot.core.policy.Settings;
-import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.api.ApiServer;
 import dev.allot.server.api.HttpEndpoint;
 import dev.allot.server.api.PemKeyStore;
@@ -13,6 +9,9 @@ import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.identity.IdentityMode;
 import dev.allot.server.identity.UnixAccounts;
 import dev.allot.server.identity.WorkloadIdentity;
+import dev.allot.server.policy.LivePolicy;
+import dev.allot.server.policy.PolicyOptions;
+import dev.allot.server.policy.ServicePolicy;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
@@ -26,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The running service: the composition root that opens the {@link Store}, bootstraps it (the first administrator
  * and, with {@code demo}, the demo tree: {@link Bootstrap}), registers this machine as a node for the {@code local}
  * backend (its GPUs from {@code nvidia-smi} or the virtual count: {@link LocalGpus}), makes the backend, starts the
- * {@link SchedulerLoop} with the core's {@code allocation} policy, its observers ({@link ServiceMetrics} and
+ * {@link SchedulerLoop} with the core's {@code allocation} policy (its settings from {@code policy.yaml}, read by the
+ * caller, or set through the API: {@link LivePolicy}), its observers ({@link ServiceMetrics} and
  * {@link LoggingObserver}), the {@link ApiServer} (with {@code /metrics}) and the optional {@link HealthChecker},
  * and closes them in the reverse order. First of all it decides as whom workloads run ({@link IdentityMode}: each as
  * its submitter's Unix account when the service is root; else all as the service's user, with the limits that
@@ -96,14 +96,29 @@ public final class Service implements AutoCloseable {
      * @throws IllegalArgumentException if the configured backend is neither built in nor among {@code makers}
      */
     public static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers) {
+        return start(config, clock, makers, PolicyOptions.defaults());
+    }
+
+    /**
+     * Starts everything, running the policy {@code policy} says ({@link LivePolicy#choose}: the one read from
+     * {@code --policy-file}, else the one last set through the API, else the data directory's, else the defaults).
+     */
+    public static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers,
+                                PolicyOptions policy) {
         Objects.requireNonNull(config, "config");
         // Before anything is created: a bad --accounts file or an option that cannot apply is refused first.
-        return start(config, clock, makers, IdentityMode.decide(config));
+        return start(config, clock, makers, IdentityMode.decide(config), policy);
     }
 
     /** Starts everything with the identity mode decided (for tests of a mode this process is not in). */
     static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers, IdentityMode identity) {
+        return start(config, clock, makers, identity, PolicyOptions.defaults());
+    }
+
+    private static Service start(ServiceConfig config, Clock clock, Map<String, BackendMaker> makers,
+                                 IdentityMode identity, PolicyOptions policyOptions) {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(policyOptions, "policyOptions");
         if (!config.backend().equals(ServiceConfig.LOCAL) && !config.backend().equals(ServiceConfig.SIMULATED)
                 && !makers.containsKey(config.backend())) {
             java.util.TreeSet<String> valid = new java.util.TreeSet<>(makers.keySet());
@@ -159,9 +174,12 @@ public final class Service implements AutoCloseable {
                             + " the store has none yet; is it reachable? (see the log above)");
                 }
             }
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
-                    SchedulerConfig.defaults(), clock, config.grace());
+            ServicePolicy policy = LivePolicy.choose(policyOptions, store);
+            LOG.info("scheduling policy {} ({}): {}", ServicePolicy.POLICY, policy.source(), policy.settingsView());
+            loop = new SchedulerLoop(store, backend, policy.create(), policy.scheduler(), clock, config.grace());
+            SchedulerLoop running = loop;
+            LivePolicy live = new LivePolicy(policy, policyOptions.reader(), store, clock,
+                    p -> running.usePolicy(p.create(), p.scheduler()));
             ServiceMetrics metrics = new ServiceMetrics(loop);
             metrics.watchBackend(backend);
             loop.observe(new Observers(metrics, new LoggingObserver()));
@@ -174,7 +192,7 @@ public final class Service implements AutoCloseable {
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
                             started::topologyChanged, started::resync, new WorkloadIdentity(identity, ACCOUNTS),
                             new LoopHealth(started)),
-                    new LoopExplainer(started));
+                    new LoopExplainer(started), live);
             if (nodeSync != null) {
                 BackendNodeSync sync = new BackendNodeSync(store, backend, clock, started::topologyChanged);
                 nodeSync = sync;

@@ -10,13 +10,17 @@ import org.jdbi.v3.core.Handle;
  * The settings part of the {@link Store} ({@link Store#settings()}): cluster-wide settings kept by name, so that they
  * survive a restart. For now the safety brakes' limits ({@link BrakeLimits}); a setting never written has its
  * default. Changes are audited ({@code brakes.put}, {@code token-policy.put}). And the lifetime of API tokens
- * ({@link TokenPolicy}).
+ * ({@link TokenPolicy}). And the {@code policy.yaml} text an administrator set through the API ({@link StoredPolicy},
+ * audited as {@code policy.put}).
  */
 public final class ClusterSettings {
     static final String MAX_REQUEUES = "brakes.maxRequeues";
     static final String MAX_GPU_HOURS = "brakes.maxGpuHoursPerWorkload";
     static final String TOKEN_DEFAULT_LIFETIME = "tokens.defaultLifetimeSeconds";
     static final String TOKEN_MAX_LIFETIME = "tokens.maxLifetimeSeconds";
+    static final String POLICY_TEXT = "policy.text";
+    static final String POLICY_SET_BY = "policy.setBy";
+    static final String POLICY_SET_AT = "policy.setAtMillis";
 
     private final Transactions transactions;
 
@@ -116,5 +120,47 @@ public final class ClusterSettings {
         m.put("maxRequeues", b.maxRequeues());
         m.put("maxGpuHoursPerWorkload", b.maxGpuHoursPerWorkload());
         return Rows.toJson(m);
+    }
+
+    /** The {@code policy.yaml} text last set through the API, if any. */
+    public java.util.Optional<StoredPolicy> policy() {
+        return transactions.tx("read the policy", ClusterSettings::policy);
+    }
+
+    /**
+     * Stores the {@code policy.yaml} text (already validated by the caller) and audits the change ({@code policy.put},
+     * the texts before and after); returns what was stored before.
+     */
+    public java.util.Optional<StoredPolicy> putPolicy(String text, String actor, long nowMillis) {
+        Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(actor, "actor");
+        return transactions.tx("set the policy", h -> {
+            java.util.Optional<StoredPolicy> before = policy(h);
+            put(h, POLICY_TEXT, text);
+            put(h, POLICY_SET_BY, actor);
+            put(h, POLICY_SET_AT, Long.toString(nowMillis));
+            Allocations.audit(h, nowMillis, actor, "policy.put", "policy",
+                    Rows.toJson(Map.of("text", before.map(StoredPolicy::text).orElse(""))),
+                    Rows.toJson(Map.of("text", text)));
+            return before;
+        });
+    }
+
+    private static java.util.Optional<StoredPolicy> policy(Handle h) {
+        Map<String, String> values = new HashMap<>();
+        h.createQuery("SELECT name, value FROM settings WHERE name IN (:a, :b, :c)")
+                .bind("a", POLICY_TEXT).bind("b", POLICY_SET_BY).bind("c", POLICY_SET_AT)
+                .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2)))
+                .forEach(e -> values.put(e.getKey(), e.getValue()));
+        String text = values.get(POLICY_TEXT);
+        if (text == null) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(new StoredPolicy(text, values.getOrDefault(POLICY_SET_BY, "?"),
+                    Long.parseLong(values.getOrDefault(POLICY_SET_AT, "0"))));
+        } catch (IllegalArgumentException e) {
+            throw new StoreException("unreadable policy in the store's settings: " + e.getMessage(), e);
+        }
     }
 }

@@ -30,7 +30,12 @@ final class PolicyReader {
     }
 
     static PolicyConfig read(String text, PolicyRegistry registry) {
-        YamlTree y = YamlTree.parse(FILE, text);
+        return read(FILE, text, registry);
+    }
+
+    /** Reads policy text whose messages name it {@code name} (a file given by path, or a request's body). */
+    static PolicyConfig read(String name, String text, PolicyRegistry registry) {
+        YamlTree y = YamlTree.parse(name, text);
         if (y.root == null) {
             return PolicyConfig.defaults();
         }
@@ -76,7 +81,7 @@ final class PolicyReader {
             try {
                 config.settingsFor(factory);
             } catch (IllegalArgumentException e) {
-                throw sectionError(y, section, factory, e.getMessage());
+                throw sectionError(name, y, section, factory, e.getMessage());
             }
         }
         return config;
@@ -115,7 +120,8 @@ final class PolicyReader {
      * Locates a {@link Settings} complaint about a section: at the first setting that fails on its own (its key
      * when the key is unknown, else its value), or at the section's key.
      */
-    private static InputException sectionError(YamlTree y, Entry section, PolicyFactory factory, String message) {
+    private static InputException sectionError(String name, YamlTree y, Entry section, PolicyFactory factory,
+                                               String message) {
         String where = FILE + ", section '" + factory.name() + "': ";
         String problem = message.startsWith(where) ? message.substring(where.length()) : message;
         if (section.value() instanceof MapNode m) {
@@ -127,7 +133,7 @@ final class PolicyReader {
                     boolean known = factory.settings().stream().map(SettingSpec::key).anyMatch(s.key()::equals);
                     return known
                             ? y.error(s.value(), section.key(), problem)
-                            : new InputException(FILE, s.line(), s.column(), section.key(), problem);
+                            : new InputException(name, s.line(), s.column(), section.key(), problem);
                 }
             }
         }

@@ -66,6 +66,30 @@ public final class ScenarioReader {
     }
 
     /**
+     * Reads policy settings written as a scenario's {@code policy.yaml} is, with the same checks and messages, from
+     * any text; messages name it {@code name} ({@code allot serve} reads its {@code --policy-file} with this).
+     *
+     * @throws InputException for any problem with the text
+     */
+    public static PolicyConfig readPolicy(String name, String text, PolicyRegistry registry) {
+        try {
+            return PolicyReader.read(name, text, registry);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    /** {@link #readPolicy(String, String, PolicyRegistry)} on a file; messages name the file. */
+    public static PolicyConfig readPolicy(Path file, PolicyRegistry registry) {
+        String name = file.toString();
+        try {
+            return PolicyReader.read(name, readText(file, name), registry);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    /**
      * Reads an allocation tree written as {@code allocations.yaml} is, from any file; messages name the file.
      *
      * @throws InputException for any problem with the file
