@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.allot.core.model.Durations;
+import dev.allot.server.policy.LivePolicy;
+import dev.allot.server.policy.ServicePolicy;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.AuditEntry;
 import dev.allot.server.store.ConflictException;
@@ -96,7 +98,7 @@ public final class ApiServer implements AutoCloseable {
     private final QueueApi queueApi;
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
-    private final dev.allot.server.policy.LivePolicy policy;
+    private final LivePolicy policy;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -147,9 +149,9 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private ApiServer(Store store, HttpEndpoint endpoint, Clock clock, Extras extras, WorkloadExplainer explainer,
-                      dev.allot.server.policy.LivePolicy policy) {
-        this.policy = policy != null ? policy : new dev.allot.server.policy.LivePolicy(
-                dev.allot.server.policy.ServicePolicy.defaults(), dev.allot.server.policy.ServicePolicy.Reader.DEFAULTS_ONLY,
+                      LivePolicy policy) {
+        this.policy = policy != null ? policy : new LivePolicy(
+                ServicePolicy.defaults(), ServicePolicy.Reader.DEFAULTS_ONLY,
                 store, clock, p -> { });
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.extras = Objects.requireNonNull(extras, "extras");
@@ -215,7 +217,7 @@ public final class ApiServer implements AutoCloseable {
      * which {@code PUT} can only set again (a server started without the CLI's reader of {@code policy.yaml}).
      */
     public static ApiServer start(Store store, HttpEndpoint endpoint, Clock clock, Extras extras,
-                                  WorkloadExplainer explainer, dev.allot.server.policy.LivePolicy policy) {
+                                  WorkloadExplainer explainer, LivePolicy policy) {
         ApiServer server = new ApiServer(store, endpoint, clock, extras, explainer, policy);
         server.app.start();
         LOG.info("Allot API listening on {}", server.url());
@@ -733,7 +735,7 @@ public final class ApiServer implements AutoCloseable {
      */
     private void putPolicy(Context ctx, User user) {
         requireAdmin(user, "change the scheduling policy");
-        dev.allot.server.policy.ServicePolicy p;
+        ServicePolicy p;
         try {
             p = policy.put(ctx.body(), user.name());
         } catch (IllegalArgumentException e) {
@@ -748,8 +750,8 @@ public final class ApiServer implements AutoCloseable {
         return policy.current().scheduler();
     }
 
-    private static Views.PolicyView policyView(dev.allot.server.policy.ServicePolicy p) {
-        return new Views.PolicyView(dev.allot.server.policy.ServicePolicy.POLICY, p.source(), p.settingsView(),
+    private static Views.PolicyView policyView(ServicePolicy p) {
+        return new Views.PolicyView(ServicePolicy.POLICY, p.source(), p.settingsView(),
                 p.text());
     }
 

@@ -1,7 +1,8 @@
 // The allocations page: the tree (GET /v1/allocations) with usage against entitlement and owed per node, hour by
 // hour over the range (GET /v1/allocations/usage?since=..&step=1h), a chart of the selected node, and for those who
 // may edit (administrators; managers below the nodes they manage) share inputs with a preview of the entitlements
-// the new shares give, saved with PUT /v1/allocations/<path> (audited; the trail is shown to those who may read it).
+// the new shares give, saved with PUT /v1/allocations/<path> (audited; the trail is shown to those who may read it);
+// and the scheduling policy in force with where it came from (GET /v1/policy; administrators change it with PUT).
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -23,10 +24,32 @@
     document.getElementById('reset').addEventListener('click', () => { edits.clear(); render(); });
     document.getElementById('edit-controls').hidden = !tree.some(a => Allot.mayEdit(a.path));
     await load();
+    await policy();
     await audit();
     document.body.dataset.ready = 'true';
   } catch (e) {
     Allot.fail(e);
+  }
+
+  /** The policy's settings, one row each: the shared ones, then the policy's own as policy-name.setting. */
+  async function policy() {
+    const p = await api('/v1/policy');
+    document.getElementById('policy-source').textContent = p.policy + ', from ' + p.source;
+    const body = document.querySelector('#policy tbody');
+    body.textContent = '';
+    const rows = [];
+    for (const [k, v] of Object.entries(p.settings)) {
+      if (v !== null && typeof v === 'object') {
+        for (const [k2, v2] of Object.entries(v)) {
+          rows.push([k + '.' + k2, v2]);
+        }
+      } else {
+        rows.push([k, v]);
+      }
+    }
+    for (const [k, v] of rows) {
+      body.appendChild(el('tr', { 'data-setting': k }, el('td', { class: 'setting' }, k), el('td', { class: 'value' }, String(v))));
+    }
   }
 
   async function load() {

@@ -282,6 +282,23 @@ class DashboardBrowserTest {
             assertThat(detectRow.path("series").size()).isEqualTo(Math.toIntExact(
                     dev.allot.core.model.Durations.parse(range).toHours()));
         }
+        // the policy in force, setting by setting, as GET /v1/policy gives it
+        JsonNode policy = get("/v1/policy");
+        assertThat(browser.text("#policy-source")).isEqualTo(policy.path("policy").asText() + ", from "
+                + policy.path("source").asText());
+        List<String> settings = new ArrayList<>();
+        policy.path("settings").fields().forEachRemaining(f -> {
+            if (f.getValue().isObject()) {
+                f.getValue().fields().forEachRemaining(g -> settings.add(f.getKey() + "." + g.getKey() + " " + g.getValue().asText()));
+            } else {
+                settings.add(f.getKey() + " " + f.getValue().asText());
+            }
+        });
+        assertThat(settings).contains("lookback 7d", "allocation.reclaim-margin 0.1");
+        assertThat(browser.all("#policy tbody tr").stream()
+                .map(r -> r.findElement(org.openqa.selenium.By.cssSelector(".setting")).getText() + " "
+                        + r.findElement(org.openqa.selenium.By.cssSelector(".value")).getText()).toList())
+                .containsExactlyElementsOf(settings);
         assertThat(browser.consoleErrors()).isEmpty();
     }
 
