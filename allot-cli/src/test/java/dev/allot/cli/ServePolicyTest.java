@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,26 +36,35 @@ class ServePolicyTest {
     @Test
     void aBadPolicyFileIsRefusedWithSimulatesMessageNamingTheFileLineAndFieldBeforeAnythingIsCreated()
             throws Exception {
-        Path file = Files.writeString(dir.resolve("lab-policy.yaml"), BAD);
-        Path data = dir.resolve("data");
+        // a value that does not read, and one that reads but is out of range (the policy's own check)
+        for (String bad : List.of(BAD, "lookback: 3d\nallocation:\n  reclaim-margin: -1\n")) {
+            Path file = Files.writeString(dir.resolve("lab-policy.yaml"), bad);
+            Path data = dir.resolve("data");
 
-        Cli.Result served = Cli.run("serve", "--port", "0", "--data-dir", data.toString(), "--backend", "simulated",
-                "--policy-file", file.toString());
+            Cli.Result served = Cli.run("serve", "--port", "0", "--data-dir", data.toString(), "--backend",
+                    "simulated", "--policy-file", file.toString());
 
-        Path scenario = Files.createDirectories(dir.resolve("scenario"));
-        Files.copy(Path.of(Cli.example("tiny")).resolve("cluster.yaml"), scenario.resolve("cluster.yaml"));
-        Files.copy(Path.of(Cli.example("tiny")).resolve("allocations.yaml"), scenario.resolve("allocations.yaml"));
-        Files.copy(Path.of(Cli.example("tiny")).resolve("workloads.csv"), scenario.resolve("workloads.csv"));
-        Files.writeString(scenario.resolve("policy.yaml"), BAD);
-        Cli.Result simulated = Cli.run("simulate", scenario.toString(), "--policy", "allocation");
+            Path scenario = Files.createDirectories(dir.resolve("scenario"));
+            for (String f : List.of("cluster.yaml", "allocations.yaml", "workloads.csv")) {
+                Files.copy(Path.of(Cli.example("tiny")).resolve(f), scenario.resolve(f),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            Files.writeString(scenario.resolve("policy.yaml"), bad);
+            Cli.Result simulated = Cli.run("simulate", scenario.toString(), "--policy", "allocation");
 
-        assertThat(simulated.exit()).isEqualTo(2);
-        String problem = simulated.err().strip().substring("allot: policy.yaml".length());
-        assertThat(problem).startsWith(":3:19: field 'allocation': ");
-        assertThat(served.exit()).as(served.err()).isEqualTo(2);
-        assertThat(served.err().strip()).isEqualTo("allot: " + file + problem);
-        assertThat(served.err()).doesNotContain("Exception").doesNotContain("\tat ");
-        assertThat(data).as("nothing created").doesNotExist();
+            assertThat(simulated.exit()).as(simulated.err()).isEqualTo(2);
+            String problem = simulated.err().strip().substring("allot: policy.yaml".length());
+            assertThat(problem).startsWith(":3:19: field 'allocation': setting 'reclaim-margin': ");
+            assertThat(served.exit()).as(served.err()).isEqualTo(2);
+            assertThat(served.err().strip()).isEqualTo("allot: " + file + problem);
+            assertThat(served.err()).doesNotContain("Exception").doesNotContain("\tat ");
+            assertThat(data).as("nothing created").doesNotExist();
+        }
+        // a file that is not there is said in words
+        Cli.Result missing = Cli.run("serve", "--port", "0", "--data-dir", dir.resolve("data").toString(),
+                "--backend", "simulated", "--policy-file", dir.resolve("nope.yaml").toString());
+        assertThat(missing.exit()).isEqualTo(2);
+        assertThat(missing.err().strip()).isEqualTo("allot: " + dir.resolve("nope.yaml") + ": cannot read: no such file");
     }
 
     @Test
@@ -94,6 +104,12 @@ class ServePolicyTest {
             JsonNode refused = json(call(s, "PUT", admin, BAD), 400);
             assertThat(refused.path("error").asText()).isEqualTo("policy.yaml:3:19: field 'allocation': "
                     + problemOf(BAD));
+            // a value that reads but is out of range is refused the same way, located, and nothing is kept
+            JsonNode outOfRange = json(call(s, "PUT", admin, "allocation:\n  reclaim-margin: -1\n"), 400);
+            assertThat(outOfRange.path("error").asText()).isEqualTo("policy.yaml:2:19: field 'allocation':"
+                    + " setting 'reclaim-margin': must be a number >= 0, got -1.0");
+            assertThat(json(call(s, "GET", member, null), 200).path("settings").path("allocation")
+                    .path("reclaim-margin").asText()).isEqualTo("0.2");
 
             JsonNode changed = json(call(s, "PUT", admin, "lookback: 1d\nmax-min-runtime: 2h\n"), 200);
             assertThat(changed.path("settings").path("lookback").asText()).isEqualTo("1d");

@@ -78,13 +78,35 @@ final class PolicyReader {
         PolicyConfig config = new PolicyConfig(scheduler, perPolicy);
         for (Entry section : sections) {
             PolicyFactory factory = registry.get(section.key());
+            Settings settings;
             try {
-                config.settingsFor(factory);
+                settings = config.settingsFor(factory);
             } catch (IllegalArgumentException e) {
                 throw sectionError(name, y, section, factory, e.getMessage());
             }
+            try {
+                factory.create(settings); // the policy's own checks of its values (ranges), as a run would meet them
+            } catch (IllegalArgumentException e) {
+                throw rangeError(y, section, e.getMessage());
+            }
         }
         return config;
+    }
+
+    /**
+     * Locates a policy's complaint about a value that reads but is out of range ("reclaim-margin must be a number
+     * >= 0, got -1.0") at the setting it starts with, as a problem of that setting; else at the section.
+     */
+    private static InputException rangeError(YamlTree y, Entry section, String message) {
+        if (section.value() instanceof MapNode m) {
+            for (Entry s : m.entries().values()) {
+                if (message.startsWith(s.key() + " ")) {
+                    return y.error(s.value(), section.key(), "setting '" + s.key() + "': "
+                            + message.substring(s.key().length() + 1));
+                }
+            }
+        }
+        return y.error(section, message);
     }
 
     private static Duration duration(YamlTree y, MapNode root, String key, Duration def) {

@@ -93,7 +93,22 @@ public final class TextFiles {
             return new InputException(name, 0, 0, null, "the gzip-compressed data is damaged or cut short ("
                     + e.getMessage() + "); compress the file again");
         }
-        return new InputException(name, 0, 0, null, "cannot read: " + e);
+        return new InputException(name, 0, 0, null, "cannot read: " + inWords(e));
+    }
+
+    /** What went wrong with a file, in words rather than an exception's class name. */
+    static String inWords(IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(java.util.Locale.ROOT);
+        }
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m.toLowerCase(java.util.Locale.ROOT);
     }
 
     private static InputException notUtf8(Path path, String name) {
@@ -135,7 +150,7 @@ public final class TextFiles {
                 }
             }
         } catch (IOException again) {
-            return new InputException(name, 0, 0, null, "cannot read: " + again);
+            return new InputException(name, 0, 0, null, "cannot read: " + inWords(again));
         }
         return new InputException(name, 0, 0, null, "expected UTF-8 text, got bytes that are not UTF-8");
     }

@@ -111,7 +111,7 @@ final class TraceFileReader {
                 throw y.error(node, "path", expected + ", which links to " + path.toRealPath());
             }
         } catch (java.io.IOException e) {
-            throw y.error(node, "path", "cannot read: " + e);
+            throw y.error(node, "path", "cannot read: " + TextFiles.inWords(e));
         }
         return path;
     }
