@@ -52,9 +52,17 @@ final class ApiException extends RuntimeException {
     }
 
     static ApiException unauthorized(String problem) {
-        return new ApiException(401, problem, null,
+        return unauthorized(problem,
                 "send the header 'Authorization: Bearer <token>' with a token an administrator gave you");
     }
+
+    static ApiException unauthorized(String problem, String hint) {
+        return new ApiException(401, problem, null, hint);
+    }
+
+    /** The hint for the dashboard's session cookie, where a bearer header is not what the browser can send. */
+    static final String SIGN_IN_HINT = "sign in again on the dashboard's page /signin with an API token (allot token"
+            + " create makes one; an administrator can make one for you)";
 
     static ApiException forbidden(String problem, String hint) {
         return new ApiException(403, problem, null, hint);

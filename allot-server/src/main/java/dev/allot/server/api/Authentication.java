@@ -76,13 +76,14 @@ final class Authentication {
     /** The holder of a session cookie's token; a state-changing request must carry the session's CSRF token. */
     private Access.TokenHolder bySession(Context ctx, String cookie) {
         Sessions.Session s = sessions.find(cookie, clock.millis()).orElseThrow(() -> ApiException.unauthorized(
-                "the dashboard session has ended (signed out, expired or the service restarted); sign in again"));
+                "the dashboard session has ended (signed out, expired or the service restarted); sign in again",
+                ApiException.SIGN_IN_HINT));
         Access.TokenHolder found;
         try {
             found = holder(s.apiToken());
         } catch (ApiException e) {
             sessions.close(s.id());
-            throw e;
+            throw e.status() == 401 ? ApiException.unauthorized(e.getMessage(), ApiException.SIGN_IN_HINT) : e;
         }
         if (changesState(ctx.method().name()) && !s.csrfMatches(ctx.header(Sessions.CSRF_HEADER))) {
             throw ApiException.forbidden("a request authenticated by the session cookie that changes something must"

@@ -75,7 +75,15 @@ final class QueueApi {
         String state = one(params, "state");
         if (state != null && !QUEUE_STATES.contains(state)) {
             throw ApiException.badField("state", "unknown waiting state '" + state + "'",
-                    "one of held, pending, preempted, requeued");
+                    "expected one of held, pending, preempted, requeued");
+        }
+        if (allocation != null) {
+            List<String> paths = store.allocations().allocations().stream().map(a -> a.path()).sorted().toList();
+            if (!paths.contains(allocation)) {
+                throw ApiException.badField("allocation", "unknown allocation '" + allocation + "'",
+                        "expected an allocation path of the tree (it selects that allocation and everything below it): "
+                                + String.join(", ", paths));
+            }
         }
         Map<String, Workload> waiting = new LinkedHashMap<>();
         long after = 0;

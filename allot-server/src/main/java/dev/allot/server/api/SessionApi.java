@@ -49,7 +49,13 @@ final class SessionApi {
             throw ApiException.badField("token", "expected {\"token\": \"<API token>\"}",
                     "the same token the API takes as 'Authorization: Bearer <token>'; allot token create makes one");
         }
-        Access.TokenHolder holder = authentication.holder(body.path("token").asText().trim());
+        Access.TokenHolder holder;
+        try {
+            holder = authentication.holder(body.path("token").asText().trim());
+        } catch (ApiException e) {
+            throw e.status() == 401 ? ApiException.unauthorized(e.getMessage(), "check the token (allot token list"
+                    + " shows yours; allot token create makes one, an administrator can make one for you)") : e;
+        }
         long now = clock.millis();
         Sessions.Session s = authentication.sessions().open(body.path("token").asText().trim(), now,
                 holder.token().expiresAtMillis());
@@ -78,7 +84,8 @@ final class SessionApi {
 
     private Sessions.Session session(Context ctx) {
         return authentication.sessions().find(ctx.cookie(Sessions.COOKIE), clock.millis())
-                .orElseThrow(() -> ApiException.unauthorized("not signed in: no live dashboard session"));
+                .orElseThrow(() -> ApiException.unauthorized("not signed in: no live dashboard session",
+                        ApiException.SIGN_IN_HINT));
     }
 
     private SessionView view(Access.TokenHolder holder, Sessions.Session s) {

@@ -34,7 +34,7 @@
   /** The policy's settings, one row each: the shared ones, then the policy's own as policy-name.setting. */
   async function policy() {
     const p = await api('/v1/policy');
-    document.getElementById('policy-source').textContent = p.policy + ', from ' + p.source;
+    document.getElementById('policy-source').textContent = 'policy ' + p.policy + ' \u00b7 source: ' + p.source;
     const body = document.querySelector('#policy tbody');
     body.textContent = '';
     const rows = [];

@@ -88,7 +88,8 @@ $('window').addEventListener('change', (ev) => {
   refresh(true).catch(failed);
 });
 
-Allot.signedIn().then(() => {
+Allot.signedIn().then(async () => {
+  Allot.setTree((await Allot.api('/v1/allocations')).allocations); // so the frame says manager where one is
   Allot.frame('Timeline');
   return refresh(true).catch(failed).finally(() => setTimeout(poll, pollSeconds * 1000));
 }).catch(failed);

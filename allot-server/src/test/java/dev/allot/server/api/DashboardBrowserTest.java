@@ -284,8 +284,8 @@ class DashboardBrowserTest {
         }
         // the policy in force, setting by setting, as GET /v1/policy gives it
         JsonNode policy = get("/v1/policy");
-        assertThat(browser.text("#policy-source")).isEqualTo(policy.path("policy").asText() + ", from "
-                + policy.path("source").asText());
+        assertThat(browser.text("#policy-source")).isEqualTo("policy " + policy.path("policy").asText()
+                + " \u00b7 source: " + policy.path("source").asText());
         List<String> settings = new ArrayList<>();
         policy.path("settings").fields().forEachRemaining(f -> {
             if (f.getValue().isObject()) {

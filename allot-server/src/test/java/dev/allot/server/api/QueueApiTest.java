@@ -111,6 +111,12 @@ class QueueApiTest {
         assertThat(get("/v1/queue?allocation=lab/vision", "member").path("entries").size()).isEqualTo(1);
         assertThat(get("/v1/queue?state=held", "member").path("entries").size()).isZero();
         assertThat(api.get("/v1/queue?state=running", "tok-member").field()).isEqualTo("state");
+        // a mistyped allocation is an error naming the tree's paths, not an empty queue
+        ApiFixture.Response typo = api.get("/v1/queue?allocation=lab/visoin", "tok-member");
+        assertThat(typo.status()).isEqualTo(400);
+        assertThat(typo.field()).isEqualTo("allocation");
+        assertThat(typo.json().path("error").asText()).contains("unknown allocation 'lab/visoin'");
+        assertThat(typo.json().path("hint").asText()).contains("lab/vision");
         assertThat(api.get("/v1/queue?limit=3", "tok-member").field()).isEqualTo("limit");
         assertThat(api.get("/v1/queue", null).status()).isEqualTo(401);
     }

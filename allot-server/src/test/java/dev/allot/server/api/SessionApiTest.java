@@ -109,6 +109,9 @@ class SessionApiTest {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"token\": \"nope\"}")).build());
         assertThat(bad.status()).isEqualTo(401);
+        assertThat(bad.json().path("error").asText()).isEqualTo("unknown or revoked token");
+        assertThat(bad.json().path("hint").asText()).as("no bearer header to send from a sign-in page")
+                .startsWith("check the token").doesNotContain("Authorization");
         ApiFixture.Response form = api.sendRaw(HttpRequest.newBuilder(api.uri("/v1/session"))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("token=tok-root")).build());
@@ -120,8 +123,10 @@ class SessionApiTest {
         assertThat(fields.field()).isEqualTo("token");
         assertThat(api.sendRaw(HttpRequest.newBuilder(api.uri("/v1/session")).header("Cookie", Sessions.COOKIE + "=nope")
                 .GET().build()).status()).isEqualTo(401);
-        assertThat(api.sendRaw(HttpRequest.newBuilder(api.uri("/v1/me")).header("Cookie", Sessions.COOKIE + "=nope")
-                .GET().build()).status()).isEqualTo(401);
+        ApiFixture.Response ended = api.sendRaw(HttpRequest.newBuilder(api.uri("/v1/me"))
+                .header("Cookie", Sessions.COOKIE + "=nope").GET().build());
+        assertThat(ended.status()).isEqualTo(401);
+        assertThat(ended.json().path("hint").asText()).startsWith("sign in again on the dashboard's page /signin");
     }
 
     @Test
