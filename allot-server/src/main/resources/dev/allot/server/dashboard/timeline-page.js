@@ -37,6 +37,18 @@ function liveModel(v) {
   return M;
 }
 
+/**
+ * Where the first view starts: when everything in the window happened in its last quarter (a service started an
+ * hour ago, seen over 24 hours), a little before the first run, so the runs are not a sliver at the right edge;
+ * else 0, the whole window. Only the first view: the window selector and "Whole window" show the whole window.
+ */
+function activeFrom(v) {
+  if (!v.timeline.runs) return 0;
+  const first = Math.max(0, v.timeline.startDelta[0]);
+  if (first < v.endSeconds * 0.75) return 0;
+  return Math.max(0, Math.floor(first - Math.max(60, (v.endSeconds - first) * 0.05)));
+}
+
 let timeline = null;
 P.refresh = () => refresh(false);
 let shown = null;
@@ -60,6 +72,8 @@ async function refresh(wholeWindow) {
     P.timeline = timeline;
     timeline.init();
     await timeline.show(LIVE);
+    const active = activeFrom(v);
+    if (active > 0) timeline.setRange(active, v.endSeconds);
   } else {
     await timeline.setModel(M, before ? v.originSeconds - before.originSeconds : 0);
     if (wholeWindow) timeline.setRange(0, v.endSeconds);

@@ -85,6 +85,11 @@ class DashboardServiceBrowserTest {
             assertThat(browser.js("return allotTimeline.error;")).isNull();
             assertThat(browser.number("allotTimeline.runs")).isEqualTo(1);
             assertThat(browser.number("allotTimeline.timeline.barsDrawn()")).isEqualTo(8);
+            // a service ten minutes old, seen over 24 hours: the first view starts shortly before its first run
+            long end = browser.number("allotTimeline.timeline.range()[1]");
+            long start = browser.number("allotTimeline.timeline.range()[0]");
+            assertThat(end).isEqualTo(86_400);
+            assertThat(start).isBetween(86_400L - 11 * 60 - 60, 86_400L - 10 * 60);
             HeadlessChromium.Screenshot shot = browser.screenshot(Path.of("target", "dashboard-service", "timeline.png"));
             assertThat(shot.distinctColours()).isGreaterThan(50);
             assertThat(browser.consoleErrors()).isEmpty();
