@@ -77,7 +77,9 @@ public final class HtmlReport {
         Map<String, String> slots = Map.of(
                 "title", escapeHtml("Allot report: " + document.scenario().name()),
                 "uplot-css", resource(UPLOT + "uPlot.min.css"),
+                "timeline-css", WebAssets.text(WebAssets.TIMELINE_CSS),
                 "report-css", resource("report.css"),
+                "timeline", WebAssets.timelineMarkup("run"),
                 "uplot-js", resource(UPLOT + "uPlot.iife.min.js"),
                 "report-js", scripts(),
                 "data", data,

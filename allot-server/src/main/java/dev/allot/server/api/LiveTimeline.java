@@ -2,7 +2,6 @@ package dev.allot.server.api;
 
 import dev.allot.core.backend.Launch;
 import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.Priority;
 import dev.allot.core.timeline.TimelineData;
 import dev.allot.core.timeline.TimelineEncoder;
 import dev.allot.core.timeline.TimelineNodes;
@@ -15,12 +14,10 @@ import dev.allot.server.store.Node;
 import dev.allot.server.store.Nodes.HealthChange;
 import dev.allot.server.store.Workload;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -244,30 +241,10 @@ final class LiveTimeline {
     }
 
     private static TimelineWorkloads workloads(List<Workload> ws, Map<String, Integer> leafOf, long originMillis) {
-        int n = ws.size();
-        List<String> ids = new ArrayList<>(n);
-        int[] allocation = new int[n];
-        int[] gpus = new int[n];
-        long[] submit = new long[n];
-        long[] duration = new long[n];
-        long[] minRuntime = new long[n];
-        int[] resumable = new int[n];
-        int[] priority = new int[n];
-        int[] kind = new int[n];
-        List<String> kinds = List.copyOf(new TreeSet<>(ws.stream().map(Workload::kind).toList()));
-        for (int i = 0; i < n; i++) {
-            Workload w = ws.get(i);
-            ids.add(w.id());
-            allocation[i] = leafOf.getOrDefault(w.allocationPath(), -1);
-            gpus[i] = w.gpus();
-            submit[i] = Math.floorDiv(w.submittedAtMillis() - originMillis, 1000);
-            duration[i] = w.durationSeconds() == null ? -1 : w.durationSeconds();
-            minRuntime[i] = w.minRuntimeSeconds();
-            resumable[i] = w.resumable() ? 1 : 0;
-            priority[i] = w.priority().ordinal();
-            kind[i] = kinds.indexOf(w.kind());
-        }
-        return new TimelineWorkloads(ids, allocation, gpus, submit, duration, minRuntime, resumable,
-                Arrays.stream(Priority.values()).map(p -> p.name().toLowerCase(Locale.ROOT)).toList(), priority, kinds, kind);
+        return TimelineWorkloads.of(ws.stream().map(w -> new TimelineWorkloads.Row(w.id(),
+                leafOf.getOrDefault(w.allocationPath(), -1), w.gpus(),
+                Math.floorDiv(w.submittedAtMillis() - originMillis, 1000),
+                w.durationSeconds() == null ? -1 : w.durationSeconds(), w.minRuntimeSeconds(), w.resumable(),
+                w.priority(), w.kind())).toList());
     }
 }

@@ -9,14 +9,17 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The dashboard's GPU timeline page: {@code GET /timeline} (the page, dev/allot/server/dashboard/timeline.html) and
+ * The dashboard's GPU timeline page: {@code GET /timeline} (the page, dev/allot/server/dashboard/timeline.html, with
+ * the timeline's elements from allot-web, {@link WebAssets#timelineMarkup}, in its {@code {{timeline}}} slot),
+ * {@code GET /timeline.css} (the timeline's styles, allot-web's {@link WebAssets#TIMELINE_CSS}, as the report's) and
  * {@code GET /timeline.js} (its script: the report's timeline code from allot-web, {@link WebAssets#TIMELINE_SCRIPTS},
  * then timeline-page.js, concatenated inside one function scope as the report does, so nothing leaks into the page's
- * global scope but {@code allotTimeline}). Both are static and need no sign-in; the data comes from
+ * global scope but {@code allotTimeline}). All are static and need no sign-in; the data comes from
  * {@code GET /v1/timeline}, which does.
  */
 final class TimelinePage {
     private static final String BASE = "/dev/allot/server/dashboard/";
+    private static final String TIMELINE_SLOT = "{{timeline}}";
     /** Scripts from the page's own origin only; inline styles, which the timeline's legend uses. */
     private static final String CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:;"
             + " style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
@@ -25,9 +28,11 @@ final class TimelinePage {
     }
 
     static void register(JavalinConfig config) {
-        byte[] html = resource("timeline.html").getBytes(StandardCharsets.UTF_8);
+        byte[] html = page().getBytes(StandardCharsets.UTF_8);
+        byte[] css = WebAssets.text(WebAssets.TIMELINE_CSS).getBytes(StandardCharsets.UTF_8);
         byte[] js = script().getBytes(StandardCharsets.UTF_8);
         config.routes.get("/timeline", ctx -> send(ctx, "text/html; charset=utf-8", html));
+        config.routes.get("/timeline.css", ctx -> send(ctx, "text/css; charset=utf-8", css));
         config.routes.get("/timeline.js", ctx -> send(ctx, "text/javascript; charset=utf-8", js));
     }
 
@@ -37,6 +42,15 @@ final class TimelinePage {
         ctx.header("Referrer-Policy", "no-referrer");
         ctx.header("Cache-Control", "no-cache");
         ctx.status(200).contentType(type).result(body);
+    }
+
+    /** timeline.html with the timeline's elements in its slot. */
+    static String page() {
+        String html = resource("timeline.html");
+        if (!html.contains(TIMELINE_SLOT)) {
+            throw new IllegalStateException(BASE + "timeline.html has no " + TIMELINE_SLOT + " slot");
+        }
+        return html.replace(TIMELINE_SLOT, WebAssets.timelineMarkup("window"));
     }
 
     static String script() {

@@ -230,21 +230,7 @@ public final class Attempts {
      * with.
      */
     public List<ChargedRun> chargedRuns(long sinceMillis, long nowMillis) {
-        if (sinceMillis > nowMillis) {
-            throw new IllegalArgumentException("usage window starts (" + sinceMillis + " ms) after it ends ("
-                    + nowMillis + " ms)");
-        }
-        return transactions.tx("list charged runs", h ->
-                h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
-                                + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
-                                + " WHERE w.min_runtime_seconds > 0 AND a.started_at_ms < :now"
-                                + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
-                                + " ORDER BY w.seq, a.attempt")
-                        .bind("since", sinceMillis).bind("now", nowMillis)
-                        .map((rs, ctx) -> new ChargedRun(rs.getString(1),
-                                Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
-                                rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
-                        .list());
+        return runsIn("list charged runs", "w.min_runtime_seconds > 0", sinceMillis, nowMillis);
     }
 
     /**
@@ -252,10 +238,22 @@ public final class Attempts {
      * {@code [sinceMillis, nowMillis)}: the GPU time allocations received beyond what they are charged for.
      */
     public List<ChargedRun> unallocatedRuns(long sinceMillis, long nowMillis) {
-        return transactions.tx("list unallocated runs", h ->
+        return runsIn("list unallocated runs", "w.min_runtime_seconds = 0", sinceMillis, nowMillis);
+    }
+
+    /**
+     * The attempts of the workloads {@code workloadCondition} (a fixed SQL condition on {@code w}, never user input)
+     * selects that ran at some time in {@code [sinceMillis, nowMillis)}, in submission order.
+     */
+    private List<ChargedRun> runsIn(String what, String workloadCondition, long sinceMillis, long nowMillis) {
+        if (sinceMillis > nowMillis) {
+            throw new IllegalArgumentException("usage window starts (" + sinceMillis + " ms) after it ends ("
+                    + nowMillis + " ms)");
+        }
+        return transactions.tx(what, h ->
                 h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
                                 + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
-                                + " WHERE w.min_runtime_seconds = 0 AND a.started_at_ms < :now"
+                                + " WHERE " + workloadCondition + " AND a.started_at_ms < :now"
                                 + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
                                 + " ORDER BY w.seq, a.attempt")
                         .bind("since", sinceMillis).bind("now", nowMillis)

@@ -2,6 +2,13 @@ package dev.allot.server.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.Settings;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.service.LoopExplainer;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
@@ -32,7 +39,7 @@ import java.util.List;
  * </pre>
  *
  * Users: root (admin), mp, ms, member, owner, outsider, ms-member; each has the token {@code tok-<name>}. The clock
- * is fixed at {@link #NOW}.
+ * is fixed at {@link #NOW}, or one the test moves; {@link #withSchedulingLoop} adds a real scheduling loop.
  */
 final class ApiFixture implements AutoCloseable {
     static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
@@ -42,6 +49,8 @@ final class ApiFixture implements AutoCloseable {
 
     final Store store;
     final ApiServer server;
+    /** The scheduling loop the API explains through, made by {@link #withSchedulingLoop}; else null. */
+    final SchedulerLoop loop;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /** An answer: its status and its body parsed as JSON (null when the body is empty). */
@@ -61,7 +70,30 @@ final class ApiFixture implements AutoCloseable {
 
     /** The same lab, with the API on {@code clock} and explaining through what {@code explainer} makes of the store. */
     ApiFixture(Path dataDir, Clock clock, java.util.function.Function<Store, WorkloadExplainer> explainer) {
-        this.store = Store.sqlite(dataDir);
+        this.store = lab(dataDir);
+        this.loop = null;
+        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), explainer.apply(store));
+    }
+
+    private ApiFixture(Path dataDir, Clock clock, PolicyFactory policy) {
+        this.store = lab(dataDir);
+        this.loop = new SchedulerLoop(store, new SimulatedBackend(clock),
+                policy.create(Settings.defaults(policy.settings())), SchedulerConfig.defaults(), clock);
+        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop));
+    }
+
+    /**
+     * The lab with a real scheduling loop ({@link #loop}: the core's allocation policy with its default settings, the
+     * simulated backend, {@code clock}), run one cycle at a time by the test ({@code loop.runOnce()}); the API explains
+     * workloads through it. Closing the fixture closes the loop.
+     */
+    static ApiFixture withSchedulingLoop(Path dataDir, Clock clock) {
+        return new ApiFixture(dataDir, clock, PolicyRegistry.standard().get("allocation"));
+    }
+
+    /** A fresh SQLite store in {@code dataDir} seeded with the lab's users, tokens, allocations and nodes. */
+    private static Store lab(Path dataDir) {
+        Store store = Store.sqlite(dataDir);
         long t = NOW.toEpochMilli();
         for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
                 new User("ms", User.Role.USER), new User("member", User.Role.USER), new User("owner", User.Role.USER),
@@ -77,7 +109,7 @@ final class ApiFixture implements AutoCloseable {
                 "root", t);
         store.nodes().putNode(new Node("gpu-02", 8, false, "fan failure", t));
         store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), explainer.apply(store));
+        return store;
     }
 
     /** A valid submission body to X with the given extra or replaced fields (raw JSON values). */
@@ -159,6 +191,9 @@ final class ApiFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        if (loop != null) {
+            loop.close();
+        }
         server.close();
         store.close();
     }

@@ -5,13 +5,7 @@ import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.core.policy.PolicyFactory;
-import dev.allot.core.policy.PolicyRegistry;
-import dev.allot.core.policy.Settings;
-import dev.allot.core.state.SchedulerConfig;
-import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.service.LoopExplainer;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
 import java.nio.file.Path;
@@ -57,12 +51,8 @@ class DashboardBrowserTest {
     @BeforeAll
     static void start(HeadlessChromium chromium) {
         browser = chromium;
-        api = new ApiFixture(dataDir, clock, store -> {
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            loop = new SchedulerLoop(store, new SimulatedBackend(clock), f.create(Settings.defaults(f.settings())),
-                    SchedulerConfig.defaults(), clock);
-            return new LoopExplainer(loop);
-        });
+        api = ApiFixture.withSchedulingLoop(dataDir, clock);
+        loop = api.loop;
         detect = submit("ms-member", body("allocation", "\"" + DETECT + "\"", "gpusPerNode", "0", "minRuntime", "\"1h\"",
                 "duration", "\"1d\"", "command", "[\"python\", \"detect.py\", \"--secret-flag\"]"));
         loop.runOnce();
@@ -84,7 +74,6 @@ class DashboardBrowserTest {
 
     @AfterAll
     static void stop() {
-        loop.close();
         api.close();
     }
 

@@ -3,13 +3,6 @@ package dev.allot.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.model.Priority;
-import dev.allot.core.policy.PolicyFactory;
-import dev.allot.core.policy.PolicyRegistry;
-import dev.allot.core.policy.Settings;
-import dev.allot.core.state.SchedulerConfig;
-import dev.allot.server.backend.SimulatedBackend;
-import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.service.LoopExplainer;
 import dev.allot.server.store.NewWorkload;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
@@ -40,13 +33,7 @@ class DashboardQueueTimingTest {
     @Test
     void theQueuePageWithTenThousandWaitingWorkloadsIsDrawnInTime(HeadlessChromium browser) {
         MutableClock clock = new MutableClock(ApiFixture.NOW);
-        SchedulerLoop[] loop = new SchedulerLoop[1];
-        try (ApiFixture api = new ApiFixture(dataDir, clock, store -> {
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            loop[0] = new SchedulerLoop(store, new SimulatedBackend(clock), f.create(Settings.defaults(f.settings())),
-                    SchedulerConfig.defaults(), clock);
-            return new LoopExplainer(loop[0]);
-        })) {
+        try (ApiFixture api = ApiFixture.withSchedulingLoop(dataDir, clock)) {
             List<NewWorkload> batch = new ArrayList<>();
             String[][] who = {{ApiFixture.X, "member"}, {ApiFixture.X, "owner"}, {"lab/vision/detect", "ms-member"},
                 {"lab/vision/detect", "ms"}};
@@ -60,7 +47,7 @@ class DashboardQueueTimingTest {
                 api.store.workloads().submitAll(batch.subList(from, from + 1000));
             }
             long t0 = System.nanoTime();
-            loop[0].runOnce(); // one of them starts on gpu-01; the rest wait
+            api.loop.runOnce(); // one of them starts on gpu-01; the rest wait
             long cycleMs = (System.nanoTime() - t0) / 1_000_000;
             t0 = System.nanoTime();
             ApiFixture.Response q = api.get("/v1/queue", "tok-member");
@@ -89,10 +76,6 @@ class DashboardQueueTimingTest {
             assertThat(rows).isEqualTo(500);
             assertThat(Duration.ofMillis(drawnMs)).isLessThan(BOUND);
             assertThat(browser.consoleErrors()).isEmpty();
-        } finally {
-            if (loop[0] != null) {
-                loop[0].close();
-            }
         }
     }
 }

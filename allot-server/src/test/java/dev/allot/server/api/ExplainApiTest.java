@@ -6,14 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.core.policy.PolicyFactory;
-import dev.allot.core.policy.PolicyRegistry;
-import dev.allot.core.policy.Settings;
-import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.api.ApiFixture.Response;
-import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.service.LoopExplainer;
 import dev.allot.server.testing.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,17 +38,12 @@ class ExplainApiTest {
 
     @BeforeEach
     void start() {
-        api = new ApiFixture(dataDir, clock, store -> {
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            loop = new SchedulerLoop(store, new SimulatedBackend(clock), f.create(Settings.defaults(f.settings())),
-                    SchedulerConfig.defaults(), clock);
-            return new LoopExplainer(loop);
-        });
+        api = ApiFixture.withSchedulingLoop(dataDir, clock);
+        loop = api.loop;
     }
 
     @AfterEach
     void stop() {
-        loop.close();
         api.close();
     }
 

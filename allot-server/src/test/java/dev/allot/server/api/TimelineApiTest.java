@@ -12,6 +12,7 @@ import dev.allot.server.store.AttemptOutcome;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -199,17 +200,21 @@ class TimelineApiTest {
     }
 
     @Test
-    void thePageAndItsScriptAreServedWithoutSignIn() throws Exception {
+    void thePageItsStylesAndItsScriptAreServedWithoutSignIn() throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        for (String path : List.of("/timeline", "/timeline.js")) {
+        Map<String, List<String>> typeAndContent = Map.of(
+                "/timeline", List.of("text/html", "<canvas id=\"tl-canvas\">", "<link rel=\"stylesheet\" href=\"/timeline.css\">"),
+                "/timeline.css", List.of("text/css", "#tl-canvas {", ".tip {"),
+                "/timeline.js", List.of("text/javascript", "createTimeline(M, P)"));
+        for (String path : List.of("/timeline", "/timeline.css", "/timeline.js")) {
             java.net.http.HttpResponse<String> page = http.send(java.net.http.HttpRequest.newBuilder(
                     java.net.URI.create("http://localhost:" + api.server.port() + path)).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(page.statusCode()).as(path).isEqualTo(200);
-            assertThat(page.headers().firstValue("Content-Type").orElse(""))
-                    .startsWith(path.endsWith(".js") ? "text/javascript" : "text/html");
+            List<String> expected = typeAndContent.get(path);
+            assertThat(page.headers().firstValue("Content-Type").orElse("")).as(path).startsWith(expected.get(0));
             assertThat(page.headers().firstValue("Content-Security-Policy").orElse("")).contains("script-src 'self'");
-            assertThat(page.body()).contains(path.endsWith(".js") ? "createTimeline(M, P)" : "<canvas id=\"tl-canvas\">");
+            assertThat(page.body()).as(path).contains(expected.subList(1, expected.size())).doesNotContain("{{");
         }
         String js = TimelinePage.script();
         assertThat(js).contains("function createTimeline(", "function readModel(", "Allot.signedIn()",

@@ -738,6 +738,11 @@ abstract class StoreContract {
         assertThat(store.attempts().usageSince(now, now)).isEmpty();
         assertThat(store.attempts().usageSince(0, 1_000_000)).containsEntry("d", 90.0 + 800.0);
         assertThatThrownBy(() -> store.attempts().usageSince(2, 1)).isInstanceOf(IllegalArgumentException.class);
+        // the unallocated work, apart: GPU time received beyond what is charged
+        assertThat(store.attempts().unallocatedRuns(since, now)).containsExactly(
+                new Attempts.ChargedRun("a", 8, 100_000, 200_000L));
+        assertThat(store.attempts().unallocatedRuns(now, 1_000_000)).isEmpty();
+        assertThatThrownBy(() -> store.attempts().unallocatedRuns(2, 1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private static void end(Store store, AttemptKey key, long atMillis) {

@@ -11,8 +11,6 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.NodeSpec;
-import dev.allot.core.model.Priority;
-import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.core.timeline.TimelineNodes;
 import dev.allot.core.timeline.TimelineWorkloads;
@@ -27,7 +25,6 @@ import dev.allot.sim.trace.WorkloadTable;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -112,42 +109,11 @@ public final class JsonReport {
     }
 
     private static TimelineWorkloads workloads(Scenario s) {
-        List<WorkloadSpec> specs = s.workloads();
         AllocationTree tree = s.tree();
         SchedulerConfig config = s.policyConfig().scheduler();
-        int n = specs.size();
-        List<String> ids = new ArrayList<>(n);
-        int[] allocation = new int[n];
-        int[] gpus = new int[n];
-        long[] submit = new long[n];
-        long[] duration = new long[n];
-        long[] minRuntime = new long[n];
-        int[] resumable = new int[n];
-        int[] priority = new int[n];
-        int[] kind = new int[n];
-        SortedMap<String, Integer> kinds = new TreeMap<>();
-        for (WorkloadSpec w : specs) {
-            kinds.put(w.kind(), 0);
-        }
-        int k = 0;
-        for (var e : kinds.entrySet()) {
-            e.setValue(k++);
-        }
-        for (int i = 0; i < n; i++) {
-            WorkloadSpec w = specs.get(i);
-            ids.add(w.id());
-            allocation[i] = tree.leaf(w.allocation()).orElse(-1);
-            gpus[i] = w.gpus();
-            submit[i] = w.submitSeconds();
-            duration[i] = w.duration().getSeconds();
-            minRuntime[i] = config.minRuntimeSecondsOf(w);
-            resumable[i] = w.resumable() ? 1 : 0;
-            priority[i] = w.priority().ordinal();
-            kind[i] = kinds.get(w.kind());
-        }
-        return new TimelineWorkloads(ids, allocation, gpus, submit, duration, minRuntime, resumable,
-                Arrays.stream(Priority.values()).map(p -> p.name().toLowerCase(java.util.Locale.ROOT)).toList(), priority,
-                List.copyOf(kinds.keySet()), kind);
+        return TimelineWorkloads.of(s.workloads().stream().map(w -> new TimelineWorkloads.Row(w.id(),
+                tree.leaf(w.allocation()).orElse(-1), w.gpus(), w.submitSeconds(), w.duration().getSeconds(),
+                config.minRuntimeSecondsOf(w), w.resumable(), w.priority(), w.kind())).toList());
     }
 
     public static void write(Scenario s, List<SimulationResult> results, Writer out) throws IOException {
