@@ -82,6 +82,7 @@ final class PolicyCommand extends GroupCommand {
 
     /** {@code allot policy show}: the policy in force. */
     @Command(name = "show", mixinStandardHelpOptions = true,
+            header = "Show the scheduling policy in force, where it came from and its settings.",
             description = {"Show the scheduling policy the server runs, where it came from (defaults, a file, or set"
                     + " through the API by whom and when) and every setting in force.",
                     "With --yaml, print it as policy.yaml instead: the text it was read from, or the settings when it"
@@ -110,6 +111,7 @@ final class PolicyCommand extends GroupCommand {
      * {@code simulate} does and refuses it (at its line and field) when it does not read.
      */
     @Command(name = "set", mixinStandardHelpOptions = true,
+            header = "Put a policy.yaml in force (administrators).",
             description = {"Put the policy.yaml in FILE in force (administrators). It is read as allot simulate reads a"
                     + " scenario's policy.yaml (an empty file means the defaults); a file that does not read is refused"
                     + " with its line and field. The server keeps it across restarts (unless it was started with"
