@@ -158,6 +158,14 @@ final class ApiClient {
         return send("PUT", path, body);
     }
 
+    /**
+     * A PUT whose body is text rather than JSON (PUT /v1/policy takes policy.yaml as it is), sent as UTF-8 with
+     * {@code contentType}.
+     */
+    JsonNode putText(String path, String body, String contentType) {
+        return send("PUT", path, body.getBytes(StandardCharsets.UTF_8), contentType);
+    }
+
     /** A DELETE; its 204 (no content) is answered as an empty object. */
     JsonNode delete(String path) {
         return send("DELETE", path, null);
@@ -173,18 +181,23 @@ final class ApiClient {
     }
 
     private JsonNode send(String method, String path, JsonNode body) {
+        if (body == null) {
+            return send(method, path, null, null);
+        }
+        try {
+            return send(method, path, JSON.writeValueAsBytes(body), "application/json");
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("could not write the request as JSON", e);
+        }
+    }
+
+    private JsonNode send(String method, String path, byte[] bytes, String contentType) {
         URI uri = URI.create(base + path);
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
                 .header("Accept", "application/json")
                 .header("Authorization", "Bearer " + token);
-        if (body != null) {
-            byte[] bytes;
-            try {
-                bytes = JSON.writeValueAsBytes(body);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException("could not write the request as JSON", e);
-            }
-            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
+        if (bytes != null) {
+            b.header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
         } else {
             b.method(method, HttpRequest.BodyPublishers.noBody());
         }

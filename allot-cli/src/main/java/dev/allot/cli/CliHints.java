@@ -41,6 +41,9 @@ final class CliHints {
             new Rule("GET /v1/token-policy", "'allot token policy'"),
             new Rule("GET /v1/brakes", "'allot brakes show'"),
             new Rule("PUT /v1/brakes", "'allot brakes set'"),
+            new Rule("GET /v1/policy", "'allot policy show'"),
+            new Rule("PUT /v1/policy", "'allot policy set FILE'"),
+            new Rule("the body is policy\\.yaml text", "the file is policy.yaml text"),
             new Rule("GET /v1/openapi\\.json lists the endpoints",
                     "this client and the server may be different versions of Allot ('allot --version' tells this one's)"),
             new Rule("GET /v1/openapi\\.json describes it", "'%COMMAND% --help' describes the options"));

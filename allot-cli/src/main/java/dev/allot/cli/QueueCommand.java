@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,21 +10,38 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code allot queue}: the server's workloads as a table, in the server's order (oldest submission first). */
+/**
+ * {@code allot queue}: the server's workloads as a table. The waiting ones (pending, preempted, requeued) come first,
+ * in the order the policy would serve them, with their place in that order overall and in their allocation, as
+ * {@code GET /v1/queue} and the dashboard give them; held work and work the scheduler has not seen yet follow without
+ * a place. Then the others (running, ended) in the server's order, oldest submission first. Which workloads are listed
+ * is what {@code GET /v1/workloads} answers for the filters; {@code /v1/queue} (with the same allocation and user)
+ * only orders and numbers the waiting ones. {@code --json} prints both answers: {@code {"workloads", "queue"}}.
+ */
 @Command(name = "queue", mixinStandardHelpOptions = true,
-        description = "List workloads on the Allot server as a table, optionally filtered.")
+        description = {"List workloads on the Allot server as a table, optionally filtered.",
+                "Waiting work (pending, preempted, requeued) comes first, in the order the policy would serve it: POS"
+                        + " is its place in the whole queue (whatever the filters), ALLOC POS its place among its"
+                        + " allocation's waiting work. Held work and work the scheduler has not seen yet follow, without"
+                        + " a place (-). Then running and ended work, oldest submission first.",
+                "'allot explain ID' says why a workload waits where it does."})
 final class QueueCommand extends ClientCommand {
+    /** The states that wait in the queue; {@code GET /v1/queue} lists exactly the workloads in them. */
+    static final java.util.Set<String> WAITING = java.util.Set.of("pending", "preempted", "requeued");
+
     @Option(names = "--state", split = ",", paramLabel = "STATE",
-            description = "only these states, comma-separated: pending, running, preempted, requeued, completed, failed, cancelled")
+            description = "only these states, comma-separated: pending, running, preempted, requeued, completed, failed,"
+                    + " cancelled (held work is in the state it was held in)")
     List<String> states = new ArrayList<>();
 
-    @Option(names = "--allocation", paramLabel = "PREFIX", description = "only this allocation and those below it")
+    @Option(names = "--allocation", paramLabel = "PATH", description = "only this allocation and those below it")
     String allocation;
 
     @Option(names = "--user", paramLabel = "USER", description = "only this user's workloads")
     String user;
 
-    @Option(names = "--limit", paramLabel = "N", description = "at most N workloads (server default 1000)")
+    @Option(names = "--limit", paramLabel = "N",
+            description = "at most N workloads, the oldest submitted (server default 1000), then ordered as above")
     Integer limit;
 
     @Override
@@ -35,7 +53,22 @@ final class QueueCommand extends ClientCommand {
         q.put("allocation", allocation);
         q.put("user", user);
         q.put("limit", limit == null ? null : limit.toString());
-        return client.get("/v1/workloads", q);
+        JsonNode workloads = client.get("/v1/workloads", q);
+        ObjectNode answer = ApiClient.JSON.createObjectNode();
+        answer.set("workloads", workloads.path("workloads"));
+        boolean anyWaiting = false;
+        for (JsonNode w : workloads.path("workloads")) {
+            anyWaiting |= WAITING.contains(w.path("state").asText());
+        }
+        if (anyWaiting) {
+            // /v1/queue's state filter knows held as a state of its own, /v1/workloads the state it was held in:
+            // the states are applied by /v1/workloads above, the queue only orders what it listed.
+            Map<String, String> filters = new LinkedHashMap<>();
+            filters.put("allocation", allocation == null ? null : allocation.trim());
+            filters.put("user", user == null ? null : user.trim());
+            answer.set("queue", client.get("/v1/queue", filters));
+        }
+        return answer;
     }
 
     @Override
@@ -46,11 +79,56 @@ final class QueueCommand extends ClientCommand {
             return;
         }
         List<List<String>> rows = new ArrayList<>();
-        for (JsonNode w : list) {
-            rows.add(List.of(text(w, "id"), text(w, "allocation"), text(w, "user"), gpus(w), minRuntime(w),
-                    state(w), text(w, "submittedAt")));
+        for (Row r : ordered(answer)) {
+            JsonNode w = r.workload();
+            rows.add(List.of(text(w, "id"), r.position(), r.positionInAllocation(), text(w, "allocation"),
+                    text(w, "user"), gpus(w), minRuntime(w), state(w), text(w, "submittedAt")));
         }
-        table(out, List.of("ID", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED"), rows);
+        table(out, List.of("ID", "POS", "ALLOC POS", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED"),
+                rows);
+        JsonNode queue = answer.path("queue");
+        if (queue.isObject() && !queue.path("seenByScheduler").asBoolean(false)) {
+            out.println("(the scheduler has not ordered the queue yet: waiting work is listed without a place)");
+        }
+    }
+
+    /** A workload as listed, with its places in the serving order ({@code -} when it has none). */
+    record Row(JsonNode workload, String position, String positionInAllocation) {
+    }
+
+    /**
+     * The workloads in the order printed: the waiting ones in {@code /v1/queue}'s order (which puts those without a
+     * place last), any waiting one it did not list (it ended or started between the two calls) after them, then the
+     * others in the server's order.
+     */
+    static List<Row> ordered(JsonNode answer) {
+        Map<String, JsonNode> queued = new LinkedHashMap<>();
+        for (JsonNode e : answer.path("queue").path("entries")) {
+            queued.put(e.path("id").asText(), e);
+        }
+        Map<String, JsonNode> waiting = new LinkedHashMap<>();
+        List<Row> others = new ArrayList<>();
+        for (JsonNode w : answer.path("workloads")) {
+            if (WAITING.contains(w.path("state").asText())) {
+                waiting.put(w.path("id").asText(), w);
+            } else {
+                others.add(new Row(w, "-", "-"));
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        for (JsonNode e : queued.values()) {
+            JsonNode w = waiting.remove(e.path("id").asText());
+            if (w != null) {
+                rows.add(new Row(w, place(e.get("position")), place(e.get("positionInAllocation"))));
+            }
+        }
+        waiting.values().forEach(w -> rows.add(new Row(w, "-", "-")));
+        rows.addAll(others);
+        return rows;
+    }
+
+    private static String place(JsonNode n) {
+        return n == null || !n.isNumber() ? "-" : n.asText();
     }
 
     /** The minimum runtime that applies, marked when the cap cut the declared one: "8h (capped from 9h)". */

@@ -81,6 +81,10 @@ class ClientCommandsTest {
         // fixed width: every column starts where its header does
         assertThat(row.indexOf(X)).isEqualTo(lines.get(0).indexOf("ALLOCATION"));
         assertThat(row.indexOf("pending")).isEqualTo(lines.get(0).indexOf("STATE"));
+        // this server runs no scheduler: the waiting work has no place yet, and the table says why
+        assertThat(row.split(" +")[1]).isEqualTo("-");
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("(the scheduler has not ordered the queue yet: waiting work is"
+                + " listed without a place)");
     }
 
     @Test
