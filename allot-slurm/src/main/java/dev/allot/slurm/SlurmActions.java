@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * slurmrestd 0.0.38 cannot pin a job to nodes, drain a node or requeue a job, so actions always use the commands.
  *
  * <p><b>Who a job runs as.</b> A launch that names an account runs as it: {@code sbatch --uid=ACCOUNT
- * --gid=PRIMARY_GID} (Slurm lets only root do that), in the account's home ({@code --chdir}), its output file
- * {@code HOME/allot-JOBID.out} created by slurmstepd as the account. A launch that names none runs as the service's
+ * --gid=PRIMARY_GID} (Slurm lets only root do that), in the account's home ({@code --chdir}; {@code /tmp} for an
+ * account without one, such as {@code nobody}), its output file {@code HOME/allot-JOBID.out} created by slurmstepd as
+ * the account. A launch that names none runs as the service's
  * own user, in {@link SlurmConfig#workDir()}. Nothing runs as root unless {@link SlurmConfig#rootWorkloads()}.
  *
  * <p><b>What a job's environment is.</b> Built, never inherited ({@link #jobEnvironment}): {@code PATH}, {@code HOME}
@@ -84,6 +85,9 @@ class SlurmActions {
      *                                     and root jobs are not allowed, or the service cannot switch users
      * @throws BackendUnavailableException if the passwd database could not be read (nothing is known)
      */
+    /** Where a switched job of an account without a home works and writes its output (0600, its own). */
+    static final Path NO_HOME = Path.of("/tmp");
+
     JobIdentity identity(Launch launch) {
         UnixAccounts.Account me = self();
         UnixAccounts.Account who = me;
@@ -106,8 +110,10 @@ class SlurmActions {
                     + " user (sbatch --uid)");
         }
         // A job of the service's own account (none named, or the service's) needs no switch and works where the
-        // service's jobs do; a switched one works in its account's home.
-        return new JobIdentity(who, switchUser, switchUser ? who.home() : config.workDir());
+        // service's jobs do; a switched one works in its account's home, or in /tmp when the account has none (the
+        // demo as root maps every user to nobody, whose home /nonexistent makes slurmd refuse to start the job).
+        Path dir = !switchUser ? config.workDir() : accounts.homeExists(who) ? who.home() : NO_HOME;
+        return new JobIdentity(who, switchUser, dir);
     }
 
     private synchronized UnixAccounts.Account self() {

@@ -36,6 +36,14 @@ interface UnixAccounts {
     Optional<Account> find(String name);
 
     /** The service's own account: the user this JVM runs as. */
+    /**
+     * Whether the account's home is a directory on the Allot host: not so for accounts that have none, such as
+     * Debian's {@code nobody} ({@code /nonexistent}), where slurmd cannot start a job nor write its output.
+     */
+    default boolean homeExists(Account account) {
+        return java.nio.file.Files.isDirectory(account.home());
+    }
+
     default Account self() {
         String me = System.getProperty("user.name");
         return find(me).orElseThrow(() -> new BackendUnavailableException("this service's own user '" + me

@@ -30,7 +30,8 @@ class SlurmActionsTest {
             "root", new UnixAccounts.Account("root", 0, 0, Path.of("/root")),
             "allot", new UnixAccounts.Account("allot", 990, 990, Path.of("/var/lib/allot")),
             "alice", new UnixAccounts.Account("alice", 1001, 1001, Path.of("/home/alice")),
-            "bob", new UnixAccounts.Account("bob", 1002, 100, Path.of("/home/bob")));
+            "bob", new UnixAccounts.Account("bob", 1002, 100, Path.of("/home/bob")),
+            "nobody", new UnixAccounts.Account("nobody", 65534, 65534, Path.of("/nonexistent")));
 
     /** This test's passwd database (root, allot, alice, bob), the service running as {@code self}. */
     static UnixAccounts passwd(String self) {
@@ -43,6 +44,11 @@ class SlurmActionsTest {
             @Override
             public Account self() {
                 return ACCOUNTS.get(self);
+            }
+
+            @Override
+            public boolean homeExists(Account account) {
+                return !account.home().equals(Path.of("/nonexistent"));
             }
         };
     }
@@ -96,6 +102,20 @@ class SlurmActionsTest {
                 "--comment=allot:inst1", "--partition=allot", "--requeue", "--uid=bob", "--gid=100",
                 "--chdir=/home/bob", "--output=/home/bob/allot-%j.out", "--export-file=" + ENV_FILE,
                 "--nodelist=n1", "--nodes=1", "--gres=gpu:2", "--wrap='python' 'train.py'");
+    }
+
+    @Test
+    void anAccountWithoutAHomeWorksInTmpWhereItCanWriteItsOutput() {
+        // given a root service and a workload mapped to nobody (the demo as root), whose home is /nonexistent
+        SlurmActions actions = actions(CONFIG, "root");
+        Launch l = as(launch("w-1", 1, Launch.Terms.ALLOCATED, "n1", 2), "nobody");
+
+        SlurmActions.JobIdentity who = actions.identity(l);
+
+        assertThat(who.switchUser()).isTrue();
+        assertThat(who.dir()).isEqualTo(Path.of("/tmp"));
+        assertThat(actions.sbatchArgs(l, who, ENV_FILE)).contains("--uid=nobody", "--chdir=/tmp",
+                "--output=/tmp/allot-%j.out");
     }
 
     @Test
