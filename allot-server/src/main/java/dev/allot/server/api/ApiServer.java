@@ -1,18 +1,9 @@
 package dev.allot.server.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.allot.core.model.Durations;
 import dev.allot.server.policy.LivePolicy;
 import dev.allot.server.policy.ServicePolicy;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.AuditEntry;
 import dev.allot.server.store.ConflictException;
 import dev.allot.server.store.NewWorkload;
 import dev.allot.server.store.Node;
@@ -30,9 +21,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
-import java.time.DateTimeException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -48,14 +36,20 @@ import org.slf4j.LoggerFactory;
 /**
  * The service's REST API, version 1, under {@code /v1}: submitting, listing, reading and cancelling workloads;
  * reading and editing the allocation tree (the budgets), its audit trail and its usage against entitlement; and
- * reading, registering and marking the nodes. A thin layer over the {@link Store}: every request is checked
- * (authentication, authorisation, input) and then answered with one or two store calls, so an acknowledged
+ * reading and setting the cluster's nodes, brakes and policy. A thin layer over the {@link Store}: every request is
+ * checked (authentication, authorisation, input) and then answered with one or two store calls, so an acknowledged
  * submission is durable. The scheduling loop is not here; submissions are only stored, pending.
  *
  * <p>Authentication is a bearer token ({@code Authorization: Bearer <token>}) looked up in the store and refused
  * when revoked, expired or of a disabled user ({@link Authentication}); only {@code /v1/health} and
- * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}; the users, tokens and token-policy
- * endpoints are {@link UsersApi}.
+ * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
+ *
+ * <p>This class starts and stops the server, holds the route table, authenticates, and answers the workloads'
+ * endpoints itself; the other groups are classes of their own, which its route table sends to: the allocation tree,
+ * its audit trail and usage ({@link AllocationsApi}), the nodes, brakes and policy ({@link ClusterApi}), users and
+ * tokens ({@link UsersApi}), the browser's session ({@link SessionApi}), the queue and drains ({@link QueueApi}).
+ * They share its strict JSON ({@link JsonIo}), its reading of query parameters ({@link QueryParams}) and its caches
+ * of the tree and the nodes, which the edits invalidate.
  *
  * <p>Every error is answered as JSON {@code {"error", "field", "hint"}} ({@link ApiError}): 400 for bad input
  * (naming the field), 401 without a valid token, 403 when the caller may not, 404 for an unknown id or route, 409
@@ -75,16 +69,13 @@ public final class ApiServer implements AutoCloseable {
     static final String OPENAPI_RESOURCE = "openapi.json";
     static final int DEFAULT_LIMIT = 1000;
     static final Set<String> LIST_PARAMS = Set.of("state", "allocation", "user", "limit", "after");
-    static final int DEFAULT_AUDIT_LIMIT = 100;
-    static final int MAX_AUDIT_LIMIT = 10_000;
-    static final String DEFAULT_USAGE_WINDOW = "7d";
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
-    private static final String JSON = "application/json";
+    private static final String JSON = JsonIo.JSON;
 
     private final Store store;
     private final Clock clock;
-    private final ObjectMapper mapper;
+    private final JsonIo io;
     private final byte[] openApi;
     private final Javalin app;
     private final Extras extras;
@@ -96,6 +87,8 @@ public final class ApiServer implements AutoCloseable {
     private final UsersApi usersApi;
     private final SessionApi sessionApi;
     private final QueueApi queueApi;
+    private final AllocationsApi allocationsApi;
+    private final ClusterApi clusterApi;
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
     private final LivePolicy policy;
@@ -161,27 +154,14 @@ public final class ApiServer implements AutoCloseable {
         this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.mapper = JsonMapper.builder()
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-                .build();
+        this.io = new JsonIo();
         this.openApi = readOpenApi();
-        UsersApi.Io io = new UsersApi.Io() {
-            @Override
-            public JsonNode body(Context ctx) {
-                return readBody(ctx);
-            }
-
-            @Override
-            public void json(Context ctx, int status, Object body) {
-                ApiServer.this.json(ctx, status, body);
-            }
-        };
         this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
         this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
         this.queueApi = new QueueApi(store, explainer, io);
+        this.allocationsApi = new AllocationsApi(store, clock, io, allocations, extras.topologyChanged());
+        this.clusterApi = new ClusterApi(store, clock, io, nodes, this.policy, extras.topologyChanged(),
+                extras.brakesChanged());
         this.app = Javalin.create(this::configure);
     }
 
@@ -273,13 +253,12 @@ public final class ApiServer implements AutoCloseable {
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
         config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
         config.routes.get("/v1/workloads/{id}/explain", authed(this::explain));
-        config.routes.get("/v1/allocations", authed((ctx, user) -> json(ctx, 200, new Views.AllocationList(
-                store.allocations().allocations().stream().map(Views::allocation).toList()))));
+        config.routes.get("/v1/allocations", authed(allocationsApi::allocations));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
-        config.routes.get("/v1/allocations/usage", authed(this::usage));
-        config.routes.put("/v1/allocations/<path>", authed(this::putAllocation));
-        config.routes.delete("/v1/allocations/<path>", authed(this::removeAllocation));
-        config.routes.get("/v1/audit", authed(this::audit));
+        config.routes.get("/v1/allocations/usage", authed(allocationsApi::usage));
+        config.routes.put("/v1/allocations/<path>", authed(allocationsApi::putAllocation));
+        config.routes.delete("/v1/allocations/<path>", authed(allocationsApi::removeAllocation));
+        config.routes.get("/v1/audit", authed(allocationsApi::audit));
         config.routes.get("/v1/me", authed(usersApi::me));
         config.routes.post("/v1/session", sessionApi::signIn);
         config.routes.get("/v1/session", sessionApi::current);
@@ -296,19 +275,18 @@ public final class ApiServer implements AutoCloseable {
         config.routes.put("/v1/token-policy", authed(usersApi::putTokenPolicy));
         config.routes.get("/v1/timeline", authed(this::timeline));
         TimelinePage.register(config);
-        config.routes.get("/v1/nodes", authed((ctx, user) -> json(ctx, 200, new Views.NodeList(
-                store.nodes().nodes().stream().map(Views::node).toList()))));
-        config.routes.put("/v1/nodes/{name}", authed(this::putNode));
-        config.routes.get("/v1/brakes", authed((ctx, user) -> json(ctx, 200, brakesView(store.settings().brakes()))));
-        config.routes.put("/v1/brakes", authed(this::putBrakes));
-        config.routes.get("/v1/policy", authed((ctx, user) -> json(ctx, 200, policyView(policy.current()))));
-        config.routes.put("/v1/policy", authed(this::putPolicy));
-        config.routes.post("/v1/nodes/{name}/health", authed(this::setHealth));
+        config.routes.get("/v1/nodes", authed(clusterApi::listNodes));
+        config.routes.put("/v1/nodes/{name}", authed(clusterApi::putNode));
+        config.routes.get("/v1/brakes", authed(clusterApi::brakes));
+        config.routes.put("/v1/brakes", authed(clusterApi::putBrakes));
+        config.routes.get("/v1/policy", authed(clusterApi::showPolicy));
+        config.routes.put("/v1/policy", authed(clusterApi::putPolicy));
+        config.routes.post("/v1/nodes/{name}/health", authed(clusterApi::setHealth));
         for (java.util.function.Consumer<JavalinConfig> r : extras.routes()) {
             r.accept(config);
         }
 
-        config.routes.exception(ApiException.class, (e, ctx) -> json(ctx, e.status(),
+        config.routes.exception(ApiException.class, (e, ctx) -> io.json(ctx, e.status(),
                 new ApiError(e.getMessage(), e.field(), e.hint(), ApiError.of(e.violations()))));
         config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
         config.routes.exception(ConflictException.class, (e, ctx) -> error(ctx, 409, e.getMessage(), null, null));
@@ -330,12 +308,12 @@ public final class ApiServer implements AutoCloseable {
         String now = Views.instant(clock.millis());
         Optional<ServiceHealth.Problem> problem = extras.health().problem();
         if (problem.isEmpty()) {
-            json(ctx, 200, new Views.Health("ok", now));
+            io.json(ctx, 200, new Views.Health("ok", now));
             return;
         }
         ServiceHealth.Problem p = problem.get();
         String since = Views.instant(p.sinceMillis());
-        json(ctx, 503, new Views.Failing("failing", now, since, p.failures(), p.what() + " since " + since + " ("
+        io.json(ctx, 503, new Views.Failing("failing", now, since, p.failures(), p.what() + " since " + since + " ("
                 + p.failures() + " in a row); the last failure: " + p.lastError(), null,
                 "the service's log has the details; it answers ok again once the cause is gone"));
     }
@@ -354,10 +332,10 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private void submit(Context ctx, User user) {
-        NewWorkload w = checked(readBody(ctx), user, Permissions.of(allocations.get()));
+        NewWorkload w = checked(io.body(ctx), user, Permissions.of(allocations.get()));
         Workload stored = store.workloads().submit(w);
         extras.changed().run();
-        json(ctx, 201, Views.workload(stored, scheduling()));
+        io.json(ctx, 201, Views.workload(stored, scheduling()));
     }
 
     /** At most this many workloads in one batch submission. */
@@ -368,7 +346,7 @@ public final class ApiServer implements AutoCloseable {
      * or nothing: each is checked as a single submission is, and the first refused names its index.
      */
     private void submitBatch(Context ctx, User user) {
-        JsonNode body = readBody(ctx);
+        JsonNode body = io.body(ctx);
         if (body == null || !body.isObject() || !body.has("workloads") || body.size() != 1
                 || !body.get("workloads").isArray()) {
             throw ApiException.badRequest("the body must be {\"workloads\": [submission, ...]}",
@@ -390,7 +368,7 @@ public final class ApiServer implements AutoCloseable {
         }
         List<Workload> stored = store.workloads().submitAll(batch);
         extras.changed().run();
-        json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
+        io.json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
     }
 
     /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
@@ -440,10 +418,10 @@ public final class ApiServer implements AutoCloseable {
                 }
             }
         }
-        String allocation = single(params, "allocation");
-        String owner = single(params, "user");
-        int limit = (int) number(params, "limit", 1, WorkloadFilter.MAX_LIMIT, DEFAULT_LIMIT);
-        long after = number(params, "after", 0, Long.MAX_VALUE, 0);
+        String allocation = QueryParams.single(params, "allocation");
+        String owner = QueryParams.single(params, "user");
+        int limit = (int) QueryParams.number(params, "limit", 1, WorkloadFilter.MAX_LIMIT, DEFAULT_LIMIT);
+        long after = QueryParams.number(params, "after", 0, Long.MAX_VALUE, 0);
         WorkloadFilter filter;
         try {
             filter = new WorkloadFilter(states, allocation, owner, after, limit);
@@ -453,7 +431,7 @@ public final class ApiServer implements AutoCloseable {
         }
         Permissions permissions = Permissions.of(allocations.get());
         dev.allot.core.state.SchedulerConfig scheduling = scheduling();
-        json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
+        io.json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
                 .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling)).toList()));
     }
 
@@ -461,7 +439,7 @@ public final class ApiServer implements AutoCloseable {
     private void show(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
-        json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
+        io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
     }
 
@@ -482,8 +460,8 @@ public final class ApiServer implements AutoCloseable {
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
     private void explain(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
-        json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()), mapper,
-                scheduling()));
+        io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()),
+                io.mapper(), scheduling()));
     }
 
     private void cancel(Context ctx, User user) {
@@ -495,7 +473,7 @@ public final class ApiServer implements AutoCloseable {
         }
         Workload cancelled = store.workloads().requestCancel(w.id());
         extras.cancelled().run();
-        json(ctx, 200, Views.workload(cancelled, scheduling()));
+        io.json(ctx, 200, Views.workload(cancelled, scheduling()));
     }
 
     private void progress(Context ctx, User user) {
@@ -505,137 +483,10 @@ public final class ApiServer implements AutoCloseable {
             throw ApiException.forbidden("user '" + user.name() + "' may not report the progress of workload " + w.id(),
                     "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
         }
-        Edits.Progress p = Edits.Progress.parse(readBody(ctx));
+        Edits.Progress p = Edits.Progress.parse(io.body(ctx));
         store.workloads().reportProgress(w.id(), p.done(), p.total());
         explainer.progressReported(w.id());
-        json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
-    }
-
-    private void putAllocation(Context ctx, User user) {
-        String path = Edits.path(ctx.pathParam("path"));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        requireMayEdit(permissions, user, path);
-        Edits.AllocationEdit edit = Edits.AllocationEdit.parse(readBody(ctx));
-        Set<String> users = store.access().users().stream().map(User::name).collect(Collectors.toSet());
-        requireKnownUsers("managers", edit.managers(), users);
-        requireKnownUsers("members", edit.members(), users);
-        boolean existed = permissions.allocation(path).isPresent();
-        Allocation allocation = new Allocation(path, edit.share(), edit.managers(), edit.members());
-        store.allocations().putAllocation(allocation, user.name(), clock.millis());
-        allocations.invalidate();
-        extras.topologyChanged().run();
-        json(ctx, existed ? 200 : 201, Views.allocation(allocation));
-    }
-
-    private void removeAllocation(Context ctx, User user) {
-        String path = Edits.path(ctx.pathParam("path"));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        if (permissions.allocation(path).isEmpty()) {
-            throw ApiException.notFound("no allocation '" + path + "'", "GET /v1/allocations lists them");
-        }
-        requireMayEdit(permissions, user, path);
-        store.allocations().removeAllocation(path, user.name(), clock.millis());
-        allocations.invalidate();
-        extras.topologyChanged().run();
-        ctx.status(204);
-    }
-
-    private static void requireMayEdit(Permissions permissions, User user, String path) {
-        if (!permissions.mayEditAllocation(user, path)) {
-            int slash = path.lastIndexOf('/');
-            throw ApiException.forbidden("user '" + user.name() + "' may not edit allocation '" + path + "'",
-                    slash < 0 ? "only administrators may create, change or remove a root allocation"
-                            : "administrators, and managers of '" + path.substring(0, slash) + "' or above, may;"
-                            + " a manager may not edit the node they manage, only what is below it");
-        }
-    }
-
-    private static void requireKnownUsers(String field, List<String> names, Set<String> users) {
-        for (String name : names) {
-            if (!users.contains(name)) {
-                throw ApiException.badField(field, "unknown user '" + name + "'",
-                        "name users that exist; an administrator creates them");
-            }
-        }
-    }
-
-    private void audit(Context ctx, User user) {
-        Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!name.equals("limit")) {
-                throw ApiException.badField(name, "unknown query parameter", "the only parameter is limit");
-            }
-        }
-        int limit = (int) number(params, "limit", 1, MAX_AUDIT_LIMIT, DEFAULT_AUDIT_LIMIT);
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        if (!permissions.mayReadAudit(user)) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not read the audit trail",
-                    "administrators may, and managers of an allocation may read the entries about it and below");
-        }
-        List<AuditEntry> visible = new ArrayList<>();
-        // The store reads the newest n entries; a manager sees only some of them, so read further until enough.
-        for (int n = limit; ; n = (int) Math.min((long) n * 4, Integer.MAX_VALUE)) {
-            List<AuditEntry> newest = store.allocations().audit(n);
-            visible = newest.stream()
-                    .filter(e -> e.action().startsWith("allocation.") ? permissions.maySeeAudit(user, e.subject())
-                            : user.role() == User.Role.ADMIN) // users and tokens: administrators only
-                    .limit(limit).toList();
-            if (visible.size() == limit || newest.size() < n || n == Integer.MAX_VALUE) {
-                break;
-            }
-        }
-        json(ctx, 200, new Views.AuditList(visible.stream().map(e -> Views.audit(e, this::parseStored)).toList()));
-    }
-
-    private JsonNode parseStored(String json) {
-        try {
-            return mapper.readTree(json);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("the audit trail holds JSON that does not parse", e);
-        }
-    }
-
-    /** At most this many steps in a usage series. */
-    static final int MAX_USAGE_STEPS = 2_000;
-
-    private void usage(Context ctx, User user) {
-        Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!name.equals("since") && !name.equals("step")) {
-                throw ApiException.badField(name, "unknown query parameter", "the parameters are since and step");
-            }
-        }
-        long now = clock.millis();
-        String text = Optional.ofNullable(single(params, "since")).orElse(DEFAULT_USAGE_WINDOW).trim();
-        long since = since(text, now);
-        String stepText = single(params, "step");
-        long stepMillis = 0;
-        if (stepText != null) {
-            String hint = "a duration such as 1h or 1d; the window is cut into at most " + MAX_USAGE_STEPS + " steps";
-            try {
-                stepMillis = Durations.parse(stepText.trim()).toMillis();
-            } catch (IllegalArgumentException e) {
-                throw ApiException.badField("step", e.getMessage(), hint);
-            } catch (ArithmeticException e) { // seconds that do not fit in a long of milliseconds
-                throw ApiException.badField("step", "duration '" + stepText + "' is too large", hint);
-            }
-            if (stepMillis <= 0) {
-                throw ApiException.badField("step", "expected a positive duration, got '" + stepText + "'", hint);
-            }
-            long window = now - since;
-            if (window / stepMillis + (window % stepMillis == 0 ? 0 : 1) > MAX_USAGE_STEPS) {
-                throw ApiException.badField("step", "'" + stepText + "' cuts the window into more than "
-                        + MAX_USAGE_STEPS + " steps", hint);
-            }
-        }
-        List<Allocation> tree = store.allocations().allocations();
-        List<dev.allot.server.store.Attempts.ChargedRun> runs = store.attempts().chargedRuns(since, now);
-        int clusterGpus = store.nodes().nodes().stream().mapToInt(Node::gpus).sum();
-        List<Views.UsageRow> rows = Entitlements.rows(tree, runs, store.attempts().unallocatedRuns(since, now),
-                store.attempts().allocatedDemand(since, now), since, now, clusterGpus, stepMillis);
-        double total = runs.stream().mapToDouble(r -> r.gpuSecondsIn(since, now)).sum();
-        json(ctx, 200, new Views.Usage(Views.instant(since), Views.instant(now), (now - since) / 1000, clusterGpus,
-                stepText == null ? null : Durations.formatSeconds(stepMillis / 1000), total, rows));
+        io.json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
     }
 
     /**
@@ -649,114 +500,16 @@ public final class ApiServer implements AutoCloseable {
                 throw ApiException.badField(name, "unknown query parameter", "the only parameter is hours");
             }
         }
-        long hours = number(params, "hours", 1, LiveTimeline.MAX_HOURS, LiveTimeline.DEFAULT_HOURS);
+        long hours = QueryParams.number(params, "hours", 1, LiveTimeline.MAX_HOURS, LiveTimeline.DEFAULT_HOURS);
         long now = clock.millis();
         long since = now - hours * 3_600_000L;
-        json(ctx, 200, LiveTimeline.of(store.allocations().allocations(), store.nodes().nodes(),
+        io.json(ctx, 200, LiveTimeline.of(store.allocations().allocations(), store.nodes().nodes(),
                 store.attempts().attemptsBetween(since, now), store.nodes().healthChanges(since, now), since, now));
-    }
-
-    /** The start of the usage window: an ISO-8601 instant, or a duration back from now. */
-    private static long since(String text, long now) {
-        String hint = "an ISO-8601 instant such as 2026-03-01T00:00:00Z, or a duration back from now such as 7d,"
-                + " 12h or 1d12h";
-        long since;
-        if (!text.isEmpty() && Character.isDigit(text.charAt(0)) && text.contains("T")) {
-            try {
-                since = Instant.parse(text).toEpochMilli();
-            } catch (DateTimeException | ArithmeticException e) {
-                throw ApiException.badField("since", "not an ISO-8601 instant: '" + text + "'", hint);
-            }
-        } else {
-            Duration d;
-            try {
-                d = Durations.parse(text);
-            } catch (IllegalArgumentException e) {
-                throw ApiException.badField("since", e.getMessage(), hint);
-            }
-            if (d.getSeconds() > now / 1000) {
-                throw ApiException.badField("since", "the duration '" + text + "' reaches back before 1970", hint);
-            }
-            since = now - d.toMillis();
-        }
-        if (since >= now) {
-            throw ApiException.badField("since", "the window must start before now (" + Views.instant(now)
-                    + "), got '" + text + "'", hint);
-        }
-        return since;
-    }
-
-    private void putNode(Context ctx, User user) {
-        requireAdmin(user, "register nodes");
-        String name = Edits.nodeName(ctx.pathParam("name"));
-        Edits.NodeRegistration r = Edits.NodeRegistration.parse(readBody(ctx));
-        Optional<Node> before = findNode(name);
-        // A node registered again keeps its health; only its GPU count changes.
-        Node node = new Node(name, r.gpus(), before.map(Node::healthy).orElse(true),
-                before.map(Node::reason).orElse(null), clock.millis());
-        store.nodes().putNode(node, user.name());
-        nodes.invalidate();
-        extras.topologyChanged().run();
-        json(ctx, before.isPresent() ? 200 : 201, Views.node(node));
-    }
-
-    private void setHealth(Context ctx, User user) {
-        requireAdmin(user, "set the health of nodes");
-        String name = ctx.pathParam("name");
-        Edits.NodeHealth h = Edits.NodeHealth.parse(readBody(ctx));
-        store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis(), user.name());
-        extras.topologyChanged().run();
-        json(ctx, 200, Views.node(findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",
-                "GET /v1/nodes lists them"))));
-    }
-
-    private Optional<Node> findNode(String name) {
-        return store.nodes().nodes().stream().filter(n -> n.name().equals(name)).findFirst();
-    }
-
-    /**
-     * {@code PUT /v1/brakes}: administrators set the safety brakes' limits (audited); the loop re-checks the waiting
-     * workloads at once, so raising a limit releases the held ones that no longer trip a brake.
-     */
-    private void putBrakes(Context ctx, User user) {
-        requireAdmin(user, "change the brakes");
-        Edits.BrakesEdit edit = Edits.BrakesEdit.parse(readBody(ctx));
-        dev.allot.server.store.BrakeLimits limits = new dev.allot.server.store.BrakeLimits(edit.maxRequeues(),
-                edit.maxGpuHoursPerWorkload());
-        store.settings().putBrakes(limits, user.name(), clock.millis());
-        extras.brakesChanged().run();
-        json(ctx, 200, brakesView(limits));
-    }
-
-    /**
-     * {@code PUT /v1/policy}: administrators set the scheduling policy's settings; the body is {@code policy.yaml}
-     * text, read as {@code allot simulate} reads it (a bad one: 400 with the reader's message, naming line and field).
-     * Audited and kept in the store ({@code policy.put}); the loop applies it at its next cycle.
-     */
-    private void putPolicy(Context ctx, User user) {
-        requireAdmin(user, "change the scheduling policy");
-        ServicePolicy p;
-        try {
-            p = policy.put(ctx.body(), user.name());
-        } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest(e.getMessage(), "the body is policy.yaml text, as allot simulate reads it;"
-                    + " GET /v1/policy shows the settings in force");
-        }
-        json(ctx, 200, policyView(p));
     }
 
     /** The shared settings in force (the minimum runtime a workload is counted with is capped by them). */
     private dev.allot.core.state.SchedulerConfig scheduling() {
         return policy.current().scheduler();
-    }
-
-    private static Views.PolicyView policyView(ServicePolicy p) {
-        return new Views.PolicyView(ServicePolicy.POLICY, p.source(), p.settingsView(),
-                p.text());
-    }
-
-    private static Views.BrakesView brakesView(dev.allot.server.store.BrakeLimits b) {
-        return new Views.BrakesView(b.maxRequeues(), b.maxGpuHoursPerWorkload());
     }
 
     /** Refuses (403) a caller who is not an administrator, saying what it may not do. */
@@ -771,80 +524,8 @@ public final class ApiServer implements AutoCloseable {
                 "workload ids look like w-42; GET /v1/workloads lists them"));
     }
 
-    private JsonNode readBody(Context ctx) {
-        try {
-            return mapper.readTree(ctx.body());
-        } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? ""
-                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-            String field = duplicateField(e);
-            if (field != null) {
-                throw ApiException.badField(field, "given twice", "send each field once");
-            }
-            throw ApiException.badRequest("malformed JSON" + where + ": " + firstLine(e.getOriginalMessage()),
-                    "the body must be one JSON object; GET /v1/openapi.json describes it");
-        }
-    }
-
-    /** The name of the duplicated field when Jackson refused the body for one, else null. */
-    private static String duplicateField(JsonProcessingException e) {
-        String m = e.getOriginalMessage();
-        String marker = "Duplicate field '";
-        if (m != null && m.startsWith(marker) && m.indexOf('\'', marker.length()) > 0) {
-            return m.substring(marker.length(), m.indexOf('\'', marker.length()));
-        }
-        return null;
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "unreadable";
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    private static String single(Map<String, List<String>> params, String name) {
-        List<String> values = params.get(name);
-        if (values == null) {
-            return null;
-        }
-        if (values.size() != 1 || values.get(0).isBlank()) {
-            throw ApiException.badField(name, "expected one non-blank value, got " + values.size() + " values"
-                    + (values.size() == 1 ? " (blank)" : ""), "give " + name + " once, or not at all for any");
-        }
-        return values.get(0);
-    }
-
-    private static long number(Map<String, List<String>> params, String name, long min, long max, long absent) {
-        String text = single(params, name);
-        if (text == null) {
-            return absent;
-        }
-        try {
-            long n = Long.parseLong(text.trim());
-            if (n >= min && n <= max) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the error below
-        }
-        throw ApiException.badField(name, "expected a whole number between " + min + " and " + max + ", got '" + text + "'",
-                null);
-    }
-
-    private void json(Context ctx, int status, Object body) {
-        byte[] bytes;
-        try {
-            bytes = mapper.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("could not write the answer as JSON", e);
-        }
-        ctx.status(status).contentType(JSON).result(bytes);
-    }
-
     private void error(Context ctx, int status, String message, String field, String hint) {
-        json(ctx, status, new ApiError(message, field, hint));
+        io.json(ctx, status, new ApiError(message, field, hint));
     }
 
     private static byte[] readOpenApi() {

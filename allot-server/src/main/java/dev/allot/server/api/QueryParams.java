@@ -1,0 +1,46 @@
+package dev.allot.server.api;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reading query parameters the way every endpoint does: each at most once and not blank, numbers whole and within
+ * their bounds, a 400 naming the parameter otherwise. Shared by {@link ApiServer}'s workload and timeline handlers
+ * and {@link AllocationsApi}'s audit and usage.
+ */
+final class QueryParams {
+    private QueryParams() {
+    }
+
+    /** The parameter's one non-blank value, or null when absent; a 400 when given twice or blank. */
+    static String single(Map<String, List<String>> params, String name) {
+        List<String> values = params.get(name);
+        if (values == null) {
+            return null;
+        }
+        if (values.size() != 1 || values.get(0).isBlank()) {
+            throw ApiException.badField(name, "expected one non-blank value, got " + values.size() + " values"
+                    + (values.size() == 1 ? " (blank)" : ""), "give " + name + " once, or not at all for any");
+        }
+        return values.get(0);
+    }
+
+    /** The parameter as a whole number in [min, max], or {@code absent} when not given; a 400 otherwise. */
+    static long number(Map<String, List<String>> params, String name, long min, long max, long absent) {
+        String text = single(params, name);
+        if (text == null) {
+            return absent;
+        }
+        try {
+            long n = Long.parseLong(text.trim());
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the error below
+        }
+        throw ApiException.badField(name, "expected a whole number between " + min + " and " + max + ", got '" + text + "'",
+                null);
+    }
+
+}
