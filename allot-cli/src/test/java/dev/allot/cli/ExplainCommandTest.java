@@ -4,27 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.allot.core.policy.PolicyFactory;
-import dev.allot.core.policy.PolicyRegistry;
-import dev.allot.core.policy.Settings;
-import dev.allot.core.state.SchedulerConfig;
-import dev.allot.server.api.ApiServer;
-import dev.allot.server.backend.SimulatedBackend;
-import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.service.LoopExplainer;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.Node;
-import dev.allot.server.store.Store;
-import dev.allot.server.store.User;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,72 +18,44 @@ import org.junit.jupiter.api.io.TempDir;
  * alice's workload of lab/nlp/pretrain waits for that protection to end.
  */
 class ExplainCommandTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
     static final String X = "lab/nlp/pretrain";
 
     @TempDir
     static Path dataDir;
 
-    static Store store;
-    static SchedulerLoop loop;
-    static ApiServer server;
-    static String url;
-    static Function<String, String> realEnvironment;
+    static LoopApi api;
     static String running;
     static String waiting;
 
     @BeforeAll
     static void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dataDir);
-        long t = NOW.toEpochMilli();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice")), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of()), "root", t);
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-        PolicyFactory f = PolicyRegistry.standard().get("allocation");
-        loop = new SchedulerLoop(store, new SimulatedBackend(clock), f.create(Settings.defaults(f.settings())),
-                SchedulerConfig.defaults(), clock);
-        server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop));
-        url = "http://127.0.0.1:" + server.port();
+        api = LoopApi.start(dataDir, List.of("alice"), store -> {
+            long t = LoopApi.NOW.toEpochMilli();
+            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice")), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of()), "root", t);
+        });
         running = submit("root", "lab/vision", "1h");
-        loop.runOnce();
+        api.loop.runOnce();
         waiting = submit("alice", X, "2h");
-        loop.runOnce();
+        api.loop.runOnce();
     }
 
     @AfterAll
     static void stop() {
-        ClientOptions.environment = realEnvironment;
-        if (server != null) {
-            server.close();
-        }
-        if (loop != null) {
-            loop.close();
-        }
-        if (store != null) {
-            store.close();
+        if (api != null) {
+            api.close();
         }
     }
 
     static Cli.Result as(String user, String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        int at = all.contains("--") ? all.indexOf("--") : all.size();
-        all.addAll(at, List.of("--server", url, "--token", "tok-" + user));
-        return Cli.run(all.toArray(String[]::new));
+        return api.as(user, args);
     }
 
     static String submit(String user, String allocation, String minRuntime) {
-        Cli.Result r = as(user, "submit", "--allocation", allocation, "--gpus", "8", "--min-runtime", minRuntime,
-                "--duration", "1d", "--resumable", "--", "train.py");
-        assertThat(r.exit()).as(r.err()).isZero();
-        return r.out().substring("submitted ".length(), r.out().indexOf(' ', "submitted ".length()));
+        return api.submit(user, "--allocation", allocation, "--gpus", "8", "--min-runtime", minRuntime, "--duration",
+                "1d", "--resumable", "--", "train.py");
     }
 
     @Test

@@ -4,28 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.allot.server.api.ApiServer;
-import dev.allot.server.api.HttpEndpoint;
-import dev.allot.server.backend.SimulatedBackend;
-import dev.allot.server.policy.LivePolicy;
-import dev.allot.server.policy.ServicePolicy;
-import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.service.LoopExplainer;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.Node;
-import dev.allot.server.store.Store;
-import dev.allot.server.store.User;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -43,80 +28,48 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class QueueOrderAndPolicyCommandsTest {
-    static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
     static final String X = "lab/nlp/pretrain";
     static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     static Path dir;
 
-    static Store store;
-    static SchedulerLoop loop;
-    static ApiServer server;
-    static String url;
-    static Function<String, String> realEnvironment;
+    static LoopApi api;
     static String running;
 
     @BeforeAll
     static void start() {
-        realEnvironment = ClientOptions.useEnvironment(Map.of());
-        store = Store.sqlite(dir.resolve("data"));
-        long t = NOW.toEpochMilli();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
-                new User("bob", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of(), List.of()), "root", t);
-        store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice", "bob")), "root", t);
-        store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of("bob")), "root", t);
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
-        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-        ServicePolicy policy = ServicePolicy.defaults();
-        loop = new SchedulerLoop(store, new SimulatedBackend(clock), policy.create(), policy.scheduler(), clock);
-        SchedulerLoop running0 = loop;
-        LivePolicy live = new LivePolicy(policy, ServePolicy.reader(), store, clock,
-                p -> running0.usePolicy(p.create(), p.scheduler()));
-        server = ApiServer.start(store, HttpEndpoint.loopback(0), clock, ApiServer.Extras.none(),
-                new LoopExplainer(loop), live);
-        url = "http://127.0.0.1:" + server.port();
+        api = LoopApi.start(dir.resolve("data"), List.of("alice", "bob"), store -> {
+            long t = LoopApi.NOW.toEpochMilli();
+            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/nlp", 3, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("alice", "bob")), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of(), List.of("bob")), "root", t);
+        });
         running = submit("root", "lab/vision", "normal");
-        loop.runOnce();
+        api.loop.runOnce();
         submit("bob", "lab/vision", "normal");
         submit("alice", X, "low");
         submit("bob", X, "normal");
         submit("alice", X, "urgent");
-        loop.runOnce();
+        api.loop.runOnce();
         submit("bob", X, "high"); // not seen by the scheduler yet: listed after the queued ones, without a place
     }
 
     @AfterAll
     static void stop() {
-        ClientOptions.environment = realEnvironment;
-        if (server != null) {
-            server.close();
-        }
-        if (loop != null) {
-            loop.close();
-        }
-        if (store != null) {
-            store.close();
+        if (api != null) {
+            api.close();
         }
     }
 
     static Cli.Result as(String user, String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        int at = all.contains("--") ? all.indexOf("--") : all.size();
-        all.addAll(at, List.of("--server", url, "--token", "tok-" + user));
-        return Cli.run(all.toArray(String[]::new));
+        return api.as(user, args);
     }
 
     static String submit(String user, String allocation, String priority) {
-        Cli.Result r = as(user, "submit", "--allocation", allocation, "--gpus", "8", "--min-runtime", "1h",
-                "--duration", "1d", "--resumable", "--priority", priority, "--", "train.py");
-        assertThat(r.exit()).as(r.err()).isZero();
-        return r.out().substring("submitted ".length(), r.out().indexOf(' ', "submitted ".length()));
+        return api.submit(user, "--allocation", allocation, "--gpus", "8", "--min-runtime", "1h", "--duration", "1d",
+                "--resumable", "--priority", priority, "--", "train.py");
     }
 
     /** The rows of {@code allot queue}'s table, split into cells, without the header. */
@@ -132,7 +85,7 @@ class QueueOrderAndPolicyCommandsTest {
     static List<String> apiQueue(String query) throws IOException {
         JsonNode q = JSON.readTree(as("alice", "queue", "--json").out()).path("queue");
         assertThat(q.path("seenByScheduler").asBoolean()).isTrue();
-        ApiClient client = new ApiClient(java.net.URI.create(url), "tok-alice");
+        ApiClient client = new ApiClient(java.net.URI.create(api.url), "tok-alice");
         List<String> out = new ArrayList<>();
         Map<String, String> filters = new java.util.LinkedHashMap<>();
         if (!query.isEmpty()) {
