@@ -72,6 +72,12 @@ public record WorkloadSpec(
         return !minRuntime.isZero();
     }
 
+    /** The same workload with another minimum runtime: a promotion from unallocated to allocated. */
+    public WorkloadSpec withMinRuntime(Duration value) {
+        return new WorkloadSpec(id, submitSeconds, allocation, user, gpus, gpusPerNode, duration, value, resumable,
+                priority, checkpointEvery, kind);
+    }
+
     /** A fluent builder with sensible defaults, mainly for tests and generators. */
     public static Builder builder(String id) {
         return new Builder(id);

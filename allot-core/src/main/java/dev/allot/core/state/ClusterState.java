@@ -7,6 +7,7 @@ import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.rules.Violation;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
@@ -419,6 +420,65 @@ public final class ClusterState {
         job.state = JobState.PREEMPTED;
         job.endSeconds = time;
         return new PreemptionResult(false, 0, lost);
+    }
+
+    /**
+     * Promotes unallocated work to allocated <em>in place</em>: the job takes {@code minRuntime} (capped as at
+     * registration) as its contract from {@code time} on. A waiting job simply waits in its allocation's allocated
+     * queue from now; a running one keeps its attempt, placement and progress, and is charged and protected from
+     * {@code time} for its minimum runtime, exactly as if that attempt had started now as allocated work. Nothing
+     * restarts, so no work is lost. This is how a campaign moves a shard running on idle GPUs into a protected slot
+     * that freed (a restart would throw away the work since its last checkpoint and send it back to the queue).
+     *
+     * @throws IllegalStateException when the job is already allocated or has ended
+     */
+    public void promote(Job job, Duration minRuntime, long time) {
+        advanceTo(time);
+        if (job.allocated()) {
+            throw new IllegalStateException("cannot promote " + job.id() + ": it is allocated already");
+        }
+        if (minRuntime.isZero() || minRuntime.isNegative()) {
+            throw new IllegalArgumentException("a promotion needs a minimum runtime above zero, not " + minRuntime);
+        }
+        if (job.state == JobState.PENDING) {
+            pending.remove(job);
+            setContract(job, minRuntime, time);
+            pending.add(job);
+            return;
+        }
+        requireRunning(job, "promote");
+        Placement p = job.placement;
+        // leave the unallocated books
+        int slot = job.runningSlot;
+        Job last = runningUnallocated.remove(runningUnallocated.size() - 1);
+        if (last != job) {
+            runningUnallocated.set(slot, last);
+            last.runningSlot = slot;
+        }
+        unallocatedRunningGpus -= job.gpus();
+        setContract(job, minRuntime, time);
+        // enter the allocated books, protected from now (as begin does for an allocated start)
+        List<Job> list = runningAllocated.get(job.leaf());
+        job.runningSlot = list.size();
+        list.add(job);
+        ledger.addRunning(job.leaf(), job.gpus(), time);
+        job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
+        job.protectionActive = true;
+        protectedGpus[job.leaf()] += job.gpus();
+        protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
+        expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+        for (int i = 0; i < p.nodeCount(); i++) {
+            raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
+            protectedJobsOn[p.node(i)]++;
+            refileWholeNode(p.node(i));
+        }
+    }
+
+    private void setContract(Job job, Duration minRuntime, long time) {
+        job.spec = job.spec.withMinRuntime(minRuntime);
+        job.minRuntimeSeconds = config.minRuntimeSecondsOf(job.spec);
+        job.minRuntimeCapped = minRuntime.getSeconds() > job.minRuntimeSeconds;
+        job.promotedAtSeconds = time;
     }
 
     /**

@@ -27,14 +27,17 @@ public final class Job {
         return a.spec.id().compareTo(b.spec.id());
     };
 
-    private final WorkloadSpec spec;
+    /** The contract; {@link ClusterState#promote} replaces it once, when unallocated work becomes allocated. */
+    WorkloadSpec spec;
     private final int index;
     private final int leaf;
     private final int shape;
     private final long durationSeconds;
-    private final long minRuntimeSeconds;
-    private final boolean minRuntimeCapped;
+    long minRuntimeSeconds;
+    boolean minRuntimeCapped;
     private final long checkpointSeconds;
+    /** When the job became allocated by a promotion in place; -1 if it never was promoted. */
+    long promotedAtSeconds = -1;
 
     JobState state = JobState.NEW;
     long progressSeconds;
@@ -206,6 +209,14 @@ public final class Job {
         long ran = now - attemptStartSeconds;
         long kept = spec.resumable() ? progressKeptIfPreemptedAt(now) - progressSeconds : 0;
         return (ran - kept) * spec.gpus();
+    }
+
+    /**
+     * When the job, declared unallocated, became allocated in place ({@link ClusterState#promote}): charged and
+     * protected from then on, in the same attempt. -1 when it never was.
+     */
+    public long promotedAtSeconds() {
+        return promotedAtSeconds;
     }
 
     /** When the running attempt last reported progress; -1 when it has not (or before this attempt). */
