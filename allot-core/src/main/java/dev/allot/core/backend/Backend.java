@@ -45,6 +45,25 @@ public interface Backend {
         stop(attempt, grace);
     }
 
+    /**
+     * Tells the backend that a running attempt's contract changed in place ({@code terms}: unallocated work promoted to
+     * allocated, the same attempt, the same process), for a backend that shows the contract in its own tools (Slurm's
+     * QOS or partition). Allot alone decides preemption, so the promotion holds whether or not the backend could mirror
+     * it; the answer says what the backend shows now. By default nothing is mirrored.
+     *
+     * @throws BackendUnavailableException if the backend could not be asked: the caller may try again later
+     */
+    default Mirror promote(AttemptKey attempt, Launch.Terms terms) {
+        return new Mirror(false, "the " + name() + " backend shows no contract");
+    }
+
+    /**
+     * What a backend shows of a contract change: whether its own tools now show the new terms, and in words what it
+     * did or why not (e.g. "Slurm keeps QOS allot-free: a running job's QOS cannot change").
+     */
+    record Mirror(boolean mirrored, String detail) {
+    }
+
     /** The status of every attempt the backend has started and not yet been told to {@link #forget}. */
     List<AttemptStatus> observe();
 
