@@ -124,6 +124,19 @@ class CampaignEtaTest {
     }
 
     @Test
+    void givenSlotsOf8GpusA4GpuShardThatDoesNotFitWaitsWhileALaterSmallerShardStartsNow() {
+        // as the planner fills the slots: 30h on 6 GPUs and 10h on 2 GPUs now; 20h on 4 GPUs when the 6 GPUs free
+        List<ShardView> shards = List.of(shard(0, 6, 30, ShardPhase.WAITING, UNALLOCATED),
+                shard(1, 4, 20, ShardPhase.WAITING, UNALLOCATED), shard(2, 2, 10, ShardPhase.WAITING, UNALLOCATED));
+
+        CampaignEta.Eta e = eta(shards, ProtectedSlots.gpus(8));
+
+        assertThat(e.shardEndSeconds()).containsOnly(entry(0, NOW + 30 * H), entry(1, NOW + 50 * H),
+                entry(2, NOW + 10 * H));
+        assertThat(e.campaignEndSeconds()).isEqualTo(NOW + 50 * H);
+    }
+
+    @Test
     void givenAShardLargerThanTheGpuSlotsItHasNoEtaAndNeitherHasTheCampaign() {
         List<ShardView> shards = List.of(shard(0, 16, 3, ShardPhase.WAITING, UNALLOCATED),
                 shard(1, 4, 5, ShardPhase.WAITING, UNALLOCATED));
