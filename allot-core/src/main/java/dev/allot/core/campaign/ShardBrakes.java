@@ -51,7 +51,8 @@ public record ShardBrakes(Double shardGpuHours, Integer shardRequeues, Double ca
                     shardHours, number(shardGpuHours)));
         }
         if (shardRequeues != null && requeues > shardRequeues) {
-            why.add("the shard went back to the queue " + requeues + " times, its cap is " + shardRequeues);
+            why.add("the shard went back to the queue " + (requeues == 1 ? "once" : requeues + " times") + ", its cap is "
+                    + shardRequeues);
         }
         if (campaignGpuHours != null && campaignHours >= campaignGpuHours) {
             why.add(String.format(java.util.Locale.ROOT, "the campaign used %.1f GPU-hours, its cap is %s",

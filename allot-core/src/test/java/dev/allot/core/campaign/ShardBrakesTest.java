@@ -54,7 +54,7 @@ class ShardBrakesTest {
         assertThat(b.heldReason(0, 3, 0)).isEqualTo("the shard went back to the queue 3 times, its cap is 2"
                 + ONLY_WHEN_RAISED);
         assertThat(new ShardBrakes(null, 0, null, null, null).heldReason(0, 1, 0))
-                .startsWith("the shard went back to the queue 1 times, its cap is 0");
+                .startsWith("the shard went back to the queue once, its cap is 0");
     }
 
     @Test
@@ -80,7 +80,7 @@ class ShardBrakesTest {
         ShardBrakes b = new ShardBrakes(1.0, 0, 2.0, 10.0, 5.0);
 
         assertThat(b.heldReason(H, 1, 2 * H)).isEqualTo("the shard used 1.0 GPU-hours, its cap is 1; "
-                + "the shard went back to the queue 1 times, its cap is 0; "
+                + "the shard went back to the queue once, its cap is 0; "
                 + "the campaign used 2.0 GPU-hours, its cap is 2; "
                 + "the campaign cost 10.00 at 5 per GPU-hour, its cap is 10" + ONLY_WHEN_RAISED);
     }
