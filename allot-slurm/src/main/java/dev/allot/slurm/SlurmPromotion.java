@@ -25,6 +25,12 @@ import java.util.Optional;
  * move it (a requeue, a new job) would not leave its process running: it is not attempted, and the answer says where
  * the job stays. A job still pending is moved, and read back.
  *
+ * <p><b>What Slurm still sees.</b> A job left in the preemptible QOS or partition is still preemptible by Slurm's own
+ * preemption, where a site enables it: on the test cluster in QOS mode ({@code PreemptType=preempt/qos}), a job of QOS
+ * {@code allot} needing the GPUs of a promoted job Slurm kept in {@code allot-free} got them, and the promoted job was
+ * requeued (Restarts=1), which the backend then cancels as any Slurm requeue. The answer says so; Allot's promise holds
+ * only where Slurm preempts nothing Allot did not decide.
+ *
  * <p><b>Comment.</b> In every case the comment becomes {@code allot:<instance> protected since <instant>}: Slurm
  * changes comments of running jobs (every component of a heterogeneous one), so whoever reads {@code squeue} sees
  * why Allot will not preempt a job left in the preemptible partition or QOS.
@@ -113,6 +119,7 @@ final class SlurmPromotion {
         List<String> parts = new ArrayList<>();
         boolean mirrored = true;
         boolean corrected = false;
+        List<String> kept = new ArrayList<>(); // what Slurm's own preemption still sees
         if (qos != null) {
             if (!moveQos) {
                 parts.add(job + " already has QOS " + qos);
@@ -122,6 +129,9 @@ final class SlurmPromotion {
                         : "; scontrol " + qosSaid.words() + ", yet the read-back shows the change"));
             } else {
                 mirrored = false;
+                if (!a.qosText().equals("no QOS")) {
+                    kept.add(a.qosText());
+                }
                 parts.add("Slurm keeps " + a.qosText() + " for job " + jobId + ": asked for QOS " + qos + ", scontrol "
                         + qosSaid.words() + (qosSaid.ok() ? ", but the read-back shows " + a.qosText() : ""));
             }
@@ -130,6 +140,7 @@ final class SlurmPromotion {
             String was = b.job().partition();
             if (!askPartition) {
                 mirrored = false;
+                kept.add("partition " + was);
                 parts.add("Slurm keeps job " + jobId + " in partition " + was + ": a " + b.job().state()
                         .toLowerCase(java.util.Locale.ROOT) + " job's partition cannot change");
             } else if (a.job().partition().equals(partition)) {
@@ -138,14 +149,17 @@ final class SlurmPromotion {
                         : "; scontrol " + partitionSaid.words() + ", yet the read-back shows the change"));
             } else {
                 mirrored = false;
+                kept.add("partition " + a.job().partition());
                 parts.add("Slurm keeps job " + jobId + " in partition " + a.job().partition() + ": asked for "
                         + partition + ", scontrol " + partitionSaid.words());
             }
         } else if (qos == null && partition != null) {
-            parts.add(job + " already runs in partition " + partition);
+            parts.add(job + " is already in partition " + partition);
         }
         if (!mirrored) {
-            parts.add(terms.unallocated() ? "Allot treats it as unallocated from now" : "Allot protects it from now");
+            parts.add((terms.unallocated() ? "Allot treats it as unallocated from now" : "Allot protects it from now")
+                    + (kept.isEmpty() || terms.unallocated() ? "" : " (Slurm's own preemption, where enabled, still"
+                    + " sees " + String.join(" and ", kept) + ")"));
         }
         parts.add(a.job().comment().equals(note) ? "its comment reads '" + note + "'"
                 : "its comment still reads '" + a.job().comment() + "' (scontrol " + commentSaid.words() + ")");

@@ -51,7 +51,8 @@ class SlurmBackendPromoteTest {
         Mirror m = backend.promote(W1, PROTECTED);
 
         assertThat(m).isEqualTo(new Mirror(false, "Slurm keeps job " + id + " in partition allot-free: a running job's"
-                + " partition cannot change; Allot protects it from now; its comment reads '" + NOTE + "'"));
+                + " partition cannot change; Allot protects it from now (Slurm's own preemption, where enabled, still sees partition"
+                + " allot-free); its comment reads '" + NOTE + "'"));
         assertThat(disruptive(slurm)).containsExactly("submit w-1#1");
         assertThat(slurm.named(W1)).singleElement().satisfies(j -> {
             assertThat(j.id()).isEqualTo(id);
@@ -80,7 +81,8 @@ class SlurmBackendPromoteTest {
         // This configuration's partitions differ too (allot-free for free work): that part cannot follow.
         assertThat(m).isEqualTo(new Mirror(false, "Slurm job " + id + " now has QOS allot (was QOS allot-free); Slurm"
                 + " keeps job " + id + " in partition allot-free: a running job's partition cannot change; Allot"
-                + " protects it from now; its comment reads '" + NOTE + "'"));
+                + " protects it from now (Slurm's own preemption, where enabled, still sees partition allot-free); its"
+                + " comment reads '" + NOTE + "'"));
         assertThat(slurm.qos).containsEntry(id, "allot");
         assertThat(slurm.log).containsSubsequence("show " + id, "update " + id + " QOS=allot",
                 "update " + id + " Comment=" + NOTE, "show " + id);
@@ -124,7 +126,8 @@ class SlurmBackendPromoteTest {
 
         assertThat(m).isEqualTo(new Mirror(false, "Slurm keeps QOS allot-free for job " + id + ": asked for QOS"
                 + " allot, scontrol said \"Job is no longer pending execution for job " + id + "\" (exit 1); Allot"
-                + " protects it from now; its comment reads '" + NOTE + "'"));
+                + " protects it from now (Slurm's own preemption, where enabled, still sees QOS allot-free); its comment"
+                + " reads '" + NOTE + "'"));
         assertThat(slurm.jobs.get(id).state()).isEqualTo("RUNNING");
         assertThat(disruptive(slurm)).containsExactly("submit w-1#1");
     }

@@ -136,7 +136,8 @@ class SlurmPromotionCommandsTest {
 
         assertThat(o.mirror()).isEqualTo(new Mirror(false, "Slurm keeps QOS allot-free for job 101: asked for QOS"
                 + " allot, scontrol said \"Job is no longer pending execution for job 101\" (exit 1); Allot protects"
-                + " it from now; its comment reads '" + NOTE + "'"));
+                + " it from now (Slurm's own preemption, where enabled, still sees QOS allot-free); its comment reads '"
+                + NOTE + "'"));
         assertThat(o.claimCorrected()).isFalse();
         assertThat(stored("QOS")).isEqualTo("allot-free");
     }
@@ -161,7 +162,8 @@ class SlurmPromotionCommandsTest {
         SlurmPromotion.Outcome o = promote(partitions);
 
         assertThat(o.mirror()).isEqualTo(new Mirror(false, "Slurm keeps job 101 in partition allot-free: a running"
-                + " job's partition cannot change; Allot protects it from now; its comment reads '" + NOTE + "'"));
+                + " job's partition cannot change; Allot protects it from now (Slurm's own preemption, where enabled, still sees"
+                + " partition allot-free); its comment reads '" + NOTE + "'"));
         assertThat(calls()).containsExactly("-o show job 101", "update JobId=101 Comment=" + NOTE,
                 "-o show job 101");
         assertThat(stored("Partition")).isEqualTo("allot-free");
