@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -18,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What Allot asks Slurm to do, through its commands: submit one attempt ({@code sbatch}), signal or end a job
- * ({@code scancel}), drain or resume a node ({@code scontrol update}). A command that fails says nothing certain
- * (Slurm has been seen to print errors for updates it applied): callers read the state back before concluding.
+ * ({@code scancel}), drain or resume a node, note in a job's comment or move its QOS ({@code scontrol update}). A
+ * command that fails says nothing certain (Slurm has been seen to print errors for updates it applied): callers read
+ * the state back before concluding.
  * slurmrestd 0.0.38 cannot pin a job to nodes, drain a node or requeue a job, so actions always use the commands.
  *
  * <p><b>Who a job runs as.</b> A launch that names an account runs as it: {@code sbatch --uid=ACCOUNT
@@ -290,7 +292,37 @@ class SlurmActions {
      * {@code squeue}, {@code scontrol show job} and accounting show it; true if scontrol said ok.
      */
     boolean comment(long jobId, String comment) {
-        return commands.run("scontrol", List.of("update", "JobId=" + jobId, "Comment=" + comment)).ok();
+        return update(jobId, "Comment", comment).ok();
+    }
+
+    /**
+     * Asks Slurm to change one field of a job ({@code scontrol update JobId=ID FIELD=VALUE}) and returns what scontrol
+     * said, which proves nothing either way (it has printed "Access/permission denied" for a change it applied): the
+     * caller reads the job back ({@link #showJob}).
+     *
+     * @throws BackendUnavailableException if scontrol could not be run or did not answer in time (outcome unknown)
+     */
+    Commands.Result update(long jobId, String field, String value) {
+        return commands.run("scontrol", List.of("update", "JobId=" + jobId, field + "=" + value));
+    }
+
+    /**
+     * A job as {@code scontrol -o show job ID} shows it: one line of {@code Key=Value} pairs per component (one line
+     * for a job that is not heterogeneous), or empty when Slurm says it does not know the job ("Invalid job id").
+     *
+     * @throws BackendUnavailableException if scontrol failed in any other way: nothing is known
+     */
+    Optional<List<String>> showJob(long jobId) {
+        Commands.Result r = commands.run("scontrol", List.of("-o", "show", "job", Long.toString(jobId)));
+        if (r.exit() == 1 && r.err().contains("Invalid job id")) {
+            return Optional.empty();
+        }
+        List<String> lines = r.out().lines().filter(l -> l.startsWith("JobId=")).toList();
+        if (!r.ok() || lines.isEmpty()) {
+            throw new BackendUnavailableException("could not read Slurm job " + jobId + ": " + r.summary()
+                    + (r.ok() ? " (printed no job)" : ""));
+        }
+        return Optional.of(lines);
     }
 
     /**

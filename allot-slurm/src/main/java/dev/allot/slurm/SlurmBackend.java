@@ -49,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * workload is not requeued inside Slurm: its attempt ends, and its next attempt is a new job where and when Allot
  * decides (a Slurm requeue would let Slurm's scheduler pick the time and place, fighting Allot's).
  *
+ * <p><b>Promotion in place.</b> When Allot makes a running attempt's unallocated work allocated ({@link #promote}),
+ * its job keeps running where it is: {@link SlurmPromotion} moves its QOS when allocated work has one, and reads it
+ * back; a running job's partition cannot change, and the answer says so. Its comment notes since when Allot
+ * protects it. Nothing is requeued or resubmitted.
+ *
  * <p><b>Never a failure read as an absence.</b> Every probe either parses a complete answer or throws
  * {@link BackendUnavailableException}, and then nothing is concluded: {@link #observe} throws (the loop skips what
  * depends on it), {@link #start} cannot tell whether a job exists and says so. A job Allot tracks that is missing
@@ -76,6 +81,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final SlurmConfig config;
     private final SlurmProbe probe;
     private final SlurmActions actions;
+    private final SlurmPromotion promotion;
     private final Clock clock;
 
     /** Attempts Allot knows the job of: started here, or found by name. */
@@ -125,12 +131,15 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         long commandClaimsCorrected;
         long allocationMismatches;
         long allocationIndexDifferences;
+        long promotionsMirrored;
+        long promotionsNotMirrored;
     }
 
     SlurmBackend(SlurmConfig config, SlurmProbe probe, SlurmActions actions, Clock clock) {
         this.config = config;
         this.probe = probe;
         this.actions = actions;
+        this.promotion = new SlurmPromotion(config, actions);
         this.clock = clock;
         this.lock = new InstanceLock(config.instance(), actions);
     }
@@ -527,6 +536,51 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         }
     }
 
+    /**
+     * Mirrors a running attempt's new terms on its Slurm job ({@link SlurmPromotion}: the QOS moved and read back, or
+     * why the job stays in its partition; the comment noting since when Allot protects it). Never submits, requeues
+     * or cancels a job: the promotion holds in Allot whatever Slurm shows.
+     *
+     * @throws BackendUnavailableException if Slurm could not be read: nothing is concluded
+     */
+    @Override
+    public synchronized Mirror promote(AttemptKey key, Launch.Terms terms) {
+        if (forgotten.contains(key) || neverStarted.containsKey(key)) {
+            return new Mirror(false, key + " has no Slurm job to mirror: it ended or never started");
+        }
+        Tracked t = tracked.get(key);
+        if (t == null) {
+            Optional<SlurmJob> j = find(listJobs(), key);
+            if (j.isEmpty() || j.get().ended()) {
+                return new Mirror(false, j.map(job -> "Slurm job " + job.id() + " of " + key + " has ended ("
+                        + job.state() + ")").orElse("Slurm has no job named " + JobTag.name(key))
+                        + "; nothing to mirror");
+            }
+            adopt(key, j.get(), null, "found while promoting it");
+            t = tracked.get(key);
+        }
+        if (t.stopRequested) {
+            return new Mirror(false, "Slurm job " + t.jobId + " of " + key + " is being stopped; nothing to mirror");
+        }
+        SlurmPromotion.Outcome o;
+        try {
+            o = promotion.promote(t.jobId, terms, clock.instant());
+        } catch (BackendUnavailableException e) {
+            probeFailed(e);
+            throw e;
+        }
+        if (o.claimCorrected()) {
+            counters.commandClaimsCorrected++;
+        }
+        if (o.mirror().mirrored()) {
+            counters.promotionsMirrored++;
+        } else {
+            counters.promotionsNotMirrored++;
+        }
+        LOG.info("{} promoted in place ({}): {}", key, terms, o.mirror().detail());
+        return o.mirror();
+    }
+
     @Override
     public synchronized void forget(AttemptKey key) {
         tracked.remove(key);
@@ -632,6 +686,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         m.put("command_claims_corrected", counters.commandClaimsCorrected);
         m.put("allocation_mismatches", counters.allocationMismatches);
         m.put("allocation_index_differences", counters.allocationIndexDifferences);
+        m.put("promotions_mirrored", counters.promotionsMirrored);
+        m.put("promotions_not_mirrored", counters.promotionsNotMirrored);
         return m;
     }
 

@@ -39,6 +39,14 @@ final class FakeSlurm implements SlurmProbe {
     final Map<Long, List<Launch.NodeGpus>> submittedPlacement = new TreeMap<>();
     /** What Slurm allocated to a job, when it is not its submitted placement. */
     final Map<Long, SlurmAllocation> allocated = new TreeMap<>();
+    /** Each job's QOS, as {@code scontrol show job} shows it; {@code (null)} when not set (no accounting). */
+    final Map<Long, String> qos = new TreeMap<>();
+    /** What {@code scontrol update ... QOS=} prints and exits with; whether Slurm applies it to a job not pending. */
+    String qosUpdateErr = "Job is no longer pending execution for job %d";
+    int qosUpdateExit = 1;
+    boolean qosChangesWhileRunning;
+    /** {@code scontrol} cannot reach the controller: updates and {@code show job} fail. */
+    boolean scontrolDown;
     /** {@code scontrol -d show job} fails (the allocation cannot be read). */
     boolean allocationUnreadable;
     private long nextId = 100;
@@ -61,6 +69,13 @@ final class FakeSlurm implements SlurmProbe {
     /** The same Slurm, its service refusing root jobs ({@code false}) or not. */
     FakeSlurm withRootWorkloads(boolean allowed) {
         config = config.withRootWorkloads(allowed);
+        actions = new Actions(config);
+        return this;
+    }
+
+    /** The same Slurm, allocated and unallocated work in these QOS (as with accounting). */
+    FakeSlurm withQos(String allocated, String free) {
+        config = config.withQos(allocated, free);
         actions = new Actions(config);
         return this;
     }
@@ -194,6 +209,57 @@ final class FakeSlurm implements SlurmProbe {
             return true;
         }
 
+        /** Comment always; QOS as {@link #qosChangesWhileRunning} says; partition only while pending. */
+        @Override
+        Commands.Result update(long jobId, String field, String value) {
+            log.add("update " + jobId + " " + field + "=" + value);
+            List<String> cmd = List.of("scontrol", "update", "JobId=" + jobId, field + "=" + value);
+            if (scontrolDown) {
+                throw new BackendUnavailableException("scontrol did not answer within 10000 ms (killed); its outcome"
+                        + " is unknown");
+            }
+            SlurmJob j = jobs.get(jobId);
+            switch (field) {
+                case "Comment" -> set(jobId, b -> b.comment(value));
+                case "QOS" -> {
+                    if (j.pending() || qosChangesWhileRunning) {
+                        qos.put(jobId, value);
+                    }
+                    if (!j.pending()) {
+                        return new Commands.Result(cmd, qosUpdateExit, "", qosUpdateErr.formatted(jobId) + "\n");
+                    }
+                }
+                case "Partition" -> {
+                    if (!j.pending()) {
+                        return new Commands.Result(cmd, 1, "", "Job is no longer pending execution for job " + jobId
+                                + "\n");
+                    }
+                    set(jobId, b -> b.partition(value));
+                }
+                default -> throw new AssertionError("the fake does not update " + field);
+            }
+            return new Commands.Result(cmd, 0, "", "");
+        }
+
+        /** The fields Allot reads, in {@code scontrol -o show job}'s order and spelling. */
+        @Override
+        Optional<List<String>> showJob(long jobId) {
+            log.add("show " + jobId);
+            if (scontrolDown) {
+                throw new BackendUnavailableException("could not read Slurm job " + jobId + ": scontrol -o ... exited"
+                        + " 1: slurm_load_jobs error: Unable to contact slurm controller (connect failure)");
+            }
+            SlurmJob j = jobs.get(jobId);
+            if (j == null) {
+                return Optional.empty();
+            }
+            return Optional.of(List.of("JobId=" + jobId + " JobName=" + j.name() + " UserId=root(0) Account=(null)"
+                    + " QOS=" + qos.getOrDefault(jobId, "(null)") + " JobState=" + j.state() + " Reason=" + j.reason()
+                    + " Requeue=1 Restarts=" + j.restarts() + " ExitCode=0:0 Partition=" + j.partition()
+                    + " NodeList=" + (j.nodes().isEmpty() ? "(null)" : String.join(",", j.nodes()))
+                    + " Comment=" + (j.comment().isEmpty() ? "(null)" : j.comment()) + "  StdErr=/dev/null"));
+        }
+
         @Override
         SlurmAllocation allocation(long jobId) {
             log.add("allocation " + jobId);
@@ -303,6 +369,11 @@ final class FakeSlurm implements SlurmProbe {
 
         Job restarts(int v) {
             restarts = v;
+            return this;
+        }
+
+        Job partition(String v) {
+            partition = v;
             return this;
         }
 
