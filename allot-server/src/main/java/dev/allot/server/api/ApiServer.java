@@ -92,6 +92,7 @@ public final class ApiServer implements AutoCloseable {
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
     private final LivePolicy policy;
+    private final WorkloadIntake intake;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -156,6 +157,7 @@ public final class ApiServer implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.io = new JsonIo();
         this.openApi = readOpenApi();
+        this.intake = new WorkloadIntake(extras.identity(), clock, this.nodes::get);
         this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
         this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
         this.queueApi = new QueueApi(store, explainer, io);
@@ -371,31 +373,9 @@ public final class ApiServer implements AutoCloseable {
         io.json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
     }
 
-    /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
+    /** A submission checked in full (fields, identity, allocation, permission, shape): {@link WorkloadIntake}. */
     private NewWorkload checked(JsonNode body, User user, Permissions permissions) {
-        Submission s = Submission.parse(body);
-        extras.identity().requireMaySubmit(user.name());
-        if (permissions.allocation(s.allocation()).isEmpty()) {
-            throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
-                    "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");
-        }
-        if (!permissions.maySubmit(user, s.allocation())) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not submit to allocation '" + s.allocation() + "'",
-                    "ask a manager of the allocation to add you to its members");
-        }
-        if (permissions.hasChildren(s.allocation())) {
-            throw ApiException.badField("allocation", "'" + s.allocation() + "' is not a leaf of the allocation tree;"
-                    + " workloads run in leaves", "GET /v1/allocations lists them; name one of its leaves");
-        }
-        requireShapeFits(s);
-        try {
-            return new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
-                    s.minRuntimeSeconds(), s.resumable(), s.priority(), s.kind(), s.command(), s.environment(),
-                    clock.millis(), IdempotencyKeys.scoped(user.name(), s.idempotencyKey()));
-        } catch (IllegalArgumentException e) {
-            // Submission checks everything NewWorkload does; this is a second line, so bad input never becomes a 500.
-            throw ApiException.badRequest(e.getMessage(), null);
-        }
+        return intake.checked(body, user, permissions);
     }
 
     private void list(Context ctx, User user) {
@@ -441,20 +421,6 @@ public final class ApiServer implements AutoCloseable {
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
         io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
-    }
-
-    /** Refuses a shape the registered nodes could never hold, as the scheduler would (it would wait forever). */
-    private void requireShapeFits(Submission s) {
-        List<Node> nodes = this.nodes.get();
-        if (nodes.isEmpty()) {
-            return; // nothing registered yet: the scheduler decides once nodes come
-        }
-        Optional<dev.allot.core.rules.Violation> misfit = dev.allot.core.rules.ShapeFit.check(
-                dev.allot.server.store.ClusterSpecs.of(nodes), s.gpus(), s.gpusPerNode());
-        if (misfit.isPresent()) {
-            throw ApiException.violations(List.of(misfit.get()), "GET /v1/nodes lists the nodes; ask for fewer GPUs or"
-                    + " a smaller gang");
-        }
     }
 
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
