@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
  *
  * <p>This class starts and stops the server, holds the route table, authenticates, and answers the workloads'
- * endpoints itself; the other groups are classes of their own, which its route table sends to: the allocation tree,
+ * endpoints itself; the other groups are classes of their own, which its route table sends to: campaigns
+ * ({@link CampaignsApi}), the allocation tree,
  * its audit trail and usage ({@link AllocationsApi}), the nodes, brakes and policy ({@link ClusterApi}), users and
  * tokens ({@link UsersApi}), the browser's session ({@link SessionApi}), the queue and drains ({@link QueueApi}).
  * They share its strict JSON ({@link JsonIo}), its reading of query parameters ({@link QueryParams}) and its caches
@@ -93,6 +94,7 @@ public final class ApiServer implements AutoCloseable {
     private final HttpEndpoint endpoint;
     private final LivePolicy policy;
     private final WorkloadIntake intake;
+    private final CampaignsApi campaignsApi;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -158,6 +160,7 @@ public final class ApiServer implements AutoCloseable {
         this.io = new JsonIo();
         this.openApi = readOpenApi();
         this.intake = new WorkloadIntake(extras.identity(), clock, this.nodes::get);
+        this.campaignsApi = new CampaignsApi(store, clock, io, intake, extras.changed(), extras.cancelled());
         this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
         this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
         this.queueApi = new QueueApi(store, explainer, io);
@@ -255,6 +258,11 @@ public final class ApiServer implements AutoCloseable {
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
         config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
         config.routes.get("/v1/workloads/{id}/explain", authed(this::explain));
+        config.routes.post("/v1/campaigns", authed(campaignsApi::create));
+        config.routes.get("/v1/campaigns", authed(campaignsApi::list));
+        config.routes.get("/v1/campaigns/{name}", authed(campaignsApi::show));
+        config.routes.put("/v1/campaigns/{name}/brakes", authed(campaignsApi::putBrakes));
+        config.routes.delete("/v1/campaigns/{name}", authed(campaignsApi::cancel));
         config.routes.get("/v1/allocations", authed(allocationsApi::allocations));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
         config.routes.get("/v1/allocations/usage", authed(allocationsApi::usage));
@@ -450,7 +458,15 @@ public final class ApiServer implements AutoCloseable {
                     "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
         }
         Edits.Progress p = Edits.Progress.parse(io.body(ctx));
-        store.workloads().reportProgress(w.id(), p.done(), p.total());
+        store.campaigns().shardOf(w.id()).ifPresent(shard -> {
+            if (p.total() != shard.unitsTotal()) {
+                throw ApiException.badField("total", "expected " + shard.unitsTotal() + ", the units of shard "
+                        + shard.index() + " of campaign " + shard.campaign() + ", got " + p.total(), "a shard's"
+                        + " workload reports its units done out of all the shard's units (it resumes from"
+                        + " ALLOT_RESUME_FROM)");
+            }
+        });
+        store.workloads().reportProgress(w.id(), p.done(), p.total(), clock.millis());
         explainer.progressReported(w.id());
         io.json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
     }

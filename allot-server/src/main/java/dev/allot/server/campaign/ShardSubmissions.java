@@ -19,18 +19,18 @@ import dev.allot.server.store.CampaignShard;
  * campaign's when protected, 0 when unallocated; and, when the campaign declared a rate, the expected duration of the
  * units left (what the policy estimates with, and what the simulated backend runs for).
  */
-final class ShardSubmissions {
-    static final String KIND = "campaign";
-    static final String CAMPAIGN_VARIABLE = "ALLOT_CAMPAIGN";
-    static final String SHARD_VARIABLE = "ALLOT_SHARD";
-    static final String RESUME_VARIABLE = "ALLOT_RESUME_FROM";
+public final class ShardSubmissions {
+    public static final String KIND = "campaign";
+    public static final String CAMPAIGN_VARIABLE = "ALLOT_CAMPAIGN";
+    public static final String SHARD_VARIABLE = "ALLOT_SHARD";
+    public static final String RESUME_VARIABLE = "ALLOT_RESUME_FROM";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ShardSubmissions() {
     }
 
     /** The submission of shard {@code s}'s next workload under {@code tier}. */
-    static ObjectNode body(Campaign c, CampaignShard s, ShardTier tier) {
+    public static ObjectNode body(Campaign c, CampaignShard s, ShardTier tier) {
         ObjectNode b = JSON.createObjectNode();
         b.put("allocation", c.allocationPath());
         b.put("gpus", c.gpus());

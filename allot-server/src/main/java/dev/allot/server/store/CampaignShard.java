@@ -12,7 +12,7 @@ import java.util.Objects;
  *                          the time since the later of its attempt's start and that attempt's previous raising report
  *                          ({@code measuredAttempt} at {@code measuredUntilMillis}); a completed workload adds its last
  *                          stretch
- * @param measuredAttempt   the attempt ({@code w-5/2}) the last measured stretch ended in; null before any
+ * @param measuredAttempt   the attempt ({@code w-5#2}) the last measured stretch ended in; null before any
  * @param workloadId        its current workload, null while it has none (never queued, or held)
  * @param heldBy            why it gets no new workload ({@link HeldBy}), null when it is not held
  * @param heldReason        the reason in words, with the numbers; null when not held

@@ -433,7 +433,7 @@ public final class Campaigns {
     }
 
     private static String attemptLabel(Attempt a) {
-        return a.key().workloadId() + "/" + a.key().attempt();
+        return a.key().toString();
     }
 
     private static Map<String, Object> shardEvent(int index, String workloadId, String note) {

@@ -44,7 +44,9 @@ public record NewCampaign(
             throw new IllegalArgumentException("campaign " + name + ": 1 to " + MAX_SHARDS + " shards, got "
                     + shards.size());
         }
-        Objects.requireNonNull(as(0), "campaign"); // the campaign's own checks
+        // the campaign's own checks (the fields are not assigned yet: the parameters are passed)
+        Objects.requireNonNull(new Campaign(name, owner, allocationPath, command, environment, gpus, minRuntimeSeconds,
+                protectedShards, protectedGpus, secondsPerUnit, priority, brakes, Campaign.State.RUNNING, 0), "campaign");
     }
 
     /** The campaign as it is stored at first: running, created at {@code createdAtMillis}. */
