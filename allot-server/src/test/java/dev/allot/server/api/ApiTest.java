@@ -241,6 +241,14 @@ class ApiTest {
         doc.json().path("components").path("schemas").path("AllocationEdit").path("properties").fieldNames()
                 .forEachRemaining(editFields::add);
         assertThat(editFields).containsExactlyInAnyOrderElementsOf(Edits.AllocationEdit.FIELDS);
+        List<String> campaignFields = new ArrayList<>();
+        doc.json().path("components").path("schemas").path("NewCampaign").path("properties").fieldNames()
+                .forEachRemaining(campaignFields::add);
+        assertThat(campaignFields).containsExactlyInAnyOrderElementsOf(CampaignRequest.FIELDS);
+        List<String> capFields = new ArrayList<>();
+        doc.json().path("components").path("schemas").path("CampaignBrakes").path("properties").fieldNames()
+                .forEachRemaining(capFields::add);
+        assertThat(capFields).containsExactlyInAnyOrderElementsOf(CampaignRequest.BRAKE_FIELDS);
         assertThat(doc.json().path("components").path("schemas").path("Error").path("required").toString())
                 .isEqualTo("[\"error\",\"field\",\"hint\"]");
     }
