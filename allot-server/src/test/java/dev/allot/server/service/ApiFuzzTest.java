@@ -120,8 +120,10 @@ class ApiFuzzTest {
             }
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
             System.out.printf("ApiFuzzTest seed %d: %d requests in %d ms over %d endpoints; statuses %s;"
-                    + " acknowledged: %d workloads, allocations %s, users %s, tokens %s, nodes %s; per endpoint %s%n",
-                    SEED, REQUESTS, tookMillis, endpoints.size(), statuses, model.workloads.size(), model.allocations,
+                    + " acknowledged: %d workloads, campaigns %s, allocations %s, users %s, tokens %s, nodes %s; per"
+                    + " endpoint %s%n",
+                    SEED, REQUESTS, tookMillis, endpoints.size(), statuses, model.workloads.size(), model.campaigns,
+                    model.allocations,
                     model.users, model.tokens(), model.nodes, endpoints);
 
             assertThat(fiveHundreds).as("requests answered 5xx or not at all").isEmpty();

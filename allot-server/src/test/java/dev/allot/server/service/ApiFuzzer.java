@@ -270,7 +270,19 @@ final class ApiFuzzer {
                 "[{\"units\": 0}]", "[{\"rows\": 1}]", "[1]", "{}"));
         fields.put("brakes", List.of("{}", "{\"shardGpuHours\": 10}", "{\"campaignCost\": 5}", "[]",
                 "{\"shardRequeues\": -1}", "null"));
-        return body(fields);
+        byte[] b = body(fields);
+        // A campaign takes one of protectedShards and protectedGpus: mostly only one is kept, so that some are valid.
+        if (random.nextInt(4) > 0) {
+            try {
+                var o = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(b);
+                o.remove(random.nextBoolean() ? "protectedShards" : "protectedGpus");
+                b = o.toString().getBytes(StandardCharsets.UTF_8);
+            } catch (java.io.IOException | ClassCastException e) {
+                // not an object: sent as it is
+            }
+        }
+        return b;
     }
 
     private byte[] batch() {
