@@ -272,7 +272,8 @@ public final class CampaignController {
         int attempt = p.attempt() != null ? p.attempt().attempt()
                 : snap.lastAttemptOf(s).map(a -> a.key().attempt()).orElse(0);
         String detail = p.mirror().detail();
-        store.campaigns().promoted(c.name(), s.index(), id, attempt, p.mirror().mirrored(), detail, ACTOR, nowMillis);
+        store.campaigns().promoted(c.name(), s.index(), id, attempt, p.mirror().mirrored(), detail, why, ACTOR,
+                nowMillis);
         LOG.atInfo().addKeyValue("campaign", c.name()).addKeyValue("shard", s.index()).addKeyValue("workload", id)
                 .addKeyValue("mirrored", p.mirror().mirrored())
                 .log("campaign {} shard {}: workload {} promoted in place, attempt {} ({}); backend: {}", c.name(),

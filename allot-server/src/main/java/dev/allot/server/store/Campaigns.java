@@ -278,7 +278,7 @@ public final class Campaigns {
      * {@code campaign.promote}).
      */
     public void promoted(String name, int index, String workloadId, int attempt, boolean mirrored, String detail,
-                         String actor, long nowMillis) {
+                         String why, String actor, long nowMillis) {
         transactions.tx("record the promotion of shard " + index + " of campaign " + name, h -> {
             requireShard(h, name, index);
             h.createUpdate("UPDATE campaign_shards SET promotion_detail = :detail WHERE campaign_name = :name"
@@ -290,6 +290,7 @@ public final class Campaigns {
             after.put("attempt", attempt);
             after.put("mirrored", mirrored);
             after.put("detail", detail);
+            after.put("why", why);
             Allocations.audit(h, nowMillis, actor, "campaign.promote", subject(name), null, Rows.toJson(after));
             return null;
         });
