@@ -151,10 +151,14 @@ public final class CampaignController {
     private boolean settle(CampaignSnapshot snap, long nowMillis) {
         boolean changed = false;
         String name = snap.campaign().name();
+        Boolean submissionsPass = null; // asked once a cycle: the shards' submissions differ only in their index
         for (CampaignShard s : snap.shards()) {
             Optional<Workload> w = snap.workloadOf(s);
             if (s.heldBy() == CampaignShard.HeldBy.SUBMISSION) {
-                if (submissionRefusal(snap.campaign(), s, ShardTier.UNALLOCATED) == null) {
+                if (submissionsPass == null) {
+                    submissionsPass = submissionRefusal(snap.campaign(), s, ShardTier.UNALLOCATED) == null;
+                }
+                if (submissionsPass) {
                     store.campaigns().release(name, s.index(), "its submission passes the checks again", ACTOR,
                             nowMillis);
                     changed = true;

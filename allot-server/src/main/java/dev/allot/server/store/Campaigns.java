@@ -1,9 +1,6 @@
 package dev.allot.server.store;
 
 import dev.allot.core.campaign.ShardBrakes;
-import dev.allot.core.model.Priority;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,7 +107,7 @@ public final class Campaigns {
             if (owner != null) {
                 q.bind("owner", owner);
             }
-            return q.map((rs, ctx) -> campaign(rs)).list();
+            return q.map((rs, ctx) -> CampaignRows.campaign(rs)).list();
         });
     }
 
@@ -392,10 +389,10 @@ public final class Campaigns {
      * its attempt's start and that attempt's previous raising report is added to the shard's measured time.
      */
     static void progress(Handle h, String workloadId, long done, Long nowMillis) {
-        Optional<CampaignShard> shard = h.createQuery("SELECT " + prefixed("s") + " FROM campaign_shards s"
+        Optional<CampaignShard> shard = h.createQuery("SELECT " + CampaignRows.prefixed(SHARD_COLUMNS, "s") + " FROM campaign_shards s"
                         + " JOIN campaign_workloads cw ON cw.campaign_name = s.campaign_name"
                         + " AND cw.shard_index = s.shard_index WHERE cw.workload_id = :id")
-                .bind("id", workloadId).map((rs, ctx) -> shard(rs)).findOne();
+                .bind("id", workloadId).map((rs, ctx) -> CampaignRows.shard(rs)).findOne();
         if (shard.isEmpty()) {
             return;
         }
@@ -457,7 +454,7 @@ public final class Campaigns {
 
     private static Optional<Campaign> find(Handle h, String name) {
         return h.createQuery("SELECT " + CAMPAIGN_COLUMNS + " FROM campaigns WHERE name = :name").bind("name", name)
-                .map((rs, ctx) -> campaign(rs)).findOne();
+                .map((rs, ctx) -> CampaignRows.campaign(rs)).findOne();
     }
 
     private static Campaign require(Handle h, String name) {
@@ -466,53 +463,13 @@ public final class Campaigns {
 
     private static List<CampaignShard> shards(Handle h, String name) {
         return h.createQuery("SELECT " + SHARD_COLUMNS + " FROM campaign_shards WHERE campaign_name = :name"
-                + " ORDER BY shard_index").bind("name", name).map((rs, ctx) -> shard(rs)).list();
+                + " ORDER BY shard_index").bind("name", name).map((rs, ctx) -> CampaignRows.shard(rs)).list();
     }
 
     private static CampaignShard requireShard(Handle h, String name, int index) {
         return h.createQuery("SELECT " + SHARD_COLUMNS + " FROM campaign_shards WHERE campaign_name = :name"
                         + " AND shard_index = :index").bind("name", name).bind("index", index)
-                .map((rs, ctx) -> shard(rs)).findOne()
+                .map((rs, ctx) -> CampaignRows.shard(rs)).findOne()
                 .orElseThrow(() -> new NotFoundException("no shard " + index + " in campaign " + name));
-    }
-
-    private static String prefixed(String table) {
-        return java.util.Arrays.stream(SHARD_COLUMNS.split(",")).map(c -> table + "." + c.trim())
-                .collect(java.util.stream.Collectors.joining(", "));
-    }
-
-    private static Campaign campaign(ResultSet rs) throws SQLException {
-        ShardBrakes brakes = new ShardBrakes(nullableDouble(rs, "shard_gpu_hours"), nullableInt(rs, "shard_requeues"),
-                nullableDouble(rs, "campaign_gpu_hours"), nullableDouble(rs, "campaign_cost"),
-                nullableDouble(rs, "price_per_gpu_hour"));
-        return new Campaign(rs.getString("name"), rs.getString("owner"), rs.getString("allocation_path"),
-                Rows.fromJson(rs.getString("command"), new com.fasterxml.jackson.core.type.TypeReference<List<String>>() {
-                }),
-                Rows.fromJson(rs.getString("environment"),
-                        new com.fasterxml.jackson.core.type.TypeReference<java.util.TreeMap<String, String>>() {
-                        }),
-                rs.getInt("gpus"), rs.getLong("min_runtime_seconds"), nullableInt(rs, "protected_shards"),
-                nullableInt(rs, "protected_gpus"), nullableDouble(rs, "seconds_per_unit"),
-                Priority.parse(rs.getString("priority")), brakes, Campaign.State.parse(rs.getString("state")),
-                rs.getLong("created_at_ms"));
-    }
-
-    private static CampaignShard shard(ResultSet rs) throws SQLException {
-        String heldBy = rs.getString("held_by");
-        return new CampaignShard(rs.getString("campaign_name"), rs.getInt("shard_index"), rs.getString("family"),
-                rs.getLong("units_total"), rs.getLong("units_done"), rs.getLong("measured_ms"),
-                rs.getString("measured_attempt"), Rows.nullableLong(rs, "measured_until_ms"),
-                rs.getString("workload_id"), heldBy == null ? null : CampaignShard.HeldBy.parse(heldBy),
-                rs.getString("held_reason"), rs.getString("promotion_detail"), Rows.nullableLong(rs, "done_at_ms"));
-    }
-
-    private static Double nullableDouble(ResultSet rs, String column) throws SQLException {
-        double v = rs.getDouble(column);
-        return rs.wasNull() ? null : v;
-    }
-
-    private static Integer nullableInt(ResultSet rs, String column) throws SQLException {
-        int v = rs.getInt(column);
-        return rs.wasNull() ? null : v;
     }
 }

@@ -113,10 +113,24 @@ class CampaignLocalStoryTest {
         assertThat(service.store().workloads().workload(w1).orElseThrow().minRuntimeSeconds()).isEqualTo(3600);
         assertThat(service.loop().inspect((state, now) -> state.job(w1).orElseThrow().isProtected(now)).orElseThrow())
                 .isTrue();
+
+        // and a restarted service adopts it protected from its promotion, not from its start, and charged from then
+        long promotedAt = attempts.get(0).chargedFromMillis();
+        service.close();
+        service = start(data, 4);
+        await("the restarted service adopts " + w1, WAIT, () -> service.loop().inspect((state, now) ->
+                state.job(w1).isPresent()).orElse(false));
+        assertThat(service.loop().inspect((state, now) -> state.job(w1).orElseThrow().protectedUntilSeconds())
+                .orElseThrow()).isEqualTo(promotedAt / 1000 + 3600);
+        assertThat(service.store().attempts().chargedRuns(0, System.currentTimeMillis()).stream()
+                .filter(r -> r.startedAtMillis() == promotedAt)).hasSize(1);
+        assertThat(ServiceTestSupport.alive(pid1)).isTrue();
+        assertThat(service.store().attempts().attempts(w1)).hasSize(1);
+        Client again = new Client(service.url());
         for (int shard = 1; shard < 3; shard++) {
             Files.createFile(out.resolve("stop-" + shard));
         }
-        await("the campaign is done", WAIT, () -> state(http, "inplace").equals("done"));
+        await("the campaign is done", WAIT, () -> state(again, "inplace").equals("done"));
     }
 
     @Test
