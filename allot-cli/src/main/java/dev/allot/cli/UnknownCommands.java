@@ -6,10 +6,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The one rule for a word that names no command: {@code allot campaign} and {@code allot campaign --help} both say
- * "unknown command 'campaign'", suggest the nearest commands, list the commands there are, and exit 2. Picocli on
- * its own reads {@code campaign --help} as a request for the root help and exits 0, which hides the typo, and says
- * "Unmatched argument at index 0" for {@code campaign} alone; both are about a command, so they say so.
+ * The one rule for a word that names no command: {@code allot flotilla} and {@code allot flotilla --help} both
+ * say "unknown command 'flotilla'", suggest the nearest commands, list the commands there are, and exit 2. Picocli on
+ * its own reads {@code flotilla --help} as a request for the root help and exits 0, which hides the typo, and says
+ * "Unmatched argument at index 0" for {@code flotilla} alone; both are about a command, so they say so.
  */
 final class UnknownCommands {
     private UnknownCommands() {

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
  *
  * <p>This class starts and stops the server, holds the route table, authenticates, and answers the workloads'
- * endpoints itself; the other groups are classes of their own, which its route table sends to: the allocation tree,
+ * endpoints itself; the other groups are classes of their own, which its route table sends to: campaigns
+ * ({@link CampaignsApi}), the allocation tree,
  * its audit trail and usage ({@link AllocationsApi}), the nodes, brakes and policy ({@link ClusterApi}), users and
  * tokens ({@link UsersApi}), the browser's session ({@link SessionApi}), the queue and drains ({@link QueueApi}).
  * They share its strict JSON ({@link JsonIo}), its reading of query parameters ({@link QueryParams}) and its caches
@@ -92,6 +93,8 @@ public final class ApiServer implements AutoCloseable {
     private final WorkloadExplainer explainer;
     private final HttpEndpoint endpoint;
     private final LivePolicy policy;
+    private final WorkloadIntake intake;
+    private final CampaignsApi campaignsApi;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -156,6 +159,8 @@ public final class ApiServer implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.io = new JsonIo();
         this.openApi = readOpenApi();
+        this.intake = new WorkloadIntake(extras.identity(), clock, this.nodes::get);
+        this.campaignsApi = new CampaignsApi(store, clock, io, intake, extras.changed(), extras.cancelled());
         this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
         this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
         this.queueApi = new QueueApi(store, explainer, io);
@@ -253,6 +258,11 @@ public final class ApiServer implements AutoCloseable {
         config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
         config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
         config.routes.get("/v1/workloads/{id}/explain", authed(this::explain));
+        config.routes.post("/v1/campaigns", authed(campaignsApi::create));
+        config.routes.get("/v1/campaigns", authed(campaignsApi::list));
+        config.routes.get("/v1/campaigns/{name}", authed(campaignsApi::show));
+        config.routes.put("/v1/campaigns/{name}/brakes", authed(campaignsApi::putBrakes));
+        config.routes.delete("/v1/campaigns/{name}", authed(campaignsApi::cancel));
         config.routes.get("/v1/allocations", authed(allocationsApi::allocations));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
         config.routes.get("/v1/allocations/usage", authed(allocationsApi::usage));
@@ -371,31 +381,9 @@ public final class ApiServer implements AutoCloseable {
         io.json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
     }
 
-    /** A submission checked in full (fields, allocation, permission, shape) as the workload to store. */
+    /** A submission checked in full (fields, identity, allocation, permission, shape): {@link WorkloadIntake}. */
     private NewWorkload checked(JsonNode body, User user, Permissions permissions) {
-        Submission s = Submission.parse(body);
-        extras.identity().requireMaySubmit(user.name());
-        if (permissions.allocation(s.allocation()).isEmpty()) {
-            throw ApiException.badField("allocation", "unknown allocation '" + s.allocation() + "'",
-                    "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"");
-        }
-        if (!permissions.maySubmit(user, s.allocation())) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not submit to allocation '" + s.allocation() + "'",
-                    "ask a manager of the allocation to add you to its members");
-        }
-        if (permissions.hasChildren(s.allocation())) {
-            throw ApiException.badField("allocation", "'" + s.allocation() + "' is not a leaf of the allocation tree;"
-                    + " workloads run in leaves", "GET /v1/allocations lists them; name one of its leaves");
-        }
-        requireShapeFits(s);
-        try {
-            return new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
-                    s.minRuntimeSeconds(), s.resumable(), s.priority(), s.kind(), s.command(), s.environment(),
-                    clock.millis(), IdempotencyKeys.scoped(user.name(), s.idempotencyKey()));
-        } catch (IllegalArgumentException e) {
-            // Submission checks everything NewWorkload does; this is a second line, so bad input never becomes a 500.
-            throw ApiException.badRequest(e.getMessage(), null);
-        }
+        return intake.checked(body, user, permissions);
     }
 
     private void list(Context ctx, User user) {
@@ -443,20 +431,6 @@ public final class ApiServer implements AutoCloseable {
                 store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
     }
 
-    /** Refuses a shape the registered nodes could never hold, as the scheduler would (it would wait forever). */
-    private void requireShapeFits(Submission s) {
-        List<Node> nodes = this.nodes.get();
-        if (nodes.isEmpty()) {
-            return; // nothing registered yet: the scheduler decides once nodes come
-        }
-        Optional<dev.allot.core.rules.Violation> misfit = dev.allot.core.rules.ShapeFit.check(
-                dev.allot.server.store.ClusterSpecs.of(nodes), s.gpus(), s.gpusPerNode());
-        if (misfit.isPresent()) {
-            throw ApiException.violations(List.of(misfit.get()), "GET /v1/nodes lists the nodes; ask for fewer GPUs or"
-                    + " a smaller gang");
-        }
-    }
-
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
     private void explain(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
@@ -484,7 +458,15 @@ public final class ApiServer implements AutoCloseable {
                     "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
         }
         Edits.Progress p = Edits.Progress.parse(io.body(ctx));
-        store.workloads().reportProgress(w.id(), p.done(), p.total());
+        store.campaigns().shardOf(w.id()).ifPresent(shard -> {
+            if (p.total() != shard.unitsTotal()) {
+                throw ApiException.badField("total", "expected " + shard.unitsTotal() + ", the units of shard "
+                        + shard.index() + " of campaign " + shard.campaign() + ", got " + p.total(), "a shard's"
+                        + " workload reports its units done out of all the shard's units (it resumes from"
+                        + " ALLOT_RESUME_FROM)");
+            }
+        });
+        store.workloads().reportProgress(w.id(), p.done(), p.total(), clock.millis());
         explainer.progressReported(w.id());
         io.json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
     }

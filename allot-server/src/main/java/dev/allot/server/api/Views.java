@@ -60,6 +60,33 @@ final class Views {
     record Progress(long done, long total) {
     }
 
+    /**
+     * A campaign as the API shows it ({@code GET /v1/campaigns/{name}}): what it was submitted with, where it stands
+     * and each shard. {@code command} and {@code environment} are null and {@code redacted} true for a viewer who may
+     * not see them (as for workloads). Hours are rounded to 4 decimals; times are ISO-8601 instants, null when unknown.
+     */
+    record CampaignView(String name, String owner, String allocation, String state, String protectedSlots,
+                        String strategy, int gpus, String minRuntime, String priority, Double secondsPerUnit,
+                        List<String> command, SortedMap<String, String> environment, boolean redacted,
+                        CampaignBrakesView brakes, String createdAt, long unitsTotal, long unitsDone,
+                        double gpuHoursUsed, double gpuHoursCharged, String etaAt, List<ShardStatusView> shards) {
+    }
+
+    /** A campaign's caps; null for no cap. */
+    record CampaignBrakesView(Double shardGpuHours, Integer shardRequeues, Double campaignGpuHours, Double campaignCost,
+                              Double pricePerGpuHour) {
+    }
+
+    /** One shard of a campaign: see {@code dev.allot.server.campaign.CampaignStatus.Shard}. */
+    record ShardStatusView(int index, String workload, String family, long units, long unitsDone, String phase,
+                           String tier, double secondsPerUnit, String rateSource, long remainingSeconds, String etaAt,
+                           String heldReason, double gpuHoursUsed, int requeues, String promotedAt,
+                           String promotionDetail) {
+    }
+
+    record CampaignList(List<CampaignView> campaigns) {
+    }
+
     /** A workload with its attempts, oldest first: the answer of {@code GET /v1/workloads/{id}}. */
     record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts) {
     }

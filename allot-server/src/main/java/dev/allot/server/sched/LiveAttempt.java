@@ -21,8 +21,11 @@ final class LiveAttempt {
     final String jobId;
     /** Where it runs, as stored: node names and GPU indexes. */
     final List<Launch.NodeGpus> where;
-    /** When it started, seconds since the epoch. */
-    final long startedAtSeconds;
+    /**
+     * When its contract began, seconds since the epoch: its start, or the moment it was promoted in place (a rebuilt
+     * core resumes it from then, so its protection ends when the promotion promised).
+     */
+    long startedAtSeconds;
     /** Where it runs in the core's node indexes; null when it holds no GPU the cluster still has. */
     Placement placement;
     int[][] lanes;

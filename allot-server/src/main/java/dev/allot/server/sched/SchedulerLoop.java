@@ -63,7 +63,9 @@ import org.slf4j.LoggerFactory;
  *   <li>observe the backend: every ended attempt the loop started is ended in the store and in the core, then
  *       forgotten by the backend;</li>
  *   <li>launch the deferred starts whose fences have cleared;</li>
- *   <li>take in new submissions and cancellations from the store;</li>
+ *   <li>take one step of every running campaign ({@link dev.allot.server.campaign.CampaignController}: its shards'
+ *       workloads queued, retiered, promoted in place), then take in new submissions and cancellations from the
+ *       store;</li>
  *   <li>if something changed since the policy was last asked, or a wake-up the policy asked for has come, or a
  *       protection has run out: ask the policy and carry out its decisions in order, deciding again at once while a
  *       plan requeued work ({@link DecisionLoop}, the loop the simulator runs, with its bound and its rules for
@@ -138,8 +140,8 @@ public final class SchedulerLoop implements AutoCloseable {
     static final long MIN_NUDGE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
 
-    private final Store store;
-    private final Backend backend;
+    final Store store;
+    final Backend backend;
     /** As whom attempts run; null: the backend's own user. Set once at start, read by the loop thread. */
     private volatile AccountMap accounts;
     private Policy policy;
@@ -155,11 +157,11 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     // ---- loaded on the first cycle
-    private ClusterState state;
+    ClusterState state;
     private List<String> nodeNames;
     private CoreBuilder.Topology topology;
     /** Something changed in the core since the policy was last asked (the policy is asked only then, or when due). */
-    private boolean dirty = true;
+    boolean dirty = true;
     /** The wake-ups the policy asked for, kept by the simulator's rules ({@link DecisionLoop}). */
     private final DecisionLoop wakeUps = new DecisionLoop();
     /** The core's count of protections run out when the policy was last asked ({@link ClusterState#protectionsEnded}). */
@@ -174,11 +176,11 @@ public final class SchedulerLoop implements AutoCloseable {
 
     // ---- the loop's books
     /** Attempts live, starts deferred, and the attempt each running job runs as. */
-    private final Books books = new Books();
+    final Books books = new Books();
     /** Jobs the core has not ended, by id, in admission order. */
-    private final Map<String, Job> active = new LinkedHashMap<>();
+    final Map<String, Job> active = new LinkedHashMap<>();
     /** What to launch for a workload: its command and environment, kept from the store at admission. */
-    private final Map<String, Workload> stored = new HashMap<>();
+    final Map<String, Workload> stored = new HashMap<>();
     /** Workloads the core refused (an allocation that is not a leaf, a shape the cluster cannot hold). */
     private final Map<String, String> refused = new TreeMap<>();
     /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
@@ -188,6 +190,8 @@ public final class SchedulerLoop implements AutoCloseable {
     private final Map<String, Boolean> toldHealthy = new TreeMap<>();
     /** The safety brakes: workloads requeued too often or too costly are held, not queued. */
     private final Brakes brakes;
+    /** The campaigns: each cycle they queue, retier and promote their shards' workloads. */
+    private final dev.allot.server.campaign.CampaignController campaigns;
 
     // ---- counters
     private long cycles;
@@ -253,6 +257,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         this.restarts = policy.restartsWorkThatCannotResume();
         this.brakes = new Brakes(store);
+        this.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(this), clock);
     }
 
     public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock) {
@@ -374,6 +379,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         observe(now, nowMillis);
         launchDeferred(now, nowMillis);
+        campaigns.step(now, nowMillis);
         syncWorkloads(now);
         for (int i = 0; i < MAX_INSTANTS_PER_CYCLE && decisionDue(now); i++) {
             decide(now, nowMillis);
@@ -413,6 +419,11 @@ public final class SchedulerLoop implements AutoCloseable {
     public synchronized Counters counters() {
         return new Counters(cycles, starts, deferrals, preemptions, completions, failures, cancellations,
                 lastDecisionNanos, foundRunningAtLoad, adoptedAtLoad, decisions, rebuilds);
+    }
+
+    /** The campaigns the loop runs a step of every cycle (for the service to give them its identity gate). */
+    public dev.allot.server.campaign.CampaignController campaigns() {
+        return campaigns;
     }
 
     /** Sets who hears what the loop does (replacing the previous one). */
@@ -701,7 +712,8 @@ public final class SchedulerLoop implements AutoCloseable {
             LOG.warn("open attempt {} not adopted: the core cannot hold workload {}: {}", a.key(), w.id(), e.getMessage());
             return;
         }
-        long startedAt = Math.min(now, Math.floorDiv(a.startedAtMillis(), 1000));
+        // A shard promoted in place is protected from its promotion, not its start.
+        long startedAt = Math.min(now, Math.floorDiv(a.contractStartMillis(), 1000));
         state.submit(job, now);
         try {
             state.resume(job, m.placement(), startedAt, now);
@@ -945,7 +957,7 @@ public final class SchedulerLoop implements AutoCloseable {
 
     private Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration) {
         AccountMap map = accounts;
-        return new Launch(key, where, w.command(), w.environment(), duration,
+        return new Launch(key, where, w.command(), campaigns.launchEnvironment(w), duration,
                 Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()), map == null ? null : map.accountOf(w.user()));
     }
 
@@ -1208,7 +1220,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /** A cancellation the store has recorded: in the core at once; a launched attempt is stopped. */
-    private void cancel(Job job, long now) {
+    void cancel(Job job, long now) {
         dirty = true;
         if (job.state() == JobState.RUNNING) {
             AttemptKey key = books.runningAttempt.remove(job.id());

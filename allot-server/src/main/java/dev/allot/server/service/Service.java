@@ -186,11 +186,13 @@ public final class Service implements AutoCloseable {
             if (identity.switchesAccounts()) {
                 loop.runAs(identity.accounts());
             }
+            WorkloadIdentity gate = new WorkloadIdentity(identity, ACCOUNTS);
+            loop.campaigns().identity(gate); // a campaign's shards are submissions of its owner's
             loop.start(config.tick());
             SchedulerLoop started = loop;
             api = ApiServer.start(store, endpoint, clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
-                            started::topologyChanged, started::resync, new WorkloadIdentity(identity, ACCOUNTS),
+                            started::topologyChanged, started::resync, gate,
                             new LoopHealth(started)),
                     new LoopExplainer(started), live);
             if (nodeSync != null) {

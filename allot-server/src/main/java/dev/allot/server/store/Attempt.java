@@ -16,6 +16,9 @@ import java.util.Objects;
  * @param lostGpuSeconds GPU-seconds of work thrown away when it ended (progress since the last checkpoint); null
  *                       when unknown or not applicable
  * @param stopRequestedAtMillis when the scheduler asked it to stop; null if it never did
+ * @param chargedFromMillis from when it is charged to its allocation: its start for allocated work, the moment it was
+ *                          promoted in place for unallocated work that took a campaign's protected slot, null when it
+ *                          was never charged
  */
 public record Attempt(
         AttemptKey key,
@@ -27,7 +30,8 @@ public record Attempt(
         String reason,
         String preemptor,
         Double lostGpuSeconds,
-        Long stopRequestedAtMillis) {
+        Long stopRequestedAtMillis,
+        Long chargedFromMillis) {
 
     public Attempt {
         Objects.requireNonNull(key, "key");
@@ -38,6 +42,16 @@ public record Attempt(
     /** GPUs in all. */
     public int gpus() {
         return placement.stream().mapToInt(p -> p.gpus().size()).sum();
+    }
+
+    /** When its contract began: its charging start when it is charged, else its start. */
+    public long contractStartMillis() {
+        return chargedFromMillis != null ? chargedFromMillis : startedAtMillis;
+    }
+
+    /** Whether it began unallocated and was promoted in place: charged from a moment after its start. */
+    public boolean promoted() {
+        return chargedFromMillis != null && chargedFromMillis > startedAtMillis;
     }
 
     /** Not ended yet. */

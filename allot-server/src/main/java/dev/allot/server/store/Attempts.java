@@ -18,8 +18,9 @@ import org.jdbi.v3.core.Handle;
  * state changes live here rather than in {@link Workloads}.
  */
 public final class Attempts {
-    private static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
-            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms";
+    static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
+            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms,"
+            + " a.charged_from_ms";
     private static final String WAITING = "('pending', 'preempted', 'requeued')";
 
     private final Transactions transactions;
@@ -30,7 +31,8 @@ public final class Attempts {
 
     /**
      * Begins the next attempt of a waiting workload (pending, preempted or requeued, its cancellation not
-     * requested): stores the attempt, phase launching, and sets the workload running, together. Call it before
+     * requested): stores the attempt, phase launching, charged from its start when the workload is allocated (minimum
+     * runtime above zero), and sets the workload running, together. Call it before
      * asking the backend to start the attempt, so that a crash in between leaves an open attempt to reconcile
      * rather than a process nobody knows about.
      *
@@ -71,9 +73,10 @@ public final class Attempts {
             }
             int next = h.createQuery("SELECT COALESCE(MAX(attempt), 0) + 1 FROM attempts WHERE workload_id = :id")
                     .bind("id", workloadId).mapTo(Integer.class).one();
-            h.createUpdate("INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms)"
-                            + " VALUES (:id, :attempt, :placement, 'launching', :now)")
+            h.createUpdate("INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms, charged_from_ms)"
+                            + " VALUES (:id, :attempt, :placement, 'launching', :now, :chargedFrom)")
                     .bind("id", workloadId).bind("attempt", next).bind("placement", placementJson).bind("now", nowMillis)
+                    .bind("chargedFrom", w.allocated() ? Long.valueOf(nowMillis) : null)
                     .execute();
             return new AttemptKey(workloadId, next);
         });
@@ -194,11 +197,11 @@ public final class Attempts {
     }
 
     /**
-     * Allocated GPU-seconds per allocation path over the window {@code [sinceMillis, nowMillis)}: for each attempt
-     * of an allocated workload (minimum runtime above zero; unallocated work is never charged) that overlaps the
-     * window, its GPUs times the part of its run inside the window, an attempt still open counting up to
-     * {@code nowMillis}. This is what rebuilds fair-share usage after a restart. Allocations with no usage are
-     * absent; the map is sorted by path.
+     * Allocated GPU-seconds per allocation path over the window {@code [sinceMillis, nowMillis)}: for each charged
+     * attempt (of allocated work, or of unallocated work promoted in place; unallocated work is never charged) that
+     * overlaps the window, its GPUs times the part of its charged run inside the window, an attempt still open
+     * counting up to {@code nowMillis}. This is what rebuilds fair-share usage after a restart. Allocations with no
+     * usage are absent; the map is sorted by path.
      */
     public SortedMap<String, Double> usageSince(long sinceMillis, long nowMillis) {
         SortedMap<String, Double> usage = new TreeMap<>();
@@ -212,8 +215,8 @@ public final class Attempts {
     }
 
     /**
-     * One charged run: an attempt of an allocated workload, its GPUs and when it ran ({@code endedAtMillis} null while
-     * it runs).
+     * One run: an attempt's GPUs and the stretch of it that counts ({@code endedAtMillis} null while it runs): its
+     * charged part, or its uncharged part.
      */
     public record ChargedRun(String allocationPath, int gpus, long startedAtMillis, Long endedAtMillis) {
         /** GPU-seconds of this run inside {@code [fromMillis, untilMillis)}, a run still going counting to the end. */
@@ -225,42 +228,76 @@ public final class Attempts {
     }
 
     /**
-     * The attempts of allocated workloads (minimum runtime above zero) that ran at some time in
-     * {@code [sinceMillis, nowMillis)}, in submission order: what a restarted scheduler seeds its fair-share window
-     * with.
+     * The charged part of every attempt that was charged at some time in {@code [sinceMillis, nowMillis)}, in
+     * submission order: from its charging start ({@link Attempt#chargedFromMillis}: its start for allocated work, its
+     * promotion for work promoted in place) to its end. What a restarted scheduler seeds its fair-share window with.
      */
     public List<ChargedRun> chargedRuns(long sinceMillis, long nowMillis) {
-        return runsIn("list charged runs", "w.min_runtime_seconds > 0", sinceMillis, nowMillis);
+        return runsIn("list charged runs", "a.charged_from_ms IS NOT NULL", "a.charged_from_ms", "a.ended_at_ms",
+                sinceMillis, nowMillis);
     }
 
     /**
-     * The attempts of unallocated workloads (minimum runtime zero) that ran at some time in
-     * {@code [sinceMillis, nowMillis)}: the GPU time allocations received beyond what they are charged for.
+     * The uncharged part of every attempt that ran uncharged at some time in {@code [sinceMillis, nowMillis)}: an
+     * attempt of unallocated work, up to its end or to its promotion in place. The GPU time allocations received
+     * beyond what they are charged for.
      */
     public List<ChargedRun> unallocatedRuns(long sinceMillis, long nowMillis) {
-        return runsIn("list unallocated runs", "w.min_runtime_seconds = 0", sinceMillis, nowMillis);
+        return runsIn("list unallocated runs", "(a.charged_from_ms IS NULL OR a.charged_from_ms > a.started_at_ms)",
+                "a.started_at_ms", "(CASE WHEN a.charged_from_ms IS NULL THEN a.ended_at_ms ELSE a.charged_from_ms END)",
+                sinceMillis, nowMillis);
     }
 
     /**
-     * The attempts of the workloads {@code workloadCondition} (a fixed SQL condition on {@code w}, never user input)
-     * selects that ran at some time in {@code [sinceMillis, nowMillis)}, in submission order.
+     * The stretches {@code [start, end)} (fixed SQL expressions on {@code a}, never user input; end null while open)
+     * of the attempts {@code condition} selects that overlap {@code [sinceMillis, nowMillis)}, in submission order.
      */
-    private List<ChargedRun> runsIn(String what, String workloadCondition, long sinceMillis, long nowMillis) {
+    private List<ChargedRun> runsIn(String what, String condition, String start, String end, long sinceMillis,
+                                    long nowMillis) {
         if (sinceMillis > nowMillis) {
             throw new IllegalArgumentException("usage window starts (" + sinceMillis + " ms) after it ends ("
                     + nowMillis + " ms)");
         }
         return transactions.tx(what, h ->
-                h.createQuery("SELECT w.allocation_path, a.placement, a.started_at_ms, a.ended_at_ms"
-                                + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
-                                + " WHERE " + workloadCondition + " AND a.started_at_ms < :now"
-                                + " AND (a.ended_at_ms IS NULL OR a.ended_at_ms > :since)"
+                h.createQuery("SELECT w.allocation_path, a.placement, " + start + " AS run_start, " + end
+                                + " AS run_end FROM attempts a JOIN workloads w ON w.id = a.workload_id"
+                                + " WHERE " + condition + " AND " + start + " < :now"
+                                + " AND (" + end + " IS NULL OR " + end + " > :since)"
                                 + " ORDER BY w.seq, a.attempt")
                         .bind("since", sinceMillis).bind("now", nowMillis)
                         .map((rs, ctx) -> new ChargedRun(rs.getString(1),
                                 Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
-                                rs.getLong(3), Rows.nullableLong(rs, "ended_at_ms")))
+                                rs.getLong(3), Rows.nullableLong(rs, "run_end")))
                         .list());
+    }
+
+    /**
+     * Promotes a workload in place from unallocated to allocated (a campaign's shard taking a protected slot): its
+     * minimum runtime becomes {@code minRuntimeSeconds}, and its open attempt, if it has one, is charged from
+     * {@code nowMillis} on (the same attempt; what it ran before stays uncharged). Together, so a restart finds either
+     * both or neither. False when the workload is not unallocated and not ended (nothing changed).
+     *
+     * @throws NotFoundException when there is no such workload
+     */
+    public boolean promote(String workloadId, long minRuntimeSeconds, long nowMillis) {
+        Objects.requireNonNull(workloadId, "workloadId");
+        if (minRuntimeSeconds <= 0) {
+            throw new IllegalArgumentException("workload " + workloadId + ": a promotion needs a minimum runtime above"
+                    + " zero, got " + minRuntimeSeconds + " s");
+        }
+        return transactions.tx("promote workload " + workloadId, h -> {
+            int n = h.createUpdate("UPDATE workloads SET min_runtime_seconds = :min WHERE id = :id"
+                            + " AND min_runtime_seconds = 0 AND state IN ('pending', 'running', 'preempted', 'requeued')")
+                    .bind("min", minRuntimeSeconds).bind("id", workloadId).execute();
+            if (n == 0) {
+                Workloads.require(h, workloadId);
+                return false;
+            }
+            h.createUpdate("UPDATE attempts SET charged_from_ms = :now WHERE workload_id = :id AND phase <> 'ended'"
+                            + " AND charged_from_ms IS NULL")
+                    .bind("now", Math.max(0, nowMillis)).bind("id", workloadId).execute();
+            return true;
+        });
     }
 
     /**

@@ -70,8 +70,9 @@ final class Rows {
         double lost = rs.getDouble("lost_gpu_seconds");
         Double lostGpuSeconds = rs.wasNull() ? null : lost;
         Long stopRequested = nullableLong(rs, "stop_requested_at_ms");
+        Long chargedFrom = nullableLong(rs, "charged_from_ms");
         return new Attempt(key, placement, phase, started, ended, outcome == null ? null : AttemptOutcome.parse(outcome),
-                reason, preemptor, lostGpuSeconds, stopRequested);
+                reason, preemptor, lostGpuSeconds, stopRequested, chargedFrom);
     }
 
     static Allocation allocation(ResultSet rs) throws SQLException {

@@ -17,10 +17,10 @@ import org.sqlite.SQLiteDataSource;
 /**
  * The service's durable store: everything it needs to resume after a crash. It opens the database, brings its
  * schema up to date and hands out the parts that read and write it: {@link #workloads()}, {@link #attempts()},
- * {@link #allocations()} (with the audit trail), {@link #access()} (users and tokens) and {@link #nodes()}. Every
- * public method of a part is one transaction, and when it returns its change is durable (on disk, or flushed by
- * PostgreSQL), so the API may acknowledge a request as soon as the store call has returned. Safe to call from many
- * threads.
+ * {@link #allocations()} (with the audit trail), {@link #access()} (users and tokens), {@link #nodes()} and
+ * {@link #campaigns()}. Every public method of a part is one transaction, and when it returns its change is durable
+ * (on disk, or flushed by PostgreSQL), so the API may acknowledge a request as soon as the store call has returned.
+ * Safe to call from many threads.
  *
  * <p><b>SQLite</b> ({@link #sqlite}, the default): one file, {@code allot.db}, in the data directory. Journal in
  * write-ahead-log mode with {@code synchronous=FULL}: a commit returns only after the log was synced, so it
@@ -78,6 +78,7 @@ public final class Store implements AutoCloseable {
     private final Access access;
     private final Nodes nodes;
     private final ClusterSettings settings;
+    private final Campaigns campaigns;
 
     private Store(Vendor vendor, DataSource dataSource, ConnectionPool.Opener opener, int poolSize) {
         try {
@@ -98,6 +99,8 @@ public final class Store implements AutoCloseable {
         this.access = new Access(transactions);
         this.nodes = new Nodes(transactions);
         this.settings = new ClusterSettings(transactions);
+        this.campaigns = new Campaigns(transactions, workloads);
+        this.workloads.campaigns(campaigns);
     }
 
     /**
@@ -190,6 +193,11 @@ public final class Store implements AutoCloseable {
     /** Cluster-wide settings: the safety brakes' limits. */
     public ClusterSettings settings() {
         return settings;
+    }
+
+    /** Campaigns: their shards, the workloads each shard had, and what the scheduler did with them. */
+    public Campaigns campaigns() {
+        return campaigns;
     }
 
     /** Waits for the transactions in progress to finish, then closes the connections. */

@@ -60,7 +60,8 @@ public final class Workloads {
         return transactions.tx("submit " + all.size() + " workloads", h -> all.stream().map(w -> insert(h, w)).toList());
     }
 
-    private Workload insert(Handle h, NewWorkload w) {
+    /** Inserts a submission in the transaction {@code h} (see {@link #submit}); also for a campaign's shards. */
+    Workload insert(Handle h, NewWorkload w) {
         String command = Rows.toJson(w.command());
         String environment = Rows.toJson(w.environment());
         // The id w-<seq> needs the seq from the identity column. PostgreSQL hands out the next value first and
@@ -247,11 +248,23 @@ public final class Workloads {
 
     /**
      * Records a workload's progress ({@code done} out of {@code total}, in whatever unit it reports: steps,
-     * samples).
+     * samples), without a time: a campaign shard's units done are raised, its measured time is not.
      *
      * @throws NotFoundException when there is no such workload
      */
     public void reportProgress(String id, long done, long total) {
+        reportProgress(id, done, total, null);
+    }
+
+    /**
+     * Records a workload's progress reported at {@code nowMillis}. For the workload of a campaign's shard, in the same
+     * transaction, the shard's units done become {@code done} if that is more, and the running time that produced
+     * them is added to its measured time ({@link Campaigns}).
+     *
+     * @param nowMillis when it was reported; null when unknown (no time is measured)
+     * @throws NotFoundException when there is no such workload
+     */
+    public void reportProgress(String id, long done, long total, Long nowMillis) {
         Objects.requireNonNull(id, "id");
         if (done < 0 || total < 0 || done > total) {
             throw new IllegalArgumentException("workload " + id + ": progress must satisfy 0 <= done <= total, got "
@@ -264,8 +277,19 @@ public final class Workloads {
             if (n == 0) {
                 throw new NotFoundException("no workload " + id);
             }
+            Campaigns.progress(h, id, done, nowMillis);
             return null;
         });
+        if (campaigns != null) {
+            campaigns.changed();
+        }
+    }
+
+    /** Told of progress reports, which may change a campaign's shard. */
+    private Campaigns campaigns;
+
+    void campaigns(Campaigns c) {
+        this.campaigns = c;
     }
 
     /** The workload with this id, read in the transaction {@code h}, if there is one. */

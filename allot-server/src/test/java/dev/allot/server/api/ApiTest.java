@@ -230,7 +230,8 @@ class ApiTest {
                 "/v1/allocations/usage", "/v1/allocations/{path}", "/v1/audit", "/v1/nodes/{name}",
                 "/v1/nodes/{name}/health", "/v1/me", "/v1/users", "/v1/users/{name}", "/v1/users/{name}/tokens",
                 "/v1/users/{name}/tokens/{id}", "/v1/brakes", "/v1/token-policy", "/v1/session", "/v1/queue",
-                "/v1/drains", "/v1/timeline", "/v1/policy");
+                "/v1/drains", "/v1/timeline", "/v1/policy", "/v1/campaigns", "/v1/campaigns/{name}",
+                "/v1/campaigns/{name}/brakes");
         List<String> submitFields = new ArrayList<>();
         doc.json().path("components").path("schemas").path("Submission").path("properties").fieldNames()
                 .forEachRemaining(submitFields::add);
@@ -240,6 +241,14 @@ class ApiTest {
         doc.json().path("components").path("schemas").path("AllocationEdit").path("properties").fieldNames()
                 .forEachRemaining(editFields::add);
         assertThat(editFields).containsExactlyInAnyOrderElementsOf(Edits.AllocationEdit.FIELDS);
+        List<String> campaignFields = new ArrayList<>();
+        doc.json().path("components").path("schemas").path("NewCampaign").path("properties").fieldNames()
+                .forEachRemaining(campaignFields::add);
+        assertThat(campaignFields).containsExactlyInAnyOrderElementsOf(CampaignRequest.FIELDS);
+        List<String> capFields = new ArrayList<>();
+        doc.json().path("components").path("schemas").path("CampaignBrakes").path("properties").fieldNames()
+                .forEachRemaining(capFields::add);
+        assertThat(capFields).containsExactlyInAnyOrderElementsOf(CampaignRequest.BRAKE_FIELDS);
         assertThat(doc.json().path("components").path("schemas").path("Error").path("required").toString())
                 .isEqualTo("[\"error\",\"field\",\"hint\"]");
     }

@@ -48,6 +48,7 @@ class ApiFuzzTest {
     /** What the 2xx answers say the service now holds. */
     static final class Model {
         final Set<String> workloads = new TreeSet<>();
+        final Set<String> campaigns = new TreeSet<>();
         final Map<String, Double> allocations = new TreeMap<>();
         final Map<String, String> users = new TreeMap<>();
         /** Tokens per user the store was seeded with (the fuzz cannot revoke them: it never learns their ids). */
@@ -119,8 +120,10 @@ class ApiFuzzTest {
             }
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
             System.out.printf("ApiFuzzTest seed %d: %d requests in %d ms over %d endpoints; statuses %s;"
-                    + " acknowledged: %d workloads, allocations %s, users %s, tokens %s, nodes %s; per endpoint %s%n",
-                    SEED, REQUESTS, tookMillis, endpoints.size(), statuses, model.workloads.size(), model.allocations,
+                    + " acknowledged: %d workloads, campaigns %s, allocations %s, users %s, tokens %s, nodes %s; per"
+                    + " endpoint %s%n",
+                    SEED, REQUESTS, tookMillis, endpoints.size(), statuses, model.workloads.size(), model.campaigns,
+                    model.allocations,
                     model.users, model.tokens(), model.nodes, endpoints);
 
             assertThat(fiveHundreds).as("requests answered 5xx or not at all").isEmpty();
@@ -132,7 +135,12 @@ class ApiFuzzTest {
             assertThat(health.statusCode()).isEqualTo(200);
 
             // Every acknowledged submission is in the queue, and nothing else is.
-            assertThat(queue(http, base)).isEqualTo(model.workloads);
+            // (A campaign's shards are workloads the scheduler submits for the campaigns acknowledged, and only those.)
+            assertThat(queue(http, base, null)).isEqualTo(model.workloads);
+            assertThat(campaignsOf(queue(http, base, "campaign"), s)).isSubsetOf(model.campaigns);
+            Set<String> campaigns = new TreeSet<>();
+            s.store().campaigns().campaigns(null).forEach(c -> campaigns.add(c.name()));
+            assertThat(campaigns).isEqualTo(model.campaigns);
             // Allocations, users, tokens, nodes and the token policy are exactly what the 2xx answers account for.
             Map<String, Double> allocations = new TreeMap<>();
             s.store().allocations().allocations().forEach(a -> allocations.put(a.path(), a.share()));
@@ -242,6 +250,8 @@ class ApiFuzzTest {
                 model.workloads.add(w.path("id").asText());
                 fuzz.workloadIds.add(w.path("id").asText());
             });
+        } else if (route.equals("POST /v1/campaigns")) {
+            model.campaigns.add(json.path("name").asText());
         } else if (route.startsWith("PUT /v1/allocations/")) {
             model.allocations.put(json.path("path").asText(), json.path("share").asDouble());
         } else if ((m = java.util.regex.Pattern.compile("DELETE /v1/allocations/(.+)").matcher(route)).matches()) {
@@ -289,7 +299,8 @@ class ApiFuzzTest {
         }
     }
 
-    private static Set<String> queue(HttpClient http, String base) throws Exception {
+    /** The ids of every workload of kind {@code kind} ({@code campaign}: a campaign's shard), or of the others. */
+    private static Set<String> queue(HttpClient http, String base, String kind) throws Exception {
         Set<String> ids = new TreeSet<>();
         long after = 0;
         while (true) {
@@ -298,10 +309,21 @@ class ApiFuzzTest {
                 return ids;
             }
             for (JsonNode w : page) {
-                ids.add(w.path("id").asText());
+                if (w.path("kind").asText().equals("campaign") == "campaign".equals(kind)) {
+                    ids.add(w.path("id").asText());
+                }
                 after = Math.max(after, w.path("seq").asLong());
             }
         }
+    }
+
+    /** The campaigns the given shard workloads belong to. */
+    private static Set<String> campaignsOf(Set<String> workloads, Service s) {
+        Set<String> out = new TreeSet<>();
+        for (String id : workloads) {
+            out.add(s.store().campaigns().shardOf(id).map(x -> x.campaign()).orElse("(no campaign: " + id + ")"));
+        }
+        return out;
     }
 
     private static JsonNode get(HttpClient http, String base, String path) throws Exception {

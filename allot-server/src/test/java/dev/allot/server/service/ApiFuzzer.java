@@ -35,7 +35,8 @@ final class ApiFuzzer {
             "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
             "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics", "POST /v1/session", "GET /v1/session",
             "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains", "GET /v1/timeline", "GET /v1/policy",
-            "PUT /v1/policy");
+            "PUT /v1/policy", "POST /v1/campaigns", "GET /v1/campaigns", "GET /v1/campaigns/{name}",
+            "PUT /v1/campaigns/{name}/brakes", "DELETE /v1/campaigns/{name}");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
     static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
             "other", "lab/a/x/deep");
@@ -142,6 +143,16 @@ final class ApiFuzzer {
                 body = pick(List.of("", "lookback: 3d\n", "lookback: -1\n", "allocation:\n  nope: 1\n", "{\"a\": 1}",
                         "\t\u0000")).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             }
+            case "POST /v1/campaigns" -> {
+                path = "/v1/campaigns";
+                body = campaign();
+            }
+            case "GET /v1/campaigns/{name}" -> path = "/v1/campaigns/" + campaignName();
+            case "DELETE /v1/campaigns/{name}" -> path = "/v1/campaigns/" + campaignName();
+            case "PUT /v1/campaigns/{name}/brakes" -> {
+                path = "/v1/campaigns/" + campaignName() + "/brakes";
+                body = body(brakeFields());
+            }
             case "PUT /v1/brakes" -> {
                 path = "/v1/brakes";
                 body = body(Map.of("maxRequeues", numberValues(), "maxGpuHoursPerWorkload", numberValues()));
@@ -228,6 +239,50 @@ final class ApiFuzzer {
         fields.put("idempotencyKey", List.of("\"k-" + random.nextInt(1_000) + "\"", "\"k1\"", "\"\"", "5",
                 "\"" + "k".repeat(1_000) + "\""));
         return body(fields);
+    }
+
+    /** Campaign names: mostly ones the fuzz may have made, some malformed. */
+    private String campaignName() {
+        return random.nextInt(5) == 0 ? pick(List.of("%20", "..", "a%2Fb", "x".repeat(70), "-x", "\u00e9"))
+                : "c-" + random.nextInt(4);
+    }
+
+    private Map<String, List<String>> brakeFields() {
+        return Map.of("shardGpuHours", numberValues(), "shardRequeues", numberValues(), "campaignGpuHours",
+                numberValues(), "campaignCost", List.of("null", "10", "-1", "\"5\"", "1e308"), "pricePerGpuHour",
+                List.of("null", "2.5", "0", "-2", "true"));
+    }
+
+    private byte[] campaign() {
+        Map<String, List<String>> fields = new LinkedHashMap<>();
+        fields.put("name", List.of("\"c-" + random.nextInt(4) + "\"", "\"c-0\"", "\"\"", "\"-x\"", "\"a/b\"", "1",
+                "\"" + "n".repeat(65) + "\""));
+        fields.put("allocation", List.of("\"lab/a\"", "\"lab/b\"", "\"lab\"", "\"nope\"", "null"));
+        fields.put("command", List.of("[\"sleep\", \"{shard}\"]", "[\"true\"]", "[]", "\"x\"", "[1]"));
+        fields.put("environment", List.of("{}", "{\"A\": \"1\"}", "{\"ALLOT_SHARD\": \"1\"}", "[]", "{\"A\": 1}"));
+        fields.put("gpus", List.of("1", "2", "0", "-1", "1.5", "999999999"));
+        fields.put("minRuntime", List.of("\"1h\"", "\"10m\"", "\"0\"", "\"-1h\"", "\"9999d\"", "3600"));
+        fields.put("protectedShards", List.of("1", "0", "-1", "1.5", "null"));
+        fields.put("protectedGpus", List.of("2", "0", "-1", "\"2\""));
+        fields.put("secondsPerUnit", List.of("60", "0.5", "0", "-1", "1e308", "\"x\""));
+        fields.put("priority", List.of("\"normal\"", "\"high\"", "\"x\"", "1"));
+        fields.put("shards", List.of("[{\"units\": 4}]", "[{\"units\": 10, \"family\": \"a\"}, {\"units\": 3}]", "[]",
+                "[{\"units\": 0}]", "[{\"rows\": 1}]", "[1]", "{}"));
+        fields.put("brakes", List.of("{}", "{\"shardGpuHours\": 10}", "{\"campaignCost\": 5}", "[]",
+                "{\"shardRequeues\": -1}", "null"));
+        byte[] b = body(fields);
+        // A campaign takes one of protectedShards and protectedGpus: mostly only one is kept, so that some are valid.
+        if (random.nextInt(4) > 0) {
+            try {
+                var o = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(b);
+                o.remove(random.nextBoolean() ? "protectedShards" : "protectedGpus");
+                b = o.toString().getBytes(StandardCharsets.UTF_8);
+            } catch (java.io.IOException | ClassCastException e) {
+                // not an object: sent as it is
+            }
+        }
+        return b;
     }
 
     private byte[] batch() {

@@ -120,6 +120,16 @@ final class ServiceTestSupport {
             return send(b, token);
         }
 
+        Answer delete(String path, String token) throws IOException, InterruptedException {
+            return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE(), token);
+        }
+
+        Answer put(String path, String token, String body) throws IOException, InterruptedException {
+            return send(HttpRequest.newBuilder(URI.create(base + path))
+                    .PUT(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                    .header("Content-Type", "application/json"), token);
+        }
+
         private Answer send(HttpRequest.Builder b, String token) throws IOException, InterruptedException {
             b.timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer " + token);
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));

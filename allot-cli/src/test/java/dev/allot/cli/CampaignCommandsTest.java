@@ -1,0 +1,194 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.server.store.Allocation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code allot campaign submit|status|list|brakes|cancel} against a real API server and a real scheduling loop
+ * (simulated backend, a fixed clock, cycles run by hand: {@link LoopApi}). Alice submits a campaign of three shards
+ * (one protected slot, a declared rate of 30 s a unit) from a YAML file; the loop queues and starts them; her progress
+ * shows in the bars; she changes its brakes and cancels it. Bad files are refused naming the file and the field as
+ * the file names it, whether the client or the server finds the fault. The tests run in order: they share the
+ * campaign.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class CampaignCommandsTest {
+    static final String FILE = """
+            name: eval
+            allocation: lab/a
+            command: [python, eval.py, --shard, "{shard}"]
+            environment: {SEED: 7}
+            gpus: 1
+            min-runtime: 2h
+            protected-shards: 1
+            seconds-per-unit: 30
+            shards:
+              - {units: 64, family: restore}
+              - {units: 32, family: restore}
+              - units: 16
+            brakes:
+              shard-requeues: 5
+            """;
+
+    @TempDir
+    static Path dir;
+
+    static LoopApi api;
+
+    @BeforeAll
+    static void start() {
+        api = LoopApi.start(dir.resolve("data"), List.of("alice", "bob"), store -> {
+            long t = LoopApi.NOW.toEpochMilli();
+            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
+            store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
+        });
+    }
+
+    @AfterAll
+    static void stop() {
+        if (api != null) {
+            api.close();
+        }
+    }
+
+    static Path file(String name, String text) throws IOException {
+        Path f = dir.resolve(name);
+        Files.writeString(f, text);
+        return f;
+    }
+
+    @Test
+    @Order(1)
+    void submitReadsTheYamlFileAndTheLoopQueuesTheShards() throws IOException {
+        Cli.Result r = api.as("alice", "campaign", "submit", file("eval.yaml", FILE).toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("submitted campaign eval: 3 shards, 112 units, protected slots 1 shard; the"
+                + " scheduler queues its shards now (allot campaign status eval)\n");
+        api.loop.runOnce();
+        assertThat(api.store.workloads().workload("w-1").orElseThrow().environment()).containsEntry("SEED", "7")
+                .containsEntry("ALLOT_SHARD", "0");
+    }
+
+    @Test
+    @Order(2)
+    void statusShowsABarPerShardAndForTheCampaignWithRatesTiersPhasesAndEtas() {
+        Cli.Result r = api.as("alice", "campaign", "status", "eval");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("""
+                campaign eval (alice, lab/a): running; protected slots 1 shard, strategy allot, min runtime 2h
+                progress [....................]   0%  0/112 units; GPU-hours 0.00 used, 0.00 charged; ETA 2026-03-01T09:32:00Z
+                brakes: per shard 5 requeues
+                SHARD  WORKLOAD  FAMILY   PROGRESS                     UNITS  PHASE    TIER         RATE         RATE FROM  LEFT  ETA                   NOTE
+                0      w-1       restore  [....................]   0%  0/64   running  protected    30.0 s/unit  declared   32m   2026-03-01T09:32:00Z  -
+                1      w-2       restore  [....................]   0%  0/32   running  unallocated  30.0 s/unit  declared   16m   2026-03-01T09:16:00Z  -
+                2      w-3       -        [....................]   0%  0/16   running  unallocated  30.0 s/unit  declared   8m    2026-03-01T09:08:00Z  -
+                """);
+    }
+
+    @Test
+    @Order(3)
+    void progressReportedByAShardsWorkloadFillsItsBarAndTheCampaigns() {
+        Cli.Result p = api.as("alice", "progress", "w-1", "32", "64");
+        assertThat(p.exit()).as(p.err()).isZero();
+        Cli.Result wrong = api.as("alice", "progress", "w-2", "3", "100");
+        assertThat(wrong.exit()).isEqualTo(2);
+        assertThat(wrong.err()).startsWith("allot: field 'total': expected 32, the units of shard 1 of campaign eval,"
+                + " got 100");
+        List<String> lines = api.as("alice", "campaign", "status", "eval").out().lines().toList();
+        assertThat(lines.get(1)).startsWith("progress [#####...............]  28%  32/112 units;");
+        // (the fixed clock measures no time: the declared rate stands, shard 0 has 32 units x 30 s left)
+        assertThat(lines.get(4)).startsWith("0      w-1       restore  [##########..........]  50%  32/64  running")
+                .contains("16m   2026-03-01T09:16:00Z");
+
+        Cli.Result list = api.as("alice", "campaign", "list");
+        assertThat(list.exit()).as(list.err()).isZero();
+        assertThat(list.out()).isEqualTo("""
+                NAME  OWNER  ALLOCATION  STATE    PROGRESS                     SHARDS     ETA
+                eval  alice  lab/a       running  [#####...............]  28%  3 running  2026-03-01T09:16:00Z
+                """);
+        assertThat(api.as("bob", "campaign", "list").out()).isEqualTo("no campaigns\n");
+    }
+
+    @Test
+    @Order(4)
+    void brakesAreShownAndChangedKeepingWhatIsNotGiven() {
+        Cli.Result show = api.as("alice", "campaign", "brakes", "eval");
+        assertThat(show.out()).isEqualTo("campaign eval brakes: per shard 5 requeues\n");
+        Cli.Result set = api.as("alice", "campaign", "brakes", "eval", "--shard-gpu-hours", "40", "--campaign-cost",
+                "100", "--price-per-gpu-hour", "2.5");
+        assertThat(set.exit()).as(set.err()).isZero();
+        assertThat(set.out()).isEqualTo("campaign eval brakes: per shard 40 GPU-hours, 5 requeues; campaign cost 100"
+                + " at 2.5 per GPU-hour\n");
+        Cli.Result none = api.as("alice", "campaign", "brakes", "eval", "--shard-requeues", "none");
+        assertThat(none.out()).isEqualTo("campaign eval brakes: per shard 40 GPU-hours; campaign cost 100 at 2.5 per"
+                + " GPU-hour\n");
+        Cli.Result bad = api.as("alice", "campaign", "brakes", "eval", "--shard-requeues", "lots");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).isEqualTo("allot: --shard-requeues: expected a whole number or none, got 'lots'\n");
+        Cli.Result noPrice = api.as("alice", "campaign", "brakes", "eval", "--price-per-gpu-hour", "none");
+        assertThat(noPrice.exit()).isEqualTo(2);
+        assertThat(noPrice.err()).contains("field 'campaignCost': expected pricePerGpuHour beside it");
+        Cli.Result bob = api.as("bob", "campaign", "brakes", "eval", "--shard-gpu-hours", "1");
+        assertThat(bob.exit()).isNotZero();
+        assertThat(bob.err()).startsWith("allot: user 'bob' may not change the brakes of campaign 'eval'");
+    }
+
+    @Test
+    @Order(5)
+    void badFilesAreRefusedNamingTheFileAndTheFieldAsTheFileNamesThem() throws IOException {
+        Path shape = file("shape.yaml", FILE.replace("protected-shards: 1", "protected-slots: 1")
+                .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: python eval.py"));
+        Cli.Result r = api.as("alice", "campaign", "submit", shape.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + shape + ": field 'command': expected a list, e.g. [python, eval.py,"
+                + " --shard, \"{shard}\"], got 'python eval.py'; field 'protected-slots': unknown; the fields are name,"
+                + " allocation, command, environment, gpus, min-runtime, protected-shards, protected-gpus,"
+                + " seconds-per-unit, priority, shards, brakes\n");
+
+        Path both = file("both.yaml", FILE.replace("name: eval", "name: both").replace("protected-shards: 1",
+                "protected-shards: 1\nprotected-gpus: 2").replace("shard-requeues: 5", "campaign-cost: 5"));
+        r = api.as("alice", "campaign", "submit", both.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + both + ": field 'protected-shards': expected exactly one of"
+                + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost': expected"
+                + " price-per-gpu-hour beside it (a cost needs a price), got no price\n");
+
+        Path elsewhere = file("elsewhere.json", "{\"name\": \"x\", \"allocation\": \"lab/zzz\", \"command\": [\"a\"],"
+                + " \"gpus\": 1, \"min-runtime\": \"1h\", \"protected-shards\": 0, \"shards\": [{\"units\": 1}]}");
+        r = api.as("alice", "campaign", "submit", elsewhere.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'\n");
+
+        r = api.as("alice", "campaign", "submit", dir.resolve("missing.yaml").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + dir.resolve("missing.yaml") + ": cannot read: no such file\n");
+        r = api.as("alice", "campaign", "submit", file("list.yaml", "- 1\n- 2\n").toString());
+        assertThat(r.err()).contains("list.yaml: expected a mapping of the campaign's fields");
+        assertThat(api.as("alice", "campaign", "status", "nope").err()).startsWith("allot: no campaign 'nope'");
+    }
+
+    @Test
+    @Order(6)
+    void cancelEndsTheCampaignAndItsWorkloads() {
+        Cli.Result bob = api.as("bob", "campaign", "cancel", "eval");
+        assertThat(bob.exit()).isNotZero();
+        Cli.Result r = api.as("alice", "campaign", "cancel", "eval");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("campaign eval is cancelled; 32 of 112 units were done\n");
+        api.loop.runOnce();
+        assertThat(api.store.workloads().workload("w-3").orElseThrow().state().label()).isEqualTo("cancelled");
+    }
+}

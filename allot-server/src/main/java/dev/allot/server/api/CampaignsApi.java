@@ -1,0 +1,165 @@
+package dev.allot.server.api;
+
+import dev.allot.core.campaign.ShardBrakes;
+import dev.allot.core.campaign.ShardTier;
+import dev.allot.core.model.Durations;
+import dev.allot.server.campaign.CampaignStatus;
+import dev.allot.server.campaign.ShardSubmissions;
+import dev.allot.server.store.Campaign;
+import dev.allot.server.store.CampaignShard;
+import dev.allot.server.store.NewCampaign;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.User;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Campaigns ({@link ApiServer} routes them here): many shards of one job submitted together to one allocation, each
+ * shard run as an ordinary workload of its owner, a few of them protected and the rest on idle GPUs, the protected
+ * slots going to the longest remaining work (the scheduling loop's {@code CampaignController} runs them).
+ * <ul>
+ *   <li>{@code POST /v1/campaigns}: a member of the allocation (or a manager above it, or an administrator) submits
+ *   one, owned by itself: checked field by field ({@link CampaignRequest}) and its shards' workloads as the submissions
+ *   they will be ({@link WorkloadIntake}); 201 with its view; audited ({@code campaign.create}).</li>
+ *   <li>{@code GET /v1/campaigns}: the caller's campaigns, every campaign for an administrator.</li>
+ *   <li>{@code GET /v1/campaigns/{name}}: any signed-in user reads one (as for workloads: its command and environment
+ *   only for those who may see the workloads' ones).</li>
+ *   <li>{@code PUT /v1/campaigns/{name}/brakes}: its owner, a manager of its allocation or above, or an administrator
+ *   sets its caps (the whole set; audited).</li>
+ *   <li>{@code DELETE /v1/campaigns/{name}}: the same people cancel it and its workloads.</li>
+ * </ul>
+ */
+final class CampaignsApi {
+    private final Store store;
+    private final Clock clock;
+    private final JsonIo io;
+    private final WorkloadIntake intake;
+    private final Runnable changed;
+    private final Runnable cancelled;
+
+    CampaignsApi(Store store, Clock clock, JsonIo io, WorkloadIntake intake, Runnable changed, Runnable cancelled) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.io = Objects.requireNonNull(io, "io");
+        this.intake = Objects.requireNonNull(intake, "intake");
+        this.changed = Objects.requireNonNull(changed, "changed");
+        this.cancelled = Objects.requireNonNull(cancelled, "cancelled");
+    }
+
+    void create(Context ctx, User user) {
+        CampaignRequest r = CampaignRequest.parse(io.body(ctx));
+        NewCampaign c;
+        try {
+            c = r.toNew(user.name());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage(), null); // CampaignRequest checks all of it: a second line
+        }
+        long now = clock.millis();
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        Campaign planned = c.as(now);
+        // Every shard's workload is a submission of the owner's: the first and the last (the longest index) are checked
+        // as they will be submitted, so that the campaign is refused now rather than its shards later.
+        for (int i : new java.util.TreeSet<>(List.of(0, c.shards().size() - 1))) {
+            NewCampaign.Shard s = c.shards().get(i);
+            CampaignShard shard = new CampaignShard(c.name(), i, s.family(), s.units(), 0, 0, null, null, null, null,
+                    null, null, null);
+            try {
+                intake.checked(ShardSubmissions.body(planned, shard, ShardTier.PROTECTED), user, permissions);
+            } catch (ApiException e) {
+                throw e.field() != null && e.field().equals("duration") ? ApiException.badField("secondsPerUnit",
+                        "shard " + i + "'s expected running time (its units x secondsPerUnit) is out of range: "
+                                + e.getMessage(), "declare a smaller rate, or none") : e;
+            }
+        }
+        store.campaigns().create(c, user.name(), now);
+        changed.run();
+        io.json(ctx, 201, view(c.name(), true));
+    }
+
+    void list(Context ctx, User user) {
+        if (!ctx.queryParamMap().isEmpty()) {
+            String first = ctx.queryParamMap().keySet().iterator().next();
+            throw ApiException.badField(first, "unknown query parameter", "GET /v1/campaigns takes no parameters: it"
+                    + " lists your campaigns (every campaign for an administrator)");
+        }
+        boolean admin = user.role() == User.Role.ADMIN;
+        Permissions permissions = Permissions.of(store.allocations().allocations());
+        List<Views.CampaignView> out = store.campaigns().campaigns(admin ? null : user.name()).stream()
+                .map(c -> view(c.name(), mayManage(permissions, user, c))).toList();
+        io.json(ctx, 200, new Views.CampaignList(out));
+    }
+
+    void show(Context ctx, User user) {
+        Campaign c = require(ctx.pathParam("name"));
+        io.json(ctx, 200, view(c.name(), mayManage(Permissions.of(store.allocations().allocations()), user, c)));
+    }
+
+    void putBrakes(Context ctx, User user) {
+        Campaign c = requireManaged(ctx.pathParam("name"), user, "change the brakes of");
+        ShardBrakes brakes = CampaignRequest.parseBrakes(io.body(ctx));
+        store.campaigns().putBrakes(c.name(), brakes, user.name(), clock.millis());
+        changed.run();
+        io.json(ctx, 200, view(c.name(), true));
+    }
+
+    void cancel(Context ctx, User user) {
+        Campaign c = requireManaged(ctx.pathParam("name"), user, "cancel");
+        if (c.state() == Campaign.State.DONE) {
+            throw new ApiException(409, "campaign '" + c.name() + "' is done; there is nothing to cancel", null,
+                    "GET /v1/campaigns/" + c.name() + " shows it");
+        }
+        store.campaigns().cancel(c.name(), user.name(), clock.millis());
+        cancelled.run();
+        io.json(ctx, 200, view(c.name(), true));
+    }
+
+    private Campaign requireManaged(String name, User user, String what) {
+        Campaign c = require(name);
+        if (!mayManage(Permissions.of(store.allocations().allocations()), user, c)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not " + what + " campaign '" + name + "'",
+                    "its owner, a manager of allocation '" + c.allocationPath() + "' or above, or an administrator"
+                            + " may");
+        }
+        return c;
+    }
+
+    /** Its owner, a manager of its allocation or above, an administrator: who may change it and see its command. */
+    private static boolean mayManage(Permissions permissions, User user, Campaign c) {
+        return user.role() == User.Role.ADMIN || c.owner().equals(user.name())
+                || permissions.manages(user, c.allocationPath());
+    }
+
+    private Campaign require(String name) {
+        return store.campaigns().campaign(name).orElseThrow(() -> ApiException.notFound("no campaign '" + name + "'",
+                "GET /v1/campaigns lists yours"));
+    }
+
+    private Views.CampaignView view(String name, boolean details) {
+        long now = clock.millis();
+        CampaignStatus s = CampaignStatus.of(store.campaigns().snapshot(name, now), now);
+        Campaign c = s.campaign();
+        ShardBrakes b = c.brakes();
+        List<Views.ShardStatusView> shards = s.shards().stream().map(x -> new Views.ShardStatusView(x.index(),
+                x.workload(), x.family(), x.units(), x.unitsDone(), x.phase(), x.tier(), round(x.secondsPerUnit()),
+                x.rateSource(), x.remainingSeconds(), instant(x.etaAtMillis()), x.heldReason(),
+                round(x.gpuHoursUsed()), x.requeues(), instant(x.promotedAtMillis()), x.promotionDetail())).toList();
+        return new Views.CampaignView(c.name(), c.owner(), c.allocationPath(), c.state().label(),
+                c.slots().describe(), "allot", c.gpus(), Durations.formatSeconds(c.minRuntimeSeconds()),
+                c.priority().label(), c.secondsPerUnit(), details ? c.command() : null,
+                details ? c.environment() : null, !details,
+                new Views.CampaignBrakesView(b.shardGpuHours(), b.shardRequeues(), b.campaignGpuHours(),
+                        b.campaignCost(), b.pricePerGpuHour()),
+                Views.instant(c.createdAtMillis()), s.unitsTotal(), s.unitsDone(), round(s.gpuHoursUsed()),
+                round(s.gpuHoursCharged()), instant(s.etaAtMillis()), shards);
+    }
+
+    private static String instant(Long millis) {
+        return millis == null ? null : Views.instant(millis);
+    }
+
+    private static double round(double x) {
+        return Math.round(x * 10_000) / 10_000.0;
+    }
+}
