@@ -70,10 +70,10 @@
         el('td', { class: 'num rate' }, s.rateSource === 'none' ? '\u2013' : fmt.num(s.secondsPerUnit, 2)),
         el('td', { class: 'source' }, s.rateSource),
         el('td', { class: 'num remaining' }, s.phase === 'done' ? '\u2013' : fmt.dur(s.remainingSeconds)),
-        el('td', { class: 'eta' }, s.etaAt ? fmt.time(s.etaAt) : s.phase === 'done' || c.state !== 'running' ? '\u2013' : 'unknown'),
+        el('td', { class: 'eta when' }, s.etaAt ? fmt.time(s.etaAt) : s.phase === 'done' || c.state !== 'running' ? '\u2013' : 'unknown'),
         el('td', { class: 'held-reason' }, s.heldReason || ''),
         el('td', { class: 'num used' }, fmt.num(s.gpuHoursUsed, 2)), el('td', { class: 'num requeues' }, s.requeues),
-        el('td', { class: 'promoted', title: s.promotionDetail || null }, s.promotedAt ? fmt.time(s.promotedAt) : '\u2013'),
+        el('td', { class: 'promoted when', title: s.promotionDetail || null }, s.promotedAt ? fmt.time(s.promotedAt) : '\u2013'),
         el('td', { class: 'workload' }, s.workload ? el('a', { href: '/workloads/' + encodeURIComponent(s.workload) }, s.workload) : '\u2013')));
     }
   }

@@ -39,7 +39,7 @@
         el('td', { class: 'slots' }, c.protectedSlots),
         el('td', { class: 'num shards' }, c.shards.length),
         el('td', { class: 'num used' }, fmt.num(c.gpuHoursUsed, 2)),
-        el('td', { class: 'eta' }, eta(c))));
+        el('td', { class: 'eta when' }, eta(c))));
     }
     if (!campaigns.length) {
       body.appendChild(el('tr', {}, el('td', { colspan: 9, class: 'muted' }, 'No campaigns. POST /v1/campaigns submits one.')));
