@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  * The dashboard's files: plain HTML, CSS and JavaScript kept as class-path resources under
  * {@code dev/allot/server/dashboard/} (no build step), plus uPlot from its webjar for the charts. Served on the API's
  * port outside {@code /v1}: the pages at {@code /queue}, {@code /allocations}, {@code /workloads/{id}},
- * {@code /nodes} and {@code /signin} ({@code /} leads to the queue), their assets under {@code /dashboard/}.
+ * {@code /campaigns}, {@code /campaigns/{name}}, {@code /nodes} and {@code /signin} ({@code /} leads to the queue),
+ * their assets under {@code /dashboard/}.
  *
  * <p>The files are public (they hold no data); every number on a page is fetched by the page from the {@code /v1}
  * API with the session cookie ({@link SessionApi}), so the pages show exactly what the API gives the signed-in user.
@@ -39,6 +40,8 @@ public final class Dashboard {
         config.routes.get("/allocations", ctx -> page(ctx, "allocations.html"));
         config.routes.get("/nodes", ctx -> page(ctx, "nodes.html"));
         config.routes.get("/workloads/{id}", ctx -> page(ctx, "workload.html"));
+        config.routes.get("/campaigns", ctx -> page(ctx, "campaigns.html"));
+        config.routes.get("/campaigns/{name}", ctx -> page(ctx, "campaign.html"));
         config.routes.get("/dashboard/{file}", Dashboard::asset);
     }
 

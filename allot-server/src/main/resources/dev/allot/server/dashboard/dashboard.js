@@ -76,7 +76,8 @@ const Allot = (() => {
 
   /** The page's frame: the navigation bar (the current page marked) and who is signed in, with sign-out. */
   function frame(active) {
-    const pages = [['Queue', '/queue'], ['Allocations', '/allocations'], ['Timeline', '/timeline'], ['Nodes', '/nodes']];
+    const pages = [['Queue', '/queue'], ['Campaigns', '/campaigns'], ['Allocations', '/allocations'],
+      ['Timeline', '/timeline'], ['Nodes', '/nodes']];
     const nav = el('nav', { class: 'top' },
       el('a', { class: 'brand', href: '/queue' }, 'Allot'),
       pages.map(([name, href]) => el('a', { href, class: name === active ? 'active' : null }, name)),
@@ -122,7 +123,30 @@ const Allot = (() => {
     pct: (x, d = 1) => x === null || x === undefined ? '\u2013' : fmt.num(x * 100, d) + '%',
     gpuHours: (x, d = 1) => fmt.num(x / 3600, d),
     time: iso => iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '\u2013',
+    /** A duration in seconds, two units at most, as the report writes it (format.js): 3d 4h, 2h 05m, 12m 30s, 45s. */
+    dur: s => {
+      if (s === null || s === undefined) {
+        return '\u2013';
+      }
+      s = Math.round(s);
+      const [unit, next, big, small] = s < 60 ? [1, 0, 's', ''] : s < 3600 ? [60, 1, 'm', 's']
+        : s < 86400 ? [3600, 60, 'h', 'm'] : [86400, 3600, 'd', 'h'];
+      const rest = next ? Math.floor(s % unit / next) : 0;
+      return Math.floor(s / unit) + big + (rest ? ' ' + (big === 'd' ? rest : String(rest).padStart(2, '0')) + small : '');
+    },
   };
+
+  /**
+   * Units done of a total as an accessible bar (a progress element, labelled for screen readers) and its text,
+   * "40 of 100 (40%)". {@code label} names what progresses, e.g. "shard 3".
+   */
+  function progress(done, total, label) {
+    const units = fmt.num(done) + ' of ' + fmt.num(total);
+    const share = fmt.pct(total > 0 ? Math.min(1, done / total) : 0, 0);
+    return el('span', { class: 'progress' },
+      el('progress', { max: total, value: Math.min(done, total), 'aria-label': label + ': ' + units + ' units done' }),
+      el('span', { class: 'progress-text' }, ' ' + units + ' (' + share + ')'));
+  }
 
   /**
    * Keeps a page live by polling: calls {@code reload} every refresh interval while the tab is visible, and at once
@@ -159,5 +183,5 @@ const Allot = (() => {
     return () => { clearInterval(timer); document.removeEventListener('visibilitychange', onVisible); };
   }
 
-  return { signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, get session() { return session; } };
+  return { signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
 })();

@@ -140,7 +140,8 @@ class DashboardBrowserTest {
         assertThat(browser.text("#whoami")).isEqualTo("mp (manager)");
         signIn("member", "/nodes");
         assertThat(browser.text("#whoami")).isEqualTo("member (member)");
-        assertThat(browser.texts("nav.top a")).containsExactly("Allot", "Queue", "Allocations", "Timeline", "Nodes");
+        assertThat(browser.texts("nav.top a")).containsExactly("Allot", "Queue", "Campaigns", "Allocations", "Timeline",
+                "Nodes");
         assertThat(browser.one("nav.top a[href='/timeline']").isDisplayed()).isTrue();
 
         browser.one("#signout").click();

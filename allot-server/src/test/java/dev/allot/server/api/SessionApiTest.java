@@ -156,7 +156,8 @@ class SessionApiTest {
 
     @Test
     void thePagesAreServedWithTheirDefencesAndTheRootLeadsToTheQueue() {
-        for (String page : List.of("/signin", "/queue", "/allocations", "/nodes", "/workloads/w-1")) {
+        for (String page : List.of("/signin", "/queue", "/allocations", "/nodes", "/workloads/w-1",
+                "/campaigns", "/campaigns/eval-2026")) {
             var r = raw(page);
             assertThat(r.statusCode()).as(page).isEqualTo(200);
             assertThat(r.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/html");

@@ -1,0 +1,80 @@
+// The campaign page: GET /v1/campaigns/{name}: its totals and ETA, its contract (the command and environment only
+// when the API shows them to this user) and, per shard, its family, tier, phase, units done as a bar, rate and where
+// the rate came from, remaining time, ETA, hold, GPU-hours, requeues and promotion, each shard leading to its current
+// workload's page. Reloaded while open (Allot.live) until the campaign is done or cancelled.
+'use strict';
+(async () => {
+  const { api, el, fmt } = Allot;
+  try {
+    await Allot.signedIn();
+    Allot.setTree((await api('/v1/allocations')).allocations);
+    Allot.frame('Campaigns');
+    const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length));
+    const path = '/v1/campaigns/' + encodeURIComponent(name);
+    const first = await api(path);
+    render(first);
+    document.body.dataset.ready = 'true';
+    if (first.state === 'running') {
+      const stop = Allot.live(async () => {
+        const c = await api(path);
+        render(c);
+        document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || 0) + 1);
+        if (c.state !== 'running') {
+          stop();
+        }
+      });
+    }
+  } catch (e) {
+    Allot.fail(e);
+  }
+
+  function render(c) {
+    document.getElementById('title').textContent = 'Campaign ' + c.name;
+    document.title = 'Allot: campaign ' + c.name;
+    const protectedNow = c.shards.filter(s => s.tier === 'protected' && s.phase === 'running').length;
+    const cards = document.getElementById('cards');
+    cards.textContent = '';
+    for (const [k, v, id] of [['units done', Allot.progress(c.unitsDone, c.unitsTotal, 'campaign ' + c.name), 'c-units'],
+      ['ETA (UTC)', c.etaAt ? fmt.time(c.etaAt) : c.state === 'running' ? 'unknown' : '\u2013', 'c-eta'],
+      ['GPU-hours used', fmt.num(c.gpuHoursUsed, 2), 'c-used'], ['GPU-hours charged', fmt.num(c.gpuHoursCharged, 2), 'c-charged'],
+      ['running protected', protectedNow + ' (slots: ' + c.protectedSlots + ')', 'c-protected']]) {
+      cards.appendChild(el('div', { class: 'card', id }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k)));
+    }
+    const contract = document.getElementById('contract');
+    contract.textContent = '';
+    const b = c.brakes;
+    const brakes = [b.shardGpuHours !== null && 'a shard ' + fmt.num(b.shardGpuHours, 2) + ' GPU-h',
+      b.shardRequeues !== null && 'a shard ' + b.shardRequeues + ' requeues',
+      b.campaignGpuHours !== null && 'the campaign ' + fmt.num(b.campaignGpuHours, 2) + ' GPU-h',
+      b.campaignCost !== null && 'the campaign costs ' + fmt.num(b.campaignCost, 2),
+      b.pricePerGpuHour !== null && 'price ' + fmt.num(b.pricePerGpuHour, 2) + ' per GPU-h'].filter(Boolean);
+    const command = c.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
+      : el('code', { id: 'command' }, c.command.join(' '));
+    for (const [k, v, cls] of [['State', el('span', { class: 'badge ' + c.state }, c.state), 'state'], ['Owner', c.owner, 'owner'],
+      ['Allocation', c.allocation, 'allocation'], ['Protected slots', c.protectedSlots, 'slots'],
+      ['GPUs per shard', c.gpus, 'gpus'], ['Minimum runtime', c.minRuntime, 'min-runtime'], ['Priority', c.priority, 'priority'],
+      ['Declared rate', c.secondsPerUnit === null ? '\u2013' : fmt.num(c.secondsPerUnit, 2) + ' s per unit', 'declared'],
+      ['Brakes', brakes.length ? brakes.join(', ') : 'none', 'brakes'], ['Created', fmt.time(c.createdAt) + ' UTC', 'created'],
+      ['Command', command, 'command-row']]) {
+      contract.appendChild(el('dt', {}, k));
+      contract.appendChild(el('dd', { class: cls }, v));
+    }
+    const body = document.querySelector('#shards tbody');
+    body.textContent = '';
+    for (const s of c.shards) {
+      body.appendChild(el('tr', { 'data-index': s.index },
+        el('td', { class: 'num index' }, s.index), el('td', { class: 'family' }, s.family === null ? '\u2013' : s.family),
+        el('td', { class: 'tier' }, s.tier || '\u2013'),
+        el('td', { class: 'phase' }, el('span', { class: 'badge ' + s.phase }, s.phase)),
+        el('td', { class: 'units' }, Allot.progress(s.unitsDone, s.units, 'shard ' + s.index)),
+        el('td', { class: 'num rate' }, s.rateSource === 'none' ? '\u2013' : fmt.num(s.secondsPerUnit, 2)),
+        el('td', { class: 'source' }, s.rateSource),
+        el('td', { class: 'num remaining' }, s.phase === 'done' ? '\u2013' : fmt.dur(s.remainingSeconds)),
+        el('td', { class: 'eta when' }, s.etaAt ? fmt.time(s.etaAt) : s.phase === 'done' || c.state !== 'running' ? '\u2013' : 'unknown'),
+        el('td', { class: 'held-reason' }, s.heldReason || ''),
+        el('td', { class: 'num used' }, fmt.num(s.gpuHoursUsed, 2)), el('td', { class: 'num requeues' }, s.requeues),
+        el('td', { class: 'promoted when', title: s.promotionDetail || null }, s.promotedAt ? fmt.time(s.promotedAt) : '\u2013'),
+        el('td', { class: 'workload' }, s.workload ? el('a', { href: '/workloads/' + encodeURIComponent(s.workload) }, s.workload) : '\u2013')));
+    }
+  }
+})();
