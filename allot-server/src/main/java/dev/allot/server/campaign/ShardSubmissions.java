@@ -15,7 +15,8 @@ import dev.allot.server.store.CampaignShard;
  * What a campaign's shard is submitted as, and why a move was made, in words. A shard's workload is an ordinary
  * submission of the campaign's owner ({@code POST /v1/workloads}'s body, checked the same way): the campaign's
  * allocation, GPUs and priority, resumable, kind {@value #KIND}, the command with {@code {shard}} replaced by the
- * index, the campaign's environment plus {@code ALLOT_CAMPAIGN} and {@code ALLOT_SHARD}; minimum runtime the
+ * index, the campaign's environment plus {@code ALLOT_CAMPAIGN}, {@code ALLOT_SHARD}, {@code ALLOT_UNITS} (the
+ * shard's units in all) and {@code ALLOT_FAMILY} (when it has one); minimum runtime the
  * campaign's when protected, 0 when unallocated; and, when the campaign declared a rate, the expected duration of the
  * units left (what the policy estimates with, and what the simulated backend runs for).
  */
@@ -24,6 +25,8 @@ public final class ShardSubmissions {
     public static final String CAMPAIGN_VARIABLE = "ALLOT_CAMPAIGN";
     public static final String SHARD_VARIABLE = "ALLOT_SHARD";
     public static final String RESUME_VARIABLE = "ALLOT_RESUME_FROM";
+    public static final String UNITS_VARIABLE = "ALLOT_UNITS";
+    public static final String FAMILY_VARIABLE = "ALLOT_FAMILY";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ShardSubmissions() {
@@ -48,6 +51,10 @@ public final class ShardSubmissions {
         c.environment().forEach(env::put);
         env.put(CAMPAIGN_VARIABLE, c.name());
         env.put(SHARD_VARIABLE, Integer.toString(s.index()));
+        env.put(UNITS_VARIABLE, Long.toString(s.unitsTotal()));
+        if (s.family() != null) {
+            env.put(FAMILY_VARIABLE, s.family());
+        }
         return b;
     }
 

@@ -66,7 +66,11 @@ class CampaignsApiTest {
         assertThat(workload.path("priority").asText()).isEqualTo("high");
         assertThat(workload.path("resumable").asBoolean()).isTrue();
         assertThat(workload.path("environment").toString())
-                .isEqualTo("{\"ALLOT_CAMPAIGN\":\"mine\",\"ALLOT_SHARD\":\"1\",\"DATA\":\"/d\"}");
+                .isEqualTo("{\"ALLOT_CAMPAIGN\":\"mine\",\"ALLOT_SHARD\":\"1\",\"ALLOT_UNITS\":\"9\",\"DATA\":\"/d\"}");
+        String first = c.path("shards").get(0).path("workload").asText();
+        assertThat(f.get("/v1/workloads/" + first, "alice").json().path("workload").path("environment").toString())
+                .isEqualTo("{\"ALLOT_CAMPAIGN\":\"mine\",\"ALLOT_FAMILY\":\"fast\",\"ALLOT_SHARD\":\"0\","
+                        + "\"ALLOT_UNITS\":\"8\",\"DATA\":\"/d\"}");
     }
 
     @Test
