@@ -41,6 +41,15 @@ final class CampaignCommand extends GroupCommand {
                 (int) Math.floor(f * 100));
     }
 
+    /** The campaign's ETA in words: the time, {@code unknown} while running without one, or why there is none. */
+    static String eta(JsonNode c) {
+        String state = c.path("state").asText();
+        if (!c.path("etaAt").isNull() && !c.path("etaAt").isMissingNode()) {
+            return c.path("etaAt").asText();
+        }
+        return "running".equals(state) ? "unknown" : "none (" + state + ")";
+    }
+
     /** The campaign's status: its header, its progress, a table of its shards, then why shards are held. */
     static void status(JsonNode c, PrintWriter out) {
         out.println("campaign " + ClientCommand.text(c, "name") + " (" + ClientCommand.text(c, "owner") + ", "
@@ -52,7 +61,7 @@ final class CampaignCommand extends GroupCommand {
         out.println("progress " + bar(done, total) + "  " + done + "/" + total + " units; GPU-hours "
                 + Decimals.fixed(c.path("gpuHoursUsed").asDouble(), 2) + " used, "
                 + Decimals.fixed(c.path("gpuHoursCharged").asDouble(), 2) + " charged; ETA "
-                + (c.path("etaAt").isNull() ? "unknown" : c.path("etaAt").asText()));
+                + eta(c));
         out.println("brakes: " + caps(c.path("brakes")));
         List<List<String>> rows = new ArrayList<>();
         List<String> held = new ArrayList<>();
