@@ -474,6 +474,32 @@ public final class ClusterState {
         }
     }
 
+    /**
+     * The reverse of {@link #promote} for work that is <em>waiting</em>: an allocated job that is not running becomes
+     * unallocated (minimum runtime 0) and waits in its allocation's unallocated queue from now. Nothing runs, so
+     * nothing is charged or lost; its progress stays. This is how a campaign hands a protected slot that a waiting
+     * shard held to a shard with more work left. A running job cannot be demoted: that would take back a protection
+     * it was promised.
+     *
+     * @throws IllegalStateException when the job is not waiting or is unallocated already
+     */
+    public void demote(Job job, long time) {
+        advanceTo(time);
+        if (job.state != JobState.PENDING) {
+            throw new IllegalStateException("cannot demote " + job.id() + ": it is " + job.state
+                    + "; only waiting work changes to unallocated");
+        }
+        if (!job.allocated()) {
+            throw new IllegalStateException("cannot demote " + job.id() + ": it is unallocated already");
+        }
+        pending.remove(job);
+        job.spec = job.spec.withMinRuntime(Duration.ZERO);
+        job.minRuntimeSeconds = 0;
+        job.minRuntimeCapped = false;
+        job.promotedAtSeconds = -1;
+        pending.add(job);
+    }
+
     private void setContract(Job job, Duration minRuntime, long time) {
         job.spec = job.spec.withMinRuntime(minRuntime);
         job.minRuntimeSeconds = config.minRuntimeSecondsOf(job.spec);

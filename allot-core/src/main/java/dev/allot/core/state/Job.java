@@ -27,7 +27,10 @@ public final class Job {
         return a.spec.id().compareTo(b.spec.id());
     };
 
-    /** The contract; {@link ClusterState#promote} replaces it once, when unallocated work becomes allocated. */
+    /**
+     * The contract; {@link ClusterState#promote} replaces it when unallocated work becomes allocated, and
+     * {@link ClusterState#demote} when waiting allocated work becomes unallocated.
+     */
     WorkloadSpec spec;
     private final int index;
     private final int leaf;
@@ -36,7 +39,7 @@ public final class Job {
     long minRuntimeSeconds;
     boolean minRuntimeCapped;
     private final long checkpointSeconds;
-    /** When the job became allocated by a promotion in place; -1 if it never was promoted. */
+    /** When the job became allocated by a promotion in place; -1 if it was not (or was demoted since). */
     long promotedAtSeconds = -1;
 
     JobState state = JobState.NEW;
@@ -213,7 +216,8 @@ public final class Job {
 
     /**
      * When the job, declared unallocated, became allocated in place ({@link ClusterState#promote}): charged and
-     * protected from then on, in the same attempt. -1 when it never was.
+     * protected from then on, in the same attempt. -1 when it never was, or was demoted since
+     * ({@link ClusterState#demote}).
      */
     public long promotedAtSeconds() {
         return promotedAtSeconds;
