@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "allot", mixinStandardHelpOptions = true, version = "allot " + AllotCommand.VERSION,
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
         subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
+                CampaignCommand.class,
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
                 ExplainCommand.class, CancelCommand.class, ProgressCommand.class, NodesCommand.class, BudgetCommand.class, BrakesCommand.class,
                 PolicyCommand.class,
