@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         header = "Compare campaign strategies in simulation: makespan, charged and lost GPU-hours, harm to others.",
         description = {"Run a campaign file (see docs/campaigns.md) inside a background load under each strategy",
-                "(allot, v4, v4.1, all-protected, all-unallocated), and once without it, and print per strategy the",
+                "(allot, v4, v4.1, all-protected, all-unallocated) under the allocation policy, and once without it,",
+                "and print per strategy the",
                 "campaign's makespan, the GPU-hours charged and lost, units done twice, restarts, and the other",
                 "allocations' paid fraction against the run without the campaign (mean and spread over seeds).",
                 "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign examples/campaign/oracle-eval.yaml"})
@@ -62,8 +63,11 @@ final class CampaignSimulateCommand implements Callable<Integer> {
             description = "strategies to compare, comma-separated (default: all of them, allot first)")
     List<String> strategies;
 
-    @Option(names = "--policy", defaultValue = "allocation", description = "the policy (default: ${DEFAULT-VALUE})")
-    String policy;
+    /**
+     * Campaigns run under Allot's policy: it alone changes a waiting or running job's contract in place (the models
+     * of other schedulers keep their own queues and cannot follow such a change).
+     */
+    static final String POLICY = "allocation";
 
     @Option(names = "--json", paramLabel = "FILE",
             description = "also write the comparison as JSON (schema " + CampaignTable.SCHEMA + ")")
@@ -93,7 +97,6 @@ final class CampaignSimulateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--days changes a preset: use it with --preset");
         }
         List<CampaignStrategy> chosen = strategies(strategies);
-        registry.get(policy);
         OutputFiles.check("--json", json);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         GeneratorSpec gs = null;
@@ -108,7 +111,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
                 : seed -> ScenarioGenerator.generate(generator, seed).toScenario(preset + "-" + seed);
         AllocationTree tree = fixed != null ? fixed.tree() : ScenarioGenerator.generate(generator, seedList.get(0)).tree();
         CampaignSpec campaign = ScenarioReader.readCampaign(campaignFile, tree);
-        CampaignComparison comparison = new CampaignComparison(campaign, chosen, policy, check);
+        CampaignComparison comparison = new CampaignComparison(campaign, chosen, POLICY, check);
         int n = seedList.size() * (chosen.size() + 1);
         int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(workers, n));
@@ -122,7 +125,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         }
         String scenarioName = fixed != null ? fixed.name() : preset + " preset" + (days != null ? " (" + days
                 + " days)" : "") + ", seeds " + seeds;
-        CampaignTable.Summary summary = CampaignTable.summarize(runs, campaign, tree, scenarioName, policy);
+        CampaignTable.Summary summary = CampaignTable.summarize(runs, campaign, tree, scenarioName, POLICY);
         out.print(CampaignTable.render(summary));
         if (json != null) {
             OutputFiles.writeText("--json", json, w -> CampaignTable.writeJson(summary, w));

@@ -44,6 +44,12 @@ public interface SimulationAgent extends SimulationListener {
          */
         void promote(Job job, Duration minRuntime);
 
+        /**
+         * Sets where a job stands among the jobs of its allocation with its priority and submission second
+         * ({@link ClusterState#rerank}, lower first).
+         */
+        void rerank(Job job, long rank);
+
         /** Makes waiting allocated work unallocated ({@link ClusterState#demote}). */
         void demote(Job job);
 

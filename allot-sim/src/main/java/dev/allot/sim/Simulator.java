@@ -254,6 +254,11 @@ public final class Simulator {
         }
 
         @Override
+        public void rerank(Job job, long rank) {
+            state.rerank(job, rank);
+        }
+
+        @Override
         public void demote(Job job) {
             state.demote(job, now);
             metrics.onDemote(now, job);

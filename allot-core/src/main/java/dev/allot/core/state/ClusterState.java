@@ -500,6 +500,31 @@ public final class ClusterState {
         pending.add(job);
     }
 
+    /**
+     * Changes where a job stands among the jobs of its allocation that have its priority and were submitted in the
+     * same second ({@link Job#queueRank}, lower first; every job starts at 0, so nothing else moves). A campaign
+     * submits its shards together and orders the waiting ones by the work they have left, so that idle GPUs go first
+     * to the shards that would end it last. A waiting job takes its new place at once; for a running one the rank
+     * counts when it waits again. Nothing is charged or lost.
+     *
+     * @throws IllegalStateException when the job has ended
+     */
+    public void rerank(Job job, long rank) {
+        if (job.state.isFinal()) {
+            throw new IllegalStateException("cannot rerank " + job.id() + ": it ended (" + job.state + ")");
+        }
+        if (job.queueRank == rank) {
+            return;
+        }
+        if (job.state == JobState.PENDING) {
+            pending.remove(job);
+            job.queueRank = rank;
+            pending.add(job);
+        } else {
+            job.queueRank = rank;
+        }
+    }
+
     private void setContract(Job job, Duration minRuntime, long time) {
         job.spec = job.spec.withMinRuntime(minRuntime);
         job.minRuntimeSeconds = config.minRuntimeSecondsOf(job.spec);

@@ -25,7 +25,9 @@ import java.util.Map;
  * Carries a campaign through a simulation under one {@link CampaignStrategy}, as a user's tool would on a live
  * scheduler: at its submission time it queues one workload per shard, and at every instant where anything happened
  * it shows the shards as they are now ({@link ShardView}s: units reported, measured time, phase, tier) to
- * {@link SlotPlanner} and carries out the moves it returns, before the policy decides.
+ * {@link SlotPlanner} and carries out the moves it returns, before the policy decides. Under a strategy that orders
+ * waiting shards by the parking order ({@link CampaignStrategy.WaitOrder#PARKING}, Allot's) it also ranks its shards
+ * in its allocation's queue by that order, re-chosen at every plan.
  *
  * <p>Each shard is one resumable workload for its whole life, checkpointing after every unit (its
  * {@code checkpointEvery} is its true time per unit), so a preemption keeps exactly the units done. A shard runs
@@ -150,8 +152,32 @@ public final class CampaignDriver implements SimulationAgent {
         for (CampaignMove m : plan.moves()) {
             carryOut(m, time, actions);
         }
+        boolean reordered = strategy.waiting() == CampaignStrategy.WaitOrder.PARKING && rank(views, plan, actions);
         dirty = false; // what the moves themselves caused was planned for
-        return !plan.moves().isEmpty();
+        return !plan.moves().isEmpty() || reordered;
+    }
+
+    /**
+     * Ranks the queued shards in the parking order of this plan's estimates, so that the waiting ones stand in
+     * their allocation's queue longest remaining work first; returns whether a waiting shard moved.
+     */
+    private boolean rank(List<ShardView> views, SlotPlanner.Plan plan, Actions actions) {
+        List<ShardView> order = new ArrayList<>(views);
+        order.sort(strategy.parking().comparator(plan.estimates()));
+        boolean moved = false;
+        long rank = 0;
+        for (ShardView v : order) {
+            Job j = jobs[v.index()];
+            if (j == null || j.state() == JobState.COMPLETED) {
+                continue;
+            }
+            if (j.queueRank() != rank) {
+                moved |= j.state() == JobState.PENDING;
+                actions.rerank(j, rank);
+            }
+            rank++;
+        }
+        return moved;
     }
 
     private void carryOut(CampaignMove m, long time, Actions actions) {
