@@ -136,7 +136,7 @@ class CampaignFileTest {
                 + " expected one of the families (find, restore), got 'fnd'");
         assertThat(error(HEAD + "shards:\n  - {family: find, units: 4}\n  - {family: find, units: 0}\n"))
                 .isEqualTo("c.yaml:10:27: field 'units': expected a whole number >= 1, got '0'");
-        assertThat(error(HEAD + "shards:\n  - {family: find, units: 4, speed: -2}\n")).isEqualTo("c.yaml:9:36:"
+        assertThat(error(HEAD + "shards:\n  - {family: find, units: 4, speed: -2}\n")).isEqualTo("c.yaml:9:37:"
                 + " field 'speed': expected a number > 0, got '-2'");
         assertThat(error(HEAD + "shards:\n  - {family: find, unit: 4}\n")).isEqualTo("c.yaml:9:20: field 'unit':"
                 + " unknown key; valid keys here: family, units, speed");
