@@ -71,10 +71,10 @@ class HelpAndUnknownCommandsTest {
 
     @Test
     void givenAWordThatIsNoCommand_whenAskedForItsHelp_thenItIsRefusedByNameWithExit2() {
-        Cli.Result r = Cli.run("campaign", "--help");
+        Cli.Result r = Cli.run("campain", "--help");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err()).startsWith("allot: unknown command 'campaign'\n")
+        assertThat(r.err()).startsWith("allot: unknown command 'campain'\n")
                 .contains("The commands of 'allot': simulate, report, sweep, generate")
                 .contains("serve")
                 .contains("Try 'allot --help' for what each does.")
