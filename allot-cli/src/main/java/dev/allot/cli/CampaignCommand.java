@@ -23,9 +23,10 @@ import picocli.CommandLine.Parameters;
         description = {"Campaigns: many shards of one job submitted together to one allocation. A few run protected"
                 + " (the longest remaining work, by the rates measured from their progress), the rest on idle GPUs;"
                 + " when a protected slot frees, the longest shard already running takes it where it runs.",
-                "Example: allot campaign submit eval.yaml; allot campaign status eval-2026-03"},
+                "Example: allot campaign submit eval.yaml; allot campaign status eval-2026-03",
+                "In the simulator: allot campaign simulate --preset lab --campaign examples/campaign/oracle-eval.yaml"},
         subcommands = {CampaignCommand.Submit.class, CampaignCommand.Status.class, CampaignCommand.ListCampaigns.class,
-                CampaignCommand.Brakes.class, CampaignCommand.Cancel.class})
+                CampaignCommand.Brakes.class, CampaignCommand.Cancel.class, CampaignSimulateCommand.class})
 final class CampaignCommand extends GroupCommand {
     static final int BAR = 20;
 

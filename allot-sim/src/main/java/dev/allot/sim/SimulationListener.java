@@ -7,7 +7,7 @@ import dev.allot.core.state.Placement;
 
 /**
  * Hears the story of a simulation as it happens: submissions, starts, preemptions, completions, protection
- * expiries, health changes and drains. Scenario tests record it; reports can keep the runs. All methods are
+ * expiries, health changes and drains, and the contract changes an agent makes ({@link SimulationAgent}). Scenario tests record it; reports can keep the runs. All methods are
  * optional.
  */
 public interface SimulationListener {
@@ -29,6 +29,17 @@ public interface SimulationListener {
     }
 
     default void onProtectionEnd(long time, Job job) {
+    }
+
+    /**
+     * Called after the state made unallocated work allocated in place ({@link ClusterState#promote}): a waiting job
+     * now waits as allocated; a running one is charged and protected from {@code time}, in the same attempt.
+     */
+    default void onPromote(long time, Job job) {
+    }
+
+    /** Called after the state made waiting allocated work unallocated ({@link ClusterState#demote}). */
+    default void onDemote(long time, Job job) {
     }
 
     default void onHealth(long time, String node, boolean healthy) {
@@ -83,6 +94,18 @@ public interface SimulationListener {
             public void onProtectionEnd(long time, Job job) {
                 first.onProtectionEnd(time, job);
                 second.onProtectionEnd(time, job);
+            }
+
+            @Override
+            public void onPromote(long time, Job job) {
+                first.onPromote(time, job);
+                second.onPromote(time, job);
+            }
+
+            @Override
+            public void onDemote(long time, Job job) {
+                first.onDemote(time, job);
+                second.onDemote(time, job);
             }
 
             @Override

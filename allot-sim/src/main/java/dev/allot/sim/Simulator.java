@@ -7,6 +7,7 @@ import dev.allot.core.policy.DecisionLoop;
 import dev.allot.core.policy.Policy;
 import dev.allot.core.policy.PolicyFactory;
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
@@ -15,6 +16,7 @@ import dev.allot.core.state.Placement;
 import dev.allot.sim.check.InvariantChecker;
 import dev.allot.sim.metrics.MetricsCollector;
 import dev.allot.sim.metrics.PolicyMetrics;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,20 +41,28 @@ public final class Simulator {
      * @param listener hears the story of the run; {@link SimulationListener#NONE} for none
      * @param maxOvertimeSeconds stop this long after the last submission even if work remains (a guard; the
      *                           unfinished workloads are reported as such)
+     * @param agent    acts besides the scenario's workloads (a campaign), or null for none
      */
-    public record Options(boolean check, SimulationListener listener, long maxOvertimeSeconds) {
+    public record Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent) {
         public static Options defaults() {
-            return new Options(false, SimulationListener.NONE, 365L * 86400);
+            return new Options(false, SimulationListener.NONE, 365L * 86400, null);
         }
 
         public Options withCheck(boolean value) {
-            return new Options(value, listener, maxOvertimeSeconds);
+            return new Options(value, listener, maxOvertimeSeconds, agent);
         }
 
         public Options withListener(SimulationListener value) {
-            return new Options(check, value, maxOvertimeSeconds);
+            return new Options(check, value, maxOvertimeSeconds, agent);
+        }
+
+        public Options withAgent(SimulationAgent value) {
+            return new Options(check, listener, maxOvertimeSeconds, value);
         }
     }
+
+    /** How many times an agent may act again at one instant after the policy's decisions (a guard). */
+    static final int MAX_AGENT_PASSES = 4;
 
     public Simulator(Scenario scenario, PolicyRegistry registry, String policyName, Options options) {
         this.scenario = scenario;
@@ -69,7 +79,8 @@ public final class Simulator {
         List<WorkloadSpec> specs = scenario.workloads();
         long lastSubmit = specs.isEmpty() ? 0 : specs.get(specs.size() - 1).submitSeconds();
         MetricsCollector metrics = new MetricsCollector(state, lastSubmit);
-        SimulationListener listener = options.listener();
+        SimulationAgent agent = options.agent();
+        SimulationListener listener = agent == null ? options.listener() : SimulationListener.both(options.listener(), agent);
         listener.onBegin(state);
         InvariantChecker checker = options.check() ? new InvariantChecker(state, policy, metrics) : null;
         EventQueue queue = new EventQueue();
@@ -82,11 +93,17 @@ public final class Simulator {
         long events = 0;
         long cycles = 0;
         DecisionLoop wakeUps = new DecisionLoop();
+        AgentActions actions = agent == null ? null : new AgentActions(state, metrics, listener, queue);
         long now = 0;
+        long agentActedAt = Long.MIN_VALUE;
         while (true) {
             long tQueue = queue.isEmpty() ? Long.MAX_VALUE : queue.peekTime();
             long tSubmit = nextSubmit < specs.size() ? specs.get(nextSubmit).submitSeconds() : Long.MAX_VALUE;
-            long t = Math.min(tQueue, tSubmit);
+            long tAgent = Long.MAX_VALUE;
+            if (agent != null && agent.nextActionSeconds() > agentActedAt) { // once per instant, never back in time
+                tAgent = Math.max(now, agent.nextActionSeconds());
+            }
+            long t = Math.min(Math.min(tQueue, tSubmit), tAgent);
             if (t == Long.MAX_VALUE || t > stopAt) {
                 break;
             }
@@ -112,40 +129,31 @@ public final class Simulator {
                 events++;
                 happened = true;
             }
+            if (agent != null && (happened || tAgent == t)) {
+                // the agent acts before the policy decides, on what this instant brought
+                agentActedAt = t;
+                happened |= actions.act(agent, t);
+            }
             if (!happened) {
                 continue;
             }
-            // Decide (again at once while a plan requeues work, bounded) and keep the earliest wake-up asked for:
-            // the loop the service runs too (DecisionLoop).
-            long instant = t;
-            DecisionLoop.Outcome decided = DecisionLoop.decide(policy, state, t, new DecisionLoop.Driver() {
-                @Override
-                public boolean carryOut(Decision d) {
-                    if (checker != null) {
-                        checker.beforeDecision(instant, d);
-                    }
-                    return Simulator.carryOut(d, instant, state, metrics, listener, queue, restarts);
+            cycles += decide(policy, state, t, metrics, listener, queue, restarts, checker, wakeUps);
+            // the policy's decisions may have started or stopped the agent's work: let it answer at this instant
+            for (int pass = 0; agent != null && pass < MAX_AGENT_PASSES && agent.wantsToAct(); pass++) {
+                if (!actions.act(agent, t)) {
+                    break;
                 }
-
-                @Override
-                public void afterRound() {
-                    for (int node : state.takeDrainNotices()) {
-                        String name = state.nodeName(node);
-                        metrics.onDrained(instant, name);
-                        listener.onDrained(instant, name);
-                    }
-                }
-            });
-            cycles += decided.rounds();
-            if (wakeUps.requestWakeUp(decided.wakeAtSeconds(), t)) {
-                queue.add(decided.wakeAtSeconds(), new SimEvent.Wake());
+                cycles += decide(policy, state, t, metrics, listener, queue, restarts, checker, wakeUps);
             }
             if (checker != null) {
                 checker.afterEvent(t);
             }
         }
+        if (actions != null) {
+            events += actions.submitted;
+        }
         if (checker != null) {
-            checker.atEnd(now, nextSubmit);
+            checker.atEnd(now, nextSubmit + (actions == null ? 0 : actions.submitted));
         }
         PolicyMetrics pm = metrics.finish(now, factory.name(), settings.asText());
         List<WorkloadRecord> records = new ArrayList<>(state.jobs().size());
@@ -155,6 +163,121 @@ public final class Simulator {
         long wall = System.nanoTime() - wallStart;
         return new SimulationResult(factory.name(), pm, records, metrics.hourly(),
                 new SimulationResult.RunStats(events, cycles, now, wall));
+    }
+
+    /**
+     * One decision instant: asks the policy (again at once while a plan requeues work, bounded), carries out its
+     * plans and keeps the earliest wake-up asked for: the loop the service runs too ({@link DecisionLoop}). Returns
+     * the rounds.
+     */
+    private static int decide(Policy policy, ClusterState state, long t, MetricsCollector metrics,
+                              SimulationListener listener, EventQueue queue, boolean restarts, InvariantChecker checker,
+                              DecisionLoop wakeUps) {
+        DecisionLoop.Outcome decided = DecisionLoop.decide(policy, state, t, new DecisionLoop.Driver() {
+            @Override
+            public boolean carryOut(Decision d) {
+                if (checker != null) {
+                    checker.beforeDecision(t, d);
+                }
+                return Simulator.carryOut(d, t, state, metrics, listener, queue, restarts);
+            }
+
+            @Override
+            public void afterRound() {
+                for (int node : state.takeDrainNotices()) {
+                    String name = state.nodeName(node);
+                    metrics.onDrained(t, name);
+                    listener.onDrained(t, name);
+                }
+            }
+        });
+        if (wakeUps.requestWakeUp(decided.wakeAtSeconds(), t)) {
+            queue.add(decided.wakeAtSeconds(), new SimEvent.Wake());
+        }
+        return decided.rounds();
+    }
+
+    /**
+     * What an agent may do, carried out on the state with the metrics, the listeners and the future kept in step:
+     * a promoted running attempt gets the protection-end event a start would have given it.
+     */
+    private static final class AgentActions implements SimulationAgent.Actions {
+        private final ClusterState state;
+        private final MetricsCollector metrics;
+        private final SimulationListener listener;
+        private final EventQueue queue;
+        private long now;
+        int submitted;
+
+        AgentActions(ClusterState state, MetricsCollector metrics, SimulationListener listener, EventQueue queue) {
+            this.state = state;
+            this.metrics = metrics;
+            this.listener = listener;
+            this.queue = queue;
+        }
+
+        boolean act(SimulationAgent agent, long time) {
+            now = time;
+            return agent.act(time, this);
+        }
+
+        @Override
+        public ClusterState state() {
+            return state;
+        }
+
+        @Override
+        public Job submit(WorkloadSpec spec) {
+            if (spec.submitSeconds() != now) {
+                throw new IllegalArgumentException("an agent submits " + spec.id() + " at " + now
+                        + " but the workload says it was submitted at " + spec.submitSeconds());
+            }
+            Job job = state.register(spec);
+            state.submit(job, now);
+            metrics.onSubmit(now, job);
+            listener.onSubmit(now, job);
+            submitted++;
+            return job;
+        }
+
+        @Override
+        public void promote(Job job, Duration minRuntime) {
+            state.promote(job, minRuntime, now);
+            if (job.state() == JobState.RUNNING) {
+                long end = now + job.remainingSeconds();
+                if (job.protectedUntilSeconds() < end) {
+                    queue.add(job.protectedUntilSeconds(), new SimEvent.ProtectionEnd(job, job.attempts()));
+                }
+            }
+            metrics.onPromote(now, job);
+            listener.onPromote(now, job);
+        }
+
+        @Override
+        public void rerank(Job job, long rank) {
+            state.rerank(job, rank);
+        }
+
+        @Override
+        public void demote(Job job) {
+            state.demote(job, now);
+            metrics.onDemote(now, job);
+            listener.onDemote(now, job);
+        }
+
+        @Override
+        public ClusterState.PreemptionResult restart(Job job, PreemptionCause cause) {
+            if (job.state() != JobState.RUNNING || job.isProtected(now) || !job.spec().resumable()) {
+                throw new IllegalStateException("an agent may restart only running resumable work that is not"
+                        + " protected; " + job.id() + " is " + job.state() + (job.isProtected(now) ? ", protected" : "")
+                        + (job.spec().resumable() ? "" : ", not resumable"));
+            }
+            Placement where = job.placement();
+            ClusterState.PreemptionResult r = state.preempt(job, now);
+            metrics.onPreempt(now, job, where, cause, r);
+            listener.onPreempt(now, job, where, cause, r);
+            return r;
+        }
     }
 
     private static boolean apply(Object e, long t, ClusterState state, MetricsCollector metrics, SimulationListener listener) {

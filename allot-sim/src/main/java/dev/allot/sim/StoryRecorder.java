@@ -13,7 +13,7 @@ import java.util.function.Predicate;
 /**
  * Writes the story of a run as short lines, one per thing that happened, e.g.
  * {@code 1h start b1 on n1:8,n2:8}, {@code 4h preempt a1 by b2 fair_share requeued lost=0},
- * {@code 3d drained n7}. Scenario tests assert on these lines; {@code allot simulate --events-out} prints them
+ * {@code 3d drained n7}, {@code 8h promote s1 running} (an agent's contract change). Scenario tests assert on these lines; {@code allot simulate --events-out} prints them
  * with the reasons.
  */
 public final class StoryRecorder implements SimulationListener {
@@ -96,6 +96,22 @@ public final class StoryRecorder implements SimulationListener {
     public void onComplete(long time, Job job, Placement placement) {
         if (filter.test(job)) {
             lines.add(t(time) + " complete " + job.id());
+        }
+    }
+
+    /** {@code 8h promote s1 running} or {@code ... waiting}: unallocated work became allocated in place. */
+    @Override
+    public void onPromote(long time, Job job) {
+        if (filter.test(job)) {
+            lines.add(t(time) + " promote " + job.id() + (job.state() == dev.allot.core.state.JobState.RUNNING
+                    ? " running" : " waiting"));
+        }
+    }
+
+    @Override
+    public void onDemote(long time, Job job) {
+        if (filter.test(job)) {
+            lines.add(t(time) + " demote " + job.id());
         }
     }
 

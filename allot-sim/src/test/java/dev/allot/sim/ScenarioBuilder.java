@@ -93,6 +93,14 @@ public final class ScenarioBuilder {
         return run(policy, StoryRecorder.detailed());
     }
 
+    /** Like {@link #run(String)}, with an agent (a campaign) acting in the run. */
+    public Run run(String policy, SimulationAgent agent) {
+        StoryRecorder story = StoryRecorder.brief();
+        SimulationResult result = new Simulator(scenario(), PolicyRegistry.standard(), policy,
+                Simulator.Options.defaults().withCheck(true).withListener(story).withAgent(agent)).run();
+        return new Run(result, story.lines());
+    }
+
     private Run run(String policy, StoryRecorder story) {
         SimulationResult result = new Simulator(scenario(), PolicyRegistry.standard(), policy,
                 Simulator.Options.defaults().withCheck(true).withListener(story)).run();

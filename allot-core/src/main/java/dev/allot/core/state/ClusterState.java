@@ -474,6 +474,57 @@ public final class ClusterState {
         }
     }
 
+    /**
+     * The reverse of {@link #promote} for work that is <em>waiting</em>: an allocated job that is not running becomes
+     * unallocated (minimum runtime 0) and waits in its allocation's unallocated queue from now. Nothing runs, so
+     * nothing is charged or lost; its progress stays. This is how a campaign hands a protected slot that a waiting
+     * shard held to a shard with more work left. A running job cannot be demoted: that would take back a protection
+     * it was promised.
+     *
+     * @throws IllegalStateException when the job is not waiting or is unallocated already
+     */
+    public void demote(Job job, long time) {
+        advanceTo(time);
+        if (job.state != JobState.PENDING) {
+            throw new IllegalStateException("cannot demote " + job.id() + ": it is " + job.state
+                    + "; only waiting work changes to unallocated");
+        }
+        if (!job.allocated()) {
+            throw new IllegalStateException("cannot demote " + job.id() + ": it is unallocated already");
+        }
+        pending.remove(job);
+        job.spec = job.spec.withMinRuntime(Duration.ZERO);
+        job.minRuntimeSeconds = 0;
+        job.minRuntimeCapped = false;
+        job.promotedAtSeconds = -1;
+        pending.add(job);
+    }
+
+    /**
+     * Changes where a job stands among the jobs of its allocation that have its priority and were submitted in the
+     * same second ({@link Job#queueRank}, lower first; every job starts at 0, so nothing else moves). A campaign
+     * submits its shards together and orders the waiting ones by the work they have left, so that idle GPUs go first
+     * to the shards that would end it last. A waiting job takes its new place at once; for a running one the rank
+     * counts when it waits again. Nothing is charged or lost.
+     *
+     * @throws IllegalStateException when the job has ended
+     */
+    public void rerank(Job job, long rank) {
+        if (job.state.isFinal()) {
+            throw new IllegalStateException("cannot rerank " + job.id() + ": it ended (" + job.state + ")");
+        }
+        if (job.queueRank == rank) {
+            return;
+        }
+        if (job.state == JobState.PENDING) {
+            pending.remove(job);
+            job.queueRank = rank;
+            pending.add(job);
+        } else {
+            job.queueRank = rank;
+        }
+    }
+
     private void setContract(Job job, Duration minRuntime, long time) {
         job.spec = job.spec.withMinRuntime(minRuntime);
         job.minRuntimeSeconds = config.minRuntimeSecondsOf(job.spec);

@@ -12,7 +12,8 @@ import java.util.Comparator;
  */
 public final class Job {
     /**
-     * Order of work inside one allocation: higher declared priority first, then earlier submission, then id.
+     * Order of work inside one allocation: higher declared priority first, then earlier submission, then the lower
+     * {@link #queueRank()} (0 for all work but a campaign's shards, see {@link ClusterState#rerank}), then id.
      * A requeued job keeps its original submission time, so it goes back to its old place in line.
      */
     public static final Comparator<Job> QUEUE_ORDER = (a, b) -> {
@@ -24,10 +25,17 @@ public final class Job {
         if (c != 0) {
             return c;
         }
+        c = Long.compare(a.queueRank, b.queueRank);
+        if (c != 0) {
+            return c;
+        }
         return a.spec.id().compareTo(b.spec.id());
     };
 
-    /** The contract; {@link ClusterState#promote} replaces it once, when unallocated work becomes allocated. */
+    /**
+     * The contract; {@link ClusterState#promote} replaces it when unallocated work becomes allocated, and
+     * {@link ClusterState#demote} when waiting allocated work becomes unallocated.
+     */
     WorkloadSpec spec;
     private final int index;
     private final int leaf;
@@ -36,8 +44,11 @@ public final class Job {
     long minRuntimeSeconds;
     boolean minRuntimeCapped;
     private final long checkpointSeconds;
-    /** When the job became allocated by a promotion in place; -1 if it never was promoted. */
+    /** When the job became allocated by a promotion in place; -1 if it was not (or was demoted since). */
     long promotedAtSeconds = -1;
+
+    /** Orders jobs of one priority submitted in the same second; 0 unless {@link ClusterState#rerank} set it. */
+    long queueRank;
 
     JobState state = JobState.NEW;
     long progressSeconds;
@@ -213,10 +224,19 @@ public final class Job {
 
     /**
      * When the job, declared unallocated, became allocated in place ({@link ClusterState#promote}): charged and
-     * protected from then on, in the same attempt. -1 when it never was.
+     * protected from then on, in the same attempt. -1 when it never was, or was demoted since
+     * ({@link ClusterState#demote}).
      */
     public long promotedAtSeconds() {
         return promotedAtSeconds;
+    }
+
+    /**
+     * Where the job stands among the jobs of its allocation with its priority and submission second: lower first
+     * ({@link #QUEUE_ORDER}); 0 unless {@link ClusterState#rerank} changed it.
+     */
+    public long queueRank() {
+        return queueRank;
     }
 
     /** When the running attempt last reported progress; -1 when it has not (or before this attempt). */

@@ -23,7 +23,8 @@ import java.util.List;
  *   ({@link Policy#isProtected}) must not cover the victim. Host loss would be the only excuse; the scenario
  *   format has none, so there is no exception.</li>
  *   <li>Charged GPU-seconds equal allocated occupancy: per allocation, the usage ledger's total equals the
- *   GPU-seconds its allocated attempts ran, counted independently by the metrics.</li>
+ *   GPU-seconds its allocated attempts ran, counted independently by the metrics (an attempt promoted in place
+ *   counts from its promotion, as the metrics heard of it).</li>
  *   <li>The running sums (protected, unprotected, unallocated GPUs, each node's latest protection end) match a
  *   recount.</li>
  *   <li>At the end every workload is accounted for: completed, preempted for good, or still waiting; none running.</li>
@@ -136,7 +137,7 @@ public final class InvariantChecker {
             for (Job j : state.runningAllocated(l)) {
                 running++;
                 checkOnNodes(now, j);
-                ran += (now - j.attemptStartSeconds()) * j.gpus();
+                ran += (now - metrics.chargedSinceSeconds(j)) * j.gpus();
                 if (j.isProtected(now)) {
                     protectedGpus[l] += j.gpus();
                 } else {

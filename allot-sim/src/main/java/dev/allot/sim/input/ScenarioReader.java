@@ -7,6 +7,7 @@ import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
+import dev.allot.sim.campaign.CampaignSpec;
 import dev.allot.sim.trace.TraceFormats;
 import dev.allot.sim.trace.TraceImport;
 import dev.allot.sim.trace.WorkloadTable;
@@ -98,6 +99,30 @@ public final class ScenarioReader {
         String name = displayName(file);
         try {
             return AllocationsReader.read(name, readText(file, name));
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    /**
+     * Reads a campaign file for the simulator ({@code allot campaign simulate}); messages name the file as given.
+     *
+     * @param tree the allocation tree whose leaf the campaign must name, or null to accept any name
+     * @throws InputException for any problem with the file
+     */
+    public static CampaignSpec readCampaign(Path file, AllocationTree tree) {
+        String name = file.toString();
+        try {
+            return CampaignReader.read(name, readText(file, name), tree);
+        } catch (InputException e) {
+            throw Values.oneLine(e);
+        }
+    }
+
+    /** {@link #readCampaign(Path, AllocationTree)} from text; messages name it {@code name}. */
+    public static CampaignSpec readCampaign(String name, String text, AllocationTree tree) {
+        try {
+            return CampaignReader.read(name, text, tree);
         } catch (InputException e) {
             throw Values.oneLine(e);
         }

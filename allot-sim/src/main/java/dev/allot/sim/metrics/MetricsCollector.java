@@ -4,10 +4,13 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
+import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
 import dev.allot.sim.SimulationListener;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -61,6 +64,13 @@ public final class MetricsCollector implements SimulationListener {
     private long lostGpuSeconds;
     private final long[] preemptionsByLeaf;
     private final long[] allocatedRunGpuSecondsFinished;
+
+    /**
+     * When each running attempt that was promoted in place became charged (its promotion), by job: charges run from
+     * there, not from the attempt's start. Kept here, not read from the job, so the charged-equals-occupancy check
+     * stays independent of the state.
+     */
+    private final Map<Job, Long> promotedRunningSince = new HashMap<>();
 
     private final long[] unhealthySince;
     private final long[] contractEnd;
@@ -155,7 +165,8 @@ public final class MetricsCollector implements SimulationListener {
         runningGpus -= job.gpus();
         if (job.allocated()) {
             allocRunning[job.leaf()] -= job.gpus();
-            allocatedRunGpuSecondsFinished[job.leaf()] += (time - job.attemptStartSeconds()) * job.gpus();
+            allocatedRunGpuSecondsFinished[job.leaf()] += (time - chargedSinceSeconds(job)) * job.gpus();
+            promotedRunningSince.remove(job);
         } else {
             unallocRunning[job.leaf()] -= job.gpus();
             busyHealthyUnalloc -= onHealthy;
@@ -192,6 +203,43 @@ public final class MetricsCollector implements SimulationListener {
     @Override
     public void onComplete(long time, Job job, Placement placement) {
         stopped(time, job, placement, true);
+    }
+
+    /**
+     * Unallocated work became allocated in place: its GPUs count as asked for by allocated work from now, and a
+     * running attempt's as received allocated (charged from now, not from its start).
+     */
+    @Override
+    public void onPromote(long time, Job job) {
+        demandAlloc[job.leaf()] += job.gpus();
+        if (job.state() == JobState.RUNNING) {
+            Placement placement = job.placement();
+            int onHealthy = 0;
+            for (int i = 0; i < placement.nodeCount(); i++) {
+                if (state.isHealthy(placement.node(i))) {
+                    onHealthy += placement.gpusOn(i);
+                }
+            }
+            unallocRunning[job.leaf()] -= job.gpus();
+            busyHealthyUnalloc -= onHealthy;
+            allocRunning[job.leaf()] += job.gpus();
+            promotedRunningSince.put(job, time);
+        }
+    }
+
+    /** Waiting allocated work became unallocated: it no longer counts as asked for by allocated work. */
+    @Override
+    public void onDemote(long time, Job job) {
+        demandAlloc[job.leaf()] -= job.gpus();
+    }
+
+    /**
+     * When the running allocated attempt of {@code job} became charged, as these metrics saw it: its promotion in
+     * place, else its start. For the charged-equals-occupancy invariant.
+     */
+    public long chargedSinceSeconds(Job job) {
+        Long promoted = promotedRunningSince.get(job);
+        return promoted != null ? promoted : job.attemptStartSeconds();
     }
 
     /** Called after the state changed the node's health. */

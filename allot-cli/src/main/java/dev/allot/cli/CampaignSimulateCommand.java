@@ -1,0 +1,189 @@
+package dev.allot.cli;
+
+import dev.allot.core.campaign.CampaignStrategy;
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.campaign.CampaignComparison;
+import dev.allot.sim.campaign.CampaignSpec;
+import dev.allot.sim.campaign.CampaignTable;
+import dev.allot.sim.generate.GeneratorSpec;
+import dev.allot.sim.generate.ScenarioGenerator;
+import dev.allot.sim.input.ScenarioReader;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot campaign simulate}: one campaign file under several strategies inside a background load (a preset over
+ * seeds, or a scenario folder), plus a run without the campaign per seed for the other allocations' paid fraction,
+ * in parallel; prints the comparison table and optionally writes it as JSON.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        header = "Compare campaign strategies in simulation: makespan, charged and lost GPU-hours, harm to others.",
+        description = {"Run a campaign file (see docs/campaigns.md) inside a background load under each strategy",
+                "(allot, v4, v4.1, all-protected, all-unallocated) under the allocation policy, and once without it,",
+                "and print per strategy the",
+                "campaign's makespan, the GPU-hours charged and lost, units done twice, restarts, and the other",
+                "allocations' paid fraction against the run without the campaign (mean and spread over seeds).",
+                "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign examples/campaign/oracle-eval.yaml"})
+final class CampaignSimulateCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "a scenario folder (or use --preset)")
+    Path dir;
+
+    @Option(names = "--preset", description = "generate the background from this preset (lab, big) instead of DIR")
+    String preset;
+
+    @Option(names = "--seeds", defaultValue = "1",
+            description = "with --preset: the seeds, as N, A-B or a comma-separated list (default: ${DEFAULT-VALUE})")
+    String seeds;
+
+    @Option(names = "--days", description = "with --preset: override the preset's number of days")
+    Integer days;
+
+    @Option(names = "--campaign", required = true, paramLabel = "FILE", description = "the campaign file (YAML)")
+    Path campaignFile;
+
+    @Option(names = "--strategy", split = ",", paramLabel = "NAME",
+            description = "strategies to compare, comma-separated (default: all of them, allot first)")
+    List<String> strategies;
+
+    /**
+     * Campaigns run under Allot's policy: it alone changes a waiting or running job's contract in place (the models
+     * of other schedulers keep their own queues and cannot follow such a change).
+     */
+    static final String POLICY = "allocation";
+
+    @Option(names = "--json", paramLabel = "FILE",
+            description = "also write the comparison as JSON (schema " + CampaignTable.SCHEMA + ")")
+    Path json;
+
+    @Option(names = "--threads", description = "parallel runs (default: the number of cores)")
+    Integer threads;
+
+    @Option(names = "--check", description = "verify the simulator's invariants after every event (slow)")
+    boolean check;
+
+    @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR")
+    boolean lenient;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PolicyRegistry registry = PolicyRegistry.standard();
+        if ((dir == null) == (preset == null)) {
+            throw new IllegalArgumentException("give either a scenario folder DIR or --preset NAME");
+        }
+        List<Long> seedList = preset != null ? parseSeeds(seeds) : java.util.Collections.singletonList(null);
+        if (dir != null && !seeds.equals("1")) {
+            throw new IllegalArgumentException("--seeds repeats a generated background: use it with --preset");
+        }
+        if (dir != null && days != null) {
+            throw new IllegalArgumentException("--days changes a preset: use it with --preset");
+        }
+        List<CampaignStrategy> chosen = strategies(strategies);
+        OutputFiles.check("--json", json);
+        Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
+        GeneratorSpec gs = null;
+        if (preset != null) {
+            gs = GeneratorSpec.preset(preset);
+            if (days != null) {
+                gs = gs.withDays(days);
+            }
+        }
+        GeneratorSpec generator = gs;
+        Function<Long, Scenario> scenarioFor = fixed != null ? seed -> fixed
+                : seed -> ScenarioGenerator.generate(generator, seed).toScenario(preset + "-" + seed);
+        AllocationTree tree = fixed != null ? fixed.tree() : ScenarioGenerator.generate(generator, seedList.get(0)).tree();
+        CampaignSpec campaign = ScenarioReader.readCampaign(campaignFile, tree);
+        CampaignComparison comparison = new CampaignComparison(campaign, chosen, POLICY, check);
+        int n = seedList.size() * (chosen.size() + 1);
+        int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(workers, n));
+        List<CampaignComparison.Run> runs;
+        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("campaign").setInitialMax(n)
+                .setStyle(ProgressBarStyle.ASCII)
+                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
+            runs = comparison.run(registry, seedList, scenarioFor, pool, bar::step);
+        } finally {
+            pool.shutdownNow();
+        }
+        String scenarioName = fixed != null ? fixed.name() : preset + " preset" + (days != null ? " (" + days
+                + " days)" : "") + ", seeds " + seeds;
+        CampaignTable.Summary summary = CampaignTable.summarize(runs, campaign, tree, scenarioName, POLICY);
+        out.print(CampaignTable.render(summary));
+        if (json != null) {
+            OutputFiles.writeText("--json", json, w -> CampaignTable.writeJson(summary, w));
+            out.println("wrote " + json);
+        }
+        out.flush();
+        return 0;
+    }
+
+    static List<CampaignStrategy> strategies(List<String> names) {
+        if (names == null || names.isEmpty()) {
+            return CampaignStrategy.all();
+        }
+        List<CampaignStrategy> out = new ArrayList<>();
+        for (String raw : names) {
+            String name = raw.trim();
+            CampaignStrategy s = CampaignStrategy.named(name).orElseThrow(() -> new IllegalArgumentException(
+                    "--strategy: unknown strategy '" + name + "'; valid: " + String.join(", ", CampaignStrategy.names())));
+            if (out.contains(s)) {
+                throw new IllegalArgumentException("--strategy names '" + name + "' twice");
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    /** {@code 3}, {@code 1-5} or {@code 1,4,9}: whole numbers >= 0, no repeats, in the order given. */
+    static List<Long> parseSeeds(String text) {
+        List<Long> out = new ArrayList<>();
+        String expected = "--seeds: expected N, A-B (A <= B) or a comma-separated list of whole numbers, got '" + text
+                + "'";
+        try {
+            for (String part : text.split(",", -1)) {
+                String p = part.trim();
+                int dash = p.indexOf('-', 1);
+                if (dash > 0) {
+                    long a = Long.parseLong(p.substring(0, dash).trim());
+                    long b = Long.parseLong(p.substring(dash + 1).trim());
+                    if (a < 0 || b < a || b - a > 10_000) {
+                        throw new IllegalArgumentException(expected);
+                    }
+                    for (long s = a; s <= b; s++) {
+                        out.add(s);
+                    }
+                } else {
+                    long s = Long.parseLong(p);
+                    if (s < 0) {
+                        throw new IllegalArgumentException(expected);
+                    }
+                    out.add(s);
+                }
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(expected);
+        }
+        if (out.stream().distinct().count() != out.size()) {
+            throw new IllegalArgumentException("--seeds names a seed twice: '" + text + "'");
+        }
+        return out;
+    }
+}
