@@ -67,4 +67,36 @@ class ExamplesTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("events/s", "peak MB", "tiny", "allocation", "legacy");
     }
+
+    @Test
+    void theLocalCampaignExampleReadsAsTheCampaignTheReadmeWalksThrough() throws IOException {
+        Path file = Cli.ROOT.resolve("examples/campaign/local-eval.yaml");
+        var body = CampaignFile.read(file, Files.readString(file));
+        assertThat(body.path("name").asText()).isEqualTo("eval-2026-03");
+        assertThat(body.path("allocation").asText()).isEqualTo("lab/nlp/eval");
+        assertThat(body.path("protectedShards").asInt()).isEqualTo(1);
+        assertThat(body.path("shards")).hasSize(4);
+        assertThat(body.path("shards").get(2).path("family").asText()).isEqualTo("retrieve");
+        assertThat(body.path("environment").path("ALLOT_HOME").asText()).isEqualTo("@ALLOT_HOME@");
+    }
+
+    @Test
+    void theExampleShardResumesFromItsReportedUnitsAndReportsEachOneUpToItsTotal() throws Exception {
+        // a stand-in for ./allot that records what the shard reports
+        Path home = Files.createDirectories(tmp.resolve("allot-home"));
+        Path reports = tmp.resolve("reports");
+        Files.writeString(home.resolve("allot"), "#!/bin/sh\necho \"$*\" >> " + reports + "\n");
+        home.resolve("allot").toFile().setExecutable(true);
+        ProcessBuilder pb = new ProcessBuilder("sh", Cli.ROOT.resolve("examples/campaign/shard.sh").toString());
+        pb.environment().put("ALLOT_HOME", home.toString());
+        pb.environment().put("ALLOT_WORKLOAD_ID", "w-7");
+        pb.environment().put("ALLOT_UNITS", "3");
+        pb.environment().put("ALLOT_RESUME_FROM", "1");
+        pb.environment().put("ALLOT_FAMILY", "restore");
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(Files.readAllLines(reports)).containsExactly("progress w-7 2 3", "progress w-7 3 3");
+    }
 }
