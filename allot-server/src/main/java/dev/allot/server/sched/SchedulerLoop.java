@@ -976,7 +976,9 @@ public final class SchedulerLoop implements AutoCloseable {
         String reason;
         String preemptor = null;
         Double lost = null;
-        String detail = st.detail() == null ? "" : " (" + st.detail() + ")";
+        // the backend's words, unless they only repeat the exit code the reason below states
+        String detail = st.detail() == null || st.detail().equals("exited with code " + st.exitCode()) ? ""
+                : " (" + st.detail() + ")";
         if (exitedOk) {
             outcome = AttemptOutcome.COMPLETED;
             reason = "exited with code 0" + detail;

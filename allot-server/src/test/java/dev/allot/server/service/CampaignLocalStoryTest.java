@@ -131,6 +131,8 @@ class CampaignLocalStoryTest {
             Files.createFile(out.resolve("stop-" + shard));
         }
         await("the campaign is done", WAIT, () -> state(again, "inplace").equals("done"));
+        // a process that exits 0 is told once, not "exited with code 0 (exited with code 0)"
+        assertThat(service.store().attempts().attempts(w1).get(0).reason()).isEqualTo("exited with code 0");
     }
 
     @Test
