@@ -305,19 +305,7 @@ public final class ClusterState {
         }
         runningCount++;
         if (job.allocated()) {
-            List<Job> list = runningAllocated.get(job.leaf());
-            job.runningSlot = list.size();
-            list.add(job);
-            ledger.addRunning(job.leaf(), job.gpus(), time);
-            job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
-            job.protectionActive = true;
-            protectedGpus[job.leaf()] += job.gpus();
-            protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
-            expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
-            for (int i = 0; i < p.nodeCount(); i++) {
-                raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
-                protectedJobsOn[p.node(i)]++;
-            }
+            enterAllocatedBooks(job, time);
         } else {
             job.runningSlot = runningUnallocated.size();
             runningUnallocated.add(job);
@@ -328,6 +316,39 @@ public final class ClusterState {
         for (int i = 0; i < p.nodeCount(); i++) {
             refileWholeNode(p.node(i));
         }
+    }
+
+    /**
+     * Files a running allocated job in the books from {@code time}: charged from then, and protected for its minimum
+     * runtime from then. For an allocated start ({@link #begin}) and a promotion in place ({@link #promote}) alike.
+     */
+    private void enterAllocatedBooks(Job job, long time) {
+        Placement p = job.placement;
+        List<Job> list = runningAllocated.get(job.leaf());
+        job.runningSlot = list.size();
+        list.add(job);
+        ledger.addRunning(job.leaf(), job.gpus(), time);
+        job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
+        job.protectionActive = true;
+        protectedGpus[job.leaf()] += job.gpus();
+        protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
+        expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+        for (int i = 0; i < p.nodeCount(); i++) {
+            raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
+            protectedJobsOn[p.node(i)]++;
+        }
+    }
+
+    /** Takes a running job out of its running list (allocated or unallocated), in constant time. */
+    private void leaveRunningList(Job job) {
+        List<Job> list = job.allocated() ? runningAllocated.get(job.leaf()) : runningUnallocated;
+        int slot = job.runningSlot;
+        Job last = list.remove(list.size() - 1);
+        if (last != job) {
+            list.set(slot, last);
+            last.runningSlot = slot;
+        }
+        job.runningSlot = -1;
     }
 
     private void raiseLatestProtectionEnd(int node, long until) {
@@ -447,30 +468,12 @@ public final class ClusterState {
             return;
         }
         requireRunning(job, "promote");
-        Placement p = job.placement;
-        // leave the unallocated books
-        int slot = job.runningSlot;
-        Job last = runningUnallocated.remove(runningUnallocated.size() - 1);
-        if (last != job) {
-            runningUnallocated.set(slot, last);
-            last.runningSlot = slot;
-        }
+        leaveRunningList(job);
         unallocatedRunningGpus -= job.gpus();
         setContract(job, minRuntime, time);
-        // enter the allocated books, protected from now (as begin does for an allocated start)
-        List<Job> list = runningAllocated.get(job.leaf());
-        job.runningSlot = list.size();
-        list.add(job);
-        ledger.addRunning(job.leaf(), job.gpus(), time);
-        job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
-        job.protectionActive = true;
-        protectedGpus[job.leaf()] += job.gpus();
-        protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
-        expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
-        for (int i = 0; i < p.nodeCount(); i++) {
-            raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
-            protectedJobsOn[p.node(i)]++;
-            refileWholeNode(p.node(i));
+        enterAllocatedBooks(job, time);
+        for (int i = 0; i < job.placement.nodeCount(); i++) {
+            refileWholeNode(job.placement.node(i));
         }
     }
 
@@ -581,14 +584,7 @@ public final class ClusterState {
                 recomputeLatestProtectionEnd(n);
             }
         }
-        List<Job> list = job.allocated() ? runningAllocated.get(job.leaf()) : runningUnallocated;
-        int slot = job.runningSlot;
-        Job last = list.remove(list.size() - 1);
-        if (last != job) {
-            list.set(slot, last);
-            last.runningSlot = slot;
-        }
-        job.runningSlot = -1;
+        leaveRunningList(job);
         runningCount--;
         if (job.allocated()) {
             ledger.addRunning(job.leaf(), -job.gpus(), time);
