@@ -422,34 +422,10 @@ class CrashSafetyTest {
 
     /** Starts {@link ServiceMain} on the data directory and returns its URL once it listens. */
     private String startService() throws IOException, InterruptedException {
-        Path json = data.resolve(ServiceFiles.SERVICE_JSON);
-        Files.deleteIfExists(json);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), ServiceMain.class.getName(),
-                "--data-dir", data.toString(), "--port", "0", "--backend", "local", "--gpus", "8",
-                "--tick-ms", "100", "--grace-ms", "1000");
-        ServiceConfig.Security security = ServiceTestSupport.workloadSecurity(dir);
-        pb.command().addAll(security.accountsFile() != null
-                ? List.of("--accounts", security.accountsFile().toString())
-                : List.of("--single-user-host", Boolean.toString(security.singleUserHost())));
         launches++;
-        Path log = dir.resolve("service.log");
-        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        service = pb.start();
-        Process p = service;
-        await("the service writes service.json (log: " + log + ")", WAIT, () -> {
-            if (!p.isAlive()) {
-                throw new AssertionError("the service exited with " + p.exitValue() + "; see " + log);
-            }
-            try {
-                return Files.exists(json) && ServiceTestSupport.JSON.readTree(json.toFile()).path("pid").asLong()
-                        == p.pid();
-            } catch (IOException e) {
-                return false;
-            }
-        });
-        return ServiceTestSupport.JSON.readTree(json.toFile()).path("url").asText();
+        ServiceTestSupport.ServiceProcess started = ServiceTestSupport.startServiceProcess(dir, data, 8);
+        service = started.process();
+        return started.url();
     }
 
     private List<Entry> ledger() throws IOException {

@@ -192,6 +192,43 @@ final class ServiceTestSupport {
     }
 
     /** Alive and not a zombie (a killed grandchild may wait to be reaped by an init that never reaps). */
+    /** A {@link ServiceMain} started as a process of its own (so that a test can kill it with SIGKILL) and its URL. */
+    record ServiceProcess(Process process, String url) {
+    }
+
+    /**
+     * Starts {@link ServiceMain} as a separate JVM on {@code data} with the local backend and {@code gpus} GPUs (the
+     * workload isolation of {@link #workloadSecurity}), its output appended to {@code dir/service.log}, and returns once
+     * it listens (its {@code service.json} names its pid).
+     */
+    static ServiceProcess startServiceProcess(Path dir, Path data, int gpus) throws IOException, InterruptedException {
+        Path json = data.resolve(ServiceFiles.SERVICE_JSON);
+        Files.deleteIfExists(json);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), ServiceMain.class.getName(),
+                "--data-dir", data.toString(), "--port", "0", "--backend", "local", "--gpus", Integer.toString(gpus),
+                "--tick-ms", "100", "--grace-ms", "1000");
+        ServiceConfig.Security security = workloadSecurity(dir);
+        pb.command().addAll(security.accountsFile() != null
+                ? List.of("--accounts", security.accountsFile().toString())
+                : List.of("--single-user-host", Boolean.toString(security.singleUserHost())));
+        Path log = dir.resolve("service.log");
+        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        Process p = pb.start();
+        await("the service writes service.json (log: " + log + ")", Duration.ofSeconds(60), () -> {
+            if (!p.isAlive()) {
+                throw new AssertionError("the service exited with " + p.exitValue() + "; see " + log);
+            }
+            try {
+                return Files.exists(json) && JSON.readTree(json.toFile()).path("pid").asLong() == p.pid();
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        return new ServiceProcess(p, JSON.readTree(json.toFile()).path("url").asText());
+    }
+
     static boolean alive(long pid) {
         Optional<ProcessHandle> h = ProcessHandle.of(pid);
         if (h.isEmpty() || !h.get().isAlive()) {
