@@ -37,6 +37,8 @@ function campaignMain(DOC) {
   const runOf = (name) => seed().runs.find((r) => r.strategy === name);
   const hours = (s) => s / HOUR;
   const seedLabel = (s) => (s.seed === null ? 'the scenario' : 'seed ' + s.seed);
+  /** A shard's id without the campaign's name: s07. */
+  const shortId = (i) => SHARDS.id[i].replace(/^.*-(s\d+)$/, '$1');
 
   C.strategies = STRATEGIES.slice();
   C.seeds = DOC.seeds.map((s) => s.seed);
@@ -151,14 +153,14 @@ function campaignMain(DOC) {
           r.endSeconds >= 0 ? num(hours(r.makespanSeconds), 1) : 'unfinished (' + num(r.unitsDone) + ' of ' + num(r.unitsTotal) + ')',
           num(hours(r.chargedGpuSeconds), 1), num(hours(r.lostGpuSeconds), 1), num(hours(r.unallocatedGpuSeconds), 1),
           num(r.restarts), num(r.promotions), num(r.preemptions),
-          SHARDS.id[last] + ' (' + SHARDS.family[last] + ', ' + num(hours(workSeconds[last]), 1) + 'h of work)',
+          shortId(last) + ' (' + SHARDS.family[last] + ', ' + num(hours(workSeconds[last]), 1) + 'h of work)',
           first === null ? 'never' : '+' + num(hours(first - s.fromSeconds), 1) + 'h',
           num(hours(protectedSeconds(r, last)), 1), num(sh.runs.length)],
       };
     });
-    $('seed-table').innerHTML = '<h3>' + esc(seedLabel(s)) + '</h3>' + table([{ label: 'Strategy', cls: 'text' }, { label: 'Makespan h' },
+    $('seed-table').innerHTML = '<h3>' + esc(seedLabel(s)) + '</h3>' + table([{ label: 'Strategy' }, { label: 'Makespan h' },
       { label: 'Charged GPU-h' }, { label: 'Lost GPU-h' }, { label: 'Free GPU-h' }, { label: 'Restarts' }, { label: 'Promotions' },
-      { label: 'Preempted' }, { label: 'Last shard to finish', cls: 'text' }, { label: 'Its first start' },
+      { label: 'Preempted' }, { label: 'Last shard to finish' }, { label: 'Its first start' },
       { label: 'Its protected h' }, { label: 'Its runs' }], rows);
   }
 
@@ -218,7 +220,7 @@ function campaignMain(DOC) {
       const shard = ORDER[row];
       const y = G.y(row);
       g.fillStyle = '#1d2329';
-      g.fillText(SHARDS.id[shard].replace(/^.*-(s\d+)$/, '$1') + '  ' + SHARDS.family[shard] + '  ' + num(hours(workSeconds[shard]), 1) + 'h', 6, y + ROW / 2);
+      g.fillText(shortId(shard) + '  ' + SHARDS.family[shard] + '  ' + num(hours(workSeconds[shard]), 1) + 'h', 6, y + ROW / 2);
       const sh = byShard[shard];
       const end = sh.end >= 0 ? sh.end : run.simulationEndSeconds;
       // in the campaign from its submission to its end: waiting wherever no run covers it
@@ -429,13 +431,14 @@ function campaignMain(DOC) {
     renderRunning();
   };
 
-  /** What each uPlot chart shows, for tests: its series and how many non-empty points they have. */
+  /** What each uPlot chart shows, for tests: its series, how many non-empty points they have, their last values. */
   C.charts = function () {
     const out = [];
     for (const [id, u] of charts) {
       let points = 0;
       for (let k = 1; k < u.data.length; k++) for (const v of u.data[k]) if (v !== null && v !== 0) points++;
-      out.push({ id, series: u.series.length - 1, points, width: u.width, height: u.height });
+      out.push({ id, series: u.series.length - 1, points, width: u.width, height: u.height,
+        last: u.data.slice(1).map((d) => d[d.length - 1]) });
     }
     return out;
   };
