@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
 public final class CampaignReport {
     /** The id of the script element that holds the document. */
     public static final String DATA_ELEMENT_ID = "allot-campaign-data";
-    private static final List<String> OWN_SCRIPTS = List.of("embed.js", "campaign.js");
+    private static final List<String> OWN_SCRIPTS = List.of("embed.js", "campaign-model.js", "campaign-shards.js",
+            "campaign.js");
     private static final Pattern DATA = Pattern.compile("<script id=\"" + DATA_ELEMENT_ID
             + "\" type=\"application/gzip\\+base64\">(.*?)</script>", Pattern.DOTALL);
     private static final ObjectMapper TREE = new ObjectMapper();
