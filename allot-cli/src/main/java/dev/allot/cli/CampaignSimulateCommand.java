@@ -3,6 +3,7 @@ package dev.allot.cli;
 import dev.allot.core.campaign.CampaignStrategy;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.report.CampaignReport;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.campaign.CampaignComparison;
 import dev.allot.sim.campaign.CampaignSpec;
@@ -10,7 +11,9 @@ import dev.allot.sim.campaign.CampaignTable;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
 import dev.allot.sim.input.ScenarioReader;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +32,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code allot campaign simulate}: one campaign file under several strategies inside a background load (a preset over
  * seeds, or a scenario folder), plus a run without the campaign per seed for the other allocations' paid fraction,
- * in parallel; prints the comparison table and optionally writes it as JSON.
+ * in parallel; prints the comparison table and optionally writes it as JSON and as an HTML report.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         header = "Compare campaign strategies in simulation: makespan, charged and lost GPU-hours, harm to others.",
@@ -38,7 +41,8 @@ import picocli.CommandLine.Spec;
                 "and print per strategy the",
                 "campaign's makespan, the GPU-hours charged and lost, units done twice, restarts, and the other",
                 "allocations' paid fraction against the run without the campaign (mean and spread over seeds).",
-                "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign examples/campaign/oracle-eval.yaml"})
+                "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign examples/campaign/oracle-eval.yaml"
+                        + " --report campaign.html"})
 final class CampaignSimulateCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -73,6 +77,11 @@ final class CampaignSimulateCommand implements Callable<Integer> {
             description = "also write the comparison as JSON (schema " + CampaignTable.SCHEMA + ")")
     Path json;
 
+    @Option(names = "--report", paramLabel = "FILE",
+            description = "also write the campaign report: one self-contained HTML file (the table, units done over"
+                    + " time per strategy, each shard's runs, for each seed)")
+    Path report;
+
     @Option(names = "--threads", description = "parallel runs (default: the number of cores)")
     Integer threads;
 
@@ -83,7 +92,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
     boolean lenient;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, IOException {
         PrintWriter out = spec.commandLine().getOut();
         PolicyRegistry registry = PolicyRegistry.standard();
         if ((dir == null) == (preset == null)) {
@@ -98,6 +107,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         }
         List<CampaignStrategy> chosen = strategies(strategies);
         OutputFiles.check("--json", json);
+        OutputFiles.check("--report", report);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         GeneratorSpec gs = null;
         if (preset != null) {
@@ -130,6 +140,11 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         if (json != null) {
             OutputFiles.writeText("--json", json, w -> CampaignTable.writeJson(summary, w));
             out.println("wrote " + json);
+        }
+        if (report != null) {
+            List<CampaignComparison.Run> all = runs;
+            OutputFiles.write("--report", report, f -> CampaignReport.write(summary, all, f));
+            out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");
         }
         out.flush();
         return 0;

@@ -88,6 +88,34 @@ class CampaignSimulateCommandTest {
     }
 
     @Test
+    void writesTheCampaignReportWithTheSameTableAndTheRunsItDraws() throws IOException {
+        Path report = tmp.resolve("out/c.html");
+        Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
+                "--threads", "1", "--report", report.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).containsPattern("wrote " + java.util.regex.Pattern.quote(report.toString())
+                + " \\([0-9,]+ KiB\\)\n$");
+        String html = Files.readString(report);
+        // the terminal's allot row, cell for cell, and its goal line
+        assertThat(html).contains("<tr data-strategy=\"allot\"><td><span class=\"chip\"></span>allot</td><td>37.0</td>"
+                + "<td>37.0</td><td>0.0</td><td>0</td><td>0.0</td><td>1.0</td><td>0.0</td><td>100.0%</td>"
+                + "<td>+0.00pp</td></tr>");
+        assertThat(html).contains("allot's mean makespan is 0.2% shorter");
+        JsonNode doc = dev.allot.report.CampaignReport.embeddedJson(html);
+        assertThat(doc.path("schema").asText()).isEqualTo("allot.campaign-report/1");
+        assertThat(doc.path("comparison").path("schema").asText()).isEqualTo("allot.campaign-simulate/1");
+        JsonNode allot = doc.path("seeds").get(0).path("runs").get(0);
+        assertThat(allot.path("makespanSeconds").asLong()).isEqualTo(37 * 3600);
+        assertThat(allot.path("promotions").asInt()).isEqualTo(1);
+        // a report path that cannot be written is refused before the runs
+        Path folder = Files.createDirectories(tmp.resolve("a-folder.html"));
+        Cli.Result bad = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
+                "--report", folder.toString());
+        assertThat(bad.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(bad.err()).isEqualTo("allot: cannot write --report " + folder + ": it is a folder\n");
+    }
+
+    @Test
     void chosenStrategiesRunInTheOrderGiven() {
         Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
                 "--strategy", "v4.1,allot", "--threads", "1");

@@ -33,13 +33,13 @@ public final class HtmlReport {
     /** The id of the script element that holds the document. */
     public static final String DATA_ELEMENT_ID = "allot-data";
 
-    private static final String UPLOT = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
+    static final String UPLOT = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
     /**
      * format: helpers; model: the document read once; timeline: the GPU timeline (those three shared with the
-     * service's dashboard, in allot-web: {@link WebAssets#TIMELINE_SCRIPTS}); charts: the other sections; report: the
-     * page.
+     * service's dashboard, in allot-web: {@link WebAssets#TIMELINE_SCRIPTS}); embed: reading the embedded data (shared
+     * with the campaign report, {@link CampaignReport}); charts: the other sections; report: the page.
      */
-    private static final java.util.List<String> OWN_SCRIPTS = java.util.List.of("charts.js", "report.js");
+    private static final java.util.List<String> OWN_SCRIPTS = java.util.List.of("embed.js", "charts.js", "report.js");
     /** The ids of the script elements that hold the runs' timelines: this prefix and the run's index. */
     public static final String TIMELINE_ELEMENT_PREFIX = "allot-timeline-";
     private static final Pattern TIMELINE = Pattern.compile("<script id=\"" + TIMELINE_ELEMENT_PREFIX
@@ -84,14 +84,19 @@ public final class HtmlReport {
                 "report-js", scripts(),
                 "data", data,
                 "timelines", timelines.toString());
-        String template = resource("report.html");
+        return fill("report.html", slots);
+    }
+
+    /** The page template {@code name} with each {@code {{slot}}} replaced by its value. */
+    static String fill(String name, Map<String, String> slots) {
+        String template = resource(name);
         Matcher m = SLOT.matcher(template);
-        StringBuilder out = new StringBuilder(template.length() + data.length() + timelines.length() + 100_000);
+        StringBuilder out = new StringBuilder(template.length() + slots.values().stream().mapToInt(String::length).sum());
         int at = 0;
         while (m.find()) {
             String value = slots.get(m.group(1));
             if (value == null) {
-                throw new IllegalStateException("report.html has an unknown slot {{" + m.group(1) + "}}");
+                throw new IllegalStateException(name + " has an unknown slot {{" + m.group(1) + "}}");
             }
             out.append(template, at, m.start()).append(value);
             at = m.end();
@@ -136,7 +141,7 @@ public final class HtmlReport {
         }
     }
 
-    private static String inflate(String base64) throws IOException {
+    static String inflate(String base64) throws IOException {
         byte[] compressed = Base64.getMimeDecoder().decode(base64.trim());
         try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -147,7 +152,7 @@ public final class HtmlReport {
      * The document as compact JSON, gzip-compressed: a run's columns of small integers shrink four- to sixfold,
      * and base64 of binary needs no escaping inside a script element.
      */
-    private static byte[] gzip(Object documentOrPart) {
+    static byte[] gzip(Object documentOrPart) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (Writer w = new OutputStreamWriter(new GZIPOutputStream(bytes, 1 << 16), StandardCharsets.UTF_8)) {
             JsonReport.writeCompact(documentOrPart, w);
@@ -176,7 +181,7 @@ public final class HtmlReport {
         return js.append("})();\n").toString();
     }
 
-    private static String resource(String name) {
+    static String resource(String name) {
         try (InputStream in = HtmlReport.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("missing resource " + name + " (a broken build of allot-report?)");

@@ -50,7 +50,9 @@ import java.util.Map;
  *
  * <p>Its bookkeeping is its own: it counts the units each run reported from the run's times and the true rate, the
  * GPU-seconds charged from each protected start or promotion, the work lost, and any unit a run did again after a
- * run had reported it ({@link CampaignOutcome#unitsRedone}, which must stay 0).
+ * run had reported it ({@link CampaignOutcome#unitsRedone}, which must stay 0). It also keeps every run of every
+ * shard ({@link CampaignOutcome.Attempt}: start, end, from when protected, units from and to, how it ended), a few
+ * thousand records at most, from which the report draws the campaign's progress and each shard's span.
  */
 public final class CampaignDriver implements SimulationAgent {
     private final CampaignSpec spec;
@@ -67,6 +69,8 @@ public final class CampaignDriver implements SimulationAgent {
     private final long[] chargedSince;
     private final long[] unallocatedSince;
     private final long[] endSeconds;
+    /** The runs that stopped, in the order they stopped. */
+    private final List<CampaignOutcome.Attempt> attempts = new ArrayList<>();
     private long chargedGpuSeconds;
     private long lostGpuSeconds;
     private long unallocatedGpuSeconds;
@@ -303,7 +307,8 @@ public final class CampaignDriver implements SimulationAgent {
         if (i == null) {
             return;
         }
-        long units = stopped(i, job, time);
+        long units = stopped(i, job, time,
+                restarting ? CampaignOutcome.End.RESTARTED : CampaignOutcome.End.PREEMPTED);
         long ranSeconds = time - attemptStart[i];
         lostGpuSeconds += (ranSeconds - (units - attemptStartUnits[i]) * perUnit[i]) * job.gpus();
         if (!restarting) {
@@ -318,7 +323,7 @@ public final class CampaignDriver implements SimulationAgent {
         if (i == null) {
             return;
         }
-        long units = stopped(i, job, time);
+        long units = stopped(i, job, time, CampaignOutcome.End.COMPLETED);
         if (units != spec.shards().get(i).units()) {
             throw new IllegalStateException("shard " + job.id() + " completed with " + units + " of "
                     + spec.shards().get(i).units() + " units reported");
@@ -332,9 +337,11 @@ public final class CampaignDriver implements SimulationAgent {
     }
 
     /** Closes the books of a run that stopped at {@code time}; returns the units reported by then. */
-    private long stopped(int i, Job job, long time) {
+    private long stopped(int i, Job job, long time, CampaignOutcome.End end) {
         long units = unitsDone(i, time);
         running[i] = false;
+        attempts.add(new CampaignOutcome.Attempt(i, attemptStart[i], time, chargedSince[i], attemptStartUnits[i],
+                units, end));
         if (chargedSince[i] >= 0) {
             chargedGpuSeconds += (time - chargedSince[i]) * job.gpus();
             chargedSince[i] = -1;
@@ -369,7 +376,17 @@ public final class CampaignDriver implements SimulationAgent {
         for (long e : endSeconds) {
             ends.add(e);
         }
+        List<CampaignOutcome.Attempt> all = new ArrayList<>(attempts);
+        for (int i = 0; i < n; i++) {
+            if (running[i]) {
+                all.add(new CampaignOutcome.Attempt(i, attemptStart[i], endTime, chargedSince[i],
+                        attemptStartUnits[i], unitsDone(i, endTime), CampaignOutcome.End.RUNNING));
+            }
+        }
+        all.sort(java.util.Comparator.comparingLong(CampaignOutcome.Attempt::startSeconds)
+                .thenComparingInt(CampaignOutcome.Attempt::shard));
         return new CampaignOutcome(strategy.name(), spec.submitAtSeconds(), campaignEnd, spec.unitsTotal(), units,
-                charged, lostGpuSeconds, unallocated, unitsRedone, restarts, promotions, retiers, preemptions, ends);
+                charged, lostGpuSeconds, unallocated, unitsRedone, restarts, promotions, retiers, preemptions, ends,
+                all);
     }
 }

@@ -211,38 +211,11 @@ public final class CampaignTable {
     /** The terminal table: a header line about the campaign, one row per strategy, the baseline, and the goal. */
     public static String render(Summary s) {
         StringBuilder out = new StringBuilder();
-        CampaignSpec c = s.campaign();
-        long workSeconds = 0;
-        for (CampaignSpec.Shard sh : c.shards()) {
-            workSeconds += c.trueSeconds(sh);
+        for (String line : heading(s)) {
+            out.append(line).append('\n');
         }
-        out.append(String.format(Locale.ROOT, "campaign %s: %d shards (%s), %,d units, %,.1f GPU-hours of work; %s,"
-                        + " %s protected, min runtime %s, submitted at %s%n", c.name(), c.shards().size(),
-                String.join(", ", c.familySecondsPerUnit().keySet()), c.unitsTotal(),
-                workSeconds * (double) c.gpusPerShard() / 3600, c.allocation(), c.slots().describe(),
-                Durations.formatSeconds(c.minRuntime().getSeconds()), Durations.formatSeconds(c.submitAtSeconds())));
-        boolean spread = s.seeds().size() > 1;
-        out.append(String.format(Locale.ROOT, "%s, policy %s, %d seed%s%s; others = every allocation but %s, paid over"
-                        + " the campaign's window%n", s.scenario(), s.policy(), s.seeds().size(),
-                s.seeds().size() == 1 ? "" : "s", spread ? " (mean ± sd)" : "", c.allocation()));
-        List<String[]> cells = new ArrayList<>();
-        String[] header = new String[TABLE.size() + 1];
-        header[0] = "STRATEGY";
-        for (int i = 0; i < TABLE.size(); i++) {
-            header[i + 1] = TABLE.get(i).header;
-        }
-        cells.add(header);
-        for (Row r : s.rows()) {
-            String[] line = new String[TABLE.size() + 1];
-            line[0] = r.strategy() + (r.strategy().equals("baseline") || r.finished() == r.runs() ? ""
-                    : " (" + (r.runs() - r.finished()) + " unfinished)");
-            for (int i = 0; i < TABLE.size(); i++) {
-                Stat st = r.get(TABLE.get(i));
-                line[i + 1] = st == null ? "-" : cell(TABLE.get(i), st, spread);
-            }
-            cells.add(line);
-        }
-        int[] width = new int[header.length];
+        List<String[]> cells = cells(s);
+        int[] width = new int[cells.get(0).length];
         for (String[] line : cells) {
             for (int i = 0; i < line.length; i++) {
                 width[i] = Math.max(width[i], line[i].length());
@@ -266,6 +239,51 @@ public final class CampaignTable {
         return out.toString();
     }
 
+    /** The two lines above the table: the campaign, and the background, policy and seeds it ran in. */
+    public static List<String> heading(Summary s) {
+        CampaignSpec c = s.campaign();
+        List<String> lines = new ArrayList<>();
+        long workSeconds = 0;
+        for (CampaignSpec.Shard sh : c.shards()) {
+            workSeconds += c.trueSeconds(sh);
+        }
+        lines.add(String.format(Locale.ROOT, "campaign %s: %d shards (%s), %,d units, %,.1f GPU-hours of work; %s,"
+                        + " %s protected, min runtime %s, submitted at %s", c.name(), c.shards().size(),
+                String.join(", ", c.familySecondsPerUnit().keySet()), c.unitsTotal(),
+                workSeconds * (double) c.gpusPerShard() / 3600, c.allocation(), c.slots().describe(),
+                Durations.formatSeconds(c.minRuntime().getSeconds()), Durations.formatSeconds(c.submitAtSeconds())));
+        lines.add(String.format(Locale.ROOT, "%s, policy %s, %d seed%s%s; others = every allocation but %s, paid over"
+                        + " the campaign's window", s.scenario(), s.policy(), s.seeds().size(),
+                s.seeds().size() == 1 ? "" : "s", s.seeds().size() > 1 ? " (mean ± sd)" : "", c.allocation()));
+        return lines;
+    }
+
+    /**
+     * The table's cells as the terminal prints them (and the report shows them): the header, then one line per
+     * strategy and the baseline; "-" where a row has no value.
+     */
+    public static List<String[]> cells(Summary s) {
+        boolean spread = s.seeds().size() > 1;
+        List<String[]> cells = new ArrayList<>();
+        String[] header = new String[TABLE.size() + 1];
+        header[0] = "STRATEGY";
+        for (int i = 0; i < TABLE.size(); i++) {
+            header[i + 1] = TABLE.get(i).header;
+        }
+        cells.add(header);
+        for (Row r : s.rows()) {
+            String[] line = new String[TABLE.size() + 1];
+            line[0] = r.strategy() + (r.strategy().equals("baseline") || r.finished() == r.runs() ? ""
+                    : " (" + (r.runs() - r.finished()) + " unfinished)");
+            for (int i = 0; i < TABLE.size(); i++) {
+                Stat st = r.get(TABLE.get(i));
+                line[i + 1] = st == null ? "-" : cell(TABLE.get(i), st, spread);
+            }
+            cells.add(line);
+        }
+        return cells;
+    }
+
     private static String cell(Metric m, Stat st, boolean spread) {
         String mean = format(m, st.mean());
         return spread && !Double.isNaN(st.mean()) ? mean + " ± " + format(m, st.sd()).replace("+", "") : mean;
@@ -287,7 +305,7 @@ public final class CampaignTable {
      * The issue's goal in one line when both Allot's strategy and v4.1 ran: makespan at least 20% shorter than v4.1's
      * (on the means), charged GPU-hours no more than v4.1's, no unit done twice; null otherwise.
      */
-    static String goal(Summary s) {
+    public static String goal(Summary s) {
         Row allot = s.row(CampaignStrategy.ALLOT.name());
         Row v41 = s.row(CampaignStrategy.V4_1.name());
         if (allot == null || v41 == null) {
