@@ -73,4 +73,25 @@ public final class SlotPlanner {
         moves.sort(Comparator.comparingInt(CampaignMove::shard));
         return new Plan(List.copyOf(moves), List.copyOf(chosen), estimates);
     }
+
+    /**
+     * The order the strategy wants its live shards to stand in their allocation's queue, as shard indexes, first
+     * first: with {@link CampaignStrategy.WaitOrder#PARKING} (Allot's) the parking order of the plan's estimates, so
+     * that idle GPUs go first to the shards that would otherwise end the campaign last; empty with
+     * {@link CampaignStrategy.WaitOrder#SUBMISSION}, where shards keep their submission order. A shard's position is
+     * its queue rank ({@code ClusterState.rerank}); the simulator and the service apply the same order.
+     */
+    public static List<Integer> queueOrder(List<ShardView> shards, Plan plan, CampaignStrategy strategy) {
+        if (strategy.waiting() != CampaignStrategy.WaitOrder.PARKING) {
+            return List.of();
+        }
+        List<ShardView> live = new ArrayList<>();
+        for (ShardView s : shards) {
+            if (s.phase().live()) {
+                live.add(s);
+            }
+        }
+        live.sort(strategy.parking().comparator(plan.estimates()));
+        return live.stream().map(ShardView::index).toList();
+    }
 }

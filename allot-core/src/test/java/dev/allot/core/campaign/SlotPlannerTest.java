@@ -215,4 +215,17 @@ class SlotPlannerTest {
         assertThat(p.chosen()).containsExactly(1);
         assertThat(p.estimates().get(1)).isEqualTo(new RateEstimator.Estimate(36.0, 300 * 36, RateEstimator.Source.DECLARED));
     }
+
+    @Test
+    void underAllotTheLiveShardsStandLongestRemainingWorkFirstInTheQueue_underTheSeedsInSubmissionOrder() {
+        List<ShardView> shards = List.of(waiting(0, 6, UNALLOCATED), running(1, 30, PROTECTED),
+                Shards.shard(2, 1, 12, ShardPhase.DONE, UNALLOCATED), waiting(3, 20, UNALLOCATED),
+                Shards.shard(4, 1, 40, ShardPhase.BRAKED, UNALLOCATED));
+
+        SlotPlanner.Plan allot = plan(shards, ProtectedSlots.shards(1), CampaignStrategy.ALLOT);
+        SlotPlanner.Plan v41 = plan(shards, ProtectedSlots.shards(1), CampaignStrategy.V4_1);
+
+        assertThat(SlotPlanner.queueOrder(shards, allot, CampaignStrategy.ALLOT)).containsExactly(1, 3, 0);
+        assertThat(SlotPlanner.queueOrder(shards, v41, CampaignStrategy.V4_1)).isEmpty();
+    }
 }

@@ -140,6 +140,23 @@ public final class CampaignController {
                 LOG.info("campaign {} shard {}: {} not carried out: {}", name, s.index(), move, e.getMessage());
             }
         }
+        rank(plan.moves().isEmpty() ? snap : store.campaigns().snapshot(name, nowMillis),
+                SlotPlanner.queueOrder(views, plan, CampaignStrategy.ALLOT));
+    }
+
+    /**
+     * Gives the shards' workloads their places among the campaign's waiting work, in the core's queue order for the
+     * strategy ({@link SlotPlanner#queueOrder}: longest remaining work first), as the simulator does. The core's
+     * queue rank is not stored: it is given again every cycle, so a rebuilt or restarted core has it at once.
+     */
+    private void rank(CampaignSnapshot snap, List<Integer> order) {
+        long rank = 0;
+        for (int shard : order) {
+            Optional<Workload> w = snap.workloadOf(snap.shards().get(shard));
+            if (w.isPresent() && !w.get().state().ended()) {
+                carrier.ranked(w.get().id(), rank++);
+            }
+        }
     }
 
     /**

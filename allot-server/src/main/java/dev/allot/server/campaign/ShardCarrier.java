@@ -29,6 +29,12 @@ public interface ShardCarrier {
      */
     Promotion promoted(String workloadId, Duration minRuntime, long nowSeconds);
 
+    /**
+     * The workload's place among its campaign's work in its allocation's queue ({@code ClusterState.rerank}: a
+     * tie-break after priority and submission time): the core follows if it holds the workload.
+     */
+    void ranked(String workloadId, long rank);
+
     /** A waiting workload was cancelled in the store (its shard changed contract, or was held): the core lets it go. */
     void withdrawn(String workloadId);
 

@@ -73,6 +73,15 @@ final class LoopCampaigns implements ShardCarrier {
     }
 
     @Override
+    public void ranked(String workloadId, long rank) {
+        Job job = loop.active.get(workloadId);
+        if (job != null && !job.state().isFinal() && job.queueRank() != rank) {
+            loop.state.rerank(job, rank);
+            loop.dirty |= job.state() == JobState.PENDING;
+        }
+    }
+
+    @Override
     public void withdrawn(String workloadId) {
         Job job = loop.active.get(workloadId);
         if (job != null && !job.state().isFinal()) {

@@ -35,6 +35,8 @@ class CampaignControllerTest {
     /** Says nothing of where workloads stand (the store's states stand) and records what it is told. */
     static final class RecordingCarrier implements ShardCarrier {
         final List<String> told = new ArrayList<>();
+        /** The queue ranks given, in order, apart from the moves. */
+        final List<String> ranks = new ArrayList<>();
 
         @Override
         public Optional<ShardPhase> phase(String workloadId) {
@@ -50,6 +52,11 @@ class CampaignControllerTest {
         public Promotion promoted(String workloadId, Duration minRuntime, long nowSeconds) {
             told.add("promoted " + workloadId);
             return new Promotion(null, new Backend.Mirror(false, "not running"));
+        }
+
+        @Override
+        public void ranked(String workloadId, long rank) {
+            ranks.add(workloadId + "=" + rank);
         }
 
         @Override
@@ -76,6 +83,9 @@ class CampaignControllerTest {
             assertThat(w0.minRuntimeSeconds()).isZero();
             assertThat(w1.minRuntimeSeconds()).isEqualTo(3600);
             assertThat(w1.command()).containsExactly("run", "1");
+            // and the shards stand longest remaining work first in the queue, as in the simulator
+            assertThat(carrier.ranks).containsExactly(w1.id() + "=0", w0.id() + "=1");
+            carrier.ranks.clear();
 
             // when shard 1 reports 250 of its 300 units while it waits (so it has 50 left, shard 0 100)
             f.store.workloads().reportProgress(w1.id(), 250, 300);
@@ -92,6 +102,7 @@ class CampaignControllerTest {
             assertThat(now1.state()).isEqualTo(WorkloadState.PENDING);
             assertThat(f.store.workloads().workload(w1.id()).orElseThrow().state()).isEqualTo(WorkloadState.CANCELLED);
             assertThat(carrier.told).containsExactly("retiered " + w0.id() + " 3600", "withdrawn " + w1.id());
+            assertThat(carrier.ranks).containsExactly(w0.id() + "=0", now1.id() + "=1");
             assertThat(f.store.campaigns().shardOf(w1.id()).orElseThrow().index()).as("still linked to its shard")
                     .isEqualTo(1);
             assertThat(snap.shards().get(1).unitsDone()).isEqualTo(250);

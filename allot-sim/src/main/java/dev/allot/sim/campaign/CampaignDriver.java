@@ -160,22 +160,21 @@ public final class CampaignDriver implements SimulationAgent {
         for (CampaignMove m : plan.moves()) {
             carryOut(m, time, actions);
         }
-        boolean reordered = strategy.waiting() == CampaignStrategy.WaitOrder.PARKING && rank(views, plan, actions);
+        boolean reordered = rank(SlotPlanner.queueOrder(views, plan, strategy), actions);
         dirty = false; // what the moves themselves caused was planned for
         return !plan.moves().isEmpty() || reordered;
     }
 
     /**
-     * Ranks the queued shards in the parking order of this plan's estimates, so that the waiting ones stand in
-     * their allocation's queue longest remaining work first; returns whether a waiting shard moved.
+     * Ranks the queued shards in the order the core's {@link SlotPlanner#queueOrder} gives (the service applies the
+     * same), so that the waiting ones stand in their allocation's queue longest remaining work first under Allot's
+     * strategy; returns whether a waiting shard moved.
      */
-    private boolean rank(List<ShardView> views, SlotPlanner.Plan plan, Actions actions) {
-        List<ShardView> order = new ArrayList<>(views);
-        order.sort(strategy.parking().comparator(plan.estimates()));
+    private boolean rank(List<Integer> order, Actions actions) {
         boolean moved = false;
         long rank = 0;
-        for (ShardView v : order) {
-            Job j = jobs[v.index()];
+        for (int shard : order) {
+            Job j = jobs[shard];
             if (j == null || j.state() == JobState.COMPLETED) {
                 continue;
             }
