@@ -19,8 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The campaign report of the example campaign in the lab preset (seeds 1 and 2, every strategy) in a real headless
- * Chromium: it loads without console errors, shows the terminal's table, draws units done over time for every
+ * The campaign report of the example campaign in the lab preset over 8 days (seeds 1 and 2, every strategy) in a
+ * real headless Chromium: it loads without console errors, shows the terminal's table, draws units done over time for every
  * strategy and every shard's runs (coloured pixels, bars drawn as many as the runs the driver kept), hovering a bar
  * names its shard, and the strategy tabs and the seed selector redraw. Screenshots go to
  * {@code target/campaign-report/} for review.
