@@ -36,18 +36,19 @@ public final class WorkloadIntake {
 
     /**
      * A submission made by the service on behalf of {@code userName} (a campaign's shard), checked in full against the
-     * store's tree as it is now, as the workload to store.
+     * store's tree as it is now, as the workload to store, submitted at {@code atMillis} (the scheduling cycle's
+     * time, so that it is never after the start the same cycle gives it).
      *
      * @throws IllegalArgumentException with the API's words when it would be refused (naming the field)
      */
-    public NewWorkload onBehalfOf(Store store, String userName, JsonNode body) {
+    public NewWorkload onBehalfOf(Store store, String userName, JsonNode body, long atMillis) {
         Optional<User> user = store.access().user(userName);
         if (user.isEmpty() || user.get().disabled()) {
             throw new IllegalArgumentException("user '" + userName + "' " + (user.isEmpty() ? "no longer exists"
                     : "is disabled"));
         }
         try {
-            return checked(body, user.get(), Permissions.of(store.allocations().allocations()));
+            return checked(body, user.get(), Permissions.of(store.allocations().allocations()), atMillis);
         } catch (ApiException e) {
             throw new IllegalArgumentException(e.getMessage() + (e.hint() == null ? "" : " (" + e.hint() + ")"), e);
         }
@@ -55,6 +56,10 @@ public final class WorkloadIntake {
 
     /** A submission checked in full (fields, identity, allocation, permission, shape) as the workload to store. */
     NewWorkload checked(JsonNode body, User user, Permissions permissions) {
+        return checked(body, user, permissions, clock.millis());
+    }
+
+    private NewWorkload checked(JsonNode body, User user, Permissions permissions, long atMillis) {
         Submission s = Submission.parse(body);
         identity.requireMaySubmit(user.name());
         requireMaySubmitTo(permissions, user, s.allocation());
@@ -62,7 +67,7 @@ public final class WorkloadIntake {
         try {
             return new NewWorkload(s.allocation(), user.name(), s.gpus(), s.gpusPerNode(), s.durationSeconds(),
                     s.minRuntimeSeconds(), s.resumable(), s.priority(), s.kind(), s.command(), s.environment(),
-                    clock.millis(), IdempotencyKeys.scoped(user.name(), s.idempotencyKey()));
+                    atMillis, IdempotencyKeys.scoped(user.name(), s.idempotencyKey()));
         } catch (IllegalArgumentException e) {
             // Submission checks everything NewWorkload does; this is a second line, so bad input never becomes a 500.
             throw ApiException.badRequest(e.getMessage(), null);

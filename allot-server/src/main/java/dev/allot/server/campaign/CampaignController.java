@@ -308,7 +308,7 @@ public final class CampaignController {
     private boolean queue(Campaign c, CampaignShard s, ShardTier tier, String replacing, String why, long nowMillis) {
         NewWorkload w;
         try {
-            w = intake.onBehalfOf(store, c.owner(), ShardSubmissions.body(c, s, tier));
+            w = intake.onBehalfOf(store, c.owner(), ShardSubmissions.body(c, s, tier), nowMillis);
         } catch (IllegalArgumentException e) {
             String held = "its workload could not be submitted: " + e.getMessage() + "; tried again each cycle";
             if (store.campaigns().hold(c.name(), s.index(), CampaignShard.HeldBy.SUBMISSION, held, ACTOR, nowMillis)
@@ -327,7 +327,7 @@ public final class CampaignController {
     /** Why a submission of the shard's workload would be refused now, or null when it would pass. */
     private String submissionRefusal(Campaign c, CampaignShard s, ShardTier tier) {
         try {
-            intake.onBehalfOf(store, c.owner(), ShardSubmissions.body(c, s, tier));
+            intake.onBehalfOf(store, c.owner(), ShardSubmissions.body(c, s, tier), clock.millis());
             return null;
         } catch (IllegalArgumentException e) {
             return e.getMessage();

@@ -105,6 +105,9 @@ class CampaignLocalStoryTest {
         assertThat(tier(http, "inplace", 2)).isEqualTo("unallocated");
         List<Attempt> attempts = service.store().attempts().attempts(w1);
         assertThat(attempts).as("not restarted").hasSize(1);
+        assertThat(service.store().workloads().workload(w1).orElseThrow().submittedAtMillis())
+                .as("submitted no later than its start in the same cycle")
+                .isLessThanOrEqualTo(attempts.get(0).startedAtMillis());
         assertThat(attempts.get(0).open()).isTrue();
         assertThat(attempts.get(0).promoted()).isTrue();
         assertThat(ServiceTestSupport.alive(pid1)).as("its process %d still runs", pid1).isTrue();
