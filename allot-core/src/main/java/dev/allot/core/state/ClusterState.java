@@ -117,6 +117,80 @@ public final class ClusterState {
         this.now = startSeconds;
     }
 
+    /**
+     * An independent copy of this state, to play a possible future on without touching this one (a forecast, a
+     * what-if): the same nodes, health, jobs, queues, protections and charged usage, with every index in the same
+     * order, so that a policy asked about the fork decides exactly what it would decide here. Two things may differ:
+     * the tree, which must have the same leaves in the same order (a what-if on shares), and the work each job
+     * needs, {@code durationSeconds} of its running time in all ({@link Job#durationSeconds}; at least the progress
+     * it has made, counting its running attempt up to now). Jobs are new objects; look them up by id.
+     */
+    public ClusterState fork(AllocationTree newTree, java.util.function.ToLongFunction<Job> durationSeconds) {
+        if (!newTree.leafNames().equals(tree.leafNames())) {
+            throw new IllegalArgumentException("a fork keeps the allocations: its tree has leaves " + newTree.leafNames()
+                    + ", this state " + tree.leafNames());
+        }
+        return new ClusterState(this, newTree, durationSeconds);
+    }
+
+    private ClusterState(ClusterState src, AllocationTree newTree, java.util.function.ToLongFunction<Job> durationSeconds) {
+        this(src.cluster, newTree, src.config, src.now);
+        Job[] copies = new Job[src.jobs.size()];
+        for (Job s : src.jobs) {
+            long d = durationSeconds.applyAsLong(s);
+            long done = s.progressSeconds + (s.state == JobState.RUNNING ? src.now - s.attemptStartSeconds : 0);
+            if (d < done && !s.state.isFinal()) {
+                throw new IllegalArgumentException("job " + s.id() + " has run " + done + " s; a fork cannot give it "
+                        + d + " s of work in all");
+            }
+            WorkloadSpec spec = d == s.durationSeconds() ? s.spec : new WorkloadSpec(s.spec.id(), s.spec.submitSeconds(),
+                    s.spec.allocation(), s.spec.user(), s.spec.gpus(), s.spec.gpusPerNode(), Duration.ofSeconds(d),
+                    s.spec.minRuntime(), s.spec.resumable(), s.spec.priority(), s.spec.checkpointEvery(), s.spec.kind());
+            Job c = Job.copyOf(s, spec);
+            copies[s.index()] = c;
+            jobs.add(c);
+            byId.put(c.id(), c);
+            if (c.state == JobState.PENDING) {
+                pending.add(c);
+            }
+        }
+        shapeIds.putAll(src.shapeIds);
+        shapes.addAll(src.shapes);
+        free.copyFrom(src.free);
+        System.arraycopy(src.healthy, 0, healthy, 0, nodeCount);
+        unhealthyBusy.or(src.unhealthyBusy);
+        System.arraycopy(src.latestProtectionEnd, 0, latestProtectionEnd, 0, nodeCount);
+        System.arraycopy(src.protectedJobsOn, 0, protectedJobsOn, 0, nodeCount);
+        nodesByLatestProtectionEnd.clear();
+        for (int n = 0; n < nodeCount; n++) {
+            nodesByLatestProtectionEnd.add(n);
+            for (Job j : src.jobsOnNode.get(n)) {
+                jobsOnNode.get(n).add(copies[j.index()]);
+            }
+            refileWholeNode(n);
+        }
+        drainNotices.addAll(src.drainNotices);
+        for (int l = 0; l < runningAllocated.size(); l++) {
+            for (Job j : src.runningAllocated.get(l)) {
+                runningAllocated.get(l).add(copies[j.index()]);
+            }
+            System.arraycopy(src.unprotectedGpus[l], 0, unprotectedGpus[l], 0, PRIORITIES);
+        }
+        for (Job j : src.runningUnallocated) {
+            runningUnallocated.add(copies[j.index()]);
+        }
+        runningCount = src.runningCount;
+        System.arraycopy(src.unprotectedLeafGpus, 0, unprotectedLeafGpus, 0, unprotectedLeafGpus.length);
+        unallocatedRunningGpus = src.unallocatedRunningGpus;
+        System.arraycopy(src.protectedGpus, 0, protectedGpus, 0, protectedGpus.length);
+        System.arraycopy(src.protectedUntilGpuSum, 0, protectedUntilGpuSum, 0, protectedUntilGpuSum.length);
+        ledger.copyFrom(src.ledger);
+        for (Expiry e : src.expiries) {
+            expiries.add(new Expiry(e.at, copies[e.job.index()], e.attempt));
+        }
+        protectionsEnded = src.protectionsEnded;
+    }
+
     // ------------------------------------------------------------------ registration
 
     /**

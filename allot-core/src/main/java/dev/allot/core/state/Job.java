@@ -77,6 +77,33 @@ public final class Job {
         this.checkpointSeconds = spec.checkpointEvery() == null ? 0 : spec.checkpointEvery().getSeconds();
     }
 
+    /**
+     * A copy of {@code src} for a {@link ClusterState#fork fork}: the same contract, progress, attempt and history,
+     * with the work it needs taken from {@code spec} (the same workload, perhaps with another duration). The
+     * placement is shared (it is immutable).
+     */
+    static Job copyOf(Job src, WorkloadSpec spec) {
+        Job j = new Job(spec, src.index, src.leaf, src.shape, src.minRuntimeSeconds);
+        j.minRuntimeCapped = src.minRuntimeCapped;
+        j.promotedAtSeconds = src.promotedAtSeconds;
+        j.queueRank = src.queueRank;
+        j.state = src.state;
+        j.progressSeconds = src.progressSeconds;
+        j.attemptStartSeconds = src.attemptStartSeconds;
+        j.protectedUntilSeconds = src.protectedUntilSeconds;
+        j.protectionActive = src.protectionActive;
+        j.placement = src.placement;
+        j.attempts = src.attempts;
+        j.preemptions = src.preemptions;
+        j.firstStartSeconds = src.firstStartSeconds;
+        j.endSeconds = src.endSeconds;
+        j.lostGpuSeconds = src.lostGpuSeconds;
+        j.runGpuSeconds = src.runGpuSeconds;
+        j.progressReportedSeconds = src.progressReportedSeconds;
+        j.runningSlot = src.runningSlot;
+        return j;
+    }
+
     public WorkloadSpec spec() {
         return spec;
     }

@@ -119,6 +119,23 @@ public final class UsageLedger {
         }
     }
 
+    /** Makes this ledger equal to {@code other}, which has the same leaves, window and bucket (a fork's copy). */
+    void copyFrom(UsageLedger other) {
+        if (other.leaves != leaves || other.windowBuckets != windowBuckets || other.bucketSeconds != bucketSeconds) {
+            throw new IllegalArgumentException("ledgers differ in shape: " + other.leaves + " leaves x "
+                    + other.windowBuckets + " buckets of " + other.bucketSeconds + " s, not " + leaves + " x "
+                    + windowBuckets + " of " + bucketSeconds + " s");
+        }
+        for (int l = 0; l < leaves; l++) {
+            System.arraycopy(other.ring[l], 0, ring[l], 0, windowBuckets);
+        }
+        System.arraycopy(other.windowSum, 0, windowSum, 0, leaves);
+        System.arraycopy(other.total, 0, total, 0, leaves);
+        System.arraycopy(other.runningGpus, 0, runningGpus, 0, leaves);
+        currentBucket = other.currentBucket;
+        accruedUntil = other.accruedUntil;
+    }
+
     /** Charged GPU-seconds of a leaf inside the window, up to the last {@link #advance}. */
     public long windowGpuSeconds(int leaf) {
         return windowSum[leaf];
