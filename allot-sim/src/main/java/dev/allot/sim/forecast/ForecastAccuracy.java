@@ -1,0 +1,181 @@
+package dev.allot.sim.forecast;
+
+import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.slurm.SlurmPolicy;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.SimulationResult;
+import dev.allot.sim.Simulator;
+import dev.allot.sim.WorkloadRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.Predicate;
+
+/**
+ * How good start forecasts are: replays a scenario with forecasts made at the submission of sampled workloads and
+ * compares each with the actual start in the same run.
+ *
+ * <ul>
+ *   <li><b>Allot</b>: the policy under test, {@link Forecaster} with durations from the history of finished work
+ *   ({@link DurationHistory}, nothing declared) and new work from the recent past ({@link RecentArrivals}).</li>
+ *   <li><b>Baseline</b>, what a Slurm user has ({@code squeue --start}): in a run of the {@code slurm} model, the start
+ *   that model's plan gives at submission when every job, running or waiting, runs exactly to its time limit (its
+ *   duration times the model's {@code time-limit-factor}; the default factor 1 makes the limits the true durations,
+ *   which flatters the baseline) and no new work arrives.</li>
+ * </ul>
+ * Errors compare the median forecast with the actual start, both capped at the horizon (a start after it counts as at
+ * it); workloads that never started are left out. The band's coverage is the share of actual starts inside p10-p90.
+ */
+public final class ForecastAccuracy {
+    /** Upper ends of the wait classes errors are grouped by (seconds); the last class is open. */
+    static final long[] WAIT_CLASSES = {60, 600, 3_600, 6 * 3_600};
+    static final List<String> WAIT_CLASS_NAMES = List.of("< 1m", "1m-10m", "10m-1h", "1h-6h", ">= 6h");
+
+    private ForecastAccuracy() {
+    }
+
+    /**
+     * What was measured.
+     *
+     * @param samples            forecasts compared with an actual start
+     * @param neverStarted       sampled workloads that never started (left out)
+     * @param medianAbsErrorSeconds median |forecast - actual|
+     * @param p90AbsErrorSeconds 90th percentile of the same
+     * @param coverage           share of actual starts inside the band (NaN for a point forecast)
+     * @param byWait             per wait class: {samples, median abs error seconds, coverage}
+     * @param forecastMillisMean mean wall time of one forecast (all its runs)
+     */
+    public record Measure(String method, String policy, int samples, int neverStarted, long medianAbsErrorSeconds,
+                          long p90AbsErrorSeconds, double coverage, List<WaitClass> byWait, double forecastMillisMean,
+                          int forecastsMade) {
+    }
+
+    /** Errors of the forecasts of workloads whose actual wait fell in one class. */
+    public record WaitClass(String name, int samples, long medianAbsErrorSeconds, long medianBiasSeconds,
+                            double coverage) {
+    }
+
+    /** Allot's forecast with the scenario's policy settings for {@code policy}. */
+    public static Measure allot(Scenario scenario, PolicyRegistry registry, String policy, ForecastSettings settings,
+                                int sampleEvery) {
+        PolicyFactory f = registry.get(policy);
+        Forecaster forecaster = new Forecaster(f, scenario.policyConfig().settingsFor(f), settings);
+        DurationHistory history = new DurationHistory(Duration.ofHours(1), DurationHistory.nothingDeclared());
+        RecentArrivals recent = new RecentArrivals();
+        ForecastProbe probe = new ForecastProbe(forecaster, history, history, recent, recent, sampled(sampleEvery));
+        SimulationResult r = new Simulator(scenario, registry, policy, Simulator.Options.defaults().withAgent(probe)).run();
+        return measure("allot forecast", policy, probe, r, true);
+    }
+
+    /** The Slurm user's baseline (see the class comment), on a run of the {@code slurm} model. */
+    public static Measure slurmBaseline(Scenario scenario, PolicyRegistry registry, ForecastSettings settings,
+                                        int sampleEvery) {
+        PolicyFactory f = registry.get(SlurmPolicy.NAME);
+        var policySettings = scenario.policyConfig().settingsFor(f);
+        double factor = policySettings.number("time-limit-factor");
+        DurationModel limits = new DurationModel() {
+            @Override
+            public long drawSeconds(WorkloadSpec spec, long doneSeconds, SplittableRandom random) {
+                return Math.max(doneSeconds + 1, (long) Math.ceil(spec.duration().getSeconds() * factor));
+            }
+
+            @Override
+            public String basis(WorkloadSpec spec) {
+                return "time limit";
+            }
+        };
+        Forecaster forecaster = new Forecaster(f, policySettings, settings.withRuns(1));
+        DurationHistory unused = new DurationHistory(Duration.ofHours(1), DurationHistory.nothingDeclared());
+        ForecastProbe probe = new ForecastProbe(forecaster, limits, unused, ArrivalModel.NONE, new RecentArrivals(),
+                sampled(sampleEvery));
+        SimulationResult r = new Simulator(scenario, registry, SlurmPolicy.NAME,
+                Simulator.Options.defaults().withAgent(probe)).run();
+        return measure("slurm plan at submission", SlurmPolicy.NAME, probe, r, false);
+    }
+
+    /** Any forecast: the models given, on a run of {@code policy}. For the measures above and for diagnosis. */
+    static Measure with(String method, Scenario scenario, PolicyRegistry registry, String policy,
+                        ForecastSettings settings, int sampleEvery, DurationModel durations, DurationHistory history,
+                        ArrivalModel arrivals, RecentArrivals recent) {
+        PolicyFactory f = registry.get(policy);
+        Forecaster forecaster = new Forecaster(f, scenario.policyConfig().settingsFor(f), settings);
+        ForecastProbe probe = new ForecastProbe(forecaster, durations, history, arrivals, recent, sampled(sampleEvery));
+        SimulationResult r = new Simulator(scenario, registry, policy, Simulator.Options.defaults().withAgent(probe)).run();
+        return measure(method, policy, probe, r, settings.runs() > 1);
+    }
+
+    /** Every {@code every}-th workload by a hash of its id (1: all). */
+    static Predicate<String> sampled(int every) {
+        if (every < 1) {
+            throw new IllegalArgumentException("sample every must be at least 1, not " + every);
+        }
+        return id -> every == 1 || Math.floorMod(mix(id.hashCode()), every) == 0;
+    }
+
+    private static int mix(int h) {
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        return h;
+    }
+
+    private static Measure measure(String method, String policy, ForecastProbe probe, SimulationResult r, boolean band) {
+        Map<String, WorkloadRecord> records = new HashMap<>();
+        for (WorkloadRecord w : r.workloads()) {
+            records.put(w.id(), w);
+        }
+        List<long[]> rows = new ArrayList<>(); // {abs error, wait, covered}
+        int never = 0;
+        for (Forecast f : probe.forecasts()) {
+            WorkloadRecord w = records.get(f.workloadId());
+            if (w == null || w.firstStartSeconds() < 0) {
+                never++;
+                continue;
+            }
+            long actual = Math.min(w.firstStartSeconds(), f.horizonEndSeconds());
+            long predicted = Math.min(f.medianSeconds(), f.horizonEndSeconds());
+            rows.add(new long[] {Math.abs(predicted - actual), w.firstStartSeconds() - f.madeAtSeconds(),
+                    f.covers(w.firstStartSeconds()) ? 1 : 0, predicted - actual});
+        }
+        List<WaitClass> classes = new ArrayList<>();
+        for (int c = 0; c <= WAIT_CLASSES.length; c++) {
+            long lo = c == 0 ? Long.MIN_VALUE : WAIT_CLASSES[c - 1];
+            long hi = c == WAIT_CLASSES.length ? Long.MAX_VALUE : WAIT_CLASSES[c];
+            List<long[]> in = rows.stream().filter(x -> x[1] >= lo && x[1] < hi).toList();
+            classes.add(new WaitClass(WAIT_CLASS_NAMES.get(c), in.size(), quantile(in, 0.5), bias(in),
+                    band ? coverage(in) : Double.NaN));
+        }
+        double mean = probe.forecastsMade() == 0 ? 0 : probe.forecastNanos() / 1e6 / probe.forecastsMade();
+        return new Measure(method, policy, rows.size(), never, quantile(rows, 0.5), quantile(rows, 0.9),
+                band ? coverage(rows) : Double.NaN, classes, mean, probe.forecastsMade());
+    }
+
+    private static long quantile(List<long[]> rows, double q) {
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        long[] e = rows.stream().mapToLong(x -> x[0]).toArray();
+        Arrays.sort(e);
+        return Forecaster.quantile(e, q);
+    }
+
+    /** The median of forecast minus actual: above 0, forecasts are late; below, early. */
+    private static long bias(List<long[]> rows) {
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        long[] e = rows.stream().mapToLong(x -> x[3]).toArray();
+        Arrays.sort(e);
+        return Forecaster.quantile(e, 0.5);
+    }
+
+    private static double coverage(List<long[]> rows) {
+        return rows.isEmpty() ? Double.NaN : rows.stream().filter(x -> x[2] == 1).count() / (double) rows.size();
+    }
+}
