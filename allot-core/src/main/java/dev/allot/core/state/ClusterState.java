@@ -123,7 +123,8 @@ public final class ClusterState {
      * order, so that a policy asked about the fork decides exactly what it would decide here. Two things may differ:
      * the tree, which must have the same leaves in the same order (a what-if on shares), and the work each job
      * needs, {@code durationSeconds} of its running time in all ({@link Job#durationSeconds}; at least the progress
-     * it has made, counting its running attempt up to now). Jobs are new objects; look them up by id.
+     * it has made, counting its running attempt up to now). Jobs that have not ended are new objects (look them up
+     * by id); ended ones are shared, as nothing changes them any more.
      */
     public ClusterState fork(AllocationTree newTree, java.util.function.ToLongFunction<Job> durationSeconds) {
         if (!newTree.leafNames().equals(tree.leafNames())) {
@@ -137,9 +138,15 @@ public final class ClusterState {
         this(src.cluster, newTree, src.config, src.now);
         Job[] copies = new Job[src.jobs.size()];
         for (Job s : src.jobs) {
+            if (s.state.isFinal()) {
+                copies[s.index()] = s; // ended: nothing changes it any more, so both states may share it
+                jobs.add(s);
+                byId.put(s.id(), s);
+                continue;
+            }
             long d = durationSeconds.applyAsLong(s);
             long done = s.progressSeconds + (s.state == JobState.RUNNING ? src.now - s.attemptStartSeconds : 0);
-            if (d < done && !s.state.isFinal()) {
+            if (d < done) {
                 throw new IllegalArgumentException("job " + s.id() + " has run " + done + " s; a fork cannot give it "
                         + d + " s of work in all");
             }

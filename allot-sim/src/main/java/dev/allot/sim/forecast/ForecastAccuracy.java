@@ -56,6 +56,51 @@ public final class ForecastAccuracy {
                           int forecastsMade) {
     }
 
+    /**
+     * Allot's forecasts and the baseline on one scenario, with the issue's goals: Allot's median absolute error at
+     * most a third of the baseline's, and its p10-p90 band holding 80% +/- 5% of actual starts.
+     */
+    public record Comparison(String scenario, Measure allot, Measure baseline) {
+        public boolean errorGoalMet() {
+            return 3 * allot.medianAbsErrorSeconds() <= baseline.medianAbsErrorSeconds();
+        }
+
+        public boolean bandGoalMet() {
+            return Math.abs(allot.coverage() - 0.8) <= 0.05;
+        }
+
+        /** The comparison as a text table. */
+        public String table() {
+            StringBuilder b = new StringBuilder();
+            b.append(String.format(java.util.Locale.ROOT, "%-26s %-11s %8s %13s %11s %10s%n", "method", "policy",
+                    "samples", "median |err|", "p90 |err|", "in band"));
+            for (Measure m : List.of(allot, baseline)) {
+                b.append(String.format(java.util.Locale.ROOT, "%-26s %-11s %8d %13s %11s %10s%n", m.method(), m.policy(),
+                        m.samples(), dev.allot.core.model.Durations.formatSeconds(m.medianAbsErrorSeconds()),
+                        dev.allot.core.model.Durations.formatSeconds(m.p90AbsErrorSeconds()), percent(m.coverage())));
+            }
+            b.append(String.format(java.util.Locale.ROOT, "%nby actual wait: samples, median |err| (allot / baseline),"
+                    + " allot's band%n"));
+            for (int c = 0; c < allot.byWait().size(); c++) {
+                WaitClass a = allot.byWait().get(c);
+                WaitClass s = baseline.byWait().get(c);
+                b.append(String.format(java.util.Locale.ROOT, "  %-8s %5d / %-5d %9s / %-9s %8s%n", a.name(), a.samples(),
+                        s.samples(), dev.allot.core.model.Durations.formatSeconds(a.medianAbsErrorSeconds()),
+                        dev.allot.core.model.Durations.formatSeconds(s.medianAbsErrorSeconds()), percent(a.coverage())));
+            }
+            b.append(String.format(java.util.Locale.ROOT, "%ngoal: median |err| <= 1/3 of the baseline's: %s;"
+                    + " band holds 80%% +/- 5%%: %s (%s)%n", errorGoalMet() ? "met" : "NOT met",
+                    bandGoalMet() ? "met" : "NOT met", percent(allot.coverage())));
+            b.append(String.format(java.util.Locale.ROOT, "cost: %.1f ms per forecast (allot, %d forecasts), %.1f ms"
+                    + " (baseline)%n", allot.forecastMillisMean(), allot.forecastsMade(), baseline.forecastMillisMean()));
+            return b.toString();
+        }
+
+        private static String percent(double v) {
+            return Double.isNaN(v) ? "-" : String.format(java.util.Locale.ROOT, "%.1f%%", 100 * v);
+        }
+    }
+
     /** Errors of the forecasts of workloads whose actual wait fell in one class. */
     public record WaitClass(String name, int samples, long medianAbsErrorSeconds, long medianBiasSeconds,
                             double coverage) {

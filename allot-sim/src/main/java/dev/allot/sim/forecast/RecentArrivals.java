@@ -9,9 +9,11 @@ import java.util.SplittableRandom;
 
 /**
  * New work a forecast expects: the lab's own recent past, replayed. The future is cut into hours; each hour of a run
- * is a copy of the same hour of day on one of the last {@link #DAYS} days, chosen at random per hour and run (with
- * the time of day kept, so nights stay quiet and mornings busy), of the work that was submitted then. With less than
- * a day of history it expects no new work, and says so.
+ * is a copy of the work submitted in the same hour of day on a recent day, chosen at random per hour and run:
+ * yesterday with probability 1/2, the day before with 1/4, and so on over the last {@link #DAYS} days (the time of
+ * day is kept, so nights stay quiet and mornings busy; recent days weigh most, as bursts last days). With less than a
+ * day of history, each future hour copies one of the past hours there are; with less than an hour, it expects no new
+ * work, and says so.
  *
  * <p>Why this and not a fitted arrival process: it keeps what a fit loses (bursts, the mix of shapes and teams, the
  * daily rhythm) and needs no parameters. Its durations are drawn like any other workload's. Not thread-safe while it
@@ -52,6 +54,23 @@ public final class RecentArrivals implements ArrivalModel {
         }
     }
 
+    /** Yesterday with probability 1/2, the day before with 1/4, and so on (the rest on the oldest day kept). */
+    private static long sameHourOnARecentDay(int days, SplittableRandom random) {
+        int d = 1;
+        while (d < days && random.nextBoolean()) {
+            d++;
+        }
+        return d * DAY;
+    }
+
+    /** How many whole past hours (up to a day) a future hour at {@code now} can copy. */
+    public int hoursAvailable(long now) {
+        if (firstSeenSeconds == Long.MAX_VALUE) {
+            return 0;
+        }
+        return (int) Math.min(24, Math.max(0, (now - firstSeenSeconds) / HOUR));
+    }
+
     /** How many whole past days a future hour at {@code now} can copy. */
     public int daysAvailable(long now) {
         if (firstSeenSeconds == Long.MAX_VALUE) {
@@ -63,28 +82,31 @@ public final class RecentArrivals implements ArrivalModel {
     @Override
     public String basis(long now) {
         int days = daysAvailable(now);
-        return days == 0 ? "no new work (less than a day of history)"
-                : "new work like that of the same hours on the last " + (days == 1 ? "day" : days + " days");
+        int hours = hoursAvailable(now);
+        return days > 0 ? "new work like that of the same hour on a recent day (of the last " + days + ")"
+                : hours > 0 ? "new work like that of a recent hour (of the last " + hours + ")"
+                : "no new work (less than an hour of history)";
     }
 
     @Override
     public List<WorkloadSpec> draw(long now, long untilSeconds, String prefix, DurationModel durations,
                                    SplittableRandom random) {
         int days = daysAvailable(now);
+        int hours = hoursAvailable(now);
         List<WorkloadSpec> out = new ArrayList<>();
-        if (days == 0 || past.isEmpty()) {
+        if (hours == 0 || past.isEmpty()) {
             return out;
         }
         List<WorkloadSpec> list = new ArrayList<>(past);
         for (long from = now; from < untilSeconds; from += HOUR) {
-            long lag = (1 + random.nextInt(days)) * DAY;
+            long lag = days > 0 ? sameHourOnARecentDay(days, random) : (from - now) + (1 + random.nextInt(hours)) * HOUR;
             long lo = from - lag;
             long hi = Math.min(from + HOUR, untilSeconds) - lag;
             int i = firstAtOrAfter(list, lo + (from == now ? 1 : 0));
             for (; i < list.size() && list.get(i).submitSeconds() < hi; i++) {
                 WorkloadSpec w = list.get(i);
                 long d = durations.drawSeconds(w, 0, random);
-                out.add(new WorkloadSpec(prefix + (lag / DAY) + "d-" + w.id(), w.submitSeconds() + lag, w.allocation(), w.user(), w.gpus(),
+                out.add(new WorkloadSpec(prefix + (lag / HOUR) + "h-" + w.id(), w.submitSeconds() + lag, w.allocation(), w.user(), w.gpus(),
                         w.gpusPerNode(), Duration.ofSeconds(d), w.minRuntime(), w.resumable(), w.priority(),
                         w.checkpointEvery(), w.kind()));
             }

@@ -1,0 +1,118 @@
+package dev.allot.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.allot.core.model.Durations;
+import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.Scenario;
+import dev.allot.sim.forecast.ForecastAccuracy;
+import dev.allot.sim.forecast.ForecastSettings;
+import dev.allot.sim.generate.GeneratorSpec;
+import dev.allot.sim.generate.ScenarioGenerator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot forecast accuracy}: replays a scenario with Allot's forecasts made at submission and the Slurm user's
+ * baseline, and prints how far each was from the actual start ({@link ForecastAccuracy}).
+ */
+@Command(name = "accuracy", mixinStandardHelpOptions = true,
+        header = "Measure start forecasts against actual starts, and against the Slurm model's plan at submission.",
+        description = {"Replays a scenario (a preset, a folder or a trace); at the submission of every Nth workload",
+                "Allot forecasts its start (durations from the history of finished work, new work like the recent",
+                "past, several runs for a p10-p90 band), and a run of the slurm model gives the start its plan",
+                "promises at submission with every job running to its time limit (the baseline a Slurm user has).",
+                "Prints the median and p90 absolute error, by actual wait, and the share of starts inside the band.",
+                "Example: allot forecast accuracy --preset lab",
+                "         allot forecast accuracy --trace philly:examples/traces/philly-2017-09-10.csv.gz --nodes 40x8"})
+final class ForecastAccuracyCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "a scenario folder (or --preset, --trace)")
+    Path dir;
+
+    @Option(names = "--preset", description = "generate the scenario from this preset (lab, big)")
+    String preset;
+
+    @Option(names = "--seed", defaultValue = "42", description = "with --preset: the generator seed (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--days", description = "with --preset: override the preset's number of days")
+    Integer days;
+
+    @picocli.CommandLine.Mixin
+    TraceOptions traceOptions = new TraceOptions();
+
+    @Option(names = "--policy", defaultValue = "allocation", description = "the policy forecast (default: ${DEFAULT-VALUE})")
+    String policy;
+
+    @Option(names = "--sample-every", paramLabel = "N", defaultValue = "25",
+            description = "forecast at the submission of every Nth workload, by a hash of its id (default: ${DEFAULT-VALUE})")
+    int sampleEvery;
+
+    @Option(names = "--runs", defaultValue = "10", description = "futures per forecast (default: ${DEFAULT-VALUE})")
+    int runs;
+
+    @Option(names = "--horizon", defaultValue = "2d", description = "how far a forecast looks (default: ${DEFAULT-VALUE})")
+    String horizon;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the measures as JSON")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PolicyRegistry registry = PolicyRegistry.standard();
+        registry.get(policy);
+        Duration h = Durations.parse(horizon);
+        ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);
+        Scenario s = scenario(registry);
+        out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %d runs"
+                + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : sampleEvery
+                + "th workload", runs, Durations.format(h));
+        out.flush();
+        CompletableFuture<ForecastAccuracy.Measure> baseline = CompletableFuture.supplyAsync(
+                () -> ForecastAccuracy.slurmBaseline(s, registry, settings, sampleEvery));
+        ForecastAccuracy.Measure allot = ForecastAccuracy.allot(s, registry, policy, settings, sampleEvery);
+        ForecastAccuracy.Comparison c = new ForecastAccuracy.Comparison(s.name(), allot, baseline.get());
+        out.print(c.table());
+        out.flush();
+        if (json != null) {
+            write(c, json);
+            out.println("wrote " + json);
+        }
+        return 0;
+    }
+
+    private Scenario scenario(PolicyRegistry registry) {
+        if (preset != null) {
+            if (dir != null || traceOptions.given()) {
+                throw new IllegalArgumentException("give one of DIR, --preset or --trace, not several");
+            }
+            GeneratorSpec g = GeneratorSpec.preset(preset);
+            if (days != null) {
+                g = g.withDays(days);
+            }
+            return ScenarioGenerator.generate(g, seed).toScenario(preset + "-seed" + seed);
+        }
+        if (dir == null && !traceOptions.given()) {
+            throw new IllegalArgumentException("expected a scenario: DIR, --preset NAME or --trace FORMAT:PATH --nodes"
+                    + " COUNTxGPUS; e.g. allot forecast accuracy --preset lab");
+        }
+        return traceOptions.scenario(dir, false, registry);
+    }
+
+    private static void write(ForecastAccuracy.Comparison c, Path file) throws IOException {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), c);
+    }
+}
