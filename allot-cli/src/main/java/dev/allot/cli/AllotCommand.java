@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
                 ExplainCommand.class, CancelCommand.class, ProgressCommand.class, CampaignCommand.class, NodesCommand.class,
-                BudgetCommand.class, BrakesCommand.class,
+                BudgetCommand.class, BrakesCommand.class, WhatIfCommand.class,
                 PolicyCommand.class,
                 TokenCommand.class, UserCommand.class,
                 ServeCommand.class, CommandLine.HelpCommand.class})

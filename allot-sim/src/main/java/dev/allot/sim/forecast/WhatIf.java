@@ -213,6 +213,6 @@ public final class WhatIf {
         StringBuilder sb = new StringBuilder();
         counts.forEach((k, n) -> sb.append(sb.length() == 0 ? "" : "; ").append(k).append(" (").append(n)
                 .append(n == 1 ? " workload)" : " workloads)"));
-        return sb.toString() + "; new work's durations drawn alike";
+        return sb.toString();
     }
 }
