@@ -4,6 +4,7 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.PolicyFactory;
 import dev.allot.core.policy.Settings;
+import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
@@ -79,7 +80,7 @@ public final class WhatIf {
             for (Job j : jobs) {
                 drawn[j.index()] = Forecaster.draw(j, now, durations, random);
             }
-            List<WorkloadSpec> future = arrivals.draw(now, until, "~r" + r + "-", durations, random);
+            List<WorkloadSpec> future = holdable(state, arrivals.draw(now, until, "~r" + r + "-", durations, random));
             play(state, base, drawn, future, health, until, b);
             play(state, variant, drawn, future, health, until, v);
         }
@@ -120,6 +121,22 @@ public final class WhatIf {
             tally.owed[l] += usage.owedGpuSeconds(l, ent);
             tally.paid[l] += usage.paidGpuSeconds(l, ent);
         }
+    }
+
+    /**
+     * The new work the state can take: past work copied into the future may name an allocation that is no longer a
+     * leaf, or a shape the cluster can no longer hold (a node removed); the state would refuse it, as the service
+     * refuses such work, so the future does not bring it.
+     */
+    private static List<WorkloadSpec> holdable(ClusterState state, List<WorkloadSpec> future) {
+        List<WorkloadSpec> out = new ArrayList<>(future.size());
+        for (WorkloadSpec w : future) {
+            if (state.tree().leaf(w.allocation()).isPresent()
+                    && ShapeFit.fits(state.cluster(), w.gpus(), w.gpusPerNode())) {
+                out.add(w);
+            }
+        }
+        return out;
     }
 
     /** One side's numbers per leaf, summed over the runs. */

@@ -192,6 +192,37 @@ class WhatIfTest {
     }
 
     @Test
+    void newWorkTheStateCouldNotHoldNeverArrives() {
+        var b = given().nodes(1, 8).allocations(t -> t.leaf("A", 1).leaf("B", 1));
+        b.workload(w("a0").in("A").gpus(8).runs("1h").minRuntime("1h").at("0s"));
+        Scenario s = b.scenario();
+        PolicyFactory factory = PolicyRegistry.standard().get("allocation");
+        Window window = new Window(0, DAY);
+        new Simulator(s, PolicyRegistry.standard(), "allocation", Simulator.Options.defaults().withAgent(window)).run();
+        ArrivalModel stale = new ArrivalModel() {
+            @Override
+            public List<WorkloadSpec> draw(long now, long untilSeconds, String prefix, DurationModel durations,
+                                           SplittableRandom random) {
+                return List.of(
+                        WorkloadSpec.builder(prefix + "gone").submitAt(60).allocation("removed").gpus(1).build(),
+                        WorkloadSpec.builder(prefix + "huge").submitAt(60).allocation("B").gpus(16).build(),
+                        WorkloadSpec.builder(prefix + "fine").submitAt(60).allocation("B").gpus(8)
+                                .minRuntime(Duration.ofHours(1)).duration(Duration.ofHours(1)).build());
+            }
+
+            @Override
+            public String basis(long now) {
+                return "stale";
+            }
+        };
+        WhatIf.Side side = new WhatIf.Side(window.fork.tree(), Settings.defaults(factory.settings()));
+        WhatIfReport r = new WhatIf(factory, ForecastSettings.defaults().withRuns(1).withHorizon(Duration.ofDays(1)))
+                .compare(window.fork, side, side, TRUE_DURATIONS, stale);
+        assertThat(r.allocation("B").orElseThrow().base().started()).isEqualTo(1.0);
+        assertThat(r.allocation("B").orElseThrow().base().waitP50Seconds()).isEqualTo(3600 - 60);
+    }
+
+    @Test
     void changesThatCannotBeTriedAreRefusedNamingWhatWasExpected() {
         PolicyFactory factory = PolicyRegistry.standard().get("allocation");
         Settings settings = Settings.defaults(factory.settings());
