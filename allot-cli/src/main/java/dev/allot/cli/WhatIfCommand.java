@@ -29,7 +29,8 @@ final class WhatIfCommand extends ClientCommand {
     List<String> shares = new ArrayList<>();
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
-            description = "a new value of a policy setting, e.g. allocation.reservation=false (repeatable; administrators)")
+            description = "a new value of a policy setting, e.g. allocation.reservation=false"
+                    + " (repeatable; administrators)")
     List<String> settings = new ArrayList<>();
 
     @Option(names = "--horizon", paramLabel = "DURATION", defaultValue = "1d",
@@ -49,7 +50,8 @@ final class WhatIfCommand extends ClientCommand {
                 s.put(kv[0], Double.parseDouble(kv[1]));
             } catch (NumberFormatException e) {
                 throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + pair
-                        + ": expected a number as the share (a weight among its siblings, e.g. 2), got '" + kv[1] + "'");
+                        + ": expected a number as the share (a weight among its siblings, e.g. 2), got '" + kv[1]
+                        + "'");
             }
         }
         ObjectNode t = body.putObject("settings");

@@ -95,7 +95,8 @@ final class WhatIfApi {
             SortedMap<String, String> settings = new TreeMap<>();
             JsonNode t = body.get("settings");
             if (t != null && !t.isNull()) {
-                requireObject("settings", t, "an object of <policy>.<setting> to value, e.g. {\"allocation.x\": \"y\"}");
+                requireObject("settings", t,
+                        "an object of <policy>.<setting> to value, e.g. {\"allocation.x\": \"y\"}");
                 for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> e = it.next();
                     JsonNode v = e.getValue();
