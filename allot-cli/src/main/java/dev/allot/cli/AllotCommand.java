@@ -10,8 +10,8 @@ import picocli.CommandLine.Command;
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
         subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
-                ExplainCommand.class, CancelCommand.class, ForecastCommand.class, ProgressCommand.class, CampaignCommand.class, NodesCommand.class,
-                BudgetCommand.class, BrakesCommand.class,
+                ExplainCommand.class, CancelCommand.class, ForecastCommand.class, ProgressCommand.class, CampaignCommand.class,
+                NodesCommand.class, BudgetCommand.class, BrakesCommand.class, WhatIfCommand.class,
                 PolicyCommand.class,
                 TokenCommand.class, UserCommand.class,
                 ServeCommand.class, CommandLine.HelpCommand.class})

@@ -67,7 +67,7 @@ final class LoopApi implements AutoCloseable {
         LivePolicy live = new LivePolicy(policy, ServePolicy.reader(), store, clock,
                 p -> loop.usePolicy(p.create(), p.scheduler()));
         ApiServer server = ApiServer.start(store, HttpEndpoint.loopback(0), clock, ApiServer.Extras.none(),
-                new LoopExplainer(loop), live);
+                new LoopExplainer(loop, store), live);
         return new LoopApi(store, loop, server, realEnvironment);
     }
 

@@ -7,6 +7,7 @@ import dev.allot.core.policy.Policy;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
+import dev.allot.core.state.Placement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,7 +23,7 @@ import java.util.Set;
  * time (a fork remembers no wake-up the policy asked for before). It records when each job starts.
  *
  * <p>It stops at the horizon, or as soon as every watched job has started (a forecast needs nothing after that).
- * Leaner than {@link Simulator}: no metrics, listeners or checks.
+ * Leaner than {@link Simulator}: no metrics or checks; a listener may hear the story.
  */
 public final class ForwardRun {
     /**
@@ -55,6 +56,16 @@ public final class ForwardRun {
      */
     public static Result play(ClusterState fork, Policy policy, List<WorkloadSpec> arrivals, List<HealthChange> health,
                               Set<String> watch, long untilSeconds) {
+        return play(fork, policy, arrivals, health, watch, untilSeconds, SimulationListener.NONE);
+    }
+
+    /**
+     * {@link #play(ClusterState, Policy, List, List, Set, long)}, telling {@code listener} what happens as the
+     * simulator tells its listeners (submissions, starts, preemptions, completions, health changes), each after the
+     * state applied it. {@link SimulationListener#onBegin} is not called: the listener reads the fork as it is.
+     */
+    public static Result play(ClusterState fork, Policy policy, List<WorkloadSpec> arrivals, List<HealthChange> health,
+                              Set<String> watch, long untilSeconds, SimulationListener listener) {
         long now = fork.now();
         boolean restarts = policy.restartsWorkThatCannotResume();
         EventQueue queue = new EventQueue();
@@ -106,7 +117,7 @@ public final class ForwardRun {
             first = false;
             while (!queue.isEmpty() && queue.peekTime() == t) {
                 Object e = queue.poll();
-                happened |= apply(e, t, fork);
+                happened |= apply(e, t, fork, listener);
                 if (e instanceof SimEvent.Wake) {
                     wakeUps.takeDue(t);
                 }
@@ -116,7 +127,9 @@ public final class ForwardRun {
                 if (spec.submitSeconds() < t) {
                     continue; // before the fork: not the future
                 }
-                fork.submit(fork.register(spec), t);
+                Job job = fork.register(spec);
+                fork.submit(job, t);
+                listener.onSubmit(t, job);
                 happened = true;
             }
             if (!happened) {
@@ -127,7 +140,10 @@ public final class ForwardRun {
                 @Override
                 public boolean carryOut(Decision d) {
                     if (d instanceof Decision.Preempt p) {
-                        return fork.preempt(p.job(), at, restarts).requeued();
+                        Placement where = p.job().placement();
+                        ClusterState.PreemptionResult r = fork.preempt(p.job(), at, restarts);
+                        listener.onPreempt(at, p.job(), where, p.cause(), r);
+                        return r.requeued();
                     }
                     if (d instanceof Decision.Start s) {
                         Job j = s.job();
@@ -137,6 +153,7 @@ public final class ForwardRun {
                         if (j.allocated() && j.protectedUntilSeconds() < end) {
                             queue.add(j.protectedUntilSeconds(), new SimEvent.ProtectionEnd(j, j.attempts()));
                         }
+                        listener.onStart(at, j, s.placement(), s.reason());
                         if (starts.putIfAbsent(j.id(), at) == null && watch.contains(j.id())) {
                             left[0]--;
                         }
@@ -146,7 +163,9 @@ public final class ForwardRun {
 
                 @Override
                 public void afterRound() {
-                    fork.takeDrainNotices();
+                    for (int node : fork.takeDrainNotices()) {
+                        listener.onDrained(at, fork.nodeName(node));
+                    }
                 }
             });
             decisions += decided.rounds();
@@ -157,24 +176,31 @@ public final class ForwardRun {
         return new Result(starts, t, decisions);
     }
 
-    private static boolean apply(Object e, long t, ClusterState state) {
+    private static boolean apply(Object e, long t, ClusterState state, SimulationListener listener) {
         if (e instanceof SimEvent.End end) {
             Job j = end.job();
             if (j.state() != JobState.RUNNING || j.attempts() != end.attempt()) {
                 return false;
             }
+            Placement p = j.placement();
             state.complete(j, t);
+            listener.onComplete(t, j, p);
             return true;
         }
         if (e instanceof SimEvent.ProtectionEnd pe) {
             Job j = pe.job();
-            return j.state() == JobState.RUNNING && j.attempts() == pe.attempt();
+            if (j.state() != JobState.RUNNING || j.attempts() != pe.attempt()) {
+                return false;
+            }
+            listener.onProtectionEnd(t, j);
+            return true;
         }
         if (e instanceof SimEvent.Health h) {
             if (state.isHealthy(h.node()) == h.healthy()) {
                 return false;
             }
             state.setHealthy(h.node(), h.healthy(), t);
+            listener.onHealth(t, state.nodeName(h.node()), h.healthy());
             return true;
         }
         return e instanceof SimEvent.Wake;

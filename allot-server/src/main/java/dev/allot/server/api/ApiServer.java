@@ -95,6 +95,7 @@ public final class ApiServer implements AutoCloseable {
     private final LivePolicy policy;
     private final WorkloadIntake intake;
     private final CampaignsApi campaignsApi;
+    private final WhatIfApi whatIfApi;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -167,6 +168,7 @@ public final class ApiServer implements AutoCloseable {
         this.allocationsApi = new AllocationsApi(store, clock, io, allocations, extras.topologyChanged());
         this.clusterApi = new ClusterApi(store, clock, io, nodes, this.policy, extras.topologyChanged(),
                 extras.brakesChanged());
+        this.whatIfApi = new WhatIfApi(store, io, explainer, this.policy);
         this.app = Javalin.create(this::configure);
     }
 
@@ -292,6 +294,7 @@ public final class ApiServer implements AutoCloseable {
         config.routes.get("/v1/policy", authed(clusterApi::showPolicy));
         config.routes.put("/v1/policy", authed(clusterApi::putPolicy));
         config.routes.post("/v1/nodes/{name}/health", authed(clusterApi::setHealth));
+        config.routes.post("/v1/whatif", authed(whatIfApi::whatIf));
         for (java.util.function.Consumer<JavalinConfig> r : extras.routes()) {
             r.accept(config);
         }

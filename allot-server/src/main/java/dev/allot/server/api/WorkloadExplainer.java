@@ -43,6 +43,15 @@ public interface WorkloadExplainer {
     }
 
     /**
+     * What a what-if ({@code POST /v1/whatif}) plays forward: an exact, independent copy of the scheduler's live state
+     * and the models of durations and new work it assumes. Empty when the scheduler has not loaded yet, and by
+     * default.
+     */
+    default Optional<WhatIfInputs> whatIfInputs() {
+        return Optional.empty();
+    }
+
+    /**
      * A node that is not healthy, as the scheduler holds it.
      *
      * @param status             {@code draining} (work still runs on it) or {@code drained} (empty)

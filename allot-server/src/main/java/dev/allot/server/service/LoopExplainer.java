@@ -2,8 +2,12 @@ package dev.allot.server.service;
 
 import dev.allot.core.explain.WaitExplainer;
 import dev.allot.core.explain.WaitExplanation;
+import dev.allot.core.state.Job;
+import dev.allot.server.api.WhatIfInputs;
 import dev.allot.server.api.WorkloadExplainer;
 import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.sched.WhatIfHistory;
+import dev.allot.server.store.Store;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -14,14 +18,40 @@ import java.util.Optional;
 public final class LoopExplainer implements WorkloadExplainer {
     private final SchedulerLoop loop;
     private final WaitExplainer explainer;
+    private final Store store;
 
-    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer) {
+    /** @param store where a what-if reads its models of durations and new work from; null: no what-ifs */
+    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer, Store store) {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.explainer = Objects.requireNonNull(explainer, "explainer");
+        this.store = store;
+    }
+
+    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer) {
+        this(loop, explainer, null);
     }
 
     public LoopExplainer(SchedulerLoop loop) {
         this(loop, new WaitExplainer());
+    }
+
+    public LoopExplainer(SchedulerLoop loop, Store store) {
+        this(loop, new WaitExplainer(), store);
+    }
+
+    /**
+     * A fork of the live state, taken between cycles, and the models read from the store
+     * ({@link WhatIfHistory}) as of the state's time.
+     */
+    @Override
+    public Optional<WhatIfInputs> whatIfInputs() {
+        if (store == null) {
+            return Optional.empty();
+        }
+        return loop.inspect((state, now) -> state.fork(state.tree(), Job::durationSeconds)).map(fork -> {
+            WhatIfHistory.Models m = WhatIfHistory.read(store, fork.now());
+            return new WhatIfInputs(fork, m.durations(), m.arrivals());
+        });
     }
 
     @Override

@@ -194,7 +194,7 @@ public final class Service implements AutoCloseable {
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
                             started::topologyChanged, started::resync, gate,
                             new LoopHealth(started)),
-                    new LoopExplainer(started), live);
+                    new LoopExplainer(started, store), live);
             if (nodeSync != null) {
                 BackendNodeSync sync = new BackendNodeSync(store, backend, clock, started::topologyChanged);
                 nodeSync = sync;

@@ -36,7 +36,7 @@ final class ApiFuzzer {
             "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics", "POST /v1/session", "GET /v1/session",
             "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains", "GET /v1/timeline", "GET /v1/policy",
             "PUT /v1/policy", "POST /v1/campaigns", "GET /v1/campaigns", "GET /v1/campaigns/{name}",
-            "PUT /v1/campaigns/{name}/brakes", "DELETE /v1/campaigns/{name}");
+            "PUT /v1/campaigns/{name}/brakes", "DELETE /v1/campaigns/{name}", "POST /v1/whatif");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
     static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
             "other", "lab/a/x/deep");
@@ -152,6 +152,16 @@ final class ApiFuzzer {
             case "PUT /v1/campaigns/{name}/brakes" -> {
                 path = "/v1/campaigns/" + campaignName() + "/brakes";
                 body = body(brakeFields());
+            }
+            case "POST /v1/whatif" -> {
+                path = "/v1/whatif";
+                body = body(Map.of("shares", List.of("{\"lab/a\": 2}", "{}", "{\"/lab/b\": 0.5, \"lab/a\": 1}",
+                        "{\"lab\": 2}", "{\"nope\": 1}", "{\"lab/a\": -1}", "{\"lab/a\": \"x\"}", "[]", "null",
+                        "{\"\": 1}", "{\"lab/a\": 1e400}"), "settings", List.of("{}", "null",
+                        "{\"lookback\": \"3d\"}", "{\"allocation.nope\": \"1\"}", "{\"kueue.x\": 1}", "[]",
+                        "{\"allocation.x\": {}}"), "horizon", List.of("\"1h\"", "\"2h\"", "\"8d\"", "\"0s\"",
+                        "\"-1d\"", "\"x\"", "1", "null", "\"9999999999999d\""), "runs", List.of("1", "2", "0",
+                        "21", "-1", "1.5", "\"3\"", "null", "9223372036854775807")));
             }
             case "PUT /v1/brakes" -> {
                 path = "/v1/brakes";

@@ -83,7 +83,8 @@ public final class Forecaster {
         return new Forecasts(now, until, runs, out, arrivals.basis(now), decisions, arrivalsPlayed / Math.max(1, runs));
     }
 
-    private static long draw(Job j, long now, DurationModel durations, SplittableRandom random) {
+    /** One run's running time in all for {@code j}: its own when it is over, else a draw beyond what it has run. */
+    static long draw(Job j, long now, DurationModel durations, SplittableRandom random) {
         if (j.state().isFinal()) {
             return j.durationSeconds();
         }

@@ -392,7 +392,7 @@ public final class MetricsCollector implements SimulationListener {
                 double o = owedGpuSeconds(ent, healthy.get(h), demand[l].get(h));
                 owedByHour[h] = o;
                 owed += o;
-                paid += Math.min(receivedAlloc[l].get(h), o);
+                paid += paidGpuSeconds(o, receivedAlloc[l].get(h));
             }
             double paidDaily = paidOverPeriods(owedByHour, receivedAlloc[l], 24);
             double paidWindow = paidOverPeriods(owedByHour, receivedAlloc[l], lookbackHours);
@@ -448,12 +448,24 @@ public final class MetricsCollector implements SimulationListener {
             for (int h = from; h < to; h++) {
                 owed += owedByHour[h];
             }
-            paid += Math.min(received.sum(from, to), owed);
+            paid += paidGpuSeconds(owed, received.sum(from, to));
         }
         return paid;
     }
 
-    /** paid / owed rounded to 4 decimals; null when nothing was owed. */
+    /**
+     * What of an hour's (or a period's) owed GPU-time was paid: what the allocation's allocated work received in it,
+     * up to what it was owed; received beyond that pays nothing. Paid fractions sum this over hours or periods.
+     */
+    public static double paidGpuSeconds(double owedGpuSeconds, long receivedGpuSeconds) {
+        return Math.min(receivedGpuSeconds, owedGpuSeconds);
+    }
+
+    /** A paid fraction: paid / owed rounded to 4 decimals; null when nothing was owed. */
+    public static Double paidFraction(double paid, double owed) {
+        return fraction(paid, owed);
+    }
+
     private static Double fraction(double paid, double owed) {
         return owed > 0 ? round(paid / owed, 4) : null;
     }
