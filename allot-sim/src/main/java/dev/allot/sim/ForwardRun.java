@@ -7,7 +7,6 @@ import dev.allot.core.policy.Policy;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
-import dev.allot.core.state.Placement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -117,7 +116,7 @@ public final class ForwardRun {
             first = false;
             while (!queue.isEmpty() && queue.peekTime() == t) {
                 Object e = queue.poll();
-                happened |= apply(e, t, fork, listener);
+                happened |= ClusterRules.apply(e, t, fork, listener);
                 if (e instanceof SimEvent.Wake) {
                     wakeUps.takeDue(t);
                 }
@@ -139,26 +138,12 @@ public final class ForwardRun {
             DecisionLoop.Outcome decided = DecisionLoop.decide(policy, fork, t, new DecisionLoop.Driver() {
                 @Override
                 public boolean carryOut(Decision d) {
-                    if (d instanceof Decision.Preempt p) {
-                        Placement where = p.job().placement();
-                        ClusterState.PreemptionResult r = fork.preempt(p.job(), at, restarts);
-                        listener.onPreempt(at, p.job(), where, p.cause(), r);
-                        return r.requeued();
+                    boolean requeued = ClusterRules.carryOut(d, at, fork, listener, queue, restarts);
+                    if (d instanceof Decision.Start s && starts.putIfAbsent(s.job().id(), at) == null
+                            && watch.contains(s.job().id())) {
+                        left[0]--;
                     }
-                    if (d instanceof Decision.Start s) {
-                        Job j = s.job();
-                        fork.start(j, s.placement(), at);
-                        long end = at + j.remainingSeconds();
-                        queue.add(end, new SimEvent.End(j, j.attempts()));
-                        if (j.allocated() && j.protectedUntilSeconds() < end) {
-                            queue.add(j.protectedUntilSeconds(), new SimEvent.ProtectionEnd(j, j.attempts()));
-                        }
-                        listener.onStart(at, j, s.placement(), s.reason());
-                        if (starts.putIfAbsent(j.id(), at) == null && watch.contains(j.id())) {
-                            left[0]--;
-                        }
-                    }
-                    return false;
+                    return requeued;
                 }
 
                 @Override
@@ -174,35 +159,5 @@ public final class ForwardRun {
             }
         }
         return new Result(starts, t, decisions);
-    }
-
-    private static boolean apply(Object e, long t, ClusterState state, SimulationListener listener) {
-        if (e instanceof SimEvent.End end) {
-            Job j = end.job();
-            if (j.state() != JobState.RUNNING || j.attempts() != end.attempt()) {
-                return false;
-            }
-            Placement p = j.placement();
-            state.complete(j, t);
-            listener.onComplete(t, j, p);
-            return true;
-        }
-        if (e instanceof SimEvent.ProtectionEnd pe) {
-            Job j = pe.job();
-            if (j.state() != JobState.RUNNING || j.attempts() != pe.attempt()) {
-                return false;
-            }
-            listener.onProtectionEnd(t, j);
-            return true;
-        }
-        if (e instanceof SimEvent.Health h) {
-            if (state.isHealthy(h.node()) == h.healthy()) {
-                return false;
-            }
-            state.setHealthy(h.node(), h.healthy(), t);
-            listener.onHealth(t, state.nodeName(h.node()), h.healthy());
-            return true;
-        }
-        return e instanceof SimEvent.Wake;
     }
 }

@@ -83,6 +83,7 @@ public final class Simulator {
         SimulationListener listener = agent == null ? options.listener() : SimulationListener.both(options.listener(), agent);
         listener.onBegin(state);
         InvariantChecker checker = options.check() ? new InvariantChecker(state, policy, metrics) : null;
+        SimulationListener hears = SimulationListener.both(metrics, listener); // the metrics first, then the story
         EventQueue queue = new EventQueue();
         for (HealthEvent h : scenario.cluster().healthEvents()) {
             int node = scenario.cluster().indexOf(h.node()).orElseThrow();
@@ -113,7 +114,7 @@ public final class Simulator {
             boolean happened = false;
             while (!queue.isEmpty() && queue.peekTime() == t) {
                 Object e = queue.poll();
-                if (apply(e, t, state, metrics, listener)) {
+                if (ClusterRules.apply(e, t, state, hears)) {
                     events++;
                     happened = true;
                 }
@@ -137,13 +138,13 @@ public final class Simulator {
             if (!happened) {
                 continue;
             }
-            cycles += decide(policy, state, t, metrics, listener, queue, restarts, checker, wakeUps);
+            cycles += decide(policy, state, t, hears, queue, restarts, checker, wakeUps);
             // the policy's decisions may have started or stopped the agent's work: let it answer at this instant
             for (int pass = 0; agent != null && pass < MAX_AGENT_PASSES && agent.wantsToAct(); pass++) {
                 if (!actions.act(agent, t)) {
                     break;
                 }
-                cycles += decide(policy, state, t, metrics, listener, queue, restarts, checker, wakeUps);
+                cycles += decide(policy, state, t, hears, queue, restarts, checker, wakeUps);
             }
             if (checker != null) {
                 checker.afterEvent(t);
@@ -170,24 +171,21 @@ public final class Simulator {
      * plans and keeps the earliest wake-up asked for: the loop the service runs too ({@link DecisionLoop}). Returns
      * the rounds.
      */
-    private static int decide(Policy policy, ClusterState state, long t, MetricsCollector metrics,
-                              SimulationListener listener, EventQueue queue, boolean restarts, InvariantChecker checker,
-                              DecisionLoop wakeUps) {
+    private static int decide(Policy policy, ClusterState state, long t, SimulationListener hears, EventQueue queue,
+                              boolean restarts, InvariantChecker checker, DecisionLoop wakeUps) {
         DecisionLoop.Outcome decided = DecisionLoop.decide(policy, state, t, new DecisionLoop.Driver() {
             @Override
             public boolean carryOut(Decision d) {
                 if (checker != null) {
                     checker.beforeDecision(t, d);
                 }
-                return Simulator.carryOut(d, t, state, metrics, listener, queue, restarts);
+                return ClusterRules.carryOut(d, t, state, hears, queue, restarts);
             }
 
             @Override
             public void afterRound() {
                 for (int node : state.takeDrainNotices()) {
-                    String name = state.nodeName(node);
-                    metrics.onDrained(t, name);
-                    listener.onDrained(t, name);
+                    hears.onDrained(t, state.nodeName(node));
                 }
             }
         });
@@ -278,63 +276,6 @@ public final class Simulator {
             listener.onPreempt(now, job, where, cause, r);
             return r;
         }
-    }
-
-    private static boolean apply(Object e, long t, ClusterState state, MetricsCollector metrics, SimulationListener listener) {
-        if (e instanceof SimEvent.End end) {
-            Job j = end.job();
-            if (j.state() != JobState.RUNNING || j.attempts() != end.attempt()) {
-                return false;
-            }
-            Placement p = j.placement();
-            state.complete(j, t);
-            metrics.onComplete(t, j, p);
-            listener.onComplete(t, j, p);
-            return true;
-        }
-        if (e instanceof SimEvent.ProtectionEnd pe) {
-            Job j = pe.job();
-            if (j.state() != JobState.RUNNING || j.attempts() != pe.attempt()) {
-                return false;
-            }
-            listener.onProtectionEnd(t, j);
-            return true;
-        }
-        if (e instanceof SimEvent.Health h) {
-            if (state.isHealthy(h.node()) == h.healthy()) {
-                return false;
-            }
-            state.setHealthy(h.node(), h.healthy(), t);
-            String name = state.nodeName(h.node());
-            metrics.onHealth(t, name, h.healthy());
-            listener.onHealth(t, name, h.healthy());
-            return true;
-        }
-        return e instanceof SimEvent.Wake;
-    }
-
-    /** Applies one decision; returns whether it sent a job back to the queue. */
-    private static boolean carryOut(Decision d, long t, ClusterState state, MetricsCollector metrics,
-                                    SimulationListener listener, EventQueue queue, boolean restarts) {
-        if (d instanceof Decision.Preempt p) {
-            Job j = p.job();
-            Placement where = j.placement();
-            ClusterState.PreemptionResult r = state.preempt(j, t, restarts);
-            metrics.onPreempt(t, j, where, p.cause(), r);
-            listener.onPreempt(t, j, where, p.cause(), r);
-            return r.requeued();
-        } else if (d instanceof Decision.Start s) {
-            Job j = s.job();
-            state.start(j, s.placement(), t);
-            long end = t + j.remainingSeconds();
-            queue.add(end, new SimEvent.End(j, j.attempts()));
-            if (j.allocated() && j.protectedUntilSeconds() < end) {
-                queue.add(j.protectedUntilSeconds(), new SimEvent.ProtectionEnd(j, j.attempts()));
-            }
-            metrics.onStart(t, j, s.placement(), s.reason());
-            listener.onStart(t, j, s.placement(), s.reason());
-        }
-        return false;
     }
 
     private static WorkloadRecord record(String policy, Job j, ClusterState state) {
