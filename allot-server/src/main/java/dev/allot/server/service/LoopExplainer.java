@@ -14,14 +14,32 @@ import java.util.Optional;
 public final class LoopExplainer implements WorkloadExplainer {
     private final SchedulerLoop loop;
     private final WaitExplainer explainer;
+    private final dev.allot.server.forecast.LiveForecaster forecaster;
 
-    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer) {
+    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer,
+                         dev.allot.server.forecast.LiveForecaster forecaster) {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.explainer = Objects.requireNonNull(explainer, "explainer");
+        this.forecaster = forecaster;
     }
 
     public LoopExplainer(SchedulerLoop loop) {
-        this(loop, new WaitExplainer());
+        this(loop, new WaitExplainer(), null);
+    }
+
+    /** With the forecasts of {@code forecaster} ({@link #forecast()}). */
+    public LoopExplainer(SchedulerLoop loop, dev.allot.server.forecast.LiveForecaster forecaster) {
+        this(loop, new WaitExplainer(), Objects.requireNonNull(forecaster, "forecaster"));
+    }
+
+    @Override
+    public Optional<dev.allot.server.forecast.LiveForecast> forecast() {
+        return forecaster == null ? Optional.empty() : forecaster.latest();
+    }
+
+    @Override
+    public boolean forecasting() {
+        return forecaster != null && forecaster.running();
     }
 
     @Override
