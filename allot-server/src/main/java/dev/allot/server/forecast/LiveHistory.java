@@ -48,6 +48,9 @@ final class LiveHistory {
     private long lastSeq;
     private long firstSubmitSeconds = Long.MAX_VALUE;
     private int finishedLearnt;
+    /** The finished work the seed learnt: the loop may report it ended too, after the seed read it (learnt once). */
+    private final java.util.Set<String> seededFinished = new java.util.HashSet<>();
+    private int roundsSinceSeed;
 
     private static final class Declared {
         final long seconds;
@@ -89,6 +92,7 @@ final class LiveHistory {
      * finished workloads' running times it learns, in the order they ended.
      */
     void seed(Store store, long nowMillis) {
+        seededFinished.clear();
         long now = Math.floorDiv(nowMillis, 1000);
         long since = now - RecentArrivals.DAYS * DAY_SECONDS;
         learnSubmissions(store, now, w -> !w.state().ended() || w.submittedAtMillis() / 1000 >= since - 3_600);
@@ -104,6 +108,7 @@ final class LiveHistory {
         ids.sort(Comparator.comparingLong((String id) -> lastEnd(byWorkload.get(id))).thenComparing(id -> id));
         for (String id : ids) {
             learnFinished(workloads.get(id), byWorkload.get(id), now);
+            seededFinished.add(id);
         }
     }
 
@@ -142,7 +147,13 @@ final class LiveHistory {
      * GPUs were given back when their work ended; cancelled work says nothing of how long work runs).
      */
     void learnEnded(Store store, Collection<String> ids, long now) {
+        if (++roundsSinceSeed > 2) {
+            seededFinished.clear(); // reports of what ended before the seed have all come by now
+        }
         for (String id : ids) {
+            if (seededFinished.remove(id)) {
+                continue;
+            }
             Workload w = store.workloads().workload(id).orElse(null);
             if (w == null || !w.state().ended()) {
                 continue; // requeued: it runs again
@@ -167,7 +178,7 @@ final class LiveHistory {
                 millis += Math.max(0, a.endedAtMillis() - a.startedAtMillis());
             }
         }
-        long seconds = Math.round(millis / 1000.0);
+        long seconds = Math.round(millis / 1000.0); // in all, over its attempts
         if (seconds > 0) {
             durations.learn(CoreBuilder.spec(w, now), seconds);
             finishedLearnt++;
