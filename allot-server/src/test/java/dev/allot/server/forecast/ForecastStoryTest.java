@@ -35,48 +35,21 @@ import org.junit.jupiter.api.io.TempDir;
  * API's answers. The stories are worked by hand, so every start is known exactly.
  */
 class ForecastStoryTest {
-    static final Instant T0 = Instant.parse("2026-03-02T09:00:00Z");
-    static final ObjectMapper JSON = new ObjectMapper();
-    final HttpClient http = HttpClient.newHttpClient();
+    static final Instant T0 = ForecastFixture.T0;
 
     @TempDir
     Path dir;
 
-    /** One node of 8 GPUs, users root (admin) and alice, the tree lab > a. */
-    private void seed() {
-        try (Store store = Store.sqlite(dir)) {
-            long t = T0.toEpochMilli();
-            store.access().putUser(new User("root", User.Role.ADMIN));
-            store.access().putUser(new User("alice", User.Role.USER));
-            store.access().addToken("root", "tok-root", "test", t);
-            store.access().addToken("alice", "tok-alice", "test", t);
-            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-            store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
-            store.nodes().putNode(new Node("n1", 8, true, null, t), "root");
-        }
-    }
-
     private Service start(MutableClock clock, Duration forecastInterval) {
-        seed();
-        return Service.start(ServiceConfig.defaults(dir).withPort(0).withBackend(ServiceConfig.SIMULATED)
-                .withForecastInterval(forecastInterval), clock);
+        return ForecastFixture.start(dir, clock, forecastInterval);
     }
 
     private String submit(Service s, String duration) throws Exception {
-        String body = "{\"allocation\":\"lab/a\",\"gpus\":8,\"minRuntime\":\"0\",\"resumable\":false,\"priority\":\"normal\",\"command\":[\"train\"]"
-                + (duration == null ? "" : ",\"duration\":\"" + duration + "\"") + "}";
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(s.url() + "/v1/workloads"))
-                .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-        return JSON.readTree(r.body()).path("id").asText();
+        return ForecastFixture.submit(s, duration);
     }
 
     private JsonNode get(Service s, String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(s.url() + path))
-                .header("Authorization", "Bearer tok-alice").GET().build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return JSON.readTree(r.body());
+        return ForecastFixture.get(s, path);
     }
 
     private static long at(Instant t) {
