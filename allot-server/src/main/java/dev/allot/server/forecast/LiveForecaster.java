@@ -42,6 +42,13 @@ import org.slf4j.LoggerFactory;
  * <p>Why a thread of its own: a forecast of a big cluster takes far longer than a scheduling cycle, and a cycle must
  * never wait for it; the snapshot is the only part on the loop's monitor, and it is measured
  * ({@code allot_forecast_snapshot_seconds}) as is the forecast ({@code allot_forecast_seconds}).
+ *
+ * <p><b>Cost.</b> A forecast's time grows with the runs, the horizon and the size of the queue (10 runs over 2 days of
+ * 1,024 x 8 GPUs with 10,000 waiting took about 100 s on 2 shared cores; 3 runs over 12 hours about 6 s). So that the
+ * forecasting thread does not use a core without end on a big cluster, the settings adapt to a time budget (the
+ * interval, {@link #adaptTo}): a forecast that took longer than the budget halves the runs for the next (down to
+ * {@link #MIN_RUNS}), then the horizon (down to {@link #MIN_HORIZON}); one that took less than a quarter of it doubles
+ * them back, up to the configured settings. What a forecast used is published with it (its runs and horizon).
  */
 public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LiveForecaster.class);
@@ -49,6 +56,10 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
     /** What work is assumed to run when it declared nothing and nothing like it has finished yet. */
     public static final Duration DEFAULT_DURATION = Duration.ofHours(1);
+    /** The fewest runs the settings adapt down to (a band needs a few). */
+    public static final int MIN_RUNS = 3;
+    /** The shortest horizon the settings adapt down to. */
+    public static final Duration MIN_HORIZON = Duration.ofHours(12);
 
     private final Store store;
     private final SchedulerLoop loop;
@@ -63,6 +74,10 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     private volatile Timer snapshotTimer;
     private volatile Timer forecastTimer;
     private volatile Runnable afterSnapshot = () -> { };
+    /** The settings of the next forecast: the configured ones, or fewer runs and a shorter horizon (see Cost). */
+    private volatile ForecastSettings current;
+    /** The time a forecast should stay within; 0: no adapting. */
+    private volatile long budgetNanos;
     private final Object lifecycle = new Object();
     /** Whether ended attempts are noted: once forecasting is on (off, nothing would ever read them). */
     private volatile boolean listening;
@@ -81,6 +96,20 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         this.defaultDuration = Objects.requireNonNull(defaultDuration, "defaultDuration");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.history = new LiveHistory(defaultDuration);
+        this.current = settings;
+    }
+
+    /**
+     * Adapts the settings so that a forecast takes at most about {@code budget} (see Cost); {@link #start} adapts to
+     * its interval.
+     */
+    public void adaptTo(Duration budget) {
+        this.budgetNanos = budget.toNanos();
+    }
+
+    /** The settings the next forecast uses. */
+    public ForecastSettings currentSettings() {
+        return current;
     }
 
     /** The forecast settings a service uses: the defaults ({@link ForecastSettings#defaults()}). */
@@ -120,6 +149,7 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
             throw new IllegalStateException("the forecaster is already running");
         }
         listening = true;
+        adaptTo(interval);
         thread = Daemons.single("allot-forecast");
         thread.scheduleWithFixedDelay(this::roundOnThread, interval.toNanos(), interval.toNanos(),
                 TimeUnit.NANOSECONDS);
@@ -174,13 +204,15 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         }
         afterSnapshot.run();
         ServicePolicy p = policy.get();
+        ForecastSettings used = current;
         Forecaster forecaster = new Forecaster(PolicyRegistry.standard().get(ServicePolicy.POLICY), p.allocation(),
-                settings);
+                used);
         ClusterState state = snapshot.get();
         long t1 = System.nanoTime();
         Forecasts f = forecaster.forecast(state, state.tree(), Set.of(), history.durations(), history.arrivals());
         long forecastNanos = System.nanoTime() - t1;
-        LiveForecast out = new LiveForecast(f, settings, ServicePolicy.POLICY + " (" + p.source() + ")", defaultDuration,
+        adapt(used, forecastNanos);
+        LiveForecast out = new LiveForecast(f, used, ServicePolicy.POLICY + " (" + p.source() + ")", defaultDuration,
                 history.finishedLearnt(), snapshotNanos, forecastNanos);
         latest.set(out);
         Timer s = snapshotTimer;
@@ -191,6 +223,40 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         LOG.debug("forecast {} waiting workloads in {} ms (snapshot held the loop {} ms; {} runs, {} decisions)",
                 f.byWorkload().size(), forecastNanos / 1_000_000, snapshotNanos / 1_000_000, f.runs(), f.decisions());
         return Optional.of(out);
+    }
+
+    private void adapt(ForecastSettings used, long tookNanos) {
+        long budget = budgetNanos;
+        if (budget <= 0) {
+            return;
+        }
+        ForecastSettings next = used;
+        if (tookNanos > budget) {
+            if (used.runs() > MIN_RUNS) {
+                next = used.withRuns(Math.max(MIN_RUNS, used.runs() / 2));
+            } else if (used.horizon().compareTo(MIN_HORIZON) > 0) {
+                next = used.withHorizon(max(MIN_HORIZON, used.horizon().dividedBy(2)));
+            }
+        } else if (tookNanos < budget / 4) {
+            if (used.horizon().compareTo(settings.horizon()) < 0) {
+                next = used.withHorizon(min(settings.horizon(), used.horizon().multipliedBy(2)));
+            } else if (used.runs() < settings.runs()) {
+                next = used.withRuns(Math.min(settings.runs(), used.runs() * 2));
+            }
+        }
+        if (!next.equals(used)) {
+            LOG.info("the forecast took {} ms (budget {} ms): the next plays {} runs over {}", tookNanos / 1_000_000,
+                    budget / 1_000_000, next.runs(), Durations.format(next.horizon()));
+            current = next;
+        }
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** For tests: runs between the snapshot and the forecast, on the forecasting thread, off the loop's monitor. */

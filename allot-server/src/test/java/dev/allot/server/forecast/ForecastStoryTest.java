@@ -192,6 +192,34 @@ class ForecastStoryTest {
     }
 
     @Test
+    void theSettingsAdaptToTheTimeBudgetAndBack() throws Exception {
+        MutableClock clock = new MutableClock(T0);
+        try (Service s = start(clock, Duration.ofHours(1))) {
+            submit(s, "1h");
+            s.loop().runOnce();
+            submit(s, "1h");
+            s.loop().runOnce();
+            // every forecast takes longer than a nanosecond: fewer runs first, then a shorter horizon, to the floor
+            s.forecaster().adaptTo(Duration.ofNanos(1));
+            List<String> used = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                LiveForecast f = s.forecaster().forecastNow().orElseThrow();
+                used.add(f.settings().runs() + "/" + f.settings().horizon().toHours() + "h/" + f.forecasts().runs());
+            }
+            assertThat(used).containsExactly("10/48h/10", "5/48h/5", "3/48h/3", "3/24h/3", "3/12h/3", "3/12h/3");
+            // and every forecast takes less than a quarter of a day: back to the configured settings
+            s.forecaster().adaptTo(Duration.ofDays(1));
+            used.clear();
+            for (int i = 0; i < 6; i++) {
+                LiveForecast f = s.forecaster().forecastNow().orElseThrow();
+                used.add(f.settings().runs() + "/" + f.settings().horizon().toHours() + "h");
+            }
+            assertThat(used).containsExactly("3/12h", "3/24h", "3/48h", "6/48h", "10/48h", "10/48h");
+            assertThat(get(s, "/v1/forecasts").path("forecast").path("runs").asInt()).isEqualTo(10);
+        }
+    }
+
+    @Test
     void aZeroIntervalTurnsForecastingOff() throws Exception {
         MutableClock clock = new MutableClock(T0);
         try (Service s = start(clock, Duration.ZERO)) {
