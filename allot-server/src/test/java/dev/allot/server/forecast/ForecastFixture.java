@@ -21,9 +21,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * What the forecast tests of the service share: a service with the simulated backend on one node n1 of 8 GPUs, users
- * root (administrator) and alice (member of lab/a, token tok-alice), and 8-GPU unallocated workloads submitted over
- * HTTP as alice.
+ * What the forecast tests of the service share: a service with the simulated backend on nodes of 8 GPUs (its own
+ * loop's tick an hour: the tests run the cycles), users root (administrator), alice (member of lab/a) and bob (lab/b),
+ * each with token tok-name, and workloads submitted over HTTP.
  */
 final class ForecastFixture {
     static final Instant T0 = Instant.parse("2026-03-02T09:00:00Z");
@@ -33,32 +33,48 @@ final class ForecastFixture {
     private ForecastFixture() {
     }
 
-    /** One node of 8 GPUs, users root (admin) and alice, the tree lab > a. */
-    static void seed(Path dir) {
+    /** Nodes n1.. of 8 GPUs, users root (admin), alice and bob, the tree lab > a (alice), b (bob). */
+    static void seed(Path dir, int nodes) {
         try (Store store = Store.sqlite(dir)) {
             long t = T0.toEpochMilli();
             store.access().putUser(new User("root", User.Role.ADMIN));
             store.access().putUser(new User("alice", User.Role.USER));
+            store.access().putUser(new User("bob", User.Role.USER));
             store.access().addToken("root", "tok-root", "test", t);
             store.access().addToken("alice", "tok-alice", "test", t);
+            store.access().addToken("bob", "tok-bob", "test", t);
             store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
             store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
-            store.nodes().putNode(new Node("n1", 8, true, null, t), "root");
+            store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
+            for (int n = 1; n <= nodes; n++) {
+                store.nodes().putNode(new Node("n" + n, 8, true, null, t), "root");
+            }
         }
     }
 
+    /** A service on one node of 8 GPUs. */
     static Service start(Path dir, MutableClock clock, Duration forecastInterval) {
-        seed(dir);
-        return Service.start(ServiceConfig.defaults(dir).withPort(0).withBackend(ServiceConfig.SIMULATED)
-                .withForecastInterval(forecastInterval), clock);
+        return start(dir, clock, forecastInterval, 1);
     }
 
+    static Service start(Path dir, MutableClock clock, Duration forecastInterval, int nodes) {
+        seed(dir, nodes);
+        return Service.start(ServiceConfig.defaults(dir).withPort(0).withBackend(ServiceConfig.SIMULATED)
+                .withTick(Duration.ofHours(1)).withForecastInterval(forecastInterval), clock);
+    }
+
+    /** Alice submits an unallocated 8-GPU workload to lab/a ({@code duration} null: none declared). */
     static String submit(Service s, String duration) throws Exception {
-        String body = "{\"allocation\":\"lab/a\",\"gpus\":8,\"minRuntime\":\"0\",\"resumable\":false,"
-                + "\"priority\":\"normal\",\"command\":[\"train\"]"
+        return submit(s, "alice", "lab/a", 8, "0", duration);
+    }
+
+    static String submit(Service s, String user, String allocation, int gpus, String minRuntime, String duration)
+            throws Exception {
+        String body = "{\"allocation\":\"" + allocation + "\",\"gpus\":" + gpus + ",\"minRuntime\":\"" + minRuntime
+                + "\",\"resumable\":false,\"priority\":\"normal\",\"command\":[\"train\"]"
                 + (duration == null ? "" : ",\"duration\":\"" + duration + "\"") + "}";
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(s.url() + "/v1/workloads"))
-                .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
+                .header("Authorization", "Bearer tok-" + user).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
         return JSON.readTree(r.body()).path("id").asText();
