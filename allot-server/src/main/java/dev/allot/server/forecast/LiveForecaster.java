@@ -81,6 +81,7 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     private final Object lifecycle = new Object();
     /** Whether ended attempts are noted: once forecasting is on (off, nothing would ever read them). */
     private volatile boolean listening;
+    private volatile boolean closing;
     private boolean seeded;
 
     /**
@@ -172,6 +173,10 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         try {
             forecastNow();
         } catch (RuntimeException | AssertionError e) {
+            if (closing) {
+                LOG.info("the forecast in progress was cut short by the stop: {}", e.toString());
+                return;
+            }
             // caught: a periodic task that throws is never run again
             LOG.warn("the forecast failed; trying again at the next interval", e);
         }
@@ -271,15 +276,20 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         }
     }
 
+    /**
+     * Stops the forecasting thread. A forecast's runs do not stop when interrupted: one in progress on a big cluster
+     * may finish in the background after this returns (it writes nothing; its result is dropped with the service).
+     */
     @Override
     public void close() {
+        closing = true;
         ScheduledExecutorService t;
         synchronized (lifecycle) {
             t = thread;
             thread = null;
         }
         if (t != null) {
-            Daemons.stop(t, Duration.ofSeconds(10), "the forecasting thread");
+            Daemons.stop(t, Duration.ofSeconds(2), "the forecasting thread");
         }
     }
 }
