@@ -57,7 +57,7 @@ final class ForecastViews {
     }
 
     /** The band's name, from the forecast's quantiles (the service's: p10-p90). */
-    static String band(LiveForecast live) {
+    static String bandName(LiveForecast live) {
         return "p" + percent(bandLow(live)) + "-p" + percent(bandHigh(live));
     }
 
@@ -82,7 +82,7 @@ final class ForecastViews {
 
     static About about(LiveForecast live) {
         Forecasts f = live.forecasts();
-        return new About(instant(f.madeAtSeconds()), instant(f.horizonEndSeconds()), f.runs(), band(live),
+        return new About(instant(f.madeAtSeconds()), instant(f.horizonEndSeconds()), f.runs(), bandName(live),
                 shared(live, null), live.snapshotNanos() / 1e9, live.forecastNanos() / 1e9);
     }
 
@@ -97,7 +97,7 @@ final class ForecastViews {
         }
         return live.get().of(workloadId).map(f -> new WorkloadForecast(instant(f.madeAtSeconds()),
                 f.startsWithinHorizon(), start(f.medianSeconds()), start(f.lowSeconds()), start(f.highSeconds()),
-                band(live.get()), instant(f.horizonEndSeconds()), live.get().forecasts().runs(),
+                bandName(live.get()), instant(f.horizonEndSeconds()), live.get().forecasts().runs(),
                 shared(live.get(), f.durationBasis())));
     }
 
@@ -110,7 +110,8 @@ final class ForecastViews {
             sb.append("likely to start at ").append(f.likelyStart()).append(", ").append(f.band()).append(" ")
                     .append(f.low()).append(" to ").append(f.high() == null ? "after " + f.horizonEnd() : f.high());
         } else {
-            sb.append("likely to start after ").append(f.horizonEnd()).append(" (the end of what the forecast looks at)");
+            sb.append("likely to start after ").append(f.horizonEnd())
+                    .append(" (the end of what the forecast looks at)");
         }
         return sb.append(". It assumes its own duration from: ").append(f.assumptions().duration())
                 .append("; ").append(f.assumptions().runningWork()).append("; new work: ")

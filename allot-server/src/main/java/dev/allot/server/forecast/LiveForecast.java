@@ -19,7 +19,8 @@ import java.util.Optional;
  * @param snapshotNanos    how long taking the snapshot held the scheduling loop
  * @param forecastNanos    how long the forecast took, off the loop
  */
-public record LiveForecast(Forecasts forecasts, ForecastSettings settings, String policy, Duration defaultDuration, int finishedLearnt,
+public record LiveForecast(Forecasts forecasts, ForecastSettings settings, String policy, Duration defaultDuration,
+                           int finishedLearnt,
                            long snapshotNanos, long forecastNanos) {
     public LiveForecast {
         Objects.requireNonNull(forecasts, "forecasts");

@@ -183,11 +183,21 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     }
 
     /**
-     * One forecast on the caller's thread (the forecaster's own, or a test's or a benchmark's): learns what happened
-     * since the last one, takes the snapshot, forecasts and publishes. Empty when the scheduler has not loaded yet.
+     * One forecast on the caller's thread (the forecaster's own, or a test's or a benchmark's): takes the snapshot,
+     * learns what happened since the last one, forecasts and publishes. Empty when the scheduler has not loaded yet.
      */
     public synchronized Optional<LiveForecast> forecastNow() {
         listening = true;
+        // the snapshot first: every workload in it was read from the store by the loop, so the reads below find
+        // what each declared; only the fork holds the loop (measured inside, not the wait for a cycle to end)
+        long[] heldNanos = new long[1];
+        Optional<ClusterState> snapshot = loop.inspect((state, at) -> {
+            long t0 = System.nanoTime();
+            ClusterState fork = state.fork(state.tree(), Job::durationSeconds);
+            heldNanos[0] = System.nanoTime() - t0;
+            return fork;
+        });
+        long snapshotNanos = heldNanos[0];
         long nowMillis = clock.millis();
         long now = Math.floorDiv(nowMillis, 1000);
         if (!seeded) {
@@ -201,9 +211,6 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
             endedIds.add(id);
         }
         history.learnEnded(store, endedIds, now);
-        long t0 = System.nanoTime();
-        Optional<ClusterState> snapshot = loop.inspect((state, at) -> state.fork(state.tree(), Job::durationSeconds));
-        long snapshotNanos = System.nanoTime() - t0;
         if (snapshot.isEmpty()) {
             return Optional.empty();
         }

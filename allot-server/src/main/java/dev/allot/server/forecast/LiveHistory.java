@@ -37,7 +37,7 @@ import java.util.OptionalLong;
  */
 final class LiveHistory {
     private static final long DAY_SECONDS = 86_400;
-    /** Declared durations of finished work are kept this long after submission (the arrival model's reach, and a day). */
+    /** Declared durations of finished work are kept this long after submission (the arrival model's reach + a day). */
     private static final long KEEP_DECLARED_SECONDS = (RecentArrivals.DAYS + 1) * DAY_SECONDS;
     private static final int PAGE = 10_000;
 

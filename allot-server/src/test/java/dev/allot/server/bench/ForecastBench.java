@@ -168,7 +168,8 @@ public final class ForecastBench {
             boolean stillForecasting = !running.isDone();
             running.get();
             System.out.printf("(f) scheduling cycles (one submission before each): without a forecast median %.1f ms"
-                            + " (max %.1f ms); while a forecast runs on another thread median %.1f ms (max %.1f ms)%s%n",
+                            + " (max %.1f ms); while a forecast runs on another thread median %.1f ms"
+                            + " (max %.1f ms)%s%n",
                     idle[cycles / 2] / 1e6, idle[cycles - 1] / 1e6, during[cycles / 2] / 1e6, during[cycles - 1] / 1e6,
                     stillForecasting ? "" : " (the forecast ended before the last of them)");
         } finally {
