@@ -48,7 +48,8 @@ class ForecastViewsTest {
                 new Forecast("w-2", MADE, MADE + 600, Long.MAX_VALUE, Long.MAX_VALUE, END, "default 1h"));
         ForecastViews.WorkloadForecast late = ForecastViews.of(Optional.of(l), "w-1").orElseThrow();
         assertThat(late.high()).isNull();
-        assertThat(ForecastViews.sentence(late)).contains("p10-p90 2026-03-02T09:00:00Z to after 2026-03-04T08:50:00Z.");
+        assertThat(ForecastViews.sentence(late))
+                .contains("p10-p90 2026-03-02T09:00:00Z to after 2026-03-04T08:50:00Z.");
         ForecastViews.WorkloadForecast after = ForecastViews.of(Optional.of(l), "w-2").orElseThrow();
         assertThat(after.withinHorizon()).isFalse();
         assertThat(after.likelyStart()).isNull();
