@@ -24,6 +24,9 @@ import picocli.CommandLine.Option;
                         + " is its place in the whole queue (whatever the filters), ALLOC POS its place among its"
                         + " allocation's waiting work. Held work and work the scheduler has not seen yet follow, without"
                         + " a place (-). Then running and ended work, oldest submission first.",
+                "EXPECTED START is the latest forecast's likely start of waiting work (the median of futures played with"
+                        + " the service's policy; >T: after T, the end of what the forecast looks at; -: no forecast);"
+                        + " 'allot explain ID' gives its band and what it assumes.",
                 "'allot explain ID' says why a workload waits where it does."})
 final class QueueCommand extends ClientCommand {
     /** The states that wait in the queue; {@code GET /v1/queue} lists exactly the workloads in them. */
@@ -82,18 +85,21 @@ final class QueueCommand extends ClientCommand {
         for (Row r : ordered(answer)) {
             JsonNode w = r.workload();
             rows.add(List.of(text(w, "id"), r.position(), r.positionInAllocation(), text(w, "allocation"),
-                    text(w, "user"), gpus(w), minRuntime(w), state(w), text(w, "submittedAt")));
+                    text(w, "user"), gpus(w), minRuntime(w), state(w), text(w, "submittedAt"), r.expectedStart()));
         }
-        table(out, List.of("ID", "POS", "ALLOC POS", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED"),
-                rows);
+        table(out, List.of("ID", "POS", "ALLOC POS", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED",
+                "EXPECTED START"), rows);
         JsonNode queue = answer.path("queue");
         if (queue.isObject() && !queue.path("seenByScheduler").asBoolean(false)) {
             out.println("(the scheduler has not ordered the queue yet: waiting work is listed without a place)");
         }
     }
 
-    /** A workload as listed, with its places in the serving order ({@code -} when it has none). */
-    record Row(JsonNode workload, String position, String positionInAllocation) {
+    /**
+     * A workload as listed, with its places in the serving order and its forecast likely start ({@code -} when it has
+     * none).
+     */
+    record Row(JsonNode workload, String position, String positionInAllocation, String expectedStart) {
     }
 
     /**
@@ -112,19 +118,31 @@ final class QueueCommand extends ClientCommand {
             if (WAITING.contains(w.path("state").asText())) {
                 waiting.put(w.path("id").asText(), w);
             } else {
-                others.add(new Row(w, "-", "-"));
+                others.add(new Row(w, "-", "-", "-"));
             }
         }
         List<Row> rows = new ArrayList<>();
         for (JsonNode e : queued.values()) {
             JsonNode w = waiting.remove(e.path("id").asText());
             if (w != null) {
-                rows.add(new Row(w, place(e.get("position")), place(e.get("positionInAllocation"))));
+                rows.add(new Row(w, place(e.get("position")), place(e.get("positionInAllocation")),
+                        expectedStart(e.get("forecast"), answer.path("queue").path("forecast"))));
             }
         }
-        waiting.values().forEach(w -> rows.add(new Row(w, "-", "-")));
+        waiting.values().forEach(w -> rows.add(new Row(w, "-", "-", "-")));
         rows.addAll(others);
         return rows;
+    }
+
+    /** The forecast's likely start, {@code >T} when after the horizon's end T, {@code -} without a forecast. */
+    static String expectedStart(JsonNode forecast, JsonNode about) {
+        if (forecast == null || !forecast.isObject()) {
+            return "-";
+        }
+        if (!forecast.path("withinHorizon").asBoolean(false)) {
+            return ">" + about.path("horizonEnd").asText("?");
+        }
+        return forecast.path("likelyStart").asText("-");
     }
 
     private static String place(JsonNode n) {

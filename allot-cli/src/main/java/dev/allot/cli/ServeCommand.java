@@ -114,6 +114,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "time between health checks (default: ${DEFAULT-VALUE})")
     String healthCheckEvery;
 
+    @Option(names = "--forecast-interval", paramLabel = "DURATION", defaultValue = "10s",
+            description = "at least this long between two forecasts of when waiting work starts (made off the"
+                    + " scheduling loop; shown by allot explain, allot queue, GET /v1/forecasts); 0 turns them off"
+                    + " (default: ${DEFAULT-VALUE})")
+    String forecastInterval;
+
     @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
             description = "text (one line per event, key=value pairs) or json (one object per line) (default: ${DEFAULT-VALUE})")
     String logFormat;
@@ -281,6 +287,7 @@ final class ServeCommand implements Callable<Integer> {
         Duration tickD = duration("--tick", tick, false);
         Duration graceD = duration("--grace", grace, true);
         Duration every = duration("--health-check-every", healthCheckEvery, false);
+        Duration forecastEvery = duration("--forecast-interval", forecastInterval, true);
         if (healthCheck != null && healthCheck.isBlank()) {
             throw new IllegalArgumentException("--health-check expects a command, got an empty one");
         }
@@ -302,7 +309,8 @@ final class ServeCommand implements Callable<Integer> {
         ServiceConfig c = ServiceConfig.defaults(dataDir).withPort(port).withBackend(backend)
                 .withVirtualGpus(gpus == null ? 0 : gpus).withNodeName(nodeName).withTimeScale(scale)
                 .withTick(tickD).withGrace(graceD).withDemo(demo)
-                .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT);
+                .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT)
+                .withForecastInterval(forecastEvery);
         c = c.withSecurity(new ServiceConfig.Security(security.bindAddress(), security.tlsCertificate(),
                 security.tlsKey(), accounts,
                 singleUserHost, allowRootWorkloads));

@@ -37,9 +37,13 @@ final class LoopApi implements AutoCloseable {
     final SchedulerLoop loop;
     final ApiServer server;
     final String url;
+    /** Forecasts of the waiting work's starts, made by hand ({@code forecaster.forecastNow()}); not on a thread. */
+    final dev.allot.server.forecast.LiveForecaster forecaster;
     private final Function<String, String> realEnvironment;
 
-    private LoopApi(Store store, SchedulerLoop loop, ApiServer server, Function<String, String> realEnvironment) {
+    private LoopApi(Store store, SchedulerLoop loop, ApiServer server, Function<String, String> realEnvironment,
+                    dev.allot.server.forecast.LiveForecaster forecaster) {
+        this.forecaster = forecaster;
         this.store = store;
         this.loop = loop;
         this.server = server;
@@ -66,9 +70,13 @@ final class LoopApi implements AutoCloseable {
                 clock);
         LivePolicy live = new LivePolicy(policy, ServePolicy.reader(), store, clock,
                 p -> loop.usePolicy(p.create(), p.scheduler()));
+        dev.allot.server.forecast.LiveForecaster forecaster = new dev.allot.server.forecast.LiveForecaster(store, loop,
+                live::current, dev.allot.server.forecast.LiveForecaster.serviceSettings(),
+                dev.allot.server.forecast.LiveForecaster.DEFAULT_DURATION, clock);
+        loop.observe(forecaster);
         ApiServer server = ApiServer.start(store, HttpEndpoint.loopback(0), clock, ApiServer.Extras.none(),
-                new LoopExplainer(loop, store), live);
-        return new LoopApi(store, loop, server, realEnvironment);
+                new LoopExplainer(loop, store, forecaster), live);
+        return new LoopApi(store, loop, server, realEnvironment, forecaster);
     }
 
     /** Runs a client command as {@code user} (its server and token given as options, before any {@code --}). */

@@ -77,7 +77,7 @@ class QueueOrderAndPolicyCommandsTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines.get(0).split(" {2,}")).containsExactly("ID", "POS", "ALLOC POS", "ALLOCATION", "USER", "GPUS",
-                "MIN RUNTIME", "STATE", "SUBMITTED");
+                "MIN RUNTIME", "STATE", "SUBMITTED", "EXPECTED START");
         return lines.stream().skip(1).map(l -> l.split(" {2,}")).toList();
     }
 
@@ -113,7 +113,7 @@ class QueueOrderAndPolicyCommandsTest {
         assertThat(waiting.get(0)).endsWith(" 1 1");
         // running work keeps its row, after the waiting work, without a place
         assertThat(rows.get(rows.size() - 1)).containsExactly(running, "-", "-", "lab/vision", "root", "8", "1h",
-                "running", "2026-03-01T09:00:00Z");
+                "running", "2026-03-01T09:00:00Z", "-");
     }
 
     @Test

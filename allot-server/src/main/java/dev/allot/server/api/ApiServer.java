@@ -277,6 +277,7 @@ public final class ApiServer implements AutoCloseable {
         config.routes.delete("/v1/session", sessionApi::signOut);
         config.routes.get("/v1/queue", authed(queueApi::queue));
         config.routes.get("/v1/drains", authed(queueApi::drains));
+        config.routes.get("/v1/forecasts", authed(queueApi::forecasts));
         Dashboard.routes(config);
         config.routes.get("/v1/users", authed(usersApi::users));
         config.routes.put("/v1/users/{name}", authed(usersApi::putUser));
@@ -438,7 +439,7 @@ public final class ApiServer implements AutoCloseable {
     private void explain(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
         io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()),
-                io.mapper(), scheduling()));
+                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting()));
     }
 
     private void cancel(Context ctx, User user) {

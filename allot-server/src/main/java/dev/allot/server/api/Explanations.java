@@ -26,7 +26,8 @@ final class Explanations {
     }
 
     /** The whole answer. */
-    record ExplainView(String id, String state, String allocation, List<String> summary, Data data) {
+    record ExplainView(String id, String state, String allocation, List<String> summary, Data data,
+                       ForecastViews.WorkloadForecast forecast) {
     }
 
     /**
@@ -75,6 +76,16 @@ final class Explanations {
 
     static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper,
                           dev.allot.core.state.SchedulerConfig scheduling) {
+        return of(w, attempts, explanation, mapper, scheduling, Optional.empty(), false);
+    }
+
+    /**
+     * The whole answer, with the workload's forecast start while it waits ({@code forecast}, and a sentence), or a
+     * sentence saying why there is none.
+     */
+    static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper,
+                          dev.allot.core.state.SchedulerConfig scheduling,
+                          Optional<dev.allot.server.forecast.LiveForecast> live, boolean forecasting) {
         List<String> summary = new ArrayList<>();
         Data data;
         if (explanation.isPresent()) {
@@ -101,10 +112,19 @@ final class Explanations {
             summary.add(w.id() + " is " + w.heldReason() + " (GET /v1/brakes shows the limits; an administrator"
                     + " changes them with PUT /v1/brakes). It will not be started until it is released.");
         }
+        ForecastViews.WorkloadForecast forecast = null;
+        if (w.state().waiting() && !w.held()) {
+            forecast = ForecastViews.of(live, w.id()).orElse(null);
+            if (forecast != null) {
+                summary.add(ForecastViews.sentence(forecast));
+            } else if (forecasting) {
+                summary.add(ForecastViews.missing());
+            }
+        }
         for (Preemption p : data.preemptions()) {
             summary.add(sentence(p));
         }
-        return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data);
+        return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data, forecast);
     }
 
     private static Queue queue(WaitExplanation e) {

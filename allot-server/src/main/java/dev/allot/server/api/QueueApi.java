@@ -1,5 +1,6 @@
 package dev.allot.server.api;
 
+import dev.allot.server.forecast.LiveForecast;
 import dev.allot.core.explain.QueueSnapshot;
 import dev.allot.core.explain.WaitExplanation;
 import dev.allot.server.store.Store;
@@ -28,10 +29,12 @@ import java.util.Set;
  *   last cycle ({@code position} null). Filters: {@code allocation} (that path and below), {@code user},
  *   {@code state} ({@code pending}, {@code preempted}, {@code requeued}, {@code held}); positions stay those of the
  *   whole queue.</li>
+ *   <li>{@code GET /v1/forecasts}: the latest forecast start of every waiting workload, as a band, with what the
+ *   forecast assumed (each queue entry has its band too: {@code forecast});</li>
  *   <li>{@code GET /v1/drains}: the nodes that are not healthy, as the scheduler holds them, with the work still on
  *   them and when the drain can complete.</li>
  * </ul>
- * Both need only a signed-in user, as every read of the queue does; what a workload runs is not in them.
+ * All need only a signed-in user, as every read of the queue does; what a workload runs is not in them.
  */
 final class QueueApi {
     static final Set<String> QUEUE_PARAMS = Set.of("allocation", "user", "state");
@@ -41,14 +44,18 @@ final class QueueApi {
     private final WorkloadExplainer explainer;
     private final UsersApi.Io io;
 
+    /** {@code forecast}: what the entries' forecasts share (null when there is none); each entry has its band. */
     record QueueView(String at, boolean seenByScheduler, int waiting, List<QueueEntry> entries,
-                     Map<String, List<Explanations.Level>> levels) {
+                     Map<String, List<Explanations.Level>> levels, ForecastViews.About forecast) {
     }
 
-    /** A waiting workload; {@code position} null when the scheduler does not queue it (held, or not seen yet). */
+    /**
+     * A waiting workload; {@code position} null when the scheduler does not queue it (held, or not seen yet);
+     * {@code forecast} its expected start, null when the latest forecast has none for it.
+     */
     record QueueEntry(Integer position, Integer positionInAllocation, String id, String allocation, String user,
                       int gpus, boolean allocated, String priority, String state, String submittedAt,
-                      String heldReason) {
+                      String heldReason, ForecastViews.Band forecast) {
     }
 
     record DrainView(String node, String status, String reason, int gpus, List<String> workloads, String completesAt) {
@@ -85,19 +92,9 @@ final class QueueApi {
                                 + String.join(", ", paths));
             }
         }
-        Map<String, Workload> waiting = new LinkedHashMap<>();
-        long after = 0;
-        while (true) {
-            List<Workload> page = store.workloads().workloads(new WorkloadFilter(
-                    Set.of(WorkloadState.PENDING, WorkloadState.PREEMPTED, WorkloadState.REQUEUED), null, null, after,
-                    WorkloadFilter.MAX_LIMIT));
-            page.forEach(w -> waiting.put(w.id(), w));
-            if (page.size() < WorkloadFilter.MAX_LIMIT) {
-                break;
-            }
-            after = page.get(page.size() - 1).seq();
-        }
+        Map<String, Workload> waiting = waiting();
         Optional<QueueSnapshot> snapshot = explainer.queue();
+        Optional<LiveForecast> live = explainer.forecast();
         List<QueueEntry> entries = new ArrayList<>();
         Map<String, List<Explanations.Level>> levels = new LinkedHashMap<>();
         Map<String, Boolean> listed = new HashMap<>();
@@ -108,7 +105,7 @@ final class QueueApi {
                     continue; // ended or held since the scheduler's last cycle
                 }
                 listed.put(w.id(), true);
-                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated());
+                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated(), live);
                 if (matches(q, allocation, owner, state)) {
                     entries.add(q);
                     levels.computeIfAbsent(q.allocation(), a -> levels(snapshot.get().levels().get(a)));
@@ -117,14 +114,56 @@ final class QueueApi {
         }
         for (Workload w : waiting.values()) {
             if (!listed.containsKey(w.id())) {
-                QueueEntry q = entry(w, null, null, w.allocated());
+                QueueEntry q = entry(w, null, null, w.allocated(), live);
                 if (matches(q, allocation, owner, state)) {
                     entries.add(q);
                 }
             }
         }
         String at = snapshot.map(s -> Instant.ofEpochSecond(s.atSeconds()).toString()).orElse(null);
-        io.json(ctx, 200, new QueueView(at, snapshot.isPresent(), waiting.size(), entries, levels));
+        io.json(ctx, 200, new QueueView(at, snapshot.isPresent(), waiting.size(), entries, levels,
+                live.map(ForecastViews::about).orElse(null)));
+    }
+
+    /**
+     * {@code GET /v1/forecasts}: the latest forecast of every workload still waiting that it covers, in the forecast's
+     * order (the scheduler's job order), with what the forecast assumed and cost once. Takes no parameters.
+     */
+    void forecasts(Context ctx, User user) {
+        if (!ctx.queryParamMap().isEmpty()) {
+            throw ApiException.badField(ctx.queryParamMap().keySet().iterator().next(), "unknown query parameter",
+                    "GET /v1/forecasts takes none");
+        }
+        Map<String, Workload> waiting = waiting();
+        Optional<LiveForecast> live = explainer.forecast();
+        List<ForecastViews.Entry> out = new ArrayList<>();
+        if (live.isPresent()) {
+            for (dev.allot.sim.forecast.Forecast f : live.get().forecasts().byWorkload().values()) {
+                Workload w = waiting.get(f.workloadId());
+                if (w != null && !w.held()) {
+                    out.add(new ForecastViews.Entry(w.id(), w.allocationPath(), w.user(), w.gpus(),
+                            ForecastViews.band(f)));
+                }
+            }
+        }
+        io.json(ctx, 200, new ForecastViews.ForecastList(explainer.forecasting(),
+                live.map(ForecastViews::about).orElse(null), waiting.size(), out));
+    }
+
+    /** Every waiting workload in the store, by id, in submission order. */
+    private Map<String, Workload> waiting() {
+        Map<String, Workload> waiting = new LinkedHashMap<>();
+        long after = 0;
+        while (true) {
+            List<Workload> page = store.workloads().workloads(new WorkloadFilter(
+                    Set.of(WorkloadState.PENDING, WorkloadState.PREEMPTED, WorkloadState.REQUEUED), null, null, after,
+                    WorkloadFilter.MAX_LIMIT));
+            page.forEach(w -> waiting.put(w.id(), w));
+            if (page.size() < WorkloadFilter.MAX_LIMIT) {
+                return waiting;
+            }
+            after = page.get(page.size() - 1).seq();
+        }
     }
 
     void drains(Context ctx, User user) {
@@ -147,10 +186,13 @@ final class QueueApi {
         io.json(ctx, 200, new DrainList(live.isPresent(), out));
     }
 
-    private static QueueEntry entry(Workload w, Integer position, Integer inAllocation, boolean allocated) {
+    private static QueueEntry entry(Workload w, Integer position, Integer inAllocation, boolean allocated,
+                                    Optional<LiveForecast> live) {
+        ForecastViews.Band band = w.held() ? null
+                : live.flatMap(l -> l.of(w.id())).map(ForecastViews::band).orElse(null);
         return new QueueEntry(position, inAllocation, w.id(), w.allocationPath(), w.user(), w.gpus(), allocated,
                 w.priority().label(), w.held() ? "held" : w.state().label(), Views.instant(w.submittedAtMillis()),
-                w.heldReason());
+                w.heldReason(), band);
     }
 
     private static boolean matches(QueueEntry q, String allocation, String owner, String state) {

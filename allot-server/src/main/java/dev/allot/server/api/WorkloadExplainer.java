@@ -35,6 +35,19 @@ public interface WorkloadExplainer {
     }
 
     /**
+     * The latest forecast of the waiting work's starts ({@code GET /v1/forecasts}, the explanations and the queue);
+     * empty before the first and when forecasting is off. Empty by default.
+     */
+    default Optional<dev.allot.server.forecast.LiveForecast> forecast() {
+        return Optional.empty();
+    }
+
+    /** Whether forecasts are being made (false: forecasting is off, or there is no scheduler). */
+    default boolean forecasting() {
+        return false;
+    }
+
+    /**
      * The scheduler's view of every node that is not healthy ({@code GET /v1/drains}): draining (still running work)
      * or drained. Empty when the scheduler has not loaded yet, and by default.
      */

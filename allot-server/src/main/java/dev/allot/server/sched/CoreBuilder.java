@@ -21,9 +21,9 @@ import java.util.Optional;
  * that a restarted or rebuilt scheduler ranks allocations as the one before it did. Also turns stored workloads into
  * the core's specs. No state of its own.
  */
-final class CoreBuilder {
+public final class CoreBuilder {
     /** The work a workload that did not say how long it runs is assumed to need, for the policy's estimates. */
-    static final Duration DEFAULT_DURATION = Duration.ofDays(365);
+    public static final Duration DEFAULT_DURATION = Duration.ofDays(365);
 
     private CoreBuilder() {
     }
@@ -55,7 +55,7 @@ final class CoreBuilder {
     }
 
     /** A stored workload as the core's spec, submitted when it was (never after {@code now}). */
-    static WorkloadSpec spec(Workload w, long now) {
+    public static WorkloadSpec spec(Workload w, long now) {
         WorkloadSpec.Builder b = WorkloadSpec.builder(w.id())
                 .submitAt(Math.max(0, Math.min(Math.floorDiv(w.submittedAtMillis(), 1000), now)))
                 .allocation(w.allocationPath())

@@ -19,24 +19,37 @@ public final class LoopExplainer implements WorkloadExplainer {
     private final SchedulerLoop loop;
     private final WaitExplainer explainer;
     private final Store store;
+    private final dev.allot.server.forecast.LiveForecaster forecaster;
 
-    /** @param store where a what-if reads its models of durations and new work from; null: no what-ifs */
-    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer, Store store) {
+    /**
+     * @param store      where a what-if reads its models of durations and new work from; null: no what-ifs
+     * @param forecaster whose latest forecasts explanations show ({@link #forecast()}); null: none
+     */
+    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer, Store store,
+                         dev.allot.server.forecast.LiveForecaster forecaster) {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = store;
-    }
-
-    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer) {
-        this(loop, explainer, null);
+        this.forecaster = forecaster;
     }
 
     public LoopExplainer(SchedulerLoop loop) {
-        this(loop, new WaitExplainer());
+        this(loop, new WaitExplainer(), null, null);
     }
 
-    public LoopExplainer(SchedulerLoop loop, Store store) {
-        this(loop, new WaitExplainer(), store);
+    /** With what-ifs from {@code store} and the forecasts of {@code forecaster} (either may be null). */
+    public LoopExplainer(SchedulerLoop loop, Store store, dev.allot.server.forecast.LiveForecaster forecaster) {
+        this(loop, new WaitExplainer(), store, forecaster);
+    }
+
+    @Override
+    public Optional<dev.allot.server.forecast.LiveForecast> forecast() {
+        return forecaster == null ? Optional.empty() : forecaster.latest();
+    }
+
+    @Override
+    public boolean forecasting() {
+        return forecaster != null && forecaster.running();
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.allot.server.api.HttpEndpoint;
 import dev.allot.server.api.PemKeyStore;
 import dev.allot.server.backend.LocalBackend;
 import dev.allot.server.backend.SimulatedBackend;
+import dev.allot.server.forecast.LiveForecaster;
 import dev.allot.server.identity.IdentityMode;
 import dev.allot.server.identity.UnixAccounts;
 import dev.allot.server.identity.WorkloadIdentity;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * backend (its GPUs from {@code nvidia-smi} or the virtual count: {@link LocalGpus}), makes the backend, starts the
  * {@link SchedulerLoop} with the core's {@code allocation} policy (its settings from {@code policy.yaml}, read by the
  * caller, or set through the API: {@link LivePolicy}), its observers ({@link ServiceMetrics} and
- * {@link LoggingObserver}), the {@link ApiServer} (with {@code /metrics}) and the optional {@link HealthChecker},
+ * {@link LoggingObserver}), the forecasts of waiting work's starts ({@link LiveForecaster}), the {@link ApiServer}
+ * (with {@code /metrics}) and the optional {@link HealthChecker},
  * and closes them in the reverse order. First of all it decides as whom workloads run ({@link IdentityMode}: each as
  * its submitter's Unix account when the service is root; else all as the service's user, with the limits that
  * brings), locks the data directory against a second service ({@link DataDirLock}) and makes it the service's alone
@@ -55,12 +57,14 @@ public final class Service implements AutoCloseable {
     private final String demoToken;
     private final IdentityMode identity;
     private final DataDirLock lock;
+    private final LiveForecaster forecaster;
     /** This machine's accounts, one cache for the API's checks and the local backend. */
     private static final UnixAccounts ACCOUNTS = new UnixAccounts();
 
     private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
                     ServiceMetrics metrics, HealthChecker health, BackendNodeSync nodeSync, String adminToken,
-                    String demoToken, IdentityMode identity, DataDirLock lock) {
+                    String demoToken, IdentityMode identity, DataDirLock lock, LiveForecaster forecaster) {
+        this.forecaster = forecaster;
         this.identity = identity;
         this.lock = lock;
         this.nodeSync = nodeSync;
@@ -146,6 +150,7 @@ public final class Service implements AutoCloseable {
         BackendNodeSync nodeSync = null;
         SchedulerLoop loop = null;
         ApiServer api = null;
+        LiveForecaster forecaster = null;
         try {
             long now = clock.millis();
             identity.tooManyUsers(store.access().users()).ifPresent(why -> {
@@ -182,7 +187,10 @@ public final class Service implements AutoCloseable {
                     p -> running.usePolicy(p.create(), p.scheduler()));
             ServiceMetrics metrics = new ServiceMetrics(loop);
             metrics.watchBackend(backend);
-            loop.observe(new Observers(metrics, new LoggingObserver()));
+            forecaster = new LiveForecaster(store, loop, live::current, LiveForecaster.serviceSettings(),
+                    LiveForecaster.DEFAULT_DURATION, clock);
+            forecaster.metrics(metrics.registry());
+            loop.observe(new Observers(metrics, new LoggingObserver(), forecaster));
             if (identity.switchesAccounts()) {
                 loop.runAs(identity.accounts());
             }
@@ -194,7 +202,8 @@ public final class Service implements AutoCloseable {
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
                             started::topologyChanged, started::resync, gate,
                             new LoopHealth(started)),
-                    new LoopExplainer(started, store), live);
+                    new LoopExplainer(started, store, forecaster), live);
+            forecaster.start(config.forecastInterval());
             if (nodeSync != null) {
                 BackendNodeSync sync = new BackendNodeSync(store, backend, clock, started::topologyChanged);
                 nodeSync = sync;
@@ -209,8 +218,11 @@ public final class Service implements AutoCloseable {
             lock.listening(api.url());
             LOG.info("Allot service started: backend {}, API on {}", backend.name(), api.url());
             return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken,
-                    identity, lock);
+                    identity, lock, forecaster);
         } catch (RuntimeException e) {
+            if (forecaster != null) {
+                forecaster.close();
+            }
             if (nodeSync != null) {
                 nodeSync.close();
             }
@@ -306,6 +318,11 @@ public final class Service implements AutoCloseable {
         return metrics;
     }
 
+    /** Forecasts of the waiting work's starts (off when the configuration's forecast interval is 0). */
+    public LiveForecaster forecaster() {
+        return forecaster;
+    }
+
     /** The token of the {@code admin} user when this start created it (a store without users), else empty. */
     public java.util.Optional<String> adminToken() {
         return java.util.Optional.ofNullable(adminToken);
@@ -328,6 +345,7 @@ public final class Service implements AutoCloseable {
         if (nodeSync != null) {
             nodeSync.close();
         }
+        forecaster.close();
         api.close();
         loop.close();
         if (backend instanceof AutoCloseable c) {

@@ -27,11 +27,13 @@ import java.util.Objects;
  * @param healthCheckEvery   time between two rounds of the health check
  * @param healthCheckTimeout time one probe may take before it counts as telling nothing
  * @param security     where the API listens and how, and as whom workloads run ({@link Security})
+ * @param forecastInterval at least this long between two forecasts of waiting work's starts (off the scheduling
+ *                     thread: {@link dev.allot.server.forecast.LiveForecaster}); zero turns forecasting off
  */
 public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
                             String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
                             Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
-                            Duration healthCheckTimeout, Security security) {
+                            Duration healthCheckTimeout, Security security, Duration forecastInterval) {
     /** The default time between two rounds of the health check. */
     public static final Duration DEFAULT_HEALTH_CHECK_EVERY = Duration.ofMinutes(1);
 
@@ -75,6 +77,21 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         if (healthCheckTimeout.isNegative() || healthCheckTimeout.isZero()) {
             throw new IllegalArgumentException("the health check timeout must be positive, got " + healthCheckTimeout);
         }
+        Objects.requireNonNull(forecastInterval, "forecastInterval");
+        if (forecastInterval.isNegative()) {
+            throw new IllegalArgumentException("the forecast interval must not be negative (0 turns forecasting off),"
+                    + " got " + forecastInterval);
+        }
+    }
+
+    /** With forecasts every {@link dev.allot.server.forecast.LiveForecaster#DEFAULT_INTERVAL} (the shape before). */
+    public ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
+                         String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
+                         Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
+                         Duration healthCheckTimeout, Security security) {
+        this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
+                tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                dev.allot.server.forecast.LiveForecaster.DEFAULT_INTERVAL);
     }
 
     /**
@@ -141,57 +158,74 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
 
     public ServiceConfig withPort(int p) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, p, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withBackend(String b) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, b, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withVirtualGpus(int g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, g,
-                timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withTick(Duration t) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withGrace(Duration g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withDemo(boolean d) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withDatabase(String url, String user, String password) {
         return new ServiceConfig(dataDir, url, user, password, port, backend, nodeName, virtualGpus, timeScale, tick,
-                grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     public ServiceConfig withNodeName(String n) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, n,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
     }
 
     /** Runs {@code command} for each node every {@code every}, each probe for at most {@code timeout}. */
     public ServiceConfig withHealthCheck(String command, Duration every, Duration timeout) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security);
+                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security, forecastInterval);
     }
 
     public ServiceConfig withSecurity(Security s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, s);
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, s,
+                forecastInterval);
     }
 
     public ServiceConfig withTimeScale(double s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security);
+                virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval);
+    }
+
+    /** At least {@code every} between two forecasts; zero turns forecasting off. */
+    public ServiceConfig withForecastInterval(Duration every) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                every);
     }
 }

@@ -33,7 +33,10 @@ import java.util.function.Consumer;
  *   {@code allot_preempted_gpu_seconds_lost_total{allocation}};</li>
  *   <li>{@code allot_attempts_ended_total{outcome}};</li>
  *   <li>{@code allot_decision_seconds}: the policy's time per cycle, and {@code allot_cycles_total};</li>
- *   <li>{@code allot_cycle_failures_total}: scheduling cycles that failed.</li>
+ *   <li>{@code allot_cycle_failures_total}: scheduling cycles that failed;</li>
+ *   <li>{@code allot_forecast_snapshot_seconds} and {@code allot_forecast_seconds}: how long a forecast's copy of
+ *   the core's state held the loop, and how long the forecast took off it (registered by
+ *   {@link dev.allot.server.forecast.LiveForecaster#metrics}).</li>
  * </ul>
  *
  * The counters and timers are fed by the scheduling loop as its {@link SchedulerLoop.Observer} (cheap, on the loop's

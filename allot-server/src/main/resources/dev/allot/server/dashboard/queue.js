@@ -7,7 +7,8 @@
   const { api, el, fmt } = Allot;
   const PAGE = 500;
   const EXPLAIN_FIRST = 20;
-  const OTHER_SENTENCES = ['Attempt ', 'Over the last ', 'Right now ', 'It asks for more GPUs '];
+  const OTHER_SENTENCES = ['Attempt ', 'Over the last ', 'Right now ', 'It asks for more GPUs ', 'Forecast (',
+    'There is no forecast '];
   const EXPLANATION_MAX_AGE_MS = 60000;
   const explanations = new Map();
   let shown = 0;
@@ -81,6 +82,25 @@
       }
       return levelsOf.get(allocation);
     }
+    // the forecast's likely start, its band in the tooltip; what every forecast assumed is said once, above the table
+    const about = queue.forecast;
+    function expected(f) {
+      if (!f || !about) {
+        return el('td', { class: 'expected muted' }, '\u2013');
+      }
+      if (!f.withinHorizon) {
+        return el('td', { class: 'expected', title: 'not within what the forecast looks at' },
+          'after ' + fmt.time(about.horizonEnd));
+      }
+      return el('td', { class: 'expected', title: about.band + ': ' + fmt.time(f.low) + ' to '
+        + (f.high ? fmt.time(f.high) : 'after ' + fmt.time(about.horizonEnd)) + '; duration: ' + f.duration },
+        fmt.time(f.likelyStart));
+    }
+    const note = document.getElementById('forecast-note');
+    note.textContent = about ? 'Expected start: the median of ' + about.runs + ' futures played from '
+      + fmt.time(about.madeAt) + ' UTC with the policy ' + about.assumptions.policy + '; '
+      + about.assumptions.runningWork + '; new work: ' + about.assumptions.newWork + '. Hover for the '
+      + about.band + ' band.' : 'No forecast of starts yet.';
     function page() {
       const rows = document.createDocumentFragment();
       const end = Math.min(queue.entries.length, shown + PAGE);
@@ -102,6 +122,7 @@
           el('td', { class: 'priority' }, e.priority + (e.allocated ? '' : ' (unallocated)')),
           el('td', { class: 'state' }, el('span', { class: 'badge ' + e.state, title: e.heldReason || '' }, e.state)),
           el('td', { class: 'submitted' }, fmt.time(e.submittedAt)),
+          expected(e.forecast),
           el('td', { class: 'levels' }, levels(e.allocation).map(([name, text]) =>
             el('span', { class: 'lvl' }, el('span', { class: 'name' }, name), text))),
           why));

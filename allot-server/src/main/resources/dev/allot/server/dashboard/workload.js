@@ -62,9 +62,26 @@
     } else {
       progress.appendChild(el('span', { id: 'progress-text', class: 'muted' }, 'No progress reported.'));
     }
+    const forecast = document.getElementById('forecast');
+    forecast.textContent = '';
+    const f = x.forecast;
+    if (f) {
+      forecast.appendChild(el('div', { id: 'forecast-start' }, f.withinHorizon
+        ? 'Likely ' + fmt.time(f.likelyStart) + ' UTC; ' + f.band + ' ' + fmt.time(f.low) + ' to '
+          + (f.high ? fmt.time(f.high) : 'after ' + fmt.time(f.horizonEnd)) + ' UTC.'
+        : 'After ' + fmt.time(f.horizonEnd) + ' UTC (the end of what the forecast looks at).'));
+      forecast.appendChild(el('div', { id: 'forecast-assumes', class: 'muted' }, 'Made at ' + fmt.time(f.madeAt)
+        + ' UTC from ' + f.runs + ' futures played with the policy ' + f.assumptions.policy + '. Its duration: '
+        + f.assumptions.duration + '; ' + f.assumptions.runningWork + '; new work: ' + f.assumptions.newWork + '.'));
+    } else {
+      forecast.appendChild(el('span', { id: 'forecast-start', class: 'muted' }, ENDED.includes(w.state)
+        || w.state === 'running' ? 'It does not wait.' : 'No forecast of its start (yet).'));
+    }
     const summary = document.getElementById('summary');
     for (const s of x.summary) {
-      summary.appendChild(el('li', {}, s));
+      if (!s.startsWith('Forecast (')) { // said above, in its own section
+        summary.appendChild(el('li', {}, s));
+      }
     }
     const levels = (x.data && x.data.fairShare) || [];
     document.getElementById('levels').hidden = !levels.length;

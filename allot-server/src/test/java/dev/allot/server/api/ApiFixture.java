@@ -79,7 +79,7 @@ final class ApiFixture implements AutoCloseable {
         this.store = lab(dataDir);
         this.loop = new SchedulerLoop(store, new SimulatedBackend(clock),
                 policy.create(Settings.defaults(policy.settings())), SchedulerConfig.defaults(), clock);
-        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop, store));
+        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop, store, null));
     }
 
     /**

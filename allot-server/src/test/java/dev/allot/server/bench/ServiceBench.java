@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The service's benchmark (not a test: it prints numbers and asserts nothing). Run it with
- * {@code tools/bench-service.sh [submit|cycle|start|all] [options]}:
+ * {@code tools/bench-service.sh [submit|cycle|forecast|start|all] [options]}:
  *
  * <ul>
  *   <li>{@code submit}: submissions per second through the REST API into SQLite: {@code --submissions N} (20,000)
@@ -45,6 +45,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       decision time ({@code counters().lastDecisionNanos()}) and the whole {@code runOnce()}, over
  *       {@code --cycles N} (50) after 5 warm-up cycles, each measured cycle after one more submission (so that it
  *       decides); also the time to read every workload not ended from the store, what a cycle does after a cancellation and every 30 s (other cycles read only what is new).</li>
+ *   <li>{@code forecast}: the same cluster fully busy with 10,000 waiting workloads, forecast by the service's
+ *       {@link dev.allot.server.forecast.LiveForecaster}: the snapshot's hold of the loop and the forecast's time,
+ *       {@code --rounds N} (3) per setting ({@link ForecastBench}).</li>
  *   <li>{@code start}: on an idle cluster with the local backend, from the POST returning to the process's first
  *       instruction (it writes a timestamp) and to the API saying running; {@code --samples N} (20).</li>
  * </ul>
@@ -74,6 +77,9 @@ public final class ServiceBench {
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), root);
         if (what.equals("submit") || what.equals("all")) {
             submit(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop, batch);
+        }
+        if (what.equals("forecast") || what.equals("all")) {
+            ForecastBench.run(Files.createTempDirectory(root, "forecast"), intOpt(args, "--rounds", 3));
         }
         if (what.equals("cycle") || what.equals("all")) {
             cycle(Files.createTempDirectory(root, "cycle"), cycles);

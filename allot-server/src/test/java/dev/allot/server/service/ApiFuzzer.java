@@ -34,7 +34,7 @@ final class ApiFuzzer {
             "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
             "PUT /v1/nodes/{name}", "GET /v1/brakes", "PUT /v1/brakes", "POST /v1/nodes/{name}/health",
             "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics", "POST /v1/session", "GET /v1/session",
-            "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains", "GET /v1/timeline", "GET /v1/policy",
+            "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains", "GET /v1/forecasts", "GET /v1/timeline", "GET /v1/policy",
             "PUT /v1/policy", "POST /v1/campaigns", "GET /v1/campaigns", "GET /v1/campaigns/{name}",
             "PUT /v1/campaigns/{name}/brakes", "DELETE /v1/campaigns/{name}", "POST /v1/whatif");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
@@ -138,6 +138,7 @@ final class ApiFuzzer {
             case "GET /v1/queue" -> path = "/v1/queue" + query(Map.of("allocation", List.of("lab", "lab/a", "x/../y",
                     ""), "user", List.of("alice", "nobody", ""), "state", List.of("pending", "held", "running", "")));
             case "GET /v1/drains" -> path = "/v1/drains" + (random.nextInt(4) == 0 ? "?x=1" : "");
+            case "GET /v1/forecasts" -> path = "/v1/forecasts" + (random.nextInt(4) == 0 ? "?x=1" : "");
             case "PUT /v1/policy" -> {
                 path = "/v1/policy";
                 body = pick(List.of("", "lookback: 3d\n", "lookback: -1\n", "allocation:\n  nope: 1\n", "{\"a\": 1}",
