@@ -69,6 +69,11 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     private final Clock clock;
     private final LiveHistory history;
     private final ConcurrentLinkedQueue<String> ended = new ConcurrentLinkedQueue<>();
+    /** Workloads that started, noted on the loop's thread for the calibration. */
+    private final ConcurrentLinkedQueue<Start> started = new ConcurrentLinkedQueue<>();
+    /** Widens bands by the track record of the forecasts made when each workload was first seen waiting. */
+    private final dev.allot.sim.forecast.BandCalibration calibration;
+    private final java.util.Map<String, dev.allot.sim.forecast.Forecast> firstForecasts = new java.util.HashMap<>();
     private final AtomicReference<LiveForecast> latest = new AtomicReference<>();
     private volatile ScheduledExecutorService thread;
     private volatile Timer snapshotTimer;
@@ -98,6 +103,7 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         this.clock = Objects.requireNonNull(clock, "clock");
         this.history = new LiveHistory(defaultDuration);
         this.current = settings;
+        this.calibration = new dev.allot.sim.forecast.BandCalibration(settings.high() - settings.low());
     }
 
     /**
@@ -224,6 +230,7 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         Forecasts f = forecaster.forecast(state, state.tree(), Set.of(), history.durations(), history.arrivals());
         long forecastNanos = System.nanoTime() - t1;
         adapt(used, forecastNanos);
+        f = calibrated(f);
         LiveForecast out = new LiveForecast(f, used, ServicePolicy.POLICY + " (" + p.source() + ")", defaultDuration,
                 history.finishedLearnt(), snapshotNanos, forecastNanos);
         latest.set(out);
@@ -235,6 +242,28 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
         LOG.debug("forecast {} waiting workloads in {} ms (snapshot held the loop {} ms; {} runs, {} decisions)",
                 f.byWorkload().size(), forecastNanos / 1_000_000, snapshotNanos / 1_000_000, f.runs(), f.decisions());
         return Optional.of(out);
+    }
+
+    /**
+     * Learns where the workloads forecast when first seen waiting actually started ({@link
+     * dev.allot.sim.forecast.BandCalibration}), remembers the first forecast of the ones newly waiting, and returns
+     * {@code raw} with its bands calibrated (medians as the runs gave them).
+     */
+    private Forecasts calibrated(Forecasts raw) {
+        for (Start st; (st = started.poll()) != null; ) {
+            dev.allot.sim.forecast.Forecast first = firstForecasts.remove(st.workloadId());
+            if (first != null) {
+                calibration.learn(first, st.atSeconds());
+            }
+        }
+        firstForecasts.keySet().retainAll(raw.byWorkload().keySet()); // cancelled or no longer waiting
+        java.util.Map<String, dev.allot.sim.forecast.Forecast> out = new java.util.LinkedHashMap<>();
+        for (dev.allot.sim.forecast.Forecast f : raw.byWorkload().values()) {
+            firstForecasts.putIfAbsent(f.workloadId(), f);
+            out.put(f.workloadId(), calibration.apply(f));
+        }
+        return new Forecasts(raw.madeAtSeconds(), raw.horizonEndSeconds(), raw.runs(), out, raw.arrivalsBasis(),
+                raw.decisions(), raw.arrivalsPerRun());
     }
 
     private void adapt(ForecastSettings used, long tookNanos) {
@@ -274,6 +303,17 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     /** For tests: runs between the snapshot and the forecast, on the forecasting thread, off the loop's monitor. */
     void afterSnapshot(Runnable hook) {
         this.afterSnapshot = Objects.requireNonNull(hook, "hook");
+    }
+
+    @Override
+    public void started(String workloadId, String allocation, long waitSeconds) {
+        if (listening) {
+            started.add(new Start(workloadId, Math.floorDiv(clock.millis(), 1000))); // on the loop's thread: noted
+        }
+    }
+
+    /** A workload that started at a time (seconds). */
+    private record Start(String workloadId, long atSeconds) {
     }
 
     @Override

@@ -113,7 +113,8 @@ public final class ForecastAccuracy {
         Forecaster forecaster = new Forecaster(f, scenario.policyConfig().settingsFor(f), settings);
         DurationHistory history = new DurationHistory(Duration.ofHours(1), DurationHistory.nothingDeclared());
         RecentArrivals recent = new RecentArrivals();
-        ForecastProbe probe = new ForecastProbe(forecaster, history, history, recent, recent, sampled(sampleEvery));
+        ForecastProbe probe = new ForecastProbe(forecaster, history, history, recent, recent,
+                new BandCalibration(settings.high() - settings.low()), sampled(sampleEvery));
         SimulationResult r = new Simulator(scenario, registry, policy, Simulator.Options.defaults().withAgent(probe)).run();
         return measure("allot forecast", policy, probe, r, true);
     }
@@ -138,7 +139,7 @@ public final class ForecastAccuracy {
         Forecaster forecaster = new Forecaster(f, policySettings, settings.withRuns(1));
         DurationHistory unused = new DurationHistory(Duration.ofHours(1), DurationHistory.nothingDeclared());
         ForecastProbe probe = new ForecastProbe(forecaster, limits, unused, ArrivalModel.NONE, new RecentArrivals(),
-                sampled(sampleEvery));
+                null, sampled(sampleEvery));
         SimulationResult r = new Simulator(scenario, registry, SlurmPolicy.NAME,
                 Simulator.Options.defaults().withAgent(probe)).run();
         return measure("slurm plan at submission", SlurmPolicy.NAME, probe, r, false);
@@ -150,7 +151,8 @@ public final class ForecastAccuracy {
                         ArrivalModel arrivals, RecentArrivals recent) {
         PolicyFactory f = registry.get(policy);
         Forecaster forecaster = new Forecaster(f, scenario.policyConfig().settingsFor(f), settings);
-        ForecastProbe probe = new ForecastProbe(forecaster, durations, history, arrivals, recent, sampled(sampleEvery));
+        ForecastProbe probe = new ForecastProbe(forecaster, durations, history, arrivals, recent, null,
+                sampled(sampleEvery));
         SimulationResult r = new Simulator(scenario, registry, policy, Simulator.Options.defaults().withAgent(probe)).run();
         return measure(method, policy, probe, r, settings.runs() > 1);
     }

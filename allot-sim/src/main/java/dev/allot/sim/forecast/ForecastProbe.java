@@ -25,6 +25,8 @@ final class ForecastProbe implements SimulationAgent {
     private final Predicate<String> sampled;
     private final Set<String> submittedNow = new HashSet<>();
     private final List<Forecast> forecasts = new ArrayList<>();
+    private final BandCalibration calibration;
+    private final java.util.Map<String, Forecast> awaitingStart = new java.util.HashMap<>();
     private long forecastNanos;
     private int forecastsMade;
 
@@ -33,14 +35,16 @@ final class ForecastProbe implements SimulationAgent {
      * @param history   learns of finished work (may be unused by {@code durations})
      * @param arrivals  what the forecasts expect of new work
      * @param recent    learns of submissions (may be unused by {@code arrivals})
+     * @param calibration learns where forecast work actually started and adjusts later bands; null for raw bands
      */
     ForecastProbe(Forecaster forecaster, DurationModel durations, DurationHistory history, ArrivalModel arrivals,
-                  RecentArrivals recent, Predicate<String> sampled) {
+                  RecentArrivals recent, BandCalibration calibration, Predicate<String> sampled) {
         this.forecaster = forecaster;
         this.durations = durations;
         this.history = history;
         this.arrivals = arrivals;
         this.recent = recent;
+        this.calibration = calibration;
         this.sampled = sampled;
     }
 
@@ -49,6 +53,14 @@ final class ForecastProbe implements SimulationAgent {
         recent.learn(job.spec(), 0);
         if (sampled.test(job.id())) {
             submittedNow.add(job.id());
+        }
+    }
+
+    @Override
+    public void onStart(long time, Job job, Placement placement, String reason) {
+        Forecast raw = awaitingStart.remove(job.id());
+        if (raw != null && calibration != null) {
+            calibration.learn(raw, time);
         }
     }
 
@@ -77,7 +89,10 @@ final class ForecastProbe implements SimulationAgent {
         Forecasts f = forecaster.forecast(state, state.tree(), Set.copyOf(submittedNow), durations, arrivals);
         forecastNanos += System.nanoTime() - t0;
         forecastsMade++;
-        forecasts.addAll(f.byWorkload().values());
+        for (Forecast raw : f.byWorkload().values()) {
+            awaitingStart.put(raw.workloadId(), raw);
+            forecasts.add(calibration == null ? raw : calibration.apply(raw));
+        }
         submittedNow.clear();
         return false;
     }
