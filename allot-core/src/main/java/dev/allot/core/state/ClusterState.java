@@ -28,44 +28,44 @@ import java.util.PriorityQueue;
  * allocation. Every mutator keeps them exact; {@code InvariantChecks} in the simulator verifies them.
  */
 public final class ClusterState {
-    private static final int PRIORITIES = Priority.values().length;
+    static final int PRIORITIES = Priority.values().length;
 
     private final ClusterSpec cluster;
     private final AllocationTree tree;
     private final SchedulerConfig config;
-    private final int nodeCount;
-    private final FreeIndex free;
-    private final boolean[] healthy;
-    private final List<List<Job>> jobsOnNode;
-    private final BitSet unhealthyBusy = new BitSet();
-    private final long[] latestProtectionEnd;
-    private final int[] protectedJobsOn;
+    final int nodeCount;
+    final FreeIndex free;
+    final boolean[] healthy;
+    final List<List<Job>> jobsOnNode;
+    final BitSet unhealthyBusy = new BitSet();
+    final long[] latestProtectionEnd;
+    final int[] protectedJobsOn;
     private final WholeNodeIndex wholeNodes;
-    private final java.util.TreeSet<Integer> nodesByLatestProtectionEnd;
-    private final List<Integer> drainNotices = new ArrayList<>();
+    final java.util.TreeSet<Integer> nodesByLatestProtectionEnd;
+    final List<Integer> drainNotices = new ArrayList<>();
 
-    private final List<Job> jobs = new ArrayList<>();
-    private final Map<String, Job> byId = new HashMap<>();
-    private final Map<Long, Integer> shapeIds = new HashMap<>();
-    private final List<int[]> shapes = new ArrayList<>();
+    final List<Job> jobs = new ArrayList<>();
+    final Map<String, Job> byId = new HashMap<>();
+    final Map<Long, Integer> shapeIds = new HashMap<>();
+    final List<int[]> shapes = new ArrayList<>();
 
-    private final PendingQueues pending;
-    private final List<List<Job>> runningAllocated;
-    private final List<Job> runningUnallocated = new ArrayList<>();
-    private int runningCount;
-    private final long[][] unprotectedGpus;
-    private final long[] unprotectedLeafGpus;
-    private long unallocatedRunningGpus;
-    private final long[] protectedGpus;
-    private final long[] protectedUntilGpuSum;
-    private final UsageLedger ledger;
-    private final PriorityQueue<Expiry> expiries = new PriorityQueue<>(
+    final PendingQueues pending;
+    final List<List<Job>> runningAllocated;
+    final List<Job> runningUnallocated = new ArrayList<>();
+    int runningCount;
+    final long[][] unprotectedGpus;
+    final long[] unprotectedLeafGpus;
+    long unallocatedRunningGpus;
+    final long[] protectedGpus;
+    final long[] protectedUntilGpuSum;
+    final UsageLedger ledger;
+    final PriorityQueue<Expiry> expiries = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Integer.compare(a.job.index(), b.job.index()));
-    private long now;
+    long now;
     /** How many protections have run out on running attempts so far ({@link #protectionsEnded()}). */
-    private long protectionsEnded;
+    long protectionsEnded;
 
-    private record Expiry(long at, Job job, int attempt) {
+    record Expiry(long at, Job job, int attempt) {
     }
 
     /** Outcome of a preemption: whether the job went back to the queue, what it kept and what was lost. */
@@ -118,84 +118,11 @@ public final class ClusterState {
     }
 
     /**
-     * An independent copy of this state, to play a possible future on without touching this one (a forecast, a
-     * what-if): the same nodes, health, jobs, queues, protections and charged usage, with every index in the same
-     * order, so that a policy asked about the fork decides exactly what it would decide here. Two things may differ:
-     * the tree, which must have the same leaves in the same order (a what-if on shares), and the work each job
-     * needs, {@code durationSeconds} of its running time in all ({@link Job#durationSeconds}; at least the progress
-     * it has made, counting its running attempt up to now). Jobs that have not ended are new objects (look them up
-     * by id); ended ones are shared, as nothing changes them any more.
+     * An independent copy of this state on which a policy decides exactly as here, to play a possible future on (a
+     * forecast, a what-if), with the tree's shares and the jobs' durations as given ({@link StateFork}).
      */
     public ClusterState fork(AllocationTree newTree, java.util.function.ToLongFunction<Job> durationSeconds) {
-        if (!newTree.leafNames().equals(tree.leafNames())) {
-            throw new IllegalArgumentException("a fork keeps the allocations: its tree has leaves " + newTree.leafNames()
-                    + ", this state " + tree.leafNames());
-        }
-        return new ClusterState(this, newTree, durationSeconds);
-    }
-
-    private ClusterState(ClusterState src, AllocationTree newTree, java.util.function.ToLongFunction<Job> durationSeconds) {
-        this(src.cluster, newTree, src.config, src.now);
-        Job[] copies = new Job[src.jobs.size()];
-        for (Job s : src.jobs) {
-            if (s.state.isFinal()) {
-                copies[s.index()] = s; // ended: nothing changes it any more, so both states may share it
-                jobs.add(s);
-                byId.put(s.id(), s);
-                continue;
-            }
-            long d = durationSeconds.applyAsLong(s);
-            long done = s.progressSeconds + (s.state == JobState.RUNNING ? src.now - s.attemptStartSeconds : 0);
-            if (d < done) {
-                throw new IllegalArgumentException("job " + s.id() + " has run " + done + " s; a fork cannot give it "
-                        + d + " s of work in all");
-            }
-            WorkloadSpec spec = d == s.durationSeconds() ? s.spec : new WorkloadSpec(s.spec.id(), s.spec.submitSeconds(),
-                    s.spec.allocation(), s.spec.user(), s.spec.gpus(), s.spec.gpusPerNode(), Duration.ofSeconds(d),
-                    s.spec.minRuntime(), s.spec.resumable(), s.spec.priority(), s.spec.checkpointEvery(), s.spec.kind());
-            Job c = Job.copyOf(s, spec);
-            copies[s.index()] = c;
-            jobs.add(c);
-            byId.put(c.id(), c);
-            if (c.state == JobState.PENDING) {
-                pending.add(c);
-            }
-        }
-        shapeIds.putAll(src.shapeIds);
-        shapes.addAll(src.shapes);
-        free.copyFrom(src.free);
-        System.arraycopy(src.healthy, 0, healthy, 0, nodeCount);
-        unhealthyBusy.or(src.unhealthyBusy);
-        System.arraycopy(src.latestProtectionEnd, 0, latestProtectionEnd, 0, nodeCount);
-        System.arraycopy(src.protectedJobsOn, 0, protectedJobsOn, 0, nodeCount);
-        nodesByLatestProtectionEnd.clear();
-        for (int n = 0; n < nodeCount; n++) {
-            nodesByLatestProtectionEnd.add(n);
-            for (Job j : src.jobsOnNode.get(n)) {
-                jobsOnNode.get(n).add(copies[j.index()]);
-            }
-            refileWholeNode(n);
-        }
-        drainNotices.addAll(src.drainNotices);
-        for (int l = 0; l < runningAllocated.size(); l++) {
-            for (Job j : src.runningAllocated.get(l)) {
-                runningAllocated.get(l).add(copies[j.index()]);
-            }
-            System.arraycopy(src.unprotectedGpus[l], 0, unprotectedGpus[l], 0, PRIORITIES);
-        }
-        for (Job j : src.runningUnallocated) {
-            runningUnallocated.add(copies[j.index()]);
-        }
-        runningCount = src.runningCount;
-        System.arraycopy(src.unprotectedLeafGpus, 0, unprotectedLeafGpus, 0, unprotectedLeafGpus.length);
-        unallocatedRunningGpus = src.unallocatedRunningGpus;
-        System.arraycopy(src.protectedGpus, 0, protectedGpus, 0, protectedGpus.length);
-        System.arraycopy(src.protectedUntilGpuSum, 0, protectedUntilGpuSum, 0, protectedUntilGpuSum.length);
-        ledger.copyFrom(src.ledger);
-        for (Expiry e : src.expiries) {
-            expiries.add(new Expiry(e.at, copies[e.job.index()], e.attempt));
-        }
-        protectionsEnded = src.protectionsEnded;
+        return StateFork.copy(this, newTree, durationSeconds);
     }
 
     // ------------------------------------------------------------------ registration
@@ -269,7 +196,7 @@ public final class ClusterState {
     }
 
     /** Files a node in the whole-node index, or takes it out, after anything on it changed. */
-    private void refileWholeNode(int node) {
+    void refileWholeNode(int node) {
         wholeNodes.update(node, healthy[node] && protectedJobsOn[node] == 0
                 && cluster.nodes().get(node).gpus() == wholeNodes.wholeNodeGpus(), jobsOnNode.get(node));
     }

@@ -1,0 +1,92 @@
+package dev.allot.core.state;
+
+import dev.allot.core.model.AllocationTree;
+import dev.allot.core.model.WorkloadSpec;
+import java.time.Duration;
+import java.util.function.ToLongFunction;
+
+/**
+ * Makes {@link ClusterState#fork forks}: an independent copy of a state, to play a possible future on without touching
+ * the original (a forecast, a what-if): the same nodes, health, jobs, queues, protections and charged usage, with
+ * every index in the same order, so that a policy asked about the fork decides exactly what it would decide on the
+ * original. Two things may differ: the tree, which must have the same leaves in the same order (a what-if on
+ * shares), and the work each job needs, {@code durationSeconds} of running time in all ({@link Job#durationSeconds};
+ * at least the progress it has made, counting its running attempt up to now). Jobs that have not ended are new
+ * objects ({@link Job#copyOf}; look them up by id); ended ones are shared, as nothing changes them any more.
+ *
+ * <p>Apart from {@link ClusterState} because it is an idea of its own (what a state consists of); it must change
+ * whenever a field is added there.
+ */
+final class StateFork {
+    private StateFork() {
+    }
+
+    static ClusterState copy(ClusterState src, AllocationTree newTree, ToLongFunction<Job> durationSeconds) {
+        if (!newTree.leafNames().equals(src.tree().leafNames())) {
+            throw new IllegalArgumentException("a fork keeps the allocations: its tree has leaves " + newTree.leafNames()
+                    + ", the state " + src.tree().leafNames());
+        }
+        ClusterState dst = new ClusterState(src.cluster(), newTree, src.config(), src.now);
+        Job[] copies = new Job[src.jobs.size()];
+        for (Job s : src.jobs) {
+            if (s.state.isFinal()) {
+                copies[s.index()] = s; // ended: nothing changes it any more, so both states may share it
+                dst.jobs.add(s);
+                dst.byId.put(s.id(), s);
+                continue;
+            }
+            long d = durationSeconds.applyAsLong(s);
+            long done = s.progressSeconds + (s.state == JobState.RUNNING ? src.now - s.attemptStartSeconds : 0);
+            if (d < done) {
+                throw new IllegalArgumentException("job " + s.id() + " has run " + done + " s; a fork cannot give it "
+                        + d + " s of work in all");
+            }
+            WorkloadSpec spec = d == s.durationSeconds() ? s.spec : new WorkloadSpec(s.spec.id(), s.spec.submitSeconds(),
+                    s.spec.allocation(), s.spec.user(), s.spec.gpus(), s.spec.gpusPerNode(), Duration.ofSeconds(d),
+                    s.spec.minRuntime(), s.spec.resumable(), s.spec.priority(), s.spec.checkpointEvery(), s.spec.kind());
+            Job c = Job.copyOf(s, spec);
+            copies[s.index()] = c;
+            dst.jobs.add(c);
+            dst.byId.put(c.id(), c);
+            if (c.state == JobState.PENDING) {
+                dst.pending.add(c);
+            }
+        }
+        dst.shapeIds.putAll(src.shapeIds);
+        dst.shapes.addAll(src.shapes);
+        dst.free.copyFrom(src.free);
+        System.arraycopy(src.healthy, 0, dst.healthy, 0, dst.nodeCount);
+        dst.unhealthyBusy.or(src.unhealthyBusy);
+        System.arraycopy(src.latestProtectionEnd, 0, dst.latestProtectionEnd, 0, dst.nodeCount);
+        System.arraycopy(src.protectedJobsOn, 0, dst.protectedJobsOn, 0, dst.nodeCount);
+        dst.nodesByLatestProtectionEnd.clear();
+        for (int n = 0; n < dst.nodeCount; n++) {
+            dst.nodesByLatestProtectionEnd.add(n);
+            for (Job j : src.jobsOnNode.get(n)) {
+                dst.jobsOnNode.get(n).add(copies[j.index()]);
+            }
+            dst.refileWholeNode(n);
+        }
+        dst.drainNotices.addAll(src.drainNotices);
+        for (int l = 0; l < dst.runningAllocated.size(); l++) {
+            for (Job j : src.runningAllocated.get(l)) {
+                dst.runningAllocated.get(l).add(copies[j.index()]);
+            }
+            System.arraycopy(src.unprotectedGpus[l], 0, dst.unprotectedGpus[l], 0, ClusterState.PRIORITIES);
+        }
+        for (Job j : src.runningUnallocated) {
+            dst.runningUnallocated.add(copies[j.index()]);
+        }
+        dst.runningCount = src.runningCount;
+        System.arraycopy(src.unprotectedLeafGpus, 0, dst.unprotectedLeafGpus, 0, dst.unprotectedLeafGpus.length);
+        dst.unallocatedRunningGpus = src.unallocatedRunningGpus;
+        System.arraycopy(src.protectedGpus, 0, dst.protectedGpus, 0, dst.protectedGpus.length);
+        System.arraycopy(src.protectedUntilGpuSum, 0, dst.protectedUntilGpuSum, 0, dst.protectedUntilGpuSum.length);
+        dst.ledger.copyFrom(src.ledger);
+        for (ClusterState.Expiry e : src.expiries) {
+            dst.expiries.add(new ClusterState.Expiry(e.at(), copies[e.job().index()], e.attempt()));
+        }
+        dst.protectionsEnded = src.protectionsEnded;
+        return dst;
+    }
+}
