@@ -62,7 +62,7 @@ class ForecastCommandsTest {
         assertThat(explain.out()).contains("  Forecast (made at 2026-03-01T09:00:00Z from 10 futures played with the"
                 + " policy allocation (defaults)): likely to start at 2026-03-01T10:00:00Z, p10-p90"
                 + " 2026-03-01T10:00:00Z to 2026-03-01T10:00:00Z. It assumes its own duration from: declared;");
-        assertThat(explain.out()).contains("new work: no new work (less than a day of history).");
+        assertThat(explain.out()).contains("new work: no new work (less than an hour of history).");
         Cli.Result explainAfter = api.as("alice", "explain", after);
         assertThat(explainAfter.out()).contains("likely to start at 2026-03-01T12:00:00Z")
                 .contains("its own duration from: default 1h;");

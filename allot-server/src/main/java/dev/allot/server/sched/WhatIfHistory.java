@@ -16,7 +16,7 @@ import java.util.OptionalLong;
 /**
  * The models a what-if assumes, read from the store when asked: durations as declared, else from the running times of
  * the work that completed in the last {@link RecentArrivals#DAYS} days ({@link DurationHistory}), and new work like
- * that submitted at the same hours of those days ({@link RecentArrivals}). A completed attempt's running time is the
+ * that submitted at the same hour of a recent one of those days ({@link RecentArrivals}). A completed attempt's running time is the
  * work's running time in all: the service learns of no checkpoint, so a preempted attempt's work is lost and the
  * completing attempt ran it all.
  *

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * compared with its actual start, read from the store's attempts once the scenario has ended: median absolute error
  * and band coverage, next to the naive "it starts now".
  *
- * <p>Everything declares its duration here and the service has under a day of history (so no new work is expected):
- * the errors come from the work submitted after a forecast that goes ahead (fair share, allocated over unallocated)
- * and from preemptions.
+ * <p>Everything declares its duration here and the service has only hours of history (new work is expected like that
+ * of a recent hour): the errors come from the work submitted after a forecast that goes ahead (fair share, allocated
+ * over unallocated) other than expected, and from preemptions.
  */
 class LiveAccuracyTest {
     @TempDir

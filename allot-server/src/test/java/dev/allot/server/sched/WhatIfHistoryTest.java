@@ -54,7 +54,7 @@ class WhatIfHistoryTest {
 
             // the store's history begins 10 days ago: every one of the last 7 days may be copied
             assertThat(m.arrivals().daysAvailable(NOW / 1000)).isEqualTo(7);
-            assertThat(m.arrivals().basis(NOW / 1000)).contains("the same hours on the last 7 days");
+            assertThat(m.arrivals().basis(NOW / 1000)).contains("the same hour on a recent day (of the last 7)");
         }
     }
 
