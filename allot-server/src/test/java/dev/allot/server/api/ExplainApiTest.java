@@ -7,16 +7,11 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.api.ApiFixture.Response;
-import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.testing.MutableClock;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code GET /v1/workloads/{id}/explain} against a real server whose explanations come from a real scheduling loop
@@ -29,33 +24,18 @@ import org.junit.jupiter.api.io.TempDir;
 class ExplainApiTest {
     private static final String DETECT = "lab/vision/detect";
 
-    @TempDir
-    Path dataDir;
-
-    final MutableClock clock = new MutableClock(ApiFixture.NOW);
-    SchedulerLoop loop;
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = ApiFixture.withSchedulingLoop(dataDir, clock);
-        loop = api.loop;
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final LoopApiExtension fx = new LoopApiExtension();
 
     private String submit(String user, String allocation, String minRuntime) {
-        Response r = api.submit(user, body("allocation", "\"" + allocation + "\"", "gpusPerNode", "0",
+        Response r = fx.api.submit(user, body("allocation", "\"" + allocation + "\"", "gpusPerNode", "0",
                 "minRuntime", "\"" + minRuntime + "\"", "duration", "\"1d\""));
         assertThat(r.status()).isEqualTo(201);
         return r.json().path("id").asText();
     }
 
     private JsonNode explain(String id, String user) {
-        Response r = api.get("/v1/workloads/" + id + "/explain", "tok-" + user);
+        Response r = fx.api.get("/v1/workloads/" + id + "/explain", "tok-" + user);
         assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
         return r.json();
     }
@@ -63,9 +43,9 @@ class ExplainApiTest {
     @Test
     void aWaitingWorkloadIsExplainedWithItsPlaceItsFairShareAndTheProtectionItWaitsFor() {
         String detect = submit("ms-member", DETECT, "1h");
-        loop.runOnce();
+        fx.loop.runOnce();
         String pretrain = submit("member", X, "2h");
-        loop.runOnce();
+        fx.loop.runOnce();
 
         JsonNode e = explain(pretrain, "member");
 
@@ -129,13 +109,13 @@ class ExplainApiTest {
     @Test
     void aPreemptedWorkloadIsExplainedWithByWhomWhyAndTheWorkLost() {
         String detect = submit("ms-member", DETECT, "1h");
-        loop.runOnce();
+        fx.loop.runOnce();
         String pretrain = submit("member", X, "2h");
-        loop.runOnce();
-        clock.advance(Duration.ofMinutes(90));
-        loop.runOnce();
-        clock.advance(Duration.ofMinutes(1));
-        loop.runOnce();
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(90));
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(1));
+        fx.loop.runOnce();
 
         JsonNode e = explain(detect, "outsider");
 
@@ -170,20 +150,20 @@ class ExplainApiTest {
         assertThat(before.path("data").path("standing").isNull()).isTrue();
         assertThat(before.path("summary").get(0).asText()).contains("not yet seen by the scheduler");
 
-        loop.runOnce();
+        fx.loop.runOnce();
         String later = submit("member", X, "2h");
         assertThat(explain(later, "member").path("data").path("seenByScheduler").asBoolean()).isFalse();
     }
 
     @Test
     void unknownWorkloadsAre404AndAnonymousCallersAre401() {
-        Response missing = api.get("/v1/workloads/w-999/explain", "tok-member");
+        Response missing = fx.api.get("/v1/workloads/w-999/explain", "tok-member");
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.error()).contains("no workload 'w-999'");
 
         String id = submit("member", X, "2h");
-        assertThat(api.get("/v1/workloads/" + id + "/explain", null).status()).isEqualTo(401);
-        assertThat(api.get("/v1/workloads/" + id + "/explain", "tok-nope").status()).isEqualTo(401);
+        assertThat(fx.api.get("/v1/workloads/" + id + "/explain", null).status()).isEqualTo(401);
+        assertThat(fx.api.get("/v1/workloads/" + id + "/explain", "tok-nope").status()).isEqualTo(401);
     }
 
     @Test
@@ -191,14 +171,14 @@ class ExplainApiTest {
         String id = submit("member", X, "2h");
         // the same rule as GET /v1/workloads/{id}: reading needs only a valid token, so there is no 403 here
         for (String user : List.of("owner", "outsider", "ms", "root")) {
-            assertThat(api.get("/v1/workloads/" + id, "tok-" + user).status()).isEqualTo(200);
-            assertThat(api.get("/v1/workloads/" + id + "/explain", "tok-" + user).status()).isEqualTo(200);
+            assertThat(fx.api.get("/v1/workloads/" + id, "tok-" + user).status()).isEqualTo(200);
+            assertThat(fx.api.get("/v1/workloads/" + id + "/explain", "tok-" + user).status()).isEqualTo(200);
         }
     }
 
     @Test
     void aMinimumRuntimeAboveTheCapIsAnsweredCappedWithANoteAndExplainedSo() {
-        Response r = api.submit("member", body("allocation", "\"" + X + "\"", "gpusPerNode", "0",
+        Response r = fx.api.submit("member", body("allocation", "\"" + X + "\"", "gpusPerNode", "0",
                 "minRuntime", "\"9h\"", "duration", "\"1d\""));
 
         assertThat(r.status()).isEqualTo(201);
@@ -207,7 +187,7 @@ class ExplainApiTest {
         assertThat(r.json().path("minRuntimeNote").asText())
                 .isEqualTo("the minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked");
         String id = r.json().path("id").asText();
-        loop.runOnce();
+        fx.loop.runOnce();
         assertThat(explain(id, "member").path("summary").get(1).asText())
                 .isEqualTo("The minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked.");
     }
@@ -216,9 +196,9 @@ class ExplainApiTest {
     void explainsChargeSplitsIntoTheRunThatBudgetUsageShowsAndTheCommittedProtectedTime() {
         // given detect (8 GPUs, 1h minimum runtime) has run for 30 minutes
         String detect = submit("ms-member", DETECT, "1h");
-        loop.runOnce();
-        clock.advance(Duration.ofMinutes(30));
-        loop.runOnce();
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(30));
+        fx.loop.runOnce();
 
         // when explain and budget usage look at the same 7-day window
         JsonNode level = null;
@@ -227,7 +207,7 @@ class ExplainApiTest {
                 level = l;
             }
         }
-        JsonNode usage = api.get("/v1/allocations/usage?since=7d", "tok-ms-member").json();
+        JsonNode usage = fx.api.get("/v1/allocations/usage?since=7d", "tok-ms-member").json();
         double budgetRun = -1;
         for (JsonNode a : usage.path("allocations")) {
             if (a.path("path").asText().equals(DETECT)) {
@@ -247,18 +227,18 @@ class ExplainApiTest {
     void workRunUpToAProgressReportIsNotCountedAsLost() {
         // given detect (8 GPUs, resumable, 1h protected) runs and reports progress 30 minutes in
         String detect = submit("ms-member", DETECT, "1h");
-        loop.runOnce();
+        fx.loop.runOnce();
         String pretrain = submit("member", X, "2h");
-        loop.runOnce();
-        clock.advance(Duration.ofMinutes(30));
-        loop.runOnce();
-        assertThat(api.post("/v1/workloads/" + detect + "/progress", "tok-ms-member",
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(30));
+        fx.loop.runOnce();
+        assertThat(fx.api.post("/v1/workloads/" + detect + "/progress", "tok-ms-member",
                 "{\"done\": 600, \"total\": 1000}").status()).isEqualTo(200);
         // when it is preempted as its protection ends, 30 minutes later
-        clock.advance(Duration.ofMinutes(30));
-        loop.runOnce();
-        clock.advance(Duration.ofMinutes(1));
-        loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(30));
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(1));
+        fx.loop.runOnce();
 
         // then only the 30 minutes since the report are lost: 8 GPUs x 30m
         JsonNode p = explain(detect, "ms-member").path("data").path("preemptions").get(0);

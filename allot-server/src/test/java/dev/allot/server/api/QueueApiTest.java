@@ -6,16 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.testing.MutableClock;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dashboard's read endpoints against a real scheduling loop: {@code GET /v1/queue} (the serving order and the
@@ -26,32 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
 class QueueApiTest {
     private static final String DETECT = "lab/vision/detect";
 
-    @TempDir
-    Path dataDir;
-
-    final MutableClock clock = new MutableClock(ApiFixture.NOW);
-    SchedulerLoop loop;
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = ApiFixture.withSchedulingLoop(dataDir, clock);
-        loop = api.loop;
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final LoopApiExtension fx = new LoopApiExtension();
 
     private String submit(String user, String body) {
-        ApiFixture.Response r = api.submit(user, body);
+        ApiFixture.Response r = fx.api.submit(user, body);
         assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
         return r.json().path("id").asText();
     }
 
     private JsonNode get(String path, String user) {
-        ApiFixture.Response r = api.get(path, "tok-" + user);
+        ApiFixture.Response r = fx.api.get(path, "tok-" + user);
         assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
         return r.json();
     }
@@ -64,11 +44,11 @@ class QueueApiTest {
     @Test
     void theQueueIsTheServingOrderWithEachAllocationsLevelsAsTheExplanationsGiveThem() {
         String running = detect();
-        loop.runOnce();
+        fx.loop.runOnce();
         String a = submit("member", body("gpus", "4", "gpusPerNode", "0"));
         String b = submit("ms-member", body("allocation", "\"" + DETECT + "\"", "gpus", "2", "gpusPerNode", "0"));
         String c = submit("owner", body("gpus", "2", "gpusPerNode", "0"));
-        loop.runOnce();
+        fx.loop.runOnce();
         String unseen = submit("owner", body("gpus", "1", "gpusPerNode", "0"));
 
         JsonNode q = get("/v1/queue", "outsider");
@@ -99,15 +79,15 @@ class QueueApiTest {
                 .as("positions stay those of the whole queue").isEqualTo(ids.indexOf(c) + 1);
         assertThat(get("/v1/queue?allocation=lab/vision", "member").path("entries").size()).isEqualTo(1);
         assertThat(get("/v1/queue?state=held", "member").path("entries").size()).isZero();
-        assertThat(api.get("/v1/queue?state=running", "tok-member").field()).isEqualTo("state");
+        assertThat(fx.api.get("/v1/queue?state=running", "tok-member").field()).isEqualTo("state");
         // a mistyped allocation is an error naming the tree's paths, not an empty queue
-        ApiFixture.Response typo = api.get("/v1/queue?allocation=lab/visoin", "tok-member");
+        ApiFixture.Response typo = fx.api.get("/v1/queue?allocation=lab/visoin", "tok-member");
         assertThat(typo.status()).isEqualTo(400);
         assertThat(typo.field()).isEqualTo("allocation");
         assertThat(typo.json().path("error").asText()).contains("unknown allocation 'lab/visoin'");
         assertThat(typo.json().path("hint").asText()).contains("lab/vision");
-        assertThat(api.get("/v1/queue?limit=3", "tok-member").field()).isEqualTo("limit");
-        assertThat(api.get("/v1/queue", null).status()).isEqualTo(401);
+        assertThat(fx.api.get("/v1/queue?limit=3", "tok-member").field()).isEqualTo("limit");
+        assertThat(fx.api.get("/v1/queue", null).status()).isEqualTo(401);
     }
 
     @Test
@@ -123,29 +103,29 @@ class QueueApiTest {
     @Test
     void drainsTellWhatStillRunsOnAnUnhealthyNodeAndWhenItsProtectionEnds() {
         String running = detect();
-        loop.runOnce();
-        clock.advance(Duration.ofMinutes(20));
-        assertThat(api.post("/v1/nodes/gpu-01/health", "tok-root", "{\"healthy\": false, \"reason\": \"ECC\"}").status())
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofMinutes(20));
+        assertThat(fx.api.post("/v1/nodes/gpu-01/health", "tok-root", "{\"healthy\": false, \"reason\": \"ECC\"}").status())
                 .isEqualTo(200);
-        loop.runOnce();
+        fx.loop.runOnce();
         JsonNode d = get("/v1/drains", "member");
         assertThat(d.path("seenByScheduler").asBoolean()).isTrue();
         assertThat(d.path("nodes").toString()).isEqualTo("[{\"node\":\"gpu-01\",\"status\":\"draining\",\"reason\":\"ECC\","
                 + "\"gpus\":8,\"workloads\":[\"" + running + "\"],\"completesAt\":\"2026-03-01T10:00:00Z\"},"
                 + "{\"node\":\"gpu-02\",\"status\":\"drained\",\"reason\":\"fan failure\",\"gpus\":8,\"workloads\":[],"
                 + "\"completesAt\":null}]");
-        assertThat(api.get("/v1/drains?x=1", "tok-member").status()).isEqualTo(400);
+        assertThat(fx.api.get("/v1/drains?x=1", "tok-member").status()).isEqualTo(400);
     }
 
     @Test
     void usageTellsWhatEachAllocationWasOwedHourByHourAndHowMuchOfItWasPaid() {
         detect();
-        loop.runOnce();
+        fx.loop.runOnce();
         submit("member", body("gpusPerNode", "0", "minRuntime", "\"2h\"", "duration", "\"1d\""));
-        loop.runOnce();
-        clock.advance(Duration.ofHours(1));
-        loop.runOnce(); // pretrain preempts detect at 10:00
-        clock.advance(Duration.ofHours(1));
+        fx.loop.runOnce();
+        fx.clock.advance(Duration.ofHours(1));
+        fx.loop.runOnce(); // pretrain preempts detect at 10:00
+        fx.clock.advance(Duration.ofHours(1));
         JsonNode usage = get("/v1/allocations/usage?since=2h&step=1h", "member");
         // 16 registered GPUs; detect is entitled to 1/3 (5.33 GPUs), pretrain to 2/3 (10.67); both asked for 8 all along
         JsonNode detect = row(usage, DETECT);
@@ -169,8 +149,8 @@ class QueueApiTest {
     @Test
     void unallocatedWorkIsReceivedButNeverOwedNorCharged() {
         submit("member", body("gpus", "1", "gpusPerNode", "0", "minRuntime", "\"0s\""));
-        loop.runOnce(); // starts at 09:00 on the idle gpu-01
-        clock.advance(Duration.ofMinutes(30));
+        fx.loop.runOnce(); // starts at 09:00 on the idle gpu-01
+        fx.clock.advance(Duration.ofMinutes(30));
         JsonNode usage = get("/v1/allocations/usage?since=1h&step=1h", "member");
         for (String path : List.of(X, "lab/nlp", "lab")) {
             JsonNode r = row(usage, path);

@@ -5,13 +5,8 @@ import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.testing.MutableClock;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code POST /v1/whatif} against a real scheduling loop: who may try what (managers shares strictly below what they
@@ -23,37 +18,22 @@ import org.junit.jupiter.api.io.TempDir;
 class WhatIfApiTest {
     private static final String DETECT = "lab/vision/detect";
 
-    @TempDir
-    Path dataDir;
-
-    final MutableClock clock = new MutableClock(ApiFixture.NOW);
-    SchedulerLoop loop;
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = ApiFixture.withSchedulingLoop(dataDir, clock);
-        loop = api.loop;
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final LoopApiExtension fx = new LoopApiExtension();
 
     /** Four one-hour jobs of the whole node in each leaf, submitted now; the loop starts one. */
     private void backlog() {
         for (int i = 0; i < 4; i++) {
-            assertThat(api.submit("member", body("gpus", "8", "gpusPerNode", "0", "minRuntime", "\"1h\"", "duration",
+            assertThat(fx.api.submit("member", body("gpus", "8", "gpusPerNode", "0", "minRuntime", "\"1h\"", "duration",
                     "\"1h\"")).status()).isEqualTo(201);
-            assertThat(api.submit("ms-member", body("allocation", "\"" + DETECT + "\"", "gpus", "8", "gpusPerNode",
+            assertThat(fx.api.submit("ms-member", body("allocation", "\"" + DETECT + "\"", "gpus", "8", "gpusPerNode",
                     "0", "minRuntime", "\"1h\"", "duration", "\"1h\"")).status()).isEqualTo(201);
         }
-        loop.runOnce();
+        fx.loop.runOnce();
     }
 
     private ApiFixture.Response whatIf(String user, String json) {
-        return api.post("/v1/whatif", "tok-" + user, json);
+        return fx.api.post("/v1/whatif", "tok-" + user, json);
     }
 
     private static JsonNode row(JsonNode answer, String name) {
@@ -68,8 +48,8 @@ class WhatIfApiTest {
     @Test
     void raisingVisionsShareMovesWaitsFromVisionToNlpAndChangesNothingLive() {
         backlog();
-        JsonNode treeBefore = api.get("/v1/allocations", "tok-root").json();
-        JsonNode policyBefore = api.get("/v1/policy", "tok-root").json();
+        JsonNode treeBefore = fx.api.get("/v1/allocations", "tok-root").json();
+        JsonNode policyBefore = fx.api.get("/v1/policy", "tok-root").json();
 
         ApiFixture.Response r = whatIf("root", "{\"shares\": {\"/lab/vision\": 4}, \"horizon\": \"1d\", \"runs\": 2}");
 
@@ -93,9 +73,9 @@ class WhatIfApiTest {
         assertThat(row(a, "lab").path("delta").path("chargedGpuHours").asDouble()).isEqualTo(0.0);
         assertThat(detect.path("base").path("paidFraction").isNumber()).isTrue();
 
-        assertThat(api.get("/v1/allocations", "tok-root").json()).isEqualTo(treeBefore);
-        assertThat(api.get("/v1/policy", "tok-root").json()).isEqualTo(policyBefore);
-        assertThat(api.get("/v1/audit", "tok-root").json().path("entries").toString()).doesNotContain("whatif");
+        assertThat(fx.api.get("/v1/allocations", "tok-root").json()).isEqualTo(treeBefore);
+        assertThat(fx.api.get("/v1/policy", "tok-root").json()).isEqualTo(policyBefore);
+        assertThat(fx.api.get("/v1/audit", "tok-root").json().path("entries").toString()).doesNotContain("whatif");
     }
 
     @Test
@@ -115,7 +95,7 @@ class WhatIfApiTest {
         assertThat(whatIf("mp", "{\"settings\": {\"allocation.reservation\": \"false\"}}").status()).isEqualTo(403);
         assertThat(whatIf("member", "{}").status()).isEqualTo(403);
         assertThat(whatIf("outsider", "{\"shares\": {\"" + X + "\": 3}}").status()).isEqualTo(403);
-        assertThat(api.post("/v1/whatif", null, "{}").status()).isEqualTo(401);
+        assertThat(fx.api.post("/v1/whatif", null, "{}").status()).isEqualTo(401);
         ApiFixture.Response admin = whatIf("root", "{\"settings\": {\"allocation.reservation\": \"false\"},"
                 + " \"runs\": 1, \"horizon\": \"1h\"}");
         assertThat(admin.status()).as("%s", admin.json()).isEqualTo(200);

@@ -1,0 +1,47 @@
+package dev.allot.server.api;
+
+import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.testing.MutableClock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * For each test, the API in front of a real scheduling loop on a fresh store ({@link ApiFixture#withSchedulingLoop}),
+ * on a clock the test moves, closed and removed after the test. Register it with
+ * {@code @RegisterExtension final LoopApiExtension fx = new LoopApiExtension();} and use {@link #api}, {@link #loop}
+ * and {@link #clock}.
+ */
+final class LoopApiExtension implements BeforeEachCallback, AfterEachCallback {
+    final MutableClock clock = new MutableClock(ApiFixture.NOW);
+    ApiFixture api;
+    SchedulerLoop loop;
+    private Path dataDir;
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws IOException {
+        dataDir = Files.createTempDirectory("allot-api-loop");
+        api = ApiFixture.withSchedulingLoop(dataDir, clock);
+        loop = api.loop;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws IOException {
+        try {
+            if (api != null) {
+                api.close();
+            }
+        } finally {
+            try (Stream<Path> files = Files.walk(dataDir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+}
