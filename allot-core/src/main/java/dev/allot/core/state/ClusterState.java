@@ -65,17 +65,13 @@ public final class ClusterState {
     /** How many protections have run out on running attempts so far ({@link #protectionsEnded()}). */
     long protectionsEnded;
 
-    record Expiry(long at, Job job, int attempt) {
-    }
+    record Expiry(long at, Job job, int attempt) { }
 
     /** Outcome of a preemption: whether the job went back to the queue, what it kept and what was lost. */
-    public record PreemptionResult(boolean requeued, long progressKeptSeconds, long lostGpuSeconds) {
-    }
+    public record PreemptionResult(boolean requeued, long progressKeptSeconds, long lostGpuSeconds) { }
 
     /** What a node is doing, for explanations and reports. */
-    public enum NodeStatus {
-        HEALTHY, DRAINING, DRAINED
-    }
+    public enum NodeStatus { HEALTHY, DRAINING, DRAINED }
 
     public ClusterState(ClusterSpec cluster, AllocationTree tree, SchedulerConfig config, long startSeconds) {
         this.cluster = cluster;
@@ -117,10 +113,7 @@ public final class ClusterState {
         this.now = startSeconds;
     }
 
-    /**
-     * An independent copy of this state on which a policy decides exactly as here, to play a possible future on (a
-     * forecast, a what-if), with the tree's shares and the jobs' durations as given ({@link StateFork}).
-     */
+    /** An independent copy to play a possible future on, with other shares and durations ({@link StateFork}). */
     public ClusterState fork(AllocationTree newTree, java.util.function.ToLongFunction<Job> durationSeconds) {
         return StateFork.copy(this, newTree, durationSeconds);
     }
@@ -686,7 +679,7 @@ public final class ClusterState {
      * first), then by index: the order in which nodes can be wholly freed by preemption.
      */
     public java.util.NavigableSet<Integer> nodesByLatestProtectionEnd() {
-        return java.util.Collections.unmodifiableNavigableSet(nodesByLatestProtectionEnd);
+        return Collections.unmodifiableNavigableSet(nodesByLatestProtectionEnd);
     }
 
     /** Nodes that could be wholly freed by preemption, grouped by the allocations on them. Read only. */
