@@ -34,11 +34,6 @@ public final class BandCalibration {
         this.coverage = coverage;
     }
 
-    /** How many starts it has learnt of. */
-    public int size() {
-        return count;
-    }
-
     /** Learns where the workload of {@code raw} (an uncalibrated forecast) actually started. */
     public void learn(Forecast raw, long actualStartSeconds) {
         double a = scale(raw, Math.min(actualStartSeconds, raw.horizonEndSeconds()));

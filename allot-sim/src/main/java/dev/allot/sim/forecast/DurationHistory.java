@@ -74,12 +74,6 @@ public final class DurationHistory implements DurationModel {
         }
     }
 
-    /** How many finished runs it has learnt of (all groups together count each run once). */
-    public int size() {
-        Samples all = groups.get("*");
-        return all == null ? 0 : all.count;
-    }
-
     @Override
     public long drawSeconds(WorkloadSpec spec, long doneSeconds, SplittableRandom random) {
         OptionalLong d = declared.apply(spec);
