@@ -99,7 +99,7 @@ class AdmissionTournamentTest {
         c.addUsage(KepStory3.Q1C, 60);
         c.addUsage(KepStory3.Q2A, 100);
         AdmissionTournament t = new AdmissionTournament(c);
-        Heads h = new Heads(5).head(KepStory3.Q1A, "1a", 10, 0, 0).head(KepStory3.Q1C, "1c", 10, 0, 0)
+        Heads h = new Heads(c.cqCount()).head(KepStory3.Q1A, "1a", 10, 0, 0).head(KepStory3.Q1C, "1c", 10, 0, 0)
                 .head(KepStory3.Q2A, "2a", 10, 0, 0);
         // inside C1, 1C (70/3) beats 1A (40); C1 with it (100) beats C2 with 2A (110)
         assertThat(h.winner(t)).isEqualTo(KepStory3.Q1C);
