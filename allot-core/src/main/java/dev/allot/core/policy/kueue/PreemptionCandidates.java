@@ -1,0 +1,350 @@
+package dev.allot.core.policy.kueue;
+
+import dev.allot.core.model.Priority;
+import dev.allot.core.sched.CycleWork;
+import dev.allot.core.sched.Placer;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.FreeIndex;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.Placement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
+
+/**
+ * Which admitted workloads a pending workload may evict, offered in Kueue's order, for one scheduling pass of the
+ * {@code kueue} policy; {@link FairPreemption} then chooses among them. Eligibility is Kueue's preemption
+ * configuration: from the preemptor's own ClusterQueue only workloads of strictly lower priority
+ * ({@code withinClusterQueue: LowerPriority}); from any other ClusterQueue of the cohort tree every workload while
+ * that ClusterQueue borrows ({@code reclaimWithinCohort: Any} and fair sharing; the borrowing test is
+ * {@link FairPreemption}'s). Each ClusterQueue's workloads come in {@link CandidateOrder}.
+ *
+ * <p>Admitted means running, or started earlier in this pass (a candidate in the pass's later cycles, as in
+ * Kueue's next cycle). Before any search, two cheap bounds rule out the hopeless cases, most of them in a fair state:
+ * which ClusterQueues could give up anything at all ({@link #eligibleSources}), and whether evicting all of their
+ * candidates would make room on the nodes ({@link #enoughRoom}).
+ */
+final class PreemptionCandidates {
+    private final Cohorts cohorts;
+    private final ToIntFunction<Job> cqOf;
+    private final LocalQueueUsage lqUsage;
+    private final ToIntFunction<Job> localQueue;
+    private final int cqCount;
+    private final boolean[] eligible;
+
+    private ClusterState state;
+    private CycleWork work;
+    private List<Job> started;
+    private long passNow;
+    private List<List<Job>> passLists;
+    private List<FairPreemption.Candidates<Job>> passCandidates;
+    private boolean[] candidatesStale;
+    private long[][] passRunningByPriority;
+    private long[] passRunning;
+    private double[] lqUsageSnapshot = new double[0];
+    private CandidateOrder order;
+
+    private final FairPreemption.Sizes<Job> sizes = new FairPreemption.Sizes<>() {
+        @Override
+        public int cq(Job j) {
+            return cqOf.applyAsInt(j);
+        }
+
+        @Override
+        public long gpus(Job j) {
+            return j.gpus();
+        }
+    };
+
+    /**
+     * @param lqUsage    with Admission Fair Sharing, the LocalQueues' usage (candidates of heavier LocalQueues go
+     *                   first); null without
+     * @param localQueue each workload's LocalQueue (used only with {@code lqUsage})
+     */
+    PreemptionCandidates(Cohorts cohorts, ToIntFunction<Job> cqOf, LocalQueueUsage lqUsage,
+                         ToIntFunction<Job> localQueue) {
+        this.cohorts = cohorts;
+        this.cqOf = cqOf;
+        this.lqUsage = lqUsage;
+        this.localQueue = localQueue;
+        this.cqCount = cohorts.cqCount();
+        this.eligible = new boolean[cqCount];
+    }
+
+    /** Starts a pass at {@code now}; {@code started} is the pass's own list of the workloads it admits, kept live. */
+    void beginPass(ClusterState passState, CycleWork passWork, List<Job> passStarted, long now) {
+        state = passState;
+        work = passWork;
+        started = passStarted;
+        passNow = now;
+        passLists = null;
+        passCandidates = null;
+        passRunning = null;
+    }
+
+    /** The pass admitted {@code w} into ClusterQueue {@code cq}: a candidate from now on. */
+    void admitted(Job w, int cq) {
+        if (passRunning != null) {
+            passRunning[cq] += w.gpus();
+            passRunningByPriority[cq][priority(w)] += w.gpus();
+        }
+        if (passLists != null) {
+            List<Job> l = passLists.get(cq);
+            int at = Collections.binarySearch(l, w, order);
+            l.add(at < 0 ? -at - 1 : at, w);
+            candidatesStale[cq] = true;
+        }
+    }
+
+    /** The pass evicted {@code v} (a target of ClusterQueue {@code cq}). */
+    void evicted(Job v, int cq) {
+        passRunningByPriority[cq][priority(v)] -= v.gpus();
+        passRunning[cq] -= v.gpus();
+    }
+
+    /**
+     * The workloads to evict so that {@code w}, of ClusterQueue {@code cq}, is admitted, in the order
+     * {@link FairPreemption} chose them; null if no allowed set makes room for it in quota and on the nodes.
+     */
+    List<FairPreemption.Target<Job>> targets(Job w, int cq) {
+        countRunning();
+        int pr = priority(w);
+        if (!eligibleSources(w, cq, pr) || !enoughRoom(w, cq, pr)) {
+            return null;
+        }
+        buildCandidates();
+        for (int q = 0; q < cqCount; q++) {
+            if (candidatesStale[q]) {
+                passCandidates.set(q, FairPreemption.Candidates.of(passLists.get(q), sizes));
+                candidatesStale[q] = false;
+            }
+        }
+        List<FairPreemption.Candidates<Job>> lists = new ArrayList<>(passCandidates);
+        lists.set(cq, ownCandidates(cq, pr));
+        FreeIndex scratch = work.scratch();
+        scratch.copyFrom(work.free());
+        FairPreemption.Room<Job> room = new FairPreemption.Room<>() {
+            @Override
+            public void free(Job v) {
+                scratch.give(work.placementOf(v));
+            }
+
+            @Override
+            public void unfree(Job v) {
+                scratch.take(work.placementOf(v));
+            }
+
+            @Override
+            public boolean fits() {
+                return Placer.fits(scratch, w.gpus(), w.gpusPerNode(), null);
+            }
+        };
+        return FairPreemption.find(cohorts, cq, w.gpus(), lists, sizes, room, v -> !work.isPreempted(v),
+                FairPreemption.DEFAULT_STRATEGIES);
+    }
+
+    /** Every running workload, allocation by allocation, then the unallocated ones. */
+    static void forEachRunning(ClusterState state, Consumer<Job> f) {
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            state.runningAllocated(l).forEach(f);
+        }
+        state.runningUnallocated().forEach(f);
+    }
+
+    private static int priority(Job j) {
+        return j.spec().priority().ordinal();
+    }
+
+    /** Every admitted workload: running ones and those this pass started. */
+    private void forEachAdmitted(Consumer<Job> f) {
+        forEachRunning(state, f);
+        started.forEach(f);
+    }
+
+    /** When a workload was admitted: now if this pass started it, else the start of its running attempt. */
+    private long admittedAt(Job j) {
+        return work.startedHere(j) ? passNow : j.attemptStartSeconds();
+    }
+
+    /** GPUs of the workloads running when the pass began, per ClusterQueue and priority (evictions deducted). */
+    private void countRunning() {
+        if (passRunning != null) {
+            return;
+        }
+        passRunning = new long[cqCount];
+        passRunningByPriority = new long[cqCount][Priority.values().length];
+        forEachAdmitted(j -> {
+            if (!work.isPreempted(j)) {
+                int q = cqOf.applyAsInt(j);
+                passRunning[q] += j.gpus();
+                passRunningByPriority[q][priority(j)] += j.gpus();
+            }
+        });
+    }
+
+    /**
+     * Each ClusterQueue's admitted workloads in {@link CandidateOrder}, with the LocalQueues' usage as it stood when
+     * the pass first needed candidates (as Kueue reads it from its snapshot).
+     */
+    private void buildCandidates() {
+        if (passLists != null) {
+            return;
+        }
+        passLists = new ArrayList<>(cqCount);
+        for (int q = 0; q < cqCount; q++) {
+            passLists.add(new ArrayList<>());
+        }
+        forEachAdmitted(j -> passLists.get(cqOf.applyAsInt(j)).add(j));
+        if (lqUsage != null) {
+            lqUsageSnapshot = new double[lqUsage.size()];
+            for (int lq = 0; lq < lqUsageSnapshot.length; lq++) {
+                lqUsageSnapshot[lq] = lqUsage.usage(lq);
+            }
+        }
+        order = new CandidateOrder(this::admittedAt,
+                lqUsage == null ? null : j -> usageForCandidates(localQueue.applyAsInt(j)));
+        passCandidates = new ArrayList<>(cqCount);
+        candidatesStale = new boolean[cqCount];
+        for (List<Job> l : passLists) {
+            l.sort(order);
+            passCandidates.add(FairPreemption.Candidates.of(l, sizes));
+        }
+    }
+
+    private double usageForCandidates(int lq) {
+        return lq < lqUsageSnapshot.length ? lqUsageSnapshot[lq] : lqUsage.usage(lq);
+    }
+
+    /** The preemptor's own ClusterQueue offers its workloads of lower priority ({@code withinClusterQueue: LowerPriority}). */
+    private FairPreemption.Candidates<Job> ownCandidates(int cq, int pr) {
+        FairPreemption.Candidates<Job> all = passCandidates.get(cq);
+        if (lqUsage == null) {
+            // without Admission Fair Sharing the list is in priority order: the lower-priority ones lead it
+            int n = 0;
+            while (n < all.end() && priority(all.items().get(n)) < pr) {
+                n++;
+            }
+            return all.limit(n);
+        }
+        List<Job> lower = new ArrayList<>();
+        for (Job j : all.items()) {
+            if (priority(j) < pr) {
+                lower.add(j);
+            }
+        }
+        return FairPreemption.Candidates.of(lower, sizes);
+    }
+
+    /**
+     * Which ClusterQueues could give up any workload to {@code w}: a superset of what the search may take, so that
+     * hopeless searches (most of them, in a fair state) cost a few share comparisons. The preemptor's ClusterQueue if
+     * it runs lower-priority work; every borrowing ClusterQueue if the preemptor's stays within its nominal quota;
+     * otherwise a borrowing ClusterQueue whose side's share is at least the lowest share the preemptor's side could
+     * reach (with the workload admitted and every candidate on its side evicted), since both strategies need the
+     * preemptor's side's share at most the target's, and evictions only lower the target's. Returns whether any is.
+     */
+    private boolean eligibleSources(Job w, int cq, int pr) {
+        long own = 0;
+        for (int p = 0; p < pr; p++) {
+            own += passRunningByPriority[cq][p];
+        }
+        boolean any = own > 0;
+        eligible[cq] = any;
+        int x = cohorts.cqNode(cq);
+        cohorts.addUsage(cq, w.gpus());
+        boolean withinNominal = !cohorts.borrowing(x);
+        int lastSide = -1;
+        Share lowest = null;
+        for (int q = 0; q < cqCount; q++) {
+            if (q == cq) {
+                continue;
+            }
+            int y = cohorts.cqNode(q);
+            if (passRunning[q] <= 0 || !cohorts.borrowing(y)) {
+                eligible[q] = false;
+                continue;
+            }
+            if (withinNominal) {
+                eligible[q] = true;
+            } else {
+                int side = cohorts.almostLca(x, y);
+                if (side != lastSide) {
+                    lastSide = side;
+                    long removable = own;
+                    if (side != x) {
+                        for (int r = 0; r < cqCount; r++) {
+                            int rn = cohorts.cqNode(r);
+                            if (r != cq && cohorts.borrowing(rn) && cohorts.isAncestorOrSelf(side, rn)) {
+                                removable += passRunning[r];
+                            }
+                        }
+                    }
+                    lowest = cohorts.shareWithUsage(side, cohorts.usage(side) - removable);
+                }
+                eligible[q] = Share.compare(lowest, cohorts.share(cohorts.almostLca(y, x))) <= 0;
+            }
+            any |= eligible[q];
+        }
+        cohorts.addUsage(cq, -w.gpus());
+        return any;
+    }
+
+    /**
+     * Whether evicting every workload of the {@linkplain #eligibleSources eligible} ClusterQueues (only the
+     * lower-priority ones of the preemptor's) would make room on the nodes; if not, no search can succeed.
+     */
+    private boolean enoughRoom(Job w, int cq, int pr) {
+        FreeIndex f = work.free();
+        long bound = f.totalFree();
+        for (int q = 0; q < cqCount; q++) {
+            if (q == cq) {
+                for (int p = 0; p < pr; p++) {
+                    bound += passRunningByPriority[cq][p];
+                }
+            } else if (eligible[q]) {
+                bound += passRunning[q];
+            }
+        }
+        if (w.gpusPerNode() == 0 || bound < w.gpus()) {
+            // without a per-node shape the GPU count decides; with one, too few GPUs in all rules out any nodes
+            return bound >= w.gpus();
+        }
+        int perNode = w.gpusPerNode();
+        int need = w.gpus() / perNode;
+        int have = 0;
+        int[] extra = null;
+        for (Job j : started) {
+            int q = cqOf.applyAsInt(j);
+            if (eligible[q] && !work.isPreempted(j) && (q != cq || priority(j) < pr)) {
+                if (extra == null) {
+                    extra = new int[f.nodeCount()];
+                }
+                Placement jp = work.placementOf(j);
+                for (int i = 0; i < jp.nodeCount(); i++) {
+                    extra[jp.node(i)] += jp.gpusOn(i);
+                }
+            }
+        }
+        for (int n = 0; n < f.nodeCount() && have < need; n++) {
+            if (!f.isSchedulable(n) || f.capacity(n) < perNode) {
+                continue;
+            }
+            int room = f.free(n) + (extra == null ? 0 : extra[n]);
+            if (room < perNode) {
+                for (Job j : state.jobsOn(n)) {
+                    int q = cqOf.applyAsInt(j);
+                    if (eligible[q] && !work.isPreempted(j) && (q != cq || priority(j) < pr)) {
+                        Placement jp = j.placement();
+                        room += jp.nodeCount() == 1 ? jp.gpusOn(0) : jp.gpusOnNode(n);
+                    }
+                }
+            }
+            if (room >= perNode) {
+                have++;
+            }
+        }
+        return have >= need;
+    }
+}
