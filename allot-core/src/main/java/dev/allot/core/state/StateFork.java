@@ -10,8 +10,9 @@ import java.util.function.ToLongFunction;
  * the original (a forecast, a what-if): the same nodes, health, jobs, queues, protections and charged usage, with
  * every index in the same order, so that a policy asked about the fork decides exactly what it would decide on the
  * original. Two things may differ: the tree, which must have the same leaves in the same order (a what-if on
- * shares), and the work each job needs, {@code durationSeconds} of running time in all ({@link Job#durationSeconds};
- * at least the progress it has made, counting its running attempt up to now). Jobs that have not ended are new
+ * shares), and the work each job needs, {@code durationSeconds} of running time in all ({@link Job#durationSeconds}),
+ * made at least the progress it has made, counting its running attempt up to now: a job a live service runs past the
+ * duration it declared is due to end at the fork's first instant. Jobs that have not ended are new
  * objects ({@link Job#copyOf}; look them up by id); ended ones are shared, as nothing changes them any more.
  *
  * <p>Apart from {@link ClusterState} because it is an idea of its own (what a state consists of); it must change
@@ -35,12 +36,8 @@ final class StateFork {
                 dst.byId.put(s.id(), s);
                 continue;
             }
-            long d = durationSeconds.applyAsLong(s);
             long done = s.progressSeconds + (s.state == JobState.RUNNING ? src.now - s.attemptStartSeconds : 0);
-            if (d < done) {
-                throw new IllegalArgumentException("job " + s.id() + " has run " + done + " s; a fork cannot give it "
-                        + d + " s of work in all");
-            }
+            long d = Math.max(durationSeconds.applyAsLong(s), done); // running past its duration: it ends now
             WorkloadSpec spec = d == s.durationSeconds() ? s.spec : new WorkloadSpec(s.spec.id(), s.spec.submitSeconds(),
                     s.spec.allocation(), s.spec.user(), s.spec.gpus(), s.spec.gpusPerNode(), Duration.ofSeconds(d),
                     s.spec.minRuntime(), s.spec.resumable(), s.spec.priority(), s.spec.checkpointEvery(), s.spec.kind());

@@ -38,6 +38,22 @@ class ClusterStateTest {
     }
 
     @Test
+    void aForkGivesAJobRunningPastItsDurationTheWorkItHasDone() {
+        // given a job declared to run 1 h that a live service has run for 2 h
+        ClusterState s = state();
+        Job j = s.register(WorkloadSpec.builder("a1").allocation("A").gpus(8).duration(Duration.ofHours(1)).build());
+        s.submit(j, 0);
+        s.start(j, on(0, 8), 0);
+        s.advanceTo(2 * H);
+        // then a fork with its declared duration needs no more of it (due to end at once), and the original is as it was
+        Job forked = s.fork(s.tree(), Job::durationSeconds).job("a1").orElseThrow();
+        assertThat(forked.durationSeconds()).isEqualTo(2 * H);
+        assertThat(forked.state()).isEqualTo(JobState.RUNNING);
+        assertThat(j.durationSeconds()).isEqualTo(H);
+        assertThat(s.fork(s.tree(), x -> 3 * H).job("a1").orElseThrow().durationSeconds()).isEqualTo(3 * H);
+    }
+
+    @Test
     void protectionChargesAndCountersFollowTheJob() {
         ClusterState s = state();
         Job j = s.register(WorkloadSpec.builder("a1").allocation("A").gpus(8).duration(Duration.ofHours(5))
