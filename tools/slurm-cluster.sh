@@ -18,15 +18,15 @@
 #   CTLD_PORT=6817 SLURMD_PORT0=17000 (node nI listens on SLURMD_PORT0+I) REST_PORT=6820 DBD_PORT=6819
 #   DB_PORT=13306
 #   SLURMD_TIMEOUT=10       slurm.conf's SlurmdTimeout: seconds without an answer from a node's slurmd before
-#                           slurmctld sets the node DOWN (and requeues its jobs). slurmctld pings every third of it
-#                           and declares a node dead only at a ping, so a killed slurmd shows as DOWN after about
-#                           2.5 times this (10: about 26 s). Lower is faster for node-failure tests and riskier on a
-#                           loaded machine (a slow slurmd is taken for a dead one).
+#                           slurmctld sets the node DOWN (and requeues its jobs); it pings every third of it. Lower
+#                           is riskier on a loaded machine (a slow slurmd is taken for a dead one) and, alone, hardly
+#                           faster: see MESSAGE_TIMEOUT.
 #   MESSAGE_TIMEOUT=10      slurm.conf's MessageTimeout: seconds a Slurm RPC may take. slurmctld also retries a
 #                           refused connection to a slurmd once a second for this long (at most 10), once for its
 #                           ping and once for the registration request that follows, before a dead slurmd counts
 #                           as not responding; a killed slurmd's node shows as DOWN after about
-#                           2 x MESSAGE_TIMEOUT + SLURMD_TIMEOUT/3 + a few seconds.
+#                           2 x MESSAGE_TIMEOUT + SLURMD_TIMEOUT/3 + a few seconds (10 and 10: about 26 s; 5 and
+#                           10: about 18 s). Every Slurm RPC must answer within it, so not too low on a busy machine.
 set -euo pipefail
 
 BASE=${BASE:-/tmp/allot-slurm}
