@@ -17,6 +17,16 @@
 #   REST=1                  also run slurmrestd (JWT) on 127.0.0.1:REST_PORT
 #   CTLD_PORT=6817 SLURMD_PORT0=17000 (node nI listens on SLURMD_PORT0+I) REST_PORT=6820 DBD_PORT=6819
 #   DB_PORT=13306
+#   SLURMD_TIMEOUT=10       slurm.conf's SlurmdTimeout: seconds without an answer from a node's slurmd before
+#                           slurmctld sets the node DOWN (and requeues its jobs); it pings every third of it. Lower
+#                           is riskier on a loaded machine (a slow slurmd is taken for a dead one) and, alone, hardly
+#                           faster: see MESSAGE_TIMEOUT.
+#   MESSAGE_TIMEOUT=10      slurm.conf's MessageTimeout: seconds a Slurm RPC may take. slurmctld also retries a
+#                           refused connection to a slurmd once a second for this long (at most 10), once for its
+#                           ping and once for the registration request that follows, before a dead slurmd counts
+#                           as not responding; a killed slurmd's node shows as DOWN after about
+#                           2 x MESSAGE_TIMEOUT + SLURMD_TIMEOUT/3 + a few seconds (10 and 10: about 26 s; 5 and
+#                           10: about 18 s). Every Slurm RPC must answer within it, so not too low on a busy machine.
 set -euo pipefail
 
 BASE=${BASE:-/tmp/allot-slurm}
@@ -110,11 +120,14 @@ port_free() {  # (without ss, from iproute2, no check: a taken port then shows a
 cmd_start() {
     local mode=${MODE:-partition} nodes=${NODES:-4} gpus=${GPUS:-8} cpus=${CPUS:-16} rest=${REST:-0}
     local ctld_port=${CTLD_PORT:-6817} slurmd_port0=${SLURMD_PORT0:-17000} rest_port=${REST_PORT:-6820}
-    local dbd_port=${DBD_PORT:-6819} db_port=${DB_PORT:-13306}
+    local dbd_port=${DBD_PORT:-6819} db_port=${DB_PORT:-13306} slurmd_timeout=${SLURMD_TIMEOUT:-10}
+    local message_timeout=${MESSAGE_TIMEOUT:-10}
     local host i p
     host=$(hostname -s)
     case $mode in partition|qos) ;; *) die "MODE must be partition or qos, not '$mode'" ;; esac
     if [ "$nodes" -lt 1 ] || [ "$gpus" -lt 1 ]; then die "NODES and GPUS must be at least 1"; fi
+    [[ $slurmd_timeout =~ ^[1-9][0-9]*$ ]] || die "SLURMD_TIMEOUT must be a whole number of seconds, at least 1, not '$slurmd_timeout'"
+    [[ $message_timeout =~ ^[1-9][0-9]*$ ]] || die "MESSAGE_TIMEOUT must be a whole number of seconds, at least 1, not '$message_timeout'"
     [ ! -e "$BASE" ] || die "$BASE exists (another cluster, or an old one's logs): stop it, remove it, or pick another BASE"
 
     # Fail fast and clearly if a port is taken (e.g. by another cluster on the default ports).
@@ -216,7 +229,8 @@ $accounting
 MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
-SlurmdTimeout=10
+SlurmdTimeout=$slurmd_timeout
+MessageTimeout=$message_timeout
 KillWait=2
 # Ended jobs stay visible (squeue --json, scontrol show job) for an hour.
 MinJobAge=3600

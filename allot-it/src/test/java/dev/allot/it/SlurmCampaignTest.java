@@ -25,10 +25,10 @@ import org.junit.jupiter.api.Test;
  * {@code campaign.promote} carries what the backend said. No unit runs twice.
  *
  * <p>Each shard runs {@code shard.sh}: from {@code ALLOT_RESUME_FROM} to {@code ALLOT_UNITS} it sleeps a unit (its
- * family's pace: {@code fast} 0.4 s, {@code slow} 2 s; shard 0 is fast, 1 and 2 slow), appends {@code <unit> <job> <attempt>} to {@code out/<shard>.units} and reports the unit with
+ * family's pace: {@code fast} 0.4 s, {@code slow} 1.5 s; shard 0 is fast, 1 and 2 slow), appends {@code <unit> <job> <attempt>} to {@code out/<shard>.units} and reports the unit with
  * {@code POST /v1/workloads/$ALLOT_WORKLOAD_ID/progress} (curl, alice's token from the campaign's environment), as a
  * lab's script would; every start appends to {@code out/<shard>.starts}. Works on any cluster with three free GPUs
- * (the CI's has 32); shard 1, the longest, runs about 20 s.
+ * (the CI's has 32); shard 1, the longest, runs about 15 s.
  */
 class SlurmCampaignTest extends SlurmStories {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -37,12 +37,13 @@ class SlurmCampaignTest extends SlurmStories {
     private static final String INSTANT = "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ";
     /**
      * Units per shard: shard 0 has the most (the first protected slot) but is fast (about 5 s); once it ends, shard 1
-     * (20 s) has more work left than shard 2 (12 s), which still runs.
+     * (15 s) has more work left than shard 2 (9 s), which still runs, and runs on for the {@link #WATCH} after its
+     * promotion (which comes a tick or two after shard 0 ends) with seconds to spare.
      */
     private static final List<Integer> UNITS = List.of(12, 10, 6);
     private static final List<String> FAMILIES = List.of("fast", "slow", "slow");
     private static final String SHARD_SCRIPT = """
-            case "$ALLOT_FAMILY" in fast) pace=0.4 ;; *) pace=2 ;; esac
+            case "$ALLOT_FAMILY" in fast) pace=0.4 ;; *) pace=1.5 ;; esac
             echo "$SLURM_JOB_ID $ALLOT_ATTEMPT from ${ALLOT_RESUME_FROM:-?}" >> "$OUT/$ALLOT_SHARD.starts"
             i=${ALLOT_RESUME_FROM:-0}
             while [ "$i" -lt "$ALLOT_UNITS" ]; do

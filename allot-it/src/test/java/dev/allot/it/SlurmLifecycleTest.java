@@ -39,8 +39,9 @@ class SlurmLifecycleTest extends SlurmStories {
         story = story("it-lifecycle", observing);
 
         // 12 GPUs cannot fit one node: Allot places 8 + 4 (a heterogeneous job in Slurm, one component per node,
-        // read as one job here); the unallocated one goes to the preemptible partition.
-        String big = story.submit("alice", "lab/a", 12, "1m", false, "echo gpus=$CUDA_VISIBLE_DEVICES; sleep 4");
+        // read as one job here); the unallocated one goes to the preemptible partition. It runs 2 s: long enough for
+        // this test to read its GPUs per node from Slurm (polled every 100 ms) while it runs.
+        String big = story.submit("alice", "lab/a", 12, "1m", false, "echo gpus=$CUDA_VISIBLE_DEVICES; sleep 2");
         String free = story.submit("bob", "lab/b", 2, "0s", false, "sleep 1; exit 3");
         // Slurm shows the GPUs per node only while the job runs.
         List<String> gresWhileRunning = new ArrayList<>();
@@ -102,7 +103,7 @@ class SlurmLifecycleTest extends SlurmStories {
                 story.jobs(id, 1).stream().anyMatch(j -> j.state().equals("RUNNING"))));
 
         // Bob, at 0% of his half, asks for 8 GPUs: one of Alice's workloads is preempted and requeued.
-        String bob = story.submit("bob", "lab/b", 8, "1m", false, "sleep 3");
+        String bob = story.submit("bob", "lab/b", 8, "1m", false, "sleep 1");
         Story.until(bob + " completes", WAIT, () -> story.state(bob).equals("completed"));
 
         List<String> preempted = new ArrayList<>();
