@@ -76,20 +76,50 @@ class SlurmModelAgreementTest {
               max-age: 10m
             """;
 
+    /** When the first job is submitted, in seconds after one of Slurm's priority recalculations (time 0). */
+    static final long FIRST_SUBMIT = 8;
+
     /**
-     * The trace: submissions over {@code windowSeconds}, speech (20% of the shares) sending a third of the jobs, vision
-     * (53%) a fifth; 1-8 GPUs, a few 16-GPU gangs in longer traces; durations from 6 s up to {@code maxDuration}.
+     * The guard's trace, in seconds from a priority recalculation (the next is at 60 s). Until 60 s every
+     * association has the same Fair Tree rank (no usage yet): speech and nlp-big fill three nodes with long jobs until
+     * 62-64 s; on the fourth, an unallocated vision job is preempted by a short speech job (one preemption by QOS)
+     * and runs again after it. From 44 s a burst of 20 short jobs from all four associations (4 of them unallocated)
+     * fills the fourth node and queues. At 60 s both recalculate: speech, far over its share, ranks last, nlp-big
+     * third; when the long jobs end the queue starts in Fair Tree order (vision, nlp-small, nlp-big, speech; the
+     * unallocated after the allocated).
+     */
+    static List<Row> guardTrace() {
+        List<Row> rows = new ArrayList<>();
+        rows.add(new Row("a1", 8, "speech", 8, 54, true));
+        rows.add(new Row("a2", 8, "nlp-big", 8, 55, true));
+        rows.add(new Row("a3", 9, "speech", 8, 55, true));
+        rows.add(new Row("a4", 9, "vision", 8, 14, false));
+        rows.add(new Row("a5", 12, "speech", 8, 12, true));
+        Random r = new Random(19);
+        String[] accounts = {"vision", "nlp-small", "nlp-big", "speech"};
+        int[] gpus = {1, 2, 2, 4};
+        for (int i = 0; i < 20; i++) {
+            rows.add(new Row(String.format(Locale.ROOT, "b%02d", i + 1), 44 + i * 13 / 20,
+                    accounts[(i + r.nextInt(2)) % 4], gpus[r.nextInt(gpus.length)], 5 + r.nextInt(6), i % 5 != 4));
+        }
+        return rows;
+    }
+
+    /**
+     * A longer random trace of the same shape, for measuring: submissions over {@code windowSeconds} from
+     * {@link #FIRST_SUBMIT}, speech (20% of the shares) sending a third of the jobs, vision (53%) a fifth; 1-16 GPUs;
+     * durations from 10 s up to {@code maxDuration}; a fifth unallocated.
      */
     static List<Row> trace(int jobs, long windowSeconds, long maxDuration, long seed) {
         Random r = new Random(seed);
         String[] accounts = {"speech", "speech", "speech", "nlp-big", "nlp-big", "nlp-big", "nlp-small", "nlp-small",
             "vision", "vision"};
-        int[] gpus = jobs > 40 ? new int[] {1, 2, 2, 4, 4, 8, 8, 16} : new int[] {1, 1, 2, 2, 4, 8};
+        int[] gpus = {1, 2, 2, 4, 4, 8, 8, 16};
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < jobs; i++) {
-            long submit = windowSeconds * i / jobs + r.nextInt(2);
+            long submit = FIRST_SUBMIT + windowSeconds * i / jobs + r.nextInt(2);
             rows.add(new Row(String.format(Locale.ROOT, "m%02d", i + 1), submit, accounts[r.nextInt(accounts.length)],
-                    gpus[r.nextInt(gpus.length)], 6 + r.nextInt((int) maxDuration - 5), r.nextInt(5) != 0));
+                    gpus[r.nextInt(gpus.length)], 10 + r.nextInt((int) maxDuration - 9), r.nextInt(5) != 0));
         }
         return rows;
     }
@@ -97,8 +127,8 @@ class SlurmModelAgreementTest {
     @Test
     void theSlurmModelStartsJobsInSlurmsOrderAndCloseToSlurmsTimes() throws Exception {
         int jobs = Integer.parseInt(System.getenv().getOrDefault("ALLOT_AGREEMENT_JOBS", "40"));
-        boolean guard = jobs == 40;
-        List<Row> rows = guard ? trace(40, 50, 18, 19) : trace(jobs, jobs * 3L / 2, 90, 19);
+        boolean guard = System.getenv("ALLOT_AGREEMENT_JOBS") == null;
+        List<Row> rows = guard ? guardTrace() : trace(jobs, jobs * 3L / 2, 90, 19);
 
         // The configuration, as a lab would write it: allot slurm-config on the same files the simulator reads.
         PolicyRegistry registry = PolicyRegistry.standard();
@@ -126,10 +156,13 @@ class SlurmModelAgreementTest {
                 Thread.sleep(tick < 0 ? 100 : 0);
             }
             assertThat(tick).as("slurmctld logged a priority recalculation (DebugFlags=Priority)").isPositive();
-            zeroSeconds = tick / 1000;
-            long lead = Math.max(0, (System.currentTimeMillis() - tick + 999) / 1000);
+            // time 0 on a recalculation with the first submission still ahead (Slurm recalculates every minute
+            // from then on, and so does the model from time 0)
+            long late = System.currentTimeMillis() + 500 - (tick + FIRST_SUBMIT * 1000);
+            long zeroMillis = tick + (late <= 0 ? 0 : (late + 59_999) / 60_000 * 60_000);
+            zeroSeconds = zeroMillis / 1000;
             for (Row row : rows) {
-                long due = tick + (lead + row.submitSeconds()) * 1000;
+                long due = zeroMillis + row.submitSeconds() * 1000;
                 long wait = due - System.currentTimeMillis();
                 if (wait > 0) {
                     Thread.sleep(wait);
@@ -197,8 +230,28 @@ class SlurmModelAgreementTest {
                     .isEqualTo("completed");
         }
         if (guard) {
-            assertThat(agreement.kendallTau()).as("start order agreement (Kendall tau)").isGreaterThanOrEqualTo(0.0);
+            // measured on a loaded 2-core machine: tau 0.88, start error median 1 s, p90 3 s, wait p90 15 s / 16 s,
+            // 2 preemptions in both (see the README); the margins leave room for Slurm's 1-2 s scheduling latency
+            assertThat(agreement.kendallTau()).as("start order agreement (Kendall tau)").isGreaterThanOrEqualTo(0.75);
+            assertThat(agreement.startErrorP50Seconds()).as("median |start error|").isLessThanOrEqualTo(2);
+            assertThat(agreement.startErrorP90Seconds()).as("p90 |start error|").isLessThanOrEqualTo(5);
+            assertThat(Math.abs(agreement.waitP90SecondsA() - agreement.waitP90SecondsB())).as("wait p90, model"
+                    + " against Slurm").isLessThanOrEqualTo(5);
+            assertThat(slurmPreemptions).as("Slurm's preemptions against the model's %d", modelPreemptions)
+                    .isBetween(modelPreemptions - 1, modelPreemptions + 1).isPositive();
+            // Fair Tree at the recalculation: the queued allocated work of the association furthest under its share
+            // starts before that of the one furthest over it, in both
+            assertThat(lastStart(inSlurm, rows, "vision")).as("vision's last allocated start in Slurm")
+                    .isLessThan(lastStart(inSlurm, rows, "speech"));
+            assertThat(lastStart(inModel, rows, "vision")).as("vision's last allocated start in the model")
+                    .isLessThan(lastStart(inModel, rows, "speech"));
         }
+    }
+
+    /** The last first start of an association's allocated jobs of the burst. */
+    private static long lastStart(Map<String, StartAgreement.Start> starts, List<Row> rows, String account) {
+        return rows.stream().filter(r -> r.id().startsWith("b") && r.allocated() && r.account().equals(account))
+                .mapToLong(r -> starts.get(r.id()).firstStartSeconds()).max().orElseThrow();
     }
 
     /** The job as a lab would submit it: account, QOS, time limit in whole minutes, GPUs per node, a sleep. */
