@@ -239,20 +239,36 @@ class SlurmModelAgreementTest {
                     + " against Slurm").isLessThanOrEqualTo(5);
             assertThat(slurmPreemptions).as("Slurm's preemptions against the model's %d", modelPreemptions)
                     .isBetween(modelPreemptions - 1, modelPreemptions + 1).isPositive();
-            // Fair Tree at the recalculation: the allocated work of the burst of the association furthest under its
-            // share starts before that of the one furthest over it, in both (medians; FIFO would start speech's first)
-            assertThat(medianStart(inSlurm, rows, "vision")).as("vision's median start of the burst in Slurm")
-                    .isLessThan(medianStart(inSlurm, rows, "speech"));
-            assertThat(medianStart(inModel, rows, "vision")).as("vision's median start of the burst in the model")
-                    .isLessThan(medianStart(inModel, rows, "speech"));
+            // Fair Tree at the recalculation: allocated work of vision (furthest under its share) queued at 60 s
+            // overtakes speech's (furthest over it) submitted earlier, in both; FIFO would not
+            for (Map<String, StartAgreement.Start> run : List.of(inSlurm, inModel)) {
+                int[] pairs = overtakes(run, rows, "vision", "speech");
+                assertThat(pairs[1]).as("queued speech jobs that started before later vision ones (%s)",
+                        run == inSlurm ? "Slurm" : "model").isZero();
+                assertThat(pairs[0]).as("queued vision jobs that overtook earlier speech ones (%s)",
+                        run == inSlurm ? "Slurm" : "model").isPositive();
+            }
         }
     }
 
-    /** The median first start of an association's allocated jobs of the burst. */
-    private static long medianStart(Map<String, StartAgreement.Start> starts, List<Row> rows, String account) {
-        return StartAgreement.percentile(rows.stream()
-                .filter(r -> r.id().startsWith("b") && r.allocated() && r.account().equals(account))
-                .mapToLong(r -> starts.get(r.id()).firstStartSeconds()).toArray(), 50);
+    /**
+     * Among allocated jobs still waiting at the recalculation at 60 s (started after it), the pairs of a job of
+     * {@code over} and a later-submitted one of {@code under}: {@code [under's started first, over's started first]}.
+     */
+    private static int[] overtakes(Map<String, StartAgreement.Start> starts, List<Row> rows, String under, String over) {
+        int[] out = new int[2];
+        for (Row o : rows) {
+            for (Row u : rows) {
+                StartAgreement.Start so = starts.get(o.id());
+                StartAgreement.Start su = starts.get(u.id());
+                if (o.allocated() && u.allocated() && o.account().equals(over) && u.account().equals(under)
+                        && so.firstStartSeconds() > 60 && su.firstStartSeconds() > 60
+                        && so.submitSeconds() < su.submitSeconds() && so.firstStartSeconds() != su.firstStartSeconds()) {
+                    out[su.firstStartSeconds() < so.firstStartSeconds() ? 0 : 1]++;
+                }
+            }
+        }
+        return out;
     }
 
     /** The job as a lab would submit it: account, QOS, time limit in whole minutes, GPUs per node, a sleep. */
