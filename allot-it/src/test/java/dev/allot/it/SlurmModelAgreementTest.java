@@ -128,7 +128,7 @@ class SlurmModelAgreementTest {
     void theSlurmModelStartsJobsInSlurmsOrderAndCloseToSlurmsTimes() throws Exception {
         int jobs = Integer.parseInt(System.getenv().getOrDefault("ALLOT_AGREEMENT_JOBS", "40"));
         boolean guard = System.getenv("ALLOT_AGREEMENT_JOBS") == null;
-        List<Row> rows = guard ? guardTrace() : trace(jobs, jobs * 3L / 2, 90, 19);
+        List<Row> rows = guard ? guardTrace() : trace(jobs, jobs * 3L / 2, 60, 19);
 
         // The configuration, as a lab would write it: allot slurm-config on the same files the simulator reads.
         PolicyRegistry registry = PolicyRegistry.standard();
