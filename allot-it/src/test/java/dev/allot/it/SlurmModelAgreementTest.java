@@ -68,12 +68,17 @@ class SlurmModelAgreementTest {
                 share: 1.5
             """;
 
-    /** The model's settings for a trace of minutes: Slurm's smallest PriorityCalcPeriod, a short decay and max age. */
+    /**
+     * The model's settings for a trace of minutes: Slurm's smallest PriorityCalcPeriod, a short decay and max age, and
+     * time limits a fifth above the durations (Slurm ends a job at its limit: a 60 s sleep in a one-minute limit
+     * times out, with the second it takes to start).
+     */
     static final String POLICY = """
             slurm:
               calc-period: 1m
               decay-half-life: 10m
               max-age: 10m
+              time-limit-factor: 1.2
             """;
 
     /** When the first job is submitted, in seconds after one of Slurm's priority recalculations (time 0). */
