@@ -15,6 +15,11 @@
 #   MODE=qos                one partition allot; MariaDB + slurmdbd, QOS allot preempts QOS allot-free by requeue;
 #                           accounting, so sacct --json works
 #   REST=1                  also run slurmrestd (JWT) on 127.0.0.1:REST_PORT
+#   CONF_EXTRA=FILE         more slurm.conf lines (e.g. the slurm.conf of `allot slurm-config`): a Key= in it
+#                           replaces this script's line of that key; all go before the node and partition lines,
+#                           so a PartitionName=DEFAULT line in it applies to the partitions
+#   SACCTMGR_SCRIPT=FILE    (MODE=qos) a sh script of sacctmgr commands run after this script's own accounts and
+#                           QOS, before slurmctld starts (e.g. the sacctmgr.sh of `allot slurm-config`); with -e
 #   CTLD_PORT=6817 SLURMD_PORT0=17000 (node nI listens on SLURMD_PORT0+I) REST_PORT=6820 DBD_PORT=6819
 #   DB_PORT=13306
 #   SLURMD_TIMEOUT=10       slurm.conf's SlurmdTimeout: seconds without an answer from a node's slurmd before
@@ -125,6 +130,11 @@ cmd_start() {
     local host i p
     host=$(hostname -s)
     case $mode in partition|qos) ;; *) die "MODE must be partition or qos, not '$mode'" ;; esac
+    [ -z "${CONF_EXTRA:-}" ] || [ -r "$CONF_EXTRA" ] || die "CONF_EXTRA=$CONF_EXTRA: no such readable file"
+    if [ -n "${SACCTMGR_SCRIPT:-}" ]; then
+        [ -r "$SACCTMGR_SCRIPT" ] || die "SACCTMGR_SCRIPT=$SACCTMGR_SCRIPT: no such readable file"
+        [ "$mode" = qos ] || die "SACCTMGR_SCRIPT needs MODE=qos (accounts and QOS live in slurmdbd)"
+    fi
     if [ "$nodes" -lt 1 ] || [ "$gpus" -lt 1 ]; then die "NODES and GPUS must be at least 1"; fi
     [[ $slurmd_timeout =~ ^[1-9][0-9]*$ ]] || die "SLURMD_TIMEOUT must be a whole number of seconds, at least 1, not '$slurmd_timeout'"
     [[ $message_timeout =~ ^[1-9][0-9]*$ ]] || die "MESSAGE_TIMEOUT must be a whole number of seconds, at least 1, not '$message_timeout'"
@@ -196,7 +206,7 @@ PreemptMode=OFF"
 PartitionName=allot-free Nodes=n[1-$nodes] Default=NO  MaxTime=INFINITE State=UP PriorityTier=1"
     fi
     {
-        cat <<EOF
+        without_keys_of "${CONF_EXTRA:-}" <<EOF
 ClusterName=allot
 SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
@@ -245,6 +255,11 @@ $preemption
 # Lets the emulated nodes claim more CPUs and memory than this machine has.
 SlurmdParameters=config_overrides
 EOF
+        if [ -n "${CONF_EXTRA:-}" ]; then
+            echo "# ---- from CONF_EXTRA=$CONF_EXTRA"
+            cat "$CONF_EXTRA"
+            echo "# ----"
+        fi
         for i in $(seq 1 "$nodes"); do
             echo "NodeName=n$i NodeHostname=$host NodeAddr=127.0.0.1 Port=$((slurmd_port0 + i)) CPUs=$cpus RealMemory=16000 Gres=gpu:$gpus State=UNKNOWN"
         done
@@ -299,6 +314,11 @@ EOF
             "${sam[@]}" modify user root set DefaultAccount=allot
         } > "$BASE/log/sacctmgr.log"
         log "QOS allot (preempts) and allot-free (preemptible by requeue), account allot"
+        if [ -n "${SACCTMGR_SCRIPT:-}" ]; then
+            timeout 120 sh -e "$SACCTMGR_SCRIPT" >> "$BASE/log/sacctmgr.log" 2>&1 ||
+                die "SACCTMGR_SCRIPT=$SACCTMGR_SCRIPT failed (see $BASE/log/sacctmgr.log)"
+            log "ran $SACCTMGR_SCRIPT"
+        fi
     fi
 
     slurmctld -c   # -c: a clean start, no saved state
@@ -330,6 +350,16 @@ EOF
     START_DONE=1
     log "ready ($mode mode); settings in $BASE/env"
     echo "export SLURM_CONF=$SLURM_CONF"
+}
+
+# without_keys_of FILE: stdin without the lines whose Key= FILE sets (NodeName and PartitionName lines stay).
+without_keys_of() {
+    if [ -z "$1" ]; then cat; return; fi
+    local keys
+    keys=$(sed -n 's/^[[:space:]]*\([A-Za-z][A-Za-z0-9]*\)=.*/\1/p' "$1" | grep -viE '^(NodeName|PartitionName)$' |
+        tr '\n' '|' || true)
+    if [ -z "$keys" ]; then cat; return; fi
+    grep -viE "^(${keys%|})=" || true
 }
 
 cmd_stop() {

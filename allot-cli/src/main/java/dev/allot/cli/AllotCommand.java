@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
                 ExplainCommand.class, CancelCommand.class, ForecastCommand.class, ProgressCommand.class, CampaignCommand.class,
                 NodesCommand.class, BudgetCommand.class, BrakesCommand.class, WhatIfCommand.class,
-                PolicyCommand.class,
+                PolicyCommand.class, SlurmConfigCommand.class,
                 TokenCommand.class, UserCommand.class,
                 ServeCommand.class, CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {

@@ -49,7 +49,7 @@ class HelpAndUnknownCommandsTest {
         assertThat(r.exit()).isZero();
         String commands = r.out().substring(r.out().indexOf("Commands:"));
         assertThat(commands)
-                .contains("simulate  Replay a scenario folder or a real trace through policies and\n")
+                .contains("simulate      Replay a scenario folder or a real trace through policies and\n")
                 .doesNotContain("workloads.\n")
                 .doesNotContain("trace.yaml,");
         // each entry (a line starting with two spaces and a name, plus its continuation lines) ends with a full stop

@@ -57,6 +57,22 @@ class SlurmBackfillTest {
     }
 
     @Test
+    void timeLimitsAreWholeMinutesAsInSlurm() {
+        // r1 and r2 run 40 s but their limits are a minute (Slurm has no finer limit), so big's reservation of both
+        // nodes is due at 1m, not 40s; short (25 s from 10s) would end by 40s but its one-minute limit ends at 1m10s,
+        // after the reservation: it may not backfill on big's nodes, and waits for big
+        Run run = given().nodes(2, 8)
+                .allocations(t -> t.leaf("A", 50).leaf("B", 50))
+                .workload(w("r1").in("A").gpus(8).runs("40s").at("0s"))
+                .workload(w("r2").in("A").gpus(4).runs("40s").at("0s"))
+                .workload(w("big").in("B").gang(16, 8).runs("1m").at("5s"))
+                .workload(w("short").in("B").gpus(4).runs("25s").at("10s"))
+                .run("slurm");
+        assertThat(run.workload("big").firstStartSeconds()).isEqualTo(40);
+        assertThat(run.workload("short").firstStartSeconds()).isEqualTo(100);
+    }
+
+    @Test
     void workMayUseNodesTheReservationDoesNotNeed() {
         // three nodes: n1 busy until 4h, n2 mostly busy until 2h, n3 half busy until 6h. big's reservation is n2
         // and n1, due at 4h; long starts at once on n3's idle half, though it runs far past 4h: big will not need n3

@@ -54,6 +54,19 @@ class SlurmSettingsTest {
     }
 
     @Test
+    void timeLimitsAreTheDurationTimesTheFactorInWholeMinutesAsSlurmKeepsThem() {
+        SlurmPolicy p = SlurmPolicy.withDefaults();
+        assertThat(p.timeLimitSeconds(1)).isEqualTo(60);
+        assertThat(p.timeLimitSeconds(25)).isEqualTo(60);
+        assertThat(p.timeLimitSeconds(60)).isEqualTo(60);
+        assertThat(p.timeLimitSeconds(61)).isEqualTo(120);
+        assertThat(p.timeLimitSeconds(4 * 3600)).isEqualTo(4 * 3600);
+        SlurmPolicy twice = create(Map.of("time-limit-factor", "1.5"));
+        assertThat(twice.timeLimitSeconds(40)).isEqualTo(60); // 60 s
+        assertThat(twice.timeLimitSeconds(41)).isEqualTo(120); // 61.5 s
+    }
+
+    @Test
     void factorsInReasonsHaveThreeDecimals() {
         assertThat(SlurmPolicy.thousandths(2.0 / 3)).isEqualTo("0.667");
         assertThat(SlurmPolicy.thousandths(1.0)).isEqualTo("1.000");
