@@ -92,9 +92,10 @@ public final class InvariantChecker {
 
     /** The rules' recount of lookback usage (charged in the window plus committed) equals the state's ledger's. */
     private void booksMatchUsage(long now) {
+        long[] recount = rules.usageGpuSeconds(now);
         for (int l = 0; l < state.tree().leafCount(); l++) {
             long ledger = state.windowUsageGpuSeconds(l) + state.committedGpuSeconds(l);
-            long books = rules.usageGpuSeconds(l, now);
+            long books = recount[l];
             if (ledger != books) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " has used " + ledger
                         + " GPU-seconds over the lookback window (charged plus committed) by the state's ledger, but "

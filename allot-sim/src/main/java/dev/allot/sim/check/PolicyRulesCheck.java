@@ -175,9 +175,9 @@ public final class PolicyRulesCheck implements SimulationListener {
         return heldAllocatedGpus[leaf];
     }
 
-    /** A leaf's usage at {@code now} by the books: charged inside the lookback window plus committed. */
-    public long usageGpuSeconds(int leaf, long now) {
-        return usage.leafUsage(now)[leaf];
+    /** Each leaf's usage at {@code now} by the books: charged inside the lookback window plus committed. */
+    public long[] usageGpuSeconds(long now) {
+        return usage.leafUsage(now);
     }
 
     private void checkAllocationRules(long now, Run victim, PreemptionCause cause) {
