@@ -9,6 +9,8 @@ import dev.allot.core.policy.PolicyFactory;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.policy.Settings;
+import dev.allot.core.policy.allocation.AllocationPolicy;
+import dev.allot.core.policy.allocation.AllocationSettings;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
@@ -81,8 +83,12 @@ public final class Simulator {
         MetricsCollector metrics = new MetricsCollector(state, lastSubmit);
         SimulationAgent agent = options.agent();
         SimulationListener listener = agent == null ? options.listener() : SimulationListener.both(options.listener(), agent);
+        InvariantChecker checker = options.check() ? new InvariantChecker(state, policy, metrics,
+                AllocationPolicy.NAME.equals(factory.name()) ? AllocationSettings.from(settings).ranking() : null) : null;
+        if (checker != null) {
+            listener = SimulationListener.both(checker.listener(), listener); // the books hear all, agents' moves too
+        }
         listener.onBegin(state);
-        InvariantChecker checker = options.check() ? new InvariantChecker(state, policy, metrics) : null;
         SimulationListener hears = SimulationListener.both(metrics, listener); // the metrics first, then the story
         EventQueue queue = new EventQueue();
         for (HealthEvent h : scenario.cluster().healthEvents()) {

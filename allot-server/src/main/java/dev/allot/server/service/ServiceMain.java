@@ -8,7 +8,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Runs the service in this JVM until it is killed: {@code java -cp ... dev.allot.server.service.ServiceMain
  * --data-dir DIR [--port N] [--backend local|simulated] [--gpus N] [--tick-ms N] [--grace-ms N] [--accounts FILE]
- * [--single-user-host true|false]}. When it listens it
+ * [--single-user-host true|false] [--database-url JDBC-URL [--database-user USER]]}, the database's password
+ * from {@code ALLOT_DB_PASSWORD} (as {@code allot serve}); without a URL the store is SQLite in the data directory.
+ * When it listens it
  * writes {@code DIR/service.json} ({@code url}, {@code port}, {@code pid}). {@code allot serve} is the user's entry
  * point; this one is for tests that must run the service as a separate process (to kill it).
  */
@@ -26,6 +28,8 @@ public final class ServiceMain {
         long graceMs = 30_000;
         Path accounts = null;
         boolean singleUserHost = false;
+        String databaseUrl = null;
+        String databaseUser = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -41,8 +45,11 @@ public final class ServiceMain {
                 case "--grace-ms" -> graceMs = Long.parseLong(v);
                 case "--accounts" -> accounts = Path.of(v);
                 case "--single-user-host" -> singleUserHost = Boolean.parseBoolean(v);
+                case "--database-url" -> databaseUrl = v;
+                case "--database-user" -> databaseUser = v;
                 default -> throw new IllegalArgumentException("unknown option " + a
-                        + "; valid: --data-dir, --port, --backend, --gpus, --tick-ms, --grace-ms, --accounts, --single-user-host");
+                        + "; valid: --data-dir, --port, --backend, --gpus, --tick-ms, --grace-ms, --accounts,"
+                        + " --single-user-host, --database-url, --database-user");
             }
             i++;
         }
@@ -53,6 +60,9 @@ public final class ServiceMain {
                 .withTick(Duration.ofMillis(tickMs)).withGrace(Duration.ofMillis(graceMs))
                 .withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts,
                         singleUserHost, false));
+        if (databaseUrl != null) {
+            config = config.withDatabase(databaseUrl, databaseUser, System.getenv("ALLOT_DB_PASSWORD"));
+        }
         Service service = Service.start(config, Clock.systemUTC());
         ServiceFiles.writeServiceJson(dataDir, service.url(), service.port(), ProcessHandle.current().pid());
         Runtime.getRuntime().addShutdownHook(new Thread(service::close, "allot-shutdown"));

@@ -24,7 +24,8 @@ import org.sqlite.SQLiteDataSource;
  *
  * <p><b>SQLite</b> ({@link #sqlite}, the default): one file, {@code allot.db}, in the data directory. Journal in
  * write-ahead-log mode with {@code synchronous=FULL}: a commit returns only after the log was synced, so it
- * survives a crash of the process or of the machine. SQLite has one writer, so the store keeps one connection and
+ * survives a crash of the process or of the machine. Both settings are read back from every connection the store
+ * opens, which is refused without them ({@link Durability}). SQLite has one writer, so the store keeps one connection and
  * transactions take turns on it (begun {@code IMMEDIATE}, so a transaction never has to upgrade a read lock); a
  * busy timeout covers another process (a backup, the {@code sqlite3} shell) holding the lock for a moment.
  * Foreign keys are enforced.
@@ -79,6 +80,7 @@ public final class Store implements AutoCloseable {
     private final Nodes nodes;
     private final ClusterSettings settings;
     private final Campaigns campaigns;
+    private final Durability durability;
 
     private Store(Vendor vendor, DataSource dataSource, ConnectionPool.Opener opener, int poolSize) {
         try {
@@ -101,6 +103,22 @@ public final class Store implements AutoCloseable {
         this.settings = new ClusterSettings(transactions);
         this.campaigns = new Campaigns(transactions, workloads);
         this.workloads.campaigns(campaigns);
+        try {
+            // the opener refuses a connection without the durability the store promises; this reads it back once
+            this.durability = transactions.tx("read back the store's durability settings",
+                    h -> readDurability(vendor, h.getConnection()));
+        } catch (RuntimeException e) {
+            transactions.close();
+            throw e;
+        }
+    }
+
+    private static Durability readDurability(Vendor vendor, Connection c) {
+        try {
+            return vendor == Vendor.SQLITE ? Durability.readSqlite(c) : Durability.readPostgres(c);
+        } catch (SQLException e) {
+            throw new StoreException("could not read back the store's durability settings: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -135,7 +153,7 @@ public final class Store implements AutoCloseable {
             config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
             SQLiteDataSource ds = new SQLiteDataSource(config);
             ds.setUrl(jdbcUrl);
-            return new Store(vendor, ds, ds::getConnection, 1);
+            return new Store(vendor, ds, () -> checked(ds.getConnection(), vendor, jdbcUrl), 1);
         }
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(jdbcUrl);
@@ -145,10 +163,10 @@ public final class Store implements AutoCloseable {
         if (password != null) {
             ds.setPassword(password);
         }
-        return new Store(vendor, ds, () -> postgresConnection(ds), POSTGRES_POOL_SIZE);
+        return new Store(vendor, ds, () -> postgresConnection(ds, jdbcUrl), POSTGRES_POOL_SIZE);
     }
 
-    private static Connection postgresConnection(DataSource ds) throws SQLException {
+    private static Connection postgresConnection(DataSource ds, String jdbcUrl) throws SQLException {
         Connection c = ds.getConnection();
         try (Statement s = c.createStatement()) {
             s.execute("SET synchronous_commit TO on");
@@ -157,7 +175,31 @@ public final class Store implements AutoCloseable {
             c.close();
             throw e;
         }
+        return checked(c, Vendor.POSTGRESQL, jdbcUrl);
+    }
+
+    /** The connection if it runs with the durability the store needs ({@link Durability}); else closed and refused. */
+    private static Connection checked(Connection c, Vendor vendor, String jdbcUrl) throws SQLException {
+        String where = jdbcUrl.contains("?") ? jdbcUrl.substring(0, jdbcUrl.indexOf('?')) : jdbcUrl;
+        try {
+            if (vendor == Vendor.SQLITE) {
+                Durability.requireSqlite(c, where);
+            } else {
+                Durability.requirePostgres(c, where);
+            }
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
         return c;
+    }
+
+    /**
+     * The durability settings read back from the store's own connection when it opened (the store refuses to open
+     * without {@link Durability#SQLITE} or {@link Durability#POSTGRESQL}).
+     */
+    public Durability durability() {
+        return durability;
     }
 
     /** How many migrations this open applied: all of them on a new store, zero when the schema was current. */

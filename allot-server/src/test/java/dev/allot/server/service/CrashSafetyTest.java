@@ -6,11 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.AttemptKey;
-import dev.allot.server.service.ServiceTestSupport.Answer;
+import dev.allot.server.service.CrashLedger.Entry;
 import dev.allot.server.service.ServiceTestSupport.Client;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.AttemptPhase;
+import dev.allot.server.store.PostgresSchema;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadFilter;
@@ -21,51 +22,60 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Crash safety of the whole service: {@link ServiceMain} runs as a separate process with the {@code local} backend
- * on a seeded data directory; submitter threads post workloads continuously (each with an idempotency key, retried
- * with the same key until acknowledged, across restarts); the service is killed with SIGKILL at random moments
- * (seeded) and restarted on the same data directory, round after round. Each workload appends one line when its
- * process starts and one when it ends (0.3 s later, or 2 s for one in four, so that some still run at the next
- * kill) to a ledger ({@code O_APPEND} writes of a short line are atomic).
+ * Crash safety of the whole service, on SQLite and (when {@code ALLOT_TEST_POSTGRES_URL} names a database, as in CI)
+ * on PostgreSQL: {@link ServiceMain} runs as a separate process with the {@code local} backend on a seeded data
+ * directory; {@link CrashClients} post workloads continuously (each with an idempotency key, retried with the same
+ * key until acknowledged, across restarts) and cancel some; the service is killed with SIGKILL at random moments (seeded) and restarted
+ * on the same store, round after round. While it is down, the test also SIGKILLs one running workload process
+ * (seeded choice), as an OOM kill or a reboot would: a process that died with nobody watching. Each workload appends
+ * one line when its process starts and one when it ends (0.3 s later, or 2 s for one in four, so that some still run
+ * at the next kill) to a {@link CrashLedger}.
  *
  * <p>Once everything has ended, proven from the store (read after the last stop) and the ledger: every acknowledged
  * submission is stored, once; every (workload, attempt) started at most once and is an attempt the store knows; no
  * workload ran two attempts at the same time; every attempt open at a kill was adopted (ended completed under the
- * same attempt number), cleanly requeued (ended lost or requeued, and its workload ran again) or, when a canceller
- * thread asked for it, stopped (some attempts are stopping, within their grace period, at a kill); no process
- * survives. The counts of each case are printed.
+ * same attempt number), launched after the restart when its start never reached the backend (as the service's log
+ * says; its process then started after the kill), cleanly requeued
+ * (ended lost or requeued, and its workload ran again) or, when a canceller thread asked for it, stopped; every
+ * process the test killed ended its attempt lost and its workload ran again; no process survives. And the three
+ * recoveries each happened: at least {@link #MIN_ADOPTED} adoptions, {@link #MIN_RELAUNCHED} relaunches of starts
+ * the backend never received and {@link #MIN_REQUEUED} requeues of lost attempts. A kill's timing is the machine's,
+ * so every other round kills at a launch the backend has not received yet ({@link LaunchCatcher}), the others at a
+ * random moment, and the rounds go on (from {@link #MIN_ROUNDS} up to {@link #MAX_ROUNDS}) until the kills have
+ * caught enough attempts running (with a margin), relaunched (by the service's log) and killed (with a margin).
  *
- * <p>Seed and rounds: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
+ * <p>Seed and the least rounds per store: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
  */
 class CrashSafetyTest {
     private static final long SEED = Long.getLong("allot.crash.seed", 20_261_129L);
-    private static final int ROUNDS = Integer.getInteger("allot.crash.rounds", 8);
-    private static final int SUBMITTERS = 3;
+    private static final int MIN_ROUNDS = Integer.getInteger("allot.crash.rounds", 4);
+    private static final int MAX_ROUNDS = Math.max(MIN_ROUNDS, 12);
+    /** Attempts open at a kill that the restarted service adopted and saw complete, under the same number. */
+    static final int MIN_ADOPTED = 3;
+    /** Attempts begun in the store whose start never reached the backend, launched after the restart. */
+    static final int MIN_RELAUNCHED = 2;
+    /** Attempts whose process died while the service was down, ended lost and run again. */
+    static final int MIN_REQUEUED = 2;
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final String SCRIPT = "echo \"$ALLOT_WORKLOAD_ID $ALLOT_ATTEMPT $$ start $(date +%s%N)\" >> \"$LEDGER\"; "
-            + "sleep \"$WORK\"; "
-            + "echo \"$ALLOT_WORKLOAD_ID $ALLOT_ATTEMPT $$ end $(date +%s%N)\" >> \"$LEDGER\"";
 
     @TempDir
     Path dir;
 
     private Path data;
-    private Path ledger;
+    private CrashLedger ledger;
     private Process service;
     private int launches;
 
@@ -73,19 +83,16 @@ class CrashSafetyTest {
     record OpenAtKill(int round, AttemptKey key, AttemptPhase phase, long killNanos, long restartNanos) {
     }
 
-    /** One ledger line. */
-    record Entry(String workload, int attempt, long pid, boolean start, long nanos) {
-    }
-
     @AfterEach
     void noProcessSurvives() throws IOException {
         if (service != null && service.isAlive()) {
             service.destroyForcibly();
         }
-        if (ledger != null && Files.exists(ledger)) {
-            for (Entry e : ledger()) {
-                ProcessHandle.of(e.pid()).filter(h -> h.info().commandLine().orElse("").contains(ledger.toString()))
-                        .ifPresent(h -> ServiceTestSupport.killTree(h.pid()));
+        if (ledger != null) {
+            for (Entry e : ledger.entries()) {
+                if (e.start()) {
+                    CrashLedger.process(e).ifPresent(h -> ServiceTestSupport.killTree(h.pid()));
+                }
             }
         }
         for (long pid : wrapperPids()) {
@@ -95,146 +102,106 @@ class CrashSafetyTest {
     }
 
     @Test
-    void acknowledgedSubmissionsSurviveSigkillAndProcessesAreAdoptedOrRequeuedNeverLaunchedTwice() throws Exception {
-        data = dir.resolve("data");
-        ledger = ServiceTestSupport.sharedFile(dir.resolve("ledger"));
-        ServiceTestSupport.seed(data);
-        long testStart = System.nanoTime();
-        Random random = new Random(SEED);
-        System.out.printf("CrashSafetyTest: seed %d, %d rounds%n", SEED, ROUNDS);
+    void onSqliteAcknowledgedSubmissionsSurviveSigkillAndAttemptsAreAdoptedRelaunchedOrRequeuedNeverRunTwice()
+            throws Exception {
+        crashRounds("SQLite", null, SEED);
+    }
 
-        Client http = new Client(startService());
-        Map<String, String> acked = new ConcurrentHashMap<>(); // idempotency key -> workload id
-        List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
-        AtomicInteger lostAnswers = new AtomicInteger();
-        AtomicInteger retriedKeys = new AtomicInteger();
-        AtomicInteger ackCount = new AtomicInteger();
-        Map<String, Integer> errorKinds = new ConcurrentHashMap<>();
-        List<String> longOnes = java.util.Collections.synchronizedList(new ArrayList<>());
-        Set<String> cancelSent = ConcurrentHashMap.newKeySet();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        List<Thread> submitters = new ArrayList<>();
-        for (int t = 0; t < SUBMITTERS; t++) {
-            int thread = t;
-            long threadSeed = random.nextLong();
-            String token = thread % 2 == 0 ? "tok-alice" : "tok-bob";
-            String allocation = thread % 2 == 0 ? "lab/a" : "lab/b";
-            Thread th = new Thread(() -> {
-                Random r = new Random(threadSeed);
-                int n = 0;
-                String key = null;
-                String work = "0.3";
-                boolean retried = false;
-                while (key != null || !stop.get()) {
-                    if (key == null) {
-                        key = "t" + thread + "-" + n++;
-                        retried = false;
-                        work = r.nextInt(4) == 0 ? "2" : "0.3"; // some still run at the next kill
-                    }
-                    String body = ServiceTestSupport.submission(allocation, "10s", true,
-                            List.of("sh", "-c", SCRIPT, "ledger"), Map.of("LEDGER", ledger.toString(),
-                                    "WORK", work), key);
-                    try {
-                        Answer a = http.post("/v1/workloads", token, body);
-                        if (a.status() == 201) {
-                            String id = a.json().path("id").asText();
-                            String before = acked.putIfAbsent(key, id);
-                            if (work.equals("2")) {
-                                longOnes.add(id);
-                            }
-                            if (before != null && !before.equals(id)) {
-                                problems.add("key " + key + " acknowledged as " + before + " and as " + id);
-                            }
-                            if (retried) {
-                                retriedKeys.incrementAndGet();
-                            }
-                            ackCount.incrementAndGet();
-                            key = null;
-                            sleep(150 + r.nextInt(300));
-                        } else {
-                            problems.add("submission " + key + " answered " + a.status() + ": " + a.json());
-                            retried = true;
-                            sleep(100);
-                        }
-                    } catch (IOException e) {
-                        lostAnswers.incrementAndGet();
-                        errorKinds.merge(e.getClass().getSimpleName(), 1, Integer::sum);
-                        retried = true;
-                        sleep(50);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "submitter-" + t);
-            th.setDaemon(true);
-            th.start();
-            submitters.add(th);
-        }
-
-        // A canceller: now and then cancels one of the longer workloads, so that some attempts are stopping (SIGTERM
-        // sent, within the grace period) when the service is killed.
-        long cancellerSeed = random.nextLong();
-        Thread canceller = new Thread(() -> {
-            Random r = new Random(cancellerSeed);
-            while (!stop.get()) {
-                sleep(400 + r.nextInt(600));
-                String id;
-                synchronized (longOnes) {
-                    if (longOnes.isEmpty()) {
-                        continue;
-                    }
-                    id = longOnes.remove(r.nextInt(longOnes.size()));
-                }
-                cancelSent.add(id);
-                try {
-                    Answer a = http.post("/v1/workloads/" + id + "/cancel", "tok-root", null);
-                    if (a.status() != 200) {
-                        problems.add("cancel " + id + " answered " + a.status() + ": " + a.json());
-                    }
-                } catch (IOException e) {
-                    // the service is down: the cancellation may or may not have been recorded
-                } catch (InterruptedException e) {
-                    return;
-                }
+    @Test
+    @EnabledIfEnvironmentVariable(named = "ALLOT_TEST_POSTGRES_URL", matches = ".+")
+    void onPostgresqlAcknowledgedSubmissionsSurviveSigkillAndAttemptsAreAdoptedRelaunchedOrRequeuedNeverRunTwice()
+            throws Exception {
+        PostgresSchema schema = new PostgresSchema();
+        schema.create();
+        try {
+            crashRounds("PostgreSQL", new ServiceTestSupport.Database(schema.jdbcUrl(), schema.user, schema.password),
+                    SEED + 1);
+        } finally {
+            if (service != null && service.isAlive()) {
+                service.destroyForcibly().waitFor();
             }
-        }, "canceller");
-        canceller.setDaemon(true);
-        canceller.start();
+            schema.drop();
+        }
+    }
 
-        // Kill rounds: SIGKILL at a random moment, look at the store while the service is down, restart.
+    /** The store the service keeps: SQLite in the data directory, or the database. */
+    private Store openStore(ServiceTestSupport.Database database) {
+        return database == null ? Store.sqlite(data)
+                : Store.open(database.jdbcUrl(), database.user(), database.password());
+    }
+
+    private void crashRounds(String storeName, ServiceTestSupport.Database database, long seed) throws Exception {
+        data = dir.resolve("data");
+        ledger = new CrashLedger(ServiceTestSupport.sharedFile(dir.resolve("ledger")));
+        try (Store store = openStore(database)) {
+            ServiceTestSupport.seed(store);
+        }
+        long testStart = System.nanoTime();
+        Random random = new Random(seed);
+        System.out.printf("CrashSafetyTest on %s: seed %d, %d to %d rounds%n", storeName, seed, MIN_ROUNDS, MAX_ROUNDS);
+
+        Client http = new Client(startService(database));
+        CrashClients clients = new CrashClients(http, ledger);
+        clients.start(random);
+        Map<String, String> acked = clients.acked;
+        List<String> problems = clients.problems;
+        AtomicInteger ackCount = clients.ackCount;
+        Set<String> cancelSent = clients.cancelSent;
+
+        // Kill rounds: SIGKILL at a random moment, look at the store while the service is down, kill one workload
+        // process too, restart; until the kills have caught enough of each case.
         List<OpenAtKill> openAtKills = new ArrayList<>();
         List<Long> restartMillis = new ArrayList<>();
-        for (int round = 1; round <= ROUNDS; round++) {
+        Map<String, Long> killedByTest = new TreeMap<>(); // workload#attempt -> when its process was killed
+        int runningSeen = 0;
+        int rounds = 0;
+        while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || runningSeen < MIN_ADOPTED + 2
+                || relaunchedPerLog().size() < MIN_RELAUNCHED || killedByTest.size() < MIN_REQUEUED + 1)) {
+            int round = ++rounds;
             // The random moment counts from the first acknowledgement after the (re)start, so that every round has
             // work in flight however slowly a loaded machine brings the service up.
             int before = ackCount.get();
             await("a submission acknowledged after the (re)start", WAIT, () -> ackCount.get() > before);
-            sleep(300 + random.nextInt(1500));
+            String moment = "at a random moment";
+            if (round % 2 == 0 && relaunchedPerLog().size() <= MIN_RELAUNCHED) {
+                try (LaunchCatcher catcher = new LaunchCatcher(data, database)) {
+                    moment = catcher.awaitUnreceivedLaunch(Duration.ofSeconds(5))
+                            ? "at a launch the backend had not received" : "after 5 s without such a launch";
+                }
+            } else {
+                sleep(300 + random.nextInt(1500));
+            }
             long killNanos = nowNanos();
             service.destroyForcibly();
             service.waitFor();
             List<Attempt> open;
-            try (Store store = Store.sqlite(data)) {
+            try (Store store = openStore(database)) {
                 open = store.attempts().openAttempts();
+            }
+            String killed = "";
+            List<Entry> alive = ledger.alive();
+            if (!alive.isEmpty()) {
+                Entry victim = alive.get(random.nextInt(alive.size()));
+                ServiceTestSupport.killTree(victim.pid());
+                killedByTest.put(victim.key(), nowNanos());
+                killed = "; killed the process of " + victim.key();
             }
             long restartNanos = nowNanos();
             for (Attempt a : open) {
                 openAtKills.add(new OpenAtKill(round, a.key(), a.phase(), killNanos, restartNanos));
+                String k = a.key().workloadId() + "#" + a.key().attempt();
+                runningSeen += a.phase() == AttemptPhase.RUNNING && !killedByTest.containsKey(k) ? 1 : 0;
             }
-            System.out.printf("round %d: killed; %d acknowledged so far, %d attempts open in the store: %s%n", round,
-                    acked.size(), open.size(), open.stream().map(a -> a.key() + " " + a.phase().label()).toList());
+            System.out.printf("round %d: killed %s; %d acknowledged so far, %d attempts open in the store: %s%s%n",
+                    round, moment, acked.size(), open.size(),
+                    open.stream().map(a -> a.key() + " " + a.phase().label()).toList(), killed);
             long t0 = System.nanoTime();
-            http.base(startService());
+            http.base(startService(database));
             restartMillis.add((System.nanoTime() - t0) / 1_000_000);
         }
 
         long roundsDone = System.nanoTime();
-        stop.set(true);
-        canceller.join(WAIT.toMillis());
-        for (Thread th : submitters) {
-            th.join(WAIT.toMillis());
-            assertThat(th.isAlive()).as("%s finished its last submission", th.getName()).isFalse();
-        }
+        clients.stopAndJoin(WAIT);
         await("every workload has ended", WAIT, () -> {
             try {
                 JsonNode w = http.get("/v1/workloads?state=pending,running,preempted,requeued&limit=1", "tok-root")
@@ -257,7 +224,7 @@ class CrashSafetyTest {
         // ---- the proof
         Map<String, Workload> workloads = new TreeMap<>();
         Map<String, List<Attempt>> attempts = new HashMap<>();
-        try (Store store = Store.sqlite(data)) {
+        try (Store store = openStore(database)) {
             WorkloadFilter f = WorkloadFilter.all();
             while (true) {
                 List<Workload> page = store.workloads().workloads(f);
@@ -271,7 +238,7 @@ class CrashSafetyTest {
                 attempts.put(id, store.attempts().attempts(id));
             }
         }
-        List<Entry> entries = ledger();
+        List<Entry> entries = ledger.entries();
         assertThat(problems).as("answers that were neither 201 nor a lost connection").isEmpty();
 
         // 1. No acknowledged submission lost, none stored twice.
@@ -306,17 +273,22 @@ class CrashSafetyTest {
                 }
             }
             if (!as.isEmpty()) {
-                assertThat(as.get(as.size() - 1).outcome()).as("%s's last attempt", w.id()).isEqualTo(
-                        w.state() == WorkloadState.CANCELLED ? AttemptOutcome.CANCELLED : AttemptOutcome.COMPLETED);
+                Attempt last = as.get(as.size() - 1);
+                if (w.state() == WorkloadState.CANCELLED && killedByTest.containsKey(w.id() + "#" + as.size())) {
+                    // its process died while the service was down, and a cancellation was asked for: not run again
+                    assertThat(last.outcome()).as("%s's last attempt", w.id())
+                            .isIn(AttemptOutcome.CANCELLED, AttemptOutcome.LOST);
+                } else {
+                    assertThat(last.outcome()).as("%s's last attempt", w.id()).isEqualTo(
+                            w.state() == WorkloadState.CANCELLED ? AttemptOutcome.CANCELLED : AttemptOutcome.COMPLETED);
+                }
             } else {
                 assertThat(w.state()).as("%s never ran", w.id()).isEqualTo(WorkloadState.CANCELLED);
             }
         }
 
         // 3. The ledger: each (workload, attempt) started at most once, known to the store, never two at once.
-        Map<String, List<Entry>> starts = entries.stream().filter(Entry::start)
-                .collect(Collectors.groupingBy(e -> e.workload() + "#" + e.attempt(), LinkedHashMap::new,
-                        Collectors.toList()));
+        Map<String, List<Entry>> starts = CrashLedger.starts(entries);
         starts.forEach((k, list) -> assertThat(list).as("process starts of %s", k).hasSize(1));
         for (Entry e : entries) {
             List<Attempt> as = byId.getOrDefault(e.workload(), List.of());
@@ -328,8 +300,9 @@ class CrashSafetyTest {
             if (!s.start()) {
                 continue;
             }
-            long end = entries.stream().filter(e -> !e.start() && e.workload().equals(s.workload())
-                    && e.attempt() == s.attempt()).mapToLong(Entry::nanos).findFirst().orElse(Long.MAX_VALUE);
+            // a process the test killed ended then, without its end line
+            long end = CrashLedger.endNanos(entries, s.key())
+                    .orElse(killedByTest.getOrDefault(s.key(), Long.MAX_VALUE));
             intervals.computeIfAbsent(s.workload(), k -> new ArrayList<>()).add(new long[] {s.nanos(), end, s.attempt()});
         }
         intervals.forEach((id, list) -> {
@@ -350,7 +323,10 @@ class CrashSafetyTest {
             }
         }
 
-        // 4. Attempts open at a kill: adopted (completed under the same number) or cleanly requeued.
+        // 4. Attempts open at a kill: adopted (completed under the same number), relaunched when the backend never
+        // received their start (the service says so in its log), or cleanly requeued.
+        Set<String> relaunched = relaunchedPerLog();
+        int adoptedStarting = 0;
         int adoptedRunning = 0;
         int adoptedEndedBeforeKill = 0;
         int adoptedFinishedWhileDown = 0;
@@ -368,12 +344,20 @@ class CrashSafetyTest {
             List<Attempt> as = byId.get(o.key().workloadId());
             Attempt a = as.get(o.key().attempt() - 1);
             String k = o.key().workloadId() + "#" + o.key().attempt();
+            if (relaunched.contains(k)) { // whatever became of it then (completed, cancelled, lost)
+                assertThat(o.phase()).as("%s, relaunched, was launching at the kill", k)
+                        .isEqualTo(AttemptPhase.LAUNCHING);
+                assertThat(starts.getOrDefault(k, List.of())).as("%s, relaunched, had not run before the kill", k)
+                        .allMatch(e -> e.nanos() > o.killNanos());
+                launchedAfterRestart++;
+            }
             if (a.outcome() == AttemptOutcome.COMPLETED) {
                 List<Entry> s = starts.get(k);
-                long end = entries.stream().filter(e -> !e.start() && (e.workload() + "#" + e.attempt()).equals(k))
-                        .mapToLong(Entry::nanos).findFirst().orElseThrow();
-                if (s.get(0).nanos() > o.killNanos()) {
-                    launchedAfterRestart++;
+                long end = CrashLedger.endNanos(entries, k).orElseThrow();
+                if (relaunched.contains(k)) {
+                    assertThat(end).as("%s, relaunched, ran to its end after the kill", k).isGreaterThan(o.killNanos());
+                } else if (s.get(0).nanos() > o.killNanos()) {
+                    adoptedStarting++;
                 } else if (end < o.killNanos()) {
                     adoptedEndedBeforeKill++;
                 } else if (end < o.restartNanos()) {
@@ -391,25 +375,60 @@ class CrashSafetyTest {
             } else {
                 assertThat(a.outcome()).as("attempt %s open at kill %s ended %s (%s)", k, o.round(), a.outcome(),
                         a.reason()).isIn(AttemptOutcome.LOST, AttemptOutcome.REQUEUED);
+                if (workloads.get(o.key().workloadId()).state() == WorkloadState.CANCELLED
+                        && as.size() == o.key().attempt()) {
+                    assertThat(cancelSent).as("%s, lost and not run again, was cancelled as asked", k)
+                            .contains(o.key().workloadId());
+                    stoppedAsAsked++;
+                    continue;
+                }
                 assertThat(as.size()).as("%s was requeued and ran again", k).isGreaterThan(o.key().attempt());
                 requeued++;
             }
         }
-        System.out.printf("CrashSafetyTest seed %d: %d rounds, %d launches of the service, %d submissions"
+        // The processes the test killed while the service was down (unless they had just ended on their own).
+        int killedAndRequeued = 0;
+        for (Map.Entry<String, Long> k : killedByTest.entrySet()) {
+            if (CrashLedger.endNanos(entries, k.getKey()).isPresent()) {
+                continue;
+            }
+            String id = k.getKey().substring(0, k.getKey().indexOf('#'));
+            int number = Integer.parseInt(k.getKey().substring(k.getKey().indexOf('#') + 1));
+            List<Attempt> as = byId.get(id);
+            Attempt a = as.get(number - 1);
+            if (a.outcome() == AttemptOutcome.CANCELLED || workloads.get(id).state() == WorkloadState.CANCELLED
+                    && as.size() == number) {
+                assertThat(cancelSent).as("%s was cancelled because it was asked to be", k.getKey()).contains(id);
+                continue;
+            }
+            assertThat(a.outcome()).as("attempt %s, whose process the test killed, ended %s (%s)", k.getKey(),
+                    a.outcome(), a.reason()).isEqualTo(AttemptOutcome.LOST);
+            assertThat(as.size()).as("%s ran again after its process was killed", id).isGreaterThan(number);
+            killedAndRequeued++;
+        }
+        System.out.printf("CrashSafetyTest on %s, seed %d: %d rounds, %d launches of the service, %d submissions"
                         + " acknowledged (%d connection errors %s, %d keys retried then acknowledged), %d workloads,"
-                        + " %d attempts, %d ledger starts%n", SEED, ROUNDS, launches, acked.size(), lostAnswers.get(),
-                new TreeMap<>(errorKinds),
-                retriedKeys.get(), workloads.size(), attempts.values().stream().mapToInt(List::size).sum(),
+                        + " %d attempts, %d ledger starts%n", storeName, seed, rounds, launches, acked.size(),
+                clients.lostAnswers.get(), new TreeMap<>(clients.errorKinds), clients.retriedKeys.get(), workloads.size(), attempts.values().stream().mapToInt(List::size).sum(),
                 starts.size());
-        System.out.printf("attempts open at a kill: %d sightings by phase %s, %d distinct: %d adopted while their process"
+        System.out.printf("attempts open at a kill: %d sightings by phase %s, %d distinct: %d adopted whose process was"
+                        + " starting (its first line came after the kill), %d adopted while their process"
                         + " ran, %d adopted whose process had ended just before the kill (end not yet observed), %d"
                         + " adopted whose process ended while the service was down, %d launched after the restart"
                         + " under the same attempt number (the crash came between the store and the backend), %d"
                         + " requeued (lost) and run again, %d ended cancelled as asked (%d of them stopping at the"
-                        + " kill: adopted with their stop); %d workloads cancelled in all (%d cancellations sent)%n",
-                openAtKills.size(), byPhase, counted.size(), adoptedRunning, adoptedEndedBeforeKill,
+                        + " kill: adopted with their stop); %d workloads cancelled in all (%d cancellations sent); %d"
+                        + " processes killed by the test while the service was down, %d of them requeued%n",
+                openAtKills.size(), byPhase, counted.size(), adoptedStarting, adoptedRunning, adoptedEndedBeforeKill,
                 adoptedFinishedWhileDown, launchedAfterRestart, requeued, stoppedAsAsked, stoppingAdopted, cancelled,
-                cancelSent.size());
+                cancelSent.size(), killedByTest.size(), killedAndRequeued);
+        int adopted = adoptedStarting + adoptedRunning + adoptedEndedBeforeKill + adoptedFinishedWhileDown;
+        assertThat(adopted).as("attempts open at a kill adopted by the restarted service (%d rounds)", rounds)
+                .isGreaterThanOrEqualTo(MIN_ADOPTED);
+        assertThat(launchedAfterRestart).as("attempts whose start never reached the backend, launched after the"
+                + " restart (%d rounds)", rounds).isGreaterThanOrEqualTo(MIN_RELAUNCHED);
+        assertThat(requeued).as("attempts lost while the service was down, requeued and run again (%d rounds)",
+                rounds).isGreaterThanOrEqualTo(MIN_REQUEUED);
 
         // 5. No process of the test survives.
         for (Entry e : entries) {
@@ -420,24 +439,30 @@ class CrashSafetyTest {
         }
     }
 
-    /** Starts {@link ServiceMain} on the data directory and returns its URL once it listens. */
-    private String startService() throws IOException, InterruptedException {
+    /** Starts {@link ServiceMain} on the data directory (and the database) and returns its URL once it listens. */
+    private String startService(ServiceTestSupport.Database database) throws IOException, InterruptedException {
         launches++;
-        ServiceTestSupport.ServiceProcess started = ServiceTestSupport.startServiceProcess(dir, data, 8);
+        ServiceTestSupport.ServiceProcess started = ServiceTestSupport.startServiceProcess(dir, data, 8, database);
         service = started.process();
         return started.url();
     }
 
-    private List<Entry> ledger() throws IOException {
-        List<Entry> out = new ArrayList<>();
-        for (String line : Files.readAllLines(ledger)) {
-            String[] p = line.split(" ");
-            assertThat(p).as("ledger line '%s' is whole", line).hasSize(5);
-            assertThat(p[3]).isIn("start", "end");
-            out.add(new Entry(p[0], Integer.parseInt(p[1]), Long.parseLong(p[2]), p[3].equals("start"),
-                    Long.parseLong(p[4])));
+    /**
+     * The attempts the restarted service found begun in its store but unknown to the backend, and launched: its log
+     * line {@code adopted attempt w-N#A was never started on the local backend; started it} (the only record of
+     * that decision), across all the service's runs.
+     */
+    private Set<String> relaunchedPerLog() throws IOException {
+        java.util.regex.Pattern line = java.util.regex.Pattern.compile(
+                "adopted attempt (\\S+) was never started on the local backend; started it");
+        Set<String> keys = new java.util.TreeSet<>();
+        for (String l : Files.readAllLines(dir.resolve("service.log"))) {
+            java.util.regex.Matcher m = line.matcher(l);
+            if (m.find()) {
+                keys.add(m.group(1));
+            }
         }
-        return out;
+        return keys;
     }
 
     private List<Long> wrapperPids() throws IOException {

@@ -33,16 +33,21 @@ final class ServiceTestSupport {
     /** Seeds users, tokens and the tree {@code lab/a}, {@code lab/b} into a fresh SQLite store in {@code dataDir}. */
     static void seed(Path dataDir) {
         try (Store store = Store.sqlite(dataDir)) {
-            long t = System.currentTimeMillis();
-            for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
-                    new User("bob", User.Role.USER))) {
-                store.access().putUser(u);
-                store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-            }
-            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
-            store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
-            store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
+            seed(store);
         }
+    }
+
+    /** {@link #seed(Path)} into any store. */
+    static void seed(Store store) {
+        long t = System.currentTimeMillis();
+        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
+                new User("bob", User.Role.USER))) {
+            store.access().putUser(u);
+            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+        }
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+        store.allocations().putAllocation(new Allocation("lab/a", 1, List.of(), List.of("alice")), "root", t);
+        store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
     }
 
     /**
@@ -202,6 +207,16 @@ final class ServiceTestSupport {
      * it listens (its {@code service.json} names its pid).
      */
     static ServiceProcess startServiceProcess(Path dir, Path data, int gpus) throws IOException, InterruptedException {
+        return startServiceProcess(dir, data, gpus, null);
+    }
+
+    /** A database the service keeps its store in instead of SQLite in its data directory. */
+    record Database(String jdbcUrl, String user, String password) {
+    }
+
+    /** {@link #startServiceProcess(Path, Path, int)} with its store in {@code database} (null: SQLite). */
+    static ServiceProcess startServiceProcess(Path dir, Path data, int gpus, Database database)
+            throws IOException, InterruptedException {
         Path json = data.resolve(ServiceFiles.SERVICE_JSON);
         Files.deleteIfExists(json);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -213,6 +228,10 @@ final class ServiceTestSupport {
         pb.command().addAll(security.accountsFile() != null
                 ? List.of("--accounts", security.accountsFile().toString())
                 : List.of("--single-user-host", Boolean.toString(security.singleUserHost())));
+        if (database != null) {
+            pb.command().addAll(List.of("--database-url", database.jdbcUrl(), "--database-user", database.user()));
+            pb.environment().put("ALLOT_DB_PASSWORD", database.password());
+        }
         Path log = dir.resolve("service.log");
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process p = pb.start();

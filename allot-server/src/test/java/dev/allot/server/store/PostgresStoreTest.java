@@ -28,6 +28,11 @@ class PostgresStoreTest extends StoreContract {
         schema.drop();
     }
 
+    @org.junit.jupiter.api.Test
+    void theStoreRunsWithSynchronousCommitReadBackFromItsConnection() {
+        org.assertj.core.api.Assertions.assertThat(open().durability()).isEqualTo(new Durability(null, "on"));
+    }
+
     @Override
     protected Store openStore() {
         return schema.open();

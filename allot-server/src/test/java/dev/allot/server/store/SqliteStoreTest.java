@@ -1,6 +1,7 @@
 package dev.allot.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.allot.core.backend.AttemptKey;
 import java.io.BufferedReader;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteConfig;
 
 /** The store contract on embedded SQLite, plus what only a file on this machine lets us check. */
 class SqliteStoreTest extends StoreContract {
@@ -115,9 +117,48 @@ class SqliteStoreTest extends StoreContract {
         }
     }
 
+    @Test
+    void theStoreRunsWithTheWriteAheadLogAndSynchronousFullReadBackFromItsConnection() {
+        assertThat(open().durability()).isEqualTo(new Durability("wal", "FULL"));
+    }
+
+    @Test
+    void aConnectionWithoutSynchronousFullOrTheWriteAheadLogIsRefused() throws Exception {
+        String url = "jdbc:sqlite:" + dataDir.resolve("other.db").toAbsolutePath();
+        for (SQLiteConfig.SynchronousMode mode : List.of(SQLiteConfig.SynchronousMode.OFF,
+                SQLiteConfig.SynchronousMode.NORMAL)) {
+            SQLiteConfig config = new SQLiteConfig();
+            config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+            config.setSynchronous(mode);
+            try (Connection c = config.createConnection(url)) {
+                assertThatThrownBy(() -> Durability.requireSqlite(c, url)).isInstanceOf(StoreException.class)
+                        .hasMessage("the store " + url + " runs with synchronous=" + mode.name() + ", but it needs"
+                                + " synchronous=FULL: otherwise a request the service acknowledged could be lost in a"
+                                + " crash");
+            }
+        }
+        SQLiteConfig rollback = new SQLiteConfig();
+        rollback.setJournalMode(SQLiteConfig.JournalMode.DELETE);
+        rollback.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        try (Connection c = rollback.createConnection(url)) {
+            assertThatThrownBy(() -> Durability.requireSqlite(c, url))
+                    .hasMessageContaining("runs with journal_mode=delete, but it needs journal_mode=wal");
+        }
+        SQLiteConfig extra = new SQLiteConfig();
+        extra.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        extra.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        try (Connection c = extra.createConnection(url); Statement st = c.createStatement()) {
+            st.execute("PRAGMA synchronous=EXTRA"); // stricter than FULL: accepted
+            Durability.requireSqlite(c, url);
+            assertThat(Durability.readSqlite(c)).isEqualTo(new Durability("wal", "EXTRA"));
+        }
+    }
+
     /**
      * A real crash: a child JVM submits workloads and begins attempts, printing each acknowledgement once the store
-     * call has returned, and is killed (SIGKILL) mid-stream. Everything it acknowledged must be there on reopen.
+     * call has returned, and is killed (SIGKILL) mid-stream. Everything it acknowledged must be there on reopen. A
+     * SIGKILL leaves the operating system's buffers to be written, so this passes even without syncs: the child
+     * first prints the durability its store read back from its own connection, which must be WAL with FULL syncs.
      */
     @Test
     void everythingAcknowledgedSurvivesAKilledProcess() throws Exception {
@@ -128,6 +169,8 @@ class SqliteStoreTest extends StoreContract {
         Process child = pb.start();
         List<String> acknowledged = new ArrayList<>();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(out.readLine()).as("the durability the child's store read back from its connection")
+                    .isEqualTo("durability " + new Durability("wal", "FULL"));
             String line;
             while (acknowledged.size() < 100 && (line = out.readLine()) != null) {
                 acknowledged.add(line);

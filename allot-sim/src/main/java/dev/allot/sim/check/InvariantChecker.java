@@ -4,11 +4,13 @@ import dev.allot.core.model.Priority;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Policy;
 import dev.allot.core.policy.PreemptionCause;
+import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
+import dev.allot.sim.SimulationListener;
 import dev.allot.sim.metrics.MetricsCollector;
 import java.util.List;
 
@@ -28,18 +30,38 @@ import java.util.List;
  *   <li>The running sums (protected, unprotected, unallocated GPUs, each node's latest protection end) match a
  *   recount.</li>
  *   <li>At the end every workload is accounted for: completed, preempted for good, or still waiting; none running.</li>
+ *   <li>The scheduling rules, from books of its own ({@link PolicyRulesCheck}, which hears the run's events through
+ *   {@link #listener()}): no GPU given twice for every policy; for the {@code allocation} policy also protection from
+ *   the start time and the spec (not the policy's {@code isProtected}), unallocated work never preempting, and
+ *   preemptions between allocations only as its rights allow on usage and holdings recounted from the events. The
+ *   books are held to the state's at every event (allocated GPUs per allocation) and at every preemption between
+ *   allocations (lookback usage, charged plus committed, per allocation), so neither can drift unnoticed.</li>
  * </ul>
- * Costs O(nodes + running jobs) per event: for tests and debugging, not for benchmarks.
+ * Costs O(nodes + running jobs) per event, plus O(allocations x runs in the window) per preemption between
+ * allocations: for tests and debugging, not for benchmarks.
  */
 public final class InvariantChecker {
     private final ClusterState state;
     private final Policy policy;
     private final MetricsCollector metrics;
+    private final PolicyRulesCheck rules;
 
-    public InvariantChecker(ClusterState state, Policy policy, MetricsCollector metrics) {
+    /**
+     * @param allocationRanking the {@code ranking} setting when the policy is {@code allocation} (its rules are then
+     *                          checked too); null for any other policy
+     */
+    public InvariantChecker(ClusterState state, Policy policy, MetricsCollector metrics, Ranking allocationRanking) {
         this.state = state;
         this.policy = policy;
         this.metrics = metrics;
+        this.rules = allocationRanking == null
+                ? PolicyRulesCheck.forAnyPolicy(state.cluster(), state.tree(), state.config())
+                : PolicyRulesCheck.forAllocationPolicy(state.cluster(), state.tree(), state.config(), allocationRanking);
+    }
+
+    /** What must hear every event of the run (submissions, starts, preemptions, ...) for the rules' books. */
+    public SimulationListener listener() {
+        return rules;
     }
 
     /** Called with each decision before the simulator applies it. */
@@ -57,9 +79,27 @@ public final class InvariantChecker {
             if (p.cause().kind() == PreemptionCause.Kind.HOST_DRAIN && allHealthy(j.placement())) {
                 throw new InvariantViolation(now, "drain of " + j.id() + " whose nodes are all healthy");
             }
+            Job preemptor = p.cause().preemptorId() == null ? null : state.job(p.cause().preemptorId()).orElse(null);
+            if (j.allocated() && preemptor != null && preemptor.leaf() != j.leaf()) {
+                booksMatchUsage(now);
+            }
         } else if (d instanceof Decision.Start s) {
             if (s.job().state() != JobState.PENDING) {
                 throw new InvariantViolation(now, "policy " + policy.name() + " starts " + s.job().id() + " which is " + s.job().state());
+            }
+        }
+    }
+
+    /** The rules' recount of lookback usage (charged in the window plus committed) equals the state's ledger's. */
+    private void booksMatchUsage(long now) {
+        long[] recount = rules.usageGpuSeconds(now);
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            long ledger = state.windowUsageGpuSeconds(l) + state.committedGpuSeconds(l);
+            long books = recount[l];
+            if (ledger != books) {
+                throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " has used " + ledger
+                        + " GPU-seconds over the lookback window (charged plus committed) by the state's ledger, but "
+                        + books + " by a recount of the runs' starts and ends");
             }
         }
     }
@@ -147,6 +187,11 @@ public final class InvariantChecker {
             if (charged != ran) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " was charged " + charged
                         + " GPU-seconds but its allocated work ran " + ran);
+            }
+            if (rules.heldAllocatedGpus(l) != state.protectedGpus(l) + state.unprotectedGpus(l)) {
+                throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " runs "
+                        + rules.heldAllocatedGpus(l) + " allocated GPUs by the books of starts and ends, but the state"
+                        + " counts " + (state.protectedGpus(l) + state.unprotectedGpus(l)));
             }
             if (protectedGpus[l] != state.protectedGpus(l)) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " has " + protectedGpus[l]
