@@ -285,6 +285,11 @@ final class Story implements AutoCloseable {
         return out;
     }
 
+    /** The service's base URL, e.g. {@code http://127.0.0.1:41234}. */
+    String url() {
+        return url;
+    }
+
     /** What Slurm shows of one attempt of this story's instance. */
     List<SlurmCluster.Job> jobs(String id, int attempt) {
         return slurm.jobsOf(instance, id, attempt);
