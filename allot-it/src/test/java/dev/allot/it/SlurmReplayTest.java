@@ -38,7 +38,7 @@ class SlurmReplayTest extends SlurmStories {
         StringWriter replayOut = new StringWriter();
         StringWriter replayErr = new StringWriter();
         int exit = run(replayOut, replayErr, "replay", scenario.toString(), "--server", story.url(), "--token",
-                "tok-root", "--time-scale", "1.25", "--state-dir", dir.resolve("state").toString(), "--timeout", "3m",
+                "tok-root", "--time-scale", "2", "--state-dir", dir.resolve("state").toString(), "--timeout", "3m",
                 "--workloads-out", live.toString());
         assertThat(exit).as("allot replay: %s%s", replayOut, replayErr).isZero();
         assertThat(run(new StringWriter(), new StringWriter(), "simulate", scenario.toString(), "--policy",
