@@ -8,13 +8,13 @@ import picocli.CommandLine.Command;
 /** The {@code allot} command: the entry point of the shaded jar. */
 @Command(name = "allot", mixinStandardHelpOptions = true, version = "allot " + AllotCommand.VERSION,
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
-        subcommands = {SimulateCommand.class, ReplayCommand.class, CompareCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
+        subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
                 ExplainCommand.class, CancelCommand.class, ForecastCommand.class, ProgressCommand.class, CampaignCommand.class,
                 NodesCommand.class, BudgetCommand.class, BrakesCommand.class, WhatIfCommand.class,
                 PolicyCommand.class,
                 TokenCommand.class, UserCommand.class,
-                ServeCommand.class, CommandLine.HelpCommand.class})
+                ReplayCommand.class, CompareCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
 public final class AllotCommand implements Runnable {
     public static final String VERSION = dev.allot.sim.AllotVersion.VERSION;
 
