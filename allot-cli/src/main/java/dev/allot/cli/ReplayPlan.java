@@ -24,6 +24,15 @@ import java.util.Locale;
  * runs file, so that an attempt started twice shows. The files are in the replay's state folder, which the nodes
  * must see (on one machine, any folder; on a cluster, a shared file system).
  *
+ * <p><b>Its clock is Allot's decision, not its own start.</b> The simulator charges a workload its duration from
+ * the moment the policy starts it; a backend starts the process later (Slurm: a quarter to one second after
+ * {@code sbatch}), and a program that worked for its duration from its own start would hold its GPUs that much
+ * longer, delaying everything queued behind it. So each step ends at a time counted from the attempt's start as
+ * Allot stamped it ({@code ALLOT_ATTEMPT_STARTED_AT}, epoch milliseconds, which both backends set): step k of an
+ * attempt that resumed from {@code from} ends at {@code started + done_k - from}, and a step already due when the
+ * process gets there ends at once. Without the variable (a service that does not set it) the program counts from
+ * its own start. It reads the clock with GNU {@code date +%s%3N}.
+ *
  * @param timeScale scenario seconds per real second (60: an hour of the scenario plays in a minute)
  */
 record ReplayPlan(Scenario scenario, double timeScale, List<Submission> submissions) {
@@ -36,9 +45,11 @@ record ReplayPlan(Scenario scenario, double timeScale, List<Submission> submissi
      */
     static final String PROGRAM = "work=$1; every=$2; state=$3; echo \"${ALLOT_ATTEMPT:-?}\" >> \"$4\"; done=0;"
             + " if [ \"$every\" -gt 0 ] && [ -s \"$state\" ]; then done=$(cat \"$state\"); fi;"
+            + " begin=${ALLOT_ATTEMPT_STARTED_AT:-$(date +%s%3N)}; from=$done;"
             + " while [ \"$done\" -lt \"$work\" ]; do step=$((work - done));"
             + " if [ \"$every\" -gt 0 ] && [ \"$step\" -gt \"$every\" ]; then step=$every; fi;"
-            + " sleep $((step / 1000)).$(printf %03d $((step % 1000))); done=$((done + step));"
+            + " done=$((done + step)); left=$((begin + done - from - $(date +%s%3N)));"
+            + " if [ \"$left\" -gt 0 ]; then sleep $((left / 1000)).$(printf %03d $((left % 1000))); fi;"
             + " if [ \"$every\" -gt 0 ]; then echo \"$done\" > \"$state.tmp\" && mv \"$state.tmp\" \"$state\"; fi;"
             + " done";
 
