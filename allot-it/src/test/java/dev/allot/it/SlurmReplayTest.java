@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.cli.AllotCommand;
+import dev.allot.sim.report.FidelityBounds;
 import dev.allot.sim.report.RunComparison;
 import dev.allot.sim.report.WorkloadsCsv;
 import java.io.PrintWriter;
@@ -11,60 +12,84 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
  * {@code allot replay} of {@code examples/replay} (40 workloads on 4 nodes x 8 GPUs, some unallocated, some
- * resumable with checkpoints) on a service driving the real Slurm cluster, then {@code allot simulate} of the same
- * scenario at the submission times the service recorded ({@code --submit-times}), and {@code allot compare}. The
- * comparison is printed and written to {@code target/slurm-replay.txt}.
+ * resumable with checkpoints, about 45 s) at time scale 1 on a service driving the real Slurm cluster with a 100 ms
+ * tick, then {@code allot simulate} of the same scenario at the submission times the service recorded
+ * ({@code --submit-times}), and {@code allot compare}. The comparison, and what of issue 19's bounds it missed, is
+ * printed and written to {@code target/slurm-replay.txt}
+ * (the two CSVs beside it).
  *
- * <p>Asserted: every workload ends on Slurm; no program of an attempt started twice (the replay's runs files); each
- * started attempt is a Slurm job; both runs cover the same 40 workloads and started all of them. Not asserted: the
- * start-time error and the waits, which on this loopback cluster are far from the simulator's (measured: median
- * |start error| about 1 s, p90 about 11 s): each attempt holds its GPUs 1.5 to 2 s longer than its duration (Slurm
- * starts the program at its next second, about 1 s after sbatch, and the end is seen about 0.7 s after it), and the
- * delay compounds through the queue; see the README, "Check the simulator against your cluster".
+ * <p>Time scale 1 because the service's scheduler counts whole seconds of the real clock: at scale 2 its second is
+ * two of the simulator's, and protections and submissions round differently in the two. The tick is the loop's
+ * polling of Slurm ({@code squeue --json} once a cycle): Slurm shows a job COMPLETED about 0.1 s after its program
+ * exits (measured), so a job's end reaches Allot within 0.1 s + one tick + the listing's own time.
+ *
+ * <p>Asserted: no program of an attempt started twice (the replay's runs files) and every workload ended; each
+ * started attempt is a Slurm job; and the run's agreement with the simulator, within {@link #BOUNDS}: what held with
+ * margin over four runs on a loaded 2-core machine (median |start error| 0.04 to 0.79 s, p90 3.1 to 5.3 s, wait p90
+ * 11% to 19% apart, at most one final state and one preemption different). Issue 19's bounds (median 0.5 s, p90
+ * 2 s, wait p90 within 5% plus a tick, identical final states) did not all hold in any of them: decisions at
+ * instants the simulator sees as one (whole-second scenario times) and near a protection's end (the service stamps
+ * a start at its cycle's whole second) fall either way, and the work queued behind them follows (README, "Check
+ * the simulator against your cluster"). Which of them a run missed is printed. About 60 s.
  */
 class SlurmReplayTest extends SlurmStories {
+    static final Duration TICK = Duration.ofMillis(100);
+    /** The bounds asserted; issue 19's ({@link FidelityBounds#issue19}) are printed, see the class comment. */
+    static final FidelityBounds BOUNDS = new FidelityBounds(1.5, 8.0, 0.35, TICK.toMillis() / 1000.0, 0.05, 2, 2);
+
     @Test
-    void replayOnSlurmEndsEveryWorkloadRunsEachAttemptOnceAndComparesWithTheSimulator() throws Exception {
+    void replayOnSlurmStartsWorkloadsCloseToTheSimulatorAndRunsEachAttemptOnce() throws Exception {
         Path scenario = Path.of("..", "examples", "replay").toAbsolutePath().normalize();
-        story = new Story(slurm, dir.resolve("data"), "it-replay").seed().start();
+        story = new Story(slurm, dir.resolve("data"), "it-replay").withTick(TICK).seed().start();
         Path live = dir.resolve("live.csv");
         Path sim = dir.resolve("sim.csv");
         StringWriter replayOut = new StringWriter();
         StringWriter replayErr = new StringWriter();
         int exit = run(replayOut, replayErr, "replay", scenario.toString(), "--server", story.url(), "--token",
-                "tok-root", "--time-scale", "2", "--state-dir", dir.resolve("state").toString(), "--timeout", "3m",
+                "tok-root", "--state-dir", dir.resolve("state").toString(), "--timeout", "2m",
                 "--workloads-out", live.toString());
-        assertThat(exit).as("allot replay: %s%s", replayOut, replayErr).isZero();
+        assertThat(exit).as("allot replay (1: an attempt started twice or a workload did not end): %s%s", replayOut,
+                replayErr).isZero();
         assertThat(run(new StringWriter(), new StringWriter(), "simulate", scenario.toString(), "--policy",
                 "allocation", "--submit-times", live.toString(), "--workloads-out", sim.toString())).isZero();
 
         List<RunComparison.Side> sides = RunComparison.choose(sim.toString(), WorkloadsCsv.read(sim), live.toString(),
                 WorkloadsCsv.read(live), null);
         RunComparison.Result r = RunComparison.compare(sides.get(0), sides.get(1));
-        String text = replayOut + RunComparison.render(r);
+        List<String> issue19 = FidelityBounds.issue19(TICK.toMillis() / 1000.0).violations(r);
+        String text = replayOut + RunComparison.render(r) + "issue 19's bounds: "
+                + (issue19.isEmpty() ? "all hold" : String.join("; ", issue19)) + "\n";
         System.out.print(text);
         Files.writeString(Path.of("target", "slurm-replay.txt"), text, StandardCharsets.UTF_8);
+        Files.copy(live, Path.of("target", "slurm-replay-live.csv"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(sim, Path.of("target", "slurm-replay-sim.csv"), StandardCopyOption.REPLACE_EXISTING);
 
         assertThat(r.inBoth()).isEqualTo(40);
-        assertThat(r.waitsA().count()).as("workloads the simulator started").isEqualTo(40);
-        assertThat(r.waitsB().count()).as("workloads started on Slurm").isEqualTo(40);
-        assertThat(sides.get(1).rows()).extracting(WorkloadsCsv.Row::finalState)
-                .allMatch(s -> s.equals("completed") || s.equals("preempted"));
+        assertThat(BOUNDS.violations(r)).as("%s", text).isEmpty();
+        // Every started attempt was a Slurm job of this instance (one listing: ended jobs stay listed).
+        Set<String> jobNames = slurm.jobs().stream().filter(j -> SlurmCluster.ofInstance(j, story.instance))
+                .map(SlurmCluster.Job::name).collect(Collectors.toSet());
+        List<String> missing = new ArrayList<>();
         for (JsonNode w : story.get("/v1/workloads?limit=1000", "tok-root").path("workloads")) {
             String id = w.path("id").asText();
             for (JsonNode a : story.workload(id).path("attempts")) {
-                if (!a.path("startedAt").isNull()) {
-                    assertThat(story.jobs(id, a.path("attempt").asInt())).as("Slurm jobs of %s attempt %s", id,
-                            a.path("attempt").asInt()).isNotEmpty();
+                if (!a.path("startedAt").isNull() && !jobNames.contains("allot:" + id + "#" + a.path("attempt").asInt())) {
+                    missing.add(id + "#" + a.path("attempt").asInt());
                 }
             }
         }
+        assertThat(missing).as("started attempts with no Slurm job").isEmpty();
     }
 
     private static int run(StringWriter out, StringWriter err, String... args) {
