@@ -39,9 +39,10 @@ import picocli.CommandLine;
  * margin over four runs on a loaded 2-core machine (median |start error| 0.04 to 0.79 s, p90 3.1 to 5.3 s, wait p90
  * 11% to 19% apart, at most one final state and one preemption different). Issue 19's bounds (median 0.5 s, p90
  * 2 s, wait p90 within 5% plus a tick, identical final states) did not all hold in any of them: decisions at
- * instants the simulator sees as one (whole-second scenario times) and near a protection's end (the service stamps
- * a start at its cycle's whole second) fall either way, and the work queued behind them follows (README, "Check
- * the simulator against your cluster"). Which of them a run missed is printed. About 60 s.
+ * instants the simulator sees as one (whole-second scenario times) fall either way, a cycle's Slurm commands run
+ * one after another after the instant its decisions are stamped with (a preemption can reach Slurm after the
+ * workload ended by itself), and the work queued behind them follows (README, "Check the simulator against your
+ * cluster"). Which of them a run missed is printed. About 60 s.
  */
 class SlurmReplayTest extends SlurmStories {
     static final Duration TICK = Duration.ofMillis(100);
