@@ -76,6 +76,11 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--lenient", description = "skip malformed or impossible workload rows and count them, instead of failing")
     boolean lenient;
 
+    @Option(names = "--submit-times", paramLabel = "FILE",
+            description = "take each workload's submission time from a run's workloads CSV (allot replay"
+                    + " --workloads-out), rounded down to the second as the live service counts it")
+    Path submitTimes;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = "override a setting: lookback=3d, max-min-runtime=4h, allocation.fairshare-recheck=1m, ...")
     List<String> overrides = new ArrayList<>();
@@ -93,6 +98,9 @@ final class SimulateCommand implements Callable<Integer> {
         }
         Scenario scenario = traceOptions.scenario(dir, lenient, registry);
         scenario = applyOverrides(scenario, overrides, registry);
+        if (submitTimes != null) {
+            scenario = dev.allot.sim.report.SubmitTimes.apply(scenario, submitTimes);
+        }
         if (!scenario.rejected().isEmpty()) {
             out.println("skipped " + scenario.rejected().size() + " workload rows (--lenient); the first:");
             scenario.rejected().stream().limit(5).forEach(r -> out.println("  " + r));

@@ -3,162 +3,100 @@ package dev.allot.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.core.model.Durations;
+import dev.allot.cli.AllotCommand;
+import dev.allot.sim.report.FidelityBounds;
+import dev.allot.sim.report.RunComparison;
+import dev.allot.sim.report.WorkloadsCsv;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Random;
-import java.util.TreeMap;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
- * One small trace, scaled to seconds, replayed twice with the same policy: through the simulator ({@code allot
- * simulate}) and through Allot driving the real Slurm cluster (4 nodes x 8 GPUs), each workload submitted at its
- * time and running {@code sleep <duration>}. Prints, workload by workload, when each started in both and how far
- * apart, and the waits; asserts only what must hold in both (every workload ends, each attempt one Slurm job, the
- * same workloads complete), never a timing.
+ * {@code allot replay} of {@code examples/replay} (40 workloads on 4 nodes x 8 GPUs, some unallocated, some
+ * resumable with checkpoints, about 45 s) at time scale 1 on a service driving the real Slurm cluster with a 100 ms
+ * tick, then {@code allot simulate} of the same scenario at the submission times the service recorded
+ * ({@code --submit-times}), and {@code allot compare}. The comparison, and what of issue 19's bounds it missed, is
+ * printed and written to {@code target/slurm-replay.txt}
+ * (the two CSVs beside it).
+ *
+ * <p>Time scale 1 because the service's scheduler counts whole seconds of the real clock: at scale 2 its second is
+ * two of the simulator's, and protections and submissions round differently in the two. The tick is the loop's
+ * polling of Slurm ({@code squeue --json} once a cycle): Slurm shows a job COMPLETED about 0.1 s after its program
+ * exits (measured), so a job's end reaches Allot within 0.1 s + one tick + the listing's own time.
+ *
+ * <p>Asserted: no program of an attempt started twice (the replay's runs files) and every workload ended; each
+ * started attempt is a Slurm job; and the run's agreement with the simulator, within {@link #BOUNDS}: what held with
+ * margin over five runs on a loaded 2-core machine (median |start error| 0.04 to 0.85 s, p90 3.1 to 5.3 s, wait p90
+ * 2% to 19% apart, at most two final states different, preemption totals at most one apart). Issue 19's bounds (median 0.5 s, p90
+ * 2 s, wait p90 within 5% plus a tick, identical final states) did not all hold in any of them: decisions at
+ * instants the simulator sees as one (whole-second scenario times) fall either way, a cycle's Slurm commands run
+ * one after another after the instant its decisions are stamped with (a preemption can reach Slurm after the
+ * workload ended by itself), and the work queued behind them follows (README, "Check the simulator against your
+ * cluster"). Which of them a run missed is printed. 59 to 77 s.
  */
 class SlurmReplayTest extends SlurmStories {
-    /** One workload of the trace. */
-    record Row(String id, long submitSeconds, String allocation, int gpus, long durationSeconds, long minRuntimeSeconds) {
-    }
-
-    static List<Row> trace() {
-        Random r = new Random(7);
-        List<Row> rows = new ArrayList<>();
-        long t = 0;
-        for (int i = 1; i <= 30; i++) {
-            t += r.nextInt(4);
-            String allocation = r.nextInt(3) == 0 ? "b" : "a";
-            int gpus = new int[] {1, 2, 4, 8, 8, 16}[r.nextInt(6)];
-            long duration = 6 + r.nextInt(20);
-            long min = r.nextInt(5) == 0 ? 0 : 4;
-            rows.add(new Row("t" + i, t, allocation, gpus, duration, min));
-        }
-        return rows;
-    }
+    static final Duration TICK = Duration.ofMillis(100);
+    /** The bounds asserted; issue 19's ({@link FidelityBounds#issue19}) are printed, see the class comment. */
+    static final FidelityBounds BOUNDS = new FidelityBounds(1.5, 8.0, 0.35, TICK.toMillis() / 1000.0, 0.05, 2, 4);
 
     @Test
-    void aScaledTraceStartsOnSlurmCloseToWhereTheSimulatorStartsIt() throws Exception {
-        List<Row> rows = trace();
-        Map<String, Long> simStart = simulate(rows);
+    void replayOnSlurmStartsWorkloadsCloseToTheSimulatorAndRunsEachAttemptOnce() throws Exception {
+        Path scenario = Path.of("..", "examples", "replay").toAbsolutePath().normalize();
+        story = new Story(slurm, dir.resolve("data"), "it-replay").withTick(TICK).seed().start();
+        Path live = dir.resolve("live.csv");
+        Path sim = dir.resolve("sim.csv");
+        StringWriter replayOut = new StringWriter();
+        StringWriter replayErr = new StringWriter();
+        int exit = run(replayOut, replayErr, "replay", scenario.toString(), "--server", story.url(), "--token",
+                "tok-root", "--state-dir", dir.resolve("state").toString(), "--timeout", "2m",
+                "--workloads-out", live.toString());
+        assertThat(exit).as("allot replay (1: an attempt started twice or a workload did not end): %s%s", replayOut,
+                replayErr).isZero();
+        assertThat(run(new StringWriter(), new StringWriter(), "simulate", scenario.toString(), "--policy",
+                "allocation", "--submit-times", live.toString(), "--workloads-out", sim.toString())).isZero();
 
-        story = new Story(slurm, dir.resolve("data"), "it-replay").seed().start();
-        Map<String, String> ids = new TreeMap<>();
-        long t0 = System.nanoTime();
-        for (Row row : rows) {
-            long due = t0 + row.submitSeconds() * 1_000_000_000L;
-            while (System.nanoTime() < due) {
-                Thread.sleep(Math.max(1, (due - System.nanoTime()) / 1_000_000));
-            }
-            String user = row.allocation().equals("a") ? "alice" : "bob";
-            ids.put(row.id(), story.submit(user, "lab/" + row.allocation(), row.gpus(), row.minRuntimeSeconds() + "s",
-                    false, "sleep " + row.durationSeconds()));
-        }
-        Story.until("every workload to end", Duration.ofMinutes(5), () -> {
-            for (String id : ids.values()) {
-                if (!List.of("completed", "failed", "cancelled", "preempted").contains(story.state(id))) {
-                    return false;
+        List<RunComparison.Side> sides = RunComparison.choose(sim.toString(), WorkloadsCsv.read(sim), live.toString(),
+                WorkloadsCsv.read(live), null);
+        RunComparison.Result r = RunComparison.compare(sides.get(0), sides.get(1));
+        List<String> issue19 = FidelityBounds.issue19(TICK.toMillis() / 1000.0).violations(r);
+        String text = replayOut + RunComparison.render(r) + "issue 19's bounds: "
+                + (issue19.isEmpty() ? "all hold" : String.join("; ", issue19)) + "\n";
+        System.out.print(text);
+        Files.writeString(Path.of("target", "slurm-replay.txt"), text, StandardCharsets.UTF_8);
+        Files.copy(live, Path.of("target", "slurm-replay-live.csv"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(sim, Path.of("target", "slurm-replay-sim.csv"), StandardCopyOption.REPLACE_EXISTING);
+
+        assertThat(r.inBoth()).isEqualTo(40);
+        assertThat(BOUNDS.violations(r)).as("%s", text).isEmpty();
+        // Every started attempt was a Slurm job of this instance (one listing: ended jobs stay listed).
+        Set<String> jobNames = slurm.jobs().stream().filter(j -> SlurmCluster.ofInstance(j, story.instance))
+                .map(SlurmCluster.Job::name).collect(Collectors.toSet());
+        List<String> missing = new ArrayList<>();
+        for (JsonNode w : story.get("/v1/workloads?limit=1000", "tok-root").path("workloads")) {
+            String id = w.path("id").asText();
+            for (JsonNode a : story.workload(id).path("attempts")) {
+                if (!a.path("startedAt").isNull() && !jobNames.contains("allot:" + id + "#" + a.path("attempt").asInt())) {
+                    missing.add(id + "#" + a.path("attempt").asInt());
                 }
             }
-            return true;
-        });
-
-        // Real times against the trace's time 0: the first submission's instant minus its submit time.
-        Instant zero = null;
-        Map<String, Instant> submitted = new TreeMap<>();
-        Map<String, Instant> started = new TreeMap<>();
-        Map<String, Long> slurmStarted = new TreeMap<>();
-        Map<String, String> realState = new TreeMap<>();
-        for (Row row : rows) {
-            JsonNode w = story.workload(ids.get(row.id()));
-            Instant s = Instant.parse(w.path("workload").path("submittedAt").asText());
-            submitted.put(row.id(), s);
-            if (zero == null) {
-                zero = s.minusSeconds(row.submitSeconds());
-            }
-            JsonNode a = w.path("attempts").get(0);
-            started.put(row.id(), Instant.parse(a.path("startedAt").asText()));
-            realState.put(row.id(), w.path("workload").path("state").asText());
-            List<SlurmCluster.Job> jobs = story.jobs(ids.get(row.id()), 1);
-            assertThat(jobs).as("Slurm jobs of %s", row.id()).hasSize(1);
-            slurmStarted.put(row.id(), jobs.get(0).startEpochSeconds());
         }
-        StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
-                "%-4s %6s %5s %4s %4s | %9s %10s %7s %11s | %8s %9s%n", "id", "submit", "alloc", "gpus", "dur",
-                "sim start", "allot start", "diff", "slurm start", "sim wait", "real wait"));
-        List<Double> diffs = new ArrayList<>();
-        List<Double> slurmLags = new ArrayList<>();
-        List<Double> simWaits = new ArrayList<>();
-        List<Double> realWaits = new ArrayList<>();
-        for (Row row : rows) {
-            double real = Duration.between(zero, started.get(row.id())).toMillis() / 1000.0;
-            double realWait = Duration.between(submitted.get(row.id()), started.get(row.id())).toMillis() / 1000.0;
-            double inSlurm = slurmStarted.get(row.id()) - zero.toEpochMilli() / 1000.0;
-            Long sim = simStart.get(row.id());
-            assertThat(sim).as("the simulator started %s", row.id()).isNotNull();
-            double simWait = sim - row.submitSeconds();
-            diffs.add(real - sim);
-            slurmLags.add(inSlurm - real);
-            simWaits.add(simWait);
-            realWaits.add(realWait);
-            table.append(String.format(Locale.ROOT, "%-4s %6d %5s %4d %4d | %9d %10.1f %+7.1f %11.1f | %8.1f %9.1f%n",
-                    row.id(), row.submitSeconds(), row.allocation(), row.gpus(), row.durationSeconds(), sim, real,
-                    real - sim, inSlurm, simWait, realWait));
-        }
-        table.append(String.format(Locale.ROOT, "Allot's start minus the simulator's: median %+.1f s, mean %+.1f s,"
-                        + " max %+.1f s; Slurm's start (1 s resolution) minus Allot's: median %+.1f s, max %+.1f s;"
-                        + " waits: simulated p50 %.1f s p90 %.1f s, on Slurm p50 %.1f s p90 %.1f s%n",
-                percentile(diffs, 50), diffs.stream().mapToDouble(d -> d).average().orElse(0),
-                diffs.stream().mapToDouble(d -> d).max().orElse(0), percentile(slurmLags, 50),
-                slurmLags.stream().mapToDouble(d -> d).max().orElse(0), percentile(simWaits, 50),
-                percentile(simWaits, 90), percentile(realWaits, 50), percentile(realWaits, 90)));
-        System.out.print(table);
-        Files.writeString(Path.of("target", "slurm-replay.txt"), table.toString(), StandardCharsets.UTF_8);
-        assertThat(realState.values()).as("every workload ran to its end").allMatch(s ->
-                s.equals("completed") || s.equals("preempted"));
+        assertThat(missing).as("started attempts with no Slurm job").isEmpty();
     }
 
-    /** Runs the trace through {@code allot simulate} with the allocation policy; each workload's first start. */
-    private Map<String, Long> simulate(List<Row> rows) throws Exception {
-        Path scenario = Files.createDirectories(dir.resolve("scenario"));
-        Files.writeString(scenario.resolve("cluster.yaml"), "node-groups:\n  - name-prefix: n\n    count: 4\n"
-                + "    gpus: 8\n");
-        Files.writeString(scenario.resolve("allocations.yaml"), "name: lab\nchildren:\n  - {name: a, share: 1}\n"
-                + "  - {name: b, share: 1}\n");
-        StringBuilder csv = new StringBuilder("id,submit,allocation,gpus,duration,min_runtime,resumable\n");
-        for (Row r : rows) {
-            csv.append(r.id()).append(',').append(r.submitSeconds()).append(',').append(r.allocation()).append(',')
-                    .append(r.gpus()).append(',').append(r.durationSeconds()).append(',')
-                    .append(r.minRuntimeSeconds()).append(",false\n");
-        }
-        Files.writeString(scenario.resolve("workloads.csv"), csv);
-        Path events = dir.resolve("events.txt");
-        int exit = dev.allot.cli.AllotCommand.commandLine().execute("simulate", scenario.toString(),
-                "--policy", "allocation", "--events-out", events.toString());
-        assertThat(exit).as("allot simulate").isZero();
-        Map<String, Long> starts = new TreeMap<>();
-        for (String line : Files.readAllLines(events, StandardCharsets.UTF_8)) {
-            String[] f = line.split(" ");
-            if (f.length >= 3 && f[1].equals("start")) {
-                starts.putIfAbsent(f[2], Durations.parse(f[0]).toSeconds());
-            }
-        }
-        return starts;
-    }
-
-    private static double percentile(List<Double> values, int p) {
-        double[] v = values.stream().mapToDouble(d -> d).sorted().toArray();
-        if (v.length == 0) {
-            return 0;
-        }
-        int i = (int) Math.ceil(p / 100.0 * v.length) - 1;
-        return v[Math.max(0, Math.min(v.length - 1, i))];
+    private static int run(StringWriter out, StringWriter err, String... args) {
+        CommandLine cl = AllotCommand.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
     }
 }

@@ -47,6 +47,8 @@ final class Story implements AutoCloseable {
     /** {@link #accountsFile} is this story's own, mapping everyone to root; written at start. */
     private boolean rootAccounts = true;
     private final Map<String, String> serviceEnvironment = new java.util.TreeMap<>();
+    /** The scheduling loop's tick ({@code allot serve --tick}) of {@link #start}. */
+    private Duration tick = Duration.ofMillis(200);
 
     Story(SlurmCluster slurm, Path dataDir, String instance) {
         this.slurm = slurm;
@@ -79,6 +81,12 @@ final class Story implements AutoCloseable {
     /** Adds a variable to the service's own environment ({@link #startProcess} only). */
     Story withServiceEnvironment(String name, String value) {
         serviceEnvironment.put(name, value);
+        return this;
+    }
+
+    /** Runs the scheduling loop every {@code every} ({@link #start} only; 200 ms unless told). */
+    Story withTick(Duration every) {
+        tick = every;
         return this;
     }
 
@@ -119,7 +127,7 @@ final class Story implements AutoCloseable {
         Files.createDirectories(slurmConfig.workDir());
         writeRootAccounts();
         ServiceConfig config = ServiceConfig.defaults(dataDir).withPort(0).withBackend("slurm")
-                .withTick(Duration.ofMillis(200)).withGrace(Duration.ofSeconds(2))
+                .withTick(tick).withGrace(Duration.ofSeconds(2))
                 .withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accountsFile,
                         false, slurmConfig.rootWorkloads()));
         service = Service.start(config, Clock.systemUTC(),
@@ -283,6 +291,11 @@ final class Story implements AutoCloseable {
         List<JsonNode> out = new ArrayList<>();
         workload(id).path("attempts").forEach(out::add);
         return out;
+    }
+
+    /** The service's base URL, e.g. {@code http://127.0.0.1:41234}. */
+    String url() {
+        return url;
     }
 
     /** What Slurm shows of one attempt of this story's instance. */

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * own user, in {@link SlurmConfig#workDir()}. Nothing runs as root unless {@link SlurmConfig#rootWorkloads()}.
  *
  * <p><b>What a job's environment is.</b> Built, never inherited ({@link #jobEnvironment}): {@code PATH}, {@code HOME}
- * and {@code USER} of the account, the workload's declared variables, {@code ALLOT_WORKLOAD_ID} and
- * {@code ALLOT_ATTEMPT}; Slurm adds its own ({@code SLURM_*}, {@code CUDA_VISIBLE_DEVICES}, ...). It reaches Slurm
+ * and {@code USER} of the account, the workload's declared variables, {@code ALLOT_WORKLOAD_ID},
+ * {@code ALLOT_ATTEMPT} and {@code ALLOT_ATTEMPT_STARTED_AT} (when Allot decided the start, epoch milliseconds: the
+ * program starts about a second later); Slurm adds its own ({@code SLURM_*}, {@code CUDA_VISIBLE_DEVICES}, ...). It reaches Slurm
  * as an {@code --export-file} (NUL-separated, so any value passes), which on Slurm 22.05 is the job's whole
  * environment: sbatch's own environment is not merged into it, and slurmd does not load the account's login
  * environment (as it does for {@code --export=NONE} or a list of names, through {@code su -}, which cannot carry the
@@ -149,6 +150,9 @@ class SlurmActions {
         }
         env.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
         env.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
+        if (launch.startedAtMillis() != null) {
+            env.put(Launch.STARTED_AT_VARIABLE, Long.toString(launch.startedAtMillis()));
+        }
         return env;
     }
 

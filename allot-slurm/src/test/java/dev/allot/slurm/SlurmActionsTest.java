@@ -54,7 +54,8 @@ class SlurmActionsTest {
     }
 
     static Launch as(Launch l, String account) {
-        return new Launch(l.attempt(), l.placement(), l.command(), l.environment(), l.duration(), l.terms(), account);
+        return new Launch(l.attempt(), l.placement(), l.command(), l.environment(), l.duration(), l.terms(), account,
+                l.startedAtMillis());
     }
 
     private static SlurmActions actions(SlurmConfig config, String self) {
@@ -181,19 +182,21 @@ class SlurmActionsTest {
     void theJobEnvironmentIsTheAccountsPathHomeAndUserTheDeclaredVariablesAndAllotsAndNothingElse() {
         Launch l = new Launch(new AttemptKey("w-9", 4), List.of(new Launch.NodeGpus("n1", List.of(0))),
                 List.of("x"), new TreeMap<>(Map.of("SEED", "7", "MULTI", "a\nb,c d", "ALLOT_ATTEMPT", "99",
-                "SBATCH_QOS", "high")), null, Launch.Terms.ALLOCATED, "alice");
+                "ALLOT_ATTEMPT_STARTED_AT", "5", "SBATCH_QOS", "high")), null, Launch.Terms.ALLOCATED, "alice",
+                1_796_198_400_123L);
 
         SortedMap<String, String> env = SlurmActions.jobEnvironment(l, ACCOUNTS.get("alice"));
 
         assertThat(env).containsExactlyEntriesOf(new TreeMap<>(Map.of("ALLOT_ATTEMPT", "4", "ALLOT_WORKLOAD_ID",
-                "w-9", "HOME", "/home/alice", "MULTI", "a\nb,c d", "PATH", SlurmActions.USER_PATH, "SBATCH_QOS",
-                "high", "SEED", "7", "USER", "alice")));
+                "w-9", "ALLOT_ATTEMPT_STARTED_AT", "1796198400123", "HOME", "/home/alice", "MULTI", "a\nb,c d",
+                "PATH", SlurmActions.USER_PATH, "SBATCH_QOS", "high", "SEED", "7", "USER", "alice")));
         assertThat(SlurmActions.jobEnvironment(as(l, null), ACCOUNTS.get("root"))).containsEntry("PATH",
                 SlurmActions.ROOT_PATH).containsEntry("HOME", "/root").containsEntry("USER", "root");
         // The submitter may set PATH (or HOME) for its own job.
         Launch own = new Launch(l.attempt(), l.placement(), l.command(), new TreeMap<>(Map.of("PATH", "/opt/x/bin")),
                 null, Launch.Terms.ALLOCATED, "alice");
-        assertThat(SlurmActions.jobEnvironment(own, ACCOUNTS.get("alice"))).containsEntry("PATH", "/opt/x/bin");
+        assertThat(SlurmActions.jobEnvironment(own, ACCOUNTS.get("alice"))).containsEntry("PATH", "/opt/x/bin")
+                .as("a launch with no stored start").doesNotContainKey(Launch.STARTED_AT_VARIABLE);
     }
 
     @Test
@@ -313,7 +316,7 @@ class SlurmActionsTest {
         // Declared names that sbatch would read as its own options if they reached its environment.
         Launch l = new Launch(new AttemptKey("w-5", 2), List.of(new Launch.NodeGpus("n1", List.of(0, 1))),
                 List.of("python", "train.py"), new TreeMap<>(Map.of("TOKEN", "s3cret\nline2", "SBATCH_QOS", "high",
-                "SLURM_CONF", "/elsewhere")), null, Launch.Terms.ALLOCATED, "alice");
+                "SLURM_CONF", "/elsewhere")), null, Launch.Terms.ALLOCATED, "alice", 1_796_198_400_123L);
 
         assertThat(actions.submit(l, actions.identity(l))).isEqualTo(4242);
 
@@ -328,7 +331,8 @@ class SlurmActionsTest {
         // The job's whole environment, exactly; written 0600, and gone once sbatch returned.
         assertThat(nulSeparated("sbatch.export")).containsExactlyEntriesOf(new TreeMap<>(Map.of("TOKEN",
                 "s3cret\nline2", "SBATCH_QOS", "high", "SLURM_CONF", "/elsewhere", "PATH", SlurmActions.USER_PATH,
-                "HOME", "/home/alice", "USER", "alice", "ALLOT_WORKLOAD_ID", "w-5", "ALLOT_ATTEMPT", "2")));
+                "HOME", "/home/alice", "USER", "alice", "ALLOT_WORKLOAD_ID", "w-5", "ALLOT_ATTEMPT", "2",
+                "ALLOT_ATTEMPT_STARTED_AT", "1796198400123")));
         assertThat(Files.readString(bin.resolve("sbatch.export.mode")).strip()).isEqualTo("600");
         assertThat(Path.of(Files.readString(bin.resolve("sbatch.export.path")).strip())).doesNotExist();
     }

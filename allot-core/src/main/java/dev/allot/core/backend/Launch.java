@@ -17,9 +17,21 @@ import java.util.SortedMap;
  * @param account     the Unix account the attempt must run as (its submitter's, through the service's account map);
  *                    null when the backend runs everything as the service's own user (the simulated backend, or a
  *                    service that is not root and was told it runs on a single-user host)
+ * @param startedAtMillis when Allot decided to start the attempt (epoch milliseconds, the attempt's start as stored):
+ *                    the moment its GPUs are counted held, which a backend passes to the work
+ *                    ({@code ALLOT_ATTEMPT_STARTED_AT}) because the process itself starts later (Slurm: about a second
+ *                    after sbatch); null when the caller has no stored start (a backend used on its own)
  */
 public record Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
-                     SortedMap<String, String> environment, Duration duration, Terms terms, String account) {
+                     SortedMap<String, String> environment, Duration duration, Terms terms, String account,
+                     Long startedAtMillis) {
+    /**
+     * The variable a backend sets in the work's environment to {@link #startedAtMillis} (decimal epoch
+     * milliseconds), beside {@code ALLOT_WORKLOAD_ID} and {@code ALLOT_ATTEMPT}: a program that must end a given time
+     * after Allot started it (as {@code allot replay}'s does) reads it rather than its own start.
+     */
+    public static final String STARTED_AT_VARIABLE = "ALLOT_ATTEMPT_STARTED_AT";
+
     public Launch {
         Objects.requireNonNull(attempt, "attempt");
         Objects.requireNonNull(terms, "terms");
@@ -34,10 +46,16 @@ public record Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> 
         }
     }
 
+    /** A launch with no stored start. */
+    public Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
+                  SortedMap<String, String> environment, Duration duration, Terms terms, String account) {
+        this(attempt, placement, command, environment, duration, terms, account, null);
+    }
+
     /** A launch run as the backend's own user (no account switch). */
     public Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> command,
                   SortedMap<String, String> environment, Duration duration, Terms terms) {
-        this(attempt, placement, command, environment, duration, terms, null);
+        this(attempt, placement, command, environment, duration, terms, null, null);
     }
 
     /** A launch of allocated, non-resumable work (what the simpler backends assume), run as the backend's user. */

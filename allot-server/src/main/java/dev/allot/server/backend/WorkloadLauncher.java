@@ -246,8 +246,9 @@ final class WorkloadLauncher {
     /**
      * A workload's whole environment, built rather than inherited (nothing of the service's own): what the submitter
      * declared; {@code HOME}, {@code USER}, {@code LOGNAME} and {@code SHELL} of the account it runs as; {@code PATH}
-     * as declared, else {@value LocalBackend#DEFAULT_PATH}; {@code CUDA_VISIBLE_DEVICES}, {@code ALLOT_WORKLOAD_ID} and
-     * {@code ALLOT_ATTEMPT}.
+     * as declared, else {@value LocalBackend#DEFAULT_PATH}; {@code CUDA_VISIBLE_DEVICES}, {@code ALLOT_WORKLOAD_ID},
+     * {@code ALLOT_ATTEMPT} and, when the launch has a stored start, {@code ALLOT_ATTEMPT_STARTED_AT}
+     * ({@link Launch#STARTED_AT_VARIABLE}).
      *
      * @throws IllegalArgumentException if a declared name cannot be a variable of a POSIX shell, or a value holds NUL
      */
@@ -262,6 +263,9 @@ final class WorkloadLauncher {
         environment.put("CUDA_VISIBLE_DEVICES", gpus);
         environment.put("ALLOT_WORKLOAD_ID", launch.attempt().workloadId());
         environment.put("ALLOT_ATTEMPT", Integer.toString(launch.attempt().attempt()));
+        if (launch.startedAtMillis() != null) {
+            environment.put(Launch.STARTED_AT_VARIABLE, Long.toString(launch.startedAtMillis()));
+        }
         for (Map.Entry<String, String> e : environment.entrySet()) {
             if (!VARIABLE.matcher(e.getKey()).matches()) {
                 throw new IllegalArgumentException("the environment variable '" + e.getKey() + "' cannot be set:"

@@ -26,6 +26,8 @@ final class LiveAttempt {
      * core resumes it from then, so its protection ends when the promotion promised).
      */
     long startedAtSeconds;
+    /** When the attempt began, epoch millis, as the store stamped it: what the backend tells the work. */
+    long attemptStartedAtMillis;
     /** Where it runs in the core's node indexes; null when it holds no GPU the cluster still has. */
     Placement placement;
     int[][] lanes;

@@ -724,6 +724,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         stored.put(job.id(), w);
         LiveAttempt l = new LiveAttempt(a.key(), job.id(), a.placement(), startedAt, m.placement(), m.lanes());
+        l.attemptStartedAtMillis = a.startedAtMillis();
         l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
         l.adoptedUnseen = backend.workMayDieWithTheService();
         books.live.put(a.key(), l);
@@ -767,6 +768,7 @@ public final class SchedulerLoop implements AutoCloseable {
         }
         long startedAt = Math.min(now, Math.floorDiv(a.startedAtMillis(), 1000));
         LiveAttempt l = new LiveAttempt(a.key(), w.id(), a.placement(), startedAt, rest.placement(), rest.lanes());
+        l.attemptStartedAtMillis = a.startedAtMillis();
         l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
         l.stopping = true;
         l.cancelled = w.cancelRequested();
@@ -827,7 +829,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 Job job = state.job(l.jobId).orElseThrow();
                 Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
                 try {
-                    backend.start(launchOf(a.key(), a.placement(), w, duration));
+                    backend.start(launchOf(a.key(), a.placement(), w, duration, a.startedAtMillis()));
                     LOG.info("adopted attempt {} was never started on the {} backend; started it", a.key(),
                             backend.name());
                     starts++;
@@ -944,7 +946,7 @@ public final class SchedulerLoop implements AutoCloseable {
         Duration duration = w.durationSeconds() == null ? null
                 : state.job(l.jobId).map(j -> Duration.ofSeconds(j.remainingSeconds())).orElse(null);
         try {
-            backend.start(launchOf(l.key, l.where, w, duration));
+            backend.start(launchOf(l.key, l.where, w, duration, l.attemptStartedAtMillis));
             l.startUnconfirmed = false;
             LOG.info("the {} backend confirmed the start of {}", backend.name(), l.key);
         } catch (BackendUnavailableException e) {
@@ -955,10 +957,13 @@ public final class SchedulerLoop implements AutoCloseable {
         }
     }
 
-    private Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration) {
+    /** The launch of an attempt begun at {@code startedAtMillis} (its stored start), as the backend gets it. */
+    private Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration,
+                            long startedAtMillis) {
         AccountMap map = accounts;
         return new Launch(key, where, w.command(), campaigns.launchEnvironment(w), duration,
-                Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()), map == null ? null : map.accountOf(w.user()));
+                Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()), map == null ? null : map.accountOf(w.user()),
+                startedAtMillis);
     }
 
     /**
@@ -1355,9 +1360,10 @@ public final class SchedulerLoop implements AutoCloseable {
         Workload w = stored.get(job.id());
         Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
         LiveAttempt l = new LiveAttempt(key, job.id(), where, now, placement, lanes.lanes());
+        l.attemptStartedAtMillis = nowMillis;
         books.live.put(key, l);
         try {
-            backend.start(launchOf(key, where, w, duration));
+            backend.start(launchOf(key, where, w, duration, nowMillis));
         } catch (BackendUnavailableException e) {
             // Not known to have started nor to have been refused: the attempt stays launching (it holds its GPUs) and
             // the start is asked again next cycle; the backend's start is idempotent, so this never runs it twice.

@@ -80,6 +80,9 @@ class LocalBackendTest {
      */
     static final String ACCOUNT = UnixAccounts.serviceUid() == 0 ? "nobody" : null;
 
+    /** When the tests' attempts were started, as the scheduling loop would stamp them. */
+    static final long STARTED_AT_MILLIS = 1_796_198_400_123L;
+
     private Launch launch(String id, int attempt, String... command) {
         return launchOn(List.of(new Launch.NodeGpus("n1", List.of(0))), Map.of(), id, attempt, command);
     }
@@ -89,7 +92,7 @@ class LocalBackendTest {
         TreeMap<String, String> marked = new TreeMap<>(environment);
         marked.put(MARKER, dataDir.toAbsolutePath().toString());
         return new Launch(new AttemptKey(id, attempt), placement, List.of(command), marked, null,
-                Launch.Terms.ALLOCATED, ACCOUNT);
+                Launch.Terms.ALLOCATED, ACCOUNT, STARTED_AT_MILLIS);
     }
 
     /** A shell script as the user's command: the test's own use of a shell, not the backend's. */
@@ -178,14 +181,14 @@ class LocalBackendTest {
     void gpusIdentityAndEnvironmentReachTheProcess() throws Exception {
         LocalBackend backend = backend();
         AttemptKey key = new AttemptKey("w-env", 2);
-        backend.start(launchOn(List.of(new Launch.NodeGpus("n1", List.of(2, 5))), Map.of("FOO", "bar baz"),
-                "w-env", 2, "env"));
+        backend.start(launchOn(List.of(new Launch.NodeGpus("n1", List.of(2, 5))), Map.of("FOO", "bar baz",
+                "ALLOT_ATTEMPT_STARTED_AT", "5"), "w-env", 2, "env"));
 
         AttemptStatus done = awaitPhase(backend, key, Phase.EXITED);
 
         assertThat(done.exitCode()).isZero();
         assertThat(log(backend, key).lines()).contains("CUDA_VISIBLE_DEVICES=2,5", "ALLOT_WORKLOAD_ID=w-env",
-                "ALLOT_ATTEMPT=2", "FOO=bar baz");
+                "ALLOT_ATTEMPT=2", "ALLOT_ATTEMPT_STARTED_AT=" + STARTED_AT_MILLIS, "FOO=bar baz");
         assertThat(backend.logFile(key)).isEqualTo(dataDir.toAbsolutePath().resolve("attempts/w-env-2.log"));
     }
 

@@ -69,6 +69,8 @@ class SchedulerLoopTest {
         assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
         assertThat(f.attempts(w)).singleElement().satisfies(a -> {
             assertThat(a.open()).isTrue();
+            // the backend is told the attempt's start as stored (it passes it on as ALLOT_ATTEMPT_STARTED_AT)
+            assertThat(launch.startedAtMillis()).isEqualTo(a.startedAtMillis()).isEqualTo(f.clock.millis());
             assertThat(a.placement()).containsExactly(new Launch.NodeGpus("n1", List.of(0, 1, 2, 3)));
         });
 

@@ -1,0 +1,243 @@
+package dev.allot.sim.report;
+
+import dev.allot.sim.input.InputException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Two runs of the same workloads set side by side, from their {@link WorkloadsCsv} files ({@code allot compare
+ * A.csv B.csv}): typically the simulator's ({@code simulate --workloads-out}) and a live service's ({@code replay
+ * --workloads-out}). It answers how far apart each workload started (B minus A, over the workloads that started in
+ * both), the waits of each run, the preemptions of each and the workloads whose final states differ. Everything is
+ * over the workloads in both files; the others are listed by id. Percentiles are nearest-rank (the value at
+ * position ceil(p/100 x n) in sorted order), so every number printed is one a workload had.
+ */
+public final class RunComparison {
+    /** One file's rows of the policy compared. */
+    public record Side(String file, String policy, List<WorkloadsCsv.Row> rows) {
+        public Side {
+            rows = List.copyOf(rows);
+        }
+    }
+
+    /** Nearest-rank percentiles of a list of seconds; all zero when {@code count} is 0. */
+    public record Spread(int count, double p50Seconds, double p90Seconds, double p99Seconds, double maxSeconds) {
+        static Spread of(List<Double> values) {
+            List<Double> v = new ArrayList<>(values);
+            Collections.sort(v);
+            return new Spread(v.size(), percentile(v, 50), percentile(v, 90), percentile(v, 99),
+                    v.isEmpty() ? 0 : v.get(v.size() - 1));
+        }
+    }
+
+    /** A workload whose final state is not the same in both runs. */
+    public record StateDifference(String id, String stateA, String stateB) {
+    }
+
+    /**
+     * @param absoluteStartError |B's first start - A's|, over the workloads started in both
+     * @param medianSignedStartErrorSeconds the median of B's first start minus A's (positive: B started later)
+     * @param waitsA     A's waits over the workloads in both that started in A
+     * @param differentPreemptionCounts workloads whose preemption counts differ
+     */
+    public record Result(Side a, Side b, int inBoth, List<String> onlyInA, List<String> onlyInB,
+                         Spread absoluteStartError, double medianSignedStartErrorSeconds, Spread waitsA, Spread waitsB,
+                         int preemptionsA, int preemptionsB, int differentPreemptionCounts,
+                         Map<String, Integer> finalStatesA, List<StateDifference> stateDifferences) {
+    }
+
+    private RunComparison() {
+    }
+
+    /**
+     * The rows of each file to compare. A file of one policy is taken whole; a file of several (simulate with
+     * {@code --policy allocation,legacy}) gives the rows of {@code policy}, or when that is null of the policy the
+     * other file holds alone. Refuses a file with no rows, or several policies and no way to choose.
+     */
+    public static List<Side> choose(String fileA, List<WorkloadsCsv.Row> rowsA, String fileB,
+                                    List<WorkloadsCsv.Row> rowsB, String policy) {
+        Set<String> policiesA = policies(fileA, rowsA);
+        Set<String> policiesB = policies(fileB, rowsB);
+        String wantA = policy != null ? policy : policiesB.size() == 1 ? policiesB.iterator().next() : null;
+        String wantB = policy != null ? policy : policiesA.size() == 1 ? policiesA.iterator().next() : null;
+        return List.of(side(fileA, rowsA, policiesA, wantA, policy != null), side(fileB, rowsB, policiesB, wantB,
+                policy != null));
+    }
+
+    private static Set<String> policies(String file, List<WorkloadsCsv.Row> rows) {
+        if (rows.isEmpty()) {
+            throw new InputException(file, 0, 0, null, "no workload rows; expected a CSV written by allot simulate"
+                    + " --workloads-out or allot replay --workloads-out");
+        }
+        Set<String> out = new LinkedHashSet<>();
+        rows.forEach(r -> out.add(r.policy()));
+        return out;
+    }
+
+    private static Side side(String file, List<WorkloadsCsv.Row> rows, Set<String> policies, String want,
+                             boolean asked) {
+        if (policies.size() == 1) {
+            String only = policies.iterator().next();
+            return new Side(file, only, rows);
+        }
+        if (want == null || !policies.contains(want)) {
+            throw new InputException(file, 0, 0, "policy", "holds the rows of policies " + String.join(", ", policies)
+                    + (asked ? ", not '" + want + "'" : "") + "; choose one with --policy NAME");
+        }
+        return new Side(file, want, rows.stream().filter(r -> r.policy().equals(want)).toList());
+    }
+
+    /** Compares B against A, workload by workload (matched on id); deterministic: lists sorted by id. */
+    public static Result compare(Side a, Side b) {
+        Map<String, WorkloadsCsv.Row> byIdA = byId(a);
+        Map<String, WorkloadsCsv.Row> byIdB = byId(b);
+        Set<String> both = new TreeSet<>(byIdA.keySet());
+        both.retainAll(byIdB.keySet());
+        if (both.isEmpty()) {
+            throw new InputException(b.file(), 0, 0, "id", "no workload id is also in " + a.file()
+                    + "; expected two runs of the same workloads (e.g. the first ids: " + firstIds(byIdA) + " and "
+                    + firstIds(byIdB) + ")");
+        }
+        List<String> onlyA = new ArrayList<>(new TreeSet<>(byIdA.keySet()));
+        onlyA.removeAll(both);
+        List<String> onlyB = new ArrayList<>(new TreeSet<>(byIdB.keySet()));
+        onlyB.removeAll(both);
+        List<Double> absolute = new ArrayList<>();
+        List<Double> signed = new ArrayList<>();
+        List<Double> waitsA = new ArrayList<>();
+        List<Double> waitsB = new ArrayList<>();
+        int preemptionsA = 0;
+        int preemptionsB = 0;
+        int differentCounts = 0;
+        Map<String, Integer> statesA = new TreeMap<>();
+        List<StateDifference> differences = new ArrayList<>();
+        for (String id : both) {
+            WorkloadsCsv.Row x = byIdA.get(id);
+            WorkloadsCsv.Row y = byIdB.get(id);
+            if (x.started() && y.started()) {
+                double d = y.firstStartSeconds() - x.firstStartSeconds();
+                signed.add(d);
+                absolute.add(Math.abs(d));
+            }
+            if (x.started()) {
+                waitsA.add(x.waitSeconds());
+            }
+            if (y.started()) {
+                waitsB.add(y.waitSeconds());
+            }
+            preemptionsA += x.preemptions();
+            preemptionsB += y.preemptions();
+            if (x.preemptions() != y.preemptions()) {
+                differentCounts++;
+            }
+            statesA.merge(x.finalState(), 1, Integer::sum);
+            if (!x.finalState().equals(y.finalState())) {
+                differences.add(new StateDifference(id, x.finalState(), y.finalState()));
+            }
+        }
+        Collections.sort(signed);
+        return new Result(a, b, both.size(), onlyA, onlyB, Spread.of(absolute), percentile(signed, 50),
+                Spread.of(waitsA), Spread.of(waitsB), preemptionsA, preemptionsB, differentCounts, statesA,
+                differences);
+    }
+
+    private static Map<String, WorkloadsCsv.Row> byId(Side s) {
+        Map<String, WorkloadsCsv.Row> out = new LinkedHashMap<>();
+        s.rows().forEach(r -> out.put(r.id(), r));
+        return out;
+    }
+
+    private static String firstIds(Map<String, WorkloadsCsv.Row> rows) {
+        return String.join(", ", rows.keySet().stream().sorted().limit(3).toList());
+    }
+
+    /** The nearest-rank percentile of sorted values; 0 for none. */
+    static double percentile(List<Double> sorted, int p) {
+        if (sorted.isEmpty()) {
+            return 0;
+        }
+        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    /** The comparison for people: one block, the files named as given. */
+    public static String render(Result r) {
+        String nameA = r.a().file();
+        String nameB = r.b().file();
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "A: %s (policy %s, %d workloads)%nB: %s (policy %s, %d workloads)%n"
+                        + "workloads in both: %d%n", nameA, r.a().policy(), r.a().rows().size(), nameB,
+                r.b().policy(), r.b().rows().size(), r.inBoth()));
+        if (!r.onlyInA().isEmpty()) {
+            out.append("only in A: ").append(ids(r.onlyInA())).append('\n');
+        }
+        if (!r.onlyInB().isEmpty()) {
+            out.append("only in B: ").append(ids(r.onlyInB())).append('\n');
+        }
+        Spread e = r.absoluteStartError();
+        out.append(String.format(Locale.ROOT, "start time, B minus A, over %d workloads started in both:"
+                + " |error| median %.2f s, p90 %.2f s, max %.2f s (signed median %+.2f s)%n", e.count(),
+                e.p50Seconds(), e.p90Seconds(), e.maxSeconds(), r.medianSignedStartErrorSeconds()));
+        out.append("waits of the workloads in both that started, seconds:\n");
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("", "A", "B"));
+        rows.add(List.of("started", Integer.toString(r.waitsA().count()), Integer.toString(r.waitsB().count())));
+        rows.add(List.of("p50", sec(r.waitsA().p50Seconds()), sec(r.waitsB().p50Seconds())));
+        rows.add(List.of("p90", sec(r.waitsA().p90Seconds()), sec(r.waitsB().p90Seconds())));
+        rows.add(List.of("p99", sec(r.waitsA().p99Seconds()), sec(r.waitsB().p99Seconds())));
+        rows.add(List.of("max", sec(r.waitsA().maxSeconds()), sec(r.waitsB().maxSeconds())));
+        rows.add(List.of("preemptions", Integer.toString(r.preemptionsA()), Integer.toString(r.preemptionsB())));
+        table(out, rows);
+        if (r.differentPreemptionCounts() > 0) {
+            out.append(r.differentPreemptionCounts()).append(" workload(s) were preempted a different number of"
+                    + " times\n");
+        }
+        if (r.stateDifferences().isEmpty()) {
+            out.append("final states: the same for every workload in both (");
+            List<String> parts = new ArrayList<>();
+            r.finalStatesA().forEach((s, n) -> parts.add(s + " " + n));
+            out.append(String.join(", ", parts)).append(")\n");
+        } else {
+            out.append("final states differ for ").append(r.stateDifferences().size()).append(" workload(s):\n");
+            List<List<String>> diff = new ArrayList<>();
+            diff.add(List.of("  id", "A", "B"));
+            r.stateDifferences().forEach(d -> diff.add(List.of("  " + d.id(), d.stateA(), d.stateB())));
+            table(out, diff);
+        }
+        return out.toString();
+    }
+
+    private static String ids(List<String> ids) {
+        return ids.size() <= 10 ? String.join(", ", ids)
+                : String.join(", ", ids.subList(0, 10)) + " and " + (ids.size() - 10) + " more";
+    }
+
+    private static String sec(double s) {
+        return String.format(Locale.ROOT, "%.1f", s);
+    }
+
+    private static void table(StringBuilder out, List<List<String>> rows) {
+        int[] width = new int[rows.get(0).size()];
+        for (List<String> row : rows) {
+            for (int i = 0; i < width.length; i++) {
+                width[i] = Math.max(width[i], row.get(i).length());
+            }
+        }
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < width.length; i++) {
+                String c = row.get(i);
+                line.append(i == 0 ? c + " ".repeat(width[i] - c.length()) : "  " + " ".repeat(width[i] - c.length()) + c);
+            }
+            out.append(line.toString().stripTrailing()).append('\n');
+        }
+    }
+}
