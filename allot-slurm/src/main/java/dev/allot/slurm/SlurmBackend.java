@@ -89,7 +89,10 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final Set<AttemptKey> forgotten = new TreeSet<>();
     /** Duplicate jobs already counted in {@link Counters#duplicatesCancelled}. */
     private final Set<Long> duplicatesSeen = new TreeSet<>();
-    /** Attempts asked to stop that Slurm has no job for: they never started. */
+    /**
+     * Attempts asked to stop that Slurm has no job for: they never started ({@link Phase#NEVER_STARTED}), whether their
+     * sbatch failed here or they were launched by an Allot process that died before its sbatch (a restart).
+     */
     private final Map<AttemptKey, AttemptStatus> neverStarted = new TreeMap<>();
     /** Attempts whose submission had an unknown outcome, and when: only a later listing can say. */
     private final Map<AttemptKey, Long> uncertainSince = new TreeMap<>();
@@ -295,7 +298,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             Optional<SlurmJob> j = find(listJobs(), key);
             if (j.isEmpty()) {
                 uncertainSince.remove(key);
-                neverStarted.put(key, new AttemptStatus(key, Phase.STOPPED, null, "Slurm has no job named "
+                neverStarted.put(key, new AttemptStatus(key, Phase.NEVER_STARTED, null, "Slurm has no job named "
                         + JobTag.name(key) + ": it never started"));
                 LOG.info("asked to stop {}, which Slurm never started", key);
                 return;

@@ -1,5 +1,6 @@
 package dev.allot.slurm;
 
+import static dev.allot.core.backend.AttemptStatus.Phase.NEVER_STARTED;
 import static dev.allot.core.backend.AttemptStatus.Phase.RUNNING;
 import static dev.allot.core.backend.AttemptStatus.Phase.STOPPED;
 import static dev.allot.core.backend.AttemptStatus.Phase.STOPPING;
@@ -95,12 +96,12 @@ class SlurmBackendStopTest {
     }
 
     @Test
-    void stoppingAnAttemptSlurmNeverHadReportsItStoppedNeverStarted() {
+    void stoppingAnAttemptSlurmNeverHadReportsItNeverStarted() {
         AttemptKey never = new AttemptKey("w-9", 1);
 
         backend.stop(never, GRACE);
 
-        assertThat(only(backend.observe())).isEqualTo(new AttemptStatus(never, STOPPED, null,
+        assertThat(only(backend.observe())).isEqualTo(new AttemptStatus(never, NEVER_STARTED, null,
                 "Slurm has no job named allot:w-9#1: it never started"));
         assertThat(slurm.log).noneMatch(s -> s.startsWith("cancel") || s.startsWith("signal"));
         backend.forget(never);
@@ -202,7 +203,7 @@ class SlurmBackendStopTest {
         stoppedAsNeverStartedAfterAnUnansweredSubmit();
         long late = slurm.add(slurm.job(W1).state("RUNNING").nodes("n1")); // slurmctld got the sbatch late
 
-        assertThat(only(backend.observe())).isEqualTo(new AttemptStatus(W1, STOPPED, null,
+        assertThat(only(backend.observe())).isEqualTo(new AttemptStatus(W1, NEVER_STARTED, null,
                 "Slurm has no job named allot:w-1#1: it never started"));
         assertThat(cancels()).containsExactly("cancel " + late);
     }
@@ -210,12 +211,39 @@ class SlurmBackendStopTest {
     @Test
     void aLiveJobOfAForgottenAttemptIsCancelledNotLeftRunningUnseen() {
         stoppedAsNeverStartedAfterAnUnansweredSubmit();
-        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
+        assertThat(only(backend.observe()).phase()).isEqualTo(NEVER_STARTED);
         backend.forget(W1);
         long late = slurm.add(slurm.job(W1).state("RUNNING").nodes("n1"));
 
         assertThat(backend.observe()).isEmpty();
         assertThat(cancels()).containsExactly("cancel " + late);
+    }
+
+    /**
+     * The fault story's race, on the backend's side: Allot's sbatch never reached Slurm, Allot restarted, and the new
+     * process preempts the attempt before it has asked the backend to start it again. The stop comes to a backend
+     * that never heard of the attempt; it must say "never started" exactly as when its own sbatch failed, whatever
+     * failed probes come first, and start nothing afterwards.
+     */
+    @Test
+    void aStopFromARestartedAllotOfAnAttemptWhoseSbatchNeverReachedSlurmReportsItNeverStarted() {
+        slurm.nextSubmit(FakeSlurm.Submit.UNAVAILABLE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> backend.start(FakeSlurm.launch(W1)))
+                .isInstanceOf(dev.allot.core.backend.BackendUnavailableException.class);
+        SlurmBackend restarted = slurm.backend();
+        slurm.clock.advance(Duration.ofSeconds(1));
+        slurm.failNextProbes(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> restarted.stop(W1, GRACE, "preempted by w-7"))
+                .isInstanceOf(dev.allot.core.backend.BackendUnavailableException.class); // unknown, not gone
+
+        restarted.stop(W1, GRACE, "preempted by w-7");
+        restarted.start(FakeSlurm.launch(W1)); // a late repeat of the start
+
+        assertThat(only(restarted.observe())).isEqualTo(new AttemptStatus(W1, NEVER_STARTED, null,
+                "Slurm has no job named allot:w-1#1: it never started"));
+        assertThat(slurm.submissions()).containsExactly("submit w-1#1"); // the one that never got there
+        assertThat(slurm.jobs.values()).noneMatch(j -> j.name().equals("allot:w-1#1"));
+        assertThat(slurm.log).noneMatch(s -> s.startsWith("cancel") || s.startsWith("comment"));
     }
 
     @Test
@@ -226,7 +254,7 @@ class SlurmBackendStopTest {
         backend.start(FakeSlurm.launch(never));
 
         assertThat(slurm.submissions()).isEmpty();
-        assertThat(only(backend.observe()).phase()).isEqualTo(STOPPED);
+        assertThat(only(backend.observe()).phase()).isEqualTo(NEVER_STARTED);
     }
 
     @Test

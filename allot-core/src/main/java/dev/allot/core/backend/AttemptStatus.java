@@ -24,6 +24,12 @@ public record AttemptStatus(AttemptKey attempt, Phase phase, Integer exitCode, S
         STOPPED,
         /** Could not be started (bad command, no such GPU); {@code detail} says why. */
         FAILED_TO_START,
+        /**
+         * Ended before it began: asked to stop while its start was not confirmed, and the backend found that it never
+         * started (nothing ran, so it held no GPU and did no work). Distinct from {@link #STOPPED}, which a backend
+         * also reports for work it cancelled before it ran (a queued Slurm job): here there is no such work at all.
+         */
+        NEVER_STARTED,
         /** The backend cannot tell right now (a probe failed): neither running nor ended as far as anyone knows. */
         UNKNOWN
     }
@@ -35,6 +41,7 @@ public record AttemptStatus(AttemptKey attempt, Phase phase, Integer exitCode, S
 
     /** Whether the attempt has ended for good. */
     public boolean ended() {
-        return phase == Phase.EXITED || phase == Phase.STOPPED || phase == Phase.FAILED_TO_START;
+        return phase == Phase.EXITED || phase == Phase.STOPPED || phase == Phase.FAILED_TO_START
+                || phase == Phase.NEVER_STARTED;
     }
 }

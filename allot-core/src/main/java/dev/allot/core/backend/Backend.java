@@ -31,8 +31,9 @@ public interface Backend {
     /**
      * Asks an attempt to stop: politely now (SIGTERM or its equivalent), forcibly once {@code grace} has passed.
      * Returns without waiting for it to end; {@link #observe} tells when it has. An attempt whose start the backend
-     * could not confirm ({@link BackendUnavailableException}) and that it finds it never started is reported
-     * {@link AttemptStatus.Phase#STOPPED} by {@link #observe}.
+     * could not confirm ({@link BackendUnavailableException}), or that it does not know at all (a restarted
+     * scheduler's attempt whose start never reached it), and that it finds never started is reported
+     * {@link AttemptStatus.Phase#NEVER_STARTED} by {@link #observe}.
      */
     void stop(AttemptKey attempt, Duration grace);
 

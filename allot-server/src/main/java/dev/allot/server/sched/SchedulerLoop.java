@@ -95,7 +95,10 @@ import org.slf4j.LoggerFactory;
  * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
  * if resumable, per the store's rule), its GPUs released. An adopted attempt whose first observation shows it ended
  * without an exit code, or killed by a signal no stop asked for, died while the service was down and ends as lost too
- * ({@link DiedWhileDown}). An open attempt whose GPU indexes the node no longer has
+ * ({@link DiedWhileDown}). An attempt stopped before its start ever reached the backend (the backend reports it
+ * {@code NEVER_STARTED}: stopped while its start was unconfirmed, or adopted still launching and stopped before the
+ * reconciliation could start it again) ends as its stop says, its reason saying it never started, with no work lost
+ * and no GPU time charged, whichever came first. An open attempt whose GPU indexes the node no longer has
  * (it shrank while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot
  * be adopted (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs
  * unknown to the policy.
@@ -136,6 +139,12 @@ public final class SchedulerLoop implements AutoCloseable {
     static final long FULL_SYNC_SECONDS = 30;
     /** How often the tree and the nodes are read again without a hint ({@link #topologyChanged()}). */
     static final long TOPOLOGY_REFRESH_SECONDS = 5;
+    /**
+     * When an attempt that never ran is recorded as ended: before any start, which
+     * {@link dev.allot.server.store.Attempts#endAttempt} records as the attempt's own start, so it has no run to charge
+     * (allocated or not) and no GPU time it never had.
+     */
+    static final long NEVER_RAN_ENDED_AT_MILLIS = Long.MIN_VALUE;
     /** The least time between the starts of two cycles asked for by {@link #nudge()}. */
     static final long MIN_NUDGE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The name of the tree's synthetic root: the stored top-level allocations are its children (siblings). */
@@ -822,7 +831,7 @@ public final class SchedulerLoop implements AutoCloseable {
             }
             if (a.phase() == AttemptPhase.LAUNCHING && l.stopping) {
                 // Never started, and asked to stop since the load (reconciled late): it ended before it began.
-                finish(l, new AttemptStatus(a.key(), AttemptStatus.Phase.STOPPED, null,
+                finish(l, new AttemptStatus(a.key(), AttemptStatus.Phase.NEVER_STARTED, null,
                         "never started on the backend"), now, nowMillis);
             } else if (a.phase() == AttemptPhase.LAUNCHING) {
                 Workload w = stored.get(l.jobId);
@@ -974,9 +983,16 @@ public final class SchedulerLoop implements AutoCloseable {
         this.accounts = map;
     }
 
-    /** Records the end of an attempt in the store, then in the core, and lets the backend forget it. */
+    /**
+     * Records the end of an attempt in the store, then in the core, and lets the backend forget it. An attempt the
+     * backend reports {@link AttemptStatus.Phase#NEVER_STARTED} (stopped before a start that never reached it) ends as
+     * its stop says (cancelled, preempted, lost), with a reason saying it never started, however the loop came to stop
+     * it: while its start was unconfirmed, or adopted after a restart and stopped before the backend was asked to start
+     * it again. It threw no work away and is charged nothing: it ends at its own start ({@link #endNeverRan}).
+     */
     private void finish(LiveAttempt l, AttemptStatus st, long now, long nowMillis) {
         boolean exitedOk = st.phase() == AttemptStatus.Phase.EXITED && Integer.valueOf(0).equals(st.exitCode());
+        boolean neverRan = st.phase() == AttemptStatus.Phase.NEVER_STARTED;
         AttemptOutcome outcome;
         String reason;
         String preemptor = null;
@@ -984,6 +1000,10 @@ public final class SchedulerLoop implements AutoCloseable {
         // the backend's words, unless they only repeat the exit code the reason below states
         String detail = st.detail() == null || st.detail().equals("exited with code " + st.exitCode()) ? ""
                 : " (" + st.detail() + ")";
+        if (neverRan && !detail.contains("never started")) {
+            detail = " (it never started on the " + backend.name() + " backend" + (st.detail() == null ? ""
+                    : ": " + st.detail()) + ")";
+        }
         if (exitedOk) {
             outcome = AttemptOutcome.COMPLETED;
             reason = "exited with code 0" + detail;
@@ -997,9 +1017,12 @@ public final class SchedulerLoop implements AutoCloseable {
         } else if (l.stopping && l.result != null) {
             outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
             reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail
-                    : l.cause.explanation() + (l.startUnconfirmed ? detail : "");
+                    : l.cause.explanation() + (l.startUnconfirmed || neverRan ? detail : "");
             preemptor = l.cause == null ? null : l.cause.preemptorId();
-            lost = (double) l.result.lostGpuSeconds();
+            lost = neverRan ? 0.0 : (double) l.result.lostGpuSeconds();
+        } else if (neverRan) {
+            outcome = AttemptOutcome.LOST;
+            reason = "stopped before it started" + detail;
         } else if (st.phase() == AttemptStatus.Phase.STOPPED) {
             outcome = AttemptOutcome.LOST;
             reason = "stopped, but not by the scheduler" + detail;
@@ -1013,18 +1036,24 @@ public final class SchedulerLoop implements AutoCloseable {
             outcome = AttemptOutcome.FAILED;
             reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + detail;
         }
-        end(l, outcome, reason, preemptor, lost, now, nowMillis);
+        end(l, outcome, reason, preemptor, lost, now, nowMillis, neverRan ? NEVER_RAN_ENDED_AT_MILLIS : nowMillis);
     }
 
     /** Ends an attempt in the store with the given outcome, lets the backend forget it, and brings the core along. */
     private void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
                      long nowMillis) {
+        end(l, outcome, reason, preemptor, lost, now, nowMillis, nowMillis);
+    }
+
+    /** {@link #end}, recording the attempt's end at {@code endedAtMillis} in the store. */
+    private void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
+                     long nowMillis, long endedAtMillis) {
         // The policy hears of the end only if the core did not already count the attempt as over (an attempt being
         // stopped was preempted or cancelled in the core when the stop was asked; the simulator has no such end).
         dirty |= !l.stopping;
         Workload w;
         try {
-            w = store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, nowMillis);
+            w = store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, endedAtMillis);
         } catch (ConflictException e) {
             LOG.warn("attempt {} had already ended otherwise: {}", l.key, e.getMessage());
             w = store.workloads().workload(l.jobId).orElseThrow();

@@ -25,7 +25,9 @@ import java.util.TreeSet;
  * period); workloads named in {@link #failToStart} fail to start, those in {@link #exitCode} end with that code,
  * those in {@link #unknown} are reported {@code UNKNOWN}. Starts can be scripted to throw ({@link #startThrows}, before
  * the backend takes the start; {@link #unavailableAfterTaking}, after); an attempt whose start threw before it was
- * taken and that is then stopped is reported {@code STOPPED}, as {@link Backend#stop} promises. Drains and resumes are
+ * taken, or that it never took at all (a start lost to a crash, {@link #dropNextStart}), and that is then stopped is
+ * reported {@code NEVER_STARTED}, as {@link Backend#stop} promises and as Slurm does. {@link #failObserves} makes the
+ * next observations throw (a failed probe). Drains and resumes are
  * recorded in {@link #health}; {@link #failDrains} makes the next drains throw. A backend that owns its nodes (as
  * Slurm does) is scripted through {@link #nodes}: null (the default) for one that does not.
  */
@@ -46,6 +48,8 @@ final class ScriptedBackend implements Backend {
     final Deque<BackendException> startThrows = new ArrayDeque<>();
     /** How many of the next starts the backend takes and then answers {@link BackendUnavailableException}. */
     int unavailableAfterTaking;
+    /** How many of the next {@link #observe} calls throw {@link BackendUnavailableException}. */
+    int failObserves;
     /** Every call of {@link #start}, taken or not, by attempt. */
     final List<AttemptKey> startCalls = new ArrayList<>();
     /** {@code drain <node> <reason>} and {@code resume <node>}, in the order they were told and done. */
@@ -117,7 +121,7 @@ final class ScriptedBackend implements Backend {
     public synchronized void stop(AttemptKey attempt, Duration grace) {
         stops.add(attempt);
         graces.add(grace);
-        if (unconfirmed.remove(attempt)) {
+        if (unconfirmed.remove(attempt) || !launched.containsKey(attempt)) {
             neverStarted.add(attempt);
             return;
         }
@@ -155,12 +159,16 @@ final class ScriptedBackend implements Backend {
 
     @Override
     public synchronized List<AttemptStatus> observe() {
+        if (failObserves > 0) {
+            failObserves--;
+            throw new BackendUnavailableException("the probe failed");
+        }
         List<AttemptStatus> out = new ArrayList<>();
         for (AttemptKey k : failed) {
             out.add(new AttemptStatus(k, AttemptStatus.Phase.FAILED_TO_START, null, "no such program"));
         }
         for (AttemptKey k : neverStarted) {
-            out.add(new AttemptStatus(k, AttemptStatus.Phase.STOPPED, null, "never started"));
+            out.add(new AttemptStatus(k, AttemptStatus.Phase.NEVER_STARTED, null, "never started"));
         }
         for (AttemptStatus s : sim.observe()) {
             if (unknown.contains(s.attempt().workloadId())) {

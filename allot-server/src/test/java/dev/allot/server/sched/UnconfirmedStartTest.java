@@ -177,6 +177,48 @@ class UnconfirmedStartTest {
         Attempt a = only(f, free);
         assertThat(a.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
         assertThat(a.reason()).contains(allocated).endsWith("(never started)");
+        assertThat(a.lostGpuSeconds()).isZero(); // it did no work to lose
+        assertThat(a.endedAtMillis()).isEqualTo(a.startedAtMillis()); // no GPU time it never had
+        assertThat(f.stateOf(allocated)).isEqualTo(WorkloadState.RUNNING);
+    }
+
+    /**
+     * The fault story's race (SlurmFaultsTest, {@code w-17#1}): the start never reached the backend, the scheduler
+     * restarted, and the new loop preempted the adopted attempt before it could reconcile it (the first observation
+     * failed), so the stop reached the backend before any repeated start. The backend reports it never started; the
+     * attempt must be recorded so (reason, no work lost, nothing charged), as when the stop came while the loop itself
+     * was still unsure of the start, and nothing may start after the stop.
+     */
+    @Test
+    void anAdoptedAttemptPreemptedBeforeItsReconciliationIsRecordedAsNeverStarted() {
+        Fixture f = fixture("adopted-preempted", 8);
+        String free = f.submit("a", 8, HOUR, 0, false); // unallocated: any allocated work may preempt it
+        f.backend.dropNextStart = true; // the crash came between the store's begin and the backend's start
+        f.cycle();
+        AttemptKey key = only(f, free).key();
+
+        f.crash();
+        String allocated = f.submit("a", 8, HOUR, 600, false);
+        f.backend.failObserves = 1; // the reconciliation's probe fails: the attempt stays adopted, not restarted
+        f.advance(60);
+        f.cycle();
+
+        assertThat(f.backend.stops).containsExactly(key);
+        // only the one lost to the crash; the allocated work starts in the GPUs the stop freed
+        assertThat(f.backend.startCalls).filteredOn(k -> k.workloadId().equals(free)).containsExactly(key);
+        Attempt a = only(f, free);
+        assertThat(a.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
+        assertThat(a.reason()).contains(allocated).contains("never started");
+        assertThat(a.lostGpuSeconds()).isZero();
+        assertThat(a.endedAtMillis()).isEqualTo(a.startedAtMillis());
+
+        for (int i = 0; i < 2; i++) {
+            f.advance(10);
+            f.cycle();
+        }
+        assertThat(f.backend.startCalls).filteredOn(k -> k.workloadId().equals(free)).containsExactly(key);
+        assertThat(f.backend.launches).singleElement()
+                .satisfies(l -> assertThat(l.attempt().workloadId()).isEqualTo(allocated));
         assertThat(f.stateOf(allocated)).isEqualTo(WorkloadState.RUNNING);
     }
 
