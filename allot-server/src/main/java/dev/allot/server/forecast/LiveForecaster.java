@@ -73,7 +73,7 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
     private final ConcurrentLinkedQueue<Start> started = new ConcurrentLinkedQueue<>();
     /** Widens bands by the track record of the forecasts made when each workload was first seen waiting. */
     private final dev.allot.sim.forecast.BandCalibration calibration;
-    private final java.util.Map<String, dev.allot.sim.forecast.Forecast> firstForecasts = new java.util.HashMap<>();
+    private final java.util.Set<String> expected = new java.util.LinkedHashSet<>();
     private final AtomicReference<LiveForecast> latest = new AtomicReference<>();
     private volatile ScheduledExecutorService thread;
     private volatile Timer snapshotTimer;
@@ -251,16 +251,25 @@ public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseab
      */
     private Forecasts calibrated(Forecasts raw) {
         for (Start st; (st = started.poll()) != null; ) {
-            dev.allot.sim.forecast.Forecast first = firstForecasts.remove(st.workloadId());
-            if (first != null) {
-                calibration.learn(first, st.atSeconds());
+            if (expected.remove(st.workloadId())) {
+                calibration.started(st.workloadId(), st.atSeconds());
             }
         }
-        firstForecasts.keySet().retainAll(raw.byWorkload().keySet()); // cancelled or no longer waiting
+        for (java.util.Iterator<String> i = expected.iterator(); i.hasNext(); ) {
+            String id = i.next();
+            if (!raw.byWorkload().containsKey(id)) { // cancelled or no longer waiting
+                calibration.forget(id);
+                i.remove();
+            }
+        }
         java.util.Map<String, dev.allot.sim.forecast.Forecast> out = new java.util.LinkedHashMap<>();
         for (dev.allot.sim.forecast.Forecast f : raw.byWorkload().values()) {
-            firstForecasts.putIfAbsent(f.workloadId(), f);
             out.put(f.workloadId(), calibration.apply(f));
+        }
+        for (dev.allot.sim.forecast.Forecast f : raw.byWorkload().values()) {
+            if (expected.add(f.workloadId())) {
+                calibration.expect(f); // its first forecast, made when first seen waiting
+            }
         }
         return new Forecasts(raw.madeAtSeconds(), raw.horizonEndSeconds(), raw.runs(), out, raw.arrivalsBasis(),
                 raw.decisions(), raw.arrivalsPerRun());

@@ -53,7 +53,14 @@ public final class ForecastAccuracy {
      */
     public record Measure(String method, String policy, int samples, int neverStarted, long medianAbsErrorSeconds,
                           long p90AbsErrorSeconds, double coverage, List<WaitClass> byWait, double forecastMillisMean,
-                          int forecastsMade) {
+                          int forecastsMade, BandSplit split) {
+    }
+
+    /**
+     * The band's share of actual starts, apart for forecasts whose median says "starts at once" (a band that holds
+     * such a start whenever it is right, so its share is at least how often it is right) and forecasts of a wait.
+     */
+    public record BandSplit(int atOnceSamples, double atOnceCoverage, int waitSamples, double waitCoverage) {
     }
 
     /**
@@ -80,20 +87,29 @@ public final class ForecastAccuracy {
                         dev.allot.core.model.Durations.formatSeconds(m.p90AbsErrorSeconds()), percent(m.coverage())));
             }
             b.append(String.format(java.util.Locale.ROOT, "%nby actual wait: samples, median |err| (allot / baseline),"
-                    + " allot's band%n"));
+                    + " allot's median error (+ late, - early), allot's band%n"));
             for (int c = 0; c < allot.byWait().size(); c++) {
                 WaitClass a = allot.byWait().get(c);
                 WaitClass s = baseline.byWait().get(c);
-                b.append(String.format(java.util.Locale.ROOT, "  %-8s %5d / %-5d %9s / %-9s %8s%n", a.name(), a.samples(),
-                        s.samples(), dev.allot.core.model.Durations.formatSeconds(a.medianAbsErrorSeconds()),
-                        dev.allot.core.model.Durations.formatSeconds(s.medianAbsErrorSeconds()), percent(a.coverage())));
+                b.append(String.format(java.util.Locale.ROOT, "  %-8s %5d / %-5d %9s / %-9s %10s %8s%n", a.name(),
+                        a.samples(), s.samples(), dev.allot.core.model.Durations.formatSeconds(a.medianAbsErrorSeconds()),
+                        dev.allot.core.model.Durations.formatSeconds(s.medianAbsErrorSeconds()),
+                        signed(a.medianBiasSeconds()), percent(a.coverage())));
             }
-            b.append(String.format(java.util.Locale.ROOT, "%ngoal: median |err| <= 1/3 of the baseline's: %s;"
+            b.append(String.format(java.util.Locale.ROOT, "%nallot's band holds %s of the starts of the %d workloads"
+                    + " forecast to start at once, %s of the %d forecast to wait%n",
+                    percent(allot.split().atOnceCoverage()), allot.split().atOnceSamples(),
+                    percent(allot.split().waitCoverage()), allot.split().waitSamples()));
+            b.append(String.format(java.util.Locale.ROOT, "goal: median |err| <= 1/3 of the baseline's: %s;"
                     + " band holds 80%% +/- 5%%: %s (%s)%n", errorGoalMet() ? "met" : "NOT met",
                     bandGoalMet() ? "met" : "NOT met", percent(allot.coverage())));
             b.append(String.format(java.util.Locale.ROOT, "cost: %.1f ms per forecast (allot, %d forecasts), %.1f ms"
                     + " (baseline)%n", allot.forecastMillisMean(), allot.forecastsMade(), baseline.forecastMillisMean()));
             return b.toString();
+        }
+
+        private static String signed(long seconds) {
+            return (seconds < 0 ? "-" : "+") + dev.allot.core.model.Durations.formatSeconds(Math.abs(seconds));
         }
 
         private static String percent(double v) {
@@ -188,7 +204,8 @@ public final class ForecastAccuracy {
             long actual = Math.min(w.firstStartSeconds(), f.horizonEndSeconds());
             long predicted = Math.min(f.medianSeconds(), f.horizonEndSeconds());
             rows.add(new long[] {Math.abs(predicted - actual), w.firstStartSeconds() - f.madeAtSeconds(),
-                    f.covers(w.firstStartSeconds()) ? 1 : 0, predicted - actual});
+                    f.covers(w.firstStartSeconds()) ? 1 : 0, predicted - actual,
+                    f.medianSeconds() == f.madeAtSeconds() ? 1 : 0});
         }
         List<WaitClass> classes = new ArrayList<>();
         for (int c = 0; c <= WAIT_CLASSES.length; c++) {
@@ -200,7 +217,14 @@ public final class ForecastAccuracy {
         }
         double mean = probe.forecastsMade() == 0 ? 0 : probe.forecastNanos() / 1e6 / probe.forecastsMade();
         return new Measure(method, policy, rows.size(), never, quantile(rows, 0.5), quantile(rows, 0.9),
-                band ? coverage(rows) : Double.NaN, classes, mean, probe.forecastsMade());
+                band ? coverage(rows) : Double.NaN, classes, mean, probe.forecastsMade(), split(rows, band));
+    }
+
+    private static BandSplit split(List<long[]> rows, boolean band) {
+        List<long[]> atOnce = rows.stream().filter(x -> x[4] == 1).toList();
+        List<long[]> waits = rows.stream().filter(x -> x[4] == 0).toList();
+        return new BandSplit(atOnce.size(), band ? coverage(atOnce) : Double.NaN, waits.size(),
+                band ? coverage(waits) : Double.NaN);
     }
 
     private static long quantile(List<long[]> rows, double q) {

@@ -14,7 +14,9 @@ import java.util.function.Predicate;
  * Rides along a simulation and forecasts, at the instant chosen workloads are submitted (after that instant's
  * submissions, before the policy decides, as a user submitting and then asking would see it), when they will start.
  * It learns as the service would: durations of work as it finishes, arrivals as they come; it never reads a
- * workload's duration before the workload ends. It never changes the run.
+ * workload's duration before the workload ends. With a calibration it forecasts, at those instants, all waiting work
+ * (as the service does each round) and calibrates from the first forecast of every workload, not only the sampled
+ * ones; only the sampled ones are measured. It never changes the run.
  */
 final class ForecastProbe implements SimulationAgent {
     private final Forecaster forecaster;
@@ -26,7 +28,7 @@ final class ForecastProbe implements SimulationAgent {
     private final Set<String> submittedNow = new HashSet<>();
     private final List<Forecast> forecasts = new ArrayList<>();
     private final BandCalibration calibration;
-    private final java.util.Map<String, Forecast> awaitingStart = new java.util.HashMap<>();
+    private final Set<String> expected = new HashSet<>();
     private long forecastNanos;
     private int forecastsMade;
 
@@ -58,9 +60,8 @@ final class ForecastProbe implements SimulationAgent {
 
     @Override
     public void onStart(long time, Job job, Placement placement, String reason) {
-        Forecast raw = awaitingStart.remove(job.id());
-        if (raw != null && calibration != null) {
-            calibration.learn(raw, time);
+        if (calibration != null) {
+            calibration.started(job.id(), time);
         }
     }
 
@@ -86,12 +87,23 @@ final class ForecastProbe implements SimulationAgent {
         }
         ClusterState state = actions.state();
         long t0 = System.nanoTime();
-        Forecasts f = forecaster.forecast(state, state.tree(), Set.copyOf(submittedNow), durations, arrivals);
+        // with a calibration, all waiting work is forecast (as the service does), so the calibration learns from the
+        // first forecast of every workload, not only of the sampled ones
+        Set<String> ids = calibration == null ? Set.copyOf(submittedNow) : Set.of();
+        Forecasts f = forecaster.forecast(state, state.tree(), ids, durations, arrivals);
         forecastNanos += System.nanoTime() - t0;
         forecastsMade++;
         for (Forecast raw : f.byWorkload().values()) {
-            awaitingStart.put(raw.workloadId(), raw);
-            forecasts.add(calibration == null ? raw : calibration.apply(raw));
+            if (submittedNow.contains(raw.workloadId())) {
+                forecasts.add(calibration == null ? raw : calibration.apply(raw));
+            }
+        }
+        if (calibration != null) {
+            for (Forecast raw : f.byWorkload().values()) {
+                if (expected.add(raw.workloadId())) {
+                    calibration.expect(raw);
+                }
+            }
         }
         submittedNow.clear();
         return false;

@@ -10,7 +10,11 @@ class BandCalibrationTest {
     private static final long HORIZON = 30 * 86_400L;
 
     private static Forecast band(long madeAt, long lowWait, long medianWait, long highWait) {
-        return new Forecast("w", madeAt, madeAt + lowWait, madeAt + medianWait, madeAt + highWait, madeAt + HORIZON,
+        return band("w", madeAt, lowWait, medianWait, highWait);
+    }
+
+    private static Forecast band(String id, long madeAt, long lowWait, long medianWait, long highWait) {
+        return new Forecast(id, madeAt, madeAt + lowWait, madeAt + medianWait, madeAt + highWait, madeAt + HORIZON,
                 "test");
     }
 
@@ -59,5 +63,58 @@ class BandCalibrationTest {
         Forecast wider = c.apply(raw);
         assertThat(wider.highSeconds()).isGreaterThanOrEqualTo(50_000);
         assertThat(wider.medianSeconds()).isEqualTo(raw.medianSeconds());
+    }
+
+    @Test
+    void eachClassOfForecastLearnsItsOwnAmount() {
+        // given forecasts that say "starts at once" and are right, and forecasts of 2h waits whose bands are too narrow
+        SplittableRandom r = new SplittableRandom(11);
+        BandCalibration c = new BandCalibration(0.8);
+        for (int i = 0; i < 1_000; i++) {
+            c.learn(band(i, 0, 0, 0), i);
+            c.learn(band(i, 6_000, 7_200, 8_000), i + actualWait(r));
+        }
+        // then the instant forecasts stay instant and the waits' bands hold 80% of later starts
+        Forecast instant = band(5_000, 0, 0, 0);
+        assertThat(c.apply(instant)).isEqualTo(instant);
+        int covered = 0;
+        for (int i = 0; i < 2_000; i++) {
+            if (c.apply(band(5_000, 6_000, 7_200, 8_000)).covers(5_000 + actualWait(r))) {
+                covered++;
+            }
+        }
+        assertThat(covered / 2_000.0).isBetween(0.76, 0.84);
+    }
+
+    @Test
+    void workStillWaitingPastItsBandWidensLaterBands() {
+        // given 30 forecasts of a wait of about an hour, made at 0, none started by 10 hours later
+        BandCalibration c = new BandCalibration(0.8);
+        for (int i = 0; i < 30; i++) {
+            c.expect(band("w" + i, 0, 3_000, 3_600, 4_200));
+        }
+        assertThat(c.apply(band("n", 0, 3_000, 3_600, 4_200)).highSeconds()).isEqualTo(4_200);
+        // then a like forecast made at 10 h has a band reaching past a 10 h wait: they all waited that long at least
+        Forecast later = c.apply(band("n", 36_000, 3_000, 3_600, 4_200));
+        assertThat(later.highSeconds() - 36_000).isGreaterThanOrEqualTo(36_000);
+        assertThat(later.medianSeconds()).isEqualTo(36_000 + 3_600);
+        // and once they have started (at an hour after all, inside their bands), later bands shrink towards the median
+        for (int i = 0; i < 30; i++) {
+            c.started("w" + i, 3_600);
+        }
+        assertThat(c.apply(band("n", 36_001, 3_000, 3_600, 4_200)).highSeconds()).isBetween(36_001 + 3_600L,
+                36_001 + 4_199L);
+    }
+
+    @Test
+    void aForecastOfCancelledWorkIsForgotten() {
+        BandCalibration c = new BandCalibration(0.8);
+        for (int i = 0; i < 30; i++) {
+            c.expect(band("w" + i, 0, 3_000, 3_600, 4_200));
+        }
+        for (int i = 0; i < 30; i++) {
+            c.forget("w" + i);
+        }
+        assertThat(c.apply(band("n", 36_000, 3_000, 3_600, 4_200)).highSeconds()).isEqualTo(36_000 + 4_200);
     }
 }
