@@ -31,14 +31,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Debian's headless Chromium driven through Selenium, for the dashboard's browser tests, as a JUnit extension: a
- * test class that registers it ({@code @ExtendWith(HeadlessChromium.class)}) gets a browser for all its tests (a
- * parameter of type {@link HeadlessChromium}, in {@code @BeforeAll} or a test).
- *
- * <p>One browser serves every such class of a test run (JUnit's root store holds it and quits it at the end), since
- * starting Chromium costs seconds each time. Between classes it is put back to a blank state: the open page's local
- * and session storage cleared, every cookie deleted (cookies are per host, not per port, so one class's sign-in would
- * otherwise reach the next class's service on another port) and {@code about:blank} loaded. The page errors a test
- * reads are those since its last {@link #open}, as before.
+ * test class that registers it ({@code @ExtendWith(HeadlessChromium.class)}) gets one browser for all its tests (a
+ * parameter of type {@link HeadlessChromium}, in {@code @BeforeAll} or a test), quit after the class.
  *
  * <p>The browser and driver are the packages {@code chromium} and {@code chromium-driver} ({@code ALLOT_CHROMIUM},
  * {@code ALLOT_CHROMEDRIVER} override the paths); the driver is handed to Selenium explicitly, so Selenium Manager
@@ -69,30 +63,17 @@ public final class HeadlessChromium implements ParameterResolver, AfterAllCallba
 
     @Override
     public Object resolveParameter(ParameterContext p, ExtensionContext c) {
-        // The root store closes what it holds (AutoCloseable) when the whole run ends.
-        return c.getRoot().getStore(NS).getOrComputeIfAbsent("browser", k -> launch(), HeadlessChromium.class);
+        ExtensionContext classContext = c.getTestClass().isPresent() && c.getTestMethod().isPresent()
+                ? c.getParent().orElse(c) : c;
+        return classContext.getStore(NS).getOrComputeIfAbsent("browser", k -> launch(), HeadlessChromium.class);
     }
 
     @Override
     public void afterAll(ExtensionContext c) {
-        HeadlessChromium b = c.getRoot().getStore(NS).get("browser", HeadlessChromium.class);
+        HeadlessChromium b = c.getStore(NS).remove("browser", HeadlessChromium.class);
         if (b != null) {
-            b.reset();
+            b.close();
         }
-    }
-
-    /** Back to a blank browser for the next class: storage of the open page, cookies, the page itself. */
-    private void reset() {
-        try {
-            driver.executeScript("if (location.protocol.startsWith('http')) { localStorage.clear();"
-                    + " sessionStorage.clear(); }");
-        } catch (JavascriptException e) {
-            // a page that does not allow storage (about:blank, an error page) has none to clear
-        }
-        driver.executeCdpCommand("Network.clearBrowserCookies", java.util.Map.of());   // every host's, not the page's
-        driver.get("about:blank");
-        drainLog();
-        errors.clear();
     }
 
     /** Launches a browser. */
