@@ -137,11 +137,12 @@ class SlurmIdentityTest extends SlurmStories {
         assertThat(tries.get("pwd")).isEqualTo("/home/" + ALICE);
         assertThat(env).containsEntry("ALICE_NOTE", "declared by alice").containsEntry("USER", ALICE)
                 .containsEntry("HOME", "/home/" + ALICE).containsEntry("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .containsEntry("ALLOT_WORKLOAD_ID", alice).containsEntry("ALLOT_ATTEMPT", "1")
+                .containsEntry("ALLOT_WORKLOAD_ID", alice).containsEntry("ALLOT_ATTEMPT", "1").containsKey("ALLOT_ATTEMPT_STARTED_AT")
                 .doesNotContainKey("ALLOT_SERVICE_SECRET").doesNotContainValue(serviceSecret);
         Set<String> unexpected = new TreeSet<>(env.keySet());
         unexpected.removeIf(k -> k.startsWith("SLURM") || SLURM_AND_SHELL.contains(k)
-                || Set.of("ALICE_NOTE", "USER", "HOME", "PATH", "ALLOT_WORKLOAD_ID", "ALLOT_ATTEMPT").contains(k));
+                || Set.of("ALICE_NOTE", "USER", "HOME", "PATH", "ALLOT_WORKLOAD_ID", "ALLOT_ATTEMPT",
+                        "ALLOT_ATTEMPT_STARTED_AT").contains(k));
         assertThat(unexpected).as("variables in alice's job that neither she, Allot nor Slurm set").isEmpty();
         // Its output file is hers, and hers alone.
         assertThat(Files.getOwner(out).getName()).isEqualTo(ALICE);

@@ -256,18 +256,21 @@ class SlurmModelAgreementTest {
     }
 
     /**
-     * Among allocated jobs still waiting at the recalculation at 60 s (started after it), the pairs of a job of
-     * {@code over} and a later-submitted one of {@code under}: {@code [under's started first, over's started first]}.
+     * Among allocated jobs waiting until the recalculation at 60 s (started at it or after), the pairs of a job of
+     * {@code over} and one of {@code under} submitted after it (later, or in the same second but after it: first come
+     * first served would start it second): {@code [under's started first, over's started first]}.
      */
     private static int[] overtakes(Map<String, StartAgreement.Start> starts, List<Row> rows, String under, String over) {
         int[] out = new int[2];
-        for (Row o : rows) {
-            for (Row u : rows) {
+        for (int oi = 0; oi < rows.size(); oi++) {
+            for (int ui = oi + 1; ui < rows.size(); ui++) { // rows are in submission order: u after o
+                Row o = rows.get(oi);
+                Row u = rows.get(ui);
                 StartAgreement.Start so = starts.get(o.id());
                 StartAgreement.Start su = starts.get(u.id());
                 if (o.allocated() && u.allocated() && o.account().equals(over) && u.account().equals(under)
-                        && so.firstStartSeconds() > 60 && su.firstStartSeconds() > 60
-                        && so.submitSeconds() < su.submitSeconds() && so.firstStartSeconds() != su.firstStartSeconds()) {
+                        && so.firstStartSeconds() >= 60 && su.firstStartSeconds() >= 60
+                        && so.submitSeconds() <= su.submitSeconds() && so.firstStartSeconds() != su.firstStartSeconds()) {
                     out[su.firstStartSeconds() < so.firstStartSeconds() ? 0 : 1]++;
                 }
             }
