@@ -142,8 +142,7 @@ public record StartAgreement(int compared, int onlyInA, int onlyInB, double kend
         }
         long[] sorted = values.clone();
         Arrays.sort(sorted);
-        int rank = (int) Math.ceil(percent / 100 * sorted.length);
-        return sorted[Math.max(1, rank) - 1];
+        return dev.allot.sim.metrics.NearestRank.of(sorted, percent / 100);
     }
 
     /** One line for a report, e.g. {@code 40 workloads: Kendall tau 0.93, start error median 1 s, p90 3 s, max 7 s; ...}. */

@@ -94,7 +94,6 @@ public final class Forecaster {
 
     /** The sample quantile by the nearest-rank method, on sorted values ({@code Long.MAX_VALUE}: not started). */
     static long quantile(long[] sorted, double q) {
-        int rank = (int) Math.ceil(q * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+        return dev.allot.sim.metrics.NearestRank.of(sorted, q);
     }
 }

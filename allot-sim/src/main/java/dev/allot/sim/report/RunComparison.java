@@ -161,11 +161,7 @@ public final class RunComparison {
 
     /** The nearest-rank percentile of sorted values; 0 for none. */
     static double percentile(List<Double> sorted, int p) {
-        if (sorted.isEmpty()) {
-            return 0;
-        }
-        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+        return dev.allot.sim.metrics.NearestRank.of(sorted, p / 100.0);
     }
 
     /** The comparison for people: one block, the files named as given. */
