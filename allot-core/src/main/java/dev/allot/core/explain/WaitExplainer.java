@@ -197,7 +197,8 @@ public final class WaitExplainer {
      * Every waiting job in the order the policy serves them if every start succeeds: allocated work by the first
      * allocation in {@link FairShare#leafOrder()} that still waits, its best job by {@link Job#QUEUE_ORDER}, charging
      * each start as the policy does (so the order is recomputed after each); then unallocated work, allocations in
-     * the order left after those charges, each in queue order.
+     * the order left after those charges, each in queue order. (When GPUs are short, protected work that the burst
+     * reserve holds back waits until after unallocated work; its explanation says so: {@link WaitsFor.BurstReserve}.)
      */
     public static List<Job> servingOrder(ClusterState state) {
         return servingOrder(state, AllocationPolicy.withDefaults().freshRules(state));
@@ -260,7 +261,8 @@ public final class WaitExplainer {
     }
 
     private WaitsFor waitsFor(ClusterState state, PreemptionRules rules, List<Job> order, Job w, long now) {
-        Plan plan = policies.get().schedule(state, now);
+        AllocationPolicy policy = policies.get();
+        Plan plan = policy.schedule(state, now);
         boolean starts = false;
         List<String> preempts = new ArrayList<>();
         for (Decision d : plan.decisions()) {
@@ -273,6 +275,11 @@ public final class WaitExplainer {
         if (starts) {
             preempts.sort(null);
             return new WaitsFor.StartsNow(preempts);
+        }
+        java.util.Optional<dev.allot.core.policy.allocation.BurstReserve.Hold> held = policy.burstHold(w);
+        if (held.isPresent()) {
+            var h = held.get();
+            return new WaitsFor.BurstReserve(w.gpus(), h.quickGpus(), h.roomGpus(), h.reserve());
         }
         int idle = Placer.usableFree(state.freeIndex(), null);
         if (!w.allocated()) {

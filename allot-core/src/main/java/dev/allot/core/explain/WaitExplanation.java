@@ -321,6 +321,14 @@ public record WaitExplanation(
                     + " once their protection ends: too few, so it waits for work it may not preempt to end, or for its"
                     + " allocation to rank higher.";
         }
+        if (w instanceof WaitsFor.BurstReserve b) {
+            return "It needs " + shape + "; its start would take its allocation beyond its quota with protected"
+                    + " work, leaving " + Math.max(0, b.quickGpus() - b.neededGpus()) + " GPUs that could be handed"
+                    + " over at once (idle, unallocated, or unprotected beyond a quota) where the burst reserve keeps "
+                    + short3(b.reserve()) + " x the other allocations' unused quotas (" + short3(b.roomGpus())
+                    + " GPUs). It starts when enough of that room is used or can be handed over, or on GPUs that"
+                    + " unallocated work leaves idle.";
+        }
         WaitsFor.Unallocated u = (WaitsFor.Unallocated) w;
         return "It is unallocated (minimum runtime 0): it runs only on GPUs no waiting allocated work uses ("
                 + Words.count(u.allocatedWaiting(), "allocated workload") + " "

@@ -104,6 +104,19 @@ public sealed interface WaitsFor {
     }
 
     /**
+     * Its start would take its allocation beyond its quota with protected work, and the burst reserve holds it back:
+     * {@code quickGpus} could be handed over at once (idle, unallocated, unprotected beyond a quota), which after
+     * its {@code neededGpus} would not cover {@code reserve} x the other allocations' unused quotas
+     * ({@code roomGpus}). It starts when that changes, or on GPUs unallocated work leaves idle.
+     */
+    record BurstReserve(int neededGpus, long quickGpus, double roomGpus, double reserve) implements WaitsFor {
+        @Override
+        public String kind() {
+            return "burst-reserve";
+        }
+    }
+
+    /**
      * Unallocated: it needs {@code neededGpus}; {@code idleGpus} are idle now, and {@code allocatedWaiting}
      * allocated workloads wait, which come first.
      */

@@ -12,6 +12,7 @@ import java.util.NavigableSet;
 public final class ShapeCursor {
     private final NavigableSet<Job> queue;
     private Job head;
+    private int passedOver;
 
     public ShapeCursor(NavigableSet<Job> queue) {
         this.queue = queue;
@@ -29,5 +30,17 @@ public final class ShapeCursor {
 
     public void exhaust() {
         head = null;
+    }
+
+    /**
+     * Moves past a job that was held back but does not rule out the ones behind it, at most {@code limit} times per
+     * cycle; then gives up on the queue like {@link #exhaust()}. Bounds a cycle's work on long queues.
+     */
+    public void passOver(int limit) {
+        if (++passedOver >= limit) {
+            exhaust();
+        } else {
+            advance();
+        }
     }
 }

@@ -53,6 +53,27 @@ class WaitExplainerTest {
     }
 
     @Test
+    void aBurstBeyondQuotaWaitsWhileUnallocatedWorkHoldsTheGpusAnotherTeamIsEntitledTo() {
+        // given 2 nodes x 8 GPUs shared by A and B (quota 8 each): A runs its quota, B's unallocated sweep the rest,
+        // and A submits 8 more GPUs protected for 1h
+        Story s = Story.given(2, 8).teams("A", "B")
+                .at(0).runs("a1", "A", 8, H).runs("u1", "B", 8, 0)
+                .at(600).submits("a2", "A", 8);
+
+        WaitExplanation e = s.explain("a2");
+
+        // then the burst reserve holds a2 back: taking the sweep's GPUs would leave 0 that B could have at once,
+        // where the reserve keeps 0.5 x B's unused quota of 8
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.BurstReserve(8, 8, 8.0, 0.5));
+        assertThat(e.waitsFor().kind()).isEqualTo("burst-reserve");
+        assertThat(e.summary().get(3)).isEqualTo("It needs 8 GPUs; its start would take its allocation beyond its"
+                + " quota with protected work, leaving 0 GPUs that could be handed over at once (idle, unallocated, or"
+                + " unprotected beyond a quota) where the burst reserve keeps 0.5 x the other allocations' unused"
+                + " quotas (8 GPUs). It starts when enough of that room is used or can be handed over, or on GPUs that"
+                + " unallocated work leaves idle.");
+    }
+
+    @Test
     void onceTheProtectionHasEndedItStartsNextCycleByPreempting() {
         Story s = Story.given(1, 8).teams("A", "B")
                 .at(0).runs("a1", "A", 8, H)

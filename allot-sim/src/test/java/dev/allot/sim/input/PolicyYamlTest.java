@@ -47,7 +47,7 @@ class PolicyYamlTest {
         assertThat(policy("lookback: 3d\nallocation:\n  reservation: true\n  reservaton: false\n").getMessage())
                 .isEqualTo("policy.yaml:4:3: field 'allocation': unknown setting 'reservaton'; valid settings:"
                         + " fairshare-recheck, reservation, ranking, reclaim-margin, max-reservations, starvation-limit,"
-                        + " waste-limit, placement, shortcuts");
+                        + " waste-limit, placement, shortcuts, burst-reserve, burst-short-protection");
     }
 
     @Test

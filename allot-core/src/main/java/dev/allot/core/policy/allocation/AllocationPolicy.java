@@ -72,6 +72,7 @@ public final class AllocationPolicy implements Policy {
     private final long starvationSeconds;
     private final double wasteLimit;
     private final boolean packProtected;
+    private final BurstReserve burstReserve;
     private ClusterState boundTo;
     private CycleWork work;
     private FairShare fairShare;
@@ -92,6 +93,7 @@ public final class AllocationPolicy implements Policy {
         this.starvationSeconds = settings.starvationLimit().getSeconds();
         this.wasteLimit = settings.wasteLimit() == 0 ? Double.POSITIVE_INFINITY : settings.wasteLimit();
         this.packProtected = settings.placement() == AllocationSettings.Placement.PROTECTION;
+        this.burstReserve = new BurstReserve(settings.burstReserve(), settings.burstShortProtection().getSeconds());
     }
 
     public static AllocationPolicy withDefaults() {
@@ -124,6 +126,14 @@ public final class AllocationPolicy implements Policy {
     }
 
     /**
+     * Why the last {@link #schedule} held {@code job} back under the burst reserve ({@link BurstReserve}); empty if
+     * it did not.
+     */
+    public java.util.Optional<BurstReserve.Hold> burstHold(Job job) {
+        return java.util.Optional.ofNullable(boundTo == null ? null : burstReserve.heldBack(job));
+    }
+
+    /**
      * The rules of who may preempt whom and the serving order as this policy sees {@code state} now, on fresh
      * bookkeeping (for explanations; the policy's own cycle is not affected).
      */
@@ -150,10 +160,15 @@ public final class AllocationPolicy implements Policy {
         failedSearches.clear();
         fairShare.reset(state);
         entitlements.reset(state);
+        burstReserve.reset(state, entitlements);
         rules.at(now);
         drain(state, now);
         boolean blocked = scheduleAllocated(state, now);
+        if (!burstReserve.held().isEmpty() && unallocatedWaitingGpus(state) < work.free().totalFree()) {
+            startHeldOnIdleGpus(state, now); // unallocated work could not fill the idle GPUs: held work goes first
+        }
         scheduleUnallocated(state);
+        startHeldOnIdleGpus(state, now);
         long wake = Plan.NO_WAKE_UP;
         if (blocked && anyUnprotected(state)) {
             wake = now + recheckSeconds;
@@ -184,6 +199,7 @@ public final class AllocationPolicy implements Policy {
                         : "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " runs unallocated";
                 work.preempt(j, PreemptionCause.drain(state.nodeName(n), why));
                 entitlements.preempted(j);
+                burstReserve.preempted(j);
             }
         }
     }
@@ -227,6 +243,7 @@ public final class AllocationPolicy implements Policy {
         boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
         boolean blocked = false;
         int[] order = passOrder(quota);
+        boolean reserveApplies = ranking == Ranking.ENTITLEMENT; // the seed's lookback ranking stays as it was
         long orderVersion = rules.version();
         int pos = 0;
         while (true) {
@@ -274,10 +291,21 @@ public final class AllocationPolicy implements Policy {
             }
             ShapeCursor c = heap.poll();
             Job w = c.head();
+            BurstReserve.Hold hold;
+            Outcome outcome;
             if (work.startedHere(w)) {
                 c.advance(); // the quota pass started it
-            } else if (tryStart(state, w, pos, now)) {
+            } else if (!quota && reserveApplies && (hold = burstReserve.check(w, rules.starving(w), work.free().totalFree(),
+                    entitlements, ownLowerPriorityUnprotectedGpus(state, w))) != null) {
+                // held even if it took all its own lower-priority work: skip the victim search
+                burstReserve.hold(w, pos, hold); // the next job of the shape may be exempt (short protection)
+                c.passOver(BurstReserve.PASS_OVER_LIMIT);
+                blocked = true;
+            } else if ((outcome = tryStart(state, w, pos, now, !quota && reserveApplies)) == Outcome.STARTED) {
                 c.advance();
+            } else if (outcome == Outcome.HELD) {
+                c.passOver(BurstReserve.PASS_OVER_LIMIT);
+                blocked = true;
             } else {
                 c.exhaust();
                 blocked = true;
@@ -320,8 +348,26 @@ public final class AllocationPolicy implements Policy {
 
     private static final Comparator<ShapeCursor> BY_HEAD = (a, b) -> Job.QUEUE_ORDER.compare(a.head(), b.head());
 
-    /** Starts {@code w} on idle GPUs or after preempting victims, honouring the reservation; false if it cannot. */
-    private boolean tryStart(ClusterState state, Job w, int rank, long now) {
+    /** What {@link #tryStart} did. */
+    private enum Outcome { STARTED, BLOCKED, HELD }
+
+    /** GPUs of {@code w}'s own allocation's lower-priority work past its protection: all it could replace. */
+    private static long ownLowerPriorityUnprotectedGpus(ClusterState state, Job w) {
+        long gpus = 0;
+        for (dev.allot.core.model.Priority pr : dev.allot.core.model.Priority.values()) {
+            if (pr.ordinal() < w.spec().priority().ordinal()) {
+                gpus += state.unprotectedGpus(w.leaf(), pr);
+            }
+        }
+        return gpus;
+    }
+
+    /**
+     * Starts {@code w} on idle GPUs or after preempting victims, honouring the reservation; with {@code reserve}, not
+     * if the burst reserve holds the start back once its victims are known ({@link BurstReserve}: a start that only
+     * replaces its own allocation's work does not grow the allocation's holdings).
+     */
+    private Outcome tryStart(ClusterState state, Job w, int rank, long now, boolean reserve) {
         BitSet excluded = null;
         Placement p = place(w, null, now);
         if (p != null && touches(p, reservedAgainst(w, now))) {
@@ -333,28 +379,50 @@ public final class AllocationPolicy implements Policy {
             PreemptionRules.Rights rights = rules.rightsOf(w);
             // the GPU bound without the reservation is necessary with it too: check it before planning one
             if (excluded == null && !victimBoundAllows(state, rights, null, w.gpus())) {
-                return false;
+                return Outcome.BLOCKED;
             }
             if (excluded == null) {
                 excluded = reservedAgainst(w, now);
             }
             victims = findVictims(state, w, rights, now, excluded);
             if (victims == null || victims.isEmpty()) {
-                return false;
+                return Outcome.BLOCKED;
+            }
+            if (reserve && held(w, victims, rank)) {
+                return Outcome.HELD;
             }
             for (Job v : victims) {
                 work.preempt(v, rules.cause(state.tree(), v, w));
             }
             for (Job v : victims) {
                 entitlements.preempted(v);
+                burstReserve.preempted(v);
             }
             p = place(w, excluded, now);
             if (p == null) {
                 throw new IllegalStateException("victim search promised room for " + w.id() + " but none was found");
             }
         }
+        if (victims == null && reserve && held(w, List.of(), rank)) {
+            return Outcome.HELD;
+        }
         startAllocated(state, w, p, rank, victims == null ? 0 : victims.size());
-        return true;
+        return Outcome.STARTED;
+    }
+
+    /** Whether the burst reserve holds back {@code w} with these victims; if so it is recorded as held. */
+    private boolean held(Job w, List<Job> victims, int rank) {
+        long own = 0;
+        for (Job v : victims) {
+            if (v.allocated() && v.leaf() == w.leaf()) {
+                own += v.gpus();
+            }
+        }
+        BurstReserve.Hold h = burstReserve.check(w, rules.starving(w), work.free().totalFree(), entitlements, own);
+        if (h != null) {
+            burstReserve.hold(w, rank, h);
+        }
+        return h != null;
     }
 
     /** Where {@code w} starts on idle GPUs outside {@code excluded} (null: nowhere). */
@@ -387,6 +455,11 @@ public final class AllocationPolicy implements Policy {
     }
 
     private void startAllocated(ClusterState state, Job w, Placement p, int rank, int victims) {
+        startAllocated(state, w, p, rank, victims, victims == 0 ? "; idle GPUs"
+                : "; after preempting " + dev.allot.core.model.Words.count(victims, "workload"));
+    }
+
+    private void startAllocated(ClusterState state, Job w, Placement p, int rank, int victims, String how) {
         AllocationTree tree = state.tree();
         double ratio = fairShare.leafRatio(w.leaf());
         String standing = quotaPass
@@ -394,7 +467,7 @@ public final class AllocationPolicy implements Policy {
                         + entitlements.describe(w.leaf()) + ")"
                 : "allocation " + tree.leafName(w.leaf()) + " was #" + (rank + 1) + " in fair share (usage "
                         + fmt(ratio) + " of entitlement)";
-        String reason = standing + (victims == 0 ? "; idle GPUs" : "; after preempting " + dev.allot.core.model.Words.count(victims, "workload"));
+        String reason = standing + how;
         work.start(w, p, reason);
         fairShare.chargeStart(w);
         entitlements.started(w);
@@ -431,6 +504,38 @@ public final class AllocationPolicy implements Policy {
             failedSearches.add(w, rights, work.version(), excluded);
         }
         return found;
+    }
+
+    private static long unallocatedWaitingGpus(ClusterState state) {
+        long gpus = 0;
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            gpus += state.pending().gpus(l, false);
+        }
+        return gpus;
+    }
+
+    /**
+     * The burst reserve does not leave GPUs idle for nothing: when the waiting unallocated work asks for fewer GPUs
+     * than are idle, the work it held back goes first; and whatever is still idle after unallocated work had its turn
+     * goes to held work too. Held work starts in serving order on idle GPUs only (it preempts nothing here) and
+     * honours the gangs' reservations.
+     */
+    private void startHeldOnIdleGpus(ClusterState state, long now) {
+        for (BurstReserve.Held h : burstReserve.held()) {
+            if (work.free().totalFree() == 0) {
+                return;
+            }
+            Job w = h.job();
+            if (w.gpus() > work.free().totalFree() || work.startedHere(w)) {
+                continue;
+            }
+            BitSet excluded = reservedAgainst(w, now);
+            Placement p = place(w, excluded, now);
+            if (p != null) {
+                startAllocated(state, w, p, h.rank(), 0, "; GPUs left idle by unallocated work (held back by the burst"
+                        + " reserve until then)");
+            }
+        }
     }
 
     // ------------------------------------------------------------------ unallocated work

@@ -24,10 +24,13 @@ import java.util.Locale;
  * @param wasteLimit       0: no limit; else the most work a preemption may throw away, in multiples of what it protects
  * @param placement        where small allocated work starts ({@link Placement})
  * @param shortcuts        skip searches that provably fail (false: the same decisions, slower)
+ * @param burstReserve     {@link BurstReserve}: the share of the other allocations' unused quotas kept quickly
+ *                         reclaimable (0: off)
+ * @param burstShortProtection work protected at most this long is exempt from the burst reserve
  */
 public record AllocationSettings(Duration fairshareRecheck, boolean reservation, Ranking ranking, double reclaimMargin,
                                  int maxReservations, Duration starvationLimit, double wasteLimit, Placement placement,
-                                 boolean shortcuts) {
+                                 boolean shortcuts, double burstReserve, Duration burstShortProtection) {
 
     /** Where small allocated work starts: {@link ProtectionPacking} or plain best fit. */
     public enum Placement {
@@ -90,7 +93,14 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
                             + " protections gather and gangs find whole nodes; best-fit: the fullest node that fits"),
             SettingSpec.bool("shortcuts", true,
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
-                            + " exactly the same, slower: for verification"));
+                            + " exactly the same, slower: for verification"),
+            SettingSpec.number("burst-reserve", 0.5,
+                    "with ranking=entitlement, protected work whose start takes its allocation beyond its quota waits"
+                            + " while the GPUs that could be handed over at once (idle, unallocated, unprotected beyond"
+                            + " a quota) would not cover this x the other allocations' unused quotas; GPUs still idle"
+                            + " after unallocated work go to it anyway. 0: off"),
+            SettingSpec.duration("burst-short-protection", Duration.ofMinutes(30),
+                    "work protected at most this long (debug work) is exempt from burst-reserve"));
 
 
     public AllocationSettings {
@@ -107,6 +117,13 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             throw new IllegalArgumentException("starvation-limit must not be negative, got "
                     + Durations.format(starvationLimit));
         }
+        if (!(burstReserve >= 0) || Double.isInfinite(burstReserve)) {
+            throw new IllegalArgumentException("burst-reserve must be a number >= 0 (0: off), got " + burstReserve);
+        }
+        if (burstShortProtection.isNegative()) {
+            throw new IllegalArgumentException("burst-short-protection must not be negative, got "
+                    + Durations.format(burstShortProtection));
+        }
         if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
             throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
         }
@@ -119,6 +136,6 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
         return new AllocationSettings(s.duration("fairshare-recheck"), s.bool("reservation"),
                 Ranking.parse(s.text("ranking")), s.number("reclaim-margin"), reservations,
                 s.duration("starvation-limit"), s.number("waste-limit"), Placement.parse(s.text("placement")),
-                s.bool("shortcuts"));
+                s.bool("shortcuts"), s.number("burst-reserve"), s.duration("burst-short-protection"));
     }
 }
