@@ -59,7 +59,7 @@ final class LoopCore {
     /** Something changed in the core since the policy was last asked (the policy is asked only then, or when due). */
     boolean dirty = true;
     /** The wake-ups the policy asked for, kept by the simulator's rules ({@link DecisionLoop}). */
-    final DecisionLoop wakeUps = new DecisionLoop();
+    DecisionLoop wakeUps = new DecisionLoop();
     /**
      * The core's count of protections run out when the policy was last asked ({@link ClusterState#protectionsEnded}).
      */
@@ -106,6 +106,34 @@ final class LoopCore {
 
     volatile SchedulerLoop.Observer observer = new SchedulerLoop.Observer() {
     };
+
+    /**
+     * Forgets everything loaded from the store and the backend, as if the service had just started: what a loop does
+     * when its instance stops leading (another instance acts now), so that when it leads again it loads and adopts
+     * anew. The counters stay.
+     */
+    void forget() {
+        state = null;
+        nodeNames = null;
+        topology = null;
+        sizes = null;
+        dirty = true;
+        wakeUps = new DecisionLoop();
+        protectionsSeen = 0;
+        lastSeq = 0;
+        toReconcile = new LinkedHashMap<>();
+        books.live.clear();
+        books.runningAttempt.clear();
+        books.deferred.clear();
+        active.clear();
+        stored.clear();
+        refused.clear();
+        queuedSince.clear();
+        stopsThisCycle = false;
+        toldHealthy.clear();
+        lastFullSyncAt = Long.MIN_VALUE / 2;
+        lastTopologyReadAt = Long.MIN_VALUE / 2;
+    }
 
     LoopCore(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace) {
         this.store = store;

@@ -142,7 +142,10 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private final CycleHealth health = new CycleHealth();
-
+    /** Whether this instance may act, and under which epoch (see {@link Leadership}); null: always (one instance). */
+    private volatile Leadership leadership;
+    /** The epoch the loop's books were loaded under; 0 while it stands by. */
+    private long actingEpoch;
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long lastCycleStartNanos = System.nanoTime() - MIN_NUDGE_GAP_NANOS;
@@ -263,6 +266,9 @@ public final class SchedulerLoop implements AutoCloseable {
             thread = null;
         }
         dev.allot.server.Daemons.stop(t, Duration.ofSeconds(10), "the scheduling thread");
+        if (c.backend instanceof LeaderOnlyBackend b) {
+            b.endTerm(); // the backend of the term closes with the loop (its work keeps running)
+        }
     }
 
     /**
@@ -272,6 +278,14 @@ public final class SchedulerLoop implements AutoCloseable {
     public synchronized void runOnce() {
         try {
             cycle();
+        } catch (dev.allot.server.store.FencedException e) {
+            // Another instance took over between the leadership check and this write: nothing was written.
+            Leadership l = leadership;
+            if (l != null) {
+                l.stepDown(e.getMessage());
+            }
+            standBy();
+            return;
         } catch (RuntimeException | Error e) {
             health.failed(e, c.clock.millis());
             throw e;
@@ -284,7 +298,51 @@ public final class SchedulerLoop implements AutoCloseable {
         return health;
     }
 
+    /**
+     * Runs the loop under {@code l}: a cycle acts only while this instance may act ({@link Leadership#actingEpoch});
+     * when the epoch changes the loop forgets what it loaded and, leading again, loads and adopts as a restart does.
+     * The loop's store must be fenced by the same leadership, and its backend guarded by it
+     * ({@link LeaderOnlyBackend}).
+     */
+    public void lead(Leadership l) {
+        this.leadership = Objects.requireNonNull(l, "leadership");
+        l.onGain(this::nudge);
+    }
+
+    /** Who leads, as this instance knows it; empty without {@link #lead} (the only instance: it always leads). */
+    public java.util.Optional<Leadership.Status> leadership() {
+        Leadership l = leadership;
+        return l == null ? java.util.Optional.empty() : java.util.Optional.of(l.status());
+    }
+
+    /** Forgets the books: another instance acts now, or may (see {@link LoopCore#forget}). */
+    private void standBy() {
+        if (actingEpoch != 0) {
+            LOG.info("the scheduling loop stands by: it no longer leads (it led at epoch {})", actingEpoch);
+        }
+        actingEpoch = 0;
+        c.forget();
+        if (c.backend instanceof LeaderOnlyBackend b) {
+            b.endTerm();
+        }
+    }
+
     private void cycle() {
+        Leadership l = leadership;
+        if (l != null) {
+            long epoch = l.actingEpoch();
+            if (epoch != actingEpoch) {
+                standBy();
+                actingEpoch = epoch;
+                if (epoch != 0) {
+                    LOG.info("the scheduling loop leads at epoch {}: it loads the store and adopts what runs, as after"
+                            + " a restart", epoch);
+                }
+            }
+            if (epoch == 0) {
+                return;
+            }
+        }
         long nowMillis = c.clock.millis();
         long now = Math.max(c.lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         c.lastNowSeconds = now;
