@@ -304,14 +304,6 @@ final class ServeCommand implements Callable<Integer> {
         Duration graceD = duration("--grace", grace, true);
         Duration every = duration("--health-check-every", healthCheckEvery, false);
         Duration forecastEvery = duration("--forecast-interval", forecastInterval, true);
-        Duration leaseD = duration("--lease", lease, false);
-        Duration renewD = duration("--lease-renew", leaseRenew, false);
-        ServiceConfig.HighAvailability ha;
-        try {
-            ha = new ServiceConfig.HighAvailability(leaseD, renewD, localBackendDir);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--lease, --lease-renew: " + e.getMessage());
-        }
         if (healthCheck != null && healthCheck.isBlank()) {
             throw new IllegalArgumentException("--health-check expects a command, got an empty one");
         }
@@ -324,6 +316,14 @@ final class ServeCommand implements Callable<Integer> {
         }
         LogFormat.parse(logFormat);
         checkCombinations();
+        Duration leaseD = duration("--lease", lease, false);
+        Duration renewD = duration("--lease-renew", leaseRenew, false);
+        ServiceConfig.HighAvailability ha;
+        try {
+            ha = new ServiceConfig.HighAvailability(leaseD, renewD, localBackendDir);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--lease, --lease-renew: " + e.getMessage());
+        }
         policyOptions = ServePolicy.options(policyFile, dataDir); // a bad policy.yaml names file, line and field
         String nodeName = node != null ? node.trim() : hostName();
         if (nodeName.isEmpty()) {
