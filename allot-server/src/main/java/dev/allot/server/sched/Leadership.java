@@ -121,8 +121,17 @@ public final class Leadership implements AutoCloseable {
         }
         renewOnce();
         thread = dev.allot.server.Daemons.single("allot-leadership");
-        thread.scheduleWithFixedDelay(this::renewOnce, renewEvery.toNanos(), renewEvery.toNanos(),
+        thread.scheduleWithFixedDelay(this::renewSafely, renewEvery.toNanos(), renewEvery.toNanos(),
                 TimeUnit.NANOSECONDS);
+    }
+
+    /** {@link #renewOnce}, never letting an exception through (a periodic task that throws is not run again). */
+    private void renewSafely() {
+        try {
+            renewOnce();
+        } catch (RuntimeException e) {
+            LOG.error("the leader lease round failed; trying again in {} ms", renewEvery.toMillis(), e);
+        }
     }
 
     /** One round: take or renew the lease, or learn who holds it. A database error leaves the validity to lapse. */

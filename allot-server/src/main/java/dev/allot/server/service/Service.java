@@ -212,7 +212,8 @@ public final class Service implements AutoCloseable {
             }
             ServicePolicy policy = LivePolicy.choose(policyOptions, store);
             LOG.info("scheduling policy {} ({}): {}", ServicePolicy.POLICY, policy.source(), policy.settingsView());
-            loop = new SchedulerLoop(store.shared() ? store.fencedBy(instance, leadership::actingEpoch) : store,
+            loop = new SchedulerLoop(store.shared() ? store.fencedBy(instance, leadership::actingEpoch,
+                    config.ha().lease()) : store,
                     loopBackend, policy.create(), policy.scheduler(), clock, config.grace());
             loop.lead(leadership);
             SchedulerLoop running = loop;

@@ -62,6 +62,7 @@ public final class Leases {
             throw new IllegalArgumentException("a lease lasts a positive time, got " + durationMillis + " ms");
         }
         return transactions.tx("take or renew the leader lease", h -> {
+            bounded(h, vendor, durationMillis);
             long now = databaseNow(h);
             Optional<Lease> row = read(h, vendor == Store.Vendor.POSTGRESQL ? " FOR UPDATE" : "", now);
             if (row.isEmpty()) {
@@ -112,7 +113,8 @@ public final class Leases {
      * holds the lease at {@code epoch}: the check {@link Store#fencedBy} runs first in every transaction, holding the
      * row shared until the transaction ends (PostgreSQL), so no takeover can commit in between.
      */
-    static void requireHeld(Handle h, Store.Vendor vendor, String instance, long epoch) {
+    static void requireHeld(Handle h, Store.Vendor vendor, String instance, long epoch, long leaseMillis) {
+        bounded(h, vendor, leaseMillis);
         Optional<Lease> l = h.createQuery("SELECT holder, epoch FROM leader_lease WHERE name = :name"
                         + (vendor == Store.Vendor.POSTGRESQL ? " FOR SHARE" : ""))
                 .bind("name", SCHEDULER)
@@ -125,6 +127,18 @@ public final class Leases {
             throw new FencedException("instance " + instance + " lost the leader lease (it held epoch " + epoch + "; "
                     + l.map(x -> "now " + x.holder() + " holds epoch " + x.epoch()).orElse("nobody holds it now")
                     + "): the write was refused");
+        }
+    }
+
+    /**
+     * Bounds how long this transaction may hold the lease row locked while its client does nothing (PostgreSQL ends
+     * a session idle in a transaction that long, releasing its locks): a leader paused or cut off in the middle of a
+     * transaction would otherwise keep every standby from taking over until it came back. A lease's length: by then
+     * the lease has run out anyway.
+     */
+    private static void bounded(Handle h, Store.Vendor vendor, long leaseMillis) {
+        if (vendor == Store.Vendor.POSTGRESQL) {
+            h.execute("SET LOCAL idle_in_transaction_session_timeout = " + Math.max(1, leaseMillis));
         }
     }
 

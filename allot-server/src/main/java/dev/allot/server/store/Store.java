@@ -142,13 +142,16 @@ public final class Store implements AutoCloseable {
      * This store as the leader's scheduling loop must use it (high availability, {@link Leases}): the same
      * connections, but every transaction first checks, holding the lease row shared until it commits, that
      * {@code instance} still holds the leader lease at the epoch {@code epoch} gives at that moment (0 or less: none),
-     * and is refused with a {@link FencedException}, changing nothing, otherwise. Closing the view closes nothing.
+     * and is refused with a {@link FencedException}, changing nothing, otherwise. A transaction whose client stops
+     * between statements for {@code lease} is ended by PostgreSQL (its lock released, nothing written), so that a
+     * paused leader cannot keep a standby from taking over. Closing the view closes nothing.
      */
-    public Store fencedBy(String instance, java.util.function.LongSupplier epoch) {
+    public Store fencedBy(String instance, java.util.function.LongSupplier epoch, java.time.Duration lease) {
         Objects.requireNonNull(instance, "instance");
         Objects.requireNonNull(epoch, "epoch");
+        long leaseMillis = lease.toMillis();
         return new Store(this, transactions.fencedBy(h -> Leases.requireHeld(h, vendor, instance,
-                epoch.getAsLong())));
+                epoch.getAsLong(), leaseMillis)));
     }
 
     /** Whether this store is on PostgreSQL, where several instances may share it (one of them the leader). */

@@ -69,7 +69,7 @@ class LeaderLeaseTest {
     void givenALeaderThatLostItsLeaseThenEveryWriteOfItsLoopIsRefusedAndChangesNothing() throws Exception {
         seed();
         AtomicLong aEpoch = new AtomicLong(store.leases().acquire("a#1", "a#", 0, 300).epoch());
-        Store a = store.fencedBy("a#1", aEpoch::get);
+        Store a = store.fencedBy("a#1", aEpoch::get, java.time.Duration.ofSeconds(3));
         AttemptKey key = a.attempts().beginAttempt("w-1", List.of(new Launch.NodeGpus("n1", List.of(0))), 1_000);
         assertThat(a.attempts().markRunning(key)).as("a write of the leader").isTrue();
 
@@ -91,7 +91,7 @@ class LeaderLeaseTest {
         aEpoch.set(0);
         assertThatThrownBy(() -> a.attempts().markStopping(key, 2_000)).isInstanceOf(FencedException.class)
                 .hasMessageContaining("is not the leader");
-        Store bStore = store.fencedBy("b#1", () -> 2);
+        Store bStore = store.fencedBy("b#1", () -> 2, java.time.Duration.ofSeconds(3));
         assertThat(bStore.attempts().markStopping(key, 4_000)).isTrue();
     }
 
