@@ -72,6 +72,22 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--db-user", paramLabel = "USER", description = "the PostgreSQL user")
     String dbUser;
 
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "3s",
+            description = "with --db-url, several services may share the database, one of them the leader: how long"
+                    + " the leader's lease lasts from its last renewal (with --lease-renew, it bounds a failover)"
+                    + " (default: ${DEFAULT-VALUE})")
+    String lease;
+
+    @Option(names = "--lease-renew", paramLabel = "DURATION", defaultValue = "1s",
+            description = "how often the leader renews its lease, and a standby tries to take it"
+                    + " (default: ${DEFAULT-VALUE})")
+    String leaseRenew;
+
+    @Option(names = "--local-backend-dir", paramLabel = "DIR",
+            description = "where the local backend keeps its attempts' files (default: --data-dir); services that"
+                    + " stand in for each other on one machine share it")
+    Path localBackendDir;
+
     @Option(names = "--backend", paramLabel = "BACKEND", defaultValue = "local",
             description = "local (run each workload as a process here), simulated (run nothing; end work after its"
                     + " declared duration) or slurm (a Slurm cluster runs the work) (default: ${DEFAULT-VALUE})")
@@ -300,6 +316,14 @@ final class ServeCommand implements Callable<Integer> {
         }
         LogFormat.parse(logFormat);
         checkCombinations();
+        Duration leaseD = duration("--lease", lease, false);
+        Duration renewD = duration("--lease-renew", leaseRenew, false);
+        ServiceConfig.HighAvailability ha;
+        try {
+            ha = new ServiceConfig.HighAvailability(leaseD, renewD, localBackendDir);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--lease, --lease-renew: " + e.getMessage());
+        }
         policyOptions = ServePolicy.options(policyFile, dataDir); // a bad policy.yaml names file, line and field
         String nodeName = node != null ? node.trim() : hostName();
         if (nodeName.isEmpty()) {
@@ -310,7 +334,7 @@ final class ServeCommand implements Callable<Integer> {
                 .withVirtualGpus(gpus == null ? 0 : gpus).withNodeName(nodeName).withTimeScale(scale)
                 .withTick(tickD).withGrace(graceD).withDemo(demo)
                 .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT)
-                .withForecastInterval(forecastEvery);
+                .withForecastInterval(forecastEvery).withHighAvailability(ha);
         c = c.withSecurity(new ServiceConfig.Security(security.bindAddress(), security.tlsCertificate(),
                 security.tlsKey(), accounts,
                 singleUserHost, allowRootWorkloads));
@@ -350,6 +374,16 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (given.hasMatchedOption("--health-check-every") && healthCheck == null) {
             throw new IllegalArgumentException("--health-check-every needs --health-check");
+        }
+        for (String o : new String[] {"--lease", "--lease-renew"}) {
+            if (given.hasMatchedOption(o) && dbUrl == null) {
+                throw new IllegalArgumentException(o + " needs --db-url (with SQLite there is one service, always the"
+                        + " leader)");
+            }
+        }
+        if (given.hasMatchedOption("--local-backend-dir") && !backend.equals("local")) {
+            throw new IllegalArgumentException("--local-backend-dir needs --backend local (the backend is " + backend
+                    + ")");
         }
     }
 

@@ -49,6 +49,10 @@ final class Story implements AutoCloseable {
     private final Map<String, String> serviceEnvironment = new java.util.TreeMap<>();
     /** The scheduling loop's tick ({@code allot serve --tick}) of {@link #start}. */
     private Duration tick = Duration.ofMillis(200);
+    /** A PostgreSQL store shared with other stories (high availability); null: SQLite in the data directory. */
+    private String dbUrl;
+    private String dbUser;
+    private String dbPassword;
 
     Story(SlurmCluster slurm, Path dataDir, String instance) {
         this.slurm = slurm;
@@ -61,6 +65,44 @@ final class Story implements AutoCloseable {
         this.accountsFile = dataDir.resolveSibling(dataDir.getFileName() + "-accounts");
         this.slurmConfig = SlurmConfig.defaults(slurm.conf, dataDir.resolve("jobs"), this.instance)
                 .withCommandTimeout(Duration.ofSeconds(2)).withRootWorkloads(true);
+    }
+
+    /**
+     * A second service standing in for {@code first} (high availability): its own data directory, the same Allot
+     * instance id (so its Slurm jobs are the same instance's, and the instance lock the same) and the same jobs'
+     * working directory.
+     */
+    Story(SlurmCluster slurm, Path dataDir, Story first) {
+        this.slurm = slurm;
+        this.dataDir = dataDir;
+        this.instance = first.instance;
+        this.accountsFile = dataDir.resolveSibling(dataDir.getFileName() + "-accounts");
+        this.slurmConfig = first.slurmConfig;
+    }
+
+    /**
+     * Keeps the store in PostgreSQL ({@code allot serve --db-url}, {@link #startProcess} only), with a short leader
+     * lease (1.5 s, renewed every 0.3 s), so that several stories' services share it.
+     */
+    Story onDatabase(String url, String user, String password) {
+        this.dbUrl = url;
+        this.dbUser = user;
+        this.dbPassword = password;
+        return this;
+    }
+
+    /** Who leads, as this service's {@code /v1/health} says ({@code leader} or {@code standby}); "" if it is down. */
+    String role() {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))
+                    .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return JSON.readTree(r.body()).path("leader").path("role").asText("");
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 
     /** Run each user's workloads as the Unix account {@code accounts} maps it to ({@code allot serve --accounts}). */
@@ -108,7 +150,7 @@ final class Story implements AutoCloseable {
 
     /** Seeds the store (users, tokens, tree) on a fresh data directory. */
     Story seed() {
-        try (Store store = Store.sqlite(dataDir)) {
+        try (Store store = dbUrl == null ? Store.sqlite(dataDir) : Store.open(dbUrl, dbUser, dbPassword)) {
             long t = System.currentTimeMillis();
             for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
                     new User("bob", User.Role.USER))) {
@@ -142,6 +184,7 @@ final class Story implements AutoCloseable {
      */
     Story startProcess() throws Exception {
         Files.createDirectories(slurmConfig.workDir());
+        Files.createDirectories(dataDir);
         Files.writeString(dataDir.resolve("instance-id"), instance + "\n");
         Path serviceJson = dataDir.resolve(dev.allot.server.service.ServiceFiles.SERVICE_JSON);
         Files.deleteIfExists(serviceJson);
@@ -155,6 +198,9 @@ final class Story implements AutoCloseable {
         }
         writeRootAccounts();
         cmd.addAll(List.of("--accounts", accountsFile.toString()));
+        if (dbUrl != null) {
+            cmd.addAll(List.of("--db-url", dbUrl, "--db-user", dbUser, "--lease", "1500ms", "--lease-renew", "300ms"));
+        }
         if (slurmConfig.rootWorkloads()) {
             cmd.add("--allow-root-workloads");
         }
@@ -163,6 +209,9 @@ final class Story implements AutoCloseable {
         Path log = logs.resolve(instance + "-" + (++processes) + ".log").toAbsolutePath();
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(serviceEnvironment);
+        if (dbPassword != null) {
+            pb.environment().put("ALLOT_DB_PASSWORD", dbPassword);
+        }
         process = pb.start();
         long pid = process.pid();
         await("allot serve (pid " + pid + ") to write service.json; its log: " + log, Duration.ofSeconds(60), () -> {

@@ -307,6 +307,12 @@ public final class ApiServer implements AutoCloseable {
         config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(),
                 e.getStatus() == 404 ? "no such endpoint: " + ctx.method() + " " + ctx.path() : e.getMessage(), null,
                 e.getStatus() == 404 ? "GET /v1/openapi.json lists the endpoints" : null));
+        config.routes.exception(dev.allot.server.store.StoreUnavailableException.class, (e, ctx) -> {
+            // the database could not be reached: nothing was done; the request may be retried
+            LOG.warn("could not answer {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+            error(ctx, 503, "the store is unavailable for now; nothing was changed", null,
+                    "try again (another Allot instance on the same database may answer)");
+        });
         config.routes.exception(Exception.class, (e, ctx) -> {
             LOG.error("unexpected error answering {} {}", ctx.method(), ctx.path(), e);
             error(ctx, 500, "internal server error; the server logged the details", null, null);
@@ -316,20 +322,22 @@ public final class ApiServer implements AutoCloseable {
     /**
      * {@code GET /v1/health}, no token: 200 {@code ok} while the service works; 503 while it does not (its scheduling
      * cycles fail), with the API's error fields (what, since when, the last failure's message) and the health fields
-     * ({@code status} {@code failing}, {@code since}, {@code failures} in a row).
+     * ({@code status} {@code failing}, {@code since}, {@code failures} in a row); both with {@code leader}, who leads
+     * ({@link ServiceHealth.Leader}: this instance's role, name, the leader's name, the epoch).
      */
     private void health(Context ctx) {
         String now = Views.instant(clock.millis());
         Optional<ServiceHealth.Problem> problem = extras.health().problem();
+        ServiceHealth.Leader leader = extras.health().leader().orElse(null);
         if (problem.isEmpty()) {
-            io.json(ctx, 200, new Views.Health("ok", now));
+            io.json(ctx, 200, new Views.Health("ok", now, leader));
             return;
         }
         ServiceHealth.Problem p = problem.get();
         String since = Views.instant(p.sinceMillis());
         io.json(ctx, 503, new Views.Failing("failing", now, since, p.failures(), p.what() + " since " + since + " ("
                 + p.failures() + " in a row); the last failure: " + p.lastError(), null,
-                "the service's log has the details; it answers ok again once the cause is gone"));
+                "the service's log has the details; it answers ok again once the cause is gone", leader));
     }
 
     /** A handler that needs a signed-in user. */

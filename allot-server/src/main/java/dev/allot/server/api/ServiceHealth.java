@@ -19,4 +19,17 @@ public interface ServiceHealth {
     /** Something that keeps the service from doing its work: what (the last failure's message), since when. */
     record Problem(String what, String lastError, long sinceMillis, long failures) {
     }
+
+    /** Who leads, as this instance knows it; empty when the service does not say (tests without a loop). */
+    default Optional<Leader> leader() {
+        return Optional.empty();
+    }
+
+    /**
+     * Leadership as {@code /v1/health} tells it: this instance's {@code role} ({@code leader} or {@code standby}), its
+     * name, the name of the leader as last read from the database (null if none yet), and the epoch it leads at (0
+     * for a standby).
+     */
+    record Leader(String role, String instance, String leader, long epoch) {
+    }
 }

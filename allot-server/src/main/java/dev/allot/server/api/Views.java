@@ -141,11 +141,12 @@ final class Views {
     record NodeList(List<NodeView> nodes) {
     }
 
-    record Health(String status, String time) {
+    record Health(String status, String time, ServiceHealth.Leader leader) {
     }
 
     /** {@code /v1/health} while the service fails: the health fields and the API's error fields in one object. */
-    record Failing(String status, String time, String since, long failures, String error, String field, String hint) {
+    record Failing(String status, String time, String since, long failures, String error, String field, String hint,
+                   ServiceHealth.Leader leader) {
     }
 
     /**

@@ -91,6 +91,8 @@ public final class CampaignController {
         for (String name : running) {
             try {
                 stepCampaign(name, nowSeconds, nowMillis);
+            } catch (dev.allot.server.store.FencedException e) {
+                throw e; // this instance no longer leads: the loop steps down
             } catch (RuntimeException e) {
                 LOG.error("campaign {}: its step failed; trying again next cycle", name, e);
             }

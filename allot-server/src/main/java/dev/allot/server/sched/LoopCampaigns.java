@@ -18,9 +18,9 @@ import java.util.Optional;
  * from the loop so that the loop only calls the campaigns' step; it works on the loop's state on the loop's thread.
  */
 final class LoopCampaigns implements ShardCarrier {
-    private final SchedulerLoop loop;
+    private final LoopCore loop;
 
-    LoopCampaigns(SchedulerLoop loop) {
+    LoopCampaigns(LoopCore loop) {
         this.loop = Objects.requireNonNull(loop, "loop");
     }
 
@@ -85,7 +85,7 @@ final class LoopCampaigns implements ShardCarrier {
     public void withdrawn(String workloadId) {
         Job job = loop.active.get(workloadId);
         if (job != null && !job.state().isFinal()) {
-            loop.cancel(job, loop.state.now());
+            loop.intake.cancel(job, loop.state.now());
         }
         loop.stored.remove(workloadId);
     }

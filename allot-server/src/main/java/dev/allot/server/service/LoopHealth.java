@@ -8,13 +8,18 @@ import java.util.Optional;
 /**
  * The service's health as {@code /v1/health} tells it: failing while the scheduling loop's cycles fail (nothing is
  * scheduled then, though the API answers), from the loop's {@link SchedulerLoop#health()}, read without waiting for a
- * cycle.
+ * cycle. It also says who leads ({@link SchedulerLoop#leadership}).
  */
 public final class LoopHealth implements ServiceHealth {
     private final SchedulerLoop loop;
 
     public LoopHealth(SchedulerLoop loop) {
         this.loop = Objects.requireNonNull(loop, "loop");
+    }
+
+    @Override
+    public Optional<Leader> leader() {
+        return loop.leadership().map(s -> new Leader(s.role(), s.instance(), s.leader(), s.epoch()));
     }
 
     @Override

@@ -13,6 +13,8 @@ import dev.allot.server.identity.WorkloadIdentity;
 import dev.allot.server.policy.LivePolicy;
 import dev.allot.server.policy.PolicyOptions;
 import dev.allot.server.policy.ServicePolicy;
+import dev.allot.server.sched.LeaderOnlyBackend;
+import dev.allot.server.sched.Leadership;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
@@ -35,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * brings), locks the data directory against a second service ({@link DataDirLock}) and makes it the service's alone
  * (0700, its secrets 0600). Nothing else wires these together; tests start a {@code Service} the way
  * {@code allot serve} does.
+ *
+ * <p><b>Several instances.</b> On PostgreSQL ({@link Store#shared}) several services may run on one database: each
+ * takes part in the leader lease ({@link Leadership}); only the leader's loop acts, through the store fenced by the
+ * lease's epoch ({@link Store#fencedBy}) and a backend made anew for each term of leadership and refused to any other
+ * ({@link LeaderOnlyBackend}); every instance serves the API and the dashboard from the database. With SQLite the one
+ * instance is always the leader.
  */
 public final class Service implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Service.class);
@@ -58,13 +66,16 @@ public final class Service implements AutoCloseable {
     private final IdentityMode identity;
     private final DataDirLock lock;
     private final LiveForecaster forecaster;
+    private final Leadership leadership;
     /** This machine's accounts, one cache for the API's checks and the local backend. */
     private static final UnixAccounts ACCOUNTS = new UnixAccounts();
 
     private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
                     ServiceMetrics metrics, HealthChecker health, BackendNodeSync nodeSync, String adminToken,
-                    String demoToken, IdentityMode identity, DataDirLock lock, LiveForecaster forecaster) {
+                    String demoToken, IdentityMode identity, DataDirLock lock, LiveForecaster forecaster,
+                    Leadership leadership) {
         this.forecaster = forecaster;
+        this.leadership = leadership;
         this.identity = identity;
         this.lock = lock;
         this.nodeSync = nodeSync;
@@ -151,6 +162,7 @@ public final class Service implements AutoCloseable {
         SchedulerLoop loop = null;
         ApiServer api = null;
         LiveForecaster forecaster = null;
+        Leadership leadership = null;
         try {
             long now = clock.millis();
             identity.tooManyUsers(store.access().users()).ifPresent(why -> {
@@ -170,8 +182,27 @@ public final class Service implements AutoCloseable {
             if (demoToken != null) {
                 LOG.info("created the demo allocation tree and users");
             }
-            backend = makers.containsKey(config.backend()) ? makers.get(config.backend()).make(config, store)
-                    : makeBackend(config, clock, store, identity);
+            leadership = store.shared() ? Leadership.onLease(store.leases(), place(config), config.ha().lease(),
+                    config.ha().renewEvery()) : Leadership.single(config.nodeName());
+            String instance = leadership.instance();
+            Backend loopBackend;
+            if (!store.shared()) {
+                backend = makers.containsKey(config.backend()) ? makers.get(config.backend()).make(config, store)
+                        : makeBackend(config, clock, store, identity);
+                loopBackend = backend;
+            } else if (makers.containsKey(config.backend())) {
+                // the service's own (for the nodes it lists), and one per term of leadership for the loop
+                BackendMaker maker = makers.get(config.backend());
+                backend = maker.make(config, store);
+                loopBackend = new LeaderOnlyBackend(backend.name(), () -> maker.make(config, store), leadership,
+                        backend.workMayDieWithTheService());
+            } else {
+                // a built-in backend is made only for a term of leadership: a standby touches no process
+                prepareNode(config, clock, store);
+                backend = new LeaderOnlyBackend(config.backend(), () -> newBackend(config, clock, identity),
+                        leadership, config.backend().equals(ServiceConfig.LOCAL));
+                loopBackend = backend;
+            }
             if (BackendNodeSync.applies(backend)) {
                 nodeSync = new BackendNodeSync(store, backend, clock, () -> { });
                 if (nodeSync.syncOnce() < 0 && store.nodes().nodes().isEmpty()) {
@@ -181,7 +212,10 @@ public final class Service implements AutoCloseable {
             }
             ServicePolicy policy = LivePolicy.choose(policyOptions, store);
             LOG.info("scheduling policy {} ({}): {}", ServicePolicy.POLICY, policy.source(), policy.settingsView());
-            loop = new SchedulerLoop(store, backend, policy.create(), policy.scheduler(), clock, config.grace());
+            loop = new SchedulerLoop(store.shared() ? store.fencedBy(instance, leadership::actingEpoch,
+                    config.ha().lease()) : store,
+                    loopBackend, policy.create(), policy.scheduler(), clock, config.grace());
+            loop.lead(leadership);
             SchedulerLoop running = loop;
             LivePolicy live = new LivePolicy(policy, policyOptions.reader(), store, clock,
                     p -> running.usePolicy(p.create(), p.scheduler()));
@@ -197,6 +231,11 @@ public final class Service implements AutoCloseable {
             WorkloadIdentity gate = new WorkloadIdentity(identity, ACCOUNTS);
             loop.campaigns().identity(gate); // a campaign's shards are submissions of its owner's
             loop.start(config.tick());
+            leadership.start();
+            if (store.shared()) {
+                LOG.info("high availability on PostgreSQL: this instance is {}; lease {} ms, renewed every {} ms",
+                        instance, config.ha().lease().toMillis(), config.ha().renewEvery().toMillis());
+            }
             SchedulerLoop started = loop;
             api = ApiServer.start(store, endpoint, clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
@@ -218,7 +257,7 @@ public final class Service implements AutoCloseable {
             lock.listening(api.url());
             LOG.info("Allot service started: backend {}, API on {}", backend.name(), api.url());
             return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken,
-                    identity, lock, forecaster);
+                    identity, lock, forecaster, leadership);
         } catch (RuntimeException e) {
             if (forecaster != null) {
                 forecaster.close();
@@ -231,6 +270,9 @@ public final class Service implements AutoCloseable {
             }
             if (loop != null) {
                 loop.close();
+            }
+            if (leadership != null) {
+                leadership.close();
             }
             if (backend instanceof AutoCloseable c) {
                 closeQuietly(c);
@@ -249,14 +291,43 @@ public final class Service implements AutoCloseable {
     }
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store, IdentityMode identity) {
+        prepareNode(config, clock, store);
+        return newBackend(config, clock, identity);
+    }
+
+    /** Registers this machine's node as a built-in backend needs it (always for local, for the demo if simulated). */
+    private static void prepareNode(ServiceConfig config, Clock clock, Store store) {
         if (config.backend().equals(ServiceConfig.SIMULATED)) {
             if (config.demo() && store.nodes().nodes().isEmpty()) {
                 registerNode(config, clock, store);
             }
-            return new SimulatedBackend(clock, config.timeScale());
+            return;
         }
         registerNode(config, clock, store);
-        return new LocalBackend(config.dataDir(), config.nodeName(), ACCOUNTS, identity.allowRootWorkloads());
+    }
+
+    /** A built-in backend, the local one keeping its files in the data directory or the configured directory. */
+    private static Backend newBackend(ServiceConfig config, Clock clock, IdentityMode identity) {
+        if (config.backend().equals(ServiceConfig.SIMULATED)) {
+            return new SimulatedBackend(clock, config.timeScale());
+        }
+        java.nio.file.Path dir = config.ha().localBackendDir() == null ? config.dataDir() : config.ha().localBackendDir();
+        return new LocalBackend(dir, config.nodeName(), ACCOUNTS, identity.allowRootWorkloads());
+    }
+
+    /**
+     * Where this service runs, as the start of its name in the leader lease: the host and the data directory. Only
+     * one service runs on a data directory at a time ({@link DataDirLock}), so a lease held under a name with this
+     * start was held by an earlier process of this service, gone; a restart takes its term over at once.
+     */
+    static String place(ServiceConfig config) {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = config.nodeName();
+        }
+        return host + ":" + config.dataDir().toAbsolutePath().normalize() + "#";
     }
 
     /** Creates this machine's node, or updates its GPU count (keeping its health). */
@@ -305,6 +376,11 @@ public final class Service implements AutoCloseable {
         return backend;
     }
 
+    /** Whether this instance leads (schedules and talks to the backend) or stands by. */
+    public Leadership leadership() {
+        return leadership;
+    }
+
     public ServiceConfig config() {
         return config;
     }
@@ -348,6 +424,7 @@ public final class Service implements AutoCloseable {
         forecaster.close();
         api.close();
         loop.close();
+        leadership.close(); // the loop has stopped acting: a standby may take over at once
         if (backend instanceof AutoCloseable c) {
             closeQuietly(c);
         }

@@ -29,11 +29,14 @@ import java.util.Objects;
  * @param security     where the API listens and how, and as whom workloads run ({@link Security})
  * @param forecastInterval at least this long between two forecasts of waiting work's starts (off the scheduling
  *                     thread: {@link dev.allot.server.forecast.LiveForecaster}); zero turns forecasting off
+ * @param ha           the leader lease's timing and where the local backend keeps its attempts, for several instances
+ *                     on one PostgreSQL database ({@link HighAvailability})
  */
 public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
                             String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
                             Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
-                            Duration healthCheckTimeout, Security security, Duration forecastInterval) {
+                            Duration healthCheckTimeout, Security security, Duration forecastInterval,
+                            HighAvailability ha) {
     /** The default time between two rounds of the health check. */
     public static final Duration DEFAULT_HEALTH_CHECK_EVERY = Duration.ofMinutes(1);
 
@@ -77,6 +80,7 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         if (healthCheckTimeout.isNegative() || healthCheckTimeout.isZero()) {
             throw new IllegalArgumentException("the health check timeout must be positive, got " + healthCheckTimeout);
         }
+        Objects.requireNonNull(ha, "ha");
         Objects.requireNonNull(forecastInterval, "forecastInterval");
         if (forecastInterval.isNegative()) {
             throw new IllegalArgumentException("the forecast interval must not be negative (0 turns forecasting off),"
@@ -91,7 +95,54 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
                          Duration healthCheckTimeout, Security security) {
         this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
                 tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                dev.allot.server.forecast.LiveForecaster.DEFAULT_INTERVAL);
+                dev.allot.server.forecast.LiveForecaster.DEFAULT_INTERVAL, HighAvailability.defaults());
+    }
+
+    /** With the default {@link HighAvailability} (the shape before it existed). */
+    public ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
+                         String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
+                         Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
+                         Duration healthCheckTimeout, Security security, Duration forecastInterval) {
+        this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
+                tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security, forecastInterval,
+                HighAvailability.defaults());
+    }
+
+    /**
+     * Several instances on one PostgreSQL database (with SQLite there is one instance, always the leader, and none of
+     * this applies): the leader lease lasts {@code lease} from its last renewal and is renewed (or, by a standby,
+     * tried) every {@code renewEvery}, which bounds a failover at {@code lease + renewEvery} plus one tick
+     * ({@link dev.allot.server.sched.Leadership}).
+     *
+     * @param localBackendDir where the {@code local} backend keeps its files ({@code attempts/} in it); null: the data
+     *                        directory. Instances that stand in for each other on one host must share it, so that a
+     *                        new leader finds the processes the old one started
+     */
+    public record HighAvailability(Duration lease, Duration renewEvery, Path localBackendDir) {
+        public HighAvailability {
+            Objects.requireNonNull(lease, "lease");
+            Objects.requireNonNull(renewEvery, "renewEvery");
+            if (lease.compareTo(Duration.ofMillis(200)) < 0) {
+                throw new IllegalArgumentException("the leader lease must last at least 200 ms, got " + lease.toMillis()
+                        + " ms");
+            }
+            if (renewEvery.isNegative() || renewEvery.isZero() || renewEvery.compareTo(lease.dividedBy(2)) > 0) {
+                throw new IllegalArgumentException("the leader lease must be renewed at least twice per lease: lease "
+                        + lease.toMillis() + " ms, renewal every " + renewEvery.toMillis() + " ms");
+            }
+        }
+
+        /** A 3 s lease renewed every second; the local backend's attempts in the data directory. */
+        public static HighAvailability defaults() {
+            return new HighAvailability(dev.allot.server.sched.Leadership.DEFAULT_LEASE,
+                    dev.allot.server.sched.Leadership.DEFAULT_RENEW_EVERY, null);
+        }
+    }
+
+    public ServiceConfig withHighAvailability(HighAvailability h) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval, h);
     }
 
     /**
@@ -159,73 +210,73 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
     public ServiceConfig withPort(int p) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, p, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withBackend(String b) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, b, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withVirtualGpus(int g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, g,
                 timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withTick(Duration t) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withGrace(Duration g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withDemo(boolean d) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withDatabase(String url, String user, String password) {
         return new ServiceConfig(dataDir, url, user, password, port, backend, nodeName, virtualGpus, timeScale, tick,
                 grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withNodeName(String n) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, n,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     /** Runs {@code command} for each node every {@code every}, each probe for at most {@code timeout}. */
     public ServiceConfig withHealthCheck(String command, Duration every, Duration timeout) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security, forecastInterval);
+                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security, forecastInterval, ha);
     }
 
     public ServiceConfig withSecurity(Security s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, s,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     public ServiceConfig withTimeScale(double s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval);
+                forecastInterval, ha);
     }
 
     /** At least {@code every} between two forecasts; zero turns forecasting off. */
     public ServiceConfig withForecastInterval(Duration every) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                every);
+                every, ha);
     }
 }

@@ -8,7 +8,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Runs the service in this JVM until it is killed: {@code java -cp ... dev.allot.server.service.ServiceMain
  * --data-dir DIR [--port N] [--backend local|simulated] [--gpus N] [--tick-ms N] [--grace-ms N] [--accounts FILE]
- * [--single-user-host true|false] [--database-url JDBC-URL [--database-user USER]]}, the database's password
+ * [--single-user-host true|false] [--database-url JDBC-URL [--database-user USER]] [--ha-lease-ms N]
+ * [--ha-renew-ms N] [--local-backend-dir DIR]}, the database's password
  * from {@code ALLOT_DB_PASSWORD} (as {@code allot serve}); without a URL the store is SQLite in the data directory.
  * When it listens it
  * writes {@code DIR/service.json} ({@code url}, {@code port}, {@code pid}). {@code allot serve} is the user's entry
@@ -30,6 +31,9 @@ public final class ServiceMain {
         boolean singleUserHost = false;
         String databaseUrl = null;
         String databaseUser = null;
+        Duration lease = dev.allot.server.sched.Leadership.DEFAULT_LEASE;
+        Duration renew = dev.allot.server.sched.Leadership.DEFAULT_RENEW_EVERY;
+        Path backendDir = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -47,9 +51,13 @@ public final class ServiceMain {
                 case "--single-user-host" -> singleUserHost = Boolean.parseBoolean(v);
                 case "--database-url" -> databaseUrl = v;
                 case "--database-user" -> databaseUser = v;
+                case "--ha-lease-ms" -> lease = Duration.ofMillis(Long.parseLong(v));
+                case "--ha-renew-ms" -> renew = Duration.ofMillis(Long.parseLong(v));
+                case "--local-backend-dir" -> backendDir = Path.of(v);
                 default -> throw new IllegalArgumentException("unknown option " + a
                         + "; valid: --data-dir, --port, --backend, --gpus, --tick-ms, --grace-ms, --accounts,"
-                        + " --single-user-host, --database-url, --database-user");
+                        + " --single-user-host, --database-url, --database-user, --ha-lease-ms, --ha-renew-ms,"
+                        + " --local-backend-dir");
             }
             i++;
         }
@@ -59,7 +67,8 @@ public final class ServiceMain {
         config = ServiceConfig.defaults(dataDir).withPort(port).withBackend(backend).withVirtualGpus(gpus)
                 .withTick(Duration.ofMillis(tickMs)).withGrace(Duration.ofMillis(graceMs))
                 .withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts,
-                        singleUserHost, false));
+                        singleUserHost, false))
+                .withHighAvailability(new ServiceConfig.HighAvailability(lease, renew, backendDir));
         if (databaseUrl != null) {
             config = config.withDatabase(databaseUrl, databaseUser, System.getenv("ALLOT_DB_PASSWORD"));
         }

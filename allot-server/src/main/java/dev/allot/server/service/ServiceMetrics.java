@@ -34,6 +34,9 @@ import java.util.function.Consumer;
  *   <li>{@code allot_attempts_ended_total{outcome}};</li>
  *   <li>{@code allot_decision_seconds}: the policy's time per cycle, and {@code allot_cycles_total};</li>
  *   <li>{@code allot_cycle_failures_total}: scheduling cycles that failed;</li>
+ *   <li>{@code allot_leader}: 1 while this instance leads (schedules, talks to the backend), 0 while it stands by;
+ *   {@code allot_leader_epoch}: the lease's epoch it leads at (0 standing by); {@code allot_leader_terms_total} and
+ *   {@code allot_leader_step_downs_total}: the terms it began and the times it stepped down;</li>
  *   <li>{@code allot_forecast_snapshot_seconds} and {@code allot_forecast_seconds}: how long a forecast's copy of
  *   the core's state held the loop, and how long the forecast took off it (registered by
  *   {@link dev.allot.server.forecast.LiveForecaster#metrics}).</li>
@@ -66,6 +69,18 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
         io.micrometer.core.instrument.FunctionCounter.builder("allot.cycle.failures", loop,
                         l -> l.health().failedTotal())
                 .description("scheduling cycles that failed (the log has each failure)").register(registry);
+        Gauge.builder("allot.leader", loop, l -> l.leadership().map(s -> s.leads() ? 1.0 : 0.0).orElse(1.0))
+                .description("1 while this instance leads (schedules and talks to the backend), 0 while it stands by")
+                .register(registry);
+        Gauge.builder("allot.leader.epoch", loop, l -> l.leadership().map(s -> (double) s.epoch()).orElse(0.0))
+                .description("the leader lease's epoch this instance leads at; 0 while it stands by")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("allot.leader.terms", loop,
+                        l -> l.leadership().map(s -> (double) s.termsLed()).orElse(0.0))
+                .description("terms of leadership this instance began").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("allot.leader.step.downs", loop,
+                        l -> l.leadership().map(s -> (double) s.stepDowns()).orElse(0.0))
+                .description("times this instance stepped down (its lease lost or taken over)").register(registry);
         Gauge.builder("allot.gpus", this, m -> m.gpus.total()).tag("state", "total")
                 .description("GPUs of the nodes known to the scheduler, by state").register(registry);
         Gauge.builder("allot.gpus", this, m -> m.gpus.healthy()).tag("state", "healthy")

@@ -80,7 +80,11 @@ public final class Store implements AutoCloseable {
     private final Nodes nodes;
     private final ClusterSettings settings;
     private final Campaigns campaigns;
+    private final Leases leases;
     private final Durability durability;
+    private final Vendor vendor;
+    /** Whether this store owns its connections (false for a {@link #fencedBy} view, which shares them). */
+    private final boolean ownsConnections;
 
     private Store(Vendor vendor, DataSource dataSource, ConnectionPool.Opener opener, int poolSize) {
         try {
@@ -95,6 +99,8 @@ public final class Store implements AutoCloseable {
             throw new StoreException("could not create or upgrade the store's schema: " + e.getMessage(), e);
         }
         this.transactions = new Transactions(opener, poolSize);
+        this.vendor = vendor;
+        this.ownsConnections = true;
         this.workloads = new Workloads(transactions, vendor);
         this.attempts = new Attempts(transactions);
         this.allocations = new Allocations(transactions);
@@ -103,6 +109,7 @@ public final class Store implements AutoCloseable {
         this.settings = new ClusterSettings(transactions);
         this.campaigns = new Campaigns(transactions, workloads);
         this.workloads.campaigns(campaigns);
+        this.leases = new Leases(transactions, vendor);
         try {
             // the opener refuses a connection without the durability the store promises; this reads it back once
             this.durability = transactions.tx("read back the store's durability settings",
@@ -111,6 +118,45 @@ public final class Store implements AutoCloseable {
             transactions.close();
             throw e;
         }
+    }
+
+    /** A view of {@code base} on the same connections whose every transaction is run through {@code fenced}. */
+    private Store(Store base, Transactions fenced) {
+        this.transactions = fenced;
+        this.vendor = base.vendor;
+        this.ownsConnections = false;
+        this.migrationsApplied = base.migrationsApplied;
+        this.durability = base.durability;
+        this.workloads = new Workloads(fenced, vendor);
+        this.attempts = new Attempts(fenced);
+        this.allocations = new Allocations(fenced);
+        this.access = new Access(fenced);
+        this.nodes = new Nodes(fenced);
+        this.settings = new ClusterSettings(fenced);
+        this.campaigns = new Campaigns(fenced, workloads);
+        this.workloads.campaigns(campaigns);
+        this.leases = new Leases(fenced, vendor);
+    }
+
+    /**
+     * This store as the leader's scheduling loop must use it (high availability, {@link Leases}): the same
+     * connections, but every transaction first checks, holding the lease row shared until it commits, that
+     * {@code instance} still holds the leader lease at the epoch {@code epoch} gives at that moment (0 or less: none),
+     * and is refused with a {@link FencedException}, changing nothing, otherwise. A transaction whose client stops
+     * between statements for {@code lease} is ended by PostgreSQL (its lock released, nothing written), so that a
+     * paused leader cannot keep a standby from taking over. Closing the view closes nothing.
+     */
+    public Store fencedBy(String instance, java.util.function.LongSupplier epoch, java.time.Duration lease) {
+        Objects.requireNonNull(instance, "instance");
+        Objects.requireNonNull(epoch, "epoch");
+        long leaseMillis = lease.toMillis();
+        return new Store(this, transactions.fencedBy(h -> Leases.requireHeld(h, vendor, instance,
+                epoch.getAsLong(), leaseMillis)));
+    }
+
+    /** Whether this store is on PostgreSQL, where several instances may share it (one of them the leader). */
+    public boolean shared() {
+        return vendor == Vendor.POSTGRESQL;
     }
 
     private static Durability readDurability(Vendor vendor, Connection c) {
@@ -242,9 +288,16 @@ public final class Store implements AutoCloseable {
         return campaigns;
     }
 
-    /** Waits for the transactions in progress to finish, then closes the connections. */
+    /** The leader lease: which of several instances on one PostgreSQL database schedules. */
+    public Leases leases() {
+        return leases;
+    }
+
+    /** Waits for the transactions in progress to finish, then closes the connections (a fenced view: nothing). */
     @Override
     public void close() {
-        transactions.close();
+        if (ownsConnections) {
+            transactions.close();
+        }
     }
 }

@@ -19,10 +19,30 @@ final class Transactions implements AutoCloseable {
 
     private final ConnectionPool pool;
     private final Jdbi jdbi;
+    /** Run first in every transaction (null: none): the leader lease check of {@link Store#fencedBy}. */
+    private final Fence fence;
+
+    /** A check run first in a transaction, on its handle; it throws to refuse the transaction. */
+    @FunctionalInterface
+    interface Fence {
+        void check(org.jdbi.v3.core.Handle h);
+    }
 
     Transactions(ConnectionPool.Opener opener, int poolSize) {
         this.pool = new ConnectionPool(opener, poolSize, CONNECTION_WAIT_MILLIS);
         this.jdbi = Jdbi.create(pool);
+        this.fence = null;
+    }
+
+    private Transactions(Transactions base, Fence fence) {
+        this.pool = base.pool;
+        this.jdbi = base.jdbi;
+        this.fence = fence;
+    }
+
+    /** The same connections, every transaction of which runs {@code fence} first (and is refused if it throws). */
+    Transactions fencedBy(Fence fence) {
+        return new Transactions(this, java.util.Objects.requireNonNull(fence, "fence"));
     }
 
     /**
@@ -34,13 +54,23 @@ final class Transactions implements AutoCloseable {
     <T> T tx(String what, HandleCallback<T, RuntimeException> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return jdbi.inTransaction(work);
+                if (fence == null) {
+                    return jdbi.inTransaction(work);
+                }
+                return jdbi.inTransaction(h -> {
+                    fence.check(h);
+                    return work.withHandle(h);
+                });
             } catch (StoreException | IllegalArgumentException e) {
                 throw e;
             } catch (JdbiException e) {
                 if (attempt < MAX_TRIES && retryable(e)) {
                     pause(attempt);
                     continue;
+                }
+                if (unreachable(e)) {
+                    throw new StoreUnavailableException("could not " + what + ": the database could not be reached: "
+                            + rootMessage(e), e);
                 }
                 throw new StoreException("could not " + what + ": " + rootMessage(e), e);
             }
@@ -61,6 +91,19 @@ final class Transactions implements AutoCloseable {
                         return true;
                     }
                 }
+            }
+        }
+        return false;
+    }
+
+    /** Whether the database could not be reached: a connection exception (SQL state class 08), or the network's. */
+    private static boolean unreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("08")) {
+                return true;
+            }
+            if (t instanceof java.io.IOException) {
+                return true;
             }
         }
         return false;

@@ -42,10 +42,20 @@ final class CrashClients {
     private final List<Thread> threads = new ArrayList<>();
     private final Client http;
     private final CrashLedger ledger;
+    /** A submitter's pause after an acknowledgement: at least this, plus up to {@link #pauseSpreadMillis}. */
+    private final int pauseMillis;
+    private final int pauseSpreadMillis;
 
     CrashClients(Client http, CrashLedger ledger) {
+        this(http, ledger, 150, 300);
+    }
+
+    /** Submitters that pause {@code pauseMillis} plus up to {@code pauseSpreadMillis} between submissions. */
+    CrashClients(Client http, CrashLedger ledger, int pauseMillis, int pauseSpreadMillis) {
         this.http = http;
         this.ledger = ledger;
+        this.pauseMillis = pauseMillis;
+        this.pauseSpreadMillis = pauseSpreadMillis;
     }
 
     /** Starts the submitters and the canceller, each with a seed drawn from {@code random}. */
@@ -107,7 +117,13 @@ final class CrashClients {
                     }
                     ackCount.incrementAndGet();
                     key = null;
-                    sleep(150 + r.nextInt(300));
+                    sleep(pauseMillis + r.nextInt(pauseSpreadMillis));
+                } else if (a.status() == 503) {
+                    // the instance cannot reach the database for now (high availability): retried, as a lost answer
+                    lostAnswers.incrementAndGet();
+                    errorKinds.merge("503", 1, Integer::sum);
+                    retried = true;
+                    sleep(100);
                 } else {
                     problems.add("submission " + key + " answered " + a.status() + ": " + a.json());
                     retried = true;
@@ -137,7 +153,7 @@ final class CrashClients {
             cancelSent.add(id);
             try {
                 Answer a = http.post("/v1/workloads/" + id + "/cancel", "tok-root", null);
-                if (a.status() != 200) {
+                if (a.status() != 200 && a.status() != 503) { // 503: the database was out of reach
                     problems.add("cancel " + id + " answered " + a.status() + ": " + a.json());
                 }
             } catch (IOException e) {

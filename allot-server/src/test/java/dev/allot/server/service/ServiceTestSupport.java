@@ -217,6 +217,12 @@ final class ServiceTestSupport {
     /** {@link #startServiceProcess(Path, Path, int)} with its store in {@code database} (null: SQLite). */
     static ServiceProcess startServiceProcess(Path dir, Path data, int gpus, Database database)
             throws IOException, InterruptedException {
+        return startServiceProcess(dir, data, gpus, database, dir.resolve("service.log"), List.of());
+    }
+
+    /** {@link #startServiceProcess(Path, Path, int, Database)} with its output in {@code log} and more options. */
+    static ServiceProcess startServiceProcess(Path dir, Path data, int gpus, Database database, Path log,
+                                              List<String> options) throws IOException, InterruptedException {
         Path json = data.resolve(ServiceFiles.SERVICE_JSON);
         Files.deleteIfExists(json);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -232,7 +238,7 @@ final class ServiceTestSupport {
             pb.command().addAll(List.of("--database-url", database.jdbcUrl(), "--database-user", database.user()));
             pb.environment().put("ALLOT_DB_PASSWORD", database.password());
         }
-        Path log = dir.resolve("service.log");
+        pb.command().addAll(options);
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process p = pb.start();
         await("the service writes service.json (log: " + log + ")", Duration.ofSeconds(60), () -> {

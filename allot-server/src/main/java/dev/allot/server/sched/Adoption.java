@@ -1,0 +1,409 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendUnavailableException;
+import dev.allot.core.model.Words;
+import dev.allot.core.state.Job;
+import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.AttemptPhase;
+import dev.allot.server.store.Node;
+import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Load and adoption, the first part of a {@link SchedulerLoop} cycle: builds the core from the store on the first
+ * cycle ({@link CoreBuilder}), admits the waiting workloads, adopts the attempts found open (work started before a
+ * crash, a restart or a failover) and reconciles them with the backend; on later cycles takes in changes of the tree
+ * and the nodes (health in place, anything else by a rebuild of the core), stopping as lost the work whose GPUs are
+ * gone. The rules are those of the loop's class notes (<b>Adoption</b>, <b>Changes</b>). Works on the loop's shared
+ * {@link LoopCore}, on the loop's thread.
+ */
+final class Adoption {
+    /** The loop's logger, so that what the parts say is logged as before the loop was split. */
+    private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
+
+    private final LoopCore c;
+
+    Adoption(LoopCore c) {
+        this.c = Objects.requireNonNull(c, "core");
+    }
+
+    boolean load(long now, long nowMillis) {
+        List<Allocation> allocations = c.store.allocations().allocations();
+        List<Node> nodes = c.store.nodes().nodes();
+        if (allocations.isEmpty() || nodes.isEmpty()) {
+            if (c.cycles == 0) {
+                LOG.info("scheduling waits for the store to have nodes ({}) and allocations ({})", nodes.size(),
+                        allocations.size());
+            }
+            c.cycles++;
+            return false;
+        }
+        buildState(allocations, nodes, now);
+        Map<String, Attempt> open = new HashMap<>();
+        for (Attempt a : c.store.attempts().openAttempts()) {
+            open.putIfAbsent(a.key().workloadId(), a);
+        }
+        c.brakes.refresh(nowMillis);
+        for (Workload w : c.intake.notEnded()) {
+            c.lastSeq = Math.max(c.lastSeq, w.seq());
+            if (w.state() == WorkloadState.RUNNING) {
+                c.foundRunningAtLoad++;
+                Attempt a = open.get(w.id());
+                if (a == null) {
+                    LOG.warn("workload {} is running in the store without an open attempt; left alone", w.id());
+                } else {
+                    adopt(w, a, now);
+                }
+            } else if (c.intake.waitsForCore(w)) {
+                c.intake.admit(w, now);
+            }
+        }
+        c.brakes.done();
+        markHealth(nodes, now);
+        c.lastFullSyncAt = now;
+        LOG.info("scheduling loaded {}, {}, {} in the core; {} running before, {} of their attempts adopted",
+                Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
+                Words.count(c.active.size(), "workload"), Words.count(c.foundRunningAtLoad, "workload"),
+                c.adoptedAtLoad);
+        return true;
+    }
+
+    /** A fresh core state for this tree and these nodes, usage seeded from the store; the loop's node names. */
+    void buildState(List<Allocation> allocations, List<Node> nodes, long now) {
+        c.state = CoreBuilder.build(c.store, allocations, nodes, c.config, now);
+        c.protectionsSeen = c.state.protectionsEnded();
+        c.topology = CoreBuilder.Topology.of(allocations, nodes);
+        c.nodeNames = new ArrayList<>(nodes.size());
+        c.sizes = new int[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            c.nodeNames.add(nodes.get(i).name());
+            c.sizes[i] = nodes.get(i).gpus();
+        }
+        c.dirty = true;
+    }
+
+    /** Marks in the core the nodes whose health differs from the store's (work adopted on them then drains). */
+    void markHealth(List<Node> nodes, long now) {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).healthy() != c.state.isHealthy(i)) {
+                c.state.setHealthy(i, nodes.get(i).healthy(), now);
+                LOG.info("node {} is {}{}", nodes.get(i).name(), nodes.get(i).healthy() ? "healthy" : "unhealthy",
+                        nodes.get(i).reason() == null ? "" : ": " + nodes.get(i).reason());
+                c.dirty = true;
+            }
+        }
+        c.state.takeDrainNotices();
+        tellBackendHealth(nodes);
+    }
+
+    /**
+     * Mirrors node health in a backend that manages nodes (Slurm drains a node Allot found unhealthy, so that its own
+     * tools show it and nothing else lands there). Asked once per change; a failed call is asked again at the next
+     * read of the nodes. At load every node is told once (the backend leaves alone what is already so).
+     */
+    void tellBackendHealth(List<Node> nodes) {
+        for (Node n : nodes) {
+            if (Boolean.valueOf(n.healthy()).equals(c.toldHealthy.get(n.name()))) {
+                continue;
+            }
+            try {
+                if (n.healthy()) {
+                    c.backend.resume(n.name());
+                } else {
+                    c.backend.drain(n.name(), n.reason() == null ? "unhealthy" : n.reason());
+                }
+                c.toldHealthy.put(n.name(), n.healthy());
+            } catch (BackendException e) {
+                LOG.warn("could not {} node {} on the {} backend, trying again: {}", n.healthy() ? "resume" : "drain",
+                        n.name(), c.backend.name(), e.getMessage());
+                c.topologyHint.set(true);
+            }
+        }
+    }
+
+    /**
+     * Takes in changes of the tree and the nodes made since the last cycle: a change of health is applied to the
+     * core in place; any other change (a share, an allocation or a node added, a node's GPUs) rebuilds the core.
+     */
+    void refreshTopology(long now) {
+        if (!c.topologyHint.getAndSet(false) && now - c.lastTopologyReadAt < SchedulerLoop.TOPOLOGY_REFRESH_SECONDS) {
+            return;
+        }
+        c.lastTopologyReadAt = now;
+        List<Allocation> allocations = c.store.allocations().allocations();
+        List<Node> nodes = c.store.nodes().nodes();
+        if (!CoreBuilder.Topology.of(allocations, nodes).equals(c.topology) && !allocations.isEmpty()) {
+            rebuild(allocations, nodes, now, "the allocation tree or the nodes changed");
+        }
+        markHealth(nodes, now);
+    }
+
+    /**
+     * Rebuilds the core on the store's current tree and nodes, keeping everything else: the window's usage is seeded
+     * from the store again; every job the old core held is registered again (same spec); those running on a launched
+     * attempt are resumed at the attempt's start (their protection unchanged); those whose start was deferred wait
+     * again (the policy decides anew); attempts being stopped stay fenced. Workloads the old core refused are offered
+     * again.
+     */
+    void rebuild(List<Allocation> allocations, List<Node> nodes, long now, String why) {
+        List<Job> before = new ArrayList<>(c.active.values());
+        buildState(allocations, nodes, now);
+        c.rebuilds++;
+        Set<String> lost = new HashSet<>();
+        for (LiveAttempt l : new ArrayList<>(c.books.live.values())) {
+            LiveAttempt.Mapped m = LiveAttempt.map(l.where, c.nodeNames, c.sizes);
+            if (m.ok()) {
+                l.placement = m.placement();
+                l.lanes = m.lanes();
+                continue;
+            }
+            // Some of its GPUs are no longer the cluster's: it fences only those that remain while it stops.
+            LiveAttempt.Mapped rest = LiveAttempt.remaining(l.where, c.nodeNames, c.sizes);
+            l.placement = rest.placement();
+            l.lanes = rest.lanes();
+            if (l.stopping) {
+                LOG.warn("attempt {}, being stopped, lost GPUs: {}", l.key, m.failure());
+            } else {
+                lose(l, "its GPUs are gone: " + m.failure());
+                lost.add(l.jobId);
+            }
+        }
+        c.active.clear();
+        c.books.deferred.clear();
+        for (Job old : before) {
+            if (lost.contains(old.id()) && !requeuedWhenLost(old.id())) {
+                continue; // ends with its attempt (failed in the store); the new core never runs it
+            }
+            Job job;
+            try {
+                job = c.state.register(old.spec());
+            } catch (IllegalArgumentException e) {
+                c.refused.put(old.id(), e.getMessage());
+                LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
+                AttemptKey key = c.books.runningAttempt.get(old.id());
+                if (key != null) {
+                    lose(c.books.live.get(key), "the cluster cannot hold it after the change: " + e.getMessage());
+                }
+                continue;
+            }
+            c.state.submit(job, now);
+            AttemptKey key = c.books.runningAttempt.get(old.id());
+            LiveAttempt l = key == null ? null : c.books.live.get(key);
+            if (l != null && !l.stopping) {
+                c.state.resume(job, l.placement, Math.min(l.startedAtSeconds, now), now);
+            } else {
+                c.books.runningAttempt.remove(old.id());
+                if (lost.contains(old.id())) {
+                    c.queuedSince.put(old.id(), now);
+                }
+            }
+            c.active.put(job.id(), job);
+        }
+        for (String id : List.copyOf(c.refused.keySet())) {
+            c.refused.remove(id);
+            c.store.workloads().workload(id).filter(c.intake::waitsForCore).ifPresent(w -> c.intake.admit(w, now));
+        }
+        LOG.info("{}: the core was rebuilt with {}, {}, {}", why,
+                Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
+                Words.count(c.active.size(), "workload"));
+    }
+
+    /**
+     * Stops a running attempt the cluster can no longer hold (its node lost the GPUs it runs on): it ends as lost
+     * with this reason once the backend has stopped it, requeued or ended by the store's rule for lost work
+     * ({@link AttemptOutcome#workloadState}); the core no longer runs it.
+     */
+    void lose(LiveAttempt l, String reason) {
+        LOG.atWarn().addKeyValue("attempt", l.key).log("attempt {} is stopped as lost: {}", l.key, reason);
+        c.books.runningAttempt.remove(l.jobId);
+        l.cause = null;
+        l.lostReason = reason;
+        c.dirty = true;
+        c.carrier.requestStop(l);
+    }
+
+    /** Whether a workload whose attempt is lost waits again (the store's rule: resumable, no cancellation asked). */
+    boolean requeuedWhenLost(String workloadId) {
+        Workload w = c.stored.get(workloadId);
+        return w != null && AttemptOutcome.LOST.workloadState(w.resumable(), w.cancelRequested()).waiting();
+    }
+
+    /**
+     * Adopts an attempt found open at load: the core runs its workload on its stored placement since the attempt's
+     * start, the loop holds exactly its stored GPU indexes; a stopping one is moved on in the core at once and stays
+     * fenced.
+     */
+    void adopt(Workload w, Attempt a, long now) {
+        LiveAttempt.Mapped m = LiveAttempt.map(a.placement(), c.nodeNames, c.sizes);
+        if (!m.ok()) {
+            adoptLost(w, a, m.failure(), now);
+            return;
+        }
+        for (LiveAttempt other : c.books.live.values()) {
+            if (other.overlaps(m.placement(), m.lanes())) {
+                LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
+                return;
+            }
+        }
+        Job job;
+        try {
+            job = c.state.register(CoreBuilder.spec(w, now));
+        } catch (IllegalArgumentException e) {
+            c.refused.put(w.id(), e.getMessage());
+            LOG.warn("open attempt {} not adopted: the core cannot hold workload {}: {}", a.key(), w.id(), e.getMessage());
+            return;
+        }
+        // A shard promoted in place is protected from its promotion, not its start.
+        long startedAt = Math.min(now, Math.floorDiv(a.contractStartMillis(), 1000));
+        c.state.submit(job, now);
+        try {
+            c.state.resume(job, m.placement(), startedAt, now);
+        } catch (IllegalStateException e) {
+            LOG.warn("open attempt {} not adopted: {}", a.key(), e.getMessage());
+            c.state.cancel(job, now);
+            return;
+        }
+        c.stored.put(job.id(), w);
+        LiveAttempt l = new LiveAttempt(a.key(), job.id(), a.placement(), startedAt, m.placement(), m.lanes());
+        l.attemptStartedAtMillis = a.startedAtMillis();
+        l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
+        l.adoptedUnseen = c.backend.workMayDieWithTheService();
+        c.books.live.put(a.key(), l);
+        c.adoptedAtLoad++;
+        c.toReconcile.put(a.key(), a);
+        if (a.phase() != AttemptPhase.STOPPING) {
+            c.active.put(job.id(), job);
+            c.books.runningAttempt.put(job.id(), a.key());
+            return;
+        }
+        // Asked to stop before the restart: fenced until it ends; the stop is sent again (idempotent), with what is
+        // left of its grace period.
+        l.stopping = true;
+        l.stopRequestedAtMillis = a.stopRequestedAtMillis() == null ? -1 : a.stopRequestedAtMillis();
+        if (w.cancelRequested()) {
+            l.cancelled = true;
+            c.state.cancel(job, now);
+        } else {
+            l.result = c.state.preempt(job, now, c.restarts);
+            if (!job.state().isFinal()) {
+                c.active.put(job.id(), job);
+                c.queuedSince.put(job.id(), now);
+            }
+        }
+    }
+
+    /**
+     * Adopts an open attempt whose GPUs the cluster no longer has all of (its node shrank while the scheduler was
+     * down) as being stopped as lost: it fences the GPUs that remain until it ends; its workload waits in the core if
+     * the store's rule for lost work requeues it. One whose remaining GPUs clash with another's is left alone.
+     */
+    void adoptLost(Workload w, Attempt a, String failure, long now) {
+        LiveAttempt.Mapped rest = LiveAttempt.remaining(a.placement(), c.nodeNames, c.sizes);
+        if (rest.placement() != null) {
+            for (LiveAttempt other : c.books.live.values()) {
+                if (other.overlaps(rest.placement(), rest.lanes())) {
+                    LOG.warn("open attempts {} and {} hold the same GPUs; {} not adopted", other.key, a.key(), a.key());
+                    return;
+                }
+            }
+        }
+        long startedAt = Math.min(now, Math.floorDiv(a.startedAtMillis(), 1000));
+        LiveAttempt l = new LiveAttempt(a.key(), w.id(), a.placement(), startedAt, rest.placement(), rest.lanes());
+        l.attemptStartedAtMillis = a.startedAtMillis();
+        l.markedRunning = a.phase() != AttemptPhase.LAUNCHING;
+        l.stopping = true;
+        l.cancelled = w.cancelRequested();
+        l.lostReason = "its GPUs are gone: " + failure;
+        if (a.phase() == AttemptPhase.STOPPING && a.stopRequestedAtMillis() != null) {
+            l.stopRequestedAtMillis = a.stopRequestedAtMillis();
+        } else {
+            l.stopRequestedAtMillis = now * 1000;
+            c.store.attempts().markStopping(a.key(), l.stopRequestedAtMillis);
+        }
+        LOG.atWarn().addKeyValue("attempt", a.key()).log("open attempt {} is stopped as lost: {}", a.key(),
+                l.lostReason);
+        c.stored.put(w.id(), w);
+        c.books.live.put(a.key(), l);
+        c.adoptedAtLoad++;
+        c.toReconcile.put(a.key(), a);
+        if (requeuedWhenLost(w.id())) {
+            try {
+                Job job = c.state.register(CoreBuilder.spec(w, now));
+                c.state.submit(job, now);
+                c.active.put(job.id(), job);
+                c.queuedSince.put(job.id(), now);
+            } catch (IllegalArgumentException e) {
+                c.refused.put(w.id(), e.getMessage());
+                LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Reconciles the attempts adopted at load with what the backend knows: those it does not know are launched
+     * again with the same key (still launching) or ended as lost; the rest are left to {@link Carrier#observe}.
+     */
+    void reconcile(long now, long nowMillis) {
+        Set<AttemptKey> known = new HashSet<>();
+        try {
+            for (AttemptStatus st : c.backend.observe()) {
+                known.add(st.attempt());
+            }
+        } catch (BackendException e) {
+            LOG.warn("could not reconcile {} adopted attempts with the {} backend, trying again next cycle: {}",
+                    c.toReconcile.size(), c.backend.name(), e.getMessage());
+            return;
+        }
+        Map<AttemptKey, Attempt> todo = c.toReconcile;
+        c.toReconcile = new LinkedHashMap<>();
+        for (Attempt a : todo.values()) {
+            LiveAttempt l = c.books.live.get(a.key());
+            if (l == null || known.contains(a.key())) {
+                continue;
+            }
+            if (a.phase() == AttemptPhase.LAUNCHING && l.stopping) {
+                // Never started, and asked to stop since the load (reconciled late): it ended before it began.
+                c.carrier.finish(l, new AttemptStatus(a.key(), AttemptStatus.Phase.NEVER_STARTED, null,
+                        "never started on the backend"), now, nowMillis);
+            } else if (a.phase() == AttemptPhase.LAUNCHING) {
+                Workload w = c.stored.get(l.jobId);
+                Job job = c.state.job(l.jobId).orElseThrow();
+                Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
+                try {
+                    c.backend.start(c.carrier.launchOf(a.key(), a.placement(), w, duration, a.startedAtMillis()));
+                    LOG.info("adopted attempt {} was never started on the {} backend; started it", a.key(),
+                            c.backend.name());
+                    c.starts++;
+                } catch (BackendUnavailableException e) {
+                    l.startUnconfirmed = true;
+                    LOG.warn("could not tell whether the {} backend started adopted attempt {}; asking again next"
+                            + " cycle: {}", c.backend.name(), a.key(), e.getMessage());
+                } catch (BackendException e) {
+                    c.carrier.end(l, AttemptOutcome.FAILED,
+                            "the " + c.backend.name() + " backend refused it: " + e.getMessage(),
+                            null, null, now, nowMillis);
+                }
+            } else {
+                c.carrier.end(l, AttemptOutcome.LOST,
+                        "the " + c.backend.name() + " backend did not know it after a restart",
+                        null, null, now, nowMillis);
+            }
+        }
+    }
+}

@@ -1,0 +1,370 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
+import dev.allot.core.backend.BackendUnavailableException;
+import dev.allot.core.backend.Launch;
+import dev.allot.core.policy.Decision;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.GpuLanes;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.Placement;
+import dev.allot.server.identity.AccountMap;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.ConflictException;
+import dev.allot.server.store.NotFoundException;
+import dev.allot.server.store.Workload;
+import dev.allot.server.store.WorkloadState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carrying out, the part of a {@link SchedulerLoop} cycle that acts: turns the policy's decisions into attempts begun
+ * in the store (durable first) and started on the backend, or deferred behind a fence; asks the backend to stop
+ * attempts; observes the backend and records every end in the store and in the core. Works on the loop's shared
+ * {@link LoopCore}, on the loop's thread.
+ */
+final class Carrier {
+    /** The loop's logger, so that what the parts say is logged as before the loop was split. */
+    private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
+
+    private final LoopCore c;
+
+    Carrier(LoopCore c) {
+        this.c = Objects.requireNonNull(c, "core");
+    }
+
+    void observe(long now, long nowMillis) {
+        for (LiveAttempt l : new ArrayList<>(c.books.live.values())) {
+            if (l.startUnconfirmed) {
+                retryStart(l, now, nowMillis);
+            }
+        }
+        for (LiveAttempt l : c.books.live.values()) {
+            if (l.stopping && !l.stopSent) {
+                sendStop(l);
+            }
+        }
+        List<AttemptStatus> statuses;
+        try {
+            statuses = new ArrayList<>(c.backend.observe());
+        } catch (BackendException e) {
+            LOG.warn("could not observe the {} backend: {}", c.backend.name(), e.getMessage());
+            return;
+        }
+        statuses.sort(Comparator.comparing(AttemptStatus::attempt));
+        for (AttemptStatus st : statuses) {
+            LiveAttempt l = c.books.live.get(st.attempt());
+            if (l == null) {
+                continue;
+            }
+            if (st.phase() == AttemptStatus.Phase.RUNNING && !l.markedRunning) {
+                c.store.attempts().markRunning(l.key);
+                l.markedRunning = true;
+            }
+            if (st.ended()) {
+                finish(l, st, now, nowMillis);
+            } else if (st.phase() != AttemptStatus.Phase.UNKNOWN) {
+                l.adoptedUnseen = false; // seen alive: from now on it ends on the service's watch
+            }
+        }
+    }
+
+    /**
+     * Asks the backend again to start an attempt whose start it could not confirm. One asked to stop meanwhile is not
+     * started again: the stop goes to the backend, which ends it either way (a backend that never started it reports
+     * it stopped, see {@link Backend#stop}).
+     */
+    void retryStart(LiveAttempt l, long now, long nowMillis) {
+        if (l.stopping) {
+            return;
+        }
+        Workload w = c.stored.get(l.jobId);
+        if (w == null) {
+            w = c.store.workloads().workload(l.jobId).orElse(null);
+        }
+        if (w == null) {
+            return;
+        }
+        Duration duration = w.durationSeconds() == null ? null
+                : c.state.job(l.jobId).map(j -> Duration.ofSeconds(j.remainingSeconds())).orElse(null);
+        try {
+            c.backend.start(launchOf(l.key, l.where, w, duration, l.attemptStartedAtMillis));
+            l.startUnconfirmed = false;
+            LOG.info("the {} backend confirmed the start of {}", c.backend.name(), l.key);
+        } catch (BackendUnavailableException e) {
+            LOG.warn("still cannot tell whether the {} backend started {}: {}", c.backend.name(), l.key, e.getMessage());
+        } catch (BackendException e) {
+            end(l, AttemptOutcome.FAILED, "the " + c.backend.name() + " backend refused it: " + e.getMessage(), null,
+                    null, now, nowMillis);
+        }
+    }
+
+    /** The launch of an attempt begun at {@code startedAtMillis} (its stored start), as the backend gets it. */
+    Launch launchOf(AttemptKey key, List<Launch.NodeGpus> where, Workload w, Duration duration,
+                            long startedAtMillis) {
+        AccountMap map = c.accounts;
+        return new Launch(key, where, w.command(), c.campaigns.launchEnvironment(w), duration,
+                Launch.Terms.of(w.minRuntimeSeconds(), w.resumable()), map == null ? null : map.accountOf(w.user()),
+                startedAtMillis);
+    }
+
+    /**
+     * Records the end of an attempt in the store, then in the core, and lets the backend forget it. An attempt the
+     * backend reports {@link AttemptStatus.Phase#NEVER_STARTED} (stopped before a start that never reached it) ends as
+     * its stop says (cancelled, preempted, lost), with a reason saying it never started, however the loop came to stop
+     * it: while its start was unconfirmed, or adopted after a restart and stopped before the backend was asked to start
+     * it again. It threw no work away and is charged nothing: it ends at its own start
+     * ({@link SchedulerLoop#NEVER_RAN_ENDED_AT_MILLIS}).
+     */
+    void finish(LiveAttempt l, AttemptStatus st, long now, long nowMillis) {
+        boolean exitedOk = st.phase() == AttemptStatus.Phase.EXITED && Integer.valueOf(0).equals(st.exitCode());
+        boolean neverRan = st.phase() == AttemptStatus.Phase.NEVER_STARTED;
+        AttemptOutcome outcome;
+        String reason;
+        String preemptor = null;
+        Double lost = null;
+        // the backend's words, unless they only repeat the exit code the reason below states
+        String detail = st.detail() == null || st.detail().equals("exited with code " + st.exitCode()) ? ""
+                : " (" + st.detail() + ")";
+        if (neverRan && !detail.contains("never started")) {
+            detail = " (it never started on the " + c.backend.name() + " backend" + (st.detail() == null ? ""
+                    : ": " + st.detail()) + ")";
+        }
+        if (exitedOk) {
+            outcome = AttemptOutcome.COMPLETED;
+            reason = "exited with code 0" + detail;
+        } else if (l.stopping && l.cancelled) {
+            // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
+            outcome = AttemptOutcome.CANCELLED;
+            reason = "stopped: its cancellation was requested" + detail;
+        } else if (l.lostReason != null) {
+            outcome = AttemptOutcome.LOST;
+            reason = l.lostReason + detail;
+        } else if (l.stopping && l.result != null) {
+            outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
+            reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail
+                    : l.cause.explanation() + (l.startUnconfirmed || neverRan ? detail : "");
+            preemptor = l.cause == null ? null : l.cause.preemptorId();
+            lost = neverRan ? 0.0 : (double) l.result.lostGpuSeconds();
+        } else if (neverRan) {
+            outcome = AttemptOutcome.LOST;
+            reason = "stopped before it started" + detail;
+        } else if (st.phase() == AttemptStatus.Phase.STOPPED) {
+            outcome = AttemptOutcome.LOST;
+            reason = "stopped, but not by the scheduler" + detail;
+        } else if (l.adoptedUnseen && DiedWhileDown.lostReason(st).isPresent()) {
+            outcome = AttemptOutcome.LOST;
+            reason = DiedWhileDown.lostReason(st).get() + detail;
+        } else if (st.phase() == AttemptStatus.Phase.FAILED_TO_START) {
+            outcome = AttemptOutcome.FAILED;
+            reason = "failed to start" + detail;
+        } else {
+            outcome = AttemptOutcome.FAILED;
+            reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + detail;
+        }
+        end(l, outcome, reason, preemptor, lost, now, nowMillis,
+                neverRan ? SchedulerLoop.NEVER_RAN_ENDED_AT_MILLIS : nowMillis);
+    }
+
+    /** Ends an attempt in the store with the given outcome, lets the backend forget it, and brings the core along. */
+    void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
+                     long nowMillis) {
+        end(l, outcome, reason, preemptor, lost, now, nowMillis, nowMillis);
+    }
+
+    /** {@link #end}, recording the attempt's end at {@code endedAtMillis} in the store. */
+    void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
+                     long nowMillis, long endedAtMillis) {
+        // The policy hears of the end only if the core did not already count the attempt as over (an attempt being
+        // stopped was preempted or cancelled in the core when the stop was asked; the simulator has no such end).
+        c.dirty |= !l.stopping;
+        Workload w;
+        try {
+            w = c.store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, endedAtMillis);
+        } catch (ConflictException e) {
+            LOG.warn("attempt {} had already ended otherwise: {}", l.key, e.getMessage());
+            w = c.store.workloads().workload(l.jobId).orElseThrow();
+        }
+        c.books.live.remove(l.key);
+        try {
+            c.backend.forget(l.key);
+        } catch (RuntimeException e) {
+            LOG.warn("the {} backend could not forget {}: {}", c.backend.name(), l.key, e.getMessage());
+        }
+        c.observer.ended(l.jobId, w.allocationPath(), outcome);
+        if (outcome == AttemptOutcome.COMPLETED) {
+            c.completions++;
+        } else if (outcome == AttemptOutcome.FAILED) {
+            c.failures++;
+        }
+        Job job = c.state.job(l.jobId).orElse(null);
+        if (job == null) {
+            // Not in the core (lost when the core was rebuilt, and not to run again): the store's word is all.
+            c.active.remove(l.jobId);
+            return;
+        }
+        if (!l.stopping) {
+            // The core still runs the job on this attempt.
+            c.books.runningAttempt.remove(l.jobId);
+            switch (outcome) {
+                case COMPLETED -> c.state.complete(job, now);
+                case LOST -> {
+                    if (w.state().waiting()) {
+                        c.state.preempt(job, now, true);
+                        c.queuedSince.put(job.id(), now);
+                    } else {
+                        c.state.cancel(job, now);
+                    }
+                }
+                default -> c.state.cancel(job, now);
+            }
+        } else if (w.state().ended() && !job.state().isFinal()) {
+            // The core had moved it on (requeued, maybe started again behind a fence) but it ended for good: it
+            // finished in its grace period, or its cancellation was requested while it was being preempted.
+            c.books.deferred.remove(l.jobId);
+            c.state.cancel(job, now);
+            c.dirty = true;
+        }
+        if (!job.state().isFinal() && c.brakes.checkAfterRequeue(w, nowMillis)) {
+            c.intake.hold(job, now);
+        }
+        if (job.state().isFinal()) {
+            c.active.remove(job.id());
+        }
+    }
+
+    void sendStop(LiveAttempt l) {
+        try {
+            Duration left = c.grace;
+            if (l.stopRequestedAtMillis >= 0) {
+                // After a restart, only what is left of the grace period the first request gave.
+                long spent = Math.max(0, c.clock.millis() - l.stopRequestedAtMillis);
+                left = c.grace.minusMillis(Math.min(spent, c.grace.toMillis()));
+            }
+            c.backend.stop(l.key, left, l.cancelled ? "cancelled"
+                    : l.cause != null && l.cause.preemptorId() != null ? "preempted by " + l.cause.preemptorId()
+                    : l.cause != null ? "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT) : null);
+            l.stopSent = true;
+            c.stopsThisCycle = true;
+        } catch (BackendException e) {
+            LOG.warn("could not stop {} on the {} backend, trying again next cycle: {}", l.key, c.backend.name(),
+                    e.getMessage());
+        }
+    }
+
+    void requestStop(LiveAttempt l) {
+        l.stopping = true;
+        l.stopRequestedAtMillis = c.clock.millis();
+        c.store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
+        sendStop(l);
+    }
+
+    void launchDeferred(long now, long nowMillis) {
+        for (Books.Deferred d : new ArrayList<>(c.books.deferred.values())) {
+            if (c.books.fenceCleared(d)) {
+                c.books.deferred.remove(d.job().id());
+                launch(d.job(), d.placement(), d.lanes(), now, nowMillis, true);
+            }
+        }
+    }
+
+    /** Carries out one decision; returns whether it sent a job back to the queue. */
+    boolean carryOut(Decision d, long now, long nowMillis) {
+        Job job = d.job();
+        if (d instanceof Decision.Preempt p) {
+            AttemptKey key = c.books.runningAttempt.remove(job.id());
+            LiveAttempt l = key == null ? null : c.books.live.get(key);
+            if (l != null) {
+                l.cause = p.cause();
+                requestStop(l);
+            }
+            Books.Deferred was = c.books.deferred.remove(job.id());
+            ClusterState.PreemptionResult r = c.state.preempt(job, now, c.restarts);
+            if (l != null) {
+                l.result = r;
+            } else if (was != null && !r.requeued()) {
+                // Never launched, but the core ended it: the store must not keep it waiting.
+                c.store.workloads().workload(job.id()).filter(w -> w.state().waiting())
+                        .ifPresent(w -> c.store.workloads().setState(job.id(), w.state(), WorkloadState.PREEMPTED));
+            }
+            c.preemptions++;
+            if (r.requeued()) {
+                c.queuedSince.put(job.id(), now);
+            }
+            c.observer.preempted(job.id(), job.spec().allocation(), p.cause(), r.lostGpuSeconds());
+            if (job.state().isFinal()) {
+                c.active.remove(job.id());
+            }
+            return r.requeued();
+        }
+        Decision.Start s = (Decision.Start) d;
+        GpuLanes.Choice lanes = c.books.chooseLanes(s.placement(), c.sizes);
+        boolean ownOpen = c.books.live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
+        if (lanes.fenced() || ownOpen) {
+            c.state.start(job, s.placement(), now);
+            c.books.deferred.put(job.id(), new Books.Deferred(job, s.placement(), lanes));
+            c.deferrals++;
+            return false;
+        }
+        launch(job, s.placement(), lanes, now, nowMillis, false);
+        return false;
+    }
+
+    /**
+     * Begins the attempt in the store (durable before the backend hears of it), starts it on the backend and, unless
+     * the core already counts it as running (a deferred start), starts it in the core.
+     */
+    void launch(Job job, Placement placement, GpuLanes.Choice lanes, long now, long nowMillis, boolean inCore) {
+        List<Launch.NodeGpus> where = lanes.nodeGpus(placement, c.nodeNames);
+        AttemptKey key;
+        try {
+            key = c.store.attempts().beginAttempt(job.id(), where, nowMillis);
+        } catch (ConflictException | NotFoundException e) {
+            // Cancelled (or removed) between the store's answer and now: the core lets it go too.
+            LOG.info("workload {} was not started: {}", job.id(), e.getMessage());
+            c.dirty = true;
+            c.state.cancel(job, now);
+            c.active.remove(job.id());
+            c.cancellations++;
+            return;
+        }
+        Workload w = c.stored.get(job.id());
+        Duration duration = w.durationSeconds() == null ? null : Duration.ofSeconds(job.remainingSeconds());
+        LiveAttempt l = new LiveAttempt(key, job.id(), where, now, placement, lanes.lanes());
+        l.attemptStartedAtMillis = nowMillis;
+        c.books.live.put(key, l);
+        try {
+            c.backend.start(launchOf(key, where, w, duration, nowMillis));
+        } catch (BackendUnavailableException e) {
+            // Not known to have started nor to have been refused: the attempt stays launching (it holds its GPUs) and
+            // the start is asked again next cycle; the backend's start is idempotent, so this never runs it twice.
+            l.startUnconfirmed = true;
+            LOG.warn("could not tell whether the {} backend started {}; asking again next cycle: {}", c.backend.name(),
+                    key, e.getMessage());
+        } catch (BackendException e) {
+            c.books.live.remove(key);
+            c.store.attempts().endAttempt(key, AttemptOutcome.FAILED, "the " + c.backend.name()
+                    + " backend refused it: " + e.getMessage(), null, null, nowMillis);
+            c.dirty = true;
+            c.state.cancel(job, now);
+            c.active.remove(job.id());
+            c.failures++;
+            return;
+        }
+        if (!inCore) {
+            c.state.start(job, placement, now);
+        }
+        c.books.runningAttempt.put(job.id(), key);
+        c.starts++;
+        Long since = c.queuedSince.remove(job.id());
+        c.observer.started(job.id(), job.spec().allocation(), since == null ? 0 : Math.max(0, now - since));
+    }
+}

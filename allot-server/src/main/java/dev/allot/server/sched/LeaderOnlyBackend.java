@@ -1,0 +1,140 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendNode;
+import dev.allot.core.backend.BackendUnavailableException;
+import dev.allot.core.backend.Launch;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The backend as the scheduling loop of one of several instances sees it: one backend per term of leadership, made
+ * when the instance starts to lead (so that it adopts what runs as a backend made at a restart does) and closed when
+ * the term ends; and every call refused with {@link BackendUnavailableException} unless this instance may act now
+ * ({@link Leadership#mayAct}), so an instance that lost the lease, or may have, launches and stops nothing. The loop
+ * takes a refusal as it takes an unreachable backend (it changes nothing it cannot undo), and the fenced store makes
+ * it step down.
+ */
+public final class LeaderOnlyBackend implements Backend, AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LeaderOnlyBackend.class);
+
+    private final String name;
+    private final java.util.function.Supplier<Backend> maker;
+    private final Leadership leadership;
+    private final boolean workMayDie;
+    /** The backend of the current term, and the epoch it was made for; null between terms. */
+    private Backend current;
+    private long madeForEpoch;
+
+    /**
+     * @param name       the backend's name (for logs, before any term)
+     * @param maker      makes the backend of a term (as the service makes it at a start)
+     * @param workMayDie what {@link #workMayDieWithTheService} answers (the made backends' answer)
+     */
+    public LeaderOnlyBackend(String name, java.util.function.Supplier<Backend> maker, Leadership leadership,
+                             boolean workMayDie) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.maker = Objects.requireNonNull(maker, "maker");
+        this.leadership = Objects.requireNonNull(leadership, "leadership");
+        this.workMayDie = workMayDie;
+    }
+
+    /** The backend of the term this instance acts in now; refused when it may not act. */
+    private synchronized Backend acting(String what) {
+        long epoch = leadership.actingEpoch();
+        if (epoch == 0) {
+            throw new BackendUnavailableException("this instance (" + leadership.instance() + ") is not the leader"
+                    + " now; it does not " + what);
+        }
+        if (current == null || madeForEpoch != epoch) {
+            endTerm();
+            current = maker.get();
+            madeForEpoch = epoch;
+        }
+        return current;
+    }
+
+    /** Closes the backend of the term that ended (its work keeps running, for the next leader to adopt). */
+    public synchronized void endTerm() {
+        Backend b = current;
+        current = null;
+        madeForEpoch = 0;
+        if (b instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("could not close the {} backend of the term that ended: {}", name, e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        endTerm();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void start(Launch launch) {
+        acting("start " + launch.attempt()).start(launch);
+    }
+
+    @Override
+    public void stop(AttemptKey attempt, Duration grace) {
+        acting("stop " + attempt).stop(attempt, grace);
+    }
+
+    @Override
+    public void stop(AttemptKey attempt, Duration grace, String why) {
+        acting("stop " + attempt).stop(attempt, grace, why);
+    }
+
+    @Override
+    public Mirror promote(AttemptKey attempt, Launch.Terms terms) {
+        return acting("promote " + attempt).promote(attempt, terms);
+    }
+
+    @Override
+    public List<AttemptStatus> observe() {
+        return acting("observe its attempts").observe();
+    }
+
+    @Override
+    public void forget(AttemptKey attempt) {
+        acting("forget " + attempt).forget(attempt);
+    }
+
+    @Override
+    public void drain(String node, String reason) {
+        acting("drain " + node).drain(node, reason);
+    }
+
+    @Override
+    public void resume(String node) {
+        acting("resume " + node).resume(node);
+    }
+
+    @Override
+    public synchronized Optional<List<BackendNode>> nodes() {
+        return current == null ? Optional.empty() : current.nodes();
+    }
+
+    @Override
+    public synchronized Map<String, Long> counters() {
+        return current == null ? Map.of() : current.counters();
+    }
+
+    @Override
+    public boolean workMayDieWithTheService() {
+        return workMayDie;
+    }
+}

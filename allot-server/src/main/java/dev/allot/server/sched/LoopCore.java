@@ -1,0 +1,147 @@
+package dev.allot.server.sched;
+
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.policy.DecisionLoop;
+import dev.allot.core.policy.Policy;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.SchedulerConfig;
+import dev.allot.server.campaign.CampaignController;
+import dev.allot.server.identity.AccountMap;
+import dev.allot.server.store.Attempt;
+import dev.allot.server.store.Store;
+import dev.allot.server.store.Workload;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What the parts of a {@link SchedulerLoop} share: the store and the backend, the policy, the core's state and the
+ * loop's books of it, the hints the API leaves for the next cycle, and the counters. The parts ({@link Adoption},
+ * {@link Intake}, {@link Decider}, {@link Carrier}) each do one idea of the cycle on this one state; they reach each
+ * other through it. Read and written on the loop's thread only (inside {@link SchedulerLoop#runOnce}), except the
+ * fields marked volatile or atomic, which the API's threads set.
+ */
+final class LoopCore {
+    final Store store;
+    final Backend backend;
+    final Clock clock;
+    /** How long a stopped attempt may take to end before the backend forces it. */
+    final Duration grace;
+    /** As whom attempts run; null: the backend's own user. Set once at start, read by the loop thread. */
+    volatile AccountMap accounts;
+    Policy policy;
+    SchedulerConfig config;
+    /** Whether the policy restarts work that cannot resume (a preempted workload then waits again). */
+    boolean restarts;
+
+    // ---- the parts, wired by the loop
+    Adoption adoption;
+    Intake intake;
+    Decider decider;
+    Carrier carrier;
+    /** The safety brakes: workloads requeued too often or too costly are held, not queued. */
+    Brakes brakes;
+    /** The campaigns: each cycle they queue, retier and promote their shards' workloads. */
+    CampaignController campaigns;
+
+    // ---- loaded on the first cycle
+    ClusterState state;
+    List<String> nodeNames;
+    CoreBuilder.Topology topology;
+    int[] sizes;
+    /** Something changed in the core since the policy was last asked (the policy is asked only then, or when due). */
+    boolean dirty = true;
+    /** The wake-ups the policy asked for, kept by the simulator's rules ({@link DecisionLoop}). */
+    DecisionLoop wakeUps = new DecisionLoop();
+    /**
+     * The core's count of protections run out when the policy was last asked ({@link ClusterState#protectionsEnded}).
+     */
+    long protectionsSeen;
+    long lastSeq;
+    long lastNowSeconds = Long.MIN_VALUE;
+    int foundRunningAtLoad;
+    int adoptedAtLoad;
+    /** Open attempts adopted at load that have not yet been reconciled with the backend. */
+    Map<AttemptKey, Attempt> toReconcile = new LinkedHashMap<>();
+
+    // ---- the loop's books
+    /** Attempts live, starts deferred, and the attempt each running job runs as. */
+    final Books books = new Books();
+    /** Jobs the core has not ended, by id, in admission order. */
+    final Map<String, Job> active = new LinkedHashMap<>();
+    /** What to launch for a workload: its command and environment, kept from the store at admission. */
+    final Map<String, Workload> stored = new HashMap<>();
+    /** Workloads the core refused (an allocation that is not a leaf, a shape the cluster cannot hold). */
+    final Map<String, String> refused = new TreeMap<>();
+    /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
+    final Map<String, Long> queuedSince = new HashMap<>();
+    boolean stopsThisCycle;
+    /** The health each node was last told to the backend as ({@link Backend#drain}, {@link Backend#resume}). */
+    final Map<String, Boolean> toldHealthy = new TreeMap<>();
+
+    // ---- hints left by the API's threads for the next cycle
+    final AtomicBoolean resyncRequested = new AtomicBoolean();
+    long lastFullSyncAt = Long.MIN_VALUE / 2;
+    final AtomicBoolean topologyHint = new AtomicBoolean();
+    long lastTopologyReadAt = Long.MIN_VALUE / 2;
+
+    // ---- counters
+    long cycles;
+    long starts;
+    long deferrals;
+    long preemptions;
+    long completions;
+    long failures;
+    long cancellations;
+    long lastDecisionNanos;
+    long decisions;
+    long rebuilds;
+
+    volatile SchedulerLoop.Observer observer = new SchedulerLoop.Observer() {
+    };
+
+    /**
+     * Forgets everything loaded from the store and the backend, as if the service had just started: what a loop does
+     * when its instance stops leading (another instance acts now), so that when it leads again it loads and adopts
+     * anew. The counters stay.
+     */
+    void forget() {
+        state = null;
+        nodeNames = null;
+        topology = null;
+        sizes = null;
+        dirty = true;
+        wakeUps = new DecisionLoop();
+        protectionsSeen = 0;
+        lastSeq = 0;
+        toReconcile = new LinkedHashMap<>();
+        books.live.clear();
+        books.runningAttempt.clear();
+        books.deferred.clear();
+        active.clear();
+        stored.clear();
+        refused.clear();
+        queuedSince.clear();
+        stopsThisCycle = false;
+        toldHealthy.clear();
+        lastFullSyncAt = Long.MIN_VALUE / 2;
+        lastTopologyReadAt = Long.MIN_VALUE / 2;
+    }
+
+    LoopCore(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace) {
+        this.store = store;
+        this.backend = backend;
+        this.policy = policy;
+        this.config = config;
+        this.clock = clock;
+        this.grace = grace;
+        this.restarts = policy.restartsWorkThatCannotResume();
+    }
+}
