@@ -4,7 +4,6 @@ import static dev.allot.server.service.ServiceTestSupport.alive;
 import static dev.allot.server.service.ServiceTestSupport.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.server.service.CrashLedger.Entry;
 import dev.allot.server.service.ServiceTestSupport.Client;
@@ -28,7 +27,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
@@ -95,7 +93,7 @@ class CrashSafetyTest {
                 }
             }
         }
-        for (long pid : wrapperPids()) {
+        for (long pid : ServiceTestSupport.wrapperPids(data == null ? null : data.resolve("attempts"))) {
             ProcessHandle.of(pid).filter(h -> h.info().commandLine().orElse("").contains("allot:"))
                     .ifPresent(h -> ServiceTestSupport.killTree(h.pid()));
         }
@@ -202,18 +200,7 @@ class CrashSafetyTest {
 
         long roundsDone = System.nanoTime();
         clients.stopAndJoin(WAIT);
-        await("every workload has ended", WAIT, () -> {
-            try {
-                JsonNode w = http.get("/v1/workloads?state=pending,running,preempted,requeued&limit=1", "tok-root")
-                        .json();
-                return w != null && w.path("workloads").isEmpty();
-            } catch (IOException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return true;
-            }
-        });
+        ServiceTestSupport.awaitAllEnded(http, WAIT);
         System.out.printf("rounds took %d ms (restarts %s ms); the drain after them %d ms%n",
                 (roundsDone - testStart) / 1_000_000, restartMillis, (System.nanoTime() - roundsDone) / 1_000_000);
         service.destroy(); // SIGTERM: the shutdown hook closes the store
@@ -434,7 +421,7 @@ class CrashSafetyTest {
         for (Entry e : entries) {
             assertThat(alive(e.pid())).as("workload process %s is gone", e).isFalse();
         }
-        for (long pid : wrapperPids()) {
+        for (long pid : ServiceTestSupport.wrapperPids(data == null ? null : data.resolve("attempts"))) {
             assertThat(alive(pid)).as("wrapper %s is gone", pid).isFalse();
         }
     }
@@ -463,24 +450,6 @@ class CrashSafetyTest {
             }
         }
         return keys;
-    }
-
-    private List<Long> wrapperPids() throws IOException {
-        Path attemptsDir = data == null ? null : data.resolve("attempts");
-        if (attemptsDir == null || !Files.isDirectory(attemptsDir)) {
-            return List.of();
-        }
-        List<Long> pids = new ArrayList<>();
-        try (Stream<Path> files = Files.list(attemptsDir)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".pid")).toList()) {
-                for (String line : Files.readAllLines(f)) {
-                    if (line.startsWith("pid=")) {
-                        pids.add(Long.parseLong(line.substring(4).trim()));
-                    }
-                }
-            }
-        }
-        return pids;
     }
 
     private static long nowNanos() {

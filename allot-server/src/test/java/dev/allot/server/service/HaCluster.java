@@ -16,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,7 +100,7 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
                 }
             }
         }
-        for (long pid : wrapperPids()) {
+        for (long pid : ServiceTestSupport.wrapperPids(backendDir == null ? null : backendDir.resolve("attempts"))) {
             ProcessHandle.of(pid).filter(h -> h.info().commandLine().orElse("").contains("allot:"))
                     .ifPresent(h -> ServiceTestSupport.killTree(h.pid()));
         }
@@ -234,23 +233,5 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
     /** The log lines of an instance that contain {@code text}. */
     List<String> logLines(Instance i, String text) throws IOException {
         return Files.readAllLines(i.log()).stream().filter(l -> l.contains(text)).toList();
-    }
-
-    private List<Long> wrapperPids() throws IOException {
-        Path attemptsDir = backendDir == null ? null : backendDir.resolve("attempts");
-        if (attemptsDir == null || !Files.isDirectory(attemptsDir)) {
-            return List.of();
-        }
-        List<Long> pids = new ArrayList<>();
-        try (Stream<Path> files = Files.list(attemptsDir)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".pid")).toList()) {
-                for (String line : Files.readAllLines(f)) {
-                    if (line.startsWith("pid=")) {
-                        pids.add(Long.parseLong(line.substring(4).trim()));
-                    }
-                }
-            }
-        }
-        return pids;
     }
 }

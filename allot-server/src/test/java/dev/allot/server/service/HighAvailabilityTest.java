@@ -3,7 +3,6 @@ package dev.allot.server.service;
 import static dev.allot.server.service.ServiceTestSupport.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.service.CrashLedger.Entry;
 import dev.allot.server.service.HaCluster.Instance;
@@ -79,7 +78,7 @@ class HighAvailabilityTest {
         }
         long roundsMillis = (System.nanoTime() - roundsStart) / 1_000_000;
         clients.stopAndJoin(WAIT);
-        awaitAllEnded(http);
+        ServiceTestSupport.awaitAllEnded(http, WAIT);
         proveNothingLostNorRunTwice(cluster, clients);
 
         List<Long> sorted = failoverMillis.stream().sorted().toList();
@@ -165,7 +164,7 @@ class HighAvailabilityTest {
         await("the resumed leader says it stands by", WAIT, () -> cluster.role(a).filter("standby"::equals).isPresent());
         Thread.sleep(HaCluster.LEASE.toMillis()); // what it might still do after saying so
         clients.stopAndJoin(WAIT);
-        awaitAllEnded(http);
+        ServiceTestSupport.awaitAllEnded(http, WAIT);
 
         // The old leader, from its resumption on: no launch or stop reached its backend (each call is refused, and
         // logged: a start it had begun in the store before the pause stays unconfirmed there, for the new leader to
@@ -243,7 +242,7 @@ class HighAvailabilityTest {
         awaitLeader(cluster, List.of(b));
         long tookMillis = (System.nanoTime() - restored) / 1_000_000;
         clients.stopAndJoin(WAIT);
-        awaitAllEnded(http);
+        ServiceTestSupport.awaitAllEnded(http, WAIT);
         System.out.printf("standby %s cut off for %d ms after the leader died: roles it reported %s, %d ledger lines"
                         + " before, %d process starts while cut; led %d ms after the database came back%n", b.name(),
                 HaCluster.LEASE.multipliedBy(3).toMillis(), rolesSeen, ledgerBefore, startsWhileCut.size(),
@@ -294,21 +293,6 @@ class HighAvailabilityTest {
 
     private static void awaitAcks(CrashClients clients, int atLeast) throws InterruptedException {
         await(atLeast + " submissions acknowledged", WAIT, () -> clients.ackCount.get() >= atLeast);
-    }
-
-    private static void awaitAllEnded(Client http) throws InterruptedException {
-        await("every workload has ended", WAIT, () -> {
-            try {
-                JsonNode w = http.get("/v1/workloads?state=pending,running,preempted,requeued&limit=1", "tok-root")
-                        .json();
-                return w != null && w.path("workloads").isEmpty();
-            } catch (IOException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return true;
-            }
-        });
     }
 
     /** The time a log line was written (its leading ISO instant), epoch millis. */

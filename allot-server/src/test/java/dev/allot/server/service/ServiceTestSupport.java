@@ -286,4 +286,38 @@ final class ServiceTestSupport {
             Thread.sleep(50);
         }
     }
+
+    /** The pids of the local backend's wrapper processes, from the pid files under {@code attemptsDir} (none if absent). */
+    static List<Long> wrapperPids(Path attemptsDir) throws IOException {
+        if (attemptsDir == null || !Files.isDirectory(attemptsDir)) {
+            return List.of();
+        }
+        List<Long> pids = new java.util.ArrayList<>();
+        try (java.util.stream.Stream<Path> files = Files.list(attemptsDir)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".pid")).toList()) {
+                for (String line : Files.readAllLines(f)) {
+                    if (line.startsWith("pid=")) {
+                        pids.add(Long.parseLong(line.substring(4).trim()));
+                    }
+                }
+            }
+        }
+        return pids;
+    }
+
+    /** Waits until the service behind {@code http} has no pending, running, preempted or requeued workload. */
+    static void awaitAllEnded(Client http, Duration timeout) throws InterruptedException {
+        await("every workload has ended", timeout, () -> {
+            try {
+                JsonNode w = http.get("/v1/workloads?state=pending,running,preempted,requeued&limit=1", "tok-root")
+                        .json();
+                return w != null && w.path("workloads").isEmpty();
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        });
+    }
 }
