@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(HaCluster.class)
 class HighAvailabilityTest {
     private static final long SEED = Long.getLong("allot.ha.seed", 20_261_202L);
-    private static final int ROUNDS = Integer.getInteger("allot.ha.rounds", 30);
+    private static final int ROUNDS = Integer.getInteger("allot.ha.rounds", 10);
     private static final Duration WAIT = Duration.ofSeconds(60);
     /**
      * The stated failover bound for the test's lease ({@link dev.allot.server.sched.Leadership}): lease plus
