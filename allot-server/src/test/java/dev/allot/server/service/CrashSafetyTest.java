@@ -13,7 +13,6 @@ import dev.allot.server.store.AttemptPhase;
 import dev.allot.server.store.PostgresSchema;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.Workload;
-import dev.allot.server.store.WorkloadFilter;
 import dev.allot.server.store.WorkloadState;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -212,15 +211,7 @@ class CrashSafetyTest {
         Map<String, Workload> workloads = new TreeMap<>();
         Map<String, List<Attempt>> attempts = new HashMap<>();
         try (Store store = openStore(database)) {
-            WorkloadFilter f = WorkloadFilter.all();
-            while (true) {
-                List<Workload> page = store.workloads().workloads(f);
-                page.forEach(w -> workloads.put(w.id(), w));
-                if (page.size() < f.limit()) {
-                    break;
-                }
-                f = f.withAfterSeq(page.get(page.size() - 1).seq());
-            }
+            ServiceTestSupport.allWorkloads(store).forEach(w -> workloads.put(w.id(), w));
             for (String id : workloads.keySet()) {
                 attempts.put(id, store.attempts().attempts(id));
             }

@@ -7,7 +7,6 @@ import dev.allot.server.store.Attempt;
 import dev.allot.server.store.PostgresSchema;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.Workload;
-import dev.allot.server.store.WorkloadFilter;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -214,15 +213,7 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
         Map<String, Workload> workloads = new TreeMap<>();
         Map<String, List<Attempt>> attempts = new HashMap<>();
         try (Store store = open()) {
-            WorkloadFilter f = WorkloadFilter.all();
-            while (true) {
-                List<Workload> page = store.workloads().workloads(f);
-                page.forEach(w -> workloads.put(w.id(), w));
-                if (page.size() < f.limit()) {
-                    break;
-                }
-                f = f.withAfterSeq(page.get(page.size() - 1).seq());
-            }
+            ServiceTestSupport.allWorkloads(store).forEach(w -> workloads.put(w.id(), w));
             for (String id : workloads.keySet()) {
                 attempts.put(id, store.attempts().attempts(id));
             }

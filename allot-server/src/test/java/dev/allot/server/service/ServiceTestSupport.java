@@ -320,4 +320,18 @@ final class ServiceTestSupport {
             }
         });
     }
+
+    /** Every workload in {@code store}, page by page in submission order. */
+    static List<dev.allot.server.store.Workload> allWorkloads(Store store) {
+        List<dev.allot.server.store.Workload> out = new java.util.ArrayList<>();
+        dev.allot.server.store.WorkloadFilter f = dev.allot.server.store.WorkloadFilter.all();
+        while (true) {
+            List<dev.allot.server.store.Workload> page = store.workloads().workloads(f);
+            out.addAll(page);
+            if (page.size() < f.limit()) {
+                return out;
+            }
+            f = f.withAfterSeq(page.get(page.size() - 1).seq());
+        }
+    }
 }
