@@ -12,11 +12,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The accuracy measure compares forecasts with the starts the same run actually gave: a forecast that knows the
  * true future has no error at all, and Allot's own forecasts and the baseline are measured on the same workloads.
+ *
+ * <p>It runs beside the module's other tests ({@code @Execution(CONCURRENT)}, see {@code junit-platform.properties}):
+ * about 30 s of simulation on one thread that shares nothing with them.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ForecastAccuracyTest {
     private static final Scenario LAB = ScenarioGenerator.generate(GeneratorSpec.preset("lab").withDays(3), 11)
             .toScenario("lab-3d");
