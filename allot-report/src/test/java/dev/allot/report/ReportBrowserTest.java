@@ -32,10 +32,15 @@ class ReportBrowserTest {
 
     @BeforeAll
     static void writeTheReportAndStartTheBrowser() throws IOException {
-        document = Reports.simulate("lab", POLICIES);
         Files.createDirectories(OUT);
-        HtmlReport.write(document, PAGE);
-        browser = Browser.start();
+        browser = Browser.startWhile(() -> {
+            document = Reports.simulate("lab", POLICIES);
+            try {
+                HtmlReport.write(document, PAGE);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
     }
 
     @AfterAll

@@ -144,6 +144,30 @@ public final class Browser implements AutoCloseable {
     }
 
     /**
+     * Starts the browser on another thread while {@code work} (writing the page it will open: seconds of simulation)
+     * runs on this one, and returns it once both are done; if {@code work} fails, the browser is closed and the
+     * failure thrown. A test class's set-up so saves the browser's own start (seconds on a loaded machine).
+     */
+    public static Browser startWhile(Runnable work) {
+        java.util.concurrent.CompletableFuture<Browser> starting =
+                java.util.concurrent.CompletableFuture.supplyAsync(Browser::start);
+        try {
+            work.run();
+        } catch (RuntimeException | Error e) {
+            starting.thenAccept(Browser::close);
+            throw e;
+        }
+        try {
+            return starting.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Loads a local HTML file and waits for its load event. Errors collected so far are discarded, so
      * {@link #consoleErrors()} reports only this page.
      */
