@@ -62,8 +62,9 @@ public final class WhatIf {
     }
 
     /** Compares the sides from {@code state} (which is not changed) with the given future health changes. */
-    public WhatIfReport compare(ClusterState state, Side base, Side variant, DurationModel durations,
+    public WhatIfReport compare(ClusterState state, Side base, Side variant, DurationModel history,
                                 ArrivalModel arrivals, List<ForwardRun.HealthChange> health) {
+        DurationModel durations = history.given(state);
         if (!base.tree().leafNames().equals(variant.tree().leafNames())) {
             throw new IllegalArgumentException("a what-if keeps the allocations: the variant's tree has leaves "
                     + variant.tree().leafNames() + ", the base's " + base.tree().leafNames());
