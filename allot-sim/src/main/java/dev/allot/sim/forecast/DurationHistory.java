@@ -16,8 +16,8 @@ import java.util.SplittableRandom;
 import java.util.function.Function;
 
 /**
- * Durations from what a workload declares, else from the measured running times of finished work like it, else a
- * stated default.
+ * Durations from what a workload declares, else from the measured running times of finished work like it (and, given
+ * a state, of the work like it still running), else a stated default.
  *
  * <p><b>Like it</b> means, most specific first: the same user, allocation, kind and GPU count; the same allocation,
  * kind and GPUs; the same allocation and kind; the same kind; any work. The first of these with at least

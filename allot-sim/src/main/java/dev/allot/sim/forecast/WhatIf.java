@@ -221,7 +221,7 @@ public final class WhatIf {
         for (Job j : state.jobs()) {
             if (j.state() == JobState.PENDING || j.state() == JobState.RUNNING) {
                 String basis = durations.basis(j.spec());
-                counts.merge(basis.startsWith("history") ? "history of finished work like it" : basis, 1,
+                counts.merge(basis.startsWith("history") ? "history of work like it" : basis, 1,
                         Integer::sum);
             }
         }
