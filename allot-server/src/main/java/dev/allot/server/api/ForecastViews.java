@@ -75,7 +75,8 @@ final class ForecastViews {
 
     static Assumptions shared(LiveForecast live, String duration) {
         return new Assumptions(duration, "running and waiting work runs as long as it declared, else as long as"
-                + " finished work like it ran (same user, allocation, kind and GPUs, then broader; "
+                + " work like it ran, finished or still running (as running at least as long as it has; same user,"
+                + " allocation, kind and GPUs, then broader; "
                 + live.finishedLearnt() + " finished runs known), else " + Durations.format(live.defaultDuration()),
                 live.forecasts().arrivalsBasis(), live.policy());
     }

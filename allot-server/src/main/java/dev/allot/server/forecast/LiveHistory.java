@@ -173,14 +173,19 @@ final class LiveHistory {
 
     private void learnFinished(Workload w, List<Attempt> attempts, long now) {
         long millis = 0;
+        long firstStartMillis = Long.MAX_VALUE;
         for (Attempt a : attempts) {
             if (a.endedAtMillis() != null) {
                 millis += Math.max(0, a.endedAtMillis() - a.startedAtMillis());
+                firstStartMillis = Math.min(firstStartMillis, a.startedAtMillis());
             }
         }
         long seconds = Math.round(millis / 1000.0); // in all, over its attempts
         if (seconds > 0) {
-            durations.learn(CoreBuilder.spec(w, now), seconds);
+            // when it first started and when it ended, so that a forecast counts the group's work still running
+            // among the runs that started since the oldest end kept (DurationHistory.given), as the simulator's does
+            durations.learn(CoreBuilder.spec(w, now), seconds, Math.floorDiv(firstStartMillis, 1000),
+                    Math.floorDiv(lastEnd(attempts), 1000));
             finishedLearnt++;
         }
     }

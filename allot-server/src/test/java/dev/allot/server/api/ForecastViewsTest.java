@@ -35,8 +35,9 @@ class ForecastViewsTest {
         assertThat(ForecastViews.sentence(f)).isEqualTo("Forecast (made at 2026-03-02T08:50:00Z from 10 futures"
                 + " played with the policy allocation (defaults)): likely to start at 2026-03-02T09:50:00Z, p10-p90"
                 + " 2026-03-02T09:00:00Z to 2026-03-02T10:50:00Z. It assumes its own duration from: declared; running"
-                + " and waiting work runs as long as it declared, else as long as finished work like it ran (same"
-                + " user, allocation, kind and GPUs, then broader; 0 finished runs known), else 1h; new work: no new"
+                + " and waiting work runs as long as it declared, else as long as work like it ran, finished or still"
+                + " running (as running at least as long as it has; same user, allocation, kind and GPUs, then"
+                + " broader; 0 finished runs known), else 1h; new work: no new"
                 + " work (less than a day of history).");
         assertThat(ForecastViews.about(l).snapshotSeconds()).isEqualTo(0.001);
         assertThat(ForecastViews.about(l).band()).isEqualTo("p10-p90");

@@ -153,6 +153,37 @@ class ForecastStoryTest {
     }
 
     @Test
+    void workStillRunningCountsAsRunningAtLeastAsLongAsItHas() throws Exception {
+        MutableClock clock = new MutableClock(T0);
+        try (Service s = start(clock, Duration.ofHours(1))) {
+            // given five runs of 40 minutes that finished ...
+            for (int i = 0; i < 5; i++) {
+                submit(s, "40m");
+                s.loop().runOnce();
+                clock.advance(Duration.ofMinutes(40));
+                s.loop().runOnce();
+            }
+            // ... and work like them, declaring nothing, that has now run two hours and still runs
+            String running = submit(s, null);
+            s.loop().runOnce();
+            long started = s.store().attempts().attempts(running).get(0).startedAtMillis() / 1000;
+            clock.advance(Duration.ofHours(2));
+            String waiting = submit(s, null);
+            s.loop().runOnce();
+            assertThat(s.store().workloads().workload(running).orElseThrow().state())
+                    .isEqualTo(WorkloadState.RUNNING);
+
+            LiveForecast live = s.forecaster().forecastNow().orElseThrow();
+            Forecast f = live.of(waiting).orElseThrow();
+            // then the forecast's durations count it (it is longer than all that finished: half as long again as it
+            // has run, so it ends at 3h), and say so
+            assertBand(f, started + 3 * 3_600);
+            assertThat(f.durationBasis()).startsWith("history of 5 finished runs of user alice, lab/a")
+                    .endsWith(" and 1 still running");
+        }
+    }
+
+    @Test
     void aScheduleCycleCompletesWhileAForecastIsInProgress() throws Exception {
         MutableClock clock = new MutableClock(T0);
         ExecutorService pool = Executors.newFixedThreadPool(2);

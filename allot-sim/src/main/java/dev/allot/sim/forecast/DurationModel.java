@@ -1,6 +1,7 @@
 package dev.allot.sim.forecast;
 
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.state.ClusterState;
 import java.util.SplittableRandom;
 
 /**
@@ -16,4 +17,12 @@ public interface DurationModel {
 
     /** What the draws for {@code spec} rest on, in words ("declared", "history of 12 runs like it", ...). */
     String basis(WorkloadSpec spec);
+
+    /**
+     * This model as a forecast from {@code state} uses it: one that learns from what the state shows at its instant
+     * (work still running, say) returns a view that does; the default ignores the state.
+     */
+    default DurationModel given(ClusterState state) {
+        return this;
+    }
 }

@@ -23,7 +23,7 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li><b>Allot</b>: the policy under test, {@link Forecaster} with durations from the history of finished work
- *   ({@link DurationHistory}, nothing declared) and new work from the recent past ({@link RecentArrivals}).</li>
+ *   and of the work running at the forecast's instant ({@link DurationHistory}, nothing declared) and new work from the recent past ({@link RecentArrivals}).</li>
  *   <li><b>Baseline</b>, what a Slurm user has ({@code squeue --start}): in a run of the {@code slurm} model, the start
  *   that model's plan gives at submission when every job, running or waiting, runs exactly to its time limit (its
  *   duration times the model's {@code time-limit-factor}; the default factor 1 makes the limits the true durations,

@@ -67,7 +67,7 @@ final class ForecastProbe implements SimulationAgent {
 
     @Override
     public void onComplete(long time, Job job, Placement placement) {
-        history.learn(job.spec(), job.durationSeconds());
+        history.learn(job.spec(), job.durationSeconds(), job.firstStartSeconds(), time);
     }
 
     @Override

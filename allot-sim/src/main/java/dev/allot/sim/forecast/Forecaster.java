@@ -42,9 +42,10 @@ public final class Forecaster {
      *
      * @param tree the tree to play with: the state's own, or a what-if's (same leaves, other shares)
      */
-    public Forecasts forecast(ClusterState state, AllocationTree tree, Set<String> ids, DurationModel durations,
+    public Forecasts forecast(ClusterState state, AllocationTree tree, Set<String> ids, DurationModel history,
                               ArrivalModel arrivals) {
         long now = state.now();
+        DurationModel durations = history.given(state);
         long until = now + settings.horizon().getSeconds();
         List<String> watched = new ArrayList<>();
         for (Job j : state.jobs()) {

@@ -9,11 +9,14 @@ import java.util.SplittableRandom;
 
 /**
  * New work a forecast expects: the lab's own recent past, replayed. The future is cut into hours; each hour of a run
- * is a copy of the work submitted in the same hour of day on a recent day, chosen at random per hour and run:
- * yesterday with probability 1/2, the day before with 1/4, and so on over the last {@link #DAYS} days (the time of
- * day is kept, so nights stay quiet and mornings busy; recent days weigh most, as bursts last days). With less than a
- * day of history, each future hour copies one of the past hours there are; with less than an hour, it expects no new
- * work, and says so.
+ * is a copy of the work submitted in the same hour of day on a recent day, chosen at random per hour and run (the
+ * time of day is kept, so nights stay quiet and mornings busy; an hour days ahead copies a day before the forecast,
+ * never one after it, so a long horizon sees new work to its end). Recent days weigh most, as bursts last days:
+ * yesterday 1/2, the day before 1/4, and so on over the last {@link #DAYS} days; and each run draws its own weights
+ * around these (each multiplied by a random factor of mean 1, exponentially distributed: a Bayesian bootstrap of
+ * the days), so that runs differ in how much of which recent day's work comes, as real weeks differ, instead of
+ * all averaging the same days over a long horizon. With less than a day of history, each future hour copies one of
+ * the past hours there are; with less than an hour, it expects no new work, and says so.
  *
  * <p>Why this and not a fitted arrival process: it keeps what a fit loses (bursts, the mix of shapes and teams, the
  * daily rhythm) and needs no parameters. Its durations are drawn like any other workload's. Not thread-safe while it
@@ -54,13 +57,29 @@ public final class RecentArrivals implements ArrivalModel {
         }
     }
 
-    /** Yesterday with probability 1/2, the day before with 1/4, and so on (the rest on the oldest day kept). */
-    private static long sameHourOnARecentDay(int days, SplittableRandom random) {
-        int d = 1;
-        while (d < days && random.nextBoolean()) {
+    /**
+     * One run's weights of the last {@code days} days, cumulative: yesterday 1/2, the day before 1/4, and so on (the
+     * rest on the oldest day), each times an exponential factor of mean 1.
+     */
+    private static double[] dayWeights(int days, SplittableRandom random) {
+        double[] cumulative = new double[days];
+        double sum = 0;
+        for (int d = 1; d <= days; d++) {
+            double prior = d < days ? Math.pow(0.5, d) : Math.pow(0.5, days - 1);
+            sum += prior * -Math.log(1 - random.nextDouble());
+            cumulative[d - 1] = sum;
+        }
+        return cumulative;
+    }
+
+    /** A day (as a lag in seconds) drawn by a run's cumulative weights. */
+    private static long sameHourOnARecentDay(double[] cumulative, SplittableRandom random) {
+        double u = random.nextDouble() * cumulative[cumulative.length - 1];
+        int d = 0;
+        while (d < cumulative.length - 1 && cumulative[d] <= u) {
             d++;
         }
-        return d * DAY;
+        return (d + 1) * DAY;
     }
 
     /** How many whole past hours (up to a day) a future hour at {@code now} can copy. */
@@ -98,8 +117,13 @@ public final class RecentArrivals implements ArrivalModel {
             return out;
         }
         List<WorkloadSpec> list = new ArrayList<>(past);
+        double[] weights = days > 0 ? dayWeights(days, random) : null;
         for (long from = now; from < untilSeconds; from += HOUR) {
-            long lag = days > 0 ? sameHourOnARecentDay(days, random) : (from - now) + (1 + random.nextInt(hours)) * HOUR;
+            // the copied hour is in the past of the forecast however far ahead the future hour is: the same hour of
+            // day, whole days before the forecast's instant
+            long ahead = (from - now) / DAY * DAY;
+            long lag = days > 0 ? ahead + sameHourOnARecentDay(weights, random)
+                    : (from - now) + (1 + random.nextInt(hours)) * HOUR;
             long lo = from - lag;
             long hi = Math.min(from + HOUR, untilSeconds) - lag;
             int i = firstAtOrAfter(list, lo + (from == now ? 1 : 0));

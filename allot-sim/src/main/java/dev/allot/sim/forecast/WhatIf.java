@@ -62,8 +62,9 @@ public final class WhatIf {
     }
 
     /** Compares the sides from {@code state} (which is not changed) with the given future health changes. */
-    public WhatIfReport compare(ClusterState state, Side base, Side variant, DurationModel durations,
+    public WhatIfReport compare(ClusterState state, Side base, Side variant, DurationModel history,
                                 ArrivalModel arrivals, List<ForwardRun.HealthChange> health) {
+        DurationModel durations = history.given(state);
         if (!base.tree().leafNames().equals(variant.tree().leafNames())) {
             throw new IllegalArgumentException("a what-if keeps the allocations: the variant's tree has leaves "
                     + variant.tree().leafNames() + ", the base's " + base.tree().leafNames());
@@ -220,7 +221,7 @@ public final class WhatIf {
         for (Job j : state.jobs()) {
             if (j.state() == JobState.PENDING || j.state() == JobState.RUNNING) {
                 String basis = durations.basis(j.spec());
-                counts.merge(basis.startsWith("history") ? "history of finished work like it" : basis, 1,
+                counts.merge(basis.startsWith("history") ? "history of work like it" : basis, 1,
                         Integer::sum);
             }
         }
