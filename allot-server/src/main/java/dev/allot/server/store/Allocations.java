@@ -16,7 +16,7 @@ import org.jdbi.v3.core.Handle;
  * allocation is written to the audit trail in the same transaction, so neither can be had without the other.
  */
 public final class Allocations {
-    private static final String NOT_ENDED = "('pending', 'running', 'preempted', 'requeued')";
+    private static final String NOT_ENDED = "('pending', 'running', 'requeued')";
 
     private final Transactions transactions;
 

@@ -21,7 +21,7 @@ public final class Attempts {
     static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
             + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms,"
             + " a.charged_from_ms";
-    private static final String WAITING = "('pending', 'preempted', 'requeued')";
+    private static final String WAITING = "('pending', 'requeued')";
 
     private final Transactions transactions;
 
@@ -30,7 +30,7 @@ public final class Attempts {
     }
 
     /**
-     * Begins the next attempt of a waiting workload (pending, preempted or requeued, its cancellation not
+     * Begins the next attempt of a waiting workload (pending or requeued, its cancellation not
      * requested): stores the attempt, phase launching, charged from its start when the workload is allocated (minimum
      * runtime above zero), and sets the workload running, together. Call it before
      * asking the backend to start the attempt, so that a crash in between leaves an open attempt to reconcile
@@ -69,7 +69,7 @@ public final class Attempts {
             if (n == 0) {
                 throw new ConflictException("workload " + workloadId + " is " + w.state().label()
                         + (w.cancelRequested() ? " and its cancellation was requested" : "")
-                        + "; an attempt begins only for a pending, preempted or requeued workload not being cancelled");
+                        + "; an attempt begins only for a pending or requeued workload not being cancelled");
             }
             int next = h.createQuery("SELECT COALESCE(MAX(attempt), 0) + 1 FROM attempts WHERE workload_id = :id")
                     .bind("id", workloadId).mapTo(Integer.class).one();
@@ -287,7 +287,7 @@ public final class Attempts {
         }
         return transactions.tx("promote workload " + workloadId, h -> {
             int n = h.createUpdate("UPDATE workloads SET min_runtime_seconds = :min WHERE id = :id"
-                            + " AND min_runtime_seconds = 0 AND state IN ('pending', 'running', 'preempted', 'requeued')")
+                            + " AND min_runtime_seconds = 0 AND state IN ('pending', 'running', 'requeued')")
                     .bind("min", minRuntimeSeconds).bind("id", workloadId).execute();
             if (n == 0) {
                 Workloads.require(h, workloadId);

@@ -26,7 +26,7 @@ public final class Campaigns {
     private static final String SHARD_COLUMNS = "campaign_name, shard_index, family, units_total, units_done,"
             + " measured_ms, measured_attempt, measured_until_ms, workload_id, held_by, held_reason, promotion_detail,"
             + " done_at_ms";
-    private static final String WAITING = "('pending', 'preempted', 'requeued')";
+    private static final String WAITING = "('pending', 'requeued')";
 
     private final Transactions transactions;
     private final Workloads workloads;
