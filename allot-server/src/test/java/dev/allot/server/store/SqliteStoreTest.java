@@ -47,6 +47,32 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
+    void theCancellingQueryReadsThePartialIndexNotEveryWaitingRow() throws Exception {
+        // given a store with waiting work, one running workload whose cancellation was requested, statistics gathered
+        Store store = open();
+        for (int i = 0; i < 200; i++) {
+            store.workloads().submit(work("lab", "ada").build());
+        }
+        Workload running = store.workloads().submit(work("lab", "ada").build());
+        store.attempts().beginAttempt(running.id(), on("n1", 0), 1_000);
+        store.workloads().requestCancel(running.id());
+        String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
+        List<String> plan = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+            st.execute("ANALYZE");
+            try (ResultSet r = st.executeQuery("EXPLAIN QUERY PLAN " + Workloads.CANCELLING.get(Store.Vendor.SQLITE))) {
+                while (r.next()) {
+                    plan.add(r.getString("detail"));
+                }
+            }
+        }
+        // then the scheduler's per-cycle query walks the partial index only, and finds the one workload
+        assertThat(plan).as("query plan").anySatisfy(d -> assertThat(d).contains("workloads_cancelling"))
+                .noneSatisfy(d -> assertThat(d).contains("workloads_by_state"));
+        assertThat(store.workloads().cancellingIds()).containsExactly(running.id());
+    }
+
+    @Test
     void theShareMigrationKeepsTheTreeAndItsParentReference() throws Exception {
         // given a store at schema version 3 (shares > 0) holding lab > nlp
         String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
