@@ -177,7 +177,7 @@ public final class Attempts {
     /** The attempts of a workload, first to last (none for an unknown workload). */
     public List<Attempt> attempts(String workloadId) {
         Objects.requireNonNull(workloadId, "workloadId");
-        return transactions.tx("list the attempts of workload " + workloadId, h ->
+        return transactions.read("list the attempts of workload " + workloadId, h ->
                 h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a WHERE a.workload_id = :id ORDER BY a.attempt")
                         .bind("id", workloadId)
                         .map((rs, ctx) -> Rows.attempt(rs))
@@ -189,7 +189,7 @@ public final class Attempts {
      * reconcile with the backend (ask it about each, end the ones it no longer runs).
      */
     public List<Attempt> openAttempts() {
-        return transactions.tx("list open attempts", h ->
+        return transactions.read("list open attempts", h ->
                 h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
                                 + " WHERE a.phase <> 'ended' ORDER BY w.seq, a.attempt")
                         .map((rs, ctx) -> Rows.attempt(rs))
@@ -307,7 +307,7 @@ public final class Attempts {
      * As {@link ChargedRun}s, so that the same per-step arithmetic applies.
      */
     public List<ChargedRun> allocatedDemand(long sinceMillis, long nowMillis) {
-        return transactions.tx("list allocated demand", h ->
+        return transactions.read("list allocated demand", h ->
                 h.createQuery("SELECT w.allocation_path, w.gpus, w.submitted_at_ms, w.state,"
                                 + " (SELECT MAX(a.ended_at_ms) FROM attempts a WHERE a.workload_id = w.id) AS ended_at_ms"
                                 + " FROM workloads w WHERE w.min_runtime_seconds > 0 AND w.submitted_at_ms < :now"
@@ -345,7 +345,7 @@ public final class Attempts {
     /** The {@link RunTotals} of one workload ({@link RunTotals#NONE} without attempts, or for an unknown one). */
     public RunTotals runTotals(String workloadId, long nowMillis) {
         Objects.requireNonNull(workloadId, "workloadId");
-        return transactions.tx("add up the runs of workload " + workloadId, h ->
+        return transactions.read("add up the runs of workload " + workloadId, h ->
                 h.createQuery(RUN_TOTALS + " WHERE a.workload_id = :id GROUP BY a.workload_id")
                         .bind("id", workloadId).bind("now", nowMillis)
                         .map((rs, ctx) -> new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0))
@@ -355,7 +355,7 @@ public final class Attempts {
 
     /** The {@link RunTotals} of every waiting workload that has attempts, by id (one query). */
     public java.util.Map<String, RunTotals> runTotalsOfWaiting(long nowMillis) {
-        return transactions.tx("add up the runs of waiting workloads", h -> {
+        return transactions.read("add up the runs of waiting workloads", h -> {
             java.util.Map<String, RunTotals> out = new java.util.HashMap<>();
             h.createQuery(RUN_TOTALS + " WHERE w.state IN " + WAITING + " GROUP BY a.workload_id")
                     .bind("now", nowMillis)
@@ -384,7 +384,7 @@ public final class Attempts {
                 + Workloads.WORKLOAD_COLUMNS_OF_W.replace("w.command", "'[]' AS command")
                 .replace("w.environment", "'{}' AS environment")
                 + " FROM attempts a JOIN workloads w ON w.id = a.workload_id WHERE a.started_at_ms < :until AND ";
-        List<AttemptOfWorkload> out = transactions.tx("list the attempts of a window", h -> {
+        List<AttemptOfWorkload> out = transactions.read("list the attempts of a window", h -> {
             List<AttemptOfWorkload> all = new java.util.ArrayList<>();
             all.addAll(h.createQuery(select + "a.phase <> 'ended'").bind("until", untilMillis)
                     .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs))).list());

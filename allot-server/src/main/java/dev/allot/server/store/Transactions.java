@@ -8,10 +8,15 @@ import org.jdbi.v3.core.JdbiException;
 
 /**
  * How the parts of the {@link Store} run their work: each public store method is one call of {@link #tx}, one
- * transaction on a connection from the store's {@link ConnectionPool}. The connections come configured by
- * {@link Store#open}: SQLite's begin transactions {@code IMMEDIATE} (and there is one of them, so transactions take
- * turns), PostgreSQL's run {@code SERIALIZABLE} with {@code synchronous_commit=on}. Kept in one place so every part
- * gets the same retries, the same error wording and the same durability, and none of them touches the pool itself.
+ * transaction on a connection from the store's {@link ConnectionPool}, or, when it only reads, of {@link #read}. The
+ * connections come configured by {@link Store#open}: SQLite's begin transactions {@code IMMEDIATE} (and there is one
+ * of them, so writing transactions take turns), PostgreSQL's run {@code SERIALIZABLE} with
+ * {@code synchronous_commit=on}. On SQLite, reads have connections of their own ({@code query_only}, transactions
+ * begun {@code DEFERRED}): in write-ahead-log mode a reader sees the last commit and neither waits for the writer nor
+ * holds it up, so an API request that reads (a workload, a token) does not queue behind the scheduler's writes and
+ * re-reads (issue 21 measured 106-112 ms stalls at 10,000 waiting workloads on the single connection). Kept in one
+ * place so every part gets the same retries, the same error wording and the same durability, and none of them
+ * touches the pools itself.
  */
 final class Transactions implements AutoCloseable {
     private static final long CONNECTION_WAIT_MILLIS = 60_000;
@@ -19,6 +24,9 @@ final class Transactions implements AutoCloseable {
 
     private final ConnectionPool pool;
     private final Jdbi jdbi;
+    /** The pool of {@link #read}'s connections, or null: reads run as {@link #tx} on {@link #pool}. */
+    private final ConnectionPool readPool;
+    private final Jdbi readJdbi;
     /** Run first in every transaction (null: none): the leader lease check of {@link Store#fencedBy}. */
     private final Fence fence;
 
@@ -29,14 +37,23 @@ final class Transactions implements AutoCloseable {
     }
 
     Transactions(ConnectionPool.Opener opener, int poolSize) {
+        this(opener, poolSize, null, 0);
+    }
+
+    /** With {@code readers} connections from {@code readOpener} for {@link #read} (null: reads share the pool). */
+    Transactions(ConnectionPool.Opener opener, int poolSize, ConnectionPool.Opener readOpener, int readers) {
         this.pool = new ConnectionPool(opener, poolSize, CONNECTION_WAIT_MILLIS);
         this.jdbi = Jdbi.create(pool);
+        this.readPool = readOpener == null ? null : new ConnectionPool(readOpener, readers, CONNECTION_WAIT_MILLIS);
+        this.readJdbi = readPool == null ? null : Jdbi.create(readPool);
         this.fence = null;
     }
 
     private Transactions(Transactions base, Fence fence) {
         this.pool = base.pool;
         this.jdbi = base.jdbi;
+        this.readPool = base.readPool;
+        this.readJdbi = base.readJdbi;
         this.fence = fence;
     }
 
@@ -77,10 +94,35 @@ final class Transactions implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code work}, which only reads, as one transaction: on a reader connection of its own when the store has
+     * them (SQLite), else as {@link #tx} (fenced like it, when this is a fenced view). It sees every transaction
+     * committed before it began. Errors as {@link #tx}'s.
+     */
+    <T> T read(String what, HandleCallback<T, RuntimeException> work) {
+        if (readJdbi == null || fence != null) {
+            return tx(what, work);
+        }
+        try {
+            return readJdbi.inTransaction(work);
+        } catch (StoreException | IllegalArgumentException e) {
+            throw e;
+        } catch (JdbiException e) {
+            if (unreachable(e)) {
+                throw new StoreUnavailableException("could not " + what + ": the database could not be reached: "
+                        + rootMessage(e), e);
+            }
+            throw new StoreException("could not " + what + ": " + rootMessage(e), e);
+        }
+    }
+
     /** Waits for the transactions in progress to finish, then closes the connections. */
     @Override
     public void close() {
         pool.close();
+        if (readPool != null) {
+            readPool.close();
+        }
     }
 
     private static boolean retryable(Throwable e) {

@@ -131,7 +131,7 @@ public final class Workloads {
      * 11,000 waiting, 16-25 ms at 100,000; issue 21). {@code CancellingQueryPlanTest} checks the plan.
      */
     public List<String> cancellingIds() {
-        return transactions.tx("list cancelling workloads", h -> h.createQuery(CANCELLING.get(vendor))
+        return transactions.read("list cancelling workloads", h -> h.createQuery(CANCELLING.get(vendor))
                 .mapTo(String.class)
                 .list());
     }
@@ -146,7 +146,7 @@ public final class Workloads {
     /** The workload with this id, if there is one. */
     public Optional<Workload> workload(String id) {
         Objects.requireNonNull(id, "id");
-        return transactions.tx("read workload " + id, h -> find(h, id));
+        return transactions.read("read workload " + id, h -> find(h, id));
     }
 
     /** The workloads the filter selects, in submission order. */
@@ -166,7 +166,7 @@ public final class Workloads {
         }
         sql.append(" ORDER BY seq LIMIT :limit");
         List<String> states = filter.states().stream().sorted().map(WorkloadState::label).toList();
-        return transactions.tx("list workloads", h -> {
+        return transactions.read("list workloads", h -> {
             Query q = h.createQuery(sql.toString())
                     .bind("afterSeq", filter.afterSeq())
                     .bind("limit", filter.limit());
