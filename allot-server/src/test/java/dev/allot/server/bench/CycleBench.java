@@ -130,7 +130,7 @@ final class CycleBench {
                 client = new Thread(() -> apiLatencies[0] = readWhile(base, ids, stop), "bench-api-client");
                 client.start();
             }
-            for (int i = 0; i < 30; i++) { // warm-up, not measured
+            for (int i = 0; i < 60; i++) { // warm-up, not measured
                 step(store, loop, leaves, random, churn, clock);
             }
             long[] wall = new long[steps];

@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch}.</li>
  *   <li>{@code cycle}: whole scheduling cycles on a full 1,024 x 8-GPU cluster with 10,000 waiting workloads, at
  *       one-second steps with arrivals, ends and preemptions, the loop's periodic full re-reads included
- *       ({@link CycleBench}): {@code --steps N} (300) cycles at {@code --churn N} submissions a second (default:
+ *       ({@link CycleBench}): {@code --steps N} (900) cycles at {@code --churn N} submissions a second (default:
  *       1, with the API's read latency measured meanwhile, then 10).</li>
  *   <li>{@code forecast}: the same cluster fully busy with 10,000 waiting workloads, forecast by the service's
  *       {@link dev.allot.server.forecast.LiveForecaster}: the snapshot's hold of the loop and the forecast's time,
@@ -83,7 +83,7 @@ public final class ServiceBench {
             String churn = strOpt(args, "--churn", null);
             for (int c : churn == null ? new int[] {1, 10} : new int[] {Integer.parseInt(churn)}) {
                 // the API's latency is measured beside the first (the usual churn); each churn on a store of its own
-                CycleBench.run(Files.createTempDirectory(root, "cycle"), intOpt(args, "--steps", 300), c, c == 1);
+                CycleBench.run(Files.createTempDirectory(root, "cycle"), intOpt(args, "--steps", 900), c, c == 1);
             }
         }
         if (what.equals("start") || what.equals("all")) {
