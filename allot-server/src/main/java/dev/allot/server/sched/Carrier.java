@@ -60,20 +60,53 @@ final class Carrier {
             return;
         }
         statuses.sort(Comparator.comparing(AttemptStatus::attempt));
-        for (AttemptStatus st : statuses) {
-            LiveAttempt l = c.books.live.get(st.attempt());
-            if (l == null) {
-                continue;
-            }
-            if (st.phase() == AttemptStatus.Phase.RUNNING && !l.markedRunning) {
-                c.store.attempts().markRunning(l.key);
-                l.markedRunning = true;
-            }
-            if (st.ended()) {
-                finish(l, st, now, nowMillis);
-            } else if (st.phase() != AttemptStatus.Phase.UNKNOWN) {
-                l.adoptedUnseen = false; // seen alive: from now on it ends on the service's watch
-            }
+        // What the backend says is recorded in one store transaction (one fsync for a thousand ends, not a thousand);
+        // the backend forgets the ended attempts only once their ends are durable.
+        List<AttemptKey> forgets = new ArrayList<>();
+        forgetLater = forgets;
+        try {
+            c.store.batch(() -> {
+                for (AttemptStatus st : statuses) {
+                    LiveAttempt l = c.books.live.get(st.attempt());
+                    if (l == null) {
+                        continue;
+                    }
+                    if (st.phase() == AttemptStatus.Phase.RUNNING && !l.markedRunning) {
+                        c.store.attempts().markRunning(l.key);
+                        l.markedRunning = true;
+                    }
+                    if (st.ended()) {
+                        finish(l, st, now, nowMillis);
+                    } else if (st.phase() != AttemptStatus.Phase.UNKNOWN) {
+                        l.adoptedUnseen = false; // seen alive: from now on it ends on the service's watch
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            // Nothing of the batch was stored, but the core and the books moved on: start again from the store and
+            // the backend next cycle, as after a restart (the backend still knows every attempt it did not forget).
+            c.forget();
+            throw e;
+        } finally {
+            forgetLater = null;
+        }
+        for (AttemptKey key : forgets) {
+            forget(key);
+        }
+    }
+
+    /** While {@link #observe} records ends in a batch: the attempts the backend forgets once it has committed. */
+    private List<AttemptKey> forgetLater;
+
+    private void forget(AttemptKey key) {
+        if (forgetLater != null) {
+            forgetLater.add(key);
+            return;
+        }
+        try {
+            c.backend.forget(key);
+        } catch (RuntimeException e) {
+            LOG.warn("the {} backend could not forget {}: {}", c.backend.name(), key, e.getMessage());
         }
     }
 
@@ -194,11 +227,7 @@ final class Carrier {
             w = c.store.workloads().workload(l.jobId).orElseThrow();
         }
         c.books.live.remove(l.key);
-        try {
-            c.backend.forget(l.key);
-        } catch (RuntimeException e) {
-            LOG.warn("the {} backend could not forget {}: {}", c.backend.name(), l.key, e.getMessage());
-        }
+        forget(l.key);
         c.observer.ended(l.jobId, w.allocationPath(), outcome);
         if (outcome == AttemptOutcome.COMPLETED) {
             c.completions++;

@@ -29,6 +29,11 @@ final class Transactions implements AutoCloseable {
     private final Jdbi readJdbi;
     /** Run first in every transaction (null: none): the leader lease check of {@link Store#fencedBy}. */
     private final Fence fence;
+    /** Whether {@link #batch} joins calls into one transaction (SQLite: one writer, nothing to retry). */
+    private final boolean batches;
+    /** The transaction of the {@link #batch} running on this thread, if any. */
+    private final ThreadLocal<org.jdbi.v3.core.Handle> batch = new ThreadLocal<>();
+    private int savepoints;
 
     /** A check run first in a transaction, on its handle; it throws to refuse the transaction. */
     @FunctionalInterface
@@ -47,6 +52,7 @@ final class Transactions implements AutoCloseable {
         this.readPool = readOpener == null ? null : new ConnectionPool(readOpener, readers, CONNECTION_WAIT_MILLIS);
         this.readJdbi = readPool == null ? null : Jdbi.create(readPool);
         this.fence = null;
+        this.batches = readOpener != null;
     }
 
     private Transactions(Transactions base, Fence fence) {
@@ -55,6 +61,7 @@ final class Transactions implements AutoCloseable {
         this.readPool = base.readPool;
         this.readJdbi = base.readJdbi;
         this.fence = fence;
+        this.batches = base.batches;
     }
 
     /** The same connections, every transaction of which runs {@code fence} first (and is refused if it throws). */
@@ -69,6 +76,10 @@ final class Transactions implements AutoCloseable {
      * through unchanged.
      */
     <T> T tx(String what, HandleCallback<T, RuntimeException> work) {
+        org.jdbi.v3.core.Handle joined = batch.get();
+        if (joined != null) {
+            return inSavepoint(joined, what, work);
+        }
         for (int attempt = 1; ; attempt++) {
             try {
                 if (fence == null) {
@@ -100,7 +111,7 @@ final class Transactions implements AutoCloseable {
      * committed before it began. Errors as {@link #tx}'s.
      */
     <T> T read(String what, HandleCallback<T, RuntimeException> work) {
-        if (readJdbi == null || fence != null) {
+        if (readJdbi == null || fence != null || batch.get() != null) {
             return tx(what, work);
         }
         try {
@@ -112,6 +123,58 @@ final class Transactions implements AutoCloseable {
                 throw new StoreUnavailableException("could not " + what + ": the database could not be reached: "
                         + rootMessage(e), e);
             }
+            throw new StoreException("could not " + what + ": " + rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Runs {@code work} with every store call it makes on this thread joined into one transaction, committed (one
+     * {@code fsync}) when it returns, each call inside a savepoint of its own, so that a call that throws undoes only
+     * its own writes, as alone it would. On SQLite only, where the one writer never has to retry: on PostgreSQL a
+     * serialization failure would have to replay work whose effects outside the store cannot be replayed, so there
+     * each call stays its own transaction. While it runs, other writers wait (SQLite has one); readers do not. Reads
+     * inside it see its writes. If the commit fails, nothing of it was stored and the exception says so.
+     */
+    void batch(Runnable work) {
+        if (!batches || batch.get() != null) {
+            work.run();
+            return;
+        }
+        try {
+            jdbi.useTransaction(h -> {
+                if (fence != null) {
+                    fence.check(h);
+                }
+                batch.set(h);
+                try {
+                    work.run();
+                } finally {
+                    batch.remove();
+                }
+            });
+        } catch (StoreException | IllegalArgumentException e) {
+            throw e;
+        } catch (JdbiException e) {
+            throw new StoreException("could not commit a batch of the scheduler's changes: " + rootMessage(e), e);
+        }
+    }
+
+    private <T> T inSavepoint(org.jdbi.v3.core.Handle h, String what, HandleCallback<T, RuntimeException> work) {
+        String name = "call" + (++savepoints);
+        try {
+            h.savepoint(name);
+            T result;
+            try {
+                result = work.withHandle(h);
+            } catch (RuntimeException e) {
+                h.rollbackToSavepoint(name); // (which also lets it go: the commit releases what is left)
+                throw e;
+            }
+            h.release(name);
+            return result;
+        } catch (StoreException | IllegalArgumentException e) {
+            throw e;
+        } catch (JdbiException e) {
             throw new StoreException("could not " + what + ": " + rootMessage(e), e);
         }
     }

@@ -47,6 +47,36 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
+    void aBatchCommitsItsCallsTogetherAndACallThatFailsUndoesOnlyItsOwnWrites() {
+        // given two waiting workloads, one running
+        Store store = open();
+        Workload a = store.workloads().submit(work("lab", "ada").build());
+        Workload b = store.workloads().submit(work("lab", "ada").build());
+        AttemptKey key = store.attempts().beginAttempt(b.id(), on("n1", 0), 1_000);
+        Store other = open(); // another handle on the same file: sees only what was committed
+        // when a batch holds a workload, ends the attempt, and makes a call that fails (a second end of it)
+        store.batch(() -> {
+            assertThat(store.workloads().setHeld(a.id(), "held in a batch")).isTrue();
+            store.attempts().endAttempt(key, AttemptOutcome.COMPLETED, "exit 0", null, null, 2_000);
+            assertThatThrownBy(() -> store.attempts().endAttempt(key, AttemptOutcome.FAILED, null, null, null, 3_000))
+                    .isInstanceOf(ConflictException.class);
+            // then reads inside the batch see its writes, and nothing is visible outside before it commits
+            assertThat(store.workloads().workload(b.id()).orElseThrow().state()).isEqualTo(WorkloadState.COMPLETED);
+            assertThat(other.workloads().workload(b.id()).orElseThrow().state()).isEqualTo(WorkloadState.RUNNING);
+        });
+        // and once it returned, everything but the failed call is stored
+        assertThat(other.workloads().workload(a.id()).orElseThrow().heldReason()).isEqualTo("held in a batch");
+        assertThat(other.attempts().attempts(b.id()).get(0).outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+
+        // when a batch fails after a call, nothing of it is stored
+        assertThatThrownBy(() -> store.batch(() -> {
+            store.workloads().setHeld(a.id(), null);
+            throw new IllegalStateException("the loop failed");
+        })).hasMessageContaining("the loop failed");
+        assertThat(other.workloads().workload(a.id()).orElseThrow().heldReason()).isEqualTo("held in a batch");
+    }
+
+    @Test
     void readsDoNotWaitForAWriterHoldingTheDatabase() throws Exception {
         // given a stored workload, and another connection that holds SQLite's one write lock with a change not committed
         Store store = open();
