@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cp_file="$(mktemp)"
 trap 'rm -f "$cp_file"' EXIT
-(cd "$root" && mvn -B -o -q test-compile dependency:build-classpath -pl allot-server -am \
+(cd "$root" && mvn -B -q test-compile dependency:build-classpath -pl allot-server -am \
     -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file") >&2
 # The reactor's own modules from their target/classes (first), then the dependencies.
 cp="$root/allot-server/target/test-classes:$root/allot-server/target/classes:$root/allot-sim/target/classes:$root/allot-core/target/classes:$(cat "$cp_file")"

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code allot queue}: the server's workloads as a table. The waiting ones (pending, preempted, requeued) come first,
+ * {@code allot queue}: the server's workloads as a table. The waiting ones (pending, requeued) come first,
  * in the order the policy would serve them, with their place in that order overall and in their allocation, as
  * {@code GET /v1/queue} and the dashboard give them; held work and work the scheduler has not seen yet follow without
  * a place. Then the others (running, ended) in the server's order, oldest submission first. Which workloads are listed
@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "queue", mixinStandardHelpOptions = true,
         description = {"List workloads on the Allot server as a table, optionally filtered.",
-                "Waiting work (pending, preempted, requeued) comes first, in the order the policy would serve it: POS"
+                "Waiting work (pending, requeued) comes first, in the order the policy would serve it: POS"
                         + " is its place in the whole queue (whatever the filters), ALLOC POS its place among its"
                         + " allocation's waiting work. Held work and work the scheduler has not seen yet follow, without"
                         + " a place (-). Then running and ended work, oldest submission first.",
@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
                 "'allot explain ID' says why a workload waits where it does."})
 final class QueueCommand extends ClientCommand {
     /** The states that wait in the queue; {@code GET /v1/queue} lists exactly the workloads in them. */
-    static final java.util.Set<String> WAITING = java.util.Set.of("pending", "preempted", "requeued");
+    static final java.util.Set<String> WAITING = java.util.Set.of("pending", "requeued");
 
     @Option(names = "--state", split = ",", paramLabel = "STATE",
             description = "only these states, comma-separated: pending, running, preempted, requeued, completed, failed,"

@@ -38,7 +38,7 @@ import java.util.Set;
  */
 final class QueueApi {
     static final Set<String> QUEUE_PARAMS = Set.of("allocation", "user", "state");
-    static final Set<String> QUEUE_STATES = Set.of("pending", "preempted", "requeued", "held");
+    static final Set<String> QUEUE_STATES = Set.of("pending", "requeued", "held");
 
     private final Store store;
     private final WorkloadExplainer explainer;
@@ -82,7 +82,7 @@ final class QueueApi {
         String state = one(params, "state");
         if (state != null && !QUEUE_STATES.contains(state)) {
             throw ApiException.badField("state", "unknown waiting state '" + state + "'",
-                    "expected one of held, pending, preempted, requeued");
+                    "expected one of held, pending, requeued (preempted work that waits again is requeued)");
         }
         if (allocation != null) {
             List<String> paths = store.allocations().allocations().stream().map(a -> a.path()).sorted().toList();
@@ -156,7 +156,7 @@ final class QueueApi {
         long after = 0;
         while (true) {
             List<Workload> page = store.workloads().workloads(new WorkloadFilter(
-                    Set.of(WorkloadState.PENDING, WorkloadState.PREEMPTED, WorkloadState.REQUEUED), null, null, after,
+                    Set.of(WorkloadState.PENDING, WorkloadState.REQUEUED), null, null, after,
                     WorkloadFilter.MAX_LIMIT));
             page.forEach(w -> waiting.put(w.id(), w));
             if (page.size() < WorkloadFilter.MAX_LIMIT) {

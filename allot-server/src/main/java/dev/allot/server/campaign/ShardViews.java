@@ -61,9 +61,9 @@ public final class ShardViews {
         }
         return switch (w.get().state()) {
             case RUNNING -> ShardPhase.RUNNING;
-            case PENDING, PREEMPTED, REQUEUED -> s.done() ? ShardPhase.DONE : ShardPhase.WAITING;
+            case PENDING, REQUEUED -> s.done() ? ShardPhase.DONE : ShardPhase.WAITING;
             case COMPLETED -> ShardPhase.DONE;
-            case FAILED, CANCELLED -> s.done() ? ShardPhase.DONE : ShardPhase.BRAKED;
+            case FAILED, CANCELLED, PREEMPTED -> s.done() ? ShardPhase.DONE : ShardPhase.BRAKED;
         };
     }
 }

@@ -31,11 +31,16 @@ final class Books {
     record Deferred(Job job, Placement placement, GpuLanes.Choice lanes) {
     }
 
-    /** Lanes for a start: those free for good first, then those a stopping attempt still holds (a fence). */
+    /**
+     * Lanes for a start: those free for good first, then those a stopping attempt still holds (a fence). Only the
+     * placement's own nodes get lane sets (the others stay null and {@link #mark} skips them): a cycle of a thousand
+     * starts on 1,024 nodes allocated two sets per node for each start and marked every live attempt's lanes.
+     */
     GpuLanes.Choice chooseLanes(Placement p, int[] sizes) {
         BitSet[] owned = new BitSet[sizes.length];
         BitSet[] held = new BitSet[sizes.length];
-        for (int n = 0; n < sizes.length; n++) {
+        for (int i = 0; i < p.nodeCount(); i++) {
+            int n = p.node(i);
             owned[n] = new BitSet(sizes[n]);
             held[n] = new BitSet(sizes[n]);
         }
@@ -48,14 +53,21 @@ final class Books {
         return GpuLanes.choose(p, owned, held, sizes);
     }
 
-    /** Marks the lanes of a placement (none for a null one: an attempt that holds no GPU the cluster still has). */
+    /**
+     * Marks the lanes of a placement (none for a null one: an attempt that holds no GPU the cluster still has) on the
+     * nodes that have a set (a null set: a node not asked about).
+     */
     static void mark(BitSet[] sets, Placement p, int[][] lanes) {
         if (p == null) {
             return;
         }
         for (int i = 0; i < p.nodeCount(); i++) {
+            BitSet set = sets[p.node(i)];
+            if (set == null) {
+                continue;
+            }
             for (int lane : lanes[i]) {
-                sets[p.node(i)].set(lane);
+                set.set(lane);
             }
         }
     }

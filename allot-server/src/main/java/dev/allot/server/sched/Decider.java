@@ -37,7 +37,8 @@ final class Decider {
     void decide(long now, long nowMillis) {
         c.dirty = false;
         long[] nanos = {0};
-        DecisionLoop.Outcome outcome = DecisionLoop.decide(c.policy, c.state, now, new DecisionLoop.Driver() {
+        DecisionLoop.Outcome[] decided = new DecisionLoop.Outcome[1];
+        c.carrier.together(() -> decided[0] = DecisionLoop.decide(c.policy, c.state, now, new DecisionLoop.Driver() {
             @Override
             public Plan ask(Policy p, ClusterState s, long nowSeconds) {
                 long t0 = System.nanoTime();
@@ -57,7 +58,8 @@ final class Decider {
                     LOG.info("node {} is drained", c.nodeNames.get(node));
                 }
             }
-        });
+        }));
+        DecisionLoop.Outcome outcome = decided[0];
         c.wakeUps.requestWakeUp(outcome.wakeAtSeconds(), now);
         c.lastDecisionNanos = nanos[0];
         c.protectionsSeen = c.state.protectionsEnded();

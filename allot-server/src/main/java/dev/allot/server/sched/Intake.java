@@ -30,15 +30,14 @@ final class Intake {
     }
 
     boolean waitsForCore(Workload w) {
-        return !w.cancelRequested() && (w.state() == WorkloadState.PENDING || w.state() == WorkloadState.REQUEUED
-                || (c.restarts && w.state() == WorkloadState.PREEMPTED));
+        return !w.cancelRequested() && w.state().waiting();
     }
 
     /** Every workload not ended, in seq order, page by page. */
     List<Workload> notEnded() {
         List<Workload> all = new ArrayList<>();
         WorkloadFilter f = WorkloadFilter.all().withStates(WorkloadState.PENDING, WorkloadState.RUNNING,
-                WorkloadState.PREEMPTED, WorkloadState.REQUEUED);
+                WorkloadState.REQUEUED);
         while (true) {
             List<Workload> page = c.store.workloads().workloads(f);
             all.addAll(page);

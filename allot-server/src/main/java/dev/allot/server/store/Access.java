@@ -114,7 +114,7 @@ public final class Access {
     /** The tokens of a user, oldest first, expired ones included. */
     public List<TokenInfo> tokens(String userName) {
         Objects.requireNonNull(userName, "userName");
-        return transactions.tx("list the tokens of " + userName, h -> h.createQuery("SELECT " + TOKEN_COLUMNS
+        return transactions.read("list the tokens of " + userName, h -> h.createQuery("SELECT " + TOKEN_COLUMNS
                         + " FROM tokens t WHERE t.user_name = :user ORDER BY t.created_at_ms, t.hash")
                 .bind("user", userName)
                 .map((rs, ctx) -> tokenInfo(rs))
@@ -190,7 +190,7 @@ public final class Access {
 
     /** Every user, sorted by name. */
     public List<User> users() {
-        return transactions.tx("list users", h -> h.createQuery("SELECT name, role, disabled FROM users ORDER BY name")
+        return transactions.read("list users", h -> h.createQuery("SELECT name, role, disabled FROM users ORDER BY name")
                 .map((rs, ctx) -> new User(rs.getString(1), User.Role.parse(rs.getString(2)), rs.getBoolean(3)))
                 .list());
     }
@@ -198,7 +198,7 @@ public final class Access {
     /** The user of this name, if there is one. */
     public Optional<User> user(String name) {
         Objects.requireNonNull(name, "name");
-        return transactions.tx("find user " + name, h -> findUser(h, name));
+        return transactions.read("find user " + name, h -> findUser(h, name));
     }
 
     /**
@@ -260,7 +260,7 @@ public final class Access {
             return Optional.empty();
         }
         String hash = sha256Hex(tokenPlaintext);
-        return transactions.tx("look up a token", h -> h.createQuery("SELECT u.name, u.role, u.disabled, "
+        return transactions.read("look up a token", h -> h.createQuery("SELECT u.name, u.role, u.disabled, "
                         + TOKEN_COLUMNS + " FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.hash = :hash")
                 .bind("hash", hash)
                 .map((rs, ctx) -> new TokenHolder(new User(rs.getString(1), User.Role.parse(rs.getString(2)),

@@ -16,7 +16,7 @@ import org.jdbi.v3.core.Handle;
  * allocation is written to the audit trail in the same transaction, so neither can be had without the other.
  */
 public final class Allocations {
-    private static final String NOT_ENDED = "('pending', 'running', 'preempted', 'requeued')";
+    private static final String NOT_ENDED = "('pending', 'running', 'requeued')";
 
     private final Transactions transactions;
 
@@ -26,7 +26,7 @@ public final class Allocations {
 
     /** Every allocation, sorted by path (so a parent comes before its children). */
     public List<Allocation> allocations() {
-        return transactions.tx("list allocations", h ->
+        return transactions.read("list allocations", h ->
                 h.createQuery("SELECT path, share, managers, members FROM allocations ORDER BY path")
                         .map((rs, ctx) -> Rows.allocation(rs))
                         .list());
@@ -122,7 +122,7 @@ public final class Allocations {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        return transactions.tx("read the audit trail", h ->
+        return transactions.read("read the audit trail", h ->
                 h.createQuery("SELECT id, at_ms, actor, action, subject, before_json, after_json FROM audit"
                                 + " ORDER BY id DESC LIMIT :limit")
                         .bind("limit", limit)

@@ -32,8 +32,9 @@ public enum AttemptOutcome {
      *   <li>completed, failed, cancelled, preempted, requeued: the state of the same name;</li>
      *   <li>lost: requeued if the workload is resumable, failed otherwise;</li>
      *   <li>whatever the outcome, when the workload's cancellation was requested it does not go back to the
-     *       queue: an outcome that would make it wait again (preempted, requeued, lost-and-requeued) makes it
-     *       cancelled instead. Completed and failed stay as they are: that is what happened.</li>
+     *       queue: an outcome that would make it wait again (requeued, lost-and-requeued) or end it because it was
+     *       stopped (preempted) makes it cancelled instead. Completed and failed stay as they are: that is what
+     *       happened.</li>
      * </ul>
      */
     public WorkloadState workloadState(boolean resumable, boolean cancelRequested) {
@@ -45,6 +46,6 @@ public enum AttemptOutcome {
             case REQUEUED -> WorkloadState.REQUEUED;
             case LOST -> resumable ? WorkloadState.REQUEUED : WorkloadState.FAILED;
         };
-        return cancelRequested && s.waiting() ? WorkloadState.CANCELLED : s;
+        return cancelRequested && (s.waiting() || s == WorkloadState.PREEMPTED) ? WorkloadState.CANCELLED : s;
     }
 }

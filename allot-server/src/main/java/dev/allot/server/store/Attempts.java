@@ -21,7 +21,7 @@ public final class Attempts {
     static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
             + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms,"
             + " a.charged_from_ms";
-    private static final String WAITING = "('pending', 'preempted', 'requeued')";
+    private static final String WAITING = "('pending', 'requeued')";
 
     private final Transactions transactions;
 
@@ -30,7 +30,7 @@ public final class Attempts {
     }
 
     /**
-     * Begins the next attempt of a waiting workload (pending, preempted or requeued, its cancellation not
+     * Begins the next attempt of a waiting workload (pending or requeued, its cancellation not
      * requested): stores the attempt, phase launching, charged from its start when the workload is allocated (minimum
      * runtime above zero), and sets the workload running, together. Call it before
      * asking the backend to start the attempt, so that a crash in between leaves an open attempt to reconcile
@@ -69,7 +69,7 @@ public final class Attempts {
             if (n == 0) {
                 throw new ConflictException("workload " + workloadId + " is " + w.state().label()
                         + (w.cancelRequested() ? " and its cancellation was requested" : "")
-                        + "; an attempt begins only for a pending, preempted or requeued workload not being cancelled");
+                        + "; an attempt begins only for a pending or requeued workload not being cancelled");
             }
             int next = h.createQuery("SELECT COALESCE(MAX(attempt), 0) + 1 FROM attempts WHERE workload_id = :id")
                     .bind("id", workloadId).mapTo(Integer.class).one();
@@ -177,7 +177,7 @@ public final class Attempts {
     /** The attempts of a workload, first to last (none for an unknown workload). */
     public List<Attempt> attempts(String workloadId) {
         Objects.requireNonNull(workloadId, "workloadId");
-        return transactions.tx("list the attempts of workload " + workloadId, h ->
+        return transactions.read("list the attempts of workload " + workloadId, h ->
                 h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a WHERE a.workload_id = :id ORDER BY a.attempt")
                         .bind("id", workloadId)
                         .map((rs, ctx) -> Rows.attempt(rs))
@@ -189,7 +189,7 @@ public final class Attempts {
      * reconcile with the backend (ask it about each, end the ones it no longer runs).
      */
     public List<Attempt> openAttempts() {
-        return transactions.tx("list open attempts", h ->
+        return transactions.read("list open attempts", h ->
                 h.createQuery("SELECT " + ATTEMPT_COLUMNS + " FROM attempts a JOIN workloads w ON w.id = a.workload_id"
                                 + " WHERE a.phase <> 'ended' ORDER BY w.seq, a.attempt")
                         .map((rs, ctx) -> Rows.attempt(rs))
@@ -287,7 +287,7 @@ public final class Attempts {
         }
         return transactions.tx("promote workload " + workloadId, h -> {
             int n = h.createUpdate("UPDATE workloads SET min_runtime_seconds = :min WHERE id = :id"
-                            + " AND min_runtime_seconds = 0 AND state IN ('pending', 'running', 'preempted', 'requeued')")
+                            + " AND min_runtime_seconds = 0 AND state IN ('pending', 'running', 'requeued')")
                     .bind("min", minRuntimeSeconds).bind("id", workloadId).execute();
             if (n == 0) {
                 Workloads.require(h, workloadId);
@@ -307,7 +307,7 @@ public final class Attempts {
      * As {@link ChargedRun}s, so that the same per-step arithmetic applies.
      */
     public List<ChargedRun> allocatedDemand(long sinceMillis, long nowMillis) {
-        return transactions.tx("list allocated demand", h ->
+        return transactions.read("list allocated demand", h ->
                 h.createQuery("SELECT w.allocation_path, w.gpus, w.submitted_at_ms, w.state,"
                                 + " (SELECT MAX(a.ended_at_ms) FROM attempts a WHERE a.workload_id = w.id) AS ended_at_ms"
                                 + " FROM workloads w WHERE w.min_runtime_seconds > 0 AND w.submitted_at_ms < :now"
@@ -345,7 +345,7 @@ public final class Attempts {
     /** The {@link RunTotals} of one workload ({@link RunTotals#NONE} without attempts, or for an unknown one). */
     public RunTotals runTotals(String workloadId, long nowMillis) {
         Objects.requireNonNull(workloadId, "workloadId");
-        return transactions.tx("add up the runs of workload " + workloadId, h ->
+        return transactions.read("add up the runs of workload " + workloadId, h ->
                 h.createQuery(RUN_TOTALS + " WHERE a.workload_id = :id GROUP BY a.workload_id")
                         .bind("id", workloadId).bind("now", nowMillis)
                         .map((rs, ctx) -> new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0))
@@ -355,7 +355,7 @@ public final class Attempts {
 
     /** The {@link RunTotals} of every waiting workload that has attempts, by id (one query). */
     public java.util.Map<String, RunTotals> runTotalsOfWaiting(long nowMillis) {
-        return transactions.tx("add up the runs of waiting workloads", h -> {
+        return transactions.read("add up the runs of waiting workloads", h -> {
             java.util.Map<String, RunTotals> out = new java.util.HashMap<>();
             h.createQuery(RUN_TOTALS + " WHERE w.state IN " + WAITING + " GROUP BY a.workload_id")
                     .bind("now", nowMillis)
@@ -384,7 +384,7 @@ public final class Attempts {
                 + Workloads.WORKLOAD_COLUMNS_OF_W.replace("w.command", "'[]' AS command")
                 .replace("w.environment", "'{}' AS environment")
                 + " FROM attempts a JOIN workloads w ON w.id = a.workload_id WHERE a.started_at_ms < :until AND ";
-        List<AttemptOfWorkload> out = transactions.tx("list the attempts of a window", h -> {
+        List<AttemptOfWorkload> out = transactions.read("list the attempts of a window", h -> {
             List<AttemptOfWorkload> all = new java.util.ArrayList<>();
             all.addAll(h.createQuery(select + "a.phase <> 'ended'").bind("until", untilMillis)
                     .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs))).list());

@@ -26,7 +26,7 @@ public final class Campaigns {
     private static final String SHARD_COLUMNS = "campaign_name, shard_index, family, units_total, units_done,"
             + " measured_ms, measured_attempt, measured_until_ms, workload_id, held_by, held_reason, promotion_detail,"
             + " done_at_ms";
-    private static final String WAITING = "('pending', 'preempted', 'requeued')";
+    private static final String WAITING = "('pending', 'requeued')";
 
     private final Transactions transactions;
     private final Workloads workloads;
@@ -96,12 +96,12 @@ public final class Campaigns {
     /** The campaign of that name, if there is one. */
     public Optional<Campaign> campaign(String name) {
         Objects.requireNonNull(name, "name");
-        return transactions.tx("read campaign " + name, h -> find(h, name));
+        return transactions.read("read campaign " + name, h -> find(h, name));
     }
 
     /** Every campaign of {@code owner} (every campaign when null), newest first. */
     public List<Campaign> campaigns(String owner) {
-        return transactions.tx("list campaigns", h -> {
+        return transactions.read("list campaigns", h -> {
             var q = h.createQuery("SELECT " + CAMPAIGN_COLUMNS + " FROM campaigns"
                     + (owner == null ? "" : " WHERE owner = :owner") + " ORDER BY created_at_ms DESC, name");
             if (owner != null) {
@@ -113,7 +113,7 @@ public final class Campaigns {
 
     /** The names of the running campaigns, oldest first: what the scheduler plans for every cycle. */
     public List<String> running() {
-        return transactions.tx("list running campaigns", h -> h.createQuery("SELECT name FROM campaigns"
+        return transactions.read("list running campaigns", h -> h.createQuery("SELECT name FROM campaigns"
                 + " WHERE state = 'running' ORDER BY created_at_ms, name").mapTo(String.class).list());
     }
 
@@ -125,7 +125,7 @@ public final class Campaigns {
      */
     public CampaignSnapshot snapshot(String name, long nowMillis) {
         Objects.requireNonNull(name, "name");
-        return transactions.tx("read campaign " + name, h -> {
+        return transactions.read("read campaign " + name, h -> {
             Campaign c = require(h, name);
             List<CampaignShard> shards = shards(h, name);
             Map<String, Workload> current = new HashMap<>();
@@ -373,7 +373,7 @@ public final class Campaigns {
     /** The shard a workload belongs to, if it was ever one's. */
     public Optional<ShardOfWorkload> shardOf(String workloadId) {
         Objects.requireNonNull(workloadId, "workloadId");
-        return transactions.tx("find the shard of workload " + workloadId, h -> h.createQuery("SELECT s.campaign_name,"
+        return transactions.read("find the shard of workload " + workloadId, h -> h.createQuery("SELECT s.campaign_name,"
                         + " s.shard_index, s.units_total, s.units_done FROM campaign_workloads cw JOIN campaign_shards s"
                         + " ON s.campaign_name = cw.campaign_name AND s.shard_index = cw.shard_index"
                         + " WHERE cw.workload_id = :id")

@@ -30,7 +30,7 @@ public final class ClusterSettings {
 
     /** The brakes' limits as stored, defaults for those never set. */
     public BrakeLimits brakes() {
-        return transactions.tx("read the brakes", ClusterSettings::brakes);
+        return transactions.read("read the brakes", ClusterSettings::brakes);
     }
 
     /** Stores the brakes' limits (a null GPU-hour cap removes the cap) and audits the change; returns what was before. */
@@ -52,7 +52,7 @@ public final class ClusterSettings {
 
     /** The lifetime of API tokens as stored, defaults for what was never set. */
     public TokenPolicy tokenPolicy() {
-        return transactions.tx("read the token policy", ClusterSettings::tokenPolicy);
+        return transactions.read("read the token policy", ClusterSettings::tokenPolicy);
     }
 
     /** Stores the lifetime of API tokens and audits the change ({@code token-policy.put}); returns what was before. */
@@ -124,7 +124,7 @@ public final class ClusterSettings {
 
     /** The {@code policy.yaml} text last set through the API, if any. */
     public java.util.Optional<StoredPolicy> policy() {
-        return transactions.tx("read the policy", ClusterSettings::policy);
+        return transactions.read("read the policy", ClusterSettings::policy);
     }
 
     /**

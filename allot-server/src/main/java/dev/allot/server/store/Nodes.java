@@ -137,7 +137,7 @@ public final class Nodes {
      * are not among them. Reads the audit trail without an index on time, so its cost grows with the trail.
      */
     public List<HealthChange> healthChanges(long sinceMillis, long untilMillis) {
-        return transactions.tx("list changes of node health", h -> h.createQuery("SELECT at_ms, subject, before_json,"
+        return transactions.read("list changes of node health", h -> h.createQuery("SELECT at_ms, subject, before_json,"
                         + " after_json FROM audit WHERE action IN ('node.health', 'node.put') AND at_ms >= :since"
                         + " AND at_ms < :until ORDER BY id")
                 .bind("since", sinceMillis).bind("until", untilMillis)
@@ -155,7 +155,7 @@ public final class Nodes {
 
     /** Every node, sorted by name. */
     public List<Node> nodes() {
-        return transactions.tx("list nodes", h -> h.createQuery("SELECT name, gpus, healthy, reason, updated_at_ms"
+        return transactions.read("list nodes", h -> h.createQuery("SELECT name, gpus, healthy, reason, updated_at_ms"
                         + " FROM nodes ORDER BY name")
                 .map((rs, ctx) -> new Node(rs.getString(1), rs.getInt(2), rs.getBoolean(3), rs.getString(4),
                         rs.getLong(5)))

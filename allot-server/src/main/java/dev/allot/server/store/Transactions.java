@@ -8,10 +8,15 @@ import org.jdbi.v3.core.JdbiException;
 
 /**
  * How the parts of the {@link Store} run their work: each public store method is one call of {@link #tx}, one
- * transaction on a connection from the store's {@link ConnectionPool}. The connections come configured by
- * {@link Store#open}: SQLite's begin transactions {@code IMMEDIATE} (and there is one of them, so transactions take
- * turns), PostgreSQL's run {@code SERIALIZABLE} with {@code synchronous_commit=on}. Kept in one place so every part
- * gets the same retries, the same error wording and the same durability, and none of them touches the pool itself.
+ * transaction on a connection from the store's {@link ConnectionPool}, or, when it only reads, of {@link #read}. The
+ * connections come configured by {@link Store#open}: SQLite's begin transactions {@code IMMEDIATE} (and there is one
+ * of them, so writing transactions take turns), PostgreSQL's run {@code SERIALIZABLE} with
+ * {@code synchronous_commit=on}. On SQLite, reads have connections of their own ({@code query_only}, transactions
+ * begun {@code DEFERRED}): in write-ahead-log mode a reader sees the last commit and neither waits for the writer nor
+ * holds it up, so an API request that reads (a workload, a token) does not queue behind the scheduler's writes and
+ * re-reads (issue 21 measured 106-112 ms stalls at 10,000 waiting workloads on the single connection). Kept in one
+ * place so every part gets the same retries, the same error wording and the same durability, and none of them
+ * touches the pools itself.
  */
 final class Transactions implements AutoCloseable {
     private static final long CONNECTION_WAIT_MILLIS = 60_000;
@@ -19,8 +24,16 @@ final class Transactions implements AutoCloseable {
 
     private final ConnectionPool pool;
     private final Jdbi jdbi;
+    /** The pool of {@link #read}'s connections, or null: reads run as {@link #tx} on {@link #pool}. */
+    private final ConnectionPool readPool;
+    private final Jdbi readJdbi;
     /** Run first in every transaction (null: none): the leader lease check of {@link Store#fencedBy}. */
     private final Fence fence;
+    /** Whether {@link #batch} joins calls into one transaction (SQLite: one writer, nothing to retry). */
+    private final boolean batches;
+    /** The transaction of the {@link #batch} running on this thread, if any. */
+    private final ThreadLocal<org.jdbi.v3.core.Handle> batch = new ThreadLocal<>();
+    private int savepoints;
 
     /** A check run first in a transaction, on its handle; it throws to refuse the transaction. */
     @FunctionalInterface
@@ -29,15 +42,26 @@ final class Transactions implements AutoCloseable {
     }
 
     Transactions(ConnectionPool.Opener opener, int poolSize) {
+        this(opener, poolSize, null, 0);
+    }
+
+    /** With {@code readers} connections from {@code readOpener} for {@link #read} (null: reads share the pool). */
+    Transactions(ConnectionPool.Opener opener, int poolSize, ConnectionPool.Opener readOpener, int readers) {
         this.pool = new ConnectionPool(opener, poolSize, CONNECTION_WAIT_MILLIS);
         this.jdbi = Jdbi.create(pool);
+        this.readPool = readOpener == null ? null : new ConnectionPool(readOpener, readers, CONNECTION_WAIT_MILLIS);
+        this.readJdbi = readPool == null ? null : Jdbi.create(readPool);
         this.fence = null;
+        this.batches = readOpener != null;
     }
 
     private Transactions(Transactions base, Fence fence) {
         this.pool = base.pool;
         this.jdbi = base.jdbi;
+        this.readPool = base.readPool;
+        this.readJdbi = base.readJdbi;
         this.fence = fence;
+        this.batches = base.batches;
     }
 
     /** The same connections, every transaction of which runs {@code fence} first (and is refused if it throws). */
@@ -52,6 +76,10 @@ final class Transactions implements AutoCloseable {
      * through unchanged.
      */
     <T> T tx(String what, HandleCallback<T, RuntimeException> work) {
+        org.jdbi.v3.core.Handle joined = batch.get();
+        if (joined != null) {
+            return inSavepoint(joined, what, work);
+        }
         for (int attempt = 1; ; attempt++) {
             try {
                 if (fence == null) {
@@ -77,10 +105,87 @@ final class Transactions implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code work}, which only reads, as one transaction: on a reader connection of its own when the store has
+     * them (SQLite), else as {@link #tx} (fenced like it, when this is a fenced view). It sees every transaction
+     * committed before it began. Errors as {@link #tx}'s.
+     */
+    <T> T read(String what, HandleCallback<T, RuntimeException> work) {
+        if (readJdbi == null || fence != null || batch.get() != null) {
+            return tx(what, work);
+        }
+        try {
+            return readJdbi.inTransaction(work);
+        } catch (StoreException | IllegalArgumentException e) {
+            throw e;
+        } catch (JdbiException e) {
+            if (unreachable(e)) {
+                throw new StoreUnavailableException("could not " + what + ": the database could not be reached: "
+                        + rootMessage(e), e);
+            }
+            throw new StoreException("could not " + what + ": " + rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Runs {@code work} with every store call it makes on this thread joined into one transaction, committed (one
+     * {@code fsync}) when it returns, each call inside a savepoint of its own, so that a call that throws undoes only
+     * its own writes, as alone it would. On SQLite only, where the one writer never has to retry: on PostgreSQL a
+     * serialization failure would have to replay work whose effects outside the store cannot be replayed, so there
+     * each call stays its own transaction. While it runs, other writers wait (SQLite has one); readers do not. Reads
+     * inside it see its writes. If the commit fails, nothing of it was stored and the exception says so.
+     */
+    void batch(Runnable work) {
+        if (!batches || batch.get() != null) {
+            work.run();
+            return;
+        }
+        try {
+            jdbi.useTransaction(h -> {
+                if (fence != null) {
+                    fence.check(h);
+                }
+                batch.set(h);
+                try {
+                    work.run();
+                } finally {
+                    batch.remove();
+                }
+            });
+        } catch (StoreException | IllegalArgumentException e) {
+            throw e;
+        } catch (JdbiException e) {
+            throw new StoreException("could not commit a batch of the scheduler's changes: " + rootMessage(e), e);
+        }
+    }
+
+    private <T> T inSavepoint(org.jdbi.v3.core.Handle h, String what, HandleCallback<T, RuntimeException> work) {
+        String name = "call" + (++savepoints);
+        try {
+            h.savepoint(name);
+            T result;
+            try {
+                result = work.withHandle(h);
+            } catch (RuntimeException e) {
+                h.rollbackToSavepoint(name); // (which also lets it go: the commit releases what is left)
+                throw e;
+            }
+            h.release(name);
+            return result;
+        } catch (StoreException | IllegalArgumentException e) {
+            throw e;
+        } catch (JdbiException e) {
+            throw new StoreException("could not " + what + ": " + rootMessage(e), e);
+        }
+    }
+
     /** Waits for the transactions in progress to finish, then closes the connections. */
     @Override
     public void close() {
         pool.close();
+        if (readPool != null) {
+            readPool.close();
+        }
     }
 
     private static boolean retryable(Throwable e) {

@@ -3,8 +3,12 @@ package dev.allot.server.store;
 import java.util.Locale;
 
 /**
- * Where a workload is in its life. {@link #PENDING}, {@link #PREEMPTED} and {@link #REQUEUED} are waiting to be
- * started (again); {@link #RUNNING} has exactly one attempt that has not ended; the other three are final.
+ * Where a workload is in its life. {@link #PENDING} and {@link #REQUEUED} are waiting to be started (again);
+ * {@link #RUNNING} has exactly one attempt that has not ended; the other four are final. {@link #PREEMPTED} is final
+ * as in the core ({@code JobState.PREEMPTED}): work that cannot resume, stopped under a policy that does not restart
+ * it (Allot's contract: it declared it cannot be requeued). Preempted work that goes back to the queue (resumable, or
+ * under a policy that restarts it) is {@link #REQUEUED}. So the scheduler's reads of what is not ended never carry
+ * work that will not run again.
  */
 public enum WorkloadState {
     PENDING, RUNNING, PREEMPTED, REQUEUED, COMPLETED, FAILED, CANCELLED;
@@ -26,11 +30,11 @@ public enum WorkloadState {
 
     /** Waiting for an attempt: the states {@link Attempts#beginAttempt} starts from. */
     public boolean waiting() {
-        return this == PENDING || this == PREEMPTED || this == REQUEUED;
+        return this == PENDING || this == REQUEUED;
     }
 
     /** Final: the workload will never run again. */
     public boolean ended() {
-        return this == COMPLETED || this == FAILED || this == CANCELLED;
+        return this == COMPLETED || this == FAILED || this == CANCELLED || this == PREEMPTED;
     }
 }

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the default window is the 24 hours before it).
  *
  * <p>The story, in hours before now: w-1 (8 GPUs, 2h minimum runtime) ran on gpu-01 from 30 to 26, before the
- * window; again from 25 to 10, when it was preempted for w-2; w-2 (unallocated) has run there since 10. gpu-02,
+ * window, and was requeued; again from 25 to 10, when it was preempted for w-2; w-2 (unallocated) has run there since 10. gpu-02,
  * unhealthy at the window's start, was healthy from 20 to 14; w-3 (4 GPUs, 1h minimum runtime) ran on its GPUs 2-5
  * from 19 to 12, past the node turning unhealthy at 14, so the node counts as drained from 12.
  */
@@ -72,7 +72,7 @@ class TimelineApiTest {
         String w2 = submit("gpus", "8", "gpusPerNode", "8", "minRuntime", "\"0s\"", "duration", null, "kind", "\"sweep\"");
         String w3 = submit("gpus", "4", "gpusPerNode", "4", "minRuntime", "\"1h\"");
         List<Integer> all = List.of(0, 1, 2, 3, 4, 5, 6, 7);
-        run(w1, "gpu-01", all, 30, 26.0, AttemptOutcome.PREEMPTED, w2);
+        run(w1, "gpu-01", all, 30, 26.0, AttemptOutcome.REQUEUED, w2);
         run(w1, "gpu-01", all, 25, 10.0, AttemptOutcome.PREEMPTED, w2);
         run(w2, "gpu-01", all, 10, null, null, null);
         api.store.nodes().setHealth("gpu-02", true, null, hoursAgo(20), "root");

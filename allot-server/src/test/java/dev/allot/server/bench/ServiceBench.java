@@ -40,11 +40,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       from {@code --threads N} (16) clients over keep-alive HTTP/1.1, after {@code --warmup N} (2,000); the
  *       service runs its scheduling loop (simulated backend, one 8-GPU node, so it fills and the rest waits) unless
  *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch}.</li>
- *   <li>{@code cycle}: one scheduling cycle with 10,000 waiting workloads on 1,024 nodes x 8 GPUs (a tree of 8
- *       groups x 4 projects, the cluster full of protected 8-GPU work, {@code SimulatedBackend}): the policy's
- *       decision time ({@code counters().lastDecisionNanos()}) and the whole {@code runOnce()}, over
- *       {@code --cycles N} (50) after 5 warm-up cycles, each measured cycle after one more submission (so that it
- *       decides); also the time to read every workload not ended from the store, what a cycle does after a cancellation and every 30 s (other cycles read only what is new).</li>
+ *   <li>{@code cycle}: whole scheduling cycles on a full 1,024 x 8-GPU cluster with 10,000 waiting workloads, at
+ *       one-second steps with arrivals, ends and preemptions, the loop's periodic full re-reads included
+ *       ({@link CycleBench}): {@code --steps N} (900) cycles at {@code --churn N} submissions a second (default:
+ *       1, with the API's read latency measured meanwhile, then 10).</li>
  *   <li>{@code forecast}: the same cluster fully busy with 10,000 waiting workloads, forecast by the service's
  *       {@link dev.allot.server.forecast.LiveForecaster}: the snapshot's hold of the loop and the forecast's time,
  *       {@code --rounds N} (3) per setting ({@link ForecastBench}).</li>
@@ -67,7 +66,6 @@ public final class ServiceBench {
         int submissions = intOpt(args, "--submissions", 20_000);
         int threads = intOpt(args, "--threads", 16);
         int warmup = intOpt(args, "--warmup", 2_000);
-        int cycles = intOpt(args, "--cycles", 50);
         int samples = intOpt(args, "--samples", 20);
         boolean loop = !Arrays.asList(args).contains("--no-loop");
         int batch = intOpt(args, "--batch", 1);
@@ -82,7 +80,11 @@ public final class ServiceBench {
             ForecastBench.run(Files.createTempDirectory(root, "forecast"), intOpt(args, "--rounds", 3));
         }
         if (what.equals("cycle") || what.equals("all")) {
-            cycle(Files.createTempDirectory(root, "cycle"), cycles);
+            String churn = strOpt(args, "--churn", null);
+            for (int c : churn == null ? new int[] {1, 10} : new int[] {Integer.parseInt(churn)}) {
+                // the API's latency is measured beside the first (the usual churn); each churn on a store of its own
+                CycleBench.run(Files.createTempDirectory(root, "cycle"), intOpt(args, "--steps", 900), c, c == 1);
+            }
         }
         if (what.equals("start") || what.equals("all")) {
             start(Files.createTempDirectory(root, "start"), samples);
@@ -155,116 +157,6 @@ public final class ServiceBench {
         }
         done.await();
         return errors.get();
-    }
-
-    // ------------------------------------------------------------------ (b) one cycle, 10k waiting, 1,024 nodes
-
-    static void cycle(Path data, int cycles) throws Exception {
-        // A submission before each measured cycle (not timed) gives it something new to decide on.
-        int nodes = 1024;
-        List<String> leaves = new ArrayList<>();
-        List<String> tree = new ArrayList<>(List.of("lab"));
-        for (int g = 0; g < 8; g++) {
-            tree.add("lab/g" + g);
-            for (int p = 0; p < 4; p++) {
-                tree.add("lab/g" + g + "/p" + p);
-                leaves.add("lab/g" + g + "/p" + p);
-            }
-        }
-        seedUsers(data, List.of());
-        long t0 = System.nanoTime();
-        Random random = new Random(7);
-        try (Store store = Store.sqlite(data)) {
-            long now = System.currentTimeMillis();
-            for (String path : tree) {
-                double share = path.equals("lab") ? 1 : 1 + random.nextInt(4);
-                store.allocations().putAllocation(new Allocation(path, share, List.of(), List.of("alice")), "root", now);
-            }
-            for (int i = 0; i < nodes; i++) {
-                store.nodes().putNode(new Node(String.format("gpu-%04d", i), 8, true, null, now));
-            }
-            // The work that fills the cluster: one protected 8-GPU gang per node.
-            for (int i = 0; i < nodes; i++) {
-                store.workloads().submit(NewWorkload.builder(leaves.get(i % leaves.size()), "alice").gpus(8)
-                        .gpusPerNode(8).durationSeconds(30L * 86_400).minRuntimeSeconds(8 * 3600).resumable(true)
-                        .command(List.of("train")).submittedAtMillis(now - 3_600_000).build());
-            }
-        }
-        System.out.printf("(b) store seeded with %d nodes and %d allocations in %.1f s%n", nodes, tree.size(),
-                (System.nanoTime() - t0) / 1e9);
-        Clock clock = Clock.systemUTC();
-        try (Store store = Store.sqlite(data)) {
-            PolicyFactory f = PolicyRegistry.standard().get("allocation");
-            SchedulerLoop loop = new SchedulerLoop(store, new SimulatedBackend(clock, 1.0),
-                    f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(), clock);
-            loop.runOnce();
-            System.out.printf("(b) first cycle started %d workloads (the cluster is full)%n", loop.counters().starts());
-            long t1 = System.nanoTime();
-            int[] sizes = {1, 1, 1, 1, 2, 2, 4, 8};
-            long now = System.currentTimeMillis();
-            for (int i = 0; i < 10_000; i++) {
-                int g = sizes[random.nextInt(sizes.length)];
-                store.workloads().submit(NewWorkload.builder(leaves.get(random.nextInt(leaves.size())), "alice")
-                        .gpus(g).gpusPerNode(g == 8 ? 8 : 0).durationSeconds((long) (600 + random.nextInt(86_400)))
-                        .minRuntimeSeconds(random.nextInt(10) == 0 ? 0 : 1800).resumable(random.nextBoolean())
-                        .command(List.of("train")).submittedAtMillis(now).build());
-            }
-            System.out.printf("(b) 10,000 waiting workloads stored in %.1f s%n", (System.nanoTime() - t1) / 1e9);
-            long admit = System.nanoTime();
-            loop.runOnce();
-            System.out.printf("(b) the cycle that took in the 10,000: %.1f ms, of which the decision %.2f ms%n",
-                    (System.nanoTime() - admit) / 1e6, loop.counters().lastDecisionNanos() / 1e6);
-            for (int i = 0; i < 5; i++) {
-                loop.runOnce();
-            }
-            long[] decision = new long[cycles];
-            long[] wall = new long[cycles];
-            for (int i = 0; i < cycles; i++) {
-                // One more submission before each measured cycle, so the cycle has something new and the policy is
-                // asked (a loop that decides only on change would otherwise skip the decision).
-                store.workloads().submit(NewWorkload.builder(leaves.get(random.nextInt(leaves.size())), "alice")
-                        .gpus(1).durationSeconds(3600L).minRuntimeSeconds(1800).resumable(true)
-                        .command(List.of("train")).submittedAtMillis(System.currentTimeMillis()).build());
-                long s = System.nanoTime();
-                loop.runOnce();
-                wall[i] = System.nanoTime() - s;
-                decision[i] = loop.counters().lastDecisionNanos();
-            }
-            long pending = store.workloads().workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING)
-                    .withLimit(WorkloadFilter.MAX_LIMIT)).size();
-            Arrays.sort(decision);
-            Arrays.sort(wall);
-            System.out.printf("(b) %d cycles (one submission before each), %d workloads still waiting, %d running,"
-                            + " starts %d, preemptions %d, policy asked %d times in all:%n", cycles, pending,
-                    loop.inspect((s, t) -> s.runningCount()).orElse(-1), loop.counters().starts(),
-                    loop.counters().preemptions(), loop.counters().decisions());
-            System.out.printf("(b)   decision (policy)  median %.2f ms, p90 %.2f ms, max %.2f ms%n",
-                    pct(decision, 50) / 1e6, pct(decision, 90) / 1e6, decision[cycles - 1] / 1e6);
-            System.out.printf("(b)   whole runOnce()    median %.2f ms, p90 %.2f ms, max %.2f ms%n",
-                    pct(wall, 50) / 1e6, pct(wall, 90) / 1e6, wall[cycles - 1] / 1e6);
-            // What every cycle's intake reads: every workload not ended, page by page (SchedulerLoop.notEnded).
-            long[] read = new long[Math.min(cycles, 20)];
-            int rows = 0;
-            for (int i = 0; i < read.length; i++) {
-                long s = System.nanoTime();
-                rows = 0;
-                WorkloadFilter wf = WorkloadFilter.all().withStates(WorkloadState.PENDING, WorkloadState.RUNNING,
-                        WorkloadState.PREEMPTED, WorkloadState.REQUEUED);
-                while (true) {
-                    var page = store.workloads().workloads(wf);
-                    rows += page.size();
-                    if (page.size() < wf.limit()) {
-                        break;
-                    }
-                    wf = wf.withAfterSeq(page.get(page.size() - 1).seq());
-                }
-                read[i] = System.nanoTime() - s;
-            }
-            Arrays.sort(read);
-            System.out.printf("(b)   a full read of the %d workloads not ended (after a cancellation, and every 30 s;"
-                    + " other cycles read only what is new): median %.2f ms, max %.2f ms%n", rows, pct(read, 50) / 1e6,
-                    read[read.length - 1] / 1e6);
-        }
     }
 
     // ------------------------------------------------------------------ (c) submit to start, idle, local backend
@@ -350,7 +242,7 @@ public final class ServiceBench {
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
-    private static long pct(long[] sorted, int p) {
+    static long pct(long[] sorted, int p) {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
     }
 

@@ -305,11 +305,11 @@ final class ServiceTestSupport {
         return pids;
     }
 
-    /** Waits until the service behind {@code http} has no pending, running, preempted or requeued workload. */
+    /** Waits until the service behind {@code http} has no pending, running or requeued workload: every one has ended. */
     static void awaitAllEnded(Client http, Duration timeout) throws InterruptedException {
         await("every workload has ended", timeout, () -> {
             try {
-                JsonNode w = http.get("/v1/workloads?state=pending,running,preempted,requeued&limit=1", "tok-root")
+                JsonNode w = http.get("/v1/workloads?state=pending,running,requeued&limit=1", "tok-root")
                         .json();
                 return w != null && w.path("workloads").isEmpty();
             } catch (IOException e) {

@@ -47,6 +47,86 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
+    void aBatchCommitsItsCallsTogetherAndACallThatFailsUndoesOnlyItsOwnWrites() {
+        // given two waiting workloads, one running
+        Store store = open();
+        Workload a = store.workloads().submit(work("lab", "ada").build());
+        Workload b = store.workloads().submit(work("lab", "ada").build());
+        AttemptKey key = store.attempts().beginAttempt(b.id(), on("n1", 0), 1_000);
+        Store other = open(); // another handle on the same file: sees only what was committed
+        // when a batch holds a workload, ends the attempt, and makes a call that fails (a second end of it)
+        store.batch(() -> {
+            assertThat(store.workloads().setHeld(a.id(), "held in a batch")).isTrue();
+            store.attempts().endAttempt(key, AttemptOutcome.COMPLETED, "exit 0", null, null, 2_000);
+            assertThatThrownBy(() -> store.attempts().endAttempt(key, AttemptOutcome.FAILED, null, null, null, 3_000))
+                    .isInstanceOf(ConflictException.class);
+            // then reads inside the batch see its writes, and nothing is visible outside before it commits
+            assertThat(store.workloads().workload(b.id()).orElseThrow().state()).isEqualTo(WorkloadState.COMPLETED);
+            assertThat(other.workloads().workload(b.id()).orElseThrow().state()).isEqualTo(WorkloadState.RUNNING);
+        });
+        // and once it returned, everything but the failed call is stored
+        assertThat(other.workloads().workload(a.id()).orElseThrow().heldReason()).isEqualTo("held in a batch");
+        assertThat(other.attempts().attempts(b.id()).get(0).outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+
+        // when a batch fails after a call, nothing of it is stored
+        assertThatThrownBy(() -> store.batch(() -> {
+            store.workloads().setHeld(a.id(), null);
+            throw new IllegalStateException("the loop failed");
+        })).hasMessageContaining("the loop failed");
+        assertThat(other.workloads().workload(a.id()).orElseThrow().heldReason()).isEqualTo("held in a batch");
+    }
+
+    @Test
+    void readsDoNotWaitForAWriterHoldingTheDatabase() throws Exception {
+        // given a stored workload, and another connection that holds SQLite's one write lock with a change not committed
+        Store store = open();
+        Workload w = store.workloads().submit(work("lab", "ada").build());
+        String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
+        try (Connection writer = DriverManager.getConnection(url); Statement st = writer.createStatement()) {
+            st.execute("BEGIN IMMEDIATE");
+            st.execute("UPDATE workloads SET held_reason = 'not committed' WHERE id = '" + w.id() + "'");
+            // when the store reads while the lock is held (its writes would wait up to the 10 s busy timeout)
+            long t0 = System.nanoTime();
+            Workload read = store.workloads().workload(w.id()).orElseThrow();
+            List<Workload> listed = store.workloads().workloads(WorkloadFilter.all());
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            // then the reads answer at once, with the last committed state
+            assertThat(read.heldReason()).isNull();
+            assertThat(listed).extracting(Workload::id).containsExactly(w.id());
+            assertThat(millis).as("ms to read beside a held write lock (a writer would wait 10,000)").isLessThan(5_000);
+            st.execute("COMMIT");
+        }
+        // and once the other writer committed, a read sees its change
+        assertThat(store.workloads().workload(w.id()).orElseThrow().heldReason()).isEqualTo("not committed");
+    }
+
+    @Test
+    void theCancellingQueryReadsThePartialIndexNotEveryWaitingRow() throws Exception {
+        // given a store with waiting work, one running workload whose cancellation was requested, statistics gathered
+        Store store = open();
+        for (int i = 0; i < 200; i++) {
+            store.workloads().submit(work("lab", "ada").build());
+        }
+        Workload running = store.workloads().submit(work("lab", "ada").build());
+        store.attempts().beginAttempt(running.id(), on("n1", 0), 1_000);
+        store.workloads().requestCancel(running.id());
+        String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
+        List<String> plan = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+            st.execute("ANALYZE");
+            try (ResultSet r = st.executeQuery("EXPLAIN QUERY PLAN " + Workloads.CANCELLING.get(Store.Vendor.SQLITE))) {
+                while (r.next()) {
+                    plan.add(r.getString("detail"));
+                }
+            }
+        }
+        // then the scheduler's per-cycle query walks the partial index only, and finds the one workload
+        assertThat(plan).as("query plan").anySatisfy(d -> assertThat(d).contains("workloads_cancelling"))
+                .noneSatisfy(d -> assertThat(d).contains("workloads_by_state"));
+        assertThat(store.workloads().cancellingIds()).containsExactly(running.id());
+    }
+
+    @Test
     void theShareMigrationKeepsTheTreeAndItsParentReference() throws Exception {
         // given a store at schema version 3 (shares > 0) holding lab > nlp
         String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();

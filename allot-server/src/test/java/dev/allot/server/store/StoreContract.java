@@ -297,22 +297,22 @@ abstract class StoreContract {
         assertThat(store.attempts().attempts(w.id()).get(0).stopRequestedAtMillis())
                 .as("the first request's time stays").isEqualTo(5_000);
 
-        Workload preempted = store.attempts().endAttempt(first, AttemptOutcome.PREEMPTED, "making room", "w-77", 120.5, 20_000);
-        assertThat(preempted.state()).isEqualTo(WorkloadState.PREEMPTED);
+        Workload preempted = store.attempts().endAttempt(first, AttemptOutcome.REQUEUED, "making room", "w-77", 120.5, 20_000);
+        assertThat(preempted.state()).isEqualTo(WorkloadState.REQUEUED);
         Attempt ended = store.attempts().attempts(w.id()).get(0);
         assertThat(ended.phase()).isEqualTo(AttemptPhase.ENDED);
         assertThat(ended.endedAtMillis()).isEqualTo(20_000);
-        assertThat(ended.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
+        assertThat(ended.outcome()).isEqualTo(AttemptOutcome.REQUEUED);
         assertThat(ended.reason()).isEqualTo("making room");
         assertThat(ended.preemptor()).isEqualTo("w-77");
         assertThat(ended.lostGpuSeconds()).isEqualTo(120.5);
 
         // Ending again the same way changes nothing; another way is refused.
-        assertThat(store.attempts().endAttempt(first, AttemptOutcome.PREEMPTED, "again", null, null, 25_000).state())
-                .isEqualTo(WorkloadState.PREEMPTED);
+        assertThat(store.attempts().endAttempt(first, AttemptOutcome.REQUEUED, "again", null, null, 25_000).state())
+                .isEqualTo(WorkloadState.REQUEUED);
         assertThat(store.attempts().attempts(w.id()).get(0).endedAtMillis()).isEqualTo(20_000);
         assertThatThrownBy(() -> store.attempts().endAttempt(first, AttemptOutcome.COMPLETED, null, null, null, 25_000))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("already ended as preempted");
+                .isInstanceOf(ConflictException.class).hasMessageContaining("already ended as requeued");
 
         AttemptKey second = store.attempts().beginAttempt(w.id(), placement, 30_000);
         assertThat(second.attempt()).isEqualTo(2);
@@ -343,6 +343,24 @@ abstract class StoreContract {
                     .isEqualTo(c.expected());
             assertThat(store.workloads().workload(w.id()).orElseThrow().state()).as(c.toString()).isEqualTo(c.expected());
         }
+    }
+
+    @Test
+    void aWorkloadPreemptedForGoodIsFinalAsInTheCoreAndLeavesTheSetNotEnded() {
+        Store store = open();
+        Workload w = store.workloads().submit(work("lab", "ada").resumable(false).build());
+        AttemptKey key = store.attempts().beginAttempt(w.id(), on("n1", 0), 1_000);
+        assertThat(store.attempts().endAttempt(key, AttemptOutcome.PREEMPTED, "making room", "w-77", 60.0, 2_000)
+                .state()).isEqualTo(WorkloadState.PREEMPTED);
+        assertThat(WorkloadState.PREEMPTED.ended()).isTrue();
+        assertThat(WorkloadState.PREEMPTED.waiting()).isFalse();
+        assertThatThrownBy(() -> store.attempts().beginAttempt(w.id(), on("n1", 0), 3_000))
+                .isInstanceOf(ConflictException.class).hasMessageContaining("is preempted");
+        assertThat(store.workloads().requestCancel(w.id()).state()).as("cancelling an ended workload changes nothing")
+                .isEqualTo(WorkloadState.PREEMPTED);
+        assertThat(store.workloads().setHeld(w.id(), "brake")).as("only waiting work is held").isFalse();
+        assertThat(store.workloads().workloads(WorkloadFilter.all().withStates(WorkloadState.PENDING,
+                WorkloadState.RUNNING, WorkloadState.REQUEUED))).extracting(Workload::id).doesNotContain(w.id());
     }
 
     @Test
