@@ -30,9 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code a}, {@code b} with equal shares; Alice and Bob each submit one 4-GPU resumable workload with a minimum runtime
  * of 3 s whose process, on SIGTERM, takes 3 s to exit. Bob's start waits for Alice's process to stop; before the
  * stopping phase was modelled, his protection counted from the decision, was spent by the time he launched, and he
- * was preempted as he started (attempts of a few milliseconds, over and over). The story checked: Bob launches only
- * once Alice's process has exited, and runs for at least his minimum runtime from that launch before anything stops
- * him; no workload goes through a burst of attempts.
+ * was preempted as he started (attempts of a few milliseconds, over and over). The story checked: while Alice's
+ * process stops, Bob's start waits in the core (protected, not charged); he launches only once her process has
+ * exited, his protection ends his minimum runtime after that launch, and he runs at least that long before anything
+ * stops him; no workload goes through a burst of attempts.
  *
  * <p>Every process writes a record file {@code <workload>-<attempt>} in {@code out/}: {@code start <epoch ms>}, then
  * {@code term <epoch ms>} on SIGTERM and {@code stopped <epoch ms>} just before it exits, 3 s later.
@@ -102,12 +103,21 @@ class SlowStopPingPongTest {
         // when Bob submits a 4-GPU workload: Alice is asked to stop, and takes 3 s to do it
         String bob = submit(http, "tok-bob", "lab/b");
         await("Alice's process gets SIGTERM", WAIT, () -> at(record(alice, 1), "term") > 0);
+        // while she stops, Bob's start waits in the core: it holds the GPUs and is protected, its minimum runtime not
+        // begun, not charged
+        await("Bob's start waits in the core for Alice's stop", WAIT, () -> waitsInCore(bob));
+        assertThat(at(record(bob, 1), "start")).as("Bob's process has not started while he waits").isNegative();
         await("Bob's process starts", WAIT, () -> at(record(bob, 1), "start") > 0);
         long aliceStopped = at(record(alice, 1), "stopped");
         long bobLaunched = at(record(bob, 1), "start");
         assertThat(aliceStopped).as("Alice's process had stopped (3 s after SIGTERM) when Bob's launched")
                 .isPositive().isLessThanOrEqualTo(bobLaunched);
         assertThat(aliceStopped - at(record(alice, 1), "term")).isGreaterThanOrEqualTo(2900);
+        // and his protection counts from that launch (the loop's whole seconds), not from the decision 3 s before
+        long protectedUntil = service.loop().inspect((s, now) -> s.job(bob).orElseThrow().protectedUntilSeconds())
+                .orElseThrow();
+        assertThat(protectedUntil).as("Bob's protection ends 3 s after his launch (Alice stopped at %d ms)",
+                aliceStopped).isGreaterThanOrEqualTo(Math.floorDiv(aliceStopped, 1000) + MIN_RUNTIME_MILLIS / 1000);
 
         // then Bob is not stopped as he starts: whatever happens next, his run lasts his minimum runtime from launch
         Thread.sleep(MIN_RUNTIME_MILLIS + 2000);
@@ -137,6 +147,13 @@ class SlowStopPingPongTest {
                 }
             }
         }
+    }
+
+    /** Whether the scheduling core sees the workload's start waiting for a stop, protected and not yet launched. */
+    private boolean waitsInCore(String id) {
+        return service.loop().inspect((s, now) -> s.job(id).map(j -> j.state() == dev.allot.core.state.JobState.RUNNING
+                && j.awaitingLaunch() && j.isProtected(now) && s.totalChargedGpuSeconds(j.leaf()) == 0).orElse(false))
+                .orElse(false);
     }
 
     private String submit(Client http, String token, String allocation) throws Exception {
