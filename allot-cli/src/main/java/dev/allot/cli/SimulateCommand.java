@@ -73,6 +73,11 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--check", description = "verify the invariants after every event (slower; fails loudly)")
     boolean check;
 
+    @Option(names = "--stop-delay", paramLabel = "DURATION", defaultValue = "0s",
+            description = "how long a preempted workload takes to stop, holding its GPUs; work placed on them waits and"
+                    + " is protected from its launch (default: ${DEFAULT-VALUE}, stops at once)")
+    String stopDelay;
+
     @Option(names = "--lenient", description = "skip malformed or impossible workload rows and count them, instead of failing")
     boolean lenient;
 
@@ -96,6 +101,13 @@ final class SimulateCommand implements Callable<Integer> {
         for (String p : policies) {
             registry.get(p.trim());
         }
+        long stopDelaySeconds;
+        try {
+            stopDelaySeconds = dev.allot.core.model.Durations.parse(stopDelay).getSeconds();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--stop-delay: expected a duration such as 0s, 3s or 1m, got '"
+                    + stopDelay + "'");
+        }
         Scenario scenario = traceOptions.scenario(dir, lenient, registry);
         scenario = applyOverrides(scenario, overrides, registry);
         if (submitTimes != null) {
@@ -114,7 +126,8 @@ final class SimulateCommand implements Callable<Integer> {
             DetailRecorder detail = new DetailRecorder();
             SimulationListener listener = SimulationListener.both(eventsOut != null ? story : SimulationListener.NONE,
                     detailed ? detail : SimulationListener.NONE);
-            Simulator.Options options = Simulator.Options.defaults().withCheck(check).withListener(listener);
+            Simulator.Options options = Simulator.Options.defaults().withCheck(check).withListener(listener)
+                    .withStopDelaySeconds(stopDelaySeconds);
             SimulationResult result = new Simulator(scenario, registry, p.trim(), options).run();
             results.add(result);
             if (detailed) {

@@ -68,6 +68,7 @@ public final class ForwardRun {
         long now = fork.now();
         boolean restarts = policy.restartsWorkThatCannotResume();
         EventQueue queue = new EventQueue();
+        StopDelay stops = StopDelay.none(); // a fork's stops are instant (ClusterState#fork)
         // the simulator queues health changes before anything else, so at one instant they come first
         for (HealthChange h : health) {
             if (h.atSeconds() >= now) {
@@ -116,7 +117,7 @@ public final class ForwardRun {
             first = false;
             while (!queue.isEmpty() && queue.peekTime() == t) {
                 Object e = queue.poll();
-                happened |= ClusterRules.apply(e, t, fork, listener);
+                happened |= ClusterRules.apply(e, t, fork, listener, queue, stops);
                 if (e instanceof SimEvent.Wake) {
                     wakeUps.takeDue(t);
                 }
@@ -138,7 +139,7 @@ public final class ForwardRun {
             DecisionLoop.Outcome decided = DecisionLoop.decide(policy, fork, t, new DecisionLoop.Driver() {
                 @Override
                 public boolean carryOut(Decision d) {
-                    boolean requeued = ClusterRules.carryOut(d, at, fork, listener, queue, restarts);
+                    boolean requeued = ClusterRules.carryOut(d, at, fork, listener, queue, restarts, stops);
                     if (d instanceof Decision.Start s && starts.putIfAbsent(s.job().id(), at) == null
                             && watch.contains(s.job().id())) {
                         left[0]--;

@@ -16,6 +16,10 @@ sealed interface SimEvent {
     record Health(int node, boolean healthy) implements SimEvent {
     }
 
+    /** A preempted attempt has stopped ({@link StopDelay}): its GPUs are idle; starts waiting for them launch. */
+    record Stopped(dev.allot.core.state.StoppingAttempt stop) implements SimEvent {
+    }
+
     /** The policy asked to be consulted again at this time. */
     record Wake() implements SimEvent {
     }

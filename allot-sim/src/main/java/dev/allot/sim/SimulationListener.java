@@ -48,6 +48,18 @@ public interface SimulationListener {
     default void onDrained(long time, String node) {
     }
 
+    /**
+     * With a stop delay ({@link Simulator.Options#stopDelaySeconds}): the policy started {@code job} on GPUs that a
+     * stopping attempt still holds. It holds its placement and waits; {@link #onStart} follows when it launches, or
+     * {@link #onWithdrawnStart} if it is preempted first.
+     */
+    default void onWaitingStart(long time, Job job, Placement placement) {
+    }
+
+    /** A start that waited ({@link #onWaitingStart}) was preempted before it launched: it never ran. */
+    default void onWithdrawnStart(long time, Job job) {
+    }
+
     SimulationListener NONE = new SimulationListener() {
     };
 
@@ -118,6 +130,18 @@ public interface SimulationListener {
             public void onDrained(long time, String node) {
                 first.onDrained(time, node);
                 second.onDrained(time, node);
+            }
+
+            @Override
+            public void onWaitingStart(long time, Job job, Placement placement) {
+                first.onWaitingStart(time, job, placement);
+                second.onWaitingStart(time, job, placement);
+            }
+
+            @Override
+            public void onWithdrawnStart(long time, Job job) {
+                first.onWithdrawnStart(time, job);
+                second.onWithdrawnStart(time, job);
             }
         };
     }

@@ -44,22 +44,39 @@ public final class Simulator {
      * @param maxOvertimeSeconds stop this long after the last submission even if work remains (a guard; the
      *                           unfinished workloads are reported as such)
      * @param agent    acts besides the scenario's workloads (a campaign), or null for none
+     * @param stopDelaySeconds how long a preempted attempt takes to stop, holding its GPUs (0: at once, the default);
+     *                 a start placed on them waits and is protected from its launch ({@link StopDelay})
      */
-    public record Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent) {
+    public record Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent,
+                          long stopDelaySeconds) {
+        public Options {
+            if (stopDelaySeconds < 0) {
+                throw new IllegalArgumentException("stop delay: expected 0 s or more, got " + stopDelaySeconds);
+            }
+        }
+
+        public Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent) {
+            this(check, listener, maxOvertimeSeconds, agent, 0);
+        }
+
         public static Options defaults() {
-            return new Options(false, SimulationListener.NONE, 365L * 86400, null);
+            return new Options(false, SimulationListener.NONE, 365L * 86400, null, 0);
         }
 
         public Options withCheck(boolean value) {
-            return new Options(value, listener, maxOvertimeSeconds, agent);
+            return new Options(value, listener, maxOvertimeSeconds, agent, stopDelaySeconds);
         }
 
         public Options withListener(SimulationListener value) {
-            return new Options(check, value, maxOvertimeSeconds, agent);
+            return new Options(check, value, maxOvertimeSeconds, agent, stopDelaySeconds);
         }
 
         public Options withAgent(SimulationAgent value) {
-            return new Options(check, listener, maxOvertimeSeconds, value);
+            return new Options(check, listener, maxOvertimeSeconds, value, stopDelaySeconds);
+        }
+
+        public Options withStopDelaySeconds(long value) {
+            return new Options(check, listener, maxOvertimeSeconds, agent, value);
         }
     }
 
@@ -91,6 +108,7 @@ public final class Simulator {
         listener.onBegin(state);
         SimulationListener hears = SimulationListener.both(metrics, listener); // the metrics first, then the story
         EventQueue queue = new EventQueue();
+        StopDelay stops = new StopDelay(options.stopDelaySeconds());
         for (HealthEvent h : scenario.cluster().healthEvents()) {
             int node = scenario.cluster().indexOf(h.node()).orElseThrow();
             queue.add(h.atSeconds(), new SimEvent.Health(node, h.state() == HealthEvent.Health.HEALTHY));
@@ -120,7 +138,7 @@ public final class Simulator {
             boolean happened = false;
             while (!queue.isEmpty() && queue.peekTime() == t) {
                 Object e = queue.poll();
-                if (ClusterRules.apply(e, t, state, hears)) {
+                if (ClusterRules.apply(e, t, state, hears, queue, stops)) {
                     events++;
                     happened = true;
                 }
@@ -144,13 +162,13 @@ public final class Simulator {
             if (!happened) {
                 continue;
             }
-            cycles += decide(policy, state, t, hears, queue, restarts, checker, wakeUps);
+            cycles += decide(policy, state, t, hears, queue, restarts, checker, wakeUps, stops);
             // the policy's decisions may have started or stopped the agent's work: let it answer at this instant
             for (int pass = 0; agent != null && pass < MAX_AGENT_PASSES && agent.wantsToAct(); pass++) {
                 if (!actions.act(agent, t)) {
                     break;
                 }
-                cycles += decide(policy, state, t, hears, queue, restarts, checker, wakeUps);
+                cycles += decide(policy, state, t, hears, queue, restarts, checker, wakeUps, stops);
             }
             if (checker != null) {
                 checker.afterEvent(t);
@@ -178,14 +196,14 @@ public final class Simulator {
      * the rounds.
      */
     private static int decide(Policy policy, ClusterState state, long t, SimulationListener hears, EventQueue queue,
-                              boolean restarts, InvariantChecker checker, DecisionLoop wakeUps) {
+                              boolean restarts, InvariantChecker checker, DecisionLoop wakeUps, StopDelay stops) {
         DecisionLoop.Outcome decided = DecisionLoop.decide(policy, state, t, new DecisionLoop.Driver() {
             @Override
             public boolean carryOut(Decision d) {
                 if (checker != null) {
                     checker.beforeDecision(t, d);
                 }
-                return ClusterRules.carryOut(d, t, state, hears, queue, restarts);
+                return ClusterRules.carryOut(d, t, state, hears, queue, restarts, stops);
             }
 
             @Override

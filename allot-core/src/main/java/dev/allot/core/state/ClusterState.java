@@ -26,6 +26,14 @@ import java.util.PriorityQueue;
  * <p>Besides the jobs it keeps the running sums that make a scheduling cycle cheap: GPUs past their protection
  * per allocation and priority, unallocated running GPUs, and the committed (still protected) GPU-seconds per
  * allocation. Every mutator keeps them exact; {@code InvariantChecks} in the simulator verifies them.
+ *
+ * <p><b>The stopping phase.</b> A preemption or a cancellation takes effect in the policy's books at once: the job
+ * waits again or ends, and its GPUs count as free. On a real cluster its process may take seconds to stop; a driver
+ * that knows it says so with {@link #holdUntilStopped}, and the GPUs stay held until {@link #stopped}. A start the
+ * policy places on GPUs still held waits ({@link #startWhenStopped}): it holds its placement and is protected, but
+ * it is neither running work nor charged, and its minimum runtime begins only when it {@link #launch launches}. So
+ * a slow stop never spends the protection of the work that waits for it ({@link StopPhase} keeps these books). A
+ * driver whose stops are instant (the simulator by default) never calls these, and nothing changes for it.
  */
 public final class ClusterState {
     static final int PRIORITIES = Priority.values().length;
@@ -59,6 +67,7 @@ public final class ClusterState {
     final long[] protectedGpus;
     final long[] protectedUntilGpuSum;
     final UsageLedger ledger;
+    final StopPhase stops;
     final PriorityQueue<Expiry> expiries = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Integer.compare(a.job.index(), b.job.index()));
     long now;
@@ -110,6 +119,7 @@ public final class ClusterState {
         this.protectedGpus = new long[leaves];
         this.protectedUntilGpuSum = new long[leaves];
         this.ledger = new UsageLedger(leaves, config.lookback().getSeconds(), config.usageBucket().getSeconds(), startSeconds);
+        this.stops = new StopPhase(nodeCount);
         this.now = startSeconds;
     }
 
@@ -172,6 +182,28 @@ public final class ClusterState {
                 endProtection(j);
             }
         }
+        for (Job j : stops.waiting) {
+            keepWaitingWhole(j, time);
+        }
+    }
+
+    /**
+     * A start that waits to launch has run nothing and its minimum runtime has not begun: its attempt start and its
+     * protection end move with the clock (as if it launched now), so every sum the policy reads (committed usage,
+     * each node's latest protection end) counts its protection whole.
+     */
+    private void keepWaitingWhole(Job j, long time) {
+        j.attemptStartSeconds = time;
+        if (!j.allocated()) {
+            j.protectedUntilSeconds = time;
+            return;
+        }
+        long until = time + j.protectionSecondsIfStarted();
+        protectedUntilGpuSum[j.leaf()] += (long) j.gpus() * (until - j.protectedUntilSeconds);
+        j.protectedUntilSeconds = until;
+        for (int i = 0; i < j.placement.nodeCount(); i++) {
+            raiseLatestProtectionEnd(j.placement.node(i), until);
+        }
     }
 
     private void endProtection(Job j) {
@@ -228,14 +260,117 @@ public final class ClusterState {
         pending.add(job);
     }
 
-    /** Starts an attempt of a waiting job on the given placement. */
+    /**
+     * Starts an attempt of a waiting job on the given placement; its work runs from {@code time}. Its GPUs must be
+     * idle: not held by an attempt that is still stopping, and no earlier attempt of its own still stopping
+     * ({@link #fitsNow}); else {@link #startWhenStopped}.
+     */
     public void start(Job job, Placement p, long time) {
         advanceTo(time);
         if (job.state != JobState.PENDING) {
             throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
         }
         checkPlacement(job, p, true);
-        begin(job, p, time);
+        if (!stops.fitsNow(job, p, free)) {
+            throw new IllegalStateException("cannot start " + job.id() + " on " + p + " now: "
+                    + (stops.ownStillStopping(job) ? "its previous attempt is still stopping"
+                    : "attempts that are stopping still hold its GPUs") + "; it waits (startWhenStopped)");
+        }
+        begin(job, p, time, false);
+    }
+
+    /**
+     * Starts an attempt of a waiting job that must wait before its work runs: GPUs of its placement are still held
+     * by attempts that are stopping, or its own previous attempt is. It takes its placement in the policy's books
+     * and is protected while it waits (allocated work), but it is not charged and makes no progress, and its
+     * minimum runtime begins when it {@link #launch launches}. The policy decided a start; the stop decides when.
+     */
+    public void startWhenStopped(Job job, Placement p, long time) {
+        advanceTo(time);
+        if (job.state != JobState.PENDING) {
+            throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
+        }
+        checkPlacement(job, p, true);
+        begin(job, p, time, true);
+    }
+
+    /**
+     * The start of {@code job}, which waited ({@link #startWhenStopped}), launches at {@code time}: its work runs,
+     * it is charged, and its minimum runtime counts from now.
+     *
+     * @throws IllegalStateException when it does not wait, or its GPUs are not idle yet ({@link #canLaunch})
+     */
+    public void launch(Job job, long time) {
+        advanceTo(time);
+        if (job.state != JobState.RUNNING || !job.awaitingLaunch) {
+            throw new IllegalStateException("cannot launch " + job.id() + ": it is " + job.state
+                    + (job.state == JobState.RUNNING ? " already" : ""));
+        }
+        if (!canLaunch(job)) {
+            throw new IllegalStateException("cannot launch " + job.id() + " at " + time + ": "
+                    + (stops.ownStillStopping(job) ? "its previous attempt is still stopping"
+                    : "attempts that are stopping still hold its GPUs"));
+        }
+        stops.endWaiting(job);
+        job.awaitingLaunch = false;
+        job.attemptStartSeconds = time;
+        if (job.firstStartSeconds < 0) {
+            job.firstStartSeconds = time;
+        }
+        if (job.allocated()) {
+            ledger.addRunning(job.leaf(), job.gpus(), time);
+            expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+        }
+    }
+
+    /** Whether a start of {@code job} on {@code p} could run at once: its GPUs idle, no attempt of its own stopping. */
+    public boolean fitsNow(Job job, Placement p) {
+        return stops.fitsNow(job, p, free);
+    }
+
+    /** Whether a start that waits ({@link Job#awaitingLaunch()}) may launch now. */
+    public boolean canLaunch(Job job) {
+        return job.awaitingLaunch && stops.fitsNow(job, job.placement, free);
+    }
+
+    /** Starts that wait to launch, in the order they were decided. */
+    public List<Job> awaitingLaunch() {
+        return Collections.unmodifiableList(stops.waiting);
+    }
+
+    /**
+     * The attempt of {@code job} (null: work this state no longer knows) on {@code p}, asked to stop at {@code time}
+     * and already preempted or cancelled here, still holds its GPUs until {@link #stopped}: a start placed on them
+     * waits. For a driver whose stops take time (a process given a grace period); call it at once, before carrying
+     * out the next decision.
+     */
+    public StoppingAttempt holdUntilStopped(Job job, Placement p, long time) {
+        advanceTo(time);
+        for (int i = 0; i < p.nodeCount(); i++) {
+            if (p.node(i) < 0 || p.node(i) >= nodeCount) {
+                throw new IllegalArgumentException("placement " + p + " names node " + p.node(i) + " of " + nodeCount);
+            }
+        }
+        if (job != null && job.state == JobState.RUNNING && !job.awaitingLaunch) {
+            throw new IllegalStateException("cannot hold the GPUs of " + job.id() + " as stopping: it is running");
+        }
+        return stops.hold(job, p, time);
+    }
+
+    /** The stopping attempt has stopped at {@code time}: its GPUs are idle. Starts that wait may launch now. */
+    public void stopped(StoppingAttempt s, long time) {
+        advanceTo(time);
+        stops.release(s);
+    }
+
+    /** Attempts that are stopping and still hold their GPUs, in the order they were asked to stop. */
+    public java.util.Collection<StoppingAttempt> stopping() {
+        return Collections.unmodifiableCollection(stops.stopping);
+    }
+
+    /** GPUs of a node held by attempts that are stopping. */
+    public int heldByStoppingGpus(int node) {
+        return stops.heldOn[node];
     }
 
     /**
@@ -257,7 +392,7 @@ public final class ClusterState {
                     + ")");
         }
         checkPlacement(job, p, false);
-        begin(job, p, time);
+        begin(job, p, time, false);
         if (startedAt < time) {
             job.attemptStartSeconds = startedAt;
             job.firstStartSeconds = Math.min(job.firstStartSeconds, startedAt);
@@ -288,7 +423,7 @@ public final class ClusterState {
         ledger.seed(leaf, gpus, fromSeconds, toSeconds);
     }
 
-    private void begin(Job job, Placement p, long time) {
+    private void begin(Job job, Placement p, long time, boolean waits) {
         pending.remove(job);
         free.take(p);
         for (int i = 0; i < p.nodeCount(); i++) {
@@ -301,7 +436,10 @@ public final class ClusterState {
         job.placement = p;
         job.attempts++;
         job.attemptStartSeconds = time;
-        if (job.firstStartSeconds < 0) {
+        job.awaitingLaunch = waits;
+        if (waits) {
+            stops.beginWaiting(job);
+        } else if (job.firstStartSeconds < 0) {
             job.firstStartSeconds = time;
         }
         runningCount++;
@@ -322,18 +460,23 @@ public final class ClusterState {
     /**
      * Files a running allocated job in the books from {@code time}: charged from then, and protected for its minimum
      * runtime from then. For an allocated start ({@link #begin}) and a promotion in place ({@link #promote}) alike.
+     * A start that waits to launch is protected but neither charged nor counting down until {@link #launch}.
      */
     private void enterAllocatedBooks(Job job, long time) {
         Placement p = job.placement;
         List<Job> list = runningAllocated.get(job.leaf());
         job.runningSlot = list.size();
         list.add(job);
-        ledger.addRunning(job.leaf(), job.gpus(), time);
+        if (!job.awaitingLaunch) {
+            ledger.addRunning(job.leaf(), job.gpus(), time);
+        }
         job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
         job.protectionActive = true;
         protectedGpus[job.leaf()] += job.gpus();
         protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
-        expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+        if (!job.awaitingLaunch) {
+            expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+        }
         for (int i = 0; i < p.nodeCount(); i++) {
             raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
             protectedJobsOn[p.node(i)]++;
@@ -400,6 +543,9 @@ public final class ClusterState {
     public void complete(Job job, long time) {
         advanceTo(time);
         requireRunning(job, "complete");
+        if (job.awaitingLaunch) {
+            throw new IllegalStateException("cannot complete " + job.id() + ": it waits to launch and has not run");
+        }
         long ran = time - job.attemptStartSeconds;
         job.progressSeconds = Math.min(job.durationSeconds(), job.progressSeconds + ran);
         stopRunning(job, time);
@@ -542,6 +688,9 @@ public final class ClusterState {
      */
     public void recordProgress(Job job, long time) {
         requireRunning(job, "record the progress of");
+        if (job.awaitingLaunch) {
+            throw new IllegalStateException("cannot record the progress of " + job.id() + ": it waits to launch");
+        }
         if (time < job.attemptStartSeconds || time > now) {
             throw new IllegalArgumentException("progress of " + job.id() + " at " + time + " is outside its attempt ("
                     + job.attemptStartSeconds + ".." + now + ")");
@@ -571,7 +720,13 @@ public final class ClusterState {
 
     private void stopRunning(Job job, long time) {
         Placement p = job.placement;
-        job.runGpuSeconds += (time - job.attemptStartSeconds) * job.gpus();
+        boolean ran = !job.awaitingLaunch;
+        if (ran) {
+            job.runGpuSeconds += (time - job.attemptStartSeconds) * job.gpus();
+        } else {
+            stops.endWaiting(job);
+            job.awaitingLaunch = false;
+        }
         free.give(p);
         for (int i = 0; i < p.nodeCount(); i++) {
             int n = p.node(i);
@@ -588,7 +743,9 @@ public final class ClusterState {
         leaveRunningList(job);
         runningCount--;
         if (job.allocated()) {
-            ledger.addRunning(job.leaf(), -job.gpus(), time);
+            if (ran) {
+                ledger.addRunning(job.leaf(), -job.gpus(), time);
+            }
             if (job.protectionActive) {
                 for (int i = 0; i < p.nodeCount(); i++) {
                     protectedJobsOn[p.node(i)]--;

@@ -7,8 +7,10 @@ import java.util.Comparator;
  * The live state of one workload inside a {@link ClusterState}: its contract (with the minimum runtime capped),
  * its progress, its current attempt and its placement. Only {@link ClusterState} changes a job; policies read it.
  *
- * <p>Times are seconds on the state's clock. The protection of an attempt lasts its minimum runtime from its start
- * (or until it ends, if sooner); an unallocated job (minimum runtime 0) is never protected.
+ * <p>Times are seconds on the state's clock. The protection of an attempt lasts its minimum runtime from its launch
+ * (or until it ends, if sooner); an unallocated job (minimum runtime 0) is never protected. An attempt decided on GPUs
+ * that a stopping attempt still holds waits to launch ({@link #awaitingLaunch()}): it holds its placement and is
+ * protected, but its minimum runtime, its charging and its progress have not begun.
  */
 public final class Job {
     /**
@@ -55,6 +57,8 @@ public final class Job {
     long attemptStartSeconds = -1;
     long protectedUntilSeconds = -1;
     boolean protectionActive;
+    /** Started by the policy, but waiting for GPUs a stopping attempt still holds ({@link ClusterState#launch}). */
+    boolean awaitingLaunch;
     Placement placement;
     int attempts;
     int preemptions;
@@ -92,6 +96,7 @@ public final class Job {
         j.attemptStartSeconds = src.attemptStartSeconds;
         j.protectedUntilSeconds = src.protectedUntilSeconds;
         j.protectionActive = src.protectionActive;
+        j.awaitingLaunch = src.awaitingLaunch;
         j.placement = src.placement;
         j.attempts = src.attempts;
         j.preemptions = src.preemptions;
@@ -174,9 +179,22 @@ public final class Job {
         return protectedUntilSeconds;
     }
 
-    /** Whether the running attempt is inside its minimum runtime at {@code now}. */
+    /**
+     * Whether the running attempt is inside its minimum runtime at {@code now}; an allocated start that waits to
+     * launch is protected the whole time it waits (its minimum runtime has not begun).
+     */
     public boolean isProtected(long now) {
-        return state == JobState.RUNNING && allocated() && now < protectedUntilSeconds;
+        return state == JobState.RUNNING && allocated() && (awaitingLaunch || now < protectedUntilSeconds);
+    }
+
+    /**
+     * Whether the attempt was started by the policy but waits for GPUs that a stopping attempt still holds: it holds
+     * its placement, but its work does not run, it is not charged and its protection has not begun
+     * ({@link ClusterState#startWhenStopped}, {@link ClusterState#launch}). While it waits, its attempt start and
+     * protection end move with the state's clock (now, and now plus the minimum runtime).
+     */
+    public boolean awaitingLaunch() {
+        return awaitingLaunch;
     }
 
     /**
@@ -228,7 +246,7 @@ public final class Job {
         if (!spec.resumable()) {
             return 0;
         }
-        long ran = now - attemptStartSeconds;
+        long ran = awaitingLaunch ? 0 : now - attemptStartSeconds;
         if (checkpointSeconds == 0) {
             return progressSeconds + ran;
         }
@@ -244,6 +262,9 @@ public final class Job {
      * it keeps ({@link #progressKeptIfPreemptedAt}), times its GPUs.
      */
     public long workLostIfPreemptedAtGpuSeconds(long now) {
+        if (awaitingLaunch) {
+            return 0; // it never ran
+        }
         long ran = now - attemptStartSeconds;
         long kept = spec.resumable() ? progressKeptIfPreemptedAt(now) - progressSeconds : 0;
         return (ran - kept) * spec.gpus();

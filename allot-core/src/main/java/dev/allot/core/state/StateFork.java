@@ -9,8 +9,9 @@ import java.util.function.ToLongFunction;
  * Makes {@link ClusterState#fork forks}: an independent copy of a state, to play a possible future on without touching
  * the original (a forecast, a what-if): the same nodes, health, jobs, queues, protections and charged usage, with
  * every index in the same order, so that a policy asked about the fork decides exactly what it would decide on the
- * original. Two things may differ: the tree, which must have the same leaves in the same order (a what-if on
- * shares), and the work each job needs, {@code durationSeconds} of running time in all ({@link Job#durationSeconds}),
+ * original. Three things may differ: attempts still stopping in the original have stopped in the fork, and the
+ * starts that waited for them launch at its first instant; the tree, which must have the same leaves in the same
+ * order (a what-if on shares); and the work each job needs, {@code durationSeconds} of running time in all ({@link Job#durationSeconds}),
  * made at least the progress it has made, counting its running attempt up to now: a job a live service runs past the
  * duration it declared is due to end at the fork's first instant. Jobs that have not ended are new
  * objects ({@link Job#copyOf}; look them up by id); ended ones are shared, as nothing changes them any more.
@@ -84,6 +85,13 @@ final class StateFork {
             dst.expiries.add(new ClusterState.Expiry(e.at(), copies[e.job().index()], e.attempt()));
         }
         dst.protectionsEnded = src.protectionsEnded;
+        // The fork plays a future in which stops are instant: the attempts still stopping have stopped, and the starts
+        // that waited for them launch at its first instant (their protection, whole until now, counts from then).
+        for (Job waiting : src.stops.waiting) {
+            Job c = copies[waiting.index()];
+            dst.stops.beginWaiting(c);
+            dst.launch(c, dst.now);
+        }
         return dst;
     }
 }

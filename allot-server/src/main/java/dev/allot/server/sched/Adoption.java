@@ -215,6 +215,12 @@ final class Adoption {
             }
             c.active.put(job.id(), job);
         }
+        for (LiveAttempt l : c.books.live.values()) {
+            if (l.stopping) {
+                l.stop = null; // held by the old core; the new one holds its GPUs until it ends
+                c.carrier.holdWhileStopping(l, now);
+            }
+        }
         for (String id : List.copyOf(c.refused.keySet())) {
             c.refused.remove(id);
             c.store.workloads().workload(id).filter(c.intake::waitsForCore).ifPresent(w -> c.intake.admit(w, now));
@@ -306,6 +312,7 @@ final class Adoption {
                 c.queuedSince.put(job.id(), now);
             }
         }
+        c.carrier.holdWhileStopping(l, now);
     }
 
     /**
@@ -353,6 +360,7 @@ final class Adoption {
                 LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());
             }
         }
+        c.carrier.holdWhileStopping(l, now);
     }
 
     /**

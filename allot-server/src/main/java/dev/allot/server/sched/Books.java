@@ -122,6 +122,10 @@ final class Books {
             }
             AttemptKey key = runningAttempt.get(j.id());
             boolean isDeferred = deferred.containsKey(j.id());
+            if (isDeferred != j.awaitingLaunch()) {
+                throw new IllegalStateException(j.id() + (isDeferred ? " is deferred but the core does not make it wait"
+                        : " waits to launch in the core but is not deferred"));
+            }
             if ((key == null) == !isDeferred) {
                 throw new IllegalStateException(j.id() + " runs in the core but is " + (isDeferred ? "both launched and"
                         + " deferred" : "neither launched nor deferred"));

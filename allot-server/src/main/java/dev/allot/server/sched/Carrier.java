@@ -219,6 +219,11 @@ final class Carrier {
         // The policy hears of the end only if the core did not already count the attempt as over (an attempt being
         // stopped was preempted or cancelled in the core when the stop was asked; the simulator has no such end).
         c.dirty |= !l.stopping;
+        if (l.stop != null) {
+            // Its GPUs are idle now: a start that waited for them may launch (launchDeferred), protected from then.
+            c.state.stopped(l.stop, now);
+            l.stop = null;
+        }
         Workload w;
         try {
             w = c.store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, endedAtMillis);
@@ -289,6 +294,19 @@ final class Carrier {
         }
     }
 
+    /**
+     * Tells the core that an attempt asked to stop, already preempted or cancelled there, still holds its GPUs until
+     * it ends ({@link ClusterState#holdUntilStopped}). Call it right after the core moved its job on.
+     */
+    void holdWhileStopping(LiveAttempt l, long now) {
+        if (l.stop == null && l.placement != null) {
+            // its workload, unless the core runs it on another attempt (then this stop is not its own to wait for)
+            Job job = c.state.job(l.jobId).filter(j -> j.state() != dev.allot.core.state.JobState.RUNNING
+                    || j.awaitingLaunch()).orElse(null);
+            l.stop = c.state.holdUntilStopped(job, l.placement, now);
+        }
+    }
+
     void requestStop(LiveAttempt l) {
         l.stopping = true;
         l.stopRequestedAtMillis = c.clock.millis();
@@ -304,7 +322,7 @@ final class Carrier {
         }
         together(() -> {
             for (Books.Deferred d : new ArrayList<>(c.books.deferred.values())) {
-                if (c.books.fenceCleared(d)) {
+                if (c.books.fenceCleared(d) && c.state.canLaunch(d.job())) {
                     c.books.deferred.remove(d.job().id());
                     launch(d.job(), d.placement(), d.lanes(), now, nowMillis, true);
                 }
@@ -326,6 +344,7 @@ final class Carrier {
             ClusterState.PreemptionResult r = c.state.preempt(job, now, c.restarts);
             if (l != null) {
                 l.result = r;
+                holdWhileStopping(l, now);
             } else if (was != null && !r.requeued()) {
                 // Never launched, but the core ended it: the store must not keep it waiting.
                 c.store.workloads().workload(job.id()).filter(w -> w.state().waiting())
@@ -344,8 +363,9 @@ final class Carrier {
         Decision.Start s = (Decision.Start) d;
         GpuLanes.Choice lanes = c.books.chooseLanes(s.placement(), c.sizes);
         boolean ownOpen = c.books.live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
-        if (lanes.fenced() || ownOpen) {
-            c.state.start(job, s.placement(), now);
+        if (lanes.fenced() || ownOpen || !c.state.fitsNow(job, s.placement())) {
+            // It waits in the core too: protected, not charged, its minimum runtime not begun until it launches.
+            c.state.startWhenStopped(job, s.placement(), now);
             c.books.deferred.put(job.id(), new Books.Deferred(job, s.placement(), lanes));
             c.deferrals++;
             return false;
@@ -381,6 +401,8 @@ final class Carrier {
         c.books.live.put(key, l);
         if (!inCore) {
             c.state.start(job, placement, now);
+        } else {
+            c.state.launch(job, now); // it waited for a stop: its protection and charging begin now
         }
         c.books.runningAttempt.put(job.id(), key);
         PendingStart start = new PendingStart(l, job, launchOf(key, where, w, duration, nowMillis), now, nowMillis);

@@ -186,17 +186,21 @@ final class Intake {
     /** A cancellation the store has recorded: in the core at once; a launched attempt is stopped. */
     void cancel(Job job, long now) {
         c.dirty = true;
+        LiveAttempt stopping = null;
         if (job.state() == JobState.RUNNING) {
             AttemptKey key = c.books.runningAttempt.remove(job.id());
             if (key != null) {
-                LiveAttempt l = c.books.live.get(key);
-                l.cancelled = true;
-                c.carrier.requestStop(l);
+                stopping = c.books.live.get(key);
+                stopping.cancelled = true;
+                c.carrier.requestStop(stopping);
             } else {
                 c.books.deferred.remove(job.id());
             }
         }
         c.state.cancel(job, now);
+        if (stopping != null) {
+            c.carrier.holdWhileStopping(stopping, now);
+        }
         c.active.remove(job.id());
         c.queuedSince.remove(job.id());
         c.cancellations++;

@@ -49,6 +49,13 @@ final class LiveAttempt {
     boolean cancelled;
     PreemptionCause cause;
     ClusterState.PreemptionResult result;
+    /**
+     * While it stops: the core's hold on its GPUs ({@link ClusterState#holdUntilStopped}), released when it ends, so
+     * that a start the core placed on them waits and its protection begins only at its launch. Null when it is not
+     * stopping or holds no GPU the cluster still has. It belongs to the core of the moment: a rebuilt core holds
+     * them anew.
+     */
+    dev.allot.core.state.StoppingAttempt stop;
 
     LiveAttempt(AttemptKey key, String jobId, List<Launch.NodeGpus> where, long startedAtSeconds, Placement placement,
                 int[][] lanes) {

@@ -55,9 +55,12 @@ import org.slf4j.LoggerFactory;
  * the next tick.
  *
  * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's),
- * but the stopped process may hold its GPUs through the grace period. A start whose chosen GPUs are still held by a
- * stopping attempt (or whose workload's own previous attempt has not ended) is <em>deferred</em>: the core counts it
- * as running, the store and the backend hear of it only once the fence has cleared. Lanes free for good are chosen
+ * but the stopped process may hold its GPUs through the grace period: the core is told so
+ * ({@link ClusterState#holdUntilStopped}) and hears when it has ended. A start whose chosen GPUs are still held by a
+ * stopping attempt (or whose workload's own previous attempt has not ended) is <em>deferred</em>: the core holds its
+ * placement and protects it, but it waits ({@link ClusterState#startWhenStopped}): not charged, its minimum runtime
+ * not begun; the store and the backend hear of it only once the fence has cleared, and its protection counts from
+ * that launch ({@link ClusterState#launch}), so a slow stop never spends it (issue 21's preemption ping-pong). Lanes free for good are chosen
  * before fenced ones, so a start waits only when it must. No GPU index is ever given to two live attempts.
  *
  * <p><b>Adoption.</b> Attempts found open in the store at load (work started before a crash or a restart) are
@@ -95,8 +98,7 @@ import org.slf4j.LoggerFactory;
  * the next cycle, with the new lookback and usage bucket.
  *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
- * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A deferred
- * start counts as running in the core from the decision, not from its launch. A store failure in the middle of a
+ * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A store failure in the middle of a
  * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
  * stops reporting altogether keeps its GPUs fenced.
  *

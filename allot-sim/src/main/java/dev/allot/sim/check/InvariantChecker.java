@@ -30,6 +30,9 @@ import java.util.List;
  *   <li>The running sums (protected, unprotected, unallocated GPUs, each node's latest protection end) match a
  *   recount.</li>
  *   <li>At the end every workload is accounted for: completed, preempted for good, or still waiting; none running.</li>
+ *   <li>With a stop delay: a start that waits for a stopping attempt holds its GPUs in the state but has not run, so
+ *   it is not charged and the books of starts (which hear it when it launches) do not count it yet; its protection,
+ *   whole while it waits, counts as committed.</li>
  *   <li>The scheduling rules, from books of its own ({@link PolicyRulesCheck}, which hears the run's events through
  *   {@link #listener()}): no GPU given twice for every policy; for the {@code allocation} policy also protection from
  *   the start time and the spec (not the policy's {@code isProtected}), unallocated work never preempting, and
@@ -93,6 +96,11 @@ public final class InvariantChecker {
     /** The rules' recount of lookback usage (charged in the window plus committed) equals the state's ledger's. */
     private void booksMatchUsage(long now) {
         long[] recount = rules.usageGpuSeconds(now);
+        for (Job w : state.awaitingLaunch()) {
+            if (w.allocated()) {
+                recount[w.leaf()] += (long) w.gpus() * w.protectionSecondsIfStarted(); // committed, not yet begun
+            }
+        }
         for (int l = 0; l < state.tree().leafCount(); l++) {
             long ledger = state.windowUsageGpuSeconds(l) + state.committedGpuSeconds(l);
             long books = recount[l];
@@ -174,10 +182,15 @@ public final class InvariantChecker {
         for (int l = 0; l < leaves; l++) {
             long charged = state.totalChargedGpuSeconds(l);
             long ran = metrics.allocatedRunGpuSecondsFinished(l);
+            long waiting = 0;
             for (Job j : state.runningAllocated(l)) {
                 running++;
                 checkOnNodes(now, j);
-                ran += (now - metrics.chargedSinceSeconds(j)) * j.gpus();
+                if (j.awaitingLaunch()) {
+                    waiting += j.gpus(); // holds its GPUs, has not run: not charged, not yet in the books of starts
+                } else {
+                    ran += (now - metrics.chargedSinceSeconds(j)) * j.gpus();
+                }
                 if (j.isProtected(now)) {
                     protectedGpus[l] += j.gpus();
                 } else {
@@ -188,10 +201,10 @@ public final class InvariantChecker {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " was charged " + charged
                         + " GPU-seconds but its allocated work ran " + ran);
             }
-            if (rules.heldAllocatedGpus(l) != state.protectedGpus(l) + state.unprotectedGpus(l)) {
+            if (rules.heldAllocatedGpus(l) != state.protectedGpus(l) + state.unprotectedGpus(l) - waiting) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " runs "
                         + rules.heldAllocatedGpus(l) + " allocated GPUs by the books of starts and ends, but the state"
-                        + " counts " + (state.protectedGpus(l) + state.unprotectedGpus(l)));
+                        + " counts " + (state.protectedGpus(l) + state.unprotectedGpus(l) - waiting) + " launched");
             }
             if (protectedGpus[l] != state.protectedGpus(l)) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " has " + protectedGpus[l]

@@ -64,6 +64,9 @@ public final class PolicyRulesCheck implements SimulationListener {
     private final int[] heldOnNode;
     private final boolean[] unhealthy;
     private final long[] heldAllocatedGpus;
+    /** Allocated GPUs of starts that wait for a stop: the policy counts them as its allocations' holdings. */
+    private final long[] waitingAllocatedGpus;
+    private final Map<String, Job> waiting = new HashMap<>();
 
     private PolicyRulesCheck(ClusterSpec cluster, AllocationTree tree, SchedulerConfig config, Ranking ranking) {
         this.cluster = cluster;
@@ -74,6 +77,7 @@ public final class PolicyRulesCheck implements SimulationListener {
         this.heldOnNode = new int[cluster.nodes().size()];
         this.unhealthy = new boolean[cluster.nodes().size()];
         this.heldAllocatedGpus = new long[tree.leafCount()];
+        this.waitingAllocatedGpus = new long[tree.leafCount()];
         for (int n = 0; n < cluster.nodes().size(); n++) {
             nodeIndex.put(cluster.nodes().get(n).name(), n);
         }
@@ -98,7 +102,32 @@ public final class PolicyRulesCheck implements SimulationListener {
     }
 
     @Override
+    public void onWaitingStart(long time, Job job, Placement placement) {
+        waiting.put(job.id(), job);
+        if (contractSeconds.getOrDefault(job.id(), 0L) > 0) {
+            waitingAllocatedGpus[job.leaf()] += job.gpus();
+        }
+    }
+
+    @Override
+    public void onWithdrawnStart(long time, Job job) {
+        stopWaiting(job);
+    }
+
+    private void stopWaiting(Job job) {
+        if (waiting.remove(job.id()) != null && contractSeconds.getOrDefault(job.id(), 0L) > 0) {
+            waitingAllocatedGpus[job.leaf()] -= job.gpus();
+        }
+    }
+
+    /** The allocated GPUs a leaf holds, as the policy counts them: launched, and started but waiting for a stop. */
+    private long holds(int leaf) {
+        return heldAllocatedGpus[leaf] + waitingAllocatedGpus[leaf];
+    }
+
+    @Override
     public void onStart(long time, Job job, Placement placement, String reason) {
+        stopWaiting(job);
         if (running.containsKey(job.id())) {
             throw new InvariantViolation(time, "starts " + job.id() + " which runs already (since "
                     + running.get(job.id()).startSeconds() + ")");
@@ -233,13 +262,13 @@ public final class PolicyRulesCheck implements SimulationListener {
         }
         double healthyGpus = healthyGpus();
         double pQuota = tree.leafEntitlement(p.leaf()) * healthyGpus;
-        if (heldAllocatedGpus[p.leaf()] >= pQuota) {
+        if (holds(p.leaf()) >= pQuota) {
             throw new InvariantViolation(now, who + " although " + tree.leafName(p.leaf()) + " is not owed (holds "
-                    + heldAllocatedGpus[p.leaf()] + " allocated GPUs of its quota of " + pQuota
+                    + holds(p.leaf()) + " allocated GPUs of its quota of " + pQuota
                     + ") and does not rank above: " + parting);
         }
         double vQuota = tree.leafEntitlement(v.leaf()) * healthyGpus;
-        long vAfter = heldAllocatedGpus[v.leaf()] - victim.job().gpus();
+        long vAfter = holds(v.leaf()) - victim.job().gpus();
         if (vAfter < vQuota - 1e-9) {
             throw new InvariantViolation(now, who + ", leaving " + tree.leafName(v.leaf()) + " " + vAfter
                     + " allocated GPUs, below its quota of " + vQuota + ": " + tree.leafName(p.leaf())
