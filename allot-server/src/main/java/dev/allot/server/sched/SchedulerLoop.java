@@ -159,6 +159,14 @@ public final class SchedulerLoop implements AutoCloseable {
         default void cycle(long decisionNanos, int pending, int running) {
         }
 
+        /**
+         * A whole cycle ended, whether or not it asked the policy: how long all of it took (reading the store,
+         * observing the backend, deciding, carrying out). Told for every cycle that succeeded with the store loaded;
+         * not for one that failed, nor while the loop stands by or waits for nodes and allocations.
+         */
+        default void cycleEnded(long cycleNanos) {
+        }
+
         /** An attempt was launched on the backend, {@code waitSeconds} after its workload was submitted or requeued. */
         default void started(String workloadId, String allocation, long waitSeconds) {
         }
@@ -276,6 +284,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * that succeeds clears it.
      */
     public synchronized void runOnce() {
+        long startNanos = System.nanoTime();
         try {
             cycle();
         } catch (dev.allot.server.store.FencedException e) {
@@ -291,6 +300,9 @@ public final class SchedulerLoop implements AutoCloseable {
             throw e;
         }
         health.succeeded();
+        if (c.state != null) {
+            c.observer.cycleEnded(System.nanoTime() - startNanos);
+        }
     }
 
     /** Whether the last cycles failed, and why; read without waiting for a cycle. */
