@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
  *       cycle.</li>
  * </ol>
- * {@link #nudge()} asks for a cycle at once (the API calls it after every change), so a submission does not wait for
- * the next tick.
+ * {@link #nudge()} asks for a cycle at once (the API calls it after every change, the backend when it notices that
+ * an attempt ended: {@link Backend#onEnd}), so a submission, or a start waiting for a stopped attempt's GPUs, does not
+ * wait for the next tick.
  *
  * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's),
  * but the stopped process may hold its GPUs through the grace period. A start whose chosen GPUs are still held by a
@@ -200,6 +201,7 @@ public final class SchedulerLoop implements AutoCloseable {
         c.carrier = new Carrier(c);
         c.brakes = new Brakes(store);
         c.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(c), clock);
+        backend.onEnd(this::nudge); // an attempt that ended makes room now, not at the next tick
     }
 
     public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock) {
