@@ -75,6 +75,16 @@ class LocalEndWakesTheLoopTest {
         }
     }
 
+    /** Whether a {@code sleep} of this test runs (found by the marker in its environment). */
+    private boolean sleepRuns() {
+        String marker = MARKER + "=" + dir.toAbsolutePath();
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            return all.filter(ProcessHandle::isAlive)
+                    .filter(p -> p.info().command().map(c -> c.endsWith("/sleep")).orElse(false))
+                    .anyMatch(p -> environmentOf(p).contains(marker));
+        }
+    }
+
     private String submit(long minRuntimeSeconds) {
         return store.workloads().submit(NewWorkload.builder("a", "u").gpus(1).minRuntimeSeconds(minRuntimeSeconds)
                 .resumable(true).command(List.of("sleep", "600"))
@@ -110,6 +120,8 @@ class LocalEndWakesTheLoopTest {
         String unallocated = submit(0);
         loop.nudge();
         await("the unallocated workload's start", () -> store.attempts().attempts(unallocated).size() == 1);
+        // Its command runs (not only the wrapper launching it: a stop that came before would wait for the kill).
+        await("the unallocated workload's sleep", this::sleepRuns);
 
         String allocated = submit(3600);
         loop.nudge();
