@@ -65,6 +65,18 @@ public interface Backend {
     record Mirror(boolean mirrored, String detail) {
     }
 
+    /**
+     * Asks the backend to call {@code wake} whenever it notices by itself that an attempt ended (a process exited,
+     * stopped or not), so that the scheduler observes the end at once instead of at its next tick: a start waiting
+     * for a stopped attempt's GPUs then follows the stop without delay. {@code wake} is quick, may be called from any
+     * thread and more than once per end, and tells nothing: the scheduler still learns what ended from
+     * {@link #observe}. A later call replaces the earlier {@code wake}. By default nothing is noticed (a backend that
+     * learns of ends only when asked, such as one that polls another system); the scheduler then sees ends at its
+     * ticks.
+     */
+    default void onEnd(Runnable wake) {
+    }
+
     /** The status of every attempt the backend has started and not yet been told to {@link #forget}. */
     List<AttemptStatus> observe();
 

@@ -63,7 +63,11 @@ public final class LocalBackend implements Backend, AutoCloseable {
     private final Path attemptsDir;
     private final String nodeName;
     private final WorkloadLauncher launcher;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalBackend.class);
+
     private final ScheduledExecutorService timers;
+    /** Told when a wrapper exits ({@link #onEnd}); nothing until the scheduler asks. */
+    private volatile Runnable endListener = () -> { };
     private final boolean ownsTimers;
     private final SortedMap<AttemptKey, Attempt> attempts = new TreeMap<>();
     private boolean closed;
@@ -200,6 +204,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
         attempt.process = process;
         attempt.wrapper = process.toHandle();
+        watch(attempt);
         if (!launcher.ownSession()) {
             attempt.warning = "setsid (util-linux) is not installed: it runs in the service's process group, and"
                     + " Ctrl-C in the service's terminal stops it too";
@@ -213,8 +218,29 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
     }
 
+    @Override
+    public void onEnd(Runnable wake) {
+        endListener = Objects.requireNonNull(wake, "wake");
+    }
+
+    /** Calls the {@link #onEnd} listener when the attempt's wrapper exits (it has then recorded the exit code). */
+    private void watch(Attempt attempt) {
+        if (attempt.wrapper != null) {
+            attempt.wrapper.onExit().thenRun(this::endNoticed);
+        }
+    }
+
+    private void endNoticed() {
+        try {
+            endListener.run();
+        } catch (RuntimeException e) {
+            LOG.warn("the listener of ended attempts failed: {}", e.toString());
+        }
+    }
+
     private void failToStart(Attempt attempt, String why) {
         attempt.failure = why;
+        endNoticed();
         try {
             AttemptFiles.writeAtomically(attempt.files.failed(), why + "\n");
         } catch (IOException e) {
@@ -449,6 +475,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         if (attempt.stopRequested && attempt.wrapper != null && attempt.killDeadline != null && alive(attempt)) {
             armKill(attempt);
         }
+        watch(attempt);
         return attempt;
     }
 

@@ -22,7 +22,8 @@ import java.util.TreeMap;
  * time comes from the injected {@link Clock}, so a test that moves a clock by hand sees exactly the same outcome
  * every run.
  *
- * <p>A launch without a duration runs until it is stopped. Nothing is computed in the background: every
+ * <p>A launch without a duration runs until it is stopped. A restarted service gives a new backend the runs its store
+ * says were started and have not ended ({@link #remember}), so that its running work keeps running. Nothing is computed in the background: every
  * {@link #observe} derives each attempt's phase from the clock, so an attempt whose end time has passed is
  * {@code EXITED} however late anyone looks. Safe to call from several threads (every method holds the lock).
  */
@@ -75,6 +76,25 @@ public final class SimulatedBackend implements Backend {
         }
         Instant now = clock.instant();
         runs.put(key, new Run(key, now, duration == null ? null : endOf(now, duration), null));
+    }
+
+    /**
+     * Remembers a run started before this backend was made, by an earlier process of the service (the store says it
+     * was started and has not ended): what a real backend does when a restarted scheduler probes work that outlived
+     * it. A simulated run lives only in memory, so without this a restart would find every running workload unknown
+     * and end it as lost. The run ends by itself at {@code startedAt + duration / timeScale} (never, for a null
+     * duration), or was stopped at {@code stoppedAt} (null: never asked) if that came first: a simulated workload
+     * honours a stop at once. A run this backend already knows is left as it is.
+     */
+    public synchronized void remember(AttemptKey key, Instant startedAt, Duration duration, Instant stoppedAt) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(startedAt, "startedAt");
+        if (runs.containsKey(key)) {
+            return;
+        }
+        Instant endsAt = duration == null || duration.isNegative() ? null : endOf(startedAt, duration);
+        boolean stoppedFirst = stoppedAt != null && (endsAt == null || stoppedAt.isBefore(endsAt));
+        runs.put(key, new Run(key, startedAt, endsAt, stoppedFirst ? stoppedAt : null));
     }
 
     /** T + D / timeScale, or null (never) when that lies beyond what an Instant can hold. */

@@ -14,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The safety brakes, for the {@link SchedulerLoop}: a workload that went back to the queue after having started more
- * than {@link BrakeLimits#maxRequeues()} times, or whose runs used {@link BrakeLimits#maxGpuHoursPerWorkload()}
+ * The safety brakes, for the {@link SchedulerLoop}: a workload that went back to the queue after a failure of its own
+ * (its run lost) more than {@link BrakeLimits#maxRequeues()} times, or whose runs used {@link BrakeLimits#maxGpuHoursPerWorkload()}
  * GPU-hours or more (every run counts, charged or not: it is a runaway brake, not a budget), is <em>held</em>: it
  * stays waiting in the store, with the reason ({@link Workload#heldReason()}), and is not given to the core's queue,
  * so it is never started again. Raising a limit (or clearing the cap) releases it.
@@ -96,9 +96,10 @@ final class Brakes {
     /** Why a workload with these totals is held under these limits, or null when it is not. */
     static String reason(Attempts.RunTotals t, BrakeLimits limits) {
         List<String> why = new ArrayList<>();
-        if (t.requeues() > limits.maxRequeues()) {
-            why.add("requeued " + t.requeues() + (t.requeues() == 1 ? " time" : " times") + ", more than the limit of " + limits.maxRequeues()
-                    + " (brakes.maxRequeues)");
+        // Only the workload's own failures count (Attempts.RunTotals): never the scheduler's preemptions.
+        if (t.failures() > limits.maxRequeues()) {
+            why.add("requeued " + t.failures() + (t.failures() == 1 ? " time after a failure" : " times after failures")
+                    + ", more than the limit of " + limits.maxRequeues() + " (brakes.maxRequeues)");
         }
         Double cap = limits.maxGpuHoursPerWorkload();
         if (cap != null && t.gpuHours() >= cap) {

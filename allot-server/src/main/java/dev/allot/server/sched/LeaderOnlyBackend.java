@@ -30,6 +30,8 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
     /** The backend of the current term, and the epoch it was made for; null between terms. */
     private Backend current;
     private long madeForEpoch;
+    /** What every term's backend is told to call when it notices an end ({@link #onEnd}). */
+    private volatile Runnable wake = () -> { };
 
     /**
      * @param name       the backend's name (for logs, before any term)
@@ -54,6 +56,7 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
         if (current == null || madeForEpoch != epoch) {
             endTerm();
             current = maker.get();
+            current.onEnd(wake);
             madeForEpoch = epoch;
         }
         return current;
@@ -101,6 +104,15 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
     @Override
     public Mirror promote(AttemptKey attempt, Launch.Terms terms) {
         return acting("promote " + attempt).promote(attempt, terms);
+    }
+
+    /** Passed on to the backend of every term, this one and the next. */
+    @Override
+    public synchronized void onEnd(Runnable wake) {
+        this.wake = Objects.requireNonNull(wake, "wake");
+        if (current != null) {
+            current.onEnd(wake);
+        }
     }
 
     @Override

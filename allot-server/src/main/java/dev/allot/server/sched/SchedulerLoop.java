@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
  *       cycle.</li>
  * </ol>
- * {@link #nudge()} asks for a cycle at once (the API calls it after every change), so a submission does not wait for
- * the next tick.
+ * {@link #nudge()} asks for a cycle at once (the API calls it after every change, the backend when it notices that
+ * an attempt ended: {@link Backend#onEnd}), so a submission, or a start waiting for a stopped attempt's GPUs, does not
+ * wait for the next tick.
  *
  * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's),
  * but the stopped process may hold its GPUs through the grace period: the core is told so
@@ -161,6 +162,14 @@ public final class SchedulerLoop implements AutoCloseable {
         default void cycle(long decisionNanos, int pending, int running) {
         }
 
+        /**
+         * A whole cycle ended, whether or not it asked the policy: how long all of it took (reading the store,
+         * observing the backend, deciding, carrying out). Told for every cycle that succeeded with the store loaded;
+         * not for one that failed, nor while the loop stands by or waits for nodes and allocations.
+         */
+        default void cycleEnded(long cycleNanos) {
+        }
+
         /** An attempt was launched on the backend, {@code waitSeconds} after its workload was submitted or requeued. */
         default void started(String workloadId, String allocation, long waitSeconds) {
         }
@@ -194,6 +203,7 @@ public final class SchedulerLoop implements AutoCloseable {
         c.carrier = new Carrier(c);
         c.brakes = new Brakes(store);
         c.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(c), clock);
+        backend.onEnd(this::nudge); // an attempt that ended makes room now, not at the next tick
     }
 
     public SchedulerLoop(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock) {
@@ -278,6 +288,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * that succeeds clears it.
      */
     public synchronized void runOnce() {
+        long startNanos = System.nanoTime();
         try {
             cycle();
         } catch (dev.allot.server.store.FencedException e) {
@@ -293,6 +304,9 @@ public final class SchedulerLoop implements AutoCloseable {
             throw e;
         }
         health.succeeded();
+        if (c.state != null) {
+            c.observer.cycleEnded(System.nanoTime() - startNanos);
+        }
     }
 
     /** Whether the last cycles failed, and why; read without waiting for a cycle. */

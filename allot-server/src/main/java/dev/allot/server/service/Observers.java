@@ -19,6 +19,11 @@ final class Observers implements SchedulerLoop.Observer {
     }
 
     @Override
+    public void cycleEnded(long cycleNanos) {
+        all.forEach(o -> o.cycleEnded(cycleNanos));
+    }
+
+    @Override
     public void started(String workloadId, String allocation, long waitSeconds) {
         all.forEach(o -> o.started(workloadId, allocation, waitSeconds));
     }

@@ -199,7 +199,7 @@ public final class Service implements AutoCloseable {
             } else {
                 // a built-in backend is made only for a term of leadership: a standby touches no process
                 prepareNode(config, clock, store);
-                backend = new LeaderOnlyBackend(config.backend(), () -> newBackend(config, clock, identity),
+                backend = new LeaderOnlyBackend(config.backend(), () -> newBackend(config, clock, identity, store),
                         leadership, config.backend().equals(ServiceConfig.LOCAL));
                 loopBackend = backend;
             }
@@ -292,7 +292,7 @@ public final class Service implements AutoCloseable {
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store, IdentityMode identity) {
         prepareNode(config, clock, store);
-        return newBackend(config, clock, identity);
+        return newBackend(config, clock, identity, store);
     }
 
     /** Registers this machine's node as a built-in backend needs it (always for local, for the demo if simulated). */
@@ -306,10 +306,13 @@ public final class Service implements AutoCloseable {
         registerNode(config, clock, store);
     }
 
-    /** A built-in backend, the local one keeping its files in the data directory or the configured directory. */
-    private static Backend newBackend(ServiceConfig config, Clock clock, IdentityMode identity) {
+    /**
+     * A built-in backend, the local one keeping its files in the data directory or the configured directory, the
+     * simulated one remembering the runs the store has open ({@link SimulatedRestart}).
+     */
+    private static Backend newBackend(ServiceConfig config, Clock clock, IdentityMode identity, Store store) {
         if (config.backend().equals(ServiceConfig.SIMULATED)) {
-            return new SimulatedBackend(clock, config.timeScale());
+            return SimulatedRestart.remembering(new SimulatedBackend(clock, config.timeScale()), store);
         }
         java.nio.file.Path dir = config.ha().localBackendDir() == null ? config.dataDir() : config.ha().localBackendDir();
         return new LocalBackend(dir, config.nodeName(), ACCOUNTS, identity.allowRootWorkloads());

@@ -32,7 +32,10 @@ import java.util.function.Consumer;
  *   <li>{@code allot_preemptions_total{allocation,cause}} (cause: unallocated, fair_share, priority, host_drain),
  *   {@code allot_preempted_gpu_seconds_lost_total{allocation}};</li>
  *   <li>{@code allot_attempts_ended_total{outcome}};</li>
- *   <li>{@code allot_decision_seconds}: the policy's time per cycle, and {@code allot_cycles_total};</li>
+ *   <li>{@code allot_decision_seconds}: the policy's time per cycle that asked it, and {@code allot_cycles_total}:
+ *   the cycles that asked it;</li>
+ *   <li>{@code allot_cycle_seconds}: the time of every whole scheduling cycle (store reads, backend observation, the
+ *   policy, carrying out), whether or not it asked the policy (count, sum, max);</li>
  *   <li>{@code allot_cycle_failures_total}: scheduling cycles that failed;</li>
  *   <li>{@code allot_leader}: 1 while this instance leads (schedules, talks to the backend), 0 while it stands by;
  *   {@code allot_leader_epoch}: the lease's epoch it leads at (0 standing by); {@code allot_leader_terms_total} and
@@ -54,6 +57,7 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
     private final SchedulerLoop loop;
     private final Timer decision;
     private final Counter cycles;
+    private final Timer wholeCycle;
     private final Map<String, Integer> pending = new ConcurrentHashMap<>();
     private volatile Snapshot gpus = new Snapshot(0, 0, 0);
 
@@ -64,6 +68,8 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
         this.loop = Objects.requireNonNull(loop, "loop");
         decision = Timer.builder("allot.decision").description("time the policy took to decide, per scheduling cycle")
                 .register(registry);
+        wholeCycle = Timer.builder("allot.cycle").description("time of each whole scheduling cycle: store reads,"
+                + " backend observation, the policy, carrying out").register(registry);
         cycles = Counter.builder("allot.cycles").description("scheduling cycles that asked the policy")
                 .register(registry);
         io.micrometer.core.instrument.FunctionCounter.builder("allot.cycle.failures", loop,
@@ -164,6 +170,11 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
     public void cycle(long decisionNanos, int pendingCount, int running) {
         decision.record(decisionNanos, TimeUnit.NANOSECONDS);
         cycles.increment();
+    }
+
+    @Override
+    public void cycleEnded(long cycleNanos) {
+        wholeCycle.record(cycleNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -324,11 +324,14 @@ public final class Attempts {
     }
 
     /**
-     * What a workload's attempts add up to, for the safety brakes: how many times it went back to the queue after
-     * having started (attempts ended preempted, requeued or lost), and the GPU-seconds of all its runs (GPUs times run
-     * time, an open attempt counting up to now), charged or not.
+     * What a workload's attempts add up to, for the safety brakes: how many of them ended by a failure of the
+     * workload's own (failed: a non-zero exit, a launch refused; lost: its run gone without the scheduler stopping
+     * it, requeued if it can resume) and the GPU-seconds of all its runs (GPUs times run time, an open attempt
+     * counting up to now), charged or not. A preemption decided by the scheduler (an attempt ended preempted or
+     * requeued) is not the workload's failure and does not count: the policy preempting the same work again and again
+     * must not hold it.
      */
-    public record RunTotals(int requeues, double gpuSeconds) {
+    public record RunTotals(int failures, double gpuSeconds) {
         public static final RunTotals NONE = new RunTotals(0, 0);
 
         public double gpuHours() {
@@ -337,7 +340,7 @@ public final class Attempts {
     }
 
     private static final String RUN_TOTALS = "SELECT a.workload_id,"
-            + " SUM(CASE WHEN a.outcome IN ('preempted', 'requeued', 'lost') THEN 1 ELSE 0 END),"
+            + " SUM(CASE WHEN a.outcome IN ('failed', 'lost') THEN 1 ELSE 0 END),"
             + " SUM(w.gpus * (CASE WHEN COALESCE(a.ended_at_ms, :now) > a.started_at_ms"
             + " THEN COALESCE(a.ended_at_ms, :now) - a.started_at_ms ELSE 0 END))"
             + " FROM attempts a JOIN workloads w ON w.id = a.workload_id";

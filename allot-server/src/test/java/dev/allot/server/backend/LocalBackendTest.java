@@ -275,6 +275,48 @@ class LocalBackendTest {
     }
 
     @Test
+    void givenAListener_whenAStoppedProcessExits_thenTheBackendCallsIt_soTheSchedulerNeedNotWaitForItsTick()
+            throws Exception {
+        LocalBackend backend = backend();
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        backend.onEnd(calls::incrementAndGet);
+        AttemptKey key = new AttemptKey("woken", 1);
+        backend.start(script("woken", 1, "echo ready; sleep 60"));
+        awaitLog(backend, key, "ready");
+        Thread.sleep(200);
+        assertThat(calls.get()).as("nothing ended yet").isZero();
+
+        backend.stop(key, Duration.ofSeconds(60)); // SIGTERM ends sleep; the kill would come long after PATIENCE
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (calls.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(calls.get()).as("calls after the process exited").isPositive();
+        // When told, the end is there to observe.
+        assertThat(statusOf(backend, key).phase()).isEqualTo(Phase.STOPPED);
+    }
+
+    @Test
+    void givenAListener_whenAnAdoptedProcessExits_thenTheBackendCallsItToo() throws Exception {
+        AttemptKey key = new AttemptKey("adopted-end", 1);
+        LocalBackend first = backend();
+        first.start(script("adopted-end", 1, "echo ready; sleep 60"));
+        awaitLog(first, key, "ready");
+        first.close();
+        LocalBackend second = backend();
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        second.onEnd(calls::incrementAndGet);
+
+        second.stop(key, Duration.ofSeconds(60));
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (calls.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(calls.get()).as("calls after the adopted process exited").isPositive();
+        assertThat(statusOf(second, key).phase()).isEqualTo(Phase.STOPPED);
+    }
+
+    @Test
     void aProcessIgnoringTermIsKilledAfterTheGrace() throws Exception {
         LocalBackend backend = backend();
         AttemptKey key = new AttemptKey("stubborn", 1);

@@ -57,6 +57,28 @@ class SimulatedBackendTest {
     }
 
     @Test
+    void aRememberedRunEndsWhenItsStoredStartAndDurationSayAndAStopAskedBeforeThatStoppedIt() {
+        Instant tenMinutesAgo = clock.instant().minus(Duration.ofMinutes(10));
+        SimulatedBackend backend = new SimulatedBackend(clock);
+        backend.remember(new AttemptKey("a", 1), tenMinutesAgo, Duration.ofHours(1), null);
+        backend.remember(new AttemptKey("b", 2), tenMinutesAgo, Duration.ofHours(1), tenMinutesAgo.plusSeconds(60));
+        backend.remember(new AttemptKey("c", 1), tenMinutesAgo, Duration.ofMinutes(5), tenMinutesAgo.plusSeconds(600));
+        backend.remember(new AttemptKey("d", 1), tenMinutesAgo, null, null);
+
+        assertThat(statusOf(backend, "a", 1).phase()).isEqualTo(Phase.RUNNING);
+        assertThat(statusOf(backend, "b", 2).phase()).isEqualTo(Phase.STOPPED);
+        assertThat(statusOf(backend, "c", 1).phase()).as("it ended by itself before the stop").isEqualTo(Phase.EXITED);
+        assertThat(statusOf(backend, "d", 1).phase()).isEqualTo(Phase.RUNNING);
+        // A start of a remembered attempt is idempotent, as any start: it keeps its stored start.
+        backend.start(launch("a", 1, Duration.ofHours(1)));
+        clock.advance(Duration.ofMinutes(49));
+        assertThat(statusOf(backend, "a", 1).phase()).isEqualTo(Phase.RUNNING);
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(statusOf(backend, "a", 1).phase()).isEqualTo(Phase.EXITED);
+        assertThat(statusOf(backend, "d", 1).phase()).isEqualTo(Phase.RUNNING);
+    }
+
+    @Test
     void timeScaleBelowOneIsRefused() {
         assertThatThrownBy(() -> new SimulatedBackend(clock, 0.5)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeScale");

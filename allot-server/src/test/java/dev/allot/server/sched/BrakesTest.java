@@ -78,7 +78,7 @@ class BrakesTest {
         Workload held = workload(f, w);
         assertThat(held.state()).isEqualTo(WorkloadState.REQUEUED);
         assertThat(held.heldReason()).isEqualTo(
-                "held: requeued 3 times, more than the limit of 2 (brakes.maxRequeues); raise it to release");
+                "held: requeued 3 times after failures, more than the limit of 2 (brakes.maxRequeues); raise it to release");
 
         // Never started again, however long it waits on an idle cluster.
         for (int i = 0; i < 5; i++) {
@@ -108,7 +108,7 @@ class BrakesTest {
         f.advance(60);
         loseLatest(f, w);
         f.cycle();
-        assertThat(workload(f, w).heldReason()).contains("requeued 1 time, more than the limit of 0");
+        assertThat(workload(f, w).heldReason()).contains("requeued 1 time after a failure, more than the limit of 0");
 
         f.crash();
         String other = f.submit("a", 8, 60, 0, false);
@@ -185,7 +185,7 @@ class BrakesTest {
         f.advance(1);
         f.cycle();
         Workload held = workload(f, w);
-        assertThat(held.heldReason()).contains("requeued 2 times, more than the limit of 1 (brakes.maxRequeues)");
+        assertThat(held.heldReason()).contains("requeued 2 times after failures, more than the limit of 1 (brakes.maxRequeues)");
         f.store.nodes().setHealth("n1", true, null, f.clock.millis());
         f.loop.topologyChanged();
         f.advance(60);
@@ -200,9 +200,43 @@ class BrakesTest {
     }
 
     @Test
+    void givenUnallocatedWorkThePolicyPreemptsAgainAndAgain_thenTheRequeueBrakeNeverHoldsIt_butALostRunStillCounts() {
+        Fixture f = fixture("preempted", 4);
+        limits(f, 2, null);
+        String free = f.submit("a", 4, HOUR, 0, true); // unallocated: preemptible by contract
+        f.cycle();
+        // Given allocated work that takes the node five times in a row, each time preempting the unallocated work ...
+        for (int i = 0; i < 5; i++) {
+            f.advance(60);
+            String allocated = f.submit("a", 4, 60, 60, false);
+            f.cycle();
+            assertThat(f.stateOf(allocated)).as("round %d", i).isEqualTo(WorkloadState.RUNNING);
+            f.advance(60);
+            f.cycle(); // it completes; the unallocated work starts again
+            assertThat(f.stateOf(allocated)).as("round %d", i).isEqualTo(WorkloadState.COMPLETED);
+        }
+        // ... then it went back to the queue five times, more than the limit of 2, and is not held: it runs.
+        assertThat(f.attempts(free)).extracting(Attempt::outcome).containsExactly(AttemptOutcome.REQUEUED,
+                AttemptOutcome.REQUEUED, AttemptOutcome.REQUEUED, AttemptOutcome.REQUEUED, AttemptOutcome.REQUEUED,
+                null);
+        assertThat(workload(f, free).heldReason()).isNull();
+        assertThat(f.stateOf(free)).isEqualTo(WorkloadState.RUNNING);
+
+        // Its own failures still count: three lost runs are more than 2.
+        for (int i = 0; i < 3; i++) {
+            f.advance(60);
+            loseLatest(f, free);
+            f.cycle();
+        }
+        assertThat(workload(f, free).heldReason()).isEqualTo("held: requeued 3 times after failures, more than the"
+                + " limit of 2 (brakes.maxRequeues); raise it to release");
+        assertThat(launchesOf(f, free)).isEqualTo(8);
+    }
+
+    @Test
     void theReasonNamesBothBrakesWhenBothTrip() {
         assertThat(Brakes.reason(new Attempts.RunTotals(3, 7200), new BrakeLimits(2, 1.5)))
-                .isEqualTo("held: requeued 3 times, more than the limit of 2 (brakes.maxRequeues), and used 2.00"
+                .isEqualTo("held: requeued 3 times after failures, more than the limit of 2 (brakes.maxRequeues), and used 2.00"
                         + " GPU-hours, at or above the cap of 1.50 (brakes.maxGpuHoursPerWorkload); raise them to"
                         + " release");
         assertThat(Brakes.reason(new Attempts.RunTotals(2, 5399), new BrakeLimits(2, 1.5))).isNull();

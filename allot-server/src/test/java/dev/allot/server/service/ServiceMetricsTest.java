@@ -87,6 +87,36 @@ class ServiceMetricsTest {
     }
 
     @Test
+    void wholeCycleTimeCountsEveryCycleNotOnlyThoseThatAskThePolicy() throws Exception {
+        try (Store s = Store.sqlite(dir)) {
+            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
+            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
+        }
+        MutableClock clock = new MutableClock(T0);
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend(ServiceConfig.SIMULATED)
+                .withTick(Duration.ofHours(1));
+        try (Service service = Service.start(config, clock)) {
+            String token = service.adminToken().orElseThrow();
+            // Given a cycle that starts a workload (it asks the policy) ...
+            submit(service, token, "a", 2, "0s", "1h");
+            service.loop().runOnce();
+            Map<String, Double> first = scrape(service);
+            assertThat(first.get("allot_cycle_seconds_count")).isGreaterThanOrEqualTo(1.0);
+            assertThat(first.get("allot_cycle_seconds_sum")).isPositive();
+            assertThat(first.get("allot_cycle_seconds_max")).isPositive();
+            // ... then three cycles with nothing new: the policy is not asked, yet each cycle is timed.
+            for (int i = 0; i < 3; i++) {
+                service.loop().runOnce();
+            }
+            Map<String, Double> later = scrape(service);
+            assertThat(later.get("allot_cycle_seconds_count")).isGreaterThanOrEqualTo(
+                    first.get("allot_cycle_seconds_count") + 3);
+            assertThat(later.get("allot_decision_seconds_count")).isEqualTo(first.get("allot_decision_seconds_count"));
+            assertThat(later.get("allot_cycle_seconds_count")).isGreaterThan(later.get("allot_decision_seconds_count"));
+        }
+    }
+
+    @Test
     void metricsNeedNoToken() throws Exception {
         ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend(ServiceConfig.SIMULATED);
         try (Service service = Service.start(config, new MutableClock(T0))) {
