@@ -209,22 +209,8 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Vendor vendor = Vendor.of(jdbcUrl);
         if (vendor == Vendor.SQLITE) {
-            SQLiteConfig config = new SQLiteConfig();
-            config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-            config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-            config.setBusyTimeout(SQLITE_BUSY_TIMEOUT_MILLIS);
-            config.enforceForeignKeys(true);
-            config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
-            SQLiteDataSource ds = new SQLiteDataSource(config);
-            ds.setUrl(jdbcUrl);
-            SQLiteConfig readConfig = new SQLiteConfig();
-            readConfig.setJournalMode(SQLiteConfig.JournalMode.WAL);
-            readConfig.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-            readConfig.setBusyTimeout(SQLITE_BUSY_TIMEOUT_MILLIS);
-            readConfig.enforceForeignKeys(true);
-            readConfig.setTransactionMode(SQLiteConfig.TransactionMode.DEFERRED);
-            SQLiteDataSource readDs = new SQLiteDataSource(readConfig);
-            readDs.setUrl(jdbcUrl);
+            SQLiteDataSource ds = sqliteSource(jdbcUrl, SQLiteConfig.TransactionMode.IMMEDIATE);
+            SQLiteDataSource readDs = sqliteSource(jdbcUrl, SQLiteConfig.TransactionMode.DEFERRED);
             return new Store(vendor, ds, () -> checked(ds.getConnection(), vendor, jdbcUrl), 1,
                     () -> queryOnly(checked(readDs.getConnection(), vendor, jdbcUrl)), SQLITE_READERS);
         }
@@ -237,6 +223,22 @@ public final class Store implements AutoCloseable {
             ds.setPassword(password);
         }
         return new Store(vendor, ds, () -> postgresConnection(ds, jdbcUrl), POSTGRES_POOL_SIZE, null, 0);
+    }
+
+    /**
+     * SQLite's connections, the writer's and the readers' alike but for how they begin transactions: write-ahead
+     * log, {@code synchronous=FULL}, the busy timeout, foreign keys.
+     */
+    private static SQLiteDataSource sqliteSource(String jdbcUrl, SQLiteConfig.TransactionMode begin) {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        config.setBusyTimeout(SQLITE_BUSY_TIMEOUT_MILLIS);
+        config.enforceForeignKeys(true);
+        config.setTransactionMode(begin);
+        SQLiteDataSource ds = new SQLiteDataSource(config);
+        ds.setUrl(jdbcUrl);
+        return ds;
     }
 
     /** A SQLite connection that refuses to write: a reader of {@link Transactions#read}. */
