@@ -67,8 +67,8 @@ public final class VictimPool {
 
     /**
      * The preference order of victims as sort keys, computed once per job per sort: lower {@link #group} first,
-     * then (work lost first) fewer {@link #pastPreemptions}, then higher {@link #overServed} and less
-     * {@link #workLost} in the order {@link #workLostFirst} says, then (work lost first) fewer GPUs, then id.
+     * then higher {@link #overServed} and less {@link #workLost} in the order {@link #workLostFirst} says, then
+     * (work lost first) fewer GPUs, then id.
      */
     public interface Keys {
         int group(Job j);
@@ -84,25 +84,10 @@ public final class VictimPool {
         default boolean workLostFirst() {
             return false;
         }
-
-        /**
-         * How often the job was preempted before, for {@link #FEWER_PREEMPTIONS_FIRST} (used when
-         * {@link #workLostFirst}); 0 for every job (the default) leaves the step out.
-         */
-        default int pastPreemptions(Job j) {
-            return 0;
-        }
     }
 
-    private record Keyed(Job job, int group, double overServed, long workLost, int pastPreemptions) {
+    private record Keyed(Job job, int group, double overServed, long workLost) {
     }
-
-    /**
-     * Among victims of one group, the one preempted fewer times before first: preemptions are spread over victims of
-     * equal standing instead of falling again and again on the same work (the one just restarted loses the least
-     * work, so without this step it is taken every time).
-     */
-    private static final Comparator<Keyed> FEWER_PREEMPTIONS_FIRST = Comparator.comparingInt(Keyed::pastPreemptions);
 
     /** Group, then higher standing, then less work lost, then id: the Slurm model's order. */
     private static final Comparator<Keyed> STANDING_FIRST = (a, b) -> {
@@ -117,19 +102,12 @@ public final class VictimPool {
         return c != 0 ? c : a.job.id().compareTo(b.job.id());
     };
 
-    /**
-     * Group, then fewer past preemptions ({@link #FEWER_PREEMPTIONS_FIRST}), then less work lost, then higher
-     * standing, then fewer GPUs, then id: the allocation policy's order.
-     */
+    /** Group, then less work lost, then higher standing, then fewer GPUs, then id: the allocation policy's order. */
     private static final Comparator<Keyed> LOST_FIRST = (a, b) -> {
         if (a.group != b.group) {
             return Integer.compare(a.group, b.group);
         }
-        int c = FEWER_PREEMPTIONS_FIRST.compare(a, b);
-        if (c != 0) {
-            return c;
-        }
-        c = Long.compare(a.workLost, b.workLost);
+        int c = Long.compare(a.workLost, b.workLost);
         if (c != 0) {
             return c;
         }
@@ -144,7 +122,7 @@ public final class VictimPool {
     private void sortByKeys(Keys keys) {
         List<Keyed> keyed = new ArrayList<>(sorted.size());
         for (Job j : sorted) {
-            keyed.add(new Keyed(j, keys.group(j), keys.overServed(j), keys.workLost(j), keys.pastPreemptions(j)));
+            keyed.add(new Keyed(j, keys.group(j), keys.overServed(j), keys.workLost(j)));
         }
         keyed.sort(keys.workLostFirst() ? LOST_FIRST : STANDING_FIRST);
         for (int i = 0; i < keyed.size(); i++) {

@@ -74,22 +74,6 @@ class ContractTest {
     }
 
     @Test
-    void preemptionsAreSpreadOverUnallocatedWorkInsteadOfTakingTheWorkJustRestartedAgain() {
-        // given two unallocated sweeps fill the node, checkpointing hourly; B's allocated work takes half of it twice
-        Run run = given().nodes(1, 8)
-                .allocations(t -> t.leaf("A", 50).leaf("B", 50))
-                .workload(w("u1").in("A").gpus(4).runs("10h").unallocated().resumable().checkpointEvery("1h").at("0s"))
-                .workload(w("u2").in("A").gpus(4).runs("10h").unallocated().resumable().checkpointEvery("1h").at("0s"))
-                .workload(w("b1").in("B").gpus(4).runs("30m").minRuntime("30m").at("1h"))
-                .workload(w("b2").in("B").gpus(4).runs("30m").minRuntime("30m").at("1h45m"))
-                .run("allocation");
-        // then the first preemption takes u1 (nothing differs but the id); the second takes u2, although u1, restarted
-        // at 1h30m, would lose less (15 minutes, against 45 since u2's checkpoint): u1 was preempted once, u2 never
-        assertThat(run.about("b1")).first().isEqualTo("1h preempt u1 by b1 unallocated requeued lost=0s");
-        assertThat(run.about("b2")).first().isEqualTo("1h45m preempt u2 by b2 unallocated requeued lost=45m");
-    }
-
-    @Test
     void minimumRuntimesOf24HoursAreCappedAt8Hours() {
         Run run = given().nodes(1, 8)
                 .allocations(t -> t.leaf("A", 50).leaf("B", 50))

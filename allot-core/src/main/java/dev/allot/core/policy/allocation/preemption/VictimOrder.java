@@ -9,11 +9,6 @@ import dev.allot.core.state.Job;
  *   <li><b>unallocated</b> work first (free, preemptible by contract), then <b>resumable</b> allocated work, then
  *   allocated work that cannot resume: a job that cannot resume is never chosen while resumable ones would do
  *   (the search's minimality pass drops the least preferred first);</li>
- *   <li>then, among <b>unallocated</b> work only, the job <b>preempted fewer times before</b>: preemptions are
- *   spread over free work rather than falling again and again on the work just restarted, which loses the least
- *   (seen in the service: the same unallocated workload preempted 21 times in a row while others ran on). Not for
- *   allocated work: on the lab (3 seeds) the step there lost 0.6 points more of the allocated GPU-time (7.10% against
- *   6.52%), which the teams pay for;</li>
  *   <li>then the least work lost: GPU-seconds since the last checkpoint (all of the attempt when not resumable);
  *   measured on the lab, putting this before the allocation's standing pays more and loses less work;</li>
  *   <li>then the allocation standing highest above its share first: under {@link Ranking#ENTITLEMENT} held GPUs
@@ -54,11 +49,6 @@ public final class VictimOrder implements VictimPool.Keys {
     @Override
     public boolean workLostFirst() {
         return true;
-    }
-
-    @Override
-    public int pastPreemptions(Job j) {
-        return j.allocated() ? 0 : j.preemptions();
     }
 
     @Override
