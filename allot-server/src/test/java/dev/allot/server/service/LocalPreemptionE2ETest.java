@@ -64,12 +64,7 @@ class LocalPreemptionE2ETest {
     void cleanUp() throws Exception {
         try {
             if (service != null) {
-                Client c = new Client(service.url());
-                for (JsonNode w : c.get("/v1/workloads?limit=100", "tok-root").json().path("workloads")) {
-                    if (!Set.of("completed", "failed", "cancelled").contains(w.path("state").asText())) {
-                        c.post("/v1/workloads/" + w.path("id").asText() + "/cancel", "tok-root", null);
-                    }
-                }
+                ServiceTestSupport.cancelNotEnded(service.url());
             }
         } finally {
             if (service != null) {

@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -65,12 +64,7 @@ class SlowStopPingPongTest {
     void cleanUp() throws Exception {
         try {
             if (service != null) {
-                Client c = new Client(service.url());
-                for (JsonNode w : c.get("/v1/workloads?limit=100", "tok-root").json().path("workloads")) {
-                    if (!Set.of("completed", "failed", "cancelled").contains(w.path("state").asText())) {
-                        c.post("/v1/workloads/" + w.path("id").asText() + "/cancel", "tok-root", null);
-                    }
-                }
+                ServiceTestSupport.cancelNotEnded(service.url());
             }
         } finally {
             if (service != null) {
