@@ -29,10 +29,16 @@ final class WrapperProcesses {
     private WrapperProcesses() {
     }
 
-    /** The wrapper of {@code files}' attempt found by its token in the process table, if one runs. */
+    /**
+     * The wrapper of {@code files}' attempt found by its token in the process table, if one runs: not a process whose
+     * parent carries the token too (the wrapper's shell forks for each command it runs, and the child has the same
+     * arguments until it execs, a moment that lasts under load).
+     */
     static Optional<ProcessHandle> find(AttemptFiles files) {
         try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-            return all.filter(p -> isWrapperOf(p, files)).findFirst();
+            return all.filter(p -> isWrapperOf(p, files))
+                    .filter(p -> p.parent().filter(parent -> isWrapperOf(parent, files)).isEmpty())
+                    .findFirst();
         }
     }
 

@@ -157,11 +157,19 @@ class LocalBackendTest {
     }
 
     /** Processes running this attempt's wrapper, found by the attempt's token among their arguments. */
+    /**
+     * The wrappers of the attempt that run: processes with its token in their arguments, not counting one whose parent
+     * has it too (a wrapper's own subshell, which a shell forks for a moment with the same arguments: seen counted as a
+     * second wrapper under load).
+     */
     private long wrappersRunning(AttemptKey key) {
         String token = new AttemptFiles(dataDir.toAbsolutePath().resolve("attempts"), key).wrapperToken();
+        java.util.function.Predicate<ProcessHandle> carries =
+                p -> p.info().arguments().map(a -> Arrays.asList(a).contains(token)).orElse(false);
         try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
             return all.filter(ProcessHandle::isAlive)
-                    .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains(token)).orElse(false))
+                    .filter(carries)
+                    .filter(p -> p.parent().filter(carries).isEmpty())
                     .count();
         }
     }
