@@ -37,6 +37,14 @@ class StoppingPhaseTest {
         return new Placement(new int[] {n}, new int[] {4});
     }
 
+    /** {@code victim} started at 0 on {@code n} and preempted at {@code at}: its attempt stopping, holding the node. */
+    private static StoppingAttempt preemptedWhileStopping(ClusterState s, Job victim, int n, long at) {
+        s.start(victim, node(n), 0);
+        s.advanceTo(at);
+        s.preempt(victim, at);
+        return s.holdUntilStopped(victim, node(n), at);
+    }
+
     @Test
     void givenAVictimTakingThreeSecondsToStopThenTheStartWaitingForItIsProtectedFromItsLaunch() {
         // given a runs on node 0 past its protection, and b preempts it at 10; a takes 3 s to stop
@@ -96,9 +104,7 @@ class StoppingPhaseTest {
         ClusterState s = state();
         Job a = workload(s, "a", "A", 0);
         Job b = workload(s, "b", "B", 0);
-        s.start(a, node(0), 0);
-        s.preempt(a, 5);
-        s.holdUntilStopped(a, node(0), 5);
+        preemptedWhileStopping(s, a, 0, 5);
         // then b fits on the idle node 1 and runs at once, protected from now
         assertThat(s.fitsNow(b, node(1))).isTrue();
         s.start(b, node(1), 5);
@@ -113,9 +119,7 @@ class StoppingPhaseTest {
     void givenARequeuedVictimThenItsNextStartWaitsForItsOwnStopEvenOnIdleGpus() {
         ClusterState s = state();
         Job a = workload(s, "a", "A", 0);
-        s.start(a, node(0), 0);
-        s.preempt(a, 5);
-        StoppingAttempt stop = s.holdUntilStopped(a, node(0), 5);
+        StoppingAttempt stop = preemptedWhileStopping(s, a, 0, 5);
         assertThat(s.fitsNow(a, node(1))).isFalse();
         s.startWhenStopped(a, node(1), 5);
         assertThat(s.canLaunch(a)).isFalse();
@@ -130,9 +134,7 @@ class StoppingPhaseTest {
         ClusterState s = state();
         Job a = workload(s, "a", "A", 0);
         Job b = workload(s, "b", "B", 0);
-        s.start(a, node(0), 0);
-        s.preempt(a, 5);
-        s.holdUntilStopped(a, node(0), 5);
+        preemptedWhileStopping(s, a, 0, 5);
         s.startWhenStopped(b, node(0), 5);
         s.advanceTo(9);
         ClusterState.PreemptionResult r = s.preempt(b, 9);
@@ -163,9 +165,7 @@ class StoppingPhaseTest {
         assertThatThrownBy(() -> s.stopped(stop, 3)).hasMessageContaining("stopped already");
         ClusterState other = state();
         Job c = workload(other, "c", "A", 0);
-        other.start(c, node(1), 0);
-        other.preempt(c, 1);
-        StoppingAttempt elsewhere = other.holdUntilStopped(c, node(1), 1);
+        StoppingAttempt elsewhere = preemptedWhileStopping(other, c, 1, 1);
         assertThatThrownBy(() -> s.stopped(elsewhere, 3)).hasMessageContaining("this state does not hold it");
         assertThatThrownBy(() -> s.launch(a, 3)).hasMessageContaining("cannot launch a");
     }
@@ -175,9 +175,7 @@ class StoppingPhaseTest {
         ClusterState s = state();
         Job a = workload(s, "a", "A", 0);
         Job b = workload(s, "b", "B", 0);
-        s.start(a, node(0), 0);
-        s.preempt(a, 5);
-        s.holdUntilStopped(a, node(0), 5);
+        preemptedWhileStopping(s, a, 0, 5);
         s.startWhenStopped(b, node(0), 5);
         s.advanceTo(7);
         ClusterState f = s.fork(s.tree(), Job::durationSeconds);

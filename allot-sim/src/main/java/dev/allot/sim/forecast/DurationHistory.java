@@ -164,7 +164,7 @@ public final class DurationHistory implements DurationModel {
             return Math.max(defaultDuration.getSeconds(), beyond(doneSeconds));
         }
         long[] sorted = s.sorted();
-        int from = upperBound(sorted, doneSeconds);
+        int from = SurvivalSample.upperBound(sorted, doneSeconds);
         if (from == sorted.length) {
             return beyond(doneSeconds);
         }
@@ -227,21 +227,6 @@ public final class DurationHistory implements DurationModel {
             case 'n' -> "kind " + s.kind();
             default -> "any work";
         };
-    }
-
-    /** The first index whose value is above {@code x} in a sorted array. */
-    private static int upperBound(long[] a, long x) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] <= x) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     /**

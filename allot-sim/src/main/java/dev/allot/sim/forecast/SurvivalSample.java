@@ -107,8 +107,8 @@ final class SurvivalSample {
         return mean / cumulative[values.length - 1];
     }
 
-    /** The first index whose value is above {@code x} in a sorted array. */
-    private static int upperBound(long[] a, long x) {
+    /** The first index whose value is above {@code x} in a sorted array (shared with {@link DurationHistory}). */
+    static int upperBound(long[] a, long x) {
         int lo = 0;
         int hi = a.length;
         while (lo < hi) {
