@@ -29,6 +29,7 @@ public final class FairShare {
     private final boolean[][] aboveRow;
     private final long[] aboveRowVersion;
     private final long windowSeconds;
+    private final int[][] leavesUnder;
 
     public FairShare(AllocationTree tree, int clusterGpus, long windowSeconds) {
         this.tree = tree;
@@ -43,6 +44,7 @@ public final class FairShare {
         this.aboveRow = new boolean[tree.leafCount()][tree.leafCount()];
         this.aboveRowVersion = new long[tree.leafCount()];
         java.util.Arrays.fill(aboveRowVersion, -1);
+        this.leavesUnder = leavesUnder(tree);
     }
 
     /** Recomputes usage from the state: window charges plus committed protected time, summed up the tree. */
@@ -197,13 +199,51 @@ public final class FairShare {
      */
     public boolean[] ranksAboveRow(int a) {
         if (aboveRowVersion[a] != version) {
+            // the leaves whose paths part from a's at x's level are those under x's siblings: walking a's path up
+            // visits every other leaf once, with the same two sibling ratios ranksAbove compares
             boolean[] row = aboveRow[a];
-            for (int b = 0; b < row.length; b++) {
-                row[b] = ranksAbove(a, b);
+            row[a] = false;
+            for (int x = tree.leafNode(a); tree.parent(x) >= 0; x = tree.parent(x)) {
+                int p = tree.parent(x);
+                double rx = ratio(x);
+                for (int i = 0; i < tree.childrenCount(p); i++) {
+                    int sib = tree.child(p, i);
+                    if (sib != x) {
+                        boolean above = rx < ratio(sib);
+                        for (int b : leavesUnder[sib]) {
+                            row[b] = above;
+                        }
+                    }
+                }
             }
             aboveRowVersion[a] = version;
         }
         return aboveRow[a];
+    }
+
+    /** The leaves in each node's subtree (a leaf node: itself). */
+    private static int[][] leavesUnder(AllocationTree tree) {
+        int n = tree.nodeCount();
+        int[][] under = new int[n][];
+        for (int node = n - 1; node >= 0; node--) { // preorder: children come after their parent
+            if (tree.childrenCount(node) == 0) {
+                under[node] = new int[] {tree.leafOf(node)};
+                continue;
+            }
+            int count = 0;
+            for (int i = 0; i < tree.childrenCount(node); i++) {
+                count += under[tree.child(node, i)].length;
+            }
+            int[] all = new int[count];
+            int at = 0;
+            for (int i = 0; i < tree.childrenCount(node); i++) {
+                int[] c = under[tree.child(node, i)];
+                System.arraycopy(c, 0, all, at, c.length);
+                at += c.length;
+            }
+            under[node] = all;
+        }
+        return under;
     }
 
     /** The two sibling nodes where the paths of leaves a and b part, or null for the same leaf. */

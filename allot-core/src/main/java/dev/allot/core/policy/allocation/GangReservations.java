@@ -31,6 +31,7 @@ final class GangReservations {
 
     void clear() {
         held.clear();
+        failed.clear();
         taken.clear();
         union = null;
     }
@@ -46,9 +47,13 @@ final class GangReservations {
             }
         }
         PreemptionRules.Rights rights = rules.rightsOf(owner);
-        if (shortcuts && owner.gpusPerNode() == work.state().cluster().maxGpusPerNode()
-                && reachableGpus(work, rights) < owner.gpus()) {
+        boolean wholeNodes = owner.gpusPerNode() == work.state().cluster().maxGpusPerNode();
+        if (shortcuts && wholeNodes && reachableGpus(work, rights) < owner.gpus()) {
             return; // no set of whole nodes could ever be freed for it: planning would scan every node to find none
+        }
+        if (shortcuts && !wholeNodes && (reachableByTimeGpus(work, rights) < owner.gpus()
+                || failedCover(work, owner, rights))) {
+            return; // planning job by job would scan every node to find too few GPUs, as it did or would for others
         }
         BitSet others = taken.isEmpty() ? null : taken;
         Reservation r = Reservation.plan(work, owner, j -> PreemptionRules.mayPreempt(rights, j),
@@ -57,7 +62,63 @@ final class GangReservations {
             held.add(r);
             taken.or(r.nodes());
             union = null;
+        } else if (shortcuts && !wholeNodes) {
+            failed.add(new FailedPlan(owner.gpusPerNode(), owner.gpus(), rights, work.version(), held.size()));
         }
+    }
+
+    /**
+     * A plan job by job ({@link Reservation} for work that is not a gang of whole nodes) that found nothing, on the
+     * cycle's free GPUs and victims at {@code workVersion} with {@code heldCount} reservations already held.
+     */
+    private record FailedPlan(int gpusPerNode, int gpus, PreemptionRules.Rights rights, long workVersion,
+                              int heldCount) {
+    }
+
+    private final List<FailedPlan> failed = new ArrayList<>();
+
+    /**
+     * Whether a failed plan proves that planning for {@code owner} fails too. Such a plan admits running jobs one by
+     * one ({@link PreemptionRules#mayPreempt}, no budgets summed), so on the same free GPUs, victims and held nodes,
+     * with rights that admit no job the failed plan's did not ({@link PreemptionRules#admitsNoMoreThan}) it finds no
+     * more GPUs on any node; with the same GPUs per node and at least as many GPUs asked, it finds too few again.
+     */
+    private boolean failedCover(CycleWork work, Job owner, PreemptionRules.Rights rights) {
+        for (FailedPlan f : failed) {
+            if (f.gpusPerNode() == owner.gpusPerNode() && f.gpus() <= owner.gpus()
+                    && f.workVersion() == work.version() && f.heldCount() == held.size()
+                    && PreemptionRules.admitsNoMoreThan(rights, f.rights())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * An upper bound of the GPUs a reservation planned job by job could ever count for work with {@code r}: the idle
+     * GPUs, all unallocated work, its own allocation's work of lower priorities (protected or not), and all the
+     * running work of every allocation it has a budget on (such a plan admits each job on its own, so the budget
+     * does not cap the sum). Below it {@link Reservation#plan} finds too few GPUs (or nodes with room for the
+     * owner's GPUs per node). The own allocation's term walks its running work: work of the same priority is what
+     * most often leaves a large job short.
+     */
+    static long reachableByTimeGpus(CycleWork work, PreemptionRules.Rights r) {
+        ClusterState s = work.state();
+        long gpus = work.free().totalFree() + s.unallocatedRunningGpus();
+        long[] budgets = r.budgets();
+        for (int l = 0; l < budgets.length; l++) {
+            if (l != r.leaf() && budgets[l] > 0) {
+                gpus += s.protectedGpus(l) + s.unprotectedGpus(l);
+            }
+        }
+        if (r.priority() > 0) {
+            for (Job v : s.runningAllocated(r.leaf())) {
+                if (v.spec().priority().ordinal() < r.priority()) {
+                    gpus += v.gpus();
+                }
+            }
+        }
+        return gpus;
     }
 
     /**

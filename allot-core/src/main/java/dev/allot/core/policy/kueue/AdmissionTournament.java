@@ -20,6 +20,11 @@ package dev.allot.core.policy.kueue;
 public final class AdmissionTournament {
     private final Cohorts cohorts;
     private final Share[][] valueAt;
+    /**
+     * The usage with the head admitted each {@code valueAt} entry was computed from: a share depends on its node's
+     * usage only (quotas, weights and the lendable quota are fixed), so an unchanged usage keeps the entry.
+     */
+    private final long[][] usedAt;
     private long[] gpus;
     private int[] priority;
     private long[] submit;
@@ -33,6 +38,7 @@ public final class AdmissionTournament {
             maxDepth = Math.max(maxDepth, cohorts.depth(n));
         }
         this.valueAt = new Share[cohorts.cqCount()][maxDepth + 1];
+        this.usedAt = new long[cohorts.cqCount()][maxDepth + 1];
     }
 
     /**
@@ -51,11 +57,14 @@ public final class AdmissionTournament {
                 continue;
             }
             any = true;
-            cohorts.addUsage(cq, gpus[cq]);
             for (int node = cohorts.cqNode(cq); cohorts.parent(node) >= 0; node = cohorts.parent(node)) {
-                valueAt[cq][cohorts.depth(node)] = cohorts.share(node);
+                int level = cohorts.depth(node);
+                long used = cohorts.usage(node) + gpus[cq];
+                if (valueAt[cq][level] == null || usedAt[cq][level] != used) {
+                    valueAt[cq][level] = cohorts.shareIfAdded(node, gpus[cq]);
+                    usedAt[cq][level] = used;
+                }
             }
-            cohorts.addUsage(cq, -gpus[cq]);
         }
         return any ? match(0) : -1;
     }

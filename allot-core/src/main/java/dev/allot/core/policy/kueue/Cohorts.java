@@ -234,10 +234,23 @@ public final class Cohorts {
 
     /** The node's dominant resource share now; the root's is always zero (it has no parent to borrow from). */
     public Share share(int node) {
+        return shareOf(node, usage[node]);
+    }
+
+    /**
+     * The share the node would have with {@code delta} more usage, as {@link #share} would compute it after
+     * {@link #addUsage} of {@code delta} on a ClusterQueue below it (the lendable quota does not depend on usage),
+     * without changing anything.
+     */
+    public Share shareIfAdded(int node, long delta) {
+        return shareOf(node, usage[node] + delta);
+    }
+
+    private Share shareOf(int node, long nodeUsage) {
         if (parent[node] < 0) {
             return Share.NONE;
         }
-        long borrowed = usage[node] - quota[node];
+        long borrowed = nodeUsage - quota[node];
         if (borrowed <= 0) {
             return new Share(false, 0, weight[node]);
         }

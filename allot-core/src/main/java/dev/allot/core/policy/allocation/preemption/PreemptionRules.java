@@ -224,6 +224,39 @@ public final class PreemptionRules {
     }
 
     /**
+     * Whether every job {@link #mayPreempt(Rights, Job)} admits under {@code r} it admits under {@code f} too, on the
+     * same cycle (same time and quotas): {@code r} loses no more work, takes its own allocation's work only where
+     * {@code f} does (the same allocation with at least {@code r}'s priority, or all of it), and per other allocation
+     * {@code r}'s budget admits no job {@code f}'s does not (none, a budget no larger, or equal ones; job by job, so
+     * a larger budget admits more). Without budgets summed over jobs: not a rule for {@link #candidates}.
+     */
+    public static boolean admitsNoMoreThan(Rights r, Rights f) {
+        if (r.now() != f.now() || r.quotas() != f.quotas() || r.maxLostGpuSeconds() > f.maxLostGpuSeconds()) {
+            return false;
+        }
+        long[] rb = r.budgets();
+        long[] fb = f.budgets();
+        for (int b = 0; b < rb.length; b++) {
+            if (b == r.leaf()) {
+                boolean own = r.priority() == 0 || (b == f.leaf() ? r.priority() <= f.priority() : fb[b] == ALL);
+                if (!own) {
+                    return false;
+                }
+            } else if (rb[b] > 0) { // a budget of 0 admits no job (every running job holds GPUs)
+                if (b == f.leaf()) {
+                    return false; // f takes only lower priorities of its own allocation
+                }
+                boolean covered = fb[b] == ALL || rb[b] == fb[b]
+                        || (rb[b] != ALL_WITHIN_QUOTA && fb[b] != ALL_WITHIN_QUOTA && rb[b] <= fb[b]);
+                if (!covered) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
      * {@code r}'s budgets as a {@link NodeBudget} for planning a reservation node by node: a node's jobs are admitted
      * only if every one may be preempted ({@link #mayPreempt}) and, with every job admitted before, they stay within
      * each allocation's budget.
