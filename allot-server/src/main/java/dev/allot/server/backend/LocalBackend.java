@@ -37,10 +37,20 @@ import java.util.stream.Stream;
  * starting, stopping, observing and adopting attempts.
  *
  * <p><b>Stopping.</b> {@link #stop} sends SIGTERM to the wrapper's descendants (the user's process and whatever it
- * started), not to the wrapper, which stays to record the exit code; only if the wrapper has no descendant yet is it
- * signalled itself. Once the grace period has passed, SIGKILL goes to the descendants still alive and to the
- * wrapper. A {@code .stopped} marker, written before any signal and holding the kill deadline, makes the attempt
- * {@code STOPPED} rather than {@code EXITED} for a later adopter, which also re-arms the kill.
+ * started), never to the wrapper, which stays to record the exit code. A stop that comes just after the start can
+ * find the wrapper before it forked the command, or running its first helper ({@code rm} of the environment file):
+ * signalling only what exists then lost the SIGTERM (the command started after it and ran until the SIGKILL at the
+ * end of the grace period), and signalling the wrapper itself in that instant left the command running without it
+ * (orphaned, its GPUs taken as free). So the stop <em>follows up</em>: every few milliseconds, then every
+ * {@link #FOLLOW_UP_MAX_MILLIS} ms, until the attempt ends or its grace runs out, each direct child of the wrapper
+ * that runs the command and was not signalled yet gets its SIGTERM (never the wrapper's own helpers, see
+ * {@code wrappersOwn}; and the command's own later children are its business: a checkpoint helper it starts on
+ * SIGTERM is not signalled). Once the grace period has passed, SIGKILL goes to the descendants still alive, again
+ * until the wrapper has ended; the wrapper itself is killed only once it has had no descendant for
+ * {@link #WRAPPER_ALONE_MILLIS} ms (a wrapper between its command's end and its own exit needs no signal, and one
+ * about to fork must not lose its child). A {@code .stopped} marker, written before any signal and holding the kill
+ * deadline, makes the attempt {@code STOPPED} rather than {@code EXITED} for a later adopter, which also re-arms the
+ * kill.
  *
  * <p><b>Adoption.</b> An attempt's wrapper is found again from its pid file, or by its token in the process table,
  * never mistaking a reused pid for it ({@link WrapperProcesses}). An attempt whose wrapper is gone and left no exit
@@ -56,6 +66,13 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
     /** The PATH of a workload that declares none. */
     public static final String DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+    /** The longest pause between two follow-ups of a stop (see Stopping in the class notes). */
+    static final long FOLLOW_UP_MAX_MILLIS = 50;
+    /** The first pause of a stop's follow-ups, doubled each time up to {@link #FOLLOW_UP_MAX_MILLIS}. */
+    private static final long FOLLOW_UP_FIRST_MILLIS = 2;
+    /** After the grace: how long a wrapper may go without any descendant before it is killed itself. */
+    static final long WRAPPER_ALONE_MILLIS = 1_000;
 
     /** Graces beyond this are cut to it, so that the kill deadline stays a time a timer can wait for. */
     private static final Duration LONGEST_GRACE = Duration.ofDays(365);
@@ -90,6 +107,12 @@ public final class LocalBackend implements Backend, AutoCloseable {
         boolean stopRequested;
         Instant killDeadline;
         ScheduledFuture<?> killTimer;
+        /** The next follow-up of the stop (SIGTERM to children the wrapper forked since), null when none is due. */
+        ScheduledFuture<?> followUp;
+        /** The processes already sent SIGTERM by this stop: each gets it once. */
+        final java.util.Set<ProcessHandle> termSent = new java.util.HashSet<>();
+        /** After the grace: when the wrapper was first seen with no descendant, -1 while it had some. */
+        long aloneSinceNanos = -1;
         boolean killed;
         /** The status once ended: final, never probed again. */
         AttemptStatus ended;
@@ -297,13 +320,59 @@ public final class LocalBackend implements Backend, AutoCloseable {
             attempt.warning = "stop marker not written (" + e.getMessage()
                     + "): after a restart this attempt would be reported EXITED, not STOPPED";
         }
-        List<ProcessHandle> descendants = attempt.wrapper.descendants().toList();
-        if (descendants.isEmpty()) {
-            attempt.wrapper.destroy(); // the user's command has not started yet (or has just ended)
-        } else {
-            descendants.forEach(ProcessHandle::destroy);
+        long wrapperPid = attempt.wrapper.pid();
+        for (ProcessHandle p : attempt.wrapper.descendants().toList()) {
+            boolean child = p.parent().map(ProcessHandle::pid).orElse(-1L) == wrapperPid;
+            if (!child || !wrappersOwn(attempt, p)) {
+                term(attempt, p);
+            }
         }
         armKill(attempt);
+        armFollowUp(attempt, FOLLOW_UP_FIRST_MILLIS);
+    }
+
+    private static void term(Attempt attempt, ProcessHandle p) {
+        if (attempt.termSent.add(p)) {
+            p.destroy();
+        }
+    }
+
+    /**
+     * Whether a child of the wrapper is the wrapper's own, not the command: a copy of the wrapper not yet exec'd, or
+     * its {@code rm} of the environment file or {@code mv} of the exit file (their arguments name the attempt's
+     * files; the command's never do). Those get no SIGTERM (a killed {@code mv} would lose the exit code); a copy
+     * about to become the command is signalled once it has exec'd, by a follow-up. One whose arguments cannot be read
+     * (it is ending, or exec'ing) counts as the wrapper's until a follow-up reads them.
+     */
+    private static boolean wrappersOwn(Attempt attempt, ProcessHandle child) {
+        String[] args = child.info().arguments().orElse(null);
+        if (args == null) {
+            return true;
+        }
+        String exit = attempt.files.exit().toString();
+        String environment = attempt.files.environment().toString();
+        for (String a : args) {
+            if (a.startsWith(exit) || a.equals(environment)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void armFollowUp(Attempt attempt, long delayMillis) {
+        AttemptKey key = attempt.files.key();
+        attempt.followUp = timers.schedule(() -> followUp(key, delayMillis), delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** SIGTERM to the wrapper's direct children not signalled yet; again later while it runs, until the kill. */
+    private synchronized void followUp(AttemptKey key, long lastDelayMillis) {
+        Attempt attempt = attempts.get(key);
+        if (closed || attempt == null || attempt.wrapper == null || attempt.killed || !alive(attempt)) {
+            return;
+        }
+        attempt.followUp = null;
+        attempt.wrapper.children().filter(p -> !wrappersOwn(attempt, p)).forEach(p -> term(attempt, p));
+        armFollowUp(attempt, Math.min(FOLLOW_UP_MAX_MILLIS, lastDelayMillis * 2));
     }
 
     private void armKill(Attempt attempt) {
@@ -312,15 +381,27 @@ public final class LocalBackend implements Backend, AutoCloseable {
         attempt.killTimer = timers.schedule(() -> killIfAlive(key), delayMillis, TimeUnit.MILLISECONDS);
     }
 
+    /** SIGKILL to the descendants, again every follow-up until the wrapper has ended (see Stopping). */
     private synchronized void killIfAlive(AttemptKey key) {
         Attempt attempt = attempts.get(key);
-        if (attempt == null || attempt.wrapper == null || !alive(attempt)) {
+        if (closed || attempt == null || attempt.wrapper == null || !alive(attempt)) {
             return;
         }
         attempt.killed = true;
-        // The descendants first: once the wrapper is gone they are re-parented and no longer found from it.
-        attempt.wrapper.descendants().forEach(ProcessHandle::destroyForcibly);
-        attempt.wrapper.destroyForcibly();
+        if (attempt.followUp != null) {
+            attempt.followUp.cancel(false);
+            attempt.followUp = null;
+        }
+        List<ProcessHandle> descendants = attempt.wrapper.descendants().toList();
+        if (!descendants.isEmpty()) {
+            attempt.aloneSinceNanos = -1;
+            descendants.forEach(ProcessHandle::destroyForcibly);
+        } else if (attempt.aloneSinceNanos < 0) {
+            attempt.aloneSinceNanos = System.nanoTime();
+        } else if (System.nanoTime() - attempt.aloneSinceNanos >= WRAPPER_ALONE_MILLIS * 1_000_000L) {
+            attempt.wrapper.destroyForcibly(); // stuck without a command (it would have exited): killed itself
+        }
+        attempt.killTimer = timers.schedule(() -> killIfAlive(key), FOLLOW_UP_MAX_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     // -------------------------------------------------------------------------------------------- observe
@@ -392,6 +473,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
         if (attempt.killTimer != null) {
             attempt.killTimer.cancel(false);
             attempt.killTimer = null;
+        }
+        if (attempt.followUp != null) {
+            attempt.followUp.cancel(false);
+            attempt.followUp = null;
         }
         return status;
     }
@@ -511,6 +596,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
             if (attempt.killTimer != null) {
                 attempt.killTimer.cancel(false);
                 attempt.killTimer = null;
+            }
+            if (attempt.followUp != null) {
+                attempt.followUp.cancel(false);
+                attempt.followUp = null;
             }
         }
         if (ownsTimers) {

@@ -344,6 +344,37 @@ class LocalBackendTest {
         assertThat(log(backend, key)).doesNotContain("survived");
     }
 
+    /**
+     * Given stops that come just after their starts (while the wrapper has not yet forked the command, or is removing
+     * the environment file), then each attempt still ends on its SIGTERM, far within its grace, and leaves no process
+     * behind. Before the stop followed up on the wrapper's children, a quarter of such stops lost the SIGTERM (the
+     * command ran until the SIGKILL at the end of the grace: a debug start waited a whole grace period for its
+     * victim), and some left the command running without its wrapper (its GPU taken for free).
+     */
+    @Test
+    void aStopJustAfterTheStartEndsTheCommandOnItsTermWithoutLeavingItBehind() throws Exception {
+        LocalBackend backend = backend();
+        Duration grace = Duration.ofSeconds(20);
+        String marker = MARKER + "=" + dataDir.toAbsolutePath();
+        for (int i = 0; i < 24; i++) {
+            AttemptKey key = new AttemptKey("early-" + i, 1);
+            backend.start(launch("early-" + i, 1, "sleep", "600"));
+            Thread.sleep(i % 12); // 0-11 ms: the wrapper's first instants, where the SIGTERM used to be lost
+            long asked = System.nanoTime();
+            backend.stop(key, grace);
+            AttemptStatus stopped = awaitPhase(backend, key, Phase.STOPPED);
+            long tookMillis = (System.nanoTime() - asked) / 1_000_000;
+            assertThat(stopped.detail()).as(key + " ended on its SIGTERM").doesNotContain("SIGKILL");
+            assertThat(tookMillis).as(key + " ended long before its grace (" + grace + ")")
+                    .isLessThan(grace.toMillis() / 2);
+            backend.forget(key);
+        }
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            assertThat(all.filter(p -> p.isAlive() && environmentOf(p).contains(marker)).toList())
+                    .as("processes of the stopped attempts still running").isEmpty();
+        }
+    }
+
     @Test
     void anAttemptIsStoppingUntilItEnds() throws Exception {
         LocalBackend backend = backend();

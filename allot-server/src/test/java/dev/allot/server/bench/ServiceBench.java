@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The service's benchmark (not a test: it prints numbers and asserts nothing). Run it with
- * {@code tools/bench-service.sh [submit|cycle|forecast|start|all] [options]}:
+ * {@code tools/bench-service.sh [submit|cycle|forecast|start|start-busy|memory|all] [options]}:
  *
  * <ul>
  *   <li>{@code submit}: submissions per second through the REST API into SQLite: {@code --submissions N} (20,000)
@@ -49,6 +49,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code --rounds N} (3) per setting ({@link ForecastBench}).</li>
  *   <li>{@code start}: on an idle cluster with the local backend, from the POST returning to the process's first
  *       instruction (it writes a timestamp) and to the API saying running; {@code --samples N} (20).</li>
+ *   <li>{@code start-busy}: the same for a 1-GPU allocated debug workload on one local node of {@code --gpus N}
+ *       (32) GPUs all held by unallocated work, which it must preempt and wait for ({@link #startBusy});
+ *       {@code --samples N} (100), {@code --grace D} (30s, the service's default),
+ *       {@code --victims-ignore-term} (victims that ignore SIGTERM, so each start waits out the grace).</li>
+ *   <li>{@code memory}: {@code --waiting N} (100,000) waiting workloads in the heap the JVM is given, the loop
+ *       running {@code --seconds N} (40) after taking them in; {@code --histo} prints the live heap's top classes
+ *       ({@link #memory}). Not part of {@code all}.</li>
  * </ul>
  *
  * {@code --dir DIR} puts the data directories there (default: a temp directory; the SQLite file's fsyncs make the
@@ -88,6 +95,15 @@ public final class ServiceBench {
         }
         if (what.equals("start") || what.equals("all")) {
             start(Files.createTempDirectory(root, "start"), samples);
+        }
+        if (what.equals("memory")) { // not in "all": it needs its own JVM of -Xmx512m (the script gives it one)
+            memory(Files.createTempDirectory(root, "memory"), intOpt(args, "--waiting", 100_000),
+                    intOpt(args, "--seconds", 40), Arrays.asList(args).contains("--histo"));
+        }
+        if (what.equals("start-busy") || what.equals("all")) {
+            startBusy(Files.createTempDirectory(root, "busy"), intOpt(args, "--samples", 100),
+                    intOpt(args, "--gpus", 32), Duration.parse("PT" + strOpt(args, "--grace", "30s").toUpperCase()),
+                    Arrays.asList(args).contains("--victims-ignore-term"));
         }
         System.exit(0);
     }
@@ -159,68 +175,264 @@ public final class ServiceBench {
         return errors.get();
     }
 
-    // ------------------------------------------------------------------ (c) submit to start, idle, local backend
+    // ------------------------------------------------------------------ (c) submit to start, local backend
+
+    /** The workload whose start is timed: it writes the time its process ran (epoch nanoseconds), then exits. */
+    private static String stampBody(Path out, String minRuntime) {
+        return "{\"allocation\":\"lab/a\",\"gpus\":1,\"minRuntime\":\"" + minRuntime + "\",\"resumable\":true,"
+                + "\"priority\":\"normal\",\"kind\":\"debug\",\"command\":[\"sh\",\"-c\","
+                + "\"date +%s%N > \\\"$BENCH_OUT/$ALLOT_WORKLOAD_ID\\\"\"],"
+                + "\"environment\":{\"BENCH_OUT\":\"" + out + "\"}}";
+    }
+
+    /** A service on the local backend of one node of {@code gpus} GPUs, for the start benchmarks. */
+    private record LocalSetup(ServiceConfig config, Path out) {
+        static LocalSetup of(Path data, int gpus, Duration grace) throws IOException {
+            seedUsers(data, List.of("lab", "lab/a", "lab/b"));
+            // The workloads run as nobody when the bench is root (never as root), and write where nobody may.
+            Path out = Files.createDirectories(data.resolveSibling(data.getFileName() + "-out"));
+            ServiceConfig.Security security = new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null,
+                    null, true, false);
+            if (dev.allot.server.identity.UnixAccounts.serviceUid() == 0) {
+                Path accounts = Files.writeString(data.resolveSibling(data.getFileName() + "-accounts"), "*: nobody\n");
+                security = new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts, false,
+                        false);
+                out.getParent().toFile().setExecutable(true, false); // the bench's directory: nobody passes to out/
+                out.toFile().setExecutable(true, false);
+                out.toFile().setWritable(true, false);
+            }
+            ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withVirtualGpus(gpus)
+                    .withTick(Duration.ofSeconds(1)).withGrace(grace).withSecurity(security);
+            return new LocalSetup(config, out);
+        }
+    }
+
+    /**
+     * Submits {@code body} and times it from the POST being answered: to the process's first instruction (the
+     * timestamp it writes) and to the API no longer saying pending; waits until it completed. Returns both in
+     * nanoseconds.
+     */
+    private static long[] timeOneStart(HttpClient http, Service service, String body, Path out) throws Exception {
+        HttpRequest post = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads"))
+                .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> r = http.send(post, HttpResponse.BodyHandlers.ofString());
+        long returned = epochNanos();
+        long returnedMono = System.nanoTime();
+        if (r.statusCode() != 201) {
+            throw new IllegalStateException("submission refused: " + r.statusCode() + " " + r.body());
+        }
+        String id = r.body().replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
+        HttpRequest get = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads/" + id))
+                .header("Authorization", "Bearer tok-alice").GET().build();
+        long running = -1;
+        Path stamp = out.resolve(id);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            String state = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
+            if (running < 0 && !state.contains("\"state\":\"pending\"")) {
+                running = System.nanoTime() - returnedMono;
+            }
+            if (state.contains("\"state\":\"completed\"") && Files.exists(stamp)) {
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(id + " did not complete within 60 s: " + state);
+            }
+            Thread.sleep(2);
+        }
+        long started = Long.parseLong(Files.readString(stamp).trim());
+        return new long[] {started - returned, running};
+    }
 
     static void start(Path data, int samples) throws Exception {
-        seedUsers(data, List.of("lab", "lab/a", "lab/b"));
-        // The workloads run as nobody when the bench is root (never as root), and write where nobody may.
-        Path out = Files.createDirectories(data.resolveSibling(data.getFileName() + "-out"));
-        ServiceConfig.Security security = new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null,
-                null, true, false);
-        if (dev.allot.server.identity.UnixAccounts.serviceUid() == 0) {
-            Path accounts = Files.writeString(data.resolveSibling(data.getFileName() + "-accounts"), "*: nobody\n");
-            security = new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accounts, false, false);
-            out.getParent().toFile().setExecutable(true, false); // the bench's directory: nobody passes to out/
-            out.toFile().setExecutable(true, false);
-            out.toFile().setWritable(true, false);
-        }
-        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withVirtualGpus(4)
-                .withTick(Duration.ofSeconds(1)).withGrace(Duration.ofSeconds(5)).withSecurity(security);
+        LocalSetup setup = LocalSetup.of(data, 4, Duration.ofSeconds(5));
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         long[] toProcess = new long[samples];
         long[] toRunning = new long[samples];
-        try (Service service = Service.start(config, Clock.systemUTC())) {
-            String body = "{\"allocation\":\"lab/a\",\"gpus\":1,\"minRuntime\":\"1m\",\"resumable\":true,"
-                    + "\"priority\":\"normal\",\"command\":[\"sh\",\"-c\",\"date +%s%N > \\\"$BENCH_OUT/$ALLOT_WORKLOAD_ID\\\"\"],"
-                    + "\"environment\":{\"BENCH_OUT\":\"" + out + "\"}}";
+        try (Service service = Service.start(setup.config(), Clock.systemUTC())) {
+            String body = stampBody(setup.out(), "1m");
             for (int i = -3; i < samples; i++) { // three warm-up samples
-                HttpRequest post = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads"))
-                        .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-                HttpResponse<String> r = http.send(post, HttpResponse.BodyHandlers.ofString());
-                long returned = epochNanos();
-                long returnedMono = System.nanoTime();
-                String id = r.body().replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
-                HttpRequest get = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads/" + id))
-                        .header("Authorization", "Bearer tok-alice").GET().build();
-                long running = -1;
-                Path stamp = out.resolve(id);
-                long deadline = System.nanoTime() + 30_000_000_000L;
-                while (System.nanoTime() < deadline) {
-                    String state = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
-                    if (running < 0 && !state.contains("\"state\":\"pending\"")) {
-                        running = System.nanoTime() - returnedMono;
-                    }
-                    if (state.contains("\"state\":\"completed\"") && Files.exists(stamp)) {
-                        break;
-                    }
-                    Thread.sleep(2);
-                }
-                long started = Long.parseLong(Files.readString(stamp).trim());
+                long[] t = timeOneStart(http, service, body, setup.out());
                 if (i >= 0) {
-                    toProcess[i] = started - returned;
-                    toRunning[i] = running;
+                    toProcess[i] = t[0];
+                    toRunning[i] = t[1];
                 }
             }
         }
         Arrays.sort(toProcess);
         Arrays.sort(toRunning);
         System.out.printf("(c) submit to start on an idle cluster, local backend, tick 1 s, %d samples:%n", samples);
-        System.out.printf("(c)   POST returned -> process running  median %.1f ms, p90 %.1f ms, max %.1f ms%n",
-                pct(toProcess, 50) / 1e6, pct(toProcess, 90) / 1e6, toProcess[samples - 1] / 1e6);
-        System.out.printf("(c)   POST returned -> API not pending  median %.1f ms, p90 %.1f ms, max %.1f ms"
-                        + " (polled every ~2 ms)%n", pct(toRunning, 50) / 1e6, pct(toRunning, 90) / 1e6,
-                toRunning[samples - 1] / 1e6);
+        printStart("(c)", toProcess, toRunning);
+    }
+
+    /**
+     * Debug start on a busy cluster: one local node of {@code gpus} GPUs, every GPU held by unallocated work (minimum
+     * runtime 0, {@code victimCommand}); then {@code samples} allocated 1-GPU debug workloads (minimum runtime 5m), one
+     * at a time, each of which must preempt a victim and wait for its process to end before it launches. Before each
+     * sample the bench waits until the cluster is full again (the victim, requeued, started again on the GPU the
+     * debug workload left) with nothing stopping or waiting for a launch.
+     */
+    static void startBusy(Path data, int samples, int gpus, Duration grace, boolean victimsTrapTerm)
+            throws Exception {
+        LocalSetup setup = LocalSetup.of(data, gpus, grace);
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        long[] toProcess = new long[samples];
+        long[] toRunning = new long[samples];
+        // A victim that ignores SIGTERM holds its GPU through the whole grace period (then SIGKILL).
+        String victimScript = victimsTrapTerm ? "trap '' TERM; sleep 3600 & wait $!; sleep 3600" : "exec sleep 3600";
+        String victim = "{\"allocation\":\"lab/b\",\"gpus\":1,\"minRuntime\":\"0\",\"resumable\":true,"
+                + "\"priority\":\"normal\",\"command\":[\"sh\",\"-c\",\"" + victimScript + "\"]}";
+        long preemptionsBefore;
+        try (Service service = Service.start(setup.config(), Clock.systemUTC())) {
+            HttpRequest post = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads"))
+                    .header("Authorization", "Bearer tok-alice").header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(victim)).build();
+            for (int i = 0; i < gpus; i++) {
+                HttpResponse<String> r = http.send(post, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 201) {
+                    throw new IllegalStateException("victim refused: " + r.statusCode() + " " + r.body());
+                }
+            }
+            String body = stampBody(setup.out(), "5m");
+            preemptionsBefore = service.loop().counters().preemptions();
+            for (int i = -3; i < samples; i++) { // three warm-up samples
+                awaitFullOfUnallocated(service, gpus);
+                long[] t = timeOneStart(http, service, body, setup.out());
+                if (i >= 0) {
+                    toProcess[i] = t[0];
+                    toRunning[i] = t[1];
+                }
+            }
+            awaitFullOfUnallocated(service, gpus);
+            preemptionsBefore = service.loop().counters().preemptions() - preemptionsBefore;
+            cancelAllAndWait(http, service);
+        }
+        Arrays.sort(toProcess);
+        Arrays.sort(toRunning);
+        System.out.printf("(d) debug start on a busy cluster, local backend, 1 node x %d GPUs all held by unallocated"
+                        + " work%s, grace %s, tick 1 s, %d samples (%d preemptions):%n", gpus,
+                victimsTrapTerm ? " that ignores SIGTERM" : "", grace, samples, preemptionsBefore);
+        printStart("(d)", toProcess, toRunning);
+    }
+
+    /** Waits until every GPU runs unallocated work, nothing is being stopped and no start waits for a launch. */
+    private static void awaitFullOfUnallocated(Service service, int gpus) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!service.loop().inspect((s, now) -> s.unallocatedRunningGpus() == gpus && s.stopping().isEmpty()
+                && s.awaitingLaunch().isEmpty()).orElse(false)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the cluster did not fill with unallocated work within 60 s");
+            }
+            Thread.sleep(5);
+        }
+        Thread.sleep(50); // the victims' processes past their shell's start
+    }
+
+    /**
+     * Cancels every workload not ended and waits until they all have (the local backend's processes outlive the
+     * service, to be adopted: the bench must not leave them behind).
+     */
+    private static void cancelAllAndWait(HttpClient http, Service service) throws Exception {
+        URI list = URI.create(service.url() + "/v1/workloads?state=pending,running,requeued&limit=1000");
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            String page = http.send(HttpRequest.newBuilder(list).header("Authorization", "Bearer tok-alice").GET()
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"id\":\"([^\"]+)\"").matcher(page);
+            boolean any = false;
+            while (m.find()) {
+                any = true;
+                http.send(HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads/" + m.group(1) + "/cancel"))
+                        .header("Authorization", "Bearer tok-alice").POST(HttpRequest.BodyPublishers.noBody())
+                        .build(), HttpResponse.BodyHandlers.discarding());
+            }
+            if (!any) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        System.out.println("warning: some workloads had not ended 60 s after being cancelled");
+    }
+
+    private static void printStart(String tag, long[] toProcess, long[] toRunning) {
+        int n = toProcess.length;
+        System.out.printf("%s   POST returned -> process running  median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+                tag, pct(toProcess, 50) / 1e6, pct(toProcess, 90) / 1e6, pct(toProcess, 99) / 1e6,
+                toProcess[n - 1] / 1e6);
+        System.out.printf("%s   POST returned -> API not pending  median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms"
+                        + " (polled every ~2 ms)%n", tag, pct(toRunning, 50) / 1e6, pct(toRunning, 90) / 1e6,
+                pct(toRunning, 99) / 1e6, toRunning[n - 1] / 1e6);
+    }
+
+    // ------------------------------------------------------------------ (e) memory with many waiting
+
+    /**
+     * {@code waiting} workloads waiting in the service's heap: SQLite, simulated backend, one node of 8 GPUs (so all
+     * but 8 wait), submitted through {@code POST /v1/workloads/batch} 1,000 at a time; once the loop has taken them
+     * all in, it runs {@code seconds} more (the 30-second full re-read and the forecasts included), then the heap
+     * used after a full GC is printed, with whether the loop kept cycling (an OutOfMemoryError on its thread stops
+     * it). Run it with the heap to check ({@code -Xmx512m} by default through the script).
+     */
+    static void memory(Path data, int waiting, int seconds, boolean histogram) throws Exception {
+        seedUsers(data, List.of("lab", "lab/a", "lab/b"));
+        try (Store store = Store.sqlite(data)) {
+            store.nodes().putNode(new Node("n1", 8, true, null, System.currentTimeMillis()));
+        }
+        java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withBackend(ServiceConfig.SIMULATED)
+                .withTick(Duration.ofSeconds(1));
+        String outcome;
+        long cyclesDuring = -1;
+        long heapAfterGc = -1;
+        long submitNanos = -1;
+        long intakeNanos = -1;
+        try (Service service = Service.start(config, Clock.systemUTC())) {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            int batch = 1_000;
+            String body = "{\"workloads\": [" + String.join(", ", java.util.Collections.nCopies(batch, BODY)) + "]}";
+            HttpRequest post = HttpRequest.newBuilder(URI.create(service.url() + "/v1/workloads/batch"))
+                    .timeout(Duration.ofSeconds(120)).header("Authorization", "Bearer tok-alice")
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            long t0 = System.nanoTime();
+            for (int sent = 0; sent < waiting; sent += batch) {
+                HttpResponse<String> r = http.send(post, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 201) {
+                    throw new IllegalStateException("batch refused at " + sent + ": " + r.statusCode() + " "
+                            + r.body());
+                }
+            }
+            submitNanos = System.nanoTime() - t0;
+            long deadline = System.nanoTime() + 600_000_000_000L;
+            while (service.loop().inspect((st, now) -> st.pending().total() + st.runningCount()).orElse(0) < waiting) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the loop had not taken in " + waiting + " workloads in 10 minutes");
+                }
+                Thread.sleep(100);
+            }
+            intakeNanos = System.nanoTime() - t0;
+            long cyclesBefore = service.loop().counters().cycles();
+            Thread.sleep(seconds * 1000L);
+            cyclesDuring = service.loop().counters().cycles() - cyclesBefore;
+            System.gc();
+            System.gc();
+            heapAfterGc = memory.getHeapMemoryUsage().getUsed();
+            if (histogram) {
+                new ProcessBuilder("jmap", "-histo:live", Long.toString(ProcessHandle.current().pid()))
+                        .redirectErrorStream(true).start().inputReader().lines().limit(25)
+                        .forEach(System.out::println);
+            }
+            boolean failing = service.loop().health().failing().isPresent();
+            outcome = cyclesDuring > 0 && !failing ? "survived (the loop kept cycling)"
+                    : "the loop stopped or failed (" + cyclesDuring + " cycles; failing: " + failing + ")";
+        } catch (OutOfMemoryError e) {
+            outcome = "did not survive: " + e;
+        }
+        System.out.printf("(e) %,d waiting workloads (SQLite, simulated backend, 1 node x 8 GPUs), max heap %d MB:"
+                        + " submitted in %.1f s, taken in by the loop %.1f s after the first batch; %d cycles in the"
+                        + " next %d s; heap used after a full GC %.0f MB; %s%n", waiting, maxHeap >> 20,
+                submitNanos / 1e9, intakeNanos / 1e9, cyclesDuring, seconds, heapAfterGc / 1048576.0, outcome);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -120,7 +120,6 @@ class LocalEndWakesTheLoopTest {
         String unallocated = submit(0);
         loop.nudge();
         await("the unallocated workload's start", () -> store.attempts().attempts(unallocated).size() == 1);
-        // Its command runs (not only the wrapper launching it: a stop that came before would wait for the kill).
         await("the unallocated workload's sleep", this::sleepRuns);
 
         String allocated = submit(3600);
@@ -133,5 +132,59 @@ class LocalEndWakesTheLoopTest {
         // The allocated workload started once the preempted process had ended (its GPU is never given twice).
         assertThat(store.attempts().attempts(allocated).get(0).startedAtMillis())
                 .isGreaterThanOrEqualTo(preempted.get(0).endedAtMillis());
+    }
+
+    /**
+     * Given unallocated work that has only just been launched (its wrapper may not have forked its command yet), when
+     * allocated debug work arrives, then the victim's stop still reaches its command as SIGTERM and the debug work
+     * starts as soon as the victim has exited, not after the grace period (an hour here). Before the local backend's
+     * stop followed up on the wrapper's children, such a stop could miss the command, which then held the GPU until
+     * the SIGKILL at the end of the grace.
+     */
+    @Test
+    void givenAVictimStoppedWhileStillLaunching_whenItsCommandGetsTheTerm_thenTheDebugStartDoesNotWaitForTheGrace()
+            throws Exception {
+        store = Store.sqlite(dir.resolve("store"));
+        long t = System.currentTimeMillis();
+        store.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "root", t);
+        store.nodes().putNode(new Node("n1", 1, true, null, t));
+        backend = new LocalBackend(dir.resolve("backend"), "n1");
+        PolicyFactory f = PolicyRegistry.standard().get("allocation");
+        loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(),
+                Clock.systemUTC(), Duration.ofHours(1)); // a missed SIGTERM would hold the GPU for an hour
+        if (UnixAccounts.serviceUid() == 0) {
+            loop.runAs(AccountMap.everyoneAs("nobody"));
+        }
+        loop.start(Duration.ofHours(1));
+
+        for (int round = 0; round < 8; round++) {
+            String unallocated = submit(0);
+            loop.nudge();
+            await("the unallocated workload's start", () -> store.attempts().attempts(unallocated).size() == 1);
+            // no wait for its command: the debug work comes while the wrapper may still be launching it
+            String debug = submitDebug();
+            loop.nudge();
+            await("the debug workload's start", () -> store.attempts().attempts(debug).size() == 1);
+            Attempt victim = store.attempts().attempts(unallocated).get(0);
+            assertThat(victim.outcome()).isEqualTo(AttemptOutcome.REQUEUED);
+            assertThat(victim.preemptor()).isEqualTo(debug);
+            assertThat(store.attempts().attempts(debug).get(0).startedAtMillis())
+                    .isGreaterThanOrEqualTo(victim.endedAtMillis());
+            await("the debug workload's end", () -> store.workloads().workload(debug).orElseThrow().state().ended());
+            // the victim, requeued, takes the GPU back; cancelled so that the next round starts from an idle node
+            await("the victim's restart", () -> store.attempts().attempts(unallocated).size() == 2);
+            store.workloads().requestCancel(unallocated);
+            loop.resync();
+            await("the victim's cancellation", () -> store.workloads().workload(unallocated).orElseThrow().state()
+                    .ended());
+        }
+    }
+
+    /** Allocated debug work: one GPU, protected ten minutes, ends at once. */
+    private String submitDebug() {
+        return store.workloads().submit(NewWorkload.builder("a", "u").gpus(1).minRuntimeSeconds(600)
+                .resumable(true).command(List.of("true")).kind("debug")
+                .environment(Map.of(MARKER, dir.toAbsolutePath().toString()))
+                .submittedAtMillis(System.currentTimeMillis()).build()).id();
     }
 }
