@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the measured cycles carried out. With {@code api}, an {@link ApiServer} on the same store
  * answers {@code GET /v1/workloads/ID} for random ids from a client thread throughout, and the latencies are printed
  * beside the cycles': what a user sees while the loop works; first, as a control, the same client for 15 s with the
- * loop idle (same store, JVM and machine), which tells what the loop adds from what the machine's load costs anyway.
+ * loop idle (same store, JVM and machine; after 5 s unmeasured), which tells what the loop adds from what the machine's load costs anyway.
  */
 final class CycleBench {
     private static final int NODES = 1024;
@@ -130,14 +130,9 @@ final class CycleBench {
                 List<String> ids = stored.stream().map(Workload::id).toList();
                 // The control: the same client for as long, the loop not cycling (same store, JVM and machine
                 // load), so that what the loop adds can be told from what the machine costs anyway.
-                AtomicBoolean idleStop = new AtomicBoolean();
-                long[][] idle = new long[1][];
-                Thread idleClient = new Thread(() -> idle[0] = readWhile(base, ids, idleStop), "bench-api-idle");
-                idleClient.start();
-                Thread.sleep(API_CONTROL_MILLIS);
-                idleStop.set(true);
-                idleClient.join();
-                print("GET /v1/workloads/ID with the loop idle", idle[0]);
+                // A warm-up first (unmeasured), so that the control does not measure the JIT compiling the GETs.
+                readFor(base, ids, API_CONTROL_MILLIS / 3);
+                print("GET /v1/workloads/ID with the loop idle", readFor(base, ids, API_CONTROL_MILLIS));
                 client = new Thread(() -> apiLatencies[0] = readWhile(base, ids, stop), "bench-api-client");
                 client.start();
             }
@@ -280,6 +275,18 @@ final class CycleBench {
         System.out.printf("(b)   %s (%d requests, one client): median %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n",
                 what, l.length, ServiceBench.pct(l, 50) / 1e6, ServiceBench.pct(l, 90) / 1e6,
                 ServiceBench.pct(l, 99) / 1e6, l[l.length - 1] / 1e6);
+    }
+
+    /** GETs from one client thread for {@code millis}: their latencies. */
+    private static long[] readFor(String base, List<String> ids, long millis) throws InterruptedException {
+        AtomicBoolean stop = new AtomicBoolean();
+        long[][] out = new long[1][];
+        Thread client = new Thread(() -> out[0] = readWhile(base, ids, stop), "bench-api-idle");
+        client.start();
+        Thread.sleep(millis);
+        stop.set(true);
+        client.join();
+        return out[0];
     }
 
     private static long[] readWhile(String base, List<String> ids, AtomicBoolean stop) {
