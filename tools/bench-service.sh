@@ -2,6 +2,7 @@
 # The service's benchmark (prints numbers, asserts nothing): dev.allot.server.bench.ServiceBench from allot-server's
 # test classes. Compiles in the reactor (offline, never installs), then runs it on the test class path.
 #   tools/bench-service.sh [submit|cycle|forecast|start|all] [--submissions N] [--threads N] [--warmup N] [--no-loop] [--batch N]
+#                          [--client-process] (submit: one workload per POST from a client in its own JVM)
 #                          [--cycles N] [--samples N] [--rounds N] [--dir DIR]
 # Extra JVM options: BENCH_JAVA_OPTS (default -Xmx2g).
 set -euo pipefail

@@ -39,7 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code submit}: submissions per second through the REST API into SQLite: {@code --submissions N} (20,000)
  *       from {@code --threads N} (16) clients over keep-alive HTTP/1.1, after {@code --warmup N} (2,000); the
  *       service runs its scheduling loop (simulated backend, one 8-GPU node, so it fills and the rest waits) unless
- *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch}.</li>
+ *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch};
+ *       {@code --client-process} sends single submissions from a client in a JVM of its own ({@link SubmitClient}) and
+ *       prints the CPU the service and the client used per submission.</li>
  *   <li>{@code cycle}: whole scheduling cycles on a full 1,024 x 8-GPU cluster with 10,000 waiting workloads, at
  *       one-second steps with arrivals, ends and preemptions, the loop's periodic full re-reads included
  *       ({@link CycleBench}): {@code --steps N} (900) cycles at {@code --churn N} submissions a second (default:

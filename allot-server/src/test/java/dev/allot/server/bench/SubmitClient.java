@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@code POST /v1/workloads}, one workload each) from {@code threads} keep-alive HTTP/1.1 connections, one per thread,
  * run in a JVM of its own so that the service's numbers are the service's (its heap, its collector, its JIT), as a
  * real client's would be. It speaks just enough HTTP/1.1 over a plain socket (a request with a {@code Content-Length},
- * an answer read to its {@code Content-Length}), like {@code wrk} or {@code ab}: the JDK's {@code HttpClient} spends
- * more CPU per request than the server's handling of it, and on two cores the client's CPU is taken from the server.
+ * an answer read to its {@code Content-Length} or its chunks), like {@code wrk} or {@code ab}, so that it takes as
+ * little CPU as it can: on two cores, the client's CPU is taken from the server's.
  * Counts an answer that is not 201 as an error (and prints the first one); asserts nothing.
  *
  * <p>Arguments: {@code URL TOKEN SUBMISSIONS THREADS WARMUP BODY}; prints one line starting {@code (a)}.
