@@ -2,8 +2,10 @@
 # The service's benchmark (prints numbers, asserts nothing): dev.allot.server.bench.ServiceBench from allot-server's
 # test classes. Compiles in the reactor (offline, never installs), then runs it on the test class path.
 #   tools/bench-service.sh [submit|cycle|forecast|start|start-busy|memory|all] [--submissions N] [--threads N]
-#                          [--warmup N] [--no-loop] [--batch N] [--cycles N] [--samples N] [--rounds N] [--dir DIR]
-#                          [--gpus N] [--grace 30s] [--victims-ignore-term] [--waiting N] [--seconds N] [--histo]
+#                          [--warmup N] [--no-loop] [--batch N] [--client-process] [--cycles N] [--samples N]
+#                          [--rounds N] [--dir DIR] [--gpus N] [--grace 30s] [--victims-ignore-term] [--waiting N]
+#                          [--seconds N] [--histo]
+#   (submit --client-process: one workload per POST from a client in its own JVM)
 # Extra JVM options: BENCH_JAVA_OPTS (default -Xmx2g; -Xmx512m for memory, the heap its goal names).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -437,10 +437,13 @@ public final class ApiServer implements AutoCloseable {
 
     /** A workload and its attempts; its command and environment only for those who may see them. */
     private void show(Context ctx, User user) {
-        Workload w = requireWorkload(ctx.pathParam("id"));
+        String id = ctx.pathParam("id");
+        dev.allot.server.store.Attempts.WorkloadHistory read = store.attempts().workloadWithAttempts(id)
+                .orElseThrow(() -> noSuchWorkload(id));
+        Workload w = read.workload();
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
         io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
-                store.attempts().attempts(w.id()).stream().map(Views::attempt).toList()));
+                read.attempts().stream().map(Views::attempt).toList()));
     }
 
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
@@ -514,8 +517,12 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private Workload requireWorkload(String id) {
-        return store.workloads().workload(id).orElseThrow(() -> ApiException.notFound("no workload '" + id + "'",
-                "workload ids look like w-42; GET /v1/workloads lists them"));
+        return store.workloads().workload(id).orElseThrow(() -> noSuchWorkload(id));
+    }
+
+    private static ApiException noSuchWorkload(String id) {
+        return ApiException.notFound("no workload '" + id + "'", "workload ids look like w-42; GET /v1/workloads lists"
+                + " them");
     }
 
     private void error(Context ctx, int status, String message, String field, String hint) {

@@ -3,7 +3,6 @@ package dev.allot.server.store;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 
@@ -34,8 +33,7 @@ public final class Workloads {
         this.transactions = transactions;
         this.vendor = vendor;
         this.submissions = new GroupCommit<>(
-                group -> transactions.tx("submit " + group.size() + " workloads",
-                        h -> group.stream().map(w -> insert(h, w)).toList()),
+                group -> transactions.tx("submit " + group.size() + " workloads", h -> insertAll(h, group)),
                 w -> transactions.tx("submit a workload", h -> insert(h, w)),
                 MAX_SUBMISSIONS_PER_COMMIT);
     }
@@ -57,36 +55,44 @@ public final class Workloads {
      */
     public List<Workload> submitAll(List<NewWorkload> ws) {
         List<NewWorkload> all = List.copyOf(ws);
-        return transactions.tx("submit " + all.size() + " workloads", h -> all.stream().map(w -> insert(h, w)).toList());
+        return transactions.tx("submit " + all.size() + " workloads", h -> insertAll(h, all));
     }
 
     /** Inserts a submission in the transaction {@code h} (see {@link #submit}); also for a campaign's shards. */
     Workload insert(Handle h, NewWorkload w) {
-        String command = Rows.toJson(w.command());
-        String environment = Rows.toJson(w.environment());
-        // The id w-<seq> needs the seq from the identity column. PostgreSQL hands out the next value first and
-        // the row is inserted whole; SQLite (one writer, nothing to gain) inserts under a unique placeholder id
-        // and names the row after, in the same transaction. Neither reads the table back: under SERIALIZABLE
-        // every read of a shared index page is a chance for a (needless) serialization failure.
-        String columns = "id, allocation_path, user_name, gpus, gpus_per_node, duration_seconds,"
-                + " min_runtime_seconds, resumable, priority, kind, command, environment, state, submitted_at_ms,"
-                + " cancel_requested, idempotency_key";
-        String values = ":id, :allocation, :user, :gpus, :gpusPerNode, :duration, :minRuntime, :resumable,"
-                + " :priority, :kind, :command, :environment, 'pending', :submittedAt, :no, :key";
-        String sql;
-        String id;
-        Long nextSeq = null;
-        if (vendor == Store.Vendor.POSTGRESQL) {
-            nextSeq = h.createQuery("SELECT nextval(pg_get_serial_sequence('workloads', 'seq'))")
-                    .mapTo(Long.class).one();
-            id = "w-" + nextSeq;
-            sql = "INSERT INTO workloads (seq, " + columns + ") OVERRIDING SYSTEM VALUE VALUES (:seq, " + values + ")";
-        } else {
-            id = "new-" + UUID.randomUUID();
-            sql = "INSERT INTO workloads (" + columns + ") VALUES (" + values + ")";
+        return insertAll(h, List.of(w)).get(0);
+    }
+
+    /** Inserts submissions in the transaction {@code h}, in order, each as {@link #insert} would. */
+    List<Workload> insertAll(Handle h, List<NewWorkload> ws) {
+        if (vendor == Store.Vendor.SQLITE) {
+            return SqliteInsert.insertAll(h, ws, this::byIdempotencyKey);
         }
-        Optional<Long> inserted = h.createQuery(sql + " ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
-                .bind("seq", nextSeq)
+        return ws.stream().map(w -> insertPostgres(h, w)).toList();
+    }
+
+    /** The workload stored under a (scoped) idempotency key, in the transaction {@code h}. */
+    private Workload byIdempotencyKey(Handle h, String key) {
+        return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
+                .bind("key", key)
+                .map((rs, ctx) -> Rows.workload(rs))
+                .findOne()
+                .orElseThrow(() -> new StoreException("idempotency key '" + key + "' conflicted but no workload has it"));
+    }
+
+    /**
+     * PostgreSQL's insert: the next value of the sequence first, then the row whole, so that its id {@code w-<seq>}
+     * is right from the start. It does not read the table back: under SERIALIZABLE every read of a shared index page
+     * is a chance for a (needless) serialization failure. (SQLite's is {@link SqliteInsert}.)
+     */
+    private Workload insertPostgres(Handle h, NewWorkload w) {
+        long seq = h.createQuery("SELECT nextval(pg_get_serial_sequence('workloads', 'seq'))").mapTo(Long.class).one();
+        String id = "w-" + seq;
+        Optional<Long> inserted = h.createQuery("INSERT INTO workloads (seq, " + SqliteInsert.COLUMNS
+                        + ") OVERRIDING SYSTEM VALUE VALUES (:seq, :id, :allocation, :user, :gpus, :gpusPerNode,"
+                        + " :duration, :minRuntime, :resumable, :priority, :kind, :command, :environment, 'pending',"
+                        + " :submittedAt, :no, :key) ON CONFLICT (idempotency_key) DO NOTHING RETURNING seq")
+                .bind("seq", seq)
                 .bind("id", id)
                 .bind("allocation", w.allocationPath())
                 .bind("user", w.user())
@@ -97,29 +103,25 @@ public final class Workloads {
                 .bind("resumable", w.resumable())
                 .bind("priority", w.priority().label())
                 .bind("kind", w.kind())
-                .bind("command", command)
-                .bind("environment", environment)
+                .bind("command", Rows.toJson(w.command()))
+                .bind("environment", Rows.toJson(w.environment()))
                 .bind("submittedAt", w.submittedAtMillis())
                 .bind("no", false)
                 .bind("key", w.idempotencyKey())
                 .mapTo(Long.class)
                 .findOne();
         if (inserted.isEmpty()) {
-            return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
-                    .bind("key", w.idempotencyKey())
-                    .map((rs, ctx) -> Rows.workload(rs))
-                    .findOne()
-                    .orElseThrow(() -> new StoreException("idempotency key '" + w.idempotencyKey()
-                            + "' conflicted but no workload has it"));
+            return byIdempotencyKey(h, w.idempotencyKey());
         }
-        long seq = inserted.get();
-        if (vendor == Store.Vendor.SQLITE) {
-            id = "w-" + seq;
-            h.createUpdate("UPDATE workloads SET id = :id WHERE seq = :seq").bind("id", id).bind("seq", seq).execute();
-        }
-        return new Workload(seq, id, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(), w.durationSeconds(),
-                w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(), w.environment(),
-                WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey(), null);
+        return stored(seq, w);
+    }
+
+    /** A submission as stored under {@code seq}: pending, id {@code w-<seq>}. */
+    static Workload stored(long seq, NewWorkload w) {
+        return new Workload(seq, "w-" + seq, w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
+                w.durationSeconds(), w.minRuntimeSeconds(), w.resumable(), w.priority(), w.kind(), w.command(),
+                w.environment(), WorkloadState.PENDING, w.submittedAtMillis(), null, null, false, w.idempotencyKey(),
+                null);
     }
 
     /**

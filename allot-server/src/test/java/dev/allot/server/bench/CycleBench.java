@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * It prints the intake cycle, and the whole cycle's median, p90, p99 and max, with the starts, preemptions and ends
  * the measured cycles carried out. With {@code api}, an {@link ApiServer} on the same store
  * answers {@code GET /v1/workloads/ID} for random ids from a client thread throughout, and the latencies are printed
- * beside the cycles': what a user sees while the loop works.
+ * beside the cycles': what a user sees while the loop works; first, as a control, the same client for 15 s with the
+ * loop idle (same store, JVM and machine; after 5 s unmeasured), which tells what the loop adds from what the machine's load costs anyway.
  */
 final class CycleBench {
     private static final int NODES = 1024;
@@ -127,6 +128,11 @@ final class CycleBench {
                 server = ApiServer.start(store, 0, Clock.systemUTC());
                 String base = "http://127.0.0.1:" + server.port();
                 List<String> ids = stored.stream().map(Workload::id).toList();
+                // The control: the same client for as long, the loop not cycling (same store, JVM and machine
+                // load), so that what the loop adds can be told from what the machine costs anyway.
+                // A warm-up first (unmeasured), so that the control does not measure the JIT compiling the GETs.
+                readFor(base, ids, API_CONTROL_MILLIS / 3);
+                print("GET /v1/workloads/ID with the loop idle", readFor(base, ids, API_CONTROL_MILLIS));
                 client = new Thread(() -> apiLatencies[0] = readWhile(base, ids, stop), "bench-api-client");
                 client.start();
             }
@@ -153,12 +159,8 @@ final class CycleBench {
             System.out.printf("(b)   whole cycle (runOnce)  median %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n",
                     ServiceBench.pct(wall, 50) / 1e6, ServiceBench.pct(wall, 90) / 1e6,
                     ServiceBench.pct(wall, 99) / 1e6, wall[steps - 1] / 1e6);
-            if (apiLatencies[0] != null && apiLatencies[0].length > 0) {
-                long[] l = apiLatencies[0];
-                Arrays.sort(l);
-                System.out.printf("(b)   GET /v1/workloads/ID meanwhile (%d requests, one client): median %.2f ms,"
-                                + " p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", l.length, ServiceBench.pct(l, 50) / 1e6,
-                        ServiceBench.pct(l, 90) / 1e6, ServiceBench.pct(l, 99) / 1e6, l[l.length - 1] / 1e6);
+            if (apiLatencies[0] != null) {
+                print("GET /v1/workloads/ID meanwhile", apiLatencies[0]);
             }
             loop.close();
         }
@@ -259,6 +261,32 @@ final class CycleBench {
 
     private static int running(SchedulerLoop loop) {
         return loop.inspect((s, t) -> s.healthyGpus() - s.freeIndex().totalFree()).orElse(0);
+    }
+
+    /** How long the API's latency is measured with the loop idle, before the cycles. */
+    private static final long API_CONTROL_MILLIS = 15_000;
+
+    private static void print(String what, long[] l) {
+        if (l == null || l.length == 0) {
+            System.out.println("(b)   " + what + ": no requests answered");
+            return;
+        }
+        Arrays.sort(l);
+        System.out.printf("(b)   %s (%d requests, one client): median %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n",
+                what, l.length, ServiceBench.pct(l, 50) / 1e6, ServiceBench.pct(l, 90) / 1e6,
+                ServiceBench.pct(l, 99) / 1e6, l[l.length - 1] / 1e6);
+    }
+
+    /** GETs from one client thread for {@code millis}: their latencies. */
+    private static long[] readFor(String base, List<String> ids, long millis) throws InterruptedException {
+        AtomicBoolean stop = new AtomicBoolean();
+        long[][] out = new long[1][];
+        Thread client = new Thread(() -> out[0] = readWhile(base, ids, stop), "bench-api-idle");
+        client.start();
+        Thread.sleep(millis);
+        stop.set(true);
+        client.join();
+        return out[0];
     }
 
     private static long[] readWhile(String base, List<String> ids, AtomicBoolean stop) {

@@ -39,7 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code submit}: submissions per second through the REST API into SQLite: {@code --submissions N} (20,000)
  *       from {@code --threads N} (16) clients over keep-alive HTTP/1.1, after {@code --warmup N} (2,000); the
  *       service runs its scheduling loop (simulated backend, one 8-GPU node, so it fills and the rest waits) unless
- *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch}.</li>
+ *       {@code --no-loop}; {@code --batch N} sends N workloads per request to {@code POST /v1/workloads/batch};
+ *       {@code --client-process} sends single submissions from a client in a JVM of its own ({@link SubmitClient}) and
+ *       prints the CPU the service and the client used per submission.</li>
  *   <li>{@code cycle}: whole scheduling cycles on a full 1,024 x 8-GPU cluster with 10,000 waiting workloads, at
  *       one-second steps with arrivals, ends and preemptions, the loop's periodic full re-reads included
  *       ({@link CycleBench}): {@code --steps N} (900) cycles at {@code --churn N} submissions a second (default:
@@ -76,12 +78,17 @@ public final class ServiceBench {
         int samples = intOpt(args, "--samples", 20);
         boolean loop = !Arrays.asList(args).contains("--no-loop");
         int batch = intOpt(args, "--batch", 1);
+        boolean clientProcess = Arrays.asList(args).contains("--client-process");
         String dirOpt = strOpt(args, "--dir", null);
         Path root = dirOpt == null ? Files.createTempDirectory("allot-bench") : Files.createDirectories(Path.of(dirOpt));
         System.out.printf("ServiceBench: %d processors, java %s, data under %s%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), root);
         if (what.equals("submit") || what.equals("all")) {
-            submit(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop, batch);
+            if (clientProcess) {
+                submitFromProcess(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop);
+            } else {
+                submit(Files.createTempDirectory(root, "submit"), submissions, threads, warmup, loop, batch);
+            }
         }
         if (what.equals("forecast") || what.equals("all")) {
             ForecastBench.run(Files.createTempDirectory(root, "forecast"), intOpt(args, "--rounds", 3));
@@ -141,6 +148,54 @@ public final class ServiceBench {
                     n, threads, elapsed / 1e9, n / (elapsed / 1e9),
                     pct(latencies, 50) / 1e6, pct(latencies, 90) / 1e6, pct(latencies, 99) / 1e6,
                     latencies[requests - 1] / 1e6, errors, service.loop().counters().cycles());
+        }
+    }
+
+    /**
+     * Single submissions from a client in a JVM of its own ({@link SubmitClient}, started on this class path), the
+     * service here as {@link #submit} starts it; prints the client's line and the service's side (loop cycles, how
+     * many workloads the store holds, which must be every acknowledged one).
+     */
+    static void submitFromProcess(Path data, int n, int threads, int warmup, boolean withLoop) throws Exception {
+        seedUsers(data, List.of("lab", "lab/a", "lab/b"));
+        if (withLoop) {
+            try (Store store = Store.sqlite(data)) {
+                store.nodes().putNode(new Node("n1", 8, true, null, System.currentTimeMillis()));
+            }
+        }
+        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withBackend(ServiceConfig.SIMULATED)
+                .withTick(Duration.ofSeconds(1));
+        try (Service service = Service.start(config, Clock.systemUTC())) {
+            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            List<String> command = new ArrayList<>(List.of(javaBin));
+            String opts = System.getenv("BENCH_CLIENT_JAVA_OPTS");
+            command.addAll(Arrays.asList((opts == null ? "-Xmx512m" : opts).trim().split("\\s+")));
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), SubmitClient.class.getName(),
+                    service.url() + "/v1/workloads", "tok-alice", String.valueOf(n), String.valueOf(threads),
+                    String.valueOf(warmup), BODY));
+            Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+            long cpu0 = 0;
+            long cycles0 = 0;
+            try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    client.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    if (line.equals(SubmitClient.WARM)) { // the measured submissions begin
+                        cpu0 = processCpuNanos();
+                        cycles0 = service.loop().counters().cycles();
+                    } else {
+                        System.out.println(line);
+                    }
+                }
+            }
+            int exit = client.waitFor();
+            long cpu = processCpuNanos() - cpu0;
+            int stored = service.store().workloads().workloads(WorkloadFilter.all()).size();
+            int sent = Math.max(1, warmup) + n;
+            System.out.printf("(a) the client process exited %d; while it measured, the service%s ran %d loop cycles"
+                            + " and used %.0f us of CPU per submission (all its threads: the collector's and the"
+                            + " compiler's too); the store holds %d workloads (%d sent)%n", exit, withLoop
+                            ? " (loop running, 1 node of 8 GPUs)" : " (no nodes: the loop idles)",
+                    service.loop().counters().cycles() - cycles0, cpu / 1e3 / n, stored, sent);
         }
     }
 
@@ -447,6 +502,12 @@ public final class ServiceBench {
                 store.allocations().putAllocation(new Allocation(a, 1, List.of(), List.of("alice")), "root", t);
             }
         }
+    }
+
+    /** The CPU time this JVM has used, all its threads (the collector's and the compiler's too). */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static long epochNanos() {

@@ -277,4 +277,75 @@ class SqliteStoreTest extends StoreContract {
         }
         assertThat(store.attempts().openAttempts()).isEmpty();
     }
+
+    @Test
+    void everySubmissionAcknowledgedToConcurrentCallersSurvivesAKilledProcess() throws Exception {
+        // given a child process whose 8 threads submit at once, so that their submissions share commits, each
+        // printing its id only once its submit returned; killed (SIGKILL) after 400 acknowledgements
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                SqliteCrashChild.class.getName(), dataDir.toString(), "concurrent", "8");
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        Process child = pb.start();
+        List<String> acknowledged = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(out.readLine()).isEqualTo("durability " + new Durability("wal", "FULL"));
+            String line;
+            while (acknowledged.size() < 400 && (line = out.readLine()) != null) {
+                acknowledged.add(line);
+            }
+            child.destroyForcibly();
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            child.destroyForcibly();
+        }
+        assertThat(acknowledged).hasSize(400).doesNotHaveDuplicates();
+
+        // then on reopening, every acknowledged workload is there, under the id it was acknowledged with
+        Store store = open();
+        for (String id : acknowledged) {
+            assertThat(store.workloads().workload(id)).as("acknowledged " + id).isPresent()
+                    .hasValueSatisfying(w -> assertThat(w.id()).isEqualTo("w-" + w.seq()));
+        }
+        // and the next submission takes an id no acknowledged one had
+        Workload next = store.workloads().submit(work("lab", "ada").build());
+        assertThat(acknowledged).doesNotContain(next.id());
+        assertThat(next.seq()).isGreaterThan(acknowledged.stream().mapToLong(id -> Long.parseLong(id.substring(2)))
+                .max().orElseThrow());
+    }
+
+    @Test
+    void aSeqIsNeverHandedOutTwiceEvenAfterTheNewestWorkloadIsGone() throws Exception {
+        // given three workloads, the newest of which is then deleted behind the store's back (a repair by hand)
+        Store store = open();
+        store.workloads().submitAll(List.of(work("lab", "ada").build(), work("lab", "ada").build(),
+                work("lab", "ada").build()));
+        String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
+        try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+            assertThat(st.executeUpdate("DELETE FROM workloads WHERE id = 'w-3'")).isEqualTo(1);
+        }
+        // when more are submitted, alone and together
+        Workload alone = store.workloads().submit(work("lab", "ada").build());
+        List<Workload> together = store.workloads().submitAll(List.of(work("lab", "bob").build(),
+                work("lab", "cy").build()));
+        // then none is w-3 again: ids go on from the highest ever handed out, each its row's seq
+        assertThat(alone.id()).isEqualTo("w-4");
+        assertThat(together).extracting(Workload::id).containsExactly("w-5", "w-6");
+        assertThat(store.workloads().workload("w-5")).contains(together.get(0));
+        assertThat(store.workloads().workload("w-3")).isEmpty();
+    }
+
+    @Test
+    void aRepeatedIdempotencyKeyInOneTransactionTakesNoId() {
+        // given one transaction with a key, the same key again (asking for more GPUs) and another key
+        Store store = open();
+        List<Workload> stored = store.workloads().submitAll(List.of(
+                work("lab", "ada").idempotencyKey("ada:1").gpus(2).build(),
+                work("lab", "ada").idempotencyKey("ada:1").gpus(8).build(),
+                work("lab", "ada").idempotencyKey("ada:2").build()));
+        // then the repeat is answered with the first workload, and the next takes the next id
+        assertThat(stored).extracting(Workload::id).containsExactly("w-1", "w-1", "w-2");
+        assertThat(stored.get(1).gpus()).isEqualTo(2);
+        assertThat(store.workloads().workloads(WorkloadFilter.all())).hasSize(2);
+    }
 }

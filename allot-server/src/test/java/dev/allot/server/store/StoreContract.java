@@ -205,6 +205,25 @@ abstract class StoreContract {
     }
 
     @Test
+    void aWorkloadIsReadWithItsAttemptsInOneSnapshot() {
+        // given a workload that ran once, was requeued, and runs again
+        Store store = open();
+        Workload w = store.workloads().submit(work("lab", "ada").build());
+        AttemptKey first = store.attempts().beginAttempt(w.id(), on("n1", 0), 10_000);
+        store.attempts().endAttempt(first, AttemptOutcome.REQUEUED, "preempted", null, null, 20_000);
+        store.attempts().beginAttempt(w.id(), on("n2", 1), 30_000);
+        // when it is read with its attempts
+        Attempts.WorkloadHistory read = store.attempts().workloadWithAttempts(w.id()).orElseThrow();
+        // then it is the workload as stored, running, with both attempts in order, as the separate reads give them
+        assertThat(read.workload()).isEqualTo(store.workloads().workload(w.id()).orElseThrow());
+        assertThat(read.workload().state()).isEqualTo(WorkloadState.RUNNING);
+        assertThat(read.attempts()).isEqualTo(store.attempts().attempts(w.id()));
+        assertThat(read.attempts()).extracting(Attempt::key).containsExactly(first, new AttemptKey(w.id(), 2));
+        // and an unknown workload is nothing
+        assertThat(store.attempts().workloadWithAttempts("w-999")).isEmpty();
+    }
+
+    @Test
     void anIdempotencyKeyUsedBeforeReturnsTheFirstWorkload() {
         Store store = open();
         Workload first = store.workloads().submit(work("lab", "ada").idempotencyKey("ada:job-1").gpus(2).build());
