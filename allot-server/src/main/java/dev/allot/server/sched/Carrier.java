@@ -267,8 +267,10 @@ final class Carrier {
             c.state.cancel(job, now);
             c.dirty = true;
         }
-        if (!job.state().isFinal() && c.brakes.checkAfterRequeue(w, nowMillis)) {
+        String heldReason = job.state().isFinal() ? null : c.brakes.checkAfterRequeue(w, nowMillis);
+        if (heldReason != null) {
             c.intake.hold(job, now);
+            c.held.put(job.id(), heldReason);
         }
         if (job.state().isFinal()) {
             c.active.remove(job.id());
