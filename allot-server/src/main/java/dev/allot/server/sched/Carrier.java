@@ -323,10 +323,15 @@ final class Carrier {
             return;
         }
         together(() -> {
+            Books.Fences fences = c.books.fences(c.sizes.length);
             for (Books.Deferred d : new ArrayList<>(c.books.deferred.values())) {
-                if (c.books.fenceCleared(d) && c.state.canLaunch(d.job())) {
+                if (fences.cleared(d) && c.state.canLaunch(d.job())) {
                     c.books.deferred.remove(d.job().id());
                     launch(d.job(), d.placement(), d.lanes(), now, nowMillis, true);
+                    AttemptKey launched = c.books.runningAttempt.get(d.job().id());
+                    if (launched != null) {
+                        fences.add(c.books.live.get(launched));
+                    }
                 }
             }
         });
