@@ -123,27 +123,6 @@ public final class Workloads {
     }
 
     /**
-     * The ids of the workloads not ended whose cancellation was requested (running ones, until the scheduler has
-     * stopped them), in submission order. The scheduler asks every cycle, so it reads the partial index
-     * {@code workloads_cancelling} (migration V2), which holds only the rows whose cancellation was requested: the
-     * condition is written as the index's own (a bound parameter does not match a partial index), and on SQLite the
-     * index is named, since its planner otherwise walks {@code workloads_by_state} over every waiting row (2.2 ms at
-     * 11,000 waiting, 16-25 ms at 100,000; issue 21). {@code CancellingQueryPlanTest} checks the plan.
-     */
-    public List<String> cancellingIds() {
-        return transactions.read("list cancelling workloads", h -> h.createQuery(CANCELLING.get(vendor))
-                .mapTo(String.class)
-                .list());
-    }
-
-    /** {@link #cancellingIds}' query on each store (the planners differ); package-private for the plan's test. */
-    static final java.util.Map<Store.Vendor, String> CANCELLING = java.util.Map.of(
-            Store.Vendor.SQLITE, "SELECT id FROM workloads INDEXED BY workloads_cancelling"
-                    + " WHERE cancel_requested = 1 AND state IN ('pending', 'running', 'requeued') ORDER BY seq",
-            Store.Vendor.POSTGRESQL, "SELECT id FROM workloads"
-                    + " WHERE cancel_requested AND state IN ('pending', 'running', 'requeued') ORDER BY seq");
-
-    /**
      * The cursor from which {@link #changesSince} reads every change not yet committed now: taken <em>before</em> a
      * full read of the workloads, so that a change the full read misses is read as a change next (a change the full
      * read saw may be read again; a reader takes that in as it is).
@@ -174,8 +153,7 @@ public final class Workloads {
             long next = vendor == Store.Vendor.POSTGRESQL ? h.createQuery(CURSOR.get(vendor)).mapTo(Long.class).one()
                     : cursor;
             long[] highest = {cursor - 1};
-            List<Workload> changed = h.createQuery("SELECT " + WORKLOAD_COLUMNS + ", change_seq FROM workloads"
-                            + " WHERE change_seq >= :cursor ORDER BY change_seq, seq")
+            List<Workload> changed = h.createQuery(CHANGES)
                     .bind("cursor", cursor)
                     .map((rs, ctx) -> {
                         highest[0] = Math.max(highest[0], rs.getLong("change_seq"));
@@ -188,6 +166,10 @@ public final class Workloads {
             return new WorkloadChanges(changed, next);
         });
     }
+
+    /** {@link #changesSince}' query (the index {@code workloads_by_change}); package-private for the plan's test. */
+    static final String CHANGES = "SELECT " + WORKLOAD_COLUMNS + ", change_seq FROM workloads"
+            + " WHERE change_seq >= :cursor ORDER BY change_seq, seq";
 
     /** {@link #changeCursor}'s query on each store: see {@link #changesSince} for what a cursor means there. */
     private static final java.util.Map<Store.Vendor, String> CURSOR = java.util.Map.of(
