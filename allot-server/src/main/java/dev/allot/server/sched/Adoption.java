@@ -60,8 +60,8 @@ final class Adoption {
             open.putIfAbsent(a.key().workloadId(), a);
         }
         c.brakes.refresh(nowMillis);
+        c.changeCursor = c.store.workloads().changeCursor(); // before the full read: a change it misses is read next
         for (Workload w : c.intake.notEnded()) {
-            c.lastSeq = Math.max(c.lastSeq, w.seq());
             if (w.state() == WorkloadState.RUNNING) {
                 c.foundRunningAtLoad++;
                 Attempt a = open.get(w.id());
@@ -76,7 +76,7 @@ final class Adoption {
         }
         c.brakes.done();
         markHealth(nodes, now);
-        c.lastFullSyncAt = now;
+        c.lastBrakesReadAt = now;
         LOG.info("scheduling loaded {}, {}, {} in the core; {} running before, {} of their attempts adopted",
                 Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
                 Words.count(c.active.size(), "workload"), Words.count(c.foundRunningAtLoad, "workload"),

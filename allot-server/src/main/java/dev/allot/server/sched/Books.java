@@ -72,36 +72,63 @@ final class Books {
         }
     }
 
-    /** Whether no live attempt holds a lane of the deferred start, nor is its own workload's earlier attempt. */
-    boolean fenceCleared(Deferred d) {
+    /** The fences of the live attempts as they are now, for a round of deferred launches ({@link Fences}). */
+    Fences fences(int nodes) {
+        Fences f = new Fences(nodes);
         for (LiveAttempt l : live.values()) {
-            if (l.jobId.equals(d.job().id())) {
-                return false;
-            }
+            f.add(l);
+        }
+        return f;
+    }
+
+    /**
+     * The lanes the live attempts hold, node by node, and the jobs that have one: what tells whether a deferred
+     * start's fence has cleared ({@link #cleared}: no live attempt holds one of its lanes, nor is its own workload's
+     * earlier attempt). Built once for a round of deferred launches and told of each attempt launched during it
+     * ({@link #add}), because asking every live attempt for every deferred start was a third of the loop's own time in
+     * the cycle that takes in 10,000 submissions (some 500 deferred starts behind 2,300 live attempts; issue 21).
+     */
+    static final class Fences {
+        private final BitSet[] held;
+        private final java.util.Set<String> jobs = new java.util.HashSet<>();
+
+        private Fences(int nodes) {
+            held = new BitSet[nodes];
+        }
+
+        /** Counts a live attempt's lanes (none for one that holds no GPU the cluster still has) as held. */
+        void add(LiveAttempt l) {
+            jobs.add(l.jobId);
             for (int i = 0; l.placement != null && i < l.placement.nodeCount(); i++) {
-                int at = indexOf(d.placement(), l.placement.node(i));
-                if (at < 0) {
-                    continue;
+                int node = l.placement.node(i);
+                if (held[node] == null) {
+                    held[node] = new BitSet();
                 }
                 for (int lane : l.lanes[i]) {
-                    for (int mine : d.lanes().lanes()[at]) {
-                        if (lane == mine) {
-                            return false;
-                        }
+                    held[node].set(lane);
+                }
+            }
+        }
+
+        /** Whether no live attempt counted holds a lane of the deferred start, nor is its own workload's. */
+        boolean cleared(Deferred d) {
+            if (jobs.contains(d.job().id())) {
+                return false;
+            }
+            int[][] lanes = d.lanes().lanes();
+            for (int i = 0; i < d.placement().nodeCount(); i++) {
+                BitSet set = held[d.placement().node(i)];
+                if (set == null) {
+                    continue;
+                }
+                for (int lane : lanes[i]) {
+                    if (set.get(lane)) {
+                        return false;
                     }
                 }
             }
+            return true;
         }
-        return true;
-    }
-
-    private static int indexOf(Placement p, int node) {
-        for (int i = 0; i < p.nodeCount(); i++) {
-            if (p.node(i) == node) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /**

@@ -20,11 +20,11 @@ import org.slf4j.LoggerFactory;
  * stays waiting in the store, with the reason ({@link Workload#heldReason()}), and is not given to the core's queue,
  * so it is never started again. Raising a limit (or clearing the cap) releases it.
  *
- * <p>The loop asks when a workload would be given to the core's queue ({@link #check} at admission: at load, and for
- * a workload released), when one went back to the queue after its attempt ended ({@link #checkAfterRequeue}), and on
- * every full sync for the waiting ones ({@link #refresh} then {@link #check}): that is when a changed limit takes
- * effect, both ways. A running workload is never stopped by a brake (they are about resubmission). Only the loop's
- * thread calls it.
+ * <p>The loop asks when a workload would be given to the core's queue ({@link #verdict} at admission: at load, and
+ * for a workload released), when one went back to the queue after its attempt ended ({@link #checkAfterRequeue}), and,
+ * when the limits changed, for every waiting workload it holds ({@link #refresh} then {@link #recheck}, from the ids
+ * and reasons the loop keeps in memory): that is when a changed limit takes effect, both ways. A running workload is
+ * never stopped by a brake (they are about resubmission). Only the loop's thread calls it.
  */
 final class Brakes {
     private static final Logger LOG = LoggerFactory.getLogger(Brakes.class);
@@ -39,9 +39,15 @@ final class Brakes {
         this.store = Objects.requireNonNull(store, "store");
     }
 
+    /** Reads the limits in force (one small query), and returns them. */
+    BrakeLimits readLimits() {
+        limits = store.settings().brakes();
+        return limits;
+    }
+
     /** Reads the limits, and the totals of every waiting workload with attempts (one query), for the checks to come. */
     void refresh(long nowMillis) {
-        limits = store.settings().brakes();
+        readLimits();
         totals = store.attempts().runTotalsOfWaiting(nowMillis);
     }
 
@@ -55,37 +61,53 @@ final class Brakes {
     }
 
     /**
-     * Whether a waiting workload is held, after bringing its stored reason up to date (held, released, or the numbers
-     * changed). A workload never started and never held is not looked up.
+     * Why a waiting workload is held, or null when it is not, after bringing its stored reason up to date (held,
+     * released, or the numbers changed). A workload never started and never held is not looked up.
      */
-    boolean check(Workload w, long nowMillis) {
+    String verdict(Workload w, long nowMillis) {
         if (!w.state().waiting() || (w.state() == WorkloadState.PENDING && w.heldReason() == null)) {
-            return false;
+            return null;
         }
         Attempts.RunTotals t = totals != null ? totals.getOrDefault(w.id(), Attempts.RunTotals.NONE)
                 : store.attempts().runTotals(w.id(), nowMillis);
-        return apply(w, reason(t, limits));
+        return apply(w.id(), w.heldReason(), reason(t, limits));
     }
 
-    /** Whether a workload whose attempt just ended and that went back to the queue is held (its totals read fresh). */
-    boolean checkAfterRequeue(Workload w, long nowMillis) {
-        if (!w.state().waiting()) {
-            return false;
+    /**
+     * Why a waiting workload the loop holds in memory is held, or null, from the totals read by {@link #refresh}
+     * (which must be running), given the reason the store has for it now ({@code current}, null when not held). One
+     * without attempts that is not held stays so, as in {@link #verdict}.
+     */
+    String recheck(String id, String current, long nowMillis) {
+        if (totals == null) {
+            throw new IllegalStateException("recheck outside a refresh of the brakes");
         }
-        return apply(w, reason(store.attempts().runTotals(w.id(), nowMillis), limits));
+        Attempts.RunTotals t = totals.get(id);
+        if (t == null && current == null) {
+            return null;
+        }
+        return apply(id, current, reason(t == null ? Attempts.RunTotals.NONE : t, limits));
     }
 
-    private boolean apply(Workload w, String reason) {
-        if (!Objects.equals(reason, w.heldReason())) {
-            store.workloads().setHeld(w.id(), reason);
+    /** Why a workload whose attempt just ended and that went back to the queue is held (its totals read fresh), or null. */
+    String checkAfterRequeue(Workload w, long nowMillis) {
+        if (!w.state().waiting()) {
+            return null;
+        }
+        return apply(w.id(), w.heldReason(), reason(store.attempts().runTotals(w.id(), nowMillis), limits));
+    }
+
+    private String apply(String id, String current, String reason) {
+        if (!Objects.equals(reason, current)) {
+            store.workloads().setHeld(id, reason);
             if (reason != null) {
                 held++;
-                LOG.warn("workload {} is {}", w.id(), reason);
+                LOG.warn("workload {} is {}", id, reason);
             } else {
-                LOG.info("workload {} is released by the brakes and waits again", w.id());
+                LOG.info("workload {} is released by the brakes and waits again", id);
             }
         }
-        return reason != null;
+        return reason;
     }
 
     /** How many times the loop held a workload (a change of reason counts again). */

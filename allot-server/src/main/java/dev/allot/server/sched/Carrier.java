@@ -267,8 +267,10 @@ final class Carrier {
             c.state.cancel(job, now);
             c.dirty = true;
         }
-        if (!job.state().isFinal() && c.brakes.checkAfterRequeue(w, nowMillis)) {
+        String heldReason = job.state().isFinal() ? null : c.brakes.checkAfterRequeue(w, nowMillis);
+        if (heldReason != null) {
             c.intake.hold(job, now);
+            c.held.put(job.id(), heldReason);
         }
         if (job.state().isFinal()) {
             c.active.remove(job.id());
@@ -321,10 +323,15 @@ final class Carrier {
             return;
         }
         together(() -> {
+            Books.Fences fences = c.books.fences(c.sizes.length);
             for (Books.Deferred d : new ArrayList<>(c.books.deferred.values())) {
-                if (c.books.fenceCleared(d) && c.state.canLaunch(d.job())) {
+                if (fences.cleared(d) && c.state.canLaunch(d.job())) {
                     c.books.deferred.remove(d.job().id());
                     launch(d.job(), d.placement(), d.lanes(), now, nowMillis, true);
+                    AttemptKey launched = c.books.runningAttempt.get(d.job().id());
+                    if (launched != null) {
+                        fences.add(c.books.live.get(launched));
+                    }
                 }
             }
         });

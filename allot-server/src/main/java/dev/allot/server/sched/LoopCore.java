@@ -64,7 +64,11 @@ final class LoopCore {
      * The core's count of protections run out when the policy was last asked ({@link ClusterState#protectionsEnded}).
      */
     long protectionsSeen;
-    long lastSeq;
+    /**
+     * Where the next cycle reads the workloads' changes from ({@link dev.allot.server.store.Workloads#changesSince});
+     * taken before the full read at load.
+     */
+    long changeCursor;
     long lastNowSeconds = Long.MIN_VALUE;
     int foundRunningAtLoad;
     int adoptedAtLoad;
@@ -80,6 +84,11 @@ final class LoopCore {
     final Map<String, Workload> stored = new HashMap<>();
     /** Workloads the core refused (an allocation that is not a leaf, a shape the cluster cannot hold). */
     final Map<String, String> refused = new TreeMap<>();
+    /**
+     * Waiting workloads a safety brake holds (not in the core's queue), by id, with the reason the store has for each:
+     * what the brakes are checked again on when their limits change.
+     */
+    final Map<String, String> held = new TreeMap<>();
     /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
     final Map<String, Long> queuedSince = new HashMap<>();
     boolean stopsThisCycle;
@@ -87,8 +96,8 @@ final class LoopCore {
     final Map<String, Boolean> toldHealthy = new TreeMap<>();
 
     // ---- hints left by the API's threads for the next cycle
-    final AtomicBoolean resyncRequested = new AtomicBoolean();
-    long lastFullSyncAt = Long.MIN_VALUE / 2;
+    final AtomicBoolean brakesHint = new AtomicBoolean();
+    long lastBrakesReadAt = Long.MIN_VALUE / 2;
     final AtomicBoolean topologyHint = new AtomicBoolean();
     long lastTopologyReadAt = Long.MIN_VALUE / 2;
 
@@ -120,7 +129,7 @@ final class LoopCore {
         dirty = true;
         wakeUps = new DecisionLoop();
         protectionsSeen = 0;
-        lastSeq = 0;
+        changeCursor = 0;
         toReconcile = new LinkedHashMap<>();
         books.live.clear();
         books.runningAttempt.clear();
@@ -129,9 +138,10 @@ final class LoopCore {
         stored.clear();
         refused.clear();
         queuedSince.clear();
+        held.clear();
         stopsThisCycle = false;
         toldHealthy.clear();
-        lastFullSyncAt = Long.MIN_VALUE / 2;
+        lastBrakesReadAt = Long.MIN_VALUE / 2;
         lastTopologyReadAt = Long.MIN_VALUE / 2;
     }
 

@@ -122,8 +122,11 @@ public final class SchedulerLoop implements AutoCloseable {
      * is something new for the policy, as the simulator's protection-end event at the same instant is (a guard).
      */
     static final int MAX_INSTANTS_PER_CYCLE = 16;
-    /** How often the whole list of workloads not ended is read again, whatever the hints (see syncWorkloads). */
-    static final long FULL_SYNC_SECONDS = 30;
+    /**
+     * How often the brakes' limits are read again without a hint ({@link #brakesChanged()}): a change made through
+     * another instance's API (see {@link Intake}).
+     */
+    static final long BRAKES_REFRESH_SECONDS = 30;
     /** How often the tree and the nodes are read again without a hint ({@link #topologyChanged()}). */
     static final long TOPOLOGY_REFRESH_SECONDS = 5;
     /**
@@ -471,11 +474,11 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
-     * Asks the next cycle to read every workload not ended again (not only what is new), and for that cycle at once:
-     * after a cancellation through the API.
+     * Asks the next cycle to check the safety brakes again on every waiting workload (their limits changed through the
+     * API), and for that cycle at once. Without a hint the limits are read every {@link #BRAKES_REFRESH_SECONDS}.
      */
-    public void resync() {
-        c.resyncRequested.set(true);
+    public void brakesChanged() {
+        c.brakesHint.set(true);
         nudge();
     }
 

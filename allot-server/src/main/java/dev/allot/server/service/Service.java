@@ -238,8 +238,8 @@ public final class Service implements AutoCloseable {
             }
             SchedulerLoop started = loop;
             api = ApiServer.start(store, endpoint, clock,
-                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::resync,
-                            started::topologyChanged, started::resync, gate,
+                    new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::nudge,
+                            started::topologyChanged, started::brakesChanged, gate,
                             new LoopHealth(started)),
                     new LoopExplainer(started, store, forecaster), live);
             forecaster.start(config.forecastInterval());

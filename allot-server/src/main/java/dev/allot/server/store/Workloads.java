@@ -125,25 +125,58 @@ public final class Workloads {
     }
 
     /**
-     * The ids of the workloads not ended whose cancellation was requested (running ones, until the scheduler has
-     * stopped them), in submission order. The scheduler asks every cycle, so it reads the partial index
-     * {@code workloads_cancelling} (migration V2), which holds only the rows whose cancellation was requested: the
-     * condition is written as the index's own (a bound parameter does not match a partial index), and on SQLite the
-     * index is named, since its planner otherwise walks {@code workloads_by_state} over every waiting row (2.2 ms at
-     * 11,000 waiting, 16-25 ms at 100,000; issue 21). {@code CancellingQueryPlanTest} checks the plan.
+     * The cursor from which {@link #changesSince} reads every change not yet committed now: taken <em>before</em> a
+     * full read of the workloads, so that a change the full read misses is read as a change next (a change the full
+     * read saw may be read again; a reader takes that in as it is).
      */
-    public List<String> cancellingIds() {
-        return transactions.read("list cancelling workloads", h -> h.createQuery(CANCELLING.get(vendor))
-                .mapTo(String.class)
-                .list());
+    public long changeCursor() {
+        return transactions.read("read the workloads' change cursor", h -> h.createQuery(CURSOR.get(vendor))
+                .mapTo(Long.class).one());
     }
 
-    /** {@link #cancellingIds}' query on each store (the planners differ); package-private for the plan's test. */
-    static final java.util.Map<Store.Vendor, String> CANCELLING = java.util.Map.of(
-            Store.Vendor.SQLITE, "SELECT id FROM workloads INDEXED BY workloads_cancelling"
-                    + " WHERE cancel_requested = 1 AND state IN ('pending', 'running', 'requeued') ORDER BY seq",
-            Store.Vendor.POSTGRESQL, "SELECT id FROM workloads"
-                    + " WHERE cancel_requested AND state IN ('pending', 'running', 'requeued') ORDER BY seq");
+    /**
+     * The workloads whose rows changed at or after {@code cursor} (a submission, a change of state, a cancellation, a
+     * brake's hold: every column but the progress columns; migration V9 stamps them), each as it is now, and the
+     * cursor for the next call: what a scheduler that keeps the workloads in memory reads each cycle instead of every
+     * workload not ended. All of them in one answer (a cycle takes them all in).
+     *
+     * <p>The cursor is the rule that nothing is missed, and it is each store's own. SQLite has one writer, and a
+     * change's number is the highest of the table plus one, taken under the write lock: numbers commit in order, so the
+     * next cursor is the highest number read plus one. PostgreSQL commits transactions in any order, so a number from a
+     * sequence could be read past while the transaction that took a lower one has yet to commit (and would then be
+     * missed for good); each row is stamped with its transaction's id instead, and the next cursor is the
+     * {@code xmin} of a snapshot taken before the rows are read: every transaction not committed by then has an id at
+     * or above it, so it is read next time (with the rows of the transactions that were in progress, read again). A
+     * transaction that stays open long (one that has written and not committed) holds the cursor back, and its rows
+     * and everything changed since are read again every time until it ends.
+     */
+    public WorkloadChanges changesSince(long cursor) {
+        return transactions.read("read the workloads changed", h -> {
+            long next = vendor == Store.Vendor.POSTGRESQL ? h.createQuery(CURSOR.get(vendor)).mapTo(Long.class).one()
+                    : cursor;
+            long[] highest = {cursor - 1};
+            List<Workload> changed = h.createQuery(CHANGES)
+                    .bind("cursor", cursor)
+                    .map((rs, ctx) -> {
+                        highest[0] = Math.max(highest[0], rs.getLong("change_seq"));
+                        return Rows.workload(rs);
+                    })
+                    .list();
+            if (vendor == Store.Vendor.SQLITE) {
+                next = highest[0] + 1;
+            }
+            return new WorkloadChanges(changed, next);
+        });
+    }
+
+    /** {@link #changesSince}' query (the index {@code workloads_by_change}); package-private for the plan's test. */
+    static final String CHANGES = "SELECT " + WORKLOAD_COLUMNS + ", change_seq FROM workloads"
+            + " WHERE change_seq >= :cursor ORDER BY change_seq, seq";
+
+    /** {@link #changeCursor}'s query on each store: see {@link #changesSince} for what a cursor means there. */
+    private static final java.util.Map<Store.Vendor, String> CURSOR = java.util.Map.of(
+            Store.Vendor.SQLITE, "SELECT COALESCE(MAX(change_seq), 0) + 1 FROM workloads",
+            Store.Vendor.POSTGRESQL, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint");
 
     /** The workload with this id, if there is one. */
     public Optional<Workload> workload(String id) {

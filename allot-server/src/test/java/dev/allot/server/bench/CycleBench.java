@@ -44,8 +44,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   work gives way to the new work, one second at a time, until a cycle moves nothing);</li>
  *   <li>then {@code steps} cycles, one per second of the loop's clock, each after {@code churn} new submissions,
  *   while running work ends (the first running work's remaining durations are spread so that about {@code churn}
- *   ends per second, the new work's are short); preemptions come from the policy; the loop's full re-read of every
- *   workload not ended every 30 s of its clock is among the cycles measured.</li>
+ *   ends per second, the new work's are short); preemptions come from the policy; the loop's periodic reads (the
+ *   tree and the nodes every 5 s of its clock, the brakes' limits every 30 s) are among the cycles measured (it
+ *   reads every workload not ended only when it loads; each cycle reads the workloads changed since the last).</li>
  * </ul>
  * It prints the intake cycle, and the whole cycle's median, p90, p99 and max, with the starts, preemptions and ends
  * the measured cycles carried out. With {@code api}, an {@link ApiServer} on the same store
@@ -152,9 +153,9 @@ final class CycleBench {
             }
             Arrays.sort(wall);
             System.out.printf("(b) %d cycles at 1 s steps, %d submission(s) per step: starts %d, preemptions %d,"
-                            + " ends %d, full re-reads %d; %d waiting at the end%n", steps, churn,
+                            + " ends %d; %d waiting at the end%n", steps, churn,
                     c1.starts() - c0.starts(), c1.preemptions() - c0.preemptions(),
-                    (c1.completions() + c1.failures()) - (c0.completions() + c0.failures()), steps / 30,
+                    (c1.completions() + c1.failures()) - (c0.completions() + c0.failures()),
                     loop.inspect((s, t) -> s.pending().total()).orElse(-1));
             System.out.printf("(b)   whole cycle (runOnce)  median %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n",
                     ServiceBench.pct(wall, 50) / 1e6, ServiceBench.pct(wall, 90) / 1e6,

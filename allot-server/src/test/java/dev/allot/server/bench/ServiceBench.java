@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code --client-process} sends single submissions from a client in a JVM of its own ({@link SubmitClient}) and
  *       prints the CPU the service and the client used per submission.</li>
  *   <li>{@code cycle}: whole scheduling cycles on a full 1,024 x 8-GPU cluster with 10,000 waiting workloads, at
- *       one-second steps with arrivals, ends and preemptions, the loop's periodic full re-reads included
+ *       one-second steps with arrivals, ends and preemptions, the loop's periodic reads included
  *       ({@link CycleBench}): {@code --steps N} (900) cycles at {@code --churn N} submissions a second (default:
  *       1, with the API's read latency measured meanwhile, then 10).</li>
  *   <li>{@code forecast}: the same cluster fully busy with 10,000 waiting workloads, forecast by the service's

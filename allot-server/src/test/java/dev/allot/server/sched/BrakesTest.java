@@ -43,7 +43,7 @@ class BrakesTest {
 
     private static void limits(Fixture f, int maxRequeues, Double maxGpuHours) {
         f.store.settings().putBrakes(new BrakeLimits(maxRequeues, maxGpuHours), "admin", f.clock.millis());
-        f.loop.resync(); // as the API does after PUT /v1/brakes
+        f.loop.brakesChanged(); // as the API does after PUT /v1/brakes
     }
 
     /** The node dies under the workload's latest attempt: the backend reports it stopped, not by the scheduler. */
@@ -129,6 +129,32 @@ class BrakesTest {
         f.cycle();
         assertThat(launchesOf(f, w)).isEqualTo(2);
         assertThat(workload(f, w).heldReason()).isNull();
+    }
+
+    @Test
+    void aLimitRaisedWithoutAHintReleasesAHeldWorkloadAtTheNextReadOfTheLimits() {
+        // given a workload held after one failure (limit 0)
+        Fixture f = fixture("unhinted", 8);
+        limits(f, 0, null);
+        String w = f.submit("a", 4, HOUR, 0, true);
+        f.cycle();
+        f.advance(60);
+        loseLatest(f, w);
+        f.cycle();
+        assertThat(workload(f, w).heldReason()).isNotNull();
+        f.advance(SchedulerLoop.BRAKES_REFRESH_SECONDS);
+        f.cycle();
+        // when the limit is raised in the store with no hint (another instance's API, say)
+        f.store.settings().putBrakes(new BrakeLimits(1, null), "admin", f.clock.millis());
+        f.advance(1);
+        f.cycle();
+        // then it stays held until the loop reads the limits again, and is released then
+        assertThat(launchesOf(f, w)).isEqualTo(1);
+        f.advance(SchedulerLoop.BRAKES_REFRESH_SECONDS);
+        f.cycle();
+        assertThat(workload(f, w).heldReason()).isNull();
+        assertThat(launchesOf(f, w)).isEqualTo(2);
+        assertThat(f.stateOf(w)).isEqualTo(WorkloadState.RUNNING);
     }
 
     @Test

@@ -129,7 +129,7 @@ final class Fixture implements AutoCloseable {
     /** Cancels through the store and tells the loop, as the API does. */
     void cancel(String id) {
         store.workloads().requestCancel(id);
-        loop.resync();
+        loop.nudge(); // as the API does; the next cycle reads the change
     }
 
     WorkloadState stateOf(String id) {

@@ -2,6 +2,7 @@ package dev.allot.server.sched;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.allot.core.state.JobState;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Node;
@@ -197,23 +198,52 @@ class SchedulerLoopChangesTest {
     }
 
     @Test
-    void aWaitingWorkloadCancelledInTheStoreWithoutAHintIsDroppedAtTheNextFullRead() {
+    void aWaitingWorkloadCancelledInTheStoreWithoutAHintIsDroppedAtTheNextCycle() {
         Fixture f = fixture("hintless", List.of("a"), 4);
         String runs = f.submit("a", 4, 10 * HOUR, HOUR, true);
         String waits = f.submit("a", 4, HOUR, 600, false);
         f.cycle();
-        f.store.workloads().requestCancel(waits); // straight into the store: no resync()
-        f.advance(SchedulerLoop.FULL_SYNC_SECONDS - 1);
-        f.cycle();
-        assertThat(f.loop.counters().cancellations()).isZero();
+        assertThat(f.loop.inspect((s, now) -> s.job(waits).orElseThrow().state()).orElseThrow())
+                .isEqualTo(JobState.PENDING);
+        f.store.workloads().requestCancel(waits); // straight into the store: no hint, no nudge
         f.advance(1);
         f.cycle();
         assertThat(f.loop.counters().cancellations()).isEqualTo(1);
-        // and a running one is seen at once, through the store's list of cancelling workloads
+        assertThat(f.loop.inspect((s, now) -> s.job(waits).orElseThrow().state()).orElseThrow())
+                .isEqualTo(JobState.CANCELLED);
+        // and a running one is seen at once too, its attempt stopped
         f.store.workloads().requestCancel(runs);
         f.advance(1);
         f.cycle();
         assertThat(f.backend.stops).extracting(Object::toString).containsExactly(runs + "#1");
         assertThat(f.stateOf(waits)).isEqualTo(WorkloadState.CANCELLED);
+        assertThat(f.loop.counters().cancellations()).isEqualTo(2);
+    }
+
+    @Test
+    void noCycleAfterTheLoadReadsEveryWorkloadAgainYetEachChangeIsTakenInOnce() {
+        Fixture f = fixture("feed", List.of("a"), 4);
+        String runs = f.submit("a", 4, 10 * HOUR, HOUR, true);
+        f.cycle();
+        List<String> waiting = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            waiting.add(f.submit("a", 4, HOUR, 600, false));
+        }
+        f.advance(1);
+        f.cycle();
+        assertThat(f.loop.inspect((s, now) -> waiting.stream().filter(id -> s.job(id).isPresent()).count())
+                .orElseThrow()).as("new submissions admitted from the change feed").isEqualTo(5L);
+        // two minutes of quiet cycles, past any periodic read: nothing is admitted twice, nothing cancelled
+        for (int i = 0; i < 120; i++) {
+            f.advance(1);
+            f.cycle();
+        }
+        assertThat(f.loop.counters().cancellations()).isZero();
+        assertThat(f.loop.refused()).isEmpty();
+        f.store.workloads().requestCancel(waiting.get(2));
+        f.advance(1);
+        f.cycle();
+        assertThat(f.loop.counters().cancellations()).isEqualTo(1);
+        assertThat(f.stateOf(runs)).isEqualTo(WorkloadState.RUNNING);
     }
 }

@@ -33,6 +33,35 @@ class PostgresStoreTest extends StoreContract {
         org.assertj.core.api.Assertions.assertThat(open().durability()).isEqualTo(new Durability(null, "on"));
     }
 
+    @org.junit.jupiter.api.Test
+    void aChangeCommittedAfterALaterOneWasReadIsNotMissedByTheChangeFeed() throws SQLException {
+        // given a workload changed by a transaction that began first and is still open
+        Store store = open();
+        Workload early = store.workloads().submit(StoreContract.work("lab", "ada").build());
+        long cursor = store.workloads().changesSince(store.workloads().changeCursor()).cursor();
+        try (Connection slow = DriverManager.getConnection(schema.jdbcUrl(), schema.user, schema.password)) {
+            slow.setAutoCommit(false);
+            try (Statement s = slow.createStatement()) {
+                s.executeUpdate("UPDATE workloads SET cancel_requested = TRUE WHERE id = '" + early.id() + "'");
+            }
+            // when a later transaction changes another workload and commits, and the feed reads past it
+            Workload late = store.workloads().submit(StoreContract.work("lab", "ada").build());
+            WorkloadChanges seen = store.workloads().changesSince(cursor);
+            org.assertj.core.api.Assertions.assertThat(seen.workloads()).extracting(Workload::id)
+                    .containsExactly(late.id());
+            // and only then the first commits
+            slow.commit();
+            // then the next read has the first change (and may read the later one again)
+            WorkloadChanges next = store.workloads().changesSince(seen.cursor());
+            org.assertj.core.api.Assertions.assertThat(next.workloads()).extracting(Workload::id).contains(early.id());
+            org.assertj.core.api.Assertions.assertThat(next.workloads()).filteredOn(w -> w.id().equals(early.id()))
+                    .singleElement().extracting(Workload::cancelRequested).isEqualTo(true);
+            // and once nothing is in progress, the cursor moves past both
+            WorkloadChanges after = store.workloads().changesSince(next.cursor());
+            org.assertj.core.api.Assertions.assertThat(after.workloads()).isEmpty();
+        }
+    }
+
     @Override
     protected Store openStore() {
         return schema.open();

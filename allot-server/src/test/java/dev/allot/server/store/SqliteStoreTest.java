@@ -101,29 +101,32 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
-    void theCancellingQueryReadsThePartialIndexNotEveryWaitingRow() throws Exception {
-        // given a store with waiting work, one running workload whose cancellation was requested, statistics gathered
+    void theChangeFeedReadsItsIndexNotEveryRow() throws Exception {
+        // given a store with waiting work, one workload changed since, statistics gathered
         Store store = open();
         for (int i = 0; i < 200; i++) {
             store.workloads().submit(work("lab", "ada").build());
         }
+        long cursor = store.workloads().changeCursor();
         Workload running = store.workloads().submit(work("lab", "ada").build());
         store.attempts().beginAttempt(running.id(), on("n1", 0), 1_000);
-        store.workloads().requestCancel(running.id());
         String url = "jdbc:sqlite:" + dataDir.resolve("allot.db").toAbsolutePath();
         List<String> plan = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
             st.execute("ANALYZE");
-            try (ResultSet r = st.executeQuery("EXPLAIN QUERY PLAN " + Workloads.CANCELLING.get(Store.Vendor.SQLITE))) {
+            try (ResultSet r = st.executeQuery("EXPLAIN QUERY PLAN "
+                    + Workloads.CHANGES.replace(":cursor", String.valueOf(cursor)))) {
                 while (r.next()) {
                     plan.add(r.getString("detail"));
                 }
             }
         }
-        // then the scheduler's per-cycle query walks the partial index only, and finds the one workload
-        assertThat(plan).as("query plan").anySatisfy(d -> assertThat(d).contains("workloads_cancelling"))
-                .noneSatisfy(d -> assertThat(d).contains("workloads_by_state"));
-        assertThat(store.workloads().cancellingIds()).containsExactly(running.id());
+        // then the scheduler's per-cycle query walks the change index only, and finds the one workload, running
+        assertThat(plan).as("query plan").anySatisfy(d -> assertThat(d).contains("workloads_by_change"))
+                .noneSatisfy(d -> assertThat(d).contains("workloads_by_state"))
+                .noneSatisfy(d -> assertThat(d).startsWith("SCAN workloads"));
+        assertThat(store.workloads().changesSince(cursor).workloads()).singleElement()
+                .satisfies(w -> assertThat(w.state()).isEqualTo(WorkloadState.RUNNING));
     }
 
     @Test

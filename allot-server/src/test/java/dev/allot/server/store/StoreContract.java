@@ -60,6 +60,45 @@ abstract class StoreContract {
 
     // -------------------------------------------------------------------------------------------- workloads
 
+    private static List<String> ids(WorkloadChanges c) {
+        return c.workloads().stream().map(Workload::id).toList();
+    }
+
+    @Test
+    void theChangeFeedGivesEachWorkloadChangedSinceTheCursorOnceAsItIsNowAndNothingElse() {
+        // given two workloads submitted before the cursor, and a third after it
+        Store store = open();
+        Workload a = store.workloads().submit(work("lab", "ada").build());
+        Workload b = store.workloads().submit(work("lab", "ada").build());
+        long cursor = store.workloads().changeCursor();
+        Workload c = store.workloads().submit(work("lab", "ada").build());
+        // then only the third is a change
+        WorkloadChanges first = store.workloads().changesSince(cursor);
+        assertThat(ids(first)).containsExactly(c.id());
+        // and nothing changed since
+        WorkloadChanges quiet = store.workloads().changesSince(first.cursor());
+        assertThat(ids(quiet)).isEmpty();
+        // when one is started, one held and one cancelled (and the first reports progress, twice)
+        store.attempts().beginAttempt(a.id(), on("n1", 0), 10_000);
+        store.workloads().setHeld(b.id(), "held: test");
+        store.workloads().requestCancel(c.id());
+        store.workloads().reportProgress(a.id(), 1, 10);
+        store.workloads().reportProgress(a.id(), 2, 10);
+        // then each comes once, as it is now; progress alone is no change for the scheduler
+        WorkloadChanges later = store.workloads().changesSince(quiet.cursor());
+        assertThat(ids(later)).containsExactlyInAnyOrder(a.id(), b.id(), c.id());
+        Map<String, Workload> now = new java.util.HashMap<>();
+        later.workloads().forEach(w -> now.put(w.id(), w));
+        assertThat(now.get(a.id()).state()).isEqualTo(WorkloadState.RUNNING);
+        assertThat(now.get(b.id()).heldReason()).isEqualTo("held: test");
+        assertThat(now.get(c.id()).state()).isEqualTo(WorkloadState.CANCELLED);
+        store.workloads().reportProgress(a.id(), 3, 10);
+        assertThat(ids(store.workloads().changesSince(later.cursor()))).isEmpty();
+        // and a store opened again reads from the same cursor
+        assertThat(ids(open().workloads().changesSince(later.cursor()))).isEmpty();
+        assertThat(ids(open().workloads().changesSince(cursor))).containsExactlyInAnyOrder(a.id(), b.id(), c.id());
+    }
+
     @Test
     void theBrakesHaveDefaultsAreSetDurablyAndAudited() {
         Store store = open();
