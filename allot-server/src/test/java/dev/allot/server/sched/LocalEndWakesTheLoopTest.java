@@ -174,7 +174,7 @@ class LocalEndWakesTheLoopTest {
             // the victim, requeued, takes the GPU back; cancelled so that the next round starts from an idle node
             await("the victim's restart", () -> store.attempts().attempts(unallocated).size() == 2);
             store.workloads().requestCancel(unallocated);
-            loop.resync();
+            loop.nudge();
             await("the victim's cancellation", () -> store.workloads().workload(unallocated).orElseThrow().state()
                     .ended());
         }
