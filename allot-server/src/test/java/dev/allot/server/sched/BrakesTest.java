@@ -47,6 +47,17 @@ class BrakesTest {
     }
 
     /** The node dies under the workload's latest attempt: the backend reports it stopped, not by the scheduler. */
+    /** A 4-GPU workload of allocation a under a requeue limit of 0, lost once after a minute: now held. */
+    private static String heldAfterOneFailure(Fixture f) {
+        limits(f, 0, null);
+        String w = f.submit("a", 4, HOUR, 0, true);
+        f.cycle();
+        f.advance(60);
+        loseLatest(f, w);
+        f.cycle();
+        return w;
+    }
+
     private static void loseLatest(Fixture f, String id) {
         Launch last = f.backend.launches.stream().filter(l -> l.attempt().workloadId().equals(id))
                 .reduce((x, y) -> y).orElseThrow();
@@ -102,12 +113,7 @@ class BrakesTest {
     @Test
     void aHeldWorkloadSurvivesARestartStillHeldAndOtherWorkRunsMeanwhile() {
         Fixture f = fixture("restart", 8);
-        limits(f, 0, null);
-        String w = f.submit("a", 4, HOUR, 0, true);
-        f.cycle();
-        f.advance(60);
-        loseLatest(f, w);
-        f.cycle();
+        String w = heldAfterOneFailure(f);
         assertThat(workload(f, w).heldReason()).contains("requeued 1 time after a failure, more than the limit of 0");
 
         f.crash();
@@ -135,12 +141,7 @@ class BrakesTest {
     void aLimitRaisedWithoutAHintReleasesAHeldWorkloadAtTheNextReadOfTheLimits() {
         // given a workload held after one failure (limit 0)
         Fixture f = fixture("unhinted", 8);
-        limits(f, 0, null);
-        String w = f.submit("a", 4, HOUR, 0, true);
-        f.cycle();
-        f.advance(60);
-        loseLatest(f, w);
-        f.cycle();
+        String w = heldAfterOneFailure(f);
         assertThat(workload(f, w).heldReason()).isNotNull();
         f.advance(SchedulerLoop.BRAKES_REFRESH_SECONDS);
         f.cycle();

@@ -104,17 +104,7 @@ class LocalEndWakesTheLoopTest {
 
     @Test
     void givenAPreemptedProcess_whenItExits_thenTheWaitingStartRunsWithoutWaitingForTheTick() throws Exception {
-        store = Store.sqlite(dir.resolve("store"));
-        long t = System.currentTimeMillis();
-        store.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "root", t);
-        store.nodes().putNode(new Node("n1", 1, true, null, t));
-        backend = new LocalBackend(dir.resolve("backend"), "n1");
-        PolicyFactory f = PolicyRegistry.standard().get("allocation");
-        loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(),
-                Clock.systemUTC(), Duration.ofSeconds(60)); // SIGTERM ends sleep at once; SIGKILL would come after 60 s
-        if (UnixAccounts.serviceUid() == 0) {
-            loop.runAs(AccountMap.everyoneAs("nobody")); // the local backend never runs a workload as root
-        }
+        oneGpuLoop(Duration.ofSeconds(60)); // SIGTERM ends sleep at once; SIGKILL would come after 60 s
         loop.start(Duration.ofHours(1)); // the first cycle now, the next tick an hour later: only wake-ups run cycles
 
         String unallocated = submit(0);
@@ -144,17 +134,7 @@ class LocalEndWakesTheLoopTest {
     @Test
     void givenAVictimStoppedWhileStillLaunching_whenItsCommandGetsTheTerm_thenTheDebugStartDoesNotWaitForTheGrace()
             throws Exception {
-        store = Store.sqlite(dir.resolve("store"));
-        long t = System.currentTimeMillis();
-        store.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "root", t);
-        store.nodes().putNode(new Node("n1", 1, true, null, t));
-        backend = new LocalBackend(dir.resolve("backend"), "n1");
-        PolicyFactory f = PolicyRegistry.standard().get("allocation");
-        loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(),
-                Clock.systemUTC(), Duration.ofHours(1)); // a missed SIGTERM would hold the GPU for an hour
-        if (UnixAccounts.serviceUid() == 0) {
-            loop.runAs(AccountMap.everyoneAs("nobody"));
-        }
+        oneGpuLoop(Duration.ofHours(1)); // a missed SIGTERM would hold the GPU for an hour
         loop.start(Duration.ofHours(1));
 
         for (int round = 0; round < 8; round++) {
@@ -177,6 +157,24 @@ class LocalEndWakesTheLoopTest {
             loop.nudge();
             await("the victim's cancellation", () -> store.workloads().workload(unallocated).orElseThrow().state()
                     .ended());
+        }
+    }
+
+    /**
+     * A loop over a fresh store with allocation a and one local node n1 of 1 GPU, stopping work with {@code grace}
+     * before its SIGKILL; run as nobody when the tests run as root (the local backend never runs a workload as root).
+     */
+    private void oneGpuLoop(Duration grace) {
+        store = Store.sqlite(dir.resolve("store"));
+        long t = System.currentTimeMillis();
+        store.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "root", t);
+        store.nodes().putNode(new Node("n1", 1, true, null, t));
+        backend = new LocalBackend(dir.resolve("backend"), "n1");
+        PolicyFactory f = PolicyRegistry.standard().get("allocation");
+        loop = new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(),
+                Clock.systemUTC(), grace);
+        if (UnixAccounts.serviceUid() == 0) {
+            loop.runAs(AccountMap.everyoneAs("nobody"));
         }
     }
 
