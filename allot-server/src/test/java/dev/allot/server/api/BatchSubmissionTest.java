@@ -6,43 +6,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.store.WorkloadFilter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code POST /v1/workloads/batch}: a sweep in one request, all or nothing, the refused item named by its index. */
 class BatchSubmissionTest {
-    @TempDir
-    Path dir;
-
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = new ApiFixture(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final ApiExtension fx = new ApiExtension();
 
     static String batch(String... items) {
         return "{\"workloads\": [" + String.join(", ", items) + "]}";
     }
 
     int stored() {
-        return api.store.workloads().workloads(WorkloadFilter.all()).size();
+        return fx.api.store.workloads().workloads(WorkloadFilter.all()).size();
     }
 
     @Test
     void aSweepIsStoredInOrderInOneRequest() {
-        Response r = api.post("/v1/workloads/batch", "tok-member",
+        Response r = fx.api.post("/v1/workloads/batch", "tok-member",
                 batch(body("kind", "\"sweep-1\""), body("kind", "\"sweep-2\""), body("kind", "\"sweep-3\"")));
         assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
         List<String> kinds = new ArrayList<>();
@@ -59,12 +44,12 @@ class BatchSubmissionTest {
 
     @Test
     void oneBadItemRefusesTheWholeBatchAndNamesItsIndex() {
-        Response bad = api.post("/v1/workloads/batch", "tok-member",
+        Response bad = fx.api.post("/v1/workloads/batch", "tok-member",
                 batch(body(), body("gpus", "\"8\""), body()));
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.field()).isEqualTo("workloads[1].gpus");
         assertThat(bad.error()).startsWith("workloads[1]: field 'gpus'");
-        Response forbidden = api.post("/v1/workloads/batch", "tok-member",
+        Response forbidden = fx.api.post("/v1/workloads/batch", "tok-member",
                 batch(body(), body("allocation", "\"lab/vision/detect\"")));
         assertThat(forbidden.status()).isEqualTo(403);
         assertThat(forbidden.error()).startsWith("workloads[1]: ");
@@ -73,15 +58,15 @@ class BatchSubmissionTest {
 
     @Test
     void malformedBatchesAreClear400sAndNeedAToken() {
-        assertThat(api.post("/v1/workloads/batch", "tok-member", batch()).field()).isEqualTo("workloads");
-        assertThat(api.post("/v1/workloads/batch", "tok-member", "[" + body() + "]").status()).isEqualTo(400);
-        assertThat(api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": {}}").status()).isEqualTo(400);
-        assertThat(api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": [], \"x\": 1}").status()).isEqualTo(400);
-        assertThat(api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": [" + body()).status()).isEqualTo(400);
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", batch()).field()).isEqualTo("workloads");
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "[" + body() + "]").status()).isEqualTo(400);
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": {}}").status()).isEqualTo(400);
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": [], \"x\": 1}").status()).isEqualTo(400);
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": [" + body()).status()).isEqualTo(400);
         String tooMany = batch(Collections.nCopies(ApiServer.MAX_BATCH + 1, body()).toArray(String[]::new));
-        assertThat(api.post("/v1/workloads/batch", "tok-member", tooMany).field()).isEqualTo("workloads");
-        assertThat(api.post("/v1/workloads/batch", null, batch(body())).status()).isEqualTo(401);
-        assertThat(api.post("/v1/workloads/batch", "tok-member", batch("42")).field()).isEqualTo("workloads[0]");
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", tooMany).field()).isEqualTo("workloads");
+        assertThat(fx.api.post("/v1/workloads/batch", null, batch(body())).status()).isEqualTo(401);
+        assertThat(fx.api.post("/v1/workloads/batch", "tok-member", batch("42")).field()).isEqualTo("workloads[0]");
         assertThat(stored()).isZero();
         assertThat(X).isNotBlank();
     }

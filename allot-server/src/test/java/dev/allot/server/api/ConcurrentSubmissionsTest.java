@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadFilter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +16,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Single submissions from many connections at once, as the store commits them in groups (one transaction and one
@@ -28,20 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * workload is stored, a bad one with its own 400 naming its field, whatever it was grouped with.
  */
 class ConcurrentSubmissionsTest {
-    @TempDir
-    Path dir;
-
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = new ApiFixture(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final ApiExtension fx = new ApiExtension();
 
     /** What one request sent and what it was answered. */
     record Sent(String kind, String key, Response answer) {
@@ -65,15 +50,15 @@ class ConcurrentSubmissionsTest {
                     for (int i = 0; i < each; i++) {
                         String key = "job-" + client + "-" + i;
                         switch (i % 4) {
-                            case 1 -> mine.add(new Sent("no-gpus", null, api.submit("member", body("gpus", "0"))));
-                            case 2 -> mine.add(new Sent("unknown", null, api.submit("member",
+                            case 1 -> mine.add(new Sent("no-gpus", null, fx.api.submit("member", body("gpus", "0"))));
+                            case 2 -> mine.add(new Sent("unknown", null, fx.api.submit("member",
                                     body("allocation", "\"lab/nope\""))));
                             case 3 -> {
                                 String shared = "shared-" + (client / 2) + "-" + i; // clients 2k and 2k+1 share it
-                                mine.add(new Sent("shared", shared, api.submit("member",
+                                mine.add(new Sent("shared", shared, fx.api.submit("member",
                                         body("idempotencyKey", "\"" + shared + "\""))));
                             }
-                            default -> mine.add(new Sent("good", key, api.submit("member",
+                            default -> mine.add(new Sent("good", key, fx.api.submit("member",
                                     body("idempotencyKey", "\"" + key + "\"", "kind", "\"k" + client + "\""))));
                         }
                     }
@@ -103,7 +88,7 @@ class ConcurrentSubmissionsTest {
             assertThat(good).hasSize(threads * each / 4).allSatisfy(s -> assertThat(s.answer.status()).isEqualTo(201));
             assertThat(good).extracting(s -> s.answer.json().path("id").asText()).doesNotHaveDuplicates();
             for (Sent s : good) {
-                Workload w = api.store.workloads().workload(s.answer.json().path("id").asText()).orElseThrow();
+                Workload w = fx.api.store.workloads().workload(s.answer.json().path("id").asText()).orElseThrow();
                 assertThat(w.idempotencyKey()).endsWith(s.key);
                 assertThat(w.kind()).isEqualTo("k" + s.key.split("-")[1]);
             }
@@ -115,7 +100,7 @@ class ConcurrentSubmissionsTest {
             assertThat(byKey).hasSize(threads / 2 * each / 4)
                     .allSatisfy((key, ids) -> assertThat(ids).hasSize(2).containsOnly(ids.get(0)));
             // and the store holds exactly the acknowledged workloads
-            assertThat(api.store.workloads().workloads(WorkloadFilter.all())).hasSize(good.size() + byKey.size());
+            assertThat(fx.api.store.workloads().workloads(WorkloadFilter.all())).hasSize(good.size() + byKey.size());
         } finally {
             pool.shutdownNow();
         }
