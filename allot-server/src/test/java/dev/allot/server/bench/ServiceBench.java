@@ -118,15 +118,7 @@ public final class ServiceBench {
     // ------------------------------------------------------------------ (a) submissions per second
 
     static void submit(Path data, int n, int threads, int warmup, boolean withLoop, int batch) throws Exception {
-        seedUsers(data, List.of("lab", "lab/a", "lab/b"));
-        if (withLoop) {
-            try (Store store = Store.sqlite(data)) {
-                store.nodes().putNode(new Node("n1", 8, true, null, System.currentTimeMillis()));
-            }
-        }
-        ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withBackend(ServiceConfig.SIMULATED)
-                .withTick(Duration.ofSeconds(1));
-        try (Service service = Service.start(config, Clock.systemUTC())) {
+        try (Service service = submissionService(data, withLoop)) {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(10)).build();
             URI uri = URI.create(service.url() + (batch > 1 ? "/v1/workloads/batch" : "/v1/workloads"));
@@ -152,11 +144,10 @@ public final class ServiceBench {
     }
 
     /**
-     * Single submissions from a client in a JVM of its own ({@link SubmitClient}, started on this class path), the
-     * service here as {@link #submit} starts it; prints the client's line and the service's side (loop cycles, how
-     * many workloads the store holds, which must be every acknowledged one).
+     * The service the submission benchmarks measure: the users seeded, the simulated backend, and with {@code withLoop}
+     * one node of 8 GPUs (so the loop schedules and the queue grows), else none (the loop idles).
      */
-    static void submitFromProcess(Path data, int n, int threads, int warmup, boolean withLoop) throws Exception {
+    private static Service submissionService(Path data, boolean withLoop) throws Exception {
         seedUsers(data, List.of("lab", "lab/a", "lab/b"));
         if (withLoop) {
             try (Store store = Store.sqlite(data)) {
@@ -165,7 +156,16 @@ public final class ServiceBench {
         }
         ServiceConfig config = ServiceConfig.defaults(data).withPort(0).withBackend(ServiceConfig.SIMULATED)
                 .withTick(Duration.ofSeconds(1));
-        try (Service service = Service.start(config, Clock.systemUTC())) {
+        return Service.start(config, Clock.systemUTC());
+    }
+
+    /**
+     * Single submissions from a client in a JVM of its own ({@link SubmitClient}, started on this class path), the
+     * service here as {@link #submit} starts it; prints the client's line and the service's side (loop cycles, how
+     * many workloads the store holds, which must be every acknowledged one).
+     */
+    static void submitFromProcess(Path data, int n, int threads, int warmup, boolean withLoop) throws Exception {
+        try (Service service = submissionService(data, withLoop)) {
             String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             List<String> command = new ArrayList<>(List.of(javaBin));
             String opts = System.getenv("BENCH_CLIENT_JAVA_OPTS");
