@@ -35,6 +35,11 @@ final class ApiExtension implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void afterEach(ExtensionContext context) throws IOException {
+        closeAndRemove(api, dataDir);
+    }
+
+    /** Closes {@code api} (when there is one), then removes {@code dataDir} with everything in it. */
+    static void closeAndRemove(ApiFixture api, Path dataDir) throws IOException {
         try {
             if (api != null) {
                 api.close();

@@ -5,8 +5,6 @@ import dev.allot.server.testing.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -32,16 +30,6 @@ final class LoopApiExtension implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void afterEach(ExtensionContext context) throws IOException {
-        try {
-            if (api != null) {
-                api.close();
-            }
-        } finally {
-            try (Stream<Path> files = Files.walk(dataDir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
+        ApiExtension.closeAndRemove(api, dataDir);
     }
 }
