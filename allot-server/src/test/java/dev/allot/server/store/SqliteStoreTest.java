@@ -245,24 +245,7 @@ class SqliteStoreTest extends StoreContract {
      */
     @Test
     void everythingAcknowledgedSurvivesAKilledProcess() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                SqliteCrashChild.class.getName(), dataDir.toString());
-        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        Process child = pb.start();
-        List<String> acknowledged = new ArrayList<>();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            assertThat(out.readLine()).as("the durability the child's store read back from its connection")
-                    .isEqualTo("durability " + new Durability("wal", "FULL"));
-            String line;
-            while (acknowledged.size() < 100 && (line = out.readLine()) != null) {
-                acknowledged.add(line);
-            }
-            child.destroyForcibly();
-            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        } finally {
-            child.destroyForcibly();
-        }
+        List<String> acknowledged = acknowledgedBeforeTheKill(100);
         assertThat(acknowledged).hasSize(100);
 
         Store store = open();
@@ -281,20 +264,24 @@ class SqliteStoreTest extends StoreContract {
         assertThat(store.attempts().openAttempts()).isEmpty();
     }
 
-    @Test
-    void everySubmissionAcknowledgedToConcurrentCallersSurvivesAKilledProcess() throws Exception {
-        // given a child process whose 8 threads submit at once, so that their submissions share commits, each
-        // printing its id only once its submit returned; killed (SIGKILL) after 400 acknowledgements
+    /**
+     * Runs {@link SqliteCrashChild} on this store with {@code args}, checks the durability it reads back (WAL, FULL
+     * syncs), reads what it acknowledges line by line and kills it (SIGKILL) after {@code count} acknowledgements.
+     */
+    private List<String> acknowledgedBeforeTheKill(int count, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                SqliteCrashChild.class.getName(), dataDir.toString(), "concurrent", "8");
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                SqliteCrashChild.class.getName(), dataDir.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process child = pb.start();
         List<String> acknowledged = new ArrayList<>();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            assertThat(out.readLine()).isEqualTo("durability " + new Durability("wal", "FULL"));
+            assertThat(out.readLine()).as("the durability the child's store read back from its connection")
+                    .isEqualTo("durability " + new Durability("wal", "FULL"));
             String line;
-            while (acknowledged.size() < 400 && (line = out.readLine()) != null) {
+            while (acknowledged.size() < count && (line = out.readLine()) != null) {
                 acknowledged.add(line);
             }
             child.destroyForcibly();
@@ -302,6 +289,14 @@ class SqliteStoreTest extends StoreContract {
         } finally {
             child.destroyForcibly();
         }
+        return acknowledged;
+    }
+
+    @Test
+    void everySubmissionAcknowledgedToConcurrentCallersSurvivesAKilledProcess() throws Exception {
+        // given a child process whose 8 threads submit at once, so that their submissions share commits, each
+        // printing its id only once its submit returned; killed (SIGKILL) after 400 acknowledgements
+        List<String> acknowledged = acknowledgedBeforeTheKill(400, "concurrent", "8");
         assertThat(acknowledged).hasSize(400).doesNotHaveDuplicates();
 
         // then on reopening, every acknowledged workload is there, under the id it was acknowledged with
