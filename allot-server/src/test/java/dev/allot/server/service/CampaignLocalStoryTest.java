@@ -97,7 +97,12 @@ class CampaignLocalStoryTest {
         Files.createFile(out.resolve("stop-0"));
 
         // then shard 1 (more work left than shard 2) becomes protected where it runs: same attempt, same process
-        await("shard 1 is promoted", WAIT, () -> tier(http, "inplace", 1).equals("protected"));
+        // (two transactions: the promotion, made durable before the backend hears of it, then the backend's answer;
+        // a read between them sees the tier without the answer, so the story waits for both)
+        await("shard 1 is promoted and the backend's answer recorded", WAIT, () -> {
+            JsonNode s = http.get("/v1/campaigns/inplace", "tok-alice").json().path("shards").get(1);
+            return s.path("tier").asText().equals("protected") && !s.path("promotionDetail").isNull();
+        });
         JsonNode s1 = http.get("/v1/campaigns/inplace", "tok-alice").json().path("shards").get(1);
         assertThat(s1.path("workload").asText()).isEqualTo(w1);
         assertThat(s1.path("promotedAt").isNull()).isFalse();
