@@ -51,6 +51,11 @@ final class Transactions implements AutoCloseable {
         this.jdbi = Jdbi.create(pool);
         this.readPool = readOpener == null ? null : new ConnectionPool(readOpener, readers, CONNECTION_WAIT_MILLIS);
         this.readJdbi = readPool == null ? null : Jdbi.create(readPool);
+        if (readOpener != null) { // SQLite (see StatementCache)
+            StatementCache statements = new StatementCache();
+            jdbi.setStatementBuilderFactory(statements);
+            readJdbi.setStatementBuilderFactory(statements);
+        }
         this.fence = null;
         this.batches = readOpener != null;
     }

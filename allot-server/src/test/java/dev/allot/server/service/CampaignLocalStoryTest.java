@@ -99,10 +99,8 @@ class CampaignLocalStoryTest {
         // then shard 1 (more work left than shard 2) becomes protected where it runs: same attempt, same process
         // (two transactions: the promotion, made durable before the backend hears of it, then the backend's answer;
         // a read between them sees the tier without the answer, so the story waits for both)
-        await("shard 1 is promoted and the backend's answer recorded", WAIT, () -> {
-            JsonNode s = http.get("/v1/campaigns/inplace", "tok-alice").json().path("shards").get(1);
-            return s.path("tier").asText().equals("protected") && !s.path("promotionDetail").isNull();
-        });
+        await("shard 1 is promoted and the backend's answer recorded", WAIT, () -> tier(http, "inplace", 1)
+                .equals("protected") && !shard(http, "inplace", 1).path("promotionDetail").isNull());
         JsonNode s1 = http.get("/v1/campaigns/inplace", "tok-alice").json().path("shards").get(1);
         assertThat(s1.path("workload").asText()).isEqualTo(w1);
         assertThat(s1.path("promotedAt").isNull()).isFalse();
@@ -184,9 +182,12 @@ class CampaignLocalStoryTest {
     }
 
     private static String tier(Client http, String campaign, int shard) {
+        return shard(http, campaign, shard).path("tier").asText();
+    }
+
+    private static JsonNode shard(Client http, String campaign, int shard) {
         try {
-            return http.get("/v1/campaigns/" + campaign, "tok-alice").json().path("shards").get(shard).path("tier")
-                    .asText();
+            return http.get("/v1/campaigns/" + campaign, "tok-alice").json().path("shards").get(shard);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
