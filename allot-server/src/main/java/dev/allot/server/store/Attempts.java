@@ -171,7 +171,7 @@ public final class Attempts {
             h.createUpdate("UPDATE workloads SET state = :state WHERE id = :id")
                     .bind("state", next.label()).bind("id", w.id())
                     .execute();
-            return Workloads.require(h, w.id());
+            return w.withState(next); // the state is all the update changed (its change stamp is not in the record)
         });
     }
 

@@ -11,6 +11,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.statement.DefaultStatementBuilder;
 import org.jdbi.v3.core.statement.StatementBuilder;
 import org.jdbi.v3.core.statement.StatementBuilderFactory;
@@ -30,6 +31,10 @@ import org.jdbi.v3.core.statement.StatementContext;
  * in progress: it holds no read snapshot open and does not stop a commit. Each connection keeps at most
  * {@link #MAX_PER_CONNECTION} distinct SQL texts (a query with an IN list has a text per list length), the least
  * recently used closed beyond that; the rest close with their connection.
+ *
+ * <p>A statement goes back under the SQL it was prepared from, remembered while it is out: Jdbi prepares the rendered
+ * SQL (named parameters become {@code ?}) but gives the statement back with the SQL as written, so keying the return
+ * on what Jdbi passes would never hit and would pile up open statements under the written text.
  */
 final class StatementCache implements StatementBuilderFactory {
     /** Distinct SQL texts kept per connection. */
@@ -37,11 +42,18 @@ final class StatementCache implements StatementBuilderFactory {
 
     /** The cache of each connection (a few: the pool's); one closed (the pool threw it away) is forgotten. */
     private final Map<Connection, Builder> builders = new IdentityHashMap<>();
+    /** Statements prepared, over all connections (a statement handed out again is not counted). */
+    private final AtomicLong prepared = new AtomicLong();
+
+    /** How many statements were prepared: what reuse saved shows as fewer. */
+    long prepared() {
+        return prepared.get();
+    }
 
     @Override
     public synchronized StatementBuilder createStatementBuilder(Connection connection) {
         builders.keySet().removeIf(StatementCache::closed);
-        return builders.computeIfAbsent(connection, c -> new Builder());
+        return builders.computeIfAbsent(connection, c -> new Builder(prepared));
     }
 
     private static boolean closed(Connection c) {
@@ -55,6 +67,13 @@ final class StatementCache implements StatementBuilderFactory {
     /** One connection's statements at rest, by SQL, least recently used first. Used by one thread at a time. */
     private static final class Builder extends DefaultStatementBuilder {
         private final LinkedHashMap<String, Deque<PreparedStatement>> idle = new LinkedHashMap<>(64, 0.75f, true);
+        /** Statements handed out and not yet given back, with the SQL each was prepared from. */
+        private final Map<Statement, String> out = new IdentityHashMap<>();
+        private final AtomicLong prepared;
+
+        Builder(AtomicLong prepared) {
+            this.prepared = prepared;
+        }
 
         @Override
         public synchronized PreparedStatement create(Connection conn, String sql, StatementContext ctx)
@@ -63,17 +82,22 @@ final class StatementCache implements StatementBuilderFactory {
             while (rest != null && !rest.isEmpty()) {
                 PreparedStatement s = rest.pop();
                 if (!s.isClosed()) {
+                    out.put(s, sql);
                     return s;
                 }
             }
-            return super.create(conn, sql, ctx);
+            PreparedStatement s = super.create(conn, sql, ctx);
+            prepared.incrementAndGet();
+            out.put(s, sql);
+            return s;
         }
 
         @Override
-        public synchronized void close(Connection conn, String sql, Statement stmt) throws SQLException {
-            if (!(stmt instanceof PreparedStatement ps) || stmt instanceof CallableStatement || conn.isClosed()
-                    || stmt.isClosed()) {
-                super.close(conn, sql, stmt);
+        public synchronized void close(Connection conn, String written, Statement stmt) throws SQLException {
+            String sql = out.remove(stmt);
+            if (sql == null || !(stmt instanceof PreparedStatement ps) || stmt instanceof CallableStatement
+                    || conn.isClosed() || stmt.isClosed()) {
+                super.close(conn, written, stmt);
                 return;
             }
             try {

@@ -47,6 +47,13 @@ public record Workload(
         environment = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(environment));
     }
 
+    /** The same workload in another state (what a write of its state alone leaves). */
+    public Workload withState(WorkloadState next) {
+        return new Workload(seq, id, allocationPath, user, gpus, gpusPerNode, durationSeconds, minRuntimeSeconds,
+                resumable, priority, kind, command, environment, next, submittedAtMillis, progressDone, progressTotal,
+                cancelRequested, idempotencyKey, heldReason);
+    }
+
     /** True when the workload declared a minimum runtime: it is charged and protected for that long. */
     public boolean allocated() {
         return minRuntimeSeconds > 0;

@@ -38,6 +38,23 @@ class StatementCacheTest {
     }
 
     @Test
+    void jdbiGetsTheSameStatementBackForSqlWithNamedParameters() {
+        // Jdbi prepares the rendered SQL (":n" becomes "?") and gives the statement back with the SQL as written
+        StatementCache cache = new StatementCache();
+        Jdbi jdbi = Jdbi.create("jdbc:sqlite:" + dir.resolve("d.db")).setStatementBuilderFactory(cache);
+        try (Handle h = jdbi.open()) {
+            h.execute("CREATE TABLE t (n INTEGER)");
+            long before = cache.prepared();
+            for (int i = 0; i < 5; i++) {
+                h.createUpdate("INSERT INTO t VALUES (:n)").bind("n", i).execute();
+                assertThat(h.createQuery("SELECT COUNT(*) FROM t WHERE n <= :n").bind("n", i).mapTo(Integer.class)
+                        .one()).isEqualTo(i + 1);
+            }
+            assertThat(cache.prepared() - before).as("each SQL prepared once, then handed out again").isEqualTo(2);
+        }
+    }
+
+    @Test
     void beyondTheLimitTheLeastRecentlyUsedStatementsAreClosed() throws Exception {
         try (Handle h = Jdbi.open("jdbc:sqlite:" + dir.resolve("b.db"))) {
             Connection c = h.getConnection();
