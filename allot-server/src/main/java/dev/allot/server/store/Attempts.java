@@ -72,13 +72,12 @@ public final class Attempts {
                         + (w.cancelRequested() ? " and its cancellation was requested" : "")
                         + "; an attempt begins only for a pending or requeued workload not being cancelled");
             }
-            int next = h.createQuery("SELECT COALESCE(MAX(attempt), 0) + 1 FROM attempts WHERE workload_id = :id")
-                    .bind("id", workloadId).mapTo(Integer.class).one();
-            h.createUpdate("INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms, charged_from_ms)"
-                            + " VALUES (:id, :attempt, :placement, 'launching', :now, :chargedFrom)")
-                    .bind("id", workloadId).bind("attempt", next).bind("placement", placementJson).bind("now", nowMillis)
+            int next = h.createQuery("INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms,"
+                            + " charged_from_ms) SELECT :id, COALESCE(MAX(attempt), 0) + 1, :placement, 'launching', :now,"
+                            + " :chargedFrom FROM attempts WHERE workload_id = :id RETURNING attempt")
+                    .bind("id", workloadId).bind("placement", placementJson).bind("now", nowMillis)
                     .bind("chargedFrom", w.allocated() ? Long.valueOf(nowMillis) : null)
-                    .execute();
+                    .mapTo(Integer.class).one();
             return new AttemptKey(workloadId, next);
         });
     }
@@ -143,18 +142,13 @@ public final class Attempts {
             throw new IllegalArgumentException("attempt " + key + ": lost GPU-seconds must be >= 0, got " + lostGpuSeconds);
         }
         return transactions.tx("end attempt " + key, h -> {
-            Attempt a = requireAttempt(h, key);
-            if (!a.open()) {
-                if (a.outcome() == outcome) {
-                    return Workloads.require(h, key.workloadId());
-                }
-                throw new ConflictException("attempt " + key + " already ended as " + a.outcome().label()
-                        + "; it cannot end again as " + outcome.label());
-            }
-            h.createUpdate("UPDATE attempts SET phase = 'ended', ended_at_ms = :endedAt, outcome = :outcome,"
+            // One statement ends an open attempt (the loop ends hundreds in a cycle); only when it ended none is the
+            // attempt read, to tell an attempt already ended (the same outcome again changes nothing) from none.
+            int ended = h.createUpdate("UPDATE attempts SET phase = 'ended', ended_at_ms = CASE WHEN :endedAt"
+                            + " > started_at_ms THEN :endedAt ELSE started_at_ms END, outcome = :outcome,"
                             + " reason = :reason, preemptor = :preemptor, lost_gpu_seconds = :lost"
-                            + " WHERE workload_id = :id AND attempt = :attempt")
-                    .bind("endedAt", Math.max(nowMillis, a.startedAtMillis()))
+                            + " WHERE workload_id = :id AND attempt = :attempt AND phase <> 'ended'")
+                    .bind("endedAt", nowMillis)
                     .bind("outcome", outcome.label())
                     .bind("reason", reason)
                     .bind("preemptor", preemptor)
@@ -162,6 +156,14 @@ public final class Attempts {
                     .bind("id", key.workloadId())
                     .bind("attempt", key.attempt())
                     .execute();
+            if (ended == 0) {
+                Attempt a = requireAttempt(h, key);
+                if (a.outcome() == outcome) {
+                    return Workloads.require(h, key.workloadId());
+                }
+                throw new ConflictException("attempt " + key + " already ended as " + a.outcome().label()
+                        + "; it cannot end again as " + outcome.label());
+            }
             Workload w = Workloads.require(h, key.workloadId());
             if (w.state() != WorkloadState.RUNNING) {
                 throw new ConflictException("workload " + w.id() + " is " + w.state().label() + " while its attempt "
