@@ -107,7 +107,9 @@ import org.slf4j.LoggerFactory;
  * working on one shared {@link LoopCore} (the core's state, the books, the counters): {@link Adoption} (load, adoption,
  * reconciliation, changes of the tree and the nodes, rebuilds), {@link Intake} (submissions, cancellations, the
  * brakes), {@link Decider} (when and how the policy is asked) and {@link Carrier} (launches, deferred starts, stops,
- * observation of the backend, the ends of attempts).
+ * observation of the backend, the ends of attempts). With several instances ({@link #lead}), {@link Leadership} says
+ * whether this one acts; while it stands by, a {@link Follower} keeps a view of the leader's state from the store
+ * ({@link #follow}), which {@link #inspect} reads, so that a standby explains and forecasts too.
  *
  * <p>Not thread-safe beyond this: {@link #runOnce} is synchronized, so the service's thread ({@link #start}) and a
  * caller never run two cycles at once.
@@ -152,6 +154,8 @@ public final class SchedulerLoop implements AutoCloseable {
     private volatile Leadership leadership;
     /** The epoch the loop's books were loaded under; 0 while it stands by. */
     private long actingEpoch;
+    /** What the loop keeps while it stands by, for explanations and forecasts ({@link #follow}); null: nothing. */
+    private Follower follower;
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long lastCycleStartNanos = System.nanoTime() - MIN_NUDGE_GAP_NANOS;
@@ -328,6 +332,34 @@ public final class SchedulerLoop implements AutoCloseable {
         l.onGain(this::nudge);
     }
 
+    /**
+     * While this instance stands by, keeps a view of the scheduler that follows {@code readOnly} (the loop's store as
+     * a read-only view: {@link Store#readOnly}), so that explanations, the queue and forecasts are answered here too
+     * ({@link Follower}); the view never writes, calls the backend or decides. Without it a standby has no view.
+     */
+    public synchronized void follow(Store readOnly) {
+        this.follower = new Follower(readOnly, c.backend.name(), c.policy, c.config, c.clock, c.grace);
+    }
+
+    /**
+     * Where {@link #inspect} reads from now: the leader's state (also the only instance's), or a standby's view of
+     * it; {@code asOfMillis} is when it was last brought up to date with the store.
+     */
+    public record View(boolean standby, long asOfMillis) {
+    }
+
+    /** The view {@link #inspect} reads now; empty until one has loaded. */
+    public synchronized java.util.Optional<View> view() {
+        LoopCore v = viewed();
+        return v.state == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new View(v.following, v.syncedAtMillis));
+    }
+
+    /** The core explanations read: this loop's own while it acts (or has no leadership), else the standby's view. */
+    private LoopCore viewed() {
+        return actingEpoch != 0 || leadership == null || follower == null ? c : follower.c;
+    }
+
     /** Who leads, as this instance knows it; empty without {@link #lead} (the only instance: it always leads). */
     public java.util.Optional<Leadership.Status> leadership() {
         Leadership l = leadership;
@@ -359,7 +391,15 @@ public final class SchedulerLoop implements AutoCloseable {
                 }
             }
             if (epoch == 0) {
+                if (follower != null) {
+                    takeNextPolicy();
+                    long nowMillis = c.clock.millis();
+                    follower.follow(Math.floorDiv(nowMillis, 1000), nowMillis, c.policy, c.config);
+                }
                 return;
+            }
+            if (follower != null) {
+                follower.forget();
             }
         }
         long nowMillis = c.clock.millis();
@@ -398,6 +438,7 @@ public final class SchedulerLoop implements AutoCloseable {
             c.carrier.launchDeferred(now, nowMillis);
         }
         c.cycles++;
+        c.syncedAtMillis = nowMillis;
     }
 
     /**
@@ -442,13 +483,15 @@ public final class SchedulerLoop implements AutoCloseable {
     /**
      * Reads the core's state between cycles, for explanations and metrics: {@code reader} gets the state and the time
      * of the last cycle (seconds since the epoch) and must not change the state. Empty until the first cycle has
-     * loaded the store.
+     * loaded the store. While this instance stands by, the state read is its view of the leader's ({@link #follow};
+     * {@link #view} says which and how old), empty without one.
      */
     public synchronized <T> java.util.Optional<T> inspect(java.util.function.BiFunction<ClusterState, Long, T> reader) {
-        if (c.state == null) {
+        LoopCore v = viewed();
+        if (v.state == null) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.ofNullable(reader.apply(c.state, c.lastNowSeconds));
+        return java.util.Optional.ofNullable(reader.apply(v.state, v.lastNowSeconds));
     }
 
     /**
