@@ -57,6 +57,8 @@ final class LoopCore {
     Brakes brakes;
     /** The campaigns: each cycle they queue, retier and promote their shards' workloads. */
     CampaignController campaigns;
+    /** Work the backend runs for attempts the store has ended (starts that landed late), stopped. */
+    StaleStarts staleStarts;
 
     // ---- loaded on the first cycle
     ClusterState state;

@@ -208,6 +208,7 @@ public final class SchedulerLoop implements AutoCloseable {
         c.intake = new Intake(c);
         c.decider = new Decider(c);
         c.carrier = new Carrier(c);
+        c.staleStarts = new StaleStarts(c);
         c.brakes = new Brakes(store);
         c.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(c), clock);
         backend.onEnd(this::nudge); // an attempt that ended makes room now, not at the next tick
