@@ -32,7 +32,7 @@ class HighAvailabilityViewTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @Test
-    void givenAWaitingWorkloadThenTheStandbyExplainsItWithTheReasonTheLeaderGivesAndSaysItIsAStandbysView(
+    void givenAWaitingWorkloadThenTheStandbyExplainsItWithTheReasonTheLeaderGivesSaysItIsAStandbysViewAndForecastsIt(
             HaCluster cluster) throws Exception {
         List<Instance> both = List.of(cluster.start("a"), cluster.start("b"));
         Instance leader = awaitLeader(cluster, both);
@@ -71,6 +71,17 @@ class HighAvailabilityViewTest {
         assertThat(queue.path("entries").get(0).path("position").asInt()).isEqualTo(1);
         assertThat(toStandby.get("/v1/health", "tok-root").json().path("leader").path("role").asText())
                 .isEqualTo("standby");
+        await("the standby forecasts " + waiting + "'s start", WAIT, () -> {
+            try {
+                JsonNode f = toStandby.get("/v1/forecasts", "tok-root").json();
+                return f.path("forecasts").size() == 1 && f.path("forecasts").get(0).path("id").asText().equals(waiting);
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
     }
 
     @Test
