@@ -150,12 +150,8 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private final CycleHealth health = new CycleHealth();
-    /** Whether this instance may act, and under which epoch (see {@link Leadership}); null: always (one instance). */
-    private volatile Leadership leadership;
-    /** The epoch the loop's books were loaded under; 0 while it stands by. */
-    private long actingEpoch;
-    /** What the loop keeps while it stands by, for explanations and forecasts ({@link #follow}); null: nothing. */
-    private Follower follower;
+    /** Whether this instance acts, at which term, and its view of the leader's state while it stands by. */
+    private final Terms terms;
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long lastCycleStartNanos = System.nanoTime() - MIN_NUDGE_GAP_NANOS;
@@ -209,6 +205,7 @@ public final class SchedulerLoop implements AutoCloseable {
         c.decider = new Decider(c);
         c.carrier = new Carrier(c);
         c.staleStarts = new StaleStarts(c);
+        this.terms = new Terms(c);
         c.brakes = new Brakes(store);
         c.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(c), clock);
         backend.onEnd(this::nudge); // an attempt that ended makes room now, not at the next tick
@@ -301,11 +298,7 @@ public final class SchedulerLoop implements AutoCloseable {
             cycle();
         } catch (dev.allot.server.store.FencedException e) {
             // Another instance took over between the leadership check and this write: nothing was written.
-            Leadership l = leadership;
-            if (l != null) {
-                l.stepDown(e.getMessage());
-            }
-            standBy();
+            terms.fenced(e.getMessage());
             return;
         } catch (RuntimeException | Error e) {
             health.failed(e, c.clock.millis());
@@ -328,8 +321,8 @@ public final class SchedulerLoop implements AutoCloseable {
      * The loop's store must be fenced by the same leadership, and its backend guarded by it
      * ({@link LeaderOnlyBackend}).
      */
-    public void lead(Leadership l) {
-        this.leadership = Objects.requireNonNull(l, "leadership");
+    public synchronized void lead(Leadership l) {
+        terms.lead(l);
         l.onGain(this::nudge);
     }
 
@@ -339,7 +332,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * ({@link Follower}); the view never writes, calls the backend or decides. Without it a standby has no view.
      */
     public synchronized void follow(Store readOnly) {
-        this.follower = new Follower(readOnly, c.backend.name(), c.policy, c.config, c.clock, c.grace);
+        terms.follow(readOnly);
     }
 
     /**
@@ -351,57 +344,20 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** The view {@link #inspect} reads now; empty until one has loaded. */
     public synchronized java.util.Optional<View> view() {
-        LoopCore v = viewed();
+        LoopCore v = terms.viewed();
         return v.state == null ? java.util.Optional.empty()
                 : java.util.Optional.of(new View(v.following, v.syncedAtMillis));
     }
 
-    /** The core explanations read: this loop's own while it acts (or has no leadership), else the standby's view. */
-    private LoopCore viewed() {
-        return actingEpoch != 0 || leadership == null || follower == null ? c : follower.c;
-    }
-
     /** Who leads, as this instance knows it; empty without {@link #lead} (the only instance: it always leads). */
     public java.util.Optional<Leadership.Status> leadership() {
-        Leadership l = leadership;
+        Leadership l = terms.leadership();
         return l == null ? java.util.Optional.empty() : java.util.Optional.of(l.status());
     }
 
-    /** Forgets the books: another instance acts now, or may (see {@link LoopCore#forget}). */
-    private void standBy() {
-        if (actingEpoch != 0) {
-            LOG.info("the scheduling loop stands by: it no longer leads (it led at epoch {})", actingEpoch);
-        }
-        actingEpoch = 0;
-        c.forget();
-        if (c.backend instanceof LeaderOnlyBackend b) {
-            b.endTerm();
-        }
-    }
-
     private void cycle() {
-        Leadership l = leadership;
-        if (l != null) {
-            long epoch = l.actingEpoch();
-            if (epoch != actingEpoch) {
-                standBy();
-                actingEpoch = epoch;
-                if (epoch != 0) {
-                    LOG.info("the scheduling loop leads at epoch {}: it loads the store and adopts what runs, as after"
-                            + " a restart", epoch);
-                }
-            }
-            if (epoch == 0) {
-                if (follower != null) {
-                    takeNextPolicy();
-                    long nowMillis = c.clock.millis();
-                    follower.follow(Math.floorDiv(nowMillis, 1000), nowMillis, c.policy, c.config);
-                }
-                return;
-            }
-            if (follower != null) {
-                follower.forget();
-            }
+        if (!terms.acts(this::takeNextPolicy)) {
+            return;
         }
         long nowMillis = c.clock.millis();
         long now = Math.max(c.lastNowSeconds, Math.floorDiv(nowMillis, 1000));
@@ -488,7 +444,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * {@link #view} says which and how old), empty without one.
      */
     public synchronized <T> java.util.Optional<T> inspect(java.util.function.BiFunction<ClusterState, Long, T> reader) {
-        LoopCore v = viewed();
+        LoopCore v = terms.viewed();
         if (v.state == null) {
             return java.util.Optional.empty();
         }
