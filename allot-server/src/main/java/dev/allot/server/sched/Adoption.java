@@ -77,6 +77,7 @@ final class Adoption {
         c.brakes.done();
         markHealth(nodes, now);
         c.lastBrakesReadAt = now;
+        c.syncedAtMillis = nowMillis;
         (c.following ? LOG.atDebug() : LOG.atInfo()).log("{} loaded {}, {}, {} in the core; {} running before, {} of"
                         + " their attempts adopted", c.following ? "a standby's view of the scheduler" : "scheduling",
                 Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
@@ -239,6 +240,11 @@ final class Adoption {
      * ({@link AttemptOutcome#workloadState}); the core no longer runs it.
      */
     void lose(LiveAttempt l, String reason) {
+        if (c.following) {
+            c.books.runningAttempt.remove(l.jobId); // a standby's view: the leader stops it, and the view reloads
+            c.dirty = true;
+            return;
+        }
         LOG.atWarn().addKeyValue("attempt", l.key).log("attempt {} is stopped as lost: {}", l.key, reason);
         c.books.runningAttempt.remove(l.jobId);
         l.cause = null;

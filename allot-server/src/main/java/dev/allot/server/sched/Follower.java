@@ -100,8 +100,13 @@ final class Follower {
         c.config = config;
         c.restarts = policy.restartsWorkThatCannotResume();
         c.lastNowSeconds = now;
-        if (!c.adoption.load(now, nowMillis)) {
-            return;
+        try {
+            if (!c.adoption.load(now, nowMillis)) {
+                return;
+            }
+        } catch (RuntimeException e) {
+            forget(); // no half-loaded view is ever read
+            throw e;
         }
         c.toReconcile.clear(); // the leader reconciles with the backend; the view takes the store's word
         loadedAttempts = open;
