@@ -164,7 +164,7 @@ public final class ApiServer implements AutoCloseable {
         this.campaignsApi = new CampaignsApi(store, clock, io, intake, extras.changed(), extras.cancelled());
         this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
         this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
-        this.queueApi = new QueueApi(store, explainer, io);
+        this.queueApi = new QueueApi(store, explainer, io, clock);
         this.allocationsApi = new AllocationsApi(store, clock, io, allocations, extras.topologyChanged());
         this.clusterApi = new ClusterApi(store, clock, io, nodes, this.policy, extras.topologyChanged(),
                 extras.brakesChanged());
@@ -450,7 +450,8 @@ public final class ApiServer implements AutoCloseable {
     private void explain(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
         io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()),
-                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting()));
+                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting())
+                .from(explainer.view(), clock.millis()));
     }
 
     private void cancel(Context ctx, User user) {

@@ -25,9 +25,43 @@ final class Explanations {
     private Explanations() {
     }
 
-    /** The whole answer. */
+    /** The whole answer; {@code scheduler} says whose state it was made from (null when none had loaded). */
     record ExplainView(String id, String state, String allocation, List<String> summary, Data data,
-                       ForecastViews.WorkloadForecast forecast) {
+                       ForecastViews.WorkloadForecast forecast, Source scheduler) {
+        /** This answer saying where its scheduler's state came from, with a sentence when that was a standby's view. */
+        ExplainView from(Optional<WorkloadExplainer.LiveView> view, long nowMillis) {
+            Source s = Source.of(view, nowMillis);
+            List<String> sentences = summary;
+            if (s != null && s.standby() && data.seenByScheduler()) {
+                sentences = new ArrayList<>(summary);
+                sentences.add(s.sentence());
+            }
+            return new ExplainView(id, state, allocation, List.copyOf(sentences), data, forecast, s);
+        }
+    }
+
+    /**
+     * Whose scheduler state an answer was made from: {@code role} {@code leader} (the instance that schedules, also the
+     * only one) or {@code standby} (another instance's view of the leader's, which follows what the leader records in
+     * the store, a little later); {@code asOf} when it was last brought up to date, {@code ageMillis} how long before
+     * the answer.
+     */
+    record Source(String role, String asOf, long ageMillis) {
+        static Source of(Optional<WorkloadExplainer.LiveView> view, long nowMillis) {
+            return view.map(v -> new Source(v.standby() ? "standby" : "leader",
+                    Instant.ofEpochMilli(v.asOfMillis()).toString(), Math.max(0, nowMillis - v.asOfMillis())))
+                    .orElse(null);
+        }
+
+        boolean standby() {
+            return "standby".equals(role);
+        }
+
+        String sentence() {
+            return "This comes from a standby's view of the scheduler as of " + asOf + " ("
+                    + Decimals.fixed(ageMillis / 1000.0, 1) + " s before this answer), which follows"
+                    + " what the leader records; the leader's own may be newer.";
+        }
     }
 
     /**
@@ -124,7 +158,8 @@ final class Explanations {
         for (Preemption p : data.preemptions()) {
             summary.add(sentence(p));
         }
-        return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data, forecast);
+        return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data, forecast,
+                null);
     }
 
     private static Queue queue(WaitExplanation e) {

@@ -43,10 +43,12 @@ final class QueueApi {
     private final Store store;
     private final WorkloadExplainer explainer;
     private final UsersApi.Io io;
+    private final java.time.Clock clock;
 
     /** {@code forecast}: what the entries' forecasts share (null when there is none); each entry has its band. */
     record QueueView(String at, boolean seenByScheduler, int waiting, List<QueueEntry> entries,
-                     Map<String, List<Explanations.Level>> levels, ForecastViews.About forecast) {
+                     Map<String, List<Explanations.Level>> levels, ForecastViews.About forecast,
+                     Explanations.Source scheduler) {
     }
 
     /**
@@ -64,7 +66,8 @@ final class QueueApi {
     record DrainList(boolean seenByScheduler, List<DrainView> nodes) {
     }
 
-    QueueApi(Store store, WorkloadExplainer explainer, UsersApi.Io io) {
+    QueueApi(Store store, WorkloadExplainer explainer, UsersApi.Io io, java.time.Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.store = Objects.requireNonNull(store, "store");
         this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.io = Objects.requireNonNull(io, "io");
@@ -93,6 +96,7 @@ final class QueueApi {
             }
         }
         Map<String, Workload> waiting = waiting();
+        Optional<WorkloadExplainer.LiveView> view = explainer.view();
         Optional<QueueSnapshot> snapshot = explainer.queue();
         Optional<LiveForecast> live = explainer.forecast();
         List<QueueEntry> entries = new ArrayList<>();
@@ -122,7 +126,8 @@ final class QueueApi {
         }
         String at = snapshot.map(s -> Instant.ofEpochSecond(s.atSeconds()).toString()).orElse(null);
         io.json(ctx, 200, new QueueView(at, snapshot.isPresent(), waiting.size(), entries, levels,
-                live.map(ForecastViews::about).orElse(null)));
+                live.map(ForecastViews::about).orElse(null),
+                snapshot.isPresent() ? Explanations.Source.of(view, clock.millis()) : null));
     }
 
     /**

@@ -65,6 +65,19 @@ public interface WorkloadExplainer {
     }
 
     /**
+     * Which scheduler state the answers come from: the leader's (also the only instance's), or a standby's view of it
+     * (several instances on one PostgreSQL), and when it was last brought up to date with the store (epoch millis).
+     * Empty when the scheduler has not loaded yet, and by default.
+     */
+    default Optional<LiveView> view() {
+        return Optional.empty();
+    }
+
+    /** See {@link #view}. */
+    record LiveView(boolean standby, long asOfMillis) {
+    }
+
+    /**
      * A node that is not healthy, as the scheduler holds it.
      *
      * @param status             {@code draining} (work still runs on it) or {@code drained} (empty)

@@ -77,7 +77,9 @@ final class Adoption {
         c.brakes.done();
         markHealth(nodes, now);
         c.lastBrakesReadAt = now;
-        LOG.info("scheduling loaded {}, {}, {} in the core; {} running before, {} of their attempts adopted",
+        c.syncedAtMillis = nowMillis;
+        (c.following ? LOG.atDebug() : LOG.atInfo()).log("{} loaded {}, {}, {} in the core; {} running before, {} of"
+                        + " their attempts adopted", c.following ? "a standby's view of the scheduler" : "scheduling",
                 Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
                 Words.count(c.active.size(), "workload"), Words.count(c.foundRunningAtLoad, "workload"),
                 c.adoptedAtLoad);
@@ -109,7 +111,9 @@ final class Adoption {
             }
         }
         c.state.takeDrainNotices();
-        tellBackendHealth(nodes);
+        if (!c.following) {
+            tellBackendHealth(nodes); // a standby's view tells the backend nothing: the leader does
+        }
     }
 
     /**
@@ -236,6 +240,11 @@ final class Adoption {
      * ({@link AttemptOutcome#workloadState}); the core no longer runs it.
      */
     void lose(LiveAttempt l, String reason) {
+        if (c.following) {
+            c.books.runningAttempt.remove(l.jobId); // a standby's view: the leader stops it, and the view reloads
+            c.dirty = true;
+            return;
+        }
         LOG.atWarn().addKeyValue("attempt", l.key).log("attempt {} is stopped as lost: {}", l.key, reason);
         c.books.runningAttempt.remove(l.jobId);
         l.cause = null;
@@ -341,7 +350,9 @@ final class Adoption {
             l.stopRequestedAtMillis = a.stopRequestedAtMillis();
         } else {
             l.stopRequestedAtMillis = now * 1000;
-            c.store.attempts().markStopping(a.key(), l.stopRequestedAtMillis);
+            if (!c.following) { // a standby's view holds it as the leader will stop it, and records nothing
+                c.store.attempts().markStopping(a.key(), l.stopRequestedAtMillis);
+            }
         }
         LOG.atWarn().addKeyValue("attempt", a.key()).log("open attempt {} is stopped as lost: {}", a.key(),
                 l.lostReason);

@@ -30,13 +30,21 @@ final class Brakes {
     private static final Logger LOG = LoggerFactory.getLogger(Brakes.class);
 
     private final Store store;
+    /** Whether a hold or a release is recorded in the store (false for a standby's view, which only reads). */
+    private final boolean records;
     private BrakeLimits limits = BrakeLimits.DEFAULTS;
     /** The totals of the waiting workloads with attempts, read by the last {@link #refresh}; null outside a refresh. */
     private Map<String, Attempts.RunTotals> totals;
     private long held;
 
     Brakes(Store store) {
+        this(store, true);
+    }
+
+    /** With {@code records} false the verdicts are the same, but nothing is written (a standby's view). */
+    Brakes(Store store, boolean records) {
         this.store = Objects.requireNonNull(store, "store");
+        this.records = records;
     }
 
     /** Reads the limits in force (one small query), and returns them. */
@@ -98,7 +106,7 @@ final class Brakes {
     }
 
     private String apply(String id, String current, String reason) {
-        if (!Objects.equals(reason, current)) {
+        if (records && !Objects.equals(reason, current)) {
             store.workloads().setHeld(id, reason);
             if (reason != null) {
                 held++;

@@ -93,6 +93,9 @@ final class Carrier {
         for (AttemptKey key : forgets) {
             forget(key);
         }
+        if (c.staleStarts != null) {
+            c.staleStarts.sweep(statuses);
+        }
     }
 
     /** While {@link #observe} records ends in a batch: the attempts the backend forgets once it has committed. */

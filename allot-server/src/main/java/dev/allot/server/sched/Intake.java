@@ -112,6 +112,9 @@ final class Intake {
     void takeIn(Workload w, long now) {
         Job job = c.active.get(w.id());
         if (job != null) {
+            if (c.following && job.state() == JobState.RUNNING) {
+                return; // a standby's view: the leader stops it, and the change of its attempt reloads the view
+            }
             if (w.state().ended() || w.cancelRequested()) {
                 cancel(job, now);
             }

@@ -19,6 +19,12 @@ import java.util.Optional;
  * ({@link Leadership#mayAct}), so an instance that lost the lease, or may have, launches and stops nothing. The loop
  * takes a refusal as it takes an unreachable backend (it changes nothing it cannot undo), and the fenced store makes
  * it step down.
+ *
+ * <p>The check is made immediately before each call, by the instance's monotonic clock ({@link Leadership}), and
+ * guarantees that no call <em>begins</em> once the lease may have passed to another. It cannot guarantee that a call
+ * begun before lands before: a pause inside the call (SIGSTOP, a long GC) delivers it late. Such a call is of a start
+ * or a stop already recorded in the store; what the new leader does with it is said in {@link Leadership} and
+ * {@link StaleStarts}.
  */
 public final class LeaderOnlyBackend implements Backend, AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LeaderOnlyBackend.class);

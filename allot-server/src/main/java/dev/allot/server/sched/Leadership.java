@@ -22,9 +22,12 @@ import org.slf4j.LoggerFactory;
  * acting before any other can take over, by its own clock alone; and whatever it was doing when it stopped is caught
  * by the fence: the loop's store refuses every write of an epoch that is no longer the lease's
  * ({@link dev.allot.server.store.Store#fencedBy}), and the loop's backend refuses every call while this instance may
- * not act ({@link LeaderOnlyBackend}). What remains is a backend call already past that check when the instance was
- * paused; the new leader reconciles such calls as a restart does (an attempt begun in the store is started again
- * under the same key, which backends start at most once; a stop is sent again), never as absent.
+ * not act ({@link LeaderOnlyBackend}). That no other instance takes over before this one's own view of its lease ran
+ * out assumes the two clocks run at the same rate to within {@link #MARGIN} a lease. What remains is a backend call
+ * already past that check when the instance was paused, landing after it resumes: every start and stop was recorded
+ * in the store first (fenced), so the new leader knows of it; it reconciles an attempt still open as a restart does
+ * (started again under the same key, which backends start at most once; a stop sent again), never as absent, and
+ * stops at its next observation a late start of an attempt it has already ended ({@link StaleStarts}).
  *
  * <p><b>Failover.</b> A standby tries to take the lease every {@link #renewEvery}; the leader's lease expires at most
  * {@link #lease} after its last renewal; so a standby leads at most {@code lease + renewEvery} after the leader died

@@ -34,6 +34,13 @@ final class LoopCore {
     final Clock clock;
     /** How long a stopped attempt may take to end before the backend forces it. */
     final Duration grace;
+    /**
+     * Whether this core only follows the store (a standby's view, {@link Follower}): it loads and takes in what the
+     * leader recorded, and never writes the store, calls the backend or decides.
+     */
+    final boolean following;
+    /** When the state was last brought up to date with the store (a cycle's or a follow's start), epoch millis. */
+    long syncedAtMillis;
     /** As whom attempts run; null: the backend's own user. Set once at start, read by the loop thread. */
     volatile AccountMap accounts;
     Policy policy;
@@ -50,6 +57,8 @@ final class LoopCore {
     Brakes brakes;
     /** The campaigns: each cycle they queue, retier and promote their shards' workloads. */
     CampaignController campaigns;
+    /** Work the backend runs for attempts the store has ended (starts that landed late), stopped. */
+    StaleStarts staleStarts;
 
     // ---- loaded on the first cycle
     ClusterState state;
@@ -146,6 +155,12 @@ final class LoopCore {
     }
 
     LoopCore(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace) {
+        this(store, backend, policy, config, clock, grace, false);
+    }
+
+    LoopCore(Store store, Backend backend, Policy policy, SchedulerConfig config, Clock clock, Duration grace,
+             boolean following) {
+        this.following = following;
         this.store = store;
         this.backend = backend;
         this.policy = policy;

@@ -107,7 +107,9 @@ import org.slf4j.LoggerFactory;
  * working on one shared {@link LoopCore} (the core's state, the books, the counters): {@link Adoption} (load, adoption,
  * reconciliation, changes of the tree and the nodes, rebuilds), {@link Intake} (submissions, cancellations, the
  * brakes), {@link Decider} (when and how the policy is asked) and {@link Carrier} (launches, deferred starts, stops,
- * observation of the backend, the ends of attempts).
+ * observation of the backend, the ends of attempts). With several instances ({@link #lead}), {@link Leadership} says
+ * whether this one acts; while it stands by, a {@link Follower} keeps a view of the leader's state from the store
+ * ({@link #follow}), which {@link #inspect} reads, so that a standby explains and forecasts too.
  *
  * <p>Not thread-safe beyond this: {@link #runOnce} is synchronized, so the service's thread ({@link #start}) and a
  * caller never run two cycles at once.
@@ -148,10 +150,8 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private final CycleHealth health = new CycleHealth();
-    /** Whether this instance may act, and under which epoch (see {@link Leadership}); null: always (one instance). */
-    private volatile Leadership leadership;
-    /** The epoch the loop's books were loaded under; 0 while it stands by. */
-    private long actingEpoch;
+    /** Whether this instance acts, at which term, and its view of the leader's state while it stands by. */
+    private final Terms terms;
     private volatile ScheduledExecutorService thread;
     private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long lastCycleStartNanos = System.nanoTime() - MIN_NUDGE_GAP_NANOS;
@@ -204,6 +204,8 @@ public final class SchedulerLoop implements AutoCloseable {
         c.intake = new Intake(c);
         c.decider = new Decider(c);
         c.carrier = new Carrier(c);
+        c.staleStarts = new StaleStarts(c);
+        this.terms = new Terms(c);
         c.brakes = new Brakes(store);
         c.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(c), clock);
         backend.onEnd(this::nudge); // an attempt that ended makes room now, not at the next tick
@@ -296,11 +298,7 @@ public final class SchedulerLoop implements AutoCloseable {
             cycle();
         } catch (dev.allot.server.store.FencedException e) {
             // Another instance took over between the leadership check and this write: nothing was written.
-            Leadership l = leadership;
-            if (l != null) {
-                l.stepDown(e.getMessage());
-            }
-            standBy();
+            terms.fenced(e.getMessage());
             return;
         } catch (RuntimeException | Error e) {
             health.failed(e, c.clock.millis());
@@ -323,44 +321,43 @@ public final class SchedulerLoop implements AutoCloseable {
      * The loop's store must be fenced by the same leadership, and its backend guarded by it
      * ({@link LeaderOnlyBackend}).
      */
-    public void lead(Leadership l) {
-        this.leadership = Objects.requireNonNull(l, "leadership");
+    public synchronized void lead(Leadership l) {
+        terms.lead(l);
         l.onGain(this::nudge);
+    }
+
+    /**
+     * While this instance stands by, keeps a view of the scheduler that follows {@code readOnly} (the loop's store as
+     * a read-only view: {@link Store#readOnly}), so that explanations, the queue and forecasts are answered here too
+     * ({@link Follower}); the view never writes, calls the backend or decides. Without it a standby has no view.
+     */
+    public synchronized void follow(Store readOnly) {
+        terms.follow(readOnly);
+    }
+
+    /**
+     * Where {@link #inspect} reads from now: the leader's state (also the only instance's), or a standby's view of
+     * it; {@code asOfMillis} is when it was last brought up to date with the store.
+     */
+    public record View(boolean standby, long asOfMillis) {
+    }
+
+    /** The view {@link #inspect} reads now; empty until one has loaded. */
+    public synchronized java.util.Optional<View> view() {
+        LoopCore v = terms.viewed();
+        return v.state == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new View(v.following, v.syncedAtMillis));
     }
 
     /** Who leads, as this instance knows it; empty without {@link #lead} (the only instance: it always leads). */
     public java.util.Optional<Leadership.Status> leadership() {
-        Leadership l = leadership;
+        Leadership l = terms.leadership();
         return l == null ? java.util.Optional.empty() : java.util.Optional.of(l.status());
     }
 
-    /** Forgets the books: another instance acts now, or may (see {@link LoopCore#forget}). */
-    private void standBy() {
-        if (actingEpoch != 0) {
-            LOG.info("the scheduling loop stands by: it no longer leads (it led at epoch {})", actingEpoch);
-        }
-        actingEpoch = 0;
-        c.forget();
-        if (c.backend instanceof LeaderOnlyBackend b) {
-            b.endTerm();
-        }
-    }
-
     private void cycle() {
-        Leadership l = leadership;
-        if (l != null) {
-            long epoch = l.actingEpoch();
-            if (epoch != actingEpoch) {
-                standBy();
-                actingEpoch = epoch;
-                if (epoch != 0) {
-                    LOG.info("the scheduling loop leads at epoch {}: it loads the store and adopts what runs, as after"
-                            + " a restart", epoch);
-                }
-            }
-            if (epoch == 0) {
-                return;
-            }
+        if (!terms.acts(this::takeNextPolicy)) {
+            return;
         }
         long nowMillis = c.clock.millis();
         long now = Math.max(c.lastNowSeconds, Math.floorDiv(nowMillis, 1000));
@@ -398,6 +395,7 @@ public final class SchedulerLoop implements AutoCloseable {
             c.carrier.launchDeferred(now, nowMillis);
         }
         c.cycles++;
+        c.syncedAtMillis = nowMillis;
     }
 
     /**
@@ -442,13 +440,15 @@ public final class SchedulerLoop implements AutoCloseable {
     /**
      * Reads the core's state between cycles, for explanations and metrics: {@code reader} gets the state and the time
      * of the last cycle (seconds since the epoch) and must not change the state. Empty until the first cycle has
-     * loaded the store.
+     * loaded the store. While this instance stands by, the state read is its view of the leader's ({@link #follow};
+     * {@link #view} says which and how old), empty without one.
      */
     public synchronized <T> java.util.Optional<T> inspect(java.util.function.BiFunction<ClusterState, Long, T> reader) {
-        if (c.state == null) {
+        LoopCore v = terms.viewed();
+        if (v.state == null) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.ofNullable(reader.apply(c.state, c.lastNowSeconds));
+        return java.util.Optional.ofNullable(reader.apply(v.state, v.lastNowSeconds));
     }
 
     /**

@@ -68,6 +68,11 @@ public final class LoopExplainer implements WorkloadExplainer {
     }
 
     @Override
+    public Optional<LiveView> view() {
+        return loop.view().map(v -> new LiveView(v.standby(), v.asOfMillis()));
+    }
+
+    @Override
     public Optional<WaitExplanation> explain(String workloadId) {
         return loop.inspect((state, now) -> explainer.explain(state, workloadId, state.now())).flatMap(e -> e);
     }

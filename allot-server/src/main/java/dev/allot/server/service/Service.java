@@ -216,6 +216,9 @@ public final class Service implements AutoCloseable {
                     config.ha().lease()) : store,
                     loopBackend, policy.create(), policy.scheduler(), clock, config.grace());
             loop.lead(leadership);
+            if (store.shared()) {
+                loop.follow(store.readOnly()); // a standby explains and forecasts from a view that only reads
+            }
             SchedulerLoop running = loop;
             LivePolicy live = new LivePolicy(policy, policyOptions.reader(), store, clock,
                     p -> running.usePolicy(p.create(), p.scheduler()));

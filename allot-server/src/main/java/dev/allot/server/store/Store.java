@@ -160,6 +160,21 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * This store as a standby's scheduling loop follows it ({@code dev.allot.server.sched.Follower}): the same
+     * connections, every transaction begun {@code READ ONLY}, so that PostgreSQL itself refuses any write made through
+     * it (an error, nothing changed), whatever the code above it does. On PostgreSQL only, where several instances
+     * share the store; SQLite has one instance, always the leader. Closing the view closes nothing.
+     *
+     * @throws IllegalStateException on SQLite
+     */
+    public Store readOnly() {
+        if (vendor != Vendor.POSTGRESQL) {
+            throw new IllegalStateException("a read-only view is for a store shared by several instances (PostgreSQL)");
+        }
+        return new Store(this, transactions.fencedBy(h -> h.execute("SET TRANSACTION READ ONLY")));
+    }
+
+    /**
      * Runs {@code work} with the store calls it makes on this thread in one transaction, one commit at its end, each
      * call still all or nothing: for the scheduling loop, whose cycle records many starts, stops and ends, each a
      * transaction of its own otherwise (an {@code fsync} each: 84% of the loop thread's time in a cycle of a thousand

@@ -144,6 +144,16 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
 
     /** Starts an instance, through a {@link TcpProxy} to the database when {@code proxied}. */
     Instance start(String name, boolean proxied) throws IOException, InterruptedException {
+        return start(name, proxied, List.of());
+    }
+
+    /** Starts an instance that reaches the database directly, with more options ({@code --backend simulated}). */
+    Instance start(String name, List<String> options) throws IOException, InterruptedException {
+        return start(name, false, options);
+    }
+
+    private Instance start(String name, boolean proxied, List<String> options)
+            throws IOException, InterruptedException {
         TcpProxy proxy = null;
         String url = schema.jdbcUrl();
         if (proxied) {
@@ -155,8 +165,9 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
         Path log = dir.resolve(name + ".log");
         ServiceTestSupport.ServiceProcess p = ServiceTestSupport.startServiceProcess(dir, data, 8,
                 new ServiceTestSupport.Database(url, schema.user, schema.password), log,
-                List.of("--ha-lease-ms", Long.toString(LEASE.toMillis()), "--ha-renew-ms",
-                        Long.toString(RENEW_EVERY.toMillis()), "--local-backend-dir", backendDir.toString()));
+                java.util.stream.Stream.concat(Stream.of("--ha-lease-ms", Long.toString(LEASE.toMillis()),
+                        "--ha-renew-ms", Long.toString(RENEW_EVERY.toMillis()), "--local-backend-dir",
+                        backendDir.toString()), options.stream()).toList());
         Instance i = new Instance(name, p.process(), p.url(), data, log, proxy);
         started.add(i);
         return i;

@@ -1,0 +1,102 @@
+package dev.allot.server.sched;
+
+import dev.allot.server.store.Store;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Terms of leadership as a {@link SchedulerLoop}'s cycle meets them (several instances on one PostgreSQL:
+ * {@link Leadership}): whether a cycle acts, and under which epoch. At a change of term the loop's books are forgotten,
+ * so that a new term loads and adopts what runs as a restart does, and the backend of the term that ended is closed
+ * ({@link LeaderOnlyBackend#endTerm}). While the instance stands by, a cycle brings the {@link Follower}'s view of the
+ * leader's state up to date instead, and that view is what explanations read ({@link #viewed}). Without a leadership
+ * (one instance, as tests run a loop) every cycle acts. Used on the loop's thread, under the loop's lock.
+ */
+final class Terms {
+    private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
+
+    private final LoopCore c;
+    /** Whether this instance may act, and under which epoch; null: always (one instance). */
+    private volatile Leadership leadership;
+    /** The epoch the loop's books were loaded under; 0 while it stands by. */
+    private long actingEpoch;
+    /** What the loop keeps while it stands by, for explanations and forecasts; null: nothing. */
+    private Follower follower;
+
+    Terms(LoopCore c) {
+        this.c = Objects.requireNonNull(c, "core");
+    }
+
+    void lead(Leadership l) {
+        this.leadership = Objects.requireNonNull(l, "leadership");
+    }
+
+    /** Null without {@link #lead}. */
+    Leadership leadership() {
+        return leadership;
+    }
+
+    void follow(Store readOnly) {
+        this.follower = new Follower(readOnly, c.backend.name(), c.policy, c.config, c.clock, c.grace);
+    }
+
+    /**
+     * At the start of a cycle: whether it acts. At a change of term the books are forgotten; while standing by, the
+     * view is followed under the policy settings {@code takeNextPolicy} brings up to date, and the cycle does nothing
+     * else.
+     */
+    boolean acts(Runnable takeNextPolicy) {
+        Leadership l = leadership;
+        if (l == null) {
+            return true;
+        }
+        long epoch = l.actingEpoch();
+        if (epoch != actingEpoch) {
+            standBy();
+            actingEpoch = epoch;
+            if (epoch != 0) {
+                LOG.info("the scheduling loop leads at epoch {}: it loads the store and adopts what runs, as after"
+                        + " a restart", epoch);
+            }
+        }
+        if (epoch != 0) {
+            if (follower != null) {
+                follower.forget();
+            }
+            return true;
+        }
+        if (follower != null) {
+            takeNextPolicy.run();
+            long nowMillis = c.clock.millis();
+            follower.follow(Math.floorDiv(nowMillis, 1000), nowMillis, c.policy, c.config);
+        }
+        return false;
+    }
+
+    /** A write of this term was refused (another instance took over): step down and stand by. */
+    void fenced(String why) {
+        Leadership l = leadership;
+        if (l != null) {
+            l.stepDown(why);
+        }
+        standBy();
+    }
+
+    /** Forgets the books: another instance acts now, or may (see {@link LoopCore#forget}). */
+    private void standBy() {
+        if (actingEpoch != 0) {
+            LOG.info("the scheduling loop stands by: it no longer leads (it led at epoch {})", actingEpoch);
+        }
+        actingEpoch = 0;
+        c.forget();
+        if (c.backend instanceof LeaderOnlyBackend b) {
+            b.endTerm();
+        }
+    }
+
+    /** The core explanations read: the loop's own while it acts (or has no leadership), else the standby's view. */
+    LoopCore viewed() {
+        return actingEpoch != 0 || leadership == null || follower == null ? c : follower.c;
+    }
+}
