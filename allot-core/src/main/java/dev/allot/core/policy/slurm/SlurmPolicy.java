@@ -1,6 +1,5 @@
 package dev.allot.core.policy.slurm;
 
-import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.Durations;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
@@ -48,24 +47,14 @@ import java.util.TreeSet;
  * priority a user may raise). Each workload's time limit is its declared duration times {@code time-limit-factor},
  * rounded up to a whole minute as Slurm's are.
  *
- * <p><b>Priority</b> ({@code PriorityType=priority/multifactor}): {@code floor(weight-fairshare x F + weight-age x A
- * + weight-qos x Q)}, with
- * <ul>
- *   <li>F, the Fair Tree factor of the job's association ({@link FairTree}) over usage decayed with
- *   {@code decay-half-life} ({@link DecayedUsage}); usage is GPU-seconds times the QOS usage factor (1 for the
- *   protected QOS, {@code preemptible-usage-factor} for the preemptible one);</li>
- *   <li>A = min(age / {@code max-age}, 1), age counted from submission, or from the last requeue, as Slurm gives a
- *   requeued job a new submit time and restarts its age accrual: a preempted job goes back in line as if just
- *   submitted (and its new submit time is also the tie-break below);</li>
- *   <li>Q = 1 in the protected QOS (the highest QOS priority, normalised) and 0 in the preemptible one.</li>
- * </ul>
- * Like Slurm, usage decay, Fair Tree and the priorities of waiting jobs are recomputed every {@code calc-period}
- * ({@code PriorityCalcPeriod}), at multiples of it from time 0, with the ages as of that moment; a job that arrives
- * in between waits with the factors of the last recalculation and an age of zero. Jobs are considered across all
- * associations in Slurm's evaluation order (priority_multifactor.html, "Jobs are selected to be evaluated ..."):
- * jobs that can preempt first, i.e. the protected QOS before the preemptible one, then by priority, then by
- * (re)submission time, then by id. (Without that first rule, a requeued victim of higher priority than its preemptor
- * would take its GPUs straight back at the end of every grace time, for ever.)
+ * <p><b>Priority</b>: Slurm's multifactor priority with Fair Tree over decayed usage
+ * ({@link MultifactorPriority}), recalculated every {@code calc-period}. A requeued job gets a new submit time and
+ * restarts its age accrual, as in Slurm: a preempted job goes back in line as if just submitted (and its new submit
+ * time is also the tie-break below). Jobs are considered across all associations in Slurm's evaluation order
+ * (priority_multifactor.html, "Jobs are selected to be evaluated ..."): jobs that can preempt first, i.e. the
+ * protected QOS before the preemptible one, then by priority, then by (re)submission time, then by id. (Without that
+ * first rule, a requeued victim of higher priority than its preemptor would take its GPUs straight back at the end
+ * of every grace time, for ever.)
  *
  * <p><b>One cycle</b> (at every event):
  * <ol>
@@ -190,12 +179,8 @@ public final class SlurmPolicy implements Policy {
     }
 
     private static final long NONE = Long.MIN_VALUE;
-    private static final int PROTECTED = 0;
-    private static final int PREEMPTIBLE = 1;
 
     private final Config config;
-    private final long maxAgeSeconds;
-    private final long calcPeriodSeconds;
     private final long exemptSeconds;
     private final long graceSeconds;
     private final int backfillMax;
@@ -204,17 +189,10 @@ public final class SlurmPolicy implements Policy {
     private ClusterState boundTo;
     private CycleWork work;
     private VictimPool victimPool;
-    private DecayedUsage usage;
-    private FairTree fairTree;
-    private double[] usageScratch;
-    private double[] base;
-    private long computedTick;
+    private MultifactorPriority priorities;
     private List<JobQueue> groups;
     private int queuedCount;
     private int scanned;
-    private long[] allocatedGpus;
-    private long[] preemptibleGpus;
-    private int expectedRunning;
     private Shadow.Timeline timeline;
 
     // per job index
@@ -222,9 +200,6 @@ public final class SlurmPolicy implements Policy {
     private boolean[] queued = new boolean[0];
     private long[] startPriority = new long[0];
     private long[] limit = new long[0];
-    private long[] priority = new long[0];
-    private long[] priorityTick = new long[0];
-    private long[] priorityEligible = new long[0];
     private long[] graceDeadline = new long[0];
     private int[] graceAttempt = new int[0];
     private Job[] gracePreemptor = new Job[0];
@@ -268,9 +243,7 @@ public final class SlurmPolicy implements Policy {
 
     public SlurmPolicy(Config config) {
         this.config = config;
-        this.maxAgeSeconds = config.maxAge().getSeconds();
-        this.calcPeriodSeconds = config.calcPeriod().getSeconds();
-        this.exemptSeconds = config.preemptExemptTime().getSeconds();
+            this.exemptSeconds = config.preemptExemptTime().getSeconds();
         this.graceSeconds = config.graceTime().getSeconds();
         this.backfillMax = (int) Math.min(Integer.MAX_VALUE, config.backfillMaxJobs());
     }
@@ -333,28 +306,18 @@ public final class SlurmPolicy implements Policy {
         int leaves = state.tree().leafCount();
         work = new CycleWork(state);
         victimPool = new VictimPool(state.nodeCount());
-        usage = new DecayedUsage(leaves, config.decayHalfLife().getSeconds(), state.now());
-        fairTree = new FairTree(state.tree());
+        priorities = new MultifactorPriority(state, config);
         timeline = new Shadow.Timeline(state, this::releaseAt);
-        usageScratch = new double[leaves];
-        base = new double[leaves * 2];
-        computedTick = NONE;
         groups = new ArrayList<>(leaves * 2);
         for (int g = 0; g < leaves * 2; g++) {
             groups.add(new JobQueue(this::compareInGroup));
         }
         queuedCount = 0;
         scanned = 0;
-        allocatedGpus = new long[leaves];
-        preemptibleGpus = new long[leaves];
-        expectedRunning = -1;
         eligible = new long[0];
         queued = new boolean[0];
         startPriority = new long[0];
         limit = new long[0];
-        priority = new long[0];
-        priorityTick = new long[0];
-        priorityEligible = new long[0];
         placementFailedAt = new long[0];
         victimsFailedAt = new long[0];
         victimsFoundAt = new long[0];
@@ -389,10 +352,7 @@ public final class SlurmPolicy implements Policy {
         queued = Arrays.copyOf(queued, n);
         startPriority = Arrays.copyOf(startPriority, n);
         limit = Arrays.copyOf(limit, n);
-        priority = Arrays.copyOf(priority, n);
-        priorityTick = Arrays.copyOf(priorityTick, n);
-        Arrays.fill(priorityTick, old, n, NONE);
-        priorityEligible = Arrays.copyOf(priorityEligible, n);
+        priorities.ensureCapacity(n);
         graceDeadline = Arrays.copyOf(graceDeadline, n);
         Arrays.fill(graceDeadline, old, n, NONE);
         graceAttempt = Arrays.copyOf(graceAttempt, n);
@@ -406,69 +366,17 @@ public final class SlurmPolicy implements Policy {
     }
 
     private static int group(Job j) {
-        return j.leaf() * 2 + (j.allocated() ? PROTECTED : PREEMPTIBLE);
+        return j.leaf() * 2 + Qos.of(j);
     }
 
-    /** Recalculates at the last tick if it is new (decay, Fair Tree, group priorities), then accrues up to now. */
-    private void recalculate(long at) {
-        long tick = Math.floorDiv(at, calcPeriodSeconds) * calcPeriodSeconds;
-        if (tick > computedTick) {
-            usage.advanceTo(Math.max(tick, usage.at()));
-            usage.copyUsage(usageScratch);
-            fairTree.compute(usageScratch);
-            for (int l = 0; l < usageScratch.length; l++) {
-                double fs = config.weightFairshare() * fairTree.factor(l);
-                base[l * 2 + PROTECTED] = fs + config.weightQos();
-                base[l * 2 + PREEMPTIBLE] = fs;
-            }
-            computedTick = tick;
-        }
-        usage.advanceTo(at);
-    }
-
-    /** Rates change only at cycles: this cycle's decisions, and completions (seen as a smaller running count). */
-    private void refreshRates(ClusterState state) {
-        if (state.runningCount() == expectedRunning) {
-            return;
-        }
-        int leaves = allocatedGpus.length;
-        for (int l = 0; l < leaves; l++) {
-            allocatedGpus[l] = state.ledger().runningGpus(l);
-            preemptibleGpus[l] = 0;
-        }
-        List<Job> unallocated = state.runningUnallocated();
-        for (int i = 0; i < unallocated.size(); i++) {
-            Job j = unallocated.get(i);
-            preemptibleGpus[j.leaf()] += j.gpus();
-        }
-        pushRates();
-    }
-
-    private void pushRates() {
-        for (int l = 0; l < allocatedGpus.length; l++) {
-            usage.setRate(l, allocatedGpus[l] + config.preemptibleUsageFactor() * preemptibleGpus[l]);
-        }
-    }
-
-    private void applyDecisionsToRates(ClusterState state) {
+    /** The cycle's starts and preemptions change the nodes' release times and the usage rates. */
+    private void applyDecisions(ClusterState state) {
         List<Decision> ds = work.decisions();
-        int running = state.runningCount();
         for (int i = 0; i < ds.size(); i++) {
             Decision d = ds.get(i);
-            Job j = d.job();
-            timeline.invalidate(d instanceof Decision.Start st ? st.placement() : j.placement());
-            int sign = d instanceof Decision.Start ? 1 : -1;
-            running += sign;
-            if (j.allocated()) {
-                allocatedGpus[j.leaf()] += sign * j.gpus();
-            } else {
-                preemptibleGpus[j.leaf()] += sign * j.gpus();
-            }
+            timeline.invalidate(d instanceof Decision.Start st ? st.placement() : d.job().placement());
         }
-        if (!ds.isEmpty()) {
-            pushRates();
-        }
-        expectedRunning = running;
+        priorities.applyDecisions(ds, state.runningCount());
     }
 
     /** Takes in new submissions and requeued jobs; rebuilds from the state if anything else changed the queue. */
@@ -526,7 +434,7 @@ public final class SlurmPolicy implements Policy {
     }
 
     private static int kind(Job j) {
-        return j.shape() * 2 + (j.allocated() ? PROTECTED : PREEMPTIBLE);
+        return j.shape() * 2 + Qos.of(j);
     }
 
     private void ensureShapeCapacity(int shapes) {
@@ -584,11 +492,11 @@ public final class SlurmPolicy implements Policy {
         }
         bind(state);
         now = at;
-        recalculate(at);
-        refreshRates(state);
+        priorities.recalculate(at);
+        priorities.refreshRates(state);
         ingest(state);
         if (queuedCount == 0 && graceOrder.isEmpty()) {
-            expectedRunning = state.runningCount();
+            priorities.expectRunning(state.runningCount());
             return Plan.empty();
         }
         work.begin(at);
@@ -607,7 +515,7 @@ public final class SlurmPolicy implements Policy {
         if (queuedCount > 0) {
             scheduleQueue(state);
         }
-        applyDecisionsToRates(state);
+        applyDecisions(state);
         return new Plan(work.decisions(), wakeAt(state));
     }
 
@@ -628,24 +536,8 @@ public final class SlurmPolicy implements Policy {
         /** Moves to the next job of the group, or to null. */
         void advance() {
             job = next < queue.size() ? queue.get(next++) : null;
-            priority = job == null ? 0 : priority(job, group);
+            priority = job == null ? 0 : priorities.priority(job, group, eligible[job.index()]);
         }
-    }
-
-    /** The job's priority as of the last recalculation (computed once per job and recalculation). */
-    private long priority(Job j, int g) {
-        int i = j.index();
-        if (priorityTick[i] != computedTick || priorityEligible[i] != eligible[i]) {
-            priority[i] = (long) Math.floor(base[g] + config.weightAge() * ageFactor(j));
-            priorityTick[i] = computedTick;
-            priorityEligible[i] = eligible[i];
-        }
-        return priority[i];
-    }
-
-    private double ageFactor(Job j) {
-        long age = computedTick - eligible[j.index()];
-        return age <= 0 ? 0 : Math.min(1.0, age / (double) maxAgeSeconds);
     }
 
     /** Slurm's evaluation order: jobs that can preempt first (the protected QOS), then priority, submission, id. */
@@ -800,7 +692,7 @@ public final class SlurmPolicy implements Policy {
      */
     private boolean hopeless(ClusterState state, int kind) {
         int shape = kind / 2;
-        boolean canPreempt = kind % 2 == PROTECTED;
+        boolean canPreempt = kind % 2 == Qos.PROTECTED;
         if (!fits(shape, false) && (!canPreempt || !victimsExist(state, shape, false))) {
             return true;
         }
@@ -1175,28 +1067,16 @@ public final class SlurmPolicy implements Policy {
 
     /** Starts {@code w}; {@code end} is 0 in the main pass, else its time limit's end (backfill). */
     private void start(Job w, Placement p, long prio, Shadow s, long end, int victims) {
-        AllocationTree tree = work.state().tree();
-        String reason = how(s, end, victims) + "; priority " + prio + " = fair share "
-                + thousandths(fairTree.factor(w.leaf())) + " (rank " + fairTree.rank(w.leaf())
-                + " of " + tree.leafCount() + " in Fair Tree) x " + config.weightFairshare() + " + age "
-                + thousandths(ageFactor(w)) + " x " + config.weightAge() + " + QOS "
-                + (w.allocated() ? 1 : 0) + " x " + config.weightQos();
+        String reason = how(s, end, victims) + "; " + priorities.explain(w, prio, eligible[w.index()]);
         work.start(w, p, reason);
         epoch++;
         startPriority[w.index()] = prio;
         dequeue(w);
     }
 
-    /** A factor in [0, 1] with three decimals, e.g. {@code 0.667} (cheaper than String.format on this path). */
-    static String thousandths(double x) {
-        long m = Math.round(x * 1000);
-        String frac = Long.toString(m % 1000);
-        return (m / 1000) + "." + "000".substring(frac.length()) + frac;
-    }
-
     /** Whether allocated work (the protected QOS) is still waiting after this cycle's decisions. */
     private boolean protectedWaiting() {
-        for (int k = PROTECTED; k < kindPending.length; k += 2) {
+        for (int k = Qos.PROTECTED; k < kindPending.length; k += 2) {
             if (kindPending[k] > 0) {
                 return true;
             }
