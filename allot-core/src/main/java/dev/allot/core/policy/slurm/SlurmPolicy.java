@@ -21,13 +21,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.PriorityQueue;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -190,24 +187,17 @@ public final class SlurmPolicy implements Policy {
     private CycleWork work;
     private VictimPool victimPool;
     private MultifactorPriority priorities;
-    private List<JobQueue> groups;
-    private int queuedCount;
-    private int scanned;
+    private WaitingJobs queue;
     private Shadow.Timeline timeline;
 
     // per job index
-    private long[] eligible = new long[0];
-    private boolean[] queued = new boolean[0];
     private long[] startPriority = new long[0];
-    private long[] limit = new long[0];
     private long[] graceDeadline = new long[0];
     private int[] graceAttempt = new int[0];
     private Job[] gracePreemptor = new Job[0];
     private TreeSet<Job> graceOrder;
     private final Map<Job, List<Job>> victimsOf = new HashMap<>();
     private final Map<Job, BitSet> graceHold = new HashMap<>();
-    private final List<Job> requeueWatch = new ArrayList<>();
-    private final List<Job> startedThisCycle = new ArrayList<>();
 
     // per cycle
     private long now;
@@ -223,10 +213,7 @@ public final class SlurmPolicy implements Policy {
     private long[] victimsFailedAt = new long[0];
     private long[] victimsFoundAt = new long[0];
     // per kind (kind = shape * 2 + QOS class): waiting jobs, their time limits, and whether backfill gave up on it
-    private int[] kindPending = new int[0];
-    private List<TreeMap<Long, Integer>> kindLimits = new ArrayList<>();
     private long[] hopelessAt = new long[0];
-    private int liveKinds;
     private long cycleNo;
     private int[] shortCount = new int[0];
     private long[] shortCountCycle = new long[0];
@@ -303,34 +290,22 @@ public final class SlurmPolicy implements Policy {
             return;
         }
         boundTo = state;
-        int leaves = state.tree().leafCount();
         work = new CycleWork(state);
         victimPool = new VictimPool(state.nodeCount());
         priorities = new MultifactorPriority(state, config);
         timeline = new Shadow.Timeline(state, this::releaseAt);
-        groups = new ArrayList<>(leaves * 2);
-        for (int g = 0; g < leaves * 2; g++) {
-            groups.add(new JobQueue(this::compareInGroup));
-        }
-        queuedCount = 0;
-        scanned = 0;
-        eligible = new long[0];
-        queued = new boolean[0];
+        queue = new WaitingJobs(state, priorities, this::timeLimitSeconds);
         startPriority = new long[0];
-        limit = new long[0];
         placementFailedAt = new long[0];
         victimsFailedAt = new long[0];
         victimsFoundAt = new long[0];
         victimsFoundList = new ArrayList<>();
         candidatesAt = 0;
-        kindPending = new int[0];
-        kindLimits = new ArrayList<>();
         hopelessAt = new long[0];
         shortCount = new int[0];
         shortCountCycle = new long[0];
         passedShort = new int[0];
         passedShortCycle = new long[0];
-        liveKinds = 0;
         graceDeadline = new long[0];
         graceAttempt = new int[0];
         gracePreemptor = new Job[0];
@@ -338,35 +313,20 @@ public final class SlurmPolicy implements Policy {
                 ? Long.compare(graceDeadline[a.index()], graceDeadline[b.index()]) : Integer.compare(a.index(), b.index()));
         victimsOf.clear();
         graceHold.clear();
-        requeueWatch.clear();
     }
 
     private void ensureCapacity(int jobs) {
-        if (eligible.length >= jobs) {
+        priorities.ensureCapacity(jobs);
+        if (startPriority.length >= jobs) {
             return;
         }
-        int n = Math.max(jobs, eligible.length * 2);
-        int old = eligible.length;
-        eligible = Arrays.copyOf(eligible, n);
-        Arrays.fill(eligible, old, n, NONE);
-        queued = Arrays.copyOf(queued, n);
+        int n = Math.max(jobs, startPriority.length * 2);
+        int old = startPriority.length;
         startPriority = Arrays.copyOf(startPriority, n);
-        limit = Arrays.copyOf(limit, n);
-        priorities.ensureCapacity(n);
         graceDeadline = Arrays.copyOf(graceDeadline, n);
         Arrays.fill(graceDeadline, old, n, NONE);
         graceAttempt = Arrays.copyOf(graceAttempt, n);
         gracePreemptor = Arrays.copyOf(gracePreemptor, n);
-    }
-
-    /** Inside a group (one association and QOS) priority falls with eligibility time, so the order is fixed. */
-    private int compareInGroup(Job a, Job b) {
-        int c = Long.compare(eligible[a.index()], eligible[b.index()]);
-        return c != 0 ? c : a.id().compareTo(b.id());
-    }
-
-    private static int group(Job j) {
-        return j.leaf() * 2 + Qos.of(j);
     }
 
     /** The cycle's starts and preemptions change the nodes' release times and the usage rates. */
@@ -379,70 +339,20 @@ public final class SlurmPolicy implements Policy {
         priorities.applyDecisions(ds, state.runningCount());
     }
 
-    /** Takes in new submissions and requeued jobs; rebuilds from the state if anything else changed the queue. */
-    private void ingest(ClusterState state) {
-        List<Job> jobs = state.jobs();
-        ensureCapacity(jobs.size());
-        while (scanned < jobs.size()) {
-            Job j = jobs.get(scanned);
-            if (j.state() == JobState.NEW) {
-                break;
-            }
-            if (j.state() == JobState.PENDING && !queued[j.index()]) {
-                enqueue(j, j.spec().submitSeconds());
-            }
-            scanned++;
-        }
-        for (Job j : requeueWatch) {
-            if (j.state() == JobState.PENDING && !queued[j.index()]) {
-                enqueue(j, eligible[j.index()]);
-            }
-        }
-        requeueWatch.clear();
-        if (queuedCount != state.pending().total()) {
-            rebuild(state);
-        }
-    }
-
-    private void enqueue(Job j, long eligibleAt) {
-        eligible[j.index()] = eligibleAt;
-        limit[j.index()] = timeLimitSeconds(j);
-        groups.get(group(j)).add(j);
-        queued[j.index()] = true;
-        queuedCount++;
-        int k = kind(j);
-        ensureShapeCapacity(j.shape() + 1);
-        if (kindPending[k]++ == 0) {
-            liveKinds++;
-        }
-        kindLimits.get(k).merge(limit[j.index()], 1, Integer::sum);
-    }
-
-    /** Takes a started job off the books at once; off its group's set after the cycle's walk. */
+    /** Takes a started job off the books at once: off the queue, and off backfill's count of short jobs. */
     private void dequeue(Job j) {
-        startedThisCycle.add(j);
-        queued[j.index()] = false;
-        queuedCount--;
-        int k = kind(j);
-        if (--kindPending[k] == 0) {
-            liveKinds--;
-        }
-        if (shortCountCycle[k] == cycleNo && shadow != null && now + limit[j.index()] <= shadow.startSeconds()) {
+        queue.dequeue(j);
+        int k = WaitingJobs.kind(j);
+        if (shortCountCycle[k] == cycleNo && shadow != null && now + queue.limitSeconds(j) <= shadow.startSeconds()) {
             shortCount[k]--;
         }
-        kindLimits.get(k).merge(limit[j.index()], -1, (a, b) -> a + b == 0 ? null : a + b);
     }
 
-    private static int kind(Job j) {
-        return j.shape() * 2 + Qos.of(j);
-    }
-
-    private void ensureShapeCapacity(int shapes) {
-        int n = shapes * 2;
-        if (kindPending.length >= n) {
+    /** Makes room in the per-shape and per-kind memos for as many kinds as the queue has slots. */
+    private void ensureKindCapacity(int n) {
+        if (placementFailedAt.length >= n) {
             return;
         }
-        n = Math.max(n, kindPending.length * 2);
         placementFailedAt = Arrays.copyOf(placementFailedAt, n);
         victimsFailedAt = Arrays.copyOf(victimsFailedAt, n);
         victimsFoundAt = Arrays.copyOf(victimsFoundAt, n);
@@ -454,33 +364,6 @@ public final class SlurmPolicy implements Policy {
         shortCountCycle = Arrays.copyOf(shortCountCycle, n);
         passedShort = Arrays.copyOf(passedShort, n);
         passedShortCycle = Arrays.copyOf(passedShortCycle, n);
-        kindPending = Arrays.copyOf(kindPending, n);
-        while (kindLimits.size() < n) {
-            kindLimits.add(new TreeMap<>());
-        }
-    }
-
-    private void rebuild(ClusterState state) {
-        for (JobQueue g : groups) {
-            for (Job j : g.view()) {
-                queued[j.index()] = false;
-            }
-            g.clear();
-        }
-        queuedCount = 0;
-        Arrays.fill(kindPending, 0);
-        kindLimits.forEach(TreeMap::clear);
-        liveKinds = 0;
-        for (int l = 0; l < state.tree().leafCount(); l++) {
-            for (boolean allocated : new boolean[] {true, false}) {
-                for (NavigableSet<Job> q : state.pending().shapeQueues(l, allocated)) {
-                    for (Job j : q) {
-                        long e = eligible[j.index()];
-                        enqueue(j, e == NONE ? j.spec().submitSeconds() : e);
-                    }
-                }
-            }
-        }
     }
 
     // ------------------------------------------------------------------ the cycle
@@ -494,8 +377,9 @@ public final class SlurmPolicy implements Policy {
         now = at;
         priorities.recalculate(at);
         priorities.refreshRates(state);
-        ingest(state);
-        if (queuedCount == 0 && graceOrder.isEmpty()) {
+        ensureCapacity(state.jobs().size());
+        queue.ingest(state);
+        if (queue.isEmpty() && graceOrder.isEmpty()) {
             priorities.expectRunning(state.runningCount());
             return Plan.empty();
         }
@@ -504,7 +388,8 @@ public final class SlurmPolicy implements Policy {
         cycleNo++;
         visitedEarly.clear();
         victimPool.reset();
-        ensureShapeCapacity(state.shapeCount());
+        queue.ensureShapeCapacity(state.shapeCount());
+        ensureKindCapacity(queue.kindSlots());
         hopelessCount = 0;
         hopelessVersion = -1;
         owner = null;
@@ -512,71 +397,27 @@ public final class SlurmPolicy implements Policy {
         shadowPlanned = false;
         holds.clear();
         stopVictimsAtDeadline(state);
-        if (queuedCount > 0) {
+        if (!queue.isEmpty()) {
             scheduleQueue(state);
         }
         applyDecisions(state);
         return new Plan(work.decisions(), wakeAt(state));
     }
 
-    /** One cursor per group in a heap: the global priority order is a merge of the groups' fixed orders. */
-    private final class Cursor {
-        final int group;
-        final JobQueue queue;
-        int next;
-        Job job;
-        long priority;
-
-        Cursor(int group, JobQueue queue) {
-            this.group = group;
-            this.queue = queue;
-            advance();
-        }
-
-        /** Moves to the next job of the group, or to null. */
-        void advance() {
-            job = next < queue.size() ? queue.get(next++) : null;
-            priority = job == null ? 0 : priorities.priority(job, group, eligible[job.index()]);
-        }
-    }
-
-    /** Slurm's evaluation order: jobs that can preempt first (the protected QOS), then priority, submission, id. */
-    private final Comparator<Cursor> byPriority = (a, b) -> {
-        int cls = Integer.compare(a.group % 2, b.group % 2);
-        if (cls != 0) {
-            return cls;
-        }
-        if (a.priority != b.priority) {
-            return Long.compare(b.priority, a.priority);
-        }
-        int c = Long.compare(eligible[a.job.index()], eligible[b.job.index()]);
-        return c != 0 ? c : a.job.id().compareTo(b.job.id());
-    };
-
     private void scheduleQueue(ClusterState state) {
-        PriorityQueue<Cursor> heap = new PriorityQueue<>(byPriority);
-        for (int g = 0; g < groups.size(); g++) {
-            JobQueue q = groups.get(g);
-            if (!q.isEmpty()) {
-                heap.add(new Cursor(g, q));
-            }
-        }
         try {
-            walk(state, heap);
+            walk(state, queue.inEvaluationOrder());
         } finally {
-            for (Job j : startedThisCycle) {
-                groups.get(group(j)).remove(j); // after the walk: the cursors index the groups during it
-            }
-            startedThisCycle.clear();
+            queue.removeStarted();
         }
     }
 
-    private void walk(ClusterState state, PriorityQueue<Cursor> heap) {
+    private void walk(ClusterState state, PriorityQueue<WaitingJobs.Cursor> heap) {
         boolean main = true;
         int examined = 0;
         int failures = 0;
         while (!heap.isEmpty()) {
-            Cursor c = heap.poll();
+            WaitingJobs.Cursor c = heap.poll();
             Job w = c.job;
             long prio = c.priority;
             c.advance();
@@ -600,7 +441,7 @@ public final class SlurmPolicy implements Policy {
             if (work.free().totalFree() == 0 && state.unallocatedRunningGpus() == 0) {
                 break; // nothing can start: no idle GPUs and nothing to preempt
             }
-            int k = kind(w);
+            int k = WaitingJobs.kind(w);
             if (config.shortcuts() && hopelessAt[k] == stamp()) {
                 failures++;
             } else if (backfill(state, w, prio)) {
@@ -636,11 +477,11 @@ public final class SlurmPolicy implements Policy {
 
     /** Whether no waiting job of any shape and QOS could start before the free GPUs change. */
     private boolean allHopeless(ClusterState state) {
-        if (hopelessVersion == stamp() && hopelessCount >= liveKinds) {
+        if (hopelessVersion == stamp() && hopelessCount >= queue.liveKinds()) {
             return true;
         }
-        for (int k = 0; k < kindPending.length; k++) {
-            if (kindPending[k] > 0 && hopelessAt[k] != stamp()) {
+        for (int k = 0; k < queue.kindSlots(); k++) {
+            if (queue.pending(k) > 0 && hopelessAt[k] != stamp()) {
                 if (!hopeless(state, k)) {
                     return false;
                 }
@@ -664,7 +505,7 @@ public final class SlurmPolicy implements Policy {
 
     /** Starts {@code w} now if that does not delay the reservation; false if it cannot. */
     private boolean backfill(ClusterState state, Job w, long prio) {
-        long end = now + limit[w.index()];
+        long end = now + queue.limitSeconds(w);
         Placement p = place(w, false);
         if (p != null) {
             Shadow s = shadow(state);
@@ -812,8 +653,8 @@ public final class SlurmPolicy implements Policy {
     }
 
     private void countIfShort(Job j) {
-        if (shadow != null && now + limit[j.index()] <= shadow.startSeconds()) {
-            int k = kind(j);
+        if (shadow != null && now + queue.limitSeconds(j) <= shadow.startSeconds()) {
+            int k = WaitingJobs.kind(j);
             if (passedShortCycle[k] != cycleNo) {
                 passedShortCycle[k] = cycleNo;
                 passedShort[k] = 0;
@@ -828,11 +669,7 @@ public final class SlurmPolicy implements Policy {
      */
     private int shortLeft(int kind, Shadow s) {
         if (shortCountCycle[kind] != cycleNo) {
-            int n = 0;
-            for (int c : kindLimits.get(kind).headMap(s.startSeconds() - now, true).values()) {
-                n += c;
-            }
-            shortCount[kind] = n;
+            shortCount[kind] = queue.countWithLimitAtMost(kind, s.startSeconds() - now);
             shortCountCycle[kind] = cycleNo;
         }
         int passed = passedShortCycle[kind] == cycleNo ? passedShort[kind] : 0;
@@ -847,7 +684,7 @@ public final class SlurmPolicy implements Policy {
      */
     private long releaseAt(Job j, boolean ownerMayPreempt, boolean startedNow) {
         long start = startedNow ? now : j.attemptStartSeconds();
-        long end = start + limit[j.index()];
+        long end = start + queue.limitSeconds(j);
         if (!startedNow && inGrace(j)) {
             return Math.min(end, graceDeadline[j.index()]);
         }
@@ -1056,8 +893,7 @@ public final class SlurmPolicy implements Policy {
         work.preempt(v, cause);
         epoch++;
         if (v.spec().resumable()) {
-            eligible[v.index()] = now; // requeued: a new submit time, and age accrues from now
-            requeueWatch.add(v);
+            queue.requeued(v, now); // a new submit time, and age accrues from now
         }
     }
 
@@ -1067,21 +903,11 @@ public final class SlurmPolicy implements Policy {
 
     /** Starts {@code w}; {@code end} is 0 in the main pass, else its time limit's end (backfill). */
     private void start(Job w, Placement p, long prio, Shadow s, long end, int victims) {
-        String reason = how(s, end, victims) + "; " + priorities.explain(w, prio, eligible[w.index()]);
+        String reason = how(s, end, victims) + "; " + priorities.explain(w, prio, queue.eligibleSeconds(w));
         work.start(w, p, reason);
         epoch++;
         startPriority[w.index()] = prio;
         dequeue(w);
-    }
-
-    /** Whether allocated work (the protected QOS) is still waiting after this cycle's decisions. */
-    private boolean protectedWaiting() {
-        for (int k = Qos.PROTECTED; k < kindPending.length; k += 2) {
-            if (kindPending[k] > 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private long wakeAt(ClusterState state) {
@@ -1093,7 +919,7 @@ public final class SlurmPolicy implements Policy {
                 break;
             }
         }
-        if (exemptSeconds > 0 && protectedWaiting()) {
+        if (exemptSeconds > 0 && queue.protectedWaiting()) {
             List<Job> unallocated = state.runningUnallocated();
             for (int i = 0; i < unallocated.size(); i++) {
                 Job j = unallocated.get(i);
