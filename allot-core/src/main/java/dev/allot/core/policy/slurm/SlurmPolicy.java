@@ -187,6 +187,7 @@ public final class SlurmPolicy implements Policy {
     private CycleWork work;
     private VictimPool victimPool;
     private MultifactorPriority priorities;
+    private IdleGpus idle;
     private WaitingJobs queue;
     private Shadow.Timeline timeline;
 
@@ -204,12 +205,8 @@ public final class SlurmPolicy implements Policy {
     private Job owner;
     private Shadow shadow;
     private boolean shadowPlanned;
-    private final BitSet holds = new BitSet();
-    private final BitSet exclusionWithShadow = new BitSet();
-    private long exclusionAt;
     private boolean ownerMayPreempt;
     // per shape and exclusion (key = shape * 2 + (excluded ? 1 : 0)): the stamp at which the answer was found
-    private long[] placementFailedAt = new long[0];
     private long[] victimsFailedAt = new long[0];
     private long[] victimsFoundAt = new long[0];
     // per kind (kind = shape * 2 + QOS class): waiting jobs, their time limits, and whether backfill gave up on it
@@ -220,7 +217,6 @@ public final class SlurmPolicy implements Policy {
     private int[] passedShort = new int[0];
     private long[] passedShortCycle = new long[0];
     private final List<Job> visitedEarly = new ArrayList<>();
-    private long epoch;
     private final List<Job> candidates = new ArrayList<>();
     private long candidatesAt;
     private long candidateGpus;
@@ -291,12 +287,12 @@ public final class SlurmPolicy implements Policy {
         }
         boundTo = state;
         work = new CycleWork(state);
+        idle = new IdleGpus(work);
         victimPool = new VictimPool(state.nodeCount());
         priorities = new MultifactorPriority(state, config);
         timeline = new Shadow.Timeline(state, this::releaseAt);
         queue = new WaitingJobs(state, priorities, this::timeLimitSeconds);
         startPriority = new long[0];
-        placementFailedAt = new long[0];
         victimsFailedAt = new long[0];
         victimsFoundAt = new long[0];
         victimsFoundList = new ArrayList<>();
@@ -350,10 +346,10 @@ public final class SlurmPolicy implements Policy {
 
     /** Makes room in the per-shape and per-kind memos for as many kinds as the queue has slots. */
     private void ensureKindCapacity(int n) {
-        if (placementFailedAt.length >= n) {
+        idle.ensureCapacity(n);
+        if (victimsFailedAt.length >= n) {
             return;
         }
-        placementFailedAt = Arrays.copyOf(placementFailedAt, n);
         victimsFailedAt = Arrays.copyOf(victimsFailedAt, n);
         victimsFoundAt = Arrays.copyOf(victimsFoundAt, n);
         while (victimsFoundList.size() < n) {
@@ -384,7 +380,7 @@ public final class SlurmPolicy implements Policy {
             return Plan.empty();
         }
         work.begin(at);
-        epoch++;
+        idle.beginCycle();
         cycleNo++;
         visitedEarly.clear();
         victimPool.reset();
@@ -395,7 +391,6 @@ public final class SlurmPolicy implements Policy {
         owner = null;
         shadow = null;
         shadowPlanned = false;
-        holds.clear();
         stopVictimsAtDeadline(state);
         if (!queue.isEmpty()) {
             scheduleQueue(state);
@@ -442,7 +437,7 @@ public final class SlurmPolicy implements Policy {
                 break; // nothing can start: no idle GPUs and nothing to preempt
             }
             int k = WaitingJobs.kind(w);
-            if (config.shortcuts() && hopelessAt[k] == stamp()) {
+            if (config.shortcuts() && hopelessAt[k] == idle.stamp()) {
                 failures++;
             } else if (backfill(state, w, prio)) {
                 failures = 0;
@@ -465,23 +460,23 @@ public final class SlurmPolicy implements Policy {
     }
 
     private void markHopeless(int k) {
-        if (hopelessVersion != stamp()) {
-            hopelessVersion = stamp();
+        if (hopelessVersion != idle.stamp()) {
+            hopelessVersion = idle.stamp();
             hopelessCount = 0;
         }
-        if (hopelessAt[k] != stamp()) {
-            hopelessAt[k] = stamp();
+        if (hopelessAt[k] != idle.stamp()) {
+            hopelessAt[k] = idle.stamp();
             hopelessCount++;
         }
     }
 
     /** Whether no waiting job of any shape and QOS could start before the free GPUs change. */
     private boolean allHopeless(ClusterState state) {
-        if (hopelessVersion == stamp() && hopelessCount >= queue.liveKinds()) {
+        if (hopelessVersion == idle.stamp() && hopelessCount >= queue.liveKinds()) {
             return true;
         }
         for (int k = 0; k < queue.kindSlots(); k++) {
-            if (queue.pending(k) > 0 && hopelessAt[k] != stamp()) {
+            if (queue.pending(k) > 0 && hopelessAt[k] != idle.stamp()) {
                 if (!hopeless(state, k)) {
                     return false;
                 }
@@ -534,7 +529,7 @@ public final class SlurmPolicy implements Policy {
     private boolean hopeless(ClusterState state, int kind) {
         int shape = kind / 2;
         boolean canPreempt = kind % 2 == Qos.PROTECTED;
-        if (!fits(shape, false) && (!canPreempt || !victimsExist(state, shape, false))) {
+        if (!idle.fits(shape, false) && (!canPreempt || !victimsExist(state, shape, false))) {
             return true;
         }
         Shadow s = shadow(state);
@@ -544,39 +539,7 @@ public final class SlurmPolicy implements Policy {
         if (shortLeft(kind, s) > 0) {
             return false;
         }
-        return !fits(shape, true) && (!canPreempt || !victimsExist(state, shape, true));
-    }
-
-    /**
-     * Names the free GPUs and candidate victims of this moment: changes with every cycle, tentative start,
-     * preemption and signal; never 0. Memos of this moment's placements and victim searches are keyed by it.
-     */
-    private long stamp() {
-        return epoch;
-    }
-
-    private static int key(int shape, boolean withShadow) {
-        return shape * 2 + (withShadow ? 1 : 0);
-    }
-
-    /**
-     * The nodes a job may not use: those held for grace-waiting preemptors the walk has passed, and, with
-     * {@code withShadow}, those reserved for the blocked job. Null for none.
-     */
-    private BitSet exclusion(boolean withShadow) {
-        if (!withShadow) {
-            return holds.isEmpty() ? null : holds;
-        }
-        if (holds.isEmpty()) {
-            return shadow.nodes();
-        }
-        if (exclusionAt != stamp()) {
-            exclusionWithShadow.clear();
-            exclusionWithShadow.or(shadow.nodes());
-            exclusionWithShadow.or(holds);
-            exclusionAt = stamp();
-        }
-        return exclusionWithShadow;
+        return !idle.fits(shape, true) && (!canPreempt || !victimsExist(state, shape, true));
     }
 
     /**
@@ -585,49 +548,13 @@ public final class SlurmPolicy implements Policy {
      */
     private void holdFor(Job preemptor) {
         BitSet h = graceHold.get(preemptor);
-        if (h == null) {
-            return;
-        }
-        BitSet missing = (BitSet) h.clone();
-        missing.andNot(holds);
-        if (!missing.isEmpty()) {
-            holds.or(h);
-            epoch++; // the memos of placements and victims assumed fewer excluded nodes
+        if (h != null) {
+            idle.hold(h);
         }
     }
 
     private Placement place(Job w, boolean withShadow) {
-        return place(w.shape(), withShadow);
-    }
-
-    /** Whether the shape fits on idle GPUs outside the exclusion (no placement is built). */
-    private boolean fits(int shape, boolean withShadow) {
-        int key = key(shape, withShadow);
-        BitSet excluded = exclusion(withShadow);
-        if (placementFailedAt[key] == stamp()) {
-            return false;
-        }
-        ClusterState state = work.state();
-        boolean ok = Placer.fits(work.free(), state.shapeGpus(shape), state.shapeGpusPerNode(shape), excluded);
-        if (!ok) {
-            placementFailedAt[key] = stamp();
-        }
-        return ok;
-    }
-
-    /** A placement on idle GPUs outside the exclusion; a failure holds for the shape until the free GPUs change. */
-    private Placement place(int shape, boolean withShadow) {
-        int key = key(shape, withShadow);
-        BitSet excluded = exclusion(withShadow);
-        if (placementFailedAt[key] == stamp()) {
-            return null;
-        }
-        ClusterState state = work.state();
-        Placement p = Placer.find(work.free(), state.shapeGpus(shape), state.shapeGpusPerNode(shape), excluded);
-        if (p == null) {
-            placementFailedAt[key] = stamp();
-        }
-        return p;
+        return idle.place(w.shape(), withShadow);
     }
 
     private Shadow shadow(ClusterState state) {
@@ -635,6 +562,9 @@ public final class SlurmPolicy implements Policy {
             shadowPlanned = true;
             ownerMayPreempt = owner != null && owner.allocated() && !awaitingGrace(owner);
             shadow = owner == null ? null : Shadow.plan(work, owner, ownerMayPreempt, timeline);
+            if (shadow != null) {
+                idle.reserve(shadow.nodes());
+            }
             for (Job j : visitedEarly) {
                 countIfShort(j);
             }
@@ -718,7 +648,7 @@ public final class SlurmPolicy implements Policy {
      */
     private boolean preemptFor(ClusterState state, Job w, long prio, boolean withShadow, Shadow s, long end) {
         List<Job> victims = findVictims(state, w.shape(), withShadow);
-        BitSet excluded = exclusion(withShadow);
+        BitSet excluded = idle.exclusion(withShadow);
         if (victims == null || victims.isEmpty()) {
             return false;
         }
@@ -751,21 +681,21 @@ public final class SlurmPolicy implements Policy {
      * in between only remove candidates).
      */
     private List<Job> findVictims(ClusterState state, int shape, boolean withShadow) {
-        int key = key(shape, withShadow);
-        BitSet excluded = exclusion(withShadow);
+        int key = IdleGpus.key(shape, withShadow);
+        BitSet excluded = idle.exclusion(withShadow);
         int gpusNeeded = state.shapeGpus(shape);
         int perNode = state.shapeGpusPerNode(shape);
-        if (victimsFailedAt[key] == stamp()) {
+        if (victimsFailedAt[key] == idle.stamp()) {
             return null;
         }
-        if (victimsFoundAt[key] == stamp()) {
+        if (victimsFoundAt[key] == idle.stamp()) {
             return victimsFoundList.get(key);
         }
         if (state.unallocatedRunningGpus() == 0) {
-            victimsFailedAt[key] = stamp(); // nothing runs in the preemptible QOS
+            victimsFailedAt[key] = idle.stamp(); // nothing runs in the preemptible QOS
             return null;
         }
-        if (candidatesAt != stamp()) {
+        if (candidatesAt != idle.stamp()) {
             List<Job> pool = victimPool.sorted(all -> state.runningUnallocated().forEach(all),
                     v -> now >= v.attemptStartSeconds() + exemptSeconds && !inGrace(v), victimKeys, 0);
             candidates.clear();
@@ -777,7 +707,7 @@ public final class SlurmPolicy implements Policy {
                     candidateGpus += v.gpus();
                 }
             }
-            candidatesAt = stamp();
+            candidatesAt = idle.stamp();
         }
         long gpus = Placer.usableFree(work.free(), excluded) + candidateGpus;
         List<Job> found = null;
@@ -786,9 +716,9 @@ public final class SlurmPolicy implements Policy {
             found = VictimSearch.find(work, gpusNeeded, perNode, excluded, candidates);
         }
         if (found == null) {
-            victimsFailedAt[key] = stamp();
+            victimsFailedAt[key] = idle.stamp();
         } else {
-            victimsFoundAt[key] = stamp();
+            victimsFoundAt[key] = idle.stamp();
             victimsFoundList.set(key, found);
         }
         return found;
@@ -813,7 +743,7 @@ public final class SlurmPolicy implements Policy {
     };
 
     private void signal(Job preemptor, List<Job> victims, BitSet excluded) {
-        epoch++;
+        idle.changed();
         long deadline = now + graceSeconds;
         // the nodes it will use once the victims are gone: held for it while it waits
         FreeIndex after = work.scratch();
@@ -891,7 +821,7 @@ public final class SlurmPolicy implements Policy {
 
     private void preempt(Job v, PreemptionCause cause) {
         work.preempt(v, cause);
-        epoch++;
+        idle.changed();
         if (v.spec().resumable()) {
             queue.requeued(v, now); // a new submit time, and age accrues from now
         }
@@ -905,7 +835,7 @@ public final class SlurmPolicy implements Policy {
     private void start(Job w, Placement p, long prio, Shadow s, long end, int victims) {
         String reason = how(s, end, victims) + "; " + priorities.explain(w, prio, queue.eligibleSeconds(w));
         work.start(w, p, reason);
-        epoch++;
+        idle.changed();
         startPriority[w.index()] = prio;
         dequeue(w);
     }
