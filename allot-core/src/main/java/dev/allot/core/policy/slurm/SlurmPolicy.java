@@ -10,22 +10,15 @@ import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.sched.CycleWork;
 import dev.allot.core.sched.Placer;
-import dev.allot.core.sched.VictimPool;
-import dev.allot.core.sched.VictimSearch;
 import dev.allot.core.state.ClusterState;
-import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
-import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.TreeSet;
 
 /**
  * A model of Slurm as GPU labs configure it (multifactor priority with Fair Tree, EASY backfill, preemption by
@@ -175,30 +168,19 @@ public final class SlurmPolicy implements Policy {
         }
     }
 
-    private static final long NONE = Long.MIN_VALUE;
 
     private final Config config;
     private final long exemptSeconds;
-    private final long graceSeconds;
     private final int backfillMax;
 
     // bound to one state
     private ClusterState boundTo;
     private CycleWork work;
-    private VictimPool victimPool;
     private MultifactorPriority priorities;
     private IdleGpus idle;
+    private QosPreemption preemption;
     private WaitingJobs queue;
     private Shadow.Timeline timeline;
-
-    // per job index
-    private long[] startPriority = new long[0];
-    private long[] graceDeadline = new long[0];
-    private int[] graceAttempt = new int[0];
-    private Job[] gracePreemptor = new Job[0];
-    private TreeSet<Job> graceOrder;
-    private final Map<Job, List<Job>> victimsOf = new HashMap<>();
-    private final Map<Job, BitSet> graceHold = new HashMap<>();
 
     // per cycle
     private long now;
@@ -206,9 +188,6 @@ public final class SlurmPolicy implements Policy {
     private Shadow shadow;
     private boolean shadowPlanned;
     private boolean ownerMayPreempt;
-    // per shape and exclusion (key = shape * 2 + (excluded ? 1 : 0)): the stamp at which the answer was found
-    private long[] victimsFailedAt = new long[0];
-    private long[] victimsFoundAt = new long[0];
     // per kind (kind = shape * 2 + QOS class): waiting jobs, their time limits, and whether backfill gave up on it
     private long[] hopelessAt = new long[0];
     private long cycleNo;
@@ -217,17 +196,12 @@ public final class SlurmPolicy implements Policy {
     private int[] passedShort = new int[0];
     private long[] passedShortCycle = new long[0];
     private final List<Job> visitedEarly = new ArrayList<>();
-    private final List<Job> candidates = new ArrayList<>();
-    private long candidatesAt;
-    private long candidateGpus;
-    private List<List<Job>> victimsFoundList = new ArrayList<>();
     private int hopelessCount;
     private long hopelessVersion;
 
     public SlurmPolicy(Config config) {
         this.config = config;
-            this.exemptSeconds = config.preemptExemptTime().getSeconds();
-        this.graceSeconds = config.graceTime().getSeconds();
+        this.exemptSeconds = config.preemptExemptTime().getSeconds();
         this.backfillMax = (int) Math.min(Integer.MAX_VALUE, config.backfillMaxJobs());
     }
 
@@ -256,13 +230,7 @@ public final class SlurmPolicy implements Policy {
      */
     @Override
     public boolean isProtected(Job job, long at) {
-        if (job.allocated()) {
-            return true;
-        }
-        if (at < job.attemptStartSeconds() + exemptSeconds) {
-            return true;
-        }
-        return inGrace(job) && at < graceDeadline[job.index()];
+        return preemption == null ? QosPreemption.exempt(job, at, exemptSeconds) : preemption.isProtected(job, at);
     }
 
     /** The time limit of a job: {@link #timeLimitSeconds(long)} of its declared duration. */
@@ -288,41 +256,20 @@ public final class SlurmPolicy implements Policy {
         boundTo = state;
         work = new CycleWork(state);
         idle = new IdleGpus(work);
-        victimPool = new VictimPool(state.nodeCount());
         priorities = new MultifactorPriority(state, config);
         timeline = new Shadow.Timeline(state, this::releaseAt);
+        preemption = new QosPreemption(state, config, work, idle, timeline);
         queue = new WaitingJobs(state, priorities, this::timeLimitSeconds);
-        startPriority = new long[0];
-        victimsFailedAt = new long[0];
-        victimsFoundAt = new long[0];
-        victimsFoundList = new ArrayList<>();
-        candidatesAt = 0;
         hopelessAt = new long[0];
         shortCount = new int[0];
         shortCountCycle = new long[0];
         passedShort = new int[0];
         passedShortCycle = new long[0];
-        graceDeadline = new long[0];
-        graceAttempt = new int[0];
-        gracePreemptor = new Job[0];
-        graceOrder = new TreeSet<>((a, b) -> graceDeadline[a.index()] != graceDeadline[b.index()]
-                ? Long.compare(graceDeadline[a.index()], graceDeadline[b.index()]) : Integer.compare(a.index(), b.index()));
-        victimsOf.clear();
-        graceHold.clear();
     }
 
     private void ensureCapacity(int jobs) {
         priorities.ensureCapacity(jobs);
-        if (startPriority.length >= jobs) {
-            return;
-        }
-        int n = Math.max(jobs, startPriority.length * 2);
-        int old = startPriority.length;
-        startPriority = Arrays.copyOf(startPriority, n);
-        graceDeadline = Arrays.copyOf(graceDeadline, n);
-        Arrays.fill(graceDeadline, old, n, NONE);
-        graceAttempt = Arrays.copyOf(graceAttempt, n);
-        gracePreemptor = Arrays.copyOf(gracePreemptor, n);
+        preemption.ensureCapacity(jobs);
     }
 
     /** The cycle's starts and preemptions change the nodes' release times and the usage rates. */
@@ -347,13 +294,9 @@ public final class SlurmPolicy implements Policy {
     /** Makes room in the per-shape and per-kind memos for as many kinds as the queue has slots. */
     private void ensureKindCapacity(int n) {
         idle.ensureCapacity(n);
-        if (victimsFailedAt.length >= n) {
+        preemption.ensureKeyCapacity(n);
+        if (hopelessAt.length >= n) {
             return;
-        }
-        victimsFailedAt = Arrays.copyOf(victimsFailedAt, n);
-        victimsFoundAt = Arrays.copyOf(victimsFoundAt, n);
-        while (victimsFoundList.size() < n) {
-            victimsFoundList.add(null);
         }
         hopelessAt = Arrays.copyOf(hopelessAt, n);
         shortCount = Arrays.copyOf(shortCount, n);
@@ -375,7 +318,7 @@ public final class SlurmPolicy implements Policy {
         priorities.refreshRates(state);
         ensureCapacity(state.jobs().size());
         queue.ingest(state);
-        if (queue.isEmpty() && graceOrder.isEmpty()) {
+        if (queue.isEmpty() && !preemption.anyInGrace()) {
             priorities.expectRunning(state.runningCount());
             return Plan.empty();
         }
@@ -383,7 +326,7 @@ public final class SlurmPolicy implements Policy {
         idle.beginCycle();
         cycleNo++;
         visitedEarly.clear();
-        victimPool.reset();
+        preemption.beginCycle(at);
         queue.ensureShapeCapacity(state.shapeCount());
         ensureKindCapacity(queue.kindSlots());
         hopelessCount = 0;
@@ -391,12 +334,12 @@ public final class SlurmPolicy implements Policy {
         owner = null;
         shadow = null;
         shadowPlanned = false;
-        stopVictimsAtDeadline(state);
+        preemption.stopVictimsAtDeadline(state, this::preempt);
         if (!queue.isEmpty()) {
             scheduleQueue(state);
         }
         applyDecisions(state);
-        return new Plan(work.decisions(), wakeAt(state));
+        return new Plan(work.decisions(), preemption.wakeAt(state, queue.protectedWaiting()));
     }
 
     private void scheduleQueue(ClusterState state) {
@@ -424,7 +367,7 @@ public final class SlurmPolicy implements Policy {
                     owner = w;
                     main = false;
                     visited(w);
-                    if (w.allocated() && awaitingGrace(w)) {
+                    if (w.allocated() && preemption.awaitingGrace(w)) {
                         holdFor(w);
                     }
                 }
@@ -449,7 +392,7 @@ public final class SlurmPolicy implements Policy {
                 }
             }
             visited(w);
-            if (w.allocated() && awaitingGrace(w)) {
+            if (w.allocated() && preemption.awaitingGrace(w)) {
                 holdFor(w);
             }
             // at the first failure and every so often after, see whether any waiting job at all could still start
@@ -492,7 +435,7 @@ public final class SlurmPolicy implements Policy {
             start(w, p, prio, null, 0);
             return true;
         }
-        if (!w.allocated() || awaitingGrace(w)) {
+        if (!w.allocated() || preemption.awaitingGrace(w)) {
             return false;
         }
         return preemptFor(state, w, prio, false, null, 0);
@@ -514,7 +457,7 @@ public final class SlurmPolicy implements Policy {
                 return true;
             }
         }
-        if (!w.allocated() || awaitingGrace(w)) {
+        if (!w.allocated() || preemption.awaitingGrace(w)) {
             return false;
         }
         Shadow s = shadow(state);
@@ -529,7 +472,7 @@ public final class SlurmPolicy implements Policy {
     private boolean hopeless(ClusterState state, int kind) {
         int shape = kind / 2;
         boolean canPreempt = kind % 2 == Qos.PROTECTED;
-        if (!idle.fits(shape, false) && (!canPreempt || !victimsExist(state, shape, false))) {
+        if (!idle.fits(shape, false) && (!canPreempt || !preemption.victimsExist(state, shape, false))) {
             return true;
         }
         Shadow s = shadow(state);
@@ -539,7 +482,7 @@ public final class SlurmPolicy implements Policy {
         if (shortLeft(kind, s) > 0) {
             return false;
         }
-        return !idle.fits(shape, true) && (!canPreempt || !victimsExist(state, shape, true));
+        return !idle.fits(shape, true) && (!canPreempt || !preemption.victimsExist(state, shape, true));
     }
 
     /**
@@ -547,7 +490,7 @@ public final class SlurmPolicy implements Policy {
      * backfill reserves them for it), so that lower-priority work cannot take the idle GPUs it counted on.
      */
     private void holdFor(Job preemptor) {
-        BitSet h = graceHold.get(preemptor);
+        BitSet h = preemption.graceHold(preemptor);
         if (h != null) {
             idle.hold(h);
         }
@@ -560,7 +503,7 @@ public final class SlurmPolicy implements Policy {
     private Shadow shadow(ClusterState state) {
         if (!shadowPlanned) {
             shadowPlanned = true;
-            ownerMayPreempt = owner != null && owner.allocated() && !awaitingGrace(owner);
+            ownerMayPreempt = owner != null && owner.allocated() && !preemption.awaitingGrace(owner);
             shadow = owner == null ? null : Shadow.plan(work, owner, ownerMayPreempt, timeline);
             if (shadow != null) {
                 idle.reserve(shadow.nodes());
@@ -615,8 +558,8 @@ public final class SlurmPolicy implements Policy {
     private long releaseAt(Job j, boolean ownerMayPreempt, boolean startedNow) {
         long start = startedNow ? now : j.attemptStartSeconds();
         long end = start + queue.limitSeconds(j);
-        if (!startedNow && inGrace(j)) {
-            return Math.min(end, graceDeadline[j.index()]);
+        if (!startedNow && preemption.inGrace(j)) {
+            return Math.min(end, preemption.graceDeadline(j));
         }
         if (ownerMayPreempt && !j.allocated()) {
             return Math.min(end, start + exemptSeconds);
@@ -647,20 +590,18 @@ public final class SlurmPolicy implements Policy {
      * false if there is no such set, or if {@code w} must now wait for its victims' grace time.
      */
     private boolean preemptFor(ClusterState state, Job w, long prio, boolean withShadow, Shadow s, long end) {
-        List<Job> victims = findVictims(state, w.shape(), withShadow);
+        List<Job> victims = preemption.findVictims(state, w.shape(), withShadow);
         BitSet excluded = idle.exclusion(withShadow);
         if (victims == null || victims.isEmpty()) {
             return false;
         }
-        if (graceSeconds > 0) {
-            signal(w, victims, excluded);
+        if (preemption.hasGraceTime()) {
+            preemption.signal(w, victims, excluded);
             return false;
         }
         String alloc = state.tree().leafName(w.leaf());
         for (Job v : victims) {
-            preempt(v, PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
-                    v.id() + " ran in the preemptible QOS (unallocated) and " + w.id() + " of " + alloc
-                            + " in the protected QOS needed its GPUs (PreemptMode=REQUEUE)"));
+            preempt(v, QosPreemption.requeuedFor(v, w, alloc));
         }
         Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
         if (p == null) {
@@ -668,155 +609,6 @@ public final class SlurmPolicy implements Policy {
         }
         start(w, p, prio, s, end, victims.size());
         return true;
-    }
-
-    /** Whether a victim search for {@code w}'s shape would succeed; remembered per shape until the free GPUs change. */
-    private boolean victimsExist(ClusterState state, int shape, boolean withShadow) {
-        return findVictims(state, shape, withShadow) != null;
-    }
-
-    /**
-     * A minimal set of preemptible victims whose GPUs let {@code w} start outside {@code excluded}, or null. Every
-     * protected job may preempt the same jobs, so a failure holds for the shape until the free GPUs change (signals
-     * in between only remove candidates).
-     */
-    private List<Job> findVictims(ClusterState state, int shape, boolean withShadow) {
-        int key = IdleGpus.key(shape, withShadow);
-        BitSet excluded = idle.exclusion(withShadow);
-        int gpusNeeded = state.shapeGpus(shape);
-        int perNode = state.shapeGpusPerNode(shape);
-        if (victimsFailedAt[key] == idle.stamp()) {
-            return null;
-        }
-        if (victimsFoundAt[key] == idle.stamp()) {
-            return victimsFoundList.get(key);
-        }
-        if (state.unallocatedRunningGpus() == 0) {
-            victimsFailedAt[key] = idle.stamp(); // nothing runs in the preemptible QOS
-            return null;
-        }
-        if (candidatesAt != idle.stamp()) {
-            List<Job> pool = victimPool.sorted(all -> state.runningUnallocated().forEach(all),
-                    v -> now >= v.attemptStartSeconds() + exemptSeconds && !inGrace(v), victimKeys, 0);
-            candidates.clear();
-            candidateGpus = 0;
-            for (int i = 0; i < pool.size(); i++) {
-                Job v = pool.get(i);
-                if (!work.isPreempted(v) && !inGrace(v)) {
-                    candidates.add(v);
-                    candidateGpus += v.gpus();
-                }
-            }
-            candidatesAt = idle.stamp();
-        }
-        long gpus = Placer.usableFree(work.free(), excluded) + candidateGpus;
-        List<Job> found = null;
-        if (gpus >= gpusNeeded && !candidates.isEmpty() && (perNode == 0
-                || victimPool.nodesThatCouldHost(work.free(), perNode, excluded) >= gpusNeeded / perNode)) {
-            found = VictimSearch.find(work, gpusNeeded, perNode, excluded, candidates);
-        }
-        if (found == null) {
-            victimsFailedAt[key] = idle.stamp();
-        } else {
-            victimsFoundAt[key] = idle.stamp();
-            victimsFoundList.set(key, found);
-        }
-        return found;
-    }
-
-    /** Slurm's preemptee order: lowest job priority first; then (a tie-break of ours) the youngest, then id. */
-    private final VictimPool.Keys victimKeys = new VictimPool.Keys() {
-        @Override
-        public int group(Job j) {
-            return 0;
-        }
-
-        @Override
-        public double overServed(Job j) {
-            return -startPriority[j.index()];
-        }
-
-        @Override
-        public long workLost(Job j) {
-            return -j.attemptStartSeconds();
-        }
-    };
-
-    private void signal(Job preemptor, List<Job> victims, BitSet excluded) {
-        idle.changed();
-        long deadline = now + graceSeconds;
-        // the nodes it will use once the victims are gone: held for it while it waits
-        FreeIndex after = work.scratch();
-        after.copyFrom(work.free());
-        BitSet planned = new BitSet();
-        for (Job v : victims) {
-            after.give(v.placement());
-            for (int i = 0; i < v.placement().nodeCount(); i++) {
-                planned.set(v.placement().node(i));
-            }
-        }
-        Placement p = Placer.find(after, preemptor.gpus(), preemptor.gpusPerNode(), excluded);
-        if (p != null) {
-            for (int i = 0; i < p.nodeCount(); i++) {
-                planned.set(p.node(i));
-            }
-        }
-        graceHold.put(preemptor, planned);
-        List<Job> mine = victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>());
-        for (Job v : victims) {
-            int i = v.index();
-            graceOrder.remove(v); // a stale entry from an earlier attempt, keyed by its old deadline
-            timeline.invalidate(v.placement()); // it now frees its GPUs at the deadline
-            graceDeadline[i] = deadline;
-            graceAttempt[i] = v.attempts();
-            gracePreemptor[i] = preemptor;
-            graceOrder.add(v);
-            mine.add(v);
-        }
-    }
-
-    /** Whether a running job was chosen as a victim in its current attempt and is waiting out its grace time. */
-    private boolean inGrace(Job v) {
-        int i = v.index();
-        return i < graceDeadline.length && graceDeadline[i] != NONE && v.state() == JobState.RUNNING
-                && v.attempts() == graceAttempt[i];
-    }
-
-    /** Whether a preemptor still has a victim in grace (it then waits, and chooses no more). */
-    private boolean awaitingGrace(Job preemptor) {
-        if (victimsOf.isEmpty()) {
-            return false;
-        }
-        List<Job> mine = victimsOf.get(preemptor);
-        if (mine == null) {
-            return false;
-        }
-        mine.removeIf(v -> !inGrace(v) || gracePreemptor[v.index()] != preemptor); // stopped, or re-signalled by another
-        if (mine.isEmpty()) {
-            victimsOf.remove(preemptor);
-            graceHold.remove(preemptor);
-            return false;
-        }
-        return true;
-    }
-
-    private void stopVictimsAtDeadline(ClusterState state) {
-        while (!graceOrder.isEmpty() && graceDeadline[graceOrder.first().index()] <= now) {
-            Job v = graceOrder.pollFirst();
-            int i = v.index();
-            boolean stop = inGrace(v);
-            long signalledAt = graceDeadline[i] - graceSeconds;
-            Job w = gracePreemptor[i];
-            graceDeadline[i] = NONE;
-            gracePreemptor[i] = null;
-            if (stop) {
-                preempt(v, PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
-                        v.id() + " ran in the preemptible QOS (unallocated) and " + w.id() + " of "
-                                + state.tree().leafName(w.leaf()) + " in the protected QOS needed its GPUs; its "
-                                + Durations.formatSeconds(graceSeconds) + " grace time from "
-                                + Durations.formatSeconds(signalledAt) + " is over (PreemptMode=REQUEUE)"));
-            }
-        }
     }
 
     private void preempt(Job v, PreemptionCause cause) {
@@ -836,35 +628,8 @@ public final class SlurmPolicy implements Policy {
         String reason = how(s, end, victims) + "; " + priorities.explain(w, prio, queue.eligibleSeconds(w));
         work.start(w, p, reason);
         idle.changed();
-        startPriority[w.index()] = prio;
+        preemption.started(w, prio);
         dequeue(w);
-    }
-
-    private long wakeAt(ClusterState state) {
-        long wake = Plan.NO_WAKE_UP;
-        for (Job v : graceOrder) {
-            long d = graceDeadline[v.index()];
-            if (d > now) {
-                wake = d;
-                break;
-            }
-        }
-        if (exemptSeconds > 0 && queue.protectedWaiting()) {
-            List<Job> unallocated = state.runningUnallocated();
-            for (int i = 0; i < unallocated.size(); i++) {
-                Job j = unallocated.get(i);
-                long t = j.attemptStartSeconds() + exemptSeconds;
-                if (t > now && !work.isPreempted(j) && !inGrace(j)) {
-                    wake = Math.min(wake, t);
-                }
-            }
-            for (Decision d : work.decisions()) {
-                if (d instanceof Decision.Start st && !st.job().allocated()) {
-                    wake = Math.min(wake, now + exemptSeconds); // started now: preemptible once its exempt time is over
-                }
-            }
-        }
-        return wake;
     }
 
     @Override
