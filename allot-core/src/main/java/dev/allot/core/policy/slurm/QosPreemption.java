@@ -55,7 +55,6 @@ final class QosPreemption {
     private final long graceSeconds;
     private final CycleWork work;
     private final IdleGpus idle;
-    private final Shadow.Timeline timeline;
     private final VictimPool victimPool;
     private long now;
 
@@ -97,13 +96,11 @@ final class QosPreemption {
         }
     };
 
-    QosPreemption(ClusterState state, SlurmPolicy.Config config, CycleWork work, IdleGpus idle,
-                  Shadow.Timeline timeline) {
+    QosPreemption(ClusterState state, SlurmPolicy.Config config, CycleWork work, IdleGpus idle) {
         this.exemptSeconds = config.preemptExemptTime().getSeconds();
         this.graceSeconds = config.graceTime().getSeconds();
         this.work = work;
         this.idle = idle;
-        this.timeline = timeline;
         this.victimPool = new VictimPool(state.nodeCount());
     }
 
@@ -235,8 +232,8 @@ final class QosPreemption {
     }
 
     /**
-     * Signals the victims: each keeps its GPUs until the grace deadline, and the nodes the preemptor will use once
-     * they are gone are held for it while it waits.
+     * Signals the victims: each keeps its GPUs until the grace deadline (the caller tells backfill's release
+     * timeline), and the nodes the preemptor will use once they are gone are held for it while it waits.
      */
     void signal(Job preemptor, List<Job> victims, BitSet excluded) {
         idle.changed();
@@ -262,7 +259,6 @@ final class QosPreemption {
         for (Job v : victims) {
             int i = v.index();
             graceOrder.remove(v); // a stale entry from an earlier attempt, keyed by its old deadline
-            timeline.invalidate(v.placement()); // it now frees its GPUs at the deadline
             graceDeadline[i] = deadline;
             graceAttempt[i] = v.attempts();
             gracePreemptor[i] = preemptor;

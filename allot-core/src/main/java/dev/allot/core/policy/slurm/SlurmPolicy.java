@@ -14,8 +14,6 @@ import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -37,61 +35,50 @@ import java.util.PriorityQueue;
  * priority a user may raise). Each workload's time limit is its declared duration times {@code time-limit-factor},
  * rounded up to a whole minute as Slurm's are.
  *
- * <p><b>Priority</b>: Slurm's multifactor priority with Fair Tree over decayed usage
- * ({@link MultifactorPriority}), recalculated every {@code calc-period}. A requeued job gets a new submit time and
- * restarts its age accrual, as in Slurm: a preempted job goes back in line as if just submitted (and its new submit
- * time is also the tie-break below). Jobs are considered across all associations in Slurm's evaluation order
- * (priority_multifactor.html, "Jobs are selected to be evaluated ..."): jobs that can preempt first, i.e. the
- * protected QOS before the preemptible one, then by priority, then by (re)submission time, then by id. (Without that
- * first rule, a requeued victim of higher priority than its preemptor would take its GPUs straight back at the end
- * of every grace time, for ever.)
+ * <p><b>Its parts</b>, one idea each, composed by this class:
+ * <ul>
+ *   <li>{@link MultifactorPriority}: a job's priority, {@code floor(weight-fairshare x F + weight-age x A +
+ *   weight-qos x Q)} with Fair Tree ({@link FairTree}) over decayed usage ({@link DecayedUsage}), recalculated every
+ *   {@code calc-period};</li>
+ *   <li>{@link WaitingJobs}: the waiting jobs in Slurm's evaluation order (jobs that can preempt first, then
+ *   priority, then (re)submission time, then id), with requeued jobs given a new submit time as in Slurm;</li>
+ *   <li>{@link QosPreemption}: preemption by QOS, the victims and their grace time across cycles;</li>
+ *   <li>{@link EasyBackfill}: the reservation of EASY backfill and backfill's shortcuts;</li>
+ *   <li>{@link IdleGpus}: the idle GPUs as the walk sees them, the nodes held and reserved, and the memos of what
+ *   fits.</li>
+ * </ul>
  *
  * <p><b>One cycle</b> (at every event):
  * <ol>
  *   <li>Victims whose grace time has run out are stopped and requeued: resumable work keeps its checkpointed
  *   progress, other work starts over.</li>
- *   <li><i>Main pass</i>: in priority order, each job starts on idle GPUs if it fits; a protected job that does not
- *   fit preempts a minimal set of preemptible jobs (lowest priority first, then the youngest), if that makes room.
- *   The first job that cannot start ends the pass, as it blocks its (only) partition in Slurm.</li>
- *   <li><i>EASY backfill</i>: that job gets a {@link Shadow reservation} at the earliest time its GPUs free up,
- *   counting running jobs as ending at their time limits (and preemptible ones as free now, for a protected owner);
- *   the following jobs in priority order, at most {@code backfill-max-jobs} of them ({@code bf_max_job_test}),
- *   start now (on idle GPUs, or by preemption if protected) only if they do not delay it: they keep off its nodes or
- *   end by their time limit before it is due.</li>
+ *   <li><i>Main pass</i>: in evaluation order, each job starts on idle GPUs if it fits; a protected job that does not
+ *   fit preempts a minimal set of preemptible jobs, if that makes room (with a grace time, it signals them and
+ *   waits). The first job that cannot start ends the pass, as it blocks its (only) partition in Slurm.</li>
+ *   <li><i>EASY backfill</i>: that job gets a {@link Shadow reservation} at the earliest time its GPUs free up; the
+ *   following jobs in evaluation order, at most {@code backfill-max-jobs} of them ({@code bf_max_job_test}), start
+ *   now (on idle GPUs, or by preemption if protected) only if they do not delay it: they keep off its nodes or end by
+ *   their time limit before it is due. A grace-waiting preemptor the walk passes holds the nodes it will use against
+ *   every later job; if it is the first blocked job, its reservation falls due at its victims' deadline.</li>
  * </ol>
- *
- * <p><b>Preemption</b> ({@code preempt.html}). Protected-QOS work is never preempted. A preemptible job is not
- * preempted within {@code preempt-exempt-time} ({@code PreemptExemptTime}) of its start; while allocated work waits,
- * the policy asks to be woken when the next exemption ends. A chosen victim keeps its GPUs for {@code grace-time}
- * ({@code GraceTime}): the policy remembers it (with its attempt) across cycles, asks to be woken at the deadline and
- * stops it then. Its preemptor waits meanwhile and chooses no further victims while any of its victims is in grace;
- * the nodes it will use (its victims' and the idle GPUs it counted on) are held against every job evaluated after it,
- * as Slurm's backfill would reserve them for it (otherwise a requeued victim could take them back at each deadline);
- * if it is the first blocked job, its reservation falls due at the deadline. A signalled victim is stopped at its
- * deadline even if its preemptor started elsewhere in the meantime, as Slurm has already set its end time.
- * {@link #isProtected} promises exactly this: protected-QOS work always, preemptible work inside its exempt time,
- * and victims until their grace deadline.
+ * {@link #isProtected} promises what {@link QosPreemption} keeps: protected-QOS work always, preemptible work inside
+ * its exempt time, and victims until their grace deadline.
  *
  * <p><b>Unhealthy hosts</b> are drained as Slurm's {@code DRAIN} state does: no new work, and running jobs, of
  * either QOS, finish undisturbed.
  *
- * <p><b>Simplified, and why.</b> One reservation (EASY), plus the holds of grace-waiting preemptors, where Slurm's
- * backfill plans one per job it tests (closer to conservative backfill): EASY is the classic model, and one is
- * what keeps a cycle cheap. Measured against real Slurm (allot-it's {@code SlurmModelAgreementTest}), this is the
- * largest source of difference in a deep queue of mixed sizes: the model lets small jobs ahead that Slurm starts
- * later. Backfill and the main pass run at every event rather than every {@code bf_interval} (30 s)
- * and {@code sched_interval} (60 s), and the main pass has no {@code default_queue_depth} cap (it stops at the first
- * blocked job anyway). No wake-up is asked for at recalculation ticks: the next event sees the new priorities, and a
- * busy cluster has events every few minutes. No job-size, partition, association or nice factors. A requeued job may
- * start again at once (Slurm may keep a requeued batch job ineligible for a short while; not modelled). Time limits
- * are never reached, as the factor is at least 1. Reservations are node-level, as in Slurm's backfill map.
+ * <p><b>Simplified, and why.</b> One reservation (EASY) where Slurm's backfill plans one per job it tests: the
+ * largest source of difference from real Slurm ({@link EasyBackfill}). Backfill and the main pass run at every event
+ * rather than every {@code bf_interval} (30 s) and {@code sched_interval} (60 s), and the main pass has no
+ * {@code default_queue_depth} cap (it stops at the first blocked job anyway). No wake-up is asked for at
+ * recalculation ticks: the next event sees the new priorities, and a busy cluster has events every few minutes.
+ * Time limits are never reached, as the factor is at least 1.
  *
- * <p><b>Per-cycle work.</b> Waiting jobs are kept per association and QOS in their fixed order and merged with a
- * heap, so a cycle walks only as far as it gets: the main pass stops at the first blocked job; backfill examines at
- * most {@code backfill-max-jobs}, remembers per shape that a placement or victim search failed until the free GPUs
- * change, and stops once no waiting shape could start ({@code shortcuts}; the property tests check that this never
- * changes a decision). Decayed usage advances lazily; each node's release timeline for reservations is kept from
- * cycle to cycle ({@link Shadow.Timeline}).
+ * <p><b>Per-cycle work.</b> A cycle walks only as far as it gets: the main pass stops at the first blocked job;
+ * backfill examines at most {@code backfill-max-jobs}, remembers per shape that a placement or victim search failed
+ * until the free GPUs change, and stops once no waiting shape could start ({@code shortcuts}; the property tests
+ * check that this never changes a decision). Decayed usage advances lazily; each node's release timeline for
+ * reservations is kept from cycle to cycle ({@link Shadow.Timeline}).
  */
 public final class SlurmPolicy implements Policy {
     public static final String NAME = "slurm";
@@ -180,24 +167,10 @@ public final class SlurmPolicy implements Policy {
     private IdleGpus idle;
     private QosPreemption preemption;
     private WaitingJobs queue;
-    private Shadow.Timeline timeline;
+    private EasyBackfill backfill;
 
     // per cycle
     private long now;
-    private Job owner;
-    private Shadow shadow;
-    private boolean shadowPlanned;
-    private boolean ownerMayPreempt;
-    // per kind (kind = shape * 2 + QOS class): waiting jobs, their time limits, and whether backfill gave up on it
-    private long[] hopelessAt = new long[0];
-    private long cycleNo;
-    private int[] shortCount = new int[0];
-    private long[] shortCountCycle = new long[0];
-    private int[] passedShort = new int[0];
-    private long[] passedShortCycle = new long[0];
-    private final List<Job> visitedEarly = new ArrayList<>();
-    private int hopelessCount;
-    private long hopelessVersion;
 
     public SlurmPolicy(Config config) {
         this.config = config;
@@ -226,7 +199,7 @@ public final class SlurmPolicy implements Policy {
 
     /**
      * Allocated work (the protected QOS) always; unallocated work inside its {@code preempt-exempt-time}, and a
-     * chosen victim until its grace deadline.
+     * chosen victim until its grace deadline ({@link QosPreemption#isProtected}).
      */
     @Override
     public boolean isProtected(Job job, long at) {
@@ -247,7 +220,7 @@ public final class SlurmPolicy implements Policy {
         return Math.max(1, (seconds + 59) / 60) * 60;
     }
 
-    // ------------------------------------------------------------------ binding and bookkeeping
+    // ------------------------------------------------------------------ binding
 
     private void bind(ClusterState state) {
         if (boundTo == state) {
@@ -257,52 +230,9 @@ public final class SlurmPolicy implements Policy {
         work = new CycleWork(state);
         idle = new IdleGpus(work);
         priorities = new MultifactorPriority(state, config);
-        timeline = new Shadow.Timeline(state, this::releaseAt);
-        preemption = new QosPreemption(state, config, work, idle, timeline);
+        preemption = new QosPreemption(state, config, work, idle);
         queue = new WaitingJobs(state, priorities, this::timeLimitSeconds);
-        hopelessAt = new long[0];
-        shortCount = new int[0];
-        shortCountCycle = new long[0];
-        passedShort = new int[0];
-        passedShortCycle = new long[0];
-    }
-
-    private void ensureCapacity(int jobs) {
-        priorities.ensureCapacity(jobs);
-        preemption.ensureCapacity(jobs);
-    }
-
-    /** The cycle's starts and preemptions change the nodes' release times and the usage rates. */
-    private void applyDecisions(ClusterState state) {
-        List<Decision> ds = work.decisions();
-        for (int i = 0; i < ds.size(); i++) {
-            Decision d = ds.get(i);
-            timeline.invalidate(d instanceof Decision.Start st ? st.placement() : d.job().placement());
-        }
-        priorities.applyDecisions(ds, state.runningCount());
-    }
-
-    /** Takes a started job off the books at once: off the queue, and off backfill's count of short jobs. */
-    private void dequeue(Job j) {
-        queue.dequeue(j);
-        int k = WaitingJobs.kind(j);
-        if (shortCountCycle[k] == cycleNo && shadow != null && now + queue.limitSeconds(j) <= shadow.startSeconds()) {
-            shortCount[k]--;
-        }
-    }
-
-    /** Makes room in the per-shape and per-kind memos for as many kinds as the queue has slots. */
-    private void ensureKindCapacity(int n) {
-        idle.ensureCapacity(n);
-        preemption.ensureKeyCapacity(n);
-        if (hopelessAt.length >= n) {
-            return;
-        }
-        hopelessAt = Arrays.copyOf(hopelessAt, n);
-        shortCount = Arrays.copyOf(shortCount, n);
-        shortCountCycle = Arrays.copyOf(shortCountCycle, n);
-        passedShort = Arrays.copyOf(passedShort, n);
-        passedShortCycle = Arrays.copyOf(passedShortCycle, n);
+        backfill = new EasyBackfill(state, work, idle, queue, preemption);
     }
 
     // ------------------------------------------------------------------ the cycle
@@ -316,7 +246,8 @@ public final class SlurmPolicy implements Policy {
         now = at;
         priorities.recalculate(at);
         priorities.refreshRates(state);
-        ensureCapacity(state.jobs().size());
+        priorities.ensureCapacity(state.jobs().size());
+        preemption.ensureCapacity(state.jobs().size());
         queue.ingest(state);
         if (queue.isEmpty() && !preemption.anyInGrace()) {
             priorities.expectRunning(state.runningCount());
@@ -324,32 +255,40 @@ public final class SlurmPolicy implements Policy {
         }
         work.begin(at);
         idle.beginCycle();
-        cycleNo++;
-        visitedEarly.clear();
         preemption.beginCycle(at);
+        backfill.beginCycle(at);
         queue.ensureShapeCapacity(state.shapeCount());
-        ensureKindCapacity(queue.kindSlots());
-        hopelessCount = 0;
-        hopelessVersion = -1;
-        owner = null;
-        shadow = null;
-        shadowPlanned = false;
+        int kinds = queue.kindSlots();
+        idle.ensureCapacity(kinds);
+        preemption.ensureKeyCapacity(kinds);
+        backfill.ensureKindCapacity(kinds);
         preemption.stopVictimsAtDeadline(state, this::preempt);
         if (!queue.isEmpty()) {
-            scheduleQueue(state);
+            try {
+                walk(state, queue.inEvaluationOrder());
+            } finally {
+                queue.removeStarted();
+            }
         }
         applyDecisions(state);
         return new Plan(work.decisions(), preemption.wakeAt(state, queue.protectedWaiting()));
     }
 
-    private void scheduleQueue(ClusterState state) {
-        try {
-            walk(state, queue.inEvaluationOrder());
-        } finally {
-            queue.removeStarted();
+    /** The cycle's starts and preemptions change the nodes' release times and the usage rates. */
+    private void applyDecisions(ClusterState state) {
+        List<Decision> ds = work.decisions();
+        for (int i = 0; i < ds.size(); i++) {
+            Decision d = ds.get(i);
+            backfill.invalidate(d instanceof Decision.Start st ? st.placement() : d.job().placement());
         }
+        priorities.applyDecisions(ds, state.runningCount());
     }
 
+    /**
+     * Walks the waiting jobs in Slurm's evaluation order: the main pass starts each job that fits (or preempts for
+     * it) until the first that cannot start; it owns the reservation, and backfill examines the following jobs, at
+     * most {@code backfill-max-jobs} of them, stopping early when nothing more could start.
+     */
     private void walk(ClusterState state, PriorityQueue<WaitingJobs.Cursor> heap) {
         boolean main = true;
         int examined = 0;
@@ -364,9 +303,9 @@ public final class SlurmPolicy implements Policy {
             }
             if (main) {
                 if (!startInMainPass(state, w, prio)) {
-                    owner = w;
+                    backfill.blockedBy(w);
                     main = false;
-                    visited(w);
+                    backfill.visited(w);
                     if (w.allocated() && preemption.awaitingGrace(w)) {
                         holdFor(w);
                     }
@@ -380,53 +319,26 @@ public final class SlurmPolicy implements Policy {
                 break; // nothing can start: no idle GPUs and nothing to preempt
             }
             int k = WaitingJobs.kind(w);
-            if (config.shortcuts() && hopelessAt[k] == idle.stamp()) {
+            if (config.shortcuts() && backfill.knownHopeless(k)) {
                 failures++;
-            } else if (backfill(state, w, prio)) {
+            } else if (backfillOne(state, w, prio)) {
                 failures = 0;
                 continue;
             } else {
                 failures++;
-                if (config.shortcuts() && hopeless(state, k)) {
-                    markHopeless(k);
+                if (config.shortcuts()) {
+                    backfill.failed(state, k);
                 }
             }
-            visited(w);
+            backfill.visited(w);
             if (w.allocated() && preemption.awaitingGrace(w)) {
                 holdFor(w);
             }
             // at the first failure and every so often after, see whether any waiting job at all could still start
-            if (config.shortcuts() && (failures == 1 || failures % 32 == 0) && allHopeless(state)) {
+            if (config.shortcuts() && (failures == 1 || failures % 32 == 0) && backfill.allHopeless(state)) {
                 break; // the rest would all be examined and skipped
             }
         }
-    }
-
-    private void markHopeless(int k) {
-        if (hopelessVersion != idle.stamp()) {
-            hopelessVersion = idle.stamp();
-            hopelessCount = 0;
-        }
-        if (hopelessAt[k] != idle.stamp()) {
-            hopelessAt[k] = idle.stamp();
-            hopelessCount++;
-        }
-    }
-
-    /** Whether no waiting job of any shape and QOS could start before the free GPUs change. */
-    private boolean allHopeless(ClusterState state) {
-        if (hopelessVersion == idle.stamp() && hopelessCount >= queue.liveKinds()) {
-            return true;
-        }
-        for (int k = 0; k < queue.kindSlots(); k++) {
-            if (queue.pending(k) > 0 && hopelessAt[k] != idle.stamp()) {
-                if (!hopeless(state, k)) {
-                    return false;
-                }
-                markHopeless(k);
-            }
-        }
-        return true;
     }
 
     private boolean startInMainPass(ClusterState state, Job w, long prio) {
@@ -442,11 +354,11 @@ public final class SlurmPolicy implements Policy {
     }
 
     /** Starts {@code w} now if that does not delay the reservation; false if it cannot. */
-    private boolean backfill(ClusterState state, Job w, long prio) {
+    private boolean backfillOne(ClusterState state, Job w, long prio) {
         long end = now + queue.limitSeconds(w);
         Placement p = place(w, false);
         if (p != null) {
-            Shadow s = shadow(state);
+            Shadow s = backfill.reservation();
             if (s == null || !s.delayedBy(p, end)) {
                 start(w, p, prio, s, end);
                 return true;
@@ -460,29 +372,8 @@ public final class SlurmPolicy implements Policy {
         if (!w.allocated() || preemption.awaitingGrace(w)) {
             return false;
         }
-        Shadow s = shadow(state);
+        Shadow s = backfill.reservation();
         return preemptFor(state, w, prio, s != null && end > s.startSeconds(), s, end);
-    }
-
-    /**
-     * Whether no waiting job of this kind (shape and QOS) that the walk has not passed yet could start before the
-     * free GPUs change: none fits on idle GPUs or by preemption, or only on reserved nodes while each of them would
-     * delay the reservation. Conservative: "false" only costs examining them one by one.
-     */
-    private boolean hopeless(ClusterState state, int kind) {
-        int shape = kind / 2;
-        boolean canPreempt = kind % 2 == Qos.PROTECTED;
-        if (!idle.fits(shape, false) && (!canPreempt || !preemption.victimsExist(state, shape, false))) {
-            return true;
-        }
-        Shadow s = shadow(state);
-        if (s == null) {
-            return false;
-        }
-        if (shortLeft(kind, s) > 0) {
-            return false;
-        }
-        return !idle.fits(shape, true) && (!canPreempt || !preemption.victimsExist(state, shape, true));
     }
 
     /**
@@ -500,91 +391,6 @@ public final class SlurmPolicy implements Policy {
         return idle.place(w.shape(), withShadow);
     }
 
-    private Shadow shadow(ClusterState state) {
-        if (!shadowPlanned) {
-            shadowPlanned = true;
-            ownerMayPreempt = owner != null && owner.allocated() && !preemption.awaitingGrace(owner);
-            shadow = owner == null ? null : Shadow.plan(work, owner, ownerMayPreempt, timeline);
-            if (shadow != null) {
-                idle.reserve(shadow.nodes());
-            }
-            for (Job j : visitedEarly) {
-                countIfShort(j);
-            }
-            visitedEarly.clear();
-        }
-        return shadow;
-    }
-
-    /** Notes a job the walk passed without starting it: a short one no longer counts towards {@link #shortLeft}. */
-    private void visited(Job j) {
-        if (shadowPlanned) {
-            countIfShort(j);
-        } else {
-            visitedEarly.add(j);
-        }
-    }
-
-    private void countIfShort(Job j) {
-        if (shadow != null && now + queue.limitSeconds(j) <= shadow.startSeconds()) {
-            int k = WaitingJobs.kind(j);
-            if (passedShortCycle[k] != cycleNo) {
-                passedShortCycle[k] = cycleNo;
-                passedShort[k] = 0;
-            }
-            passedShort[k]++;
-        }
-    }
-
-    /**
-     * How many waiting jobs of a kind end by their time limit before the reservation is due (and so may use its
-     * nodes), among those the walk has not passed yet.
-     */
-    private int shortLeft(int kind, Shadow s) {
-        if (shortCountCycle[kind] != cycleNo) {
-            shortCount[kind] = queue.countWithLimitAtMost(kind, s.startSeconds() - now);
-            shortCountCycle[kind] = cycleNo;
-        }
-        int passed = passedShortCycle[kind] == cycleNo ? passedShort[kind] : 0;
-        return shortCount[kind] - passed;
-    }
-
-    /**
-     * When a running job (or one started in this cycle) frees its GPUs for the reservation's owner: at its time
-     * limit, at its grace deadline if it was chosen as a victim, and, if the owner may preempt it, as soon as its
-     * exempt time is over (possibly already: it is then free now). An owner waiting out its victims' grace time
-     * chooses no more victims, so for it the other preemptible jobs end at their time limits.
-     */
-    private long releaseAt(Job j, boolean ownerMayPreempt, boolean startedNow) {
-        long start = startedNow ? now : j.attemptStartSeconds();
-        long end = start + queue.limitSeconds(j);
-        if (!startedNow && preemption.inGrace(j)) {
-            return Math.min(end, preemption.graceDeadline(j));
-        }
-        if (ownerMayPreempt && !j.allocated()) {
-            return Math.min(end, start + exemptSeconds);
-        }
-        return end;
-    }
-
-    private String how(Shadow s, long end, int victims) {
-        String pass;
-        if (end == 0) {
-            pass = "main pass: highest priority that fits";
-        } else if (s == null) {
-            pass = "backfill: the blocked " + (owner == null ? "job" : owner.id()) + " has no reservation";
-        } else if (end <= s.startSeconds()) {
-            pass = "backfill: its time limit ends at " + Durations.formatSeconds(end) + ", before the reservation of "
-                    + s.owner().id() + " at " + Durations.formatSeconds(s.startSeconds());
-        } else {
-            pass = "backfill: keeps off the nodes reserved for " + s.owner().id() + " from "
-                    + Durations.formatSeconds(s.startSeconds());
-        }
-        return victims == 0 ? pass : pass + ", after preempting " + victims + " preemptible job(s)";
-    }
-
-    // ------------------------------------------------------------------ preemption
-
     /**
      * Preempts (or, with a grace time, signals) a minimal set of preemptible jobs for {@code w} and starts it;
      * false if there is no such set, or if {@code w} must now wait for its victims' grace time.
@@ -597,6 +403,9 @@ public final class SlurmPolicy implements Policy {
         }
         if (preemption.hasGraceTime()) {
             preemption.signal(w, victims, excluded);
+            for (Job v : victims) {
+                backfill.invalidate(v.placement()); // it now frees its GPUs at the deadline
+            }
             return false;
         }
         String alloc = state.tree().leafName(w.leaf());
@@ -625,11 +434,12 @@ public final class SlurmPolicy implements Policy {
 
     /** Starts {@code w}; {@code end} is 0 in the main pass, else its time limit's end (backfill). */
     private void start(Job w, Placement p, long prio, Shadow s, long end, int victims) {
-        String reason = how(s, end, victims) + "; " + priorities.explain(w, prio, queue.eligibleSeconds(w));
+        String reason = backfill.how(s, end, victims) + "; " + priorities.explain(w, prio, queue.eligibleSeconds(w));
         work.start(w, p, reason);
         idle.changed();
         preemption.started(w, prio);
-        dequeue(w);
+        queue.dequeue(w);
+        backfill.started(w);
     }
 
     @Override

@@ -58,7 +58,7 @@ final class WaitingJobs {
 
     /**
      * Slurm's evaluation order, of the group heads: the protected QOS (jobs that can preempt) first, then the higher
-     * priority, then the earlier eligibility (re)submission time, then the job id.
+     * priority, then the earlier eligibility ((re)submission) time, then the job id.
      */
     private final Comparator<Cursor> evaluationOrder = (a, b) -> {
         int cls = Integer.compare(a.group % 2, b.group % 2);
