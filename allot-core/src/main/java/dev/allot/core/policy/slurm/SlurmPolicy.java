@@ -72,7 +72,9 @@ import java.util.PriorityQueue;
  * rather than every {@code bf_interval} (30 s) and {@code sched_interval} (60 s), and the main pass has no
  * {@code default_queue_depth} cap (it stops at the first blocked job anyway). No wake-up is asked for at
  * recalculation ticks: the next event sees the new priorities, and a busy cluster has events every few minutes.
- * Time limits are never reached, as the factor is at least 1.
+ * Time limits are never reached, as the factor is at least 1. Each part's comment says what it leaves out:
+ * {@link MultifactorPriority} (no job-size, partition, association or nice factors), {@link QosPreemption} (no hold
+ * on a requeued job) and {@link EasyBackfill}.
  *
  * <p><b>Per-cycle work.</b> A cycle walks only as far as it gets: the main pass stops at the first blocked job;
  * backfill examines at most {@code backfill-max-jobs}, remembers per shape that a placement or victim search failed
