@@ -1,6 +1,5 @@
 package dev.allot.core.policy.slurm;
 
-import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.Durations;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
@@ -11,25 +10,13 @@ import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.sched.CycleWork;
 import dev.allot.core.sched.Placer;
-import dev.allot.core.sched.VictimPool;
-import dev.allot.core.sched.VictimSearch;
 import dev.allot.core.state.ClusterState;
-import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
-import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableSet;
 import java.util.PriorityQueue;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * A model of Slurm as GPU labs configure it (multifactor priority with Fair Tree, EASY backfill, preemption by
@@ -48,71 +35,52 @@ import java.util.TreeSet;
  * priority a user may raise). Each workload's time limit is its declared duration times {@code time-limit-factor},
  * rounded up to a whole minute as Slurm's are.
  *
- * <p><b>Priority</b> ({@code PriorityType=priority/multifactor}): {@code floor(weight-fairshare x F + weight-age x A
- * + weight-qos x Q)}, with
+ * <p><b>Its parts</b>, one idea each, composed by this class:
  * <ul>
- *   <li>F, the Fair Tree factor of the job's association ({@link FairTree}) over usage decayed with
- *   {@code decay-half-life} ({@link DecayedUsage}); usage is GPU-seconds times the QOS usage factor (1 for the
- *   protected QOS, {@code preemptible-usage-factor} for the preemptible one);</li>
- *   <li>A = min(age / {@code max-age}, 1), age counted from submission, or from the last requeue, as Slurm gives a
- *   requeued job a new submit time and restarts its age accrual: a preempted job goes back in line as if just
- *   submitted (and its new submit time is also the tie-break below);</li>
- *   <li>Q = 1 in the protected QOS (the highest QOS priority, normalised) and 0 in the preemptible one.</li>
+ *   <li>{@link MultifactorPriority}: a job's priority, {@code floor(weight-fairshare x F + weight-age x A +
+ *   weight-qos x Q)} with Fair Tree ({@link FairTree}) over decayed usage ({@link DecayedUsage}), recalculated every
+ *   {@code calc-period};</li>
+ *   <li>{@link WaitingJobs}: the waiting jobs in Slurm's evaluation order (jobs that can preempt first, then
+ *   priority, then (re)submission time, then id), with requeued jobs given a new submit time as in Slurm;</li>
+ *   <li>{@link QosPreemption}: preemption by QOS, the victims and their grace time across cycles;</li>
+ *   <li>{@link EasyBackfill}: the reservation of EASY backfill and backfill's shortcuts;</li>
+ *   <li>{@link IdleGpus}: the idle GPUs as the walk sees them, the nodes held and reserved, and the memos of what
+ *   fits.</li>
  * </ul>
- * Like Slurm, usage decay, Fair Tree and the priorities of waiting jobs are recomputed every {@code calc-period}
- * ({@code PriorityCalcPeriod}), at multiples of it from time 0, with the ages as of that moment; a job that arrives
- * in between waits with the factors of the last recalculation and an age of zero. Jobs are considered across all
- * associations in Slurm's evaluation order (priority_multifactor.html, "Jobs are selected to be evaluated ..."):
- * jobs that can preempt first, i.e. the protected QOS before the preemptible one, then by priority, then by
- * (re)submission time, then by id. (Without that first rule, a requeued victim of higher priority than its preemptor
- * would take its GPUs straight back at the end of every grace time, for ever.)
  *
  * <p><b>One cycle</b> (at every event):
  * <ol>
  *   <li>Victims whose grace time has run out are stopped and requeued: resumable work keeps its checkpointed
  *   progress, other work starts over.</li>
- *   <li><i>Main pass</i>: in priority order, each job starts on idle GPUs if it fits; a protected job that does not
- *   fit preempts a minimal set of preemptible jobs (lowest priority first, then the youngest), if that makes room.
- *   The first job that cannot start ends the pass, as it blocks its (only) partition in Slurm.</li>
- *   <li><i>EASY backfill</i>: that job gets a {@link Shadow reservation} at the earliest time its GPUs free up,
- *   counting running jobs as ending at their time limits (and preemptible ones as free now, for a protected owner);
- *   the following jobs in priority order, at most {@code backfill-max-jobs} of them ({@code bf_max_job_test}),
- *   start now (on idle GPUs, or by preemption if protected) only if they do not delay it: they keep off its nodes or
- *   end by their time limit before it is due.</li>
+ *   <li><i>Main pass</i>: in evaluation order, each job starts on idle GPUs if it fits; a protected job that does not
+ *   fit preempts a minimal set of preemptible jobs, if that makes room (with a grace time, it signals them and
+ *   waits). The first job that cannot start ends the pass, as it blocks its (only) partition in Slurm.</li>
+ *   <li><i>EASY backfill</i>: that job gets a {@link Shadow reservation} at the earliest time its GPUs free up; the
+ *   following jobs in evaluation order, at most {@code backfill-max-jobs} of them ({@code bf_max_job_test}), start
+ *   now (on idle GPUs, or by preemption if protected) only if they do not delay it: they keep off its nodes or end by
+ *   their time limit before it is due. A grace-waiting preemptor the walk passes holds the nodes it will use against
+ *   every later job; if it is the first blocked job, its reservation falls due at its victims' deadline.</li>
  * </ol>
- *
- * <p><b>Preemption</b> ({@code preempt.html}). Protected-QOS work is never preempted. A preemptible job is not
- * preempted within {@code preempt-exempt-time} ({@code PreemptExemptTime}) of its start; while allocated work waits,
- * the policy asks to be woken when the next exemption ends. A chosen victim keeps its GPUs for {@code grace-time}
- * ({@code GraceTime}): the policy remembers it (with its attempt) across cycles, asks to be woken at the deadline and
- * stops it then. Its preemptor waits meanwhile and chooses no further victims while any of its victims is in grace;
- * the nodes it will use (its victims' and the idle GPUs it counted on) are held against every job evaluated after it,
- * as Slurm's backfill would reserve them for it (otherwise a requeued victim could take them back at each deadline);
- * if it is the first blocked job, its reservation falls due at the deadline. A signalled victim is stopped at its
- * deadline even if its preemptor started elsewhere in the meantime, as Slurm has already set its end time.
- * {@link #isProtected} promises exactly this: protected-QOS work always, preemptible work inside its exempt time,
- * and victims until their grace deadline.
+ * {@link #isProtected} promises what {@link QosPreemption} keeps: protected-QOS work always, preemptible work inside
+ * its exempt time, and victims until their grace deadline.
  *
  * <p><b>Unhealthy hosts</b> are drained as Slurm's {@code DRAIN} state does: no new work, and running jobs, of
  * either QOS, finish undisturbed.
  *
- * <p><b>Simplified, and why.</b> One reservation (EASY), plus the holds of grace-waiting preemptors, where Slurm's
- * backfill plans one per job it tests (closer to conservative backfill): EASY is the classic model, and one is
- * what keeps a cycle cheap. Measured against real Slurm (allot-it's {@code SlurmModelAgreementTest}), this is the
- * largest source of difference in a deep queue of mixed sizes: the model lets small jobs ahead that Slurm starts
- * later. Backfill and the main pass run at every event rather than every {@code bf_interval} (30 s)
- * and {@code sched_interval} (60 s), and the main pass has no {@code default_queue_depth} cap (it stops at the first
- * blocked job anyway). No wake-up is asked for at recalculation ticks: the next event sees the new priorities, and a
- * busy cluster has events every few minutes. No job-size, partition, association or nice factors. A requeued job may
- * start again at once (Slurm may keep a requeued batch job ineligible for a short while; not modelled). Time limits
- * are never reached, as the factor is at least 1. Reservations are node-level, as in Slurm's backfill map.
+ * <p><b>Simplified, and why.</b> One reservation (EASY) where Slurm's backfill plans one per job it tests: the
+ * largest source of difference from real Slurm ({@link EasyBackfill}). Backfill and the main pass run at every event
+ * rather than every {@code bf_interval} (30 s) and {@code sched_interval} (60 s), and the main pass has no
+ * {@code default_queue_depth} cap (it stops at the first blocked job anyway). No wake-up is asked for at
+ * recalculation ticks: the next event sees the new priorities, and a busy cluster has events every few minutes.
+ * Time limits are never reached, as the factor is at least 1. Each part's comment says what it leaves out:
+ * {@link MultifactorPriority} (no job-size, partition, association or nice factors), {@link QosPreemption} (no hold
+ * on a requeued job) and {@link EasyBackfill}.
  *
- * <p><b>Per-cycle work.</b> Waiting jobs are kept per association and QOS in their fixed order and merged with a
- * heap, so a cycle walks only as far as it gets: the main pass stops at the first blocked job; backfill examines at
- * most {@code backfill-max-jobs}, remembers per shape that a placement or victim search failed until the free GPUs
- * change, and stops once no waiting shape could start ({@code shortcuts}; the property tests check that this never
- * changes a decision). Decayed usage advances lazily; each node's release timeline for reservations is kept from
- * cycle to cycle ({@link Shadow.Timeline}).
+ * <p><b>Per-cycle work.</b> A cycle walks only as far as it gets: the main pass stops at the first blocked job;
+ * backfill examines at most {@code backfill-max-jobs}, remembers per shape that a placement or victim search failed
+ * until the free GPUs change, and stops once no waiting shape could start ({@code shortcuts}; the property tests
+ * check that this never changes a decision). Decayed usage advances lazily; each node's release timeline for
+ * reservations is kept from cycle to cycle ({@link Shadow.Timeline}).
  */
 public final class SlurmPolicy implements Policy {
     public static final String NAME = "slurm";
@@ -189,89 +157,26 @@ public final class SlurmPolicy implements Policy {
         }
     }
 
-    private static final long NONE = Long.MIN_VALUE;
-    private static final int PROTECTED = 0;
-    private static final int PREEMPTIBLE = 1;
 
     private final Config config;
-    private final long maxAgeSeconds;
-    private final long calcPeriodSeconds;
     private final long exemptSeconds;
-    private final long graceSeconds;
     private final int backfillMax;
 
     // bound to one state
     private ClusterState boundTo;
     private CycleWork work;
-    private VictimPool victimPool;
-    private DecayedUsage usage;
-    private FairTree fairTree;
-    private double[] usageScratch;
-    private double[] base;
-    private long computedTick;
-    private List<JobQueue> groups;
-    private int queuedCount;
-    private int scanned;
-    private long[] allocatedGpus;
-    private long[] preemptibleGpus;
-    private int expectedRunning;
-    private Shadow.Timeline timeline;
-
-    // per job index
-    private long[] eligible = new long[0];
-    private boolean[] queued = new boolean[0];
-    private long[] startPriority = new long[0];
-    private long[] limit = new long[0];
-    private long[] priority = new long[0];
-    private long[] priorityTick = new long[0];
-    private long[] priorityEligible = new long[0];
-    private long[] graceDeadline = new long[0];
-    private int[] graceAttempt = new int[0];
-    private Job[] gracePreemptor = new Job[0];
-    private TreeSet<Job> graceOrder;
-    private final Map<Job, List<Job>> victimsOf = new HashMap<>();
-    private final Map<Job, BitSet> graceHold = new HashMap<>();
-    private final List<Job> requeueWatch = new ArrayList<>();
-    private final List<Job> startedThisCycle = new ArrayList<>();
+    private MultifactorPriority priorities;
+    private IdleGpus idle;
+    private QosPreemption preemption;
+    private WaitingJobs queue;
+    private EasyBackfill backfill;
 
     // per cycle
     private long now;
-    private Job owner;
-    private Shadow shadow;
-    private boolean shadowPlanned;
-    private final BitSet holds = new BitSet();
-    private final BitSet exclusionWithShadow = new BitSet();
-    private long exclusionAt;
-    private boolean ownerMayPreempt;
-    // per shape and exclusion (key = shape * 2 + (excluded ? 1 : 0)): the stamp at which the answer was found
-    private long[] placementFailedAt = new long[0];
-    private long[] victimsFailedAt = new long[0];
-    private long[] victimsFoundAt = new long[0];
-    // per kind (kind = shape * 2 + QOS class): waiting jobs, their time limits, and whether backfill gave up on it
-    private int[] kindPending = new int[0];
-    private List<TreeMap<Long, Integer>> kindLimits = new ArrayList<>();
-    private long[] hopelessAt = new long[0];
-    private int liveKinds;
-    private long cycleNo;
-    private int[] shortCount = new int[0];
-    private long[] shortCountCycle = new long[0];
-    private int[] passedShort = new int[0];
-    private long[] passedShortCycle = new long[0];
-    private final List<Job> visitedEarly = new ArrayList<>();
-    private long epoch;
-    private final List<Job> candidates = new ArrayList<>();
-    private long candidatesAt;
-    private long candidateGpus;
-    private List<List<Job>> victimsFoundList = new ArrayList<>();
-    private int hopelessCount;
-    private long hopelessVersion;
 
     public SlurmPolicy(Config config) {
         this.config = config;
-        this.maxAgeSeconds = config.maxAge().getSeconds();
-        this.calcPeriodSeconds = config.calcPeriod().getSeconds();
         this.exemptSeconds = config.preemptExemptTime().getSeconds();
-        this.graceSeconds = config.graceTime().getSeconds();
         this.backfillMax = (int) Math.min(Integer.MAX_VALUE, config.backfillMaxJobs());
     }
 
@@ -296,17 +201,11 @@ public final class SlurmPolicy implements Policy {
 
     /**
      * Allocated work (the protected QOS) always; unallocated work inside its {@code preempt-exempt-time}, and a
-     * chosen victim until its grace deadline.
+     * chosen victim until its grace deadline ({@link QosPreemption#isProtected}).
      */
     @Override
     public boolean isProtected(Job job, long at) {
-        if (job.allocated()) {
-            return true;
-        }
-        if (at < job.attemptStartSeconds() + exemptSeconds) {
-            return true;
-        }
-        return inGrace(job) && at < graceDeadline[job.index()];
+        return preemption == null ? QosPreemption.exempt(job, at, exemptSeconds) : preemption.isProtected(job, at);
     }
 
     /** The time limit of a job: {@link #timeLimitSeconds(long)} of its declared duration. */
@@ -323,256 +222,19 @@ public final class SlurmPolicy implements Policy {
         return Math.max(1, (seconds + 59) / 60) * 60;
     }
 
-    // ------------------------------------------------------------------ binding and bookkeeping
+    // ------------------------------------------------------------------ binding
 
     private void bind(ClusterState state) {
         if (boundTo == state) {
             return;
         }
         boundTo = state;
-        int leaves = state.tree().leafCount();
         work = new CycleWork(state);
-        victimPool = new VictimPool(state.nodeCount());
-        usage = new DecayedUsage(leaves, config.decayHalfLife().getSeconds(), state.now());
-        fairTree = new FairTree(state.tree());
-        timeline = new Shadow.Timeline(state, this::releaseAt);
-        usageScratch = new double[leaves];
-        base = new double[leaves * 2];
-        computedTick = NONE;
-        groups = new ArrayList<>(leaves * 2);
-        for (int g = 0; g < leaves * 2; g++) {
-            groups.add(new JobQueue(this::compareInGroup));
-        }
-        queuedCount = 0;
-        scanned = 0;
-        allocatedGpus = new long[leaves];
-        preemptibleGpus = new long[leaves];
-        expectedRunning = -1;
-        eligible = new long[0];
-        queued = new boolean[0];
-        startPriority = new long[0];
-        limit = new long[0];
-        priority = new long[0];
-        priorityTick = new long[0];
-        priorityEligible = new long[0];
-        placementFailedAt = new long[0];
-        victimsFailedAt = new long[0];
-        victimsFoundAt = new long[0];
-        victimsFoundList = new ArrayList<>();
-        candidatesAt = 0;
-        kindPending = new int[0];
-        kindLimits = new ArrayList<>();
-        hopelessAt = new long[0];
-        shortCount = new int[0];
-        shortCountCycle = new long[0];
-        passedShort = new int[0];
-        passedShortCycle = new long[0];
-        liveKinds = 0;
-        graceDeadline = new long[0];
-        graceAttempt = new int[0];
-        gracePreemptor = new Job[0];
-        graceOrder = new TreeSet<>((a, b) -> graceDeadline[a.index()] != graceDeadline[b.index()]
-                ? Long.compare(graceDeadline[a.index()], graceDeadline[b.index()]) : Integer.compare(a.index(), b.index()));
-        victimsOf.clear();
-        graceHold.clear();
-        requeueWatch.clear();
-    }
-
-    private void ensureCapacity(int jobs) {
-        if (eligible.length >= jobs) {
-            return;
-        }
-        int n = Math.max(jobs, eligible.length * 2);
-        int old = eligible.length;
-        eligible = Arrays.copyOf(eligible, n);
-        Arrays.fill(eligible, old, n, NONE);
-        queued = Arrays.copyOf(queued, n);
-        startPriority = Arrays.copyOf(startPriority, n);
-        limit = Arrays.copyOf(limit, n);
-        priority = Arrays.copyOf(priority, n);
-        priorityTick = Arrays.copyOf(priorityTick, n);
-        Arrays.fill(priorityTick, old, n, NONE);
-        priorityEligible = Arrays.copyOf(priorityEligible, n);
-        graceDeadline = Arrays.copyOf(graceDeadline, n);
-        Arrays.fill(graceDeadline, old, n, NONE);
-        graceAttempt = Arrays.copyOf(graceAttempt, n);
-        gracePreemptor = Arrays.copyOf(gracePreemptor, n);
-    }
-
-    /** Inside a group (one association and QOS) priority falls with eligibility time, so the order is fixed. */
-    private int compareInGroup(Job a, Job b) {
-        int c = Long.compare(eligible[a.index()], eligible[b.index()]);
-        return c != 0 ? c : a.id().compareTo(b.id());
-    }
-
-    private static int group(Job j) {
-        return j.leaf() * 2 + (j.allocated() ? PROTECTED : PREEMPTIBLE);
-    }
-
-    /** Recalculates at the last tick if it is new (decay, Fair Tree, group priorities), then accrues up to now. */
-    private void recalculate(long at) {
-        long tick = Math.floorDiv(at, calcPeriodSeconds) * calcPeriodSeconds;
-        if (tick > computedTick) {
-            usage.advanceTo(Math.max(tick, usage.at()));
-            usage.copyUsage(usageScratch);
-            fairTree.compute(usageScratch);
-            for (int l = 0; l < usageScratch.length; l++) {
-                double fs = config.weightFairshare() * fairTree.factor(l);
-                base[l * 2 + PROTECTED] = fs + config.weightQos();
-                base[l * 2 + PREEMPTIBLE] = fs;
-            }
-            computedTick = tick;
-        }
-        usage.advanceTo(at);
-    }
-
-    /** Rates change only at cycles: this cycle's decisions, and completions (seen as a smaller running count). */
-    private void refreshRates(ClusterState state) {
-        if (state.runningCount() == expectedRunning) {
-            return;
-        }
-        int leaves = allocatedGpus.length;
-        for (int l = 0; l < leaves; l++) {
-            allocatedGpus[l] = state.ledger().runningGpus(l);
-            preemptibleGpus[l] = 0;
-        }
-        List<Job> unallocated = state.runningUnallocated();
-        for (int i = 0; i < unallocated.size(); i++) {
-            Job j = unallocated.get(i);
-            preemptibleGpus[j.leaf()] += j.gpus();
-        }
-        pushRates();
-    }
-
-    private void pushRates() {
-        for (int l = 0; l < allocatedGpus.length; l++) {
-            usage.setRate(l, allocatedGpus[l] + config.preemptibleUsageFactor() * preemptibleGpus[l]);
-        }
-    }
-
-    private void applyDecisionsToRates(ClusterState state) {
-        List<Decision> ds = work.decisions();
-        int running = state.runningCount();
-        for (int i = 0; i < ds.size(); i++) {
-            Decision d = ds.get(i);
-            Job j = d.job();
-            timeline.invalidate(d instanceof Decision.Start st ? st.placement() : j.placement());
-            int sign = d instanceof Decision.Start ? 1 : -1;
-            running += sign;
-            if (j.allocated()) {
-                allocatedGpus[j.leaf()] += sign * j.gpus();
-            } else {
-                preemptibleGpus[j.leaf()] += sign * j.gpus();
-            }
-        }
-        if (!ds.isEmpty()) {
-            pushRates();
-        }
-        expectedRunning = running;
-    }
-
-    /** Takes in new submissions and requeued jobs; rebuilds from the state if anything else changed the queue. */
-    private void ingest(ClusterState state) {
-        List<Job> jobs = state.jobs();
-        ensureCapacity(jobs.size());
-        while (scanned < jobs.size()) {
-            Job j = jobs.get(scanned);
-            if (j.state() == JobState.NEW) {
-                break;
-            }
-            if (j.state() == JobState.PENDING && !queued[j.index()]) {
-                enqueue(j, j.spec().submitSeconds());
-            }
-            scanned++;
-        }
-        for (Job j : requeueWatch) {
-            if (j.state() == JobState.PENDING && !queued[j.index()]) {
-                enqueue(j, eligible[j.index()]);
-            }
-        }
-        requeueWatch.clear();
-        if (queuedCount != state.pending().total()) {
-            rebuild(state);
-        }
-    }
-
-    private void enqueue(Job j, long eligibleAt) {
-        eligible[j.index()] = eligibleAt;
-        limit[j.index()] = timeLimitSeconds(j);
-        groups.get(group(j)).add(j);
-        queued[j.index()] = true;
-        queuedCount++;
-        int k = kind(j);
-        ensureShapeCapacity(j.shape() + 1);
-        if (kindPending[k]++ == 0) {
-            liveKinds++;
-        }
-        kindLimits.get(k).merge(limit[j.index()], 1, Integer::sum);
-    }
-
-    /** Takes a started job off the books at once; off its group's set after the cycle's walk. */
-    private void dequeue(Job j) {
-        startedThisCycle.add(j);
-        queued[j.index()] = false;
-        queuedCount--;
-        int k = kind(j);
-        if (--kindPending[k] == 0) {
-            liveKinds--;
-        }
-        if (shortCountCycle[k] == cycleNo && shadow != null && now + limit[j.index()] <= shadow.startSeconds()) {
-            shortCount[k]--;
-        }
-        kindLimits.get(k).merge(limit[j.index()], -1, (a, b) -> a + b == 0 ? null : a + b);
-    }
-
-    private static int kind(Job j) {
-        return j.shape() * 2 + (j.allocated() ? PROTECTED : PREEMPTIBLE);
-    }
-
-    private void ensureShapeCapacity(int shapes) {
-        int n = shapes * 2;
-        if (kindPending.length >= n) {
-            return;
-        }
-        n = Math.max(n, kindPending.length * 2);
-        placementFailedAt = Arrays.copyOf(placementFailedAt, n);
-        victimsFailedAt = Arrays.copyOf(victimsFailedAt, n);
-        victimsFoundAt = Arrays.copyOf(victimsFoundAt, n);
-        while (victimsFoundList.size() < n) {
-            victimsFoundList.add(null);
-        }
-        hopelessAt = Arrays.copyOf(hopelessAt, n);
-        shortCount = Arrays.copyOf(shortCount, n);
-        shortCountCycle = Arrays.copyOf(shortCountCycle, n);
-        passedShort = Arrays.copyOf(passedShort, n);
-        passedShortCycle = Arrays.copyOf(passedShortCycle, n);
-        kindPending = Arrays.copyOf(kindPending, n);
-        while (kindLimits.size() < n) {
-            kindLimits.add(new TreeMap<>());
-        }
-    }
-
-    private void rebuild(ClusterState state) {
-        for (JobQueue g : groups) {
-            for (Job j : g.view()) {
-                queued[j.index()] = false;
-            }
-            g.clear();
-        }
-        queuedCount = 0;
-        Arrays.fill(kindPending, 0);
-        kindLimits.forEach(TreeMap::clear);
-        liveKinds = 0;
-        for (int l = 0; l < state.tree().leafCount(); l++) {
-            for (boolean allocated : new boolean[] {true, false}) {
-                for (NavigableSet<Job> q : state.pending().shapeQueues(l, allocated)) {
-                    for (Job j : q) {
-                        long e = eligible[j.index()];
-                        enqueue(j, e == NONE ? j.spec().submitSeconds() : e);
-                    }
-                }
-            }
-        }
+        idle = new IdleGpus(work);
+        priorities = new MultifactorPriority(state, config);
+        preemption = new QosPreemption(state, config, work, idle);
+        queue = new WaitingJobs(state, priorities, this::timeLimitSeconds);
+        backfill = new EasyBackfill(state, work, idle, queue, preemption);
     }
 
     // ------------------------------------------------------------------ the cycle
@@ -584,107 +246,57 @@ public final class SlurmPolicy implements Policy {
         }
         bind(state);
         now = at;
-        recalculate(at);
-        refreshRates(state);
-        ingest(state);
-        if (queuedCount == 0 && graceOrder.isEmpty()) {
-            expectedRunning = state.runningCount();
+        priorities.recalculate(at);
+        priorities.refreshRates(state);
+        priorities.ensureCapacity(state.jobs().size());
+        preemption.ensureCapacity(state.jobs().size());
+        queue.ingest(state);
+        if (queue.isEmpty() && !preemption.anyInGrace()) {
+            priorities.expectRunning(state.runningCount());
             return Plan.empty();
         }
         work.begin(at);
-        epoch++;
-        cycleNo++;
-        visitedEarly.clear();
-        victimPool.reset();
-        ensureShapeCapacity(state.shapeCount());
-        hopelessCount = 0;
-        hopelessVersion = -1;
-        owner = null;
-        shadow = null;
-        shadowPlanned = false;
-        holds.clear();
-        stopVictimsAtDeadline(state);
-        if (queuedCount > 0) {
-            scheduleQueue(state);
-        }
-        applyDecisionsToRates(state);
-        return new Plan(work.decisions(), wakeAt(state));
-    }
-
-    /** One cursor per group in a heap: the global priority order is a merge of the groups' fixed orders. */
-    private final class Cursor {
-        final int group;
-        final JobQueue queue;
-        int next;
-        Job job;
-        long priority;
-
-        Cursor(int group, JobQueue queue) {
-            this.group = group;
-            this.queue = queue;
-            advance();
-        }
-
-        /** Moves to the next job of the group, or to null. */
-        void advance() {
-            job = next < queue.size() ? queue.get(next++) : null;
-            priority = job == null ? 0 : priority(job, group);
-        }
-    }
-
-    /** The job's priority as of the last recalculation (computed once per job and recalculation). */
-    private long priority(Job j, int g) {
-        int i = j.index();
-        if (priorityTick[i] != computedTick || priorityEligible[i] != eligible[i]) {
-            priority[i] = (long) Math.floor(base[g] + config.weightAge() * ageFactor(j));
-            priorityTick[i] = computedTick;
-            priorityEligible[i] = eligible[i];
-        }
-        return priority[i];
-    }
-
-    private double ageFactor(Job j) {
-        long age = computedTick - eligible[j.index()];
-        return age <= 0 ? 0 : Math.min(1.0, age / (double) maxAgeSeconds);
-    }
-
-    /** Slurm's evaluation order: jobs that can preempt first (the protected QOS), then priority, submission, id. */
-    private final Comparator<Cursor> byPriority = (a, b) -> {
-        int cls = Integer.compare(a.group % 2, b.group % 2);
-        if (cls != 0) {
-            return cls;
-        }
-        if (a.priority != b.priority) {
-            return Long.compare(b.priority, a.priority);
-        }
-        int c = Long.compare(eligible[a.job.index()], eligible[b.job.index()]);
-        return c != 0 ? c : a.job.id().compareTo(b.job.id());
-    };
-
-    private void scheduleQueue(ClusterState state) {
-        PriorityQueue<Cursor> heap = new PriorityQueue<>(byPriority);
-        for (int g = 0; g < groups.size(); g++) {
-            JobQueue q = groups.get(g);
-            if (!q.isEmpty()) {
-                heap.add(new Cursor(g, q));
+        idle.beginCycle();
+        preemption.beginCycle(at);
+        backfill.beginCycle(at);
+        queue.ensureShapeCapacity(state.shapeCount());
+        int kinds = queue.kindSlots();
+        idle.ensureCapacity(kinds);
+        preemption.ensureKeyCapacity(kinds);
+        backfill.ensureKindCapacity(kinds);
+        preemption.stopVictimsAtDeadline(state, this::preempt);
+        if (!queue.isEmpty()) {
+            try {
+                walk(state, queue.inEvaluationOrder());
+            } finally {
+                queue.removeStarted();
             }
         }
-        try {
-            walk(state, heap);
-        } finally {
-            for (Job j : startedThisCycle) {
-                groups.get(group(j)).remove(j); // after the walk: the cursors index the groups during it
-            }
-            startedThisCycle.clear();
-        }
+        applyDecisions(state);
+        return new Plan(work.decisions(), preemption.wakeAt(state, queue.protectedWaiting()));
     }
 
-    private void walk(ClusterState state, PriorityQueue<Cursor> heap) {
+    /** The cycle's starts and preemptions change the nodes' release times and the usage rates. */
+    private void applyDecisions(ClusterState state) {
+        List<Decision> ds = work.decisions();
+        for (int i = 0; i < ds.size(); i++) {
+            Decision d = ds.get(i);
+            backfill.invalidate(d instanceof Decision.Start st ? st.placement() : d.job().placement());
+        }
+        priorities.applyDecisions(ds, state.runningCount());
+    }
+
+    /**
+     * Walks the waiting jobs in Slurm's evaluation order: the main pass starts each job that fits (or preempts for
+     * it) until the first that cannot start; it owns the reservation, and backfill examines the following jobs, at
+     * most {@code backfill-max-jobs} of them, stopping early when nothing more could start.
+     */
+    private void walk(ClusterState state, PriorityQueue<WaitingJobs.Cursor> heap) {
         boolean main = true;
         int examined = 0;
         int failures = 0;
         while (!heap.isEmpty()) {
-            Cursor c = heap.poll();
+            WaitingJobs.Cursor c = heap.poll();
             Job w = c.job;
             long prio = c.priority;
             c.advance();
@@ -693,10 +305,10 @@ public final class SlurmPolicy implements Policy {
             }
             if (main) {
                 if (!startInMainPass(state, w, prio)) {
-                    owner = w;
+                    backfill.blockedBy(w);
                     main = false;
-                    visited(w);
-                    if (w.allocated() && awaitingGrace(w)) {
+                    backfill.visited(w);
+                    if (w.allocated() && preemption.awaitingGrace(w)) {
                         holdFor(w);
                     }
                 }
@@ -708,54 +320,27 @@ public final class SlurmPolicy implements Policy {
             if (work.free().totalFree() == 0 && state.unallocatedRunningGpus() == 0) {
                 break; // nothing can start: no idle GPUs and nothing to preempt
             }
-            int k = kind(w);
-            if (config.shortcuts() && hopelessAt[k] == stamp()) {
+            int k = WaitingJobs.kind(w);
+            if (config.shortcuts() && backfill.knownHopeless(k)) {
                 failures++;
-            } else if (backfill(state, w, prio)) {
+            } else if (backfillOne(state, w, prio)) {
                 failures = 0;
                 continue;
             } else {
                 failures++;
-                if (config.shortcuts() && hopeless(state, k)) {
-                    markHopeless(k);
+                if (config.shortcuts()) {
+                    backfill.failed(state, k);
                 }
             }
-            visited(w);
-            if (w.allocated() && awaitingGrace(w)) {
+            backfill.visited(w);
+            if (w.allocated() && preemption.awaitingGrace(w)) {
                 holdFor(w);
             }
             // at the first failure and every so often after, see whether any waiting job at all could still start
-            if (config.shortcuts() && (failures == 1 || failures % 32 == 0) && allHopeless(state)) {
+            if (config.shortcuts() && (failures == 1 || failures % 32 == 0) && backfill.allHopeless(state)) {
                 break; // the rest would all be examined and skipped
             }
         }
-    }
-
-    private void markHopeless(int k) {
-        if (hopelessVersion != stamp()) {
-            hopelessVersion = stamp();
-            hopelessCount = 0;
-        }
-        if (hopelessAt[k] != stamp()) {
-            hopelessAt[k] = stamp();
-            hopelessCount++;
-        }
-    }
-
-    /** Whether no waiting job of any shape and QOS could start before the free GPUs change. */
-    private boolean allHopeless(ClusterState state) {
-        if (hopelessVersion == stamp() && hopelessCount >= liveKinds) {
-            return true;
-        }
-        for (int k = 0; k < kindPending.length; k++) {
-            if (kindPending[k] > 0 && hopelessAt[k] != stamp()) {
-                if (!hopeless(state, k)) {
-                    return false;
-                }
-                markHopeless(k);
-            }
-        }
-        return true;
     }
 
     private boolean startInMainPass(ClusterState state, Job w, long prio) {
@@ -764,18 +349,18 @@ public final class SlurmPolicy implements Policy {
             start(w, p, prio, null, 0);
             return true;
         }
-        if (!w.allocated() || awaitingGrace(w)) {
+        if (!w.allocated() || preemption.awaitingGrace(w)) {
             return false;
         }
         return preemptFor(state, w, prio, false, null, 0);
     }
 
     /** Starts {@code w} now if that does not delay the reservation; false if it cannot. */
-    private boolean backfill(ClusterState state, Job w, long prio) {
-        long end = now + limit[w.index()];
+    private boolean backfillOne(ClusterState state, Job w, long prio) {
+        long end = now + queue.limitSeconds(w);
         Placement p = place(w, false);
         if (p != null) {
-            Shadow s = shadow(state);
+            Shadow s = backfill.reservation();
             if (s == null || !s.delayedBy(p, end)) {
                 start(w, p, prio, s, end);
                 return true;
@@ -786,64 +371,11 @@ public final class SlurmPolicy implements Policy {
                 return true;
             }
         }
-        if (!w.allocated() || awaitingGrace(w)) {
+        if (!w.allocated() || preemption.awaitingGrace(w)) {
             return false;
         }
-        Shadow s = shadow(state);
+        Shadow s = backfill.reservation();
         return preemptFor(state, w, prio, s != null && end > s.startSeconds(), s, end);
-    }
-
-    /**
-     * Whether no waiting job of this kind (shape and QOS) that the walk has not passed yet could start before the
-     * free GPUs change: none fits on idle GPUs or by preemption, or only on reserved nodes while each of them would
-     * delay the reservation. Conservative: "false" only costs examining them one by one.
-     */
-    private boolean hopeless(ClusterState state, int kind) {
-        int shape = kind / 2;
-        boolean canPreempt = kind % 2 == PROTECTED;
-        if (!fits(shape, false) && (!canPreempt || !victimsExist(state, shape, false))) {
-            return true;
-        }
-        Shadow s = shadow(state);
-        if (s == null) {
-            return false;
-        }
-        if (shortLeft(kind, s) > 0) {
-            return false;
-        }
-        return !fits(shape, true) && (!canPreempt || !victimsExist(state, shape, true));
-    }
-
-    /**
-     * Names the free GPUs and candidate victims of this moment: changes with every cycle, tentative start,
-     * preemption and signal; never 0. Memos of this moment's placements and victim searches are keyed by it.
-     */
-    private long stamp() {
-        return epoch;
-    }
-
-    private static int key(int shape, boolean withShadow) {
-        return shape * 2 + (withShadow ? 1 : 0);
-    }
-
-    /**
-     * The nodes a job may not use: those held for grace-waiting preemptors the walk has passed, and, with
-     * {@code withShadow}, those reserved for the blocked job. Null for none.
-     */
-    private BitSet exclusion(boolean withShadow) {
-        if (!withShadow) {
-            return holds.isEmpty() ? null : holds;
-        }
-        if (holds.isEmpty()) {
-            return shadow.nodes();
-        }
-        if (exclusionAt != stamp()) {
-            exclusionWithShadow.clear();
-            exclusionWithShadow.or(shadow.nodes());
-            exclusionWithShadow.or(holds);
-            exclusionAt = stamp();
-        }
-        return exclusionWithShadow;
     }
 
     /**
@@ -851,157 +383,36 @@ public final class SlurmPolicy implements Policy {
      * backfill reserves them for it), so that lower-priority work cannot take the idle GPUs it counted on.
      */
     private void holdFor(Job preemptor) {
-        BitSet h = graceHold.get(preemptor);
-        if (h == null) {
-            return;
-        }
-        BitSet missing = (BitSet) h.clone();
-        missing.andNot(holds);
-        if (!missing.isEmpty()) {
-            holds.or(h);
-            epoch++; // the memos of placements and victims assumed fewer excluded nodes
+        BitSet h = preemption.graceHold(preemptor);
+        if (h != null) {
+            idle.hold(h);
         }
     }
 
     private Placement place(Job w, boolean withShadow) {
-        return place(w.shape(), withShadow);
+        return idle.place(w.shape(), withShadow);
     }
-
-    /** Whether the shape fits on idle GPUs outside the exclusion (no placement is built). */
-    private boolean fits(int shape, boolean withShadow) {
-        int key = key(shape, withShadow);
-        BitSet excluded = exclusion(withShadow);
-        if (placementFailedAt[key] == stamp()) {
-            return false;
-        }
-        ClusterState state = work.state();
-        boolean ok = Placer.fits(work.free(), state.shapeGpus(shape), state.shapeGpusPerNode(shape), excluded);
-        if (!ok) {
-            placementFailedAt[key] = stamp();
-        }
-        return ok;
-    }
-
-    /** A placement on idle GPUs outside the exclusion; a failure holds for the shape until the free GPUs change. */
-    private Placement place(int shape, boolean withShadow) {
-        int key = key(shape, withShadow);
-        BitSet excluded = exclusion(withShadow);
-        if (placementFailedAt[key] == stamp()) {
-            return null;
-        }
-        ClusterState state = work.state();
-        Placement p = Placer.find(work.free(), state.shapeGpus(shape), state.shapeGpusPerNode(shape), excluded);
-        if (p == null) {
-            placementFailedAt[key] = stamp();
-        }
-        return p;
-    }
-
-    private Shadow shadow(ClusterState state) {
-        if (!shadowPlanned) {
-            shadowPlanned = true;
-            ownerMayPreempt = owner != null && owner.allocated() && !awaitingGrace(owner);
-            shadow = owner == null ? null : Shadow.plan(work, owner, ownerMayPreempt, timeline);
-            for (Job j : visitedEarly) {
-                countIfShort(j);
-            }
-            visitedEarly.clear();
-        }
-        return shadow;
-    }
-
-    /** Notes a job the walk passed without starting it: a short one no longer counts towards {@link #shortLeft}. */
-    private void visited(Job j) {
-        if (shadowPlanned) {
-            countIfShort(j);
-        } else {
-            visitedEarly.add(j);
-        }
-    }
-
-    private void countIfShort(Job j) {
-        if (shadow != null && now + limit[j.index()] <= shadow.startSeconds()) {
-            int k = kind(j);
-            if (passedShortCycle[k] != cycleNo) {
-                passedShortCycle[k] = cycleNo;
-                passedShort[k] = 0;
-            }
-            passedShort[k]++;
-        }
-    }
-
-    /**
-     * How many waiting jobs of a kind end by their time limit before the reservation is due (and so may use its
-     * nodes), among those the walk has not passed yet.
-     */
-    private int shortLeft(int kind, Shadow s) {
-        if (shortCountCycle[kind] != cycleNo) {
-            int n = 0;
-            for (int c : kindLimits.get(kind).headMap(s.startSeconds() - now, true).values()) {
-                n += c;
-            }
-            shortCount[kind] = n;
-            shortCountCycle[kind] = cycleNo;
-        }
-        int passed = passedShortCycle[kind] == cycleNo ? passedShort[kind] : 0;
-        return shortCount[kind] - passed;
-    }
-
-    /**
-     * When a running job (or one started in this cycle) frees its GPUs for the reservation's owner: at its time
-     * limit, at its grace deadline if it was chosen as a victim, and, if the owner may preempt it, as soon as its
-     * exempt time is over (possibly already: it is then free now). An owner waiting out its victims' grace time
-     * chooses no more victims, so for it the other preemptible jobs end at their time limits.
-     */
-    private long releaseAt(Job j, boolean ownerMayPreempt, boolean startedNow) {
-        long start = startedNow ? now : j.attemptStartSeconds();
-        long end = start + limit[j.index()];
-        if (!startedNow && inGrace(j)) {
-            return Math.min(end, graceDeadline[j.index()]);
-        }
-        if (ownerMayPreempt && !j.allocated()) {
-            return Math.min(end, start + exemptSeconds);
-        }
-        return end;
-    }
-
-    private String how(Shadow s, long end, int victims) {
-        String pass;
-        if (end == 0) {
-            pass = "main pass: highest priority that fits";
-        } else if (s == null) {
-            pass = "backfill: the blocked " + (owner == null ? "job" : owner.id()) + " has no reservation";
-        } else if (end <= s.startSeconds()) {
-            pass = "backfill: its time limit ends at " + Durations.formatSeconds(end) + ", before the reservation of "
-                    + s.owner().id() + " at " + Durations.formatSeconds(s.startSeconds());
-        } else {
-            pass = "backfill: keeps off the nodes reserved for " + s.owner().id() + " from "
-                    + Durations.formatSeconds(s.startSeconds());
-        }
-        return victims == 0 ? pass : pass + ", after preempting " + victims + " preemptible job(s)";
-    }
-
-    // ------------------------------------------------------------------ preemption
 
     /**
      * Preempts (or, with a grace time, signals) a minimal set of preemptible jobs for {@code w} and starts it;
      * false if there is no such set, or if {@code w} must now wait for its victims' grace time.
      */
     private boolean preemptFor(ClusterState state, Job w, long prio, boolean withShadow, Shadow s, long end) {
-        List<Job> victims = findVictims(state, w.shape(), withShadow);
-        BitSet excluded = exclusion(withShadow);
+        List<Job> victims = preemption.findVictims(state, w.shape(), withShadow);
+        BitSet excluded = idle.exclusion(withShadow);
         if (victims == null || victims.isEmpty()) {
             return false;
         }
-        if (graceSeconds > 0) {
-            signal(w, victims, excluded);
+        if (preemption.hasGraceTime()) {
+            preemption.signal(w, victims, excluded);
+            for (Job v : victims) {
+                backfill.invalidate(v.placement()); // it now frees its GPUs at the deadline
+            }
             return false;
         }
         String alloc = state.tree().leafName(w.leaf());
         for (Job v : victims) {
-            preempt(v, PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
-                    v.id() + " ran in the preemptible QOS (unallocated) and " + w.id() + " of " + alloc
-                            + " in the protected QOS needed its GPUs (PreemptMode=REQUEUE)"));
+            preempt(v, QosPreemption.requeuedFor(v, w, alloc));
         }
         Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), excluded);
         if (p == null) {
@@ -1011,161 +422,11 @@ public final class SlurmPolicy implements Policy {
         return true;
     }
 
-    /** Whether a victim search for {@code w}'s shape would succeed; remembered per shape until the free GPUs change. */
-    private boolean victimsExist(ClusterState state, int shape, boolean withShadow) {
-        return findVictims(state, shape, withShadow) != null;
-    }
-
-    /**
-     * A minimal set of preemptible victims whose GPUs let {@code w} start outside {@code excluded}, or null. Every
-     * protected job may preempt the same jobs, so a failure holds for the shape until the free GPUs change (signals
-     * in between only remove candidates).
-     */
-    private List<Job> findVictims(ClusterState state, int shape, boolean withShadow) {
-        int key = key(shape, withShadow);
-        BitSet excluded = exclusion(withShadow);
-        int gpusNeeded = state.shapeGpus(shape);
-        int perNode = state.shapeGpusPerNode(shape);
-        if (victimsFailedAt[key] == stamp()) {
-            return null;
-        }
-        if (victimsFoundAt[key] == stamp()) {
-            return victimsFoundList.get(key);
-        }
-        if (state.unallocatedRunningGpus() == 0) {
-            victimsFailedAt[key] = stamp(); // nothing runs in the preemptible QOS
-            return null;
-        }
-        if (candidatesAt != stamp()) {
-            List<Job> pool = victimPool.sorted(all -> state.runningUnallocated().forEach(all),
-                    v -> now >= v.attemptStartSeconds() + exemptSeconds && !inGrace(v), victimKeys, 0);
-            candidates.clear();
-            candidateGpus = 0;
-            for (int i = 0; i < pool.size(); i++) {
-                Job v = pool.get(i);
-                if (!work.isPreempted(v) && !inGrace(v)) {
-                    candidates.add(v);
-                    candidateGpus += v.gpus();
-                }
-            }
-            candidatesAt = stamp();
-        }
-        long gpus = Placer.usableFree(work.free(), excluded) + candidateGpus;
-        List<Job> found = null;
-        if (gpus >= gpusNeeded && !candidates.isEmpty() && (perNode == 0
-                || victimPool.nodesThatCouldHost(work.free(), perNode, excluded) >= gpusNeeded / perNode)) {
-            found = VictimSearch.find(work, gpusNeeded, perNode, excluded, candidates);
-        }
-        if (found == null) {
-            victimsFailedAt[key] = stamp();
-        } else {
-            victimsFoundAt[key] = stamp();
-            victimsFoundList.set(key, found);
-        }
-        return found;
-    }
-
-    /** Slurm's preemptee order: lowest job priority first; then (a tie-break of ours) the youngest, then id. */
-    private final VictimPool.Keys victimKeys = new VictimPool.Keys() {
-        @Override
-        public int group(Job j) {
-            return 0;
-        }
-
-        @Override
-        public double overServed(Job j) {
-            return -startPriority[j.index()];
-        }
-
-        @Override
-        public long workLost(Job j) {
-            return -j.attemptStartSeconds();
-        }
-    };
-
-    private void signal(Job preemptor, List<Job> victims, BitSet excluded) {
-        epoch++;
-        long deadline = now + graceSeconds;
-        // the nodes it will use once the victims are gone: held for it while it waits
-        FreeIndex after = work.scratch();
-        after.copyFrom(work.free());
-        BitSet planned = new BitSet();
-        for (Job v : victims) {
-            after.give(v.placement());
-            for (int i = 0; i < v.placement().nodeCount(); i++) {
-                planned.set(v.placement().node(i));
-            }
-        }
-        Placement p = Placer.find(after, preemptor.gpus(), preemptor.gpusPerNode(), excluded);
-        if (p != null) {
-            for (int i = 0; i < p.nodeCount(); i++) {
-                planned.set(p.node(i));
-            }
-        }
-        graceHold.put(preemptor, planned);
-        List<Job> mine = victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>());
-        for (Job v : victims) {
-            int i = v.index();
-            graceOrder.remove(v); // a stale entry from an earlier attempt, keyed by its old deadline
-            timeline.invalidate(v.placement()); // it now frees its GPUs at the deadline
-            graceDeadline[i] = deadline;
-            graceAttempt[i] = v.attempts();
-            gracePreemptor[i] = preemptor;
-            graceOrder.add(v);
-            mine.add(v);
-        }
-    }
-
-    /** Whether a running job was chosen as a victim in its current attempt and is waiting out its grace time. */
-    private boolean inGrace(Job v) {
-        int i = v.index();
-        return i < graceDeadline.length && graceDeadline[i] != NONE && v.state() == JobState.RUNNING
-                && v.attempts() == graceAttempt[i];
-    }
-
-    /** Whether a preemptor still has a victim in grace (it then waits, and chooses no more). */
-    private boolean awaitingGrace(Job preemptor) {
-        if (victimsOf.isEmpty()) {
-            return false;
-        }
-        List<Job> mine = victimsOf.get(preemptor);
-        if (mine == null) {
-            return false;
-        }
-        mine.removeIf(v -> !inGrace(v) || gracePreemptor[v.index()] != preemptor); // stopped, or re-signalled by another
-        if (mine.isEmpty()) {
-            victimsOf.remove(preemptor);
-            graceHold.remove(preemptor);
-            return false;
-        }
-        return true;
-    }
-
-    private void stopVictimsAtDeadline(ClusterState state) {
-        while (!graceOrder.isEmpty() && graceDeadline[graceOrder.first().index()] <= now) {
-            Job v = graceOrder.pollFirst();
-            int i = v.index();
-            boolean stop = inGrace(v);
-            long signalledAt = graceDeadline[i] - graceSeconds;
-            Job w = gracePreemptor[i];
-            graceDeadline[i] = NONE;
-            gracePreemptor[i] = null;
-            if (stop) {
-                preempt(v, PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
-                        v.id() + " ran in the preemptible QOS (unallocated) and " + w.id() + " of "
-                                + state.tree().leafName(w.leaf()) + " in the protected QOS needed its GPUs; its "
-                                + Durations.formatSeconds(graceSeconds) + " grace time from "
-                                + Durations.formatSeconds(signalledAt) + " is over (PreemptMode=REQUEUE)"));
-            }
-        }
-    }
-
     private void preempt(Job v, PreemptionCause cause) {
         work.preempt(v, cause);
-        epoch++;
+        idle.changed();
         if (v.spec().resumable()) {
-            eligible[v.index()] = now; // requeued: a new submit time, and age accrues from now
-            requeueWatch.add(v);
+            queue.requeued(v, now); // a new submit time, and age accrues from now
         }
     }
 
@@ -1175,60 +436,12 @@ public final class SlurmPolicy implements Policy {
 
     /** Starts {@code w}; {@code end} is 0 in the main pass, else its time limit's end (backfill). */
     private void start(Job w, Placement p, long prio, Shadow s, long end, int victims) {
-        AllocationTree tree = work.state().tree();
-        String reason = how(s, end, victims) + "; priority " + prio + " = fair share "
-                + thousandths(fairTree.factor(w.leaf())) + " (rank " + fairTree.rank(w.leaf())
-                + " of " + tree.leafCount() + " in Fair Tree) x " + config.weightFairshare() + " + age "
-                + thousandths(ageFactor(w)) + " x " + config.weightAge() + " + QOS "
-                + (w.allocated() ? 1 : 0) + " x " + config.weightQos();
+        String reason = backfill.how(s, end, victims) + "; " + priorities.explain(w, prio, queue.eligibleSeconds(w));
         work.start(w, p, reason);
-        epoch++;
-        startPriority[w.index()] = prio;
-        dequeue(w);
-    }
-
-    /** A factor in [0, 1] with three decimals, e.g. {@code 0.667} (cheaper than String.format on this path). */
-    static String thousandths(double x) {
-        long m = Math.round(x * 1000);
-        String frac = Long.toString(m % 1000);
-        return (m / 1000) + "." + "000".substring(frac.length()) + frac;
-    }
-
-    /** Whether allocated work (the protected QOS) is still waiting after this cycle's decisions. */
-    private boolean protectedWaiting() {
-        for (int k = PROTECTED; k < kindPending.length; k += 2) {
-            if (kindPending[k] > 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private long wakeAt(ClusterState state) {
-        long wake = Plan.NO_WAKE_UP;
-        for (Job v : graceOrder) {
-            long d = graceDeadline[v.index()];
-            if (d > now) {
-                wake = d;
-                break;
-            }
-        }
-        if (exemptSeconds > 0 && protectedWaiting()) {
-            List<Job> unallocated = state.runningUnallocated();
-            for (int i = 0; i < unallocated.size(); i++) {
-                Job j = unallocated.get(i);
-                long t = j.attemptStartSeconds() + exemptSeconds;
-                if (t > now && !work.isPreempted(j) && !inGrace(j)) {
-                    wake = Math.min(wake, t);
-                }
-            }
-            for (Decision d : work.decisions()) {
-                if (d instanceof Decision.Start st && !st.job().allocated()) {
-                    wake = Math.min(wake, now + exemptSeconds); // started now: preemptible once its exempt time is over
-                }
-            }
-        }
-        return wake;
+        idle.changed();
+        preemption.started(w, prio);
+        queue.dequeue(w);
+        backfill.started(w);
     }
 
     @Override

@@ -68,8 +68,8 @@ class SlurmSettingsTest {
 
     @Test
     void factorsInReasonsHaveThreeDecimals() {
-        assertThat(SlurmPolicy.thousandths(2.0 / 3)).isEqualTo("0.667");
-        assertThat(SlurmPolicy.thousandths(1.0)).isEqualTo("1.000");
-        assertThat(SlurmPolicy.thousandths(0.05)).isEqualTo("0.050");
+        assertThat(MultifactorPriority.thousandths(2.0 / 3)).isEqualTo("0.667");
+        assertThat(MultifactorPriority.thousandths(1.0)).isEqualTo("1.000");
+        assertThat(MultifactorPriority.thousandths(0.05)).isEqualTo("0.050");
     }
 }
