@@ -279,17 +279,19 @@ final class ClusterQueueHeads {
          * priority in this ClusterQueue, which would fail the same way.
          */
         void setAside(Job w, int generation) {
+            Cursor best = heap.peek();
+            int count = 0;
             for (Cursor c : cursors) {
                 if (c.head != null && c.queue.shape == w.shape() && priority(c.head) <= priority(w)) {
                     c.setAside(generation);
-                    if (!reorderOnAdmit) {
-                        remove(c);
-                    }
+                    count++;
                 }
             }
-            if (reorderOnAdmit) {
-                // with Admission Fair Sharing an eviction may have changed the LocalQueues' order since the last
-                // reorder: rebuild, as an admission does
+            if (count == 1 && best != null && best.head == null && !reorderOnAdmit) {
+                heap.poll(); // only the best one went: the usual case
+            } else {
+                // several went (the unallocated ClusterQueue has a sub-queue of each shape per allocation), or with
+                // Admission Fair Sharing an eviction may have changed the LocalQueues' order since the last reorder
                 heapify();
             }
         }
