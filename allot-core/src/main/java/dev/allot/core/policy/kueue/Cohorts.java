@@ -293,17 +293,6 @@ public final class Cohorts {
         return lr > 0 ? borrowed * 1000.0 / lr : 0;
     }
 
-    /** The share the node would have with this usage (other nodes unchanged). */
-    public Share shareWithUsage(int node, long nodeUsage) {
-        long saved = usage[node];
-        usage[node] = nodeUsage;
-        try {
-            return share(node);
-        } finally {
-            usage[node] = saved;
-        }
-    }
-
     /** Whether {@code ancestor} is {@code node} or lies above it. */
     public boolean isAncestorOrSelf(int ancestor, int node) {
         for (int x = node; x >= 0; x = parent[x]) {

@@ -172,12 +172,6 @@ final class PreemptionCandidates {
         return j.spec().priority().ordinal();
     }
 
-    /** Every admitted workload: running ones and those this pass started. */
-    private void forEachAdmitted(Consumer<Job> f) {
-        forEachRunning(state, f);
-        started.forEach(f);
-    }
-
     /** When a workload was admitted: now if this pass started it, else the start of its running attempt. */
     private long admittedAt(Job j) {
         return work.startedHere(j) ? passNow : j.attemptStartSeconds();
@@ -190,13 +184,23 @@ final class PreemptionCandidates {
         }
         passRunning = new long[cqCount];
         passRunningByPriority = new long[cqCount][Priority.values().length];
-        forEachAdmitted(j -> {
+        // every admitted workload, list by list: the running ones, then those this pass started
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            count(state.runningAllocated(l));
+        }
+        count(state.runningUnallocated());
+        count(started);
+    }
+
+    private void count(List<Job> admitted) {
+        for (int i = 0; i < admitted.size(); i++) {
+            Job j = admitted.get(i);
             if (!work.isPreempted(j)) {
                 int q = cqOf.applyAsInt(j);
                 passRunning[q] += j.gpus();
                 passRunningByPriority[q][priority(j)] += j.gpus();
             }
-        });
+        }
     }
 
     /**
@@ -207,8 +211,9 @@ final class PreemptionCandidates {
         if (passLists != null) {
             return;
         }
-        // the workloads of forEachAdmitted, a running list at a time: ClusterQueue l is allocation l, the last one
-        // the unallocated work (Cohorts.forAllocations); the order does not matter, the lists are sorted below
+        // every admitted workload (running, or started this pass), a running list at a time: ClusterQueue l is
+        // allocation l, the last one the unallocated work (Cohorts.forAllocations); the order does not matter, the
+        // lists are sorted below
         passLists = new ArrayList<>(cqCount);
         int leaves = state.tree().leafCount();
         for (int q = 0; q < cqCount; q++) {
@@ -278,9 +283,10 @@ final class PreemptionCandidates {
         }
         boolean any = own > 0;
         eligible[cq] = any;
+        // with w admitted: only x and the cohorts above it would use more, so the usage of x and of the preemptor's
+        // sides (all on x's path) is taken with w's GPUs added, and every other node's as it is
         int x = cohorts.cqNode(cq);
-        cohorts.addUsage(cq, w.gpus());
-        boolean withinNominal = !cohorts.borrowing(x);
+        boolean withinNominal = !cohorts.borrowsWith(x, cohorts.usage(x) + w.gpus());
         int lastSide = -1;
         Share lowest = null;
         for (int q = 0; q < cqCount; q++) {
@@ -307,13 +313,12 @@ final class PreemptionCandidates {
                             }
                         }
                     }
-                    lowest = cohorts.shareWithUsage(side, cohorts.usage(side) - removable);
+                    lowest = cohorts.shareIfAdded(side, w.gpus() - removable);
                 }
                 eligible[q] = Share.compare(lowest, cohorts.share(cohorts.almostLca(y, x))) <= 0;
             }
             any |= eligible[q];
         }
-        cohorts.addUsage(cq, -w.gpus());
         return any;
     }
 
