@@ -21,6 +21,8 @@ public final class PendingQueues {
     private final Job[] bestHead;
     private final int[] smallestHeadGpus;
     private final boolean[] headsKnown;
+    /** Per leaf and class: how many additions and removals its queues have seen. */
+    private final long[] changes;
     private int total;
 
     PendingQueues(int leaves) {
@@ -35,6 +37,7 @@ public final class PendingQueues {
         bestHead = new Job[leaves * 2];
         smallestHeadGpus = new int[leaves * 2];
         headsKnown = new boolean[leaves * 2];
+        changes = new long[leaves * 2];
     }
 
     private static int cls(boolean allocated) {
@@ -54,6 +57,7 @@ public final class PendingQueues {
             throw new IllegalStateException("job " + job.id() + " is already pending");
         }
         headsKnown[job.leaf() * 2 + c] = false;
+        changes[job.leaf() * 2 + c]++;
         count[job.leaf()][c]++;
         gpus[job.leaf()][c] += job.gpus();
         total++;
@@ -65,6 +69,7 @@ public final class PendingQueues {
             throw new IllegalStateException("job " + job.id() + " is not pending");
         }
         headsKnown[job.leaf() * 2 + c] = false;
+        changes[job.leaf() * 2 + c]++;
         count[job.leaf()][c]--;
         gpus[job.leaf()][c] -= job.gpus();
         total--;
@@ -104,6 +109,14 @@ public final class PendingQueues {
             headsKnown[k] = true;
         }
         return bestHead[k] != null;
+    }
+
+    /**
+     * How many times a job joined or left the queues of one leaf and class: while it stays the same, so do those
+     * queues, so a reader may keep what it derived from them (their first jobs).
+     */
+    public long changes(int leaf, boolean allocated) {
+        return changes[leaf * 2 + cls(allocated)];
     }
 
     public int count(int leaf, boolean allocated) {

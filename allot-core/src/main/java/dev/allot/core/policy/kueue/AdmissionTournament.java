@@ -1,5 +1,7 @@
 package dev.allot.core.policy.kueue;
 
+import java.util.Arrays;
+
 /**
  * Which ClusterQueue's head Kueue considers next when fair sharing is on: its tournament over the cohort tree.
  *
@@ -15,13 +17,20 @@ package dev.allot.core.policy.kueue;
  *   <li>then the earlier creation time;</li>
  *   <li>then, where Kueue leaves the order to map iteration, the smaller workload id, for determinism.</li>
  * </ol>
- * Shares are recomputed at every pick, so each admission moves its ClusterQueue down at once.
+ * Shares are recomputed at every pick, so each admission moves its ClusterQueue down at once. They are kept as the
+ * parts {@link Share#compare} orders by, not as {@link Share}s: a pass picks a winner for every head it processes.
  */
 public final class AdmissionTournament {
     private final Cohorts cohorts;
-    private final Share[][] valueAt;
     /**
-     * The usage with the head admitted each {@code valueAt} entry was computed from: a share depends on its node's
+     * Per ClusterQueue and level of its path, the share with the head admitted: whether it borrows, whether it is
+     * infinite, and its {@link Share#orderKey}.
+     */
+    private final boolean[][] borrowingAt;
+    private final boolean[][] infiniteAt;
+    private final double[][] keyAt;
+    /**
+     * The usage with the head admitted each entry was computed from (-1: none yet): a share depends on its node's
      * usage only (quotas, weights and the lendable quota are fixed), so an unchanged usage keeps the entry.
      */
     private final long[][] usedAt;
@@ -37,8 +46,13 @@ public final class AdmissionTournament {
         for (int n = 0; n < cohorts.nodeCount(); n++) {
             maxDepth = Math.max(maxDepth, cohorts.depth(n));
         }
-        this.valueAt = new Share[cohorts.cqCount()][maxDepth + 1];
+        this.borrowingAt = new boolean[cohorts.cqCount()][maxDepth + 1];
+        this.infiniteAt = new boolean[cohorts.cqCount()][maxDepth + 1];
+        this.keyAt = new double[cohorts.cqCount()][maxDepth + 1];
         this.usedAt = new long[cohorts.cqCount()][maxDepth + 1];
+        for (long[] u : usedAt) {
+            Arrays.fill(u, -1);
+        }
     }
 
     /**
@@ -60,8 +74,12 @@ public final class AdmissionTournament {
             for (int node = cohorts.cqNode(cq); cohorts.parent(node) >= 0; node = cohorts.parent(node)) {
                 int level = cohorts.depth(node);
                 long used = cohorts.usage(node) + gpus[cq];
-                if (valueAt[cq][level] == null || usedAt[cq][level] != used) {
-                    valueAt[cq][level] = cohorts.shareIfAdded(node, gpus[cq]);
+                if (usedAt[cq][level] != used) {
+                    boolean borrowing = cohorts.borrowsWith(node, used);
+                    double weight = cohorts.weight(node);
+                    borrowingAt[cq][level] = borrowing;
+                    infiniteAt[cq][level] = Share.infinite(borrowing, weight);
+                    keyAt[cq][level] = Share.orderKey(borrowing, cohorts.unweightedShare(node, used), weight);
                     usedAt[cq][level] = used;
                 }
             }
@@ -69,9 +87,12 @@ public final class AdmissionTournament {
         return any ? match(0) : -1;
     }
 
-    /** The share the winner's ClusterQueue would have with its head admitted (valid after {@link #winner}). */
+    /**
+     * The share the winner's ClusterQueue would have with its head admitted: valid after {@link #winner} while the
+     * usage stays as it was then.
+     */
     public Share shareOf(int cq) {
-        return valueAt[cq][cohorts.depth(cohorts.cqNode(cq))];
+        return cohorts.shareIfAdded(cohorts.cqNode(cq), gpus[cq]);
     }
 
     private int match(int cohort) {
@@ -93,12 +114,10 @@ public final class AdmissionTournament {
     }
 
     private boolean less(int a, int b, int level) {
-        Share sa = valueAt[a][level];
-        Share sb = valueAt[b][level];
-        if (sa.borrowing() != sb.borrowing()) {
-            return !sa.borrowing();
+        if (borrowingAt[a][level] != borrowingAt[b][level]) {
+            return !borrowingAt[a][level];
         }
-        int c = Share.compare(sa, sb);
+        int c = Share.compare(infiniteAt[a][level], keyAt[a][level], infiniteAt[b][level], keyAt[b][level]);
         if (c != 0) {
             return c < 0;
         }

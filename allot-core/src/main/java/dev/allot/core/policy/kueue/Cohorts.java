@@ -28,6 +28,8 @@ public final class Cohorts {
     private final int[] nodeOfCq;
     private final int[][] childCohorts;
     private final int[][] childCqs;
+    /** Counts the changes of usage, so that callers may keep what they derived from it until the next change. */
+    private long usageVersion;
 
     private Cohorts(Builder b) {
         int n = b.names.size();
@@ -209,6 +211,24 @@ public final class Cohorts {
         return quota[0] - usage[0];
     }
 
+    /**
+     * A number that changes whenever any usage changes ({@link #addUsage}, {@link #setUsage}), including changes
+     * undone since: equal numbers mean the usage was not touched in between.
+     */
+    public long usageVersion() {
+        return usageVersion;
+    }
+
+    /** Whether every ClusterQueue lies directly in the root cohort (no cohorts below the root). */
+    public boolean flat() {
+        for (int node : nodeOfCq) {
+            if (parent[node] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether a node uses more than its subtree quota. */
     public boolean borrowing(int node) {
         return usage[node] > quota[node];
@@ -216,6 +236,7 @@ public final class Cohorts {
 
     /** Adds (or with a negative delta removes) usage of a ClusterQueue, up to the root. */
     public void addUsage(int cq, long delta) {
+        usageVersion++;
         for (int node = nodeOfCq[cq]; node >= 0; node = parent[node]) {
             usage[node] += delta;
         }
@@ -226,6 +247,7 @@ public final class Cohorts {
 
     /** Replaces every node's usage with the given ClusterQueue usages. */
     public void setUsage(long[] cqUsage) {
+        usageVersion++;
         Arrays.fill(usage, 0);
         for (int q = 0; q < cqUsage.length; q++) {
             addUsage(q, cqUsage[q]);
@@ -250,24 +272,25 @@ public final class Cohorts {
         if (parent[node] < 0) {
             return Share.NONE;
         }
-        long borrowed = nodeUsage - quota[node];
-        if (borrowed <= 0) {
-            return new Share(false, 0, weight[node]);
-        }
-        long lr = lendable();
-        double ratio = lr > 0 ? borrowed * 1000.0 / lr : 0;
-        return new Share(true, ratio, weight[node]);
+        return new Share(borrowsWith(node, nodeUsage), unweightedShare(node, nodeUsage), weight[node]);
     }
 
-    /** The share the node would have with this usage (other nodes unchanged). */
-    public Share shareWithUsage(int node, long nodeUsage) {
-        long saved = usage[node];
-        usage[node] = nodeUsage;
-        try {
-            return share(node);
-        } finally {
-            usage[node] = saved;
+    /** Whether the node would borrow with this usage ({@link Share#borrowing} of its share). */
+    public boolean borrowsWith(int node, long nodeUsage) {
+        return nodeUsage > quota[node];
+    }
+
+    /**
+     * The unweighted ratio of the share the node would have with this usage ({@link Share#unweighted}): what it uses
+     * above its quota, in thousandths of the lendable quota; 0 when it borrows nothing. For a node below the root.
+     */
+    public double unweightedShare(int node, long nodeUsage) {
+        long borrowed = nodeUsage - quota[node];
+        if (borrowed <= 0) {
+            return 0;
         }
+        long lr = lendable();
+        return lr > 0 ? borrowed * 1000.0 / lr : 0;
     }
 
     /** Whether {@code ancestor} is {@code node} or lies above it. */

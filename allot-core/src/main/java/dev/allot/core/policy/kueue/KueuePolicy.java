@@ -300,18 +300,19 @@ public final class KueuePolicy implements Policy {
             for (int k = 0; k < count; k++) {
                 int cq = tournament.winner(present, gpus, prio, submit, ids);
                 present[cq] = false;
-                process(state, queues[cq], cycleHeads[cq], cq, tournament.shareOf(cq), count);
+                process(state, queues[cq], cycleHeads[cq], cq, count);
             }
         }
     }
 
+    /** Processes the tournament's winner {@code cq}; its share for the reason is taken before any usage changes. */
     private void process(ClusterState state, ClusterQueueHeads.CqQueue queue, ClusterQueueHeads.Cursor cursor, int cq,
-                         Share share, int headCount) {
+                         int headCount) {
         Job w = cursor.head;
         long before = cohorts.cqUsage(cq);
         Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
         if (p != null && cohorts.available() >= w.gpus()) {
-            admit(queue, cursor, w, p, cq, before, share, headCount, 0);
+            admit(queue, cursor, w, p, cq, before, tournament.shareOf(cq), headCount, 0);
             return;
         }
         if (evictedThisEpoch.get(w.index())) {
@@ -325,6 +326,7 @@ public final class KueuePolicy implements Policy {
             queue.setAside(w, parkGeneration);
             return;
         }
+        Share share = tournament.shareOf(cq);
         for (FairPreemption.Target<Job> t : targets) {
             Job v = t.workload();
             work.preempt(v, cause(t, w, cq));

@@ -24,7 +24,10 @@ import java.util.function.ToIntFunction;
  * <p>Admitted means running, or started earlier in this pass (a candidate in the pass's later cycles, as in
  * Kueue's next cycle). Before any search, two cheap bounds rule out the hopeless cases, most of them in a fair state:
  * which ClusterQueues could give up anything at all ({@link #eligibleSources}), and whether evicting all of their
- * candidates would make room on the nodes ({@link #enoughRoom}).
+ * candidates would make room on the nodes ({@link #enoughRoom}). In a flat cohort tree the first bound's answer
+ * "none" comes from the two highest shares among the ClusterQueues that could give up anything
+ * ({@link OfferingSources}), kept until usage or the admitted work changes: most heads of a pass ask it, and the
+ * state changes only when one is admitted.
  */
 final class PreemptionCandidates {
     private final Cohorts cohorts;
@@ -45,6 +48,8 @@ final class PreemptionCandidates {
     private long[] passRunning;
     private double[] lqUsageSnapshot = new double[0];
     private CandidateOrder order;
+    /** In a flat cohort tree, the ClusterQueues that could give up work; null otherwise. */
+    private final OfferingSources offering;
 
     private final FairPreemption.Sizes<Job> sizes = new FairPreemption.Sizes<>() {
         @Override
@@ -71,6 +76,7 @@ final class PreemptionCandidates {
         this.localQueue = localQueue;
         this.cqCount = cohorts.cqCount();
         this.eligible = new boolean[cqCount];
+        this.offering = cohorts.flat() ? new OfferingSources() : null;
     }
 
     /** Starts a pass at {@code now}; {@code started} is the pass's own list of the workloads it admits, kept live. */
@@ -82,10 +88,16 @@ final class PreemptionCandidates {
         passLists = null;
         passCandidates = null;
         passRunning = null;
+        if (offering != null) {
+            offering.stale = true;
+        }
     }
 
     /** The pass admitted {@code w} into ClusterQueue {@code cq}: a candidate from now on. */
     void admitted(Job w, int cq) {
+        if (offering != null) {
+            offering.stale = true;
+        }
         if (passRunning != null) {
             passRunning[cq] += w.gpus();
             passRunningByPriority[cq][priority(w)] += w.gpus();
@@ -100,6 +112,9 @@ final class PreemptionCandidates {
 
     /** The pass evicted {@code v} (a target of ClusterQueue {@code cq}). */
     void evicted(Job v, int cq) {
+        if (offering != null) {
+            offering.stale = true;
+        }
         passRunningByPriority[cq][priority(v)] -= v.gpus();
         passRunning[cq] -= v.gpus();
     }
@@ -157,12 +172,6 @@ final class PreemptionCandidates {
         return j.spec().priority().ordinal();
     }
 
-    /** Every admitted workload: running ones and those this pass started. */
-    private void forEachAdmitted(Consumer<Job> f) {
-        forEachRunning(state, f);
-        started.forEach(f);
-    }
-
     /** When a workload was admitted: now if this pass started it, else the start of its running attempt. */
     private long admittedAt(Job j) {
         return work.startedHere(j) ? passNow : j.attemptStartSeconds();
@@ -175,13 +184,23 @@ final class PreemptionCandidates {
         }
         passRunning = new long[cqCount];
         passRunningByPriority = new long[cqCount][Priority.values().length];
-        forEachAdmitted(j -> {
+        // every admitted workload, list by list: the running ones, then those this pass started
+        for (int l = 0; l < state.tree().leafCount(); l++) {
+            count(state.runningAllocated(l));
+        }
+        count(state.runningUnallocated());
+        count(started);
+    }
+
+    private void count(List<Job> admitted) {
+        for (int i = 0; i < admitted.size(); i++) {
+            Job j = admitted.get(i);
             if (!work.isPreempted(j)) {
                 int q = cqOf.applyAsInt(j);
                 passRunning[q] += j.gpus();
                 passRunningByPriority[q][priority(j)] += j.gpus();
             }
-        });
+        }
     }
 
     /**
@@ -192,11 +211,20 @@ final class PreemptionCandidates {
         if (passLists != null) {
             return;
         }
+        // every admitted workload (running, or started this pass), a running list at a time: ClusterQueue l is
+        // allocation l, the last one the unallocated work (Cohorts.forAllocations); the order does not matter, the
+        // lists are sorted below
         passLists = new ArrayList<>(cqCount);
+        int leaves = state.tree().leafCount();
         for (int q = 0; q < cqCount; q++) {
-            passLists.add(new ArrayList<>());
+            List<Job> running = q < leaves ? state.runningAllocated(q) : state.runningUnallocated();
+            List<Job> l = new ArrayList<>(running.size() + started.size());
+            l.addAll(running);
+            passLists.add(l);
         }
-        forEachAdmitted(j -> passLists.get(cqOf.applyAsInt(j)).add(j));
+        for (Job j : started) {
+            passLists.get(cqOf.applyAsInt(j)).add(j);
+        }
         if (lqUsage != null) {
             lqUsageSnapshot = new double[lqUsage.size()];
             for (int lq = 0; lq < lqUsageSnapshot.length; lq++) {
@@ -250,11 +278,15 @@ final class PreemptionCandidates {
         for (int p = 0; p < pr; p++) {
             own += passRunningByPriority[cq][p];
         }
+        if (own == 0 && offering != null && offering.none(cq, w.gpus())) {
+            return false;
+        }
         boolean any = own > 0;
         eligible[cq] = any;
+        // with w admitted: only x and the cohorts above it would use more, so the usage of x and of the preemptor's
+        // sides (all on x's path) is taken with w's GPUs added, and every other node's as it is
         int x = cohorts.cqNode(cq);
-        cohorts.addUsage(cq, w.gpus());
-        boolean withinNominal = !cohorts.borrowing(x);
+        boolean withinNominal = !cohorts.borrowsWith(x, cohorts.usage(x) + w.gpus());
         int lastSide = -1;
         Share lowest = null;
         for (int q = 0; q < cqCount; q++) {
@@ -281,13 +313,12 @@ final class PreemptionCandidates {
                             }
                         }
                     }
-                    lowest = cohorts.shareWithUsage(side, cohorts.usage(side) - removable);
+                    lowest = cohorts.shareIfAdded(side, w.gpus() - removable);
                 }
                 eligible[q] = Share.compare(lowest, cohorts.share(cohorts.almostLca(y, x))) <= 0;
             }
             any |= eligible[q];
         }
-        cohorts.addUsage(cq, -w.gpus());
         return any;
     }
 
@@ -346,5 +377,67 @@ final class PreemptionCandidates {
             }
         }
         return have >= need;
+    }
+
+    /**
+     * For a flat cohort tree (every ClusterQueue in the root cohort), the ClusterQueues that could give up work to
+     * another: those running something in this pass that borrow. There a preemptor's side is its own ClusterQueue and
+     * a target's side is the target's, so {@link #eligibleSources} finds no source, for a preemptor without
+     * lower-priority work of its own, exactly when either the preemptor stays within its nominal quota and no other
+     * ClusterQueue offers, or its share with the workload admitted is above the highest share of the others that
+     * offer. Share order is a total preorder, so the highest share of the others is the highest or, when the
+     * preemptor's ClusterQueue holds it, the second highest. Kept until usage ({@link Cohorts#usageVersion}) or the
+     * admitted work (the pass, its admissions and evictions) changes.
+     */
+    private final class OfferingSources {
+        boolean stale = true;
+        private long version;
+        private int count;
+        private final boolean[] offers = new boolean[cqCount];
+        private int highest = -1;
+        private int secondHighest = -1;
+
+        /** Whether no ClusterQueue could give up work to a workload of {@code gpus} GPUs of {@code cq}. */
+        boolean none(int cq, long gpus) {
+            refresh();
+            int x = cohorts.cqNode(cq);
+            if (cohorts.usage(x) + gpus <= cohorts.quota(x)) {
+                return count - (offers[cq] ? 1 : 0) == 0;
+            }
+            int other = highest != cq ? highest : secondHighest;
+            return other < 0
+                    || Share.compare(cohorts.shareIfAdded(x, gpus), cohorts.share(cohorts.cqNode(other))) > 0;
+        }
+
+        private void refresh() {
+            if (!stale && version == cohorts.usageVersion()) {
+                return;
+            }
+            count = 0;
+            highest = -1;
+            secondHighest = -1;
+            Share first = null;
+            Share second = null;
+            for (int q = 0; q < cqCount; q++) {
+                int y = cohorts.cqNode(q);
+                offers[q] = passRunning[q] > 0 && cohorts.borrowing(y);
+                if (!offers[q]) {
+                    continue;
+                }
+                count++;
+                Share s = cohorts.share(y);
+                if (first == null || Share.compare(s, first) > 0) {
+                    secondHighest = highest;
+                    second = first;
+                    highest = q;
+                    first = s;
+                } else if (second == null || Share.compare(s, second) > 0) {
+                    secondHighest = q;
+                    second = s;
+                }
+            }
+            stale = false;
+            version = cohorts.usageVersion();
+        }
     }
 }

@@ -21,6 +21,11 @@ public record Share(boolean borrowing, double unweighted, double weight) {
 
     /** Whether the node borrows while having weight zero: an infinite share. */
     public boolean infinite() {
+        return infinite(borrowing, weight);
+    }
+
+    /** {@link #infinite()} of a share with these parts. */
+    static boolean infinite(boolean borrowing, double weight) {
         return borrowing && weight == 0;
     }
 
@@ -29,10 +34,23 @@ public record Share(boolean borrowing, double unweighted, double weight) {
         if (infinite()) {
             return Double.POSITIVE_INFINITY;
         }
+        return finiteWeighted(unweighted, weight);
+    }
+
+    private static double finiteWeighted(double unweighted, double weight) {
         if (unweighted == 0) {
             return 0;
         }
         return unweighted / weight;
+    }
+
+    /**
+     * What {@link #compare} orders a share of these parts by among shares of its kind (infinite or not): the
+     * unweighted ratio of an infinite share, else the weighted share. With {@link #infinite(boolean, double)} it lets
+     * a caller compare shares without making them.
+     */
+    static double orderKey(boolean borrowing, double unweighted, double weight) {
+        return infinite(borrowing, weight) ? unweighted : finiteWeighted(unweighted, weight);
     }
 
     /** Kueue's {@code IsZero}: the unweighted ratio is zero (the node borrows nothing). */
@@ -45,16 +63,22 @@ public record Share(boolean borrowing, double unweighted, double weight) {
      * above everyone else and among themselves by unweighted ratio.
      */
     public static int compare(Share a, Share b) {
-        if (a.infinite() && b.infinite()) {
-            return Double.compare(a.unweighted, b.unweighted);
+        return compare(a.infinite(), orderKey(a.borrowing, a.unweighted, a.weight),
+                b.infinite(), orderKey(b.borrowing, b.unweighted, b.weight));
+    }
+
+    /** {@link #compare(Share, Share)} on each share's {@link #infinite(boolean, double)} and {@link #orderKey}. */
+    static int compare(boolean aInfinite, double aKey, boolean bInfinite, double bKey) {
+        if (aInfinite && bInfinite) {
+            return Double.compare(aKey, bKey);
         }
-        if (a.infinite()) {
+        if (aInfinite) {
             return 1;
         }
-        if (b.infinite()) {
+        if (bInfinite) {
             return -1;
         }
-        return Double.compare(a.weighted(), b.weighted());
+        return Double.compare(aKey, bKey);
     }
 
     @Override
