@@ -51,7 +51,12 @@ class StopDelayTest {
     }
 
     private static SimulationResult run(ScenarioBuilder b, long stopDelaySeconds, SimulationListener listener) {
-        return new Simulator(b.scenario(), PolicyRegistry.standard(), "allocation", Simulator.Options.defaults()
+        return run(b, "allocation", stopDelaySeconds, listener);
+    }
+
+    private static SimulationResult run(ScenarioBuilder b, String policy, long stopDelaySeconds,
+                                        SimulationListener listener) {
+        return new Simulator(b.scenario(), PolicyRegistry.standard(), policy, Simulator.Options.defaults()
                 .withCheck(true).withListener(listener).withStopDelaySeconds(stopDelaySeconds)).run();
     }
 
@@ -103,5 +108,21 @@ class StopDelayTest {
         SimulationResult r = run(b, 90, heard); // the checks run after every event; a violation throws
         assertThat(heard.runsBeforePreemption).as("a stop delay that makes starts wait").isNotEmpty();
         assertThat(r.workloads()).hasSize(40);
+    }
+
+    /**
+     * The kueue model on a generated lab (two days, 2-3x demand, gangs, unallocated work) with 30-s stops, its
+     * invariants checked after every event: it once counted a start waiting for a stopping attempt's GPUs outside its
+     * ClusterQueue's usage, and preempting such a start drove the usage below zero ("negative usage").
+     */
+    @Test
+    void givenAStopDelayTheKueueModelCountsAStartThatWaitsForAStopInItsQueuesUsage() {
+        Scenario lab = dev.allot.sim.generate.ScenarioGenerator.generate(
+                dev.allot.sim.generate.GeneratorSpec.preset("lab").withDays(2), 1).toScenario("lab-2d");
+        Attempts heard = new Attempts();
+        SimulationResult r = new Simulator(lab, PolicyRegistry.standard(), "kueue", Simulator.Options.defaults()
+                .withCheck(true).withListener(heard).withStopDelaySeconds(30)).run();
+        assertThat(r.workloads()).hasSize(lab.workloads().size());
+        assertThat(heard.runsBeforePreemption).as("preemptions under the stop delay").isNotEmpty();
     }
 }

@@ -255,8 +255,11 @@ public final class KueuePolicy implements Policy {
             heads.sync(state);
         }
         if (state.pending().total() > 0) {
+            // Kueue counts quota from admission: a start that waits for a stopping attempt's GPUs holds its quota
+            // already, and is a preemption candidate like any admitted workload (the ledger charges it only from its
+            // launch, so its running GPUs would leave it out, and evicting it would drive usage below zero)
             for (int l = 0; l < unallocatedCq; l++) {
-                usageBuffer[l] = state.ledger().runningGpus(l);
+                usageBuffer[l] = state.protectedGpus(l) + state.unprotectedGpus(l);
             }
             usageBuffer[unallocatedCq] = state.unallocatedRunningGpus();
             cohorts.setUsage(usageBuffer);
