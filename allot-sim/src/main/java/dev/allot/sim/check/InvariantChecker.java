@@ -95,12 +95,7 @@ public final class InvariantChecker {
 
     /** The rules' recount of lookback usage (charged in the window plus committed) equals the state's ledger's. */
     private void booksMatchUsage(long now) {
-        long[] recount = rules.usageGpuSeconds(now);
-        for (Job w : state.awaitingLaunch()) {
-            if (w.allocated()) {
-                recount[w.leaf()] += (long) w.gpus() * w.protectionSecondsIfStarted(); // committed, not yet begun
-            }
-        }
+        long[] recount = rules.usageGpuSeconds(now); // starts that wait for a stop included, from the rules' own books
         for (int l = 0; l < state.tree().leafCount(); l++) {
             long ledger = state.windowUsageGpuSeconds(l) + state.committedGpuSeconds(l);
             long books = recount[l];

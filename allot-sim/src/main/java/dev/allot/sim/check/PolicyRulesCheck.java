@@ -104,8 +104,10 @@ public final class PolicyRulesCheck implements SimulationListener {
     @Override
     public void onWaitingStart(long time, Job job, Placement placement) {
         waiting.put(job.id(), job);
-        if (contractSeconds.getOrDefault(job.id(), 0L) > 0) {
+        long contract = contractSeconds.getOrDefault(job.id(), 0L);
+        if (contract > 0) {
             waitingAllocatedGpus[job.leaf()] += job.gpus();
+            usage.waiting(job.id(), job.leaf(), job.gpus(), contract);
         }
     }
 
@@ -118,6 +120,7 @@ public final class PolicyRulesCheck implements SimulationListener {
         if (waiting.remove(job.id()) != null && contractSeconds.getOrDefault(job.id(), 0L) > 0) {
             waitingAllocatedGpus[job.leaf()] -= job.gpus();
         }
+        usage.stopWaiting(job.id());
     }
 
     /** The allocated GPUs a leaf holds, as the policy counts them: launched, and started but waiting for a stop. */

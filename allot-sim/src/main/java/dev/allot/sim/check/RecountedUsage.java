@@ -14,7 +14,8 @@ import java.util.Map;
  *
  * <p>The rule as the README and {@code docs/policy.md} state it: a leaf's usage is the GPU-seconds its allocated runs
  * were charged inside the window plus what its running protected work is committed to (GPUs x the rest of its
- * minimum runtime). The window at time {@code t} is made of whole usage buckets: the one holding {@code t} and the
+ * minimum runtime; a start that waits for a stopping attempt's GPUs has not run, and is committed to its whole minimum
+ * runtime from whenever it is asked, as the state counts it while it waits). The window at time {@code t} is made of whole usage buckets: the one holding {@code t} and the
  * {@code ceil(lookback / bucket) - 1} before it, so it starts at {@code (floor(t / bucket) - K + 1) x bucket}. An
  * inner node's usage is the sum over its leaves, and its ratio that usage over what its entitlement buys in the
  * window ({@code entitlement x cluster GPUs x K x bucket}); a node with no entitlement has an infinite ratio.
@@ -34,12 +35,18 @@ final class RecountedUsage {
     private record OpenCharge(int leaf, int gpus, long fromSeconds, long protectedUntilSeconds) {
     }
 
+    /** An allocated start that waits for a stop: committed to GPUs x its whole minimum runtime, charged nothing. */
+    private record WaitingStart(int leaf, long committedGpuSeconds) {
+    }
+
     private final AllocationTree tree;
     private final int clusterGpus;
     private final long bucketSeconds;
     private final long windowBuckets;
     private final List<ArrayDeque<Charge>> ended = new ArrayList<>();
     private final Map<String, OpenCharge> open = new HashMap<>();
+    /** Allocated starts that wait for a stop, by workload. */
+    private final Map<String, WaitingStart> waiting = new HashMap<>();
 
     RecountedUsage(AllocationTree tree, int clusterGpus, SchedulerConfig config) {
         this.tree = tree;
@@ -64,6 +71,19 @@ final class RecountedUsage {
     /** Workload {@code id}'s run starts being charged: {@code gpus} of {@code leaf} from {@code from}. */
     void open(String id, int leaf, int gpus, long fromSeconds, long protectedUntilSeconds) {
         open.put(id, new OpenCharge(leaf, gpus, fromSeconds, protectedUntilSeconds));
+    }
+
+    /**
+     * Workload {@code id}'s allocated start waits for a stop: not charged, committed to {@code gpus} x its whole
+     * {@code protectionSeconds} until it launches or is withdrawn ({@link #stopWaiting}).
+     */
+    void waiting(String id, int leaf, int gpus, long protectionSeconds) {
+        waiting.put(id, new WaitingStart(leaf, (long) gpus * protectionSeconds));
+    }
+
+    /** Workload {@code id} no longer waits (it launched, was withdrawn or preempted); nothing when it did not. */
+    void stopWaiting(String id) {
+        waiting.remove(id);
     }
 
     /** Workload {@code id}'s charged run ends at {@code to} (nothing when it was not charged). */
@@ -92,6 +112,9 @@ final class RecountedUsage {
             if (c.protectedUntilSeconds() > now) {
                 usage[c.leaf()] += (long) c.gpus() * (c.protectedUntilSeconds() - now);
             }
+        }
+        for (WaitingStart w : waiting.values()) {
+            usage[w.leaf()] += w.committedGpuSeconds();
         }
         return usage;
     }
