@@ -117,13 +117,7 @@ class StopDelayTest {
      */
     @Test
     void givenAStopDelayTheKueueModelCountsAStartThatWaitsForAStopInItsQueuesUsage() {
-        Scenario lab = dev.allot.sim.generate.ScenarioGenerator.generate(
-                dev.allot.sim.generate.GeneratorSpec.preset("lab").withDays(2), 1).toScenario("lab-2d");
-        Attempts heard = new Attempts();
-        SimulationResult r = new Simulator(lab, PolicyRegistry.standard(), "kueue", Simulator.Options.defaults()
-                .withCheck(true).withListener(heard).withStopDelaySeconds(30)).run();
-        assertThat(r.workloads()).hasSize(lab.workloads().size());
-        assertThat(heard.runsBeforePreemption).as("preemptions under the stop delay").isNotEmpty();
+        playsTheGeneratedLabWithThirtySecondStops("kueue", 2, 1);
     }
 
     /**
@@ -134,10 +128,15 @@ class StopDelayTest {
      */
     @Test
     void givenAStopDelayTheCheckersRecountRanksAllocationsAsThePolicyDoes() {
+        playsTheGeneratedLabWithThirtySecondStops("allocation", 1, 42);
+    }
+
+    /** Plays the generated lab ({@code days}, {@code seed}) under {@code policy} with 30-s stops, checked throughout. */
+    private static void playsTheGeneratedLabWithThirtySecondStops(String policy, int days, long seed) {
         Scenario lab = dev.allot.sim.generate.ScenarioGenerator.generate(
-                dev.allot.sim.generate.GeneratorSpec.preset("lab").withDays(1), 42).toScenario("lab-1d");
+                dev.allot.sim.generate.GeneratorSpec.preset("lab").withDays(days), seed).toScenario("lab");
         Attempts heard = new Attempts();
-        SimulationResult r = new Simulator(lab, PolicyRegistry.standard(), "allocation", Simulator.Options.defaults()
+        SimulationResult r = new Simulator(lab, PolicyRegistry.standard(), policy, Simulator.Options.defaults()
                 .withCheck(true).withListener(heard).withStopDelaySeconds(30)).run();
         assertThat(r.workloads()).hasSize(lab.workloads().size());
         assertThat(heard.runsBeforePreemption).as("preemptions under the stop delay").isNotEmpty();
