@@ -29,6 +29,9 @@ final class Rows {
     };
     /** Thread-safe once configured, and never configured: shared by every store. */
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Readers bound to their types once: the loop reads thousands of workloads in a cycle (issue 21's intake). */
+    private static final com.fasterxml.jackson.databind.ObjectReader COMMAND_READER = JSON.readerFor(STRINGS);
+    private static final com.fasterxml.jackson.databind.ObjectReader ENVIRONMENT_READER = JSON.readerFor(STRING_MAP);
 
     private Rows() {
     }
@@ -45,8 +48,8 @@ final class Rows {
         boolean resumable = rs.getBoolean("resumable");
         Priority priority = Priority.parse(rs.getString("priority"));
         String kind = rs.getString("kind");
-        List<String> command = fromJson(rs.getString("command"), STRINGS);
-        TreeMap<String, String> environment = fromJson(rs.getString("environment"), STRING_MAP);
+        List<String> command = fromJson(rs.getString("command"), COMMAND_READER);
+        TreeMap<String, String> environment = environment(rs.getString("environment"));
         WorkloadState state = WorkloadState.parse(rs.getString("state"));
         long submittedAt = rs.getLong("submitted_at_ms");
         Long done = nullableLong(rs, "progress_done");
@@ -120,6 +123,19 @@ final class Rows {
             return JSON.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A workload's environment; most have none, stored as {@code {}}. */
+    private static TreeMap<String, String> environment(String text) {
+        return "{}".equals(text) ? new TreeMap<>() : fromJson(text, ENVIRONMENT_READER);
+    }
+
+    private static <T> T fromJson(String text, com.fasterxml.jackson.databind.ObjectReader reader) {
+        try {
+            return reader.readValue(text);
+        } catch (java.io.IOException e) {
+            throw new StoreException("unreadable JSON in the store: " + text, e);
         }
     }
 
