@@ -205,7 +205,7 @@ class ServeDecidesAsSimulateTest {
                 if (wake != Plan.NO_WAKE_UP) {
                     at = Math.min(at, wake - t0);
                 }
-                long protection = loop.inspect((state, t) -> state.nextProtectionEndSeconds()).orElse(Long.MAX_VALUE);
+                long protection = loop.inspect((state, t) -> state.protections().nextEndSeconds()).orElse(Long.MAX_VALUE);
                 if (protection != Long.MAX_VALUE && protection - t0 > now) {
                     at = Math.min(at, protection - t0);
                 }

@@ -25,7 +25,7 @@ final class ClusterRules {
                          StopDelay stops) {
         if (e instanceof SimEvent.Stopped st) {
             state.stopped(st.stop(), t);
-            for (Job j : new ArrayList<>(state.awaitingLaunch())) {
+            for (Job j : new ArrayList<>(state.stopPhase().waiting())) {
                 if (state.canLaunch(j)) {
                     state.launch(j, t);
                     scheduleAttempt(j, t, queue);
@@ -53,11 +53,11 @@ final class ClusterRules {
             return true;
         }
         if (e instanceof SimEvent.Health h) {
-            if (state.isHealthy(h.node()) == h.healthy()) {
+            if (state.nodes().isHealthy(h.node()) == h.healthy()) {
                 return false;
             }
             state.setHealthy(h.node(), h.healthy(), t);
-            hears.onHealth(t, state.nodeName(h.node()), h.healthy());
+            hears.onHealth(t, state.nodes().name(h.node()), h.healthy());
             return true;
         }
         return e instanceof SimEvent.Wake;

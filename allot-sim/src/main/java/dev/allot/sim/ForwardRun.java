@@ -149,8 +149,8 @@ public final class ForwardRun {
 
                 @Override
                 public void afterRound() {
-                    for (int node : fork.takeDrainNotices()) {
-                        listener.onDrained(at, fork.nodeName(node));
+                    for (int node : fork.nodes().takeDrainNotices()) {
+                        listener.onDrained(at, fork.nodes().name(node));
                     }
                 }
             });

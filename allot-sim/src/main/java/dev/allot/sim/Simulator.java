@@ -208,8 +208,8 @@ public final class Simulator {
 
             @Override
             public void afterRound() {
-                for (int node : state.takeDrainNotices()) {
-                    hears.onDrained(t, state.nodeName(node));
+                for (int node : state.nodes().takeDrainNotices()) {
+                    hears.onDrained(t, state.nodes().name(node));
                 }
             }
         });

@@ -57,7 +57,7 @@ public final class StoryRecorder implements SimulationListener {
             if (i > 0) {
                 sb.append(',');
             }
-            sb.append(s == null ? Integer.toString(p.node(i)) : s.nodeName(p.node(i))).append(':').append(p.gpusOn(i));
+            sb.append(s == null ? Integer.toString(p.node(i)) : s.nodes().name(p.node(i))).append(':').append(p.gpusOn(i));
         }
         return sb.toString();
     }

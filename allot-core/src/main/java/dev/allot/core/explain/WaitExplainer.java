@@ -118,7 +118,7 @@ public final class WaitExplainer {
     private static WaitExplanation.Standing standing(ClusterState state, PreemptionRules rules, int leaf) {
         Entitlements e = rules.entitlements();
         return new WaitExplanation.Standing(state.tree().leafName(leaf), state.tree().leafEntitlement(leaf),
-                state.healthyGpus(), e.quotaGpus(leaf), e.heldGpus(leaf), e.standing(leaf), e.owed(leaf));
+                state.nodes().healthyGpus(), e.quotaGpus(leaf), e.heldGpus(leaf), e.standing(leaf), e.owed(leaf));
     }
 
     private static List<WaitsFor.ProtectedWork> protectedWork(WaitsFor w) {
@@ -281,7 +281,7 @@ public final class WaitExplainer {
             var h = held.get();
             return new WaitsFor.BurstReserve(w.gpus(), h.quickGpus(), h.roomGpus(), h.reserve());
         }
-        int idle = Placer.usableFree(state.freeIndex(), null);
+        int idle = Placer.usableFree(state.nodes().free(), null);
         if (!w.allocated()) {
             int allocatedWaiting = 0;
             for (int l = 0; l < state.tree().leafCount(); l++) {
@@ -311,7 +311,7 @@ public final class WaitExplainer {
         }
         List<Job> protectedVictims = new ArrayList<>();
         for (int l = 0; l < state.tree().leafCount(); l++) {
-            for (Job v : state.runningAllocated(l)) {
+            for (Job v : state.running().allocated(l)) {
                 if (v.isProtected(now) && rules.mayPreempt(w, v)) {
                     protectedVictims.add(v);
                 }
@@ -348,7 +348,7 @@ public final class WaitExplainer {
      * (a sum of budgets would count GPUs no single job can be taken for).
      */
     private static long takableNow(ClusterState state, PreemptionRules rules, Job w, long now) {
-        List<Job> pool = rules.victimPool(new VictimPool(state.nodeCount()), state, now);
+        List<Job> pool = rules.victimPool(new VictimPool(state.nodes().count()), state, now);
         long gpus = 0;
         for (Job v : rules.candidates(pool, rules.rightsOf(w), v -> false)) {
             gpus += v.gpus();
@@ -365,7 +365,7 @@ public final class WaitExplainer {
             return null;
         }
         int nodes = w.gpus() / w.gpusPerNode();
-        int withRoom = Placer.usableNodesWithAtLeast(state.freeIndex(), w.gpusPerNode(), null);
+        int withRoom = Placer.usableNodesWithAtLeast(state.nodes().free(), w.gpusPerNode(), null);
         if (withRoom >= nodes) {
             return null;
         }
@@ -373,13 +373,13 @@ public final class WaitExplainer {
         // now if unprotected) make room; the gang has room when the nodes-th earliest node has
         List<long[]> ready = new ArrayList<>(); // {time, node}
         List<List<Job>> freedBy = new ArrayList<>();
-        for (int n = 0; n < state.nodeCount(); n++) {
-            if (!state.freeIndex().isSchedulable(n)) {
+        for (int n = 0; n < state.nodes().count(); n++) {
+            if (!state.nodes().free().isSchedulable(n)) {
                 continue;
             }
-            int have = state.freeIndex().free(n);
+            int have = state.nodes().free().free(n);
             List<Job> victims = new ArrayList<>();
-            for (Job v : state.jobsOn(n)) {
+            for (Job v : state.nodes().jobsOn(n)) {
                 if (v.state() == JobState.RUNNING && rules.mayPreempt(w, v)) {
                     victims.add(v);
                 }

@@ -39,10 +39,10 @@ public final class CycleWork {
 
     public CycleWork(ClusterState state) {
         this.state = state;
-        this.snapshot = state.freeIndex().copy();
-        this.scratch = state.freeIndex().copy();
-        this.nodeMarks = new NodeMarks(state.nodeCount());
-        this.plannedProtectionEnd = new long[state.nodeCount()];
+        this.snapshot = state.nodes().free().copy();
+        this.scratch = state.nodes().free().copy();
+        this.nodeMarks = new NodeMarks(state.nodes().count());
+        this.plannedProtectionEnd = new long[state.nodes().count()];
     }
 
     /**
@@ -50,7 +50,7 @@ public final class CycleWork {
      * ({@link ClusterState#latestProtectionEnd} knows only the running ones; it may lie in the past).
      */
     public long latestProtectionEnd(int node) {
-        long live = state.latestProtectionEnd(node);
+        long live = state.nodes().latestProtectionEnd(node);
         return startedOnNode.get(node) ? Math.max(live, plannedProtectionEnd[node]) : live;
     }
 
@@ -83,7 +83,7 @@ public final class CycleWork {
 
     /** The free GPUs as this cycle sees them: the live index until the first tentative change, then the copy. */
     public FreeIndex free() {
-        return copied ? snapshot : state.freeIndex();
+        return copied ? snapshot : state.nodes().free();
     }
 
     /** A reusable index for what-if checks inside one decision; callers copy into it before use. */
@@ -93,7 +93,7 @@ public final class CycleWork {
 
     private void ensureCopy() {
         if (!copied) {
-            snapshot.copyFrom(state.freeIndex());
+            snapshot.copyFrom(state.nodes().free());
             copied = true;
         }
     }

@@ -74,7 +74,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
                 continue;
             }
             int first = count;
-            List<Job> on = state.jobsOn(n);
+            List<Job> on = state.nodes().jobsOn(n);
             if (count + on.size() + 1 > time.length) {
                 int size = Math.max(time.length * 2, count + on.size() + 1);
                 time = java.util.Arrays.copyOf(time, size);
@@ -173,14 +173,14 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
         long until = now;
         int found = 0;
         Predicate<Job> gone = work::isPreempted;
-        for (int n : state.nodesByLatestProtectionEnd()) {
+        for (int n : state.nodes().byLatestProtectionEnd()) {
             if (!free.isSchedulable(n) || free.capacity(n) < perNode || (taken != null && taken.get(n))) {
                 continue;
             }
             boolean touched = work.touchedNodes().get(n);
             int held = free.free(n);
             boolean ok = true;
-            List<Job> on = state.jobsOn(n);
+            List<Job> on = state.nodes().jobsOn(n);
             for (int i = 0; i < on.size() && ok; i++) {
                 Job j = on.get(i);
                 if (work.isPreempted(j)) {
@@ -199,7 +199,7 @@ public record Reservation(Job owner, BitSet nodes, long untilSeconds, Predicate<
                 continue;
             }
             reserved.set(n);
-            until = Math.max(until, state.latestProtectionEnd(n));
+            until = Math.max(until, state.nodes().latestProtectionEnd(n));
             if (++found == need) {
                 return new Reservation(owner, reserved, until, mayPreempt);
             }

@@ -2,20 +2,11 @@ package dev.allot.core.state;
 
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
-import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
-import dev.allot.core.rules.ShapeFit;
-import dev.allot.core.rules.Violation;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 
 /**
  * The live state of a cluster under Allot: nodes and their free GPUs, waiting and running jobs, and the charged
@@ -23,9 +14,13 @@ import java.util.PriorityQueue;
  * service) changes it through the mutators here, each of which takes the current time. Nothing here reads a
  * clock, sleeps or does I/O.
  *
- * <p>Besides the jobs it keeps the running sums that make a scheduling cycle cheap: GPUs past their protection
- * per allocation and priority, unallocated running GPUs, and the committed (still protected) GPU-seconds per
- * allocation. Every mutator keeps them exact; {@code InvariantChecks} in the simulator verifies them.
+ * <p>It holds the clock, the lifecycle of an attempt (start, launch, complete, preempt, cancel) and the order in
+ * which each of those changes its books, one book per idea: the workloads it knows ({@link JobRegistry}), the
+ * waiting queues ({@link PendingQueues}), the running lists ({@link #running()}), the per-node books
+ * ({@link #nodes()}), the protections ({@link #protections()}), the charged usage ({@link UsageLedger}) and the
+ * stopping phase ({@link #stopPhase()}). Contract changes ({@link ContractChanges}), adopted work
+ * ({@link PriorWork}) and what a placement must be ({@link PlacementRule}) are apart as well. Every mutator keeps
+ * the running sums exact; {@code InvariantChecks} in the simulator verifies them.
  *
  * <p><b>The stopping phase.</b> A preemption or a cancellation takes effect in the policy's books at once: the job
  * waits again or ends, and its GPUs count as free. On a real cluster its process may take seconds to stop; a driver
@@ -36,90 +31,32 @@ import java.util.PriorityQueue;
  * driver whose stops are instant (the simulator by default) never calls these, and nothing changes for it.
  */
 public final class ClusterState {
-    static final int PRIORITIES = Priority.values().length;
-
     private final ClusterSpec cluster;
     private final AllocationTree tree;
     private final SchedulerConfig config;
-    final int nodeCount;
-    final FreeIndex free;
-    final boolean[] healthy;
-    final List<List<Job>> jobsOnNode;
-    final BitSet unhealthyBusy = new BitSet();
-    final long[] latestProtectionEnd;
-    final int[] protectedJobsOn;
-    private final WholeNodeIndex wholeNodes;
-    final java.util.TreeSet<Integer> nodesByLatestProtectionEnd;
-    final List<Integer> drainNotices = new ArrayList<>();
-
-    final List<Job> jobs = new ArrayList<>();
-    final Map<String, Job> byId = new HashMap<>();
-    final Map<Long, Integer> shapeIds = new HashMap<>();
-    final List<int[]> shapes = new ArrayList<>();
-
+    final JobRegistry registry = new JobRegistry();
+    final NodeBooks nodes;
     final PendingQueues pending;
-    final List<List<Job>> runningAllocated;
-    final List<Job> runningUnallocated = new ArrayList<>();
-    int runningCount;
-    final long[][] unprotectedGpus;
-    final long[] unprotectedLeafGpus;
-    long unallocatedRunningGpus;
-    final long[] protectedGpus;
-    final long[] protectedUntilGpuSum;
+    final RunningLists running;
+    final ProtectionBooks protections;
     final UsageLedger ledger;
-    final StopPhase stops;
-    final PriorityQueue<Expiry> expiries = new PriorityQueue<>(
-            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Integer.compare(a.job.index(), b.job.index()));
+    final StopPhase stopPhase;
     long now;
-    /** How many protections have run out on running attempts so far ({@link #protectionsEnded()}). */
-    long protectionsEnded;
-
-    record Expiry(long at, Job job, int attempt) { }
 
     /** Outcome of a preemption: whether the job went back to the queue, what it kept and what was lost. */
     public record PreemptionResult(boolean requeued, long progressKeptSeconds, long lostGpuSeconds) { }
-
-    /** What a node is doing, for explanations and reports. */
-    public enum NodeStatus { HEALTHY, DRAINING, DRAINED }
 
     public ClusterState(ClusterSpec cluster, AllocationTree tree, SchedulerConfig config, long startSeconds) {
         this.cluster = cluster;
         this.tree = tree;
         this.config = config;
-        this.nodeCount = cluster.nodes().size();
-        int[] capacity = new int[nodeCount];
-        for (int i = 0; i < nodeCount; i++) {
-            capacity[i] = cluster.nodes().get(i).gpus();
-        }
-        this.free = new FreeIndex(capacity);
-        this.healthy = new boolean[nodeCount];
-        java.util.Arrays.fill(healthy, true);
-        this.jobsOnNode = new ArrayList<>(nodeCount);
-        for (int i = 0; i < nodeCount; i++) {
-            jobsOnNode.add(new ArrayList<>(4));
-        }
-        this.protectedJobsOn = new int[nodeCount];
-        this.wholeNodes = new WholeNodeIndex(nodeCount, cluster.maxGpusPerNode());
-        this.latestProtectionEnd = new long[nodeCount];
-        java.util.Arrays.fill(latestProtectionEnd, Long.MIN_VALUE);
-        this.nodesByLatestProtectionEnd = new java.util.TreeSet<>((a, b) -> latestProtectionEnd[a] != latestProtectionEnd[b]
-                ? Long.compare(latestProtectionEnd[a], latestProtectionEnd[b]) : Integer.compare(a, b));
-        for (int i = 0; i < nodeCount; i++) {
-            nodesByLatestProtectionEnd.add(i);
-            refileWholeNode(i);
-        }
+        this.nodes = new NodeBooks(cluster);
         int leaves = tree.leafCount();
         this.pending = new PendingQueues(leaves);
-        this.runningAllocated = new ArrayList<>(leaves);
-        for (int i = 0; i < leaves; i++) {
-            runningAllocated.add(new ArrayList<>());
-        }
-        this.unprotectedGpus = new long[leaves][PRIORITIES];
-        this.unprotectedLeafGpus = new long[leaves];
-        this.protectedGpus = new long[leaves];
-        this.protectedUntilGpuSum = new long[leaves];
+        this.running = new RunningLists(leaves);
+        this.protections = new ProtectionBooks(leaves);
         this.ledger = new UsageLedger(leaves, config.lookback().getSeconds(), config.usageBucket().getSeconds(), startSeconds);
-        this.stops = new StopPhase(nodeCount);
+        this.stopPhase = new StopPhase(nodes.count);
         this.now = startSeconds;
     }
 
@@ -135,32 +72,7 @@ public final class ClusterState {
      * of the tree, or asks for a shape the cluster could never hold.
      */
     public Job register(WorkloadSpec spec) {
-        Optional<Integer> leaf = tree.leaf(spec.allocation());
-        if (leaf.isEmpty()) {
-            String hint = tree.node(spec.allocation()).isPresent()
-                    ? "'" + spec.allocation() + "' is not a leaf of the allocation tree; workloads name leaves"
-                    : "unknown allocation '" + spec.allocation() + "'";
-            throw new IllegalArgumentException(hint + "; valid allocations: " + String.join(", ", tree.leafNames()));
-        }
-        Optional<Violation> misfit = ShapeFit.check(cluster, spec.gpus(), spec.gpusPerNode());
-        if (misfit.isPresent()) {
-            throw new IllegalArgumentException("workload " + spec.id() + " asks for "
-                    + ShapeFit.describe(spec.gpus(), spec.gpusPerNode()) + ": " + misfit.get());
-        }
-        if (byId.containsKey(spec.id())) {
-            throw new IllegalArgumentException("workload id '" + spec.id() + "' is used twice");
-        }
-        long key = ((long) spec.gpus() << 32) | spec.gpusPerNode();
-        Integer shape = shapeIds.get(key);
-        if (shape == null) {
-            shape = shapes.size();
-            shapeIds.put(key, shape);
-            shapes.add(new int[] {spec.gpus(), spec.gpusPerNode()});
-        }
-        Job job = new Job(spec, jobs.size(), leaf.get(), shape, config.minRuntimeSecondsOf(spec));
-        jobs.add(job);
-        byId.put(spec.id(), job);
-        return job;
+        return registry.register(spec, cluster, tree, config);
     }
 
     // ------------------------------------------------------------------ time
@@ -175,14 +87,10 @@ public final class ClusterState {
         }
         now = time;
         ledger.advance(time);
-        while (!expiries.isEmpty() && expiries.peek().at <= time) {
-            Expiry e = expiries.poll();
-            Job j = e.job;
-            if (j.state == JobState.RUNNING && j.attempts == e.attempt && j.protectionActive) {
-                endProtection(j);
-            }
+        for (Job j = protections.takeEnded(time); j != null; j = protections.takeEnded(time)) {
+            endProtection(j);
         }
-        for (Job j : stops.waiting) {
+        for (Job j : stopPhase.waiting) {
             keepWaitingWhole(j, time);
         }
     }
@@ -199,53 +107,23 @@ public final class ClusterState {
             return;
         }
         long until = time + j.protectionSecondsIfStarted();
-        protectedUntilGpuSum[j.leaf()] += (long) j.gpus() * (until - j.protectedUntilSeconds);
-        j.protectedUntilSeconds = until;
+        protections.move(j, until);
         for (int i = 0; i < j.placement.nodeCount(); i++) {
-            raiseLatestProtectionEnd(j.placement.node(i), until);
+            nodes.raiseLatestProtectionEnd(j.placement.node(i), until);
         }
     }
 
     private void endProtection(Job j) {
-        protectionsEnded++;
-        j.protectionActive = false;
-        protectedGpus[j.leaf()] -= j.gpus();
-        protectedUntilGpuSum[j.leaf()] -= (long) j.gpus() * j.protectedUntilSeconds;
-        unprotectedGpus[j.leaf()][j.spec().priority().ordinal()] += j.gpus();
-        unprotectedLeafGpus[j.leaf()] += j.gpus();
+        protections.lapse(j);
         Placement p = j.placement;
         for (int i = 0; i < p.nodeCount(); i++) {
-            protectedJobsOn[p.node(i)]--;
-            refileWholeNode(p.node(i));
+            nodes.protectedJobsOn[p.node(i)]--;
+            nodes.refileWholeNode(p.node(i));
         }
-    }
-
-    /** Files a node in the whole-node index, or takes it out, after anything on it changed. */
-    void refileWholeNode(int node) {
-        wholeNodes.update(node, healthy[node] && protectedJobsOn[node] == 0
-                && cluster.nodes().get(node).gpus() == wholeNodes.wholeNodeGpus(), jobsOnNode.get(node));
     }
 
     public long now() {
         return now;
-    }
-
-    /**
-     * How many minimum-runtime protections have run out on attempts still running, as time advanced: a driver that
-     * sees this number change knows that something happened for the policy (work became preemptible), as the
-     * simulator's protection-end event says. Attempts that ended before their protection did are not counted.
-     */
-    public long protectionsEnded() {
-        return protectionsEnded;
-    }
-
-    /**
-     * The earliest time after {@link #now()} at which a running attempt's protection may end ({@code Long.MAX_VALUE}
-     * if none): when a scheduler that is not driven by events should look again. It may be early (the attempt ended
-     * since), never late.
-     */
-    public long nextProtectionEndSeconds() {
-        return expiries.isEmpty() ? Long.MAX_VALUE : expiries.peek().at;
     }
 
     // ------------------------------------------------------------------ mutators
@@ -270,10 +148,10 @@ public final class ClusterState {
         if (job.state != JobState.PENDING) {
             throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
         }
-        checkPlacement(job, p, true);
-        if (!stops.fitsNow(job, p, free)) {
+        PlacementRule.check(job, p, true, nodes);
+        if (!stopPhase.fitsNow(job, p, nodes.free)) {
             throw new IllegalStateException("cannot start " + job.id() + " on " + p + " now: "
-                    + (stops.ownStillStopping(job) ? "its previous attempt is still stopping"
+                    + (stopPhase.ownStillStopping(job) ? "its previous attempt is still stopping"
                     : "attempts that are stopping still hold its GPUs") + "; it waits (startWhenStopped)");
         }
         begin(job, p, time, false);
@@ -290,7 +168,7 @@ public final class ClusterState {
         if (job.state != JobState.PENDING) {
             throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
         }
-        checkPlacement(job, p, true);
+        PlacementRule.check(job, p, true, nodes);
         begin(job, p, time, true);
     }
 
@@ -308,10 +186,10 @@ public final class ClusterState {
         }
         if (!canLaunch(job)) {
             throw new IllegalStateException("cannot launch " + job.id() + " at " + time + ": "
-                    + (stops.ownStillStopping(job) ? "its previous attempt is still stopping"
+                    + (stopPhase.ownStillStopping(job) ? "its previous attempt is still stopping"
                     : "attempts that are stopping still hold its GPUs"));
         }
-        stops.endWaiting(job);
+        stopPhase.endWaiting(job);
         job.awaitingLaunch = false;
         job.attemptStartSeconds = time;
         if (job.firstStartSeconds < 0) {
@@ -319,23 +197,18 @@ public final class ClusterState {
         }
         if (job.allocated()) {
             ledger.addRunning(job.leaf(), job.gpus(), time);
-            expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+            protections.endsAt(job);
         }
     }
 
     /** Whether a start of {@code job} on {@code p} could run at once: its GPUs idle, no attempt of its own stopping. */
     public boolean fitsNow(Job job, Placement p) {
-        return stops.fitsNow(job, p, free);
+        return stopPhase.fitsNow(job, p, nodes.free);
     }
 
     /** Whether a start that waits ({@link Job#awaitingLaunch()}) may launch now. */
     public boolean canLaunch(Job job) {
-        return job.awaitingLaunch && stops.fitsNow(job, job.placement, free);
-    }
-
-    /** Starts that wait to launch, in the order they were decided. */
-    public List<Job> awaitingLaunch() {
-        return Collections.unmodifiableList(stops.waiting);
+        return job.awaitingLaunch && stopPhase.fitsNow(job, job.placement, nodes.free);
     }
 
     /**
@@ -347,30 +220,20 @@ public final class ClusterState {
     public StoppingAttempt holdUntilStopped(Job job, Placement p, long time) {
         advanceTo(time);
         for (int i = 0; i < p.nodeCount(); i++) {
-            if (p.node(i) < 0 || p.node(i) >= nodeCount) {
-                throw new IllegalArgumentException("placement " + p + " names node " + p.node(i) + " of " + nodeCount);
+            if (p.node(i) < 0 || p.node(i) >= nodes.count) {
+                throw new IllegalArgumentException("placement " + p + " names node " + p.node(i) + " of " + nodes.count);
             }
         }
         if (job != null && job.state == JobState.RUNNING && !job.awaitingLaunch) {
             throw new IllegalStateException("cannot hold the GPUs of " + job.id() + " as stopping: it is running");
         }
-        return stops.hold(job, p, time);
+        return stopPhase.hold(job, p, time);
     }
 
     /** The stopping attempt has stopped at {@code time}: its GPUs are idle. Starts that wait may launch now. */
     public void stopped(StoppingAttempt s, long time) {
         advanceTo(time);
-        stops.release(s);
-    }
-
-    /** Attempts that are stopping and still hold their GPUs, in the order they were asked to stop. */
-    public java.util.Collection<StoppingAttempt> stopping() {
-        return Collections.unmodifiableCollection(stops.stopping);
-    }
-
-    /** GPUs of a node held by attempts that are stopping. */
-    public int heldByStoppingGpus(int node) {
-        return stops.heldOn[node];
+        stopPhase.release(s);
     }
 
     /**
@@ -380,35 +243,11 @@ public final class ClusterState {
      * {@link #seedUsage seed}); its protection and its progress count from {@code startedAt}, so adoption neither
      * extends nor shortens the minimum runtime the workload was promised. A protection that has already ended ends
      * at once. Unlike {@link #start}, the nodes may be unhealthy (work keeps running on a node that fails; marking
-     * it unhealthy afterwards drains it).
+     * it unhealthy afterwards drains it). See {@link PriorWork}.
      */
     public void resume(Job job, Placement p, long startedAt, long time) {
         advanceTo(time);
-        if (job.state != JobState.PENDING) {
-            throw new IllegalStateException("cannot resume " + job.id() + ": it is " + job.state);
-        }
-        if (startedAt > time) {
-            throw new IllegalArgumentException("cannot resume " + job.id() + " from " + startedAt + ", after now (" + time
-                    + ")");
-        }
-        checkPlacement(job, p, false);
-        begin(job, p, time, false);
-        if (startedAt < time) {
-            job.attemptStartSeconds = startedAt;
-            job.firstStartSeconds = Math.min(job.firstStartSeconds, startedAt);
-            if (job.allocated()) {
-                protectedUntilGpuSum[job.leaf()] -= (long) job.gpus() * job.protectedUntilSeconds;
-                job.protectedUntilSeconds = startedAt + job.protectionSecondsIfStarted();
-                protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
-                expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
-                for (int i = 0; i < p.nodeCount(); i++) {
-                    recomputeLatestProtectionEnd(p.node(i));
-                }
-                advanceTo(time); // ends a protection already over
-            } else {
-                job.protectedUntilSeconds = startedAt;
-            }
-        }
+        PriorWork.resume(this, job, p, startedAt, time);
     }
 
     /**
@@ -417,44 +256,31 @@ public final class ClusterState {
      * or rebuilds its state and must not forget who used what over the lookback window.
      */
     public void seedUsage(int leaf, int gpus, long fromSeconds, long toSeconds) {
-        if (toSeconds > now) {
-            throw new IllegalArgumentException("cannot seed usage up to " + toSeconds + ", after now (" + now + ")");
-        }
-        ledger.seed(leaf, gpus, fromSeconds, toSeconds);
+        PriorWork.seedUsage(this, leaf, gpus, fromSeconds, toSeconds);
     }
 
-    private void begin(Job job, Placement p, long time, boolean waits) {
+    void begin(Job job, Placement p, long time, boolean waits) {
         pending.remove(job);
-        free.take(p);
-        for (int i = 0; i < p.nodeCount(); i++) {
-            jobsOnNode.get(p.node(i)).add(job);
-            if (!healthy[p.node(i)]) {
-                unhealthyBusy.set(p.node(i)); // only by resume: work adopted on a node that is down
-            }
-        }
+        nodes.place(job, p);
         job.state = JobState.RUNNING;
         job.placement = p;
         job.attempts++;
         job.attemptStartSeconds = time;
         job.awaitingLaunch = waits;
         if (waits) {
-            stops.beginWaiting(job);
+            stopPhase.beginWaiting(job);
         } else if (job.firstStartSeconds < 0) {
             job.firstStartSeconds = time;
         }
-        runningCount++;
+        running.count++;
         if (job.allocated()) {
             enterAllocatedBooks(job, time);
         } else {
-            job.runningSlot = runningUnallocated.size();
-            runningUnallocated.add(job);
+            running.enter(job);
             job.protectedUntilSeconds = time;
             job.protectionActive = false;
-            unallocatedRunningGpus += job.gpus();
         }
-        for (int i = 0; i < p.nodeCount(); i++) {
-            refileWholeNode(p.node(i));
-        }
+        nodes.refileWholeNodes(p);
     }
 
     /**
@@ -462,80 +288,19 @@ public final class ClusterState {
      * runtime from then. For an allocated start ({@link #begin}) and a promotion in place ({@link #promote}) alike.
      * A start that waits to launch is protected but neither charged nor counting down until {@link #launch}.
      */
-    private void enterAllocatedBooks(Job job, long time) {
+    void enterAllocatedBooks(Job job, long time) {
         Placement p = job.placement;
-        List<Job> list = runningAllocated.get(job.leaf());
-        job.runningSlot = list.size();
-        list.add(job);
+        running.enter(job);
         if (!job.awaitingLaunch) {
             ledger.addRunning(job.leaf(), job.gpus(), time);
         }
-        job.protectedUntilSeconds = time + job.protectionSecondsIfStarted();
-        job.protectionActive = true;
-        protectedGpus[job.leaf()] += job.gpus();
-        protectedUntilGpuSum[job.leaf()] += (long) job.gpus() * job.protectedUntilSeconds;
+        protections.protect(job, time + job.protectionSecondsIfStarted());
         if (!job.awaitingLaunch) {
-            expiries.add(new Expiry(job.protectedUntilSeconds, job, job.attempts));
+            protections.endsAt(job);
         }
         for (int i = 0; i < p.nodeCount(); i++) {
-            raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
-            protectedJobsOn[p.node(i)]++;
-        }
-    }
-
-    /** Takes a running job out of its running list (allocated or unallocated), in constant time. */
-    private void leaveRunningList(Job job) {
-        List<Job> list = job.allocated() ? runningAllocated.get(job.leaf()) : runningUnallocated;
-        int slot = job.runningSlot;
-        Job last = list.remove(list.size() - 1);
-        if (last != job) {
-            list.set(slot, last);
-            last.runningSlot = slot;
-        }
-        job.runningSlot = -1;
-    }
-
-    private void raiseLatestProtectionEnd(int node, long until) {
-        if (until > latestProtectionEnd[node]) {
-            nodesByLatestProtectionEnd.remove(node);
-            latestProtectionEnd[node] = until;
-            nodesByLatestProtectionEnd.add(node);
-        }
-    }
-
-    private void recomputeLatestProtectionEnd(int node) {
-        long latest = Long.MIN_VALUE;
-        for (Job j : jobsOnNode.get(node)) {
-            if (j.allocated()) {
-                latest = Math.max(latest, j.protectedUntilSeconds);
-            }
-        }
-        if (latest != latestProtectionEnd[node]) {
-            nodesByLatestProtectionEnd.remove(node);
-            latestProtectionEnd[node] = latest;
-            nodesByLatestProtectionEnd.add(node);
-        }
-    }
-
-    private void checkPlacement(Job job, Placement p, boolean healthyOnly) {
-        if (p.totalGpus() != job.gpus()) {
-            throw new IllegalStateException("placement " + p + " holds " + p.totalGpus() + " GPUs but " + job.id() + " needs " + job.gpus());
-        }
-        for (int i = 0; i < p.nodeCount(); i++) {
-            int n = p.node(i);
-            if (n < 0 || n >= nodeCount) {
-                throw new IllegalStateException("placement " + p + " names node " + n + " of " + nodeCount);
-            }
-            if (healthyOnly && !healthy[n]) {
-                throw new IllegalStateException("cannot start " + job.id() + " on unhealthy node " + nodeName(n));
-            }
-            if (free.free(n) < p.gpusOn(i)) {
-                throw new IllegalStateException("cannot start " + job.id() + " with " + p.gpusOn(i) + " GPUs on node " + nodeName(n)
-                        + ": only " + free.free(n) + " free");
-            }
-            if (job.gpusPerNode() > 0 && p.gpusOn(i) != job.gpusPerNode()) {
-                throw new IllegalStateException("gang " + job.id() + " needs exactly " + job.gpusPerNode() + " GPUs on each node, placement " + p);
-            }
+            nodes.raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
+            nodes.protectedJobsOn[p.node(i)]++;
         }
     }
 
@@ -602,26 +367,7 @@ public final class ClusterState {
      */
     public void promote(Job job, Duration minRuntime, long time) {
         advanceTo(time);
-        if (job.allocated()) {
-            throw new IllegalStateException("cannot promote " + job.id() + ": it is allocated already");
-        }
-        if (minRuntime.isZero() || minRuntime.isNegative()) {
-            throw new IllegalArgumentException("a promotion needs a minimum runtime above zero, not " + minRuntime);
-        }
-        if (job.state == JobState.PENDING) {
-            pending.remove(job);
-            setContract(job, minRuntime, time);
-            pending.add(job);
-            return;
-        }
-        requireRunning(job, "promote");
-        leaveRunningList(job);
-        unallocatedRunningGpus -= job.gpus();
-        setContract(job, minRuntime, time);
-        enterAllocatedBooks(job, time);
-        for (int i = 0; i < job.placement.nodeCount(); i++) {
-            refileWholeNode(job.placement.node(i));
-        }
+        ContractChanges.promote(this, job, minRuntime, time);
     }
 
     /**
@@ -635,19 +381,7 @@ public final class ClusterState {
      */
     public void demote(Job job, long time) {
         advanceTo(time);
-        if (job.state != JobState.PENDING) {
-            throw new IllegalStateException("cannot demote " + job.id() + ": it is " + job.state
-                    + "; only waiting work changes to unallocated");
-        }
-        if (!job.allocated()) {
-            throw new IllegalStateException("cannot demote " + job.id() + ": it is unallocated already");
-        }
-        pending.remove(job);
-        job.spec = job.spec.withMinRuntime(Duration.ZERO);
-        job.minRuntimeSeconds = 0;
-        job.minRuntimeCapped = false;
-        job.promotedAtSeconds = -1;
-        pending.add(job);
+        ContractChanges.demote(this, job);
     }
 
     /**
@@ -660,26 +394,7 @@ public final class ClusterState {
      * @throws IllegalStateException when the job has ended
      */
     public void rerank(Job job, long rank) {
-        if (job.state.isFinal()) {
-            throw new IllegalStateException("cannot rerank " + job.id() + ": it ended (" + job.state + ")");
-        }
-        if (job.queueRank == rank) {
-            return;
-        }
-        if (job.state == JobState.PENDING) {
-            pending.remove(job);
-            job.queueRank = rank;
-            pending.add(job);
-        } else {
-            job.queueRank = rank;
-        }
-    }
-
-    private void setContract(Job job, Duration minRuntime, long time) {
-        job.spec = job.spec.withMinRuntime(minRuntime);
-        job.minRuntimeSeconds = config.minRuntimeSecondsOf(job.spec);
-        job.minRuntimeCapped = minRuntime.getSeconds() > job.minRuntimeSeconds;
-        job.promotedAtSeconds = time;
+        ContractChanges.rerank(this, job, rank);
     }
 
     /**
@@ -712,7 +427,7 @@ public final class ClusterState {
         job.endSeconds = time;
     }
 
-    private void requireRunning(Job job, String what) {
+    void requireRunning(Job job, String what) {
         if (job.state != JobState.RUNNING) {
             throw new IllegalStateException("cannot " + what + " " + job.id() + ": it is " + job.state);
         }
@@ -724,74 +439,31 @@ public final class ClusterState {
         if (ran) {
             job.runGpuSeconds += (time - job.attemptStartSeconds) * job.gpus();
         } else {
-            stops.endWaiting(job);
+            stopPhase.endWaiting(job);
             job.awaitingLaunch = false;
         }
-        free.give(p);
-        for (int i = 0; i < p.nodeCount(); i++) {
-            int n = p.node(i);
-            List<Job> on = jobsOnNode.get(n);
-            on.remove(job);
-            if (on.isEmpty() && !healthy[n]) {
-                unhealthyBusy.clear(n);
-                drainNotices.add(n);
-            }
-            if (job.allocated() && latestProtectionEnd[n] == job.protectedUntilSeconds) {
-                recomputeLatestProtectionEnd(n);
-            }
-        }
-        leaveRunningList(job);
-        runningCount--;
+        nodes.unplace(job, p);
+        running.leave(job);
+        running.count--;
         if (job.allocated()) {
             if (ran) {
                 ledger.addRunning(job.leaf(), -job.gpus(), time);
             }
             if (job.protectionActive) {
                 for (int i = 0; i < p.nodeCount(); i++) {
-                    protectedJobsOn[p.node(i)]--;
+                    nodes.protectedJobsOn[p.node(i)]--;
                 }
-                job.protectionActive = false;
-                protectedGpus[job.leaf()] -= job.gpus();
-                protectedUntilGpuSum[job.leaf()] -= (long) job.gpus() * job.protectedUntilSeconds;
-            } else {
-                unprotectedGpus[job.leaf()][job.spec().priority().ordinal()] -= job.gpus();
-                unprotectedLeafGpus[job.leaf()] -= job.gpus();
             }
-        } else {
-            unallocatedRunningGpus -= job.gpus();
+            protections.drop(job);
         }
-        for (int i = 0; i < p.nodeCount(); i++) {
-            refileWholeNode(p.node(i));
-        }
+        nodes.refileWholeNodes(p);
         job.placement = null;
     }
 
     /** Marks a node unhealthy (it takes no new work and drains) or healthy (back in service). */
     public void setHealthy(int node, boolean value, long time) {
         advanceTo(time);
-        if (healthy[node] == value) {
-            return;
-        }
-        healthy[node] = value;
-        free.setSchedulable(node, value);
-        refileWholeNode(node);
-        if (value) {
-            unhealthyBusy.clear(node);
-        } else if (jobsOnNode.get(node).isEmpty()) {
-            drainNotices.add(node);
-        } else {
-            unhealthyBusy.set(node);
-        }
-    }
-
-    /** Nodes that became drained (unhealthy and empty) since the last call, in the order it happened. */
-    public List<Integer> takeDrainNotices() {
-        if (drainNotices.isEmpty()) {
-            return List.of();
-        }
-        List<Integer> out = List.copyOf(drainNotices);
-        drainNotices.clear();
-        return out;
+        nodes.setHealthy(node, value);
     }
 
     // ------------------------------------------------------------------ read side
@@ -808,135 +480,54 @@ public final class ClusterState {
         return config;
     }
 
-    public int nodeCount() {
-        return nodeCount;
+    /** The nodes: free GPUs, health, jobs on each, protection ends, the whole-node index. */
+    public NodeBooks nodes() {
+        return nodes;
     }
 
-    public String nodeName(int node) {
-        return cluster.nodes().get(node).name();
+    /** The protections of running allocated work, per allocation, and when the next one ends. */
+    public ProtectionBooks protections() {
+        return protections;
     }
 
-    public NodeSpec nodeSpec(int node) {
-        return cluster.nodes().get(node);
+    /** The running jobs, allocated per allocation and unallocated. */
+    public RunningLists running() {
+        return running;
     }
 
-    public boolean isHealthy(int node) {
-        return healthy[node];
-    }
-
-    public NodeStatus nodeStatus(int node) {
-        if (healthy[node]) {
-            return NodeStatus.HEALTHY;
-        }
-        return jobsOnNode.get(node).isEmpty() ? NodeStatus.DRAINED : NodeStatus.DRAINING;
-    }
-
-    /**
-     * Nodes in order of the latest protection end among the allocated jobs on them (nodes without allocated jobs
-     * first), then by index: the order in which nodes can be wholly freed by preemption.
-     */
-    public java.util.NavigableSet<Integer> nodesByLatestProtectionEnd() {
-        return Collections.unmodifiableNavigableSet(nodesByLatestProtectionEnd);
-    }
-
-    /** Nodes that could be wholly freed by preemption, grouped by the allocations on them. Read only. */
-    public WholeNodeIndex wholeNodes() {
-        return wholeNodes;
-    }
-
-    /** How many running jobs on a node are inside their minimum runtime. */
-    public int protectedJobsOn(int node) {
-        return protectedJobsOn[node];
-    }
-
-    /** The latest protection end of the allocated jobs on a node; {@link Long#MIN_VALUE} when it runs none. */
-    public long latestProtectionEnd(int node) {
-        return latestProtectionEnd[node];
-    }
-
-    /** The free-GPU index of the live state. Read it or copy it; never change it. */
-    public FreeIndex freeIndex() {
-        return free;
-    }
-
-    public int healthyGpus() {
-        int g = 0;
-        for (int n = 0; n < nodeCount; n++) {
-            if (healthy[n]) {
-                g += free.capacity(n);
-            }
-        }
-        return g;
-    }
-
-    public List<Job> jobsOn(int node) {
-        return Collections.unmodifiableList(jobsOnNode.get(node));
-    }
-
-    /** Unhealthy nodes that still run work, lowest index first. */
-    public int nextUnhealthyBusyNode(int from) {
-        return unhealthyBusy.nextSetBit(from);
-    }
-
-    public List<Job> jobs() {
-        return Collections.unmodifiableList(jobs);
-    }
-
-    public Optional<Job> job(String id) {
-        return Optional.ofNullable(byId.get(id));
-    }
-
-    public int shapeCount() {
-        return shapes.size();
-    }
-
-    public int shapeGpus(int shape) {
-        return shapes.get(shape)[0];
-    }
-
-    public int shapeGpusPerNode(int shape) {
-        return shapes.get(shape)[1];
+    /** Attempts still stopping and starts that wait for them. */
+    public StopPhase stopPhase() {
+        return stopPhase;
     }
 
     public PendingQueues pending() {
         return pending;
     }
 
-    /** Running allocated jobs of one allocation, in no particular order. */
-    public List<Job> runningAllocated(int leaf) {
-        return Collections.unmodifiableList(runningAllocated.get(leaf));
+    public List<Job> jobs() {
+        return Collections.unmodifiableList(registry.jobs);
     }
 
-    /** Running unallocated jobs of every allocation, in no particular order. */
-    public List<Job> runningUnallocated() {
-        return Collections.unmodifiableList(runningUnallocated);
+    public Optional<Job> job(String id) {
+        return Optional.ofNullable(registry.byId.get(id));
     }
 
-    public int runningCount() {
-        return runningCount;
+    /** How many distinct shapes (GPUs, GPUs per node) the known workloads ask for; shapes number from 0. */
+    public int shapeCount() {
+        return registry.shapes.size();
     }
 
-    /** GPUs of running allocated jobs of a leaf and priority that are past their protection. */
-    public long unprotectedGpus(int leaf, Priority priority) {
-        return unprotectedGpus[leaf][priority.ordinal()];
+    public int shapeGpus(int shape) {
+        return registry.shapes.get(shape)[0];
     }
 
-    public long unprotectedGpus(int leaf) {
-        return unprotectedLeafGpus[leaf];
-    }
-
-    public long unallocatedRunningGpus() {
-        return unallocatedRunningGpus;
-    }
-
-    /** GPUs of a leaf's running jobs that are still inside their minimum runtime. */
-    public long protectedGpus(int leaf) {
-        return protectedGpus[leaf];
+    public int shapeGpusPerNode(int shape) {
+        return registry.shapes.get(shape)[1];
     }
 
     /** GPU-seconds a leaf is sure to be charged from now on: the rest of its running jobs' protection. */
     public long committedGpuSeconds(int leaf) {
-        return protectedUntilGpuSum[leaf] - now * protectedGpus[leaf];
+        return protections.committedGpuSeconds(leaf, now);
     }
 
     /** Charged GPU-seconds of a leaf inside the lookback window. */

@@ -17,7 +17,7 @@ import java.util.function.ToLongFunction;
  * objects ({@link Job#copyOf}; look them up by id); ended ones are shared, as nothing changes them any more.
  *
  * <p>Apart from {@link ClusterState} because it is an idea of its own (what a state consists of); it must change
- * whenever a field is added there.
+ * whenever a field is added there or to one of its books.
  */
 final class StateFork {
     private StateFork() {
@@ -29,12 +29,11 @@ final class StateFork {
                     + ", the state " + src.tree().leafNames());
         }
         ClusterState dst = new ClusterState(src.cluster(), newTree, src.config(), src.now);
-        Job[] copies = new Job[src.jobs.size()];
-        for (Job s : src.jobs) {
+        Job[] copies = new Job[src.registry.jobs.size()];
+        for (Job s : src.registry.jobs) {
             if (s.state.isFinal()) {
                 copies[s.index()] = s; // ended: nothing changes it any more, so both states may share it
-                dst.jobs.add(s);
-                dst.byId.put(s.id(), s);
+                dst.registry.add(s);
                 continue;
             }
             long done = s.progressSeconds + (s.state == JobState.RUNNING ? src.now - s.attemptStartSeconds : 0);
@@ -44,54 +43,66 @@ final class StateFork {
                     s.spec.minRuntime(), s.spec.resumable(), s.spec.priority(), s.spec.checkpointEvery(), s.spec.kind());
             Job c = Job.copyOf(s, spec);
             copies[s.index()] = c;
-            dst.jobs.add(c);
-            dst.byId.put(c.id(), c);
+            dst.registry.add(c);
             if (c.state == JobState.PENDING) {
                 dst.pending.add(c);
             }
         }
-        dst.shapeIds.putAll(src.shapeIds);
-        dst.shapes.addAll(src.shapes);
+        dst.registry.copyShapesFrom(src.registry);
+        copyNodes(src.nodes, dst.nodes, copies);
+        copyRunning(src.running, dst.running, copies);
+        copyProtections(src.protections, dst.protections, copies);
+        dst.ledger.copyFrom(src.ledger);
+        // The fork plays a future in which stops are instant: the attempts still stopping have stopped, and the starts
+        // that waited for them launch at its first instant (their protection, whole until now, counts from then).
+        for (Job waiting : src.stopPhase.waiting) {
+            Job c = copies[waiting.index()];
+            dst.stopPhase.beginWaiting(c);
+            dst.launch(c, dst.now);
+        }
+        return dst;
+    }
+
+    private static void copyNodes(NodeBooks src, NodeBooks dst, Job[] copies) {
         dst.free.copyFrom(src.free);
-        System.arraycopy(src.healthy, 0, dst.healthy, 0, dst.nodeCount);
+        System.arraycopy(src.healthy, 0, dst.healthy, 0, dst.count);
         dst.unhealthyBusy.or(src.unhealthyBusy);
-        System.arraycopy(src.latestProtectionEnd, 0, dst.latestProtectionEnd, 0, dst.nodeCount);
-        System.arraycopy(src.protectedJobsOn, 0, dst.protectedJobsOn, 0, dst.nodeCount);
-        dst.nodesByLatestProtectionEnd.clear();
-        for (int n = 0; n < dst.nodeCount; n++) {
-            dst.nodesByLatestProtectionEnd.add(n);
+        System.arraycopy(src.latestProtectionEnd, 0, dst.latestProtectionEnd, 0, dst.count);
+        System.arraycopy(src.protectedJobsOn, 0, dst.protectedJobsOn, 0, dst.count);
+        dst.byLatestProtectionEnd.clear();
+        for (int n = 0; n < dst.count; n++) {
+            dst.byLatestProtectionEnd.add(n);
             for (Job j : src.jobsOnNode.get(n)) {
                 dst.jobsOnNode.get(n).add(copies[j.index()]);
             }
             dst.refileWholeNode(n);
         }
         dst.drainNotices.addAll(src.drainNotices);
-        for (int l = 0; l < dst.runningAllocated.size(); l++) {
-            for (Job j : src.runningAllocated.get(l)) {
-                dst.runningAllocated.get(l).add(copies[j.index()]);
+    }
+
+    private static void copyRunning(RunningLists src, RunningLists dst, Job[] copies) {
+        for (int l = 0; l < dst.allocated.size(); l++) {
+            for (Job j : src.allocated.get(l)) {
+                dst.allocated.get(l).add(copies[j.index()]);
             }
-            System.arraycopy(src.unprotectedGpus[l], 0, dst.unprotectedGpus[l], 0, ClusterState.PRIORITIES);
         }
-        for (Job j : src.runningUnallocated) {
-            dst.runningUnallocated.add(copies[j.index()]);
+        for (Job j : src.unallocated) {
+            dst.unallocated.add(copies[j.index()]);
         }
-        dst.runningCount = src.runningCount;
+        dst.count = src.count;
+        dst.unallocatedGpus = src.unallocatedGpus;
+    }
+
+    private static void copyProtections(ProtectionBooks src, ProtectionBooks dst, Job[] copies) {
+        for (int l = 0; l < dst.unprotectedGpus.length; l++) {
+            System.arraycopy(src.unprotectedGpus[l], 0, dst.unprotectedGpus[l], 0, ProtectionBooks.PRIORITIES);
+        }
         System.arraycopy(src.unprotectedLeafGpus, 0, dst.unprotectedLeafGpus, 0, dst.unprotectedLeafGpus.length);
-        dst.unallocatedRunningGpus = src.unallocatedRunningGpus;
         System.arraycopy(src.protectedGpus, 0, dst.protectedGpus, 0, dst.protectedGpus.length);
         System.arraycopy(src.protectedUntilGpuSum, 0, dst.protectedUntilGpuSum, 0, dst.protectedUntilGpuSum.length);
-        dst.ledger.copyFrom(src.ledger);
-        for (ClusterState.Expiry e : src.expiries) {
-            dst.expiries.add(new ClusterState.Expiry(e.at(), copies[e.job().index()], e.attempt()));
+        for (ProtectionBooks.Expiry e : src.expiries) {
+            dst.expiries.add(new ProtectionBooks.Expiry(e.at(), copies[e.job().index()], e.attempt()));
         }
-        dst.protectionsEnded = src.protectionsEnded;
-        // The fork plays a future in which stops are instant: the attempts still stopping have stopped, and the starts
-        // that waited for them launch at its first instant (their protection, whole until now, counts from then).
-        for (Job waiting : src.stops.waiting) {
-            Job c = copies[waiting.index()];
-            dst.stops.beginWaiting(c);
-            dst.launch(c, dst.now);
-        }
-        return dst;
+        dst.ended = src.ended;
     }
 }

@@ -1,6 +1,8 @@
 package dev.allot.core.state;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,9 +18,10 @@ import java.util.Set;
  * workload is still stopping. A driver with exact GPU indexes (the service's lanes) may make a start wait longer,
  * never shorter: what its lanes allow, this count allows too.
  *
- * <p>Apart from {@link ClusterState} because it is an idea of its own; the state calls it from its mutators.
+ * <p>Apart from {@link ClusterState} because it is an idea of its own; the state calls it from its mutators, and
+ * drivers read it through {@link ClusterState#stopPhase()}.
  */
-final class StopPhase {
+public final class StopPhase {
     /** Per node, GPUs held by attempts that are stopping. */
     final int[] heldOn;
     /** Per node, GPUs of starts that wait to launch. */
@@ -90,5 +93,20 @@ final class StopPhase {
         for (int i = 0; i < p.nodeCount(); i++) {
             on[p.node(i)] += sign * p.gpusOn(i);
         }
+    }
+
+    /** Starts that wait to launch, in the order they were decided. */
+    public List<Job> waiting() {
+        return Collections.unmodifiableList(waiting);
+    }
+
+    /** Attempts that are stopping and still hold their GPUs, in the order they were asked to stop. */
+    public Collection<StoppingAttempt> stopping() {
+        return Collections.unmodifiableCollection(stopping);
+    }
+
+    /** GPUs of a node held by attempts that are stopping. */
+    public int heldGpus(int node) {
+        return heldOn[node];
     }
 }

@@ -107,7 +107,7 @@ class ServingOrderPropertyTest {
                         .allSatisfy(line -> assertThat(line).isNotBlank());
             }
             for (int l = 0; l < s.tree().leafCount(); l++) {
-                for (Job v : s.runningAllocated(l)) {
+                for (Job v : s.running().allocated(l)) {
                     WaitExplanation e = explainer.explain(s, v.id(), now).orElseThrow();
                     assertThat(e.protection().protectedNow()).isEqualTo(v.isProtected(now));
                 }
@@ -165,7 +165,7 @@ class ServingOrderPropertyTest {
             Job j = s.register(spec("p" + id++, leaves.get(r.nextInt(leaves.size())), 1 + r.nextInt(8),
                     (1 + r.nextInt(4)) * 1800L, t, Priority.NORMAL));
             s.submit(j, t);
-            Placement p = Placer.find(s.freeIndex(), j.gpus(), 0, null);
+            Placement p = Placer.find(s.nodes().free(), j.gpus(), 0, null);
             if (p == null) {
                 break;
             }
@@ -178,7 +178,7 @@ class ServingOrderPropertyTest {
                 s.complete(done, t);
             }
         }
-        int idle = Placer.usableFree(s.freeIndex(), null);
+        int idle = Placer.usableFree(s.nodes().free(), null);
         for (int i = 0; i < 12 && idle > 0; i++) {
             int gpus = 1 + r.nextInt(Math.min(8, idle));
             idle -= gpus;

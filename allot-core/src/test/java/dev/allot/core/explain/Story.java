@@ -75,7 +75,7 @@ final class Story {
     Story runs(String id, String team, int gpus, long minRuntimeSeconds) {
         Job j = register(id, team, gpus, 0, minRuntimeSeconds, Priority.NORMAL);
         state().submit(j, now);
-        Placement p = Placer.find(state().freeIndex(), gpus, 0, null);
+        Placement p = Placer.find(state().nodes().free(), gpus, 0, null);
         if (p == null) {
             throw new IllegalStateException(id + " does not fit now");
         }

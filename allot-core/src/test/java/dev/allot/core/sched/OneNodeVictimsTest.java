@@ -83,11 +83,11 @@ class OneNodeVictimsTest {
         Job p = s.register(WorkloadSpec.builder("p").allocation("A").gpus(1).minRuntime(Duration.ofHours(2)).build());
         s.submit(p, 0);
         CycleWork w = fixture.work();
-        assertThat(w.latestProtectionEnd(1)).isEqualTo(s.latestProtectionEnd(1));
+        assertThat(w.latestProtectionEnd(1)).isEqualTo(s.nodes().latestProtectionEnd(1));
         w.start(p, new Placement(new int[] {1}, new int[] {1}), "test");
         assertThat(w.latestProtectionEnd(1)).isEqualTo(2 * 3600);
-        assertThat(w.latestProtectionEnd(0)).isEqualTo(s.latestProtectionEnd(0));
+        assertThat(w.latestProtectionEnd(0)).isEqualTo(s.nodes().latestProtectionEnd(0));
         w.begin(0); // a new cycle forgets what the last one planned
-        assertThat(w.latestProtectionEnd(1)).isEqualTo(s.latestProtectionEnd(1));
+        assertThat(w.latestProtectionEnd(1)).isEqualTo(s.nodes().latestProtectionEnd(1));
     }
 }

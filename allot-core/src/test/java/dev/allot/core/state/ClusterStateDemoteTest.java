@@ -58,8 +58,8 @@ class ClusterStateDemoteTest {
         s.submit(j, 0);
         s.demote(j, 0);
         s.start(j, new Placement(new int[] {0}, new int[] {1}), 0);
-        assertThat(s.unallocatedRunningGpus()).isEqualTo(1);
-        assertThat(s.protectedGpus(0)).isZero();
+        assertThat(s.running().unallocatedGpus()).isEqualTo(1);
+        assertThat(s.protections().protectedGpus(0)).isZero();
         s.promote(j, Duration.ofHours(2), H);
         assertThat(j.allocated()).isTrue();
         assertThat(j.promotedAtSeconds()).isEqualTo(H);

@@ -85,8 +85,8 @@ class ClusterStatePromoteInvariantsTest {
                 return;
             }
             Job j = waiting.get(r.nextInt(waiting.size()));
-            for (int n = 0; n < s.nodeCount(); n++) {
-                if (s.freeIndex().free(n) >= j.gpus()) {
+            for (int n = 0; n < s.nodes().count(); n++) {
+                if (s.nodes().free().free(n) >= j.gpus()) {
                     s.start(j, new Placement(new int[] {n}, new int[] {j.gpus()}), t);
                     return;
                 }
@@ -173,10 +173,10 @@ class ClusterStatePromoteInvariantsTest {
                 running++;
                 if (!j.allocated()) {
                     unallocatedGpus += j.gpus();
-                    assertThat(s.runningUnallocated()).as(at).contains(j);
+                    assertThat(s.running().unallocated()).as(at).contains(j);
                     continue;
                 }
-                assertThat(s.runningAllocated(j.leaf())).as(at).contains(j);
+                assertThat(s.running().allocated(j.leaf())).as(at).contains(j);
                 allocatedGpus[j.leaf()] += j.gpus();
                 charged[j.leaf()] += (now - chargedSince(j)) * j.gpus();
                 if (j.isProtected(now)) {
@@ -187,28 +187,28 @@ class ClusterStatePromoteInvariantsTest {
                     unprotected[j.leaf()][j.spec().priority().ordinal()] += j.gpus();
                 }
             }
-            assertThat(s.runningCount()).as(at).isEqualTo(running);
-            assertThat(s.unallocatedRunningGpus()).as(at).isEqualTo(unallocatedGpus);
-            assertThat(s.nextProtectionEndSeconds()).as(at + ": never late").isLessThanOrEqualTo(earliestEnd);
-            int listed = s.runningUnallocated().size();
+            assertThat(s.running().count()).as(at).isEqualTo(running);
+            assertThat(s.running().unallocatedGpus()).as(at).isEqualTo(unallocatedGpus);
+            assertThat(s.protections().nextEndSeconds()).as(at + ": never late").isLessThanOrEqualTo(earliestEnd);
+            int listed = s.running().unallocated().size();
             for (int l = 0; l < leaves; l++) {
-                listed += s.runningAllocated(l).size();
-                assertThat(s.protectedGpus(l)).as(at).isEqualTo(protectedGpus[l]);
+                listed += s.running().allocated(l).size();
+                assertThat(s.protections().protectedGpus(l)).as(at).isEqualTo(protectedGpus[l]);
                 assertThat(s.committedGpuSeconds(l)).as(at).isEqualTo(committed[l]);
                 assertThat(s.ledger().runningGpus(l)).as(at).isEqualTo(allocatedGpus[l]);
                 assertThat(s.totalChargedGpuSeconds(l)).as(at + ", charges of leaf " + l).isEqualTo(charged[l]);
                 assertThat(s.pending().count(l, true)).as(at).isEqualTo(waiting[l][0]);
                 assertThat(s.pending().count(l, false)).as(at).isEqualTo(waiting[l][1]);
                 for (Priority p : Priority.values()) {
-                    assertThat(s.unprotectedGpus(l, p)).as(at).isEqualTo(unprotected[l][p.ordinal()]);
+                    assertThat(s.protections().unprotectedGpus(l, p)).as(at).isEqualTo(unprotected[l][p.ordinal()]);
                 }
             }
             assertThat(listed).as(at + ": each running job listed once").isEqualTo(running);
-            for (int n = 0; n < s.nodeCount(); n++) {
+            for (int n = 0; n < s.nodes().count(); n++) {
                 int protectedJobs = 0;
                 int used = 0;
                 long latest = Long.MIN_VALUE;
-                for (Job j : s.jobsOn(n)) {
+                for (Job j : s.nodes().jobsOn(n)) {
                     used += j.placement().gpusOnNode(n);
                     if (j.isProtected(now)) {
                         protectedJobs++;
@@ -217,11 +217,11 @@ class ClusterStatePromoteInvariantsTest {
                         latest = Math.max(latest, j.protectedUntilSeconds());
                     }
                 }
-                assertThat(s.protectedJobsOn(n)).as(at + ", node " + n).isEqualTo(protectedJobs);
-                assertThat(s.latestProtectionEnd(n)).as(at + ", node " + n).isEqualTo(latest);
-                assertThat(s.freeIndex().free(n)).as(at + ", node " + n).isEqualTo(s.freeIndex().capacity(n) - used);
-                boolean filed = protectedJobs == 0 && s.freeIndex().capacity(n) == s.wholeNodes().wholeNodeGpus();
-                assertThat(s.wholeNodes().contains(n)).as(at + ", node " + n).isEqualTo(filed);
+                assertThat(s.nodes().protectedJobsOn(n)).as(at + ", node " + n).isEqualTo(protectedJobs);
+                assertThat(s.nodes().latestProtectionEnd(n)).as(at + ", node " + n).isEqualTo(latest);
+                assertThat(s.nodes().free().free(n)).as(at + ", node " + n).isEqualTo(s.nodes().free().capacity(n) - used);
+                boolean filed = protectedJobs == 0 && s.nodes().free().capacity(n) == s.nodes().wholeNodes().wholeNodeGpus();
+                assertThat(s.nodes().wholeNodes().contains(n)).as(at + ", node " + n).isEqualTo(filed);
             }
         }
     }

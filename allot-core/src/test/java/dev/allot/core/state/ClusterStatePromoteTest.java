@@ -69,17 +69,17 @@ class ClusterStatePromoteTest {
         assertThat(j.placement()).isSameAs(placement);
         assertThat(j.preemptions()).isZero();
         // in the allocated books, out of the unallocated ones
-        assertThat(s.runningAllocated(A)).containsExactly(j);
-        assertThat(s.runningUnallocated()).isEmpty();
-        assertThat(s.unallocatedRunningGpus()).isZero();
-        assertThat(s.runningCount()).isEqualTo(1);
-        assertThat(s.protectedGpus(A)).isEqualTo(4);
+        assertThat(s.running().allocated(A)).containsExactly(j);
+        assertThat(s.running().unallocated()).isEmpty();
+        assertThat(s.running().unallocatedGpus()).isZero();
+        assertThat(s.running().count()).isEqualTo(1);
+        assertThat(s.protections().protectedGpus(A)).isEqualTo(4);
         assertThat(s.committedGpuSeconds(A)).isEqualTo(4 * 2 * H);
-        assertThat(s.protectedJobsOn(0)).isEqualTo(1);
-        assertThat(s.latestProtectionEnd(0)).isEqualTo(5 * H);
-        assertThat(s.nextProtectionEndSeconds()).isEqualTo(5 * H);
+        assertThat(s.nodes().protectedJobsOn(0)).isEqualTo(1);
+        assertThat(s.nodes().latestProtectionEnd(0)).isEqualTo(5 * H);
+        assertThat(s.protections().nextEndSeconds()).isEqualTo(5 * H);
         assertThat(s.ledger().runningGpus(A)).isEqualTo(4);
-        assertThat(s.freeIndex().free(0)).isEqualTo(4);
+        assertThat(s.nodes().free().free(0)).isEqualTo(4);
     }
 
     @Test
@@ -87,22 +87,22 @@ class ClusterStatePromoteTest {
         ClusterState s = state();
         Job j = runningShard(s, "shard-0", 0, 0);
         s.promote(j, Duration.ofHours(2), 3 * H);
-        long ended = s.protectionsEnded();
+        long ended = s.protections().endedCount();
 
         s.advanceTo(4 * H);
         assertThat(s.windowUsageGpuSeconds(A)).isEqualTo(4 * H);
         assertThat(s.totalChargedGpuSeconds(A)).isEqualTo(4 * H);
         assertThat(s.windowUsageGpuSeconds(B)).isZero();
-        assertThat(s.protectionsEnded()).isEqualTo(ended);
+        assertThat(s.protections().endedCount()).isEqualTo(ended);
 
         s.advanceTo(5 * H);
-        assertThat(s.protectionsEnded()).isEqualTo(ended + 1);
+        assertThat(s.protections().endedCount()).isEqualTo(ended + 1);
         assertThat(j.isProtected(5 * H)).isFalse();
-        assertThat(s.protectedGpus(A)).isZero();
-        assertThat(s.unprotectedGpus(A, Priority.HIGH)).isEqualTo(4);
-        assertThat(s.unprotectedGpus(A)).isEqualTo(4);
+        assertThat(s.protections().protectedGpus(A)).isZero();
+        assertThat(s.protections().unprotectedGpus(A, Priority.HIGH)).isEqualTo(4);
+        assertThat(s.protections().unprotectedGpus(A)).isEqualTo(4);
         assertThat(s.committedGpuSeconds(A)).isZero();
-        assertThat(s.protectedJobsOn(0)).isZero();
+        assertThat(s.nodes().protectedJobsOn(0)).isZero();
 
         s.advanceTo(7 * H);
         assertThat(s.totalChargedGpuSeconds(A)).isEqualTo(4 * 4 * H);
@@ -125,8 +125,8 @@ class ClusterStatePromoteTest {
         assertThat(s.pending().count(A, true)).isEqualTo(1);
         assertThat(s.pending().count(A, false)).isZero();
         assertThat(s.pending().bestHead(A, true)).isSameAs(j);
-        assertThat(s.runningAllocated(A)).isEmpty();
-        assertThat(s.unprotectedGpus(A)).isZero();
+        assertThat(s.running().allocated(A)).isEmpty();
+        assertThat(s.protections().unprotectedGpus(A)).isZero();
         assertThat(s.ledger().runningGpus(A)).isZero();
         assertThat(s.totalChargedGpuSeconds(A)).isEqualTo(4 * (3 * H + 15 * 60));
         assertThat(j.runGpuSeconds()).isEqualTo(4 * (6 * H + 15 * 60));
@@ -134,7 +134,7 @@ class ClusterStatePromoteTest {
         // its next attempt is allocated from its start: protected for its minimum runtime and charged
         s.start(j, on(1, 4), 7 * H);
         assertThat(j.protectedUntilSeconds()).isEqualTo(9 * H);
-        assertThat(s.protectedGpus(A)).isEqualTo(4);
+        assertThat(s.protections().protectedGpus(A)).isEqualTo(4);
         s.advanceTo(8 * H);
         assertThat(s.totalChargedGpuSeconds(A)).isEqualTo(4 * (4 * H + 15 * 60));
     }
@@ -146,16 +146,16 @@ class ClusterStatePromoteTest {
         s.promote(j, Duration.ofHours(2), H); // protected until 3h
         s.preempt(j, 2 * H);
         s.start(j, on(0, 4), 2 * H + 1); // protected until 4h + 1s
-        long ended = s.protectionsEnded();
+        long ended = s.protections().endedCount();
 
         s.advanceTo(3 * H);
         assertThat(j.isProtected(3 * H)).isTrue();
-        assertThat(s.protectedGpus(A)).isEqualTo(4);
-        assertThat(s.protectionsEnded()).isEqualTo(ended);
+        assertThat(s.protections().protectedGpus(A)).isEqualTo(4);
+        assertThat(s.protections().endedCount()).isEqualTo(ended);
 
         s.advanceTo(4 * H + 1);
-        assertThat(s.protectedGpus(A)).isZero();
-        assertThat(s.protectionsEnded()).isEqualTo(ended + 1);
+        assertThat(s.protections().protectedGpus(A)).isZero();
+        assertThat(s.protections().endedCount()).isEqualTo(ended + 1);
     }
 
     @Test
@@ -192,7 +192,7 @@ class ClusterStatePromoteTest {
         assertThat(s.pending().total()).isEqualTo(1);
 
         s.start(j, on(0, 4), H);
-        assertThat(s.runningAllocated(A)).containsExactly(j);
+        assertThat(s.running().allocated(A)).containsExactly(j);
         assertThat(j.protectedUntilSeconds()).isEqualTo(3 * H);
         s.advanceTo(2 * H);
         assertThat(s.totalChargedGpuSeconds(A)).isEqualTo(4 * H);
@@ -208,21 +208,21 @@ class ClusterStatePromoteTest {
 
         s.promote(b, Duration.ofHours(1), H);
 
-        assertThat(s.runningUnallocated()).containsExactlyInAnyOrder(a, c, d);
-        assertThat(s.unallocatedRunningGpus()).isEqualTo(12);
+        assertThat(s.running().unallocated()).containsExactlyInAnyOrder(a, c, d);
+        assertThat(s.running().unallocatedGpus()).isEqualTo(12);
         // the last one listed took b's place: ending it, then the others, empties the list
         s.complete(d, 2 * H);
-        assertThat(s.runningUnallocated()).containsExactlyInAnyOrder(a, c);
+        assertThat(s.running().unallocated()).containsExactlyInAnyOrder(a, c);
         s.complete(a, 2 * H);
         s.complete(c, 2 * H);
-        assertThat(s.runningUnallocated()).isEmpty();
-        assertThat(s.unallocatedRunningGpus()).isZero();
-        assertThat(s.runningAllocated(A)).containsExactly(b);
+        assertThat(s.running().unallocated()).isEmpty();
+        assertThat(s.running().unallocatedGpus()).isZero();
+        assertThat(s.running().allocated(A)).containsExactly(b);
         s.complete(b, 3 * H);
-        assertThat(s.runningAllocated(A)).isEmpty();
-        assertThat(s.runningCount()).isZero();
+        assertThat(s.running().allocated(A)).isEmpty();
+        assertThat(s.running().count()).isZero();
         assertThat(s.totalChargedGpuSeconds(A)).isEqualTo(4 * 2 * H);
-        assertThat(s.freeIndex().totalFree()).isEqualTo(16);
+        assertThat(s.nodes().free().totalFree()).isEqualTo(16);
     }
 
     @Test
@@ -233,16 +233,16 @@ class ClusterStatePromoteTest {
         s.submit(j, 0);
         s.start(j, on(0, 8), 0);
         boolean[] onlyB = {false, true};
-        assertThat(s.wholeNodes().allows(0, onlyB)).isTrue(); // unallocated work on it may always be preempted
+        assertThat(s.nodes().wholeNodes().allows(0, onlyB)).isTrue(); // unallocated work on it may always be preempted
 
         s.promote(j, Duration.ofHours(2), H);
-        assertThat(s.wholeNodes().contains(0)).isFalse();
-        assertThat(s.nodesByLatestProtectionEnd().last()).isZero();
+        assertThat(s.nodes().wholeNodes().contains(0)).isFalse();
+        assertThat(s.nodes().byLatestProtectionEnd().last()).isZero();
 
         s.advanceTo(3 * H);
-        assertThat(s.wholeNodes().contains(0)).isTrue();
-        assertThat(s.wholeNodes().allows(0, onlyB)).isFalse();
-        assertThat(s.wholeNodes().allows(0, new boolean[] {true, false})).isTrue();
+        assertThat(s.nodes().wholeNodes().contains(0)).isTrue();
+        assertThat(s.nodes().wholeNodes().allows(0, onlyB)).isFalse();
+        assertThat(s.nodes().wholeNodes().allows(0, new boolean[] {true, false})).isTrue();
     }
 
     @Test
@@ -257,8 +257,8 @@ class ClusterStatePromoteTest {
                 .hasMessage("cannot promote alloc: it is allocated already");
         assertThat(j.minRuntimeSeconds()).isEqualTo(H);
         assertThat(j.promotedAtSeconds()).isEqualTo(-1);
-        assertThat(s.runningAllocated(A)).containsExactly(j);
-        assertThat(s.protectedGpus(A)).isEqualTo(4);
+        assertThat(s.running().allocated(A)).containsExactly(j);
+        assertThat(s.protections().protectedGpus(A)).isEqualTo(4);
     }
 
     @Test
@@ -273,9 +273,9 @@ class ClusterStatePromoteTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(j.allocated()).isFalse();
         assertThat(j.promotedAtSeconds()).isEqualTo(-1);
-        assertThat(s.runningUnallocated()).containsExactly(j);
-        assertThat(s.unallocatedRunningGpus()).isEqualTo(4);
-        assertThat(s.protectedGpus(A)).isZero();
+        assertThat(s.running().unallocated()).containsExactly(j);
+        assertThat(s.running().unallocatedGpus()).isEqualTo(4);
+        assertThat(s.protections().protectedGpus(A)).isZero();
     }
 
     @Test

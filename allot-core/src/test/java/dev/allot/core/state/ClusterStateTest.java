@@ -60,20 +60,20 @@ class ClusterStateTest {
                 .minRuntime(Duration.ofHours(2)).priority(Priority.HIGH).resumable(Duration.ofMinutes(30)).build());
         s.submit(j, 0);
         s.start(j, on(0, 8), 0);
-        assertThat(s.protectedGpus(0)).isEqualTo(8);
+        assertThat(s.protections().protectedGpus(0)).isEqualTo(8);
         assertThat(s.committedGpuSeconds(0)).isEqualTo(8 * 2 * H);
         s.advanceTo(H);
         assertThat(s.committedGpuSeconds(0)).isEqualTo(8 * H);
         assertThat(j.isProtected(H)).isTrue();
         s.advanceTo(2 * H);
         assertThat(j.isProtected(2 * H)).isFalse();
-        assertThat(s.protectedGpus(0)).isZero();
-        assertThat(s.unprotectedGpus(0, Priority.HIGH)).isEqualTo(8);
+        assertThat(s.protections().protectedGpus(0)).isZero();
+        assertThat(s.protections().unprotectedGpus(0, Priority.HIGH)).isEqualTo(8);
         ClusterState.PreemptionResult r = s.preempt(j, 2 * H + 45 * 60);
         assertThat(r.requeued()).isTrue();
         assertThat(r.progressKeptSeconds()).isEqualTo(2 * H + 30 * 60);
         assertThat(r.lostGpuSeconds()).isEqualTo(8 * 15 * 60);
-        assertThat(s.unprotectedGpus(0, Priority.HIGH)).isZero();
+        assertThat(s.protections().unprotectedGpus(0, Priority.HIGH)).isZero();
         assertThat(s.totalChargedGpuSeconds(0)).isEqualTo(8 * (2 * H + 45 * 60));
         assertThat(j.state()).isEqualTo(JobState.PENDING);
         assertThat(j.remainingSeconds()).isEqualTo(2 * H + 30 * 60);
@@ -112,13 +112,13 @@ class ClusterStateTest {
         s.start(a, on(0, 8), 0);
         s.setHealthy(0, false, 10);
         s.setHealthy(1, false, 10);
-        assertThat(s.takeDrainNotices()).containsExactly(1);
-        assertThat(s.nodeStatus(0)).isEqualTo(ClusterState.NodeStatus.DRAINING);
-        assertThat(s.nextUnhealthyBusyNode(0)).isZero();
+        assertThat(s.nodes().takeDrainNotices()).containsExactly(1);
+        assertThat(s.nodes().status(0)).isEqualTo(NodeBooks.Status.DRAINING);
+        assertThat(s.nodes().nextUnhealthyBusy(0)).isZero();
         s.complete(a, 20);
-        assertThat(s.takeDrainNotices()).containsExactly(0);
-        assertThat(s.nodeStatus(0)).isEqualTo(ClusterState.NodeStatus.DRAINED);
-        assertThat(s.nextUnhealthyBusyNode(0)).isEqualTo(-1);
+        assertThat(s.nodes().takeDrainNotices()).containsExactly(0);
+        assertThat(s.nodes().status(0)).isEqualTo(NodeBooks.Status.DRAINED);
+        assertThat(s.nodes().nextUnhealthyBusy(0)).isEqualTo(-1);
     }
 
     @Test

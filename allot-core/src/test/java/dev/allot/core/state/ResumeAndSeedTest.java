@@ -43,13 +43,13 @@ class ResumeAndSeedTest {
 
         assertThat(j.attemptStartSeconds()).isEqualTo(9 * H);
         assertThat(j.protectedUntilSeconds()).isEqualTo(11 * H);
-        assertThat(s.latestProtectionEnd(0)).isEqualTo(11 * H);
+        assertThat(s.nodes().latestProtectionEnd(0)).isEqualTo(11 * H);
         assertThat(s.committedGpuSeconds(0)).isEqualTo(4 * H);
         assertThat(j.isProtected(11 * H - 1)).isTrue();
         s.advanceTo(11 * H);
         assertThat(j.isProtected(11 * H)).isFalse();
-        assertThat(s.protectedGpus(0)).isZero();
-        assertThat(s.unprotectedGpus(0)).isEqualTo(4);
+        assertThat(s.protections().protectedGpus(0)).isZero();
+        assertThat(s.protections().unprotectedGpus(0)).isEqualTo(4);
         // charged only from the resume on: the hour before is the owner's to seed
         assertThat(s.windowUsageGpuSeconds(0)).isEqualTo(4 * H);
         // progress counts from the real start: preempted at 11h30 it keeps 2h30 (checkpoints every 30m)
@@ -65,11 +65,11 @@ class ResumeAndSeedTest {
         s.resume(j, on(1, 4), 5 * H, 10 * H);
 
         assertThat(j.isProtected(10 * H)).isFalse();
-        assertThat(s.protectedGpus(0)).isZero();
-        assertThat(s.unprotectedGpus(0)).isEqualTo(4);
+        assertThat(s.protections().protectedGpus(0)).isZero();
+        assertThat(s.protections().unprotectedGpus(0)).isEqualTo(4);
         assertThat(s.committedGpuSeconds(0)).isZero();
-        assertThat(s.protectedJobsOn(1)).isZero();
-        assertThat(s.freeIndex().free(1)).isEqualTo(4);
+        assertThat(s.nodes().protectedJobsOn(1)).isZero();
+        assertThat(s.nodes().free().free(1)).isEqualTo(4);
     }
 
     @Test
@@ -80,7 +80,7 @@ class ResumeAndSeedTest {
         s.submit(j, 10 * H);
         assertThatThrownBy(() -> s.start(j, on(0, 4), 10 * H)).hasMessageContaining("unhealthy");
         s.resume(j, on(0, 4), 9 * H, 10 * H);
-        assertThat(s.nextUnhealthyBusyNode(0)).isEqualTo(0);
+        assertThat(s.nodes().nextUnhealthyBusy(0)).isEqualTo(0);
         assertThatThrownBy(() -> s.resume(s.register(train("a2", "A").build()), on(1, 4), 11 * H, 10 * H))
                 .isInstanceOf(IllegalStateException.class);
     }

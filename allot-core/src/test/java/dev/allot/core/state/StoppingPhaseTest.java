@@ -63,22 +63,22 @@ class StoppingPhaseTest {
         s.startWhenStopped(b, node(0), 10);
         assertThat(b.state()).isEqualTo(JobState.RUNNING);
         assertThat(b.awaitingLaunch()).isTrue();
-        assertThat(s.awaitingLaunch()).containsExactly(b);
-        assertThat(s.freeIndex().free(0)).isZero();
-        assertThat(s.heldByStoppingGpus(0)).isEqualTo(4);
+        assertThat(s.stopPhase().waiting()).containsExactly(b);
+        assertThat(s.nodes().free().free(0)).isZero();
+        assertThat(s.stopPhase().heldGpus(0)).isEqualTo(4);
         assertThat(s.canLaunch(b)).isFalse();
 
         // when time passes beyond its minimum runtime while a is still stopping
         s.advanceTo(10 + MIN_RUNTIME + 1);
         // then b's protection has not begun: still protected, whole, and nothing charged or run
         assertThat(b.isProtected(s.now())).isTrue();
-        assertThat(s.protectedGpus(1)).isEqualTo(4);
+        assertThat(s.protections().protectedGpus(1)).isEqualTo(4);
         assertThat(s.committedGpuSeconds(1)).isEqualTo(4 * MIN_RUNTIME);
         assertThat(b.protectedUntilSeconds()).isEqualTo(s.now() + MIN_RUNTIME);
         assertThat(s.totalChargedGpuSeconds(1)).isZero();
         assertThat(b.firstStartSeconds()).isEqualTo(-1);
-        assertThat(s.protectionsEnded()).isEqualTo(1); // a's, at 3; b's has not begun
-        assertThat(s.nextProtectionEndSeconds()).isGreaterThan(s.now());
+        assertThat(s.protections().endedCount()).isEqualTo(1); // a's, at 3; b's has not begun
+        assertThat(s.protections().nextEndSeconds()).isGreaterThan(s.now());
 
         // when a has stopped at 15 and b launches then
         s.stopped(stop, 15);
@@ -89,14 +89,14 @@ class StoppingPhaseTest {
         assertThat(b.attemptStartSeconds()).isEqualTo(15);
         assertThat(b.firstStartSeconds()).isEqualTo(15);
         assertThat(b.protectedUntilSeconds()).isEqualTo(15 + MIN_RUNTIME);
-        assertThat(s.latestProtectionEnd(0)).isEqualTo(15 + MIN_RUNTIME);
+        assertThat(s.nodes().latestProtectionEnd(0)).isEqualTo(15 + MIN_RUNTIME);
         s.advanceTo(17);
         assertThat(b.isProtected(17)).as("a requeued a finds it still protected").isTrue();
         assertThat(s.totalChargedGpuSeconds(1)).isEqualTo(4 * 2);
         s.advanceTo(15 + MIN_RUNTIME);
         assertThat(b.isProtected(s.now())).isFalse();
-        assertThat(s.protectionsEnded()).isEqualTo(2);
-        assertThat(s.unprotectedGpus(1)).isEqualTo(4);
+        assertThat(s.protections().endedCount()).isEqualTo(2);
+        assertThat(s.protections().unprotectedGpus(1)).isEqualTo(4);
     }
 
     @Test
@@ -111,7 +111,7 @@ class StoppingPhaseTest {
         assertThat(b.awaitingLaunch()).isFalse();
         assertThat(b.protectedUntilSeconds()).isEqualTo(5 + MIN_RUNTIME);
         // and the requeued a may not run again, anywhere, while its own previous attempt is stopping
-        assertThat(s.freeIndex().free(0)).isEqualTo(4);
+        assertThat(s.nodes().free().free(0)).isEqualTo(4);
         assertThat(s.fitsNow(a, node(0))).isFalse();
     }
 
@@ -143,11 +143,11 @@ class StoppingPhaseTest {
         assertThat(b.progressSeconds()).isZero();
         assertThat(b.runGpuSeconds()).isZero();
         assertThat(s.totalChargedGpuSeconds(1)).isZero();
-        assertThat(s.protectedGpus(1)).isZero();
+        assertThat(s.protections().protectedGpus(1)).isZero();
         assertThat(s.committedGpuSeconds(1)).isZero();
-        assertThat(s.awaitingLaunch()).isEmpty();
-        assertThat(s.freeIndex().free(0)).isEqualTo(4);
-        assertThat(s.latestProtectionEnd(0)).isEqualTo(Long.MIN_VALUE);
+        assertThat(s.stopPhase().waiting()).isEmpty();
+        assertThat(s.nodes().free().free(0)).isEqualTo(4);
+        assertThat(s.nodes().latestProtectionEnd(0)).isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
@@ -158,10 +158,10 @@ class StoppingPhaseTest {
         assertThatThrownBy(() -> s.holdUntilStopped(a, node(0), 1)).hasMessageContaining("it is running");
         s.preempt(a, 1);
         StoppingAttempt stop = s.holdUntilStopped(a, node(0), 1);
-        assertThat(s.stopping()).containsExactly(stop);
+        assertThat(s.stopPhase().stopping()).containsExactly(stop);
         s.stopped(stop, 2);
-        assertThat(s.stopping()).isEmpty();
-        assertThat(s.heldByStoppingGpus(0)).isZero();
+        assertThat(s.stopPhase().stopping()).isEmpty();
+        assertThat(s.stopPhase().heldGpus(0)).isZero();
         assertThatThrownBy(() -> s.stopped(stop, 3)).hasMessageContaining("stopped already");
         ClusterState other = state();
         Job c = workload(other, "c", "A", 0);
@@ -183,8 +183,8 @@ class StoppingPhaseTest {
         assertThat(fb.awaitingLaunch()).isFalse();
         assertThat(fb.attemptStartSeconds()).isEqualTo(7);
         assertThat(fb.protectedUntilSeconds()).isEqualTo(7 + MIN_RUNTIME);
-        assertThat(f.stopping()).isEmpty();
+        assertThat(f.stopPhase().stopping()).isEmpty();
         assertThat(b.awaitingLaunch()).as("the original is as it was").isTrue();
-        assertThat(s.stopping()).hasSize(1);
+        assertThat(s.stopPhase().stopping()).hasSize(1);
     }
 }

@@ -89,7 +89,7 @@ final class Adoption {
     /** A fresh core state for this tree and these nodes, usage seeded from the store; the loop's node names. */
     void buildState(List<Allocation> allocations, List<Node> nodes, long now) {
         c.state = CoreBuilder.build(c.store, allocations, nodes, c.config, now);
-        c.protectionsSeen = c.state.protectionsEnded();
+        c.protectionsSeen = c.state.protections().endedCount();
         c.topology = CoreBuilder.Topology.of(allocations, nodes);
         c.nodeNames = new ArrayList<>(nodes.size());
         c.sizes = new int[nodes.size()];
@@ -103,14 +103,14 @@ final class Adoption {
     /** Marks in the core the nodes whose health differs from the store's (work adopted on them then drains). */
     void markHealth(List<Node> nodes, long now) {
         for (int i = 0; i < nodes.size(); i++) {
-            if (nodes.get(i).healthy() != c.state.isHealthy(i)) {
+            if (nodes.get(i).healthy() != c.state.nodes().isHealthy(i)) {
                 c.state.setHealthy(i, nodes.get(i).healthy(), now);
                 LOG.info("node {} is {}{}", nodes.get(i).name(), nodes.get(i).healthy() ? "healthy" : "unhealthy",
                         nodes.get(i).reason() == null ? "" : ": " + nodes.get(i).reason());
                 c.dirty = true;
             }
         }
-        c.state.takeDrainNotices();
+        c.state.nodes().takeDrainNotices();
         if (!c.following) {
             tellBackendHealth(nodes); // a standby's view tells the backend nothing: the leader does
         }

@@ -30,7 +30,7 @@ final class Decider {
      */
     boolean decisionDue(long now) {
         boolean woken = c.wakeUps.takeDue(now);
-        return c.dirty | woken || c.state.protectionsEnded() != c.protectionsSeen;
+        return c.dirty | woken || c.state.protections().endedCount() != c.protectionsSeen;
     }
 
     /** One decision instant ({@link DecisionLoop#decide}): the policy's rounds, carried out in order. */
@@ -54,7 +54,7 @@ final class Decider {
 
             @Override
             public void afterRound() {
-                for (int node : c.state.takeDrainNotices()) {
+                for (int node : c.state.nodes().takeDrainNotices()) {
                     LOG.info("node {} is drained", c.nodeNames.get(node));
                 }
             }
@@ -62,8 +62,8 @@ final class Decider {
         DecisionLoop.Outcome outcome = decided[0];
         c.wakeUps.requestWakeUp(outcome.wakeAtSeconds(), now);
         c.lastDecisionNanos = nanos[0];
-        c.protectionsSeen = c.state.protectionsEnded();
+        c.protectionsSeen = c.state.protections().endedCount();
         c.decisions++;
-        c.observer.cycle(nanos[0], c.state.pending().total(), c.state.runningCount());
+        c.observer.cycle(nanos[0], c.state.pending().total(), c.state.running().count());
     }
 }

@@ -86,15 +86,15 @@ public final class LoopExplainer implements WorkloadExplainer {
     public Optional<java.util.List<NodeDrain>> drains() {
         return loop.inspect((state, now) -> {
             java.util.List<NodeDrain> out = new java.util.ArrayList<>();
-            for (int n = 0; n < state.nodeCount(); n++) {
-                var status = state.nodeStatus(n);
-                if (status == dev.allot.core.state.ClusterState.NodeStatus.HEALTHY) {
+            for (int n = 0; n < state.nodes().count(); n++) {
+                var status = state.nodes().status(n);
+                if (status == dev.allot.core.state.NodeBooks.Status.HEALTHY) {
                     continue;
                 }
-                java.util.List<String> ids = state.jobsOn(n).stream().map(dev.allot.core.state.Job::id).sorted().toList();
-                long end = state.latestProtectionEnd(n);
+                java.util.List<String> ids = state.nodes().jobsOn(n).stream().map(dev.allot.core.state.Job::id).sorted().toList();
+                long end = state.nodes().latestProtectionEnd(n);
                 Long completes = ids.isEmpty() || end == Long.MIN_VALUE || end <= state.now() ? null : end;
-                out.add(new NodeDrain(state.nodeName(n), status.name().toLowerCase(java.util.Locale.ROOT), ids,
+                out.add(new NodeDrain(state.nodes().name(n), status.name().toLowerCase(java.util.Locale.ROOT), ids,
                         completes));
             }
             return out;

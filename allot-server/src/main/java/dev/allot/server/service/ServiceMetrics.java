@@ -152,10 +152,10 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
             }
         }
         pending.replaceAll((k, v) -> counts.getOrDefault(k, 0));
-        FreeIndex free = state.freeIndex();
+        FreeIndex free = state.nodes().free();
         int total = 0;
         int busy = 0;
-        for (int n = 0; n < state.nodeCount(); n++) {
+        for (int n = 0; n < state.nodes().count(); n++) {
             total += free.capacity(n);
         }
         for (var job : state.jobs()) {
@@ -163,7 +163,7 @@ public final class ServiceMetrics implements SchedulerLoop.Observer {
                 busy += job.gpus();
             }
         }
-        gpus = new Snapshot(total, state.healthyGpus(), busy);
+        gpus = new Snapshot(total, state.nodes().healthyGpus(), busy);
     }
 
     @Override

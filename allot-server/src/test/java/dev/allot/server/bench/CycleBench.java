@@ -87,7 +87,7 @@ final class CycleBench {
             loop.runOnce();
             System.out.printf("(b) a full cluster in %.1f s: %d of %d GPUs busy, %d workloads running%n",
                     (System.nanoTime() - t0) / 1e9, running(loop), total,
-                    loop.inspect((s, t) -> s.runningCount()).orElse(-1));
+                    loop.inspect((s, t) -> s.running().count()).orElse(-1));
 
             long t1 = System.nanoTime();
             List<NewWorkload> waiting = new ArrayList<>();
@@ -261,7 +261,7 @@ final class CycleBench {
     }
 
     private static int running(SchedulerLoop loop) {
-        return loop.inspect((s, t) -> s.healthyGpus() - s.freeIndex().totalFree()).orElse(0);
+        return loop.inspect((s, t) -> s.nodes().healthyGpus() - s.nodes().free().totalFree()).orElse(0);
     }
 
     /** How long the API's latency is measured with the loop idle, before the cycles. */

@@ -104,7 +104,7 @@ public final class ForecastBench {
             }
             loop.runOnce();
             System.out.printf("(f) 10,000 waiting workloads taken in; %d running%n",
-                    loop.inspect((s, t) -> s.runningCount()).orElse(-1));
+                    loop.inspect((s, t) -> s.running().count()).orElse(-1));
             ForecastSettings service = LiveForecaster.serviceSettings();
             for (ForecastSettings s : List.of(service, service.withRuns(3), service.withHorizon(Duration.ofHours(12)),
                     service.withRuns(3).withHorizon(Duration.ofHours(12)))) {

@@ -374,8 +374,8 @@ public final class ServiceBench {
     /** Waits until every GPU runs unallocated work, nothing is being stopped and no start waits for a launch. */
     private static void awaitFullOfUnallocated(Service service, int gpus) throws InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!service.loop().inspect((s, now) -> s.unallocatedRunningGpus() == gpus && s.stopping().isEmpty()
-                && s.awaitingLaunch().isEmpty()).orElse(false)) {
+        while (!service.loop().inspect((s, now) -> s.running().unallocatedGpus() == gpus && s.stopPhase().stopping().isEmpty()
+                && s.stopPhase().waiting().isEmpty()).orElse(false)) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the cluster did not fill with unallocated work within 60 s");
             }
@@ -460,7 +460,7 @@ public final class ServiceBench {
             }
             submitNanos = System.nanoTime() - t0;
             long deadline = System.nanoTime() + 600_000_000_000L;
-            while (service.loop().inspect((st, now) -> st.pending().total() + st.runningCount()).orElse(0) < waiting) {
+            while (service.loop().inspect((st, now) -> st.pending().total() + st.running().count()).orElse(0) < waiting) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the loop had not taken in " + waiting + " workloads in 10 minutes");
                 }

@@ -90,7 +90,7 @@ class LiveAccuracyTest {
                         }
                     }
                 }
-                if (next == scenario.size() && s.loop().inspect((st, t) -> st.runningCount() + st.pending()
+                if (next == scenario.size() && s.loop().inspect((st, t) -> st.running().count() + st.pending()
                         .total()).orElse(1) == 0) {
                     break;
                 }

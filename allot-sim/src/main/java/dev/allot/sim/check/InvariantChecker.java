@@ -109,7 +109,7 @@ public final class InvariantChecker {
 
     private boolean allHealthy(Placement p) {
         for (int i = 0; i < p.nodeCount(); i++) {
-            if (!state.isHealthy(p.node(i))) {
+            if (!state.nodes().isHealthy(p.node(i))) {
                 return false;
             }
         }
@@ -118,18 +118,18 @@ public final class InvariantChecker {
 
     /** Called after all events and decisions at {@code now} were applied. */
     public void afterEvent(long now) {
-        FreeIndex free = state.freeIndex();
+        FreeIndex free = state.nodes().free();
         int running = 0;
         long totalFree = 0;
         int leaves = state.tree().leafCount();
         long[] protectedGpus = new long[leaves];
         long[][] unprotected = new long[leaves][Priority.values().length];
         long unallocated = 0;
-        for (int n = 0; n < state.nodeCount(); n++) {
+        for (int n = 0; n < state.nodes().count(); n++) {
             int used = 0;
             int protectedJobs = 0;
             long latest = Long.MIN_VALUE;
-            for (Job j : state.jobsOn(n)) {
+            for (Job j : state.nodes().jobsOn(n)) {
                 if (j.isProtected(now)) {
                     protectedJobs++;
                 }
@@ -137,38 +137,38 @@ public final class InvariantChecker {
                     latest = Math.max(latest, j.protectedUntilSeconds());
                 }
                 if (j.state() != JobState.RUNNING) {
-                    throw new InvariantViolation(now, "node " + state.nodeName(n) + " lists " + j.id() + " which is " + j.state());
+                    throw new InvariantViolation(now, "node " + state.nodes().name(n) + " lists " + j.id() + " which is " + j.state());
                 }
                 int g = j.placement().gpusOnNode(n);
                 if (g == 0) {
-                    throw new InvariantViolation(now, "node " + state.nodeName(n) + " lists " + j.id() + " whose placement " + j.placement()
+                    throw new InvariantViolation(now, "node " + state.nodes().name(n) + " lists " + j.id() + " whose placement " + j.placement()
                             + " does not include it");
                 }
                 used += g;
             }
-            if (protectedJobs != state.protectedJobsOn(n)) {
-                throw new InvariantViolation(now, "node " + state.nodeName(n) + " runs " + protectedJobs
-                        + " protected jobs but the state counts " + state.protectedJobsOn(n));
+            if (protectedJobs != state.nodes().protectedJobsOn(n)) {
+                throw new InvariantViolation(now, "node " + state.nodes().name(n) + " runs " + protectedJobs
+                        + " protected jobs but the state counts " + state.nodes().protectedJobsOn(n));
             }
-            boolean filed = state.isHealthy(n) && protectedJobs == 0 && free.capacity(n) == state.wholeNodes().wholeNodeGpus();
-            if (filed != state.wholeNodes().contains(n)) {
-                throw new InvariantViolation(now, "node " + state.nodeName(n) + " should " + (filed ? "" : "not ")
+            boolean filed = state.nodes().isHealthy(n) && protectedJobs == 0 && free.capacity(n) == state.nodes().wholeNodes().wholeNodeGpus();
+            if (filed != state.nodes().wholeNodes().contains(n)) {
+                throw new InvariantViolation(now, "node " + state.nodes().name(n) + " should " + (filed ? "" : "not ")
                         + "be in the whole-node index");
             }
-            if (latest != state.latestProtectionEnd(n)) {
-                throw new InvariantViolation(now, "node " + state.nodeName(n) + ": latest protection end is " + latest
-                        + " but the state keeps " + state.latestProtectionEnd(n));
+            if (latest != state.nodes().latestProtectionEnd(n)) {
+                throw new InvariantViolation(now, "node " + state.nodes().name(n) + ": latest protection end is " + latest
+                        + " but the state keeps " + state.nodes().latestProtectionEnd(n));
             }
             if (used + free.free(n) != free.capacity(n)) {
-                throw new InvariantViolation(now, "node " + state.nodeName(n) + ": jobs hold " + used + " GPUs and " + free.free(n)
+                throw new InvariantViolation(now, "node " + state.nodes().name(n) + ": jobs hold " + used + " GPUs and " + free.free(n)
                         + " are free, but it has " + free.capacity(n) + " (a GPU given twice, or lost)");
             }
-            if (state.isHealthy(n)) {
+            if (state.nodes().isHealthy(n)) {
                 totalFree += free.free(n);
             }
-            if (free.isSchedulable(n) != state.isHealthy(n)) {
-                throw new InvariantViolation(now, "node " + state.nodeName(n) + " schedulable=" + free.isSchedulable(n)
-                        + " but healthy=" + state.isHealthy(n));
+            if (free.isSchedulable(n) != state.nodes().isHealthy(n)) {
+                throw new InvariantViolation(now, "node " + state.nodes().name(n) + " schedulable=" + free.isSchedulable(n)
+                        + " but healthy=" + state.nodes().isHealthy(n));
             }
         }
         if (totalFree != free.totalFree()) {
@@ -178,7 +178,7 @@ public final class InvariantChecker {
             long charged = state.totalChargedGpuSeconds(l);
             long ran = metrics.allocatedRunGpuSecondsFinished(l);
             long waiting = 0;
-            for (Job j : state.runningAllocated(l)) {
+            for (Job j : state.running().allocated(l)) {
                 running++;
                 checkOnNodes(now, j);
                 if (j.awaitingLaunch()) {
@@ -196,32 +196,32 @@ public final class InvariantChecker {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " was charged " + charged
                         + " GPU-seconds but its allocated work ran " + ran);
             }
-            if (rules.heldAllocatedGpus(l) != state.protectedGpus(l) + state.unprotectedGpus(l) - waiting) {
+            if (rules.heldAllocatedGpus(l) != state.protections().heldGpus(l) - waiting) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " runs "
                         + rules.heldAllocatedGpus(l) + " allocated GPUs by the books of starts and ends, but the state"
-                        + " counts " + (state.protectedGpus(l) + state.unprotectedGpus(l) - waiting) + " launched");
+                        + " counts " + (state.protections().heldGpus(l) - waiting) + " launched");
             }
-            if (protectedGpus[l] != state.protectedGpus(l)) {
+            if (protectedGpus[l] != state.protections().protectedGpus(l)) {
                 throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " has " + protectedGpus[l]
-                        + " protected GPUs running but the state counts " + state.protectedGpus(l));
+                        + " protected GPUs running but the state counts " + state.protections().protectedGpus(l));
             }
             for (Priority p : Priority.values()) {
-                if (unprotected[l][p.ordinal()] != state.unprotectedGpus(l, p)) {
+                if (unprotected[l][p.ordinal()] != state.protections().unprotectedGpus(l, p)) {
                     throw new InvariantViolation(now, "allocation " + state.tree().leafName(l) + " priority " + p.label() + " has "
-                            + unprotected[l][p.ordinal()] + " unprotected GPUs running but the state counts " + state.unprotectedGpus(l, p));
+                            + unprotected[l][p.ordinal()] + " unprotected GPUs running but the state counts " + state.protections().unprotectedGpus(l, p));
                 }
             }
         }
-        for (Job j : state.runningUnallocated()) {
+        for (Job j : state.running().unallocated()) {
             running++;
             checkOnNodes(now, j);
             unallocated += j.gpus();
         }
-        if (unallocated != state.unallocatedRunningGpus()) {
-            throw new InvariantViolation(now, unallocated + " unallocated GPUs running but the state counts " + state.unallocatedRunningGpus());
+        if (unallocated != state.running().unallocatedGpus()) {
+            throw new InvariantViolation(now, unallocated + " unallocated GPUs running but the state counts " + state.running().unallocatedGpus());
         }
-        if (running != state.runningCount()) {
-            throw new InvariantViolation(now, running + " jobs running but the state counts " + state.runningCount());
+        if (running != state.running().count()) {
+            throw new InvariantViolation(now, running + " jobs running but the state counts " + state.running().count());
         }
     }
 
@@ -231,8 +231,8 @@ public final class InvariantChecker {
             throw new InvariantViolation(now, "running job " + j.id() + " has placement " + p + " for " + j.gpus() + " GPUs");
         }
         for (int i = 0; i < p.nodeCount(); i++) {
-            if (!state.jobsOn(p.node(i)).contains(j)) {
-                throw new InvariantViolation(now, "running job " + j.id() + " is placed on " + state.nodeName(p.node(i))
+            if (!state.nodes().jobsOn(p.node(i)).contains(j)) {
+                throw new InvariantViolation(now, "running job " + j.id() + " is placed on " + state.nodes().name(p.node(i))
                         + " but the node does not list it");
             }
         }

@@ -54,7 +54,7 @@ final class HorizonUsage implements SimulationListener {
                 runningAllocated[j.leaf()] += j.gpus();
             }
         }
-        this.healthyGpus = fork.healthyGpus();
+        this.healthyGpus = fork.nodes().healthyGpus();
         this.last = fromSeconds;
     }
 
@@ -115,7 +115,7 @@ final class HorizonUsage implements SimulationListener {
     public void onHealth(long time, String node, boolean isHealthy) {
         advanceTo(time);
         int n = state.cluster().indexOf(node).orElseThrow();
-        healthyGpus += (isHealthy ? 1 : -1) * (long) state.nodeSpec(n).gpus();
+        healthyGpus += (isHealthy ? 1 : -1) * (long) state.nodes().spec(n).gpus();
     }
 
     /** Allocated GPU-seconds leaf {@code leaf} ran within the horizon (what it was charged). */

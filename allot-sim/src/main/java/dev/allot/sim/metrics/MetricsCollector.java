@@ -100,8 +100,8 @@ public final class MetricsCollector implements SimulationListener {
         }
         this.preemptionsByLeaf = new long[leaves];
         this.allocatedRunGpuSecondsFinished = new long[leaves];
-        this.healthyGpus = state.healthyGpus();
-        int nodes = state.nodeCount();
+        this.healthyGpus = state.nodes().healthyGpus();
+        int nodes = state.nodes().count();
         this.unhealthySince = new long[nodes];
         this.contractEnd = new long[nodes];
         java.util.Arrays.fill(unhealthySince, -1);
@@ -157,7 +157,7 @@ public final class MetricsCollector implements SimulationListener {
     private void stopped(long time, Job job, Placement placement, boolean ended) {
         int onHealthy = 0;
         for (int i = 0; i < placement.nodeCount(); i++) {
-            if (state.isHealthy(placement.node(i))) {
+            if (state.nodes().isHealthy(placement.node(i))) {
                 onHealthy += placement.gpusOn(i);
             }
         }
@@ -216,7 +216,7 @@ public final class MetricsCollector implements SimulationListener {
             Placement placement = job.placement();
             int onHealthy = 0;
             for (int i = 0; i < placement.nodeCount(); i++) {
-                if (state.isHealthy(placement.node(i))) {
+                if (state.nodes().isHealthy(placement.node(i))) {
                     onHealthy += placement.gpusOn(i);
                 }
             }
@@ -246,10 +246,10 @@ public final class MetricsCollector implements SimulationListener {
     @Override
     public void onHealth(long time, String nodeName, boolean isHealthy) {
         int node = state.cluster().indexOf(nodeName).orElseThrow();
-        int capacity = state.nodeSpec(node).gpus();
-        int used = capacity - state.freeIndex().free(node);
+        int capacity = state.nodes().spec(node).gpus();
+        int used = capacity - state.nodes().free().free(node);
         int usedUnalloc = 0;
-        for (Job j : state.jobsOn(node)) {
+        for (Job j : state.nodes().jobsOn(node)) {
             if (!j.allocated()) {
                 usedUnalloc += j.placement().gpusOnNode(node);
             }
@@ -261,7 +261,7 @@ public final class MetricsCollector implements SimulationListener {
         if (!isHealthy) {
             unhealthySince[node] = time;
             long end = time;
-            for (Job j : state.jobsOn(node)) {
+            for (Job j : state.nodes().jobsOn(node)) {
                 end = Math.max(end, j.attemptStartSeconds() + j.minRuntimeSeconds());
             }
             contractEnd[node] = end;

@@ -35,11 +35,11 @@ public final class TimelineRecorder implements SimulationListener {
 
     @Override
     public void onBegin(ClusterState state) {
-        int[] gpus = new int[state.nodeCount()];
+        int[] gpus = new int[state.nodes().count()];
         busy = new BitSet[gpus.length];
         noneHeld = new BitSet[gpus.length];
         for (int n = 0; n < gpus.length; n++) {
-            gpus[n] = state.freeIndex().capacity(n);
+            gpus[n] = state.nodes().free().capacity(n);
             busy[n] = new BitSet(gpus[n]);
             noneHeld[n] = new BitSet();
         }
@@ -48,8 +48,8 @@ public final class TimelineRecorder implements SimulationListener {
         unhealthySince = new long[gpus.length];
         drainedSince = new long[gpus.length];
         for (int n = 0; n < gpus.length; n++) {
-            nodeByName.put(state.nodeName(n), n);
-            unhealthySince[n] = state.isHealthy(n) ? -1 : state.now();
+            nodeByName.put(state.nodes().name(n), n);
+            unhealthySince[n] = state.nodes().isHealthy(n) ? -1 : state.now();
             drainedSince[n] = -1;
         }
     }

@@ -302,7 +302,7 @@ class WhatIfTest {
             }
             live = actions.state();
             fork = live.fork(live.tree(), Job::durationSeconds);
-            healthyAtFork = live.healthyGpus();
+            healthyAtFork = live.nodes().healthyGpus();
             for (Job j : live.jobs()) {
                 if (j.state() == JobState.PENDING) {
                     waitingAtEnd.put(j, true);
@@ -377,7 +377,7 @@ class WhatIfTest {
         @Override
         public void onHealth(long time, String node, boolean isHealthy) {
             if (inside(time)) {
-                int gpus = live.nodeSpec(live.cluster().indexOf(node).orElseThrow()).gpus();
+                int gpus = live.nodes().spec(live.cluster().indexOf(node).orElseThrow()).gpus();
                 healthy.add(new long[] {time, isHealthy ? gpus : -gpus});
             }
         }

@@ -114,7 +114,7 @@ public final class AllocationPolicy implements Policy {
         if (boundTo != state) {
             boundTo = state;
             work = new CycleWork(state);
-            victimPool = new VictimPool(state.nodeCount());
+            victimPool = new VictimPool(state.nodes().count());
             wholeNodeBound = new WholeNodeBound(state.tree().leafCount());
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
             entitlements = new Entitlements(state.tree());
@@ -151,7 +151,7 @@ public final class AllocationPolicy implements Policy {
         if (state.now() != now) {
             throw new IllegalArgumentException("the state is at " + state.now() + ", not at " + now + "; advance it first");
         }
-        if (state.pending().total() == 0 && state.nextUnhealthyBusyNode(0) < 0) {
+        if (state.pending().total() == 0 && state.nodes().nextUnhealthyBusy(0) < 0) {
             return Plan.empty();
         }
         bind(state);
@@ -178,7 +178,7 @@ public final class AllocationPolicy implements Policy {
 
     private static boolean anyUnprotected(ClusterState state) {
         for (int l = 0; l < state.tree().leafCount(); l++) {
-            if (state.unprotectedGpus(l) > 0) {
+            if (state.protections().unprotectedGpus(l) > 0) {
                 return true;
             }
         }
@@ -188,16 +188,16 @@ public final class AllocationPolicy implements Policy {
     // ------------------------------------------------------------------ drain
 
     private void drain(ClusterState state, long now) {
-        for (int n = state.nextUnhealthyBusyNode(0); n >= 0; n = state.nextUnhealthyBusyNode(n + 1)) {
-            for (Job j : state.jobsOn(n)) {
+        for (int n = state.nodes().nextUnhealthyBusy(0); n >= 0; n = state.nodes().nextUnhealthyBusy(n + 1)) {
+            for (Job j : state.nodes().jobsOn(n)) {
                 if (work.isPreempted(j) || j.isProtected(now)) {
                     continue;
                 }
                 String why = j.allocated()
-                        ? "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " is past its "
+                        ? "host " + state.nodes().name(n) + " is unhealthy and " + j.id() + " is past its "
                                 + Durations.formatSeconds(j.minRuntimeSeconds()) + " minimum runtime"
-                        : "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " runs unallocated";
-                work.preempt(j, PreemptionCause.drain(state.nodeName(n), why));
+                        : "host " + state.nodes().name(n) + " is unhealthy and " + j.id() + " runs unallocated";
+                work.preempt(j, PreemptionCause.drain(state.nodes().name(n), why));
                 entitlements.preempted(j);
                 burstReserve.preempted(j);
             }
@@ -240,7 +240,7 @@ public final class AllocationPolicy implements Policy {
         int leaves = state.tree().leafCount();
         List<PriorityQueue<ShapeCursor>> heads = new ArrayList<>(java.util.Collections.nCopies(leaves, null));
         boolean[] done = quota ? triedInFull : new boolean[leaves];
-        boolean victimsExist = state.unallocatedRunningGpus() > 0 || anyUnprotected(state);
+        boolean victimsExist = state.running().unallocatedGpus() > 0 || anyUnprotected(state);
         boolean blocked = false;
         int[] order = passOrder(quota);
         boolean reserveApplies = ranking == Ranking.ENTITLEMENT; // the seed's lookback ranking stays as it was
@@ -356,7 +356,7 @@ public final class AllocationPolicy implements Policy {
         long gpus = 0;
         for (dev.allot.core.model.Priority pr : dev.allot.core.model.Priority.values()) {
             if (pr.ordinal() < w.spec().priority().ordinal()) {
-                gpus += state.unprotectedGpus(w.leaf(), pr);
+                gpus += state.protections().unprotectedGpus(w.leaf(), pr);
             }
         }
         return gpus;

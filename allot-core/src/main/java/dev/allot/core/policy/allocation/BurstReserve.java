@@ -76,9 +76,9 @@ public final class BurstReserve {
             cachedRoomWithout = new double[leaves];
         }
         for (int l = 0; l < leaves; l++) {
-            unprotectedGpus[l] = state.unprotectedGpus(l);
+            unprotectedGpus[l] = state.protections().unprotectedGpus(l);
         }
-        unallocatedGpus = state.unallocatedRunningGpus();
+        unallocatedGpus = state.running().unallocatedGpus();
         cachedVersion = -1;
     }
 

@@ -34,10 +34,10 @@ public final class Entitlements {
 
     /** Reads quotas (entitlement x healthy GPUs) and the allocated GPUs each allocation holds from the state. */
     public void reset(ClusterState state) {
-        int healthy = state.healthyGpus();
+        int healthy = state.nodes().healthyGpus();
         for (int l = 0; l < quotaGpus.length; l++) {
             quotaGpus[l] = tree.leafEntitlement(l) * healthy;
-            heldGpus[l] = state.protectedGpus(l) + state.unprotectedGpus(l);
+            heldGpus[l] = state.protections().heldGpus(l);
         }
         version++;
     }

@@ -104,15 +104,15 @@ final class GangReservations {
      */
     static long reachableByTimeGpus(CycleWork work, PreemptionRules.Rights r) {
         ClusterState s = work.state();
-        long gpus = work.free().totalFree() + s.unallocatedRunningGpus();
+        long gpus = work.free().totalFree() + s.running().unallocatedGpus();
         long[] budgets = r.budgets();
         for (int l = 0; l < budgets.length; l++) {
             if (l != r.leaf() && budgets[l] > 0) {
-                gpus += s.protectedGpus(l) + s.unprotectedGpus(l);
+                gpus += s.protections().heldGpus(l);
             }
         }
         if (r.priority() > 0) {
-            for (Job v : s.runningAllocated(r.leaf())) {
+            for (Job v : s.running().allocated(r.leaf())) {
                 if (v.spec().priority().ordinal() < r.priority()) {
                     gpus += v.gpus();
                 }
@@ -130,12 +130,11 @@ final class GangReservations {
      */
     static long reachableGpus(CycleWork work, PreemptionRules.Rights r) {
         ClusterState s = work.state();
-        long gpus = work.free().totalFree() + s.unallocatedRunningGpus() + s.protectedGpus(r.leaf())
-                + s.unprotectedGpus(r.leaf());
+        long gpus = work.free().totalFree() + s.running().unallocatedGpus() + s.protections().heldGpus(r.leaf());
         long[] budgets = r.budgets();
         for (int l = 0; l < budgets.length; l++) {
             if (l != r.leaf() && budgets[l] > 0) {
-                gpus += Math.min(budgets[l], s.protectedGpus(l) + s.unprotectedGpus(l));
+                gpus += Math.min(budgets[l], s.protections().heldGpus(l));
             }
         }
         return gpus;

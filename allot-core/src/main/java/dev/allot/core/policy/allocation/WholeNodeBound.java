@@ -33,14 +33,14 @@ final class WholeNodeBound {
         }
         // its own lower-priority work is preemptible too: allowing the whole leaf keeps this an upper bound
         allowed[rights.leaf()] = rights.priority() > 0;
-        WholeNodeIndex index = state.wholeNodes();
+        WholeNodeIndex index = state.nodes().wholeNodes();
         int n = index.countAllowed(allowed);
         BitSet touched = work.touchedNodes();
         for (int node = touched.nextSetBit(0); node >= 0; node = touched.nextSetBit(node + 1)) {
             n += (tentativelyFreeable(state, work, node) ? 1 : 0) - (index.allows(node, allowed) ? 1 : 0);
         }
         if (excluded != null) {
-            for (int node = excluded.nextSetBit(0); node >= 0 && node < state.nodeCount(); node = excluded.nextSetBit(node + 1)) {
+            for (int node = excluded.nextSetBit(0); node >= 0 && node < state.nodes().count(); node = excluded.nextSetBit(node + 1)) {
                 boolean counted = touched.get(node) ? tentativelyFreeable(state, work, node) : index.allows(node, allowed);
                 if (counted) {
                     n--;
@@ -53,12 +53,12 @@ final class WholeNodeBound {
     /** The index's test for one node, on the cycle's tentative state (its victims gone, its starts present). */
     private boolean tentativelyFreeable(ClusterState state, CycleWork work, int node) {
         FreeIndex free = work.free();
-        if (!free.isSchedulable(node) || free.capacity(node) != state.wholeNodes().wholeNodeGpus()) {
+        if (!free.isSchedulable(node) || free.capacity(node) != state.nodes().wholeNodes().wholeNodeGpus()) {
             return false;
         }
         long now = work.now();
         int held = free.free(node);
-        List<Job> on = state.jobsOn(node);
+        List<Job> on = state.nodes().jobsOn(node);
         for (int i = 0; i < on.size(); i++) {
             Job j = on.get(i);
             if (work.isPreempted(j)) {

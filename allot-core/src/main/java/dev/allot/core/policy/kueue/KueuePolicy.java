@@ -240,8 +240,8 @@ public final class KueuePolicy implements Policy {
         candidates.beginPass(state, work, started, now);
         // Kueue requeues the workloads it set aside when quota is released: a workload ended or was evicted, or here
         // also when a node changed health (the free GPUs differ from what the last plan left).
-        boolean released = expectedRunning < 0 || state.runningCount() != expectedRunning
-                || state.freeIndex().totalFree() != expectedFree;
+        boolean released = expectedRunning < 0 || state.running().count() != expectedRunning
+                || state.nodes().free().totalFree() != expectedFree;
         if (released || preemptedLastPass) {
             parkGeneration++;
         }
@@ -259,13 +259,13 @@ public final class KueuePolicy implements Policy {
             // already, and is a preemption candidate like any admitted workload (the ledger charges it only from its
             // launch, so its running GPUs would leave it out, and evicting it would drive usage below zero)
             for (int l = 0; l < unallocatedCq; l++) {
-                usageBuffer[l] = state.protectedGpus(l) + state.unprotectedGpus(l);
+                usageBuffer[l] = state.protections().heldGpus(l);
             }
-            usageBuffer[unallocatedCq] = state.unallocatedRunningGpus();
+            usageBuffer[unallocatedCq] = state.running().unallocatedGpus();
             cohorts.setUsage(usageBuffer);
             schedulePending(state);
         }
-        expectedRunning = state.runningCount() + started.size() - evicted.size();
+        expectedRunning = state.running().count() + started.size() - evicted.size();
         expectedFree = work.free().totalFree();
         preemptedLastPass = !evicted.isEmpty();
         heads.afterPass(started, evicted);

@@ -163,9 +163,9 @@ final class PreemptionCandidates {
     /** Every running workload, allocation by allocation, then the unallocated ones. */
     static void forEachRunning(ClusterState state, Consumer<Job> f) {
         for (int l = 0; l < state.tree().leafCount(); l++) {
-            state.runningAllocated(l).forEach(f);
+            state.running().allocated(l).forEach(f);
         }
-        state.runningUnallocated().forEach(f);
+        state.running().unallocated().forEach(f);
     }
 
     private static int priority(Job j) {
@@ -186,9 +186,9 @@ final class PreemptionCandidates {
         passRunningByPriority = new long[cqCount][Priority.values().length];
         // every admitted workload, list by list: the running ones, then those this pass started
         for (int l = 0; l < state.tree().leafCount(); l++) {
-            count(state.runningAllocated(l));
+            count(state.running().allocated(l));
         }
-        count(state.runningUnallocated());
+        count(state.running().unallocated());
         count(started);
     }
 
@@ -217,7 +217,7 @@ final class PreemptionCandidates {
         passLists = new ArrayList<>(cqCount);
         int leaves = state.tree().leafCount();
         for (int q = 0; q < cqCount; q++) {
-            List<Job> running = q < leaves ? state.runningAllocated(q) : state.runningUnallocated();
+            List<Job> running = q < leaves ? state.running().allocated(q) : state.running().unallocated();
             List<Job> l = new ArrayList<>(running.size() + started.size());
             l.addAll(running);
             passLists.add(l);
@@ -364,7 +364,7 @@ final class PreemptionCandidates {
             }
             int room = f.free(n) + (extra == null ? 0 : extra[n]);
             if (room < perNode) {
-                for (Job j : state.jobsOn(n)) {
+                for (Job j : state.nodes().jobsOn(n)) {
                     int q = cqOf.applyAsInt(j);
                     if (eligible[q] && !work.isPreempted(j) && (q != cq || priority(j) < pr)) {
                         Placement jp = j.placement();

@@ -89,7 +89,7 @@ public final class LegacyPolicy implements Policy {
         if (state.now() != now) {
             throw new IllegalArgumentException("the state is at " + state.now() + ", not at " + now + "; advance it first");
         }
-        if (state.pending().total() == 0 && state.nextUnhealthyBusyNode(0) < 0) {
+        if (state.pending().total() == 0 && state.nodes().nextUnhealthyBusy(0) < 0) {
             return Plan.empty();
         }
         if (boundTo != state) {
@@ -105,11 +105,11 @@ public final class LegacyPolicy implements Policy {
     }
 
     private void drain(ClusterState state) {
-        for (int n = state.nextUnhealthyBusyNode(0); n >= 0; n = state.nextUnhealthyBusyNode(n + 1)) {
-            for (Job j : state.jobsOn(n)) {
+        for (int n = state.nodes().nextUnhealthyBusy(0); n >= 0; n = state.nodes().nextUnhealthyBusy(n + 1)) {
+            for (Job j : state.nodes().jobsOn(n)) {
                 if (!work.isPreempted(j) && !nonPreemptible(j)) {
-                    work.preempt(j, PreemptionCause.drain(state.nodeName(n),
-                            "host " + state.nodeName(n) + " is unhealthy and " + j.id() + " is preemptible"));
+                    work.preempt(j, PreemptionCause.drain(state.nodes().name(n),
+                            "host " + state.nodes().name(n) + " is unhealthy and " + j.id() + " is preemptible"));
                 }
             }
         }
@@ -122,9 +122,9 @@ public final class LegacyPolicy implements Policy {
         long[] nonPreemptibleGpus = new long[leaves];
         long[] preemptibleByPriority = new long[Priority.values().length];
         for (int l = 0; l < leaves; l++) {
-            tally(state.runningAllocated(l), nonPreemptibleGpus, preemptibleByPriority);
+            tally(state.running().allocated(l), nonPreemptibleGpus, preemptibleByPriority);
         }
-        tally(state.runningUnallocated(), nonPreemptibleGpus, preemptibleByPriority);
+        tally(state.running().unallocated(), nonPreemptibleGpus, preemptibleByPriority);
         List<Job> preemptible = null; // gathered and sorted only when a preemption is first attempted
         PriorityQueue<ShapeCursor> heads = new PriorityQueue<>((a, b) -> Job.QUEUE_ORDER.compare(a.head(), b.head()));
         for (int l = 0; l < leaves; l++) {
@@ -230,9 +230,9 @@ public final class LegacyPolicy implements Policy {
 
     private static void forEachRunning(ClusterState state, java.util.function.Consumer<Job> f) {
         for (int l = 0; l < state.tree().leafCount(); l++) {
-            state.runningAllocated(l).forEach(f);
+            state.running().allocated(l).forEach(f);
         }
-        state.runningUnallocated().forEach(f);
+        state.running().unallocated().forEach(f);
     }
 
     /** Lowest priority first, then the least work lost, then id. */

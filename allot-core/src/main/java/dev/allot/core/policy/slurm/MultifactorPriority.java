@@ -94,7 +94,7 @@ final class MultifactorPriority {
 
     /** Rates change only at cycles: this cycle's decisions, and completions (seen as a smaller running count). */
     void refreshRates(ClusterState state) {
-        if (state.runningCount() == expectedRunning) {
+        if (state.running().count() == expectedRunning) {
             return;
         }
         int leaves = allocatedGpus.length;
@@ -102,7 +102,7 @@ final class MultifactorPriority {
             allocatedGpus[l] = state.ledger().runningGpus(l);
             preemptibleGpus[l] = 0;
         }
-        List<Job> unallocated = state.runningUnallocated();
+        List<Job> unallocated = state.running().unallocated();
         for (int i = 0; i < unallocated.size(); i++) {
             Job j = unallocated.get(i);
             preemptibleGpus[j.leaf()] += j.gpus();

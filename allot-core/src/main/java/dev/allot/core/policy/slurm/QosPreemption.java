@@ -101,7 +101,7 @@ final class QosPreemption {
         this.graceSeconds = config.graceTime().getSeconds();
         this.work = work;
         this.idle = idle;
-        this.victimPool = new VictimPool(state.nodeCount());
+        this.victimPool = new VictimPool(state.nodes().count());
     }
 
     void ensureCapacity(int jobs) {
@@ -191,12 +191,12 @@ final class QosPreemption {
         if (victimsFoundAt[key] == idle.stamp()) {
             return victimsFoundList.get(key);
         }
-        if (state.unallocatedRunningGpus() == 0) {
+        if (state.running().unallocatedGpus() == 0) {
             victimsFailedAt[key] = idle.stamp(); // nothing runs in the preemptible QOS
             return null;
         }
         if (candidatesAt != idle.stamp()) {
-            List<Job> pool = victimPool.sorted(all -> state.runningUnallocated().forEach(all),
+            List<Job> pool = victimPool.sorted(all -> state.running().unallocated().forEach(all),
                     v -> now >= v.attemptStartSeconds() + exemptSeconds && !inGrace(v), victimKeys, 0);
             candidates.clear();
             candidateGpus = 0;
@@ -336,7 +336,7 @@ final class QosPreemption {
             }
         }
         if (exemptSeconds > 0 && protectedWaiting) {
-            List<Job> unallocated = state.runningUnallocated();
+            List<Job> unallocated = state.running().unallocated();
             for (int i = 0; i < unallocated.size(); i++) {
                 Job j = unallocated.get(i);
                 long t = j.attemptStartSeconds() + exemptSeconds;

@@ -163,7 +163,7 @@ public record Shadow(Job owner, BitSet nodes, long startSeconds) {
         public Timeline(ClusterState state, Releases releases) {
             this.state = state;
             this.releases = releases;
-            this.nodes = state.nodeCount();
+            this.nodes = state.nodes().count();
             if (nodes > (1 << 20)) {
                 throw new IllegalArgumentException("at most " + (1 << 20) + " nodes are supported, got " + nodes);
             }
@@ -212,7 +212,7 @@ public record Shadow(Job owner, BitSet nodes, long startSeconds) {
             this.variant = v;
             this.now = w.now();
             this.free = w.free();
-            FreeIndex live = state.freeIndex();
+            FreeIndex live = state.nodes().free();
             for (int n = 0; n < nodes; n++) {
                 if (live.free(n) != keptFree[n] || live.isSchedulable(n) != keptSchedulable[n]) {
                     keptFree[n] = live.free(n);
@@ -256,8 +256,8 @@ public record Shadow(Job owner, BitSet nodes, long startSeconds) {
             int c = 0;
             long[] t = time[variant][n];
             int[] g = gpus[variant][n];
-            int f = state.freeIndex().free(n);
-            List<Job> on = state.jobsOn(n);
+            int f = state.nodes().free().free(n);
+            List<Job> on = state.nodes().jobsOn(n);
             if (t.length < on.size() + 1) {
                 t = time[variant][n] = new long[on.size() + 4];
                 g = gpus[variant][n] = new int[on.size() + 4];
@@ -290,7 +290,7 @@ public record Shadow(Job owner, BitSet nodes, long startSeconds) {
             List<Decision> decisions = work.decisions();
             for (int n = touched.nextSetBit(0); n >= 0; n = touched.nextSetBit(n + 1)) {
                 freshStart[n] = c;
-                List<Job> on = state.jobsOn(n);
+                List<Job> on = state.nodes().jobsOn(n);
                 int room = c + on.size() + decisions.size() + 1;
                 if (freshTimes.length < room) {
                     freshTimes = Arrays.copyOf(freshTimes, Math.max(room, freshTimes.length * 2));

@@ -252,7 +252,7 @@ public final class SlurmPolicy implements Policy {
         preemption.ensureCapacity(state.jobs().size());
         queue.ingest(state);
         if (queue.isEmpty() && !preemption.anyInGrace()) {
-            priorities.expectRunning(state.runningCount());
+            priorities.expectRunning(state.running().count());
             return Plan.empty();
         }
         work.begin(at);
@@ -283,7 +283,7 @@ public final class SlurmPolicy implements Policy {
             Decision d = ds.get(i);
             backfill.invalidate(d instanceof Decision.Start st ? st.placement() : d.job().placement());
         }
-        priorities.applyDecisions(ds, state.runningCount());
+        priorities.applyDecisions(ds, state.running().count());
     }
 
     /**
@@ -317,7 +317,7 @@ public final class SlurmPolicy implements Policy {
             if (++examined > backfillMax) {
                 break;
             }
-            if (work.free().totalFree() == 0 && state.unallocatedRunningGpus() == 0) {
+            if (work.free().totalFree() == 0 && state.running().unallocatedGpus() == 0) {
                 break; // nothing can start: no idle GPUs and nothing to preempt
             }
             int k = WaitingJobs.kind(w);

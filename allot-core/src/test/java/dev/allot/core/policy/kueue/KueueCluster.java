@@ -73,7 +73,7 @@ final class KueueCluster {
     private KueueCluster admitted(String id, String allocation, int gpus, Priority priority, boolean allocated) {
         Job j = register(id, allocation, gpus, priority, allocated);
         state.submit(j, now);
-        Placement p = Placer.find(state.freeIndex(), gpus, 0, null);
+        Placement p = Placer.find(state.nodes().free(), gpus, 0, null);
         if (p == null) {
             throw new IllegalStateException("the given state does not fit: no room for " + id);
         }

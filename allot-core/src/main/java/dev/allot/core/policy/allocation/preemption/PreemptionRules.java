@@ -304,9 +304,9 @@ public final class PreemptionRules {
     public List<Job> victimPool(VictimPool pool, ClusterState state, long now) {
         int leaves = state.tree().leafCount();
         return pool.sorted(all -> {
-            state.runningUnallocated().forEach(all);
+            state.running().unallocated().forEach(all);
             for (int l = 0; l < leaves; l++) {
-                state.runningAllocated(l).forEach(all);
+                state.running().allocated(l).forEach(all);
             }
         }, v -> !v.isProtected(now), new VictimOrder(this, now), version());
     }
@@ -360,16 +360,16 @@ public final class PreemptionRules {
     }
 
     public long preemptibleGpus(ClusterState state, Rights r) {
-        long gpus = state.unallocatedRunningGpus();
+        long gpus = state.running().unallocatedGpus();
         long[] budgets = r.budgets();
         for (int b = 0; b < budgets.length; b++) {
             if (budgets[b] > 0) {
-                gpus += Math.min(budgets[b], state.unprotectedGpus(b));
+                gpus += Math.min(budgets[b], state.protections().unprotectedGpus(b));
             }
         }
         for (Priority pr : Priority.values()) {
             if (pr.ordinal() < r.priority()) {
-                gpus += state.unprotectedGpus(r.leaf(), pr);
+                gpus += state.protections().unprotectedGpus(r.leaf(), pr);
             }
         }
         return gpus;

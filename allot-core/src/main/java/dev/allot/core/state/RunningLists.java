@@ -1,0 +1,71 @@
+package dev.allot.core.state;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The running jobs of a {@link ClusterState} ({@link ClusterState#running()}): the allocated ones per allocation
+ * (leaf), the unallocated ones of all allocations, how many run, and the GPUs unallocated work holds. Starts that
+ * wait to launch count as running here, as they hold their placement.
+ *
+ * <p>Apart from the state because the lists are one idea with one trick: each job knows its slot, so it leaves its
+ * list in constant time (the last job takes its place), which is why the order is no particular one.
+ */
+public final class RunningLists {
+    final List<List<Job>> allocated;
+    final List<Job> unallocated = new ArrayList<>();
+    int count;
+    long unallocatedGpus;
+
+    RunningLists(int leaves) {
+        this.allocated = new ArrayList<>(leaves);
+        for (int i = 0; i < leaves; i++) {
+            allocated.add(new ArrayList<>());
+        }
+    }
+
+    /** Files a job in its list (allocated or unallocated, as it is now); an unallocated one adds its GPUs. */
+    void enter(Job job) {
+        List<Job> list = job.allocated() ? allocated.get(job.leaf()) : unallocated;
+        job.runningSlot = list.size();
+        list.add(job);
+        if (!job.allocated()) {
+            unallocatedGpus += job.gpus();
+        }
+    }
+
+    /** Takes a job out of its list (allocated or unallocated, as it is now), in constant time. */
+    void leave(Job job) {
+        List<Job> list = job.allocated() ? allocated.get(job.leaf()) : unallocated;
+        int slot = job.runningSlot;
+        Job last = list.remove(list.size() - 1);
+        if (last != job) {
+            list.set(slot, last);
+            last.runningSlot = slot;
+        }
+        job.runningSlot = -1;
+        if (!job.allocated()) {
+            unallocatedGpus -= job.gpus();
+        }
+    }
+
+    /** Running allocated jobs of one allocation, in no particular order. */
+    public List<Job> allocated(int leaf) {
+        return Collections.unmodifiableList(allocated.get(leaf));
+    }
+
+    /** Running unallocated jobs of every allocation, in no particular order. */
+    public List<Job> unallocated() {
+        return Collections.unmodifiableList(unallocated);
+    }
+
+    public int count() {
+        return count;
+    }
+
+    /** GPUs of running unallocated jobs. */
+    public long unallocatedGpus() {
+        return unallocatedGpus;
+    }
+}
