@@ -99,14 +99,23 @@ public final class ClusterState {
      * A start that waits to launch has run nothing and its minimum runtime has not begun: its attempt start and its
      * protection end move with the clock (as if it launched now), so every sum the policy reads (committed usage,
      * each node's latest protection end) counts its protection whole.
+     *
+     * <p>A start already kept whole at {@code time} is left alone: every mutator advances the clock, so a driver that
+     * makes many calls in one second (a service taking in hundreds of workloads while hundreds of starts wait) would
+     * otherwise redo each of them on every call. Skipping it changes nothing: its attempt start and protection end are
+     * what they would be set to, and each of its nodes' latest protection end is at least its own (whoever sets a
+     * protection end raises or recomputes its nodes').
      */
     private void keepWaitingWhole(Job j, long time) {
+        long until = j.allocated() ? time + j.protectionSecondsIfStarted() : time;
+        if (j.attemptStartSeconds == time && j.protectedUntilSeconds == until) {
+            return;
+        }
         j.attemptStartSeconds = time;
         if (!j.allocated()) {
             j.protectedUntilSeconds = time;
             return;
         }
-        long until = time + j.protectionSecondsIfStarted();
         protections.move(j, until);
         for (int i = 0; i < j.placement.nodeCount(); i++) {
             nodes.raiseLatestProtectionEnd(j.placement.node(i), until);
