@@ -19,7 +19,7 @@ import java.util.TreeSet;
  * schedules an event for each kept wake-up; the service asks {@link #takeDue} each cycle.
  *
  * <p>Besides wake-ups, a driver decides only when something happened: a submission, an end, a health change, a
- * protection running out ({@link ClusterState#protectionsEnded()}), or, in the service, an edit. The core never reads
+ * protection running out ({@link dev.allot.core.state.ProtectionBooks#endedCount()}), or, in the service, an edit. The core never reads
  * a clock; a driver that wants to time the policy does it in {@link Driver#ask}.
  */
 public final class DecisionLoop {

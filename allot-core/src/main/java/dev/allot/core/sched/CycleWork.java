@@ -47,7 +47,7 @@ public final class CycleWork {
 
     /**
      * The latest moment any protection on {@code node} ends, counting the protected runs this cycle started there
-     * ({@link ClusterState#latestProtectionEnd} knows only the running ones; it may lie in the past).
+     * ({@link dev.allot.core.state.NodeBooks#latestProtectionEnd} knows only the running ones; it may lie in the past).
      */
     public long latestProtectionEnd(int node) {
         long live = state.nodes().latestProtectionEnd(node);

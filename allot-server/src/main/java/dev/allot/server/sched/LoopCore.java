@@ -70,7 +70,7 @@ final class LoopCore {
     /** The wake-ups the policy asked for, kept by the simulator's rules ({@link DecisionLoop}). */
     DecisionLoop wakeUps = new DecisionLoop();
     /**
-     * The core's count of protections run out when the policy was last asked ({@link ClusterState#protectionsEnded}).
+     * The core's count of protections run out when the policy was last asked ({@link dev.allot.core.state.ProtectionBooks#endedCount}).
      */
     long protectionsSeen;
     /**
