@@ -372,7 +372,7 @@ final class Carrier {
         }
         Decision.Start s = (Decision.Start) d;
         GpuLanes.Choice lanes = c.books.chooseLanes(s.placement(), c.sizes);
-        boolean ownOpen = c.books.live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
+        boolean ownOpen = c.books.live.hasJob(job.id());
         if (lanes.fenced() || ownOpen || !c.state.fitsNow(job, s.placement())) {
             // It waits in the core too: protected, not charged, its minimum runtime not begun until it launches.
             c.state.startWhenStopped(job, s.placement(), now);
