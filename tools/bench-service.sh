@@ -4,7 +4,7 @@
 #   tools/bench-service.sh [submit|cycle|forecast|start|start-busy|memory|all] [--submissions N] [--threads N]
 #                          [--warmup N] [--no-loop] [--batch N] [--client-process] [--cycles N] [--samples N]
 #                          [--rounds N] [--dir DIR] [--gpus N] [--grace 30s] [--victims-ignore-term] [--waiting N]
-#                          [--seconds N] [--histo]
+#                          [--seconds N] [--histo] [--repeat N]
 #   (submit --client-process: one workload per POST from a client in its own JVM)
 # Extra JVM options: BENCH_JAVA_OPTS (default -Xmx2g; -Xmx512m for memory, the heap its goal names).
 set -euo pipefail

@@ -188,6 +188,7 @@ final class Adoption {
                 lost.add(l.jobId);
             }
         }
+        c.books.live.reindex(); // the placements above are over the new nodes
         c.active.clear();
         c.books.deferred.clear();
         for (Job old : before) {

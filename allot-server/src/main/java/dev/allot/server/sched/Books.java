@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The scheduling loop's books of GPU indexes (lanes): the attempts launched and not yet seen to end, the starts the
@@ -20,8 +19,8 @@ import java.util.TreeMap;
  * thread-safe).
  */
 final class Books {
-    /** Attempts the loop started (or adopted) that have not been seen to end, by key. */
-    final Map<AttemptKey, LiveAttempt> live = new TreeMap<>();
+    /** Attempts the loop started (or adopted) that have not been seen to end, by key (and by node and workload). */
+    final LiveAttempts live = new LiveAttempts();
     /** The attempt a job the core counts as running is running as, when it has been launched. */
     final Map<String, AttemptKey> runningAttempt = new HashMap<>();
     /** Starts the core counts as running but that wait for a fence, in the order they were decided. */
@@ -33,8 +32,9 @@ final class Books {
 
     /**
      * Lanes for a start: those free for good first, then those a stopping attempt still holds (a fence). Only the
-     * placement's own nodes get lane sets (the others stay null and {@link #mark} skips them): a cycle of a thousand
-     * starts on 1,024 nodes allocated two sets per node for each start and marked every live attempt's lanes.
+     * placement's own nodes get lane sets (the others stay null and {@link #mark} skips them), and only the live
+     * attempts on those nodes are asked ({@link LiveAttempts#onNode}): a cycle of a thousand starts on 1,024 nodes
+     * allocated two sets per node for each start and marked every live attempt's lanes.
      */
     GpuLanes.Choice chooseLanes(Placement p, int[] sizes) {
         BitSet[] owned = new BitSet[sizes.length];
@@ -44,8 +44,10 @@ final class Books {
             owned[n] = new BitSet(sizes[n]);
             held[n] = new BitSet(sizes[n]);
         }
-        for (LiveAttempt l : live.values()) {
-            mark(l.stopping ? held : owned, l.placement, l.lanes);
+        for (int i = 0; i < p.nodeCount(); i++) {
+            for (LiveAttempt l : live.onNode(p.node(i))) { // one on two of these nodes marks both, twice: harmless
+                mark(l.stopping ? held : owned, l.placement, l.lanes);
+            }
         }
         for (Deferred d : deferred.values()) {
             mark(owned, d.placement(), d.lanes().lanes());

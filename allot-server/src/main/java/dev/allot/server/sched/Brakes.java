@@ -99,10 +99,34 @@ final class Brakes {
 
     /** Why a workload whose attempt just ended and that went back to the queue is held (its totals read fresh), or null. */
     String checkAfterRequeue(Workload w, long nowMillis) {
-        if (!w.state().waiting()) {
-            return null;
+        return checkAfterRequeue(List.of(w), nowMillis).get(w.id());
+    }
+
+    /**
+     * {@link #checkAfterRequeue(Workload, long)} for the workloads of a round of ends at once, their totals read in
+     * one query: why each held one is held, by id (those not held are absent). For a workload given twice, the last.
+     */
+    Map<String, String> checkAfterRequeue(List<Workload> ws, long nowMillis) {
+        Map<String, Workload> waiting = new java.util.LinkedHashMap<>();
+        for (Workload w : ws) {
+            waiting.remove(w.id());
+            if (w.state().waiting()) {
+                waiting.put(w.id(), w);
+            }
         }
-        return apply(w.id(), w.heldReason(), reason(store.attempts().runTotals(w.id(), nowMillis), limits));
+        if (waiting.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Attempts.RunTotals> read = store.attempts().runTotals(waiting.keySet(), nowMillis);
+        Map<String, String> out = new java.util.HashMap<>();
+        for (Workload w : waiting.values()) {
+            String reason = apply(w.id(), w.heldReason(),
+                    reason(read.getOrDefault(w.id(), Attempts.RunTotals.NONE), limits));
+            if (reason != null) {
+                out.put(w.id(), reason);
+            }
+        }
+        return out;
     }
 
     private String apply(String id, String current, String reason) {

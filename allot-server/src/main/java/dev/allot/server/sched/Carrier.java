@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,6 +65,8 @@ final class Carrier {
         // the backend forgets the ended attempts only once their ends are durable.
         List<AttemptKey> forgets = new ArrayList<>();
         forgetLater = forgets;
+        List<Requeued> requeued = new ArrayList<>();
+        brakesLater = requeued;
         try {
             c.store.batch(() -> {
                 for (AttemptStatus st : statuses) {
@@ -81,6 +84,8 @@ final class Carrier {
                         l.adoptedUnseen = false; // seen alive: from now on it ends on the service's watch
                     }
                 }
+                brakesLater = null;
+                holdIfBraked(requeued, now, nowMillis);
             });
         } catch (RuntimeException e) {
             // Nothing of the batch was stored, but the core and the books moved on: start again from the store and
@@ -89,6 +94,7 @@ final class Carrier {
             throw e;
         } finally {
             forgetLater = null;
+            brakesLater = null;
         }
         for (AttemptKey key : forgets) {
             forget(key);
@@ -100,6 +106,31 @@ final class Carrier {
 
     /** While {@link #observe} records ends in a batch: the attempts the backend forgets once it has committed. */
     private List<AttemptKey> forgetLater;
+
+    /**
+     * While {@link #observe} records ends in a batch: the workloads that went back to the queue, whose brakes are
+     * checked together at the batch's end (one query for their totals; nothing decides in between).
+     */
+    private List<Requeued> brakesLater;
+
+    /** A job the core keeps (not final) whose attempt ended, with its workload as the end left it. */
+    private record Requeued(Job job, Workload w) {
+    }
+
+    /** Checks the brakes of these workloads (one query) and holds in the core those a brake holds. */
+    private void holdIfBraked(List<Requeued> rs, long now, long nowMillis) {
+        if (rs.isEmpty()) {
+            return;
+        }
+        Map<String, String> reasons = c.brakes.checkAfterRequeue(rs.stream().map(Requeued::w).toList(), nowMillis);
+        for (Requeued r : rs) {
+            String heldReason = reasons.get(r.job().id());
+            if (heldReason != null) {
+                c.intake.hold(r.job(), now);
+                c.held.put(r.job().id(), heldReason);
+            }
+        }
+    }
 
     private void forget(AttemptKey key) {
         if (forgetLater != null) {
@@ -270,10 +301,12 @@ final class Carrier {
             c.state.cancel(job, now);
             c.dirty = true;
         }
-        String heldReason = job.state().isFinal() ? null : c.brakes.checkAfterRequeue(w, nowMillis);
-        if (heldReason != null) {
-            c.intake.hold(job, now);
-            c.held.put(job.id(), heldReason);
+        if (!job.state().isFinal()) {
+            if (brakesLater != null) {
+                brakesLater.add(new Requeued(job, w));
+            } else {
+                holdIfBraked(List.of(new Requeued(job, w)), now, nowMillis);
+            }
         }
         if (job.state().isFinal()) {
             c.active.remove(job.id());
@@ -372,7 +405,7 @@ final class Carrier {
         }
         Decision.Start s = (Decision.Start) d;
         GpuLanes.Choice lanes = c.books.chooseLanes(s.placement(), c.sizes);
-        boolean ownOpen = c.books.live.values().stream().anyMatch(l -> l.jobId.equals(job.id()));
+        boolean ownOpen = c.books.live.hasJob(job.id());
         if (lanes.fenced() || ownOpen || !c.state.fitsNow(job, s.placement())) {
             // It waits in the core too: protected, not charged, its minimum runtime not begun until it launches.
             c.state.startWhenStopped(job, s.placement(), now);

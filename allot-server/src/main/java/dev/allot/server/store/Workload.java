@@ -56,6 +56,11 @@ public record Workload(
 
     /** True when the workload declared a minimum runtime: it is charged and protected for that long. */
     public boolean allocated() {
+        return allocated(minRuntimeSeconds);
+    }
+
+    /** Whether a workload of this minimum runtime is allocated ({@link #allocated()}: the one rule). */
+    public static boolean allocated(long minRuntimeSeconds) {
         return minRuntimeSeconds > 0;
     }
 

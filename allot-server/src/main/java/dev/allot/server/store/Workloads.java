@@ -14,7 +14,7 @@ import org.jdbi.v3.core.statement.Query;
  * place.
  */
 public final class Workloads {
-    private static final String WORKLOAD_COLUMNS = "seq, id, allocation_path, user_name, gpus, gpus_per_node,"
+    static final String WORKLOAD_COLUMNS = "seq, id, allocation_path, user_name, gpus, gpus_per_node,"
             + " duration_seconds, min_runtime_seconds, resumable, priority, kind, command, environment, state,"
             + " submitted_at_ms, progress_done, progress_total, cancel_requested, idempotency_key, held_reason";
     /** {@link #WORKLOAD_COLUMNS} of a query that calls the workloads table {@code w}. */
@@ -234,7 +234,7 @@ public final class Workloads {
             throw new IllegalArgumentException("workload " + id + ": setState cannot move a workload into or out of"
                     + " running; that is what beginAttempt and endAttempt do");
         }
-        return transactions.tx("set the state of workload " + id, h -> {
+        return transactions.txOneWrite("set the state of workload " + id, h -> {
             int n = h.createUpdate("UPDATE workloads SET state = :next WHERE id = :id AND state = :expected")
                     .bind("next", next.label()).bind("id", id).bind("expected", expected.label())
                     .execute();
@@ -277,7 +277,7 @@ public final class Workloads {
      */
     public boolean setHeld(String id, String reason) {
         Objects.requireNonNull(id, "id");
-        return transactions.tx((reason == null ? "release" : "hold") + " workload " + id, h -> {
+        return transactions.txOneWrite((reason == null ? "release" : "hold") + " workload " + id, h -> {
             int n = h.createUpdate("UPDATE workloads SET held_reason = :reason WHERE id = :id"
                             + " AND state IN ('pending', 'requeued')")
                     .bind("reason", reason).bind("id", id)

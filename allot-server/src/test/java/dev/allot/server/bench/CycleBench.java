@@ -9,6 +9,7 @@ import dev.allot.server.api.ApiServer;
 import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.Allocation;
+import dev.allot.server.store.Attempt;
 import dev.allot.server.store.NewWorkload;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
@@ -101,12 +102,18 @@ final class CycleBench {
             System.out.printf("(b) 10,000 waiting workloads stored in %.1f s%n", (System.nanoTime() - t1) / 1e9);
             clock.advance(Duration.ofSeconds(1));
             SchedulerLoop.Counters b = loop.counters();
+            ThreadCost cost = ThreadCost.start(store);
             long intake = System.nanoTime();
             loop.runOnce();
+            long intakeNanos = System.nanoTime() - intake;
+            ThreadCost.Spent spent = cost.spent();
             SchedulerLoop.Counters a = loop.counters();
             System.out.printf("(b) the cycle that takes in the 10,000: %.1f ms (its decision %.1f ms; it started %d and"
-                            + " preempted %d)%n", (System.nanoTime() - intake) / 1e6, a.lastDecisionNanos() / 1e6,
+                            + " preempted %d)%n", intakeNanos / 1e6, a.lastDecisionNanos() / 1e6,
                     a.starts() - b.starts(), a.preemptions() - b.preemptions());
+            System.out.printf("(b)   its thread: CPU %.1f ms, allocated %.1f MB; %d SQL statements; open attempts"
+                            + " digest %s%n", spent.cpuNanos() / 1e6, spent.allocatedBytes() / 1048576.0,
+                    spent.statements(), openAttemptsDigest(store));
             // The cluster settles (unallocated and over-served work gives way), one second at a time, unmeasured.
             long settle = System.nanoTime();
             int settled = 0;
@@ -179,6 +186,26 @@ final class CycleBench {
         long s = System.nanoTime();
         loop.runOnce();
         return System.nanoTime() - s;
+    }
+
+    /**
+     * The open attempts (workload, nodes and GPU lanes) after the intake, hashed: the same decisions give the same
+     * digest (workload ids are {@code w-<seq>}, in submission order, so a run is reproducible), which is how a
+     * change that should only make the intake faster is checked not to change what it decided.
+     */
+    private static String openAttemptsDigest(Store store) {
+        List<String> lines = new ArrayList<>();
+        for (Attempt at : store.attempts().openAttempts()) {
+            lines.add(at.key().workloadId() + " " + at.phase() + " " + at.placement());
+        }
+        java.util.Collections.sort(lines);
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(String.join("\n", lines).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return lines.size() + "/" + java.util.HexFormat.of().formatHex(d, 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static List<String> seed(Path data) {

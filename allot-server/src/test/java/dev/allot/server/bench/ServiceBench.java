@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code cycle}: whole scheduling cycles on a full 1,024 x 8-GPU cluster with 10,000 waiting workloads, at
  *       one-second steps with arrivals, ends and preemptions, the loop's periodic reads included
  *       ({@link CycleBench}): {@code --steps N} (900) cycles at {@code --churn N} submissions a second (default:
- *       1, with the API's read latency measured meanwhile, then 10).</li>
+ *       1, with the API's read latency measured meanwhile, then 10); {@code --repeat N} (1) runs it all N times in
+ *       the one JVM, each on a new store (the first intake runs cold, the later ones warm).</li>
  *   <li>{@code forecast}: the same cluster fully busy with 10,000 waiting workloads, forecast by the service's
  *       {@link dev.allot.server.forecast.LiveForecaster}: the snapshot's hold of the loop and the forecast's time,
  *       {@code --rounds N} (3) per setting ({@link ForecastBench}).</li>
@@ -95,9 +96,12 @@ public final class ServiceBench {
         }
         if (what.equals("cycle") || what.equals("all")) {
             String churn = strOpt(args, "--churn", null);
-            for (int c : churn == null ? new int[] {1, 10} : new int[] {Integer.parseInt(churn)}) {
-                // the API's latency is measured beside the first (the usual churn); each churn on a store of its own
-                CycleBench.run(Files.createTempDirectory(root, "cycle"), intOpt(args, "--steps", 900), c, c == 1);
+            for (int round = 0; round < intOpt(args, "--repeat", 1); round++) { // later rounds: a warm JVM
+                for (int c : churn == null ? new int[] {1, 10} : new int[] {Integer.parseInt(churn)}) {
+                    // the API's latency is measured beside the first (the usual churn); each run on a store of its own
+                    CycleBench.run(Files.createTempDirectory(root, "cycle"), intOpt(args, "--steps", 900), c,
+                            c == 1 && round == 0);
+                }
             }
         }
         if (what.equals("start") || what.equals("all")) {

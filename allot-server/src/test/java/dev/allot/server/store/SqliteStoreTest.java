@@ -201,6 +201,14 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
+    void theWritersConnectionKeepsTemporaryTablesInMemoryAndA32MbPageCache() {
+        Store store = open();
+        assertThat(store.writerPragma("temp_store")).as("temp_store (2: memory)").isEqualTo("2");
+        assertThat(store.writerPragma("cache_size")).as("cache_size (negative: KiB)")
+                .isEqualTo(String.valueOf(-Store.SQLITE_CACHE_KIB));
+    }
+
+    @Test
     void theStoreRunsWithTheWriteAheadLogAndSynchronousFullReadBackFromItsConnection() {
         assertThat(open().durability()).isEqualTo(new Durability("wal", "FULL"));
     }

@@ -116,6 +116,31 @@ abstract class StoreContract {
     }
 
     @Test
+    void theRunTotalsOfManyWorkloadsAreEachOnesTotalsInOneCall() {
+        Store store = open();
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 100);
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Workload w = store.workloads().submit(work("lab", "ada").gpus(1).resumable(true).build());
+            ids.add(w.id());
+            for (int k = 0; k < i; k++) { // workload i has i runs of (i + 1) seconds, the first lost
+                AttemptKey a = store.attempts().beginAttempt(w.id(), on("n1", 0), 10_000L * (k + 1));
+                store.attempts().endAttempt(a, k == 0 ? AttemptOutcome.LOST : AttemptOutcome.REQUEUED, null, null,
+                        null, 10_000L * (k + 1) + 1_000L * (i + 1));
+            }
+        }
+        ids.add("w-404");
+        Map<String, Attempts.RunTotals> all = store.attempts().runTotals(ids, 99_000);
+        // Five of six ids asked (padded to eight in the query): those without runs are absent, as in runTotalsOfWaiting.
+        assertThat(all).doesNotContainKeys(ids.get(0), "w-404").hasSize(4);
+        for (String id : ids.subList(1, 5)) {
+            assertThat(all.get(id)).as(id).isEqualTo(store.attempts().runTotals(id, 99_000));
+        }
+        assertThat(all.get(ids.get(3))).isEqualTo(new Attempts.RunTotals(1, 12));
+        assertThat(store.attempts().runTotals(List.of(), 99_000)).isEmpty();
+    }
+
+    @Test
     void aWaitingWorkloadIsHeldAndReleasedAndItsRunsAddUpForTheBrakes() {
         Store store = open();
         store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 100);
