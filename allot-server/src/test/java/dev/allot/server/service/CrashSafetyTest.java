@@ -30,6 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Crash safety of the whole service, on SQLite and (when {@code ALLOT_TEST_POSTGRES_URL} names a database, as in CI)
@@ -56,6 +59,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Seed and the least rounds per store: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class CrashSafetyTest {
     private static final long SEED = Long.getLong("allot.crash.seed", 20_261_129L);
     private static final int MIN_ROUNDS = Integer.getInteger("allot.crash.rounds", 4);
@@ -99,12 +104,14 @@ class CrashSafetyTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void onSqliteAcknowledgedSubmissionsSurviveSigkillAndAttemptsAreAdoptedRelaunchedOrRequeuedNeverRunTwice()
             throws Exception {
         crashRounds("SQLite", null, SEED);
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     @EnabledIfEnvironmentVariable(named = "ALLOT_TEST_POSTGRES_URL", matches = ".+")
     void onPostgresqlAcknowledgedSubmissionsSurviveSigkillAndAttemptsAreAdoptedRelaunchedOrRequeuedNeverRunTwice()
             throws Exception {

@@ -23,6 +23,9 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * High availability on PostgreSQL (issue 20), with real {@code allot serve} processes ({@link ServiceMain}) on one
@@ -35,6 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * workload ended.
  */
 @ExtendWith(HaCluster.class)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class HighAvailabilityTest {
     private static final long SEED = Long.getLong("allot.ha.seed", 20_261_202L);
     private static final int ROUNDS = Integer.getInteger("allot.ha.rounds", 10);
@@ -47,6 +52,7 @@ class HighAvailabilityTest {
     private static final Duration MARGIN = Duration.ofMillis(Long.getLong("allot.ha.marginMs", 2500));
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenSeveralInstancesWhenTheLeaderIsKilledAtRandomMomentsUnderSubmissionsThenAStandbyTakesOverWithinTheBoundAndNothingIsLostOrRunTwice(
             HaCluster cluster) throws Exception {
         Random random = new Random(SEED);
@@ -142,6 +148,7 @@ class HighAvailabilityTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenALeaderPausedPastItsLeaseWhenAStandbyTakesOverAndItResumesThenItLaunchesAndStopsNothingAndStepsDown(
             HaCluster cluster) throws Exception {
         Instance a = cluster.start("a");
@@ -214,6 +221,7 @@ class HighAvailabilityTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenAStandbyCutOffFromTheDatabaseWhenTheLeaderDiesThenNobodyActsUntilItReachesTheDatabaseAndTakesTheLease(
             HaCluster cluster) throws Exception {
         Instance a = cluster.start("a");
