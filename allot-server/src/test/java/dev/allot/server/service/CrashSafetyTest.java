@@ -58,6 +58,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * caught enough attempts running (with a margin), relaunched (by the service's log) and killed (with a margin).
  *
  * <p>Seed and the least rounds per store: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
+ *
+ * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
+ * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @Execution(ExecutionMode.CONCURRENT)
 @ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)

@@ -36,6 +36,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>What every story proves in the end, from the store and the ledger: every acknowledged submission is stored once;
  * no (workload, attempt) was launched twice; no GPU index was held by two processes alive at the same time; every
  * workload ended.
+ *
+ * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
+ * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @ExtendWith(HaCluster.class)
 @Execution(ExecutionMode.CONCURRENT)

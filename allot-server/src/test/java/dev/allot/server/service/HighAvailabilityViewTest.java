@@ -29,6 +29,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * explains waiting work as the leader does (from its view of the scheduler, which follows the store:
  * {@code sched.Follower}); and with the simulated backend, work running when the leader is killed keeps running under
  * the new leader and ends as it would have.
+ *
+ * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
+ * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @ExtendWith(HaCluster.class)
 @Execution(ExecutionMode.CONCURRENT)
