@@ -23,8 +23,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Allot's {@code slurm} model against real Slurm's own scheduler. One generated trace, scaled to seconds (4 nodes x 8
@@ -38,11 +36,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * <p>Asserts the agreement measured on this machine with a margin: the start order (Kendall tau), the start error
  * (median, p90), the waits, the final states. {@code ALLOT_AGREEMENT_JOBS=N} runs a longer trace (same shape, N
  * jobs) and prints the same table, for measuring rather than guarding.
- *
- * <p>It runs beside the module's other stories ({@code @Execution(CONCURRENT)}, see {@code junit-platform.properties}):
- * its cluster is its own, and it mostly waits on the trace's clock.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class SlurmModelAgreementTest {
     @TempDir
     Path dir;
