@@ -8,13 +8,28 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
-/** The committed examples are what the README says they are. */
+/**
+ * The committed examples are what the README says they are.
+ *
+ * <p>It runs beside the module's other tests, one at a time with {@link ForecastAccuracyCommandTest}
+ * ({@code @Execution(CONCURRENT)} under one {@code @ResourceLock}, see {@code junit-platform.properties}): whole
+ * simulations, sharing nothing with the other classes.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ExamplesTest.LONG_SIMULATIONS)
 class ExamplesTest {
+    /** The lock of the module's long simulation classes, which run beside the others one at a time. */
+    static final String LONG_SIMULATIONS = "allot-cli: long simulations";
+
     @TempDir
     Path tmp;
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void examplesLabIsExactlyWhatTheGeneratorWrites() throws IOException {
         Path out = tmp.resolve("lab");
         Cli.Result r = Cli.run("generate", out.toString(), "--preset", "lab", "--seed", "42");
@@ -28,6 +43,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void theReadmesFirstCommandRunsTheLabWithEveryInvariantChecked() {
         Cli.Result r = Cli.run("simulate", Cli.example("lab"), "--check");
         assertThat(r.exit()).as(r.err()).isZero();
@@ -35,6 +51,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void onTheLabTheAllocationPolicysShortcutsDecideExactlyAsTheFullSearch() throws IOException {
         Path fast = tmp.resolve("fast.csv");
         Path full = tmp.resolve("full.csv");
@@ -45,6 +62,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void generateRefusesToOverwriteWithoutForce() throws IOException {
         Files.writeString(tmp.resolve("keep.txt"), "x");
         Cli.Result r = Cli.run("generate", tmp.toString());
@@ -53,6 +71,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void policiesListsEverySettingWithItsDefault() {
         Cli.Result r = Cli.run("policies");
         assertThat(r.exit()).isZero();
@@ -62,6 +81,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void benchPrintsWallTimeEventsPerSecondAndHeap() {
         Cli.Result r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--warmup", "0", "--rounds", "1");
         assertThat(r.exit()).as(r.err()).isZero();
@@ -69,6 +89,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void theLocalCampaignExampleReadsAsTheCampaignTheReadmeWalksThrough() throws IOException {
         Path file = Cli.ROOT.resolve("examples/campaign/local-eval.yaml");
         var body = CampaignFile.read(file, Files.readString(file));
@@ -81,6 +102,7 @@ class ExamplesTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void theExampleShardResumesFromItsReportedUnitsAndReportsEachOneUpToItsTotal() throws Exception {
         // a stand-in for ./allot that records what the shard reports
         Path home = Files.createDirectories(tmp.resolve("allot-home"));

@@ -7,10 +7,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
-/** {@code allot forecast accuracy}: the table, its JSON, and clear errors for a missing or doubled scenario. */
+/**
+ * {@code allot forecast accuracy}: the table, its JSON, and clear errors for a missing or doubled scenario.
+ *
+ * <p>It runs beside the module's other tests, one at a time with {@link ExamplesTest} ({@code @Execution(CONCURRENT)}
+ * under one {@code @ResourceLock}, see {@code junit-platform.properties}).
+ */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ExamplesTest.LONG_SIMULATIONS)
 class ForecastAccuracyCommandTest {
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void measuresAllotAndTheBaselineOnAPresetAndWritesTheSameNumbersAsJson(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("accuracy.json");
         Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--days", "2", "--sample-every", "40",
@@ -27,6 +38,7 @@ class ForecastAccuracyCommandTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void withoutAScenarioItSaysWhatToGive() {
         Cli.Result r = Cli.run("forecast", "accuracy");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
@@ -34,6 +46,7 @@ class ForecastAccuracyCommandTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aPresetAndATraceTogetherAreRefused() {
         Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--trace", "philly:x.csv", "--nodes", "2x8");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -64,9 +64,8 @@ class SlurmHighAvailabilityTest extends SlurmStories {
         execute("CREATE SCHEMA " + schema);
         String jdbc = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
         story = new Story(slurm, dir.resolve("data-a"), "it-ha").onDatabase(jdbc, user, password).seed();
-        story.startProcess();
         standby = new Story(slurm, dir.resolve("data-b"), story).onDatabase(jdbc, user, password);
-        standby.startProcess();
+        Story.startProcesses(story, standby); // together: whichever takes the lease first leads
         Story.until("one of them leads", Duration.ofSeconds(30),
                 () -> story.role().equals("leader") || standby.role().equals("leader"));
 

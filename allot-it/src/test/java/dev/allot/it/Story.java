@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -204,9 +206,12 @@ final class Story implements AutoCloseable {
         if (slurmConfig.rootWorkloads()) {
             cmd.add("--allow-root-workloads");
         }
-        // Kept after the test (the data directory is not): target/it-logs/<instance>-<n>.log.
+        // Kept after the test (the data directory is not): target/it-logs/<instance>-<data dir>-<n>.log. The data
+        // directory is in the name because a standby's story has its first's instance id: two services of one
+        // instance, started together, must not write one file.
         Path logs = Files.createDirectories(Path.of("target", "it-logs"));
-        Path log = logs.resolve(instance + "-" + (++processes) + ".log").toAbsolutePath();
+        Path log = logs.resolve(instance + "-" + dataDir.getFileName() + "-" + (++processes) + ".log")
+                .toAbsolutePath();
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(serviceEnvironment);
         if (dbPassword != null) {
@@ -230,6 +235,45 @@ final class Story implements AutoCloseable {
             return false;
         });
         return this;
+    }
+
+    /**
+     * Starts the stories' services ({@link #startProcess}) together, each on a thread of its own, and returns once all
+     * have written {@code service.json}: a JVM's start is mostly waiting, and one after another they took twice as
+     * long. A failure of any is thrown once all have finished.
+     */
+    static void startProcesses(Story... stories) throws Exception {
+        List<CompletableFuture<Story>> starting = new ArrayList<>();
+        for (Story story : stories) {
+            CompletableFuture<Story> f = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    f.complete(story.startProcess());
+                } catch (Exception | AssertionError e) {
+                    f.completeExceptionally(e);
+                }
+            }, "start-" + story.dataDir.getFileName());
+            t.setDaemon(true);
+            t.start();
+            starting.add(f);
+        }
+        Throwable failure = null;
+        for (CompletableFuture<Story> f : starting) {
+            try {
+                f.join();
+            } catch (CompletionException e) {
+                if (failure == null) {
+                    failure = e.getCause();
+                } else {
+                    failure.addSuppressed(e.getCause());
+                }
+            }
+        }
+        if (failure instanceof Exception e) {
+            throw e;
+        } else if (failure != null) {
+            throw (Error) failure;
+        }
     }
 
     /** SIGKILLs the {@link #startProcess} service: no shutdown at all. */

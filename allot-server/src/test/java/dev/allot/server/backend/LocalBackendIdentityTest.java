@@ -47,7 +47,7 @@ class LocalBackendIdentityTest {
     @AfterEach
     void close() {
         backends.forEach(LocalBackend::close);
-        ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+        new OwnProcesses(dataDir, null).kill(); // its own only: other tests' processes may run beside it
     }
 
     private LocalBackend backend(boolean allowRoot) {

@@ -47,27 +47,13 @@ class LocalBackendTest {
     }
 
     /**
-     * Kills every process this test started: the JVM's descendants, and any process whose environment names this
-     * test's data directory (every launch carries it in {@value #MARKER}; a user process whose wrapper died is no
-     * longer a descendant; Linux's /proc shows it).
+     * Kills every process this test started ({@link OwnProcesses}: its wrappers name its data directory, its
+     * workloads carry {@value #MARKER} in their environment), and no other test's.
      */
     @AfterEach
     void killLeftovers() {
         backends.forEach(LocalBackend::close);
-        String marker = MARKER + "=" + dataDir.toAbsolutePath();
-        List<ProcessHandle> ours = new ArrayList<>(ProcessHandle.current().descendants().toList());
-        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-            all.filter(p -> environmentOf(p).contains(marker)).forEach(ours::add);
-        }
-        ours.forEach(ProcessHandle::destroyForcibly);
-    }
-
-    private static String environmentOf(ProcessHandle process) {
-        try {
-            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ")));
-        } catch (IOException | RuntimeException unreadable) {
-            return "";
-        }
+        new OwnProcesses(dataDir, MARKER).kill();
     }
 
     /** The variable every launch of this test carries, naming its data directory (found in /proc to clean up). */
@@ -355,7 +341,6 @@ class LocalBackendTest {
     void aStopJustAfterTheStartEndsTheCommandOnItsTermWithoutLeavingItBehind() throws Exception {
         LocalBackend backend = backend();
         Duration grace = Duration.ofSeconds(20);
-        String marker = MARKER + "=" + dataDir.toAbsolutePath();
         for (int i = 0; i < 24; i++) {
             AttemptKey key = new AttemptKey("early-" + i, 1);
             backend.start(launch("early-" + i, 1, "sleep", "600"));
@@ -369,8 +354,9 @@ class LocalBackendTest {
                     .isLessThan(grace.toMillis() / 2);
             backend.forget(key);
         }
+        String marker = MARKER + "=" + dataDir.toAbsolutePath();
         try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-            assertThat(all.filter(p -> p.isAlive() && environmentOf(p).contains(marker)).toList())
+            assertThat(all.filter(p -> p.isAlive() && OwnProcesses.environmentOf(p).contains(marker)).toList())
                     .as("processes of the stopped attempts still running").isEmpty();
         }
     }
@@ -493,6 +479,8 @@ class LocalBackendTest {
         while (!Files.exists(exitFile) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
+        // The wrapper writes the file just before it exits: until it is gone, a backend would find it running.
+        awaitNoWrapper(key);
 
         AttemptStatus status = statusOf(backend(), key);
 

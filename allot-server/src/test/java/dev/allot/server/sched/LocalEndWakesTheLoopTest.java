@@ -7,6 +7,7 @@ import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.backend.LocalBackend;
+import dev.allot.server.backend.OwnProcesses;
 import dev.allot.server.identity.AccountMap;
 import dev.allot.server.identity.UnixAccounts;
 import dev.allot.server.store.Allocation;
@@ -15,12 +16,9 @@ import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.NewWorkload;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -58,21 +56,8 @@ class LocalEndWakesTheLoopTest {
         if (store != null) {
             store.close();
         }
-        // Whatever still runs of this test's processes: the JVM's descendants and those whose environment names it.
-        String marker = MARKER + "=" + dir.toAbsolutePath();
-        List<ProcessHandle> ours = new ArrayList<>(ProcessHandle.current().descendants().toList());
-        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-            all.filter(p -> environmentOf(p).contains(marker)).forEach(ours::add);
-        }
-        ours.forEach(ProcessHandle::destroyForcibly);
-    }
-
-    private static String environmentOf(ProcessHandle process) {
-        try {
-            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ")));
-        } catch (IOException | RuntimeException unreadable) {
-            return "";
-        }
+        // Whatever still runs of this test's processes, and no other test's.
+        new OwnProcesses(dir, MARKER).kill();
     }
 
     /** Whether a {@code sleep} of this test runs (found by the marker in its environment). */
@@ -81,7 +66,7 @@ class LocalEndWakesTheLoopTest {
         try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
             return all.filter(ProcessHandle::isAlive)
                     .filter(p -> p.info().command().map(c -> c.endsWith("/sleep")).orElse(false))
-                    .anyMatch(p -> environmentOf(p).contains(marker));
+                    .anyMatch(p -> OwnProcesses.environmentOf(p).contains(marker));
         }
     }
 

@@ -30,6 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Crash safety of the whole service, on SQLite and (when {@code ALLOT_TEST_POSTGRES_URL} names a database, as in CI)
@@ -55,7 +58,13 @@ import org.junit.jupiter.api.io.TempDir;
  * caught enough attempts running (with a margin), relaunched (by the service's log) and killed (with a margin).
  *
  * <p>Seed and the least rounds per store: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
+ *
+ * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
+ * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * {@code junit-platform.properties}): it mostly waits on its processes.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class CrashSafetyTest {
     private static final long SEED = Long.getLong("allot.crash.seed", 20_261_129L);
     private static final int MIN_ROUNDS = Integer.getInteger("allot.crash.rounds", 4);
@@ -99,12 +108,14 @@ class CrashSafetyTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void onSqliteAcknowledgedSubmissionsSurviveSigkillAndAttemptsAreAdoptedRelaunchedOrRequeuedNeverRunTwice()
             throws Exception {
         crashRounds("SQLite", null, SEED);
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     @EnabledIfEnvironmentVariable(named = "ALLOT_TEST_POSTGRES_URL", matches = ".+")
     void onPostgresqlAcknowledgedSubmissionsSurviveSigkillAndAttemptsAreAdoptedRelaunchedOrRequeuedNeverRunTwice()
             throws Exception {

@@ -23,6 +23,9 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * High availability on PostgreSQL (issue 20), with real {@code allot serve} processes ({@link ServiceMain}) on one
@@ -33,8 +36,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>What every story proves in the end, from the store and the ledger: every acknowledged submission is stored once;
  * no (workload, attempt) was launched twice; no GPU index was held by two processes alive at the same time; every
  * workload ended.
+ *
+ * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
+ * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @ExtendWith(HaCluster.class)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class HighAvailabilityTest {
     private static final long SEED = Long.getLong("allot.ha.seed", 20_261_202L);
     private static final int ROUNDS = Integer.getInteger("allot.ha.rounds", 10);
@@ -47,6 +56,7 @@ class HighAvailabilityTest {
     private static final Duration MARGIN = Duration.ofMillis(Long.getLong("allot.ha.marginMs", 2500));
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenSeveralInstancesWhenTheLeaderIsKilledAtRandomMomentsUnderSubmissionsThenAStandbyTakesOverWithinTheBoundAndNothingIsLostOrRunTwice(
             HaCluster cluster) throws Exception {
         Random random = new Random(SEED);
@@ -142,6 +152,7 @@ class HighAvailabilityTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenALeaderPausedPastItsLeaseWhenAStandbyTakesOverAndItResumesThenItLaunchesAndStopsNothingAndStepsDown(
             HaCluster cluster) throws Exception {
         Instance a = cluster.start("a");
@@ -214,6 +225,7 @@ class HighAvailabilityTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenAStandbyCutOffFromTheDatabaseWhenTheLeaderDiesThenNobodyActsUntilItReachesTheDatabaseAndTakesTheLease(
             HaCluster cluster) throws Exception {
         Instance a = cluster.start("a");

@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * High availability on PostgreSQL (issue 20) as users see it beside the failover stories of
@@ -26,12 +29,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * explains waiting work as the leader does (from its view of the scheduler, which follows the store:
  * {@code sched.Follower}); and with the simulated backend, work running when the leader is killed keeps running under
  * the new leader and ends as it would have.
+ *
+ * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
+ * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @ExtendWith(HaCluster.class)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class HighAvailabilityViewTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenAWaitingWorkloadThenTheStandbyExplainsItWithTheReasonTheLeaderGivesSaysItIsAStandbysViewAndForecastsIt(
             HaCluster cluster) throws Exception {
         List<Instance> both = List.of(cluster.start("a"), cluster.start("b"));
@@ -85,6 +95,7 @@ class HighAvailabilityViewTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenTheSimulatedBackendWhenTheLeaderIsKilledWhileWorkRunsThenTheNewLeaderKeepsItRunningAndItCompletesAtItsDuration(
             HaCluster cluster) throws Exception {
         try (Store store = cluster.open()) {

@@ -197,6 +197,21 @@ final class ServiceTestSupport {
     }
 
     /** Alive and not a zombie (a killed grandchild may wait to be reaped by an init that never reaps). */
+    /**
+     * How long a {@link ServiceMain} process may take to listen: generous, because the process-spawning stories run
+     * beside the module's other tests (a JVM starting on a loaded 2-core machine, several at once in the
+     * high-availability stories). Only a bound for a hang, never a timing asserted.
+     */
+    static final Duration SERVICE_START = Duration.ofSeconds(180);
+
+    /**
+     * The {@code @ResourceLock} of the stories that run {@link ServiceMain} processes and mostly wait on them
+     * ({@link HighAvailabilityTest}, {@link HighAvailabilityViewTest}, {@link CrashSafetyTest}): they run beside the
+     * module's other tests ({@code @Execution(CONCURRENT)}, see {@code junit-platform.properties}), one of them at a
+     * time, so that their failover and recovery timings never compete with each other.
+     */
+    static final String SERVICE_PROCESS_STORIES = "allot-server: stories with service processes";
+
     /** A {@link ServiceMain} started as a process of its own (so that a test can kill it with SIGKILL) and its URL. */
     record ServiceProcess(Process process, String url) {
     }
@@ -241,7 +256,7 @@ final class ServiceTestSupport {
         pb.command().addAll(options);
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process p = pb.start();
-        await("the service writes service.json (log: " + log + ")", Duration.ofSeconds(60), () -> {
+        await("the service writes service.json (log: " + log + ")", SERVICE_START, () -> {
             if (!p.isAlive()) {
                 throw new AssertionError("the service exited with " + p.exitValue() + "; see " + log);
             }
