@@ -80,6 +80,11 @@ class WaitingStartsKeptWholeTest {
         Job w1 = workload(s, "w1", "A", 4, 50);
         Job w2 = workload(s, "w2", "B", 4, 0);
         List<List<Long>> seen = new ArrayList<>();
+        // After each step: the busy calls at that second, then what the books show.
+        Runnable look = () -> {
+            busy.accept(s);
+            seen.add(books(s));
+        };
         s.start(r, on(0, 4), 0);
         s.start(x, on(1, 4), 0);
         s.start(v, on(1, 8), 0);
@@ -90,34 +95,25 @@ class WaitingStartsKeptWholeTest {
         s.startWhenStopped(w1, on(1, 4), 10);
         busy.accept(s);
         s.startWhenStopped(w2, on(1, 4), 10);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         s.promote(w2, Duration.ofSeconds(30), 10);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         for (long t = 11; t <= 20; t++) {
             s.advanceTo(t);
-            busy.accept(s);
-            seen.add(books(s));
+            look.run();
         }
         s.preempt(x, 20);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         s.advanceTo(21);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         s.stopped(stop, 25);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         s.launch(w1, 25);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         s.launch(w2, 25);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         s.advanceTo(60);
-        busy.accept(s);
-        seen.add(books(s));
+        look.run();
         return seen;
     }
 
