@@ -21,7 +21,10 @@ import java.util.TreeMap;
  * placement changed meanwhile is safe. Owned by the loop's thread (not thread-safe).
  */
 final class LiveAttempts {
+    /** In key order, for {@link #values}: the loop walks the live attempts in an order that does not vary. */
     private final Map<AttemptKey, LiveAttempt> byKey = new TreeMap<>();
+    /** The same by hash, for lookups (a tree lookup compares workload ids along its path). */
+    private final Map<AttemptKey, LiveAttempt> lookup = new HashMap<>();
     /** The live attempts holding GPUs on each core node index. */
     private final Map<Integer, Set<LiveAttempt>> byNode = new HashMap<>();
     /** The node indexes each attempt was indexed under. */
@@ -30,11 +33,11 @@ final class LiveAttempts {
     private final Map<String, Integer> perJob = new HashMap<>();
 
     LiveAttempt get(AttemptKey key) {
-        return byKey.get(key);
+        return lookup.get(key);
     }
 
     boolean containsKey(AttemptKey key) {
-        return byKey.containsKey(key);
+        return lookup.containsKey(key);
     }
 
     /** The live attempts in key order (a view: copy it to change the books while walking it). */
@@ -45,15 +48,16 @@ final class LiveAttempts {
     void put(AttemptKey key, LiveAttempt l) {
         remove(key);
         byKey.put(key, l);
+        lookup.put(key, l);
         perJob.merge(l.jobId, 1, Integer::sum);
         index(key, l);
     }
 
     LiveAttempt remove(AttemptKey key) {
-        LiveAttempt l = byKey.remove(key);
-        if (l == null) {
+        if (lookup.remove(key) == null) {
             return null;
         }
+        LiveAttempt l = byKey.remove(key);
         perJob.computeIfPresent(l.jobId, (j, n) -> n == 1 ? null : n - 1);
         unindex(key, l);
         return l;
@@ -61,6 +65,7 @@ final class LiveAttempts {
 
     void clear() {
         byKey.clear();
+        lookup.clear();
         byNode.clear();
         indexedOn.clear();
         perJob.clear();
