@@ -66,6 +66,19 @@ class WaitingStartsKeptWholeTest {
         return b;
     }
 
+    /** The story's cast, with r, x and v running from 0 (see {@link #tell}). */
+    private record Cast(ClusterState s, Job r, Job x, Job v, Job w1, Job w2) {
+        static Cast running() {
+            ClusterState s = state();
+            Cast c = new Cast(s, workload(s, "r", "A", 4, 100), workload(s, "x", "A", 4, 1000),
+                    workload(s, "v", "B", 8, 0), workload(s, "w1", "A", 4, 50), workload(s, "w2", "B", 4, 0));
+            s.start(c.r(), on(0, 4), 0);
+            s.start(c.x(), on(1, 4), 0);
+            s.start(c.v(), on(1, 8), 0);
+            return c;
+        }
+    }
+
     /**
      * The story: x (A, 4 GPUs, protected 1000 s) and v (B, 8 GPUs) run on node 1 from 0; r (A) runs on node 0. At 10
      * v is preempted and takes until 25 to stop; w1 (A, protected 50 s) and w2 (B, unallocated) wait for its GPUs.
@@ -73,25 +86,20 @@ class WaitingStartsKeptWholeTest {
      * second the story visits: nothing for the plain telling, hundreds of calls for the busy one.
      */
     private static List<List<Long>> tell(Consumer<ClusterState> busy) {
-        ClusterState s = state();
-        Job r = workload(s, "r", "A", 4, 100);
-        Job x = workload(s, "x", "A", 4, 1000);
-        Job v = workload(s, "v", "B", 8, 0);
-        Job w1 = workload(s, "w1", "A", 4, 50);
-        Job w2 = workload(s, "w2", "B", 4, 0);
+        Cast c = Cast.running();
+        ClusterState s = c.s();
+        Job w1 = c.w1();
+        Job w2 = c.w2();
         List<List<Long>> seen = new ArrayList<>();
         // After each step: the busy calls at that second, then what the books show.
         Runnable look = () -> {
             busy.accept(s);
             seen.add(books(s));
         };
-        s.start(r, on(0, 4), 0);
-        s.start(x, on(1, 4), 0);
-        s.start(v, on(1, 8), 0);
         busy.accept(s);
         s.advanceTo(10);
-        s.preempt(v, 10);
-        StoppingAttempt stop = s.holdUntilStopped(v, on(1, 8), 10);
+        s.preempt(c.v(), 10);
+        StoppingAttempt stop = s.holdUntilStopped(c.v(), on(1, 8), 10);
         s.startWhenStopped(w1, on(1, 4), 10);
         busy.accept(s);
         s.startWhenStopped(w2, on(1, 4), 10);
@@ -102,7 +110,7 @@ class WaitingStartsKeptWholeTest {
             s.advanceTo(t);
             look.run();
         }
-        s.preempt(x, 20);
+        s.preempt(c.x(), 20);
         look.run();
         s.advanceTo(21);
         look.run();
@@ -135,18 +143,13 @@ class WaitingStartsKeptWholeTest {
 
     @Test
     void givenStartsThatWaitThenTheirProtectionMovesWithTheClockThroughEveryChange() {
-        ClusterState s = state();
-        Job r = workload(s, "r", "A", 4, 100);
-        Job x = workload(s, "x", "A", 4, 1000);
-        Job v = workload(s, "v", "B", 8, 0);
-        Job w1 = workload(s, "w1", "A", 4, 50);
-        Job w2 = workload(s, "w2", "B", 4, 0);
-        s.start(r, on(0, 4), 0);
-        s.start(x, on(1, 4), 0);
-        s.start(v, on(1, 8), 0);
+        Cast c = Cast.running();
+        ClusterState s = c.s();
+        Job w1 = c.w1();
+        Job w2 = c.w2();
         s.advanceTo(10);
-        s.preempt(v, 10);
-        StoppingAttempt stop = s.holdUntilStopped(v, on(1, 8), 10);
+        s.preempt(c.v(), 10);
+        StoppingAttempt stop = s.holdUntilStopped(c.v(), on(1, 8), 10);
         s.startWhenStopped(w1, on(1, 4), 10);
         s.startWhenStopped(w2, on(1, 4), 10);
         intake(s);
@@ -168,7 +171,7 @@ class WaitingStartsKeptWholeTest {
         assertThat(s.nodes().latestProtectionEnd(1)).isEqualTo(1000);
 
         // x leaves node 1 at 20: its latest protection end is the waiting starts' again, and moves on at 21
-        s.preempt(x, 20);
+        s.preempt(c.x(), 20);
         intake(s);
         assertThat(s.nodes().latestProtectionEnd(1)).isEqualTo(70);
         s.advanceTo(21);
