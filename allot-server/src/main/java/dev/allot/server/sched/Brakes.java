@@ -7,6 +7,8 @@ import dev.allot.server.store.Store;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadState;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -107,7 +109,7 @@ final class Brakes {
      * one query: why each held one is held, by id (those not held are absent). For a workload given twice, the last.
      */
     Map<String, String> checkAfterRequeue(List<Workload> ws, long nowMillis) {
-        Map<String, Workload> waiting = new java.util.LinkedHashMap<>();
+        Map<String, Workload> waiting = new LinkedHashMap<>();
         for (Workload w : ws) {
             waiting.remove(w.id());
             if (w.state().waiting()) {
@@ -118,7 +120,7 @@ final class Brakes {
             return Map.of();
         }
         Map<String, Attempts.RunTotals> read = store.attempts().runTotals(waiting.keySet(), nowMillis);
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         for (Workload w : waiting.values()) {
             String reason = apply(w.id(), w.heldReason(),
                     reason(read.getOrDefault(w.id(), Attempts.RunTotals.NONE), limits));

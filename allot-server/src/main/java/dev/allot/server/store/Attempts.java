@@ -2,8 +2,14 @@ package dev.allot.server.store;
 
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.Launch;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -59,7 +65,7 @@ public final class Attempts {
         return transactions.tx("begin an attempt of workload " + workloadId, h -> {
             // One guarded update moves a waiting workload of that size to running and returns what the attempt's
             // charge needs; only when it moved nothing is the workload read, to say why.
-            java.util.Optional<Long> minRuntime = h.createQuery("UPDATE workloads SET state = 'running',"
+            Optional<Long> minRuntime = h.createQuery("UPDATE workloads SET state = 'running',"
                             + " held_reason = NULL WHERE id = :id AND state IN " + WAITING
                             + " AND cancel_requested = :no AND gpus = :gpus RETURNING min_runtime_seconds")
                     .bind("id", workloadId).bind("no", false).bind("gpus", gpus)
@@ -149,7 +155,7 @@ public final class Attempts {
             // resumable and cancellation requested, chosen by the row) and comes back; then the attempt ends. Only
             // when the first moved nothing are they read, to tell an attempt already ended (the same outcome again
             // changes nothing) from none, or from a store out of step.
-            java.util.Optional<Workload> moved = h.createQuery("UPDATE workloads SET state = CASE WHEN"
+            Optional<Workload> moved = h.createQuery("UPDATE workloads SET state = CASE WHEN"
                             + " cancel_requested = :yes THEN (CASE WHEN resumable = :yes THEN :rc ELSE :c END)"
                             + " ELSE (CASE WHEN resumable = :yes THEN :r ELSE :n END) END"
                             + " WHERE id = :id AND state = 'running' AND EXISTS (SELECT 1 FROM attempts"
@@ -397,7 +403,7 @@ public final class Attempts {
                         .orElse(RunTotals.NONE));
     }
 
-    /** Workload ids per query of {@link #runTotals(java.util.Collection, long)}. */
+    /** Workload ids per query of {@link #runTotals(Collection, long)}. */
     private static final int TOTALS_PER_QUERY = 512;
 
     /**
@@ -407,15 +413,15 @@ public final class Attempts {
      * padded to a power of two by repeating its first id, so that its SQL comes in a few lengths the statement cache
      * keeps, not one per count.
      */
-    public java.util.Map<String, RunTotals> runTotals(java.util.Collection<String> workloadIds, long nowMillis) {
-        List<String> ids = List.copyOf(new java.util.LinkedHashSet<>(workloadIds));
+    public Map<String, RunTotals> runTotals(Collection<String> workloadIds, long nowMillis) {
+        List<String> ids = List.copyOf(new LinkedHashSet<>(workloadIds));
         if (ids.isEmpty()) {
-            return java.util.Map.of();
+            return Map.of();
         }
         return transactions.read("add up the runs of " + ids.size() + " workloads", h -> {
-            java.util.Map<String, RunTotals> out = new java.util.HashMap<>();
+            Map<String, RunTotals> out = new HashMap<>();
             for (int from = 0; from < ids.size(); from += TOTALS_PER_QUERY) {
-                List<String> chunk = new java.util.ArrayList<>(ids.subList(from,
+                List<String> chunk = new ArrayList<>(ids.subList(from,
                         Math.min(ids.size(), from + TOTALS_PER_QUERY)));
                 int width = Integer.highestOneBit(chunk.size());
                 width = width < chunk.size() ? width * 2 : width;
@@ -424,7 +430,7 @@ public final class Attempts {
                 }
                 h.createQuery(RUN_TOTALS + " WHERE a.workload_id IN (<ids>) GROUP BY a.workload_id")
                         .bindList("ids", chunk).bind("now", nowMillis)
-                        .map((rs, ctx) -> java.util.Map.entry(rs.getString(1),
+                        .map((rs, ctx) -> Map.entry(rs.getString(1),
                                 new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
                         .forEach(e -> out.put(e.getKey(), e.getValue()));
             }
@@ -433,12 +439,12 @@ public final class Attempts {
     }
 
     /** The {@link RunTotals} of every waiting workload that has attempts, by id (one query). */
-    public java.util.Map<String, RunTotals> runTotalsOfWaiting(long nowMillis) {
+    public Map<String, RunTotals> runTotalsOfWaiting(long nowMillis) {
         return transactions.read("add up the runs of waiting workloads", h -> {
-            java.util.Map<String, RunTotals> out = new java.util.HashMap<>();
+            Map<String, RunTotals> out = new HashMap<>();
             h.createQuery(RUN_TOTALS + " WHERE w.state IN " + WAITING + " GROUP BY a.workload_id")
                     .bind("now", nowMillis)
-                    .map((rs, ctx) -> java.util.Map.entry(rs.getString(1),
+                    .map((rs, ctx) -> Map.entry(rs.getString(1),
                             new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
                     .forEach(e -> out.put(e.getKey(), e.getValue()));
             return out;
@@ -464,14 +470,14 @@ public final class Attempts {
                 .replace("w.environment", "'{}' AS environment")
                 + " FROM attempts a JOIN workloads w ON w.id = a.workload_id WHERE a.started_at_ms < :until AND ";
         List<AttemptOfWorkload> out = transactions.read("list the attempts of a window", h -> {
-            List<AttemptOfWorkload> all = new java.util.ArrayList<>();
+            List<AttemptOfWorkload> all = new ArrayList<>();
             all.addAll(h.createQuery(select + "a.phase <> 'ended'").bind("until", untilMillis)
                     .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs))).list());
             all.addAll(h.createQuery(select + "a.ended_at_ms > :since").bind("since", sinceMillis).bind("until", untilMillis)
                     .map((rs, ctx) -> new AttemptOfWorkload(Rows.attempt(rs), Rows.workload(rs))).list());
             return all;
         });
-        out.sort(java.util.Comparator.comparingLong((AttemptOfWorkload x) -> x.attempt().startedAtMillis())
+        out.sort(Comparator.comparingLong((AttemptOfWorkload x) -> x.attempt().startedAtMillis())
                 .thenComparingLong(x -> x.workload().seq()).thenComparingInt(x -> x.attempt().key().attempt()));
         return out;
     }
