@@ -66,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * two jobs ever carry one attempt's name, all but the oldest are cancelled at once and counted. A held placeholder job
  * ({@link InstanceLock}) marks which Allot instance drives the cluster: a second instance is refused.
  *
+ * <p><b>A cycle's commands together.</b> {@link #startAll} and {@link #stopAll} take the starts and the stops the
+ * scheduler decided at one instant: what needs this backend's books (the listing, adoption, the identity checks) is
+ * done one attempt after another as for a single call, and only the commands ({@code sbatch}; a stop's comment, then
+ * its {@code scancel}) run at once ({@link CommandBatch}), their answers applied afterwards in the order given. One
+ * after another, each command 0.1 to 0.8 s on a loaded machine, the last start of a busy instant reached Slurm seconds
+ * after its decision, and a preemption's {@code scancel} could arrive after the workload had ended by itself.
+ *
  * <p><b>Slurm's own requeues.</b> When Slurm requeues an attempt's job (its node failed), the requeued job is
  * cancelled before it can run again and the attempt is reported stopped: the loop counts it lost, and a resumable
  * workload gets a new attempt where Allot chooses.
