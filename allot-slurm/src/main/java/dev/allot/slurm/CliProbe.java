@@ -1,9 +1,12 @@
 package dev.allot.slurm;
 
 import dev.allot.core.backend.BackendUnavailableException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Observes Slurm through its commands: {@code scontrol -o show job} (every job slurmctld holds, ended ones included,
@@ -46,7 +49,7 @@ final class CliProbe implements SlurmProbe {
     /** What every line of a listing must name; {@code Power=} comes after the others, so a cut line lacks it. */
     private static final List<String> LISTED = List.of("JobName", "JobState", "Reason", "Restarts", "ExitCode",
             "Partition", "NodeList", "Power");
-    private static final java.util.regex.Pattern JOB_ID = java.util.regex.Pattern.compile("^JobId=(\\d{1,18}) ");
+    private static final Pattern JOB_ID = Pattern.compile("^JobId=(\\d{1,18}) ");
 
     /**
      * The jobs of a {@code scontrol -o show job} answer, one line each (each component of a heterogeneous job on its
@@ -61,11 +64,11 @@ final class CliProbe implements SlurmProbe {
         if (text.equals("No jobs in the system")) {
             return List.of();
         }
-        List<SlurmJob> jobs = new java.util.ArrayList<>();
+        List<SlurmJob> jobs = new ArrayList<>();
         int n = 0;
         for (String line : text.split("\n")) {
             n++;
-            java.util.regex.Matcher m = JOB_ID.matcher(line);
+            Matcher m = JOB_ID.matcher(line);
             boolean whole = m.find();
             for (int i = 0; whole && i < LISTED.size(); i++) {
                 whole = line.contains(" " + LISTED.get(i) + "=");

@@ -20,9 +20,11 @@ import dev.allot.server.store.WorkloadState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -359,12 +361,12 @@ final class Carrier {
     }
 
     /** What a batch call of the backend answered; a batch refused as a whole fails for each of its attempts. */
-    private static Map<AttemptKey, BackendException> ask(java.util.function.Supplier<Map<AttemptKey, BackendException>>
-                                                                 call, List<AttemptKey> keys) {
+    private static Map<AttemptKey, BackendException> ask(Supplier<Map<AttemptKey, BackendException>> call,
+                                                         List<AttemptKey> keys) {
         try {
             return call.get();
         } catch (BackendException e) {
-            Map<AttemptKey, BackendException> all = new java.util.HashMap<>();
+            Map<AttemptKey, BackendException> all = new HashMap<>();
             keys.forEach(k -> all.put(k, e));
             return all;
         }
