@@ -29,25 +29,29 @@ import picocli.CommandLine;
  * printed and written to {@code target/slurm-replay.txt}
  * (the two CSVs beside it).
  *
- * <p>Time scale 1 because the service's scheduler counts whole seconds of the real clock: at scale 2 its second is
- * two of the simulator's, and protections and submissions round differently in the two. The tick is the loop's
- * polling of Slurm ({@code squeue --json} once a cycle): Slurm shows a job COMPLETED about 0.1 s after its program
- * exits (measured), so a job's end reaches Allot within 0.1 s + one tick + the listing's own time.
+ * <p>Time scale 1 because the service's scheduler counts whole seconds of the real clock: at scale 2 its second is two
+ * of the simulator's, and protections and submissions round differently in the two. The tick is the loop's polling of
+ * Slurm ({@code scontrol -o show job} once a cycle): Slurm shows a job COMPLETED about 0.1 s after its program exits
+ * (measured), so a job's end reaches Allot within 0.1 s + one tick + the listing's own time.
  *
- * <p>Asserted: no program of an attempt started twice (the replay's runs files) and every workload ended; each
- * started attempt is a Slurm job; and the run's agreement with the simulator, within {@link #BOUNDS}: what held with
- * margin over five runs on a loaded 2-core machine (median |start error| 0.04 to 0.85 s, p90 3.1 to 5.3 s, wait p90
- * 2% to 19% apart, at most two final states different, preemption totals at most one apart). Issue 19's bounds (median 0.5 s, p90
- * 2 s, wait p90 within 5% plus a tick, identical final states) did not all hold in any of them: decisions at
- * instants the simulator sees as one (whole-second scenario times) fall either way, a cycle's Slurm commands run
- * one after another after the instant its decisions are stamped with (a preemption can reach Slurm after the
- * workload ended by itself), and the work queued behind them follows (README, "Check the simulator against your
- * cluster"). Which of them a run missed is printed. 59 to 77 s.
+ * <p>Asserted: no program of an attempt started twice (the replay's runs files) and every workload ended; each started
+ * attempt is a Slurm job; and the run's agreement with the simulator, within {@link #BOUNDS}: what held with margin
+ * over five runs on a loaded 2-core machine (load average 5 to 11; median |start error| 0.10 to 0.35 s, p90 2.3 to 4.3
+ * s, wait p90 10% below to 29% above the simulator's, preemption totals equal, final states identical), and over
+ * earlier runs that still listed the jobs with {@code squeue --json} (median up to 0.84 s, p90 up to 5.5 s, two final
+ * states different, preemption totals two apart). Of issue 19's bounds the median, the final states and the preemptions
+ * held in all five, the p90 (2 s) and the wait p90 (5% plus a tick) in none: the scenario's times are whole seconds, so
+ * events the simulator sees at one instant (two ends, a submission) the service sees some tenths of a second apart,
+ * each end a cycle's listing after its program exited; it decides on what it has seen, a tie breaks the other way, and
+ * the work queued behind it follows (README, "Check the simulator against your cluster"). What the service did to its
+ * part of that: a cycle's {@code scancel}s and {@code sbatch}es go to Slurm together, not one after another, and the
+ * listing is {@code scontrol -o show job}, not the three times larger {@code squeue --json}. Which of issue 19's bounds
+ * a run missed is printed.
  */
 class SlurmReplayTest extends SlurmStories {
     static final Duration TICK = Duration.ofMillis(100);
     /** The bounds asserted; issue 19's ({@link FidelityBounds#issue19}) are printed, see the class comment. */
-    static final FidelityBounds BOUNDS = new FidelityBounds(1.5, 8.0, 0.35, TICK.toMillis() / 1000.0, 0.05, 2, 4);
+    static final FidelityBounds BOUNDS = new FidelityBounds(1.0, 7.0, 0.35, TICK.toMillis() / 1000.0, 0.05, 2, 2);
 
     @Test
     void replayOnSlurmStartsWorkloadsCloseToTheSimulatorAndRunsEachAttemptOnce() throws Exception {

@@ -1,14 +1,23 @@
 package dev.allot.slurm;
 
 import dev.allot.core.backend.BackendUnavailableException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Observes Slurm through its commands: {@code squeue --json} (which in 22.05 ignores its filters, so it lists every
- * job), {@code sinfo --json}, and {@code squeue --json} again to confirm one job, cross-checked with
- * {@code scontrol show job} and, where accounting exists, {@code sacct}, for "no such job".
+ * Observes Slurm through its commands: {@code scontrol -o show job} (every job slurmctld holds, ended ones included,
+ * one line each), {@code sinfo --json}, and the listing again to confirm one job, cross-checked with
+ * {@code scontrol show job ID} and, where accounting exists, {@code sacct}, for "no such job".
+ *
+ * <p>Why not {@code squeue --json}, as before: it lists the same jobs (22.05 ignores its filters) but prints about 3.5
+ * kB of JSON per job, and a listing is taken every scheduling cycle. With the few hundred ended jobs a cluster keeps
+ * for its {@code MinJobAge}, it printed 1.3 MB in 0.3 to 1.9 s on a loaded 2-core machine, where {@code scontrol}
+ * printed the same jobs in 0.46 MB in 0.03 to 0.11 s (measured back to back, 386 jobs): a job's end reached Allot that
+ * much later, each cycle.
  */
 final class CliProbe implements SlurmProbe {
     private final Commands commands;
@@ -21,20 +30,56 @@ final class CliProbe implements SlurmProbe {
 
     @Override
     public String name() {
-        return "squeue";
+        return "scontrol";
     }
 
     @Override
     public List<SlurmJob> jobs() {
-        Commands.Result r = commands.run("squeue", List.of("--json"));
+        Commands.Result r = commands.run("scontrol", List.of("-o", "show", "job"));
         if (!r.ok()) {
             throw new BackendUnavailableException("could not list Slurm's jobs: " + r.summary());
         }
         try {
-            return SlurmJson.jobs("squeue --json", r.out());
+            return listing(r.out());
         } catch (SlurmJson.Malformed e) {
             throw new BackendUnavailableException(e.getMessage());
         }
+    }
+
+    /** What every line of a listing must name; {@code Power=} comes after the others, so a cut line lacks it. */
+    private static final List<String> LISTED = List.of("JobName", "JobState", "Reason", "Restarts", "ExitCode",
+            "Partition", "NodeList", "Power");
+    private static final Pattern JOB_ID = Pattern.compile("^JobId=(\\d{1,18}) ");
+
+    /**
+     * The jobs of a {@code scontrol -o show job} answer, one line each (each component of a heterogeneous job on its
+     * own line, as {@code squeue} lists them). Complete or not at all: an empty answer, or a line that is not a whole
+     * job, is {@link SlurmJson.Malformed}; Slurm's {@code No jobs in the system} is none.
+     */
+    static List<SlurmJob> listing(String out) throws SlurmJson.Malformed {
+        String text = out.strip();
+        if (text.isEmpty()) {
+            throw new SlurmJson.Malformed("scontrol -o show job: empty answer");
+        }
+        if (text.equals("No jobs in the system")) {
+            return List.of();
+        }
+        List<SlurmJob> jobs = new ArrayList<>();
+        int n = 0;
+        for (String line : text.split("\n")) {
+            n++;
+            Matcher m = JOB_ID.matcher(line);
+            boolean whole = m.find();
+            for (int i = 0; whole && i < LISTED.size(); i++) {
+                whole = line.contains(" " + LISTED.get(i) + "=");
+            }
+            if (!whole) {
+                throw new SlurmJson.Malformed("scontrol -o show job: line " + n + " is not a whole job: "
+                        + (line.length() > 120 ? line.substring(0, 120) + "..." : line));
+            }
+            jobs.add(fromScontrol(Long.parseLong(m.group(1)), line));
+        }
+        return jobs;
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * two jobs ever carry one attempt's name, all but the oldest are cancelled at once and counted. A held placeholder job
  * ({@link InstanceLock}) marks which Allot instance drives the cluster: a second instance is refused.
  *
+ * <p><b>A cycle's commands together.</b> {@link #startAll} and {@link #stopAll} take the starts and the stops the
+ * scheduler decided at one instant: what needs this backend's books (the listing, adoption, the identity checks) is
+ * done one attempt after another as for a single call, and only the commands ({@code sbatch}; a stop's comment, then
+ * its {@code scancel}) run at once ({@link CommandBatch}), their answers applied afterwards in the order given. One
+ * after another, each command 0.1 to 0.8 s on a loaded machine, the last start of a busy instant reached Slurm seconds
+ * after its decision, and a preemption's {@code scancel} could arrive after the workload had ended by itself.
+ *
  * <p><b>Slurm's own requeues.</b> When Slurm requeues an attempt's job (its node failed), the requeued job is
  * cancelled before it can run again and the attempt is reported stopped: the loop counts it lost, and a resumable
  * workload gets a new attempt where Allot chooses.
@@ -83,6 +91,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final SlurmActions actions;
     private final SlurmPromotion promotion;
     private final Clock clock;
+    /** Runs a batch's sbatches or scancels at once. */
+    private final CommandBatch commands = new CommandBatch();
 
     /** Attempts Allot knows the job of: started here, or found by name. */
     private final Map<AttemptKey, Tracked> tracked = new TreeMap<>();
@@ -188,22 +198,70 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     @Override
     public synchronized void start(Launch launch) {
+        BackendException failed = startAll(List.of(launch), OPEN).get(launch.attempt());
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /**
+     * Starts the attempts as {@link #start} does each: every one looked for in a listing first (adopted if found), the
+     * new ones refused or submitted. The {@code sbatch}es run at once ({@link CommandBatch}), each after
+     * {@code gate}; what they answered is applied in the order given.
+     */
+    @Override
+    public synchronized Map<AttemptKey, BackendException> startAll(List<Launch> launches, Runnable gate) {
+        Map<AttemptKey, BackendException> failed = new TreeMap<>();
+        List<Launch> submitting = new ArrayList<>();
+        List<SlurmActions.JobIdentity> whos = new ArrayList<>();
+        Set<AttemptKey> asked = new TreeSet<>();
+        for (Launch launch : launches) {
+            AttemptKey key = launch.attempt();
+            if (!asked.add(key) || tracked.containsKey(key) || forgotten.contains(key) || neverStarted.containsKey(key)) {
+                continue;
+            }
+            try {
+                lock.checkNotFenced();
+                Optional<SlurmJob> existing = find(listingFor(key), key);
+                if (existing.isPresent()) {
+                    adopt(key, existing.get(), launch.placement(), "found in Slurm before submitting; not submitting"
+                            + " again");
+                    continue;
+                }
+                // Refused before anything reaches Slurm: a missing account, root, or a service that cannot switch users.
+                whos.add(actions.identity(launch));
+                submitting.add(launch);
+            } catch (BackendException e) {
+                failed.put(key, e);
+            }
+        }
+        List<Callable<Long>> sbatches = new ArrayList<>();
+        for (int i = 0; i < submitting.size(); i++) {
+            Launch launch = submitting.get(i);
+            SlurmActions.JobIdentity who = whos.get(i);
+            sbatches.add(() -> {
+                gate.run();
+                return actions.submit(launch, who);
+            });
+        }
+        List<CommandBatch.Done<Long>> answers = commands.run(sbatches);
+        for (int i = 0; i < submitting.size(); i++) {
+            Launch launch = submitting.get(i);
+            try {
+                submitted(launch, whos.get(i), answers.get(i));
+            } catch (BackendException e) {
+                failed.put(launch.attempt(), e);
+            }
+        }
+        return failed;
+    }
+
+    /** Applies what one {@code sbatch} answered: the job tracked, or the refusal read back, or the outcome unknown. */
+    private void submitted(Launch launch, SlurmActions.JobIdentity who, CommandBatch.Done<Long> answer) {
         AttemptKey key = launch.attempt();
-        if (tracked.containsKey(key) || forgotten.contains(key) || neverStarted.containsKey(key)) {
-            return;
-        }
-        lock.checkNotFenced();
-        List<SlurmJob> listing = listingFor(key);
-        Optional<SlurmJob> existing = find(listing, key);
-        if (existing.isPresent()) {
-            adopt(key, existing.get(), launch.placement(), "found in Slurm before submitting; not submitting again");
-            return;
-        }
-        // Refused before anything reaches Slurm: a missing account, root, or a service that cannot switch users.
-        SlurmActions.JobIdentity who = actions.identity(launch);
         long id;
         try {
-            id = actions.submit(launch, who);
+            id = answer.get();
         } catch (BackendUnavailableException e) {
             uncertainSince.put(key, clock.millis());
             throw e;
@@ -224,6 +282,10 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             }
             uncertainSince.remove(key);
             throw refused;
+        } catch (RuntimeException e) {
+            // Not an answer of sbatch's (a fault of this process): whether it submitted is unknown.
+            uncertainSince.put(key, clock.millis());
+            throw new BackendUnavailableException("submitting " + key + " failed: " + e, e);
         }
         uncertainSince.remove(key);
         tracked.put(key, new Tracked(id, launch.placement()));
@@ -290,8 +352,85 @@ public final class SlurmBackend implements Backend, AutoCloseable {
      */
     @Override
     public synchronized void stop(AttemptKey key, Duration grace, String why) {
+        BackendException failed = stopAll(List.of(new Stop(key, grace, why)), OPEN).get(key);
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /**
+     * Stops the attempts as {@link #stop(AttemptKey, Duration, String)} does each; the jobs' comments and
+     * {@code scancel}s run at once ({@link CommandBatch}: per job its comment, then its cancel, after {@code gate}),
+     * and what they answered is applied in the order given.
+     */
+    @Override
+    public synchronized Map<AttemptKey, BackendException> stopAll(List<Stop> stops, Runnable gate) {
+        Map<AttemptKey, BackendException> failed = new TreeMap<>();
+        List<AttemptKey> cancelling = new ArrayList<>();
+        List<String> whys = new ArrayList<>();
+        List<Callable<Kill>> kills = new ArrayList<>();
+        for (Stop s : stops) {
+            AttemptKey key = s.attempt();
+            try {
+                Tracked t = stopping(key);
+                if (t == null || cancelling.contains(key)) {
+                    continue;
+                }
+                boolean first = !t.stopRequested;
+                t.stopRequested = true;
+                if ((t.last != null && t.last.ended()) || t.killSent) {
+                    continue;
+                }
+                String comment = first && s.why() != null && !s.why().isBlank()
+                        ? JobTag.comment(config.instance(), s.why()) : null;
+                long jobId = t.jobId;
+                cancelling.add(key);
+                whys.add(s.why());
+                kills.add(() -> {
+                    gate.run();
+                    boolean commented = comment == null || actions.comment(jobId, comment);
+                    return new Kill(commented, kill(jobId));
+                });
+            } catch (BackendException e) {
+                failed.put(key, e);
+            }
+        }
+        List<CommandBatch.Done<Kill>> answers = commands.run(kills);
+        for (int i = 0; i < cancelling.size(); i++) {
+            AttemptKey key = cancelling.get(i);
+            Tracked t = tracked.get(key);
+            String why = whys.get(i);
+            try {
+                Kill k = answers.get(i).get();
+                if (!k.commented()) {
+                    LOG.warn("could not note in Slurm job {}'s comment that it is {}; cancelling it all the same",
+                            t.jobId, why);
+                }
+                if (k.outcome() == KillOutcome.CORRECTED) {
+                    counters.commandClaimsCorrected++;
+                }
+                t.killSent = k.outcome() != KillOutcome.NOT_SENT;
+            } catch (BackendException e) {
+                LOG.warn("stopping Slurm job {} ({}) failed: {}", t.jobId, key, e.getMessage());
+            }
+            if (!t.killSent) {
+                failed.put(key, new BackendUnavailableException("scancel " + t.jobId + " for " + key + " failed;"
+                        + " will try again"));
+                continue;
+            }
+            LOG.info("cancelled Slurm job {} ({}){}: Slurm sends SIGTERM now, SIGKILL after its KillWait", t.jobId,
+                    key, why == null ? "" : ", " + why);
+        }
+        return failed;
+    }
+
+    /**
+     * The job of an attempt asked to stop, found in a listing if not tracked yet; null if there is nothing to stop (it
+     * ended, or never started: then it is reported {@link Phase#NEVER_STARTED}).
+     */
+    private Tracked stopping(AttemptKey key) {
         if (forgotten.contains(key) || neverStarted.containsKey(key)) {
-            return;
+            return null;
         }
         Tracked t = tracked.get(key);
         if (t == null) {
@@ -301,43 +440,44 @@ public final class SlurmBackend implements Backend, AutoCloseable {
                 neverStarted.put(key, new AttemptStatus(key, Phase.NEVER_STARTED, null, "Slurm has no job named "
                         + JobTag.name(key) + ": it never started"));
                 LOG.info("asked to stop {}, which Slurm never started", key);
-                return;
+                return null;
             }
             adopt(key, j.get(), null, "found while stopping it");
             t = tracked.get(key);
         }
-        boolean first = !t.stopRequested;
-        t.stopRequested = true;
-        if ((t.last != null && t.last.ended()) || t.killSent) {
-            return;
-        }
-        if (first && why != null && !why.isBlank() && !actions.comment(t.jobId, JobTag.comment(config.instance(), why))) {
-            LOG.warn("could not note in Slurm job {}'s comment that it is {}; cancelling it all the same", t.jobId, why);
-        }
-        sendKill(t);
-        if (!t.killSent) {
-            throw new BackendUnavailableException("scancel " + t.jobId + " for " + key + " failed; will try again");
-        }
-        LOG.info("cancelled Slurm job {} ({}){}: Slurm sends SIGTERM now, SIGKILL after its KillWait", t.jobId, key,
-                why == null ? "" : ", " + why);
+        return t;
     }
 
-    private void sendKill(Tracked t) {
-        if (actions.cancel(t.jobId)) {
-            t.killSent = true;
-            return;
+    /** What became of one stop's commands: whether its comment was set, and its cancel's outcome. */
+    private record Kill(boolean commented, KillOutcome outcome) {
+    }
+
+    /** A cancel sent; not sent (try again); or said to have failed, but the job is ending or gone. */
+    private enum KillOutcome { SENT, NOT_SENT, CORRECTED }
+
+    /** Cancels a job; a failed scancel is read back: an ended or ending job needs nothing more. Touches no state. */
+    private KillOutcome kill(long jobId) {
+        if (actions.cancel(jobId)) {
+            return KillOutcome.SENT;
         }
-        // scancel said it failed: read back; an ended or completing job needs nothing more.
         try {
-            Optional<SlurmJob> j = probe.job(t.jobId);
+            Optional<SlurmJob> j = probe.job(jobId);
             if (j.isEmpty() || j.get().ended() || j.get().state().equals("COMPLETING")
                     || j.get().state().equals("CANCELLED")) {
-                t.killSent = true;
-                counters.commandClaimsCorrected++;
+                return KillOutcome.CORRECTED;
             }
         } catch (BackendUnavailableException e) {
             // leave it for the next cycle
         }
+        return KillOutcome.NOT_SENT;
+    }
+
+    private void sendKill(Tracked t) {
+        KillOutcome o = kill(t.jobId);
+        if (o == KillOutcome.CORRECTED) {
+            counters.commandClaimsCorrected++;
+        }
+        t.killSent = o != KillOutcome.NOT_SENT;
     }
 
     @Override
@@ -702,6 +842,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     @Override
     public void close() {
         // Jobs keep running in Slurm, to be adopted by the next start; the lock job stays for the same instance.
+        commands.close();
     }
 
     private static void sleep(long millis) {

@@ -39,7 +39,7 @@ public record SlurmConfig(Path slurmConf, Path binDir, Observe observe, String r
                           List<String> extraSbatchArgs, boolean rootWorkloads) {
     /** How jobs and nodes are observed. Actions (submit, signal, cancel, drain) always use the commands. */
     public enum Observe {
-        /** {@code squeue --json}, {@code sinfo --json}, {@code scontrol -o show job}. */
+        /** {@code scontrol -o show job} (every job), {@code sinfo --json}, {@code scontrol -o show job ID}. */
         CLI,
         /** slurmrestd's {@code /slurm/v0.0.38/jobs}, {@code /job/{id}} and {@code /nodes}. */
         REST

@@ -20,6 +20,6 @@ interface SlurmProbe {
 
     List<SlurmNode> nodes();
 
-    /** A name for logs: {@code squeue} or {@code slurmrestd}. */
+    /** A name for logs: {@code scontrol} or {@code slurmrestd}. */
     String name();
 }

@@ -2,6 +2,7 @@ package dev.allot.slurm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.allot.core.backend.BackendUnavailableException;
 import java.io.IOException;
@@ -20,10 +21,13 @@ class CliProbeCommandsTest {
             d=$(dirname "$0"); n=$(basename "$0")
             echo "$SLURM_CONF" > "$d/$n.conf"
             echo "$*" >> "$d/$n.args"
-            [ -f "$d/$n.err" ] && cat "$d/$n.err" >&2
-            [ -f "$d/$n.out" ] && cat "$d/$n.out"
-            exit $(cat "$d/$n.rc" 2>/dev/null || echo 0)
+            a="$d/$n.$(echo "$*" | tr ' ' '_')"; [ -f "$a.rc" ] || a="$d/$n"
+            [ -f "$a.err" ] && cat "$a.err" >&2
+            [ -f "$a.out" ] && cat "$a.out"
+            exit $(cat "$a.rc" 2>/dev/null || echo 0)
             """;
+    private static final String LIST = "-o show job";
+    private static final String NO_JOBS = "No jobs in the system\n";
 
     @TempDir
     Path bin;
@@ -46,49 +50,61 @@ class CliProbeCommandsTest {
         Files.writeString(bin.resolve(command + ".rc"), Integer.toString(rc));
     }
 
+    /** What {@code command args} answers (other arguments get {@link #answer(String, int, String, String)}'s). */
+    private void answer(String command, String args, int rc, String out, String err) throws IOException {
+        answer(command + "." + args.replace(' ', '_'), rc, out, err);
+    }
+
     private CliProbe probe(boolean accounting) {
         return new CliProbe(new Commands(config), accounting);
     }
 
     @Test
     void aCompleteListingReadsAsEveryJobAndTheCommandGetsTheClustersConf() throws IOException {
-        answer("squeue", 0, Fixtures.read("squeue.json"), "");
+        answer("scontrol", LIST, 0, Fixtures.read("scontrol-jobs.txt"), "");
 
-        assertThat(probe(false).jobs()).hasSize(9);
-        assertThat(Files.readString(bin.resolve("squeue.args")).strip()).isEqualTo("--json");
-        assertThat(Files.readString(bin.resolve("squeue.conf")).strip()).isEqualTo("/etc/test-slurm/slurm.conf");
+        assertThat(probe(false).jobs()).extracting(SlurmJob::id, SlurmJob::name, SlurmJob::state).containsExactly(
+                tuple(391L, "allot:lock", "PENDING"), tuple(432L, "allot:w-23#1", "RUNNING"),
+                tuple(3L, "allot:w-1#1", "COMPLETED"), tuple(12L, "allot:w-8#1", "CANCELLED"),
+                tuple(1L, "rp-probe", "CANCELLED"));
+        assertThat(probe(false).jobs().get(3).comment()).isEqualTo("allot:it-replay-c2dd15 preempted by w-11");
+        assertThat(Files.readString(bin.resolve("scontrol.args")).strip()).startsWith(LIST);
+        assertThat(Files.readString(bin.resolve("scontrol.conf")).strip()).isEqualTo("/etc/test-slurm/slurm.conf");
+        answer("scontrol", LIST, 0, NO_JOBS, "");
+        assertThat(probe(false).jobs()).isEmpty();
     }
 
     @Test
     void aTruncatedEmptyOrFailedListingIsUnavailableNeverNoJobs() throws IOException {
-        answer("squeue", 0, Fixtures.read("squeue.json").substring(0, 5000), "");
+        String whole = Fixtures.read("scontrol-jobs.txt");
+        answer("scontrol", LIST, 0, whole.substring(0, whole.indexOf(" Power=", whole.indexOf("JobId=3 "))), "");
         assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
-                .hasMessageContaining("squeue --json: not complete JSON");
+                .hasMessageContaining("scontrol -o show job: line 3 is not a whole job");
 
-        answer("squeue", 0, "", "");
+        answer("scontrol", LIST, 0, "", "");
         assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("empty answer");
 
-        answer("squeue", 1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
+        answer("scontrol", LIST, 1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
         assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("exited 1").hasMessageContaining("Unable to contact slurm controller");
     }
 
     @Test
     void aJobMissingFromTheListingIsReadFromScontrol() throws IOException {
-        answer("squeue", 0, "{\"errors\": [], \"jobs\": []}", "");
+        answer("scontrol", LIST, 0, NO_JOBS, "");
         answer("scontrol", 0, Fixtures.read("scontrol-job-7.txt"), "");
 
         SlurmJob j = probe(false).job(7).orElseThrow();
 
         assertThat(j.exitCode()).isEqualTo(3);
         assertThat(j.name()).isEqualTo("allot:w-2#1");
-        assertThat(Files.readString(bin.resolve("scontrol.args")).strip()).isEqualTo("-o show job 7");
+        assertThat(Files.readAllLines(bin.resolve("scontrol.args"))).containsExactly(LIST, "-o show job 7");
     }
 
     @Test
     void onlySlurmsOwnInvalidJobIdMeansNoSuchJob() throws IOException {
-        answer("squeue", 0, "{\"errors\": [], \"jobs\": []}", "");
+        answer("scontrol", LIST, 0, NO_JOBS, "");
         answer("scontrol", 1, "", "slurm_load_jobs error: Invalid job id specified\n"); // as 22.05.8 prints it
         assertThat(probe(false).job(999999)).isEmpty();
 
@@ -99,7 +115,7 @@ class CliProbeCommandsTest {
 
     @Test
     void withAccountingAPurgedJobIsReadFromSacct() throws IOException {
-        answer("squeue", 0, "{\"errors\": [], \"jobs\": []}", "");
+        answer("scontrol", LIST, 0, NO_JOBS, "");
         answer("scontrol", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
         answer("sacct", 0, "7|allot:w-2#1|FAILED|3:0|n[1-2]|own|allot:inst1\n", "");
 

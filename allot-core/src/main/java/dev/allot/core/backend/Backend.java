@@ -1,6 +1,7 @@
 package dev.allot.core.backend;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +45,53 @@ public interface Backend {
      */
     default void stop(AttemptKey attempt, Duration grace, String why) {
         stop(attempt, grace);
+    }
+
+    /** One stop of {@link #stopAll}: as {@link #stop(AttemptKey, Duration, String)} takes it ({@code why} may be null). */
+    record Stop(AttemptKey attempt, Duration grace, String why) {
+    }
+
+    /** A gate that lets every call of a batch begin ({@link #startAll}, {@link #stopAll}). */
+    Runnable OPEN = () -> { };
+
+    /**
+     * Starts attempts decided together, each as {@link #start} does, and says which failed: an attempt absent from
+     * the answer was accepted; one mapped to a {@link BackendUnavailableException} may or may not have started (ask
+     * again later), one mapped to another {@link BackendException} was refused. {@code gate} runs on whatever thread
+     * immediately before each start begins and throws {@link BackendUnavailableException} to keep it from beginning
+     * (it then counts as not known to have started). A backend whose every start is a slow command of another system
+     * may begin them at once; whatever order they reach it in, each attempt runs once. By default they are started one
+     * after another.
+     */
+    default Map<AttemptKey, BackendException> startAll(List<Launch> launches, Runnable gate) {
+        Map<AttemptKey, BackendException> failed = new LinkedHashMap<>();
+        for (Launch l : launches) {
+            try {
+                gate.run();
+                start(l);
+            } catch (BackendException e) {
+                failed.put(l.attempt(), e);
+            }
+        }
+        return failed;
+    }
+
+    /**
+     * Asks attempts to stop, each as {@link #stop(AttemptKey, Duration, String)} does, and says which could not be
+     * asked (mapped to why; ask again later); {@code gate} as in {@link #startAll}. A backend may send the stops at
+     * once. By default they are sent one after another.
+     */
+    default Map<AttemptKey, BackendException> stopAll(List<Stop> stops, Runnable gate) {
+        Map<AttemptKey, BackendException> failed = new LinkedHashMap<>();
+        for (Stop s : stops) {
+            try {
+                gate.run();
+                stop(s.attempt(), s.grace(), s.why());
+            } catch (BackendException e) {
+                failed.put(s.attempt(), e);
+            }
+        }
+        return failed;
     }
 
     /**

@@ -20,9 +20,11 @@ import dev.allot.server.store.WorkloadState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,11 +50,7 @@ final class Carrier {
                 retryStart(l, now, nowMillis);
             }
         }
-        for (LiveAttempt l : c.books.live.values()) {
-            if (l.stopping && !l.stopSent) {
-                sendStop(l);
-            }
-        }
+        sendUnsentStops();
         List<AttemptStatus> statuses;
         try {
             statuses = new ArrayList<>(c.backend.observe());
@@ -314,21 +312,63 @@ final class Carrier {
     }
 
     void sendStop(LiveAttempt l) {
-        try {
+        sendStops(List.of(l));
+    }
+
+    /** Sends the stops asked for (in the store) and not sent yet, together. */
+    private void sendUnsentStops() {
+        List<LiveAttempt> unsent = new ArrayList<>();
+        for (LiveAttempt l : c.books.live.values()) {
+            if (l.stopping && !l.stopSent) {
+                unsent.add(l);
+            }
+        }
+        sendStops(unsent);
+    }
+
+    /**
+     * Asks the backend to stop these attempts, together ({@link Backend#stopAll}: a backend whose every stop is a
+     * command may send them at once); one it could not ask is asked again next cycle.
+     */
+    private void sendStops(List<LiveAttempt> ls) {
+        if (ls.isEmpty()) {
+            return;
+        }
+        List<Backend.Stop> stops = new ArrayList<>(ls.size());
+        for (LiveAttempt l : ls) {
             Duration left = c.grace;
             if (l.stopRequestedAtMillis >= 0) {
                 // After a restart, only what is left of the grace period the first request gave.
                 long spent = Math.max(0, c.clock.millis() - l.stopRequestedAtMillis);
                 left = c.grace.minusMillis(Math.min(spent, c.grace.toMillis()));
             }
-            c.backend.stop(l.key, left, l.cancelled ? "cancelled"
+            stops.add(new Backend.Stop(l.key, left, l.cancelled ? "cancelled"
                     : l.cause != null && l.cause.preemptorId() != null ? "preempted by " + l.cause.preemptorId()
-                    : l.cause != null ? "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT) : null);
+                    : l.cause != null ? "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT) : null));
+        }
+        Map<AttemptKey, BackendException> failed = ask(() -> c.backend.stopAll(stops, Backend.OPEN),
+                stops.stream().map(Backend.Stop::attempt).toList());
+        for (LiveAttempt l : ls) {
+            BackendException e = failed.get(l.key);
+            if (e != null) {
+                LOG.warn("could not stop {} on the {} backend, trying again next cycle: {}", l.key, c.backend.name(),
+                        e.getMessage());
+                continue;
+            }
             l.stopSent = true;
             c.stopsThisCycle = true;
+        }
+    }
+
+    /** What a batch call of the backend answered; a batch refused as a whole fails for each of its attempts. */
+    private static Map<AttemptKey, BackendException> ask(Supplier<Map<AttemptKey, BackendException>> call,
+                                                         List<AttemptKey> keys) {
+        try {
+            return call.get();
         } catch (BackendException e) {
-            LOG.warn("could not stop {} on the {} backend, trying again next cycle: {}", l.key, c.backend.name(),
-                    e.getMessage());
+            Map<AttemptKey, BackendException> all = new HashMap<>();
+            keys.forEach(k -> all.put(k, e));
+            return all;
         }
     }
 
@@ -421,7 +461,7 @@ final class Carrier {
      * Begins the attempt in the store (durable before the backend hears of it), starts it in the core unless the core
      * already counts it as running (a deferred start), and starts it on the backend: at once, or, while
      * {@link #together} holds the instant's store calls in one batch, once that batch has committed
-     * ({@link #sendStart}).
+     * ({@link #sendStarts}).
      */
     void launch(Job job, Placement placement, GpuLanes.Choice lanes, long now, long nowMillis, boolean inCore) {
         List<Launch.NodeGpus> where = lanes.nodeGpus(placement, c.nodeNames);
@@ -452,7 +492,7 @@ final class Carrier {
         if (startsLater != null) {
             startsLater.add(start);
         } else {
-            sendStart(start);
+            sendStarts(List.of(start));
         }
     }
 
@@ -464,25 +504,37 @@ final class Carrier {
     private List<PendingStart> startsLater;
 
     /**
-     * Asks the backend to start a launch begun in the store. Refused, the attempt fails and the core lets the job go
-     * (its GPUs come back, the policy decides again); not known to have started, it is asked again next cycle.
+     * Asks the backend to start launches begun in the store, together ({@link Backend#startAll}: a backend whose every
+     * start is a command may send them at once). One refused fails, and the core lets its job go (its GPUs come back,
+     * the policy decides again); one not known to have started is asked again next cycle.
      */
-    private void sendStart(PendingStart p) {
+    private void sendStarts(List<PendingStart> ps) {
+        if (ps.isEmpty()) {
+            return;
+        }
+        List<Launch> launches = ps.stream().map(PendingStart::launch).toList();
+        Map<AttemptKey, BackendException> failed = ask(() -> c.backend.startAll(launches, Backend.OPEN),
+                launches.stream().map(Launch::attempt).toList());
+        for (PendingStart p : ps) {
+            started(p, failed.get(p.attempt().key));
+        }
+    }
+
+    /** Applies what the backend answered to one start: null if it took it. */
+    private void started(PendingStart p, BackendException failure) {
         LiveAttempt l = p.attempt();
         Job job = p.job();
-        try {
-            c.backend.start(p.launch());
-        } catch (BackendUnavailableException e) {
+        if (failure instanceof BackendUnavailableException e) {
             // Not known to have started nor to have been refused: the attempt stays launching (it holds its GPUs) and
             // the start is asked again next cycle; the backend's start is idempotent, so this never runs it twice.
             l.startUnconfirmed = true;
             LOG.warn("could not tell whether the {} backend started {}; asking again next cycle: {}", c.backend.name(),
                     l.key, e.getMessage());
-        } catch (BackendException e) {
+        } else if (failure != null) {
             c.books.live.remove(l.key);
             c.books.runningAttempt.remove(job.id());
             c.store.attempts().endAttempt(l.key, AttemptOutcome.FAILED, "the " + c.backend.name()
-                    + " backend refused it: " + e.getMessage(), null, null, p.nowMillis());
+                    + " backend refused it: " + failure.getMessage(), null, null, p.nowMillis());
             c.dirty = true;
             if (!job.state().isFinal()) {
                 c.state.cancel(job, p.now());
@@ -516,14 +568,8 @@ final class Carrier {
             startsLater = null;
             stopsLater = false;
         }
-        for (LiveAttempt l : new ArrayList<>(c.books.live.values())) {
-            if (l.stopping && !l.stopSent) {
-                sendStop(l);
-            }
-        }
-        for (PendingStart p : starts) {
-            sendStart(p);
-        }
+        sendUnsentStops();
+        sendStarts(starts);
     }
 
     /** While {@link #together} runs: stops are marked in the store and sent once the batch has committed. */

@@ -3,6 +3,7 @@ package dev.allot.server.sched;
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.BackendNode;
 import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
@@ -105,6 +106,42 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
     @Override
     public void stop(AttemptKey attempt, Duration grace, String why) {
         acting("stop " + attempt).stop(attempt, grace, why);
+    }
+
+    /**
+     * The backend of the term starts them together; each start is checked as a call of its own is: {@code gate}
+     * refuses it unless this instance still acts in the term the batch began in.
+     */
+    @Override
+    public Map<AttemptKey, BackendException> startAll(List<Launch> launches, Runnable gate) {
+        Term t = term("start " + launches.size() + " attempt(s)");
+        return t.backend().startAll(launches, t.gate(gate));
+    }
+
+    /** As {@link #startAll}: each stop is checked before it begins. */
+    @Override
+    public Map<AttemptKey, BackendException> stopAll(List<Stop> stops, Runnable gate) {
+        Term t = term("stop " + stops.size() + " attempt(s)");
+        return t.backend().stopAll(stops, t.gate(gate));
+    }
+
+    /** The backend of the term this instance acts in now, and the term's epoch. */
+    private record Term(Backend backend, long epoch, Leadership leadership) {
+        /** {@code then} after a check that the instance still acts in this term. */
+        Runnable gate(Runnable then) {
+            return () -> {
+                if (leadership.actingEpoch() != epoch) {
+                    throw new BackendUnavailableException("this instance (" + leadership.instance() + ") no longer"
+                            + " leads in the term this batch began in; it does not start or stop its rest");
+                }
+                then.run();
+            };
+        }
+    }
+
+    private synchronized Term term(String what) {
+        Backend b = acting(what);
+        return new Term(b, madeForEpoch, leadership);
     }
 
     @Override
