@@ -62,7 +62,7 @@ public final class Attempts {
         }
         String placementJson = Rows.placementJson(where);
         int gpus = where.stream().mapToInt(p -> p.gpus().size()).sum();
-        return transactions.tx("begin an attempt of workload " + workloadId, h -> {
+        return transactions.txGuarded("begin an attempt of workload " + workloadId, h -> {
             // One guarded update moves a waiting workload of that size to running and returns what the attempt's
             // charge needs; only when it moved nothing is the workload read, to say why.
             Optional<Long> minRuntime = h.createQuery("UPDATE workloads SET state = 'running',"
@@ -112,7 +112,7 @@ public final class Attempts {
 
     private boolean movePhase(AttemptKey key, String from, AttemptPhase to, Long stopRequestedAtMillis) {
         Objects.requireNonNull(key, "key");
-        return transactions.txOneWrite("mark attempt " + key + " " + to.label(), h -> {
+        return transactions.txGuarded("mark attempt " + key + " " + to.label(), h -> {
             var update = h.createUpdate("UPDATE attempts SET phase = :to"
                             + (stopRequestedAtMillis == null ? "" : ", stop_requested_at_ms = :stopAt")
                             + " WHERE workload_id = :id AND attempt = :attempt AND phase IN " + from)
@@ -149,7 +149,7 @@ public final class Attempts {
         if (lostGpuSeconds != null && !(lostGpuSeconds >= 0)) {
             throw new IllegalArgumentException("attempt " + key + ": lost GPU-seconds must be >= 0, got " + lostGpuSeconds);
         }
-        return transactions.tx("end attempt " + key, h -> {
+        return transactions.txGuarded("end attempt " + key, h -> {
             // The loop ends hundreds of attempts in a cycle, so the usual case is two statements: the workload,
             // running with this attempt open, takes its next state (the rule's answer for each combination of
             // resumable and cancellation requested, chosen by the row) and comes back; then the attempt ends. Only
