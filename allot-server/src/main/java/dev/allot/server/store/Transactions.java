@@ -98,6 +98,14 @@ final class Transactions implements AutoCloseable {
         return executed.sum();
     }
 
+    /**
+     * A statement for {@code sql} (positional parameters) run by hand on {@code h}, the handle of a transaction of
+     * this: for the few statements the scheduler runs by the thousand ({@link RawStatement}). Close it when done.
+     */
+    RawStatement raw(org.jdbi.v3.core.Handle h, String sql) {
+        return RawStatement.of(h, sql, executed);
+    }
+
     /** The same connections, every transaction of which runs {@code fence} first (and is refused if it throws). */
     Transactions fencedBy(Fence fence) {
         return new Transactions(this, java.util.Objects.requireNonNull(fence, "fence"));
