@@ -16,6 +16,12 @@ public final class ClusterSpec {
     private final Map<String, Integer> indexByName;
     private final int totalGpus;
     private final int maxGpusPerNode;
+    /**
+     * {@link #nodesWithAtLeast}'s answers, by GPU count from 0 to {@link #maxGpusPerNode}: asked for every workload
+     * admitted (the shape check), it was a walk of every node each time (issue 21: 10,000 submissions on 1,024 nodes,
+     * some 8% of the cycle that takes them in).
+     */
+    private final int[] nodesWithAtLeast;
 
     public ClusterSpec(List<NodeSpec> nodes, List<HealthEvent> healthEvents) {
         if (nodes.isEmpty()) {
@@ -43,6 +49,12 @@ public final class ClusterSpec {
         this.healthEvents = List.copyOf(sorted);
         this.totalGpus = total;
         this.maxGpusPerNode = max;
+        this.nodesWithAtLeast = new int[max + 1];
+        for (NodeSpec n : this.nodes) {
+            for (int g = 0; g <= n.gpus(); g++) {
+                nodesWithAtLeast[g]++;
+            }
+        }
     }
 
     public List<NodeSpec> nodes() {
@@ -67,13 +79,7 @@ public final class ClusterSpec {
 
     /** How many nodes have at least {@code gpus} GPUs: the most whole-node groups of that size the cluster has. */
     public int nodesWithAtLeast(int gpus) {
-        int n = 0;
-        for (NodeSpec node : nodes) {
-            if (node.gpus() >= gpus) {
-                n++;
-            }
-        }
-        return n;
+        return gpus > maxGpusPerNode ? 0 : nodesWithAtLeast[Math.max(0, gpus)];
     }
 
 }

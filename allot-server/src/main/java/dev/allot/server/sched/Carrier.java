@@ -13,6 +13,7 @@ import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
 import dev.allot.server.identity.AccountMap;
 import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.Attempts;
 import dev.allot.server.store.ConflictException;
 import dev.allot.server.store.NotFoundException;
 import dev.allot.server.store.Workload;
@@ -385,13 +386,20 @@ final class Carrier {
         }
     }
 
+    /**
+     * Marks the attempt stopping (in the store, where a restart finds it) and asks the backend to stop it; while
+     * {@link #together} runs, both wait: the marks are stored together at the instant's end, in its batch, and the
+     * stops are sent once that has committed.
+     */
     void requestStop(LiveAttempt l) {
         l.stopping = true;
         l.stopRequestedAtMillis = c.clock.millis();
-        c.store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
-        if (!stopsLater) {
-            sendStop(l);
+        if (stopMarks != null) {
+            stopMarks.add(new Attempts.StopMark(l.key, l.stopRequestedAtMillis));
+            return;
         }
+        c.store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
+        sendStop(l);
     }
 
     void launchDeferred(long now, long nowMillis) {
@@ -558,20 +566,28 @@ final class Carrier {
     void together(Runnable instant) {
         List<PendingStart> starts = new ArrayList<>();
         startsLater = starts;
-        stopsLater = true;
+        List<Attempts.StopMark> marks = new ArrayList<>();
+        stopMarks = marks;
         try {
-            c.store.batch(instant);
+            c.store.batch(() -> {
+                instant.run();
+                stopMarks = null;
+                c.store.attempts().markStopping(marks);
+            });
         } catch (RuntimeException e) {
             c.forget();
             throw e;
         } finally {
             startsLater = null;
-            stopsLater = false;
+            stopMarks = null;
         }
         sendUnsentStops();
         sendStarts(starts);
     }
 
-    /** While {@link #together} runs: stops are marked in the store and sent once the batch has committed. */
-    private boolean stopsLater;
+    /**
+     * While {@link #together} runs: the attempts asked to stop, marked stopping in the store together at the end of
+     * the instant (one statement for a thousand; issue 21) and sent once the batch has committed.
+     */
+    private List<Attempts.StopMark> stopMarks;
 }

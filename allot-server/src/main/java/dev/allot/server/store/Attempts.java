@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 
 /**
  * The attempts part of the {@link Store} ({@link Store#attempts()}): the runs of workloads on GPUs, from beginning
@@ -62,15 +63,14 @@ public final class Attempts {
         }
         String placementJson = Rows.placementJson(where);
         int gpus = where.stream().mapToInt(p -> p.gpus().size()).sum();
-        return transactions.tx("begin an attempt of workload " + workloadId, h -> {
+        return transactions.txGuarded("begin an attempt of workload " + workloadId, h -> {
             // One guarded update moves a waiting workload of that size to running and returns what the attempt's
             // charge needs; only when it moved nothing is the workload read, to say why.
-            Optional<Long> minRuntime = h.createQuery("UPDATE workloads SET state = 'running',"
-                            + " held_reason = NULL WHERE id = :id AND state IN " + WAITING
-                            + " AND cancel_requested = :no AND gpus = :gpus RETURNING min_runtime_seconds")
-                    .bind("id", workloadId).bind("no", false).bind("gpus", gpus)
-                    .mapTo(Long.class).findOne();
-            if (minRuntime.isEmpty()) {
+            Long minRuntime;
+            try (RawStatement st = transactions.raw(h, BEGIN_MOVE)) {
+                minRuntime = st.set(workloadId).set(false).set(gpus).one(rs -> rs.getLong(1));
+            }
+            if (minRuntime == null) {
                 Workload w = Workloads.require(h, workloadId);
                 if (w.gpus() != gpus) {
                     throw new IllegalArgumentException("workload " + workloadId + " asks for " + w.gpus()
@@ -80,15 +80,23 @@ public final class Attempts {
                         + (w.cancelRequested() ? " and its cancellation was requested" : "")
                         + "; an attempt begins only for a pending or requeued workload not being cancelled");
             }
-            int next = h.createQuery("INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms,"
-                            + " charged_from_ms) SELECT :id, COALESCE(MAX(attempt), 0) + 1, :placement, 'launching', :now,"
-                            + " :chargedFrom FROM attempts WHERE workload_id = :id RETURNING attempt")
-                    .bind("id", workloadId).bind("placement", placementJson).bind("now", nowMillis)
-                    .bind("chargedFrom", Workload.allocated(minRuntime.get()) ? Long.valueOf(nowMillis) : null)
-                    .mapTo(Integer.class).one();
-            return new AttemptKey(workloadId, next);
+            Integer next;
+            try (RawStatement st = transactions.raw(h, BEGIN_INSERT)) {
+                next = st.set(workloadId).set(placementJson).set(nowMillis)
+                        .setNullable(Workload.allocated(minRuntime) ? Long.valueOf(nowMillis) : null).set(workloadId)
+                        .one(rs -> rs.getInt(1));
+            }
+            return new AttemptKey(workloadId, Objects.requireNonNull(next, "the attempt inserted"));
         });
     }
+
+    /** {@link #beginAttempt}'s guarded move of the workload to running (id, false, gpus). */
+    private static final String BEGIN_MOVE = "UPDATE workloads SET state = 'running', held_reason = NULL WHERE id = ?"
+            + " AND state IN " + WAITING + " AND cancel_requested = ? AND gpus = ? RETURNING min_runtime_seconds";
+    /** {@link #beginAttempt}'s new attempt (id, placement, start, charged from, id). */
+    private static final String BEGIN_INSERT = "INSERT INTO attempts (workload_id, attempt, placement, phase,"
+            + " started_at_ms, charged_from_ms) SELECT ?, COALESCE(MAX(attempt), 0) + 1, ?, 'launching', ?, ?"
+            + " FROM attempts WHERE workload_id = ? RETURNING attempt";
 
     /**
      * Records that the backend reports the attempt running: true if it moved from launching to running, false if it
@@ -97,7 +105,18 @@ public final class Attempts {
      * @throws NotFoundException when there is no such attempt
      */
     public boolean markRunning(AttemptKey key) {
-        return movePhase(key, "('launching')", AttemptPhase.RUNNING, null);
+        Objects.requireNonNull(key, "key");
+        return transactions.txGuarded("mark attempt " + key + " running", h -> {
+            int n;
+            try (RawStatement st = transactions.raw(h, "UPDATE attempts SET phase = ? WHERE workload_id = ?"
+                    + " AND attempt = ? AND phase = 'launching'")) {
+                n = st.set(AttemptPhase.RUNNING.label()).set(key.workloadId()).set(key.attempt()).update();
+            }
+            if (n == 0) {
+                requireAttempt(h, key);
+            }
+            return n == 1;
+        });
     }
 
     /**
@@ -107,26 +126,56 @@ public final class Attempts {
      * @throws NotFoundException when there is no such attempt
      */
     public boolean markStopping(AttemptKey key, long nowMillis) {
-        return movePhase(key, "('launching', 'running')", AttemptPhase.STOPPING, nowMillis);
+        return markStopping(List.of(new StopMark(key, nowMillis)))[0];
     }
 
-    private boolean movePhase(AttemptKey key, String from, AttemptPhase to, Long stopRequestedAtMillis) {
-        Objects.requireNonNull(key, "key");
-        return transactions.txOneWrite("mark attempt " + key + " " + to.label(), h -> {
-            var update = h.createUpdate("UPDATE attempts SET phase = :to"
-                            + (stopRequestedAtMillis == null ? "" : ", stop_requested_at_ms = :stopAt")
-                            + " WHERE workload_id = :id AND attempt = :attempt AND phase IN " + from)
-                    .bind("to", to.label()).bind("id", key.workloadId()).bind("attempt", key.attempt());
-            if (stopRequestedAtMillis != null) {
-                update.bind("stopAt", stopRequestedAtMillis.longValue());
-            }
-            int n = update.execute();
-            if (n == 0) {
-                requireAttempt(h, key);
-            }
-            return n == 1;
-        });
+    /** One attempt asked to stop, and when: an entry of {@link #markStopping(List)}. */
+    public record StopMark(AttemptKey key, long atMillis) {
+        public StopMark {
+            Objects.requireNonNull(key, "key");
+        }
     }
+
+    /**
+     * {@link #markStopping(AttemptKey, long)} for each of these attempts, in one transaction and one JDBC batch of
+     * one statement (the loop asks some 1,000 attempts to stop in the cycle that takes in 10,000 submissions, one
+     * statement each before; issue 21). Whether each moved, in order.
+     *
+     * @throws NotFoundException when one of them does not exist (then none is marked)
+     */
+    public boolean[] markStopping(List<StopMark> stops) {
+        List<StopMark> all = List.copyOf(stops);
+        if (all.isEmpty()) {
+            return new boolean[0];
+        }
+        HandleCallback<boolean[], RuntimeException> work = h -> {
+            int[] counts;
+            try (RawStatement st = transactions.raw(h, MARK_STOPPING)) {
+                for (StopMark m : all) {
+                    st.set(AttemptPhase.STOPPING.label()).set(m.atMillis()).set(m.key().workloadId())
+                            .set(m.key().attempt()).add();
+                }
+                counts = st.runBatch();
+            }
+            boolean[] moved = new boolean[all.size()];
+            for (int i = 0; i < moved.length; i++) {
+                moved[i] = counts[i] > 0 || counts[i] == java.sql.Statement.SUCCESS_NO_INFO;
+                if (counts[i] == 0) {
+                    requireAttempt(h, all.get(i).key());
+                }
+            }
+            return moved;
+        };
+        // One entry throws only before it writes (txGuarded's rule); of several, a missing one is found after others
+        // were marked, and its savepoint undoes them.
+        String what = all.size() == 1 ? "mark attempt " + all.get(0).key() + " stopping"
+                : "mark " + all.size() + " attempts stopping";
+        return all.size() == 1 ? transactions.txGuarded(what, work) : transactions.tx(what, work);
+    }
+
+    /** {@link #markStopping}'s statement (the phase, when, the id, the attempt). */
+    private static final String MARK_STOPPING = "UPDATE attempts SET phase = ?, stop_requested_at_ms = ?"
+            + " WHERE workload_id = ? AND attempt = ? AND phase IN ('launching', 'running')";
 
     /**
      * Ends an attempt and sets its workload's state from the outcome, together (the rule is
@@ -149,28 +198,24 @@ public final class Attempts {
         if (lostGpuSeconds != null && !(lostGpuSeconds >= 0)) {
             throw new IllegalArgumentException("attempt " + key + ": lost GPU-seconds must be >= 0, got " + lostGpuSeconds);
         }
-        return transactions.tx("end attempt " + key, h -> {
+        return transactions.txGuarded("end attempt " + key, h -> {
             // The loop ends hundreds of attempts in a cycle, so the usual case is two statements: the workload,
             // running with this attempt open, takes its next state (the rule's answer for each combination of
             // resumable and cancellation requested, chosen by the row) and comes back; then the attempt ends. Only
             // when the first moved nothing are they read, to tell an attempt already ended (the same outcome again
             // changes nothing) from none, or from a store out of step.
-            Optional<Workload> moved = h.createQuery("UPDATE workloads SET state = CASE WHEN"
-                            + " cancel_requested = :yes THEN (CASE WHEN resumable = :yes THEN :rc ELSE :c END)"
-                            + " ELSE (CASE WHEN resumable = :yes THEN :r ELSE :n END) END"
-                            + " WHERE id = :id AND state = 'running' AND EXISTS (SELECT 1 FROM attempts"
-                            + " WHERE workload_id = :id AND attempt = :attempt AND phase <> 'ended')"
-                            + " RETURNING " + Workloads.WORKLOAD_COLUMNS)
-                    .bind("yes", true)
-                    .bind("rc", outcome.workloadState(true, true).label())
-                    .bind("c", outcome.workloadState(false, true).label())
-                    .bind("r", outcome.workloadState(true, false).label())
-                    .bind("n", outcome.workloadState(false, false).label())
-                    .bind("id", key.workloadId())
-                    .bind("attempt", key.attempt())
-                    .map((rs, ctx) -> Rows.workload(rs))
-                    .findOne();
-            if (moved.isEmpty()) {
+            Workload moved;
+            try (RawStatement st = transactions.raw(h, END_MOVE)) {
+                moved = st.set(true).set(true)
+                        .set(outcome.workloadState(true, true).label())
+                        .set(outcome.workloadState(false, true).label())
+                        .set(true)
+                        .set(outcome.workloadState(true, false).label())
+                        .set(outcome.workloadState(false, false).label())
+                        .set(key.workloadId()).set(key.workloadId()).set(key.attempt())
+                        .one(Rows::workload);
+            }
+            if (moved == null) {
                 Attempt a = requireAttempt(h, key);
                 Workload w = Workloads.require(h, key.workloadId());
                 if (a.phase() != AttemptPhase.ENDED) {
@@ -183,21 +228,26 @@ public final class Attempts {
                 throw new ConflictException("attempt " + key + " already ended as " + a.outcome().label()
                         + "; it cannot end again as " + outcome.label());
             }
-            h.createUpdate("UPDATE attempts SET phase = 'ended', ended_at_ms = CASE WHEN :endedAt"
-                            + " > started_at_ms THEN :endedAt ELSE started_at_ms END, outcome = :outcome,"
-                            + " reason = :reason, preemptor = :preemptor, lost_gpu_seconds = :lost"
-                            + " WHERE workload_id = :id AND attempt = :attempt AND phase <> 'ended'")
-                    .bind("endedAt", nowMillis)
-                    .bind("outcome", outcome.label())
-                    .bind("reason", reason)
-                    .bind("preemptor", preemptor)
-                    .bind("lost", lostGpuSeconds)
-                    .bind("id", key.workloadId())
-                    .bind("attempt", key.attempt())
-                    .execute();
-            return moved.get();
+            try (RawStatement st = transactions.raw(h, END_ATTEMPT)) {
+                st.set(nowMillis).set(nowMillis).set(outcome.label()).set(reason).set(preemptor)
+                        .setNullable(lostGpuSeconds).set(key.workloadId()).set(key.attempt()).update();
+            }
+            return moved;
         });
     }
+
+    /**
+     * {@link #endAttempt}'s move of the workload out of running (true, true, the states for cancellation requested
+     * and resumable, and not; true, the states for resumable and not; the id twice, the attempt).
+     */
+    private static final String END_MOVE = "UPDATE workloads SET state = CASE WHEN cancel_requested = ? THEN"
+            + " (CASE WHEN resumable = ? THEN ? ELSE ? END) ELSE (CASE WHEN resumable = ? THEN ? ELSE ? END) END"
+            + " WHERE id = ? AND state = 'running' AND EXISTS (SELECT 1 FROM attempts WHERE workload_id = ?"
+            + " AND attempt = ? AND phase <> 'ended') RETURNING " + Workloads.WORKLOAD_COLUMNS;
+    /** {@link #endAttempt}'s end of the attempt (the end twice, outcome, reason, preemptor, lost, id, attempt). */
+    private static final String END_ATTEMPT = "UPDATE attempts SET phase = 'ended', ended_at_ms = CASE WHEN ? >"
+            + " started_at_ms THEN ? ELSE started_at_ms END, outcome = ?, reason = ?, preemptor = ?,"
+            + " lost_gpu_seconds = ? WHERE workload_id = ? AND attempt = ? AND phase <> 'ended'";
 
     /** The attempts of a workload, first to last (none for an unknown workload). */
     public List<Attempt> attempts(String workloadId) {

@@ -48,7 +48,7 @@ final class Rows {
         boolean resumable = rs.getBoolean("resumable");
         Priority priority = Priority.parse(rs.getString("priority"));
         String kind = rs.getString("kind");
-        List<String> command = fromJson(rs.getString("command"), COMMAND_READER);
+        List<String> command = command(rs.getString("command"));
         TreeMap<String, String> environment = environment(rs.getString("environment"));
         WorkloadState state = WorkloadState.parse(rs.getString("state"));
         long submittedAt = rs.getLong("submitted_at_ms");
@@ -124,6 +124,37 @@ final class Rows {
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A workload's command as stored: a JSON array of strings, as the store writes it (compact, Jackson's). Read
+     * without Jackson when it has no escape: then a {@code "} inside is a delimiter, never part of an argument, so
+     * {@code ["a","b"]} splits exactly at {@code ","}; anything else (an escape, a space between elements, an element
+     * that is not a string) goes to Jackson. The loop reads 10,000 workloads in the cycle that takes in as many
+     * submissions; Jackson's set-up per value was about half of the time spent reading each row (issue 21).
+     */
+    static List<String> command(String text) {
+        if (text.indexOf('\\') < 0 && text.length() >= 4 && text.startsWith("[\"") && text.endsWith("\"]")) {
+            List<String> out = new ArrayList<>();
+            int from = 2;
+            int end = text.length() - 2;
+            while (true) {
+                int at = text.indexOf("\",\"", from);
+                if (at < 0 || at >= end) {
+                    break;
+                }
+                out.add(text.substring(from, at));
+                from = at + 3;
+            }
+            String last = text.substring(from, end);
+            if (last.indexOf('"') < 0 && out.stream().noneMatch(a -> a.indexOf('"') >= 0)) {
+                out.add(last);
+                return out;
+            }
+        } else if ("[]".equals(text)) {
+            return new ArrayList<>();
+        }
+        return fromJson(text, COMMAND_READER);
     }
 
     /** A workload's environment; most have none, stored as {@code {}}. */

@@ -65,7 +65,7 @@ final class StatementCache implements StatementBuilderFactory {
     }
 
     /** One connection's statements at rest, by SQL, least recently used first. Used by one thread at a time. */
-    private static final class Builder extends DefaultStatementBuilder {
+    static final class Builder extends DefaultStatementBuilder {
         private final LinkedHashMap<String, Deque<PreparedStatement>> idle = new LinkedHashMap<>(64, 0.75f, true);
         /** Statements handed out and not yet given back, with the SQL each was prepared from. */
         private final Map<Statement, String> out = new IdentityHashMap<>();
@@ -78,18 +78,39 @@ final class StatementCache implements StatementBuilderFactory {
         @Override
         public synchronized PreparedStatement create(Connection conn, String sql, StatementContext ctx)
                 throws SQLException {
+            PreparedStatement s = idle(sql);
+            if (s == null) {
+                s = super.create(conn, sql, ctx);
+                prepared.incrementAndGet();
+            }
+            out.put(s, sql);
+            return s;
+        }
+
+        /**
+         * A statement for {@code sql} (positional parameters) used without Jdbi ({@link RawStatement}), checked out
+         * as {@link #create}'s; given back with {@link #close(Connection, String, Statement)}.
+         */
+        synchronized PreparedStatement take(Connection conn, String sql) throws SQLException {
+            PreparedStatement s = idle(sql);
+            if (s == null) {
+                s = conn.prepareStatement(sql);
+                prepared.incrementAndGet();
+            }
+            out.put(s, sql);
+            return s;
+        }
+
+        /** An open statement at rest for {@code sql}, taken out of the idle ones; null if there is none. */
+        private PreparedStatement idle(String sql) throws SQLException {
             Deque<PreparedStatement> rest = idle.get(sql);
             while (rest != null && !rest.isEmpty()) {
                 PreparedStatement s = rest.pop();
                 if (!s.isClosed()) {
-                    out.put(s, sql);
                     return s;
                 }
             }
-            PreparedStatement s = super.create(conn, sql, ctx);
-            prepared.incrementAndGet();
-            out.put(s, sql);
-            return s;
+            return null;
         }
 
         @Override

@@ -320,6 +320,11 @@ public final class Store implements AutoCloseable {
         return transactions.statementsExecuted();
     }
 
+    /** How this store runs its work, for the store's own tests. */
+    Transactions transactions() {
+        return transactions;
+    }
+
     /** A setting of the writer's connection read back ({@code PRAGMA name} on SQLite): for tests. */
     String writerPragma(String name) {
         return transactions.tx("read a setting", h -> h.createQuery("PRAGMA " + name).mapTo(String.class).one());

@@ -36,7 +36,7 @@ final class Transactions implements AutoCloseable {
     /** Whether {@link #batch} joins calls into one transaction (SQLite: one writer, nothing to retry). */
     private final boolean batches;
     /** The transaction of the {@link #batch} running on this thread, if any. */
-    private final ThreadLocal<org.jdbi.v3.core.Handle> batch = new ThreadLocal<>();
+    private final ThreadLocal<Batch> batch = new ThreadLocal<>();
     /** Statements executed on either pool's connections ({@link #statementsExecuted}). */
     private final LongAdder executed;
 
@@ -98,6 +98,14 @@ final class Transactions implements AutoCloseable {
         return executed.sum();
     }
 
+    /**
+     * A statement for {@code sql} (positional parameters) run by hand on {@code h}, the handle of a transaction of
+     * this: for the few statements the scheduler runs by the thousand ({@link RawStatement}). Close it when done.
+     */
+    RawStatement raw(org.jdbi.v3.core.Handle h, String sql) {
+        return RawStatement.of(h, sql, executed);
+    }
+
     /** The same connections, every transaction of which runs {@code fence} first (and is refused if it throws). */
     Transactions fencedBy(Fence fence) {
         return new Transactions(this, java.util.Objects.requireNonNull(fence, "fence"));
@@ -110,9 +118,9 @@ final class Transactions implements AutoCloseable {
      * through unchanged.
      */
     <T> T tx(String what, HandleCallback<T, RuntimeException> work) {
-        org.jdbi.v3.core.Handle joined = batch.get();
+        Batch joined = batch.get();
         if (joined != null) {
-            return inSavepoint(joined, what, work);
+            return inSavepoint(joined.handle, what, work);
         }
         for (int attempt = 1; ; attempt++) {
             try {
@@ -165,26 +173,45 @@ final class Transactions implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work} as {@link #tx}, for work whose only write is one statement: it throws only before that
-     * statement or when the statement changed nothing, and SQLite undoes a statement that fails by itself. Inside a
-     * {@link #batch} it therefore runs without a savepoint of its own (two statements fewer: the intake of 10,000
-     * submissions marks some 1,000 attempts stopping; issue 21); alone it is a transaction like any other.
+     * Runs {@code work} as {@link #tx}, for work that throws exceptions of its own (a conflict, a row not found) only
+     * before its first write: once it has written, only a database error can stop it. Inside a {@link #batch} it
+     * therefore runs without a savepoint of its own (two statements fewer per call: the intake of 10,000 submissions
+     * begins some 500 attempts, marks some 1,000 stopping and ends as many; issue 21): what it throws before writing
+     * left nothing to undo, and a database error fails the whole batch ({@link #direct}), whatever the caller does
+     * with it. Alone it is a transaction like any other.
      */
-    <T> T txOneWrite(String what, HandleCallback<T, RuntimeException> work) {
+    <T> T txGuarded(String what, HandleCallback<T, RuntimeException> work) {
         if (batch.get() != null) {
             return direct(what, work);
         }
         return tx(what, work);
     }
 
-    /** Runs {@code work} on the running batch's transaction as it is, its errors as {@link #tx}'s. */
+    /**
+     * Runs {@code work} on the running batch's transaction as it is, its errors as {@link #tx}'s. A database error
+     * marks the batch failed: it rolls back whole even if the caller catches the error and goes on, since work run
+     * this way has no savepoint to undo what it wrote before the error.
+     */
     private <T> T direct(String what, HandleCallback<T, RuntimeException> work) {
+        Batch b = batch.get();
         try {
-            return work.withHandle(batch.get());
+            return work.withHandle(b.handle);
         } catch (StoreException | IllegalArgumentException e) {
             throw e;
         } catch (JdbiException e) {
-            throw new StoreException("could not " + what + ": " + rootMessage(e), e);
+            StoreException failed = new StoreException("could not " + what + ": " + rootMessage(e), e);
+            b.failed = failed;
+            throw failed;
+        }
+    }
+
+    /** The transaction of a running {@link #batch}, and the database error that failed it, if one did. */
+    private static final class Batch {
+        final org.jdbi.v3.core.Handle handle;
+        StoreException failed;
+
+        Batch(org.jdbi.v3.core.Handle handle) {
+            this.handle = handle;
         }
     }
 
@@ -206,11 +233,15 @@ final class Transactions implements AutoCloseable {
                 if (fence != null) {
                     fence.check(h);
                 }
-                batch.set(h);
+                Batch b = new Batch(h);
+                batch.set(b);
                 try {
                     work.run();
                 } finally {
                     batch.remove();
+                }
+                if (b.failed != null) {
+                    throw b.failed; // rolls the batch back: a call without a savepoint failed halfway
                 }
             });
         } catch (StoreException | IllegalArgumentException e) {

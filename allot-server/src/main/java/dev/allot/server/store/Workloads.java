@@ -234,7 +234,7 @@ public final class Workloads {
             throw new IllegalArgumentException("workload " + id + ": setState cannot move a workload into or out of"
                     + " running; that is what beginAttempt and endAttempt do");
         }
-        return transactions.txOneWrite("set the state of workload " + id, h -> {
+        return transactions.txGuarded("set the state of workload " + id, h -> {
             int n = h.createUpdate("UPDATE workloads SET state = :next WHERE id = :id AND state = :expected")
                     .bind("next", next.label()).bind("id", id).bind("expected", expected.label())
                     .execute();
@@ -277,7 +277,7 @@ public final class Workloads {
      */
     public boolean setHeld(String id, String reason) {
         Objects.requireNonNull(id, "id");
-        return transactions.txOneWrite((reason == null ? "release" : "hold") + " workload " + id, h -> {
+        return transactions.txGuarded((reason == null ? "release" : "hold") + " workload " + id, h -> {
             int n = h.createUpdate("UPDATE workloads SET held_reason = :reason WHERE id = :id"
                             + " AND state IN ('pending', 'requeued')")
                     .bind("reason", reason).bind("id", id)

@@ -77,6 +77,28 @@ class SqliteStoreTest extends StoreContract {
     }
 
     @Test
+    void aCallWithoutASavepointThatFailsHalfwayFailsItsWholeBatchEvenWhenCaught() {
+        // given a store with a waiting workload, and another handle that sees only what was committed
+        Store store = open();
+        Workload a = store.workloads().submit(work("lab", "ada").build());
+        Store other = open();
+        Transactions t = store.transactions();
+        // when, in a batch, a call run without a savepoint writes, then hits a database error, and the caller goes on
+        assertThatThrownBy(() -> store.batch(() -> {
+            assertThatThrownBy(() -> t.txGuarded("write, then fail", h -> {
+                h.createUpdate("UPDATE workloads SET held_reason = 'half' WHERE id = :id").bind("id", a.id()).execute();
+                return h.execute("UPDATE no_such_table SET x = 1");
+            })).isInstanceOf(StoreException.class);
+            store.workloads().setHeld(a.id(), "after the failure");
+        })).isInstanceOf(StoreException.class).hasMessageContaining("write, then fail");
+        // then nothing of the batch is stored: not the half-done call, not what came after it
+        assertThat(other.workloads().workload(a.id()).orElseThrow().heldReason()).isNull();
+        // and the store goes on working
+        assertThat(store.workloads().setHeld(a.id(), "later")).isTrue();
+        assertThat(other.workloads().workload(a.id()).orElseThrow().heldReason()).isEqualTo("later");
+    }
+
+    @Test
     void readsDoNotWaitForAWriterHoldingTheDatabase() throws Exception {
         // given a stored workload, and another connection that holds SQLite's one write lock with a change not committed
         Store store = open();

@@ -54,6 +54,34 @@ abstract class StoreContract {
         return NewWorkload.builder(allocation, user).submittedAtMillis(1_000);
     }
 
+    @Test
+    void severalAttemptsAreMarkedStoppingTogetherEachAsAlone() {
+        // given three attempts: one launching, one running, one already stopping since 1,000
+        Store store = open();
+        List<AttemptKey> keys = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Workload w = store.workloads().submit(work("lab", "ada").build());
+            keys.add(store.attempts().beginAttempt(w.id(), on("n" + i, 0), 500));
+        }
+        store.attempts().markRunning(keys.get(1));
+        store.attempts().markStopping(keys.get(2), 1_000);
+        // when all three are marked stopping together, at their own times
+        boolean[] moved = store.attempts().markStopping(List.of(new Attempts.StopMark(keys.get(0), 2_000),
+                new Attempts.StopMark(keys.get(1), 3_000), new Attempts.StopMark(keys.get(2), 4_000)));
+        // then the first two moved, each with its time; the third kept its first request's
+        assertThat(moved).containsExactly(true, true, false);
+        assertThat(keys.stream().map(k -> store.attempts().attempts(k.workloadId()).get(0))
+                .map(a -> a.phase() + "@" + a.stopRequestedAtMillis()).toList())
+                .containsExactly("STOPPING@2000", "STOPPING@3000", "STOPPING@1000");
+        // and a list naming an attempt that does not exist is refused whole: nothing of it is marked
+        Workload other = store.workloads().submit(work("lab", "ada").build());
+        AttemptKey open = store.attempts().beginAttempt(other.id(), on("n9", 0), 500);
+        assertThatThrownBy(() -> store.attempts().markStopping(List.of(new Attempts.StopMark(open, 5_000),
+                new Attempts.StopMark(new AttemptKey("w-none", 1), 5_000)))).isInstanceOf(NotFoundException.class);
+        assertThat(store.attempts().attempts(other.id()).get(0).phase()).isEqualTo(AttemptPhase.LAUNCHING);
+        assertThat(store.attempts().markStopping(List.of())).isEmpty();
+    }
+
     static List<NodeGpus> on(String node, Integer... gpus) {
         return List.of(new NodeGpus(node, List.of(gpus)));
     }
