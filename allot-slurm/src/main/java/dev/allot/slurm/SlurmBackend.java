@@ -8,6 +8,7 @@ import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.BackendNode;
 import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
+import dev.allot.slurm.SlurmAttempts.Tracked;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,15 +77,17 @@ import org.slf4j.LoggerFactory;
  * <p><b>Slurm's own requeues.</b> When Slurm requeues an attempt's job (its node failed), the requeued job is
  * cancelled before it can run again and the attempt is reported stopped: the loop counts it lost, and a resumable
  * workload gets a new attempt where Allot chooses.
+ *
+ * <p><b>Parts.</b> This class is the {@link Backend}: it starts attempts, promotes them, drains and resumes nodes,
+ * and holds the lock. What it knows of its attempts' jobs is {@link SlurmAttempts}; stopping them is
+ * {@link SlurmStops}; reading Slurm's listing into their statuses is {@link SlurmObserver}. Those three keep no lock
+ * of their own: they are called only from this backend's methods that are {@code synchronized} on it, as all that
+ * read or change its books are.
  */
 public final class SlurmBackend implements Backend, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SlurmBackend.class);
     /** What a drain's reason starts with: Allot resumes only nodes it drained itself. */
     public static final String DRAIN_PREFIX = "allot: ";
-    /** How old a listing {@link #start} may rely on to say that no job has an attempt's name. */
-    static final long LISTING_FRESH_MILLIS = 2_000;
-    /** How long after a failed probe {@link #start} fails at once rather than probing again. */
-    static final long FAIL_FAST_MILLIS = 500;
 
     private final SlurmConfig config;
     private final SlurmProbe probe;
@@ -94,44 +97,11 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     /** Runs a batch's sbatches or scancels at once. */
     private final CommandBatch commands = new CommandBatch();
 
-    /** Attempts Allot knows the job of: started here, or found by name. */
-    private final Map<AttemptKey, Tracked> tracked = new TreeMap<>();
-    private final Set<AttemptKey> forgotten = new TreeSet<>();
-    /** Duplicate jobs already counted in {@link Counters#duplicatesCancelled}. */
-    private final Set<Long> duplicatesSeen = new TreeSet<>();
-    /**
-     * Attempts asked to stop that Slurm has no job for: they never started ({@link Phase#NEVER_STARTED}), whether their
-     * sbatch failed here or they were launched by an Allot process that died before its sbatch (a restart).
-     */
-    private final Map<AttemptKey, AttemptStatus> neverStarted = new TreeMap<>();
-    /** Attempts whose submission had an unknown outcome, and when: only a later listing can say. */
-    private final Map<AttemptKey, Long> uncertainSince = new TreeMap<>();
-    private List<SlurmJob> lastListing;
-    private long lastListingAt = Long.MIN_VALUE / 2;
-    private long lastProbeFailureAt = Long.MIN_VALUE / 2;
-    private String lastProbeFailure;
     private final InstanceLock lock;
     private final Counters counters = new Counters();
-
-    /** One attempt's job and what Allot asked of it. */
-    private static final class Tracked {
-        final long jobId;
-        /** The placement it was launched with; null for a job found in a listing (nothing to compare with). */
-        final List<Launch.NodeGpus> placement;
-        SlurmJob last;
-        boolean stopRequested;
-        boolean killSent;
-        boolean requeueCancelled;
-        /** Slurm's allocation was found to be the placement. */
-        boolean verified;
-        /** How Slurm's allocation differs from the placement; the job is being cancelled. */
-        String mismatch;
-
-        Tracked(long jobId, List<Launch.NodeGpus> placement) {
-            this.jobId = jobId;
-            this.placement = placement;
-        }
-    }
+    private final SlurmAttempts attempts;
+    private final SlurmStops stopping;
+    private final SlurmObserver observer;
 
     /** What the backend has had to deal with, for metrics. Read with {@link #counters()}. */
     static final class Counters {
@@ -155,6 +125,9 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         this.promotion = new SlurmPromotion(config, actions);
         this.clock = clock;
         this.lock = new InstanceLock(config.instance(), actions);
+        this.attempts = new SlurmAttempts(config.instance(), probe, clock, counters);
+        this.stopping = new SlurmStops(config.instance(), attempts, probe, actions, commands, counters);
+        this.observer = new SlurmObserver(config.instance(), attempts, stopping, probe, actions, lock, counters);
     }
 
     /**
@@ -176,7 +149,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         long until = clock.millis() + patience.toMillis();
         while (true) {
             try {
-                lock.acquire(this::listJobs);
+                lock.acquire(attempts::listJobs);
                 LOG.info("Slurm backend: instance {} holds lock job {}; observing with {}", config.instance(),
                         lock.jobId(), probe.name());
                 return;
@@ -217,15 +190,15 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         Set<AttemptKey> asked = new TreeSet<>();
         for (Launch launch : launches) {
             AttemptKey key = launch.attempt();
-            if (!asked.add(key) || tracked.containsKey(key) || forgotten.contains(key) || neverStarted.containsKey(key)) {
+            if (!asked.add(key) || attempts.tracked.containsKey(key) || attempts.over(key)) {
                 continue;
             }
             try {
                 lock.checkNotFenced();
-                Optional<SlurmJob> existing = find(listingFor(key), key);
+                Optional<SlurmJob> existing = attempts.find(attempts.listingFor(key), key);
                 if (existing.isPresent()) {
-                    adopt(key, existing.get(), launch.placement(), "found in Slurm before submitting; not submitting"
-                            + " again");
+                    attempts.adopt(key, existing.get(), launch.placement(), "found in Slurm before submitting; not"
+                            + " submitting again");
                     continue;
                 }
                 // Refused before anything reaches Slurm: a missing account, root, or a service that cannot switch users.
@@ -263,82 +236,35 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         try {
             id = answer.get();
         } catch (BackendUnavailableException e) {
-            uncertainSince.put(key, clock.millis());
+            attempts.uncertainSince.put(key, clock.millis());
             throw e;
         } catch (BackendException refused) {
             // Read it back: Slurm has printed errors for requests it carried out.
-            uncertainSince.put(key, clock.millis());
-            Optional<SlurmJob> after = find(listJobs(), key);
+            attempts.uncertainSince.put(key, clock.millis());
+            Optional<SlurmJob> after = attempts.find(attempts.listJobs(), key);
             if (after.isPresent() && after.get().ended() && after.get().nodes().isEmpty()) {
                 // Slurm 22.05 keeps a refused submission as a FAILED job that never ran: it is the refusal itself.
-                uncertainSince.remove(key);
+                attempts.uncertainSince.remove(key);
                 throw new BackendException(refused.getMessage() + " (Slurm job " + after.get().id() + ", "
                         + after.get().state() + " " + after.get().reason() + ", never ran)");
             }
             if (after.isPresent()) {
                 counters.commandClaimsCorrected++;
-                adopt(key, after.get(), launch.placement(), "sbatch reported a refusal, but Slurm has the job");
+                attempts.adopt(key, after.get(), launch.placement(),
+                        "sbatch reported a refusal, but Slurm has the job");
                 return;
             }
-            uncertainSince.remove(key);
+            attempts.uncertainSince.remove(key);
             throw refused;
         } catch (RuntimeException e) {
             // Not an answer of sbatch's (a fault of this process): whether it submitted is unknown.
-            uncertainSince.put(key, clock.millis());
+            attempts.uncertainSince.put(key, clock.millis());
             throw new BackendUnavailableException("submitting " + key + " failed: " + e, e);
         }
-        uncertainSince.remove(key);
-        tracked.put(key, new Tracked(id, launch.placement()));
+        attempts.uncertainSince.remove(key);
+        attempts.tracked.put(key, new Tracked(id, launch.placement()));
         counters.submissions++;
         LOG.info("submitted {} as Slurm job {} on {}, as {}", key, id, launch.placement(), who.account().name());
-    }
-
-    /** A listing recent enough to say whether an attempt's job exists: fresh if a submission of it went unanswered. */
-    private List<SlurmJob> listingFor(AttemptKey key) {
-        long now = clock.millis();
-        Long uncertain = uncertainSince.get(key);
-        boolean fresh = lastListing != null && now - lastListingAt < LISTING_FRESH_MILLIS
-                && (uncertain == null || lastListingAt > uncertain);
-        if (fresh) {
-            return lastListing;
-        }
-        if (now - lastProbeFailureAt < FAIL_FAST_MILLIS) {
-            throw new BackendUnavailableException("Slurm could not be read a moment ago (" + lastProbeFailure
-                    + "); cannot tell whether " + key + " was submitted");
-        }
-        return listJobs();
-    }
-
-    private Optional<SlurmJob> find(List<SlurmJob> listing, AttemptKey key) {
-        String name = JobTag.name(key);
-        SlurmJob ours = null;
-        for (SlurmJob j : listing) {
-            if (!j.name().equals(name)) {
-                continue;
-            }
-            Optional<String> inst = JobTag.instance(j.comment());
-            if (inst.isPresent() && !inst.get().equals(config.instance())) {
-                if (!j.ended()) {
-                    throw new BackendException("attempt " + key + " is already Slurm job " + j.id() + " of another"
-                            + " Allot instance '" + inst.get() + "'; two Allot instances must not drive one Slurm"
-                            + " cluster (this one is '" + config.instance() + "')");
-                }
-                continue;
-            }
-            if (ours == null || j.id() < ours.id()) {
-                ours = j;
-            }
-        }
-        return Optional.ofNullable(ours);
-    }
-
-    private void adopt(AttemptKey key, SlurmJob job, List<Launch.NodeGpus> placement, String why) {
-        Tracked t = new Tracked(job.id(), placement);
-        t.last = job;
-        tracked.put(key, t);
-        uncertainSince.remove(key);
-        counters.adoptions++;
-        LOG.info("attempt {} is Slurm job {} ({}): {}", key, job.id(), job.state(), why);
     }
 
     @Override
@@ -365,318 +291,12 @@ public final class SlurmBackend implements Backend, AutoCloseable {
      */
     @Override
     public synchronized Map<AttemptKey, BackendException> stopAll(List<Stop> stops, Runnable gate) {
-        Map<AttemptKey, BackendException> failed = new TreeMap<>();
-        List<AttemptKey> cancelling = new ArrayList<>();
-        List<String> whys = new ArrayList<>();
-        List<Callable<Kill>> kills = new ArrayList<>();
-        for (Stop s : stops) {
-            AttemptKey key = s.attempt();
-            try {
-                Tracked t = stopping(key);
-                if (t == null || cancelling.contains(key)) {
-                    continue;
-                }
-                boolean first = !t.stopRequested;
-                t.stopRequested = true;
-                if ((t.last != null && t.last.ended()) || t.killSent) {
-                    continue;
-                }
-                String comment = first && s.why() != null && !s.why().isBlank()
-                        ? JobTag.comment(config.instance(), s.why()) : null;
-                long jobId = t.jobId;
-                cancelling.add(key);
-                whys.add(s.why());
-                kills.add(() -> {
-                    gate.run();
-                    boolean commented = comment == null || actions.comment(jobId, comment);
-                    return new Kill(commented, kill(jobId));
-                });
-            } catch (BackendException e) {
-                failed.put(key, e);
-            }
-        }
-        List<CommandBatch.Done<Kill>> answers = commands.run(kills);
-        for (int i = 0; i < cancelling.size(); i++) {
-            AttemptKey key = cancelling.get(i);
-            Tracked t = tracked.get(key);
-            String why = whys.get(i);
-            try {
-                Kill k = answers.get(i).get();
-                if (!k.commented()) {
-                    LOG.warn("could not note in Slurm job {}'s comment that it is {}; cancelling it all the same",
-                            t.jobId, why);
-                }
-                if (k.outcome() == KillOutcome.CORRECTED) {
-                    counters.commandClaimsCorrected++;
-                }
-                t.killSent = k.outcome() != KillOutcome.NOT_SENT;
-            } catch (BackendException e) {
-                LOG.warn("stopping Slurm job {} ({}) failed: {}", t.jobId, key, e.getMessage());
-            }
-            if (!t.killSent) {
-                failed.put(key, new BackendUnavailableException("scancel " + t.jobId + " for " + key + " failed;"
-                        + " will try again"));
-                continue;
-            }
-            LOG.info("cancelled Slurm job {} ({}){}: Slurm sends SIGTERM now, SIGKILL after its KillWait", t.jobId,
-                    key, why == null ? "" : ", " + why);
-        }
-        return failed;
-    }
-
-    /**
-     * The job of an attempt asked to stop, found in a listing if not tracked yet; null if there is nothing to stop (it
-     * ended, or never started: then it is reported {@link Phase#NEVER_STARTED}).
-     */
-    private Tracked stopping(AttemptKey key) {
-        if (forgotten.contains(key) || neverStarted.containsKey(key)) {
-            return null;
-        }
-        Tracked t = tracked.get(key);
-        if (t == null) {
-            Optional<SlurmJob> j = find(listJobs(), key);
-            if (j.isEmpty()) {
-                uncertainSince.remove(key);
-                neverStarted.put(key, new AttemptStatus(key, Phase.NEVER_STARTED, null, "Slurm has no job named "
-                        + JobTag.name(key) + ": it never started"));
-                LOG.info("asked to stop {}, which Slurm never started", key);
-                return null;
-            }
-            adopt(key, j.get(), null, "found while stopping it");
-            t = tracked.get(key);
-        }
-        return t;
-    }
-
-    /** What became of one stop's commands: whether its comment was set, and its cancel's outcome. */
-    private record Kill(boolean commented, KillOutcome outcome) {
-    }
-
-    /** A cancel sent; not sent (try again); or said to have failed, but the job is ending or gone. */
-    private enum KillOutcome { SENT, NOT_SENT, CORRECTED }
-
-    /** Cancels a job; a failed scancel is read back: an ended or ending job needs nothing more. Touches no state. */
-    private KillOutcome kill(long jobId) {
-        if (actions.cancel(jobId)) {
-            return KillOutcome.SENT;
-        }
-        try {
-            Optional<SlurmJob> j = probe.job(jobId);
-            if (j.isEmpty() || j.get().ended() || j.get().state().equals("COMPLETING")
-                    || j.get().state().equals("CANCELLED")) {
-                return KillOutcome.CORRECTED;
-            }
-        } catch (BackendUnavailableException e) {
-            // leave it for the next cycle
-        }
-        return KillOutcome.NOT_SENT;
-    }
-
-    private void sendKill(Tracked t) {
-        KillOutcome o = kill(t.jobId);
-        if (o == KillOutcome.CORRECTED) {
-            counters.commandClaimsCorrected++;
-        }
-        t.killSent = o != KillOutcome.NOT_SENT;
+        return stopping.stopAll(stops, gate);
     }
 
     @Override
     public synchronized List<AttemptStatus> observe() {
-        List<SlurmJob> jobs = listJobs();
-        lock.check(jobs);
-        Map<AttemptKey, List<SlurmJob>> mine = new TreeMap<>();
-        for (SlurmJob j : jobs) {
-            Optional<AttemptKey> key = JobTag.parse(j.name());
-            if (key.isPresent() && JobTag.instance(j.comment()).filter(config.instance()::equals).isPresent()) {
-                mine.computeIfAbsent(key.get(), k -> new ArrayList<>()).add(j);
-            }
-        }
-        List<AttemptStatus> out = new ArrayList<>();
-        for (Map.Entry<AttemptKey, List<SlurmJob>> e : mine.entrySet()) {
-            AttemptKey key = e.getKey();
-            if (forgotten.contains(key) || neverStarted.containsKey(key)) {
-                // Allot counts this attempt ended (or never started): a live job of it runs unseen on GPUs Allot
-                // thinks are free (an sbatch whose answer was lost reached Slurm after all). It must not run.
-                for (SlurmJob j : e.getValue()) {
-                    if (!j.ended()) {
-                        LOG.error("Slurm job {} belongs to attempt {}, which Allot counts as ended; cancelling it",
-                                j.id(), key);
-                        actions.cancel(j.id());
-                    }
-                }
-                continue;
-            }
-            SlurmJob job = oneJob(key, e.getValue());
-            Tracked t = tracked.get(key);
-            if (t == null && job.ended()) {
-                // Ended before this backend knew it (jobs stay listed for MinJobAge; after a restart most are
-                // attempts the store has long ended): reported, not tracked, so nothing is looked up once Slurm
-                // forgets it.
-                Tracked once = new Tracked(job.id(), null);
-                once.last = job;
-                out.add(status(key, once, job));
-                continue;
-            }
-            if (t == null) {
-                adopt(key, job, null, "found in Slurm's listing");
-                t = tracked.get(key);
-            }
-            t.last = job;
-            out.add(status(key, t, job));
-        }
-        for (Map.Entry<AttemptKey, Tracked> e : tracked.entrySet()) {
-            if (mine.containsKey(e.getKey())) {
-                continue;
-            }
-            out.add(confirmMissing(e.getKey(), e.getValue()));
-        }
-        out.addAll(neverStarted.values());
-        out.sort(Comparator.comparing(AttemptStatus::attempt));
-        return out;
-    }
-
-    /** The one job of an attempt; any other job with its name is a duplicate launch, cancelled at once. */
-    private SlurmJob oneJob(AttemptKey key, List<SlurmJob> jobs) {
-        Tracked t = tracked.get(key);
-        SlurmJob keep = null;
-        for (SlurmJob j : jobs) {
-            if (t != null && j.id() == t.jobId) {
-                keep = j;
-            }
-        }
-        if (keep == null) {
-            keep = jobs.stream().min(Comparator.comparingLong(SlurmJob::id)).orElseThrow();
-        }
-        for (SlurmJob j : jobs) {
-            if (j.id() != keep.id() && !j.ended()) {
-                if (duplicatesSeen.add(j.id())) {
-                    counters.duplicatesCancelled++; // once per job: scancel is repeated until Slurm shows it ended
-                }
-                LOG.error("attempt {} has two Slurm jobs, {} and {}; cancelling {} (an attempt runs once)", key,
-                        keep.id(), j.id(), j.id());
-                actions.cancel(j.id());
-            }
-        }
-        return keep;
-    }
-
-    private AttemptStatus status(AttemptKey key, Tracked t, SlurmJob j) {
-        String where = "Slurm job " + j.id();
-        if (t.mismatch != null) {
-            if (j.ended()) {
-                return new AttemptStatus(key, Phase.FAILED_TO_START, null, where + " did not get the GPUs Allot placed"
-                        + " it on: " + t.mismatch + "; Allot cancelled it");
-            }
-            if (!t.killSent) {
-                sendKill(t);
-            }
-            return new AttemptStatus(key, Phase.STARTING, null, where + " did not get the GPUs Allot placed it on ("
-                    + t.mismatch + "); cancelling it");
-        }
-        if (j.ended()) {
-            if (j.restarts() > 0 && t.requeueCancelled) {
-                return new AttemptStatus(key, Phase.STOPPED, null, where + " was requeued by Slurm (a node failed or"
-                        + " Slurm preempted it); Allot cancelled the requeued job, the next attempt is Allot's to"
-                        + " place");
-            }
-            return switch (j.state()) {
-                case "COMPLETED" -> new AttemptStatus(key, Phase.EXITED, j.exitCode() == null ? 0 : j.exitCode(),
-                        where + " completed");
-                case "FAILED" -> j.nodes().isEmpty()
-                        ? new AttemptStatus(key, Phase.FAILED_TO_START, null, where + " never ran: " + j.reason())
-                        : new AttemptStatus(key, Phase.EXITED, j.exitCode(), where + " ended FAILED"
-                                + (j.signal() != 0 ? " (signal " + j.signal() + ")" : "")
-                                + (j.reason().isEmpty() || j.reason().equals("None") ? "" : ": " + j.reason()));
-                case "OUT_OF_MEMORY", "TIMEOUT", "DEADLINE", "SPECIAL_EXIT" ->
-                        new AttemptStatus(key, Phase.EXITED, j.exitCode(), where + " ended " + j.state()
-                                + (j.signal() != 0 ? " (signal " + j.signal() + ")" : "")
-                                + (j.reason().isEmpty() || j.reason().equals("None") ? "" : ": " + j.reason()));
-                case "BOOT_FAIL" -> new AttemptStatus(key, Phase.FAILED_TO_START, null, where + " failed to boot");
-                case "CANCELLED" -> new AttemptStatus(key, Phase.STOPPED, null, where + " was cancelled"
-                        + (t.stopRequested ? "" : " outside Allot"));
-                case "NODE_FAIL" -> new AttemptStatus(key, Phase.STOPPED, null, where + " lost its node");
-                case "PREEMPTED" -> new AttemptStatus(key, Phase.STOPPED, null, where + " was preempted by Slurm");
-                default -> new AttemptStatus(key, Phase.EXITED, null, where + " ended " + j.state());
-            };
-        }
-        if (j.restarts() > 0) {
-            // Slurm requeued it (node failure, or its own preemption): it must not run again on Slurm's say-so.
-            if (!t.requeueCancelled) {
-                counters.slurmRequeues++;
-                LOG.warn("{} ({}) was requeued by Slurm ({}, {}); cancelling it", where, key, j.state(), j.reason());
-                if (actions.cancel(j.id())) {
-                    t.requeueCancelled = true;
-                }
-            }
-            return new AttemptStatus(key, Phase.STOPPING, null, where + " was requeued by Slurm; cancelling it");
-        }
-        if (t.stopRequested) {
-            return new AttemptStatus(key, Phase.STOPPING, null, where + " is " + j.state() + ", asked to stop");
-        }
-        if (j.state().equals("RUNNING") && t.placement != null && !t.verified) {
-            Optional<AttemptStatus> unverified = verify(key, t, j);
-            if (unverified.isPresent()) {
-                return unverified.get();
-            }
-        }
-        return switch (j.state()) {
-            case "RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING" ->
-                    new AttemptStatus(key, Phase.RUNNING, null, where + " is " + j.state() + " on "
-                            + String.join(",", j.nodes()));
-            default -> new AttemptStatus(key, Phase.STARTING, null, where + " is " + j.state()
-                    + (j.reason().isEmpty() || j.reason().equals("None") ? "" : " (" + j.reason() + ")"));
-        };
-    }
-
-    /**
-     * Compares what Slurm allocated to a job now running with the attempt's placement: empty when they agree (the
-     * attempt runs), else the status to report (starting while unverified or being cancelled for a mismatch).
-     */
-    private Optional<AttemptStatus> verify(AttemptKey key, Tracked t, SlurmJob j) {
-        String where = "Slurm job " + j.id();
-        SlurmAllocation got;
-        try {
-            got = actions.allocation(j.id());
-        } catch (BackendUnavailableException e) {
-            return Optional.of(new AttemptStatus(key, Phase.STARTING, null, where + " is RUNNING; what Slurm"
-                    + " allocated to it could not be read yet: " + e.getMessage()));
-        }
-        Optional<String> mismatch = got.mismatch(t.placement);
-        if (mismatch.isEmpty()) {
-            t.verified = true;
-            Optional<String> other = got.indexDifference(t.placement);
-            if (other.isPresent()) {
-                // Not a failure: the counts decide what else fits on the node (see SlurmAllocation).
-                counters.allocationIndexDifferences++;
-                LOG.info("{} ({}) runs with Allot's GPU counts on other GPU indexes: {}", where, key, other.get());
-            }
-            return Optional.empty();
-        }
-        t.mismatch = mismatch.get();
-        counters.allocationMismatches++;
-        LOG.error("{} ({}) did not get the GPUs Allot placed it on: {}; cancelling it, the attempt failed to start",
-                where, key, t.mismatch);
-        actions.comment(j.id(), JobTag.comment(config.instance(), "cancelled: not the GPUs Allot placed"));
-        sendKill(t);
-        return Optional.of(new AttemptStatus(key, Phase.STARTING, null, where + " did not get the GPUs Allot placed"
-                + " it on (" + t.mismatch + "); cancelling it"));
-    }
-
-    /** A tracked job missing from a complete listing: looked up by id before it counts as gone. */
-    private AttemptStatus confirmMissing(AttemptKey key, Tracked t) {
-        try {
-            Optional<SlurmJob> j = probe.job(t.jobId);
-            if (j.isPresent()) {
-                t.last = j.get();
-                return status(key, t, j.get());
-            }
-            counters.missingConfirmed++;
-            return new AttemptStatus(key, Phase.STOPPED, null, "Slurm no longer knows job " + t.jobId
-                    + " (confirmed by id); how it ended is not known");
-        } catch (BackendUnavailableException e) {
-            return new AttemptStatus(key, Phase.UNKNOWN, null, "Slurm job " + t.jobId + " is missing from the"
-                    + " listing and could not be looked up: " + e.getMessage());
-        }
+        return observer.observe();
     }
 
     /**
@@ -688,19 +308,19 @@ public final class SlurmBackend implements Backend, AutoCloseable {
      */
     @Override
     public synchronized Mirror promote(AttemptKey key, Launch.Terms terms) {
-        if (forgotten.contains(key) || neverStarted.containsKey(key)) {
+        if (attempts.over(key)) {
             return new Mirror(false, key + " has no Slurm job to mirror: it ended or never started");
         }
-        Tracked t = tracked.get(key);
+        Tracked t = attempts.tracked.get(key);
         if (t == null) {
-            Optional<SlurmJob> j = find(listJobs(), key);
+            Optional<SlurmJob> j = attempts.find(attempts.listJobs(), key);
             if (j.isEmpty() || j.get().ended()) {
                 return new Mirror(false, j.map(job -> "Slurm job " + job.id() + " of " + key + " has ended ("
                         + job.state() + ")").orElse("Slurm has no job named " + JobTag.name(key))
                         + "; nothing to mirror");
             }
-            adopt(key, j.get(), null, "found while promoting it");
-            t = tracked.get(key);
+            attempts.adopt(key, j.get(), null, "found while promoting it");
+            t = attempts.tracked.get(key);
         }
         if (t.stopRequested) {
             return new Mirror(false, "Slurm job " + t.jobId + " of " + key + " is being stopped; nothing to mirror");
@@ -709,7 +329,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         try {
             o = promotion.promote(t.jobId, terms, clock.instant());
         } catch (BackendUnavailableException e) {
-            probeFailed(e);
+            attempts.probeFailed(e);
             throw e;
         }
         if (o.claimCorrected()) {
@@ -726,10 +346,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     @Override
     public synchronized void forget(AttemptKey key) {
-        tracked.remove(key);
-        neverStarted.remove(key);
-        uncertainSince.remove(key);
-        forgotten.add(key);
+        attempts.forget(key);
     }
 
     @Override
@@ -789,32 +406,13 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         return Optional.of(out);
     }
 
-    private List<SlurmJob> listJobs() {
-        try {
-            List<SlurmJob> jobs = SlurmJob.joinComponents(probe.jobs());
-            lastListing = jobs;
-            lastListingAt = clock.millis();
-            return jobs;
-        } catch (BackendUnavailableException e) {
-            probeFailed(e);
-            throw e;
-        }
-    }
-
     private List<SlurmNode> listNodes() {
         try {
             return probe.nodes();
         } catch (BackendUnavailableException e) {
-            probeFailed(e);
+            attempts.probeFailed(e);
             throw e;
         }
-    }
-
-    private void probeFailed(BackendUnavailableException e) {
-        counters.probeFailures++;
-        lastProbeFailureAt = clock.millis();
-        lastProbeFailure = e.getMessage();
-        LOG.warn("Slurm probe failed, nothing concluded from it: {}", e.getMessage());
     }
 
     @Override
