@@ -13,7 +13,6 @@ import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
 import dev.allot.server.identity.AccountMap;
 import dev.allot.server.store.AttemptOutcome;
-import dev.allot.server.store.Attempts;
 import dev.allot.server.store.ConflictException;
 import dev.allot.server.store.NotFoundException;
 import dev.allot.server.store.Workload;
@@ -21,18 +20,17 @@ import dev.allot.server.store.WorkloadState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Carrying out, the part of a {@link SchedulerLoop} cycle that acts: turns the policy's decisions into attempts begun
  * in the store (durable first) and started on the backend, or deferred behind a fence; asks the backend to stop
- * attempts; observes the backend and records every end in the store and in the core. Works on the loop's shared
+ * attempts; observes the backend and records every end in the store and in the core. Sending the starts and stops
+ * to the backend (together, and only once the store has them) is {@link Dispatcher}'s. Works on the loop's shared
  * {@link LoopCore}, on the loop's thread.
  */
 final class Carrier {
@@ -40,9 +38,12 @@ final class Carrier {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
 
     private final LoopCore c;
+    /** Tells the backend of the starts and stops, together and once durable. */
+    private final Dispatcher send;
 
     Carrier(LoopCore c) {
         this.c = Objects.requireNonNull(c, "core");
+        this.send = new Dispatcher(c);
     }
 
     void observe(long now, long nowMillis) {
@@ -51,7 +52,7 @@ final class Carrier {
                 retryStart(l, now, nowMillis);
             }
         }
-        sendUnsentStops();
+        send.sendUnsentStops();
         List<AttemptStatus> statuses;
         try {
             statuses = new ArrayList<>(c.backend.observe());
@@ -312,67 +313,6 @@ final class Carrier {
         }
     }
 
-    void sendStop(LiveAttempt l) {
-        sendStops(List.of(l));
-    }
-
-    /** Sends the stops asked for (in the store) and not sent yet, together. */
-    private void sendUnsentStops() {
-        List<LiveAttempt> unsent = new ArrayList<>();
-        for (LiveAttempt l : c.books.live.values()) {
-            if (l.stopping && !l.stopSent) {
-                unsent.add(l);
-            }
-        }
-        sendStops(unsent);
-    }
-
-    /**
-     * Asks the backend to stop these attempts, together ({@link Backend#stopAll}: a backend whose every stop is a
-     * command may send them at once); one it could not ask is asked again next cycle.
-     */
-    private void sendStops(List<LiveAttempt> ls) {
-        if (ls.isEmpty()) {
-            return;
-        }
-        List<Backend.Stop> stops = new ArrayList<>(ls.size());
-        for (LiveAttempt l : ls) {
-            Duration left = c.grace;
-            if (l.stopRequestedAtMillis >= 0) {
-                // After a restart, only what is left of the grace period the first request gave.
-                long spent = Math.max(0, c.clock.millis() - l.stopRequestedAtMillis);
-                left = c.grace.minusMillis(Math.min(spent, c.grace.toMillis()));
-            }
-            stops.add(new Backend.Stop(l.key, left, l.cancelled ? "cancelled"
-                    : l.cause != null && l.cause.preemptorId() != null ? "preempted by " + l.cause.preemptorId()
-                    : l.cause != null ? "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT) : null));
-        }
-        Map<AttemptKey, BackendException> failed = ask(() -> c.backend.stopAll(stops, Backend.OPEN),
-                stops.stream().map(Backend.Stop::attempt).toList());
-        for (LiveAttempt l : ls) {
-            BackendException e = failed.get(l.key);
-            if (e != null) {
-                LOG.warn("could not stop {} on the {} backend, trying again next cycle: {}", l.key, c.backend.name(),
-                        e.getMessage());
-                continue;
-            }
-            l.stopSent = true;
-            c.stopsThisCycle = true;
-        }
-    }
-
-    /** What a batch call of the backend answered; a batch refused as a whole fails for each of its attempts. */
-    private static Map<AttemptKey, BackendException> ask(Supplier<Map<AttemptKey, BackendException>> call,
-                                                         List<AttemptKey> keys) {
-        try {
-            return call.get();
-        } catch (BackendException e) {
-            Map<AttemptKey, BackendException> all = new HashMap<>();
-            keys.forEach(k -> all.put(k, e));
-            return all;
-        }
-    }
-
     /**
      * Tells the core that an attempt asked to stop, already preempted or cancelled there, still holds its GPUs until
      * it ends ({@link ClusterState#holdUntilStopped}). Call it right after the core moved its job on.
@@ -394,12 +334,7 @@ final class Carrier {
     void requestStop(LiveAttempt l) {
         l.stopping = true;
         l.stopRequestedAtMillis = c.clock.millis();
-        if (stopMarks != null) {
-            stopMarks.add(new Attempts.StopMark(l.key, l.stopRequestedAtMillis));
-            return;
-        }
-        c.store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
-        sendStop(l);
+        send.stop(l);
     }
 
     void launchDeferred(long now, long nowMillis) {
@@ -469,7 +404,7 @@ final class Carrier {
      * Begins the attempt in the store (durable before the backend hears of it), starts it in the core unless the core
      * already counts it as running (a deferred start), and starts it on the backend: at once, or, while
      * {@link #together} holds the instant's store calls in one batch, once that batch has committed
-     * ({@link #sendStarts}).
+     * ({@link Dispatcher#start}).
      */
     void launch(Job job, Placement placement, GpuLanes.Choice lanes, long now, long nowMillis, boolean inCore) {
         List<Launch.NodeGpus> where = lanes.nodeGpus(placement, c.nodeNames);
@@ -496,98 +431,14 @@ final class Carrier {
             c.state.launch(job, now); // it waited for a stop: its protection and charging begin now
         }
         c.books.runningAttempt.put(job.id(), key);
-        PendingStart start = new PendingStart(l, job, launchOf(key, where, w, duration, nowMillis), now, nowMillis);
-        if (startsLater != null) {
-            startsLater.add(start);
-        } else {
-            sendStarts(List.of(start));
-        }
-    }
-
-    /** A launch begun in the store whose backend start waits for the batch of its instant to commit. */
-    private record PendingStart(LiveAttempt attempt, Job job, Launch launch, long now, long nowMillis) {
-    }
-
-    /** While {@link #together} runs: the starts the backend hears of once the instant's batch has committed. */
-    private List<PendingStart> startsLater;
-
-    /**
-     * Asks the backend to start launches begun in the store, together ({@link Backend#startAll}: a backend whose every
-     * start is a command may send them at once). One refused fails, and the core lets its job go (its GPUs come back,
-     * the policy decides again); one not known to have started is asked again next cycle.
-     */
-    private void sendStarts(List<PendingStart> ps) {
-        if (ps.isEmpty()) {
-            return;
-        }
-        List<Launch> launches = ps.stream().map(PendingStart::launch).toList();
-        Map<AttemptKey, BackendException> failed = ask(() -> c.backend.startAll(launches, Backend.OPEN),
-                launches.stream().map(Launch::attempt).toList());
-        for (PendingStart p : ps) {
-            started(p, failed.get(p.attempt().key));
-        }
-    }
-
-    /** Applies what the backend answered to one start: null if it took it. */
-    private void started(PendingStart p, BackendException failure) {
-        LiveAttempt l = p.attempt();
-        Job job = p.job();
-        if (failure instanceof BackendUnavailableException e) {
-            // Not known to have started nor to have been refused: the attempt stays launching (it holds its GPUs) and
-            // the start is asked again next cycle; the backend's start is idempotent, so this never runs it twice.
-            l.startUnconfirmed = true;
-            LOG.warn("could not tell whether the {} backend started {}; asking again next cycle: {}", c.backend.name(),
-                    l.key, e.getMessage());
-        } else if (failure != null) {
-            c.books.live.remove(l.key);
-            c.books.runningAttempt.remove(job.id());
-            c.store.attempts().endAttempt(l.key, AttemptOutcome.FAILED, "the " + c.backend.name()
-                    + " backend refused it: " + failure.getMessage(), null, null, p.nowMillis());
-            c.dirty = true;
-            if (!job.state().isFinal()) {
-                c.state.cancel(job, p.now());
-            }
-            c.active.remove(job.id());
-            c.failures++;
-            return;
-        }
-        c.starts++;
-        Long since = c.queuedSince.remove(job.id());
-        c.observer.started(job.id(), job.spec().allocation(), since == null ? 0 : Math.max(0, p.now() - since));
+        send.start(l, job, launchOf(key, where, w, duration, nowMillis), now, nowMillis);
     }
 
     /**
-     * Carries out a decision instant, or a round of deferred launches ({@code instant}), with its store calls
-     * (attempts begun, stops marked) in one batch: then the backend hears of the stops, then of the starts, each only
-     * once durable, as one at a time they were. A
-     * thousand preemptions and starts were two thousand commits (an fsync each; issue 21). A batch that fails makes
-     * the loop start again from the store, as after a restart; the backend was told nothing of it.
+     * Carries out a decision instant, or a round of deferred launches ({@code instant}), with its store calls in one
+     * batch, the backend hearing of its stops and starts once that has committed ({@link Dispatcher#together}).
      */
     void together(Runnable instant) {
-        List<PendingStart> starts = new ArrayList<>();
-        startsLater = starts;
-        List<Attempts.StopMark> marks = new ArrayList<>();
-        stopMarks = marks;
-        try {
-            c.store.batch(() -> {
-                instant.run();
-                stopMarks = null;
-                c.store.attempts().markStopping(marks);
-            });
-        } catch (RuntimeException e) {
-            c.forget();
-            throw e;
-        } finally {
-            startsLater = null;
-            stopMarks = null;
-        }
-        sendUnsentStops();
-        sendStarts(starts);
+        send.together(instant);
     }
-
-    /**
-     * While {@link #together} runs: the attempts asked to stop, marked stopping in the store together at the end of
-     * the instant (one statement for a thousand; issue 21) and sent once the batch has committed.
-     */
-    private List<Attempts.StopMark> stopMarks;
 }

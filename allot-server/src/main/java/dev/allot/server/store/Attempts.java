@@ -5,16 +5,13 @@ import dev.allot.core.backend.Launch;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 
@@ -23,18 +20,22 @@ import org.jdbi.v3.core.HandleCallback;
  * one through its phases to its end, the open ones a restarted scheduler must reconcile, and the usage they add up
  * to. Beginning and ending an attempt also move its workload into and out of running, in the same transaction;
  * that is what keeps the invariant that a workload is running exactly when it has one attempt not ended, so those
- * state changes live here rather than in {@link Workloads}.
+ * state changes live here rather than in {@link Workloads}. The usage queries (what the attempts add up to, for fair
+ * share and the brakes) only read, and their work is {@link AttemptUsage}'s.
  */
 public final class Attempts {
     static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
             + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms,"
             + " a.charged_from_ms";
-    private static final String WAITING = "('pending', 'requeued')";
+    static final String WAITING = "('pending', 'requeued')";
 
     private final Transactions transactions;
+    /** The read-only usage and totals queries, which the methods of that kind hand over to. */
+    private final AttemptUsage usage;
 
     Attempts(Transactions transactions) {
         this.transactions = transactions;
+        this.usage = new AttemptUsage(transactions);
     }
 
     /**
@@ -301,14 +302,7 @@ public final class Attempts {
      * usage are absent; the map is sorted by path.
      */
     public SortedMap<String, Double> usageSince(long sinceMillis, long nowMillis) {
-        SortedMap<String, Double> usage = new TreeMap<>();
-        for (ChargedRun r : chargedRuns(sinceMillis, nowMillis)) {
-            double gpuSeconds = r.gpuSecondsIn(sinceMillis, nowMillis);
-            if (gpuSeconds > 0) {
-                usage.merge(r.allocationPath(), gpuSeconds, Double::sum);
-            }
-        }
-        return usage;
+        return usage.usageSince(sinceMillis, nowMillis);
     }
 
     /**
@@ -330,8 +324,7 @@ public final class Attempts {
      * promotion for work promoted in place) to its end. What a restarted scheduler seeds its fair-share window with.
      */
     public List<ChargedRun> chargedRuns(long sinceMillis, long nowMillis) {
-        return runsIn("list charged runs", "a.charged_from_ms IS NOT NULL", "a.charged_from_ms", "a.ended_at_ms",
-                sinceMillis, nowMillis);
+        return usage.chargedRuns(sinceMillis, nowMillis);
     }
 
     /**
@@ -340,32 +333,7 @@ public final class Attempts {
      * beyond what they are charged for.
      */
     public List<ChargedRun> unallocatedRuns(long sinceMillis, long nowMillis) {
-        return runsIn("list unallocated runs", "(a.charged_from_ms IS NULL OR a.charged_from_ms > a.started_at_ms)",
-                "a.started_at_ms", "(CASE WHEN a.charged_from_ms IS NULL THEN a.ended_at_ms ELSE a.charged_from_ms END)",
-                sinceMillis, nowMillis);
-    }
-
-    /**
-     * The stretches {@code [start, end)} (fixed SQL expressions on {@code a}, never user input; end null while open)
-     * of the attempts {@code condition} selects that overlap {@code [sinceMillis, nowMillis)}, in submission order.
-     */
-    private List<ChargedRun> runsIn(String what, String condition, String start, String end, long sinceMillis,
-                                    long nowMillis) {
-        if (sinceMillis > nowMillis) {
-            throw new IllegalArgumentException("usage window starts (" + sinceMillis + " ms) after it ends ("
-                    + nowMillis + " ms)");
-        }
-        return transactions.tx(what, h ->
-                h.createQuery("SELECT w.allocation_path, a.placement, " + start + " AS run_start, " + end
-                                + " AS run_end FROM attempts a JOIN workloads w ON w.id = a.workload_id"
-                                + " WHERE " + condition + " AND " + start + " < :now"
-                                + " AND (" + end + " IS NULL OR " + end + " > :since)"
-                                + " ORDER BY w.seq, a.attempt")
-                        .bind("since", sinceMillis).bind("now", nowMillis)
-                        .map((rs, ctx) -> new ChargedRun(rs.getString(1),
-                                Rows.placement(rs.getString(2)).stream().mapToInt(p -> p.gpus().size()).sum(),
-                                rs.getLong(3), Rows.nullableLong(rs, "run_end")))
-                        .list());
+        return usage.unallocatedRuns(sinceMillis, nowMillis);
     }
 
     /**
@@ -404,20 +372,7 @@ public final class Attempts {
      * As {@link ChargedRun}s, so that the same per-step arithmetic applies.
      */
     public List<ChargedRun> allocatedDemand(long sinceMillis, long nowMillis) {
-        return transactions.read("list allocated demand", h ->
-                h.createQuery("SELECT w.allocation_path, w.gpus, w.submitted_at_ms, w.state,"
-                                + " (SELECT MAX(a.ended_at_ms) FROM attempts a WHERE a.workload_id = w.id) AS ended_at_ms"
-                                + " FROM workloads w WHERE w.min_runtime_seconds > 0 AND w.submitted_at_ms < :now"
-                                + " ORDER BY w.seq")
-                        .bind("now", nowMillis)
-                        .map((rs, ctx) -> {
-                            boolean ended = WorkloadState.parse(rs.getString(4)).ended();
-                            Long end = Rows.nullableLong(rs, "ended_at_ms");
-                            return new ChargedRun(rs.getString(1), rs.getInt(2), rs.getLong(3),
-                                    ended ? (end == null ? rs.getLong(3) : end) : null);
-                        })
-                        .list().stream()
-                        .filter(r -> r.endedAtMillis() == null || r.endedAtMillis() > sinceMillis).toList());
+        return usage.allocatedDemand(sinceMillis, nowMillis);
     }
 
     /**
@@ -436,69 +391,23 @@ public final class Attempts {
         }
     }
 
-    private static final String RUN_TOTALS = "SELECT a.workload_id,"
-            + " SUM(CASE WHEN a.outcome IN ('failed', 'lost') THEN 1 ELSE 0 END),"
-            + " SUM(w.gpus * (CASE WHEN COALESCE(a.ended_at_ms, :now) > a.started_at_ms"
-            + " THEN COALESCE(a.ended_at_ms, :now) - a.started_at_ms ELSE 0 END))"
-            + " FROM attempts a JOIN workloads w ON w.id = a.workload_id";
-
     /** The {@link RunTotals} of one workload ({@link RunTotals#NONE} without attempts, or for an unknown one). */
     public RunTotals runTotals(String workloadId, long nowMillis) {
-        Objects.requireNonNull(workloadId, "workloadId");
-        return transactions.read("add up the runs of workload " + workloadId, h ->
-                h.createQuery(RUN_TOTALS + " WHERE a.workload_id = :id GROUP BY a.workload_id")
-                        .bind("id", workloadId).bind("now", nowMillis)
-                        .map((rs, ctx) -> new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0))
-                        .findOne()
-                        .orElse(RunTotals.NONE));
+        return usage.runTotals(workloadId, nowMillis);
     }
-
-    /** Workload ids per query of {@link #runTotals(Collection, long)}. */
-    private static final int TOTALS_PER_QUERY = 512;
 
     /**
      * The {@link RunTotals} of each of these workloads that has attempts, by id, in one query per
-     * {@value #TOTALS_PER_QUERY} (the loop checks the brakes of every workload a round of ends sent back to the
-     * queue: some 500 in the cycle that takes in 10,000 submissions, one query each before; issue 21). An id list is
-     * padded to a power of two by repeating its first id, so that its SQL comes in a few lengths the statement cache
-     * keeps, not one per count.
+     * {@value AttemptUsage#TOTALS_PER_QUERY} (the loop checks the brakes of every workload a round of ends sent back
+     * to the queue: some 500 in the cycle that takes in 10,000 submissions, one query each before; issue 21).
      */
     public Map<String, RunTotals> runTotals(Collection<String> workloadIds, long nowMillis) {
-        List<String> ids = List.copyOf(new LinkedHashSet<>(workloadIds));
-        if (ids.isEmpty()) {
-            return Map.of();
-        }
-        return transactions.read("add up the runs of " + ids.size() + " workloads", h -> {
-            Map<String, RunTotals> out = new HashMap<>();
-            for (int from = 0; from < ids.size(); from += TOTALS_PER_QUERY) {
-                List<String> chunk = new ArrayList<>(ids.subList(from,
-                        Math.min(ids.size(), from + TOTALS_PER_QUERY)));
-                int width = Integer.highestOneBit(chunk.size());
-                width = width < chunk.size() ? width * 2 : width;
-                while (chunk.size() < width) {
-                    chunk.add(chunk.get(0));
-                }
-                h.createQuery(RUN_TOTALS + " WHERE a.workload_id IN (<ids>) GROUP BY a.workload_id")
-                        .bindList("ids", chunk).bind("now", nowMillis)
-                        .map((rs, ctx) -> Map.entry(rs.getString(1),
-                                new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
-                        .forEach(e -> out.put(e.getKey(), e.getValue()));
-            }
-            return out;
-        });
+        return usage.runTotals(workloadIds, nowMillis);
     }
 
     /** The {@link RunTotals} of every waiting workload that has attempts, by id (one query). */
     public Map<String, RunTotals> runTotalsOfWaiting(long nowMillis) {
-        return transactions.read("add up the runs of waiting workloads", h -> {
-            Map<String, RunTotals> out = new HashMap<>();
-            h.createQuery(RUN_TOTALS + " WHERE w.state IN " + WAITING + " GROUP BY a.workload_id")
-                    .bind("now", nowMillis)
-                    .map((rs, ctx) -> Map.entry(rs.getString(1),
-                            new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
-                    .forEach(e -> out.put(e.getKey(), e.getValue()));
-            return out;
-        });
+        return usage.runTotalsOfWaiting(nowMillis);
     }
 
     /** An attempt with its workload: what the live GPU timeline draws. */
