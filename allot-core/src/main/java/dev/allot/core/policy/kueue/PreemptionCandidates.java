@@ -42,6 +42,8 @@ final class PreemptionCandidates {
     private List<Job> started;
     private long passNow;
     private List<List<Job>> passLists;
+    /** Per ClusterQueue, whether its pass list is {@link #runningInOrder}'s own (copied before the pass changes it). */
+    private boolean[] sharedList;
     private List<FairPreemption.Candidates<Job>> passCandidates;
     private boolean[] candidatesStale;
     private long[][] passRunningByPriority;
@@ -106,7 +108,7 @@ final class PreemptionCandidates {
             passRunningByPriority[cq][priority(w)] += w.gpus();
         }
         if (passLists != null) {
-            List<Job> l = passLists.get(cq);
+            List<Job> l = ownList(cq);
             int at = Collections.binarySearch(l, w, order);
             l.add(at < 0 ? -at - 1 : at, w);
             candidatesStale[cq] = true;
@@ -218,11 +220,15 @@ final class PreemptionCandidates {
         // allocation l, the last one the unallocated work (Cohorts.forAllocations); with Admission Fair Sharing the
         // lists are sorted below, without it the running ones come sorted and the started ones are filed in order
         passLists = new ArrayList<>(cqCount);
+        sharedList = new boolean[cqCount];
         for (int q = 0; q < cqCount; q++) {
             List<Job> running = RunningInOrder.running(state, q);
-            List<Job> l = new ArrayList<>(running.size() + started.size());
-            l.addAll(runningInOrder == null ? running : runningInOrder.sorted(q, running));
-            passLists.add(l);
+            if (runningInOrder == null) {
+                passLists.add(new ArrayList<>(running));
+            } else {
+                passLists.add(runningInOrder.sorted(q, running));
+                sharedList[q] = true;
+            }
         }
         if (lqUsage != null) {
             lqUsageSnapshot = new double[lqUsage.size()];
@@ -233,7 +239,7 @@ final class PreemptionCandidates {
         order = new CandidateOrder(this::admittedAt,
                 lqUsage == null ? null : j -> usageForCandidates(localQueue.applyAsInt(j)));
         for (Job j : started) {
-            List<Job> l = passLists.get(cqOf.applyAsInt(j));
+            List<Job> l = ownList(cqOf.applyAsInt(j));
             if (runningInOrder == null) {
                 l.add(j);
             } else {
@@ -249,6 +255,15 @@ final class PreemptionCandidates {
             }
             passCandidates.add(FairPreemption.Candidates.of(l, sizes));
         }
+    }
+
+    /** ClusterQueue {@code q}'s pass list, copied first if it is still the kept one, so that the pass may change it. */
+    private List<Job> ownList(int q) {
+        if (sharedList[q]) {
+            passLists.set(q, new ArrayList<>(passLists.get(q)));
+            sharedList[q] = false;
+        }
+        return passLists.get(q);
     }
 
     private double usageForCandidates(int lq) {
