@@ -1,5 +1,6 @@
 package dev.allot.core.state;
 
+import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -53,6 +54,15 @@ public final class FreeIndex {
             byFree[k].or(other.byFree[k]);
         }
         totalFree = other.totalFree;
+    }
+
+    /**
+     * Whether this index holds what {@code other} holds (same capacities, free GPUs and schedulable nodes), so that
+     * every question asked of one gets the same answer from the other.
+     */
+    public boolean sameAs(FreeIndex other) {
+        return totalFree == other.totalFree && Arrays.equals(free, other.free)
+                && Arrays.equals(schedulable, other.schedulable) && Arrays.equals(capacity, other.capacity);
     }
 
     public int nodeCount() {

@@ -17,6 +17,8 @@ public final class RunningLists {
     final List<Job> unallocated = new ArrayList<>();
     int count;
     long unallocatedGpus;
+    /** Counts every entry and exit ({@link #changes}). */
+    private long changes;
 
     RunningLists(int leaves) {
         this.allocated = new ArrayList<>(leaves);
@@ -27,6 +29,7 @@ public final class RunningLists {
 
     /** Files a job in its list (allocated or unallocated, as it is now); an unallocated one adds its GPUs. */
     void enter(Job job) {
+        changes++;
         List<Job> list = job.allocated() ? allocated.get(job.leaf()) : unallocated;
         job.runningSlot = list.size();
         list.add(job);
@@ -37,6 +40,7 @@ public final class RunningLists {
 
     /** Takes a job out of its list (allocated or unallocated, as it is now), in constant time. */
     void leave(Job job) {
+        changes++;
         List<Job> list = job.allocated() ? allocated.get(job.leaf()) : unallocated;
         int slot = job.runningSlot;
         Job last = list.remove(list.size() - 1);
@@ -58,6 +62,14 @@ public final class RunningLists {
     /** Running unallocated jobs of every allocation, in no particular order. */
     public List<Job> unallocated() {
         return Collections.unmodifiableList(unallocated);
+    }
+
+    /**
+     * How many times a job entered or left the lists (a start, an end, a stop, a promotion or demotion in place): a
+     * caller that knows which of these it caused can tell that nothing else changed who runs where.
+     */
+    public long changes() {
+        return changes;
     }
 
     public int count() {

@@ -41,6 +41,8 @@ final class ClusterQueueHeads {
     private final AfsIndex afsIndex;
     /** Every ClusterQueue's cursors, one per sub-queue ever seen; null for a ClusterQueue that never had one. */
     private final CqQueue[] queues;
+    /** The set-asides of a trial ({@link #beginTrial}), to undo if it is given up. */
+    private final Journal journal = new Journal();
 
     /**
      * @param allocations the number of allocations (ClusterQueue {@code allocations} is the unallocated one)
@@ -98,6 +100,43 @@ final class ClusterQueueHeads {
         return queues;
     }
 
+    /**
+     * Starts a trial: the policy sets heads aside (and moves past others) as a pass would, to see whether a pass could
+     * admit anything at all; {@link #endTrial} keeps what it did or puts every cursor back as {@link #build} left it.
+     */
+    void beginTrial() {
+        journal.undo.clear();
+        journal.on = true;
+    }
+
+    /** Ends a trial: keeps its set-asides, or undoes them and restarts every cursor in {@code generation}. */
+    void endTrial(boolean keep, int generation) {
+        journal.on = false;
+        if (keep) {
+            return;
+        }
+        for (int i = journal.undo.size() - 1; i >= 0; i--) {
+            Undo u = journal.undo.get(i);
+            u.queue.setAsideFrom = u.from;
+            u.queue.setAsideGeneration = u.generation;
+        }
+        for (CqQueue q : queues) {
+            if (q != null) {
+                q.restart(generation);
+            }
+        }
+    }
+
+    /** What a set-aside replaced in a sub-queue. */
+    private record Undo(SubQueue queue, Job from, int generation) {
+    }
+
+    /** The set-asides made while a trial runs. */
+    private static final class Journal {
+        boolean on;
+        final List<Undo> undo = new ArrayList<>();
+    }
+
     private void syncShapes(ClusterState state, int leaf, boolean allocated) {
         List<SubQueue> known = subQueues.get(leaf * 2 + (allocated ? 0 : 1));
         if (state.pending().count(leaf, allocated) > 0) {
@@ -117,7 +156,7 @@ final class ClusterQueueHeads {
 
     private CqQueue queueFor(int cq) {
         if (queues[cq] == null) {
-            queues[cq] = new CqQueue(admissionFairSharing ? afsOrder() : BY_HEAD, admissionFairSharing);
+            queues[cq] = new CqQueue(admissionFairSharing ? afsOrder() : BY_HEAD, admissionFairSharing, journal);
         }
         return queues[cq];
     }
@@ -223,10 +262,12 @@ final class ClusterQueueHeads {
         private final PriorityQueue<Cursor> heap;
 
         private final boolean reorderOnAdmit;
+        private final Journal journal;
 
-        CqQueue(Comparator<Cursor> order, boolean reorderOnAdmit) {
+        CqQueue(Comparator<Cursor> order, boolean reorderOnAdmit, Journal journal) {
             this.heap = new PriorityQueue<>(order);
             this.reorderOnAdmit = reorderOnAdmit;
+            this.journal = journal;
         }
 
         void add(Cursor c) {
@@ -283,6 +324,9 @@ final class ClusterQueueHeads {
             int count = 0;
             for (Cursor c : cursors) {
                 if (c.head != null && c.queue.shape == w.shape() && priority(c.head) <= priority(w)) {
+                    if (journal.on) {
+                        journal.undo.add(new Undo(c.queue, c.queue.setAsideFrom, c.queue.setAsideGeneration));
+                    }
                     c.setAside(generation);
                     count++;
                 }

@@ -30,6 +30,15 @@ public final class Cohorts {
     private final int[][] childCqs;
     /** Counts the changes of usage, so that callers may keep what they derived from it until the next change. */
     private long usageVersion;
+    /**
+     * Per node, the parts of its share {@link Share#compare} orders by, and the usage they were computed from
+     * ({@link Long#MIN_VALUE}: none yet). A node's share depends on its usage alone (quotas, weights and the lendable
+     * quota are fixed), so the parts stay right while the usage does; the preemption search asks them at every pick.
+     */
+    private final long[] partsUsage;
+    private final boolean[] partsZero;
+    private final boolean[] partsInfinite;
+    private final double[] partsKey;
 
     private Cohorts(Builder b) {
         int n = b.names.size();
@@ -39,6 +48,11 @@ public final class Cohorts {
         depth = new int[n];
         quota = new long[n];
         usage = new long[n];
+        partsUsage = new long[n];
+        Arrays.fill(partsUsage, Long.MIN_VALUE);
+        partsZero = new boolean[n];
+        partsInfinite = new boolean[n];
+        partsKey = new double[n];
         cqOfNode = new int[n];
         Arrays.fill(cqOfNode, -1);
         nodeOfCq = b.cqNodes.stream().mapToInt(Integer::intValue).toArray();
@@ -291,6 +305,29 @@ public final class Cohorts {
         }
         long lr = lendable();
         return lr > 0 ? borrowed * 1000.0 / lr : 0;
+    }
+
+    /** Brings the kept parts of a node's share (below the root) up to its usage now. */
+    void refreshShareParts(int node) {
+        long used = usage[node];
+        if (partsUsage[node] != used) {
+            boolean borrowing = borrowsWith(node, used);
+            double unweighted = unweightedShare(node, used);
+            partsZero[node] = unweighted == 0;
+            partsInfinite[node] = Share.infinite(borrowing, weight[node]);
+            partsKey[node] = Share.orderKey(borrowing, unweighted, weight[node]);
+            partsUsage[node] = used;
+        }
+    }
+
+    /** After {@link #refreshShareParts}: whether the node's share is zero ({@link Share#isZero}). */
+    boolean shareZero(int node) {
+        return partsZero[node];
+    }
+
+    /** After {@link #refreshShareParts}: whether node a's share is at least node b's ({@link Share#compare}). */
+    boolean shareAtLeast(int a, int b) {
+        return Share.compare(partsInfinite[a], partsKey[a], partsInfinite[b], partsKey[b]) >= 0;
     }
 
     /** Whether {@code ancestor} is {@code node} or lies above it. */

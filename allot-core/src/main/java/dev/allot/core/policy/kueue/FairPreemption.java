@@ -383,9 +383,9 @@ public final class FairPreemption {
      * off the preemptor's path. The same ClusterQueue may come back while its share stays highest.
      *
      * <p>Each pick compares the shares of every child again; a node's share depends on its usage alone, so each is
-     * kept, as the parts {@link Share#compare} orders by, with the usage it was computed from and computed again only
-     * when that usage changed (a search takes one candidate per pick, which changes the usage of one path up the
-     * tree).
+     * kept by the {@link Cohorts} (from search to search), as the parts {@link Share#compare} orders by, with the
+     * usage it was computed from and computed again only when that usage changed (a search takes one candidate per
+     * pick, which changes the usage of one path up the tree).
      */
     static final class Ordering {
         private final Cohorts cohorts;
@@ -394,11 +394,6 @@ public final class FairPreemption {
         private final boolean[] prunedCq;
         private final boolean[] prunedCohort;
         private final boolean[] onPreemptorPath;
-        /** Per node: the usage its share below was computed from (-1: none yet), and the share's parts. */
-        private final long[] shareUsage;
-        private final boolean[] zeroAt;
-        private final boolean[] infiniteAt;
-        private final double[] keyAt;
 
         Ordering(Cohorts cohorts, int preemptorCq, java.util.function.IntPredicate hasCandidates) {
             this.cohorts = cohorts;
@@ -407,11 +402,6 @@ public final class FairPreemption {
             this.prunedCq = new boolean[cohorts.cqCount()];
             this.prunedCohort = new boolean[cohorts.nodeCount()];
             this.onPreemptorPath = new boolean[cohorts.nodeCount()];
-            this.shareUsage = new long[cohorts.nodeCount()];
-            java.util.Arrays.fill(shareUsage, -1);
-            this.zeroAt = new boolean[cohorts.nodeCount()];
-            this.infiniteAt = new boolean[cohorts.nodeCount()];
-            this.keyAt = new double[cohorts.nodeCount()];
             for (int n = cohorts.parent(cohorts.cqNode(preemptorCq)); n >= 0; n = cohorts.parent(n)) {
                 onPreemptorPath[n] = true;
             }
@@ -419,21 +409,12 @@ public final class FairPreemption {
 
         /** Brings the kept parts of a node's share ({@link Cohorts#share}) up to its usage now. */
         private void refresh(int node) {
-            long used = cohorts.usage(node);
-            if (shareUsage[node] != used) {
-                boolean borrowing = cohorts.borrowsWith(node, used);
-                double unweighted = cohorts.unweightedShare(node, used);
-                double weight = cohorts.weight(node);
-                zeroAt[node] = unweighted == 0;
-                infiniteAt[node] = Share.infinite(borrowing, weight);
-                keyAt[node] = Share.orderKey(borrowing, unweighted, weight);
-                shareUsage[node] = used;
-            }
+            cohorts.refreshShareParts(node);
         }
 
         /** Whether node a's share is at least node b's ({@link Share#compare}); both refreshed. */
         private boolean atLeast(int a, int b) {
-            return Share.compare(infiniteAt[a], keyAt[a], infiniteAt[b], keyAt[b]) >= 0;
+            return cohorts.shareAtLeast(a, b);
         }
 
         /** The next ClusterQueue to take a candidate from, or -1 when none is left. */
@@ -455,7 +436,7 @@ public final class FairPreemption {
                     continue;
                 }
                 refresh(node);
-                if ((zeroAt[node] && q != preemptorCq) || !hasCandidates.test(q)) {
+                if ((cohorts.shareZero(node) && q != preemptorCq) || !hasCandidates.test(q)) {
                     prunedCq[q] = true;
                 } else if (bestCq < 0 || atLeast(node, cohorts.cqNode(bestCq))) {
                     bestCq = q;
@@ -467,7 +448,7 @@ public final class FairPreemption {
                     continue;
                 }
                 refresh(c);
-                if (zeroAt[c] && !onPreemptorPath[c]) {
+                if (cohorts.shareZero(c) && !onPreemptorPath[c]) {
                     prunedCohort[c] = true;
                 } else if (bestCohort < 0 || atLeast(c, bestCohort)) {
                     bestCohort = c;

@@ -128,6 +128,13 @@ public final class KueuePolicy implements Policy {
     private PreemptionCandidates candidates;
 
     private ClusterQueueHeads heads;
+    private HopelessMemo hopeless;
+    private PassWorld passWorld;
+    /**
+     * The number of the world heads are answered in: a new one at every admission and eviction, and at the start of
+     * a pass unless it starts from the world the last pass left ({@link HopelessMemo}).
+     */
+    private long world;
     private int parkGeneration;
     private long expectedRunning = -1;
     private long expectedFree = -1;
@@ -198,6 +205,9 @@ public final class KueuePolicy implements Policy {
         LocalQueueUsage afs = admissionFairSharing ? lqUsage : null;
         candidates = new PreemptionCandidates(cohorts, this::cqOf, afs, this::localQueue);
         heads = new ClusterQueueHeads(tree.leafCount(), afs, this::cqOf, this::localQueue);
+        hopeless = new HopelessMemo(cqCount);
+        passWorld = new PassWorld(cqCount);
+        world++;
     }
 
     /** The ClusterQueue of a workload: its allocation's, or the unallocated one. */
@@ -262,8 +272,16 @@ public final class KueuePolicy implements Policy {
                 usageBuffer[l] = state.protections().heldGpus(l);
             }
             usageBuffer[unallocatedCq] = state.running().unallocatedGpus();
+            // with Admission Fair Sharing the LocalQueues' usage decays between passes: never the same world
+            boolean sameWorld = !admissionFairSharing && !released && passWorld.unchanged(state, usageBuffer);
+            if (!sameWorld) {
+                world++;
+            }
             cohorts.setUsage(usageBuffer);
-            schedulePending(state);
+            schedulePending(state, sameWorld);
+            passWorld.keep(state, work, started, evicted, now, cohorts);
+        } else {
+            passWorld.invalidate();
         }
         expectedRunning = state.running().count() + started.size() - evicted.size();
         expectedFree = work.free().totalFree();
@@ -274,8 +292,11 @@ public final class KueuePolicy implements Policy {
 
     // ------------------------------------------------------------------ cycles
 
-    private void schedulePending(ClusterState state) {
+    private void schedulePending(ClusterState state, boolean sameWorld) {
         ClusterQueueHeads.CqQueue[] queues = heads.build(state, parkGeneration);
+        if (sameWorld && nothingToAdmit(queues)) {
+            return;
+        }
         boolean[] present = new boolean[cqCount];
         long[] gpus = new long[cqCount];
         int[] prio = new int[cqCount];
@@ -308,12 +329,53 @@ public final class KueuePolicy implements Policy {
         }
     }
 
+    /**
+     * In a pass that starts from the world the last pass left, whether no head can be admitted: each ClusterQueue's
+     * heads are answered in its own order, as a pass would (the world cannot change while nothing is admitted, so
+     * the order across ClusterQueues does not matter), most of them from the {@link HopelessMemo}. If none can, they
+     * are all set aside as the pass would have set them aside, and the pass is over; at the first that can, the trial
+     * is undone and the pass runs in full (the answers it found stay in the memo for this world).
+     */
+    private boolean nothingToAdmit(ClusterQueueHeads.CqQueue[] queues) {
+        heads.beginTrial();
+        for (int cq = 0; cq < cqCount; cq++) {
+            ClusterQueueHeads.CqQueue queue = queues[cq];
+            if (queue == null) {
+                continue;
+            }
+            for (ClusterQueueHeads.Cursor c = queue.best(); c != null; c = queue.best()) {
+                Job w = c.head;
+                boolean known = hopeless.hopeless(w, cq, world);
+                if (!known && Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null) != null
+                        && cohorts.available() >= w.gpus()) {
+                    heads.endTrial(false, parkGeneration);
+                    return false;
+                }
+                if (evictedThisEpoch.get(w.index())) {
+                    queue.advance(c, parkGeneration);
+                    continue;
+                }
+                if (!known) {
+                    if (candidates.targets(w, cq) != null) {
+                        heads.endTrial(false, parkGeneration);
+                        return false;
+                    }
+                    hopeless.found(w, cq, world);
+                }
+                queue.setAside(w, parkGeneration);
+            }
+        }
+        heads.endTrial(true, parkGeneration);
+        return true;
+    }
+
     /** Processes the tournament's winner {@code cq}; its share for the reason is taken before any usage changes. */
     private void process(ClusterState state, ClusterQueueHeads.CqQueue queue, ClusterQueueHeads.Cursor cursor, int cq,
                          int headCount) {
         Job w = cursor.head;
         long before = cohorts.cqUsage(cq);
-        Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+        boolean known = hopeless.hopeless(w, cq, world);
+        Placement p = known ? null : Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
         if (p != null && cohorts.available() >= w.gpus()) {
             admit(queue, cursor, w, p, cq, before, tournament.shareOf(cq), headCount, 0);
             return;
@@ -324,11 +386,13 @@ public final class KueuePolicy implements Policy {
             queue.advance(cursor, parkGeneration);
             return;
         }
-        List<FairPreemption.Target<Job>> targets = candidates.targets(w, cq);
+        List<FairPreemption.Target<Job>> targets = known ? null : candidates.targets(w, cq);
         if (targets == null) {
+            hopeless.found(w, cq, world);
             queue.setAside(w, parkGeneration);
             return;
         }
+        world++;
         Share share = tournament.shareOf(cq);
         for (FairPreemption.Target<Job> t : targets) {
             Job v = t.workload();
@@ -355,6 +419,7 @@ public final class KueuePolicy implements Policy {
                 + " next of " + headCount + " head(s) in this cycle's fair sharing order"
                 + (victims == 0 ? "; fits" : "; after preempting " + Words.count(victims, "workload"));
         work.start(w, p, reason);
+        world++;
         cohorts.addUsage(cq, w.gpus());
         if (admissionFairSharing) {
             lqUsage.admit(localQueue(w), w.gpus());

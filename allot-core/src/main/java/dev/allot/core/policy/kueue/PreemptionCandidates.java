@@ -42,6 +42,8 @@ final class PreemptionCandidates {
     private List<Job> started;
     private long passNow;
     private List<List<Job>> passLists;
+    /** Per ClusterQueue, whether its pass list is {@link #runningInOrder}'s own (copied before the pass changes it). */
+    private boolean[] sharedList;
     private List<FairPreemption.Candidates<Job>> passCandidates;
     private boolean[] candidatesStale;
     private long[][] passRunningByPriority;
@@ -50,6 +52,8 @@ final class PreemptionCandidates {
     private CandidateOrder order;
     /** In a flat cohort tree, the ClusterQueues that could give up work; null otherwise. */
     private final OfferingSources offering;
+    /** Without Admission Fair Sharing, the running workloads kept in candidate order; null with it. */
+    private final RunningInOrder runningInOrder;
 
     private final FairPreemption.Sizes<Job> sizes = new FairPreemption.Sizes<>() {
         @Override
@@ -77,6 +81,7 @@ final class PreemptionCandidates {
         this.cqCount = cohorts.cqCount();
         this.eligible = new boolean[cqCount];
         this.offering = cohorts.flat() ? new OfferingSources() : null;
+        this.runningInOrder = lqUsage == null ? new RunningInOrder(cqCount, cqOf) : null;
     }
 
     /** Starts a pass at {@code now}; {@code started} is the pass's own list of the workloads it admits, kept live. */
@@ -103,7 +108,7 @@ final class PreemptionCandidates {
             passRunningByPriority[cq][priority(w)] += w.gpus();
         }
         if (passLists != null) {
-            List<Job> l = passLists.get(cq);
+            List<Job> l = ownList(cq);
             int at = Collections.binarySearch(l, w, order);
             l.add(at < 0 ? -at - 1 : at, w);
             candidatesStale[cq] = true;
@@ -212,18 +217,18 @@ final class PreemptionCandidates {
             return;
         }
         // every admitted workload (running, or started this pass), a running list at a time: ClusterQueue l is
-        // allocation l, the last one the unallocated work (Cohorts.forAllocations); the order does not matter, the
-        // lists are sorted below
+        // allocation l, the last one the unallocated work (Cohorts.forAllocations); with Admission Fair Sharing the
+        // lists are sorted below, without it the running ones come sorted and the started ones are filed in order
         passLists = new ArrayList<>(cqCount);
-        int leaves = state.tree().leafCount();
+        sharedList = new boolean[cqCount];
         for (int q = 0; q < cqCount; q++) {
-            List<Job> running = q < leaves ? state.running().allocated(q) : state.running().unallocated();
-            List<Job> l = new ArrayList<>(running.size() + started.size());
-            l.addAll(running);
-            passLists.add(l);
-        }
-        for (Job j : started) {
-            passLists.get(cqOf.applyAsInt(j)).add(j);
+            List<Job> running = RunningInOrder.running(state, q);
+            if (runningInOrder == null) {
+                passLists.add(new ArrayList<>(running));
+            } else {
+                passLists.add(runningInOrder.sorted(q, running));
+                sharedList[q] = true;
+            }
         }
         if (lqUsage != null) {
             lqUsageSnapshot = new double[lqUsage.size()];
@@ -233,12 +238,32 @@ final class PreemptionCandidates {
         }
         order = new CandidateOrder(this::admittedAt,
                 lqUsage == null ? null : j -> usageForCandidates(localQueue.applyAsInt(j)));
+        for (Job j : started) {
+            List<Job> l = ownList(cqOf.applyAsInt(j));
+            if (runningInOrder == null) {
+                l.add(j);
+            } else {
+                int at = Collections.binarySearch(l, j, order);
+                l.add(at < 0 ? -at - 1 : at, j);
+            }
+        }
         passCandidates = new ArrayList<>(cqCount);
         candidatesStale = new boolean[cqCount];
         for (List<Job> l : passLists) {
-            l.sort(order);
+            if (runningInOrder == null) {
+                l.sort(order);
+            }
             passCandidates.add(FairPreemption.Candidates.of(l, sizes));
         }
+    }
+
+    /** ClusterQueue {@code q}'s pass list, copied first if it is still the kept one, so that the pass may change it. */
+    private List<Job> ownList(int q) {
+        if (sharedList[q]) {
+            passLists.set(q, new ArrayList<>(passLists.get(q)));
+            sharedList[q] = false;
+        }
+        return passLists.get(q);
     }
 
     private double usageForCandidates(int lq) {
