@@ -52,59 +52,53 @@ final class RawStatement implements AutoCloseable {
         }
     }
 
-    RawStatement set(String value) {
+    /** Binds one parameter, the next in order, with JDBC's setter; throws as JDBC does. */
+    @FunctionalInterface
+    private interface Binding {
+        void bind(PreparedStatement ps, int index) throws SQLException;
+    }
+
+    private RawStatement bind(Binding binding) {
         try {
-            ps.setString(next++, value);
+            binding.bind(ps, next++);
         } catch (SQLException e) {
             throw failed(e);
         }
         return this;
+    }
+
+    RawStatement set(String value) {
+        return bind((p, i) -> p.setString(i, value));
     }
 
     RawStatement set(long value) {
-        try {
-            ps.setLong(next++, value);
-        } catch (SQLException e) {
-            throw failed(e);
-        }
-        return this;
+        return bind((p, i) -> p.setLong(i, value));
     }
 
     RawStatement set(boolean value) {
-        try {
-            ps.setBoolean(next++, value);
-        } catch (SQLException e) {
-            throw failed(e);
-        }
-        return this;
+        return bind((p, i) -> p.setBoolean(i, value));
     }
 
     /** A {@code BIGINT} that may be null. */
     RawStatement setNullable(Long value) {
-        try {
+        return bind((p, i) -> {
             if (value == null) {
-                ps.setNull(next++, Types.BIGINT);
+                p.setNull(i, Types.BIGINT);
             } else {
-                ps.setLong(next++, value);
+                p.setLong(i, value);
             }
-        } catch (SQLException e) {
-            throw failed(e);
-        }
-        return this;
+        });
     }
 
     /** A {@code DOUBLE} that may be null. */
     RawStatement setNullable(Double value) {
-        try {
+        return bind((p, i) -> {
             if (value == null) {
-                ps.setNull(next++, Types.DOUBLE);
+                p.setNull(i, Types.DOUBLE);
             } else {
-                ps.setDouble(next++, value);
+                p.setDouble(i, value);
             }
-        } catch (SQLException e) {
-            throw failed(e);
-        }
-        return this;
+        });
     }
 
     /** Runs it as a statement that returns no rows; how many rows it changed. Parameters are bound anew after. */
