@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * What the scheduler needs from whatever runs the work (a process on this machine, a simulated clock, Slurm): start
@@ -64,16 +66,7 @@ public interface Backend {
      * after another.
      */
     default Map<AttemptKey, BackendException> startAll(List<Launch> launches, Runnable gate) {
-        Map<AttemptKey, BackendException> failed = new LinkedHashMap<>();
-        for (Launch l : launches) {
-            try {
-                gate.run();
-                start(l);
-            } catch (BackendException e) {
-                failed.put(l.attempt(), e);
-            }
-        }
-        return failed;
+        return oneAfterAnother(launches, Launch::attempt, gate, this::start);
     }
 
     /**
@@ -82,13 +75,19 @@ public interface Backend {
      * once. By default they are sent one after another.
      */
     default Map<AttemptKey, BackendException> stopAll(List<Stop> stops, Runnable gate) {
+        return oneAfterAnother(stops, Stop::attempt, gate, s -> stop(s.attempt(), s.grace(), s.why()));
+    }
+
+    /** The default batch: each call after {@code gate}, one after another; what each that failed threw, by attempt. */
+    private static <T> Map<AttemptKey, BackendException> oneAfterAnother(List<T> calls, Function<T, AttemptKey> attempt,
+                                                                         Runnable gate, Consumer<T> call) {
         Map<AttemptKey, BackendException> failed = new LinkedHashMap<>();
-        for (Stop s : stops) {
+        for (T c : calls) {
             try {
                 gate.run();
-                stop(s.attempt(), s.grace(), s.why());
+                call.accept(c);
             } catch (BackendException e) {
-                failed.put(s.attempt(), e);
+                failed.put(attempt.apply(c), e);
             }
         }
         return failed;
