@@ -108,12 +108,7 @@ final class CliProbe implements SlurmProbe {
                 String[] f = line.split("\\|", -1);
                 if (f.length >= 7 && f[0].equals(Long.toString(id))) {
                     String state = f[2].split(" ")[0];
-                    String[] ec = f[3].split(":");
-                    Integer status = null;
-                    if (ec.length == 2 && ec[0].matches("\\d+") && ec[1].matches("\\d+")) {
-                        status = (Integer.parseInt(ec[0]) << 8) | Integer.parseInt(ec[1]);
-                    }
-                    return Optional.of(new SlurmJob(id, f[1], f[6], state, "from accounting", status, 0,
+                    return Optional.of(new SlurmJob(id, f[1], f[6], state, "from accounting", waitStatus(f[3]), 0,
                             HostList.expand(f[4].equals("None assigned") ? "" : f[4]), f[5]));
                 }
             }
@@ -127,11 +122,7 @@ final class CliProbe implements SlurmProbe {
         String state = field(line, "JobState");
         String reason = field(line, "Reason");
         String comment = field(line, "Comment");
-        String[] ec = field(line, "ExitCode").split(":");
-        Integer status = null;
-        if (ec.length == 2 && ec[0].matches("\\d+") && ec[1].matches("\\d+")) {
-            status = (Integer.parseInt(ec[0]) << 8) | Integer.parseInt(ec[1]);
-        }
+        Integer status = waitStatus(field(line, "ExitCode"));
         String restarts = field(line, "Restarts");
         String nodes = field(line, "NodeList");
         String het = field(line, "HetJobId");
@@ -143,6 +134,21 @@ final class CliProbe implements SlurmProbe {
                 hetOffset.matches("\\d+") ? Integer.parseInt(hetOffset) : 0);
     }
 
+    /**
+     * Slurm's {@code EXIT:SIGNAL} ({@code scontrol}'s and {@code sacct}'s ExitCode) as a wait status, as the
+     * backends report it; null when it is not two numbers.
+     */
+    static Integer waitStatus(String exitCode) {
+        String[] ec = exitCode.split(":");
+        if (ec.length == 2 && ec[0].matches("\\d+") && ec[1].matches("\\d+")) {
+            return (Integer.parseInt(ec[0]) << 8) | Integer.parseInt(ec[1]);
+        }
+        return null;
+    }
+
+    /** Where the next key of a {@code scontrol -o} line begins (a space, then {@code Key=}). */
+    private static final Pattern NEXT_KEY = Pattern.compile(" [A-Za-z:/_]+=");
+
     /** A value in {@code Key=Value Key2=Value two} (a value runs up to the next " Key=" ). */
     static String field(String line, String key) {
         String k = key + "=";
@@ -151,7 +157,7 @@ final class CliProbe implements SlurmProbe {
             return "";
         }
         int start = at == 0 && line.startsWith(k) ? k.length() : at + 1 + k.length();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(" [A-Za-z:/_]+=").matcher(line);
+        Matcher m = NEXT_KEY.matcher(line);
         int end = line.length();
         if (m.find(start)) {
             end = m.start();

@@ -78,13 +78,7 @@ final class StatementCache implements StatementBuilderFactory {
         @Override
         public synchronized PreparedStatement create(Connection conn, String sql, StatementContext ctx)
                 throws SQLException {
-            PreparedStatement s = idle(sql);
-            if (s == null) {
-                s = super.create(conn, sql, ctx);
-                prepared.incrementAndGet();
-            }
-            out.put(s, sql);
-            return s;
+            return checkOut(sql, () -> super.create(conn, sql, ctx));
         }
 
         /**
@@ -92,9 +86,20 @@ final class StatementCache implements StatementBuilderFactory {
          * as {@link #create}'s; given back with {@link #close(Connection, String, Statement)}.
          */
         synchronized PreparedStatement take(Connection conn, String sql) throws SQLException {
+            return checkOut(sql, () -> conn.prepareStatement(sql));
+        }
+
+        /** Prepares a statement; throws as JDBC does. */
+        @FunctionalInterface
+        private interface Prepare {
+            PreparedStatement prepare() throws SQLException;
+        }
+
+        /** An idle statement for {@code sql}, else a new one from {@code prepare} (counted), checked out. */
+        private PreparedStatement checkOut(String sql, Prepare prepare) throws SQLException {
             PreparedStatement s = idle(sql);
             if (s == null) {
-                s = conn.prepareStatement(sql);
+                s = prepare.prepare();
                 prepared.incrementAndGet();
             }
             out.put(s, sql);
