@@ -2,7 +2,6 @@ package dev.allot.server.backend;
 
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
-import dev.allot.core.backend.AttemptStatus.Phase;
 import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
@@ -13,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,7 +20,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -44,7 +41,7 @@ import java.util.stream.Stream;
  * (orphaned, its GPUs taken as free). So the stop <em>follows up</em>: every few milliseconds, then every
  * {@link #FOLLOW_UP_MAX_MILLIS} ms, until the attempt ends or its grace runs out, each direct child of the wrapper
  * that runs the command and was not signalled yet gets its SIGTERM (never the wrapper's own helpers, see
- * {@code wrappersOwn}; and the command's own later children are its business: a checkpoint helper it starts on
+ * {@link LocalAttempt#wrappersOwn}; and the command's own later children are its business: a checkpoint helper it starts on
  * SIGTERM is not signalled). Once the grace period has passed, SIGKILL goes to the descendants still alive, again
  * until the wrapper has ended; the wrapper itself is killed only once it has had no descendant for
  * {@link #WRAPPER_ALONE_MILLIS} ms (a wrapper between its command's end and its own exit needs no signal, and one
@@ -86,41 +83,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
     /** Told when a wrapper exits ({@link #onEnd}); nothing until the scheduler asks. */
     private volatile Runnable endListener = () -> { };
     private final boolean ownsTimers;
-    private final SortedMap<AttemptKey, Attempt> attempts = new TreeMap<>();
+    private final SortedMap<AttemptKey, LocalAttempt> attempts = new TreeMap<>();
     private boolean closed;
-
-    /** Everything known in memory of one attempt; the files hold what must outlive this object. */
-    private static final class Attempt {
-        final AttemptFiles files;
-        /** The wrapper when this backend launched it (its exit status is then known too); null when adopted. */
-        Process process;
-        /** The wrapper; null when it never ran or is known to be gone. */
-        ProcessHandle wrapper;
-        /** Why it could not be started, when it could not. */
-        String failure;
-        /** Why its state cannot be told (a probe failed). */
-        String unknown;
-        /** Something worth telling about a running attempt (its pid file could not be written). */
-        String warning;
-        /** Why the exit code is unknown when the wrapper is gone without an exit file. */
-        String goneDetail;
-        boolean stopRequested;
-        Instant killDeadline;
-        ScheduledFuture<?> killTimer;
-        /** The next follow-up of the stop (SIGTERM to children the wrapper forked since), null when none is due. */
-        ScheduledFuture<?> followUp;
-        /** The processes already sent SIGTERM by this stop: each gets it once. */
-        final java.util.Set<ProcessHandle> termSent = new java.util.HashSet<>();
-        /** After the grace: when the wrapper was first seen with no descendant, -1 while it had some. */
-        long aloneSinceNanos = -1;
-        boolean killed;
-        /** The status once ended: final, never probed again. */
-        AttemptStatus ended;
-
-        Attempt(AttemptFiles files) {
-            this.files = files;
-        }
-    }
 
     /**
      * A backend with its own daemon thread for grace timers, shut down by {@link #close}.
@@ -211,12 +175,12 @@ public final class LocalBackend implements Backend, AutoCloseable {
             return;
         }
         WorkloadLauncher.RunAs runAs = launcher.runAs(launch);
-        Attempt attempt = new Attempt(files);
+        LocalAttempt attempt = new LocalAttempt(files);
         attempts.put(key, attempt);
         launch(attempt, launch, gpus, runAs);
     }
 
-    private void launch(Attempt attempt, Launch launch, String gpus, WorkloadLauncher.RunAs runAs) {
+    private void launch(LocalAttempt attempt, Launch launch, String gpus, WorkloadLauncher.RunAs runAs) {
         AttemptFiles files = attempt.files;
         Process process;
         try {
@@ -247,7 +211,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
     }
 
     /** Calls the {@link #onEnd} listener when the attempt's wrapper exits (it has then recorded the exit code). */
-    private void watch(Attempt attempt) {
+    private void watch(LocalAttempt attempt) {
         if (attempt.wrapper != null) {
             attempt.wrapper.onExit().thenRun(this::endNoticed);
         }
@@ -261,7 +225,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
     }
 
-    private void failToStart(Attempt attempt, String why) {
+    private void failToStart(LocalAttempt attempt, String why) {
         attempt.failure = why;
         endNoticed();
         try {
@@ -302,8 +266,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
     public synchronized void stop(AttemptKey key, Duration grace) {
         Objects.requireNonNull(grace, "grace");
         requireOpen();
-        Attempt attempt = attempts.get(key);
-        if (attempt == null || attempt.wrapper == null || status(attempt).ended()) {
+        LocalAttempt attempt = attempts.get(key);
+        if (attempt == null || attempt.wrapper == null || attempt.status().ended()) {
             return; // unknown here, never ran, or already over
         }
         if (attempt.stopRequested && attempt.killTimer != null) {
@@ -315,7 +279,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         attempt.stopRequested = true;
         attempt.killDeadline = deadline;
         try {
-            AttemptFiles.writeAtomically(attempt.files.stopped(), "kill-at=" + deadline + "\n");
+            AttemptFiles.writeAtomically(attempt.files.stopped(), LocalAttempt.stopMarker(deadline));
         } catch (IOException e) {
             attempt.warning = "stop marker not written (" + e.getMessage()
                     + "): after a restart this attempt would be reported EXITED, not STOPPED";
@@ -323,59 +287,31 @@ public final class LocalBackend implements Backend, AutoCloseable {
         long wrapperPid = attempt.wrapper.pid();
         for (ProcessHandle p : attempt.wrapper.descendants().toList()) {
             boolean child = p.parent().map(ProcessHandle::pid).orElse(-1L) == wrapperPid;
-            if (!child || !wrappersOwn(attempt, p)) {
-                term(attempt, p);
+            if (!child || !attempt.wrappersOwn(p)) {
+                attempt.term(p);
             }
         }
         armKill(attempt);
         armFollowUp(attempt, FOLLOW_UP_FIRST_MILLIS);
     }
 
-    private static void term(Attempt attempt, ProcessHandle p) {
-        if (attempt.termSent.add(p)) {
-            p.destroy();
-        }
-    }
-
-    /**
-     * Whether a child of the wrapper is the wrapper's own, not the command: a copy of the wrapper not yet exec'd, or
-     * its {@code rm} of the environment file or {@code mv} of the exit file (their arguments name the attempt's
-     * files; the command's never do). Those get no SIGTERM (a killed {@code mv} would lose the exit code); a copy
-     * about to become the command is signalled once it has exec'd, by a follow-up. One whose arguments cannot be read
-     * (it is ending, or exec'ing) counts as the wrapper's until a follow-up reads them.
-     */
-    private static boolean wrappersOwn(Attempt attempt, ProcessHandle child) {
-        String[] args = child.info().arguments().orElse(null);
-        if (args == null) {
-            return true;
-        }
-        String exit = attempt.files.exit().toString();
-        String environment = attempt.files.environment().toString();
-        for (String a : args) {
-            if (a.startsWith(exit) || a.equals(environment)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void armFollowUp(Attempt attempt, long delayMillis) {
+    private void armFollowUp(LocalAttempt attempt, long delayMillis) {
         AttemptKey key = attempt.files.key();
         attempt.followUp = timers.schedule(() -> followUp(key, delayMillis), delayMillis, TimeUnit.MILLISECONDS);
     }
 
     /** SIGTERM to the wrapper's direct children not signalled yet; again later while it runs, until the kill. */
     private synchronized void followUp(AttemptKey key, long lastDelayMillis) {
-        Attempt attempt = attempts.get(key);
-        if (closed || attempt == null || attempt.wrapper == null || attempt.killed || !alive(attempt)) {
+        LocalAttempt attempt = attempts.get(key);
+        if (closed || attempt == null || attempt.wrapper == null || attempt.killed || !attempt.alive()) {
             return;
         }
         attempt.followUp = null;
-        attempt.wrapper.children().filter(p -> !wrappersOwn(attempt, p)).forEach(p -> term(attempt, p));
+        attempt.wrapper.children().filter(p -> !attempt.wrappersOwn(p)).forEach(attempt::term);
         armFollowUp(attempt, Math.min(FOLLOW_UP_MAX_MILLIS, lastDelayMillis * 2));
     }
 
-    private void armKill(Attempt attempt) {
+    private void armKill(LocalAttempt attempt) {
         long delayMillis = Math.max(0, Duration.between(Instant.now(), attempt.killDeadline).toMillis());
         AttemptKey key = attempt.files.key();
         attempt.killTimer = timers.schedule(() -> killIfAlive(key), delayMillis, TimeUnit.MILLISECONDS);
@@ -383,8 +319,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
     /** SIGKILL to the descendants, again every follow-up until the wrapper has ended (see Stopping). */
     private synchronized void killIfAlive(AttemptKey key) {
-        Attempt attempt = attempts.get(key);
-        if (closed || attempt == null || attempt.wrapper == null || !alive(attempt)) {
+        LocalAttempt attempt = attempts.get(key);
+        if (closed || attempt == null || attempt.wrapper == null || !attempt.alive()) {
             return;
         }
         attempt.killed = true;
@@ -409,94 +345,21 @@ public final class LocalBackend implements Backend, AutoCloseable {
     @Override
     public synchronized List<AttemptStatus> observe() {
         List<AttemptStatus> statuses = new ArrayList<>(attempts.size());
-        for (Attempt attempt : attempts.values()) {
-            statuses.add(status(attempt));
+        for (LocalAttempt attempt : attempts.values()) {
+            statuses.add(attempt.status());
         }
         return statuses;
-    }
-
-    private AttemptStatus status(Attempt attempt) {
-        if (attempt.ended != null) {
-            return attempt.ended;
-        }
-        AttemptKey key = attempt.files.key();
-        if (attempt.failure != null) {
-            return end(attempt, new AttemptStatus(key, Phase.FAILED_TO_START, null, attempt.failure));
-        }
-        if (attempt.unknown != null) {
-            return new AttemptStatus(key, Phase.UNKNOWN, null, attempt.unknown);
-        }
-        if (attempt.wrapper != null && alive(attempt)) {
-            String pid = "pid " + attempt.wrapper.pid() + (attempt.process == null ? " (adopted)" : "");
-            String warning = attempt.warning == null ? "" : "; " + attempt.warning;
-            return attempt.stopRequested
-                    ? new AttemptStatus(key, Phase.STOPPING, null, pid + ": SIGTERM sent, SIGKILL at "
-                            + (attempt.killDeadline == null ? "the next stop" : attempt.killDeadline) + warning)
-                    : new AttemptStatus(key, Phase.RUNNING, null, pid + warning);
-        }
-        // Gone: the wrapper writes the exit file before it exits, so reading it now cannot miss it.
-        Integer exitCode = null;
-        String exitNote = null;
-        try {
-            Optional<String> recorded = AttemptFiles.readIfExists(attempt.files.exit());
-            if (recorded.isPresent()) {
-                try {
-                    exitCode = Integer.parseInt(recorded.get().trim());
-                } catch (NumberFormatException e) {
-                    exitNote = "the exit file holds '" + recorded.get().strip() + "', not an exit code";
-                }
-            }
-        } catch (IOException e) {
-            return new AttemptStatus(key, Phase.UNKNOWN, null, "ended, but its exit file cannot be read: " + e);
-        }
-        if (attempt.stopRequested) {
-            String how = attempt.killed ? "killed with SIGKILL once the grace period had passed" : "stopped";
-            return end(attempt, new AttemptStatus(key, Phase.STOPPED, null,
-                    how + (exitCode == null ? "" : "; the command exited with code " + exitCode)));
-        }
-        if (exitCode != null) {
-            return end(attempt, new AttemptStatus(key, Phase.EXITED, exitCode, "exited with code " + exitCode));
-        }
-        if (exitNote == null) {
-            exitNote = attempt.process != null
-                    ? "the exit code is unknown: the wrapper ended with status " + attempt.process.exitValue()
-                            + " without recording it (killed by a signal?)"
-                    : attempt.goneDetail != null ? attempt.goneDetail
-                    : "the exit code is unknown: the process is gone and left no exit file (killed together with "
-                            + "its wrapper, e.g. SIGKILL to its process group, or the machine restarted)";
-        }
-        return end(attempt, new AttemptStatus(key, Phase.EXITED, null, exitNote));
-    }
-
-    private static AttemptStatus end(Attempt attempt, AttemptStatus status) {
-        attempt.ended = status;
-        if (attempt.killTimer != null) {
-            attempt.killTimer.cancel(false);
-            attempt.killTimer = null;
-        }
-        if (attempt.followUp != null) {
-            attempt.followUp.cancel(false);
-            attempt.followUp = null;
-        }
-        return status;
-    }
-
-    private static boolean alive(Attempt attempt) {
-        if (attempt.process != null) {
-            return attempt.process.isAlive(); // our child: the JVM reaps it, no zombie, no pid reuse
-        }
-        return attempt.wrapper.isAlive() && !WrapperProcesses.isZombie(attempt.wrapper.pid());
     }
 
     // --------------------------------------------------------------------------------------------- forget
 
     @Override
     public synchronized void forget(AttemptKey key) {
-        Attempt attempt = attempts.get(key);
+        LocalAttempt attempt = attempts.get(key);
         if (attempt == null) {
             return;
         }
-        AttemptStatus status = status(attempt);
+        AttemptStatus status = attempt.status();
         if (!status.ended()) {
             throw new IllegalStateException("cannot forget " + key + ": it is " + status.phase()
                     + ", not ended; stop it and wait until observe reports it ended");
@@ -526,8 +389,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
     }
 
     /** What the files (and the process table) say of an attempt launched before. */
-    private Attempt adopt(AttemptFiles files) {
-        Attempt attempt = new Attempt(files);
+    private LocalAttempt adopt(AttemptFiles files) {
+        LocalAttempt attempt = new LocalAttempt(files);
         try {
             Optional<String> failed = AttemptFiles.readIfExists(files.failed());
             if (failed.isPresent()) {
@@ -537,7 +400,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
             Optional<String> stopped = AttemptFiles.readIfExists(files.stopped());
             if (stopped.isPresent()) {
                 attempt.stopRequested = true;
-                attempt.killDeadline = killDeadlineIn(stopped.get());
+                attempt.killDeadline = LocalAttempt.killDeadlineIn(stopped.get());
             }
             Optional<String> pidFile = AttemptFiles.readIfExists(files.pid());
             if (pidFile.isPresent()) {
@@ -557,24 +420,11 @@ public final class LocalBackend implements Backend, AutoCloseable {
             attempt.unknown = "its files in " + attemptsDir + " cannot be read: " + e.getMessage();
             return attempt;
         }
-        if (attempt.stopRequested && attempt.wrapper != null && attempt.killDeadline != null && alive(attempt)) {
+        if (attempt.stopRequested && attempt.wrapper != null && attempt.killDeadline != null && attempt.alive()) {
             armKill(attempt);
         }
         watch(attempt);
         return attempt;
-    }
-
-    private static Instant killDeadlineIn(String marker) {
-        for (String line : marker.split("\n")) {
-            if (line.startsWith("kill-at=")) {
-                try {
-                    return Instant.parse(line.substring("kill-at=".length()).trim());
-                } catch (DateTimeParseException e) {
-                    return null; // a later stop() arms the kill
-                }
-            }
-        }
-        return null;
     }
 
     // ---------------------------------------------------------------------------------------------- close
@@ -592,15 +442,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
             return;
         }
         closed = true;
-        for (Attempt attempt : attempts.values()) {
-            if (attempt.killTimer != null) {
-                attempt.killTimer.cancel(false);
-                attempt.killTimer = null;
-            }
-            if (attempt.followUp != null) {
-                attempt.followUp.cancel(false);
-                attempt.followUp = null;
-            }
+        for (LocalAttempt attempt : attempts.values()) {
+            attempt.cancelTimers();
         }
         if (ownsTimers) {
             timers.shutdownNow();
