@@ -1,18 +1,13 @@
 package dev.allot.server.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.policy.LivePolicy;
 import dev.allot.server.policy.ServicePolicy;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.ConflictException;
-import dev.allot.server.store.NewWorkload;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.NotFoundException;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
-import dev.allot.server.store.Workload;
-import dev.allot.server.store.WorkloadFilter;
-import dev.allot.server.store.WorkloadState;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -21,15 +16,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,11 +34,11 @@ import org.slf4j.LoggerFactory;
  * when revoked, expired or of a disabled user ({@link Authentication}); only {@code /v1/health} and
  * {@code /v1/openapi.json} need none. Who may do what is {@link Permissions}.
  *
- * <p>This class starts and stops the server, holds the route table, authenticates, and answers the workloads'
- * endpoints itself; the other groups are classes of their own, which its route table sends to: campaigns
- * ({@link CampaignsApi}), the allocation tree,
- * its audit trail and usage ({@link AllocationsApi}), the nodes, brakes and policy ({@link ClusterApi}), users and
- * tokens ({@link UsersApi}), the browser's session ({@link SessionApi}), the queue and drains ({@link QueueApi}).
+ * <p>This class starts and stops the server, holds the route table, authenticates, and answers the health check and
+ * the timeline itself; the other groups are classes of their own, which its route table sends to: workloads
+ * ({@link WorkloadsApi}), campaigns ({@link CampaignsApi}), the allocation tree, its audit trail and usage
+ * ({@link AllocationsApi}), the nodes, brakes and policy ({@link ClusterApi}), users and tokens ({@link UsersApi}),
+ * the browser's session ({@link SessionApi}), the queue and drains ({@link QueueApi}), what-ifs ({@link WhatIfApi}).
  * They share its strict JSON ({@link JsonIo}), its reading of query parameters ({@link QueryParams}) and its caches
  * of the tree and the nodes, which the edits invalidate.
  *
@@ -68,8 +58,6 @@ import org.slf4j.LoggerFactory;
 public final class ApiServer implements AutoCloseable {
     /** Where the hand-written OpenAPI document is, on the class path. */
     static final String OPENAPI_RESOURCE = "openapi.json";
-    static final int DEFAULT_LIMIT = 1000;
-    static final Set<String> LIST_PARAMS = Set.of("state", "allocation", "user", "limit", "after");
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
     private static final String JSON = JsonIo.JSON;
@@ -96,6 +84,7 @@ public final class ApiServer implements AutoCloseable {
     private final WorkloadIntake intake;
     private final CampaignsApi campaignsApi;
     private final WhatIfApi whatIfApi;
+    private final WorkloadsApi workloadsApi;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -169,6 +158,8 @@ public final class ApiServer implements AutoCloseable {
         this.clusterApi = new ClusterApi(store, clock, io, nodes, this.policy, extras.topologyChanged(),
                 extras.brakesChanged());
         this.whatIfApi = new WhatIfApi(store, io, explainer, this.policy);
+        this.workloadsApi = new WorkloadsApi(store, clock, io, allocations, intake, explainer, this.policy,
+                extras.changed(), extras.cancelled());
         this.app = Javalin.create(this::configure);
     }
 
@@ -253,13 +244,13 @@ public final class ApiServer implements AutoCloseable {
 
         config.routes.get("/v1/health", this::health);
         config.routes.get("/v1/openapi.json", ctx -> ctx.status(200).contentType(JSON).result(openApi));
-        config.routes.post("/v1/workloads", authed(this::submit));
-        config.routes.post("/v1/workloads/batch", authed(this::submitBatch));
-        config.routes.get("/v1/workloads", authed(this::list));
-        config.routes.get("/v1/workloads/{id}", authed(this::show));
-        config.routes.post("/v1/workloads/{id}/cancel", authed(this::cancel));
-        config.routes.post("/v1/workloads/{id}/progress", authed(this::progress));
-        config.routes.get("/v1/workloads/{id}/explain", authed(this::explain));
+        config.routes.post("/v1/workloads", authed(workloadsApi::submit));
+        config.routes.post("/v1/workloads/batch", authed(workloadsApi::submitBatch));
+        config.routes.get("/v1/workloads", authed(workloadsApi::list));
+        config.routes.get("/v1/workloads/{id}", authed(workloadsApi::show));
+        config.routes.post("/v1/workloads/{id}/cancel", authed(workloadsApi::cancel));
+        config.routes.post("/v1/workloads/{id}/progress", authed(workloadsApi::progress));
+        config.routes.get("/v1/workloads/{id}/explain", authed(workloadsApi::explain));
         config.routes.post("/v1/campaigns", authed(campaignsApi::create));
         config.routes.get("/v1/campaigns", authed(campaignsApi::list));
         config.routes.get("/v1/campaigns/{name}", authed(campaignsApi::show));
@@ -353,140 +344,6 @@ public final class ApiServer implements AutoCloseable {
         return authentication.authenticate(ctx).user();
     }
 
-    private void submit(Context ctx, User user) {
-        NewWorkload w = checked(io.body(ctx), user, Permissions.of(allocations.get()));
-        Workload stored = store.workloads().submit(w);
-        extras.changed().run();
-        io.json(ctx, 201, Views.workload(stored, scheduling()));
-    }
-
-    /** At most this many workloads in one batch submission. */
-    static final int MAX_BATCH = 1_000;
-
-    /**
-     * {@code POST /v1/workloads/batch}: many workloads in one request and one transaction (a sweep, a job array), all
-     * or nothing: each is checked as a single submission is, and the first refused names its index.
-     */
-    private void submitBatch(Context ctx, User user) {
-        JsonNode body = io.body(ctx);
-        if (body == null || !body.isObject() || !body.has("workloads") || body.size() != 1
-                || !body.get("workloads").isArray()) {
-            throw ApiException.badRequest("the body must be {\"workloads\": [submission, ...]}",
-                    "each submission is what POST /v1/workloads takes; GET /v1/openapi.json describes it");
-        }
-        JsonNode items = body.get("workloads");
-        if (items.isEmpty() || items.size() > MAX_BATCH) {
-            throw ApiException.badField("workloads", "expected 1 to " + MAX_BATCH + " submissions, got " + items.size(),
-                    "split larger sweeps into several requests");
-        }
-        Permissions permissions = Permissions.of(allocations.get());
-        List<NewWorkload> batch = new ArrayList<>(items.size());
-        for (int i = 0; i < items.size(); i++) {
-            try {
-                batch.add(checked(items.get(i), user, permissions));
-            } catch (ApiException e) {
-                throw e.within("workloads[" + i + "]");
-            }
-        }
-        List<Workload> stored = store.workloads().submitAll(batch);
-        extras.changed().run();
-        io.json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
-    }
-
-    /** A submission checked in full (fields, identity, allocation, permission, shape): {@link WorkloadIntake}. */
-    private NewWorkload checked(JsonNode body, User user, Permissions permissions) {
-        return intake.checked(body, user, permissions);
-    }
-
-    private void list(Context ctx, User user) {
-        Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!LIST_PARAMS.contains(name)) {
-                throw ApiException.badField(name, "unknown query parameter",
-                        "the filters are " + LIST_PARAMS.stream().sorted().collect(Collectors.joining(", ")));
-            }
-        }
-        Set<WorkloadState> states = EnumSet.noneOf(WorkloadState.class);
-        for (String value : params.getOrDefault("state", List.of())) {
-            for (String label : value.split(",", -1)) {
-                try {
-                    states.add(WorkloadState.parse(label.trim()));
-                } catch (IllegalArgumentException e) {
-                    throw ApiException.badField("state", "unknown state '" + label.trim() + "'", "expected one of "
-                            + Arrays.stream(WorkloadState.values()).map(WorkloadState::label)
-                            .collect(Collectors.joining(", ")) + ", repeated or comma-separated");
-                }
-            }
-        }
-        String allocation = QueryParams.single(params, "allocation");
-        String owner = QueryParams.single(params, "user");
-        int limit = (int) QueryParams.number(params, "limit", 1, WorkloadFilter.MAX_LIMIT, DEFAULT_LIMIT);
-        long after = QueryParams.number(params, "after", 0, Long.MAX_VALUE, 0);
-        WorkloadFilter filter;
-        try {
-            filter = new WorkloadFilter(states, allocation, owner, after, limit);
-        } catch (IllegalArgumentException e) {
-            throw ApiException.badField("allocation", e.getMessage(), "an allocation path such as \"lab/nlp\"; it"
-                    + " selects that allocation and everything below it");
-        }
-        Permissions permissions = Permissions.of(allocations.get());
-        dev.allot.core.state.SchedulerConfig scheduling = scheduling();
-        io.json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
-                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling)).toList()));
-    }
-
-    /** A workload and its attempts; its command and environment only for those who may see them. */
-    private void show(Context ctx, User user) {
-        String id = ctx.pathParam("id");
-        dev.allot.server.store.Attempts.WorkloadHistory read = store.attempts().workloadWithAttempts(id)
-                .orElseThrow(() -> noSuchWorkload(id));
-        Workload w = read.workload();
-        boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
-        io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
-                read.attempts().stream().map(Views::attempt).toList()));
-    }
-
-    /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
-    private void explain(Context ctx, User user) {
-        Workload w = requireWorkload(ctx.pathParam("id"));
-        io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()),
-                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting())
-                .from(explainer.view(), clock.millis()));
-    }
-
-    private void cancel(Context ctx, User user) {
-        Workload w = requireWorkload(ctx.pathParam("id"));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        if (!permissions.mayCancel(user, w)) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not cancel workload " + w.id(),
-                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
-        }
-        Workload cancelled = store.workloads().requestCancel(w.id());
-        extras.cancelled().run();
-        io.json(ctx, 200, Views.workload(cancelled, scheduling()));
-    }
-
-    private void progress(Context ctx, User user) {
-        Workload w = requireWorkload(ctx.pathParam("id"));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        if (!permissions.mayCancel(user, w)) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not report the progress of workload " + w.id(),
-                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
-        }
-        Edits.Progress p = Edits.Progress.parse(io.body(ctx));
-        store.campaigns().shardOf(w.id()).ifPresent(shard -> {
-            if (p.total() != shard.unitsTotal()) {
-                throw ApiException.badField("total", "expected " + shard.unitsTotal() + ", the units of shard "
-                        + shard.index() + " of campaign " + shard.campaign() + ", got " + p.total(), "a shard's"
-                        + " workload reports its units done out of all the shard's units (it resumes from"
-                        + " ALLOT_RESUME_FROM)");
-            }
-        });
-        store.workloads().reportProgress(w.id(), p.done(), p.total(), clock.millis());
-        explainer.progressReported(w.id());
-        io.json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
-    }
-
     /**
      * {@code GET /v1/timeline?hours=N}: the per-GPU timeline of the last N hours (default 24, at most 31 days) in the
      * format the report's drawing code reads ({@link LiveTimeline}); for any signed-in user, as the workload list is.
@@ -505,25 +362,11 @@ public final class ApiServer implements AutoCloseable {
                 store.attempts().attemptsBetween(since, now), store.nodes().healthChanges(since, now), since, now));
     }
 
-    /** The shared settings in force (the minimum runtime a workload is counted with is capped by them). */
-    private dev.allot.core.state.SchedulerConfig scheduling() {
-        return policy.current().scheduler();
-    }
-
     /** Refuses (403) a caller who is not an administrator, saying what it may not do. */
     static void requireAdmin(User user, String what) {
         if (user.role() != User.Role.ADMIN) {
             throw ApiException.forbidden("user '" + user.name() + "' may not " + what, "only administrators may");
         }
-    }
-
-    private Workload requireWorkload(String id) {
-        return store.workloads().workload(id).orElseThrow(() -> noSuchWorkload(id));
-    }
-
-    private static ApiException noSuchWorkload(String id) {
-        return ApiException.notFound("no workload '" + id + "'", "workload ids look like w-42; GET /v1/workloads lists"
-                + " them");
     }
 
     private void error(Context ctx, int status, String message, String field, String hint) {

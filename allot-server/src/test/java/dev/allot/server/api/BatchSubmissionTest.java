@@ -63,7 +63,7 @@ class BatchSubmissionTest {
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": {}}").status()).isEqualTo(400);
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": [], \"x\": 1}").status()).isEqualTo(400);
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "{\"workloads\": [" + body()).status()).isEqualTo(400);
-        String tooMany = batch(Collections.nCopies(ApiServer.MAX_BATCH + 1, body()).toArray(String[]::new));
+        String tooMany = batch(Collections.nCopies(WorkloadsApi.MAX_BATCH + 1, body()).toArray(String[]::new));
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", tooMany).field()).isEqualTo("workloads");
         assertThat(fx.api.post("/v1/workloads/batch", null, batch(body())).status()).isEqualTo(401);
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", batch("42")).field()).isEqualTo("workloads[0]");
