@@ -41,8 +41,8 @@ import java.util.stream.Stream;
  * (orphaned, its GPUs taken as free). So the stop <em>follows up</em>: every few milliseconds, then every
  * {@link #FOLLOW_UP_MAX_MILLIS} ms, until the attempt ends or its grace runs out, each direct child of the wrapper
  * that runs the command and was not signalled yet gets its SIGTERM (never the wrapper's own helpers, see
- * {@link LocalAttempt#wrappersOwn}; and the command's own later children are its business: a checkpoint helper it starts on
- * SIGTERM is not signalled). Once the grace period has passed, SIGKILL goes to the descendants still alive, again
+ * {@link LocalAttempt#wrappersOwn}; and the command's own later children are its business: a checkpoint helper it
+ * starts on SIGTERM is not signalled). Once the grace period has passed, SIGKILL goes to the descendants still alive, again
  * until the wrapper has ended; the wrapper itself is killed only once it has had no descendant for
  * {@link #WRAPPER_ALONE_MILLIS} ms (a wrapper between its command's end and its own exit needs no signal, and one
  * about to fork must not lose its child). A {@code .stopped} marker, written before any signal and holding the kill

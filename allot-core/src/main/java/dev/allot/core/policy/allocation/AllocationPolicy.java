@@ -150,7 +150,8 @@ public final class AllocationPolicy implements Policy {
         drain(state, now);
         boolean blocked = scheduleAllocated(state, now);
         if (!burstReserve.held().isEmpty() && unallocatedWaitingGpus(state) < work.free().totalFree()) {
-            starts.startHeldOnIdleGpus(state, now); // unallocated work could not fill the idle GPUs: held work goes first
+            // unallocated work could not fill the idle GPUs: held work goes first
+            starts.startHeldOnIdleGpus(state, now);
         }
         scheduleUnallocated(state);
         starts.startHeldOnIdleGpus(state, now);
@@ -282,7 +283,8 @@ public final class AllocationPolicy implements Policy {
                 burstReserve.hold(w, pos, hold); // the next job of the shape may be exempt (short protection)
                 c.passOver(BurstReserve.PASS_OVER_LIMIT);
                 blocked = true;
-            } else if ((outcome = starts.tryStart(state, w, pos, now, !quota && reserveApplies)) == AllocatedStarts.Outcome.STARTED) {
+            } else if ((outcome = starts.tryStart(state, w, pos, now, !quota && reserveApplies))
+                    == AllocatedStarts.Outcome.STARTED) {
                 c.advance();
             } else if (outcome == AllocatedStarts.Outcome.HELD) {
                 c.passOver(BurstReserve.PASS_OVER_LIMIT);
@@ -315,8 +317,8 @@ public final class AllocationPolicy implements Policy {
     /**
      * When no waiting allocated job of {@code leaf} could start now, even on every idle GPU and after preempting every
      * job it may preempt (ignoring where GPUs are), its first job in queue order; otherwise null. Every job of the
-     * allocation would fail {@link AllocatedStarts#tryStart} at its first checks, which change nothing, so skipping them decides
-     * exactly the same.
+     * allocation would fail {@link AllocatedStarts#tryStart} at its first checks, which change nothing, so skipping
+     * them decides exactly the same.
      */
     private Job hopelessBest(ClusterState state, int leaf) {
         Job best = state.pending().bestHead(leaf, true);
