@@ -160,11 +160,7 @@ final class WorkloadsApi {
 
     void cancel(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        if (!permissions.mayCancel(user, w)) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not cancel workload " + w.id(),
-                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
-        }
+        requireMayCancel(user, w, "cancel");
         Workload cancelled = store.workloads().requestCancel(w.id());
         onCancelled.run();
         io.json(ctx, 200, Views.workload(cancelled, scheduling()));
@@ -172,11 +168,7 @@ final class WorkloadsApi {
 
     void progress(Context ctx, User user) {
         Workload w = requireWorkload(ctx.pathParam("id"));
-        Permissions permissions = Permissions.of(store.allocations().allocations());
-        if (!permissions.mayCancel(user, w)) {
-            throw ApiException.forbidden("user '" + user.name() + "' may not report the progress of workload " + w.id(),
-                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
-        }
+        requireMayCancel(user, w, "report the progress of");
         Edits.Progress p = Edits.Progress.parse(io.body(ctx));
         store.campaigns().shardOf(w.id()).ifPresent(shard -> {
             if (p.total() != shard.unitsTotal()) {
@@ -194,6 +186,17 @@ final class WorkloadsApi {
     /** The shared settings in force (the minimum runtime a workload is counted with is capped by them). */
     private dev.allot.core.state.SchedulerConfig scheduling() {
         return policy.current().scheduler();
+    }
+
+    /**
+     * Refuses (403) a caller who may not cancel {@code w} ({@link Permissions#mayCancel}: its owner, a manager above
+     * it, an administrator), which is also who may report its progress; {@code what} completes "may not ... workload".
+     */
+    private void requireMayCancel(User user, Workload w, String what) {
+        if (!Permissions.of(store.allocations().allocations()).mayCancel(user, w)) {
+            throw ApiException.forbidden("user '" + user.name() + "' may not " + what + " workload " + w.id(),
+                    "its owner, a manager of allocation '" + w.allocationPath() + "' or above, or an administrator may");
+        }
     }
 
     private Workload requireWorkload(String id) {
