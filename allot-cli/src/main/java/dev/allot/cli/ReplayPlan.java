@@ -24,14 +24,21 @@ import java.util.Locale;
  * runs file, so that an attempt started twice shows. The files are in the replay's state folder, which the nodes
  * must see (on one machine, any folder; on a cluster, a shared file system).
  *
- * <p><b>Its clock is Allot's decision, not its own start.</b> The simulator charges a workload its duration from
- * the moment the policy starts it; a backend starts the process later (Slurm: a quarter to one second after
- * {@code sbatch}), and a program that worked for its duration from its own start would hold its GPUs that much
+ * <p><b>Its clock is the second of Allot's decision, not its own start.</b> The simulator charges a workload its
+ * duration from the moment the policy starts it; a backend starts the process later (Slurm: a quarter to one second
+ * after {@code sbatch}), and a program that worked for its duration from its own start would hold its GPUs that much
  * longer, delaying everything queued behind it. So each step ends at a time counted from the attempt's start as
- * Allot stamped it ({@code ALLOT_ATTEMPT_STARTED_AT}, epoch milliseconds, which both backends set): step k of an
- * attempt that resumed from {@code from} ends at {@code started + done_k - from}, and a step already due when the
- * process gets there ends at once. Without the variable (a service that does not set it) the program counts from
- * its own start. It reads the clock with GNU {@code date +%s%3N}.
+ * Allot stamped it ({@code ALLOT_ATTEMPT_STARTED_AT}, epoch milliseconds, which both backends set), <em>rounded down
+ * to its whole second</em>: step k of an attempt that resumed from {@code from} ends at
+ * {@code second(started) + done_k - from}, and a step already due when the process gets there ends at once. The
+ * whole second is what a duration means to the simulator and to the service's scheduler alike: both count whole
+ * seconds, and a workload of duration d started in second s ends at s + d, whether the start was decided at the
+ * second's first millisecond or, after a listing, a preemption and its stop, some tenths into it. Counting from the
+ * millisecond instead makes each start decided late end late, so ends the simulator has at one instant come apart
+ * live, the first seen alone is decided on alone, and the drift grows down each chain of starts. (The replay's time 0
+ * is a whole second, so scenario second s is the service's second s at time scale 1.) Without the variable (a
+ * service that does not set it) the program counts from its own start, to the millisecond. It reads the clock with
+ * GNU {@code date +%s%3N}.
  *
  * @param timeScale scenario seconds per real second (60: an hour of the scenario plays in a minute)
  */
@@ -45,7 +52,8 @@ record ReplayPlan(Scenario scenario, double timeScale, List<Submission> submissi
      */
     static final String PROGRAM = "work=$1; every=$2; state=$3; echo \"${ALLOT_ATTEMPT:-?}\" >> \"$4\"; done=0;"
             + " if [ \"$every\" -gt 0 ] && [ -s \"$state\" ]; then done=$(cat \"$state\"); fi;"
-            + " begin=${ALLOT_ATTEMPT_STARTED_AT:-$(date +%s%3N)}; from=$done;"
+            + " if [ -n \"${ALLOT_ATTEMPT_STARTED_AT:-}\" ]; then begin=$((ALLOT_ATTEMPT_STARTED_AT / 1000 * 1000));"
+            + " else begin=$(date +%s%3N); fi; from=$done;"
             + " while [ \"$done\" -lt \"$work\" ]; do step=$((work - done));"
             + " if [ \"$every\" -gt 0 ] && [ \"$step\" -gt \"$every\" ]; then step=$every; fi;"
             + " done=$((done + step)); left=$((begin + done - from - $(date +%s%3N)));"

@@ -180,8 +180,8 @@ final class ReplayRun {
             String state = w.path("state").asText();
             boolean ended = !ACTIVE_STATES.contains(state);
             double submit = plan.scenarioSeconds(submitted - zero);
-            // The service stamps a start with its cycle's clock, read before the cycle took in the submissions that
-            // arrived meanwhile: a start stamped before its submission counts at the submission.
+            // An older service stamped a start with its cycle's clock, read before the cycle took in the
+            // submissions that arrived meanwhile: a start stamped before its submission counts at the submission.
             double start = firstStart < 0 ? -1 : plan.scenarioSeconds(Math.max(firstStart, submitted) - zero);
             rows.add(new WorkloadsCsv.Row(policy, s.id(), s.allocation(), submit, start,
                     ended && end >= 0 ? plan.scenarioSeconds(end - zero) : -1,

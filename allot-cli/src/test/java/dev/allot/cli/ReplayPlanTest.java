@@ -14,17 +14,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code allot replay}'s workload program ({@link ReplayPlan#PROGRAM}) run by {@code sh} as a backend runs it: it
- * ends when the work left is done counted from the attempt's start as Allot stamped it
- * ({@code ALLOT_ATTEMPT_STARTED_AT}), not from its own start, resumes from its checkpoint, and without the variable
- * counts from its own start. The bounds leave a loaded machine a second of slack and still fail the old behaviour
- * (a program that works its whole duration from its own start).
+ * ends when the work left is done counted from the whole second of the attempt's start as Allot stamped it
+ * ({@code ALLOT_ATTEMPT_STARTED_AT}), not from its own start nor from the stamp's millisecond, resumes from its
+ * checkpoint, and without the variable counts from its own start. The stamps in these tests lie 0.9 s into their
+ * second: the bounds leave a loaded machine 0.7 s of slack after the due end and still fail a program that counts from
+ * the stamp's millisecond (0.9 s later) or works its whole duration from its own start.
  */
 class ReplayPlanTest {
     @TempDir
     Path dir;
 
-    /** Runs the program; returns how long it took, in milliseconds. */
-    private long run(long workMillis, long everyMillis, Long startedAtMillis) throws Exception {
+    /** Runs the program; returns when it ended, epoch milliseconds. */
+    private long endOf(long workMillis, long everyMillis, Long startedAtMillis) throws Exception {
         List<String> argv = new ArrayList<>(List.of("sh", "-c", ReplayPlan.PROGRAM, "allot-replay",
                 Long.toString(workMillis), Long.toString(everyMillis), dir.resolve("w.done").toString(),
                 dir.resolve("w.runs").toString()));
@@ -35,38 +36,48 @@ class ReplayPlanTest {
         if (startedAtMillis != null) {
             env.put("ALLOT_ATTEMPT_STARTED_AT", Long.toString(startedAtMillis));
         }
-        long t0 = System.currentTimeMillis();
         Process p = pb.start();
         assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("the program ended").isTrue();
-        long took = System.currentTimeMillis() - t0;
+        long ended = System.currentTimeMillis();
         assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isZero();
-        return took;
+        return ended;
+    }
+
+    /** The whole second before the current one, epoch milliseconds. */
+    private static long lastWholeSecondMillis() {
+        return System.currentTimeMillis() / 1000 * 1000 - 1000;
     }
 
     @Test
-    void theWorkEndsItsDurationAfterAllotStartedTheAttemptNotAfterTheProcessStarted() throws Exception {
-        // Allot started the attempt 2 s ago (the backend was slow to start the process): 0.5 s of its 2.5 s remain.
-        long took = run(2500, 0, System.currentTimeMillis() - 2000);
+    void theWorkEndsItsDurationAfterTheSecondAllotStartedTheAttemptInNotAfterTheProcessStarted() throws Exception {
+        // Allot decided the start 0.9 s into the last second (the backend was slow to start the process): the 3 s of
+        // work end 3 s after that second began, 1 to 2 s from now.
+        long second = lastWholeSecondMillis();
+        long ended = endOf(3000, 0, second + 900);
 
-        assertThat(took).isBetween(400L, 1500L);
+        assertThat(ended).isBetween(second + 3000 - 50, second + 3000 + 700);
         assertThat(Files.readString(dir.resolve("w.runs"))).isEqualTo("3\n");
         assertThat(dir.resolve("w.done")).as("not resumable: no checkpoint").doesNotExist();
     }
 
     @Test
-    void aResumedAttemptDoesTheWorkLeftAfterItsCheckpointFromAllotsStart() throws Exception {
+    void aResumedAttemptDoesTheWorkLeftAfterItsCheckpointFromTheSecondOfAllotsStart() throws Exception {
         Files.writeString(dir.resolve("w.done"), "1000\n");
-        // 2 s of 3 s left in steps of 1 s: the first step was due 0.5 s ago (it checkpoints at once), the second in 0.5 s.
-        long took = run(3000, 1000, System.currentTimeMillis() - 1500);
+        // 2.5 s of 3.5 s left in steps of 1 s from the last second: the first step is due now (it checkpoints at once),
+        // the others 1 and 1.5 s after it.
+        long second = lastWholeSecondMillis();
+        long ended = endOf(3500, 1000, second + 900);
 
-        assertThat(took).isBetween(400L, 1500L);
-        assertThat(Files.readString(dir.resolve("w.done")).strip()).isEqualTo("3000");
+        assertThat(ended).isBetween(second + 2500 - 50, second + 2500 + 700);
+        assertThat(Files.readString(dir.resolve("w.done")).strip()).isEqualTo("3500");
     }
 
     @Test
     void aStepAlreadyDueEndsAtOnceAndWithoutTheVariableTheProgramCountsFromItsOwnStart() throws Exception {
-        assertThat(run(1000, 0, System.currentTimeMillis() - 5000)).isLessThan(900L);
-        assertThat(run(1200, 0, null)).isGreaterThanOrEqualTo(1200L);
+        long t0 = System.currentTimeMillis();
+        assertThat(endOf(1000, 0, t0 - 5000) - t0).isLessThan(900L);
+        long t1 = System.currentTimeMillis();
+        assertThat(endOf(1200, 0, null) - t1).isGreaterThanOrEqualTo(1200L);
         assertThat(Files.readAllLines(dir.resolve("w.runs"))).containsExactly("3", "3");
     }
 }

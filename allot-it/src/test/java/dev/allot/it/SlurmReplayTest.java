@@ -36,17 +36,19 @@ import picocli.CommandLine;
  *
  * <p>Asserted: no program of an attempt started twice (the replay's runs files) and every workload ended; each started
  * attempt is a Slurm job; and the run's agreement with the simulator, within {@link #BOUNDS}: what held with margin
- * over five runs on a loaded 2-core machine (load average 5 to 11; median |start error| 0.10 to 0.35 s, p90 2.3 to 4.3
- * s, wait p90 10% below to 29% above the simulator's, preemption totals equal, final states identical), and over
- * earlier runs that still listed the jobs with {@code squeue --json} (median up to 0.84 s, p90 up to 5.5 s, two final
- * states different, preemption totals two apart). Of issue 19's bounds the median, the final states and the preemptions
- * held in all five, the p90 (2 s) and the wait p90 (5% plus a tick) in none: the scenario's times are whole seconds, so
- * events the simulator sees at one instant (two ends, a submission) the service sees some tenths of a second apart,
- * each end a cycle's listing after its program exited; it decides on what it has seen, a tie breaks the other way, and
- * the work queued behind it follows (README, "Check the simulator against your cluster"). What the service did to its
- * part of that: a cycle's {@code scancel}s and {@code sbatch}es go to Slurm together, not one after another, and the
- * listing is {@code scontrol -o show job}, not the three times larger {@code squeue --json}. Which of issue 19's bounds
- * a run missed is printed.
+ * over eight runs on a loaded 2-core machine but one overloaded (load average 10.5 to 13.5, the replay's submissions
+ * up to 3.4 s late: median 1.16 s). Since the replay's program counts its work from the second of Allot's decision
+ * and the service decides at the clock read after its cycle's listing (README, "Check the simulator against your
+ * cluster"), five of those runs (load 5.8 to 8.7) met all of issue 19's bounds ({@link FidelityBounds#issue19}):
+ * median |start error| 0.08 to 0.18 s, p90 0.16 to 0.34 s, wait p90 13.1 to 13.3 s against the simulator's 13.0 s,
+ * preemption totals equal, final states identical. Two (load 7.4 to 8.9) kept the median, the final states and the
+ * preemptions (within one) but missed the p90 (5.85 s; 1.86 s with a wait p90 30% below): two or three workloads the
+ * simulator ends at one instant, whose ends Slurm showed a listing apart, so that a cycle between decided on the first
+ * end alone and the work queued behind followed. Three later runs passed {@link #BOUNDS}: at load 10.6 to 11.3 all
+ * of issue 19's held; at 11.3 to 15 (submissions up to 2.2 s late) two missed the median (0.96, 0.51 s) and the p90
+ * (3.4 s). Before those two changes the p90 was 2.3 to 5.6 s in every run.
+ * Which of issue 19's bounds a run missed is printed; the bounds asserted stay the looser ones until the ties above
+ * are settled.
  */
 class SlurmReplayTest extends SlurmStories {
     static final Duration TICK = Duration.ofMillis(100);

@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *   <li>if something changed since the policy was last asked, or a wake-up the policy asked for has come, or a
  *       protection has run out: ask the policy and carry out its decisions in order, deciding again at once while a
  *       plan requeued work ({@link DecisionLoop}, the loop the simulator runs, with its bound and its rules for
- *       wake-ups, so that the service decides when the simulator would);</li>
+ *       wake-ups, so that the service decides when the simulator would), at the clock read again once the steps
+ *       above have seen the backend and the store: a start is stamped, and counted from its second, no earlier than
+ *       the end or the submission it was decided on;</li>
  *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
  *       cycle.</li>
  * </ol>
@@ -386,6 +388,16 @@ public final class SchedulerLoop implements AutoCloseable {
         c.carrier.launchDeferred(now, nowMillis);
         c.campaigns.step(now, nowMillis);
         c.intake.syncWorkloads(now);
+        // Decide at the clock as it is now, after the ends and submissions above were seen: the cycle's start may be
+        // a second before them (the backend's listing and the store take time), and a start decided on an end or a
+        // submission must not count from before it (its minimum runtime, its charge, ALLOT_ATTEMPT_STARTED_AT).
+        long decidedAtMillis = c.clock.millis();
+        if (decidedAtMillis > nowMillis) {
+            nowMillis = decidedAtMillis;
+            now = Math.max(now, Math.floorDiv(decidedAtMillis, 1000));
+            c.lastNowSeconds = now;
+            c.state.advanceTo(now);
+        }
         for (int i = 0; i < MAX_INSTANTS_PER_CYCLE && c.decider.decisionDue(now); i++) {
             c.decider.decide(now, nowMillis);
             c.state.advanceTo(now); // ends the protections that ran out at once

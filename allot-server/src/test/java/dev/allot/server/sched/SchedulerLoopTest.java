@@ -90,6 +90,26 @@ class SchedulerLoopTest {
     }
 
     @Test
+    void aStartIsDecidedAtTheClockAfterTheEndThatMadeRoomForItNotAtTheCyclesStart() {
+        Fixture f = fixture("late-listing", List.of("a"), 8);
+        String w1 = f.submit("a", 8, 10, 0, false);
+        String w2 = f.submit("a", 8, 10, 0, false);
+        f.cycle();
+        long started = f.clock.millis();
+        // The next cycle begins 0.9 s into second 9; its listing of the backend takes 0.3 s, and w1's 10 s end at
+        // second 10 while it lists: w2 starts on w1's GPUs in second 10, not stamped before the end it waited for.
+        f.clock.advance(Duration.ofMillis(9_900));
+        f.backend.whileNextObserving = () -> f.clock.advance(Duration.ofMillis(300));
+        f.cycle();
+
+        assertThat(f.stateOf(w1)).isEqualTo(WorkloadState.COMPLETED);
+        assertThat(f.attempts(w2)).singleElement().satisfies(a -> {
+            assertThat(a.startedAtMillis()).isEqualTo(started + 10_200).isEqualTo(f.clock.millis());
+            assertThat(f.backend.launches.get(1).startedAtMillis()).isEqualTo(a.startedAtMillis());
+        });
+    }
+
+    @Test
     void twoWholeNodeWorkloadsRunOneAfterTheOther() {
         Fixture f = fixture("two", List.of("a"), 8);
         String w1 = f.submit("a", 8, HOUR, 900, false);

@@ -50,6 +50,8 @@ final class ScriptedBackend implements Backend {
     int unavailableAfterTaking;
     /** How many of the next {@link #observe} calls throw {@link BackendUnavailableException}. */
     int failObserves;
+    /** Run once by the next {@link #observe} call before it looks (a test moves the clock: a listing takes time). */
+    Runnable whileNextObserving;
     /** Every call of {@link #start}, taken or not, by attempt. */
     final List<AttemptKey> startCalls = new ArrayList<>();
     /** {@code drain <node> <reason>} and {@code resume <node>}, in the order they were told and done. */
@@ -162,6 +164,11 @@ final class ScriptedBackend implements Backend {
         if (failObserves > 0) {
             failObserves--;
             throw new BackendUnavailableException("the probe failed");
+        }
+        if (whileNextObserving != null) {
+            Runnable r = whileNextObserving;
+            whileNextObserving = null;
+            r.run();
         }
         List<AttemptStatus> out = new ArrayList<>();
         for (AttemptKey k : failed) {
