@@ -116,6 +116,13 @@ final class ServeCommand implements Callable<Integer> {
             description = "time between scheduling cycles (default: ${DEFAULT-VALUE})")
     String tick;
 
+    @Option(names = "--settle", paramLabel = "DURATION", defaultValue = "0s",
+            description = "after a cycle sees work end, ask the policy only in a later cycle that sees no further end,"
+                    + " or once this has passed since the first end, so that ends the backend reports a listing apart"
+                    + " are decided on together, as the simulator does (for replays); 0 decides at once"
+                    + " (default: ${DEFAULT-VALUE})")
+    String settle;
+
     @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "30s",
             description = "how long a stopped workload may take to exit before it is killed (default: ${DEFAULT-VALUE})")
     String grace;
@@ -243,6 +250,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         Duration tickD = duration("--tick", tick, false);
         Duration graceD = duration("--grace", grace, true);
+        Duration settleD = duration("--settle", settle, true);
         Duration every = duration("--health-check-every", healthCheckEvery, false);
         Duration forecastEvery = duration("--forecast-interval", forecastInterval, true);
         if (healthCheck != null && healthCheck.isBlank()) {
@@ -275,7 +283,7 @@ final class ServeCommand implements Callable<Integer> {
                 .withVirtualGpus(gpus == null ? 0 : gpus).withNodeName(nodeName).withTimeScale(scale)
                 .withTick(tickD).withGrace(graceD).withDemo(demo)
                 .withHealthCheck(healthCheck, every, dev.allot.server.service.HealthChecker.DEFAULT_TIMEOUT)
-                .withForecastInterval(forecastEvery).withHighAvailability(ha);
+                .withForecastInterval(forecastEvery).withHighAvailability(ha).withSettle(settleD);
         c = c.withSecurity(new ServiceConfig.Security(security.bindAddress(), security.tlsCertificate(),
                 security.tlsKey(), accounts,
                 singleUserHost, allowRootWorkloads));

@@ -115,6 +115,7 @@ class ServeCommandTest {
         for (String[] bad : new String[][]{
                 {"--tick", "soon", "--tick expects a duration such as 500ms, 30s, 2m or 1h30m, got 'soon'"},
                 {"--grace", "-5s", "--grace expects a duration"},
+                {"--settle", "-1s", "--settle expects a duration"},
                 {"--health-check-every", "0s", "--health-check-every expects a duration > 0"},
                 {"--forecast-interval", "often", "--forecast-interval expects a duration such as 500ms"},
                 {"--backend", "kubernetes", "--backend expects one of local, simulated, slurm, got 'kubernetes'"},

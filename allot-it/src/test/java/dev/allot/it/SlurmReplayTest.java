@@ -52,13 +52,15 @@ import picocli.CommandLine;
  */
 class SlurmReplayTest extends SlurmStories {
     static final Duration TICK = Duration.ofMillis(100);
+    /** {@code allot serve --settle}: ends Slurm shows a listing apart are decided on together (at most this late). */
+    static final Duration SETTLE = Duration.ofMillis(500);
     /** The bounds asserted; issue 19's ({@link FidelityBounds#issue19}) are printed, see the class comment. */
     static final FidelityBounds BOUNDS = new FidelityBounds(1.0, 7.0, 0.35, TICK.toMillis() / 1000.0, 0.05, 2, 2);
 
     @Test
     void replayOnSlurmStartsWorkloadsCloseToTheSimulatorAndRunsEachAttemptOnce() throws Exception {
         Path scenario = Path.of("..", "examples", "replay").toAbsolutePath().normalize();
-        story = new Story(slurm, dir.resolve("data"), "it-replay").withTick(TICK).seed().start();
+        story = new Story(slurm, dir.resolve("data"), "it-replay").withTick(TICK).withSettle(SETTLE).seed().start();
         Path live = dir.resolve("live.csv");
         Path sim = dir.resolve("sim.csv");
         StringWriter replayOut = new StringWriter();

@@ -51,6 +51,7 @@ final class Story implements AutoCloseable {
     private final Map<String, String> serviceEnvironment = new java.util.TreeMap<>();
     /** The scheduling loop's tick ({@code allot serve --tick}) of {@link #start}. */
     private Duration tick = Duration.ofMillis(200);
+    private Duration settle = Duration.ZERO;
     /** A PostgreSQL store shared with other stories (high availability); null: SQLite in the data directory. */
     private String dbUrl;
     private String dbUser;
@@ -134,6 +135,12 @@ final class Story implements AutoCloseable {
         return this;
     }
 
+    /** Holds decisions after ends for at most {@code d} ({@code allot serve --settle}; {@link #start} only). */
+    Story withSettle(Duration d) {
+        settle = d;
+        return this;
+    }
+
     /** Observe through slurmrestd instead of the commands. */
     Story observingWithRest() {
         slurmConfig = slurmConfig.withRest(slurm.restUrl, "root", slurm.restTokenFile);
@@ -171,7 +178,7 @@ final class Story implements AutoCloseable {
         Files.createDirectories(slurmConfig.workDir());
         writeRootAccounts();
         ServiceConfig config = ServiceConfig.defaults(dataDir).withPort(0).withBackend("slurm")
-                .withTick(tick).withGrace(Duration.ofSeconds(2))
+                .withTick(tick).withSettle(settle).withGrace(Duration.ofSeconds(2))
                 .withSecurity(new ServiceConfig.Security(ServiceConfig.Security.LOOPBACK, null, null, accountsFile,
                         false, slurmConfig.rootWorkloads()));
         service = Service.start(config, Clock.systemUTC(),

@@ -46,7 +46,8 @@ final class Carrier {
         this.send = new Dispatcher(c);
     }
 
-    void observe(long now, long nowMillis) {
+    /** Records what the backend says of the live attempts; returns how many of them it found ended. */
+    int observe(long now, long nowMillis) {
         for (LiveAttempt l : new ArrayList<>(c.books.live.values())) {
             if (l.startUnconfirmed) {
                 retryStart(l, now, nowMillis);
@@ -58,7 +59,7 @@ final class Carrier {
             statuses = new ArrayList<>(c.backend.observe());
         } catch (BackendException e) {
             LOG.warn("could not observe the {} backend: {}", c.backend.name(), e.getMessage());
-            return;
+            return 0;
         }
         statuses.sort(Comparator.comparing(AttemptStatus::attempt));
         // What the backend says is recorded in one store transaction (one fsync for a thousand ends, not a thousand);
@@ -67,6 +68,7 @@ final class Carrier {
         forgetLater = forgets;
         List<Requeued> requeued = new ArrayList<>();
         brakesLater = requeued;
+        int[] ends = {0};
         try {
             c.store.batch(() -> {
                 for (AttemptStatus st : statuses) {
@@ -79,6 +81,7 @@ final class Carrier {
                         l.markedRunning = true;
                     }
                     if (st.ended()) {
+                        ends[0]++;
                         finish(l, st, now, nowMillis);
                     } else if (st.phase() != AttemptStatus.Phase.UNKNOWN) {
                         l.adoptedUnseen = false; // seen alive: from now on it ends on the service's watch
@@ -102,6 +105,7 @@ final class Carrier {
         if (c.staleStarts != null) {
             c.staleStarts.sweep(statuses);
         }
+        return ends[0];
     }
 
     /** While {@link #observe} records ends in a batch: the attempts the backend forgets once it has committed. */

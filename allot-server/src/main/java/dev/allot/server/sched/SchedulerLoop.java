@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  *       plan requeued work ({@link DecisionLoop}, the loop the simulator runs, with its bound and its rules for
  *       wake-ups, so that the service decides when the simulator would), at the clock read again once the steps
  *       above have seen the backend and the store: a start is stamped, and counted from its second, no earlier than
- *       the end or the submission it was decided on;</li>
+ *       the end or the submission it was decided on (with {@link #settleEnds}, a cycle that found ends leaves this
+ *       to the next, so that ends the backend reports a listing apart are decided on together);</li>
  *   <li>if anything was asked to stop, observe once more, so that work a backend stops at once makes room in the same
  *       cycle.</li>
  * </ol>
@@ -152,6 +153,8 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private final CycleHealth health = new CycleHealth();
+    /** Whether a cycle that saw ends waits for the next before deciding (off unless {@link #settleEnds}). */
+    private volatile EndSettling endSettling = new EndSettling(Duration.ZERO);
     /** Whether this instance acts, at which term, and its view of the leader's state while it stands by. */
     private final Terms terms;
     private volatile ScheduledExecutorService thread;
@@ -218,6 +221,15 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ running
+
+    /**
+     * After a cycle sees work end, the policy is asked only by a later cycle that sees no further end, or once
+     * {@code settle} has passed since the first of those ends ({@link EndSettling}); zero (the default) asks at once.
+     * Set before {@link #start}.
+     */
+    public void settleEnds(Duration settle) {
+        endSettling = new EndSettling(Objects.requireNonNull(settle, "settle"));
+    }
 
     /** Runs cycles on one daemon thread, {@code tick} apart (from the end of one to the start of the next). */
     public synchronized void start(Duration tick) {
@@ -384,7 +396,7 @@ public final class SchedulerLoop implements AutoCloseable {
         if (!c.toReconcile.isEmpty()) {
             c.adoption.reconcile(now, nowMillis);
         }
-        c.carrier.observe(now, nowMillis);
+        int ends = c.carrier.observe(now, nowMillis);
         c.carrier.launchDeferred(now, nowMillis);
         c.campaigns.step(now, nowMillis);
         c.intake.syncWorkloads(now);
@@ -398,7 +410,8 @@ public final class SchedulerLoop implements AutoCloseable {
             c.lastNowSeconds = now;
             c.state.advanceTo(now);
         }
-        for (int i = 0; i < MAX_INSTANTS_PER_CYCLE && c.decider.decisionDue(now); i++) {
+        boolean settling = endSettling.holds(ends, nowMillis); // the next cycle decides
+        for (int i = 0; !settling && i < MAX_INSTANTS_PER_CYCLE && c.decider.decisionDue(now); i++) {
             c.decider.decide(now, nowMillis);
             c.state.advanceTo(now); // ends the protections that ran out at once
         }

@@ -216,6 +216,7 @@ public final class Service implements AutoCloseable {
                     config.ha().lease()) : store,
                     loopBackend, policy.create(), policy.scheduler(), clock, config.grace());
             loop.lead(leadership);
+            loop.settleEnds(config.settle());
             if (store.shared()) {
                 loop.follow(store.readOnly()); // a standby explains and forecasts from a view that only reads
             }

@@ -31,12 +31,14 @@ import java.util.Objects;
  *                     thread: {@link dev.allot.server.forecast.LiveForecaster}); zero turns forecasting off
  * @param ha           the leader lease's timing and where the local backend keeps its attempts, for several instances
  *                     on one PostgreSQL database ({@link HighAvailability})
+ * @param settle       after a cycle sees work end, how long at most the policy waits for the ends the backend reports
+ *                     a cycle later (zero: it decides at once; {@link dev.allot.server.sched.SchedulerLoop#settleEnds})
  */
 public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword, int port,
                             String backend, String nodeName, int virtualGpus, double timeScale, Duration tick,
                             Duration grace, boolean demo, String healthCheck, Duration healthCheckEvery,
                             Duration healthCheckTimeout, Security security, Duration forecastInterval,
-                            HighAvailability ha) {
+                            HighAvailability ha, Duration settle) {
     /** The default time between two rounds of the health check. */
     public static final Duration DEFAULT_HEALTH_CHECK_EVERY = Duration.ofMinutes(1);
 
@@ -82,6 +84,11 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
         }
         Objects.requireNonNull(ha, "ha");
         Objects.requireNonNull(forecastInterval, "forecastInterval");
+        Objects.requireNonNull(settle, "settle");
+        if (settle.isNegative()) {
+            throw new IllegalArgumentException("the settle time must not be negative (0 decides at once), got "
+                    + settle);
+        }
         if (forecastInterval.isNegative()) {
             throw new IllegalArgumentException("the forecast interval must not be negative (0 turns forecasting off),"
                     + " got " + forecastInterval);
@@ -95,7 +102,7 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
                          Duration healthCheckTimeout, Security security) {
         this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
                 tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                dev.allot.server.forecast.LiveForecaster.DEFAULT_INTERVAL, HighAvailability.defaults());
+                dev.allot.server.forecast.LiveForecaster.DEFAULT_INTERVAL, HighAvailability.defaults(), Duration.ZERO);
     }
 
     /** With the default {@link HighAvailability} (the shape before it existed). */
@@ -105,7 +112,7 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
                          Duration healthCheckTimeout, Security security, Duration forecastInterval) {
         this(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, virtualGpus, timeScale,
                 tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security, forecastInterval,
-                HighAvailability.defaults());
+                HighAvailability.defaults(), Duration.ZERO);
     }
 
     /**
@@ -142,7 +149,7 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
     public ServiceConfig withHighAvailability(HighAvailability h) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, h);
+                forecastInterval, h, settle);
     }
 
     /**
@@ -210,73 +217,80 @@ public record ServiceConfig(Path dataDir, String databaseUrl, String databaseUse
     public ServiceConfig withPort(int p) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, p, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withBackend(String b) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, b, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withVirtualGpus(int g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName, g,
                 timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withTick(Duration t) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, t, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withGrace(Duration g) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, g, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withDemo(boolean d) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, d, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withDatabase(String url, String user, String password) {
         return new ServiceConfig(dataDir, url, user, password, port, backend, nodeName, virtualGpus, timeScale, tick,
                 grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withNodeName(String n) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, n,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     /** Runs {@code command} for each node every {@code every}, each probe for at most {@code timeout}. */
     public ServiceConfig withHealthCheck(String command, Duration every, Duration timeout) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
-                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security, forecastInterval, ha);
+                virtualGpus, timeScale, tick, grace, demo, command, every, timeout, security, forecastInterval, ha, settle);
     }
 
     public ServiceConfig withSecurity(Security s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, s,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     public ServiceConfig withTimeScale(double s) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, s, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                forecastInterval, ha);
+                forecastInterval, ha, settle);
     }
 
     /** At least {@code every} between two forecasts; zero turns forecasting off. */
     public ServiceConfig withForecastInterval(Duration every) {
         return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
                 virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
-                every, ha);
+                every, ha, settle);
+    }
+
+    /** After a cycle sees work end, wait at most {@code d} for the ends reported a cycle later; zero decides at once. */
+    public ServiceConfig withSettle(Duration d) {
+        return new ServiceConfig(dataDir, databaseUrl, databaseUser, databasePassword, port, backend, nodeName,
+                virtualGpus, timeScale, tick, grace, demo, healthCheck, healthCheckEvery, healthCheckTimeout, security,
+                forecastInterval, ha, d);
     }
 }

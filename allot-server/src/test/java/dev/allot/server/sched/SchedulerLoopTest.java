@@ -109,6 +109,47 @@ class SchedulerLoopTest {
         });
     }
 
+    /**
+     * Given 2 x 8 GPUs held by two 8-GPU workloads that end in one second but are seen a cycle apart, a waiting
+     * 16-GPU workload and, behind it, an unallocated 8-GPU one: deciding on the first end alone starts the unallocated
+     * one on its GPUs, which the 16-GPU one then preempts at the second end; with a settle time the loop waits for the
+     * cycle that sees no further end and starts the 16-GPU one on both, preempting nothing.
+     */
+    @Test
+    void withASettleTimeEndsSeenACycleApartAreDecidedOnTogether() {
+        for (boolean settle : new boolean[] {false, true}) {
+            Fixture f = fixture("settle-" + settle, List.of("a"), 8, 8);
+            if (settle) {
+                f.loop.settleEnds(Duration.ofMillis(500));
+            }
+            String w1 = f.submit("a", 8, 10, 60, false);
+            f.cycle();
+            f.clock.advance(Duration.ofMillis(300));
+            String w2 = f.submit("a", 8, 10, 60, false);
+            f.cycle();
+            f.clock.advance(Duration.ofMillis(100));
+            String big = f.submit("a", 16, HOUR, 60, false);
+            String small = f.submit("a", 8, HOUR, 0, false);
+            f.cycle();
+            assertThat(f.stateOf(big)).isEqualTo(WorkloadState.PENDING);
+
+            f.clock.advance(Duration.ofMillis(9_700)); // 10.1 s: w1 has ended, w2 ends at 10.3 s
+            f.cycle();
+            assertThat(f.stateOf(w1)).isEqualTo(WorkloadState.COMPLETED);
+            assertThat(f.stateOf(small)).isEqualTo(settle ? WorkloadState.PENDING : WorkloadState.RUNNING);
+            f.clock.advance(Duration.ofMillis(300)); // 10.4 s: w2 has ended
+            f.cycle();
+            assertThat(f.stateOf(w2)).isEqualTo(WorkloadState.COMPLETED);
+            f.clock.advance(Duration.ofMillis(100)); // a cycle that sees no further end
+            f.cycle();
+            f.clock.advance(Duration.ofMillis(100));
+            f.cycle();
+
+            assertThat(f.stateOf(big)).as("settle %s: %s", settle, f.story).isEqualTo(WorkloadState.RUNNING);
+            assertThat(f.loop.counters().preemptions()).as("settle %s: %s", settle, f.story).isEqualTo(settle ? 0 : 1);
+        }
+    }
+
     @Test
     void twoWholeNodeWorkloadsRunOneAfterTheOther() {
         Fixture f = fixture("two", List.of("a"), 8);
