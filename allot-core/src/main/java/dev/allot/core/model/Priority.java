@@ -11,8 +11,16 @@ import java.util.stream.Collectors;
 public enum Priority {
     LOW, NORMAL, HIGH, URGENT;
 
+    /** {@link #label} computed once (the service's store reads one per workload row). */
+    private final String label = name().toLowerCase(Locale.ROOT);
+
     /** Parses {@code low|normal|high|urgent} (any case); the error lists the valid values. */
     public static Priority parse(String text) {
+        for (Priority p : values()) {
+            if (p.label.equals(text)) { // the usual case (the store keeps labels), without a copy
+                return p;
+            }
+        }
         String t = text.trim().toUpperCase(Locale.ROOT);
         for (Priority p : values()) {
             if (p.name().equals(t)) {
@@ -27,6 +35,6 @@ public enum Priority {
     }
 
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
     }
 }

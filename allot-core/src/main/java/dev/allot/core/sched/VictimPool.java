@@ -4,6 +4,7 @@ import dev.allot.core.state.FreeIndex;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.Placement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
@@ -21,6 +22,8 @@ public final class VictimPool {
     private final int[] perNode;
     private final BitSet nodesWithCandidates = new BitSet();
     private boolean built;
+    /** The candidates with their keys, in the order of {@link #sorted}; rebuilt when the candidates are gathered. */
+    private Keyed[] keyed = new Keyed[0];
     private long sortedForVersion = -1;
 
     public VictimPool(int nodes) {
@@ -57,6 +60,7 @@ public final class VictimPool {
                 }
             });
             built = true;
+            keyed = new Keyed[0];
         }
         if (sortedForVersion != orderVersion) {
             sortByKeys(keys);
@@ -86,7 +90,19 @@ public final class VictimPool {
         }
     }
 
-    private record Keyed(Job job, int group, double overServed, long workLost) {
+    /**
+     * A candidate with its sort keys, kept all cycle (one per candidate, not one per candidate per sort) and given
+     * fresh keys at every sort.
+     */
+    private static final class Keyed {
+        final Job job;
+        int group;
+        double overServed;
+        long workLost;
+
+        Keyed(Job job) {
+            this.job = job;
+        }
     }
 
     /** Group, then higher standing, then less work lost, then id: the Slurm model's order. */
@@ -119,14 +135,36 @@ public final class VictimPool {
         return c != 0 ? c : a.job.id().compareTo(b.job.id());
     };
 
+    /**
+     * Sorts the candidates by their keys as they are now. Both orders end in the id, so the sorted order is the one
+     * order the keys define, however it is reached: when the keys still stand in order (a start moved standings
+     * that decide nothing between these candidates), the list is left as it is instead of being sorted again, and
+     * the keys live in one array kept all cycle (issue 21: the cycle taking in 10,000 submissions sorted its 1,800
+     * candidates 430 times, a new key record each time, for a third of its decision's CPU and 19 of its 22 MB; 255
+     * of those sorts found the order unchanged).
+     */
     private void sortByKeys(Keys keys) {
-        List<Keyed> keyed = new ArrayList<>(sorted.size());
-        for (Job j : sorted) {
-            keyed.add(new Keyed(j, keys.group(j), keys.overServed(j), keys.workLost(j)));
+        if (keyed.length != sorted.size()) {
+            keyed = new Keyed[sorted.size()];
+            for (int i = 0; i < keyed.length; i++) {
+                keyed[i] = new Keyed(sorted.get(i));
+            }
         }
-        keyed.sort(keys.workLostFirst() ? LOST_FIRST : STANDING_FIRST);
-        for (int i = 0; i < keyed.size(); i++) {
-            sorted.set(i, keyed.get(i).job);
+        Comparator<Keyed> order = keys.workLostFirst() ? LOST_FIRST : STANDING_FIRST;
+        boolean inOrder = true;
+        for (int i = 0; i < keyed.length; i++) {
+            Keyed k = keyed[i];
+            k.group = keys.group(k.job);
+            k.overServed = keys.overServed(k.job);
+            k.workLost = keys.workLost(k.job);
+            inOrder = inOrder && (i == 0 || order.compare(keyed[i - 1], k) <= 0);
+        }
+        if (inOrder) {
+            return;
+        }
+        Arrays.sort(keyed, order);
+        for (int i = 0; i < keyed.length; i++) {
+            sorted.set(i, keyed[i].job);
         }
     }
 

@@ -214,7 +214,7 @@ public final class Attempts {
                         .set(outcome.workloadState(true, false).label())
                         .set(outcome.workloadState(false, false).label())
                         .set(key.workloadId()).set(key.workloadId()).set(key.attempt())
-                        .one(Rows::workload);
+                        .one(Rows::workloadInColumnOrder);
             }
             if (moved == null) {
                 Attempt a = requireAttempt(h, key);

@@ -29,6 +29,11 @@ final class RawStatement implements AutoCloseable {
     private final PreparedStatement ps;
     private final LongAdder executed;
     private int next = 1;
+    /**
+     * Whether every run so far ended normally, its result set closed (which resets the statement): then the cache
+     * takes it back without looking for an open one ({@link StatementCache.Builder#closeSettled}).
+     */
+    private boolean settled = true;
 
     private RawStatement(Connection connection, StatementCache.Builder cache, String sql, PreparedStatement ps,
                          LongAdder executed) {
@@ -104,8 +109,11 @@ final class RawStatement implements AutoCloseable {
     /** Runs it as a statement that returns no rows; how many rows it changed. Parameters are bound anew after. */
     int update() {
         executed.increment();
+        settled = false;
         try {
-            return ps.executeUpdate();
+            int n = ps.executeUpdate();
+            settled = true;
+            return n;
         } catch (SQLException e) {
             throw failed(e);
         } finally {
@@ -128,8 +136,11 @@ final class RawStatement implements AutoCloseable {
     /** Runs the batch; the rows each of its entries changed, in order. It counts as one statement. */
     int[] runBatch() {
         executed.increment();
+        settled = false;
         try {
-            return ps.executeBatch();
+            int[] n = ps.executeBatch();
+            settled = true;
+            return n;
         } catch (SQLException e) {
             throw failed(e);
         }
@@ -147,11 +158,15 @@ final class RawStatement implements AutoCloseable {
      */
     <T> T one(RowReader<T> reader) {
         executed.increment();
+        settled = false;
         try {
             ps.execute();
+            T row;
             try (ResultSet rs = ps.getResultSet()) {
-                return rs != null && rs.next() ? reader.read(rs) : null;
+                row = rs != null && rs.next() ? reader.read(rs) : null;
             }
+            settled = true;
+            return row;
         } catch (SQLException e) {
             throw failed(e);
         } finally {
@@ -163,7 +178,9 @@ final class RawStatement implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (cache != null) {
+            if (cache != null && settled) {
+                cache.closeSettled(connection, sql, ps);
+            } else if (cache != null) {
                 cache.close(connection, sql, ps);
             } else {
                 ps.close();

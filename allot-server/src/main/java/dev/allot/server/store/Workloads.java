@@ -75,7 +75,7 @@ public final class Workloads {
     private Workload byIdempotencyKey(Handle h, String key) {
         return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
                 .bind("key", key)
-                .map((rs, ctx) -> Rows.workload(rs))
+                .map((rs, ctx) -> Rows.workloadInColumnOrder(rs))
                 .findOne()
                 .orElseThrow(() -> new StoreException("idempotency key '" + key + "' conflicted but no workload has it"));
     }
@@ -158,8 +158,8 @@ public final class Workloads {
             List<Workload> changed = h.createQuery(CHANGES)
                     .bind("cursor", cursor)
                     .map((rs, ctx) -> {
-                        highest[0] = Math.max(highest[0], rs.getLong("change_seq"));
-                        return Rows.workload(rs);
+                        highest[0] = Math.max(highest[0], rs.getLong(CHANGE_SEQ_COLUMN));
+                        return Rows.workloadInColumnOrder(rs);
                     })
                     .list();
             if (vendor == Store.Vendor.SQLITE) {
@@ -172,6 +172,8 @@ public final class Workloads {
     /** {@link #changesSince}' query (the index {@code workloads_by_change}); package-private for the plan's test. */
     static final String CHANGES = "SELECT " + WORKLOAD_COLUMNS + ", change_seq FROM workloads"
             + " WHERE change_seq >= :cursor ORDER BY change_seq, seq";
+    /** Where {@link #CHANGES} puts {@code change_seq}: after the workload's columns. */
+    private static final int CHANGE_SEQ_COLUMN = WORKLOAD_COLUMNS.split(",").length + 1;
 
     /** {@link #changeCursor}'s query on each store: see {@link #changesSince} for what a cursor means there. */
     private static final java.util.Map<Store.Vendor, String> CURSOR = java.util.Map.of(
@@ -214,7 +216,7 @@ public final class Workloads {
             if (filter.user() != null) {
                 q.bind("user", filter.user());
             }
-            return q.map((rs, ctx) -> Rows.workload(rs)).list();
+            return q.map((rs, ctx) -> Rows.workloadInColumnOrder(rs)).list();
         });
     }
 
@@ -339,7 +341,7 @@ public final class Workloads {
     static Optional<Workload> find(Handle h, String id) {
         return h.createQuery("SELECT " + WORKLOAD_COLUMNS + " FROM workloads WHERE id = :id")
                 .bind("id", id)
-                .map((rs, ctx) -> Rows.workload(rs))
+                .map((rs, ctx) -> Rows.workloadInColumnOrder(rs))
                 .findOne();
     }
 
