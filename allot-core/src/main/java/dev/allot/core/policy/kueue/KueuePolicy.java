@@ -321,8 +321,9 @@ public final class KueuePolicy implements Policy {
             if (count == 0) {
                 return;
             }
+            tournament.beginCycle(present, gpus, prio, submit, ids);
             for (int k = 0; k < count; k++) {
-                int cq = tournament.winner(present, gpus, prio, submit, ids);
+                int cq = tournament.next();
                 present[cq] = false;
                 process(state, queues[cq], cycleHeads[cq], cq, count);
             }
