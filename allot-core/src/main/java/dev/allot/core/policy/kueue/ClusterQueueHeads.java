@@ -41,6 +41,9 @@ final class ClusterQueueHeads {
     private final AfsIndex afsIndex;
     /** Every ClusterQueue's cursors, one per sub-queue ever seen; null for a ClusterQueue that never had one. */
     private final CqQueue[] queues;
+    /** Per leaf and class, the pending queues' change count and the number of sub-queues at the last sync. */
+    private final long[] syncedChanges;
+    private final int[] syncedShapes;
     /** The set-asides of a trial ({@link #beginTrial}), to undo if it is given up. */
     private final Journal journal = new Journal();
 
@@ -62,6 +65,9 @@ final class ClusterQueueHeads {
         }
         this.afsIndex = admissionFairSharing ? new AfsIndex() : null;
         this.queues = new CqQueue[cqCount];
+        this.syncedChanges = new long[allocations * 2];
+        java.util.Arrays.fill(syncedChanges, -1);
+        this.syncedShapes = new int[allocations * 2];
     }
 
     /** With Admission Fair Sharing, takes in the workloads submitted or requeued since the last pass. */
@@ -148,10 +154,18 @@ final class ClusterQueueHeads {
                 queueFor(cq).add(new Cursor(sq));
             }
         }
+        // the sub-queues' counts are taken only when the leaf's queues changed since the last pass, and each from
+        // its own shape's count, so that a sub-queue keeps its first workload while its own queue stays the same
+        int k = leaf * 2 + (allocated ? 0 : 1);
         long changes = state.pending().changes(leaf, allocated);
-        for (SubQueue sq : known) {
-            sq.changes = changes;
+        if (syncedChanges[k] == changes && syncedShapes[k] == known.size()) {
+            return;
         }
+        for (int s = 0; s < known.size(); s++) {
+            known.get(s).changes = state.pending().changes(leaf, allocated, s);
+        }
+        syncedChanges[k] = changes;
+        syncedShapes[k] = known.size();
     }
 
     private CqQueue queueFor(int cq) {
