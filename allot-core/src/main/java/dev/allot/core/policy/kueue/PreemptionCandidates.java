@@ -455,6 +455,21 @@ final class PreemptionCandidates {
         private final boolean[] offers = new boolean[cqCount];
         private int highest = -1;
         private int secondHighest = -1;
+        /**
+         * Every ClusterQueue's usage when last refreshed: a search adds and takes back usage, which changes the
+         * version but not the usage, and the offering depends on the usage only (every node's is the sum of its
+         * ClusterQueues'), besides the admitted work ({@link #stale}).
+         */
+        private final long[] usageAt = new long[cqCount];
+
+        private boolean sameUsage() {
+            for (int q = 0; q < cqCount; q++) {
+                if (usageAt[q] != cohorts.cqUsage(q)) {
+                    return false;
+                }
+            }
+            return true;
+        }
 
         /** Whether no ClusterQueue could give up work to a workload of {@code gpus} GPUs of {@code cq}. */
         boolean none(int cq, long gpus) {
@@ -469,8 +484,12 @@ final class PreemptionCandidates {
         }
 
         private void refresh() {
-            if (!stale && version == cohorts.usageVersion()) {
+            if (!stale && (version == cohorts.usageVersion() || sameUsage())) {
+                version = cohorts.usageVersion();
                 return;
+            }
+            for (int q = 0; q < cqCount; q++) {
+                usageAt[q] = cohorts.cqUsage(q);
             }
             count = 0;
             highest = -1;
