@@ -23,6 +23,8 @@ public final class PendingQueues {
     private final boolean[] headsKnown;
     /** Per leaf and class: how many additions and removals its queues have seen. */
     private final long[] changes;
+    /** Per leaf and class, per shape: how many additions and removals that shape's queue has seen. */
+    private final long[][] shapeChanges;
     private int total;
 
     PendingQueues(int leaves) {
@@ -38,6 +40,15 @@ public final class PendingQueues {
         smallestHeadGpus = new int[leaves * 2];
         headsKnown = new boolean[leaves * 2];
         changes = new long[leaves * 2];
+        shapeChanges = new long[leaves * 2][0];
+    }
+
+    private void changed(int k, int shape) {
+        changes[k]++;
+        if (shape >= shapeChanges[k].length) {
+            shapeChanges[k] = java.util.Arrays.copyOf(shapeChanges[k], Math.max(shape + 1, shapeChanges[k].length * 2));
+        }
+        shapeChanges[k][shape]++;
     }
 
     private static int cls(boolean allocated) {
@@ -57,7 +68,7 @@ public final class PendingQueues {
             throw new IllegalStateException("job " + job.id() + " is already pending");
         }
         headsKnown[job.leaf() * 2 + c] = false;
-        changes[job.leaf() * 2 + c]++;
+        changed(job.leaf() * 2 + c, job.shape());
         count[job.leaf()][c]++;
         gpus[job.leaf()][c] += job.gpus();
         total++;
@@ -69,7 +80,7 @@ public final class PendingQueues {
             throw new IllegalStateException("job " + job.id() + " is not pending");
         }
         headsKnown[job.leaf() * 2 + c] = false;
-        changes[job.leaf() * 2 + c]++;
+        changed(job.leaf() * 2 + c, job.shape());
         count[job.leaf()][c]--;
         gpus[job.leaf()][c] -= job.gpus();
         total--;
@@ -117,6 +128,15 @@ public final class PendingQueues {
      */
     public long changes(int leaf, boolean allocated) {
         return changes[leaf * 2 + cls(allocated)];
+    }
+
+    /**
+     * How many times a job joined or left one shape queue of one leaf and class ({@link #changes} for a single
+     * queue): while it stays the same, so does that queue.
+     */
+    public long changes(int leaf, boolean allocated, int shape) {
+        long[] c = shapeChanges[leaf * 2 + cls(allocated)];
+        return shape < c.length ? c[shape] : 0;
     }
 
     public int count(int leaf, boolean allocated) {

@@ -19,8 +19,11 @@ public final class RunningLists {
     long unallocatedGpus;
     /** Counts every entry and exit ({@link #changes}). */
     private long changes;
+    /** Counts every entry and exit per list: each allocation's, then the unallocated one's ({@link #listChanges}). */
+    private final long[] listChanges;
 
     RunningLists(int leaves) {
+        this.listChanges = new long[leaves + 1];
         this.allocated = new ArrayList<>(leaves);
         for (int i = 0; i < leaves; i++) {
             allocated.add(new ArrayList<>());
@@ -30,6 +33,7 @@ public final class RunningLists {
     /** Files a job in its list (allocated or unallocated, as it is now); an unallocated one adds its GPUs. */
     void enter(Job job) {
         changes++;
+        listChanges[job.allocated() ? job.leaf() : listChanges.length - 1]++;
         List<Job> list = job.allocated() ? allocated.get(job.leaf()) : unallocated;
         job.runningSlot = list.size();
         list.add(job);
@@ -41,6 +45,7 @@ public final class RunningLists {
     /** Takes a job out of its list (allocated or unallocated, as it is now), in constant time. */
     void leave(Job job) {
         changes++;
+        listChanges[job.allocated() ? job.leaf() : listChanges.length - 1]++;
         List<Job> list = job.allocated() ? allocated.get(job.leaf()) : unallocated;
         int slot = job.runningSlot;
         Job last = list.remove(list.size() - 1);
@@ -70,6 +75,14 @@ public final class RunningLists {
      */
     public long changes() {
         return changes;
+    }
+
+    /**
+     * {@link #changes} of one list: allocation {@code list}'s running jobs, or for {@code list} equal to the number
+     * of allocations the unallocated ones. While it stays the same, that list holds the same jobs.
+     */
+    public long listChanges(int list) {
+        return listChanges[list];
     }
 
     public int count() {

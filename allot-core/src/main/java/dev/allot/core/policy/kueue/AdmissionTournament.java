@@ -39,6 +39,8 @@ public final class AdmissionTournament {
     private long[] submit;
     private String[] id;
     private boolean[] present;
+    /** The usage version the present heads' entries were last brought up to in this cycle; -1: not yet. */
+    private long refreshedAt = -1;
 
     public AdmissionTournament(Cohorts cohorts) {
         this.cohorts = cohorts;
@@ -60,12 +62,36 @@ public final class AdmissionTournament {
      * entries with {@code present[cq]} take part.
      */
     public int winner(boolean[] present, long[] gpus, int[] priority, long[] submit, String[] id) {
+        beginCycle(present, gpus, priority, submit, id);
+        return next();
+    }
+
+    /**
+     * Starts a cycle whose heads are these (the arrays as for {@link #winner}); {@link #next} then picks its winners
+     * one by one while the caller clears {@code present} of those it processed and changes nothing else in the arrays.
+     */
+    public void beginCycle(boolean[] present, long[] gpus, int[] priority, long[] submit, String[] id) {
         this.present = present;
         this.gpus = gpus;
         this.priority = priority;
         this.submit = submit;
         this.id = id;
+        refreshedAt = -1;
+    }
+
+    /**
+     * The next winner of the cycle ({@link #beginCycle}), or -1 if no head is left. The shares are brought up to the
+     * usage only when it changed since the last pick of the cycle: while it did not, every present head's entries
+     * were computed from the usage as it is (heads only leave the cycle), and the match reads nothing else.
+     */
+    public int next() {
         boolean any = false;
+        if (refreshedAt == cohorts.usageVersion()) {
+            for (int cq = 0; cq < cohorts.cqCount() && !any; cq++) {
+                any = present[cq];
+            }
+            return any ? match(0) : -1;
+        }
         for (int cq = 0; cq < cohorts.cqCount(); cq++) {
             if (!present[cq]) {
                 continue;
@@ -84,6 +110,7 @@ public final class AdmissionTournament {
                 }
             }
         }
+        refreshedAt = cohorts.usageVersion();
         return any ? match(0) : -1;
     }
 

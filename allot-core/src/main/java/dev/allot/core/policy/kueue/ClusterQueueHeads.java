@@ -41,6 +41,9 @@ final class ClusterQueueHeads {
     private final AfsIndex afsIndex;
     /** Every ClusterQueue's cursors, one per sub-queue ever seen; null for a ClusterQueue that never had one. */
     private final CqQueue[] queues;
+    /** Per leaf and class, the pending queues' change count and the number of sub-queues at the last sync. */
+    private final long[] syncedChanges;
+    private final int[] syncedShapes;
     /** The set-asides of a trial ({@link #beginTrial}), to undo if it is given up. */
     private final Journal journal = new Journal();
 
@@ -62,6 +65,9 @@ final class ClusterQueueHeads {
         }
         this.afsIndex = admissionFairSharing ? new AfsIndex() : null;
         this.queues = new CqQueue[cqCount];
+        this.syncedChanges = new long[allocations * 2];
+        java.util.Arrays.fill(syncedChanges, -1);
+        this.syncedShapes = new int[allocations * 2];
     }
 
     /** With Admission Fair Sharing, takes in the workloads submitted or requeued since the last pass. */
@@ -148,10 +154,18 @@ final class ClusterQueueHeads {
                 queueFor(cq).add(new Cursor(sq));
             }
         }
+        // the sub-queues' counts are taken only when the leaf's queues changed since the last pass, and each from
+        // its own shape's count, so that a sub-queue keeps its first workload while its own queue stays the same
+        int k = leaf * 2 + (allocated ? 0 : 1);
         long changes = state.pending().changes(leaf, allocated);
-        for (SubQueue sq : known) {
-            sq.changes = changes;
+        if (syncedChanges[k] == changes && syncedShapes[k] == known.size()) {
+            return;
         }
+        for (int s = 0; s < known.size(); s++) {
+            known.get(s).changes = state.pending().changes(leaf, allocated, s);
+        }
+        syncedChanges[k] = changes;
+        syncedShapes[k] = known.size();
     }
 
     private CqQueue queueFor(int cq) {
@@ -254,24 +268,55 @@ final class ClusterQueueHeads {
     }
 
     /**
-     * A ClusterQueue's cursors, the best head first. The heap holds exactly the cursors that have a head; the order is
-     * total (no two cursors share a head), so which cursor is best does not depend on the order they were added in.
+     * A ClusterQueue's cursors, the best head first. The order is total (no two cursors share a head), so which cursor
+     * is best does not depend on the order they were added in.
+     *
+     * <p>Without Admission Fair Sharing the order of heads is fixed ({@link Job#QUEUE_ORDER}), and the cursors are
+     * kept in an array sorted by head, those without a head anywhere: the best is the first with a head. A pass's
+     * restart sorts it by insertion (the heads are mostly the last pass's, so it is nearly sorted already); a head
+     * set aside stays in place without one (no cursor gets its head back before the next restart); an admitted head's
+     * cursor moves right past the heads now before its next one. With Admission Fair Sharing the order moves with the
+     * LocalQueues' usage, and a heap rebuilt at every reorder keeps it.
+     *
+     * <p>Setting aside looks only at the cursors of the head's shape, indexed by shape.
      */
     static final class CqQueue {
         private final List<Cursor> cursors = new ArrayList<>();
+        /** Per shape, the cursors of sub-queues of that shape. */
+        private final List<List<Cursor>> byShape = new ArrayList<>();
+        /** With Admission Fair Sharing: the cursors that have a head; null without. */
         private final PriorityQueue<Cursor> heap;
+        /** Without Admission Fair Sharing: every cursor, those with a head in head order; null with it. */
+        private Cursor[] sorted;
+        /** Where to look for the best cursor in {@link #sorted}: every cursor before it has no head. */
+        private int bestAt;
 
         private final boolean reorderOnAdmit;
         private final Journal journal;
 
         CqQueue(Comparator<Cursor> order, boolean reorderOnAdmit, Journal journal) {
-            this.heap = new PriorityQueue<>(order);
             this.reorderOnAdmit = reorderOnAdmit;
+            this.heap = reorderOnAdmit ? new PriorityQueue<>(order) : null;
+            this.sorted = reorderOnAdmit ? null : new Cursor[4];
             this.journal = journal;
         }
 
         void add(Cursor c) {
             cursors.add(c);
+            int shape = c.queue.shape;
+            while (byShape.size() <= shape) {
+                byShape.add(null);
+            }
+            if (byShape.get(shape) == null) {
+                byShape.set(shape, new ArrayList<>(2));
+            }
+            byShape.get(shape).add(c);
+            if (sorted != null) {
+                if (cursors.size() > sorted.length) {
+                    sorted = java.util.Arrays.copyOf(sorted, sorted.length * 2);
+                }
+                sorted[cursors.size() - 1] = c;
+            }
         }
 
         /** A new pass: every cursor starts over at its sub-queue's first workload. */
@@ -279,7 +324,24 @@ final class ClusterQueueHeads {
             for (Cursor c : cursors) {
                 c.restart(generation);
             }
-            heapify();
+            if (heap != null) {
+                heapify();
+                return;
+            }
+            Cursor[] a = sorted;
+            for (int i = 1; i < cursors.size(); i++) {
+                Cursor c = a[i];
+                if (c.head == null) {
+                    continue; // those without a head may stay anywhere
+                }
+                int j = i;
+                while (j > 0 && (a[j - 1].head == null || Job.QUEUE_ORDER.compare(a[j - 1].head, c.head) > 0)) {
+                    a[j] = a[j - 1];
+                    j--;
+                }
+                a[j] = c;
+            }
+            bestAt = 0;
         }
 
         private void heapify() {
@@ -292,7 +354,14 @@ final class ClusterQueueHeads {
         }
 
         Cursor best() {
-            return heap.peek();
+            if (heap != null) {
+                return heap.peek();
+            }
+            int n = cursors.size();
+            while (bestAt < n && sorted[bestAt].head == null) {
+                bestAt++;
+            }
+            return bestAt < n ? sorted[bestAt] : null;
         }
 
         /** Takes a cursor out of the heap; the best one, the usual case, without searching for it. */
@@ -306,13 +375,28 @@ final class ClusterQueueHeads {
 
         /** The best cursor's head was admitted: move on (and reorder: with Admission Fair Sharing its usage grew). */
         void advance(Cursor c, int generation) {
-            remove(c);
-            c.advance(generation);
-            if (reorderOnAdmit) {
+            if (heap != null) {
+                remove(c);
+                c.advance(generation);
                 heapify();
-            } else if (c.head != null) {
-                heap.add(c);
+                return;
             }
+            c.advance(generation);
+            if (c.head == null) {
+                return;
+            }
+            Cursor[] a = sorted;
+            int n = cursors.size();
+            int i = bestAt;
+            while (a[i] != c) {
+                i++;
+            }
+            // every head before c's old one is set aside or admitted; move c past the heads before its new one
+            while (i + 1 < n && (a[i + 1].head == null || Job.QUEUE_ORDER.compare(a[i + 1].head, c.head) < 0)) {
+                a[i] = a[i + 1];
+                i++;
+            }
+            a[i] = c;
         }
 
         /**
@@ -320,22 +404,21 @@ final class ClusterQueueHeads {
          * priority in this ClusterQueue, which would fail the same way.
          */
         void setAside(Job w, int generation) {
-            Cursor best = heap.peek();
-            int count = 0;
-            for (Cursor c : cursors) {
-                if (c.head != null && c.queue.shape == w.shape() && priority(c.head) <= priority(w)) {
-                    if (journal.on) {
-                        journal.undo.add(new Undo(c.queue, c.queue.setAsideFrom, c.queue.setAsideGeneration));
+            List<Cursor> same = w.shape() < byShape.size() ? byShape.get(w.shape()) : null;
+            if (same != null) {
+                for (int i = 0; i < same.size(); i++) {
+                    Cursor c = same.get(i);
+                    if (c.head != null && priority(c.head) <= priority(w)) {
+                        if (journal.on) {
+                            journal.undo.add(new Undo(c.queue, c.queue.setAsideFrom, c.queue.setAsideGeneration));
+                        }
+                        c.setAside(generation);
                     }
-                    c.setAside(generation);
-                    count++;
                 }
             }
-            if (count == 1 && best != null && best.head == null && !reorderOnAdmit) {
-                heap.poll(); // only the best one went: the usual case
-            } else {
-                // several went (the unallocated ClusterQueue has a sub-queue of each shape per allocation), or with
-                // Admission Fair Sharing an eviction may have changed the LocalQueues' order since the last reorder
+            if (heap != null) {
+                // with Admission Fair Sharing an eviction may have changed the LocalQueues' order since the last
+                // reorder
                 heapify();
             }
         }

@@ -136,6 +136,15 @@ public final class KueuePolicy implements Policy {
      */
     private long world;
     private int parkGeneration;
+    /**
+     * The victims the last trial ({@link #nothingToAdmit}) found for its head in world {@link #trialWorld}, at which
+     * it gave up: the pass that follows asks the same search of the same head, and while the world is the same the
+     * search gives the same answer (as in {@link HopelessMemo}), so it is taken from here instead of run again.
+     */
+    private Job trialHead;
+    private long trialWorld;
+    private int trialCq;
+    private List<FairPreemption.Target<Job>> trialTargets;
     private long expectedRunning = -1;
     private long expectedFree = -1;
     private boolean preemptedLastPass;
@@ -321,8 +330,9 @@ public final class KueuePolicy implements Policy {
             if (count == 0) {
                 return;
             }
+            tournament.beginCycle(present, gpus, prio, submit, ids);
             for (int k = 0; k < count; k++) {
-                int cq = tournament.winner(present, gpus, prio, submit, ids);
+                int cq = tournament.next();
                 present[cq] = false;
                 process(state, queues[cq], cycleHeads[cq], cq, count);
             }
@@ -356,7 +366,12 @@ public final class KueuePolicy implements Policy {
                     continue;
                 }
                 if (!known) {
-                    if (candidates.targets(w, cq) != null) {
+                    List<FairPreemption.Target<Job>> targets = candidates.targets(w, cq);
+                    if (targets != null) {
+                        trialTargets = targets;
+                        trialHead = w;
+                        trialWorld = world;
+                        trialCq = cq;
                         heads.endTrial(false, parkGeneration);
                         return false;
                     }
@@ -386,7 +401,16 @@ public final class KueuePolicy implements Policy {
             queue.advance(cursor, parkGeneration);
             return;
         }
-        List<FairPreemption.Target<Job>> targets = known ? null : candidates.targets(w, cq);
+        List<FairPreemption.Target<Job>> targets;
+        if (known) {
+            targets = null;
+        } else if (w == trialHead && world == trialWorld && cq == trialCq) {
+            targets = trialTargets;
+            trialHead = null;
+            trialTargets = null;
+        } else {
+            targets = candidates.targets(w, cq);
+        }
         if (targets == null) {
             hopeless.found(w, cq, world);
             queue.setAside(w, parkGeneration);

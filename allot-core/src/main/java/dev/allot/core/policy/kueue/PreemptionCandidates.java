@@ -48,6 +48,15 @@ final class PreemptionCandidates {
     private boolean[] candidatesStale;
     private long[][] passRunningByPriority;
     private long[] passRunning;
+    private int evictionsThisPass;
+    /**
+     * Per ClusterQueue, the GPUs of its running list in total and per priority, and the list's change count they were
+     * summed at ({@link dev.allot.core.state.RunningLists#listChanges}; -1: never). A running workload's GPUs,
+     * priority and ClusterQueue do not change while it runs in that list.
+     */
+    private final long[] keptChanges;
+    private final long[] keptRunning;
+    private final long[][] keptByPriority;
     private double[] lqUsageSnapshot = new double[0];
     private CandidateOrder order;
     /** In a flat cohort tree, the ClusterQueues that could give up work; null otherwise. */
@@ -80,6 +89,10 @@ final class PreemptionCandidates {
         this.localQueue = localQueue;
         this.cqCount = cohorts.cqCount();
         this.eligible = new boolean[cqCount];
+        this.keptChanges = new long[cqCount];
+        java.util.Arrays.fill(keptChanges, -1);
+        this.keptRunning = new long[cqCount];
+        this.keptByPriority = new long[cqCount][Priority.values().length];
         this.offering = cohorts.flat() ? new OfferingSources() : null;
         this.runningInOrder = lqUsage == null ? new RunningInOrder(cqCount, cqOf) : null;
     }
@@ -93,6 +106,7 @@ final class PreemptionCandidates {
         passLists = null;
         passCandidates = null;
         passRunning = null;
+        evictionsThisPass = 0;
         if (offering != null) {
             offering.stale = true;
         }
@@ -117,6 +131,7 @@ final class PreemptionCandidates {
 
     /** The pass evicted {@code v} (a target of ClusterQueue {@code cq}). */
     void evicted(Job v, int cq) {
+        evictionsThisPass++;
         if (offering != null) {
             offering.stale = true;
         }
@@ -189,11 +204,29 @@ final class PreemptionCandidates {
         }
         passRunning = new long[cqCount];
         passRunningByPriority = new long[cqCount][Priority.values().length];
-        // every admitted workload, list by list: the running ones, then those this pass started
-        for (int l = 0; l < state.tree().leafCount(); l++) {
-            count(state.running().allocated(l));
+        // every admitted workload, list by list: the running ones, then those this pass started; a running list's
+        // sums are kept from pass to pass while the list holds the same workloads (its change count is the same),
+        // as long as the pass has evicted nothing yet (the sums leave out what it evicted)
+        for (int q = 0; q < cqCount; q++) {
+            List<Job> running = RunningInOrder.running(state, q);
+            if (evictionsThisPass > 0) {
+                count(running);
+                continue;
+            }
+            long changes = state.running().listChanges(q);
+            if (keptChanges[q] != changes) {
+                keptRunning[q] = 0;
+                java.util.Arrays.fill(keptByPriority[q], 0);
+                for (int i = 0; i < running.size(); i++) {
+                    Job j = running.get(i);
+                    keptRunning[q] += j.gpus();
+                    keptByPriority[q][priority(j)] += j.gpus();
+                }
+                keptChanges[q] = changes;
+            }
+            passRunning[q] = keptRunning[q];
+            System.arraycopy(keptByPriority[q], 0, passRunningByPriority[q], 0, keptByPriority[q].length);
         }
-        count(state.running().unallocated());
         count(started);
     }
 
@@ -221,12 +254,13 @@ final class PreemptionCandidates {
         // lists are sorted below, without it the running ones come sorted and the started ones are filed in order
         passLists = new ArrayList<>(cqCount);
         sharedList = new boolean[cqCount];
+        boolean quiet = state.stopPhase().stopping().isEmpty() && state.stopPhase().waiting().isEmpty();
         for (int q = 0; q < cqCount; q++) {
             List<Job> running = RunningInOrder.running(state, q);
             if (runningInOrder == null) {
                 passLists.add(new ArrayList<>(running));
             } else {
-                passLists.add(runningInOrder.sorted(q, running));
+                passLists.add(runningInOrder.sorted(q, running, state.running().listChanges(q), quiet));
                 sharedList[q] = true;
             }
         }
@@ -421,6 +455,21 @@ final class PreemptionCandidates {
         private final boolean[] offers = new boolean[cqCount];
         private int highest = -1;
         private int secondHighest = -1;
+        /**
+         * Every ClusterQueue's usage when last refreshed: a search adds and takes back usage, which changes the
+         * version but not the usage, and the offering depends on the usage only (every node's is the sum of its
+         * ClusterQueues'), besides the admitted work ({@link #stale}).
+         */
+        private final long[] usageAt = new long[cqCount];
+
+        private boolean sameUsage() {
+            for (int q = 0; q < cqCount; q++) {
+                if (usageAt[q] != cohorts.cqUsage(q)) {
+                    return false;
+                }
+            }
+            return true;
+        }
 
         /** Whether no ClusterQueue could give up work to a workload of {@code gpus} GPUs of {@code cq}. */
         boolean none(int cq, long gpus) {
@@ -435,8 +484,12 @@ final class PreemptionCandidates {
         }
 
         private void refresh() {
-            if (!stale && version == cohorts.usageVersion()) {
+            if (!stale && (version == cohorts.usageVersion() || sameUsage())) {
+                version = cohorts.usageVersion();
                 return;
+            }
+            for (int q = 0; q < cqCount; q++) {
+                usageAt[q] = cohorts.cqUsage(q);
             }
             count = 0;
             highest = -1;

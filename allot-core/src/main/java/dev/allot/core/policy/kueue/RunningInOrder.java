@@ -28,8 +28,15 @@ final class RunningInOrder {
     private int[] filedIn = new int[0];
     private long[] filedAt = new long[0];
 
+    /** Per ClusterQueue, the list's change count at its last full look (-1: none), and whether the state was quiet. */
+    private final long[] seenChanges;
+    private final boolean[] seenQuiet;
+
     RunningInOrder(int cqCount, ToIntFunction<Job> cqOf) {
         this.cqOf = cqOf;
+        this.seenChanges = new long[cqCount];
+        Arrays.fill(seenChanges, -1);
+        this.seenQuiet = new boolean[cqCount];
         for (int q = 0; q < cqCount; q++) {
             lists.add(new ArrayList<>());
         }
@@ -40,7 +47,24 @@ final class RunningInOrder {
      * list is this object's own; copy it to change it.
      */
     List<Job> sorted(int q, List<Job> running) {
+        return sorted(q, running, -1, false);
+    }
+
+    /**
+     * {@link #sorted(int, List)}, given the state's change count of that running list ({@link
+     * dev.allot.core.state.RunningLists#listChanges}) and whether no attempt is stopping or waiting for a stop now
+     * ({@code quiet}). When the count is the one of the last full look at this list and the state was quiet then,
+     * the list is returned as it is: no workload entered or left it since, and none of its workloads' attempt start
+     * moved (only a start that waits for a stop has an attempt start that moves while it runs, and one that entered
+     * the list since would have changed the count). Else the list is brought up to date in full.
+     */
+    List<Job> sorted(int q, List<Job> running, long listChanges, boolean quiet) {
         List<Job> l = lists.get(q);
+        if (listChanges >= 0 && seenChanges[q] == listChanges && seenQuiet[q]) {
+            return l;
+        }
+        seenChanges[q] = listChanges;
+        seenQuiet[q] = quiet;
         int kept = 0;
         for (int i = 0; i < l.size(); i++) {
             Job j = l.get(i);
