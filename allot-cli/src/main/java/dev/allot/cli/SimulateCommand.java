@@ -6,6 +6,7 @@ import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.Simulator;
+import dev.allot.sim.metrics.PaidBound;
 import dev.allot.report.HtmlReport;
 import dev.allot.sim.SimulationListener;
 import dev.allot.sim.StoryRecorder;
@@ -78,6 +79,10 @@ final class SimulateCommand implements Callable<Integer> {
                     + " is protected from its launch (default: ${DEFAULT-VALUE}, stops at once)")
     String stopDelay;
 
+    @Option(names = "--paid-bound", description = "also measure, every 15 minutes, the paid fraction and the most any"
+            + " schedule could have paid (whole jobs of each allocation's demand in the healthy GPUs; slower)")
+    boolean paidBound;
+
     @Option(names = "--lenient", description = "skip malformed or impossible workload rows and count them, instead of failing")
     boolean lenient;
 
@@ -127,7 +132,8 @@ final class SimulateCommand implements Callable<Integer> {
             SimulationListener listener = SimulationListener.both(eventsOut != null ? story : SimulationListener.NONE,
                     detailed ? detail : SimulationListener.NONE);
             Simulator.Options options = Simulator.Options.defaults().withCheck(check).withListener(listener)
-                    .withStopDelaySeconds(stopDelaySeconds);
+                    .withStopDelaySeconds(stopDelaySeconds)
+                    .withPaidBoundStepSeconds(paidBound ? PaidBound.DEFAULT_STEP_SECONDS : 0);
             SimulationResult result = new Simulator(scenario, registry, p.trim(), options).run();
             results.add(result);
             if (detailed) {

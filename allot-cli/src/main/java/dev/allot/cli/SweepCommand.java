@@ -5,6 +5,8 @@ import dev.allot.sim.Scenario;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
 import dev.allot.sim.input.ScenarioReader;
+import dev.allot.sim.Simulator;
+import dev.allot.sim.metrics.PaidBound;
 import dev.allot.sim.sweep.Sweep;
 import dev.allot.sim.sweep.SweepTable;
 import java.io.IOException;
@@ -60,6 +62,10 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "parallel runs (default: the number of cores)")
     Integer threads;
 
+    @Option(names = "--paid-bound", description = "also measure, every 15 minutes, the paid fraction and the most any"
+            + " schedule could have paid (columns paid_instants, paid_bound; slower)")
+    boolean paidBound;
+
     @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR")
     boolean lenient;
 
@@ -108,7 +114,8 @@ final class SweepCommand implements Callable<Integer> {
                 .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
                 .build()) {
             runs = sweep.run(registry, seed -> ScenarioGenerator.generate(gs, seed).toScenario(preset + "-" + seed), fixed,
-                    pool, bar::step);
+                    pool, bar::step, Simulator.Options.defaults()
+                            .withPaidBoundStepSeconds(paidBound ? PaidBound.DEFAULT_STEP_SECONDS : 0));
         } finally {
             pool.shutdownNow();
         }

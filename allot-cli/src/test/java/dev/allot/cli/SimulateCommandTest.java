@@ -56,6 +56,26 @@ class SimulateCommandTest {
     }
 
     @Test
+    void paidBoundAddsTheBoundToTheSummaryAndTheJsonWithoutChangingADecision() throws IOException {
+        Path json = tmp.resolve("bound.json");
+        Path with = tmp.resolve("with.csv");
+        Path without = tmp.resolve("without.csv");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--paid-bound", "--json", json.toString(),
+                "--workloads-out", with.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("paid at instants", "most any schedule could");
+        com.fasterxml.jackson.databind.JsonNode bound = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(json.toFile()).get("policies").get(0).get("paidBound");
+        assertThat(bound.get("stepSeconds").asLong()).isEqualTo(900);
+        assertThat(bound.get("instants").asLong()).isPositive();
+        assertThat(bound.get("paidGpus").asDouble()).isLessThanOrEqualTo(bound.get("boundGpus").asDouble());
+        assertThat(bound.get("boundGpus").asDouble()).isLessThanOrEqualTo(bound.get("owedGpus").asDouble());
+        Cli.Result plain = Cli.run("simulate", Cli.example("tiny"), "--workloads-out", without.toString());
+        assertThat(plain.out()).doesNotContain("paid at instants");
+        assertThat(Files.readAllLines(with)).isEqualTo(Files.readAllLines(without));
+    }
+
+    @Test
     void settingsCanBeOverriddenFromTheCommandLine() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set", "lookback=3d",
                 "--set", "allocation.fairshare-recheck=1m");

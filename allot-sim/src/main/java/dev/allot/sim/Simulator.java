@@ -17,6 +17,7 @@ import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
 import dev.allot.sim.check.InvariantChecker;
 import dev.allot.sim.metrics.MetricsCollector;
+import dev.allot.sim.metrics.PaidBound;
 import dev.allot.sim.metrics.PolicyMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,37 +47,46 @@ public final class Simulator {
      * @param agent    acts besides the scenario's workloads (a campaign), or null for none
      * @param stopDelaySeconds how long a preempted attempt takes to stop, holding its GPUs (0: at once, the default);
      *                 a start placed on them waits and is protected from its launch ({@link StopDelay})
+     * @param paidBoundStepSeconds measure the paid fraction and its bound every this many seconds ({@link PaidBound},
+     *                 in {@link PolicyMetrics#paidBound()}); 0: not at all, the default (it costs a knapsack per state)
      */
     public record Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent,
-                          long stopDelaySeconds) {
+                          long stopDelaySeconds, long paidBoundStepSeconds) {
         public Options {
             if (stopDelaySeconds < 0) {
                 throw new IllegalArgumentException("stop delay: expected 0 s or more, got " + stopDelaySeconds);
             }
+            if (paidBoundStepSeconds < 0) {
+                throw new IllegalArgumentException("paid bound step: expected 0 s (off) or more, got " + paidBoundStepSeconds);
+            }
         }
 
         public Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent) {
-            this(check, listener, maxOvertimeSeconds, agent, 0);
+            this(check, listener, maxOvertimeSeconds, agent, 0, 0);
         }
 
         public static Options defaults() {
-            return new Options(false, SimulationListener.NONE, 365L * 86400, null, 0);
+            return new Options(false, SimulationListener.NONE, 365L * 86400, null, 0, 0);
         }
 
         public Options withCheck(boolean value) {
-            return new Options(value, listener, maxOvertimeSeconds, agent, stopDelaySeconds);
+            return new Options(value, listener, maxOvertimeSeconds, agent, stopDelaySeconds, paidBoundStepSeconds);
         }
 
         public Options withListener(SimulationListener value) {
-            return new Options(check, value, maxOvertimeSeconds, agent, stopDelaySeconds);
+            return new Options(check, value, maxOvertimeSeconds, agent, stopDelaySeconds, paidBoundStepSeconds);
         }
 
         public Options withAgent(SimulationAgent value) {
-            return new Options(check, listener, maxOvertimeSeconds, value, stopDelaySeconds);
+            return new Options(check, listener, maxOvertimeSeconds, value, stopDelaySeconds, paidBoundStepSeconds);
         }
 
         public Options withStopDelaySeconds(long value) {
-            return new Options(check, listener, maxOvertimeSeconds, agent, value);
+            return new Options(check, listener, maxOvertimeSeconds, agent, value, paidBoundStepSeconds);
+        }
+
+        public Options withPaidBoundStepSeconds(long value) {
+            return new Options(check, listener, maxOvertimeSeconds, agent, stopDelaySeconds, value);
         }
     }
 
@@ -104,6 +114,11 @@ public final class Simulator {
                 AllocationPolicy.NAME.equals(factory.name()) ? AllocationSettings.from(settings).ranking() : null) : null;
         if (checker != null) {
             listener = SimulationListener.both(checker.listener(), listener); // the books hear all, agents' moves too
+        }
+        PaidBound paidBound = options.paidBoundStepSeconds() > 0
+                ? new PaidBound(options.paidBoundStepSeconds(), metrics.windowSeconds()) : null;
+        if (paidBound != null) {
+            listener = SimulationListener.both(paidBound, listener);
         }
         listener.onBegin(state);
         SimulationListener hears = SimulationListener.both(metrics, listener); // the metrics first, then the story
@@ -135,6 +150,9 @@ public final class Simulator {
             now = t;
             state.advanceTo(t);
             metrics.advanceTo(t);
+            if (paidBound != null) {
+                paidBound.advanceTo(t);
+            }
             boolean happened = false;
             while (!queue.isEmpty() && queue.peekTime() == t) {
                 Object e = queue.poll();
@@ -181,6 +199,10 @@ public final class Simulator {
             checker.atEnd(now, nextSubmit + (actions == null ? 0 : actions.submitted));
         }
         PolicyMetrics pm = metrics.finish(now, factory.name(), settings.asText());
+        if (paidBound != null) {
+            paidBound.advanceTo(Math.max(now, metrics.windowSeconds()));
+            pm = pm.withPaidBound(paidBound.result());
+        }
         List<WorkloadRecord> records = new ArrayList<>(state.jobs().size());
         for (Job j : state.jobs()) {
             records.add(record(factory.name(), j, state));

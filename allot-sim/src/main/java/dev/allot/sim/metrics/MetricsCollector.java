@@ -422,7 +422,7 @@ public final class MetricsCollector implements SimulationListener {
                 deliveredGpuSeconds > 0 ? round((double) lostGpuSeconds / deliveredGpuSeconds, 4) : 0,
                 deliveredGpuSeconds > 0 ? round((double) allocatedLostGpuSeconds / deliveredGpuSeconds, 4) : 0,
                 round(drainBlockedSeconds / 3600.0, 2), drains, drainsWithoutWaiting,
-                windowSeconds, allocations);
+                windowSeconds, allocations, null);
     }
 
     /**

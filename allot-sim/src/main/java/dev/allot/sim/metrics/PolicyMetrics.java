@@ -1,5 +1,6 @@
 package dev.allot.sim.metrics;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.SortedMap;
 
@@ -33,6 +34,8 @@ import java.util.SortedMap;
  * @param drainBlockedHours node-hours unhealthy nodes waited, beyond their workloads' minimum runtimes, to drain
  * @param drains            unhealthy episodes that ended drained (or healthy again)
  * @param drainsWithoutWaiting drains that needed no waiting beyond minimum runtimes
+ * @param paidBound         when asked for ({@code --paid-bound}): the paid fraction at regular instants and the most
+ *                          any schedule could have paid at them ({@link PaidBound}); null otherwise
  */
 public record PolicyMetrics(
         String policy,
@@ -61,5 +64,14 @@ public record PolicyMetrics(
         int drains,
         int drainsWithoutWaiting,
         long windowSeconds,
-        List<AllocationMetrics> allocations) {
+        List<AllocationMetrics> allocations,
+        @JsonInclude(JsonInclude.Include.NON_NULL) PaidBound.Result paidBound) {
+
+    /** These metrics with {@code bound} as {@link #paidBound}. */
+    public PolicyMetrics withPaidBound(PaidBound.Result bound) {
+        return new PolicyMetrics(policy, settings, workloads, completed, preemptedFinal, unfinished, cappedMinRuntimes,
+                occupancy, unallocatedShare, paidFraction, paidFractionDaily, paidFractionWindow, meanDemandRatio, waits,
+                preemptions, unallocatedPreemptions, drainEvictions, requeues, lostGpuHours, deliveredGpuHours, lostShare,
+                allocatedLostShare, drainBlockedHours, drains, drainsWithoutWaiting, windowSeconds, allocations, bound);
+    }
 }

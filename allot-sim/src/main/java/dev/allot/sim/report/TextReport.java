@@ -172,6 +172,10 @@ public final class TextReport {
                 .filter(java.util.Objects::nonNull).min(Double::compare).orElse(null)));
         add(rows, results, "allocations paid >= 95%", m -> m.allocations().stream().filter(a -> a.paidFraction() != null && a.paidFraction() >= 0.95).count()
                 + " of " + m.allocations().stream().filter(a -> a.paidFraction() != null).count());
+        if (results.stream().anyMatch(r -> r.metrics().paidBound() != null)) {
+            add(rows, results, "paid at instants", m -> m.paidBound() == null ? "-" : percent(m.paidBound().paidFraction()));
+            add(rows, results, "  most any schedule could", m -> m.paidBound() == null ? "-" : percent(m.paidBound().boundFraction()));
+        }
         add(rows, results, "demand / healthy GPUs", m -> String.format(Locale.ROOT, "%.2fx", m.meanDemandRatio()));
         for (String cls : new String[] {"all", "debug", "large"}) {
             add(rows, results, "wait p50/p90/p99 " + cls, m -> waits(m.waits().get(cls)));

@@ -85,6 +85,12 @@ public final class Sweep {
      */
     public List<Run> run(PolicyRegistry registry, LongFunction<Scenario> scenarioFor, Scenario fixed,
                          ExecutorService executor, Runnable onDone) throws InterruptedException {
+        return run(registry, scenarioFor, fixed, executor, onDone, Simulator.Options.defaults());
+    }
+
+    /** {@link #run(PolicyRegistry, LongFunction, Scenario, ExecutorService, Runnable)} with these options for every run. */
+    public List<Run> run(PolicyRegistry registry, LongFunction<Scenario> scenarioFor, Scenario fixed,
+                         ExecutorService executor, Runnable onDone, Simulator.Options options) throws InterruptedException {
         Map<Long, Scenario> scenarios = new LinkedHashMap<>();
         for (Long s : seeds) {
             scenarios.put(s, s == null ? fixed : scenarioFor.apply(s));
@@ -112,7 +118,7 @@ public final class Sweep {
             Scenario s = prepared.get(i);
             String policy = points.get(i).policy();
             futures.add(executor.submit(() -> {
-                SimulationResult r = new Simulator(s, registry, policy, Simulator.Options.defaults()).run();
+                SimulationResult r = new Simulator(s, registry, policy, options).run();
                 onDone.run();
                 return r;
             }));

@@ -50,6 +50,24 @@ public final class SweepTable {
             new Column("lost_share_allocated", PolicyMetrics::allocatedLostShare, Kind.SMALL_PERCENT),
             new Column("drain_blocked_hours", PolicyMetrics::drainBlockedHours, Kind.NUMBER));
 
+    /**
+     * With {@code --paid-bound}: the paid fraction at regular instants and the most any schedule could have paid at
+     * them ({@link dev.allot.sim.metrics.PaidBound}), after the headline columns.
+     */
+    public static final List<Column> BOUND_COLUMNS = List.of(
+            new Column("paid_instants", m -> m.paidBound() == null ? Double.NaN : orNaN(m.paidBound().paidFraction()), Kind.PERCENT),
+            new Column("paid_bound", m -> m.paidBound() == null ? Double.NaN : orNaN(m.paidBound().boundFraction()), Kind.PERCENT));
+
+    /** The columns of these runs: the headline ones, and the bound's when any run measured it. */
+    public static List<Column> columns(List<Sweep.Run> runs) {
+        if (runs.stream().noneMatch(r -> r.result().metrics().paidBound() != null)) {
+            return COLUMNS;
+        }
+        List<Column> all = new ArrayList<>(COLUMNS);
+        all.addAll(BOUND_COLUMNS);
+        return List.copyOf(all);
+    }
+
     private SweepTable() {
     }
 
@@ -71,8 +89,12 @@ public final class SweepTable {
         return worst;
     }
 
-    /** A row: the setting values, the policy, the number of seeds, and per column the mean and the spread. */
-    public record Row(Map<String, String> settings, String policy, int runs, double[] mean, double[] sd) {
+    /**
+     * A row: the setting values, the policy, the number of seeds, and per column (of {@code columns}) the mean and the
+     * spread.
+     */
+    public record Row(Map<String, String> settings, String policy, int runs, List<Column> columns, double[] mean,
+                      double[] sd) {
     }
 
     /** Groups runs by settings and policy (in grid order) and averages over seeds. */
@@ -81,15 +103,16 @@ public final class SweepTable {
         for (Sweep.Run r : runs) {
             groups.computeIfAbsent(r.point().settings() + "|" + r.point().policy(), k -> new ArrayList<>()).add(r);
         }
+        List<Column> columns = columns(runs);
         List<Row> rows = new ArrayList<>();
         for (List<Sweep.Run> g : groups.values()) {
-            double[] mean = new double[COLUMNS.size()];
-            double[] sd = new double[COLUMNS.size()];
-            for (int c = 0; c < COLUMNS.size(); c++) {
+            double[] mean = new double[columns.size()];
+            double[] sd = new double[columns.size()];
+            for (int c = 0; c < columns.size(); c++) {
                 double sum = 0;
                 int n = 0;
                 for (Sweep.Run r : g) {
-                    double v = COLUMNS.get(c).value().applyAsDouble(r.result().metrics());
+                    double v = columns.get(c).value().applyAsDouble(r.result().metrics());
                     if (!Double.isNaN(v)) {
                         sum += v;
                         n++;
@@ -98,7 +121,7 @@ public final class SweepTable {
                 mean[c] = n == 0 ? Double.NaN : sum / n;
                 double ss = 0;
                 for (Sweep.Run r : g) {
-                    double v = COLUMNS.get(c).value().applyAsDouble(r.result().metrics());
+                    double v = columns.get(c).value().applyAsDouble(r.result().metrics());
                     if (!Double.isNaN(v)) {
                         ss += (v - mean[c]) * (v - mean[c]);
                     }
@@ -106,7 +129,7 @@ public final class SweepTable {
                 sd[c] = n < 2 ? 0 : Math.sqrt(ss / (n - 1));
             }
             Sweep.Point p = g.get(0).point();
-            rows.add(new Row(p.settings(), p.policy(), g.size(), mean, sd));
+            rows.add(new Row(p.settings(), p.policy(), g.size(), columns, mean, sd));
         }
         return rows;
     }
@@ -120,7 +143,8 @@ public final class SweepTable {
         if (seeds) {
             head.add("runs");
         }
-        for (Column c : COLUMNS) {
+        List<Column> columns = rows.isEmpty() ? COLUMNS : rows.get(0).columns();
+        for (Column c : columns) {
             head.add(c.name());
         }
         lines.add(head.toArray(String[]::new));
@@ -133,10 +157,10 @@ public final class SweepTable {
             if (seeds) {
                 cells.add(Integer.toString(r.runs()));
             }
-            for (int c = 0; c < COLUMNS.size(); c++) {
-                String v = format(COLUMNS.get(c).kind(), r.mean()[c]);
+            for (int c = 0; c < columns.size(); c++) {
+                String v = format(columns.get(c).kind(), r.mean()[c]);
                 if (r.runs() > 1 && !Double.isNaN(r.mean()[c])) {
-                    v += " ±" + format(COLUMNS.get(c).kind(), r.sd()[c]);
+                    v += " ±" + format(columns.get(c).kind(), r.sd()[c]);
                 }
                 cells.add(v);
             }
@@ -183,7 +207,8 @@ public final class SweepTable {
         CsvSchema.Builder b = CsvSchema.builder().addColumn("run");
         keys.forEach(b::addColumn);
         b.addColumn("policy").addColumn("seed");
-        COLUMNS.forEach(c -> b.addColumn(c.name()));
+        List<Column> columns = columns(runs);
+        columns.forEach(c -> b.addColumn(c.name()));
         paths.forEach(p -> b.addColumn("paid:" + p));
         paths.forEach(p -> b.addColumn("preemptions:" + p));
         CsvSchema schema = b.build().withHeader().withLineSeparator("\n");
@@ -197,7 +222,7 @@ public final class SweepTable {
                 }
                 row.add(r.point().policy());
                 row.add(r.point().seed() == null ? "" : r.point().seed());
-                for (Column c : COLUMNS) {
+                for (Column c : columns) {
                     double v = c.value().applyAsDouble(r.result().metrics());
                     row.add(Double.isNaN(v) ? "" : String.format(Locale.ROOT, switch (c.kind()) {
                         case PERCENT, SMALL_PERCENT -> "%.4f";

@@ -72,7 +72,7 @@ class ForecastAccuracyTest {
 
     @Test
     void allotAndTheBaselineAreMeasuredOnTheSameSampledWorkloads() {
-        ForecastSettings settings = ForecastSettings.defaults().withRuns(5);
+        ForecastSettings settings = ForecastSettings.defaults().withRuns(2);
         ForecastAccuracy.Measure allot = ForecastAccuracy.allot(LAB, PolicyRegistry.standard(), "allocation", settings, 20);
         ForecastAccuracy.Measure slurm = ForecastAccuracy.slurmBaseline(LAB, PolicyRegistry.standard(), settings, 20);
 
