@@ -2,7 +2,6 @@ package dev.allot.server.store;
 
 import dev.allot.server.store.Attempts.ChargedRun;
 import dev.allot.server.store.Attempts.RunTotals;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -99,6 +98,14 @@ final class AttemptUsage {
             + " THEN COALESCE(a.ended_at_ms, :now) - a.started_at_ms ELSE 0 END))"
             + " FROM attempts a JOIN workloads w ON w.id = a.workload_id";
 
+    /**
+     * {@link #RUN_TOTALS} with positional parameters ({@code now} twice, then the ids), run by hand
+     * ({@link RawStatement}) for the round of ends of a cycle: through Jdbi, its list of 512 ids was parsed again at
+     * each run (the parser's cache missed it), some 30% of the time the intake of 10,000 spent ending its 971
+     * preempted attempts.
+     */
+    private static final String RUN_TOTALS_POSITIONAL = RUN_TOTALS.replace(":now", "?");
+
     /** The query behind {@link Attempts#runTotals(String, long)}. */
     RunTotals runTotals(String workloadId, long nowMillis) {
         Objects.requireNonNull(workloadId, "workloadId");
@@ -126,18 +133,17 @@ final class AttemptUsage {
         return transactions.read("add up the runs of " + ids.size() + " workloads", h -> {
             Map<String, RunTotals> out = new HashMap<>();
             for (int from = 0; from < ids.size(); from += TOTALS_PER_QUERY) {
-                List<String> chunk = new ArrayList<>(ids.subList(from,
-                        Math.min(ids.size(), from + TOTALS_PER_QUERY)));
+                List<String> chunk = ids.subList(from, Math.min(ids.size(), from + TOTALS_PER_QUERY));
                 int width = Integer.highestOneBit(chunk.size());
                 width = width < chunk.size() ? width * 2 : width;
-                while (chunk.size() < width) {
-                    chunk.add(chunk.get(0));
+                try (RawStatement st = transactions.raw(h, RUN_TOTALS_POSITIONAL + " WHERE a.workload_id IN ("
+                        + "?, ".repeat(width - 1) + "?) GROUP BY a.workload_id")) {
+                    st.set(nowMillis).set(nowMillis);
+                    for (int i = 0; i < width; i++) {
+                        st.set(chunk.get(i < chunk.size() ? i : 0));
+                    }
+                    st.forEachRow(rs -> out.put(rs.getString(1), new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)));
                 }
-                h.createQuery(RUN_TOTALS + " WHERE a.workload_id IN (<ids>) GROUP BY a.workload_id")
-                        .bindList("ids", chunk).bind("now", nowMillis)
-                        .map((rs, ctx) -> Map.entry(rs.getString(1),
-                                new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
-                        .forEach(e -> out.put(e.getKey(), e.getValue()));
             }
             return out;
         });

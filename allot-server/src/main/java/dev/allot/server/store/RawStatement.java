@@ -174,6 +174,30 @@ final class RawStatement implements AutoCloseable {
         }
     }
 
+    /** What is done with each row of a query ({@link #forEachRow}); throws as JDBC does. */
+    @FunctionalInterface
+    interface RowConsumer {
+        void accept(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs it as a query, giving {@code consumer} each row in turn. Parameters are bound anew after. */
+    void forEachRow(RowConsumer consumer) {
+        executed.increment();
+        settled = false;
+        try {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    consumer.accept(rs);
+                }
+            }
+            settled = true;
+        } catch (SQLException e) {
+            throw failed(e);
+        } finally {
+            next = 1;
+        }
+    }
+
     /** Gives the statement back to the connection's cache, or closes it. */
     @Override
     public void close() {

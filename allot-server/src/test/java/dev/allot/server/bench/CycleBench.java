@@ -112,8 +112,10 @@ final class CycleBench {
                             + " preempted %d)%n", intakeNanos / 1e6, a.lastDecisionNanos() / 1e6,
                     a.starts() - b.starts(), a.preemptions() - b.preemptions());
             System.out.printf("(b)   its thread: CPU %.1f ms, allocated %.1f MB; %d SQL statements; open attempts"
-                            + " digest %s%n", spent.cpuNanos() / 1e6, spent.allocatedBytes() / 1048576.0,
-                    spent.statements(), openAttemptsDigest(store));
+                            + " digest %s; %d collections meanwhile (%d ms); the JVM's CPU %.1f ms%n",
+                    spent.cpuNanos() / 1e6, spent.allocatedBytes() / 1048576.0, spent.statements(),
+                    openAttemptsDigest(store), spent.collections(), spent.collectionMillis(),
+                    spent.processCpuNanos() / 1e6);
             // The cluster settles (unallocated and over-served work gives way), one second at a time, unmeasured.
             long settle = System.nanoTime();
             int settled = 0;
