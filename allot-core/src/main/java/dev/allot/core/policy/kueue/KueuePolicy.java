@@ -356,8 +356,8 @@ public final class KueuePolicy implements Policy {
             for (ClusterQueueHeads.Cursor c = queue.best(); c != null; c = queue.best()) {
                 Job w = c.head;
                 boolean known = hopeless.hopeless(w, cq, world);
-                if (!known && Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null) != null
-                        && cohorts.available() >= w.gpus()) {
+                if (!known && cohorts.available() >= w.gpus()
+                        && Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null) != null) {
                     heads.endTrial(false, parkGeneration);
                     return false;
                 }
@@ -390,8 +390,10 @@ public final class KueuePolicy implements Policy {
         Job w = cursor.head;
         long before = cohorts.cqUsage(cq);
         boolean known = hopeless.hopeless(w, cq, world);
-        Placement p = known ? null : Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
-        if (p != null && cohorts.available() >= w.gpus()) {
+        // the quota first: the Placer only reads the free GPUs, and most heads fit neither
+        Placement p = known || cohorts.available() < w.gpus() ? null
+                : Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+        if (p != null) {
             admit(queue, cursor, w, p, cq, before, tournament.shareOf(cq), headCount, 0);
             return;
         }

@@ -46,8 +46,10 @@ final class PreemptionCandidates {
     private boolean[] sharedList;
     private List<FairPreemption.Candidates<Job>> passCandidates;
     private boolean[] candidatesStale;
-    private long[][] passRunningByPriority;
-    private long[] passRunning;
+    /** GPUs admitted per ClusterQueue and priority in this pass, and in total; valid once {@link #counted}. */
+    private final long[][] passRunningByPriority;
+    private final long[] passRunning;
+    private boolean counted;
     private int evictionsThisPass;
     /**
      * Per ClusterQueue, the GPUs of its running list in total and per priority, and the list's change count they were
@@ -63,6 +65,13 @@ final class PreemptionCandidates {
     private final OfferingSources offering;
     /** Without Admission Fair Sharing, the running workloads kept in candidate order; null with it. */
     private final RunningInOrder runningInOrder;
+    /**
+     * Per ClusterQueue, the candidates made of {@link #runningInOrder}'s list and its {@link RunningInOrder#looks}
+     * count then (-1: none): while the count is the same the list is, and so are its candidates (their suffix minima
+     * were a tenth of the policy's allocation on the Philly trace, made anew in every pass that searched).
+     */
+    private final List<FairPreemption.Candidates<Job>> keptCandidates = new ArrayList<>();
+    private final long[] keptCandidatesLooks;
 
     private final FairPreemption.Sizes<Job> sizes = new FairPreemption.Sizes<>() {
         @Override
@@ -75,6 +84,9 @@ final class PreemptionCandidates {
             return j.gpus();
         }
     };
+    private final FairPreemption.Finder<Job> finder;
+    private final List<FairPreemption.Candidates<Job>> searchLists = new ArrayList<>();
+    private final java.util.function.Predicate<Job> usable = v -> !work.isPreempted(v);
 
     /**
      * @param lqUsage    with Admission Fair Sharing, the LocalQueues' usage (candidates of heavier LocalQueues go
@@ -93,8 +105,16 @@ final class PreemptionCandidates {
         java.util.Arrays.fill(keptChanges, -1);
         this.keptRunning = new long[cqCount];
         this.keptByPriority = new long[cqCount][Priority.values().length];
+        this.passRunning = new long[cqCount];
+        this.passRunningByPriority = new long[cqCount][Priority.values().length];
         this.offering = cohorts.flat() ? new OfferingSources() : null;
         this.runningInOrder = lqUsage == null ? new RunningInOrder(cqCount, cqOf) : null;
+        this.finder = new FairPreemption.Finder<>(cohorts, sizes);
+        this.keptCandidatesLooks = new long[cqCount];
+        java.util.Arrays.fill(keptCandidatesLooks, -1);
+        for (int q = 0; q < cqCount; q++) {
+            keptCandidates.add(null);
+        }
     }
 
     /** Starts a pass at {@code now}; {@code started} is the pass's own list of the workloads it admits, kept live. */
@@ -105,7 +125,7 @@ final class PreemptionCandidates {
         passNow = now;
         passLists = null;
         passCandidates = null;
-        passRunning = null;
+        counted = false;
         evictionsThisPass = 0;
         if (offering != null) {
             offering.stale = true;
@@ -117,7 +137,7 @@ final class PreemptionCandidates {
         if (offering != null) {
             offering.stale = true;
         }
-        if (passRunning != null) {
+        if (counted) {
             passRunning[cq] += w.gpus();
             passRunningByPriority[cq][priority(w)] += w.gpus();
         }
@@ -156,8 +176,11 @@ final class PreemptionCandidates {
                 candidatesStale[q] = false;
             }
         }
-        List<FairPreemption.Candidates<Job>> lists = new ArrayList<>(passCandidates);
-        lists.set(cq, ownCandidates(cq, pr));
+        List<FairPreemption.Candidates<Job>> lists = searchLists;
+        lists.clear();
+        for (int q = 0; q < cqCount; q++) {
+            lists.add(q == cq ? ownCandidates(cq, pr) : passCandidates.get(q));
+        }
         FreeIndex scratch = work.scratch();
         scratch.copyFrom(work.free());
         FairPreemption.Room<Job> room = new FairPreemption.Room<>() {
@@ -176,8 +199,7 @@ final class PreemptionCandidates {
                 return Placer.fits(scratch, w.gpus(), w.gpusPerNode(), null);
             }
         };
-        return FairPreemption.find(cohorts, cq, w.gpus(), lists, sizes, room, v -> !work.isPreempted(v),
-                FairPreemption.DEFAULT_STRATEGIES);
+        return finder.find(cq, w.gpus(), lists, room, usable, FairPreemption.DEFAULT_STRATEGIES);
     }
 
     /** Every running workload, allocation by allocation, then the unallocated ones. */
@@ -199,22 +221,23 @@ final class PreemptionCandidates {
 
     /** GPUs of the workloads running when the pass began, per ClusterQueue and priority (evictions deducted). */
     private void countRunning() {
-        if (passRunning != null) {
+        if (counted) {
             return;
         }
-        passRunning = new long[cqCount];
-        passRunningByPriority = new long[cqCount][Priority.values().length];
+        counted = true;
         // every admitted workload, list by list: the running ones, then those this pass started; a running list's
         // sums are kept from pass to pass while the list holds the same workloads (its change count is the same),
         // as long as the pass has evicted nothing yet (the sums leave out what it evicted)
         for (int q = 0; q < cqCount; q++) {
-            List<Job> running = RunningInOrder.running(state, q);
             if (evictionsThisPass > 0) {
-                count(running);
+                passRunning[q] = 0;
+                java.util.Arrays.fill(passRunningByPriority[q], 0);
+                count(RunningInOrder.running(state, q));
                 continue;
             }
             long changes = state.running().listChanges(q);
             if (keptChanges[q] != changes) {
+                List<Job> running = RunningInOrder.running(state, q);
                 keptRunning[q] = 0;
                 java.util.Arrays.fill(keptByPriority[q], 0);
                 for (int i = 0; i < running.size(); i++) {
@@ -283,11 +306,21 @@ final class PreemptionCandidates {
         }
         passCandidates = new ArrayList<>(cqCount);
         candidatesStale = new boolean[cqCount];
-        for (List<Job> l : passLists) {
+        for (int q = 0; q < cqCount; q++) {
+            List<Job> l = passLists.get(q);
             if (runningInOrder == null) {
                 l.sort(order);
+                passCandidates.add(FairPreemption.Candidates.of(l, sizes));
+            } else if (sharedList[q]) {
+                long looks = runningInOrder.looks(q);
+                if (keptCandidatesLooks[q] != looks) {
+                    keptCandidates.set(q, FairPreemption.Candidates.of(l, sizes));
+                    keptCandidatesLooks[q] = looks;
+                }
+                passCandidates.add(keptCandidates.get(q));
+            } else {
+                passCandidates.add(FairPreemption.Candidates.of(l, sizes));
             }
-            passCandidates.add(FairPreemption.Candidates.of(l, sizes));
         }
     }
 
@@ -347,7 +380,7 @@ final class PreemptionCandidates {
         int x = cohorts.cqNode(cq);
         boolean withinNominal = !cohorts.borrowsWith(x, cohorts.usage(x) + w.gpus());
         int lastSide = -1;
-        Share lowest = null;
+        long lowestDelta = 0;
         for (int q = 0; q < cqCount; q++) {
             if (q == cq) {
                 continue;
@@ -372,9 +405,10 @@ final class PreemptionCandidates {
                             }
                         }
                     }
-                    lowest = cohorts.shareIfAdded(side, w.gpus() - removable);
+                    lowestDelta = w.gpus() - removable;
                 }
-                eligible[q] = Share.compare(lowest, cohorts.share(cohorts.almostLca(y, x))) <= 0;
+                // the lowest share the preemptor's side could reach, at most the target side's share
+                eligible[q] = cohorts.compareIfAdded(side, lowestDelta, cohorts.almostLca(y, x), 0) <= 0;
             }
             any |= eligible[q];
         }
@@ -479,8 +513,7 @@ final class PreemptionCandidates {
                 return count - (offers[cq] ? 1 : 0) == 0;
             }
             int other = highest != cq ? highest : secondHighest;
-            return other < 0
-                    || Share.compare(cohorts.shareIfAdded(x, gpus), cohorts.share(cohorts.cqNode(other))) > 0;
+            return other < 0 || cohorts.compareIfAdded(x, gpus, cohorts.cqNode(other), 0) > 0;
         }
 
         private void refresh() {
@@ -494,8 +527,6 @@ final class PreemptionCandidates {
             count = 0;
             highest = -1;
             secondHighest = -1;
-            Share first = null;
-            Share second = null;
             for (int q = 0; q < cqCount; q++) {
                 int y = cohorts.cqNode(q);
                 offers[q] = passRunning[q] > 0 && cohorts.borrowing(y);
@@ -503,15 +534,11 @@ final class PreemptionCandidates {
                     continue;
                 }
                 count++;
-                Share s = cohorts.share(y);
-                if (first == null || Share.compare(s, first) > 0) {
+                if (highest < 0 || cohorts.compareIfAdded(y, 0, cohorts.cqNode(highest), 0) > 0) {
                     secondHighest = highest;
-                    second = first;
                     highest = q;
-                    first = s;
-                } else if (second == null || Share.compare(s, second) > 0) {
+                } else if (secondHighest < 0 || cohorts.compareIfAdded(y, 0, cohorts.cqNode(secondHighest), 0) > 0) {
                     secondHighest = q;
-                    second = s;
                 }
             }
             stale = false;
