@@ -192,8 +192,8 @@ public final class FairPreemption {
         /** Per ClusterQueue, the position {@link #next} last found usable or at the end (-1: none yet). */
         private final int[] checked;
         private final boolean[] dropped;
-        private final Ordering first;
-        private final Ordering second;
+        private final PreemptionOrdering first;
+        private final PreemptionOrdering second;
         private final List<Target<T>> targets = new ArrayList<>();
         private int x;
         private int xNode;
@@ -211,8 +211,8 @@ public final class FairPreemption {
             this.retryFirst = new int[n];
             this.checked = new int[n];
             this.dropped = new boolean[n];
-            this.first = new Ordering(cohorts, q -> next(q) >= 0);
-            this.second = new Ordering(cohorts, q -> retryFirst[q] >= 0 && !dropped[q]);
+            this.first = new PreemptionOrdering(cohorts, q -> next(q) >= 0);
+            this.second = new PreemptionOrdering(cohorts, q -> retryFirst[q] >= 0 && !dropped[q]);
         }
 
         List<Target<T>> find(int preemptorCq, long preemptorGpus, List<Candidates<T>> byCq, Room<T> preemptorRoom,
@@ -321,7 +321,7 @@ public final class FairPreemption {
         private boolean firstStrategy(Strategy strategy) {
             boolean finalShare = strategy == Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE;
             boolean withinNominal = !cohorts.borrowing(xNode);
-            Ordering ord = first.begin(x);
+            PreemptionOrdering ord = first.begin(x);
             for (int y = ord.next(); y >= 0; y = ord.next()) {
                 Candidates<T> c = lists[y];
                 if (y == x || withinNominal) {
@@ -397,7 +397,7 @@ public final class FairPreemption {
         }
 
         private boolean secondStrategy() {
-            Ordering ord = second.begin(x);
+            PreemptionOrdering ord = second.begin(x);
             for (int y = ord.next(); y >= 0; y = ord.next()) {
                 int yNode = cohorts.cqNode(y);
                 int targetSide = cohorts.almostLca(yNode, xNode);
@@ -417,103 +417,6 @@ public final class FairPreemption {
                 dropped[y] = true;
             }
             return false;
-        }
-    }
-
-    /**
-     * Kueue's order of ClusterQueues to take candidates from: from the root down, the child with the highest share,
-     * dropping ClusterQueues without candidates or (except the preemptor's) not borrowing, and cohorts not borrowing
-     * off the preemptor's path. The same ClusterQueue may come back while its share stays highest.
-     *
-     * <p>Each pick compares the shares of every child again; a node's share depends on its usage alone, so each is
-     * kept by the {@link Cohorts} (from search to search), as the parts {@link Share#compare} orders by, with the
-     * usage it was computed from and computed again only when that usage changed (a search takes one candidate per
-     * pick, which changes the usage of one path up the tree).
-     */
-    static final class Ordering {
-        private final Cohorts cohorts;
-        private int preemptorCq;
-        private final java.util.function.IntPredicate hasCandidates;
-        private final boolean[] prunedCq;
-        private final boolean[] prunedCohort;
-        private final boolean[] onPreemptorPath;
-
-        /** An ordering to {@link #begin} for one preemptor after another. */
-        Ordering(Cohorts cohorts, java.util.function.IntPredicate hasCandidates) {
-            this.cohorts = cohorts;
-            this.hasCandidates = hasCandidates;
-            this.prunedCq = new boolean[cohorts.cqCount()];
-            this.prunedCohort = new boolean[cohorts.nodeCount()];
-            this.onPreemptorPath = new boolean[cohorts.nodeCount()];
-        }
-
-        /** Starts the order anew for a preemptor of ClusterQueue {@code cq}; returns this ordering. */
-        Ordering begin(int cq) {
-            this.preemptorCq = cq;
-            java.util.Arrays.fill(prunedCq, false);
-            java.util.Arrays.fill(prunedCohort, false);
-            java.util.Arrays.fill(onPreemptorPath, false);
-            for (int n = cohorts.parent(cohorts.cqNode(cq)); n >= 0; n = cohorts.parent(n)) {
-                onPreemptorPath[n] = true;
-            }
-            return this;
-        }
-
-        /** Brings the kept parts of a node's share ({@link Cohorts#share}) up to its usage now. */
-        private void refresh(int node) {
-            cohorts.refreshShareParts(node);
-        }
-
-        /** Whether node a's share is at least node b's ({@link Share#compare}); both refreshed. */
-        private boolean atLeast(int a, int b) {
-            return cohorts.shareAtLeast(a, b);
-        }
-
-        /** The next ClusterQueue to take a candidate from, or -1 when none is left. */
-        int next() {
-            while (!prunedCohort[0]) {
-                int t = nextTarget(0);
-                if (t >= 0) {
-                    return t;
-                }
-            }
-            return -1;
-        }
-
-        private int nextTarget(int cohort) {
-            int bestCq = -1;
-            for (int node : cohorts.childClusterQueues(cohort)) {
-                int q = cohorts.cqOf(node);
-                if (prunedCq[q]) {
-                    continue;
-                }
-                refresh(node);
-                if ((cohorts.shareZero(node) && q != preemptorCq) || !hasCandidates.test(q)) {
-                    prunedCq[q] = true;
-                } else if (bestCq < 0 || atLeast(node, cohorts.cqNode(bestCq))) {
-                    bestCq = q;
-                }
-            }
-            int bestCohort = -1;
-            for (int c : cohorts.childCohorts(cohort)) {
-                if (prunedCohort[c]) {
-                    continue;
-                }
-                refresh(c);
-                if (cohorts.shareZero(c) && !onPreemptorPath[c]) {
-                    prunedCohort[c] = true;
-                } else if (bestCohort < 0 || atLeast(c, bestCohort)) {
-                    bestCohort = c;
-                }
-            }
-            if (bestCq < 0 && bestCohort < 0) {
-                prunedCohort[cohort] = true;
-                return -1;
-            }
-            if (bestCohort >= 0 && (bestCq < 0 || atLeast(bestCohort, cohorts.cqNode(bestCq)))) {
-                return nextTarget(bestCohort);
-            }
-            return bestCq;
         }
     }
 }

@@ -160,6 +160,7 @@ public final class KueuePolicy implements Policy {
 
     private final List<Job> started = new ArrayList<>();
     private final List<Job> evicted = new ArrayList<>();
+    private CycleHeads cycle;
 
     public KueuePolicy(boolean hierarchicalCohorts, boolean admissionFairSharing, Duration usageHalfLifeTime,
                        Duration usageSamplingInterval) {
@@ -205,6 +206,7 @@ public final class KueuePolicy implements Policy {
         unallocatedCq = tree.leafCount();
         cqCount = cohorts.cqCount();
         usageBuffer = new long[cqCount];
+        cycle = new CycleHeads(cqCount);
         expectedRunning = -1;
         users.clear();
         lqOfJob = new int[0];
@@ -306,12 +308,12 @@ public final class KueuePolicy implements Policy {
         if (sameWorld && nothingToAdmit(queues)) {
             return;
         }
-        boolean[] present = new boolean[cqCount];
-        long[] gpus = new long[cqCount];
-        int[] prio = new int[cqCount];
-        long[] submit = new long[cqCount];
-        String[] ids = new String[cqCount];
-        ClusterQueueHeads.Cursor[] cycleHeads = new ClusterQueueHeads.Cursor[cqCount];
+        boolean[] present = cycle.present;
+        long[] gpus = cycle.gpus;
+        int[] prio = cycle.prio;
+        long[] submit = cycle.submit;
+        String[] ids = cycle.ids;
+        ClusterQueueHeads.Cursor[] cycleHeads = cycle.heads;
         while (true) {
             int count = 0;
             for (int cq = 0; cq < cqCount; cq++) {

@@ -87,6 +87,14 @@ final class PreemptionCandidates {
     private final FairPreemption.Finder<Job> finder;
     private final List<FairPreemption.Candidates<Job>> searchLists = new ArrayList<>();
     private final java.util.function.Predicate<Job> usable = v -> !work.isPreempted(v);
+    /**
+     * The pass ({@link #passes}) and work version ({@link CycleWork#version}) the scratch index was copied at: a search
+     * gives back every GPU it frees in it, and within a pass the work's free GPUs change only with its version, so
+     * while both are the same the scratch index still equals them and is not copied again.
+     */
+    private long passes;
+    private long scratchPass = -1;
+    private long scratchVersion;
 
     /**
      * @param lqUsage    with Admission Fair Sharing, the LocalQueues' usage (candidates of heavier LocalQueues go
@@ -107,7 +115,7 @@ final class PreemptionCandidates {
         this.keptByPriority = new long[cqCount][Priority.values().length];
         this.passRunning = new long[cqCount];
         this.passRunningByPriority = new long[cqCount][Priority.values().length];
-        this.offering = cohorts.flat() ? new OfferingSources() : null;
+        this.offering = cohorts.flat() ? new OfferingSources(cohorts) : null;
         this.runningInOrder = lqUsage == null ? new RunningInOrder(cqCount, cqOf) : null;
         this.finder = new FairPreemption.Finder<>(cohorts, sizes);
         this.keptCandidatesLooks = new long[cqCount];
@@ -123,19 +131,20 @@ final class PreemptionCandidates {
         work = passWork;
         started = passStarted;
         passNow = now;
+        passes++;
         passLists = null;
         passCandidates = null;
         counted = false;
         evictionsThisPass = 0;
         if (offering != null) {
-            offering.stale = true;
+            offering.markStale();
         }
     }
 
     /** The pass admitted {@code w} into ClusterQueue {@code cq}: a candidate from now on. */
     void admitted(Job w, int cq) {
         if (offering != null) {
-            offering.stale = true;
+            offering.markStale();
         }
         if (counted) {
             passRunning[cq] += w.gpus();
@@ -153,7 +162,7 @@ final class PreemptionCandidates {
     void evicted(Job v, int cq) {
         evictionsThisPass++;
         if (offering != null) {
-            offering.stale = true;
+            offering.markStale();
         }
         passRunningByPriority[cq][priority(v)] -= v.gpus();
         passRunning[cq] -= v.gpus();
@@ -182,7 +191,11 @@ final class PreemptionCandidates {
             lists.add(q == cq ? ownCandidates(cq, pr) : passCandidates.get(q));
         }
         FreeIndex scratch = work.scratch();
-        scratch.copyFrom(work.free());
+        if (scratchPass != passes || scratchVersion != work.version()) {
+            scratch.copyFrom(work.free());
+            scratchPass = passes;
+            scratchVersion = work.version();
+        }
         FairPreemption.Room<Job> room = new FairPreemption.Room<>() {
             @Override
             public void free(Job v) {
@@ -279,11 +292,10 @@ final class PreemptionCandidates {
         sharedList = new boolean[cqCount];
         boolean quiet = state.stopPhase().stopping().isEmpty() && state.stopPhase().waiting().isEmpty();
         for (int q = 0; q < cqCount; q++) {
-            List<Job> running = RunningInOrder.running(state, q);
             if (runningInOrder == null) {
-                passLists.add(new ArrayList<>(running));
+                passLists.add(new ArrayList<>(RunningInOrder.running(state, q)));
             } else {
-                passLists.add(runningInOrder.sorted(q, running, state.running().listChanges(q), quiet));
+                passLists.add(runningInOrder.sorted(state, q, quiet));
                 sharedList[q] = true;
             }
         }
@@ -370,7 +382,7 @@ final class PreemptionCandidates {
         for (int p = 0; p < pr; p++) {
             own += passRunningByPriority[cq][p];
         }
-        if (own == 0 && offering != null && offering.none(cq, w.gpus())) {
+        if (own == 0 && offering != null && offering.none(cq, w.gpus(), passRunning)) {
             return false;
         }
         boolean any = own > 0;
@@ -470,79 +482,5 @@ final class PreemptionCandidates {
             }
         }
         return have >= need;
-    }
-
-    /**
-     * For a flat cohort tree (every ClusterQueue in the root cohort), the ClusterQueues that could give up work to
-     * another: those running something in this pass that borrow. There a preemptor's side is its own ClusterQueue and
-     * a target's side is the target's, so {@link #eligibleSources} finds no source, for a preemptor without
-     * lower-priority work of its own, exactly when either the preemptor stays within its nominal quota and no other
-     * ClusterQueue offers, or its share with the workload admitted is above the highest share of the others that
-     * offer. Share order is a total preorder, so the highest share of the others is the highest or, when the
-     * preemptor's ClusterQueue holds it, the second highest. Kept until usage ({@link Cohorts#usageVersion}) or the
-     * admitted work (the pass, its admissions and evictions) changes.
-     */
-    private final class OfferingSources {
-        boolean stale = true;
-        private long version;
-        private int count;
-        private final boolean[] offers = new boolean[cqCount];
-        private int highest = -1;
-        private int secondHighest = -1;
-        /**
-         * Every ClusterQueue's usage when last refreshed: a search adds and takes back usage, which changes the
-         * version but not the usage, and the offering depends on the usage only (every node's is the sum of its
-         * ClusterQueues'), besides the admitted work ({@link #stale}).
-         */
-        private final long[] usageAt = new long[cqCount];
-
-        private boolean sameUsage() {
-            for (int q = 0; q < cqCount; q++) {
-                if (usageAt[q] != cohorts.cqUsage(q)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** Whether no ClusterQueue could give up work to a workload of {@code gpus} GPUs of {@code cq}. */
-        boolean none(int cq, long gpus) {
-            refresh();
-            int x = cohorts.cqNode(cq);
-            if (cohorts.usage(x) + gpus <= cohorts.quota(x)) {
-                return count - (offers[cq] ? 1 : 0) == 0;
-            }
-            int other = highest != cq ? highest : secondHighest;
-            return other < 0 || cohorts.compareIfAdded(x, gpus, cohorts.cqNode(other), 0) > 0;
-        }
-
-        private void refresh() {
-            if (!stale && (version == cohorts.usageVersion() || sameUsage())) {
-                version = cohorts.usageVersion();
-                return;
-            }
-            for (int q = 0; q < cqCount; q++) {
-                usageAt[q] = cohorts.cqUsage(q);
-            }
-            count = 0;
-            highest = -1;
-            secondHighest = -1;
-            for (int q = 0; q < cqCount; q++) {
-                int y = cohorts.cqNode(q);
-                offers[q] = passRunning[q] > 0 && cohorts.borrowing(y);
-                if (!offers[q]) {
-                    continue;
-                }
-                count++;
-                if (highest < 0 || cohorts.compareIfAdded(y, 0, cohorts.cqNode(highest), 0) > 0) {
-                    secondHighest = highest;
-                    highest = q;
-                } else if (secondHighest < 0 || cohorts.compareIfAdded(y, 0, cohorts.cqNode(secondHighest), 0) > 0) {
-                    secondHighest = q;
-                }
-            }
-            stale = false;
-            version = cohorts.usageVersion();
-        }
     }
 }

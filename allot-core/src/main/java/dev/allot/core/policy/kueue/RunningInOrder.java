@@ -63,7 +63,7 @@ final class RunningInOrder {
      */
     List<Job> sorted(int q, List<Job> running, long listChanges, boolean quiet) {
         List<Job> l = lists.get(q);
-        if (listChanges >= 0 && seenChanges[q] == listChanges && seenQuiet[q]) {
+        if (current(q, listChanges)) {
             return l;
         }
         seenChanges[q] = listChanges;
@@ -96,6 +96,19 @@ final class RunningInOrder {
             }
         }
         return l;
+    }
+
+    /**
+     * {@link #sorted(int, List, long, boolean)} of the state's running list of ClusterQueue {@code q}, which is read
+     * only if the kept list is not {@linkplain #current current}.
+     */
+    List<Job> sorted(ClusterState state, int q, boolean quiet) {
+        long listChanges = state.running().listChanges(q);
+        return current(q, listChanges) ? lists.get(q) : sorted(q, running(state, q), listChanges, quiet);
+    }
+
+    private boolean current(int q, long listChanges) {
+        return listChanges >= 0 && seenChanges[q] == listChanges && seenQuiet[q];
     }
 
     /**
