@@ -115,25 +115,35 @@ public final class FairPreemption {
         private final List<T> items;
         private final long[] suffixMin;
         private final int end;
+        private final long maxGpus;
 
-        private Candidates(List<T> items, long[] suffixMin, int end) {
+        private Candidates(List<T> items, long[] suffixMin, int end, long maxGpus) {
             this.items = items;
             this.suffixMin = suffixMin;
             this.end = end;
+            this.maxGpus = maxGpus;
         }
 
         public static <T> Candidates<T> of(List<T> items, Sizes<T> sizes) {
             long[] m = new long[items.size() + 1];
             m[items.size()] = Long.MAX_VALUE;
+            long max = 0;
             for (int i = items.size() - 1; i >= 0; i--) {
-                m[i] = Math.min(m[i + 1], sizes.gpus(items.get(i)));
+                long g = sizes.gpus(items.get(i));
+                m[i] = Math.min(m[i + 1], g);
+                max = Math.max(max, g);
             }
-            return new Candidates<>(items, m, items.size());
+            return new Candidates<>(items, m, items.size(), max);
         }
 
-        /** The same list cut to its first {@code n} items. */
+        /** The same list cut to its first {@code n} items (its {@link #maxGpus} stays the whole list's). */
         public Candidates<T> limit(int n) {
-            return new Candidates<>(items, suffixMin, Math.min(n, items.size()));
+            return new Candidates<>(items, suffixMin, Math.min(n, items.size()), maxGpus);
+        }
+
+        /** The GPUs of the largest candidate of the whole list (0 if it is empty): a bound for any of them. */
+        public long maxGpus() {
+            return maxGpus;
         }
 
         public List<T> items() {

@@ -185,6 +185,10 @@ final class PreemptionCandidates {
                 candidatesStale[q] = false;
             }
         }
+        if (offering != null && !QuotaReach.reachable(cohorts, cq, w.gpus(), ownGpus(cq, pr), eligible, passRunning,
+                passCandidates)) {
+            return null;
+        }
         List<FairPreemption.Candidates<Job>> lists = searchLists;
         lists.clear();
         for (int q = 0; q < cqCount; q++) {
@@ -213,6 +217,15 @@ final class PreemptionCandidates {
             }
         };
         return finder.find(cq, w.gpus(), lists, room, usable, FairPreemption.DEFAULT_STRATEGIES);
+    }
+
+    /** The GPUs ClusterQueue {@code cq} has admitted in the pass at priorities below {@code pr}. */
+    private long ownGpus(int cq, int pr) {
+        long own = 0;
+        for (int p = 0; p < pr; p++) {
+            own += passRunningByPriority[cq][p];
+        }
+        return own;
     }
 
     /** Every running workload, allocation by allocation, then the unallocated ones. */
@@ -378,10 +391,7 @@ final class PreemptionCandidates {
      * preemptor's side's share at most the target's, and evictions only lower the target's. Returns whether any is.
      */
     private boolean eligibleSources(Job w, int cq, int pr) {
-        long own = 0;
-        for (int p = 0; p < pr; p++) {
-            own += passRunningByPriority[cq][p];
-        }
+        long own = ownGpus(cq, pr);
         if (own == 0 && offering != null && offering.none(cq, w.gpus(), passRunning)) {
             return false;
         }
