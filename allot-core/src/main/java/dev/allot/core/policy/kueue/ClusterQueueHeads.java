@@ -265,8 +265,9 @@ final class ClusterQueueHeads {
             while (walk != null && walk.state() != JobState.PENDING) {
                 walk = queue.jobs.higher(walk);
             }
+            // most often the walk starts at the very workload the queue was set aside from: no need to compare
             if (walk != null && queue.setAsideGeneration == generation && queue.setAsideFrom != null
-                    && Job.QUEUE_ORDER.compare(walk, queue.setAsideFrom) >= 0) {
+                    && (walk == queue.setAsideFrom || Job.QUEUE_ORDER.compare(walk, queue.setAsideFrom) >= 0)) {
                 walk = null;
             }
             head = walk;
