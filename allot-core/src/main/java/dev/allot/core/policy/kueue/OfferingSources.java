@@ -1,14 +1,14 @@
 package dev.allot.core.policy.kueue;
 
 /**
- * For a flat cohort tree (every ClusterQueue in the root cohort), the ClusterQueues that could give up work to
- * another: those running something in this pass that borrow. There a preemptor's side is its own ClusterQueue and
- * a target's side is the target's, so {@link PreemptionCandidates}'s eligibility bound finds no source, for a
- * preemptor without lower-priority work of its own, exactly when either the preemptor stays within its nominal quota and no other
- * ClusterQueue offers, or its share with the workload admitted is above the highest share of the others that
- * offer. Share order is a total preorder, so the highest share of the others is the highest or, when the
- * preemptor's ClusterQueue holds it, the second highest. Kept until usage ({@link Cohorts#usageVersion}) or the
- * admitted work (the pass, its admissions and evictions) changes.
+ * For a flat cohort tree (every ClusterQueue in the root cohort), the ClusterQueues that could give up work to another:
+ * those running something in this pass that borrow. There a preemptor's side is its own ClusterQueue and a target's
+ * side is the target's, so {@link PreemptionCandidates}'s eligibility bound finds no source, for a preemptor without
+ * lower-priority work of its own, exactly when either the preemptor stays within its nominal quota and no other
+ * ClusterQueue offers, or its share with the workload admitted is above the highest share of the others that offer.
+ * Share order is a total preorder, so the highest share of the others is the highest or, when the preemptor's
+ * ClusterQueue holds it, the second highest. Kept until usage ({@link Cohorts#usageVersion}) or the admitted work (the
+ * pass, its admissions and evictions) changes.
  */
 final class OfferingSources {
     private final Cohorts cohorts;
