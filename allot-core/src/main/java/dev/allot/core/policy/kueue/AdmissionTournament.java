@@ -41,6 +41,16 @@ public final class AdmissionTournament {
     private boolean[] present;
     /** The usage version the present heads' entries were last brought up to in this cycle; -1: not yet. */
     private long refreshedAt = -1;
+    /**
+     * In a flat tree (every ClusterQueue in the root cohort), the present heads' ClusterQueues sorted by {@link #less}
+     * when their entries last changed, and where the next winner is looked for: the match is then the first still
+     * present (an entry that did not change keeps its place, and the order is total), instead of a match over every
+     * ClusterQueue per pick. Null in a tree with cohorts below the root.
+     */
+    private final int[] flatOrder;
+    private int flatCount;
+    private int flatAt;
+    private boolean flatValid;
 
     public AdmissionTournament(Cohorts cohorts) {
         this.cohorts = cohorts;
@@ -55,6 +65,7 @@ public final class AdmissionTournament {
         for (long[] u : usedAt) {
             Arrays.fill(u, -1);
         }
+        this.flatOrder = cohorts.flat() ? new int[cohorts.cqCount()] : null;
     }
 
     /**
@@ -77,6 +88,7 @@ public final class AdmissionTournament {
         this.submit = submit;
         this.id = id;
         refreshedAt = -1;
+        flatValid = false;
     }
 
     /**
@@ -87,11 +99,15 @@ public final class AdmissionTournament {
     public int next() {
         boolean any = false;
         if (refreshedAt == cohorts.usageVersion()) {
+            if (flatOrder != null && flatValid) {
+                return nextInFlatOrder();
+            }
             for (int cq = 0; cq < cohorts.cqCount() && !any; cq++) {
                 any = present[cq];
             }
             return any ? match(0) : -1;
         }
+        boolean changed = false;
         for (int cq = 0; cq < cohorts.cqCount(); cq++) {
             if (!present[cq]) {
                 continue;
@@ -107,11 +123,44 @@ public final class AdmissionTournament {
                     infiniteAt[cq][level] = Share.infinite(borrowing, weight);
                     keyAt[cq][level] = Share.orderKey(borrowing, cohorts.unweightedShare(node, used), weight);
                     usedAt[cq][level] = used;
+                    changed = true;
                 }
             }
         }
         refreshedAt = cohorts.usageVersion();
-        return any ? match(0) : -1;
+        if (flatOrder == null) {
+            return any ? match(0) : -1;
+        }
+        if (changed || !flatValid) {
+            sortFlat();
+        }
+        return nextInFlatOrder();
+    }
+
+    /** Sorts the present heads' ClusterQueues by {@link #less} at level 1 (insertion sort: a dozen or so). */
+    private void sortFlat() {
+        int n = 0;
+        for (int cq = 0; cq < cohorts.cqCount(); cq++) {
+            if (!present[cq]) {
+                continue;
+            }
+            int j = n++;
+            while (j > 0 && less(cq, flatOrder[j - 1], 1)) {
+                flatOrder[j] = flatOrder[j - 1];
+                j--;
+            }
+            flatOrder[j] = cq;
+        }
+        flatCount = n;
+        flatAt = 0;
+        flatValid = true;
+    }
+
+    private int nextInFlatOrder() {
+        while (flatAt < flatCount && !present[flatOrder[flatAt]]) {
+            flatAt++;
+        }
+        return flatAt < flatCount ? flatOrder[flatAt] : -1;
     }
 
     /**

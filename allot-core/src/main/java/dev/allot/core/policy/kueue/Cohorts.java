@@ -307,6 +307,28 @@ public final class Cohorts {
         return lr > 0 ? borrowed * 1000.0 / lr : 0;
     }
 
+    /**
+     * {@link Share#compare} of node a's share with {@code aDelta} more usage and node b's with {@code bDelta} more
+     * ({@link #shareIfAdded}), without making either share.
+     */
+    public int compareIfAdded(int a, long aDelta, int b, long bDelta) {
+        long ua = usage[a] + aDelta;
+        long ub = usage[b] + bDelta;
+        return Share.compare(infiniteWith(a, ua), keyWith(a, ua), infiniteWith(b, ub), keyWith(b, ub));
+    }
+
+    private boolean infiniteWith(int node, long nodeUsage) {
+        return parent[node] >= 0 && Share.infinite(borrowsWith(node, nodeUsage), weight[node]);
+    }
+
+    private double keyWith(int node, long nodeUsage) {
+        if (parent[node] < 0) {
+            return Share.orderKey(Share.NONE.borrowing(), Share.NONE.unweighted(), Share.NONE.weight());
+        }
+        boolean borrowing = borrowsWith(node, nodeUsage);
+        return Share.orderKey(borrowing, unweightedShare(node, nodeUsage), weight[node]);
+    }
+
     /** Brings the kept parts of a node's share (below the root) up to its usage now. */
     void refreshShareParts(int node) {
         long used = usage[node];

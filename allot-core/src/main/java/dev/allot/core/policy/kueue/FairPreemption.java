@@ -115,25 +115,35 @@ public final class FairPreemption {
         private final List<T> items;
         private final long[] suffixMin;
         private final int end;
+        private final long maxGpus;
 
-        private Candidates(List<T> items, long[] suffixMin, int end) {
+        private Candidates(List<T> items, long[] suffixMin, int end, long maxGpus) {
             this.items = items;
             this.suffixMin = suffixMin;
             this.end = end;
+            this.maxGpus = maxGpus;
         }
 
         public static <T> Candidates<T> of(List<T> items, Sizes<T> sizes) {
             long[] m = new long[items.size() + 1];
             m[items.size()] = Long.MAX_VALUE;
+            long max = 0;
             for (int i = items.size() - 1; i >= 0; i--) {
-                m[i] = Math.min(m[i + 1], sizes.gpus(items.get(i)));
+                long g = sizes.gpus(items.get(i));
+                m[i] = Math.min(m[i + 1], g);
+                max = Math.max(max, g);
             }
-            return new Candidates<>(items, m, items.size());
+            return new Candidates<>(items, m, items.size(), max);
         }
 
-        /** The same list cut to its first {@code n} items. */
+        /** The same list cut to its first {@code n} items (its {@link #maxGpus} stays the whole list's). */
         public Candidates<T> limit(int n) {
-            return new Candidates<>(items, suffixMin, Math.min(n, items.size()));
+            return new Candidates<>(items, suffixMin, Math.min(n, items.size()), maxGpus);
+        }
+
+        /** The GPUs of the largest candidate of the whole list (0 if it is empty): a bound for any of them. */
+        public long maxGpus() {
+            return maxGpus;
         }
 
         public List<T> items() {
@@ -157,58 +167,93 @@ public final class FairPreemption {
      */
     public static <T> List<Target<T>> find(Cohorts cohorts, int preemptorCq, long gpus, List<Candidates<T>> byCq,
                                            Sizes<T> sizes, Room<T> room, Predicate<T> usable, List<Strategy> strategies) {
-        if (!(strategies.equals(DEFAULT_STRATEGIES) || strategies.size() == 1)) {
-            throw new IllegalArgumentException("Kueue accepts [LessThanOrEqualToFinalShare], [LessThanInitialShare] or"
-                    + " [LessThanOrEqualToFinalShare, LessThanInitialShare], not " + strategies);
+        return new Search<T>(cohorts, sizes).find(preemptorCq, gpus, byCq, room, usable, strategies);
+    }
+
+    /**
+     * {@link #find} for one cohort tree, search after search, reusing its working arrays (a simulation searches
+     * hundreds of thousands of times; the arrays were a large part of the {@code kueue} policy's allocation).
+     */
+    public static final class Finder<T> {
+        private final Search<T> search;
+
+        public Finder(Cohorts cohorts, Sizes<T> sizes) {
+            this.search = new Search<>(cohorts, sizes);
         }
-        Search<T> s = new Search<>(cohorts, preemptorCq, gpus, byCq, sizes, room, usable);
-        return s.run(strategies.get(0), strategies.size() > 1);
+
+        /** {@link FairPreemption#find} with this finder's tree and sizes. */
+        public List<Target<T>> find(int preemptorCq, long gpus, List<Candidates<T>> byCq, Room<T> room,
+                                    Predicate<T> usable, List<Strategy> strategies) {
+            return search.find(preemptorCq, gpus, byCq, room, usable, strategies);
+        }
     }
 
     /** Kueue's default: {@code [LessThanOrEqualToFinalShare, LessThanInitialShare]}. */
     public static final List<Strategy> DEFAULT_STRATEGIES = List.of(Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
             Strategy.LESS_THAN_INITIAL_SHARE);
 
+    /** One search at a time; {@link #find} sets it up anew, reusing the arrays. */
     private static final class Search<T> {
         private final Cohorts cohorts;
-        private final int x;
-        private final int xNode;
-        private final long gpus;
-        private final List<Candidates<T>> lists;
         private final Sizes<T> sizes;
-        private final Room<T> room;
-        private final Predicate<T> usable;
+        private final Candidates<T>[] lists;
         private final int[] pos;
         private final int[] retryFirst;
         /** Per ClusterQueue, the position {@link #next} last found usable or at the end (-1: none yet). */
         private final int[] checked;
+        private final boolean[] dropped;
+        private final PreemptionOrdering first;
+        private final PreemptionOrdering second;
         private final List<Target<T>> targets = new ArrayList<>();
+        private int x;
+        private int xNode;
+        private long gpus;
+        private Room<T> room;
+        private Predicate<T> usable;
 
-        Search(Cohorts cohorts, int x, long gpus, List<Candidates<T>> byCq, Sizes<T> sizes, Room<T> room,
-               Predicate<T> usable) {
+        @SuppressWarnings("unchecked")
+        Search(Cohorts cohorts, Sizes<T> sizes) {
             this.cohorts = cohorts;
-            this.x = x;
-            this.xNode = cohorts.cqNode(x);
-            this.gpus = gpus;
             this.sizes = sizes;
-            this.room = room;
-            this.usable = usable;
             int n = cohorts.cqCount();
-            this.lists = new ArrayList<>(n);
-            for (int q = 0; q < n; q++) {
-                Candidates<T> c = q < byCq.size() ? byCq.get(q) : null;
-                // Only the preemptor's own ClusterQueue and ClusterQueues that borrow offer candidates.
-                if (c != null && (q == x || cohorts.borrowing(cohorts.cqNode(q)))) {
-                    lists.add(c);
-                } else {
-                    lists.add(null);
-                }
-            }
+            this.lists = (Candidates<T>[]) new Candidates<?>[n];
             this.pos = new int[n];
             this.retryFirst = new int[n];
-            java.util.Arrays.fill(retryFirst, -1);
             this.checked = new int[n];
+            this.dropped = new boolean[n];
+            this.first = new PreemptionOrdering(cohorts, q -> next(q) >= 0);
+            this.second = new PreemptionOrdering(cohorts, q -> retryFirst[q] >= 0 && !dropped[q]);
+        }
+
+        List<Target<T>> find(int preemptorCq, long preemptorGpus, List<Candidates<T>> byCq, Room<T> preemptorRoom,
+                             Predicate<T> isUsable, List<Strategy> strategies) {
+            if (!(strategies.equals(DEFAULT_STRATEGIES) || strategies.size() == 1)) {
+                throw new IllegalArgumentException("Kueue accepts [LessThanOrEqualToFinalShare], [LessThanInitialShare]"
+                        + " or [LessThanOrEqualToFinalShare, LessThanInitialShare], not " + strategies);
+            }
+            this.x = preemptorCq;
+            this.xNode = cohorts.cqNode(preemptorCq);
+            this.gpus = preemptorGpus;
+            this.room = preemptorRoom;
+            this.usable = isUsable;
+            for (int q = 0; q < lists.length; q++) {
+                Candidates<T> c = q < byCq.size() ? byCq.get(q) : null;
+                // Only the preemptor's own ClusterQueue and ClusterQueues that borrow offer candidates.
+                lists[q] = c != null && (q == x || cohorts.borrowing(cohorts.cqNode(q))) ? c : null;
+            }
+            java.util.Arrays.fill(pos, 0);
+            java.util.Arrays.fill(retryFirst, -1);
             java.util.Arrays.fill(checked, -1);
+            java.util.Arrays.fill(dropped, false);
+            targets.clear();
+            try {
+                List<Target<T>> found = run(strategies.get(0), strategies.size() > 1);
+                return found == null ? null : new ArrayList<>(found);
+            } finally {
+                targets.clear();
+                this.room = null;
+                this.usable = null;
+            }
         }
 
         List<Target<T>> run(Strategy first, boolean secondStrategy) {
@@ -268,7 +313,7 @@ public final class FairPreemption {
          * ordering asks every ClusterQueue at every pick).
          */
         private int next(int q) {
-            Candidates<T> c = lists.get(q);
+            Candidates<T> c = lists[q];
             if (c == null) {
                 return -1;
             }
@@ -286,9 +331,9 @@ public final class FairPreemption {
         private boolean firstStrategy(Strategy strategy) {
             boolean finalShare = strategy == Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE;
             boolean withinNominal = !cohorts.borrowing(xNode);
-            Ordering ord = new Ordering(cohorts, x, q -> next(q) >= 0);
+            PreemptionOrdering ord = first.begin(x);
             for (int y = ord.next(); y >= 0; y = ord.next()) {
-                Candidates<T> c = lists.get(y);
+                Candidates<T> c = lists[y];
                 if (y == x || withinNominal) {
                     int i = next(y);
                     pos[y]++;
@@ -304,9 +349,10 @@ public final class FairPreemption {
                 int yNode = cohorts.cqNode(y);
                 int preemptorSide = cohorts.almostLca(xNode, yNode);
                 int targetSide = cohorts.almostLca(yNode, xNode);
-                Share preemptorNew = cohorts.share(preemptorSide);
-                Share targetOld = cohorts.share(targetSide);
-                if (Share.compare(preemptorNew, targetOld) > 0) {
+                // the shares are compared without making them (and without moving the usage to try a candidate);
+                // the Shares a target's reason shows are made only for the candidate taken, from the same usage
+                int oldOrder = cohorts.compareIfAdded(preemptorSide, 0, targetSide, 0);
+                if (oldOrder > 0) {
                     // Removing candidates only lowers the target's share: none can pass either strategy here.
                     int i = next(y);
                     if (retryFirst[y] < 0) {
@@ -329,16 +375,12 @@ public final class FairPreemption {
                     T v = c.items.get(i);
                     long g = sizes.gpus(v);
                     boolean ok;
-                    Share targetNew = null;
                     if (g <= passMax) {
                         ok = true;
                     } else if (g >= failMin) {
                         ok = false;
                     } else {
-                        cohorts.addUsage(y, -g);
-                        targetNew = cohorts.share(targetSide);
-                        cohorts.addUsage(y, g);
-                        ok = finalShare ? Share.compare(preemptorNew, targetNew) <= 0 : Share.compare(preemptorNew, targetOld) < 0;
+                        ok = finalShare ? cohorts.compareIfAdded(preemptorSide, 0, targetSide, -g) <= 0 : oldOrder < 0;
                         if (ok) {
                             passMax = g;
                         } else {
@@ -346,11 +388,9 @@ public final class FairPreemption {
                         }
                     }
                     if (ok) {
-                        if (targetNew == null) {
-                            cohorts.addUsage(y, -g);
-                            targetNew = cohorts.share(targetSide);
-                            cohorts.addUsage(y, g);
-                        }
+                        Share preemptorNew = cohorts.share(preemptorSide);
+                        Share targetOld = cohorts.share(targetSide);
+                        Share targetNew = cohorts.shareIfAdded(targetSide, -g);
                         take(v);
                         targets.add(new Target<>(v, y, Reason.FAIR_SHARING, strategy, preemptorNew, targetOld, targetNew));
                         if (fitsWithPreemptor()) {
@@ -367,15 +407,15 @@ public final class FairPreemption {
         }
 
         private boolean secondStrategy() {
-            boolean[] dropped = new boolean[cohorts.cqCount()];
-            Ordering ord = new Ordering(cohorts, x, q -> retryFirst[q] >= 0 && !dropped[q]);
+            PreemptionOrdering ord = second.begin(x);
             for (int y = ord.next(); y >= 0; y = ord.next()) {
                 int yNode = cohorts.cqNode(y);
                 int targetSide = cohorts.almostLca(yNode, xNode);
-                Share preemptorNew = cohorts.share(cohorts.almostLca(xNode, yNode));
-                Share targetOld = cohorts.share(targetSide);
-                if (Share.compare(preemptorNew, targetOld) < 0) {
-                    T v = lists.get(y).items.get(retryFirst[y]);
+                int preemptorSide = cohorts.almostLca(xNode, yNode);
+                if (cohorts.compareIfAdded(preemptorSide, 0, targetSide, 0) < 0) {
+                    Share preemptorNew = cohorts.share(preemptorSide);
+                    Share targetOld = cohorts.share(targetSide);
+                    T v = lists[y].items.get(retryFirst[y]);
                     take(v);
                     Share targetNew = cohorts.share(targetSide);
                     targets.add(new Target<>(v, y, Reason.FAIR_SHARING, Strategy.LESS_THAN_INITIAL_SHARE,
@@ -387,94 +427,6 @@ public final class FairPreemption {
                 dropped[y] = true;
             }
             return false;
-        }
-    }
-
-    /**
-     * Kueue's order of ClusterQueues to take candidates from: from the root down, the child with the highest share,
-     * dropping ClusterQueues without candidates or (except the preemptor's) not borrowing, and cohorts not borrowing
-     * off the preemptor's path. The same ClusterQueue may come back while its share stays highest.
-     *
-     * <p>Each pick compares the shares of every child again; a node's share depends on its usage alone, so each is
-     * kept by the {@link Cohorts} (from search to search), as the parts {@link Share#compare} orders by, with the
-     * usage it was computed from and computed again only when that usage changed (a search takes one candidate per
-     * pick, which changes the usage of one path up the tree).
-     */
-    static final class Ordering {
-        private final Cohorts cohorts;
-        private final int preemptorCq;
-        private final java.util.function.IntPredicate hasCandidates;
-        private final boolean[] prunedCq;
-        private final boolean[] prunedCohort;
-        private final boolean[] onPreemptorPath;
-
-        Ordering(Cohorts cohorts, int preemptorCq, java.util.function.IntPredicate hasCandidates) {
-            this.cohorts = cohorts;
-            this.preemptorCq = preemptorCq;
-            this.hasCandidates = hasCandidates;
-            this.prunedCq = new boolean[cohorts.cqCount()];
-            this.prunedCohort = new boolean[cohorts.nodeCount()];
-            this.onPreemptorPath = new boolean[cohorts.nodeCount()];
-            for (int n = cohorts.parent(cohorts.cqNode(preemptorCq)); n >= 0; n = cohorts.parent(n)) {
-                onPreemptorPath[n] = true;
-            }
-        }
-
-        /** Brings the kept parts of a node's share ({@link Cohorts#share}) up to its usage now. */
-        private void refresh(int node) {
-            cohorts.refreshShareParts(node);
-        }
-
-        /** Whether node a's share is at least node b's ({@link Share#compare}); both refreshed. */
-        private boolean atLeast(int a, int b) {
-            return cohorts.shareAtLeast(a, b);
-        }
-
-        /** The next ClusterQueue to take a candidate from, or -1 when none is left. */
-        int next() {
-            while (!prunedCohort[0]) {
-                int t = nextTarget(0);
-                if (t >= 0) {
-                    return t;
-                }
-            }
-            return -1;
-        }
-
-        private int nextTarget(int cohort) {
-            int bestCq = -1;
-            for (int node : cohorts.childClusterQueues(cohort)) {
-                int q = cohorts.cqOf(node);
-                if (prunedCq[q]) {
-                    continue;
-                }
-                refresh(node);
-                if ((cohorts.shareZero(node) && q != preemptorCq) || !hasCandidates.test(q)) {
-                    prunedCq[q] = true;
-                } else if (bestCq < 0 || atLeast(node, cohorts.cqNode(bestCq))) {
-                    bestCq = q;
-                }
-            }
-            int bestCohort = -1;
-            for (int c : cohorts.childCohorts(cohort)) {
-                if (prunedCohort[c]) {
-                    continue;
-                }
-                refresh(c);
-                if (cohorts.shareZero(c) && !onPreemptorPath[c]) {
-                    prunedCohort[c] = true;
-                } else if (bestCohort < 0 || atLeast(c, bestCohort)) {
-                    bestCohort = c;
-                }
-            }
-            if (bestCq < 0 && bestCohort < 0) {
-                prunedCohort[cohort] = true;
-                return -1;
-            }
-            if (bestCohort >= 0 && (bestCq < 0 || atLeast(bestCohort, cohorts.cqNode(bestCq)))) {
-                return nextTarget(bestCohort);
-            }
-            return bestCq;
         }
     }
 }

@@ -160,6 +160,7 @@ public final class KueuePolicy implements Policy {
 
     private final List<Job> started = new ArrayList<>();
     private final List<Job> evicted = new ArrayList<>();
+    private CycleHeads cycle;
 
     public KueuePolicy(boolean hierarchicalCohorts, boolean admissionFairSharing, Duration usageHalfLifeTime,
                        Duration usageSamplingInterval) {
@@ -205,6 +206,7 @@ public final class KueuePolicy implements Policy {
         unallocatedCq = tree.leafCount();
         cqCount = cohorts.cqCount();
         usageBuffer = new long[cqCount];
+        cycle = new CycleHeads(cqCount);
         expectedRunning = -1;
         users.clear();
         lqOfJob = new int[0];
@@ -306,12 +308,12 @@ public final class KueuePolicy implements Policy {
         if (sameWorld && nothingToAdmit(queues)) {
             return;
         }
-        boolean[] present = new boolean[cqCount];
-        long[] gpus = new long[cqCount];
-        int[] prio = new int[cqCount];
-        long[] submit = new long[cqCount];
-        String[] ids = new String[cqCount];
-        ClusterQueueHeads.Cursor[] cycleHeads = new ClusterQueueHeads.Cursor[cqCount];
+        boolean[] present = cycle.present;
+        long[] gpus = cycle.gpus;
+        int[] prio = cycle.prio;
+        long[] submit = cycle.submit;
+        String[] ids = cycle.ids;
+        ClusterQueueHeads.Cursor[] cycleHeads = cycle.heads;
         while (true) {
             int count = 0;
             for (int cq = 0; cq < cqCount; cq++) {
@@ -356,8 +358,8 @@ public final class KueuePolicy implements Policy {
             for (ClusterQueueHeads.Cursor c = queue.best(); c != null; c = queue.best()) {
                 Job w = c.head;
                 boolean known = hopeless.hopeless(w, cq, world);
-                if (!known && Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null) != null
-                        && cohorts.available() >= w.gpus()) {
+                if (!known && cohorts.available() >= w.gpus()
+                        && Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null) != null) {
                     heads.endTrial(false, parkGeneration);
                     return false;
                 }
@@ -390,8 +392,10 @@ public final class KueuePolicy implements Policy {
         Job w = cursor.head;
         long before = cohorts.cqUsage(cq);
         boolean known = hopeless.hopeless(w, cq, world);
-        Placement p = known ? null : Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
-        if (p != null && cohorts.available() >= w.gpus()) {
+        // the quota first: the Placer only reads the free GPUs, and most heads fit neither
+        Placement p = known || cohorts.available() < w.gpus() ? null
+                : Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+        if (p != null) {
             admit(queue, cursor, w, p, cq, before, tournament.shareOf(cq), headCount, 0);
             return;
         }

@@ -46,8 +46,10 @@ final class PreemptionCandidates {
     private boolean[] sharedList;
     private List<FairPreemption.Candidates<Job>> passCandidates;
     private boolean[] candidatesStale;
-    private long[][] passRunningByPriority;
-    private long[] passRunning;
+    /** GPUs admitted per ClusterQueue and priority in this pass, and in total; valid once {@link #counted}. */
+    private final long[][] passRunningByPriority;
+    private final long[] passRunning;
+    private boolean counted;
     private int evictionsThisPass;
     /**
      * Per ClusterQueue, the GPUs of its running list in total and per priority, and the list's change count they were
@@ -63,6 +65,13 @@ final class PreemptionCandidates {
     private final OfferingSources offering;
     /** Without Admission Fair Sharing, the running workloads kept in candidate order; null with it. */
     private final RunningInOrder runningInOrder;
+    /**
+     * Per ClusterQueue, the candidates made of {@link #runningInOrder}'s list and its {@link RunningInOrder#looks}
+     * count then (-1: none): while the count is the same the list is, and so are its candidates (their suffix minima
+     * were a tenth of the policy's allocation on the Philly trace, made anew in every pass that searched).
+     */
+    private final List<FairPreemption.Candidates<Job>> keptCandidates = new ArrayList<>();
+    private final long[] keptCandidatesLooks;
 
     private final FairPreemption.Sizes<Job> sizes = new FairPreemption.Sizes<>() {
         @Override
@@ -75,6 +84,17 @@ final class PreemptionCandidates {
             return j.gpus();
         }
     };
+    private final FairPreemption.Finder<Job> finder;
+    private final List<FairPreemption.Candidates<Job>> searchLists = new ArrayList<>();
+    private final java.util.function.Predicate<Job> usable = v -> !work.isPreempted(v);
+    /**
+     * The pass ({@link #passes}) and work version ({@link CycleWork#version}) the scratch index was copied at: a search
+     * gives back every GPU it frees in it, and within a pass the work's free GPUs change only with its version, so
+     * while both are the same the scratch index still equals them and is not copied again.
+     */
+    private long passes;
+    private long scratchPass = -1;
+    private long scratchVersion;
 
     /**
      * @param lqUsage    with Admission Fair Sharing, the LocalQueues' usage (candidates of heavier LocalQueues go
@@ -93,8 +113,16 @@ final class PreemptionCandidates {
         java.util.Arrays.fill(keptChanges, -1);
         this.keptRunning = new long[cqCount];
         this.keptByPriority = new long[cqCount][Priority.values().length];
-        this.offering = cohorts.flat() ? new OfferingSources() : null;
+        this.passRunning = new long[cqCount];
+        this.passRunningByPriority = new long[cqCount][Priority.values().length];
+        this.offering = cohorts.flat() ? new OfferingSources(cohorts) : null;
         this.runningInOrder = lqUsage == null ? new RunningInOrder(cqCount, cqOf) : null;
+        this.finder = new FairPreemption.Finder<>(cohorts, sizes);
+        this.keptCandidatesLooks = new long[cqCount];
+        java.util.Arrays.fill(keptCandidatesLooks, -1);
+        for (int q = 0; q < cqCount; q++) {
+            keptCandidates.add(null);
+        }
     }
 
     /** Starts a pass at {@code now}; {@code started} is the pass's own list of the workloads it admits, kept live. */
@@ -103,21 +131,22 @@ final class PreemptionCandidates {
         work = passWork;
         started = passStarted;
         passNow = now;
+        passes++;
         passLists = null;
         passCandidates = null;
-        passRunning = null;
+        counted = false;
         evictionsThisPass = 0;
         if (offering != null) {
-            offering.stale = true;
+            offering.markStale();
         }
     }
 
     /** The pass admitted {@code w} into ClusterQueue {@code cq}: a candidate from now on. */
     void admitted(Job w, int cq) {
         if (offering != null) {
-            offering.stale = true;
+            offering.markStale();
         }
-        if (passRunning != null) {
+        if (counted) {
             passRunning[cq] += w.gpus();
             passRunningByPriority[cq][priority(w)] += w.gpus();
         }
@@ -133,7 +162,7 @@ final class PreemptionCandidates {
     void evicted(Job v, int cq) {
         evictionsThisPass++;
         if (offering != null) {
-            offering.stale = true;
+            offering.markStale();
         }
         passRunningByPriority[cq][priority(v)] -= v.gpus();
         passRunning[cq] -= v.gpus();
@@ -156,10 +185,21 @@ final class PreemptionCandidates {
                 candidatesStale[q] = false;
             }
         }
-        List<FairPreemption.Candidates<Job>> lists = new ArrayList<>(passCandidates);
-        lists.set(cq, ownCandidates(cq, pr));
+        if (offering != null && !QuotaReach.reachable(cohorts, cq, w.gpus(), ownGpus(cq, pr), eligible, passRunning,
+                passCandidates)) {
+            return null;
+        }
+        List<FairPreemption.Candidates<Job>> lists = searchLists;
+        lists.clear();
+        for (int q = 0; q < cqCount; q++) {
+            lists.add(q == cq ? ownCandidates(cq, pr) : passCandidates.get(q));
+        }
         FreeIndex scratch = work.scratch();
-        scratch.copyFrom(work.free());
+        if (scratchPass != passes || scratchVersion != work.version()) {
+            scratch.copyFrom(work.free());
+            scratchPass = passes;
+            scratchVersion = work.version();
+        }
         FairPreemption.Room<Job> room = new FairPreemption.Room<>() {
             @Override
             public void free(Job v) {
@@ -176,8 +216,16 @@ final class PreemptionCandidates {
                 return Placer.fits(scratch, w.gpus(), w.gpusPerNode(), null);
             }
         };
-        return FairPreemption.find(cohorts, cq, w.gpus(), lists, sizes, room, v -> !work.isPreempted(v),
-                FairPreemption.DEFAULT_STRATEGIES);
+        return finder.find(cq, w.gpus(), lists, room, usable, FairPreemption.DEFAULT_STRATEGIES);
+    }
+
+    /** The GPUs ClusterQueue {@code cq} has admitted in the pass at priorities below {@code pr}. */
+    private long ownGpus(int cq, int pr) {
+        long own = 0;
+        for (int p = 0; p < pr; p++) {
+            own += passRunningByPriority[cq][p];
+        }
+        return own;
     }
 
     /** Every running workload, allocation by allocation, then the unallocated ones. */
@@ -199,22 +247,23 @@ final class PreemptionCandidates {
 
     /** GPUs of the workloads running when the pass began, per ClusterQueue and priority (evictions deducted). */
     private void countRunning() {
-        if (passRunning != null) {
+        if (counted) {
             return;
         }
-        passRunning = new long[cqCount];
-        passRunningByPriority = new long[cqCount][Priority.values().length];
+        counted = true;
         // every admitted workload, list by list: the running ones, then those this pass started; a running list's
         // sums are kept from pass to pass while the list holds the same workloads (its change count is the same),
         // as long as the pass has evicted nothing yet (the sums leave out what it evicted)
         for (int q = 0; q < cqCount; q++) {
-            List<Job> running = RunningInOrder.running(state, q);
             if (evictionsThisPass > 0) {
-                count(running);
+                passRunning[q] = 0;
+                java.util.Arrays.fill(passRunningByPriority[q], 0);
+                count(RunningInOrder.running(state, q));
                 continue;
             }
             long changes = state.running().listChanges(q);
             if (keptChanges[q] != changes) {
+                List<Job> running = RunningInOrder.running(state, q);
                 keptRunning[q] = 0;
                 java.util.Arrays.fill(keptByPriority[q], 0);
                 for (int i = 0; i < running.size(); i++) {
@@ -256,11 +305,10 @@ final class PreemptionCandidates {
         sharedList = new boolean[cqCount];
         boolean quiet = state.stopPhase().stopping().isEmpty() && state.stopPhase().waiting().isEmpty();
         for (int q = 0; q < cqCount; q++) {
-            List<Job> running = RunningInOrder.running(state, q);
             if (runningInOrder == null) {
-                passLists.add(new ArrayList<>(running));
+                passLists.add(new ArrayList<>(RunningInOrder.running(state, q)));
             } else {
-                passLists.add(runningInOrder.sorted(q, running, state.running().listChanges(q), quiet));
+                passLists.add(runningInOrder.sorted(state, q, quiet));
                 sharedList[q] = true;
             }
         }
@@ -283,11 +331,21 @@ final class PreemptionCandidates {
         }
         passCandidates = new ArrayList<>(cqCount);
         candidatesStale = new boolean[cqCount];
-        for (List<Job> l : passLists) {
+        for (int q = 0; q < cqCount; q++) {
+            List<Job> l = passLists.get(q);
             if (runningInOrder == null) {
                 l.sort(order);
+                passCandidates.add(FairPreemption.Candidates.of(l, sizes));
+            } else if (sharedList[q]) {
+                long looks = runningInOrder.looks(q);
+                if (keptCandidatesLooks[q] != looks) {
+                    keptCandidates.set(q, FairPreemption.Candidates.of(l, sizes));
+                    keptCandidatesLooks[q] = looks;
+                }
+                passCandidates.add(keptCandidates.get(q));
+            } else {
+                passCandidates.add(FairPreemption.Candidates.of(l, sizes));
             }
-            passCandidates.add(FairPreemption.Candidates.of(l, sizes));
         }
     }
 
@@ -333,11 +391,8 @@ final class PreemptionCandidates {
      * preemptor's side's share at most the target's, and evictions only lower the target's. Returns whether any is.
      */
     private boolean eligibleSources(Job w, int cq, int pr) {
-        long own = 0;
-        for (int p = 0; p < pr; p++) {
-            own += passRunningByPriority[cq][p];
-        }
-        if (own == 0 && offering != null && offering.none(cq, w.gpus())) {
+        long own = ownGpus(cq, pr);
+        if (own == 0 && offering != null && offering.none(cq, w.gpus(), passRunning)) {
             return false;
         }
         boolean any = own > 0;
@@ -347,7 +402,7 @@ final class PreemptionCandidates {
         int x = cohorts.cqNode(cq);
         boolean withinNominal = !cohorts.borrowsWith(x, cohorts.usage(x) + w.gpus());
         int lastSide = -1;
-        Share lowest = null;
+        long lowestDelta = 0;
         for (int q = 0; q < cqCount; q++) {
             if (q == cq) {
                 continue;
@@ -372,9 +427,10 @@ final class PreemptionCandidates {
                             }
                         }
                     }
-                    lowest = cohorts.shareIfAdded(side, w.gpus() - removable);
+                    lowestDelta = w.gpus() - removable;
                 }
-                eligible[q] = Share.compare(lowest, cohorts.share(cohorts.almostLca(y, x))) <= 0;
+                // the lowest share the preemptor's side could reach, at most the target side's share
+                eligible[q] = cohorts.compareIfAdded(side, lowestDelta, cohorts.almostLca(y, x), 0) <= 0;
             }
             any |= eligible[q];
         }
@@ -436,86 +492,5 @@ final class PreemptionCandidates {
             }
         }
         return have >= need;
-    }
-
-    /**
-     * For a flat cohort tree (every ClusterQueue in the root cohort), the ClusterQueues that could give up work to
-     * another: those running something in this pass that borrow. There a preemptor's side is its own ClusterQueue and
-     * a target's side is the target's, so {@link #eligibleSources} finds no source, for a preemptor without
-     * lower-priority work of its own, exactly when either the preemptor stays within its nominal quota and no other
-     * ClusterQueue offers, or its share with the workload admitted is above the highest share of the others that
-     * offer. Share order is a total preorder, so the highest share of the others is the highest or, when the
-     * preemptor's ClusterQueue holds it, the second highest. Kept until usage ({@link Cohorts#usageVersion}) or the
-     * admitted work (the pass, its admissions and evictions) changes.
-     */
-    private final class OfferingSources {
-        boolean stale = true;
-        private long version;
-        private int count;
-        private final boolean[] offers = new boolean[cqCount];
-        private int highest = -1;
-        private int secondHighest = -1;
-        /**
-         * Every ClusterQueue's usage when last refreshed: a search adds and takes back usage, which changes the
-         * version but not the usage, and the offering depends on the usage only (every node's is the sum of its
-         * ClusterQueues'), besides the admitted work ({@link #stale}).
-         */
-        private final long[] usageAt = new long[cqCount];
-
-        private boolean sameUsage() {
-            for (int q = 0; q < cqCount; q++) {
-                if (usageAt[q] != cohorts.cqUsage(q)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** Whether no ClusterQueue could give up work to a workload of {@code gpus} GPUs of {@code cq}. */
-        boolean none(int cq, long gpus) {
-            refresh();
-            int x = cohorts.cqNode(cq);
-            if (cohorts.usage(x) + gpus <= cohorts.quota(x)) {
-                return count - (offers[cq] ? 1 : 0) == 0;
-            }
-            int other = highest != cq ? highest : secondHighest;
-            return other < 0
-                    || Share.compare(cohorts.shareIfAdded(x, gpus), cohorts.share(cohorts.cqNode(other))) > 0;
-        }
-
-        private void refresh() {
-            if (!stale && (version == cohorts.usageVersion() || sameUsage())) {
-                version = cohorts.usageVersion();
-                return;
-            }
-            for (int q = 0; q < cqCount; q++) {
-                usageAt[q] = cohorts.cqUsage(q);
-            }
-            count = 0;
-            highest = -1;
-            secondHighest = -1;
-            Share first = null;
-            Share second = null;
-            for (int q = 0; q < cqCount; q++) {
-                int y = cohorts.cqNode(q);
-                offers[q] = passRunning[q] > 0 && cohorts.borrowing(y);
-                if (!offers[q]) {
-                    continue;
-                }
-                count++;
-                Share s = cohorts.share(y);
-                if (first == null || Share.compare(s, first) > 0) {
-                    secondHighest = highest;
-                    second = first;
-                    highest = q;
-                    first = s;
-                } else if (second == null || Share.compare(s, second) > 0) {
-                    secondHighest = q;
-                    second = s;
-                }
-            }
-            stale = false;
-            version = cohorts.usageVersion();
-        }
     }
 }

@@ -31,12 +31,15 @@ final class RunningInOrder {
     /** Per ClusterQueue, the list's change count at its last full look (-1: none), and whether the state was quiet. */
     private final long[] seenChanges;
     private final boolean[] seenQuiet;
+    /** Per ClusterQueue, counts the full looks at its list: equal counts, the same list in the same order. */
+    private final long[] looks;
 
     RunningInOrder(int cqCount, ToIntFunction<Job> cqOf) {
         this.cqOf = cqOf;
         this.seenChanges = new long[cqCount];
         Arrays.fill(seenChanges, -1);
         this.seenQuiet = new boolean[cqCount];
+        this.looks = new long[cqCount];
         for (int q = 0; q < cqCount; q++) {
             lists.add(new ArrayList<>());
         }
@@ -60,11 +63,12 @@ final class RunningInOrder {
      */
     List<Job> sorted(int q, List<Job> running, long listChanges, boolean quiet) {
         List<Job> l = lists.get(q);
-        if (listChanges >= 0 && seenChanges[q] == listChanges && seenQuiet[q]) {
+        if (current(q, listChanges)) {
             return l;
         }
         seenChanges[q] = listChanges;
         seenQuiet[q] = quiet;
+        looks[q]++;
         int kept = 0;
         for (int i = 0; i < l.size(); i++) {
             Job j = l.get(i);
@@ -92,6 +96,27 @@ final class RunningInOrder {
             }
         }
         return l;
+    }
+
+    /**
+     * {@link #sorted(int, List, long, boolean)} of the state's running list of ClusterQueue {@code q}, which is read
+     * only if the kept list is not {@linkplain #current current}.
+     */
+    List<Job> sorted(ClusterState state, int q, boolean quiet) {
+        long listChanges = state.running().listChanges(q);
+        return current(q, listChanges) ? lists.get(q) : sorted(q, running(state, q), listChanges, quiet);
+    }
+
+    private boolean current(int q, long listChanges) {
+        return listChanges >= 0 && seenChanges[q] == listChanges && seenQuiet[q];
+    }
+
+    /**
+     * A number that changes whenever ClusterQueue {@code q}'s list may have changed: while it stays the same, what a
+     * caller derived from the list still holds.
+     */
+    long looks(int q) {
+        return looks[q];
     }
 
     /** The running lists of a state, ClusterQueue {@code q}'s: allocation q's, or the unallocated ones after them. */
