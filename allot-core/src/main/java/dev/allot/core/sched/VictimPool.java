@@ -7,7 +7,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -27,6 +29,11 @@ public final class VictimPool {
     private long sortedForVersion = -1;
     /** Which order the candidates' {@link Keyed#tie} numbers were given for. */
     private boolean tiesForLostFirst;
+    /** Per shared standing of the candidates: one candidate that asks for it, and its value at the last sort. */
+    private Job[] standingOf = new Job[0];
+    private double[] standingValue = new double[0];
+    /** The candidates whose standing is their own ({@link Keys#sharedStanding} -1), by place in {@link #keyed}. */
+    private int[] ownStanding = new int[0];
 
     public VictimPool(int nodes) {
         this.perNode = new int[nodes];
@@ -63,6 +70,9 @@ public final class VictimPool {
             });
             built = true;
             keyed = new Keyed[0];
+            standingOf = new Job[0];
+            standingValue = new double[0];
+            ownStanding = new int[0];
         }
         if (sortedForVersion != orderVersion) {
             sortByKeys(keys);
@@ -90,6 +100,15 @@ public final class VictimPool {
         default boolean workLostFirst() {
             return false;
         }
+
+        /**
+         * Which standing decides {@link #overServed} of {@code j}, when jobs share one (the allocation policy's:
+         * every job of one allocation stands where its allocation does): jobs with the same number get the same
+         * {@code overServed}, so the pool asks once per number per sort. -1: the job's own, asked for every job.
+         */
+        default int sharedStanding(Job j) {
+            return -1;
+        }
     }
 
     /**
@@ -103,6 +122,8 @@ public final class VictimPool {
         long workLost;
         /** The candidate's place among all of them on the order's last keys (fewer GPUs then id, or the id). */
         int tie;
+        /** Its {@link Keys#sharedStanding}'s place in {@link #standingOf}, or -1 when its standing is its own. */
+        int standing = -1;
 
         Keyed(Job job) {
             this.job = job;
@@ -151,6 +172,12 @@ public final class VictimPool {
      * of those sorts found the order unchanged). When only standings moved, only the runs of candidates with the same
      * leading keys are sorted again ({@link #sortWithinRuns}), and the last keys compare as numbers ({@link #rankTies}):
      * the intake's 430 sorts took about 24 ms of its 50 ms decision, then about 12.
+     * <p>
+     * Only the standings are asked again at a later sort of the same cycle: a candidate's group and work lost
+     * depend on the job and the cycle's time alone, and neither changes while the pool is built (the cycle decides
+     * on a fixed state; {@link #reset} starts the next). The standings are asked once per shared standing
+     * ({@link Keys#sharedStanding}: the allocation policy's 1,800 candidates share a few dozen), and when none moved
+     * the order is the last one.
      */
     private void sortByKeys(Keys keys) {
         boolean fresh = keyed.length != sorted.size();
@@ -164,29 +191,93 @@ public final class VictimPool {
             fresh = true;
         }
         Comparator<Keyed> order = lostFirst ? LOST_FIRST : STANDING_FIRST;
+        if (fresh) {
+            giveAllKeys(keys);
+        } else if (!standingsMoved(keys)) {
+            return;
+        }
         boolean inOrder = true;
-        boolean leadKept = !fresh;
-        for (int i = 0; i < keyed.length; i++) {
-            Keyed k = keyed[i];
-            int group = keys.group(k.job);
-            long workLost = keys.workLost(k.job);
-            leadKept = leadKept && group == k.group && (!lostFirst || workLost == k.workLost);
-            k.group = group;
-            k.overServed = keys.overServed(k.job);
-            k.workLost = workLost;
-            inOrder = inOrder && (i == 0 || order.compare(keyed[i - 1], k) <= 0);
+        for (int i = 1; i < keyed.length && inOrder; i++) {
+            inOrder = order.compare(keyed[i - 1], keyed[i]) <= 0;
         }
         if (inOrder) {
             return;
         }
-        if (leadKept) {
-            sortWithinRuns(order, lostFirst);
-        } else {
+        if (fresh) {
             Arrays.sort(keyed, order);
+        } else {
+            sortWithinRuns(order, lostFirst);
         }
         for (int i = 0; i < keyed.length; i++) {
             sorted.set(i, keyed[i].job);
         }
+    }
+
+    /** Every key of every candidate, at the first sort of the cycle; numbers the shared standings. */
+    private void giveAllKeys(Keys keys) {
+        Map<Integer, Integer> places = new HashMap<>();
+        List<Job> sharers = new ArrayList<>();
+        int own = 0;
+        int[] owners = new int[keyed.length];
+        for (int i = 0; i < keyed.length; i++) {
+            Keyed k = keyed[i];
+            k.group = keys.group(k.job);
+            k.workLost = keys.workLost(k.job);
+            k.overServed = keys.overServed(k.job);
+            int shared = keys.sharedStanding(k.job);
+            if (shared < 0) {
+                k.standing = -1;
+                owners[own++] = i;
+            } else {
+                Integer place = places.get(shared);
+                if (place == null) {
+                    place = sharers.size();
+                    places.put(shared, place);
+                    sharers.add(k.job);
+                }
+                k.standing = place;
+            }
+        }
+        ownStanding = Arrays.copyOf(owners, own);
+        standingOf = sharers.toArray(new Job[0]);
+        standingValue = new double[standingOf.length];
+        for (int s = 0; s < standingOf.length; s++) {
+            standingValue[s] = keys.overServed(standingOf[s]);
+        }
+    }
+
+    /**
+     * Asks the standings again (once per shared standing, and each own one) and gives the candidates the moved ones;
+     * false when none moved (then every key is what it was at the last sort, and so is the order).
+     */
+    private boolean standingsMoved(Keys keys) {
+        boolean sharedMoved = false;
+        boolean[] moved = new boolean[standingOf.length];
+        for (int s = 0; s < standingOf.length; s++) {
+            double v = keys.overServed(standingOf[s]);
+            if (Double.doubleToLongBits(v) != Double.doubleToLongBits(standingValue[s])) {
+                standingValue[s] = v;
+                moved[s] = true;
+                sharedMoved = true;
+            }
+        }
+        boolean any = sharedMoved;
+        for (int i : ownStanding) {
+            Keyed k = keyed[i];
+            double v = keys.overServed(k.job);
+            if (Double.doubleToLongBits(v) != Double.doubleToLongBits(k.overServed)) {
+                k.overServed = v;
+                any = true;
+            }
+        }
+        if (sharedMoved) {
+            for (Keyed k : keyed) {
+                if (k.standing >= 0 && moved[k.standing]) {
+                    k.overServed = standingValue[k.standing];
+                }
+            }
+        }
+        return any;
     }
 
     /**

@@ -8,7 +8,6 @@ import dev.allot.core.state.JobState;
 import dev.allot.core.state.Placement;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +23,7 @@ final class Books {
     /** The attempt a job the core counts as running is running as, when it has been launched. */
     final Map<String, AttemptKey> runningAttempt = new HashMap<>();
     /** Starts the core counts as running but that wait for a fence, in the order they were decided. */
-    final Map<String, Deferred> deferred = new LinkedHashMap<>();
+    final DeferredStarts deferred = new DeferredStarts();
 
     /** A start the core has made whose launch waits for its fence. */
     record Deferred(Job job, Placement placement, GpuLanes.Choice lanes) {
@@ -37,7 +36,8 @@ final class Books {
     /**
      * Lanes for a start: those free for good first, then those a stopping attempt still holds (a fence). Only the
      * placement's own nodes get lane sets (the others stay null and {@link #mark} skips them), and only the live
-     * attempts on those nodes are asked ({@link LiveAttempts#onNode}): a cycle of a thousand starts on 1,024 nodes
+     * attempts and deferred starts on those nodes are asked ({@link LiveAttempts#onNode},
+     * {@link DeferredStarts#onNode}): a cycle of a thousand starts on 1,024 nodes
      * allocated two sets per node for each start and marked every live attempt's lanes.
      */
     GpuLanes.Choice chooseLanes(Placement p, int[] sizes) {
@@ -61,8 +61,10 @@ final class Books {
                     mark(l.stopping ? held : owned, l.placement, l.lanes);
                 }
             }
-            for (Deferred d : deferred.values()) {
-                mark(owned, d.placement(), d.lanes().lanes());
+            for (int i = 0; i < p.nodeCount(); i++) {
+                for (Deferred d : deferred.onNode(p.node(i))) { // as with the live attempts: twice is harmless
+                    mark(owned, d.placement(), d.lanes().lanes());
+                }
             }
             return GpuLanes.choose(p, owned, held, sizes);
         } finally {

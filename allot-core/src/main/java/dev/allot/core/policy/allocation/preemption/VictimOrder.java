@@ -46,6 +46,12 @@ public final class VictimOrder implements VictimPool.Keys {
                 : rules.entitlements().standing(j.leaf());
     }
 
+    /** Every allocated job stands where its allocation does (its leaf, from 1); unallocated work at 0. */
+    @Override
+    public int sharedStanding(Job j) {
+        return j.allocated() ? j.leaf() + 1 : 0;
+    }
+
     @Override
     public boolean workLostFirst() {
         return true;
