@@ -27,11 +27,6 @@ final class OwedKnapsack {
             }
             return sum;
         }
-
-        /** What the allocation is owed now: its quota, but no more than its demand. */
-        double owedGpus() {
-            return Math.min(quotaGpus, totalGpus());
-        }
     }
 
     /** The most paid GPUs (sum over allocations of min(given, quota)) when at most {@code capacityGpus} are given. */

@@ -115,7 +115,8 @@ public final class PaidBound implements SimulationListener {
         for (int l = 0; l < leaves; l++) {
             double quota = tree.leafEntitlement(l) * healthyGpus;
             demands[l] = demand(l, quota);
-            double o = Math.min(quota, demandGpus[l]);
+            // the hourly rule at one instant: GPUs for GPU-seconds
+            double o = MetricsCollector.owedGpuSeconds(tree.leafEntitlement(l), healthyGpus, demandGpus[l]);
             owedNow += o;
             paidNow += Math.min(o, runningGpus[l]);
         }

@@ -22,7 +22,7 @@ class OwedKnapsackTest {
         OwedKnapsack.Demand a = demand(4, 8);
         OwedKnapsack.Demand b = new OwedKnapsack.Demand(4, new int[] {1}, new int[] {4});
         // then either A's gang (paying 4 of A's 4) or B's jobs (4 of 4), never both: 4 of the 8 owed
-        assertThat(a.owedGpus() + b.owedGpus()).isEqualTo(8.0);
+        assertThat(Math.min(a.quotaGpus(), a.totalGpus()) + Math.min(b.quotaGpus(), b.totalGpus())).isEqualTo(8.0);
         assertThat(OwedKnapsack.mostPaid(8, new OwedKnapsack.Demand[] {a, b})).isEqualTo(4.0);
         // with 12 GPUs both are paid in full
         assertThat(OwedKnapsack.mostPaid(12, new OwedKnapsack.Demand[] {a, b})).isEqualTo(8.0);
