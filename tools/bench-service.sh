@@ -10,11 +10,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cp_file="$(mktemp)"
-trap 'rm -f "$cp_file"' EXIT
+trap 'rm -f "$cp_file"' EXIT # exec below replaces this shell: the file is also removed before it
 (cd "$root" && mvn -B -q test-compile dependency:build-classpath -pl allot-server -am \
     -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file") >&2
 # The reactor's own modules from their target/classes (first), then the dependencies.
 cp="$root/allot-server/target/test-classes:$root/allot-server/target/classes:$root/allot-sim/target/classes:$root/allot-core/target/classes:$(cat "$cp_file")"
+rm -f "$cp_file"
 # shellcheck disable=SC2086
 default_opts=-Xmx2g
 if [[ "${1:-}" == memory ]]; then

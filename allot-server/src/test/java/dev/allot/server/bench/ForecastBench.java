@@ -42,16 +42,15 @@ public final class ForecastBench {
 
     public static void main(String[] args) throws Exception {
         int rounds = 3;
-        Path root = null;
+        String dir = null;
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals("--rounds")) {
                 rounds = Integer.parseInt(args[i + 1]);
             } else if (args[i].equals("--dir")) {
-                root = Files.createDirectories(Path.of(args[i + 1]));
+                dir = args[i + 1];
             }
         }
-        run(Files.createTempDirectory(root == null ? Files.createTempDirectory("allot-bench") : root, "forecast"),
-                rounds);
+        run(Files.createTempDirectory(BenchDirs.root(dir), "forecast"), rounds);
     }
 
     static void run(Path data, int rounds) throws Exception {

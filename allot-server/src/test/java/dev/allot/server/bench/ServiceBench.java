@@ -81,7 +81,7 @@ public final class ServiceBench {
         int batch = intOpt(args, "--batch", 1);
         boolean clientProcess = Arrays.asList(args).contains("--client-process");
         String dirOpt = strOpt(args, "--dir", null);
-        Path root = dirOpt == null ? Files.createTempDirectory("allot-bench") : Files.createDirectories(Path.of(dirOpt));
+        Path root = BenchDirs.root(dirOpt);
         System.out.printf("ServiceBench: %d processors, java %s, data under %s%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), root);
         if (what.equals("submit") || what.equals("all")) {
