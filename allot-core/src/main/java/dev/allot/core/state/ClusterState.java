@@ -14,13 +14,14 @@ import java.util.Optional;
  * service) changes it through the mutators here, each of which takes the current time. Nothing here reads a
  * clock, sleeps or does I/O.
  *
- * <p>It holds the clock, the lifecycle of an attempt (start, launch, complete, preempt, cancel) and the order in
- * which each of those changes its books, one book per idea: the workloads it knows ({@link JobRegistry}), the
- * waiting queues ({@link PendingQueues}), the running lists ({@link #running()}), the per-node books
- * ({@link #nodes()}), the protections ({@link #protections()}), the charged usage ({@link UsageLedger}) and the
- * stopping phase ({@link #stopPhase()}). Contract changes ({@link ContractChanges}), adopted work
- * ({@link PriorWork}) and what a placement must be ({@link PlacementRule}) are apart as well. Every mutator keeps
- * the running sums exact; {@code InvariantChecks} in the simulator verifies them.
+ * <p>It holds the clock and the lifecycle of an attempt (start, launch, complete, preempt, cancel): which change is
+ * allowed when, each after advancing the clock. It keeps one book per idea: the workloads it knows
+ * ({@link JobRegistry}), the waiting queues ({@link PendingQueues}), the running lists ({@link #running()}), the
+ * per-node books ({@link #nodes()}), the protections ({@link #protections()}), the charged usage
+ * ({@link UsageLedger}) and the stopping phase ({@link #stopPhase()}). The order in which an attempt enters and leaves
+ * those books ({@link AttemptBooks}), what a job keeps when its attempt ends ({@link AttemptEnds}), contract changes
+ * ({@link ContractChanges}), adopted work ({@link PriorWork}) and what a placement must be ({@link PlacementRule}) are
+ * apart. Every mutator keeps the running sums exact; {@code InvariantChecks} in the simulator verifies them.
  *
  * <p><b>The stopping phase.</b> A preemption or a cancellation takes effect in the policy's books at once: the job
  * waits again or ends, and its GPUs count as free. On a real cluster its process may take seconds to stop; a driver
@@ -88,46 +89,10 @@ public final class ClusterState {
         now = time;
         ledger.advance(time);
         for (Job j = protections.takeEnded(time); j != null; j = protections.takeEnded(time)) {
-            endProtection(j);
+            AttemptBooks.lapse(this, j);
         }
         for (Job j : stopPhase.waiting) {
-            keepWaitingWhole(j, time);
-        }
-    }
-
-    /**
-     * A start that waits to launch has run nothing and its minimum runtime has not begun: its attempt start and its
-     * protection end move with the clock (as if it launched now), so every sum the policy reads (committed usage,
-     * each node's latest protection end) counts its protection whole.
-     *
-     * <p>A start already kept whole at {@code time} is left alone: every mutator advances the clock, so a driver that
-     * makes many calls in one second (a service taking in hundreds of workloads while hundreds of starts wait) would
-     * otherwise redo each of them on every call. Skipping it changes nothing: its attempt start and protection end are
-     * what they would be set to, and each of its nodes' latest protection end is at least its own (whoever sets a
-     * protection end raises or recomputes its nodes').
-     */
-    private void keepWaitingWhole(Job j, long time) {
-        long until = j.allocated() ? time + j.protectionSecondsIfStarted() : time;
-        if (j.attemptStartSeconds == time && j.protectedUntilSeconds == until) {
-            return;
-        }
-        j.attemptStartSeconds = time;
-        if (!j.allocated()) {
-            j.protectedUntilSeconds = time;
-            return;
-        }
-        protections.move(j, until);
-        for (int i = 0; i < j.placement.nodeCount(); i++) {
-            nodes.raiseLatestProtectionEnd(j.placement.node(i), until);
-        }
-    }
-
-    private void endProtection(Job j) {
-        protections.lapse(j);
-        Placement p = j.placement;
-        for (int i = 0; i < p.nodeCount(); i++) {
-            nodes.protectedJobsOn[p.node(i)]--;
-            nodes.refileWholeNode(p.node(i));
+            AttemptBooks.keepWaitingWhole(this, j, time);
         }
     }
 
@@ -163,7 +128,7 @@ public final class ClusterState {
                     + (stopPhase.ownStillStopping(job) ? "its previous attempt is still stopping"
                     : "attempts that are stopping still hold its GPUs") + "; it waits (startWhenStopped)");
         }
-        begin(job, p, time, false);
+        AttemptBooks.enter(this, job, p, time, false);
     }
 
     /**
@@ -178,7 +143,7 @@ public final class ClusterState {
             throw new IllegalStateException("cannot start " + job.id() + ": it is " + job.state);
         }
         PlacementRule.check(job, p, true, nodes);
-        begin(job, p, time, true);
+        AttemptBooks.enter(this, job, p, time, true);
     }
 
     /**
@@ -198,16 +163,7 @@ public final class ClusterState {
                     + (stopPhase.ownStillStopping(job) ? "its previous attempt is still stopping"
                     : "attempts that are stopping still hold its GPUs"));
         }
-        stopPhase.endWaiting(job);
-        job.awaitingLaunch = false;
-        job.attemptStartSeconds = time;
-        if (job.firstStartSeconds < 0) {
-            job.firstStartSeconds = time;
-        }
-        if (job.allocated()) {
-            ledger.addRunning(job.leaf(), job.gpus(), time);
-            protections.endsAt(job);
-        }
+        AttemptBooks.launch(this, job, time);
     }
 
     /** Whether a start of {@code job} on {@code p} could run at once: its GPUs idle, no attempt of its own stopping. */
@@ -268,63 +224,10 @@ public final class ClusterState {
         PriorWork.seedUsage(this, leaf, gpus, fromSeconds, toSeconds);
     }
 
-    void begin(Job job, Placement p, long time, boolean waits) {
-        pending.remove(job);
-        nodes.place(job, p);
-        job.state = JobState.RUNNING;
-        job.placement = p;
-        job.attempts++;
-        job.attemptStartSeconds = time;
-        job.awaitingLaunch = waits;
-        if (waits) {
-            stopPhase.beginWaiting(job);
-        } else if (job.firstStartSeconds < 0) {
-            job.firstStartSeconds = time;
-        }
-        running.count++;
-        if (job.allocated()) {
-            enterAllocatedBooks(job, time);
-        } else {
-            running.enter(job);
-            job.protectedUntilSeconds = time;
-            job.protectionActive = false;
-        }
-        nodes.refileWholeNodes(p);
-    }
-
-    /**
-     * Files a running allocated job in the books from {@code time}: charged from then, and protected for its minimum
-     * runtime from then. For an allocated start ({@link #begin}) and a promotion in place ({@link #promote}) alike.
-     * A start that waits to launch is protected but neither charged nor counting down until {@link #launch}.
-     */
-    void enterAllocatedBooks(Job job, long time) {
-        Placement p = job.placement;
-        running.enter(job);
-        if (!job.awaitingLaunch) {
-            ledger.addRunning(job.leaf(), job.gpus(), time);
-        }
-        protections.protect(job, time + job.protectionSecondsIfStarted());
-        if (!job.awaitingLaunch) {
-            protections.endsAt(job);
-        }
-        for (int i = 0; i < p.nodeCount(); i++) {
-            nodes.raiseLatestProtectionEnd(p.node(i), job.protectedUntilSeconds);
-            nodes.protectedJobsOn[p.node(i)]++;
-        }
-    }
-
     /** Ends the running attempt because the work is done. */
     public void complete(Job job, long time) {
         advanceTo(time);
-        requireRunning(job, "complete");
-        if (job.awaitingLaunch) {
-            throw new IllegalStateException("cannot complete " + job.id() + ": it waits to launch and has not run");
-        }
-        long ran = time - job.attemptStartSeconds;
-        job.progressSeconds = Math.min(job.durationSeconds(), job.progressSeconds + ran);
-        stopRunning(job, time);
-        job.state = JobState.COMPLETED;
-        job.endSeconds = time;
+        AttemptEnds.complete(this, job, time);
     }
 
     /**
@@ -341,27 +244,7 @@ public final class ClusterState {
      */
     public PreemptionResult preempt(Job job, long time, boolean restartIfNotResumable) {
         advanceTo(time);
-        requireRunning(job, "preempt");
-        long kept = job.progressKeptIfPreemptedAt(time);
-        long lost = job.workLostIfPreemptedAtGpuSeconds(time);
-        stopRunning(job, time);
-        job.preemptions++;
-        job.lostGpuSeconds += lost;
-        if (job.spec().resumable()) {
-            job.progressSeconds = Math.min(kept, job.durationSeconds());
-            job.state = JobState.PENDING;
-            pending.add(job);
-            return new PreemptionResult(true, job.progressSeconds, lost);
-        }
-        if (restartIfNotResumable) {
-            job.progressSeconds = 0;
-            job.state = JobState.PENDING;
-            pending.add(job);
-            return new PreemptionResult(true, 0, lost);
-        }
-        job.state = JobState.PREEMPTED;
-        job.endSeconds = time;
-        return new PreemptionResult(false, 0, lost);
+        return AttemptEnds.preempt(this, job, time, restartIfNotResumable);
     }
 
     /**
@@ -411,62 +294,19 @@ public final class ClusterState {
      * preempted later in this attempt ({@link Job#progressKeptIfPreemptedAt}).
      */
     public void recordProgress(Job job, long time) {
-        requireRunning(job, "record the progress of");
-        if (job.awaitingLaunch) {
-            throw new IllegalStateException("cannot record the progress of " + job.id() + ": it waits to launch");
-        }
-        if (time < job.attemptStartSeconds || time > now) {
-            throw new IllegalArgumentException("progress of " + job.id() + " at " + time + " is outside its attempt ("
-                    + job.attemptStartSeconds + ".." + now + ")");
-        }
-        job.progressReportedSeconds = Math.max(job.progressReportedSeconds, time);
+        AttemptEnds.recordProgress(this, job, time);
     }
 
     /** Cancels a job, waiting or running. */
     public void cancel(Job job, long time) {
         advanceTo(time);
-        if (job.state == JobState.RUNNING) {
-            stopRunning(job, time);
-        } else if (job.state == JobState.PENDING) {
-            pending.remove(job);
-        } else if (job.state.isFinal()) {
-            throw new IllegalStateException("job " + job.id() + " already ended (" + job.state + ")");
-        }
-        job.state = JobState.CANCELLED;
-        job.endSeconds = time;
+        AttemptEnds.cancel(this, job, time);
     }
 
     void requireRunning(Job job, String what) {
         if (job.state != JobState.RUNNING) {
             throw new IllegalStateException("cannot " + what + " " + job.id() + ": it is " + job.state);
         }
-    }
-
-    private void stopRunning(Job job, long time) {
-        Placement p = job.placement;
-        boolean ran = !job.awaitingLaunch;
-        if (ran) {
-            job.runGpuSeconds += (time - job.attemptStartSeconds) * job.gpus();
-        } else {
-            stopPhase.endWaiting(job);
-            job.awaitingLaunch = false;
-        }
-        nodes.unplace(job, p);
-        running.leave(job);
-        running.count--;
-        if (job.allocated()) {
-            if (ran) {
-                ledger.addRunning(job.leaf(), -job.gpus(), time);
-            }
-            if (job.protectionActive) {
-                for (int i = 0; i < p.nodeCount(); i++) {
-                    nodes.protectedJobsOn[p.node(i)]--;
-                }
-            }
-            protections.drop(job);
-        }
-        nodes.refileWholeNodes(p);
-        job.placement = null;
     }
 
     /** Marks a node unhealthy (it takes no new work and drains) or healthy (back in service). */

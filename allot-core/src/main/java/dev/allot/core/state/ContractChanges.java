@@ -32,7 +32,7 @@ final class ContractChanges {
         s.requireRunning(job, "promote");
         s.running.leave(job);
         setContract(s, job, minRuntime, time);
-        s.enterAllocatedBooks(job, time);
+        AttemptBooks.enterAllocated(s, job, time);
         s.nodes.refileWholeNodes(job.placement);
     }
 

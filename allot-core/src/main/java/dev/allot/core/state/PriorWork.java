@@ -21,7 +21,7 @@ final class PriorWork {
                     + ")");
         }
         PlacementRule.check(job, p, false, s.nodes);
-        s.begin(job, p, time, false);
+        AttemptBooks.enter(s, job, p, time, false);
         if (startedAt < time) {
             job.attemptStartSeconds = startedAt;
             job.firstStartSeconds = Math.min(job.firstStartSeconds, startedAt);
