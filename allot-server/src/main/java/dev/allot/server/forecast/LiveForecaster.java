@@ -6,6 +6,7 @@ import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.server.Daemons;
 import dev.allot.server.policy.ServicePolicy;
+import dev.allot.server.sched.LoopObserver;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Store;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * times with the policy and settings the service runs ({@link Forecaster}): running work ends when it is expected to,
  * waiting and new work follows the policy. What it expects of durations and new work is a {@link LiveHistory} of the
  * store, seeded at start and kept learning (submissions read from the store each round, finished work as the loop
- * reports attempts ended: this is also a {@link SchedulerLoop.Observer}). The latest forecast is published at once
+ * reports attempts ended: this is also a {@link LoopObserver}). The latest forecast is published at once
  * and whole ({@link #latest()}); the API, the CLI and the dashboard read it.
  *
  * <p>Why a thread of its own: a forecast of a big cluster takes far longer than a scheduling cycle, and a cycle must
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * {@link #MIN_RUNS}), then the horizon (down to {@link #MIN_HORIZON}); one that took less than a quarter of it doubles
  * them back, up to the configured settings. What a forecast used is published with it (its runs and horizon).
  */
-public final class LiveForecaster implements SchedulerLoop.Observer, AutoCloseable {
+public final class LiveForecaster implements LoopObserver, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LiveForecaster.class);
     /** The default time between two forecasts. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);

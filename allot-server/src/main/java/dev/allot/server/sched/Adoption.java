@@ -30,8 +30,41 @@ import org.slf4j.LoggerFactory;
  * cycle ({@link CoreBuilder}), admits the waiting workloads, adopts the attempts found open (work started before a
  * crash, a restart or a failover) and reconciles them with the backend; on later cycles takes in changes of the tree
  * and the nodes (health in place, anything else by a rebuild of the core), stopping as lost the work whose GPUs are
- * gone. The rules are those of the loop's class notes (<b>Adoption</b>, <b>Changes</b>). Works on the loop's shared
- * {@link LoopCore}, on the loop's thread.
+ * gone, by the rules below. Works on the loop's shared {@link LoopCore}, on the loop's thread.
+ *
+ * <p><b>Adoption.</b> Attempts found open in the store at load (work started before a crash or a restart) are adopted,
+ * in store order: each workload is registered in the core and resumed there on its stored placement (node by name, GPU
+ * count per node) <em>from the attempt's stored start</em> ({@link dev.allot.core.state.ClusterState#resume}), so its
+ * minimum-runtime protection ends when it was promised to, neither later nor earlier, and its stored GPU indexes,
+ * exactly those, are marked as held. A stopping attempt is adopted fenced (its GPUs held, the core moves it on at once:
+ * cancelled if its cancellation was requested, otherwise preempted, requeued by the core's rule) and its stop is sent
+ * again, with what is left of the grace period the first request gave (the store keeps when it was asked). The first
+ * cycle then reconciles them with the backend (again each cycle until the backend answers): an attempt the backend
+ * reports starting, running, stopping or {@code UNKNOWN} stays live; one it reports ended is ended through the usual
+ * path; one it does not know at all is, if still launching (the crash came between the store's begin and the backend's
+ * start), started again with the <em>same</em> attempt key and its stored command, environment and GPUs (never a new
+ * attempt number, so never a double launch), and otherwise ended as lost (requeued if resumable, per the store's rule),
+ * its GPUs released. An adopted attempt whose first observation shows it ended without an exit code, or killed by a
+ * signal no stop asked for, died while the service was down and ends as lost too ({@link DiedWhileDown}). An attempt
+ * stopped before its start ever reached the backend (the backend reports it {@code NEVER_STARTED}: stopped while its
+ * start was unconfirmed, or adopted still launching and stopped before the reconciliation could start it again) ends as
+ * its stop says, its reason saying it never started, with no work lost and no GPU time charged, whichever came first.
+ * An open attempt whose GPU indexes the node no longer has (it shrank while the scheduler was down) is adopted as being
+ * stopped as lost, as in <b>Changes</b> below. One that cannot be adopted (its GPU indexes clash with another's, the
+ * core refuses the workload) is logged and left alone, its GPUs unknown to the policy.
+ *
+ * <p><b>Changes.</b> A cycle reads the tree and the nodes from the store after {@link SchedulerLoop#topologyChanged()}
+ * (the API and the health check call it) and at least every {@link SchedulerLoop#TOPOLOGY_REFRESH_SECONDS}. A change of
+ * a node's health is applied to the core in place (an unhealthy node takes no new work and drains by the policy's
+ * rule). Any other change (a share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load
+ * does, from the same books: usage seeded again, every job registered again, running ones resumed from their attempts'
+ * starts, deferred starts decided anew, stopping attempts still fenced. A node whose GPU count shrank under running
+ * work (an edit, or the backend's count) loses that work: an attempt holding a GPU the node no longer has is stopped
+ * through the backend and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed
+ * otherwise: the store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses
+ * the edits the core could not follow (an allocation with unfinished work removed or given children; nodes are never
+ * removed). New policy settings ({@link SchedulerLoop#usePolicy}, after {@code PUT /v1/policy}) rebuild the core the
+ * same way at the start of the next cycle, with the new lookback and usage bucket.
  */
 final class Adoption {
     /** The loop's logger, so that what the parts say is logged as before the loop was split. */

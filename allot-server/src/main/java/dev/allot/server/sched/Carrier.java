@@ -32,6 +32,16 @@ import org.slf4j.LoggerFactory;
  * attempts; observes the backend and records every end in the store and in the core. Sending the starts and stops
  * to the backend (together, and only once the store has them) is {@link Dispatcher}'s. Works on the loop's shared
  * {@link LoopCore}, on the loop's thread.
+ *
+ * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's), but
+ * the stopped process may hold its GPUs through the grace period: the core is told so
+ * ({@link ClusterState#holdUntilStopped}) and hears when it has ended. A start whose chosen GPUs are still held by a
+ * stopping attempt (or whose workload's own previous attempt has not ended) is <em>deferred</em>: the core holds its
+ * placement and protects it, but it waits ({@link ClusterState#startWhenStopped}): not charged, its minimum runtime not
+ * begun; the store and the backend hear of it only once the fence has cleared, and its protection counts from that
+ * launch ({@link ClusterState#launch}), so a slow stop never spends it (issue 21's preemption ping-pong). Lanes free
+ * for good are chosen before fenced ones, so a start waits only when it must. No GPU index is ever given to two live
+ * attempts.
  */
 final class Carrier {
     /** The loop's logger, so that what the parts say is logged as before the loop was split. */

@@ -122,7 +122,7 @@ final class LoopCore {
     long decisions;
     long rebuilds;
 
-    volatile SchedulerLoop.Observer observer = new SchedulerLoop.Observer() {
+    volatile LoopObserver observer = new LoopObserver() {
     };
 
     /**

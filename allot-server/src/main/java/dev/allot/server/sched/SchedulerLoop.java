@@ -5,14 +5,12 @@ import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.DecisionLoop;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.Policy;
-import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.server.identity.AccountMap;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,9 +19,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The service's real-time scheduling loop: it asks the same core {@link Policy} the simulator replays, on the
@@ -35,12 +30,13 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>on the first cycle, build the core from the store ({@link CoreBuilder}: the tree, the nodes, and the usage of
  *       the fair-share window seeded from the stored attempts; nothing happens until the store has at least one node
- *       and one allocation), admit the waiting workloads and adopt the attempts found open (see <b>Adoption</b>),
+ *       and one allocation), admit the waiting workloads and adopt the attempts found open (see {@link Adoption}),
  *       then reconcile them with the backend; on later cycles, take in changes of the tree and the nodes (see
- *       <b>Changes</b>);</li>
+ *       {@link Adoption} too);</li>
  *   <li>observe the backend: every ended attempt the loop started is ended in the store and in the core, then
  *       forgotten by the backend;</li>
- *   <li>launch the deferred starts whose fences have cleared;</li>
+ *   <li>launch the deferred starts whose fences have cleared (a start waits while its GPUs are held by a stopping
+ *       attempt: see {@link Carrier});</li>
  *   <li>take one step of every running campaign ({@link dev.allot.server.campaign.CampaignController}: its shards'
  *       workloads queued, retiered, promoted in place), then take in new submissions and cancellations from the
  *       store;</li>
@@ -58,49 +54,6 @@ import org.slf4j.LoggerFactory;
  * an attempt ended: {@link Backend#onEnd}), so a submission, or a start waiting for a stopped attempt's GPUs, does not
  * wait for the next tick.
  *
- * <p><b>Fences.</b> A preemption or a cancellation is applied to the core at once (its GPUs become the next job's),
- * but the stopped process may hold its GPUs through the grace period: the core is told so
- * ({@link ClusterState#holdUntilStopped}) and hears when it has ended. A start whose chosen GPUs are still held by a
- * stopping attempt (or whose workload's own previous attempt has not ended) is <em>deferred</em>: the core holds its
- * placement and protects it, but it waits ({@link ClusterState#startWhenStopped}): not charged, its minimum runtime
- * not begun; the store and the backend hear of it only once the fence has cleared, and its protection counts from
- * that launch ({@link ClusterState#launch}), so a slow stop never spends it (issue 21's preemption ping-pong). Lanes free for good are chosen
- * before fenced ones, so a start waits only when it must. No GPU index is ever given to two live attempts.
- *
- * <p><b>Adoption.</b> Attempts found open in the store at load (work started before a crash or a restart) are
- * adopted, in store order: each workload is registered in the core and resumed there on its stored placement (node
- * by name, GPU count per node) <em>from the attempt's stored start</em> ({@link ClusterState#resume}), so its
- * minimum-runtime protection ends when it was promised to, neither later nor earlier, and its stored GPU indexes,
- * exactly those, are marked as held. A stopping attempt is adopted fenced (its GPUs held, the core moves it on at
- * once: cancelled if its cancellation was requested, otherwise preempted, requeued by the core's rule) and its stop is
- * sent again, with what is left of the grace period the first request gave (the store keeps when it was asked). The first cycle then reconciles them with the backend (again each cycle until the backend answers): an
- * attempt the backend reports starting, running, stopping or {@code UNKNOWN} stays live; one it reports ended is
- * ended through the usual path; one it does not know at all is, if still launching (the crash came between the
- * store's begin and the backend's start), started again with the <em>same</em> attempt key and its stored command,
- * environment and GPUs (never a new attempt number, so never a double launch), and otherwise ended as lost (requeued
- * if resumable, per the store's rule), its GPUs released. An adopted attempt whose first observation shows it ended
- * without an exit code, or killed by a signal no stop asked for, died while the service was down and ends as lost too
- * ({@link DiedWhileDown}). An attempt stopped before its start ever reached the backend (the backend reports it
- * {@code NEVER_STARTED}: stopped while its start was unconfirmed, or adopted still launching and stopped before the
- * reconciliation could start it again) ends as its stop says, its reason saying it never started, with no work lost
- * and no GPU time charged, whichever came first. An open attempt whose GPU indexes the node no longer has
- * (it shrank while the scheduler was down) is adopted as being stopped as lost, as in <b>Changes</b>. One that cannot
- * be adopted (its GPU indexes clash with another's, the core refuses the workload) is logged and left alone, its GPUs
- * unknown to the policy.
- *
- * <p><b>Changes.</b> A cycle reads the tree and the nodes from the store after {@link #topologyChanged()} (the API and
- * the health check call it) and at least every {@link #TOPOLOGY_REFRESH_SECONDS}. A change of a node's health is applied
- * to the core in place (an unhealthy node takes no new work and drains by the policy's rule). Any other change (a
- * share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load does, from the same
- * books: usage seeded again, every job registered again, running ones resumed from their attempts' starts, deferred
- * starts decided anew, stopping attempts still fenced. A node whose GPU count shrank under running work (an edit, or
- * the backend's count) loses that work: an attempt holding a GPU the node no longer has is stopped through the backend
- * and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed otherwise: the
- * store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses the edits the
- * core could not follow (an allocation with unfinished work removed or given children; nodes are never removed).
- * New policy settings ({@link #usePolicy}, after {@code PUT /v1/policy}) rebuild the core the same way at the start of
- * the next cycle, with the new lookback and usage bucket.
- *
  * <p><b>Not yet.</b> Progress of resumable work from earlier attempts is not known
  * to a rebuilt or restarted core (it counts the whole duration again; only the policy's estimates use it). A store failure in the middle of a
  * cycle leaves the loop's books and the core out of step (the cure is restart adoption). An attempt the backend
@@ -109,17 +62,18 @@ import org.slf4j.LoggerFactory;
  * <p><b>Where things are.</b> This class is the cycle and the API; each idea of the cycle is its own class, all
  * working on one shared {@link LoopCore} (the core's state, the books, the counters): {@link Adoption} (load, adoption,
  * reconciliation, changes of the tree and the nodes, rebuilds), {@link Intake} (submissions, cancellations, the
- * brakes), {@link Decider} (when and how the policy is asked) and {@link Carrier} (launches, deferred starts, stops,
- * observation of the backend, the ends of attempts). With several instances ({@link #lead}), {@link Leadership} says
- * whether this one acts; while it stands by, a {@link Follower} keeps a view of the leader's state from the store
- * ({@link #follow}), which {@link #inspect} reads, so that a standby explains and forecasts too.
+ * brakes), {@link Decider} (when and how the policy is asked) and {@link Carrier} (launches, deferred starts and
+ * their fences, stops, observation of the backend, the ends of attempts). With several instances ({@link #lead}),
+ * {@link Leadership} says whether this one acts; while it stands by, a {@link Follower} keeps a view of the leader's
+ * state from the store ({@link #follow}), which {@link #inspect} reads, so that a standby explains and forecasts too.
+ * Around the cycle: {@link LoopThread} runs cycles on the service's thread, by the tick and when nudged;
+ * {@link PendingPolicy} hands new policy settings from the API to the next cycle; a {@link LoopObserver} hears what
+ * the loop does, for metrics and logs.
  *
  * <p>Not thread-safe beyond this: {@link #runOnce} is synchronized, so the service's thread ({@link #start}) and a
  * caller never run two cycles at once.
  */
 public final class SchedulerLoop implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
-
     /** How long a stopped attempt may take to end before the backend forces it. */
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
     /**
@@ -140,56 +94,18 @@ public final class SchedulerLoop implements AutoCloseable {
      * (allocated or not) and no GPU time it never had.
      */
     static final long NEVER_RAN_ENDED_AT_MILLIS = Long.MIN_VALUE;
-    /** The least time between the starts of two cycles asked for by {@link #nudge()}. */
-    static final long MIN_NUDGE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /** What the parts share: the store, the backend, the policy, the core's state, the books, the counters. */
     final LoopCore c;
-    /** A policy handed in by {@link #usePolicy}, to be taken at the start of the next cycle; null when none. */
-    private final java.util.concurrent.atomic.AtomicReference<NextPolicy> nextPolicy =
-            new java.util.concurrent.atomic.AtomicReference<>();
-
-    private record NextPolicy(Policy policy, SchedulerConfig config) {
-    }
-
+    /** Policy settings handed in by {@link #usePolicy}, taken at the start of the next cycle. */
+    private final PendingPolicy nextPolicy = new PendingPolicy();
     private final CycleHealth health = new CycleHealth();
+    /** The thread the service runs cycles on ({@link #start}), and the nudges. */
+    private final LoopThread loopThread = new LoopThread(this::runOnce, health);
     /** Whether a cycle that saw ends waits for the next before deciding (off unless {@link #settleEnds}). */
     private volatile EndSettling endSettling = new EndSettling(Duration.ZERO);
     /** Whether this instance acts, at which term, and its view of the leader's state while it stands by. */
     private final Terms terms;
-    private volatile ScheduledExecutorService thread;
-    private final java.util.concurrent.atomic.AtomicBoolean nudged = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile long lastCycleStartNanos = System.nanoTime() - MIN_NUDGE_GAP_NANOS;
-
-    /**
-     * Hears what the loop does, for metrics and logs. Called on the loop's thread, inside the cycle: implementations
-     * must be quick and must not call back into the loop. Every method does nothing by default.
-     */
-    public interface Observer {
-        /** A cycle asked the policy: how long the policy took, in all rounds of the cycle, and how many waited. */
-        default void cycle(long decisionNanos, int pending, int running) {
-        }
-
-        /**
-         * A whole cycle ended, whether or not it asked the policy: how long all of it took (reading the store,
-         * observing the backend, deciding, carrying out). Told for every cycle that succeeded with the store loaded;
-         * not for one that failed, nor while the loop stands by or waits for nodes and allocations.
-         */
-        default void cycleEnded(long cycleNanos) {
-        }
-
-        /** An attempt was launched on the backend, {@code waitSeconds} after its workload was submitted or requeued. */
-        default void started(String workloadId, String allocation, long waitSeconds) {
-        }
-
-        /** A running workload was preempted by the policy. */
-        default void preempted(String workloadId, String allocation, PreemptionCause cause, long lostGpuSeconds) {
-        }
-
-        /** An attempt ended, as recorded in the store. */
-        default void ended(String workloadId, String allocation, AttemptOutcome outcome) {
-        }
-    }
 
     /** What the loop has done so far, for tests and metrics. */
     public record Counters(long cycles, long starts, long deferrals, long preemptions, long completions, long failures,
@@ -231,70 +147,32 @@ public final class SchedulerLoop implements AutoCloseable {
         endSettling = new EndSettling(Objects.requireNonNull(settle, "settle"));
     }
 
-    /** Runs cycles on one daemon thread, {@code tick} apart (from the end of one to the start of the next). */
+    /**
+     * Runs cycles on one daemon thread, {@code tick} apart (from the end of one to the start of the next); a cycle
+     * that fails is logged and tried again next tick ({@link LoopThread}).
+     */
     public synchronized void start(Duration tick) {
-        if (tick.isNegative() || tick.isZero()) {
-            throw new IllegalArgumentException("the tick must be positive, got " + tick);
-        }
-        if (thread != null) {
-            throw new IllegalStateException("the scheduling loop is already running");
-        }
-        thread = dev.allot.server.Daemons.single("allot-scheduler");
-        thread.scheduleWithFixedDelay(this::cycleOnThread, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
-    }
-
-    /** Set by {@link #close}: a cycle that fails from then on was interrupted by the stop. */
-    private volatile boolean closing;
-
-    private void cycleOnThread() {
-        nudged.set(false);
-        lastCycleStartNanos = System.nanoTime();
-        try {
-            runOnce();
-        } catch (RuntimeException | AssertionError | LinkageError e) {
-            if (closing) {
-                // close() interrupts the cycle in progress (a database wait, a backend call): not a failure.
-                LOG.info("the scheduling cycle in progress was interrupted by the stop: {}", e.toString());
-                return;
-            }
-            // Caught, not let through: a periodic task that throws is never run again. (A VirtualMachineError goes
-            // through; the health answer then keeps saying that cycles fail.)
-            CycleHealth.Failing f = health.failing().orElse(null);
-            if (f == null || f.failedCycles() == 1) {
-                LOG.error("scheduling cycle failed; trying again next tick", e);
-            } else {
-                LOG.error("scheduling cycle failed again ({} in a row since {}); trying again next tick: {}",
-                        f.failedCycles(), java.time.Instant.ofEpochMilli(f.sinceMillis()), f.lastError());
-            }
-        }
+        loopThread.start(tick);
     }
 
     /**
      * Asks for a cycle as soon as possible on the loop's thread (after a submission, a cancellation or an edit), so
      * that work does not wait for the next tick. Nudges while one is pending are merged; without {@link #start} it
-     * does nothing. Under a stream of submissions, nudged cycles come at most every {@link #MIN_NUDGE_GAP_NANOS}
-     * apart, so that the loop takes them in by the batch instead of reading the store once per submission.
+     * does nothing. Under a stream of submissions, nudged cycles come at most every
+     * {@link LoopThread#MIN_NUDGE_GAP_NANOS} apart, so that the loop takes them in by the batch instead of reading the
+     * store once per submission. Never waits for a cycle in progress.
      */
     public void nudge() {
-        ScheduledExecutorService t = thread; // volatile: never waits for a cycle in progress
-        if (t != null && nudged.compareAndSet(false, true)) {
-            try {
-                long wait = lastCycleStartNanos + MIN_NUDGE_GAP_NANOS - System.nanoTime();
-                t.schedule(this::cycleOnThread, Math.max(0, wait), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                nudged.set(false);
-            }
-        }
+        loopThread.nudge();
     }
 
     /** Stops the thread started by {@link #start}, waiting a little for a cycle in progress. */
     @Override
     public void close() {
-        closing = true;
+        loopThread.stopping();
         ScheduledExecutorService t;
         synchronized (this) {
-            t = thread;
-            thread = null;
+            t = loopThread.detach();
         }
         dev.allot.server.Daemons.stop(t, Duration.ofSeconds(10), "the scheduling thread");
         if (c.backend instanceof LeaderOnlyBackend b) {
@@ -370,13 +248,13 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private void cycle() {
-        if (!terms.acts(this::takeNextPolicy)) {
+        if (!terms.acts(() -> nextPolicy.takeInto(c))) {
             return;
         }
         long nowMillis = c.clock.millis();
         long now = Math.max(c.lastNowSeconds, Math.floorDiv(nowMillis, 1000));
         c.lastNowSeconds = now;
-        boolean newPolicy = takeNextPolicy();
+        boolean newPolicy = nextPolicy.takeInto(c);
         if (c.state == null) {
             if (!c.adoption.load(now, nowMillis)) {
                 return;
@@ -429,22 +307,8 @@ public final class SchedulerLoop implements AutoCloseable {
      * lookback and bucket), and the policy is asked at once. Does not wait for a cycle in progress.
      */
     public void usePolicy(Policy newPolicy, SchedulerConfig newConfig) {
-        nextPolicy.set(new NextPolicy(Objects.requireNonNull(newPolicy, "policy"),
-                Objects.requireNonNull(newConfig, "config")));
+        nextPolicy.offer(newPolicy, newConfig);
         nudge();
-    }
-
-    private boolean takeNextPolicy() {
-        NextPolicy next = nextPolicy.getAndSet(null);
-        if (next == null) {
-            return false;
-        }
-        c.policy = next.policy();
-        c.config = next.config();
-        c.restarts = c.policy.restartsWorkThatCannotResume();
-        LOG.info("scheduling with the new policy settings from this cycle on: lookback {}, max-min-runtime {},"
-                + " usage-bucket {}", c.config.lookback(), c.config.maxMinRuntime(), c.config.usageBucket());
-        return true;
     }
 
     public synchronized Counters counters() {
@@ -458,7 +322,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /** Sets who hears what the loop does (replacing the previous one). */
-    public void observe(Observer o) {
+    public void observe(LoopObserver o) {
         c.observer = Objects.requireNonNull(o, "observer");
     }
 

@@ -1,7 +1,7 @@
 package dev.allot.server.service;
 
 import dev.allot.core.policy.PreemptionCause;
-import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.sched.LoopObserver;
 import dev.allot.server.store.AttemptOutcome;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * {@code lostGpuSeconds}; {@code outcome}), which the text format prints as {@code key=value} and the JSON format
  * as fields.
  */
-public final class LoggingObserver implements SchedulerLoop.Observer {
+public final class LoggingObserver implements LoopObserver {
     static final Logger LOG = LoggerFactory.getLogger("dev.allot.server.events");
 
     @Override

@@ -1,15 +1,15 @@
 package dev.allot.server.service;
 
 import dev.allot.core.policy.PreemptionCause;
-import dev.allot.server.sched.SchedulerLoop;
+import dev.allot.server.sched.LoopObserver;
 import dev.allot.server.store.AttemptOutcome;
 import java.util.List;
 
 /** Several observers of the scheduling loop as one (the loop takes one), told in order. */
-final class Observers implements SchedulerLoop.Observer {
-    private final List<SchedulerLoop.Observer> all;
+final class Observers implements LoopObserver {
+    private final List<LoopObserver> all;
 
-    Observers(SchedulerLoop.Observer... all) {
+    Observers(LoopObserver... all) {
         this.all = List.of(all);
     }
 

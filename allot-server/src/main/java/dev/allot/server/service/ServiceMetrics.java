@@ -3,6 +3,7 @@ package dev.allot.server.service;
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.FreeIndex;
+import dev.allot.server.sched.LoopObserver;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.AttemptOutcome;
 import io.micrometer.core.instrument.Counter;
@@ -45,11 +46,11 @@ import java.util.function.Consumer;
  *   {@link dev.allot.server.forecast.LiveForecaster#metrics}).</li>
  * </ul>
  *
- * The counters and timers are fed by the scheduling loop as its {@link SchedulerLoop.Observer} (cheap, on the loop's
+ * The counters and timers are fed by the scheduling loop as its {@link LoopObserver} (cheap, on the loop's
  * thread); the gauges are read from the core's state ({@link SchedulerLoop#inspect}) when {@code /metrics} is
  * scraped, between cycles.
  */
-public final class ServiceMetrics implements SchedulerLoop.Observer {
+public final class ServiceMetrics implements LoopObserver {
     /** Where the metrics are served. */
     public static final String PATH = "/metrics";
 

@@ -16,7 +16,8 @@ import java.util.TreeMap;
 /**
  * The knobs of {@link ScenarioGenerator}: the cluster, the horizon, the allocation tree with the teams that submit
  * work, the kinds of work and how each is shaped, the activity model (quiet spells and bursts) and host failures.
- * {@link ScenarioGenerator} documents the model; this class holds the numbers.
+ * {@link ScenarioGenerator} and the classes it names document the model; this class holds the numbers, and
+ * {@link Presets} says what its presets generate.
  *
  * <p>Two presets are named: {@code lab} (a 256-GPU research lab over two weeks that opens with a backlog, about
  * 23,000 workloads, allocated work at about 1 x capacity, committed as {@code examples/lab}) and {@code big} (8,192

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * How one kind of work (the {@code kind} column) is generated: how much of it there is, its shape, its scheduling
- * contract, and when it is submitted. {@link ScenarioGenerator} documents how the fields are used.
+ * contract, and when it is submitted. {@link VolumeSplit} (the volume), {@link WorkloadStream} (the shape and the
+ * contract) and {@link Timeline} (the profile) document how the fields are used.
  *
  * @param name             the value of the {@code kind} column
  * @param defaultAffinity  how much of this kind a team does unless {@link GeneratorSpec.Team#affinity()} says

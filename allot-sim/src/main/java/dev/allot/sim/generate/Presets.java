@@ -21,7 +21,90 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** The named presets of {@link GeneratorSpec}; {@link ScenarioGenerator} explains the numbers. */
+/**
+ * The named presets of {@link GeneratorSpec}, and what they generate. {@link ScenarioGenerator} and the classes it
+ * names explain the model; this comment explains the numbers.
+ *
+ * <h2>The kinds (both presets)</h2>
+ * <ul>
+ * <li>{@code debug} - the bulk by count: quick checks before a real run. GPUs 1 (45%), 2 (20%), 3 (2%), 4 (18%),
+ * 6 (2%), 8 (13%), any packing. Duration log-normal, median 7 min, sigma 0.85, within 1-40 min (mean about 9 min,
+ * one in twenty past 25 min), to the second. min_runtime 5m (50%), 10m (30%), 15m (20%); not resumable. Priority
+ * normal 85%, high 8%, low 7%, inflating teams alike. Office hours. Affinity 1.</li>
+ * <li>{@code train} - the load: multi-node training as whole 8-GPU nodes, 8 to 128 GPUs in {@code lab}
+ * (8: 45%, 16: 25%, 32: 16%, 64: 9%, 128: 5%), to 1,024 in {@code big}. Duration log-normal, median 10 h, sigma 0.9,
+ * within 1 h-4 d (mean about 13.5 h), to the minute. min_runtime 2h (20%), 4h (30%), 6h (20%), 8h (18%), 24h (12%,
+ * so the 8 h max-min-runtime cap is exercised). Resumable 85%: checkpoint every 30m (25%), 1h (45%), 90m (10%),
+ * 2h (20%), or 5% of resumable ones lose nothing. Priority low 10%, normal 70%, high 17%, urgent 3%; in inflating
+ * teams normal 30%, high 60%, urgent 10%. Launch hours. A GPU-hour budget ({@code LOAD}), with a backlog.
+ * Affinity 1.</li>
+ * <li>{@code interactive} - notebooks and shells: 1 GPU (70%) or 2 (30%), any packing. Duration log-normal, median
+ * 3 h, sigma 0.6, within 1-10 h. min_runtime is the session booked: the duration rounded up to the hour, capped at
+ * 8 h; 15% ask 12 h instead. Not resumable. Priority normal 80%, high 20% (inflating teams 60/40). Office hours.
+ * Affinity 0.6.</li>
+ * <li>{@code eval} - evaluation suites over checkpoints, in batches of 1-6 (duration jitter 0.3): 1 (30%), 2 (20%),
+ * 4 (25%) or 8 GPUs (25%, as one whole node). Duration log-normal, median 40 min, sigma 0.7, within 10 min-3 h.
+ * min_runtime 30m (60%) or 1h (40%); not resumable. Priority low 10%, normal 75%, high 15% (inflating teams
+ * normal/high half and half). Launch hours. Affinity 1.</li>
+ * <li>{@code sweep} - hyper-parameter sweeps, unallocated (min_runtime 0, free, always preemptible), in batches of
+ * 20-100 (duration jitter 0.25), only by teams that name the kind (affinity 0 otherwise): 1 (30%), 2 (30%) or 4 GPUs
+ * (40%), any packing. Duration log-normal, median 90 min, sigma 0.6, within 30 min-4 h. All resumable, half with
+ * no checkpoint (progress never lost), half checkpointing every 15m or 30m. Priority low 70%, normal 30%. Launch
+ * hours.</li>
+ * </ul>
+ * Office hours ({@link TimeProfile#OFFICE_HOURS}): nights at 0.05 of a working hour, weekends at 0.2 of a weekday.
+ * Launch hours ({@link TimeProfile#LAUNCH}): nights at 0.3, evenings at 0.8, weekends at 0.5.
+ *
+ * <h2>Preset {@code lab}</h2>
+ * A research lab in the overloaded regime: it opens with a backlog, and its allocated work offers about the GPU-hours
+ * of the cluster. 32 nodes x 8 h100 GPUs (256 GPUs) in 4 racks of 8; 14 days (capacity 86,016 GPU-hours). Tree
+ * {@code lab}: programs {@code foundation} 45% ({@code pretrain} 40, {@code multimodal} 30, {@code scaling} 20,
+ * {@code data} 10), {@code applied} 25% ({@code vision} 35, {@code speech} 25, {@code robotics} 20, {@code recsys} 20),
+ * {@code research} 20% ({@code rl} 30, {@code nlp} 30, {@code optim} 25, {@code interp} 15, {@code safety} 15),
+ * {@code platform} 10% ({@code infra} 50, {@code evals} 50): 15 leaves.
+ * Steady and heavy: {@code pretrain} (intensity 1.6, train affinity 1.5) and {@code multimodal} (1.6). Bursty:
+ * {@code scaling}, {@code speech}, {@code rl}. Light: {@code data} (0.4), {@code interp} (0.4), {@code infra}
+ * (0.5, mostly debug). Sweeps: {@code scaling} (affinity 1.5), {@code rl}, {@code optim}. {@code evals} does most
+ * evaluation (affinity 4). Inflating: {@code pretrain}, {@code multimodal}, {@code vision}, {@code robotics},
+ * {@code nlp} - which between them carry most of the training.
+ * <p>Volumes: debug 5.0 jobs per GPU-day (17,920), interactive 0.42 (1,505), eval 0.3 (1,075), sweep 0.6
+ * (2,150), train a budget of 0.68 x capacity (58,491 GPU-hours) plus a backlog of 2 days of it (8,356 GPU-hours) at
+ * time 0. Seed 42 gives 22,879 workloads (debug 17,920, sweep 2,150, interactive 1,505, eval 1,075, train 229 of
+ * which 27 in the backlog, 8,626 GPU-hours), a CSV of about 1.5 MB; its allocated work offers 1.04 x the capacity
+ * in GPU-hours (train 0.83 with the backlog, debug 0.09, interactive 0.08, eval 0.04) and its sweeps another 0.105.
+ * Over seeds 1-30: 22,826-22,920 workloads, 176-270 of them training; the backlog is 21-50 gangs, 0.58-1.05 of its
+ * 8,356 GPU-hours; the allocated work offers 0.86-1.03 x the capacity (train 0.65-0.82 with the backlog, debug
+ * 0.086-0.091, interactive 0.076-0.083, eval 0.035-0.044) and sweeps another 0.07-0.14.
+ * <p>The offered allocated load, backlog included, is about 1 (1.04 for seed 42; of seeds 1-30, only 12 and 25 are
+ * above 1), and the backlog and the bursts keep work waiting most of the time. Allocated work that no
+ * scheduler could have served yet (what is submitted less all the GPU-hours of the cluster) is left at the end of
+ * 81-98% of the hours over seeds 1-30, at most 1.1-3.3 days of the whole cluster; the queue drains at times in each
+ * of them, and over seeds 1-40 only seed 32 never drains. With an offered load well above 1 the queue would grow
+ * without bound over the two weeks, which is not a steady regime; around 1, it drains at times and builds up again.
+ * If every workload ran from its submission, the GPUs in use would be 1.7-3.6 x the cluster in hour 0 (the
+ * backlog), then, after the first day, a median of 0.79-1.04 x, 1.5-2.1 x in the busiest tenth of the hours
+ * (weekday afternoons, bursts) and 0.2-0.5 x in the quietest tenth (nights, weekends); that is only a floor on the
+ * GPUs asked for by waiting and running work. The simulator's figures for {@code lab} (how much allocated work waits
+ * and runs, how busy the GPUs are) depend on the scheduler and the policy and are not quoted here; running the
+ * simulator on a generated {@code lab} ({@code allot simulate}) measures them. Two host failures, each 1-2 days.
+ *
+ * <h2>Preset {@code big}</h2>
+ * For benchmarks: 1,024 nodes x 8 h100 GPUs (8,192 GPUs) in 32 racks of 32; 30 days. Tree {@code org}: six programs
+ * ({@code llm} 30%, {@code vision} 20%, {@code speech} 15%, {@code robotics} 15%, {@code science} 10%,
+ * {@code platform} 10%) with 10, 8, 6, 6, 5 and 5 teams ({@code llm-01} ..): 40 leaves, traits laid out by a fixed
+ * pattern (see the preset). Same kinds and contracts, train gangs up to 1,024 GPUs (8: 30%, 16: 22%, 32: 17%, 64:
+ * 12%, 128: 9%, 256: 6%, 512: 3%, 1024: 1%). Train is a budget of 0.90 x capacity plus a backlog of 1.5 days of it;
+ * debug's rate, 0.1879 jobs per GPU-day, is set so that the total stays about 100,000. About 100,000 workloads
+ * (99,738-100,451 over seeds 1-12, mean 99,990: debug 46,178, sweep 34,996, interactive 7,004, eval 5,997, train
+ * 5,563-6,276 of which 335-401 in the backlog). The allocated work offers 0.95-0.96 x the capacity (train 0.94-0.95
+ * with the backlog) and sweeps 0.023-0.027: like {@code lab}, {@code big} is overloaded. Allocated work that no
+ * scheduler could have served yet is left at the end of 87-92% of the hours over seeds 1-12; if every workload ran
+ * from its submission, the GPUs in use would be 2.3-2.8 x the cluster in hour 0, then, after the first day, a median
+ * of 0.91-0.96 x and 1.2-1.4 x in the busiest tenth of the hours. The simulator's figures for {@code big} are not
+ * quoted here either. A cluster 32 times larger cannot also keep the small kinds' share of the GPU-hours with only
+ * about four times the workloads of {@code lab}: there the small kinds and the sweeps are a few percent of the load.
+ * Six host failures, each 1-2 days. Generates in well under a second once warm.
+ */
 final class Presets {
     static final List<String> NAMES = List.of("lab", "big");
 

@@ -134,8 +134,8 @@ class GeneratorSpecTest {
 
     @Test
     void apportionGivesExactTotalsInProportion() {
-        assertThat(ScenarioGenerator.apportion(10, new double[] {1, 1, 1})).containsExactly(4, 3, 3);
-        assertThat(ScenarioGenerator.apportion(7, new double[] {0, 2, 5})).containsExactly(0, 2, 5);
-        assertThat(ScenarioGenerator.apportion(5, new double[] {0, 0})).containsExactly(0, 0);
+        assertThat(VolumeSplit.apportion(10, new double[] {1, 1, 1})).containsExactly(4, 3, 3);
+        assertThat(VolumeSplit.apportion(7, new double[] {0, 2, 5})).containsExactly(0, 2, 5);
+        assertThat(VolumeSplit.apportion(5, new double[] {0, 0})).containsExactly(0, 0);
     }
 }
