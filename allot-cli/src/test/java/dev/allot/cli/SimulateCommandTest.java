@@ -98,6 +98,14 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aSharedSettingThatDoesNotReadIsNamed() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: setting 'lookback': malformed duration 'soon'; expected e.g. 90s, 15m, 8h,"
+                + " 2d, 1h30m or plain seconds\n");
+    }
+
+    @Test
     void aBadRowIsReportedWithItsLocationOrSkippedWhenLenient() throws IOException {
         Path dir = tmp.resolve("bad");
         Files.createDirectories(dir);

@@ -41,14 +41,22 @@ public record PolicyConfig(SchedulerConfig scheduler, SortedMap<String, SortedMa
         SortedMap<String, SortedMap<String, String>> copy = new TreeMap<>(perPolicy);
         int dot = key.indexOf('.');
         if (dot < 0) {
-            SchedulerConfig s = switch (key) {
-                case "lookback" -> scheduler.withLookback(dev.allot.core.model.Durations.parse(value));
-                case "max-min-runtime" -> scheduler.withMaxMinRuntime(dev.allot.core.model.Durations.parse(value));
-                case "usage-bucket" -> new SchedulerConfig(scheduler.lookback(), scheduler.maxMinRuntime(),
-                        dev.allot.core.model.Durations.parse(value));
-                default -> throw new IllegalArgumentException("unknown shared setting '" + key
+            if (!key.equals("lookback") && !key.equals("max-min-runtime") && !key.equals("usage-bucket")) {
+                throw new IllegalArgumentException("unknown shared setting '" + key
                         + "'; valid: lookback, max-min-runtime, usage-bucket, or <policy>.<setting>");
-            };
+            }
+            SchedulerConfig s;
+            try {
+                java.time.Duration d = dev.allot.core.model.Durations.parse(value);
+                s = switch (key) {
+                    case "lookback" -> scheduler.withLookback(d);
+                    case "max-min-runtime" -> scheduler.withMaxMinRuntime(d);
+                    default -> new SchedulerConfig(scheduler.lookback(), scheduler.maxMinRuntime(), d);
+                };
+            } catch (IllegalArgumentException e) {
+                // The message names the setting: --set lookback=soon must say which value did not read.
+                throw new IllegalArgumentException("setting '" + key + "': " + e.getMessage(), e);
+            }
             return new PolicyConfig(s, copy);
         }
         SortedMap<String, String> section = new TreeMap<>(copy.getOrDefault(key.substring(0, dot), new TreeMap<>()));
