@@ -173,12 +173,7 @@ final class SimulateCommand implements Callable<Integer> {
             if (eq <= 0) {
                 throw new IllegalArgumentException("--set expects KEY=VALUE, got '" + o + "'");
             }
-            String key = o.substring(0, eq).trim();
-            int dot = key.indexOf('.');
-            if (dot > 0) {
-                registry.get(key.substring(0, dot));
-            }
-            config = config.with(key, o.substring(eq + 1).trim());
+            config = config.override(registry, o.substring(0, eq).trim(), o.substring(eq + 1).trim());
         }
         for (String name : config.perPolicy().keySet()) {
             config.settingsFor(registry.get(name));

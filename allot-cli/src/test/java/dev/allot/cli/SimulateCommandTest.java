@@ -98,6 +98,14 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aPolicySettingThatDoesNotReadNamesTheSetNotPolicyYaml() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "allocation.placement=worst");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set allocation.placement: setting 'placement': cannot read 'worst' as"
+                + " one of protection, best-fit\n");
+    }
+
+    @Test
     void aSharedSettingThatDoesNotReadIsNamed() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

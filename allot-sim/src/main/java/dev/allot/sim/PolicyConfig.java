@@ -36,6 +36,20 @@ public record PolicyConfig(SchedulerConfig scheduler, SortedMap<String, SortedMa
         return f.create(settingsFor(f));
     }
 
+    /**
+     * A copy with one setting given on its own ({@code --set KEY=VALUE} of simulate and sweep): the policy must exist
+     * and the value must read, checked alone so that a message names the {@code --set} and not the scenario's
+     * {@code policy.yaml}, which it did not come from.
+     */
+    public PolicyConfig override(PolicyRegistry registry, String key, String value) {
+        int dot = key.indexOf('.');
+        if (dot > 0) {
+            PolicyFactory factory = registry.get(key.substring(0, dot));
+            Settings.parse(factory.settings(), Map.of(key.substring(dot + 1), value), "--set " + key);
+        }
+        return with(key, value);
+    }
+
     /** A copy with one setting changed: {@code key} is a shared key or {@code policy.key}. */
     public PolicyConfig with(String key, String value) {
         SortedMap<String, SortedMap<String, String>> copy = new TreeMap<>(perPolicy);
