@@ -98,6 +98,15 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aPolicyNamedTwiceIsRefused() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,legacy,allocation");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --policy names 'allocation' twice; each policy runs once, e.g. --policy"
+                + " allocation,legacy\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void aPolicySettingThatDoesNotReadNamesTheSetNotPolicyYaml() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "allocation.placement=worst");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
