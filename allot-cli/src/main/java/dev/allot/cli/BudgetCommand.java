@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
 
 /** {@code allot budget}: the allocation tree on the server. */
 @Command(name = "budget", mixinStandardHelpOptions = true, description = "The allocation tree on the Allot server.",
-        subcommands = {BudgetCommand.Show.class, BudgetCommand.Set.class, BudgetCommand.Usage.class})
+        subcommands = {BudgetCommand.Show.class, BudgetCommand.Set.class, BudgetCommand.Remove.class,
+                BudgetCommand.Usage.class})
 final class BudgetCommand extends GroupCommand {
     BudgetCommand() {
         super("show");
@@ -89,7 +90,9 @@ final class BudgetCommand extends GroupCommand {
     /**
      * {@code allot budget set PATH}: creates an allocation or changes its share, managers or members; what is not
      * given keeps its current value (a new allocation: share 1, no managers, no members). The server checks that the
-     * caller manages the subtree and records the change in the audit log.
+     * caller manages the subtree and records the change in the audit log. A path that did not exist is said to be
+     * new, with the command that removes it: a mistyped path creates an allocation (and takes a share of its
+     * parent's entitlement from its siblings), which would otherwise look like an edit that went through.
      */
     @Command(name = "set", mixinStandardHelpOptions = true,
             description = {"Create an allocation or change its share, managers or members (what is not given is kept).",
@@ -122,20 +125,24 @@ final class BudgetCommand extends GroupCommand {
                         + bad.get().field() + ")");
             }
             JsonNode current = null;
+            int slash = path.lastIndexOf('/');
+            String parent = slash < 0 ? null : path.substring(0, slash);
+            boolean parentHasChildren = false;
             for (JsonNode a : client.get("/v1/allocations").path("allocations")) {
                 if (a.path("path").asText().equals(path)) {
                     current = a;
                 }
+                if (parent != null && parent.equals(ApiClient.textOrNull(a, "parent"))) {
+                    parentHasChildren = true;
+                }
             }
+            created = current == null;
+            parentWasLeaf = !parentHasChildren;
             ObjectNode body = ApiClient.JSON.createObjectNode();
             body.put("share", share != null ? share : current != null ? current.path("share").asDouble() : 1.0);
             body.set("managers", names(managers, current, "managers"));
             body.set("members", names(members, current, "members"));
-            StringBuilder url = new StringBuilder("/v1/allocations");
-            for (String segment : path.split("/", -1)) {
-                url.append('/').append(ApiClient.segment(segment));
-            }
-            return client.put(url.toString(), body);
+            return client.put(url(path), body);
         }
 
         private static ArrayNode names(List<String> given, JsonNode current, String field) {
@@ -148,11 +155,61 @@ final class BudgetCommand extends GroupCommand {
             return out;
         }
 
+        /** Whether the call created the allocation (it was not in the tree read before the change). */
+        private boolean created;
+        /** Whether the new allocation's parent had no children before: it was a leaf, and is one no more. */
+        private boolean parentWasLeaf;
+
         @Override
         void render(JsonNode answer, PrintWriter out) {
-            out.println(answer.path("path").asText() + ": share " + Show.number(answer.path("share").asDouble())
-                    + ", managers " + Show.names(answer.path("managers")) + ", members " + Show.names(answer.path("members")));
+            String path = answer.path("path").asText();
+            String line = path + ": share " + Show.number(answer.path("share").asDouble())
+                    + ", managers " + Show.names(answer.path("managers")) + ", members " + Show.names(answer.path("members"));
+            if (created) {
+                int slash = path.lastIndexOf('/');
+                String where = slash < 0 ? "a new root allocation"
+                        : "a new allocation under " + path.substring(0, slash)
+                        + (parentWasLeaf ? ", which is no longer a leaf (no work can be submitted to it)" : "");
+                line += " (created: " + where + "; 'allot budget remove " + path + "' removes it)";
+            }
+            out.println(line);
         }
+    }
+
+    /**
+     * {@code allot budget remove PATH}: removes an allocation ({@code DELETE /v1/allocations/PATH}). The server
+     * refuses one with children or with workloads not ended, and records the removal in the audit log.
+     */
+    @Command(name = "remove", mixinStandardHelpOptions = true,
+            description = {"Remove an allocation that has no children and no workloads waiting or running.",
+                    "Example: allot budget remove lab/nlp/scratch"})
+    static final class Remove extends ClientCommand {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "PATH", description = "the allocation, e.g. lab/nlp/scratch")
+        String path;
+
+        @Override
+        JsonNode call(ApiClient client) {
+            Optional<Violation> bad = Names.checkPath("path", path);
+            if (bad.isPresent()) {
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, bad.get() + " (field: "
+                        + bad.get().field() + ")");
+            }
+            return client.delete(url(path));
+        }
+
+        @Override
+        void render(JsonNode answer, PrintWriter out) {
+            out.println("removed " + path);
+        }
+    }
+
+    /** The URL of the allocation at {@code path}, each name its own encoded segment. */
+    static String url(String path) {
+        StringBuilder url = new StringBuilder("/v1/allocations");
+        for (String segment : path.split("/", -1)) {
+            url.append('/').append(ApiClient.segment(segment));
+        }
+        return url.toString();
     }
 
     /**

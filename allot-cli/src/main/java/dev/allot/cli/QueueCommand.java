@@ -57,6 +57,9 @@ final class QueueCommand extends ClientCommand {
         q.put("user", user);
         q.put("limit", limit == null ? null : limit.toString());
         JsonNode workloads = client.get("/v1/workloads", q);
+        if (workloads.path("workloads").isEmpty() && allocation != null) {
+            requireKnownAllocation(client, allocation.trim());
+        }
         ObjectNode answer = ApiClient.JSON.createObjectNode();
         answer.set("workloads", workloads.path("workloads"));
         boolean anyWaiting = false;
@@ -72,6 +75,21 @@ final class QueueCommand extends ClientCommand {
             answer.set("queue", client.get("/v1/queue", filters));
         }
         return answer;
+    }
+
+    /**
+     * Refuses a filter naming no allocation of the tree, once nothing matched: a mistyped path would otherwise answer
+     * "no workloads" as if the allocation were idle.
+     */
+    private static void requireKnownAllocation(ApiClient client, String path) {
+        for (JsonNode a : client.get("/v1/allocations").path("allocations")) {
+            if (a.path("path").asText().equals(path)) {
+                return;
+            }
+        }
+        throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "field 'allocation': no allocation '" + path
+                + "' (option --allocation; hint: 'allot budget show' lists them; use the full path, e.g."
+                + " \"lab/nlp/pretrain\")");
     }
 
     @Override

@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * What {@code allot serve} prints once the service has started: where it listens (backend, node, data, store), the
  * metrics, API description and dashboard addresses, identity notices and the plain-HTTP warning, the first
  * administrator's token on a new store (shown once), with {@code --demo} the demo tree, users, token and commands to
- * try; and it writes the client configuration so the client commands find the server (and, in demo mode, the token).
+ * try; and it writes the client configuration so the client commands find the server (and, in demo mode, the token),
+ * naming the server it named before when that was another.
  */
 final class ServeAnnouncement {
     private ServeAnnouncement() {
@@ -55,10 +56,14 @@ final class ServeAnnouncement {
                     + ": the client configuration was not written");
         } else {
             try {
+                String before = previousServer(clientConfig);
                 ClientConfig.write(clientConfig, service.url(), demo ? token : null,
                         o.tlsCert == null ? null : o.tlsCert.toAbsolutePath().toString());
                 out.println();
-                out.println("Wrote " + clientConfig + ": the server" + (demo && token != null ? " and the demo token"
+                out.println("Wrote " + clientConfig + ": the server"
+                        + (before != null && !before.equals(service.url()) ? " (in place of " + before
+                                + ", which the client commands talked to until now)" : "")
+                        + (demo && token != null ? " and the demo token"
                         : demo ? " (a token written before is kept)" : "")
                         + (demo ? "; the client commands need no --server or --token." : "."));
             } catch (RuntimeException e) {
@@ -75,5 +80,17 @@ final class ServeAnnouncement {
         out.println();
         out.println("Stop with Ctrl-C (running workloads keep running and are adopted at the next start).");
         out.flush();
+    }
+
+    /**
+     * The server the client configuration named before this start, or null (none, or a file that does not read): a
+     * second service started for a test takes the client commands away from the first, and the banner says so.
+     */
+    private static String previousServer(Path clientConfig) {
+        try {
+            return ClientConfig.read(clientConfig).server();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 }

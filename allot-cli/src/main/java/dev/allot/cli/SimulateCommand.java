@@ -103,8 +103,14 @@ final class SimulateCommand implements Callable<Integer> {
         OutputFiles.check("--workloads-out", workloadsOut);
         OutputFiles.check("--events-out", eventsOut);
         PolicyRegistry registry = PolicyRegistry.standard();
+        java.util.Set<String> named = new java.util.HashSet<>();
         for (String p : policies) {
             registry.get(p.trim());
+            if (!named.add(p.trim())) {
+                // Two runs of one policy would print the same column twice and write two runs under one name.
+                throw new IllegalArgumentException("--policy names '" + p.trim() + "' twice; each policy runs once,"
+                        + " e.g. --policy allocation,legacy");
+            }
         }
         long stopDelaySeconds;
         try {
@@ -173,12 +179,7 @@ final class SimulateCommand implements Callable<Integer> {
             if (eq <= 0) {
                 throw new IllegalArgumentException("--set expects KEY=VALUE, got '" + o + "'");
             }
-            String key = o.substring(0, eq).trim();
-            int dot = key.indexOf('.');
-            if (dot > 0) {
-                registry.get(key.substring(0, dot));
-            }
-            config = config.with(key, o.substring(eq + 1).trim());
+            config = config.override(registry, o.substring(0, eq).trim(), o.substring(eq + 1).trim());
         }
         for (String name : config.perPolicy().keySet()) {
             config.settingsFor(registry.get(name));

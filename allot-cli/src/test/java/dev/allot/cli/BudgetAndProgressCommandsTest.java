@@ -38,7 +38,8 @@ class BudgetAndProgressCommandsTest {
     void aManagerCreatesAnAllocationInItsSubtreeAndChangesOnlyWhatItGives() {
         Cli.Result created = as("mp", "budget", "set", "lab/nlp/eval", "--share", "2", "--members", "bob");
         assertThat(created.exit()).as(created.err()).isZero();
-        assertThat(created.out()).isEqualTo("lab/nlp/eval: share 2, managers -, members bob\n");
+        assertThat(created.out()).isEqualTo("lab/nlp/eval: share 2, managers -, members bob (created: a new allocation"
+                + " under lab/nlp; 'allot budget remove lab/nlp/eval' removes it)\n");
 
         Cli.Result changed = as("mp", "budget", "set", "lab/nlp/pretrain", "--share", "2.5");
         assertThat(changed.exit()).as(changed.err()).isZero();
@@ -50,6 +51,50 @@ class BudgetAndProgressCommandsTest {
 
         Cli.Result cleared = as("mp", "budget", "set", "lab/nlp/eval", "--members", "");
         assertThat(cleared.out()).isEqualTo("lab/nlp/eval: share 2, managers -, members -\n");
+    }
+
+    @Test
+    void aMistypedPathIsSaidToBeNewAndIsRemovedAgain() {
+        // given a typo for lab/nlp/pretrain, one level too deep: it would make pretrain a parent
+        Cli.Result typo = as("mp", "budget", "set", "lab/nlp/pretrain/x", "--share", "2");
+
+        // then the change says it created an allocation, that pretrain is no leaf now, and how to undo it
+        assertThat(typo.exit()).as(typo.err()).isZero();
+        assertThat(typo.out()).isEqualTo("lab/nlp/pretrain/x: share 2, managers -, members - (created: a new"
+                + " allocation under lab/nlp/pretrain, which is no longer a leaf (no work can be submitted to it);"
+                + " 'allot budget remove lab/nlp/pretrain/x' removes it)\n");
+
+        // and remove takes it away, leaving the tree as it was; a second remove names what is missing
+        Cli.Result removed = as("mp", "budget", "remove", "lab/nlp/pretrain/x");
+        assertThat(removed.exit()).as(removed.err()).isZero();
+        assertThat(removed.out()).isEqualTo("removed lab/nlp/pretrain/x\n");
+        assertThat(cluster.store().allocations().allocations()).extracting(Allocation::path)
+                .containsExactlyInAnyOrder("lab", "lab/nlp", "lab/nlp/pretrain", "lab/vision");
+        Cli.Result again = as("mp", "budget", "remove", "lab/nlp/pretrain/x");
+        assertThat(again.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(again.err()).startsWith("allot: no allocation 'lab/nlp/pretrain/x'");
+    }
+
+    @Test
+    void removeRefusesAParentAWorkloadsAllocationAndAMemberAndChangesNothing() {
+        // given pretrain with a waiting workload, nlp its parent, and alice a member only
+        cluster.store().workloads().submit(NewWorkload.builder("lab/nlp/pretrain", "alice").gpus(1)
+                .minRuntimeSeconds(600).submittedAtMillis(NOW.toEpochMilli()).build());
+
+        Cli.Result parent = as("root", "budget", "remove", "lab/nlp");
+        Cli.Result busy = as("root", "budget", "remove", "lab/nlp/pretrain");
+        Cli.Result member = as("alice", "budget", "remove", "lab/vision");
+        Cli.Result badPath = as("root", "budget", "remove", "lab//x");
+
+        assertThat(parent.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(parent.err()).contains("has 1 child (lab/nlp/pretrain); remove them first");
+        assertThat(busy.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(busy.err()).contains("has 1 workload not ended");
+        assertThat(member.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(member.err()).contains("alice");
+        assertThat(badPath.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(badPath.err()).startsWith("allot: field 'path': ");
+        assertThat(cluster.store().allocations().allocations()).hasSize(4);
     }
 
     @Test

@@ -98,6 +98,10 @@ class ClientCommandsTest {
 
         Cli.Result none = as("bob", "queue", "--allocation", "lab/vision");
         assertThat(none.out()).isEqualTo("no workloads\n");
+        Cli.Result typo = as("bob", "queue", "--allocation", "lab/visoin");
+        assertThat(typo.exit()).isEqualTo(2);
+        assertThat(typo.err()).isEqualTo("allot: field 'allocation': no allocation 'lab/visoin' (option --allocation;"
+                + " hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
         Cli.Result limited = as("bob", "queue", "--user", "bob", "--limit", "1", "--json");
         assertThat(json(limited.out()).path("workloads")).hasSize(1);

@@ -97,7 +97,7 @@ class HelpAndUnknownCommandsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: unknown command 'shwo' of 'allot budget'\n")
                 .contains("Did you mean: budget show?")
-                .contains("The commands of 'allot budget': show, set, usage.");
+                .contains("The commands of 'allot budget': show, set, remove, usage.");
     }
 
     @Test

@@ -110,6 +110,24 @@ class ServeCommandTest {
     }
 
     @Test
+    void aStartThatTakesTheClientConfigurationFromAnotherServerSaysWhichOne() throws Exception {
+        // given a client configuration naming another service (the demo, say, still running on port 18093)
+        Files.createDirectories(clientJson.getParent());
+        Files.writeString(clientJson, "{\"server\": \"http://127.0.0.1:18093\"}\n");
+
+        // when a second service starts
+        CompletableFuture<Cli.Result> run = serve(dir.resolve("d"), "serve", "--port", "0", "--data-dir",
+                dir.resolve("d").toString(), "--backend", "simulated", "--node", "n1", "--gpus", "2");
+        String server = JSON.readTree(clientJson.toFile()).get("server").asText();
+        Cli.Result r = stop(run);
+
+        // then the banner names the server the client commands no longer talk to
+        assertThat(server).isNotEqualTo("http://127.0.0.1:18093");
+        assertThat(r.out()).contains("Wrote " + clientJson + ": the server (in place of http://127.0.0.1:18093, which"
+                + " the client commands talked to until now).");
+    }
+
+    @Test
     void badValuesNameTheOptionAndExit2() {
         String d = dir.resolve("bad").toString();
         for (String[] bad : new String[][]{

@@ -98,6 +98,31 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aPolicyNamedTwiceIsRefused() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,legacy,allocation");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --policy names 'allocation' twice; each policy runs once, e.g. --policy"
+                + " allocation,legacy\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void aPolicySettingThatDoesNotReadNamesTheSetNotPolicyYaml() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "allocation.placement=worst");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set allocation.placement: setting 'placement': cannot read 'worst' as"
+                + " one of protection, best-fit\n");
+    }
+
+    @Test
+    void aSharedSettingThatDoesNotReadIsNamed() {
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: setting 'lookback': malformed duration 'soon'; expected e.g. 90s, 15m, 8h,"
+                + " 2d, 1h30m or plain seconds\n");
+    }
+
+    @Test
     void aBadRowIsReportedWithItsLocationOrSkippedWhenLenient() throws IOException {
         Path dir = tmp.resolve("bad");
         Files.createDirectories(dir);

@@ -36,19 +36,41 @@ public record PolicyConfig(SchedulerConfig scheduler, SortedMap<String, SortedMa
         return f.create(settingsFor(f));
     }
 
+    /**
+     * A copy with one setting given on its own ({@code --set KEY=VALUE} of simulate and sweep): the policy must exist
+     * and the value must read, checked alone so that a message names the {@code --set} and not the scenario's
+     * {@code policy.yaml}, which it did not come from.
+     */
+    public PolicyConfig override(PolicyRegistry registry, String key, String value) {
+        int dot = key.indexOf('.');
+        if (dot > 0) {
+            PolicyFactory factory = registry.get(key.substring(0, dot));
+            Settings.parse(factory.settings(), Map.of(key.substring(dot + 1), value), "--set " + key);
+        }
+        return with(key, value);
+    }
+
     /** A copy with one setting changed: {@code key} is a shared key or {@code policy.key}. */
     public PolicyConfig with(String key, String value) {
         SortedMap<String, SortedMap<String, String>> copy = new TreeMap<>(perPolicy);
         int dot = key.indexOf('.');
         if (dot < 0) {
-            SchedulerConfig s = switch (key) {
-                case "lookback" -> scheduler.withLookback(dev.allot.core.model.Durations.parse(value));
-                case "max-min-runtime" -> scheduler.withMaxMinRuntime(dev.allot.core.model.Durations.parse(value));
-                case "usage-bucket" -> new SchedulerConfig(scheduler.lookback(), scheduler.maxMinRuntime(),
-                        dev.allot.core.model.Durations.parse(value));
-                default -> throw new IllegalArgumentException("unknown shared setting '" + key
+            if (!key.equals("lookback") && !key.equals("max-min-runtime") && !key.equals("usage-bucket")) {
+                throw new IllegalArgumentException("unknown shared setting '" + key
                         + "'; valid: lookback, max-min-runtime, usage-bucket, or <policy>.<setting>");
-            };
+            }
+            SchedulerConfig s;
+            try {
+                java.time.Duration d = dev.allot.core.model.Durations.parse(value);
+                s = switch (key) {
+                    case "lookback" -> scheduler.withLookback(d);
+                    case "max-min-runtime" -> scheduler.withMaxMinRuntime(d);
+                    default -> new SchedulerConfig(scheduler.lookback(), scheduler.maxMinRuntime(), d);
+                };
+            } catch (IllegalArgumentException e) {
+                // The message names the setting: --set lookback=soon must say which value did not read.
+                throw new IllegalArgumentException("setting '" + key + "': " + e.getMessage(), e);
+            }
             return new PolicyConfig(s, copy);
         }
         SortedMap<String, String> section = new TreeMap<>(copy.getOrDefault(key.substring(0, dot), new TreeMap<>()));

@@ -55,6 +55,8 @@ record Submission(
 
     private static final String DURATION_HINT = "a duration text such as \"90s\", \"30m\", \"2h\", \"1h30m\", \"2d\""
             + " or plain seconds (\"3600\")";
+    private static final String POSITIVE_DURATION_HINT = "a positive duration such as \"90s\", \"30m\", \"2h\", \"1h30m\","
+            + " \"2d\" or plain seconds (\"3600\")";
     private static final String COMMAND_EXPECTED = "an array of strings, the program first, e.g. [\"python\","
             + " \"train.py\"]; it is not run through a shell";
     private static final String KEY_EXPECTED = "any text up to " + MAX_TEXT + " characters that is new for each"
@@ -97,7 +99,7 @@ record Submission(
         Long gpusPerNode = body.has("gpusPerNode")
                 ? f.wholeNumber("gpusPerNode", false, WorkloadRules.GPUS_PER_NODE_EXPECTED) : Long.valueOf(0);
         Duration minRuntime = f.duration("minRuntime", true, DURATION_HINT + "; \"0\" for unallocated");
-        Duration duration = body.has("duration") ? f.duration("duration", false, "a positive " + DURATION_HINT) : null;
+        Duration duration = body.has("duration") ? f.duration("duration", false, POSITIVE_DURATION_HINT) : null;
         Boolean resumable = f.bool("resumable");
         Priority priority = f.priority();
         String kind = body.has("kind") ? f.text("kind", false, "a short word such as \"train\" or \"eval\"")

@@ -112,6 +112,8 @@ class SubmissionValidationTest {
         assertThat(r.error()).isEqualTo("field 'gpus': expected a whole number >= 1, got 0");
         Response unknown = api.post("/v1/workloads", "tok-root", body("gpu", "8"));
         assertThat(unknown.json().path("hint").asText()).contains("gpus", "gpusPerNode", "minRuntime");
+        Response duration = api.post("/v1/workloads", "tok-root", body("duration", "\"2x\""));
+        assertThat(duration.error()).startsWith("field 'duration': expected a positive duration such as \"90s\", \"30m\",");
     }
 
     @Test

@@ -101,11 +101,7 @@ public final class Sweep {
             Scenario base = scenarios.get(p.seed());
             PolicyConfig config = base.policyConfig();
             for (Map.Entry<String, String> e : p.settings().entrySet()) {
-                int dot = e.getKey().indexOf('.');
-                if (dot > 0) {
-                    registry.get(e.getKey().substring(0, dot));
-                }
-                config = config.with(e.getKey(), e.getValue());
+                config = config.override(registry, e.getKey(), e.getValue());
             }
             for (String name : config.perPolicy().keySet()) {
                 config.settingsFor(registry.get(name));

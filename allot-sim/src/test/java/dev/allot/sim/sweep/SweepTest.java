@@ -161,7 +161,7 @@ class SweepTest {
                     .hasMessageContaining("unknown setting 'nope'");
             assertThatThrownBy(() -> new Sweep(Map.of("lookback", List.of("soon")), List.of("allocation"),
                     java.util.Collections.singletonList(null)).run(REGISTRY, s -> null, capped(), pool, () -> { }))
-                    .hasMessageContaining("malformed duration 'soon'");
+                    .hasMessageStartingWith("setting 'lookback': malformed duration 'soon'");
         } finally {
             pool.shutdownNow();
         }
