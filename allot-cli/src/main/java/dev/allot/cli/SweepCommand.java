@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
@@ -106,6 +107,9 @@ final class SweepCommand implements Callable<Integer> {
             }
         }
         Sweep sweep = new Sweep(grid, policies.stream().map(String::trim).toList(), seedList);
+        // Every setting value and policy is checked before the progress bar appears or a scenario is generated; a
+        // generated scenario has the default policy settings (ScenarioGenerator), a folder those of its policy.yaml.
+        sweep.check(registry, fixed != null ? fixed.policyConfig() : PolicyConfig.defaults());
         int n = sweep.points().size();
         int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(workers);
