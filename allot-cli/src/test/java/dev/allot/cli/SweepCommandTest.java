@@ -99,6 +99,16 @@ class SweepCommandTest {
     }
 
     @Test
+    void aPolicyNamedTwiceIsRefusedAsSimulateRefusesIt() {
+        Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation, allocation");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --policy names 'allocation' twice; each policy runs once, e.g. --policy"
+                + " allocation,legacy\n");
+        assertThat(r.err()).isEqualTo(Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,allocation").err());
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void badOptionsAreBadInput() {
         assertThat(Cli.run("sweep", Cli.example("tiny"), "--set", "lookback").exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(Cli.run("sweep", Cli.example("tiny"), "--seeds", "3").err()).contains("use it with --preset");
