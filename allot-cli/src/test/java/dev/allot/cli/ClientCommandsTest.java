@@ -103,6 +103,21 @@ class ClientCommandsTest {
         assertThat(typo.err()).isEqualTo("allot: field 'allocation': no allocation 'lab/visoin' (option --allocation;"
                 + " hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
+        Cli.Result nobody = as("root", "queue", "--user", "nobody-here");
+        assertThat(nobody.exit()).isEqualTo(2);
+        assertThat(nobody.err()).isEqualTo("allot: field 'user': no user 'nobody-here' (option --user; hint: 'allot"
+                + " user list' lists them)\n");
+        assertThat(nobody.out()).isEmpty();
+        assertThat(as("root", "queue", "--user", "outsider").out()).isEqualTo("no workloads\n");
+        assertThat(as("root", "queue", "--user", "root").out()).isEqualTo("no workloads\n");
+        assertThat(as("outsider", "queue", "--user", "outsider").out()).isEqualTo("no workloads\n");
+        // A user who is not an administrator cannot list users, so is not told whether another one exists.
+        for (String other : List.of("nobody-here", "mp")) {
+            Cli.Result asked = as("outsider", "queue", "--user", other);
+            assertThat(asked.exit()).as(asked.err()).isZero();
+            assertThat(asked.out()).isEqualTo("no workloads\n");
+        }
+
         Cli.Result limited = as("bob", "queue", "--user", "bob", "--limit", "1", "--json");
         assertThat(json(limited.out()).path("workloads")).hasSize(1);
     }
