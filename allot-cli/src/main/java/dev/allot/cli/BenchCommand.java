@@ -60,7 +60,7 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PolicyRegistry registry = PolicyRegistry.standard();
-        policies.forEach(registry::get);
+        policies = PolicyList.check(policies, registry);
         List<String> which = presets != null ? presets
                 : scenarios.isEmpty() && !traceOptions.given() ? List.of("lab", "big") : List.of();
         out.printf(Locale.ROOT, "java %s on %d cores, max heap %d MB%n", System.getProperty("java.version"),

@@ -121,8 +121,9 @@ final class BudgetCommand extends GroupCommand {
                 bad = Shares.check(share);
             }
             if (bad.isPresent()) {
-                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, bad.get() + " (field: "
-                        + bad.get().field() + ")");
+                // As the server's answer would be: the field named once, by its option when it has one (--share).
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, bad.get().toString(),
+                        bad.get().field(), null);
             }
             JsonNode current = null;
             int slash = path.lastIndexOf('/');
@@ -191,8 +192,9 @@ final class BudgetCommand extends GroupCommand {
         JsonNode call(ApiClient client) {
             Optional<Violation> bad = Names.checkPath("path", path);
             if (bad.isPresent()) {
-                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, bad.get() + " (field: "
-                        + bad.get().field() + ")");
+                // As the server's answer would be: the field named once, by its option when it has one (--share).
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, bad.get().toString(),
+                        bad.get().field(), null);
             }
             return client.delete(url(path));
         }

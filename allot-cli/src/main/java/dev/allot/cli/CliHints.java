@@ -15,7 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * "GET /v1/brakes shows the limits"); a hint with no entry is printed as the server wrote it.
  *
  * <p>The field an error is about is named by its JSON name ({@code minRuntime}); when the command has the option
- * that carries it ({@code --min-runtime}), the option is named instead.
+ * that carries it ({@code --min-runtime}), the option is named instead, and when it has none and the error already
+ * says {@code field 'minRuntime'}, it is not named again.
  */
 final class CliHints {
     private CliHints() {
@@ -82,7 +83,9 @@ final class CliHints {
         }
         String command = spec == null ? "allot" : spec.qualifiedName(" ");
         String option = option(e.field(), spec);
-        String about = option != null ? "option " + option : e.field() != null ? "field: " + e.field() : null;
+        // The field is named once: by its option when the command has one, else by name unless the error names it.
+        String about = option != null ? "option " + option
+                : e.field() != null && !e.error().contains("field '" + e.field() + "'") ? "field: " + e.field() : null;
         String hint = hint(e.hint(), command);
         StringBuilder m = new StringBuilder(e.error());
         if (about != null || hint != null) {

@@ -60,6 +60,9 @@ final class QueueCommand extends ClientCommand {
         if (workloads.path("workloads").isEmpty() && allocation != null) {
             requireKnownAllocation(client, allocation.trim());
         }
+        if (workloads.path("workloads").isEmpty() && user != null) {
+            requireKnownUser(client, user.trim());
+        }
         ObjectNode answer = ApiClient.JSON.createObjectNode();
         answer.set("workloads", workloads.path("workloads"));
         boolean anyWaiting = false;
@@ -90,6 +93,26 @@ final class QueueCommand extends ClientCommand {
         throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "field 'allocation': no allocation '" + path
                 + "' (option --allocation; hint: 'allot budget show' lists them; use the full path, e.g."
                 + " \"lab/nlp/pretrain\")");
+    }
+
+    /**
+     * Refuses a filter naming no user of the server, once nothing matched, as {@link #requireKnownAllocation} does
+     * for allocations. Only an administrator is told: the server lists every user to administrators alone, so for
+     * anyone else asking about another user the answer stays what {@code GET /v1/workloads} gave ("no workloads"),
+     * and whether that user exists is not revealed.
+     */
+    private static void requireKnownUser(ApiClient client, String name) {
+        JsonNode me = client.get("/v1/me");
+        if (me.path("name").asText().equals(name) || !"admin".equals(me.path("role").asText())) {
+            return;
+        }
+        for (JsonNode u : client.get("/v1/users").path("users")) {
+            if (u.path("name").asText().equals(name)) {
+                return;
+            }
+        }
+        throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "field 'user': no user '" + name
+                + "' (option --user; hint: 'allot user list' lists them)");
     }
 
     @Override

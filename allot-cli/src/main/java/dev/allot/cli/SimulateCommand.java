@@ -103,15 +103,7 @@ final class SimulateCommand implements Callable<Integer> {
         OutputFiles.check("--workloads-out", workloadsOut);
         OutputFiles.check("--events-out", eventsOut);
         PolicyRegistry registry = PolicyRegistry.standard();
-        java.util.Set<String> named = new java.util.HashSet<>();
-        for (String p : policies) {
-            registry.get(p.trim());
-            if (!named.add(p.trim())) {
-                // Two runs of one policy would print the same column twice and write two runs under one name.
-                throw new IllegalArgumentException("--policy names '" + p.trim() + "' twice; each policy runs once,"
-                        + " e.g. --policy allocation,legacy");
-            }
-        }
+        policies = PolicyList.check(policies, registry);
         long stopDelaySeconds;
         try {
             stopDelaySeconds = dev.allot.core.model.Durations.parse(stopDelay).getSeconds();

@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
@@ -73,6 +74,7 @@ final class SweepCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PolicyRegistry registry = PolicyRegistry.standard();
+        policies = PolicyList.check(policies, registry);
         if ((dir == null) == (preset == null)) {
             throw new IllegalArgumentException("give either a scenario folder DIR or --preset NAME");
         }
@@ -105,7 +107,10 @@ final class SweepCommand implements Callable<Integer> {
                 seedList.add(s);
             }
         }
-        Sweep sweep = new Sweep(grid, policies.stream().map(String::trim).toList(), seedList);
+        Sweep sweep = new Sweep(grid, policies, seedList);
+        // Every setting value and policy is checked before the progress bar appears or a scenario is generated; a
+        // generated scenario has the default policy settings (ScenarioGenerator), a folder those of its policy.yaml.
+        sweep.check(registry, fixed != null ? fixed.policyConfig() : PolicyConfig.defaults());
         int n = sweep.points().size();
         int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(workers);

@@ -106,7 +106,11 @@ class BudgetAndProgressCommandsTest {
         assertThat(outside.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         Cli.Result bad = as("root", "budget", "set", "lab/vision", "--share", "-1");
         assertThat(bad.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(bad.err()).contains("share");
+        assertThat(bad.err()).isEqualTo("allot: field 'share': expected a finite number >= 0, the weight among its"
+                + " siblings (e.g. 1 or 2.5), got -1 (option --share)\n");
+        Cli.Result newAndBad = as("root", "budget", "set", "lab/x", "--share", "-1");
+        assertThat(newAndBad.err()).isEqualTo(bad.err());
+        assertThat(newAndBad.out()).isEmpty();
         assertThat(cluster.store().allocations().audit(10)).hasSize(4);
     }
 

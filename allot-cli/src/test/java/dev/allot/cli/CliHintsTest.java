@@ -50,10 +50,20 @@ class CliHintsTest {
     }
 
     @Test
-    void givenAFieldWithoutAnOption_whenTheErrorIsPrinted_thenTheFieldIsNamed() {
+    void givenAFieldWithoutAnOption_whenTheErrorIsPrinted_thenTheFieldIsNamedOnce() {
         CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
         ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'command': expected ...", "command", null);
-        assertThat(CliHints.message(e, submit.getCommandSpec())).isEqualTo("field 'command': expected ... (field: command)");
+        assertThat(CliHints.message(e, submit.getCommandSpec())).isEqualTo("field 'command': expected ...");
+        ApiClient.ClientException hinted = new ApiClient.ClientException(2, "field 'command': expected ...", "command",
+                "GET /v1/users lists them");
+        assertThat(CliHints.message(hinted, submit.getCommandSpec()))
+                .isEqualTo("field 'command': expected ... (hint: 'allot user list' lists them)");
+        ApiClient.ClientException unnamed = new ApiClient.ClientException(2, "expected ...", "command", null);
+        assertThat(CliHints.message(unnamed, submit.getCommandSpec())).isEqualTo("expected ... (field: command)");
+        ApiClient.ClientException optioned = new ApiClient.ClientException(2, "field 'minRuntime': expected ...",
+                "minRuntime", null);
+        assertThat(CliHints.message(optioned, submit.getCommandSpec()))
+                .isEqualTo("field 'minRuntime': expected ... (option --min-runtime)");
         ApiClient.ClientException plain = new ApiClient.ClientException(1, "cannot reach the Allot server");
         assertThat(CliHints.message(plain, submit.getCommandSpec())).isEqualTo("cannot reach the Allot server");
     }

@@ -103,6 +103,21 @@ class ClientCommandsTest {
         assertThat(typo.err()).isEqualTo("allot: field 'allocation': no allocation 'lab/visoin' (option --allocation;"
                 + " hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
+        Cli.Result nobody = as("root", "queue", "--user", "nobody-here");
+        assertThat(nobody.exit()).isEqualTo(2);
+        assertThat(nobody.err()).isEqualTo("allot: field 'user': no user 'nobody-here' (option --user; hint: 'allot"
+                + " user list' lists them)\n");
+        assertThat(nobody.out()).isEmpty();
+        assertThat(as("root", "queue", "--user", "outsider").out()).isEqualTo("no workloads\n");
+        assertThat(as("root", "queue", "--user", "root").out()).isEqualTo("no workloads\n");
+        assertThat(as("outsider", "queue", "--user", "outsider").out()).isEqualTo("no workloads\n");
+        // A user who is not an administrator cannot list users, so is not told whether another one exists.
+        for (String other : List.of("nobody-here", "mp")) {
+            Cli.Result asked = as("outsider", "queue", "--user", other);
+            assertThat(asked.exit()).as(asked.err()).isZero();
+            assertThat(asked.out()).isEqualTo("no workloads\n");
+        }
+
         Cli.Result limited = as("bob", "queue", "--user", "bob", "--limit", "1", "--json");
         assertThat(json(limited.out()).path("workloads")).hasSize(1);
     }
@@ -259,6 +274,13 @@ class ClientCommandsTest {
         Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "soon", "--", "true");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: ").contains("(option --min-runtime; hint: ");
+        Cli.Result x = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10x", "--", "true");
+        assertThat(x.exit()).isEqualTo(2);
+        // what is expected is said once, in the message; the hint adds what "0" means
+        assertThat(x.err()).isEqualTo("allot: field 'minRuntime': expected a duration text such as \"90s\", \"30m\","
+                + " \"2h\", \"1h30m\", \"2d\" or plain seconds (\"3600\"); \"0\" for unallocated, got a string"
+                + " (\"10x\") (option --min-runtime; hint: unallocated work is free, never charged and always"
+                + " preemptible)\n");
         Cli.Result p = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h", "--priority", "whenever",
                 "--", "true");
         assertThat(p.exit()).isEqualTo(2);

@@ -62,6 +62,15 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenTheForecastGroup_whenItsHelpIsPrinted_thenItBeginsWithWhatTheCommandDoes() {
+        Cli.Result r = Cli.run("forecast", "--help");
+        assertThat(r.exit()).isZero();
+        // it began "Start forecasts: measure how well they predict ...", a label and a fragment
+        assertThat(r.out()).startsWith("Measure in the simulator how well the start forecasts predict when waiting work\n"
+                + "starts.\n");
+    }
+
+    @Test
     void givenACommandsOwnHelp_whenPrinted_thenItKeepsTheLongText() {
         Cli.Result r = Cli.run("simulate", "--help");
         assertThat(r.exit()).isZero();

@@ -72,6 +72,15 @@ class SimulateTraceTest {
                 "jobs.csv:3:3: field 'num_gpus': expected at most 8 GPUs (the cluster has 8 GPUs on 1 node), got 16");
     }
 
+    @Test
+    void aMissingTraceFileIsOneLineNamingItOnceWithWhereARelativePathStarts() {
+        Cli.Result r = Cli.run("simulate", "--trace", "philly:nope.csv", "--nodes", "40x8");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: nope.csv: no such file; expected a philly trace file; hint: a relative"
+                + " path is read from the current folder, " + java.nio.file.Path.of("").toAbsolutePath() + "\n");
+        assertThat(r.out()).isEmpty();
+    }
+
     private static void assertBad(Cli.Result r, String message) {
         assertThat(r.exit()).as(r.out()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(r.err()).contains(message);

@@ -2,11 +2,16 @@ package dev.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 class SweepCommandTest {
     @TempDir
@@ -40,6 +45,67 @@ class SweepCommandTest {
             assertThat(Double.parseDouble(cells[bound])).as(line).isBetween(0.0, 1.0);
         }
         assertThat(Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation").out()).doesNotContain("paid_bound");
+    }
+
+    /**
+     * A bad value anywhere in the grid, or an unknown policy, fails before the progress bar (printed on System.err,
+     * captured here) appears, with the text simulate gives for the same setting.
+     */
+    @Test
+    @ResourceLock(Resources.SYSTEM_ERR)
+    void badSettingValuesAndPoliciesFailBeforeTheProgressBarWithSimulatesText() {
+        String simulate = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=nope").err();
+        assertThat(simulate).startsWith("allot: setting 'lookback': malformed duration 'nope'");
+        String[][] cases = {
+                {Cli.example("tiny"), "--set", "lookback=1d,nope", "--set", "max-min-runtime=2h,8h"},
+                {"--preset", "big", "--seeds", "3", "--set", "lookback=1d,nope"}};
+        for (String[] args : cases) {
+            Bar bar = capture(() -> Cli.run(concat("sweep", args)));
+            assertThat(bar.result().exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(bar.result().err()).isEqualTo(simulate);
+            assertThat(bar.result().out()).isEmpty();
+            assertThat(bar.systemErr()).as(String.join(" ", args)).isEmpty();
+        }
+        Bar policy = capture(() -> Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation,nope"));
+        assertThat(policy.result().err()).isEqualTo(Cli.run("simulate", Cli.example("tiny"), "--policy",
+                "allocation,nope").err()).contains("unknown policy 'nope'");
+        assertThat(policy.systemErr()).isEmpty();
+        Bar setting = capture(() -> Cli.run("sweep", Cli.example("tiny"), "--set", "allocation.nope=1"));
+        assertThat(setting.result().err()).isEqualTo(Cli.run("simulate", Cli.example("tiny"), "--set",
+                "allocation.nope=1").err()).contains("unknown setting 'nope'");
+        assertThat(setting.systemErr()).isEmpty();
+    }
+
+    private record Bar(Cli.Result result, String systemErr) {
+    }
+
+    private static Bar capture(java.util.function.Supplier<Cli.Result> run) {
+        PrintStream saved = System.err;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        try {
+            Cli.Result r = run.get();
+            return new Bar(r, bytes.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(saved);
+        }
+    }
+
+    private static String[] concat(String first, String[] rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    @Test
+    void aPolicyNamedTwiceIsRefusedAsSimulateRefusesIt() {
+        Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation, allocation");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --policy names 'allocation' twice; each policy runs once, e.g. --policy"
+                + " allocation,legacy\n");
+        assertThat(r.err()).isEqualTo(Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,allocation").err());
+        assertThat(r.out()).isEmpty();
     }
 
     @Test

@@ -118,5 +118,12 @@ class WhatIfCommandTest {
         Cli.Result shared = api.as("root", "whatif", "--set", "lookback=3d");
         assertThat(shared.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(shared.err()).contains("'lookback' is shared by every policy");
+        Cli.Result unknown = api.as("root", "whatif", "--set", "allocation.nope=1");
+        assertThat(unknown.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(unknown.err()).isEqualTo("allot: field 'settings': unknown setting 'allocation.nope'; valid settings: "
+                + String.join(", ", dev.allot.sim.forecast.WhatIfChanges.settingKeys(
+                        dev.allot.core.policy.PolicyRegistry.standard().get("allocation")))
+                + " (hint: 'allot policy show' shows the settings in force)\n");
+        assertThat(unknown.err()).contains("valid settings: allocation.fairshare-recheck, allocation.reservation, ");
     }
 }

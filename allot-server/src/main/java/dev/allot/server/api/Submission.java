@@ -67,8 +67,7 @@ record Submission(
             "allocation", "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"",
             "gpusPerNode", "a gang takes whole groups of gpusPerNode GPUs on each node; omit it (or send 0) for any"
                     + " packing",
-            "minRuntime", "expected " + DURATION_HINT + "; \"0\" for unallocated (free, never charged, always"
-                    + " preemptible)",
+            "minRuntime", "unallocated work is free, never charged and always preemptible",
             "duration", "omit it when the running time is unknown",
             "resumable", "true when the workload checkpoints and may be preempted and resumed",
             "kind", "a short word such as \"train\" or \"eval\"",

@@ -194,8 +194,7 @@ final class WhatIfApi {
             variant = new WhatIf.Side(variant.tree(), WhatIfChanges.withSettings(factory, baseSettings,
                     req.settings()));
         } catch (IllegalArgumentException e) {
-            throw ApiException.badField("settings", e.getMessage(), "keys are " + String.join(", ",
-                    WhatIfChanges.settingKeys(factory)));
+            throw ApiException.badField("settings", e.getMessage(), "GET /v1/policy shows the settings in force");
         }
         ForecastSettings how = ForecastSettings.defaults().withRuns(req.runs()).withHorizon(req.horizon());
         WhatIfReport r = new WhatIf(factory, how).compare(state, base, variant, inputs.durations(), inputs.arrivals());

@@ -114,6 +114,11 @@ class SubmissionValidationTest {
         assertThat(unknown.json().path("hint").asText()).contains("gpus", "gpusPerNode", "minRuntime");
         Response duration = api.post("/v1/workloads", "tok-root", body("duration", "\"2x\""));
         assertThat(duration.error()).startsWith("field 'duration': expected a positive duration such as \"90s\", \"30m\",");
+        Response minRuntime = api.post("/v1/workloads", "tok-root", body("minRuntime", "\"10x\""));
+        assertThat(minRuntime.error()).startsWith("field 'minRuntime': expected a duration text such as \"90s\",");
+        // the hint adds what the message does not say, rather than repeating what is expected
+        assertThat(minRuntime.json().path("hint").asText())
+                .isEqualTo("unallocated work is free, never charged and always preemptible");
     }
 
     @Test

@@ -114,6 +114,8 @@ class WhatIfApiTest {
                 {"{\"settings\": {\"lookback\": \"3d\"}}", "settings", "shared by every policy"},
                 {"{\"settings\": {\"kueue.x\": \"1\"}}", "settings", "expected allocation.<setting>"},
                 {"{\"settings\": {\"allocation.reservation\": \"maybe\"}}", "settings", "reservation"},
+                {"{\"settings\": {\"allocation.nope\": \"1\"}}", "settings", "unknown setting 'allocation.nope';"
+                        + " valid settings: allocation.fairshare-recheck, allocation.reservation,"},
                 {"{\"horizon\": \"8d\"}", "horizon", "from 1h to 7d"},
                 {"{\"horizon\": 3}", "horizon", "expected a duration as text"},
                 {"{\"runs\": 0}", "runs", "from 1 to 20"},
@@ -127,5 +129,8 @@ class WhatIfApiTest {
             assertThat(r.error()).as(c[0]).contains(c[2]);
         }
         assertThat(whatIf("root", "[]").status()).isEqualTo(400);
+        assertThat(whatIf("root", "{\"settings\": {\"allocation.nope\": \"1\"}}").json().path("hint").asText())
+                .as("the valid keys are in the message; the hint points to the settings in force")
+                .isEqualTo("GET /v1/policy shows the settings in force");
     }
 }

@@ -112,9 +112,16 @@ public final class WhatIfChanges {
             if (e.getValue() == null) {
                 throw new IllegalArgumentException("setting '" + key + "': expected a value, got none");
             }
-            merged.put(key.substring(dot + 1), e.getValue());
+            String name = key.substring(dot + 1);
+            if (factory.settings().stream().noneMatch(s -> s.key().equals(name))) {
+                throw new IllegalArgumentException("unknown setting '" + key + "'; valid settings: "
+                        + String.join(", ", settingKeys(factory)));
+            }
+            // Each value is read on its own, so that a bad one is named by the key it was given under.
+            Settings.parse(factory.settings(), Map.of(name, e.getValue()), key);
+            merged.put(name, e.getValue());
         }
-        return Settings.parse(factory.settings(), merged, "setting");
+        return Settings.parse(factory.settings(), merged, "settings");
     }
 
     /** The keys {@link #withSettings} accepts for {@code factory}'s policy. */

@@ -79,6 +79,31 @@ public final class Sweep {
     }
 
     /**
+     * Checks every point against {@code base}, the policy settings of the scenarios it will run on, without running
+     * anything: each policy is known and each combination of setting values reads, else the
+     * {@link IllegalArgumentException} a run would meet, with the same text. A caller checks before it shows
+     * progress or builds scenarios, so a mistyped value fails at once.
+     */
+    public void check(PolicyRegistry registry, PolicyConfig base) {
+        for (Point p : points()) {
+            configFor(registry, base, p);
+        }
+    }
+
+    /** {@code base} with the point's settings applied, every policy's settings read and the point's policy known. */
+    private static PolicyConfig configFor(PolicyRegistry registry, PolicyConfig base, Point p) {
+        registry.get(p.policy());
+        PolicyConfig config = base;
+        for (Map.Entry<String, String> e : p.settings().entrySet()) {
+            config = config.override(registry, e.getKey(), e.getValue());
+        }
+        for (String name : config.perPolicy().keySet()) {
+            config.settingsFor(registry.get(name));
+        }
+        return config;
+    }
+
+    /**
      * Runs every point on {@code executor}; {@code scenarioFor} gives the scenario of a seed (called once per seed,
      * before any run), {@code onDone} is told of each finished run (from worker threads). Bad settings fail before
      * anything runs.
@@ -99,15 +124,7 @@ public final class Sweep {
         List<Scenario> prepared = new ArrayList<>(points.size());
         for (Point p : points) {
             Scenario base = scenarios.get(p.seed());
-            PolicyConfig config = base.policyConfig();
-            for (Map.Entry<String, String> e : p.settings().entrySet()) {
-                config = config.override(registry, e.getKey(), e.getValue());
-            }
-            for (String name : config.perPolicy().keySet()) {
-                config.settingsFor(registry.get(name));
-            }
-            registry.get(p.policy());
-            prepared.add(base.withPolicyConfig(config));
+            prepared.add(base.withPolicyConfig(configFor(registry, base.policyConfig(), p)));
         }
         List<Future<SimulationResult>> futures = new ArrayList<>(points.size());
         for (int i = 0; i < points.size(); i++) {

@@ -130,13 +130,12 @@ public final class TraceImport {
         String file = displayName(path);
         TraceRows rows = new TraceRows(file, new ClusterSpec(cluster.nodes(), List.of()), tree, start, lenient);
         try {
-            if (format.usesContract() && !Files.isRegularFile(path)) {
-                throw new InputException(file, 0, 0, null, Files.exists(path) ? "not a file: " + path
-                        : "no such file: " + path);
+            if (!Files.exists(path) || format.usesContract() && !Files.isRegularFile(path)) {
+                throw missing(path, format);
             }
             format.read(path, settings, rows);
         } catch (NoSuchFileException e) {
-            throw new InputException(file, 0, 0, null, "no such file: " + path);
+            throw missing(path, format);
         } catch (IOException e) {
             throw Values.oneLine(TextFiles.readError(path, file, e));
         } catch (InputException e) {
@@ -207,6 +206,27 @@ public final class TraceImport {
             nodes.add(NodeSpec.of("node-" + "0".repeat(width - digits.length()) + digits, gpus));
         }
         return new ClusterSpec(nodes, List.of());
+    }
+
+    /**
+     * The trace file is missing or is not a file: one line naming the path once, as it was given (the file's name
+     * alone would hide the folder it was looked for in), what was expected there, and where a relative path starts.
+     */
+    private static InputException missing(Path path, TraceFormat format) {
+        boolean folder = Files.isDirectory(path);
+        String problem = (folder ? "a folder, not a file" : "no such file") + "; expected a " + format.name()
+                + " trace " + (format.usesContract() ? "file" : "file or folder");
+        String hint;
+        if (folder) {
+            hint = "name the trace file inside it";
+        } else if (!path.isAbsolute()) {
+            hint = "a relative path is read from the current folder, " + Path.of("").toAbsolutePath();
+        } else {
+            Path parent = path.getParent();
+            hint = parent != null && !Files.isDirectory(parent) ? "the folder " + parent + " does not exist either"
+                    : "check the file's name";
+        }
+        return new InputException(path.toString(), 0, 0, null, problem + "; hint: " + hint);
     }
 
     private static String displayName(Path file) {

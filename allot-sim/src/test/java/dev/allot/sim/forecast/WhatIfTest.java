@@ -233,7 +233,12 @@ class WhatIfTest {
         assertThatThrownBy(() -> WhatIfChanges.withSettings(factory, settings, Map.of("kueue.x", "1")))
                 .hasMessageContaining("expected allocation.<setting>");
         assertThatThrownBy(() -> WhatIfChanges.withSettings(factory, settings, Map.of("allocation.nope", "1")))
-                .hasMessageContaining("unknown setting 'nope'");
+                .hasMessage("unknown setting 'allocation.nope'; valid settings: " + String.join(", ",
+                        WhatIfChanges.settingKeys(factory)))
+                .hasMessageContaining("allocation.fairshare-recheck, allocation.reservation");
+        assertThatThrownBy(() -> WhatIfChanges.withSettings(factory, settings, Map.of("allocation.reservation",
+                "maybe"))).hasMessage("allocation.reservation: setting 'reservation': cannot read 'maybe' as true or"
+                + " false");
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("C", 1.0)))
                 .hasMessageContaining("no allocation 'C'").hasMessageContaining("A, B");
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("A", -1.0)))

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.Simulator;
@@ -165,5 +166,21 @@ class SweepTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void checkFindsABadValueAnywhereInTheGridAndAnUnknownPolicyWithoutAScenario() {
+        java.util.List<Long> fixed = java.util.Collections.singletonList(null);
+        Map<String, List<String>> grid = new java.util.LinkedHashMap<>();
+        grid.put("max-min-runtime", List.of("2h", "8h"));
+        grid.put("lookback", List.of("1d", "3d", "soon"));
+        assertThatThrownBy(() -> new Sweep(grid, List.of("allocation"), fixed).check(REGISTRY, PolicyConfig.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("setting 'lookback': malformed duration 'soon'");
+        assertThatThrownBy(() -> new Sweep(Map.of(), List.of("allocation", "nope"), fixed)
+                .check(REGISTRY, PolicyConfig.defaults()))
+                .hasMessageContaining("unknown policy 'nope'");
+        new Sweep(Map.of("lookback", List.of("1d", "3d")), List.of("allocation", "legacy"), fixed)
+                .check(REGISTRY, PolicyConfig.defaults());
     }
 }

@@ -129,7 +129,17 @@ class PhillyFormatTest {
 
     @Test
     void aMissingFileIsAnInputError() {
-        assertError(Traces.error(Traces.of("philly", tmp.resolve("nowhere.csv"))), "nowhere.csv", 0, 0, null,
-                "no such file: " + tmp.resolve("nowhere.csv"));
+        Path nowhere = tmp.resolve("nowhere.csv");
+        InputException e = Traces.error(Traces.of("philly", nowhere));
+        assertError(e, nowhere.toString(), 0, 0, null, "no such file; expected a philly trace file; hint: check the"
+                + " file's name");
+        assertThat(e.getMessage()).containsOnlyOnce("nowhere.csv");
+        assertError(Traces.error(Traces.of("philly", tmp.resolve("gone/nowhere.csv"))), tmp.resolve("gone/nowhere.csv")
+                .toString(), 0, 0, null, "no such file; expected a philly trace file; hint: the folder "
+                + tmp.resolve("gone") + " does not exist either");
+        assertError(Traces.error(Traces.of("philly", tmp)), tmp.toString(), 0, 0, null, "a folder, not a file;"
+                + " expected a philly trace file; hint: name the trace file inside it");
+        assertError(Traces.error(Traces.of("native", nowhere)), nowhere.toString(), 0, 0, null, "no such file;"
+                + " expected a native trace file or folder; hint: check the file's name");
     }
 }
