@@ -49,6 +49,15 @@ class CampaignLocalStoryTest {
     }
 
     /** A campaign body: alice's, in lab/a, the shard script above with {@code OUT}. */
+    /** Whether {@code file} exists and holds a whole line (a shell's {@code echo > file} creates it empty first). */
+    private static boolean written(Path file) {
+        try {
+            return Files.exists(file) && Files.readString(file).endsWith("\n");
+        } catch (java.io.IOException e) {
+            return false; // not there yet, or being replaced: ask again
+        }
+    }
+
     static String campaign(String name, int protectedShards, String shards, Path out) {
         var o = ServiceTestSupport.JSON.createObjectNode();
         o.put("name", name);
@@ -150,7 +159,8 @@ class CampaignLocalStoryTest {
         Client http = new Client(service.url());
         assertThat(http.post("/v1/campaigns", "tok-alice", campaign("resume", 0, "[{\"units\": 50}]", out)).status())
                 .isEqualTo(201);
-        await("the shard runs", WAIT, () -> Files.exists(out.resolve("0-1.resume")));
+        // the shell creates the file before it writes the line: wait for the line, not only the file
+        await("the shard runs", WAIT, () -> written(out.resolve("0-1.resume")));
         assertThat(Files.readString(out.resolve("0-1.resume")).trim()).isEqualTo("0");
         String w = http.get("/v1/campaigns/resume", "tok-alice").json().path("shards").get(0).path("workload").asText();
         assertThat(http.post("/v1/workloads/" + w + "/progress", "tok-alice", "{\"done\": 17, \"total\": 50}").status())
@@ -167,7 +177,7 @@ class CampaignLocalStoryTest {
         Files.createFile(out.resolve("stop-bob"));
 
         // then it runs again, told to resume from the 17 units it reported
-        await("the shard runs again", WAIT, () -> Files.exists(out.resolve("0-2.resume")));
+        await("the shard runs again", WAIT, () -> written(out.resolve("0-2.resume")));
         assertThat(Files.readString(out.resolve("0-2.resume")).trim()).isEqualTo("17");
         JsonNode s = http.get("/v1/campaigns/resume", "tok-alice").json().path("shards").get(0);
         assertThat(s.path("workload").asText()).isEqualTo(w);
