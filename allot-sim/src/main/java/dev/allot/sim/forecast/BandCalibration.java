@@ -27,6 +27,15 @@ import java.util.Map;
  *   Learning only from work that has started would learn mostly from short waits (long ones finish waiting later)
  *   and keep bands too narrow while queues grow.</li>
  * </ul>
+ * <ul>
+ *   <li><b>The level follows the misses</b> (adaptive conformal inference, Gibbs and Candes, 2021): queues drift
+ *   (a backlog grows for weeks, or drains), so the scores of the past are not exchangeable with those of now, and a
+ *   fixed level held 86% of a lab run's waiting starts and under 60% of a growing Philly backlog's. Each group's
+ *   quantile level starts at {@code coverage}; whenever an expected workload's start (or the end of its horizon)
+ *   shows whether the band its forecast was given held it, the level moves by {@link #ADAPT_RATE} x (missed - (1 -
+ *   coverage)): up after a miss, down after a hit, still when misses run at the wanted rate. It stays within
+ *   [{@link #MIN_LEVEL}, {@link #MAX_LEVEL}].</li>
+ * </ul>
  * A start after the horizon counts as at the horizon. The latest {@link #KEEP} scores of each group are kept.
  * Not thread-safe.
  */
@@ -38,36 +47,77 @@ public final class BandCalibration {
     /** Upper ends of the groups, by the wait the raw median predicts (seconds); the last group is open. */
     static final long[] GROUP_BOUNDS_SECONDS = {1, 600, 3_600, 6 * 3_600, 86_400, 7 * 86_400};
     private static final double MINUTE = 60;
+    /** How far one known outcome moves its group's level (the step of adaptive conformal inference). */
+    public static final double ADAPT_RATE = 0.02;
+    /** The bounds of a group's level: never a band for fewer than half, or more than 99%, of the past scores. */
+    static final double MIN_LEVEL = 0.5;
+    static final double MAX_LEVEL = 0.99;
 
     private final double coverage;
+    private final double adaptRate;
     private final List<Ring> groups = new ArrayList<>();
-    private final Map<String, Forecast> pending = new HashMap<>();
+    private final Map<String, Expected> pending = new HashMap<>();
+    private final double[] levels;
     private long amountsAtSeconds = Long.MIN_VALUE;
     private double[] amounts;
 
+    /** A forecast waiting for its workload's start: as the runs gave it, and the band it was given then. */
+    private record Expected(Forecast raw, Forecast given) {
+    }
+
     /** @param coverage the share of actual starts the band should hold, e.g. 0.8 for a p10-p90 band */
     public BandCalibration(double coverage) {
+        this(coverage, ADAPT_RATE);
+    }
+
+    /** @param adaptRate how far one known outcome moves its group's level; 0: the level stays at {@code coverage} */
+    BandCalibration(double coverage, double adaptRate) {
         if (!(coverage > 0 && coverage < 1)) {
             throw new IllegalArgumentException("coverage must be between 0 and 1, not " + coverage);
         }
+        if (!(adaptRate >= 0 && adaptRate < 1)) {
+            throw new IllegalArgumentException("adaptRate must be at least 0 and below 1, not " + adaptRate);
+        }
         this.coverage = coverage;
+        this.adaptRate = adaptRate;
         for (int g = 0; g <= GROUP_BOUNDS_SECONDS.length; g++) {
             groups.add(new Ring());
         }
+        this.levels = new double[GROUP_BOUNDS_SECONDS.length + 1];
+        java.util.Arrays.fill(levels, coverage);
     }
 
-    /** Remembers {@code raw} (an uncalibrated forecast) as waiting for its workload's start; a later one replaces it. */
+    /**
+     * Remembers {@code raw} (an uncalibrated forecast) as waiting for its workload's start, with the band
+     * {@link #apply} gives it now; a later one replaces it.
+     */
     public void expect(Forecast raw) {
-        pending.put(raw.workloadId(), raw);
-        amounts = null;
+        Forecast given = apply(raw);
+        pending.put(raw.workloadId(), new Expected(raw, given));
+        if (raw.madeAtSeconds() < amountsAtSeconds) {
+            amounts = null; // at its own time a forecast still waiting tells nothing (see amountsAt), later it may
+        }
     }
 
     /** Learns that the workload of the forecast {@link #expect expected} started at {@code actualStartSeconds}. */
     public void started(String workloadId, long actualStartSeconds) {
-        Forecast raw = pending.remove(workloadId);
-        if (raw != null) {
-            learn(raw, actualStartSeconds);
+        Expected e = pending.remove(workloadId);
+        if (e != null) {
+            resolve(e, actualStartSeconds);
         }
+    }
+
+    /** An expected forecast's outcome is known: its score is learnt, and its group's level follows the miss or hit. */
+    private void resolve(Expected e, long actualStartSeconds) {
+        learn(e.raw(), actualStartSeconds);
+        int g = group(e.raw());
+        double missed = e.given().covers(actualStartSeconds) ? 0 : 1;
+        levels[g] = Math.max(MIN_LEVEL, Math.min(MAX_LEVEL, levels[g] + adaptRate * (missed - (1 - coverage))));
+    }
+
+    /** The quantile level each group's amount is taken at now (starts at the coverage; see the class comment). */
+    double level(int group) {
+        return levels[group];
     }
 
     /** Forgets the forecast of a workload that will not start (cancelled). */
@@ -112,11 +162,11 @@ public final class BandCalibration {
         if (amounts != null && amountsAtSeconds == now) {
             return amounts;
         }
-        List<Forecast> lapsed = pending.values().stream().filter(p -> now >= p.horizonEndSeconds())
-                .sorted(Comparator.comparing(Forecast::workloadId)).toList();
-        for (Forecast p : lapsed) {
-            pending.remove(p.workloadId());
-            learn(p, Long.MAX_VALUE); // no start within its horizon: its score is final
+        List<Expected> lapsed = pending.values().stream().filter(p -> now >= p.raw().horizonEndSeconds())
+                .sorted(Comparator.comparing(p -> p.raw().workloadId())).toList();
+        for (Expected p : lapsed) {
+            pending.remove(p.raw().workloadId());
+            resolve(p, Long.MAX_VALUE); // no start within its horizon: its score is final
         }
         int n = groups.size();
         List<List<Estimate>> scores = new ArrayList<>();
@@ -127,7 +177,8 @@ public final class BandCalibration {
             }
             scores.add(s);
         }
-        for (Forecast p : pending.values()) {
+        for (Expected e : pending.values()) {
+            Forecast p = e.raw();
             double least = leastScore(p, now);
             if (least > (scale(p, p.lowSeconds()) - scale(p, p.highSeconds())) / 2) {
                 scores.get(group(p)).add(new Estimate(least, false)); // else it tells nothing yet
@@ -136,9 +187,8 @@ public final class BandCalibration {
         double[] out = new double[n];
         List<Estimate> all = new ArrayList<>();
         scores.forEach(all::addAll);
-        double pooled = quantile(all, coverage);
         for (int g = 0; g < n; g++) {
-            out[g] = scores.get(g).size() >= MIN_SCORES ? quantile(scores.get(g), coverage) : pooled;
+            out[g] = quantile(scores.get(g).size() >= MIN_SCORES ? scores.get(g) : all, levels[g]);
         }
         amounts = out;
         amountsAtSeconds = now;
@@ -186,6 +236,11 @@ public final class BandCalibration {
         double lo = scale(f, f.lowSeconds());
         double hi = scale(f, f.highSeconds());
         return a <= (lo + hi) / 2 ? (lo - hi) / 2 : a - hi;
+    }
+
+    /** The group (class of forecast) {@code f} is calibrated in. */
+    static int groupOf(Forecast f) {
+        return group(f);
     }
 
     private static int group(Forecast f) {

@@ -117,4 +117,58 @@ class BandCalibrationTest {
         }
         assertThat(c.apply(band("n", 36_000, 3_000, 3_600, 4_200)).highSeconds()).isEqualTo(36_000 + 4_200);
     }
+
+    /**
+     * Given forecasts every 10 minutes whose raw band (100-133 minutes) fits waits of about 2 h, then (from the
+     * 2,000th) a queue that grows so that waits are three times as long: the share of starts the calibrated bands
+     * hold over the 500 forecasts right after the change and over the last 1,000; each start is known before the
+     * next forecast.
+     */
+    private static double[] coverageAfterDrift(double adaptRate) {
+        SplittableRandom r = new SplittableRandom(5);
+        BandCalibration c = new BandCalibration(0.8, adaptRate);
+        int n = 4_000;
+        int[] covered = new int[2];
+        for (int i = 0; i < n; i++) {
+            long madeAt = i * 600L;
+            Forecast raw = band("w" + i, madeAt, 6_000, 7_200, 8_000);
+            long wait = actualWait(r) * (i < n / 2 ? 1 : 3);
+            int window = i >= n / 2 && i < n / 2 + 500 ? 0 : i >= n - 1_000 ? 1 : -1;
+            if (window >= 0 && c.apply(raw).covers(madeAt + wait)) {
+                covered[window]++;
+            }
+            c.expect(raw);
+            c.started("w" + i, madeAt + wait);
+        }
+        return new double[] {covered[0] / 500.0, covered[1] / 1_000.0};
+    }
+
+    @Test
+    void whenWaitsDriftTheLevelFollowsTheMissesBackToEightyPercent() {
+        // measured: a fixed level holds 60% of the 500 starts right after the change (75% of the last 1,000), the
+        // adaptive one 79% (80%): a fixed level still learns from the first regime's scores (the ring keeps 2,000)
+        double[] fixed = coverageAfterDrift(0);
+        assertThat(fixed[0]).isLessThan(0.65);
+        // the adaptive level raises itself after the misses and holds the wanted share again
+        double[] adaptive = coverageAfterDrift(BandCalibration.ADAPT_RATE);
+        assertThat(adaptive[0]).isBetween(0.75, 0.85);
+        assertThat(adaptive[1]).isBetween(0.75, 0.85);
+    }
+
+    @Test
+    void theLevelStaysWithinItsBounds() {
+        BandCalibration c = new BandCalibration(0.8);
+        for (int i = 0; i < 300; i++) { // each start later than every one before: always a miss, the level climbs
+            Forecast raw = band("w" + i, i, 3_000, 3_600, 4_200);
+            c.expect(raw);
+            c.started("w" + i, i + 4_200 + (i + 1) * 3_600L);
+        }
+        assertThat(c.level(BandCalibration.groupOf(band("x", 0, 3_000, 3_600, 4_200)))).isEqualTo(BandCalibration.MAX_LEVEL);
+        for (int i = 300; i < 1_000; i++) { // every start exactly at the median: always a hit, the level falls
+            Forecast raw = band("w" + i, i, 3_000, 3_600, 4_200);
+            c.expect(raw);
+            c.started("w" + i, i + 3_600);
+        }
+        assertThat(c.level(BandCalibration.groupOf(band("x", 0, 3_000, 3_600, 4_200)))).isEqualTo(BandCalibration.MIN_LEVEL);
+    }
 }
