@@ -92,6 +92,14 @@ final class ClientConfig {
      * server ({@code caCertificate}; {@code allot serve --tls-cert} writes its own, so a self-signed one works).
      */
     static void write(Path file, String server, String token, String caCertificate) {
+        write(file, server, token, caCertificate, false);
+    }
+
+    /**
+     * As {@link #write(Path, String, String, String)}; with {@code dropOldToken} and no new token, the token the file
+     * held is removed (it belongs to another server: {@code allot serve} checks it against its store).
+     */
+    static void write(Path file, String server, String token, String caCertificate, boolean dropOldToken) {
         ObjectNode root;
         try {
             JsonNode old = Files.exists(file) ? JSON.readTree(file.toFile()) : null;
@@ -107,6 +115,8 @@ final class ClientConfig {
         }
         if (token != null) {
             root.put("token", token);
+        } else if (dropOldToken) {
+            root.remove("token");
         }
         try {
             Path dir = file.toAbsolutePath().getParent();

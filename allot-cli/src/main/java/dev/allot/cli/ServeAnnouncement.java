@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * metrics, API description and dashboard addresses, identity notices and the plain-HTTP warning, the first
  * administrator's token on a new store (shown once), with {@code --demo} the demo tree, users, token and commands to
  * try; and it writes the client configuration so the client commands find the server (and, in demo mode, the token),
- * naming the server it named before when that was another.
+ * naming the server it named before when that was another, and removing a token this server does not know.
  */
 final class ServeAnnouncement {
     private ServeAnnouncement() {
@@ -56,14 +56,22 @@ final class ServeAnnouncement {
                     + ": the client configuration was not written");
         } else {
             try {
-                String before = previousServer(clientConfig);
-                ClientConfig.write(clientConfig, service.url(), demo ? token : null,
-                        o.tlsCert == null ? null : o.tlsCert.toAbsolutePath().toString());
+                ClientConfig.Values previous = previous(clientConfig);
+                String before = previous.server();
+                String written = demo ? token : null;
+                // a token this server's store does not know signs in nowhere here: left in place, every client
+                // command would fail with "unknown token" instead of asking for one
+                boolean stale = written == null && previous.token() != null
+                        && service.store().access().tokenHolder(previous.token()).isEmpty();
+                ClientConfig.write(clientConfig, service.url(), written,
+                        o.tlsCert == null ? null : o.tlsCert.toAbsolutePath().toString(), stale);
                 out.println();
                 out.println("Wrote " + clientConfig + ": the server"
                         + (before != null && !before.equals(service.url()) ? " (in place of " + before
                                 + ", which the client commands talked to until now)" : "")
                         + (demo && token != null ? " and the demo token"
+                        : stale ? ", and removed the token it held, which this server does not know (give --token or"
+                        + " set " + ClientOptions.TOKEN_ENV + ")"
                         : demo ? " (a token written before is kept)" : "")
                         + (demo ? "; the client commands need no --server or --token." : "."));
             } catch (RuntimeException e) {
@@ -83,14 +91,14 @@ final class ServeAnnouncement {
     }
 
     /**
-     * The server the client configuration named before this start, or null (none, or a file that does not read): a
-     * second service started for a test takes the client commands away from the first, and the banner says so.
+     * What the client configuration held before this start (nothing, for a file that does not read): a second service
+     * started for a test takes the client commands away from the first, and the banner says so.
      */
-    private static String previousServer(Path clientConfig) {
+    private static ClientConfig.Values previous(Path clientConfig) {
         try {
-            return ClientConfig.read(clientConfig).server();
+            return ClientConfig.read(clientConfig);
         } catch (RuntimeException e) {
-            return null;
+            return ClientConfig.Values.NONE;
         }
     }
 }

@@ -128,6 +128,33 @@ class ServeCommandTest {
     }
 
     @Test
+    void aTokenOfAnotherServerIsRemovedAndTheBannerSaysSoWhileThisServersOwnIsKept() throws Exception {
+        // given a client configuration holding the token of another server (a demo started elsewhere, say)
+        Files.createDirectories(clientJson.getParent());
+        Files.writeString(clientJson, "{\"server\": \"http://127.0.0.1:18093\", \"token\": \"allot_elsewhere\"}\n");
+
+        // when a service with its own new store starts
+        Path data = dir.resolve("d");
+        String[] args = {"serve", "--port", "0", "--data-dir", data.toString(), "--backend", "simulated", "--node",
+                "n1", "--gpus", "2"};
+        CompletableFuture<Cli.Result> run = serve(data, args);
+        JsonNode config = JSON.readTree(clientJson.toFile());
+        Cli.Result r = stop(run);
+
+        // then the token, which signs in nowhere here, is gone, and the banner says why and what to do
+        assertThat(config.has("token")).isFalse();
+        assertThat(r.out()).contains("and removed the token it held, which this server does not know (give --token or"
+                + " set ALLOT_TOKEN).");
+
+        // and a token this server's store does know (its administrator's) stays through a restart
+        String admin = Files.readString(data.resolve("admin-token")).trim();
+        Files.writeString(clientJson, "{\"server\": \"http://127.0.0.1:18093\", \"token\": \"" + admin + "\"}\n");
+        Cli.Result again = stop(serve(data, args));
+        assertThat(JSON.readTree(clientJson.toFile()).get("token").asText()).isEqualTo(admin);
+        assertThat(again.out()).doesNotContain("removed the token");
+    }
+
+    @Test
     void badValuesNameTheOptionAndExit2() {
         String d = dir.resolve("bad").toString();
         for (String[] bad : new String[][]{
