@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
         header = "Measure start forecasts against actual starts, and against the Slurm model's plan at submission.",
         description = {"Replays a scenario (a preset, a folder or a trace); at the submission of every Nth workload",
                 "Allot forecasts its start (durations from the history of finished and running work, new work",
-                "like the recent past, several runs for a p10-p90 band), and a run of the slurm model gives the",
+                "like the recent past up to the scenario's last submission, several runs for a p10-p90 band), and a",
+                "run of the slurm model gives the",
                 "start its plan promises at submission with every job running to its time limit (the baseline",
                 "a Slurm user has).",
                 "Prints the median and p90 absolute error, by actual wait, and the share of starts inside the band.",
@@ -67,6 +68,11 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
     @Option(names = "--horizon", defaultValue = "2d", description = "how far a forecast looks (default: ${DEFAULT-VALUE})")
     String horizon;
 
+    @Option(names = "--open-ended", description = {"forecasts play new work over their whole horizon, also past the"
+            + " scenario's last submission (as the live service does, which knows no end); by default a replay tells"
+            + " its forecasts where its submissions end, since after that the replayed cluster only drains"})
+    boolean openEnded;
+
     @Option(names = "--json", paramLabel = "FILE", description = "also write the measures as JSON")
     Path json;
 
@@ -81,10 +87,14 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %d runs"
                 + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : sampleEvery
                 + "th workload", runs, Durations.format(h));
+        out.println(openEnded ? "new work: like the recent past over the whole horizon, also after the scenario's last"
+                + " submission (--open-ended)"
+                : "new work: like the recent past, up to the scenario's last submission (the replay's end is known;"
+                + " --open-ended to play past it)");
         out.flush();
         CompletableFuture<ForecastAccuracy.Measure> baseline = CompletableFuture.supplyAsync(
                 () -> ForecastAccuracy.slurmBaseline(s, registry, settings, sampleEvery));
-        ForecastAccuracy.Measure allot = ForecastAccuracy.allot(s, registry, policy, settings, sampleEvery);
+        ForecastAccuracy.Measure allot = ForecastAccuracy.allot(s, registry, policy, settings, sampleEvery, !openEnded);
         ForecastAccuracy.Comparison c = new ForecastAccuracy.Comparison(s.name(), allot, baseline.get());
         out.print(c.table());
         out.flush();

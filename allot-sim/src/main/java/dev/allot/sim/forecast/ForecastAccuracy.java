@@ -23,7 +23,10 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li><b>Allot</b>: the policy under test, {@link Forecaster} with durations from the history of finished work
- *   and of the work running at the forecast's instant ({@link DurationHistory}, nothing declared) and new work from the recent past ({@link RecentArrivals}).</li>
+ *   and of the work running at the forecast's instant ({@link DurationHistory}, nothing declared) and new work from
+ *   the recent past ({@link RecentArrivals}), by default only up to the scenario's last submission
+ *   ({@link EndingArrivals}: a replay's end is where its recording stopped, and after it the replayed cluster only
+ *   drains; measured on Philly, forecasts that played new work past it were late by weeks).</li>
  *   <li><b>Baseline</b>, what a Slurm user has ({@code squeue --start}): in a run of the {@code slurm} model, the start
  *   that model's plan gives at submission when every job, running or waiting, runs exactly to its time limit (its
  *   duration times the model's {@code time-limit-factor}; the default factor 1 makes the limits the true durations,
@@ -122,17 +125,33 @@ public final class ForecastAccuracy {
                             double coverage) {
     }
 
-    /** Allot's forecast with the scenario's policy settings for {@code policy}. */
+    /**
+     * Allot's forecast with the scenario's policy settings for {@code policy}.
+     *
+     * @param endKnown whether the forecasts know where the scenario's submissions end ({@link EndingArrivals}): new
+     *                 work is played up to the last submission and not after it. Without it they play new work over
+     *                 their whole horizon, as the live service does, also where the replayed world has none.
+     */
     public static Measure allot(Scenario scenario, PolicyRegistry registry, String policy, ForecastSettings settings,
-                                int sampleEvery) {
+                                int sampleEvery, boolean endKnown) {
         PolicyFactory f = registry.get(policy);
         Forecaster forecaster = new Forecaster(f, scenario.policyConfig().settingsFor(f), settings);
         DurationHistory history = new DurationHistory(Duration.ofHours(1), DurationHistory.nothingDeclared());
         RecentArrivals recent = new RecentArrivals();
-        ForecastProbe probe = new ForecastProbe(forecaster, history, history, recent, recent,
+        ArrivalModel arrivals = endKnown ? new EndingArrivals(recent, lastSubmissionSeconds(scenario)) : recent;
+        ForecastProbe probe = new ForecastProbe(forecaster, history, history, arrivals, recent,
                 new BandCalibration(settings.high() - settings.low()), sampled(sampleEvery));
         SimulationResult r = new Simulator(scenario, registry, policy, Simulator.Options.defaults().withAgent(probe)).run();
         return measure("allot forecast", policy, probe, r, true);
+    }
+
+    /** When the scenario's last workload is submitted (0 when it has none). */
+    static long lastSubmissionSeconds(Scenario scenario) {
+        long last = 0;
+        for (WorkloadSpec w : scenario.workloads()) {
+            last = Math.max(last, w.submitSeconds());
+        }
+        return last;
     }
 
     /** The Slurm user's baseline (see the class comment), on a run of the {@code slurm} model. */

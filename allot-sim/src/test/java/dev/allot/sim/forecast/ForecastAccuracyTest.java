@@ -73,7 +73,8 @@ class ForecastAccuracyTest {
     @Test
     void allotAndTheBaselineAreMeasuredOnTheSameSampledWorkloads() {
         ForecastSettings settings = ForecastSettings.defaults().withRuns(2);
-        ForecastAccuracy.Measure allot = ForecastAccuracy.allot(LAB, PolicyRegistry.standard(), "allocation", settings, 20);
+        ForecastAccuracy.Measure allot =
+                ForecastAccuracy.allot(LAB, PolicyRegistry.standard(), "allocation", settings, 20, true);
         ForecastAccuracy.Measure slurm = ForecastAccuracy.slurmBaseline(LAB, PolicyRegistry.standard(), settings, 20);
 
         assertThat(allot.samples() + allot.neverStarted()).isEqualTo(slurm.samples() + slurm.neverStarted())
