@@ -29,7 +29,8 @@ class ForecastAccuracyCommandTest {
 
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("forecast accuracy on lab-seed42", "allot forecast", "slurm plan at submission",
-                "by actual wait", "goal: median |err| <= 1/3 of the baseline's");
+                "by actual wait", "goal: median |err| <= 1/3 of the baseline's",
+                "new work: like the recent past, up to the scenario's last submission");
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         int samples = root.path("allot").path("samples").asInt();
         assertThat(samples).isPositive();

@@ -1,11 +1,10 @@
 package dev.allot.server.api;
 
+import dev.allot.server.TestFolders;
 import dev.allot.server.testing.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -45,11 +44,7 @@ final class ApiExtension implements BeforeEachCallback, AfterEachCallback {
                 api.close();
             }
         } finally {
-            try (Stream<Path> files = Files.walk(dataDir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            TestFolders.deleteTree(dataDir);
         }
     }
 }

@@ -1,11 +1,9 @@
 package dev.allot.server.bench;
 
+import dev.allot.server.TestFolders;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Where a benchmark keeps its stores: the folder {@code --dir} names (kept, for a look afterwards), else a temporary
@@ -26,15 +24,6 @@ final class BenchDirs {
     }
 
     static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not remove the benchmark's folder " + root, e);
-        }
+        TestFolders.deleteTree(root);
     }
 }

@@ -3,6 +3,7 @@ package dev.allot.server.service;
 import static dev.allot.server.service.ServiceTestSupport.JSON;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.server.TestFolders;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.PostgresSchema;
 import dev.allot.server.store.Store;
@@ -109,8 +110,11 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
         if (dir != null && context.getExecutionException().isPresent()) {
             System.out.println("HaCluster: the instances' logs are kept in " + dir);
         } else if (dir != null) {
-            try (Stream<Path> all = Files.walk(dir)) {
-                all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            try {
+                TestFolders.deleteTree(dir);
+            } catch (java.io.UncheckedIOException e) {
+                // an instance killed a moment ago may still write its last log line: the folder stays, the test holds
+                System.out.println("HaCluster: could not remove " + dir + ": " + e.getCause());
             }
         }
     }
