@@ -94,10 +94,11 @@ public final class ForecastAccuracy {
             for (int c = 0; c < allot.byWait().size(); c++) {
                 WaitClass a = allot.byWait().get(c);
                 WaitClass s = baseline.byWait().get(c);
+                // A class without samples has no error, not an error of 0s: "-", as for its band.
                 b.append(String.format(java.util.Locale.ROOT, "  %-8s %5d / %-5d %9s / %-9s %10s %8s%n", a.name(),
-                        a.samples(), s.samples(), dev.allot.core.model.Durations.formatSeconds(a.medianAbsErrorSeconds()),
-                        dev.allot.core.model.Durations.formatSeconds(s.medianAbsErrorSeconds()),
-                        signed(a.medianBiasSeconds()), percent(a.coverage())));
+                        a.samples(), s.samples(), a.samples() == 0 ? "-" : duration(a.medianAbsErrorSeconds()),
+                        s.samples() == 0 ? "-" : duration(s.medianAbsErrorSeconds()),
+                        a.samples() == 0 ? "-" : signed(a.medianBiasSeconds()), percent(a.coverage())));
             }
             b.append(String.format(java.util.Locale.ROOT, "%nallot's band holds %s of the starts of the %d workloads"
                     + " forecast to start at once, %s of the %d forecast to wait%n",
@@ -112,7 +113,11 @@ public final class ForecastAccuracy {
         }
 
         private static String signed(long seconds) {
-            return (seconds < 0 ? "-" : "+") + dev.allot.core.model.Durations.formatSeconds(Math.abs(seconds));
+            return (seconds < 0 ? "-" : "+") + duration(Math.abs(seconds));
+        }
+
+        private static String duration(long seconds) {
+            return dev.allot.core.model.Durations.formatSeconds(seconds);
         }
 
         private static String percent(double v) {

@@ -1,0 +1,35 @@
+package dev.allot.sim.forecast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The comparison's text table, on measures made by hand: what each wait class's row says. */
+class ForecastAccuracyTableTest {
+
+    private static ForecastAccuracy.WaitClass waitClass(String name, int samples, long absErrorSeconds,
+                                                        long biasSeconds, double coverage) {
+        return new ForecastAccuracy.WaitClass(name, samples, absErrorSeconds, biasSeconds, coverage);
+    }
+
+    @Test
+    void givenAWaitClassWithoutSamples_whenTabulated_thenItsErrorsAreDashesNotZeroSeconds() {
+        // allot had no workload that waited 10m-1h; the baseline had 4 (its own run, its own waits)
+        ForecastAccuracy.Measure allot = new ForecastAccuracy.Measure("allot forecast", "allocation", 3, 0, 0, 60, 1.0,
+                List.of(waitClass("< 1m", 2, 0, 0, 1.0), waitClass("1m-10m", 1, 60, -60, 1.0),
+                        waitClass("10m-1h", 0, 0, 0, Double.NaN)),
+                10, 3, new ForecastAccuracy.BandSplit(2, 1.0, 1, 1.0));
+        ForecastAccuracy.Measure baseline = new ForecastAccuracy.Measure("slurm plan at submission", "slurm", 6, 0, 120,
+                900, Double.NaN, List.of(waitClass("< 1m", 1, 0, 0, Double.NaN),
+                        waitClass("1m-10m", 1, 120, 120, Double.NaN), waitClass("10m-1h", 4, 818, -818, Double.NaN)),
+                1, 6, new ForecastAccuracy.BandSplit(0, Double.NaN, 0, Double.NaN));
+
+        String table = new ForecastAccuracy.Comparison("hand", allot, baseline).table();
+
+        assertThat(table).as("it printed 0s / 13m38s and +0s, errors of forecasts that were never made")
+                .contains("  10m-1h       0 / 4             - / 13m38s             -        -\n")
+                .contains("  1m-10m       1 / 1            1m / 2m               -1m   100.0%\n")
+                .contains("  < 1m         2 / 1            0s / 0s               +0s   100.0%\n");
+    }
+}
