@@ -85,6 +85,12 @@ class AccessCommandsTest {
         assertThat(as("tok-alice", "user", "list").out()).as("others see themselves").contains("alice")
                 .doesNotContain("bob");
 
+        Cli.Result nobody = as("tok-root", "user", "disable", "nosuch");
+        assertThat(nobody.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(nobody.err()).as("it said: field 'role': missing: a new user needs a role")
+                .isEqualTo("allot: no user 'nosuch' to disable (hint: 'allot user list' lists them; a new user needs a"
+                        + " role)\n");
+
         Cli.Result lastAdmin = as("tok-root", "user", "disable", "root");
         assertThat(lastAdmin.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(lastAdmin.err()).contains("last enabled administrator");

@@ -65,6 +65,10 @@ final class UsersApi {
         Edits.UserEdit edit = Edits.UserEdit.parse(io.body(ctx));
         Optional<User> before = store.access().user(name);
         if (before.isEmpty() && edit.role() == null) {
+            if (edit.disabled() != null) { // disable or enable: of a user that must exist, not a new one
+                throw ApiException.notFound("no user '" + name + "' to " + (edit.disabled() ? "disable" : "enable"),
+                        "GET /v1/users lists them; a new user needs a role");
+            }
             throw ApiException.badField("role", "missing: a new user needs a role", "\"admin\" or \"user\"");
         }
         User after = new User(name, edit.role() != null ? edit.role() : before.get().role(),

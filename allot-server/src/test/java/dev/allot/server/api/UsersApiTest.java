@@ -98,6 +98,12 @@ class UsersApiTest {
     void badInputIsAClear400AndUnknownUsersAre404() {
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{\"role\": \"boss\"}").field()).isEqualTo("role");
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{}").field()).isEqualTo("role");
+        // disabling a user no one made is about that user, not a role it lacks (it said "a new user needs a role")
+        Response disable = fx.api.put("/v1/users/erin", "tok-root", "{\"disabled\": true}");
+        assertThat(disable.status()).isEqualTo(404);
+        assertThat(disable.error()).isEqualTo("no user 'erin' to disable");
+        assertThat(fx.api.put("/v1/users/erin", "tok-root", "{\"disabled\": false}").error())
+                .isEqualTo("no user 'erin' to enable");
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{\"role\": \"user\", \"x\": 1}").field()).isEqualTo("x");
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "[]").status()).isEqualTo(400);
         assertThat(fx.api.put("/v1/users/%20erin", "tok-root", "{\"role\": \"user\"}").field()).isEqualTo("name");
