@@ -43,6 +43,8 @@ final class CliHints {
             new Rule("GET /v1/brakes", "'allot brakes show'"),
             new Rule("PUT /v1/brakes", "'allot brakes set'"),
             new Rule("GET /v1/policy", "'allot policy show'"),
+            new Rule("GET /v1/campaigns/([^/ ]+) shows it", "'allot campaign status $1' shows it"),
+            new Rule("GET /v1/campaigns lists yours", "'allot campaign list' lists yours"),
             new Rule("PUT /v1/policy", "'allot policy set FILE'"),
             new Rule("the body is policy\\.yaml text", "the file is policy.yaml text"),
             new Rule("GET /v1/openapi\\.json lists the endpoints",

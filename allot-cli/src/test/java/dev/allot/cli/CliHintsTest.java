@@ -26,6 +26,8 @@ class CliHintsTest {
             {"GET /v1/users lists them", "'allot user list' lists them"},
             {"GET /v1/users/ana/tokens lists them", "'allot token list --user ana' lists them"},
             {"GET /v1/token-policy tells the maximum", "'allot token policy' tells the maximum"},
+            {"GET /v1/campaigns lists yours", "'allot campaign list' lists yours"},
+            {"GET /v1/campaigns/eval-3 shows it", "'allot campaign status eval-3' shows it"},
             {"GET /v1/openapi.json lists the endpoints",
                 "this client and the server may be different versions of Allot ('allot --version' tells this one's)"},
             {"send {\"share\": ...}; GET /v1/openapi.json describes it",
