@@ -27,10 +27,11 @@ import picocli.CommandLine.Spec;
  * numbers depend on the machine.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Benchmark the simulator: wall time, events per second, peak heap and CPU per scenario and policy.",
+        description = {"Benchmark the simulator: wall time, events per second, peak heap and CPU per scenario and"
+                        + " policy.",
                 "The CPU column is the least CPU time of the simulating thread in a round.",
-                "Default: the lab preset and the big preset (1,024 nodes, ~100k workloads, 30 days); or --scenario DIR,",
-                "or --trace FORMAT:PATH --nodes COUNTxGPUS."})
+                "Default: the lab preset and the big preset (1,024 nodes, ~100k workloads, 30 days); or --scenario"
+                        + " DIR, or --trace FORMAT:PATH --nodes COUNTxGPUS."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -9,8 +9,9 @@ import picocli.CommandLine.Command;
 /** {@code allot brakes}: the safety brakes on the server (workloads requeued too often or too costly are held). */
 @Command(name = "brakes", mixinStandardHelpOptions = true,
         header = "The safety brakes that hold workloads requeued too often or run too long.",
-        description = {"The safety brakes on the Allot server: a workload requeued more than --max-requeues times, or",
-                "whose runs used --max-gpu-hours GPU-hours, is held (not started again) until a limit is raised."},
+        description = {"The safety brakes on the Allot server: a workload requeued more than --max-requeues times, or"
+                        + " whose runs used --max-gpu-hours GPU-hours, is held (not started again) until a limit is"
+                        + " raised."},
         subcommands = {BrakesCommand.Show.class, BrakesCommand.Set.class})
 final class BrakesCommand extends GroupCommand {
     BrakesCommand() {

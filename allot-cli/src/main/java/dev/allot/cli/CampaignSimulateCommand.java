@@ -36,13 +36,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         header = "Compare campaign strategies in simulation: makespan, charged and lost GPU-hours, harm to others.",
-        description = {"Run a campaign file (see docs/campaigns.md) inside a background load under each strategy",
-                "(allot, v4, v4.1, all-protected, all-unallocated) under the allocation policy, and once without it,",
-                "and print per strategy the",
-                "campaign's makespan, the GPU-hours charged and lost, units done twice, restarts, and the other",
-                "allocations' paid fraction against the run without the campaign (mean and spread over seeds).",
-                "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign examples/campaign/oracle-eval.yaml"
-                        + " --report campaign.html"})
+        description = {"Run a campaign file (see docs/campaigns.md) inside a background load under each strategy"
+                        + " (allot, v4, v4.1, all-protected, all-unallocated) under the allocation policy, and once"
+                        + " without it, and print per strategy the campaign's makespan, the GPU-hours charged and"
+                        + " lost, units done twice, restarts, and the other allocations' paid fraction against the run"
+                        + " without the campaign (mean and spread over seeds).",
+                "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign"
+                        + " examples/campaign/oracle-eval.yaml --report campaign.html"})
 final class CampaignSimulateCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -27,12 +27,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "accuracy", mixinStandardHelpOptions = true,
         header = "Measure start forecasts against actual starts, and against the Slurm model's plan at submission.",
-        description = {"Replays a scenario (a preset, a folder or a trace); at the submission of every Nth workload",
-                "Allot forecasts its start (durations from the history of finished and running work, new work",
-                "like the recent past up to the scenario's last submission, several runs for a p10-p90 band), and a",
-                "run of the slurm model gives the",
-                "start its plan promises at submission with every job running to its time limit (the baseline",
-                "a Slurm user has).",
+        description = {"Replays a scenario (a preset, a folder or a trace); at the submission of every Nth workload"
+                        + " Allot forecasts its start (durations from the history of finished and running work, new"
+                        + " work like the recent past up to the scenario's last submission, several runs for a p10-p90"
+                        + " band), and a run of the slurm model gives the start its plan promises at submission with"
+                        + " every job running to its time limit (the baseline a Slurm user has).",
                 "Prints the median and p90 absolute error, by actual wait, and the share of starts inside the band.",
                 "Example: allot forecast accuracy --preset lab",
                 "         allot forecast accuracy --trace philly:examples/traces/philly-2017-09-10.csv.gz --nodes 40x8"})

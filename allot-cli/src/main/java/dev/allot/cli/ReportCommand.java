@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         header = "Render a saved run as the visual report, one HTML file that opens offline.",
-        description = {"Render a saved run (the --json output of 'allot simulate') as the visual report: one",
-                "self-contained HTML file that opens offline."})
+        description = {"Render a saved run (the --json output of 'allot simulate') as the visual report: one"
+                        + " self-contained HTML file that opens offline."})
 final class ReportCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -40,9 +40,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         header = "Replay a scenario folder or a real trace through policies and compare their metrics.",
-        description = {"Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl or trace.yaml,",
-                "optional policy.yaml), or a real trace with --trace, through one or more policies and print their",
-                "metrics side by side."})
+        description = {"Replay a scenario folder (cluster.yaml, allocations.yaml, workloads.csv|jsonl or trace.yaml,"
+                        + " optional policy.yaml), or a real trace with --trace, through one or more policies and"
+                        + " print their metrics side by side."})
 final class SimulateCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -35,9 +35,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         header = "Run the cross product of settings, policies and seeds and tabulate the headline metrics.",
-        description = {"Sweep settings: run the cross product of --set values and policies in parallel and tabulate",
-                "the headline metrics. With --preset and --seeds N, repeat a generated scenario over N seeds and",
-                "report the mean and spread."})
+        description = {"Sweep settings: run the cross product of --set values and policies in parallel and tabulate"
+                        + " the headline metrics. With --preset and --seeds N, repeat a generated scenario over N"
+                        + " seeds and report the mean and spread."})
 final class SweepCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -64,8 +64,8 @@ final class TokenCommand extends GroupCommand {
     /** {@code allot token create}: a new token, shown once, with its expiry. */
     @Command(name = "create", mixinStandardHelpOptions = true,
             header = "Make a new token (for --user: administrators); it is shown once.",
-            description = {"It lives the policy's default lifetime or --lifetime (up to the policy's maximum), and never past",
-                    "the token you run with."})
+            description = {"It lives the policy's default lifetime or --lifetime (up to the policy's maximum), and"
+                            + " never past the token you run with."})
     static final class Create extends ClientCommand {
         @Option(names = "--user", paramLabel = "NAME", description = "for whom (default: you)")
         String user;
@@ -138,8 +138,8 @@ final class TokenCommand extends GroupCommand {
     /** {@code allot token policy}: how long tokens live; administrators change it with the options. */
     @Command(name = "policy", mixinStandardHelpOptions = true,
             header = "Show how long tokens live; administrators change it with --default and --max.",
-            description = {"Both are durations such as 90d; what is not given is kept. The policy applies to tokens made",
-                    "afterwards."})
+            description = {"Both are durations such as 90d; what is not given is kept. The policy applies to tokens"
+                            + " made afterwards."})
     static final class Policy extends ClientCommand {
         @Option(names = "--default", paramLabel = "DURATION", description = "the lifetime of a token that asks for none")
         String defaultLifetime;

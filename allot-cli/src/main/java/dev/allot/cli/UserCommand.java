@@ -16,8 +16,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "user", mixinStandardHelpOptions = true,
         header = "Users of the Allot server: create them, set their role, disable and enable them.",
-        description = {"Administrators create them, set their role, and disable them (every token of theirs stops at once)",
-                "or enable them again."},
+        description = {"Administrators create them, set their role, and disable them (every token of theirs stops at"
+                        + " once) or enable them again."},
         subcommands = {UserCommand.ListUsers.class, UserCommand.Set.class, UserCommand.Disable.class,
                 UserCommand.Enable.class})
 final class UserCommand extends GroupCommand {

@@ -18,9 +18,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "whatif", mixinStandardHelpOptions = true,
         header = "What a change of shares or policy settings would do to waits and paid fractions.",
-        description = {"Plays the next hours or days from the server's live state, as things are and with the change,",
-                "and prints per allocation the median and p90 wait of work that starts, the work still waiting at",
-                "the end, the paid fraction and the GPU-hours charged, before -> after. Nothing changes.",
+        description = {"Plays the next hours or days from the server's live state, as things are and with the change,"
+                        + " and prints per allocation the median and p90 wait of work that starts, the work still"
+                        + " waiting at the end, the paid fraction and the GPU-hours charged, before -> after. Nothing"
+                        + " changes.",
                 "Managers may try shares below what they manage; administrators also --set policy settings.",
                 "Example: allot whatif --share lab/team-b=2 --horizon 7d"})
 final class WhatIfCommand extends ClientCommand {

@@ -61,6 +61,28 @@ class HelpAndUnknownCommandsTest {
         }
     }
 
+    /**
+     * picocli prints each element of a command's description on a line of its own, and wraps it at 80 columns: an
+     * element that stops mid-sentence printed "...workloads.csv|jsonl\nor trace.yaml,\noptional policy.yaml)...", a
+     * line cut short in every paragraph. So each element is a paragraph: it ends a sentence, or is an example.
+     */
+    @Test
+    void givenEveryCommandsOwnHelp_whenPrinted_thenEachLineOfItsDescriptionIsAWholeParagraph() {
+        List<String> bad = new ArrayList<>();
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            if (cmd.getCommand() instanceof CommandLine.HelpCommand) {
+                continue; // picocli's own
+            }
+            for (String line : cmd.getCommandSpec().usageMessage().description()) {
+                boolean example = line.matches("(Example|Then|In the simulator|From inside a workload)\\b.*|\\s.*");
+                if (!example && !line.endsWith(".")) {
+                    bad.add(cmd.getCommandSpec().qualifiedName(" ") + ": '" + line + "'");
+                }
+            }
+        }
+        assertThat(bad).as("description lines that stop mid-sentence").isEmpty();
+    }
+
     @Test
     void givenTheForecastGroup_whenItsHelpIsPrinted_thenItBeginsWithWhatTheCommandDoes() {
         Cli.Result r = Cli.run("forecast", "--help");
