@@ -30,13 +30,16 @@ final class SubmitCommand extends ClientCommand {
     @Option(names = "--resumable", description = "the workload checkpoints and may be preempted and resumed")
     boolean resumable;
 
-    @Option(names = "--priority", defaultValue = "normal", paramLabel = "P", description = "the priority (default: ${DEFAULT-VALUE})")
+    @Option(names = "--priority", defaultValue = "normal", paramLabel = "P",
+            description = "low, normal, high or urgent: orders work inside its allocation only (default: ${DEFAULT-VALUE})")
     String priority;
 
     @Option(names = "--kind", paramLabel = "KIND", description = "a short word such as train or eval (server default: train)")
     String kind;
 
-    @Option(names = "--duration", paramLabel = "DURATION", description = "the expected running time, e.g. 3h (for the simulated backend)")
+    @Option(names = "--duration", paramLabel = "DURATION",
+            description = "the expected running time, e.g. 3h: start forecasts (allot queue, allot explain) assume it"
+                    + " (else the running times of work like it); the simulated backend ends the workload after it")
     String duration;
 
     @Option(names = "--env", paramLabel = "K=V", description = "an environment variable for the workload; repeatable")

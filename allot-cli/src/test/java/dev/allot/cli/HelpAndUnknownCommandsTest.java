@@ -84,6 +84,21 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenSubmitsHelp_whenPrinted_thenItNamesEveryPriorityAndWhatTheDurationIsFor() {
+        Cli.Result r = Cli.run("submit", "--help");
+        assertThat(r.exit()).isZero();
+        String help = r.out().replaceAll("\\s+", " ");
+        // it said "the priority (default: normal)" and "the expected running time, e.g. 3h (for the simulated
+        // backend)", though the live forecasts assume a declared duration on every backend
+        for (dev.allot.core.model.Priority p : dev.allot.core.model.Priority.values()) {
+            assertThat(help).contains(p.label());
+        }
+        assertThat(help).contains("--priority=P low, normal, high or urgent: orders work inside its allocation only")
+                .contains("start forecasts (allot queue, allot explain) assume it")
+                .doesNotContain("(for the simulated backend)");
+    }
+
+    @Test
     void givenTheForecastGroup_whenItsHelpIsPrinted_thenItBeginsWithWhatTheCommandDoes() {
         Cli.Result r = Cli.run("forecast", "--help");
         assertThat(r.exit()).isZero();
