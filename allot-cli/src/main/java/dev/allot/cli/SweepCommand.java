@@ -125,8 +125,10 @@ final class SweepCommand implements Callable<Integer> {
             pool.shutdownNow();
         }
         List<String> keys = new ArrayList<>(grid.keySet());
-        out.printf("%d runs (%d settings x %d policies x %d scenarios) on %d threads%n", n,
-                n / policies.size() / seedList.size(), policies.size(), seedList.size(), workers);
+        out.printf("%s (%s x %s x %s) on %s%n", count(n, "run", "runs"),
+                count(n / policies.size() / seedList.size(), "setting", "settings"),
+                count(policies.size(), "policy", "policies"), count(seedList.size(), "scenario", "scenarios"),
+                count(workers, "thread", "threads"));
         out.print(SweepTable.render(SweepTable.rows(runs), keys));
         if (csv != null) {
             OutputFiles.writeText("--csv", csv, w -> SweepTable.writeCsv(runs, keys, w));
@@ -134,5 +136,10 @@ final class SweepCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** {@code 1 setting}, {@code 4 settings}. */
+    static String count(int n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 }
