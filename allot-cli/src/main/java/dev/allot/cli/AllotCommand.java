@@ -31,6 +31,7 @@ public final class AllotCommand implements Runnable {
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new AllotCommand());
+        NumberArguments.register(cl);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof InputException || ex instanceof IllegalArgumentException
                     || ex instanceof OutputFiles.CannotWriteException) {
@@ -63,8 +64,8 @@ public final class AllotCommand implements Runnable {
             // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
             cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
-            cmd.getErr().println("Try 'allot " + (cmd.getCommandName().equals("allot") ? "" : cmd.getCommandName() + " ")
-                    + "--help' for the options.");
+            // the whole command: 'allot budget set --help' (it said 'allot set --help', which names no command)
+            cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName(" ") + " --help' for the options.");
             return EXIT_BAD_INPUT;
         });
         return cl;

@@ -84,6 +84,25 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenAWordWhereANumberGoes_whenParsed_thenTheErrorSaysWhatWasExpectedAndTheHelpOfTheWholeCommand() {
+        // it said "'abc' is not a double" and "Try 'allot set --help'", a command that does not exist
+        Cli.Result share = Cli.run("budget", "set", "lab/x", "--share", "abc");
+        assertThat(share.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(share.err()).isEqualTo("allot: Invalid value for option '--share': expected a number, got 'abc'\n"
+                + "Try 'allot budget set --help' for the options.\n");
+        Cli.Result gpus = Cli.run("submit", "--allocation", "lab/x", "--gpus", "x", "--min-runtime", "5m", "--", "true");
+        assertThat(gpus.err()).startsWith("allot: Invalid value for option '--gpus': expected a whole number, got 'x'\n");
+        Cli.Result huge = Cli.run("submit", "--allocation", "lab/x", "--gpus", "99999999999", "--min-runtime", "5m", "--",
+                "true");
+        assertThat(huge.err()).startsWith("allot: Invalid value for option '--gpus': expected a whole number from"
+                + " -2147483648 to 2147483647, got '99999999999'\n");
+        Cli.Result done = Cli.run("progress", "w-1", "1", "2.5");
+        assertThat(done.err()).isEqualTo("allot: Invalid value for positional parameter at index 2 (TOTAL): expected a"
+                + " whole number, got '2.5'\nTry 'allot progress --help' for the options.\n");
+        assertThat(Cli.run("--bogus").err()).endsWith("Try 'allot --help' for the options.\n");
+    }
+
+    @Test
     void givenSubmitsHelp_whenPrinted_thenItNamesEveryPriorityAndWhatTheDurationIsFor() {
         Cli.Result r = Cli.run("submit", "--help");
         assertThat(r.exit()).isZero();

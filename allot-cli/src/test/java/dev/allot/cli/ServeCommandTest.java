@@ -173,7 +173,7 @@ class ServeCommandTest {
                 {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-timeout", "soon",
                         "--slurm-timeout"},
                 {"--port", "70000", "--port expects a port number between 0 (any free port) and 65535, got 70000"},
-                {"--port", "http", "'http' is not an int"},
+                {"--port", "http", "--port': expected a whole number, got 'http'"},
                 {"--gpus", "0", "--gpus expects a whole number of GPUs >= 1, got 0"},
                 {"--time-scale", "fast", "--time-scale expects a number > 0 such as 60, got 'fast'"},
                 {"--log-format", "xml", "--log-format expects text or json, got 'xml'"},

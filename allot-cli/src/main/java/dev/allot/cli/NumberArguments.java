@@ -1,0 +1,50 @@
+package dev.allot.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * How the command line reads a number-typed option or parameter ({@code --gpus 8}, {@code --share 2.5}, progress's
+ * {@code DONE}): picocli's own converters refuse a bad value in Java's words ("'x' is not an int", "is not a long",
+ * "is not a double"); these say what was expected, as every other error of the command line does
+ * ("expected a whole number, got 'x'"). picocli puts the option's name in front.
+ */
+final class NumberArguments {
+    private NumberArguments() {
+    }
+
+    /** Registers the converters on {@code cl} and every command below it. */
+    static void register(CommandLine cl) {
+        ITypeConverter<Integer> ints = s -> (int) whole(s, Integer.MIN_VALUE, Integer.MAX_VALUE);
+        ITypeConverter<Long> longs = s -> whole(s, Long.MIN_VALUE, Long.MAX_VALUE);
+        ITypeConverter<Double> doubles = NumberArguments::number;
+        cl.registerConverter(Integer.class, ints).registerConverter(int.class, ints)
+                .registerConverter(Long.class, longs).registerConverter(long.class, longs)
+                .registerConverter(Double.class, doubles).registerConverter(double.class, doubles);
+    }
+
+    static long whole(String text, long min, long max) {
+        String t = text.strip();
+        if (!t.matches("[-+]?\\d+")) {
+            throw new TypeConversionException("expected a whole number, got '" + text + "'");
+        }
+        try {
+            long v = Long.parseLong(t);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException tooLong) {
+            // out of range below
+        }
+        throw new TypeConversionException("expected a whole number from " + min + " to " + max + ", got '" + text + "'");
+    }
+
+    static double number(String text) {
+        try {
+            return Double.parseDouble(text.strip());
+        } catch (NumberFormatException e) {
+            throw new TypeConversionException("expected a number, got '" + text + "'");
+        }
+    }
+}
