@@ -80,12 +80,12 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PolicyRegistry registry = PolicyRegistry.standard();
         registry.get(policy);
-        Duration h = Durations.parse(horizon);
+        Duration h = checkOptions();
         ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);
         Scenario s = scenario(registry);
-        out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %d runs"
+        out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %s"
                 + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : sampleEvery
-                + "th workload", runs, Durations.format(h));
+                + "th workload", SweepCommand.count(runs, "run", "runs"), Durations.format(h));
         out.println(openEnded ? "new work: like the recent past over the whole horizon, also after the scenario's last"
                 + " submission (--open-ended)"
                 : "new work: like the recent past, up to the scenario's last submission (the replay's end is known;"
@@ -98,10 +98,43 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         out.print(c.table());
         out.flush();
         if (json != null) {
-            write(c, json);
+            OutputFiles.write("--json", json, f -> write(c, f));
             out.println("wrote " + json);
         }
         return 0;
+    }
+
+    /**
+     * The options' values, checked before a scenario is generated or read, each refused naming its option (the
+     * measure's own checks, deeper down, said "sample every must be at least 1, not 0" after printing the header,
+     * and a horizon of 0 "not PT0S"; a --json that could not be written failed after the whole run). Answers the
+     * horizon.
+     */
+    private Duration checkOptions() {
+        OutputFiles.check("--json", json); // as every command that writes: refused before the work
+        if (sampleEvery < 1) {
+            throw new IllegalArgumentException("--sample-every expects a whole number >= 1 (1: every workload), got "
+                    + sampleEvery);
+        }
+        if (runs < 1) {
+            throw new IllegalArgumentException("--runs expects a whole number >= 1, got " + runs);
+        }
+        if (days != null && preset == null) {
+            throw new IllegalArgumentException("--days applies to a generated scenario: give it with --preset");
+        }
+        if (days != null && days < 1) {
+            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
+        }
+        Duration h;
+        try {
+            h = Durations.parse(horizon);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--horizon: " + e.getMessage());
+        }
+        if (h.isZero() || h.isNegative()) {
+            throw new IllegalArgumentException("--horizon expects a duration > 0 such as 12h or 2d, got '" + horizon + "'");
+        }
+        return h;
     }
 
     private Scenario scenario(PolicyRegistry registry) {

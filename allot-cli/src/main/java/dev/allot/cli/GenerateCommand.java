@@ -43,6 +43,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        if (days != null && days < 1) { // named by its option, as the generator's own check does not
+            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
+        }
         if (!force && Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
                 if (files.findAny().isPresent()) {

@@ -53,4 +53,33 @@ class ForecastAccuracyCommandTest {
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(r.err()).contains("not several");
     }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void givenABadOption_whenRun_thenItIsRefusedNamingTheOptionBeforeAnyWork() {
+        // it printed the header ("every 0th workload") and then "sample every must be at least 1, not 0"; a horizon
+        // of 0 was "not PT0S", a malformed one named no option
+        String[][] cases = {
+            {"--sample-every", "0", "allot: --sample-every expects a whole number >= 1 (1: every workload), got 0\n"},
+            {"--runs", "0", "allot: --runs expects a whole number >= 1, got 0\n"},
+            {"--days", "0", "allot: --days expects a whole number of days >= 1, got 0\n"},
+            {"--horizon", "0", "allot: --horizon expects a duration > 0 such as 12h or 2d, got '0'\n"},
+            {"--horizon", "3x", "allot: --horizon: malformed duration '3x'; expected e.g. 90s, 15m, 8h, 2d, 1h30m or plain"
+                    + " seconds\n"},
+        };
+        for (String[] c : cases) {
+            Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", c[0], c[1]);
+            assertThat(r.exit()).as(c[0]).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.out()).as(c[0]).isEmpty();
+            assertThat(r.err()).isEqualTo(c[2]);
+        }
+        Cli.Result days = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--days", "3");
+        assertThat(days.err()).as("--days is for a generated scenario; it was ignored")
+                .isEqualTo("allot: --days applies to a generated scenario: give it with --preset\n");
+        Cli.Result json = Cli.run("forecast", "accuracy", "--preset", "lab", "--json", "pom.xml/accuracy.json");
+        assertThat(json.out()).isEmpty();
+        assertThat(json.err()).startsWith("allot: cannot write --json pom.xml/accuracy.json: ");
+        Cli.Result generate = Cli.run("generate", "/nonexistent/never-made", "--days", "-1");
+        assertThat(generate.err()).isEqualTo("allot: --days expects a whole number of days >= 1, got -1\n");
+    }
 }
