@@ -72,7 +72,7 @@ final class ServeAnnouncement {
                         + (demo && token != null ? " and the demo token"
                         : stale ? ", and removed the token it held, which this server does not know (give --token or"
                         + " set " + ClientOptions.TOKEN_ENV + ")"
-                        : demo ? " (a token written before is kept)" : "")
+                        : demo ? ", keeping the token written before" : "")
                         + (demo ? "; the client commands need no --server or --token." : "."));
             } catch (RuntimeException e) {
                 err.println("allot: could not write the client configuration " + clientConfig + ": " + ServeCommand.message(e));

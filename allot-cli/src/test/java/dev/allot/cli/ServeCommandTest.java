@@ -97,6 +97,10 @@ class ServeCommandTest {
         Cli.Result second = stop(again);
         assertThat(second.out()).doesNotContain(token, adminToken, "Created user")
                 .contains("already has allocations");
+        // it said "the server (in place of ..., which the client commands talked to until now) (a token written
+        // before is kept)": two asides in a row
+        assertThat(second.out()).contains(", keeping the token written before; the client commands need no --server or"
+                + " --token.").doesNotContain(") (");
     }
 
     @Test
