@@ -51,6 +51,10 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--seeds", defaultValue = "1", description = "with --preset: seeds 1..N (default: ${DEFAULT-VALUE})")
     int seeds;
 
+    @Option(names = "--days", paramLabel = "N",
+            description = "with --preset: override the preset's number of days (as generate and forecast accuracy take)")
+    Integer days;
+
     @Option(names = "--policy", split = ",", defaultValue = "allocation", description = "policies (default: ${DEFAULT-VALUE})")
     List<String> policies;
 
@@ -84,6 +88,12 @@ final class SweepCommand implements Callable<Integer> {
         if (dir != null && seeds > 1) {
             throw new IllegalArgumentException("--seeds repeats a generated scenario: use it with --preset");
         }
+        if (days != null && preset == null) {
+            throw new IllegalArgumentException("--days applies to a generated scenario: give it with --preset");
+        }
+        if (days != null && days < 1) {
+            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
+        }
         Map<String, List<String>> grid = new LinkedHashMap<>();
         for (String s : sets) {
             int eq = s.indexOf('=');
@@ -98,7 +108,8 @@ final class SweepCommand implements Callable<Integer> {
         }
         OutputFiles.check("--csv", csv);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
-        GeneratorSpec gs = preset != null ? GeneratorSpec.preset(preset) : null;
+        GeneratorSpec gs = preset == null ? null
+                : days == null ? GeneratorSpec.preset(preset) : GeneratorSpec.preset(preset).withDays(days);
         List<Long> seedList = new ArrayList<>();
         if (gs == null) {
             seedList.add(null);

@@ -116,4 +116,21 @@ class SweepCommandTest {
         assertThat(Cli.run("sweep").err()).contains("give either a scenario folder DIR or --preset NAME");
         assertThat(Cli.run("sweep", "--preset", "huge").err()).contains("valid presets: lab, big");
     }
+
+    @Test
+    void givenAPresetAndDays_whenSwept_thenItRunsAndDaysWithoutAPresetIsRefused() throws IOException {
+        // sweep had no --days (generate and forecast accuracy have): "Unknown option: '--days'"
+        Path csv = tmp.resolve("d.csv");
+        Cli.Result r = Cli.run("sweep", "--preset", "lab", "--days", "1", "--policy", "allocation", "--csv", csv.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("1 run (1 setting x 1 policy x 1 scenario)");
+        java.util.List<String> lines = Files.readAllLines(csv);
+        assertThat(lines).hasSize(2);
+
+        Cli.Result folder = Cli.run("sweep", Cli.example("tiny"), "--days", "2");
+        assertThat(folder.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(folder.err()).isEqualTo("allot: --days applies to a generated scenario: give it with --preset\n");
+        assertThat(Cli.run("sweep", "--preset", "lab", "--days", "0").err())
+                .isEqualTo("allot: --days expects a whole number of days >= 1, got 0\n");
+    }
 }
