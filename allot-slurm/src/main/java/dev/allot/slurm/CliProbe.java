@@ -54,7 +54,8 @@ final class CliProbe implements SlurmProbe {
     /**
      * The jobs of a {@code scontrol -o show job} answer, one line each (each component of a heterogeneous job on its
      * own line, as {@code squeue} lists them). Complete or not at all: an empty answer, or a line that is not a whole
-     * job, is {@link SlurmJson.Malformed}; Slurm's {@code No jobs in the system} is none.
+     * job, or an answer that does not end with a newline, is {@link SlurmJson.Malformed}; Slurm's
+     * {@code No jobs in the system} is none.
      */
     static List<SlurmJob> listing(String out) throws SlurmJson.Malformed {
         String text = out.strip();
@@ -78,6 +79,11 @@ final class CliProbe implements SlurmProbe {
                         + (line.length() > 120 ? line.substring(0, 120) + "..." : line));
             }
             jobs.add(fromScontrol(Long.parseLong(m.group(1)), line));
+        }
+        if (!out.endsWith("\n")) {
+            // scontrol ends every job's line with a newline: an answer cut inside its last line may still name every
+            // field Allot reads (a cut after "Power= "), and the jobs after it, the newest, would be taken as absent
+            throw new SlurmJson.Malformed("scontrol -o show job: the answer ends inside a line (cut short)");
         }
         return jobs;
     }

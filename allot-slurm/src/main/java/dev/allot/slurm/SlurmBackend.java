@@ -196,6 +196,12 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             try {
                 lock.checkNotFenced();
                 Optional<SlurmJob> existing = attempts.find(attempts.listingFor(key), key);
+                if (existing.isEmpty() && attempts.uncertainSince.containsKey(key)) {
+                    // An earlier sbatch of this attempt went unanswered: "absent" must hold in a second listing, read
+                    // by a call of its own, before it is submitted again. A listing cut short exactly at the end of
+                    // a line reads as whole and lacks the newest jobs: once is rare, twice in a row far rarer still.
+                    existing = attempts.find(attempts.listJobs(), key);
+                }
                 if (existing.isPresent()) {
                     attempts.adopt(key, existing.get(), launch.placement(), "found in Slurm before submitting; not"
                             + " submitting again");

@@ -81,6 +81,11 @@ class CliProbeCommandsTest {
         assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("scontrol -o show job: line 3 is not a whole job");
 
+        // cut inside the last line after every field Allot reads ("Power= "): the answer lacks its final newline
+        answer("scontrol", LIST, 0, whole.substring(0, whole.length() - 1), "");
+        assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("ends inside a line");
+
         answer("scontrol", LIST, 0, "", "");
         assertThatThrownBy(() -> probe(false).jobs()).isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("empty answer");

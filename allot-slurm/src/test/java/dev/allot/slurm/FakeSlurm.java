@@ -51,6 +51,8 @@ final class FakeSlurm implements SlurmProbe {
     boolean allocationUnreadable;
     private long nextId = 100;
     private int probesToFail;
+    /** Listings still to come cut short before their newest job, at the end of a line: whole-looking, not whole. */
+    private int listingsToCut;
     boolean lookupsFail;
     boolean cancelTakesEffect = true;
     /** scancel exits non-zero (whether or not it took effect, per cancelTakesEffect). */
@@ -133,6 +135,10 @@ final class FakeSlurm implements SlurmProbe {
         probesToFail = n;
     }
 
+    void cutNextListings(int n) {
+        listingsToCut = n;
+    }
+
     void node(String name, String state, String reason, String... flags) {
         nodes.put(name, new SlurmNode(name, 8, state, List.of(flags), reason));
     }
@@ -150,7 +156,12 @@ final class FakeSlurm implements SlurmProbe {
     @Override
     public List<SlurmJob> jobs() {
         maybeFail("jobs");
-        return jobs.values().stream().filter(j -> !hiddenFromListing.contains(j.id())).toList();
+        List<SlurmJob> listed = jobs.values().stream().filter(j -> !hiddenFromListing.contains(j.id())).toList();
+        if (listingsToCut > 0 && !listed.isEmpty()) {
+            listingsToCut--;
+            return listed.subList(0, listed.size() - 1);
+        }
+        return listed;
     }
 
     @Override

@@ -115,6 +115,22 @@ class SlurmBackendTest {
     }
 
     @Test
+    void aRetryWhoseListingIsCutShortBeforeTheUnansweredJobLooksAgainAndAdoptsIt() {
+        // given an sbatch that reached Slurm but whose answer was lost
+        slurm.nextSubmit(FakeSlurm.Submit.APPLIED_BUT_UNAVAILABLE);
+        assertThatThrownBy(() -> backend.start(FakeSlurm.launch(W1))).isInstanceOf(BackendUnavailableException.class);
+
+        // when the retry's listing is cut short at the end of the line before that job (it reads as whole)
+        slurm.cutNextListings(1);
+        backend.start(FakeSlurm.launch(W1));
+
+        // then a second listing finds the job: adopted, never submitted twice
+        assertThat(slurm.submissions()).containsExactly("submit w-1#1");
+        assertThat(slurm.named(W1)).hasSize(1);
+        assertThat(backend.counters()).containsEntry("adoptions", 1L);
+    }
+
+    @Test
     void aSubmitThatNeverReachedSlurmIsSubmittedAgainOnRetry() {
         slurm.nextSubmit(FakeSlurm.Submit.UNAVAILABLE);
         assertThatThrownBy(() -> backend.start(FakeSlurm.launch(W1))).isInstanceOf(BackendUnavailableException.class);
