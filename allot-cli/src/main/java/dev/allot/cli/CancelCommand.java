@@ -7,7 +7,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code allot cancel ID}: asks the server to cancel a workload and prints its new state: {@code cancelled} at once
- * when it was waiting, or its current state with "(cancel requested)" when it is running and must be stopped.
+ * when it was waiting, its current state with "(cancel requested)" when it is running and must be stopped, or its
+ * final state and "nothing to cancel" when it had already ended.
  */
 @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a workload on the Allot server; prints its new state.")
 final class CancelCommand extends ClientCommand {
@@ -21,6 +22,12 @@ final class CancelCommand extends ClientCommand {
 
     @Override
     void render(JsonNode w, PrintWriter out) {
-        out.println(text(w, "id") + ": " + QueueCommand.state(w));
+        String state = text(w, "state");
+        boolean endedBefore = ENDED.contains(state);
+        out.println(text(w, "id") + ": " + (endedBefore ? state + " (it had already ended: nothing to cancel)"
+                : QueueCommand.state(w)));
     }
+
+    /** The final states other than {@code cancelled}: a cancel of such a workload changes nothing. */
+    private static final java.util.Set<String> ENDED = java.util.Set.of("completed", "failed", "preempted");
 }
