@@ -28,6 +28,10 @@ final class CancelCommand extends ClientCommand {
                 : QueueCommand.state(w)));
     }
 
-    /** The final states other than {@code cancelled}: a cancel of such a workload changes nothing. */
+    /**
+     * The final states other than {@code cancelled}: a cancel of such a workload changes nothing. The server's
+     * {@code WorkloadState.ended} says which states are final, but the client's code uses no server class
+     * ({@code ClientCommandsTest}), so the labels are named here.
+     */
     private static final java.util.Set<String> ENDED = java.util.Set.of("completed", "failed", "preempted");
 }

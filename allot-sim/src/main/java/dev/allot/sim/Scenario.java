@@ -49,6 +49,11 @@ public record Scenario(String name, ClusterSpec cluster, AllocationTree tree, Li
                 .toList();
     }
 
+    /** When the last workload is submitted (0 when there is none): the workloads are sorted, so the last one's. */
+    public long lastSubmitSeconds() {
+        return workloads.isEmpty() ? 0 : workloads.get(workloads.size() - 1).submitSeconds();
+    }
+
     public Scenario withPolicyConfig(PolicyConfig config) {
         return new Scenario(name, cluster, tree, workloads, config, rejected);
     }

@@ -106,7 +106,7 @@ public final class Simulator {
         boolean restarts = policy.restartsWorkThatCannotResume();
         ClusterState state = new ClusterState(scenario.cluster(), scenario.tree(), scenario.policyConfig().scheduler(), 0);
         List<WorkloadSpec> specs = scenario.workloads();
-        long lastSubmit = specs.isEmpty() ? 0 : specs.get(specs.size() - 1).submitSeconds();
+        long lastSubmit = scenario.lastSubmitSeconds();
         MetricsCollector metrics = new MetricsCollector(state, lastSubmit);
         SimulationAgent agent = options.agent();
         SimulationListener listener = agent == null ? options.listener() : SimulationListener.both(options.listener(), agent);

@@ -143,20 +143,11 @@ public final class ForecastAccuracy {
         Forecaster forecaster = new Forecaster(f, scenario.policyConfig().settingsFor(f), settings);
         DurationHistory history = new DurationHistory(Duration.ofHours(1), DurationHistory.nothingDeclared());
         RecentArrivals recent = new RecentArrivals();
-        ArrivalModel arrivals = endKnown ? new EndingArrivals(recent, lastSubmissionSeconds(scenario)) : recent;
+        ArrivalModel arrivals = endKnown ? new EndingArrivals(recent, scenario.lastSubmitSeconds()) : recent;
         ForecastProbe probe = new ForecastProbe(forecaster, history, history, arrivals, recent,
                 new BandCalibration(settings.high() - settings.low()), sampled(sampleEvery));
         SimulationResult r = new Simulator(scenario, registry, policy, Simulator.Options.defaults().withAgent(probe)).run();
         return measure("allot forecast", policy, probe, r, true);
-    }
-
-    /** When the scenario's last workload is submitted (0 when it has none). */
-    static long lastSubmissionSeconds(Scenario scenario) {
-        long last = 0;
-        for (WorkloadSpec w : scenario.workloads()) {
-            last = Math.max(last, w.submitSeconds());
-        }
-        return last;
     }
 
     /** The Slurm user's baseline (see the class comment), on a run of the {@code slurm} model. */
