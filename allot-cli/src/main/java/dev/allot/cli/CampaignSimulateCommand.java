@@ -109,14 +109,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         OutputFiles.check("--json", json);
         OutputFiles.check("--report", report);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
-        GeneratorSpec gs = null;
-        if (preset != null) {
-            gs = GeneratorSpec.preset(preset);
-            if (days != null) {
-                gs = gs.withDays(days);
-            }
-        }
-        GeneratorSpec generator = gs;
+        GeneratorSpec generator = PresetDays.spec(preset, days);
         Function<Long, Scenario> scenarioFor = fixed != null ? seed -> fixed
                 : seed -> ScenarioGenerator.generate(generator, seed).toScenario(preset + "-" + seed);
         AllocationTree tree = fixed != null ? fixed.tree() : ScenarioGenerator.generate(generator, seedList.get(0)).tree();

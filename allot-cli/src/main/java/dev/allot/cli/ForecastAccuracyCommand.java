@@ -119,12 +119,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         if (runs < 1) {
             throw new IllegalArgumentException("--runs expects a whole number >= 1, got " + runs);
         }
-        if (days != null && preset == null) {
-            throw new IllegalArgumentException("--days applies to a generated scenario: give it with --preset");
-        }
-        if (days != null && days < 1) {
-            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
-        }
+        PresetDays.spec(preset, days);
         Duration h;
         try {
             h = Durations.parse(horizon);
@@ -142,10 +137,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
             if (dir != null || traceOptions.given()) {
                 throw new IllegalArgumentException("give one of DIR, --preset or --trace, not several");
             }
-            GeneratorSpec g = GeneratorSpec.preset(preset);
-            if (days != null) {
-                g = g.withDays(days);
-            }
+            GeneratorSpec g = PresetDays.spec(preset, days);
             return ScenarioGenerator.generate(g, seed).toScenario(preset + "-seed" + seed);
         }
         if (dir == null && !traceOptions.given()) {

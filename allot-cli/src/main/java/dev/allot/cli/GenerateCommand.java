@@ -43,9 +43,7 @@ final class GenerateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
-        if (days != null && days < 1) { // named by its option, as the generator's own check does not
-            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
-        }
+        GeneratorSpec gs = PresetDays.spec(preset, days);
         if (!force && Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
                 if (files.findAny().isPresent()) {
@@ -54,10 +52,6 @@ final class GenerateCommand implements Callable<Integer> {
             }
         }
         OutputFiles.checkFolder("DIR", dir);
-        GeneratorSpec gs = GeneratorSpec.preset(preset);
-        if (days != null) {
-            gs = gs.withDays(days);
-        }
         GeneratedScenario g = ScenarioGenerator.generate(gs, seed);
         OutputFiles.writeFolder("DIR", dir, () -> ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(),
                 g.workloads(), g.policyConfig()));

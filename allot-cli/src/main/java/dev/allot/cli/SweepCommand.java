@@ -88,12 +88,6 @@ final class SweepCommand implements Callable<Integer> {
         if (dir != null && seeds > 1) {
             throw new IllegalArgumentException("--seeds repeats a generated scenario: use it with --preset");
         }
-        if (days != null && preset == null) {
-            throw new IllegalArgumentException("--days applies to a generated scenario: give it with --preset");
-        }
-        if (days != null && days < 1) {
-            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
-        }
         Map<String, List<String>> grid = new LinkedHashMap<>();
         for (String s : sets) {
             int eq = s.indexOf('=');
@@ -108,8 +102,7 @@ final class SweepCommand implements Callable<Integer> {
         }
         OutputFiles.check("--csv", csv);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
-        GeneratorSpec gs = preset == null ? null
-                : days == null ? GeneratorSpec.preset(preset) : GeneratorSpec.preset(preset).withDays(days);
+        GeneratorSpec gs = PresetDays.spec(preset, days);
         List<Long> seedList = new ArrayList<>();
         if (gs == null) {
             seedList.add(null);

@@ -1,0 +1,31 @@
+package dev.allot.cli;
+
+import dev.allot.sim.generate.GeneratorSpec;
+
+/**
+ * The {@code --days} option of the commands that generate a scenario from a preset ({@code generate}, {@code sweep},
+ * {@code forecast accuracy}, {@code campaign simulate}): one rule for what it accepts and how it changes the preset,
+ * refused naming the option (the generator's own check does not name it).
+ */
+final class PresetDays {
+    private PresetDays() {
+    }
+
+    /**
+     * The generator spec of {@code preset} with {@code days} when given; null when there is no preset (then
+     * {@code --days} is refused: it changes a generated scenario only).
+     */
+    static GeneratorSpec spec(String preset, Integer days) {
+        if (days != null && preset == null) {
+            throw new IllegalArgumentException("--days applies to a generated scenario: give it with --preset");
+        }
+        if (days != null && days < 1) {
+            throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
+        }
+        if (preset == null) {
+            return null;
+        }
+        GeneratorSpec spec = GeneratorSpec.preset(preset);
+        return days == null ? spec : spec.withDays(days);
+    }
+}
