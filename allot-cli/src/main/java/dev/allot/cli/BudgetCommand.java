@@ -171,7 +171,7 @@ final class BudgetCommand extends GroupCommand {
                 String where = slash < 0 ? "a new root allocation"
                         : "a new allocation under " + path.substring(0, slash)
                         + (parentWasLeaf ? ", which is no longer a leaf (no work can be submitted to it)" : "");
-                line += " (created: " + where + "; 'allot budget remove " + path + "' removes it)";
+                line += " (created: " + where + "; to undo: allot budget remove " + ShellWords.quote(path) + ")";
             }
             out.println(line);
         }

@@ -148,7 +148,7 @@ final class CampaignCommand extends GroupCommand {
         void render(JsonNode c, PrintWriter out) {
             out.println("submitted campaign " + text(c, "name") + ": " + c.path("shards").size() + " shards, "
                     + c.path("unitsTotal").asLong() + " units, protected slots " + text(c, "protectedSlots")
-                    + "; the scheduler queues its shards now (allot campaign status " + text(c, "name") + ")");
+                    + "; the scheduler queues its shards now (allot campaign status " + ShellWords.quote(text(c, "name")) + ")");
         }
     }
 

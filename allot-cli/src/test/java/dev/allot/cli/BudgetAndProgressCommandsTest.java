@@ -39,7 +39,7 @@ class BudgetAndProgressCommandsTest {
         Cli.Result created = as("mp", "budget", "set", "lab/nlp/eval", "--share", "2", "--members", "bob");
         assertThat(created.exit()).as(created.err()).isZero();
         assertThat(created.out()).isEqualTo("lab/nlp/eval: share 2, managers -, members bob (created: a new allocation"
-                + " under lab/nlp; 'allot budget remove lab/nlp/eval' removes it)\n");
+                + " under lab/nlp; to undo: allot budget remove lab/nlp/eval)\n");
 
         Cli.Result changed = as("mp", "budget", "set", "lab/nlp/pretrain", "--share", "2.5");
         assertThat(changed.exit()).as(changed.err()).isZero();
@@ -54,6 +54,20 @@ class BudgetAndProgressCommandsTest {
     }
 
     @Test
+    void theRemoveHintOfANameWithABlankIsACommandThatRemovesIt() {
+        // given a new allocation whose name holds a blank and a quote (names may)
+        Cli.Result created = as("mp", "budget", "set", "lab/nlp/maria's eval", "--share", "1");
+        assertThat(created.exit()).as(created.err()).isZero();
+
+        // then the hint quotes it as one shell word
+        assertThat(created.out()).endsWith("; to undo: allot budget remove 'lab/nlp/maria'\\''s eval')\n");
+
+        // and the name it quotes removes it (ShellWordsTest: a shell reads the quoted word back as that name)
+        Cli.Result removed = as("mp", "budget", "remove", "lab/nlp/maria's eval");
+        assertThat(removed.exit()).as(removed.err()).isZero();
+    }
+
+    @Test
     void aMistypedPathIsSaidToBeNewAndIsRemovedAgain() {
         // given a typo for lab/nlp/pretrain, one level too deep: it would make pretrain a parent
         Cli.Result typo = as("mp", "budget", "set", "lab/nlp/pretrain/x", "--share", "2");
@@ -62,7 +76,7 @@ class BudgetAndProgressCommandsTest {
         assertThat(typo.exit()).as(typo.err()).isZero();
         assertThat(typo.out()).isEqualTo("lab/nlp/pretrain/x: share 2, managers -, members - (created: a new"
                 + " allocation under lab/nlp/pretrain, which is no longer a leaf (no work can be submitted to it);"
-                + " 'allot budget remove lab/nlp/pretrain/x' removes it)\n");
+                + " to undo: allot budget remove lab/nlp/pretrain/x)\n");
 
         // and remove takes it away, leaving the tree as it was; a second remove names what is missing
         Cli.Result removed = as("mp", "budget", "remove", "lab/nlp/pretrain/x");

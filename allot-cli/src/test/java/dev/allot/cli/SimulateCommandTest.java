@@ -94,7 +94,7 @@ class SimulateCommandTest {
     void anUnknownSettingFailsWithTheValidOnes() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "allocation.recheck=1m");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).contains("unknown setting 'recheck'; valid settings: fairshare-recheck, reservation");
+        assertThat(r.err()).contains("unknown setting 'recheck'; valid settings: burst-reserve, burst-short-protection, fairshare-recheck,");
     }
 
     @Test

@@ -63,7 +63,7 @@ class SimulateTraceTest {
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2by8"),
                 "--nodes expects COUNTxGPUS such as 40x8 (40 nodes of 8 GPUs), got '2by8'");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--contract", "min=1h"),
-                "--contract: unknown setting 'min'; valid settings: debug-if-shorter-than, min-runtime,");
+                "--contract: unknown setting 'min'; valid settings: checkpoint-every, debug-if-shorter-than,");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--trace-set", "allocation-by=user"),
                 "trace format 'philly': unknown setting 'allocation-by'; valid settings: (none)");
         assertBad(Cli.run("simulate", Cli.example("tiny"), "--nodes", "2x8", "--contract", "seed=2"),

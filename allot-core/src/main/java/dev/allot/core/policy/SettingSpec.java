@@ -17,8 +17,11 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
         this(key, type, defaultValue, description, java.util.List.of());
     }
 
-    /** The value read from {@code text}, checked against {@link #choices} when there are any. */
-    Object parse(String text) {
+    /**
+     * The value read from {@code text}, checked against {@link #choices} when there are any; a value that cannot be
+     * read is an error naming the setting by {@link #key}.
+     */
+    public Object parse(String text) {
         Object v = type.parse(key, text);
         if (!choices.isEmpty() && !choices.contains(v.toString().toLowerCase(Locale.ROOT))) {
             throw new IllegalArgumentException("setting '" + key + "': cannot read '" + text + "' as one of "
@@ -71,6 +74,11 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
                 case TEXT -> "non-empty text";
             };
         }
+    }
+
+    /** This setting known under another key, e.g. {@code allocation.reclaim-margin}, so errors name it so. */
+    public SettingSpec withKey(String otherKey) {
+        return new SettingSpec(otherKey, type, defaultValue, description, choices);
     }
 
     public static SettingSpec duration(String key, Duration def, String description) {

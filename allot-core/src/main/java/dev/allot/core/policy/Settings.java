@@ -37,7 +37,7 @@ public final class Settings {
         for (String k : new TreeMap<>(given).keySet()) {
             if (!byKey.containsKey(k)) {
                 throw new IllegalArgumentException(where + ": unknown setting '" + k + "'; valid settings: "
-                        + (byKey.isEmpty() ? "(none)" : String.join(", ", byKey.keySet())));
+                        + (byKey.isEmpty() ? "(none)" : String.join(", ", new TreeMap<>(byKey).keySet())));
             }
         }
         Map<String, Object> values = new LinkedHashMap<>();

@@ -115,7 +115,7 @@ class WhatIfApiTest {
                 {"{\"settings\": {\"kueue.x\": \"1\"}}", "settings", "expected allocation.<setting>"},
                 {"{\"settings\": {\"allocation.reservation\": \"maybe\"}}", "settings", "reservation"},
                 {"{\"settings\": {\"allocation.nope\": \"1\"}}", "settings", "unknown setting 'allocation.nope';"
-                        + " valid settings: allocation.fairshare-recheck, allocation.reservation,"},
+                        + " valid settings: allocation.burst-reserve, allocation.burst-short-protection,"},
                 {"{\"horizon\": \"8d\"}", "horizon", "from 1h to 7d"},
                 {"{\"horizon\": 3}", "horizon", "expected a duration as text"},
                 {"{\"runs\": 0}", "runs", "from 1 to 20"},

@@ -2,6 +2,7 @@ package dev.allot.sim.forecast;
 
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.policy.PolicyFactory;
+import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.rules.Shares;
 import dev.allot.core.rules.Violation;
@@ -107,18 +108,17 @@ public final class WhatIfChanges {
             if (dot <= 0 || !key.substring(0, dot).equals(factory.name())) {
                 throw new IllegalArgumentException("setting '" + key + "': expected " + factory.name()
                         + ".<setting>, a setting of the policy that runs ('" + factory.name() + "'); its settings: "
-                        + String.join(", ", base.asText().keySet()));
+                        + String.join(", ", settingKeys(factory)));
             }
             if (e.getValue() == null) {
                 throw new IllegalArgumentException("setting '" + key + "': expected a value, got none");
             }
             String name = key.substring(dot + 1);
-            if (factory.settings().stream().noneMatch(s -> s.key().equals(name))) {
-                throw new IllegalArgumentException("unknown setting '" + key + "'; valid settings: "
-                        + String.join(", ", settingKeys(factory)));
-            }
+            SettingSpec spec = factory.settings().stream().filter(s -> s.key().equals(name)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("unknown setting '" + key + "'; valid settings: "
+                            + String.join(", ", settingKeys(factory))));
             // Each value is read on its own, so that a bad one is named by the key it was given under.
-            Settings.parse(factory.settings(), Map.of(name, e.getValue()), key);
+            spec.withKey(key).parse(e.getValue());
             merged.put(name, e.getValue());
         }
         return Settings.parse(factory.settings(), merged, "settings");
@@ -126,6 +126,6 @@ public final class WhatIfChanges {
 
     /** The keys {@link #withSettings} accepts for {@code factory}'s policy. */
     public static List<String> settingKeys(PolicyFactory factory) {
-        return factory.settings().stream().map(s -> factory.name() + "." + s.key()).toList();
+        return factory.settings().stream().map(s -> factory.name() + "." + s.key()).sorted().toList();
     }
 }

@@ -235,10 +235,9 @@ class WhatIfTest {
         assertThatThrownBy(() -> WhatIfChanges.withSettings(factory, settings, Map.of("allocation.nope", "1")))
                 .hasMessage("unknown setting 'allocation.nope'; valid settings: " + String.join(", ",
                         WhatIfChanges.settingKeys(factory)))
-                .hasMessageContaining("allocation.fairshare-recheck, allocation.reservation");
+                .hasMessageContaining("allocation.reclaim-margin, allocation.reservation, allocation.shortcuts");
         assertThatThrownBy(() -> WhatIfChanges.withSettings(factory, settings, Map.of("allocation.reservation",
-                "maybe"))).hasMessage("allocation.reservation: setting 'reservation': cannot read 'maybe' as true or"
-                + " false");
+                "maybe"))).hasMessage("setting 'allocation.reservation': cannot read 'maybe' as true or false");
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("C", 1.0)))
                 .hasMessageContaining("no allocation 'C'").hasMessageContaining("A, B");
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("A", -1.0)))

@@ -136,8 +136,8 @@ class ContractRuleTest {
     @Test
     void badSettingsSayWhatIsValid() {
         assertThatThrownBy(() -> ContractRule.parse(Map.of("min_runtime", "1h"), "--contract"))
-                .hasMessage("--contract: unknown setting 'min_runtime'; valid settings: debug-if-shorter-than,"
-                        + " min-runtime, resumable-if-longer-than, checkpoint-every, unallocated-fraction, seed");
+                .hasMessage("--contract: unknown setting 'min_runtime'; valid settings: checkpoint-every,"
+                        + " debug-if-shorter-than, min-runtime, resumable-if-longer-than, seed, unallocated-fraction");
         assertThatThrownBy(() -> ContractRule.parse(Map.of("unallocated-fraction", "1.5"), "--contract"))
                 .hasMessage("--contract: setting 'unallocated-fraction': expected a number from 0 to 1, got 1.5");
         assertThatThrownBy(() -> ContractRule.parse(Map.of("min-runtime", "0s"), "--contract"))
