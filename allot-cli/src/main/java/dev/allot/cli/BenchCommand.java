@@ -64,6 +64,7 @@ final class BenchCommand implements Callable<Integer> {
         policies = PolicyList.check(policies, registry);
         List<String> which = presets != null ? presets
                 : scenarios.isEmpty() && !traceOptions.given() ? List.of("lab", "big") : List.of();
+        checkOptions(which);
         out.printf(Locale.ROOT, "java %s on %d cores, max heap %d MB%n", System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
         out.printf("%-24s %-11s %10s %10s %10s %12s %10s %10s %10s %10s%n", "scenario", "policy", "workloads", "events",
@@ -88,6 +89,21 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * The counts and preset names, checked before the header is printed and anything runs, each refused naming its
+     * option ({@code --rounds 0} failed with an ArrayIndexOutOfBoundsException after the first scenario was made, and
+     * an unknown preset was refused only after the header).
+     */
+    private void checkOptions(List<String> which) {
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds expects a whole number >= 1 (timed rounds), got " + rounds);
+        }
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup expects a whole number >= 0 (untimed rounds), got " + warmup);
+        }
+        which.forEach(GeneratorSpec::preset);
     }
 
     private void run(PrintWriter out, PolicyRegistry registry, Scenario s) {

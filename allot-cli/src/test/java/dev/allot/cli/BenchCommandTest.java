@@ -23,4 +23,25 @@ class BenchCommandTest {
         assertThat(r.err()).startsWith("allot: unknown policy 'nope'; valid policies: ");
         assertThat(r.out()).isEmpty();
     }
+
+    @Test
+    void zeroRoundsOrNegativeWarmupIsRefusedNamingTheOptionBeforeAnythingRuns() {
+        Cli.Result r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--rounds", "0");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --rounds expects a whole number >= 1 (timed rounds), got 0\n");
+        assertThat(r.out()).isEmpty();
+
+        r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--warmup", "-1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --warmup expects a whole number >= 0 (untimed rounds), got -1\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void anUnknownPresetIsRefusedBeforeTheHeader() {
+        Cli.Result r = Cli.run("bench", "--preset", "lab,nope", "--rounds", "1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: unknown generator preset 'nope'; valid presets: lab, big\n");
+        assertThat(r.out()).isEmpty();
+    }
 }
