@@ -85,9 +85,10 @@ public final class ForecastAccuracy {
             b.append(String.format(java.util.Locale.ROOT, "%-26s %-11s %8s %13s %11s %10s%n", "method", "policy",
                     "samples", "median |err|", "p90 |err|", "in band"));
             for (Measure m : List.of(allot, baseline)) {
+                // Without samples there is no error to state (it printed 0s, as if every forecast had been right).
                 b.append(String.format(java.util.Locale.ROOT, "%-26s %-11s %8d %13s %11s %10s%n", m.method(), m.policy(),
-                        m.samples(), dev.allot.core.model.Durations.formatSeconds(m.medianAbsErrorSeconds()),
-                        dev.allot.core.model.Durations.formatSeconds(m.p90AbsErrorSeconds()), percent(m.coverage())));
+                        m.samples(), m.samples() == 0 ? "-" : duration(m.medianAbsErrorSeconds()),
+                        m.samples() == 0 ? "-" : duration(m.p90AbsErrorSeconds()), percent(m.coverage())));
             }
             b.append(String.format(java.util.Locale.ROOT, "%nby actual wait: samples, median |err| (allot / baseline),"
                     + " allot's median error (+ late, - early), allot's band%n"));
@@ -105,11 +106,19 @@ public final class ForecastAccuracy {
                     percent(allot.split().atOnceCoverage()), allot.split().atOnceSamples(),
                     percent(allot.split().waitCoverage()), allot.split().waitSamples()));
             b.append(String.format(java.util.Locale.ROOT, "goal: median |err| <= 1/3 of the baseline's: %s;"
-                    + " band holds 80%% +/- 5%%: %s (%s)%n", errorGoalMet() ? "met" : "NOT met",
-                    bandGoalMet() ? "met" : "NOT met", percent(allot.coverage())));
+                    + " band holds 80%% +/- 5%%: %s (%s)%n", verdict(allot.samples() > 0 && baseline.samples() > 0,
+                    errorGoalMet()), verdict(!Double.isNaN(allot.coverage()), bandGoalMet()), percent(allot.coverage())));
             b.append(String.format(java.util.Locale.ROOT, "cost: %.1f ms per forecast (allot, %d forecasts), %.1f ms"
                     + " (baseline)%n", allot.forecastMillisMean(), allot.forecastsMade(), baseline.forecastMillisMean()));
             return b.toString();
+        }
+
+        /**
+         * A goal's verdict; "no samples" when there was nothing to judge it on (a scenario with fewer workloads than
+         * {@code --sample-every}, or none that started, said "met" for the error goal).
+         */
+        private static String verdict(boolean judged, boolean met) {
+            return !judged ? "no samples" : met ? "met" : "NOT met";
         }
 
         private static String signed(long seconds) {

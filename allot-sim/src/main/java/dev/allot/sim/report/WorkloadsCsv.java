@@ -94,7 +94,7 @@ public final class WorkloadsCsv {
 
     /**
      * Reads a file written by {@link #write} or {@link #writeRows}. Every problem names the file, the line and the
-     * column: a missing column, an empty or non-numeric time, a negative time other than -1, an id given twice for
+     * column: a missing column, a row whose cells do not match the header's, an empty or non-numeric time, a negative time other than -1, an id given twice for
      * one policy.
      *
      * @throws InputException on a bad file
@@ -119,6 +119,9 @@ public final class WorkloadsCsv {
         try (CsvRows csv = CsvRows.open(reader, file, String.join(",", COLUMNS))) {
             int[] at = csv.positions(COLUMNS);
             while (csv.next()) {
+                // A row with a cell more or fewer than the header is not one the commands wrote: refused, as the
+                // trace readers refuse it (a cell too many was dropped silently, one too few read as an empty cell).
+                csv.requireWidth();
                 Cells c = new Cells(csv, at, file);
                 String policy = c.text(0);
                 String id = c.text(1);

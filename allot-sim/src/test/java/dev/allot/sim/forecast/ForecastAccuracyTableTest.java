@@ -32,4 +32,20 @@ class ForecastAccuracyTableTest {
                 .contains("  1m-10m       1 / 1            1m / 2m               -1m   100.0%\n")
                 .contains("  < 1m         2 / 1            0s / 0s               +0s   100.0%\n");
     }
+
+    @Test
+    void givenNoSamples_whenTabulated_thenErrorsAreDashesAndNoGoalIsMet() {
+        List<ForecastAccuracy.WaitClass> none = List.of(waitClass("< 1m", 0, 0, 0, Double.NaN));
+        ForecastAccuracy.BandSplit noSplit = new ForecastAccuracy.BandSplit(0, Double.NaN, 0, Double.NaN);
+        ForecastAccuracy.Measure allot = new ForecastAccuracy.Measure("allot forecast", "allocation", 0, 0, 0, 0,
+                Double.NaN, none, 0, 0, noSplit);
+        ForecastAccuracy.Measure baseline = new ForecastAccuracy.Measure("slurm plan at submission", "slurm", 0, 0, 0,
+                0, Double.NaN, none, 0, 0, noSplit);
+
+        String table = new ForecastAccuracy.Comparison("empty", allot, baseline).table();
+
+        assertThat(table).as("it printed 0s errors and 'median |err| <= 1/3 of the baseline's: met' with nothing measured")
+                .contains("allot forecast             allocation         0             -           -          -\n")
+                .contains("goal: median |err| <= 1/3 of the baseline's: no samples; band holds 80% +/- 5%: no samples (-)\n");
+    }
 }

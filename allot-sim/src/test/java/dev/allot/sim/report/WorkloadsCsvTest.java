@@ -49,4 +49,13 @@ class WorkloadsCsvTest {
         assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,1e3,4,9,1,0,completed\n"),
                 "x.csv")).hasMessageContaining("x.csv:2:4: field 'submit'");
     }
+
+    @Test
+    void aRowWithACellMoreOrLessThanTheHeaderIsRefusedNotTrimmed() {
+        assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,3,4,9,1,0,completed,extra\n"),
+                "live.csv")).isInstanceOf(InputException.class)
+                .hasMessage("live.csv:2:10: expected 9 cells as in the header row, got 10");
+        assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,3,4,9,1,0\n"), "live.csv"))
+                .hasMessage("live.csv:2:9: expected 9 cells as in the header row, got 8");
+    }
 }
