@@ -98,7 +98,20 @@ final class SweepCommand implements Callable<Integer> {
             if (grid.containsKey(key)) {
                 throw new IllegalArgumentException("--set names '" + key + "' twice; list all its values in one --set");
             }
-            grid.put(key, Arrays.stream(s.substring(eq + 1).split(",")).map(String::trim).toList());
+            List<String> values = Arrays.stream(s.substring(eq + 1).split(",")).map(String::trim).toList();
+            // A value listed twice ran twice and was tabulated as one row with 'runs 2' and a spread of 0, as if
+            // it were two seeds.
+            for (int i = 0; i < values.size(); i++) {
+                if (values.indexOf(values.get(i)) != i) {
+                    throw new IllegalArgumentException("--set " + key + " lists '" + values.get(i)
+                            + "' twice; each value runs once, e.g. --set " + key + "=" + String.join(",",
+                            values.stream().distinct().toList()));
+                }
+            }
+            grid.put(key, values);
+        }
+        if (threads != null && threads < 1) {
+            throw new IllegalArgumentException("--threads expects a whole number >= 1, got " + threads);
         }
         OutputFiles.check("--csv", csv);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
@@ -116,7 +129,7 @@ final class SweepCommand implements Callable<Integer> {
         // generated scenario has the default policy settings (ScenarioGenerator), a folder those of its policy.yaml.
         sweep.check(registry, fixed != null ? fixed.policyConfig() : PolicyConfig.defaults());
         int n = sweep.points().size();
-        int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
+        int workers = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         List<Sweep.Run> runs;
         try (ProgressBar bar = new ProgressBarBuilder().setTaskName("sweep").setInitialMax(n)

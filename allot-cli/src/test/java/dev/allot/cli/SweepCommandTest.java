@@ -133,4 +133,20 @@ class SweepCommandTest {
         assertThat(Cli.run("sweep", "--preset", "lab", "--days", "0").err())
                 .isEqualTo("allot: --days expects a whole number of days >= 1, got 0\n");
     }
+
+    @Test
+    void aValueListedTwiceOrThreadsBelowOneIsRefusedBeforeAnythingRuns() {
+        // lookback=1d,1d ran twice and printed one row 'runs 2' with a spread of 0, as if over two seeds
+        Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--set", "lookback=1d,3d,1d");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set lookback lists '1d' twice; each value runs once, e.g. --set"
+                + " lookback=1d,3d\n");
+        assertThat(r.out()).isEmpty();
+
+        // --threads 0 and -3 ran on one thread without a word
+        Cli.Result t = Cli.run("sweep", Cli.example("tiny"), "--threads", "0");
+        assertThat(t.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(t.err()).isEqualTo("allot: --threads expects a whole number >= 1, got 0\n");
+        assertThat(t.out()).isEmpty();
+    }
 }
