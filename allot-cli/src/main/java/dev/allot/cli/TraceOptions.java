@@ -98,15 +98,24 @@ final class TraceOptions {
                 .read();
     }
 
+    /** The most nodes {@code --nodes} builds. */
+    static final int MAX_NODES = 1_000_000;
+
     /** {@code COUNTxGPUS}, e.g. {@code 40x8}: a cluster of COUNT nodes of GPUS GPUs. */
     static ClusterSpec parseNodes(String text) {
         String t = text.trim().toLowerCase(java.util.Locale.ROOT);
         int x = t.indexOf('x');
         long count = x <= 0 ? -1 : parseCount(t.substring(0, x));
         long gpus = x <= 0 ? -1 : parseCount(t.substring(x + 1));
-        if (count < 1 || gpus < 1 || count > 1_000_000 || count * gpus > Integer.MAX_VALUE) {
+        if (count < 0 || gpus < 0) {
             throw new IllegalArgumentException("--nodes expects COUNTxGPUS such as 40x8 (40 nodes of 8 GPUs), got '"
                     + text + "'");
+        }
+        // In range is said apart from the form: '0x8' and '99999999x8' were refused as if not written COUNTxGPUS.
+        if (count < 1 || gpus < 1 || count > MAX_NODES || count * gpus > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--nodes expects COUNTxGPUS with"
+                    + " 1 to %,d nodes of at least 1 GPU, %,d GPUs in all at most, got '%s'", MAX_NODES,
+                    Integer.MAX_VALUE, text));
         }
         return TraceImport.uniformCluster((int) count, (int) gpus);
     }

@@ -62,6 +62,12 @@ class SimulateTraceTest {
                 "unknown trace format 'slurm'; valid formats: philly, alibaba-openb, swf, tiresias, native");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2by8"),
                 "--nodes expects COUNTxGPUS such as 40x8 (40 nodes of 8 GPUs), got '2by8'");
+        // written COUNTxGPUS but out of range: it said the form was wrong
+        assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "0x8"),
+                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes of at least 1 GPU, 2,147,483,647 GPUs in all"
+                        + " at most, got '0x8'");
+        assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "99999999x8"),
+                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--contract", "min=1h"),
                 "--contract: unknown setting 'min'; valid settings: checkpoint-every, debug-if-shorter-than,");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--trace-set", "allocation-by=user"),
