@@ -195,11 +195,18 @@ public final class TextReport {
         add(rows, results, "wall time", null);
         add(rows, results, "events/s", null);
         int first = 26;
-        int col = 24;
+        // Each policy's column is 24 wide, or wider so that two blanks stay before its widest cell: waits in days
+        // ('13d19h / 31d18h / 68d11h', 24 characters) ran into the column before them.
+        int[] col = new int[rows.get(0).length];
+        for (String[] r : rows) {
+            for (int i = 1; i < r.length; i++) {
+                col[i] = Math.max(col[i], Math.max(24, r[i].length() + 2));
+            }
+        }
         for (String[] r : rows) {
             out.append(pad(r[0], first));
             for (int i = 1; i < r.length; i++) {
-                out.append(padLeft(r[i], col));
+                out.append(padLeft(r[i], col[i]));
             }
             out.append('\n');
         }

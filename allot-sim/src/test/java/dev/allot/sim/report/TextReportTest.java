@@ -1,0 +1,39 @@
+package dev.allot.sim.report;
+
+import static dev.allot.sim.ScenarioBuilder.given;
+import static dev.allot.sim.ScenarioBuilder.w;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.sim.ScenarioBuilder;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The terminal report's side-by-side summary: columns stay apart whatever their cells hold. */
+class TextReportTest {
+
+    /**
+     * One GPU and four workloads submitted together, each waiting for the ones before it under legacy (none is
+     * preemptible there): waits 0, 13d19h, 31d18h and 68d11h, so the wait cells read '13d19h / 68d11h / 68d11h'.
+     */
+    private static ScenarioBuilder longWaits() {
+        return given().nodes(1, 1)
+                .allocations(t -> t.leaf("A", 1))
+                .workload(w("a").in("A").gpus(1).runs("13d19h").minRuntime("8h").at("0s"))
+                .workload(w("b").in("A").gpus(1).runs("17d23h").minRuntime("8h").at("0s"))
+                .workload(w("c").in("A").gpus(1).runs("36d17h").minRuntime("8h").at("0s"))
+                .workload(w("d").in("A").gpus(1).runs("1h").minRuntime("8h").at("0s"));
+    }
+
+    @Test
+    void givenWaitCellsWiderThanAColumn_whenSideBySide_thenTwoBlanksStillSeparateThem() {
+        ScenarioBuilder given = longWaits();
+        String text = TextReport.render(given.scenario(), List.of(given.run("legacy").result(),
+                given.run("legacy").result()));
+        String waits = text.lines().filter(l -> l.startsWith("wait p50/p90/p99 all")).findFirst().orElseThrow();
+
+        assertThat(waits).as("it printed '...68d11h13d19h / ...': the second column ran into the first")
+                .isEqualTo("wait p50/p90/p99 all        13d19h / 68d11h / 68d11h  13d19h / 68d11h / 68d11h");
+        assertThat(text.lines().filter(l -> l.startsWith("metric")).findFirst().orElseThrow())
+                .isEqualTo("metric                                        legacy                    legacy");
+    }
+}
