@@ -25,7 +25,8 @@ import java.util.SortedMap;
  * times as compact durations from time 0), {@code allocations.yaml}, {@code workloads.csv} (all twelve columns,
  * rows sorted by submit time then id, submit in plain seconds) and {@code policy.yaml} with only the values that
  * differ from the defaults (the file is left out, and a stale one deleted, when there are none). A stale
- * {@code workloads.jsonl} is deleted too, since a folder may hold only one workloads file.
+ * {@code workloads.jsonl} or {@code trace.yaml} is deleted too, since a folder may hold only one source of workloads
+ * (the trace file a {@code trace.yaml} named is left alone).
  *
  * <p>The output depends only on the arguments: same input, same bytes ({@code \n} line ends, UTF-8).
  */
@@ -52,6 +53,8 @@ public final class ScenarioWriter {
                 writeCsv(w, workloads);
             }
             Files.deleteIfExists(dir.resolve(ScenarioReader.WORKLOADS_JSONL_FILE));
+            // A trace.yaml is a source of workloads too: left beside workloads.csv, the folder would not read.
+            Files.deleteIfExists(dir.resolve(ScenarioReader.TRACE_FILE));
             String policy = policyYaml(config);
             Path policyPath = dir.resolve(ScenarioReader.POLICY_FILE);
             if (policy.isEmpty()) {

@@ -153,11 +153,17 @@ class ScenarioWriterTest {
         Path out = tmp.resolve("out");
         Folders.write(out, "policy.yaml", "lookback: 1d\n");
         Folders.write(out, "workloads.jsonl", "{}\n");
+        // generate --force over a trace folder left trace.yaml beside workloads.csv: 'both trace.yaml and
+        // workloads.csv are in out; keep exactly one source of workloads'
+        Folders.write(out, "trace.yaml", "format: philly\npath: philly.csv\n");
+        Folders.write(out, "philly.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n");
 
         ScenarioWriter.write(out, GROUPS, List.of(), basic.tree(), basic.workloads(), PolicyConfig.defaults());
 
         assertThat(out.resolve("policy.yaml")).doesNotExist();
         assertThat(out.resolve("workloads.jsonl")).doesNotExist();
+        assertThat(out.resolve("trace.yaml")).doesNotExist();
+        assertThat(out.resolve("philly.csv")).as("the trace file is the user's data, not a scenario file").exists();
         assertThat(Files.readString(out.resolve("cluster.yaml"))).doesNotContain("health-events");
         assertThat(Folders.read(out).policyConfig()).isEqualTo(PolicyConfig.defaults());
     }
