@@ -105,6 +105,10 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         if (dir != null && days != null) {
             throw new IllegalArgumentException("--days changes a preset: use it with --preset");
         }
+        if (threads != null && threads < 1) {
+            // it ran on one thread without a word, as sweep did
+            throw new IllegalArgumentException("--threads expects a whole number >= 1, got " + threads);
+        }
         List<CampaignStrategy> chosen = strategies(strategies);
         OutputFiles.check("--json", json);
         OutputFiles.check("--report", report);
@@ -116,7 +120,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         CampaignSpec campaign = ScenarioReader.readCampaign(campaignFile, tree);
         CampaignComparison comparison = new CampaignComparison(campaign, chosen, POLICY, check);
         int n = seedList.size() * (chosen.size() + 1);
-        int workers = threads != null ? Math.max(1, threads) : Runtime.getRuntime().availableProcessors();
+        int workers = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(workers, n));
         List<CampaignComparison.Run> runs;
         try (ProgressBar bar = new ProgressBarBuilder().setTaskName("campaign").setInitialMax(n)

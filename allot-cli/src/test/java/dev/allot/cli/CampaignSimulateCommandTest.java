@@ -142,6 +142,12 @@ class CampaignSimulateCommandTest {
                 campaign.toString()).err()).contains("--seeds: expected N, A-B (A <= B) or a comma-separated list");
         assertThat(Cli.run("campaign", "simulate", "--campaign", campaign.toString()).err())
                 .contains("give either a scenario folder DIR or --preset NAME");
+        // --threads 0 ran on one thread without a word
+        Cli.Result threads = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
+                "--threads", "0");
+        assertThat(threads.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(threads.err()).isEqualTo("allot: --threads expects a whole number >= 1, got 0\n");
+        assertThat(threads.out()).isEmpty();
     }
 
     @Test
