@@ -53,7 +53,16 @@ public final class AllotCommand implements Runnable {
         });
         cl.setExecutionStrategy(parsed -> {
             Integer refused = UnknownCommands.refuse(parsed);
-            return refused != null ? refused : new CommandLine.RunLast().execute(parsed);
+            try {
+                return refused != null ? refused : new CommandLine.RunLast().execute(parsed);
+            } catch (OutOfMemoryError e) {
+                // An Error passes the exception handler above: the JVM printed "Exception in thread "main"
+                // java.lang.OutOfMemoryError: Java heap space" and a stack trace.
+                CommandLine cmd = parsed.subcommands().isEmpty() ? cl
+                        : parsed.subcommands().get(parsed.subcommands().size() - 1).commandSpec().commandLine();
+                cmd.getErr().println(outOfMemory());
+                return 1;
+            }
         });
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine cmd = ex.getCommandLine();
@@ -84,6 +93,17 @@ public final class AllotCommand implements Runnable {
                     && !message.contains(fse.getReason()) ? ": " + fse.getReason() : "");
         }
         return "unexpected " + t.getClass().getSimpleName() + (message.isEmpty() ? "" : ": " + message);
+    }
+
+    /**
+     * One line for a run that needed more heap than the JVM has: how much it had and how to give it more (the run's
+     * memory grows with its workloads and with the hours from time 0 to its last submission).
+     */
+    static String outOfMemory() {
+        return "allot: out of memory: the run needed more than the JVM's maximum heap of "
+                + (Runtime.getRuntime().maxMemory() >> 20) + " MB (memory grows with the workloads and with the hours"
+                + " from time 0 to the last submission); give more with ALLOT_JAVA_OPTS=-Xmx8g ./allot ... or"
+                + " java -Xmx8g -jar allot.jar ...";
     }
 
     /** The message with the value of every {@code --token} argument replaced by asterisks. */

@@ -17,15 +17,18 @@ import picocli.CommandLine.Command;
 class UnexpectedFailureTest {
     @Command(name = "boom")
     static final class Boom implements Runnable {
-        RuntimeException failure;
+        Throwable failure;
 
         @Override
         public void run() {
-            throw failure;
+            if (failure instanceof Error e) {
+                throw e;
+            }
+            throw (RuntimeException) failure;
         }
     }
 
-    private static String[] run(RuntimeException failure) {
+    private static String[] run(Throwable failure) {
         Boom boom = new Boom();
         boom.failure = failure;
         CommandLine cl = AllotCommand.commandLine().addSubcommand("boom", boom);
@@ -49,5 +52,16 @@ class UnexpectedFailureTest {
         String[] r = run(new UncheckedIOException(new AccessDeniedException("/data/x", null, "Permission denied")));
         assertThat(r[0]).isEqualTo("1");
         assertThat(r[1]).startsWith("allot: /data/x: Permission denied").doesNotContain("\tat ");
+    }
+
+    @Test
+    void runningOutOfMemoryIsOneLineSayingHowToGiveMoreNotTheJvmsTrace() {
+        // a workload submitted at 99999999d made the hourly series ask for more than the heap: the JVM printed
+        // 'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space' and its trace
+        String[] r = run(new OutOfMemoryError("Java heap space"));
+        assertThat(r[0]).isEqualTo("1");
+        assertThat(r[1]).startsWith("allot: out of memory: the run needed more than the JVM's maximum heap of ")
+                .contains("ALLOT_JAVA_OPTS=-Xmx8g").doesNotContain("\tat ").doesNotContain("Exception");
+        assertThat(r[1].strip().lines()).hasSize(1);
     }
 }
