@@ -95,6 +95,9 @@ public final class CampaignComparison {
                 if (e.getCause() instanceof RuntimeException re) {
                     throw re;
                 }
+                if (e.getCause() instanceof Error error) {
+                    throw error; // out of memory is said as such, not as 'a campaign run failed'
+                }
                 throw new IllegalStateException("a campaign run failed", e.getCause());
             }
         }

@@ -145,6 +145,9 @@ public final class Sweep {
                 if (cause instanceof RuntimeException re) {
                     throw re;
                 }
+                if (cause instanceof Error error) {
+                    throw error; // out of memory is said as such ('unexpected IllegalStateException: run 1 failed')
+                }
                 throw new IllegalStateException("run " + (i + 1) + " failed", cause);
             }
         }

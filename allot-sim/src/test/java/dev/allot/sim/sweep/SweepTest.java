@@ -183,4 +183,19 @@ class SweepTest {
         new Sweep(Map.of("lookback", List.of("1d", "3d")), List.of("allocation", "legacy"), fixed)
                 .check(REGISTRY, PolicyConfig.defaults());
     }
+
+    @Test
+    void anErrorInARunReachesTheCallerAsItselfNotWrapped() {
+        // a run out of memory reached the user as 'unexpected IllegalStateException: run 1 failed'
+        ExecutorService pool = Executors.newFixedThreadPool(1);
+        try {
+            assertThatThrownBy(() -> new Sweep(grid(), List.of("allocation"), java.util.Collections.singletonList(null))
+                    .run(REGISTRY, s -> null, capped(), pool, () -> {
+                        throw new OutOfMemoryError("Java heap space");
+                    }))
+                    .isInstanceOf(OutOfMemoryError.class).hasMessage("Java heap space");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
