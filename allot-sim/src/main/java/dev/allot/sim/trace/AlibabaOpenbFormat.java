@@ -61,7 +61,7 @@ public final class AlibabaOpenbFormat implements TraceFormat {
         cells.requireWidth();
         int line = cells.line();
         String name = cells.required(NAME, "a pod name");
-        int gpus = (int) cells.whole(NUM_GPU, 0, Integer.MAX_VALUE, "a whole number >= 0");
+        int gpus = cells.gpus(NUM_GPU, 0);
         long milli = cells.whole(GPU_MILLI, gpus == 0 ? 0 : 1, 1000,
                 gpus == 0 ? "a whole number from 0 to 1000" : "a whole number from 1 to 1000 for a pod with GPUs");
         String qos = cells.required(QOS, "a QoS class such as LS or BE");

@@ -96,12 +96,26 @@ final class Cells {
 
     /** A whole number of GPUs, at least {@code min}. */
     int gpus(int field, int min) {
-        return (int) whole(field, min, Integer.MAX_VALUE, "a whole number >= " + min);
+        return (int) atLeast(field, min, "a whole number >= " + min);
     }
 
     /** A whole number of seconds, at least {@code min}, small enough for a duration. */
     long seconds(int field, long min) {
-        return whole(field, min, Integer.MAX_VALUE, "a whole number of seconds >= " + min);
+        return atLeast(field, min, "a whole number of seconds >= " + min);
+    }
+
+    /**
+     * A whole number from {@code min} to the largest int; one too large is said as such ('99999999999' GPUs read
+     * 'expected a whole number >= 1', which it is).
+     */
+    private long atLeast(int field, long min, String expected) {
+        String t = required(field, expected);
+        long v = Values.parseWholeNumber(t);
+        if (v > Integer.MAX_VALUE || v < 0 && t.chars().allMatch(Character::isDigit)) {
+            throw error(field, String.format(java.util.Locale.ROOT, "expected %s, at most %,d, got '%s'", expected,
+                    Integer.MAX_VALUE, t));
+        }
+        return whole(field, min, Integer.MAX_VALUE, expected);
     }
 
     InputException error(int field, String problem) {

@@ -59,7 +59,12 @@ public final class PhillyFormat implements TraceFormat {
         }
         String durationText = cells.required(DURATION, "a positive number of seconds");
         long seconds = secondsRoundedUp(durationText);
-        if (seconds < 1 || seconds > Integer.MAX_VALUE) {
+        if (seconds > Integer.MAX_VALUE || seconds < 0 && Values.parseNumber(durationText) >= 1e15) {
+            // '1e300' read 'expected a positive number of seconds', which it is
+            throw cells.error(DURATION, String.format(java.util.Locale.ROOT, "expected a positive number of seconds,"
+                    + " at most %,d (68 years), got '%s'", Integer.MAX_VALUE, durationText));
+        }
+        if (seconds < 1) {
             throw cells.error(DURATION, "expected a positive number of seconds, got '" + durationText + "'");
         }
         int gpus = cells.gpus(GPUS, 1);

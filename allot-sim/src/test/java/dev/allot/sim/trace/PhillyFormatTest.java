@@ -94,6 +94,13 @@ class PhillyFormatTest {
                 "expected a whole number >= 1, got '0'");
         assertError(row("2017-10-09 07:01:55,66.0,1.5,99.0,11cb48"), "p.csv", 3, 3, "num_gpus",
                 "expected a whole number >= 1, got '1.5'");
+        // numbers too large said as such (they read 'expected a positive number of seconds' / '>= 1')
+        assertError(row("2017-10-09 07:01:55,1e300,1,66.0,11cb48"), "p.csv", 3, 2, "duration",
+                "expected a positive number of seconds, at most 2,147,483,647 (68 years), got '1e300'");
+        assertError(row("2017-10-09 07:01:55,66.0,99999999999,66.0,11cb48"), "p.csv", 3, 3, "num_gpus",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
+        assertError(row("2017-10-09 07:01:55,66.0,99999999999999999999,66.0,11cb48"), "p.csv", 3, 3, "num_gpus",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999999999999'");
         assertError(row("2017-10-09 07:01:55,66.0,64,4224.0,11cb48"), "p.csv", 3, 3, "num_gpus",
                 "expected at most 16 GPUs (the cluster has 16 GPUs on 2 nodes), got 64");
         assertError(row("2017-10-09 07:01:55,66.0,1,66.0,"), "p.csv", 3, 5, "cluster",
