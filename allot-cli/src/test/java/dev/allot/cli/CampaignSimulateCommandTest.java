@@ -151,6 +151,24 @@ class CampaignSimulateCommandTest {
     }
 
     @Test
+    void aCampaignSubmittedAfterTheBackgroundsLastSubmissionIsNoted() throws IOException {
+        // submit-at 3d in a two-day preset gave a table like any other: seeds 0, 3 and 5 agreed to the decimal
+        Files.writeString(campaign, "submit-at: 2h\n" + Files.readString(campaign));
+        Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
+                "--threads", "1", "--strategy", "allot");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).endsWith("\nnote: the campaign is submitted at 2h, after the background's last submission at"
+                + " 0s: it meets only the background work still running or waiting then; a later submit-at needs a"
+                + " longer background (--days)\n");
+
+        Cli.Result preset = Cli.run("campaign", "simulate", "--preset", "lab", "--days", "1", "--seeds", "2",
+                "--campaign", Cli.example("campaign/oracle-eval.yaml"), "--strategy", "allot");
+        assertThat(preset.exit()).as(preset.err()).isZero();
+        assertThat(preset.out()).contains("\nnote: the campaign is submitted at 3d, after the background's last"
+                + " submission at ").contains(" (seed 2): it meets only");
+    }
+
+    @Test
     void seedsReadAsARangeOrAList() {
         assertThat(CampaignSimulateCommand.parseSeeds("1-5")).containsExactly(1L, 2L, 3L, 4L, 5L);
         assertThat(CampaignSimulateCommand.parseSeeds("7")).containsExactly(7L);
