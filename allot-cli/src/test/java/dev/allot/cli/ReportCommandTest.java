@@ -78,7 +78,8 @@ class ReportCommandTest {
         Path report = tmp.resolve("r.html");
         Cli.Result r = Cli.run("report", page.toString(), "--report", report.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains(page.toString(), "not an Allot report");
+        assertThat(r.err()).contains(page.toString(), "not an Allot report of a simulation (a page written by allot"
+                + " simulate --report or allot report)");
         assertThat(report).doesNotExist();
     }
 
@@ -148,5 +149,29 @@ class ReportCommandTest {
         assertThat(r.err()).startsWith("allot: " + metricsOnly + ": field 'runs': ")
                 .contains("metrics only", "re-run 'allot simulate");
         assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void anotherCommandsJsonIsRefusedByItsSchemaInTheFilesWords() throws IOException {
+        // campaign simulate --json read: "field 'scenario': Cannot construct instance of
+        // `dev.allot.sim.report.JsonReport$ScenarioSummary` (although at least one Creator exists): ..."
+        Path campaign = Files.writeString(tmp.resolve("campaign.json"),
+                "{\n  \"schema\" : \"allot.campaign-simulate/1\",\n  \"scenario\" : \"lab\"\n}\n");
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", campaign.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: " + campaign + ":2:14: field 'schema': expected 'allot.simulate/1' (the"
+                + " --json output of 'allot simulate'), got 'allot.campaign-simulate/1'\n");
+        assertThat(report).doesNotExist();
+
+        // the right schema with a field of the wrong kind: said in JSON's words, not Java's
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = (ObjectNode) mapper.readTree(saved.toFile());
+        root.put("scenario", "lab");
+        Path wrong = Files.writeString(tmp.resolve("wrong.json"), mapper.writeValueAsString(root));
+        Cli.Result w = Cli.run("report", wrong.toString(), "--report", report.toString());
+        assertThat(w.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(w.err()).contains("field 'scenario': expected an object, got a string; expected the --json output")
+                .doesNotContain("dev.allot").doesNotContain("Creator");
     }
 }

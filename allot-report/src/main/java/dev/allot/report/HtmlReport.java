@@ -122,7 +122,9 @@ public final class HtmlReport {
     public static String embeddedJson(String html) {
         Matcher m = DATA.matcher(html);
         if (!m.find()) {
-            throw new IllegalArgumentException("not an Allot report: no <script id=\"" + DATA_ELEMENT_ID + "\"> element");
+            // a campaign report is an Allot report too: say which kind is expected
+            throw new IllegalArgumentException("not an Allot report of a simulation (a page written by allot simulate"
+                    + " --report or allot report): no <script id=\"" + DATA_ELEMENT_ID + "\"> element");
         }
         try {
             JsonNode root = TREE.readTree(inflate(m.group(1)));

@@ -142,11 +142,41 @@ public final class JsonReport {
     public static Document read(java.nio.file.Path file) {
         String name = file.toString();
         try (java.io.Reader in = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            checkSchemaFirst(file, name);
             return read(in, name);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new InputException(name, 0, 0, null, "no such file");
         } catch (IOException e) {
             throw new InputException(name, 0, 0, null, "cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Looks for the top-level {@code schema} before the whole document is read, so that another command's JSON (e.g.
+     * {@code allot campaign simulate --json}) is refused by its schema rather than by the first field that does not
+     * fit (it said "field 'scenario': Cannot construct instance of `dev.allot.sim.report.JsonReport$ScenarioSummary`
+     * ..."). Anything it cannot make sense of is left to the full read, which says what is wrong.
+     */
+    private static void checkSchemaFirst(java.nio.file.Path file, String name) throws IOException {
+        try (com.fasterxml.jackson.core.JsonParser p = MAPPER.getFactory().createParser(file.toFile())) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return;
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                com.fasterxml.jackson.core.JsonToken value = p.nextToken();
+                if (field.equals("schema")) {
+                    if (value == com.fasterxml.jackson.core.JsonToken.VALUE_STRING && !SCHEMA.equals(p.getText())) {
+                        var at = p.currentTokenLocation();
+                        throw new InputException(name, at.getLineNr(), at.getColumnNr(), "schema", "expected '" + SCHEMA
+                                + "' (the --json output of 'allot simulate'), got '" + p.getText() + "'");
+                    }
+                    return;
+                }
+                p.skipChildren();
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // malformed: the full read says where
         }
     }
 
@@ -183,6 +213,19 @@ public final class JsonReport {
     /** Jackson's message about a value of the wrong type, in the words of the file rather than of Java types. */
     static String plain(String jackson) {
         String first = jackson.lines().findFirst().orElse("bad value");
+        java.util.regex.Matcher construct = java.util.regex.Pattern
+                .compile("Cannot construct instance of `([^`]+)`.*? from (\\w+) value.*").matcher(first);
+        if (construct.matches()) {
+            // 'Cannot construct instance of `dev.allot.sim.report.JsonReport$ScenarioSummary` (although at least one
+            // Creator exists): no String-argument constructor/factory method to deserialize from String value'
+            String got = construct.group(2).toLowerCase(java.util.Locale.ROOT);
+            return "expected " + kind(construct.group(1)) + ", got " + switch (got) {
+                case "string" -> "a string";
+                case "boolean" -> "true or false";
+                case "array" -> "a list";
+                default -> "a number";
+            };
+        }
         java.util.regex.Matcher m = java.util.regex.Pattern
                 .compile("Cannot (?:deserialize value of type|map) `([^`]+)`(?: into type `([^`]+)`)?(?: from (\\w+))?.*")
                 .matcher(first);
