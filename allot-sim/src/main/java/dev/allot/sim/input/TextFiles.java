@@ -112,6 +112,11 @@ public final class TextFiles {
     }
 
     private static InputException notUtf8(Path path, String name) {
+        if (!gzipped(path) && startsLikeGzip(path)) {
+            // it said 'the file looks binary or is in another encoding', of a trace compressed without .gz
+            return new InputException(name, 0, 0, null, "expected UTF-8 text, got gzip-compressed bytes; name the file"
+                    + " with .gz at the end (it is then read through gzip) or decompress it");
+        }
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
         int line = 1;
@@ -153,6 +158,15 @@ public final class TextFiles {
             return new InputException(name, 0, 0, null, "cannot read: " + inWords(again));
         }
         return new InputException(name, 0, 0, null, "expected UTF-8 text, got bytes that are not UTF-8");
+    }
+
+    /** Whether the file begins with gzip's magic bytes, 0x1f 0x8b. */
+    private static boolean startsLikeGzip(Path path) {
+        try (InputStream in = Files.newInputStream(path)) {
+            return in.read() == 0x1f && in.read() == 0x8b;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static InputException nulAt(String name, int line, int column) {

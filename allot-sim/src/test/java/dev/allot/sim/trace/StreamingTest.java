@@ -175,4 +175,18 @@ class StreamingTest {
                 .hasMessageContaining("cut.csv.gz")
                 .hasMessageContaining("the gzip-compressed data is damaged or cut short");
     }
+
+    @Test
+    void givenAGzipFileNamedWithoutGz_whenImported_thenTheErrorSaysItIsGzipAndHowToReadIt() throws IOException {
+        // it said 'expected UTF-8 text, got a byte sequence that is not UTF-8 (0x8b); the file looks binary or is in
+        // another encoding'
+        Path gz = tmp.resolve("jobs.csv");
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write("timestamp,duration,num_gpus,gpu_time,cluster\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThatThrownBy(() -> Traces.of("philly", gz).cluster(TraceImport.uniformCluster(1, 8)).read())
+                .isInstanceOf(InputException.class)
+                .hasMessage("jobs.csv: expected UTF-8 text, got gzip-compressed bytes; name the file with .gz at the"
+                        + " end (it is then read through gzip) or decompress it");
+    }
 }
