@@ -68,6 +68,7 @@ final class ReplayRun {
     }
 
     Outcome run(Duration timeout) throws IOException, InterruptedException {
+        requireAllocations();
         String policy = client.get("/v1/policy").path("policy").asText("live");
         long zero = (clock.getAsLong() / 1000 + 2) * 1000;
         log.println("replaying " + plan.describe() + " on " + policy + ", time 0 at " + Instant.ofEpochMilli(zero)
@@ -144,6 +145,32 @@ final class ReplayRun {
                 liveIds.put(part.get(i).id(), ids.get(i));
                 active.add(part.get(i).id());
             }
+        }
+    }
+
+    /**
+     * Refuses the replay before anything is submitted when the service lacks an allocation the scenario's workloads
+     * name: the first submission to it failed mid-replay, after the workloads due before it had been submitted and
+     * left running.
+     */
+    private void requireAllocations() {
+        Set<String> known = new HashSet<>();
+        for (JsonNode a : client.get("/v1/allocations").path("allocations")) {
+            known.add(a.path("path").asText());
+        }
+        Map<String, String> missing = new TreeMap<>();
+        for (ReplayPlan.Submission s : plan.submissions()) {
+            if (!known.contains(s.allocationPath())) {
+                missing.putIfAbsent(s.allocationPath(), s.id());
+            }
+        }
+        if (!missing.isEmpty()) {
+            String first = missing.keySet().iterator().next();
+            throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "the service has no allocation "
+                    + String.join(", ", missing.keySet().stream().map(p -> "'" + p + "'").toList())
+                    + " that the scenario's workloads name (" + missing.get(first) + " is in " + first
+                    + "); nothing was submitted (hint: create each first, e.g. allot budget set "
+                    + ShellWords.quote(first) + " --share 1; 'allot budget show' lists the service's allocations)");
         }
     }
 

@@ -1,0 +1,38 @@
+package dev.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.server.store.User;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code allot replay}'s checks of the service before it submits anything (ServeDecidesAsSimulateTest replays). */
+class ReplayCommandTest {
+    @TempDir
+    Path tmp;
+
+    @RegisterExtension
+    final ApiServerExtension cluster = ApiServerExtension.builder()
+            .user("root", User.Role.ADMIN)
+            .allocation("lab", 1, List.of(), List.of())
+            .allocation("lab/a", 1, List.of(), List.of())
+            .node("gpu-01", 8, true, null)
+            .build();
+
+    @Test
+    void aServiceWithoutAnAllocationTheScenarioNamesIsRefusedBeforeAnythingIsSubmitted() {
+        // examples/replay names lab/a and lab/b; the service has lab/a only. The replay failed at the first
+        // submission to lab/b, after what was due before it had been submitted
+        Cli.Result r = cluster.as("root", "replay", Cli.example("replay"), "--state-dir", tmp.toString(),
+                "--timeout", "5s");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: the service has no allocation 'lab/b' that the scenario's workloads name"
+                + " (w01 is in lab/b); nothing was submitted (hint: create each first, e.g. allot budget set lab/b"
+                + " --share 1; 'allot budget show' lists the service's allocations)\n");
+        assertThat(r.out()).doesNotContain("replaying");
+        assertThat(cluster.as("root", "queue").out()).isEqualTo("no workloads\n");
+    }
+}
