@@ -79,7 +79,10 @@ public final class TextReport {
         }
         List<String> k = new ArrayList<>();
         kinds.forEach((name, c) -> k.add(name + " " + integer(c)));
-        out.append(pad("workloads", 13)).append(integer(s.workloads().size())).append(" (").append(String.join(", ", k)).append(")");
+        out.append(pad("workloads", 13)).append(integer(s.workloads().size()));
+        if (!k.isEmpty()) { // no workloads: no kinds to list (it printed '0 ()')
+            out.append(" (").append(String.join(", ", k)).append(")");
+        }
         out.append("; ").append(integer(s.rejected().size())).append(" rejected");
         if (any != null) {
             out.append("; ").append(integer(any.cappedMinRuntimes())).append(" minimum runtimes capped at ")

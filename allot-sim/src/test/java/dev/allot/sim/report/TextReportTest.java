@@ -36,4 +36,12 @@ class TextReportTest {
         assertThat(text.lines().filter(l -> l.startsWith("metric")).findFirst().orElseThrow())
                 .isEqualTo("metric                                        legacy                    legacy");
     }
+
+    @Test
+    void givenNoWorkloads_whenReported_thenTheScenarioLineListsNoKinds() {
+        ScenarioBuilder given = given().nodes(1, 1).allocations(t -> t.leaf("A", 1));
+        String text = TextReport.render(given.scenario(), List.of(given.run("allocation").result()));
+        assertThat(text.lines().filter(l -> l.startsWith("workloads ")).findFirst().orElseThrow())
+                .as("it printed 'workloads    0 (); 0 rejected'").startsWith("workloads    0; 0 rejected");
+    }
 }
