@@ -160,8 +160,8 @@ class ReportCommandTest {
         Path report = tmp.resolve("r.html");
         Cli.Result r = Cli.run("report", campaign.toString(), "--report", report.toString());
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).isEqualTo("allot: " + campaign + ":2:14: field 'schema': expected 'allot.simulate/1' (the"
-                + " --json output of 'allot simulate'), got 'allot.campaign-simulate/1'\n");
+        assertThat(r.err()).isEqualTo("allot: " + campaign + ":2:14: field 'schema': expected 'allot.simulate/1', got"
+                + " 'allot.campaign-simulate/1'; a document of another kind than the --json output of 'allot simulate'\n");
         assertThat(report).doesNotExist();
 
         // the right schema with a field of the wrong kind: said in JSON's words, not Java's

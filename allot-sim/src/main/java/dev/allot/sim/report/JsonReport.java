@@ -169,7 +169,8 @@ public final class JsonReport {
                     if (value == com.fasterxml.jackson.core.JsonToken.VALUE_STRING && !SCHEMA.equals(p.getText())) {
                         var at = p.currentTokenLocation();
                         throw new InputException(name, at.getLineNr(), at.getColumnNr(), "schema", "expected '" + SCHEMA
-                                + "' (the --json output of 'allot simulate'), got '" + p.getText() + "'");
+                                + "', got '" + p.getText() + "'; a document of another kind than the --json output"
+                                + " of 'allot simulate'");
                     }
                     return;
                 }
