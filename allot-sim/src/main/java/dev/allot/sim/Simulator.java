@@ -329,6 +329,9 @@ public final class Simulator {
             case COMPLETED -> "completed";
             case PREEMPTED -> "preempted";
             case CANCELLED -> "cancelled";
+            // still running when the run stopped (its guard, maxOvertimeSeconds): it was reported 'pending', as if it
+            // had never started, and compare saw a state difference with a replay's 'running'
+            case RUNNING -> "running";
             default -> "pending";
         };
         long wait = j.firstStartSeconds() >= 0 ? j.firstStartSeconds() - j.spec().submitSeconds() : -1;
