@@ -87,6 +87,9 @@ class SubmissionValidationTest {
                 arguments("environment an array",             body("environment", "[\"SEED=7\"]"),                    "environment"),
                 arguments("environment value a number",       body("environment", "{\"SEED\": 7}"),                   "environment"),
                 arguments("environment name with '='",        body("environment", "{\"A=B\": \"1\"}"),                "environment"),
+                arguments("environment name not ASCII",       body("environment", "{\"\u00c9\": \"1\"}"),           "environment"),
+                arguments("environment name with a '-'",      body("environment", "{\"MY-VAR\": \"1\"}"),             "environment"),
+                arguments("environment name from a digit",    body("environment", "{\"1SEED\": \"1\"}"),              "environment"),
                 arguments("idempotencyKey blank",             body("idempotencyKey", "\"\""),                         "idempotencyKey"),
                 arguments("idempotencyKey a number",          body("idempotencyKey", "17"),                           "idempotencyKey"));
     }
