@@ -46,6 +46,7 @@ final class CliHints {
             new Rule("GET /v1/campaigns/([^/ ]+) shows it", "'allot campaign status $1' shows it"),
             new Rule("GET /v1/campaigns lists yours", "'allot campaign list' lists yours"),
             new Rule("PUT /v1/policy", "'allot policy set FILE'"),
+            new Rule("^the body is the whole set of caps.*", "'%COMMAND% --help' describes the options"),
             new Rule("the body is policy\\.yaml text", "the file is policy.yaml text"),
             new Rule("GET /v1/openapi\\.json lists the endpoints",
                     "this client and the server may be different versions of Allot ('allot --version' tells this one's)"),
