@@ -209,7 +209,7 @@ final class BudgetCommand extends GroupCommand {
     static String url(String path) {
         StringBuilder url = new StringBuilder("/v1/allocations");
         for (String segment : path.split("/", -1)) {
-            url.append('/').append(ApiClient.segment(segment));
+            url.append('/').append(ApiClient.segment("an allocation name", segment));
         }
         return url.toString();
     }
