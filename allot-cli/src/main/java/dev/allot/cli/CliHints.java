@@ -1,10 +1,12 @@
 package dev.allot.cli;
 
+import java.lang.reflect.Field;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The server's error hints in the words of the command line. The REST API answers API users: "GET /v1/allocations
@@ -67,13 +69,25 @@ final class CliHints {
         return h;
     }
 
-    /** The option of {@code spec} that carries the JSON field {@code field} ({@code minRuntime}: --min-runtime), or null. */
+    /**
+     * The option of {@code spec} that carries the JSON field {@code field}, or null: the option named as the field in
+     * kebab-case ({@code minRuntime}: --min-runtime), else the option whose Java field has the JSON field's name
+     * ({@code allot token policy --default} sets {@code defaultLifetime}).
+     */
     static String option(String field, CommandSpec spec) {
         if (field == null || spec == null || !field.matches("[A-Za-z][A-Za-z0-9]*")) {
             return null;
         }
         String name = "--" + field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
-        return spec.findOption(name) != null ? name : null;
+        if (spec.findOption(name) != null) {
+            return name;
+        }
+        for (OptionSpec o : spec.options()) {
+            if (o.userObject() instanceof Field f && f.getName().equals(field)) {
+                return o.longestName();
+            }
+        }
+        return null;
     }
 
     /**
