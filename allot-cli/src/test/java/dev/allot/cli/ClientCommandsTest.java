@@ -127,6 +127,8 @@ class ClientCommandsTest {
         Cli.Result r = as("alice", "queue", "--state", "sleeping");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: field 'state': unknown state 'sleeping' (option --state; hint: expected one of");
+        // 'repeated' reads as one more state unless the list of states is closed first
+        assertThat(r.err()).endsWith(", cancelled (several: comma-separated, or repeated))\n");
     }
 
     @Test

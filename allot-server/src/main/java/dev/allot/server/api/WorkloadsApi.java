@@ -118,7 +118,7 @@ final class WorkloadsApi {
                 } catch (IllegalArgumentException e) {
                     throw ApiException.badField("state", "unknown state '" + label.trim() + "'", "expected one of "
                             + Arrays.stream(WorkloadState.values()).map(WorkloadState::label)
-                            .collect(Collectors.joining(", ")) + ", repeated or comma-separated");
+                            .collect(Collectors.joining(", ")) + " (several: comma-separated, or repeated)");
                 }
             }
         }
