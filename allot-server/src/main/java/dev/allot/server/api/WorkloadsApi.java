@@ -60,6 +60,7 @@ final class WorkloadsApi {
     void submit(Context ctx, User user) {
         NewWorkload w = checked(io.body(ctx), user, Permissions.of(allocations.get()));
         Workload stored = store.workloads().submit(w);
+        IdempotentReplays.requireRetry(w, stored); // a reused key with another submission stored nothing
         onSubmitted.run();
         io.json(ctx, 201, Views.workload(stored, scheduling()));
     }
