@@ -171,6 +171,16 @@ class SubmissionValidationTest {
     }
 
     @Test
+    void aBodyNestedTooDeeplyIsRefusedWithoutTheParsersJavaNames() {
+        Response r = api.post("/v1/workloads", "tok-root", "[".repeat(2_000) + "]".repeat(2_000));
+
+        assertThat(r.status()).isEqualTo(400);
+        // it said "(1000, from `StreamReadConstraints.getMaxNestingDepth()`)"
+        assertThat(r.error()).isEqualTo("malformed JSON: Document nesting depth (1001) exceeds the maximum allowed"
+                + " (1000)");
+    }
+
+    @Test
     void aValidSubmissionStillPasses() {
         Response r = api.post("/v1/workloads", "tok-root", body("idempotencyKey", "\"still-valid\""));
 
