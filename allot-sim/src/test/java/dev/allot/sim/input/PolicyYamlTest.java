@@ -46,8 +46,8 @@ class PolicyYamlTest {
     void unknownSettingIsLocatedAtItsKey() {
         assertThat(policy("lookback: 3d\nallocation:\n  reservation: true\n  reservaton: false\n").getMessage())
                 .isEqualTo("policy.yaml:4:3: field 'allocation': unknown setting 'reservaton'; valid settings:"
-                        + " fairshare-recheck, reservation, ranking, reclaim-margin, max-reservations, starvation-limit,"
-                        + " waste-limit, placement, shortcuts, burst-reserve, burst-short-protection");
+                        + " burst-reserve, burst-short-protection, fairshare-recheck, max-reservations, placement,"
+                        + " ranking, reclaim-margin, reservation, shortcuts, starvation-limit, waste-limit");
     }
 
     @Test

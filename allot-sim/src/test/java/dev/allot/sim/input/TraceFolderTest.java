@@ -84,8 +84,8 @@ class TraceFolderTest {
     @Test
     void contractAndFormatSettingsAreCheckedWhereTheyAreWritten() {
         assertError(traceYaml("format: tiresias\npath: jobs.csv\ncontract:\n  min_runtime: 1h\n"), "trace.yaml", 4, 3,
-                "contract", "unknown setting 'min_runtime'; valid settings: debug-if-shorter-than, min-runtime,"
-                        + " resumable-if-longer-than, checkpoint-every, unallocated-fraction, seed");
+                "contract", "unknown setting 'min_runtime'; valid settings: checkpoint-every, debug-if-shorter-than,"
+                        + " min-runtime, resumable-if-longer-than, seed, unallocated-fraction");
         assertError(traceYaml("format: tiresias\npath: jobs.csv\ncontract:\n  seed: 2\n  min-runtime: soon\n"),
                 "trace.yaml", 5, 16, "contract", "setting 'min-runtime': cannot read 'soon' as a duration such as 30s,"
                         + " 5m, 8h or 7d (malformed duration 'soon'; expected e.g. 90s, 15m, 8h, 2d, 1h30m or plain"
