@@ -171,8 +171,24 @@ final class ApiClient {
         return send("DELETE", path, null);
     }
 
-    /** A path segment, percent-encoded (an id the user typed must not change the path). */
-    static String segment(String s) {
+    /**
+     * A path segment, percent-encoded (an id the user typed must not change the path), for {@code what} the user
+     * named ("a workload id"). What no server path may hold (empty, {@code .}, {@code ..}, a {@code /} or a
+     * {@code \\}: the server refuses such a path before reading it, in words about URLs) is refused here in the
+     * words of the command line, naming what was expected; an empty id would otherwise name the collection.
+     */
+    static String segment(String what, String s) {
+        if (s.isEmpty()) {
+            throw new ClientException(AllotCommand.EXIT_BAD_INPUT, "expected " + what + ", got an empty text");
+        }
+        if (s.equals(".") || s.equals("..")) {
+            throw new ClientException(AllotCommand.EXIT_BAD_INPUT, "expected " + what + ", got '" + s
+                    + "' (no name is '.' or '..')");
+        }
+        if (s.indexOf('/') >= 0 || s.indexOf('\\') >= 0) {
+            throw new ClientException(AllotCommand.EXIT_BAD_INPUT, "expected " + what + " without '/' or '\\', got '"
+                    + s + "'");
+        }
         return encode(s).replace("+", "%20");
     }
 

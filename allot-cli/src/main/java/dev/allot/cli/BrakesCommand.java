@@ -53,27 +53,28 @@ final class BrakesCommand extends GroupCommand {
 
         @picocli.CommandLine.Option(names = "--max-gpu-hours", paramLabel = "H|none",
                 description = "GPU-hours of all of a workload's runs at which it is held, or none for no cap")
-        String maxGpuHours;
+        String maxGpuHoursPerWorkload; // named as the JSON field, so that the server's errors name this option
+
 
         @Override
         JsonNode call(ApiClient client) {
-            if (maxRequeues == null && maxGpuHours == null) {
+            if (maxRequeues == null && maxGpuHoursPerWorkload == null) {
                 throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT,
                         "give --max-requeues N, --max-gpu-hours H|none, or both");
             }
             JsonNode current = client.get("/v1/brakes");
             ObjectNode body = ApiClient.JSON.createObjectNode();
             body.put("maxRequeues", maxRequeues != null ? maxRequeues : current.path("maxRequeues").asInt());
-            if (maxGpuHours == null) {
+            if (maxGpuHoursPerWorkload == null) {
                 body.set("maxGpuHoursPerWorkload", current.path("maxGpuHoursPerWorkload"));
-            } else if (maxGpuHours.strip().toLowerCase(Locale.ROOT).equals("none")) {
+            } else if (maxGpuHoursPerWorkload.strip().toLowerCase(Locale.ROOT).equals("none")) {
                 body.putNull("maxGpuHoursPerWorkload");
             } else {
                 try {
-                    body.put("maxGpuHoursPerWorkload", Double.parseDouble(maxGpuHours.strip()));
+                    body.put("maxGpuHoursPerWorkload", Double.parseDouble(maxGpuHoursPerWorkload.strip()));
                 } catch (NumberFormatException e) {
                     throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--max-gpu-hours: expected a"
-                            + " number of GPU-hours or none, got '" + maxGpuHours + "'");
+                            + " number of GPU-hours or none, got '" + maxGpuHoursPerWorkload + "'");
                 }
             }
             return client.put("/v1/brakes", body);

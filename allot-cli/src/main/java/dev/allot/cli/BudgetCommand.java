@@ -69,8 +69,9 @@ final class BudgetCommand extends GroupCommand {
                 String path = a.path("path").asText();
                 String name = depth == 0 ? path : path.substring(path.lastIndexOf('/') + 1);
                 double share = a.path("share").asDouble();
+                // the fraction first: 100 x a share of 1e308 is infinite
                 rows.add(List.of("  ".repeat(depth) + name, number(share),
-                        total > 0 ? String.format(Locale.ROOT, "%.0f%%", 100 * share / total) : "-",
+                        total > 0 ? String.format(Locale.ROOT, "%.0f%%", 100 * (share / total)) : "-",
                         names(a.path("managers")), names(a.path("members"))));
                 walk(children.getOrDefault(path, List.of()), depth + 1, children, rows);
             }
@@ -209,7 +210,7 @@ final class BudgetCommand extends GroupCommand {
     static String url(String path) {
         StringBuilder url = new StringBuilder("/v1/allocations");
         for (String segment : path.split("/", -1)) {
-            url.append('/').append(ApiClient.segment(segment));
+            url.append('/').append(ApiClient.segment("an allocation name", segment));
         }
         return url.toString();
     }

@@ -164,7 +164,7 @@ final class CampaignCommand extends GroupCommand {
 
         @Override
         JsonNode call(ApiClient client) {
-            return client.get("/v1/campaigns/" + ApiClient.segment(name));
+            return client.get("/v1/campaigns/" + ApiClient.segment("a campaign name", name));
         }
 
         @Override
@@ -234,7 +234,7 @@ final class CampaignCommand extends GroupCommand {
 
         @Override
         JsonNode call(ApiClient client) {
-            String path = "/v1/campaigns/" + ApiClient.segment(name);
+            String path = "/v1/campaigns/" + ApiClient.segment("a campaign name", name);
             JsonNode current = client.get(path);
             if (shardGpuHours == null && shardRequeues == null && campaignGpuHours == null && campaignCost == null
                     && pricePerGpuHour == null) {
@@ -287,7 +287,7 @@ final class CampaignCommand extends GroupCommand {
 
         @Override
         JsonNode call(ApiClient client) {
-            return client.delete("/v1/campaigns/" + ApiClient.segment(name));
+            return client.delete("/v1/campaigns/" + ApiClient.segment("a campaign name", name));
         }
 
         @Override

@@ -17,7 +17,7 @@ final class CancelCommand extends ClientCommand {
 
     @Override
     JsonNode call(ApiClient client) {
-        return client.post("/v1/workloads/" + ApiClient.segment(id) + "/cancel", null);
+        return client.post("/v1/workloads/" + ApiClient.segment("a workload id", id) + "/cancel", null);
     }
 
     @Override

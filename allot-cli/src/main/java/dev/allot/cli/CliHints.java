@@ -1,10 +1,12 @@
 package dev.allot.cli;
 
+import java.lang.reflect.Field;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The server's error hints in the words of the command line. The REST API answers API users: "GET /v1/allocations
@@ -46,6 +48,7 @@ final class CliHints {
             new Rule("GET /v1/campaigns/([^/ ]+) shows it", "'allot campaign status $1' shows it"),
             new Rule("GET /v1/campaigns lists yours", "'allot campaign list' lists yours"),
             new Rule("PUT /v1/policy", "'allot policy set FILE'"),
+            new Rule("^the body is the whole set of caps.*", "'%COMMAND% --help' describes the options"),
             new Rule("the body is policy\\.yaml text", "the file is policy.yaml text"),
             new Rule("GET /v1/openapi\\.json lists the endpoints",
                     "this client and the server may be different versions of Allot ('allot --version' tells this one's)"),
@@ -66,13 +69,25 @@ final class CliHints {
         return h;
     }
 
-    /** The option of {@code spec} that carries the JSON field {@code field} ({@code minRuntime}: --min-runtime), or null. */
+    /**
+     * The option of {@code spec} that carries the JSON field {@code field}, or null: the option named as the field in
+     * kebab-case ({@code minRuntime}: --min-runtime), else the option whose Java field has the JSON field's name
+     * ({@code allot token policy --default} sets {@code defaultLifetime}).
+     */
     static String option(String field, CommandSpec spec) {
         if (field == null || spec == null || !field.matches("[A-Za-z][A-Za-z0-9]*")) {
             return null;
         }
         String name = "--" + field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
-        return spec.findOption(name) != null ? name : null;
+        if (spec.findOption(name) != null) {
+            return name;
+        }
+        for (OptionSpec o : spec.options()) {
+            if (o.userObject() instanceof Field f && f.getName().equals(field)) {
+                return o.longestName();
+            }
+        }
+        return null;
     }
 
     /**

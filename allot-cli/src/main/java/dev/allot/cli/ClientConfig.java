@@ -76,7 +76,7 @@ final class ClientConfig {
                     + " must be a JSON object such as {\"server\": \"http://127.0.0.1:8080\", \"token\": \"...\"};"
                     + " fix or remove it (" + CONFIG_ENV + " points elsewhere)");
         }
-        return new Values(text(root, "server"), text(root, "token"), text(root, "caCertificate"));
+        return new Values(text(file, root, "server"), text(file, root, "token"), text(file, root, "caCertificate"));
     }
 
     /**
@@ -135,8 +135,24 @@ final class ClientConfig {
         }
     }
 
-    private static String text(JsonNode root, String field) {
+    /**
+     * A field's text; absent, null or blank: none. Any other value is refused naming the file and the field: a
+     * {@code "server": 5} dropped in silence sent the commands to the default server, which said it could not be
+     * reached.
+     */
+    private static String text(Path file, JsonNode root, String field) {
         JsonNode v = root.get(field);
-        return v != null && v.isTextual() && !v.asText().isBlank() ? v.asText().trim() : null;
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw new IllegalArgumentException("the client configuration " + file + ": field '" + field + "': expected"
+                    + " a string, e.g. " + EXAMPLES.get(field) + ", got " + v + "; fix or remove it");
+        }
+        return v.asText().isBlank() ? null : v.asText().trim();
     }
+
+    private static final java.util.Map<String, String> EXAMPLES = java.util.Map.of(
+            "server", "\"http://127.0.0.1:8080\"", "token", "\"allot_...\"",
+            "caCertificate", "\"/etc/allot/ca.pem\"");
 }

@@ -25,7 +25,7 @@ final class ExplainCommand extends ClientCommand {
 
     @Override
     JsonNode call(ApiClient client) {
-        return client.get("/v1/workloads/" + ApiClient.segment(id) + "/explain");
+        return client.get("/v1/workloads/" + ApiClient.segment("a workload id", id) + "/explain");
     }
 
     @Override

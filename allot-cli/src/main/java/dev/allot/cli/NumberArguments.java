@@ -29,6 +29,7 @@ final class NumberArguments {
         if (!t.matches("[-+]?\\d+")) {
             throw new TypeConversionException("expected a whole number, got '" + text + "'");
         }
+        boolean negative = t.startsWith("-");
         try {
             long v = Long.parseLong(t);
             if (v >= min && v <= max) {
@@ -37,7 +38,10 @@ final class NumberArguments {
         } catch (NumberFormatException tooLong) {
             // out of range below
         }
-        throw new TypeConversionException("expected a whole number from " + min + " to " + max + ", got '" + text + "'");
+        // Only the side it is beyond: "from -2147483648 to 2147483647" told a user asking for 99999999999 GPUs that a
+        // negative count would do. What the option accepts within the type is the server's rule, said with its field.
+        throw new TypeConversionException("expected a whole number " + (negative ? "of at least " + min
+                : "of at most " + max) + ", got '" + text + "'");
     }
 
     static double number(String text) {

@@ -123,7 +123,25 @@ final class PolicyCommand extends GroupCommand {
 
         @Override
         JsonNode call(ApiClient client) {
-            return client.putText("/v1/policy", read(file), "application/yaml");
+            try {
+                return client.putText("/v1/policy", read(file), "application/yaml");
+            } catch (ApiClient.ClientException e) {
+                throw located(e, file);
+            }
+        }
+
+        /**
+         * The server's refusal located in the file the user named: the server reads a body, not a file, and says
+         * {@code policy.yaml:2:19: ...}; the person at the terminal gave {@code /tmp/bad.yaml} (as {@code serve
+         * --policy-file} names it). Standard input ({@code -}) keeps the server's words.
+         */
+        static ApiClient.ClientException located(ApiClient.ClientException e, Path file) {
+            String body = "policy.yaml:";
+            if (e.error() == null || !e.error().startsWith(body) || file.toString().equals("-")) {
+                return e;
+            }
+            return new ApiClient.ClientException(e.exitCode(), file + ":" + e.error().substring(body.length()),
+                    e.field(), e.hint());
         }
 
         @Override

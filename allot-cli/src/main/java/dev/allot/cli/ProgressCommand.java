@@ -28,7 +28,7 @@ final class ProgressCommand extends ClientCommand {
         ObjectNode body = ApiClient.JSON.createObjectNode();
         body.put("done", done);
         body.put("total", total);
-        return client.post("/v1/workloads/" + ApiClient.segment(id) + "/progress", body);
+        return client.post("/v1/workloads/" + ApiClient.segment("a workload id", id) + "/progress", body);
     }
 
     @Override

@@ -191,7 +191,7 @@ final class ReplayRun {
             body.put("done", Math.min(total, (long) plan.scenarioSeconds(doneMillis)));
             body.put("total", total);
             try {
-                client.post("/v1/workloads/" + ApiClient.segment(liveIds.get(s.id())) + "/progress", body);
+                client.post("/v1/workloads/" + ApiClient.segment("a workload id", liveIds.get(s.id())) + "/progress", body);
             } catch (ApiClient.ClientException e) {
                 // ended or preempted between the checkpoint and the report: the next attempt reports again
             }
@@ -223,7 +223,7 @@ final class ReplayRun {
             if (liveId == null) {
                 continue;
             }
-            JsonNode d = client.get("/v1/workloads/" + ApiClient.segment(liveId));
+            JsonNode d = client.get("/v1/workloads/" + ApiClient.segment("a workload id", liveId));
             JsonNode w = d.path("workload");
             long submitted = millis(w.path("submittedAt"));
             late = Math.max(late, (submitted - zero - s.submitAfterMillis()) / 1000.0);

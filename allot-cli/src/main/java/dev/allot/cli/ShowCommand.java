@@ -17,7 +17,7 @@ final class ShowCommand extends ClientCommand {
 
     @Override
     JsonNode call(ApiClient client) {
-        return client.get("/v1/workloads/" + ApiClient.segment(id));
+        return client.get("/v1/workloads/" + ApiClient.segment("a workload id", id));
     }
 
     @Override

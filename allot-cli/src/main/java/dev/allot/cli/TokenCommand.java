@@ -30,7 +30,7 @@ final class TokenCommand extends GroupCommand {
     }
 
     static String tokensPath(String user) {
-        return "/v1/users/" + ApiClient.segment(user) + "/tokens";
+        return "/v1/users/" + ApiClient.segment("a user name", user) + "/tokens";
     }
 
     /** {@code allot token list}: the tokens, with their expiry. */
@@ -126,7 +126,7 @@ final class TokenCommand extends GroupCommand {
                         + " token ids; give more of it") + " ('allot token list' shows them)");
             }
             revoked = matches.get(0);
-            return client.delete(tokensPath(name) + "/" + ApiClient.segment(revoked));
+            return client.delete(tokensPath(name) + "/" + ApiClient.segment("a token id", revoked));
         }
 
         @Override

@@ -34,7 +34,7 @@ final class UserCommand extends GroupCommand {
     }
 
     static JsonNode put(ApiClient client, String name, ObjectNode body) {
-        return client.put("/v1/users/" + ApiClient.segment(name), body);
+        return client.put("/v1/users/" + ApiClient.segment("a user name", name), body);
     }
 
     /** {@code allot user list}. */

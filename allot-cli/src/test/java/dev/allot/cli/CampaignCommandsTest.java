@@ -138,6 +138,11 @@ class CampaignCommandsTest {
         Cli.Result bad = api.as("alice", "campaign", "brakes", "eval", "--shard-requeues", "lots");
         assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err()).isEqualTo("allot: --shard-requeues: expected a whole number or none, got 'lots'\n");
+        Cli.Result negative = api.as("alice", "campaign", "brakes", "eval", "--shard-gpu-hours", "-1");
+        assertThat(negative.exit()).isEqualTo(2);
+        assertThat(negative.err()).isEqualTo("allot: field 'shardGpuHours': expected GPU-hours one shard may use, a"
+                + " number >= 0 (at most 1000000000000), got a number (-1.0) (option --shard-gpu-hours; hint: 'allot"
+                + " campaign brakes --help' describes the options)\n");
         Cli.Result noPrice = api.as("alice", "campaign", "brakes", "eval", "--price-per-gpu-hour", "none");
         assertThat(noPrice.exit()).isEqualTo(2);
         assertThat(noPrice.err()).contains("field 'campaignCost': expected pricePerGpuHour beside it");

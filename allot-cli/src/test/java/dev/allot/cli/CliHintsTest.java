@@ -52,6 +52,20 @@ class CliHintsTest {
     }
 
     @Test
+    void givenAnOptionNamedOtherwiseThanItsField_whenTheFieldIsNamed_thenItIsTheOption() {
+        // 'allot token policy --default 0' said "field 'defaultLifetime': ..." naming no option of the command
+        CommandLine policy = AllotCommand.commandLine().getSubcommands().get("token").getSubcommands().get("policy");
+        assertThat(CliHints.option("defaultLifetime", policy.getCommandSpec())).isEqualTo("--default");
+        assertThat(CliHints.option("maxLifetime", policy.getCommandSpec())).isEqualTo("--max");
+        CommandLine brakes = AllotCommand.commandLine().getSubcommands().get("brakes").getSubcommands().get("set");
+        assertThat(CliHints.option("maxGpuHoursPerWorkload", brakes.getCommandSpec())).isEqualTo("--max-gpu-hours");
+        ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'defaultLifetime': expected at least 1s",
+                "defaultLifetime", null);
+        assertThat(CliHints.message(e, policy.getCommandSpec()))
+                .isEqualTo("field 'defaultLifetime': expected at least 1s (option --default)");
+    }
+
+    @Test
     void givenAFieldWithoutAnOption_whenTheErrorIsPrinted_thenTheFieldIsNamedOnce() {
         CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
         ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'command': expected ...", "command", null);

@@ -127,6 +127,8 @@ class ClientCommandsTest {
         Cli.Result r = as("alice", "queue", "--state", "sleeping");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: field 'state': unknown state 'sleeping' (option --state; hint: expected one of");
+        // 'repeated' reads as one more state unless the list of states is closed first
+        assertThat(r.err()).endsWith(", cancelled (several: comma-separated, or repeated))\n");
     }
 
     @Test
@@ -353,11 +355,31 @@ class ClientCommandsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("allot: no workload 'w-999999' (hint: workload ids look like w-42; 'allot queue'"
                 + " lists them)\n");
-        // The id stays one path segment ('/' percent-encoded), and the server refuses a segment with an encoded '/'
-        // rather than resolve it: never GET /v1/nodes.
+        // An id that could never be one path segment is refused before asking, in the words of the command line
+        // (the server would refuse the encoded '/' in words about URLs): never GET /v1/nodes.
         Cli.Result odd = as("alice", "show", "../nodes");
         assertThat(odd.exit()).isEqualTo(2);
-        assertThat(odd.err()).startsWith("allot: bad request: the path has an encoded '/'").contains("..%2Fnodes");
+        assertThat(odd.err()).isEqualTo("allot: expected a workload id without '/' or '\\', got '../nodes'\n");
+    }
+
+    @Test
+    void givenAnEmptyOrDotId_whenShownExplainedOrCancelled_thenItIsRefusedNamingWhatWasExpected() {
+        // an empty id used to name the collection: 'allot show ""' printed a blank workload and exited 0
+        for (String command : List.of("show", "explain", "cancel")) {
+            Cli.Result empty = as("alice", command, "");
+            assertThat(empty.exit()).as(command).isEqualTo(2);
+            assertThat(empty.out()).as(command).isEmpty();
+            assertThat(empty.err()).as(command).isEqualTo("allot: expected a workload id, got an empty text\n");
+            Cli.Result dots = as("alice", command, "..");
+            assertThat(dots.exit()).as(command).isEqualTo(2);
+            assertThat(dots.err()).as(command).isEqualTo("allot: expected a workload id, got '..' (no name is '.' or"
+                    + " '..')\n");
+        }
+        // and so are names of users and campaigns that no path can carry
+        assertThat(as("root", "user", "set", "x/y", "--role", "user").err())
+                .isEqualTo("allot: expected a user name without '/' or '\\', got 'x/y'\n");
+        assertThat(as("root", "campaign", "status", "..").err())
+                .isEqualTo("allot: expected a campaign name, got '..' (no name is '.' or '..')\n");
     }
 
     @Test

@@ -94,8 +94,12 @@ class HelpAndUnknownCommandsTest {
         assertThat(gpus.err()).startsWith("allot: Invalid value for option '--gpus': expected a whole number, got 'x'\n");
         Cli.Result huge = Cli.run("submit", "--allocation", "lab/x", "--gpus", "99999999999", "--min-runtime", "5m", "--",
                 "true");
-        assertThat(huge.err()).startsWith("allot: Invalid value for option '--gpus': expected a whole number from"
-                + " -2147483648 to 2147483647, got '99999999999'\n");
+        // only the bound it is beyond: "from -2147483648 to 2147483647" read as if a negative count of GPUs would do
+        assertThat(huge.err()).startsWith("allot: Invalid value for option '--gpus': expected a whole number of at most"
+                + " 2147483647, got '99999999999'\n");
+        Cli.Result small = Cli.run("progress", "w-1", "-99999999999999999999", "2");
+        assertThat(small.err()).startsWith("allot: Invalid value for positional parameter at index 1 (DONE): expected a"
+                + " whole number of at least -9223372036854775808, got '-99999999999999999999'\n");
         Cli.Result done = Cli.run("progress", "w-1", "1", "2.5");
         assertThat(done.err()).isEqualTo("allot: Invalid value for positional parameter at index 2 (TOTAL): expected a"
                 + " whole number, got '2.5'\nTry 'allot progress --help' for the options.\n");

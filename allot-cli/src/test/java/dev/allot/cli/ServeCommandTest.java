@@ -329,5 +329,12 @@ class ServeCommandTest {
         Cli.Result r = Cli.run("queue");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("the client configuration " + clientJson + " must be a JSON object");
+
+        // a field of the wrong type is refused naming it, not dropped (the commands then went to the default server)
+        Files.writeString(clientJson, "{\"server\": 18087, \"token\": \"tok\"}");
+        Cli.Result wrongType = Cli.run("queue");
+        assertThat(wrongType.exit()).isEqualTo(2);
+        assertThat(wrongType.err()).isEqualTo("allot: the client configuration " + clientJson + ": field 'server':"
+                + " expected a string, e.g. \"http://127.0.0.1:8080\", got 18087; fix or remove it\n");
     }
 }

@@ -123,11 +123,11 @@ class WhatIfCommandTest {
         assertThat(unknown.err()).isEqualTo("allot: field 'settings': unknown setting 'allocation.nope'; valid settings: "
                 + String.join(", ", dev.allot.sim.forecast.WhatIfChanges.settingKeys(
                         dev.allot.core.policy.PolicyRegistry.standard().get("allocation")))
-                + " (hint: 'allot policy show' shows the settings in force)\n");
+                + " (option --set; hint: 'allot policy show' shows the settings in force)\n");
         assertThat(unknown.err()).contains("valid settings: allocation.burst-reserve, allocation.burst-short-protection, ");
         Cli.Result badValue = api.as("root", "whatif", "--set", "allocation.reclaim-margin=abc");
         assertThat(badValue.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(badValue.err()).isEqualTo("allot: field 'settings': setting 'allocation.reclaim-margin': cannot read"
-                + " 'abc' as a number (hint: 'allot policy show' shows the settings in force)\n");
+                + " 'abc' as a number (option --set; hint: 'allot policy show' shows the settings in force)\n");
     }
 }

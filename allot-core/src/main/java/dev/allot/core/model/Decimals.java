@@ -33,9 +33,10 @@ public final class Decimals {
     }
 
     /**
-     * {@code x} with {@code digits} significant digits and no exponent, e.g. {@code significant(0.0014881, 3)} is
+     * {@code x} with {@code digits} significant digits and (within 10^-15 to 10^15) no exponent, e.g. {@code significant(0.0014881, 3)} is
      * {@code "0.00149"} and {@code significant(12.345, 3)} is {@code "12.3"}; zero is {@code "0"}. For small numbers
      * that decide something (a fair-share ratio over a long window), where fixed decimals would print 0.00 for all.
+     * Beyond 10^15 or below 10^-15 it has an exponent ({@code 6.21E+308}), as no lab's numbers get there.
      */
     public static String significant(double x, int digits) {
         if (digits < 1) {
@@ -47,15 +48,26 @@ public final class Decimals {
         if (Double.isNaN(x) || Double.isInfinite(x)) {
             return Double.toString(x);
         }
+        int magnitude = (int) Math.floor(Math.log10(Math.abs(x)));
+        if (Math.abs(magnitude) > MAX_PLAIN_MAGNITUDE) {
+            // beyond what a lab's numbers reach (a share of 1e308 beside one of 60): 6.21E+308, not 309 digits
+            return rounded(x, digits).toString();
+        }
         if (x > 0) {
-            int magnitude = (int) Math.floor(Math.log10(x));
             int places = Math.max(0, digits - 1 - magnitude);
             if (places < POWERS.length) {
                 return fixed(x, places);
             }
         }
-        return new BigDecimal(Double.toString(x)).round(new MathContext(digits, RoundingMode.HALF_UP)).toPlainString();
+        return rounded(x, digits).toPlainString();
     }
+
+    private static BigDecimal rounded(double x, int digits) {
+        return new BigDecimal(Double.toString(x)).round(new MathContext(digits, RoundingMode.HALF_UP));
+    }
+
+    /** Numbers of up to this many digits before or zeros after the point are spelled out; larger, with an exponent. */
+    private static final int MAX_PLAIN_MAGNITUDE = 15;
 
     private static final double FAST_LIMIT = 1e6;
     private static final long[] POWERS = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000};

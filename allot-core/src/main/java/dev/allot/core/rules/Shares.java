@@ -7,7 +7,7 @@ import java.util.Optional;
  * {@code budget set --share}, the simulator's {@code allocations.yaml}, the core's tree): a finite number >= 0, the
  * node's weight among its siblings. Zero is allowed (an allocation entitled to nothing, whose work runs on what
  * others leave idle), but the shares of siblings must not all be zero, or none of them would be entitled to anything
- * and their parent's entitlement would be divided by zero.
+ * and their parent's entitlement would be divided by zero; nor may their sum overflow to infinity.
  */
 public final class Shares {
     public static final String FIELD = "share";
@@ -37,8 +37,12 @@ public final class Shares {
         if (sum > 0 && Double.isFinite(sum)) {
             return Optional.empty();
         }
-        return Optional.of(new Violation(FIELD, "at least one positive share among the "
-                + (parent == null ? "allocations at the top of the tree" : "children of '" + parent + "'"),
+        String siblings = parent == null ? "allocations at the top of the tree" : "children of '" + parent + "'";
+        if (sum > 0) { // each share finite, their sum not: too large to divide by, not too small
+            return Optional.of(new Violation(FIELD, "shares among the " + siblings + " that sum to a finite number"
+                    + " (at most about 1.8e308)", "shares summing to " + shown(sum)));
+        }
+        return Optional.of(new Violation(FIELD, "at least one positive share among the " + siblings,
                 "shares summing to " + shown(sum)));
     }
 

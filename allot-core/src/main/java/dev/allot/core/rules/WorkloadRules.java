@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The one rule for a workload's fields, whoever reads them: the API's submissions, the store's new workloads, the
@@ -41,6 +42,12 @@ public final class WorkloadRules {
     public static final int MAX_ARG = 65_536;
     /** The most environment variables. */
     public static final int MAX_ENVIRONMENT = 1024;
+    /**
+     * What an environment variable's name may be: a POSIX shell's names, the only ones both backends can set (the
+     * local backend exports them through a shell, Slurm passes no others). Checked at submission, so that a workload
+     * is not accepted and then fail at every start.
+     */
+    public static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     public static final String GPUS_EXPECTED = "a whole number >= 1";
     public static final String GPUS_PER_NODE_EXPECTED = "a whole number >= 0 (0 or none for any packing)";
@@ -144,10 +151,10 @@ public final class WorkloadRules {
         for (Map.Entry<String, String> e : environment.entrySet()) {
             String name = e.getKey();
             String value = e.getValue();
-            if (name == null || name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0
-                    || name.length() > MAX_TEXT) {
-                out = add(out, new Violation(ENVIRONMENT, "variable names that are not empty, have no '=' or NUL and"
-                        + " are at most " + MAX_TEXT + " characters", "the name " + Violation.shown(name)));
+            if (name == null || !VARIABLE_NAME.matcher(name).matches() || name.length() > MAX_TEXT) {
+                out = add(out, new Violation(ENVIRONMENT, "variable names of ASCII letters, digits and '_' that do not"
+                        + " start with a digit, at most " + MAX_TEXT + " characters", "the name "
+                        + Violation.shown(name)));
             } else if (value == null || value.length() > MAX_ARG || value.indexOf('\0') >= 0) {
                 out = add(out, new Violation(ENVIRONMENT, "values of at most " + MAX_ARG + " characters without NUL"
                         + " characters", "the value of " + name + ", " + Violation.shown(value)));

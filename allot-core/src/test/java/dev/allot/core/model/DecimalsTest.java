@@ -51,5 +51,11 @@ class DecimalsTest {
         assertThat(Decimals.significant(0.001, 3)).isEqualTo("0.00100");
         assertThat(Decimals.significant(0, 3)).isEqualTo("0");
         assertThat(Decimals.significant(3.0e-9, 2)).isEqualTo("0.0000000030");
+        // beyond 10^15 either way, an exponent: a share of 1e308 made allot explain print numbers of 309 digits
+        assertThat(Decimals.significant(1.2141754850088184e308, 3)).isEqualTo("1.21E+308");
+        assertThat(Decimals.significant(4.8e-307, 3)).isEqualTo("4.8E-307");
+        assertThat(Decimals.significant(-2.5e20, 2)).isEqualTo("-2.5E+20");
+        assertThat(Decimals.significant(999_999_999_999_999.0, 3)).isEqualTo("999999999999999");
+        assertThat(Decimals.significant(1e-15, 2)).isEqualTo("0.0000000000000010");
     }
 }

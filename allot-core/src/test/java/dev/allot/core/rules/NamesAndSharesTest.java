@@ -55,4 +55,13 @@ class NamesAndSharesTest {
                 + " least one positive share among the children of 'lab', got shares summing to 0");
         assertThat(Shares.checkSiblings(null, 0).orElseThrow().expected()).contains("top of the tree");
     }
+
+    @Test
+    void siblingsWhoseSharesSumToInfinityAreToldSoNotToGiveAPositiveShare() {
+        // two shares of 1e308 each are valid alone; their sum overflows, and the message said "expected at least one
+        // positive share ..., got shares summing to Infinity"
+        assertThat(Shares.checkSiblings("lab", 1e308 + 1e308).orElseThrow().toString()).isEqualTo("field 'share':"
+                + " expected shares among the children of 'lab' that sum to a finite number (at most about 1.8e308),"
+                + " got shares summing to Infinity");
+    }
 }

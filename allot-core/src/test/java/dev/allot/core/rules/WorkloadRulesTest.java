@@ -84,6 +84,23 @@ class WorkloadRulesTest {
     }
 
     @Test
+    void environmentNamesAreThoseEveryBackendCanSet() {
+        // given names a shell cannot export (the local backend) and Slurm does not pass: each would be accepted and
+        // then fail at every start
+        for (String name : List.of("\u00c9", "MY-VAR", "1SEED", "A B", "")) {
+            List<Violation> v = WorkloadRules.check(valid().environment(Map.of(name, "1")).build());
+
+            assertThat(v).as(name).hasSize(1);
+            assertThat(v.get(0).field()).isEqualTo("environment");
+            assertThat(v.get(0).expected()).startsWith("variable names of ASCII letters, digits and '_'");
+            assertThat(v.get(0).got()).isEqualTo("the name " + Violation.shown(name));
+        }
+        // and the names of a POSIX shell pass
+        assertThat(WorkloadRules.check(valid().environment(Map.of("_x", "1", "CUDA_HOME", "/", "a1", "")).build()))
+                .isEmpty();
+    }
+
+    @Test
     void aShapeFitsWhenTheNodesCanHoldIt() {
         // given 3 nodes of 8 GPUs and one of 4
         ClusterSpec cluster = new ClusterSpec(List.of(NodeSpec.of("a", 8), NodeSpec.of("b", 8), NodeSpec.of("c", 8),

@@ -50,6 +50,10 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
             + " \"allocation\": \"lab/nlp/eval\", \"command\": [\"python\", \"eval.py\", \"--shard\", \"{shard}\"],"
             + " \"gpus\": 1, \"minRuntime\": \"2h\", \"protectedShards\": 2, \"shards\": [{\"units\": 64}]}";
 
+    /** The hint of a refused {@code PUT /v1/campaigns/{name}/brakes}: about brakes, not the campaign's fields. */
+    static final String BRAKES_HINT = "the body is the whole set of caps, e.g. {\"shardGpuHours\": 40,"
+            + " \"campaignGpuHours\": 2000}; a cap left out or null is none";
+
     /** The campaign as the store takes it, owned by {@code owner}. */
     NewCampaign toNew(String owner) {
         return new NewCampaign(name, owner, allocation, command, environment, gpus, minRuntimeSeconds, protectedShards,
@@ -79,7 +83,7 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
         Priority priority = r.priority();
         List<NewCampaign.Shard> list = r.shards();
         ShardBrakes brakes = body.hasNonNull("brakes") ? brakes(body.get("brakes"), "brakes.", r) : ShardBrakes.NONE;
-        r.finish(FIELDS);
+        r.finish(FIELDS, HINT);
         return new CampaignRequest(name, allocation, command, environment, gpus.intValue(), minRuntime.getSeconds(),
                 shards == null ? null : shards.intValue(), slotGpus == null ? null : slotGpus.intValue(), rate,
                 priority, list, brakes);
@@ -88,9 +92,9 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
     /** The body of {@code PUT /v1/campaigns/{name}/brakes}: the whole set of caps (an absent or null one: none). */
     static ShardBrakes parseBrakes(JsonNode body) {
         Reader r = new Reader(body, "");
-        r.object("send {\"shardGpuHours\": 40, \"campaignGpuHours\": 2000}; fields left out have no cap");
+        r.object(BRAKES_HINT);
         ShardBrakes b = brakes(body, "", r);
-        r.finish(BRAKE_FIELDS);
+        r.finish(BRAKE_FIELDS, BRAKES_HINT);
         return b;
     }
 
@@ -148,13 +152,13 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
         }
 
         /** Throws the 400 listing every violation (in the order of the fields), if there is any. */
-        void finish(List<String> order) {
+        void finish(List<String> order, String hint) {
             if (bad.isEmpty()) {
                 return;
             }
             List<Violation> all = new ArrayList<>(bad);
             all.sort(Comparator.comparingInt(v -> order.indexOf(v.field().replaceAll("[.\\[].*", ""))));
-            throw ApiException.violations(all, HINT);
+            throw ApiException.violations(all, hint);
         }
 
         private JsonNode present(String field, boolean required, String expected) {

@@ -125,6 +125,11 @@ final class Explanations {
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();
             summary.addAll(e.summary(s -> Instant.ofEpochSecond(s).toString()));
+            if (w.state().ended() && e.state().isFinal()) {
+                // The core knows no 'failed' (a failed workload ends there as cancelled): the store's state is the
+                // one the workload has, as the answer's "state" and allot show say.
+                summary.set(0, w.id() + " is " + w.state().label() + "; it no longer waits.");
+            }
             boolean entitlement = e.ranking() == Ranking.ENTITLEMENT;
             data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), e.ranking().label(),
                     entitlement ? e.reclaimMargin() : null, Standing.of(e.standing()),

@@ -43,7 +43,8 @@ final class JsonIo implements UsersApi.Io {
             if (field != null) {
                 throw ApiException.badField(field, "given twice", "send each field once");
             }
-            throw ApiException.badRequest("malformed JSON" + where + ": " + firstLine(e.getOriginalMessage()),
+            throw ApiException.badRequest("malformed JSON" + where + ": "
+                    + firstLine(dev.allot.sim.input.ParserMessages.plain(e.getOriginalMessage())),
                     "the body must be one JSON object; GET /v1/openapi.json describes it");
         }
     }

@@ -209,7 +209,10 @@ record Submission(
             try {
                 return Durations.parse(s);
             } catch (IllegalArgumentException e) {
-                bad.add(new Violation(field, expected, kindOf(v)));
+                // a well-formed duration too large to count in seconds is not one of the wrong form
+                boolean tooLarge = e.getMessage() != null && e.getMessage().endsWith("is too large");
+                bad.add(new Violation(field, tooLarge ? "a duration of at most " + Long.MAX_VALUE + " seconds"
+                        : expected, kindOf(v)));
                 return null;
             }
         }

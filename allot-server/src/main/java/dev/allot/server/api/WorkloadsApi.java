@@ -60,6 +60,7 @@ final class WorkloadsApi {
     void submit(Context ctx, User user) {
         NewWorkload w = checked(io.body(ctx), user, Permissions.of(allocations.get()));
         Workload stored = store.workloads().submit(w);
+        IdempotentReplays.requireRetry(w, stored); // a reused key with another submission stored nothing
         onSubmitted.run();
         io.json(ctx, 201, Views.workload(stored, scheduling()));
     }
@@ -118,7 +119,7 @@ final class WorkloadsApi {
                 } catch (IllegalArgumentException e) {
                     throw ApiException.badField("state", "unknown state '" + label.trim() + "'", "expected one of "
                             + Arrays.stream(WorkloadState.values()).map(WorkloadState::label)
-                            .collect(Collectors.joining(", ")) + ", repeated or comma-separated");
+                            .collect(Collectors.joining(", ")) + " (several: comma-separated, or repeated)");
                 }
             }
         }

@@ -71,7 +71,7 @@ final class WorkloadLauncher {
     private static final Map<String, String> WRAPPER_ENVIRONMENT = Map.of("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
 
     /** A name the environment script can export. */
-    private static final java.util.regex.Pattern VARIABLE = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final java.util.regex.Pattern VARIABLE = dev.allot.core.rules.WorkloadRules.VARIABLE_NAME;
 
 
     private final UnixAccounts accounts;

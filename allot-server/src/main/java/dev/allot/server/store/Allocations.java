@@ -155,7 +155,8 @@ public final class Allocations {
         double sum = (share == null ? 0 : share) + others.stream().mapToDouble(Double::doubleValue).sum();
         Optional<Violation> bad = Shares.checkSiblings(parent, sum);
         if (bad.isPresent()) {
-            throw new ConflictException("allocation '" + path + "': " + bad.get() + (share == null
+            throw new ConflictException("allocation '" + path + "': " + bad.get() + (sum > 0
+                    ? "; give it a smaller share (only the ratios of siblings' shares count)" : share == null
                     ? "; give one of its siblings a positive share first" : "; give it or a sibling a positive share"));
         }
     }

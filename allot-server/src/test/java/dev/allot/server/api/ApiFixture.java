@@ -75,9 +75,10 @@ final class ApiFixture implements AutoCloseable {
         this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), explainer.apply(store));
     }
 
-    private ApiFixture(Path dataDir, Clock clock, PolicyFactory policy) {
+    private ApiFixture(Path dataDir, Clock clock, PolicyFactory policy,
+                       java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
         this.store = lab(dataDir);
-        this.loop = new SchedulerLoop(store, new SimulatedBackend(clock),
+        this.loop = new SchedulerLoop(store, backend.apply(new SimulatedBackend(clock)),
                 policy.create(Settings.defaults(policy.settings())), SchedulerConfig.defaults(), clock);
         this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop, store, null));
     }
@@ -88,7 +89,13 @@ final class ApiFixture implements AutoCloseable {
      * workloads through it. Closing the fixture closes the loop.
      */
     static ApiFixture withSchedulingLoop(Path dataDir, Clock clock) {
-        return new ApiFixture(dataDir, clock, PolicyRegistry.standard().get("allocation"));
+        return withSchedulingLoop(dataDir, clock, java.util.function.UnaryOperator.identity());
+    }
+
+    /** The same, the simulated backend seen through {@code backend} (e.g. one that makes some attempts fail). */
+    static ApiFixture withSchedulingLoop(Path dataDir, Clock clock,
+                                         java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
+        return new ApiFixture(dataDir, clock, PolicyRegistry.standard().get("allocation"), backend);
     }
 
     /** A fresh SQLite store in {@code dataDir} seeded with the lab's users, tokens, allocations and nodes. */

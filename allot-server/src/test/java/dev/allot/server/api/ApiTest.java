@@ -300,6 +300,26 @@ class ApiTest {
     }
 
     @Test
+    void aKeyReusedForAnotherSubmissionIsRefusedNotAnsweredWithTheFirst() {
+        String first = id(api.submit("member", body("idempotencyKey", "\"k-1\"")));
+
+        // the same key with 4 GPUs instead of 8: it was answered 201 with the 8-GPU workload, and nothing of it stored
+        Response other = api.submit("member", body("idempotencyKey", "\"k-1\"", "gpus", "4"));
+
+        assertThat(other.status()).isEqualTo(409);
+        assertThat(other.field()).isEqualTo("idempotencyKey");
+        assertThat(other.error()).isEqualTo("field 'idempotencyKey': the key was used by " + first + ", a different"
+                + " submission (its gpus is 8, not 4); nothing was submitted");
+        assertThat(other.json().path("hint").asText()).contains("give a new idempotencyKey");
+        Response command = api.submit("member", body("idempotencyKey", "\"k-1\"", "command", "[\"python\", \"eval.py\"]"));
+        assertThat(command.status()).isEqualTo(409);
+        assertThat(command.error()).contains("its command is python train.py --lr 3e-4, not python eval.py");
+        // and a true retry is still answered the first
+        assertThat(id(api.submit("member", body("idempotencyKey", "\"k-1\"")))).isEqualTo(first);
+        assertThat(ids(api.get("/v1/workloads", "tok-member"))).containsExactly(first);
+    }
+
+    @Test
     void aKeyIsScopedToItsUser() {
         String members = id(api.submit("member", body("idempotencyKey", "\"k-1\"")));
         Response owners = api.submit("owner", body("idempotencyKey", "\"k-1\""));

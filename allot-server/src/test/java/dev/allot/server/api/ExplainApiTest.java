@@ -140,6 +140,58 @@ class ExplainApiTest {
     }
 
     @Test
+    void aFailedWorkloadIsSaidToHaveFailedNotToBeCancelled() throws java.io.IOException {
+        // given the simulated backend seen as if every command exited with code 1
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("allot-explain-failed");
+        try (ApiFixture api = ApiFixture.withSchedulingLoop(dir, fx.clock, ExitsWithOne::new)) {
+            Response r = api.submit("member", body("allocation", "\"" + X + "\"", "gpusPerNode", "0", "resumable",
+                    "false", "duration", "\"1h\""));
+            String id = r.json().path("id").asText();
+            api.loop.runOnce();
+            fx.clock.advance(Duration.ofHours(1));
+            api.loop.runOnce();
+
+            Response e = api.get("/v1/workloads/" + id + "/explain", "tok-member");
+
+            // then its explanation says failed, as its state does: it said "is cancelled", the core's word for it
+            assertThat(e.json().path("state").asText()).isEqualTo("failed");
+            assertThat(e.json().path("data").path("seenByScheduler").asBoolean()).isTrue();
+            assertThat(e.json().path("summary").get(0).asText()).isEqualTo(id + " is failed; it no longer waits.");
+        } finally {
+            ApiExtension.closeAndRemove(null, dir);
+        }
+    }
+
+    /** The simulated backend, its attempts that exit said to exit with code 1. */
+    private record ExitsWithOne(dev.allot.core.backend.Backend simulated) implements dev.allot.core.backend.Backend {
+        @Override
+        public String name() {
+            return simulated.name();
+        }
+
+        @Override
+        public void start(dev.allot.core.backend.Launch launch) {
+            simulated.start(launch);
+        }
+
+        @Override
+        public void stop(dev.allot.core.backend.AttemptKey attempt, Duration grace) {
+            simulated.stop(attempt, grace);
+        }
+
+        @Override
+        public List<dev.allot.core.backend.AttemptStatus> observe() {
+            return simulated.observe().stream().map(s -> s.phase() == dev.allot.core.backend.AttemptStatus.Phase.EXITED
+                    ? new dev.allot.core.backend.AttemptStatus(s.attempt(), s.phase(), 1, "exited") : s).toList();
+        }
+
+        @Override
+        public void forget(dev.allot.core.backend.AttemptKey attempt) {
+            simulated.forget(attempt);
+        }
+    }
+
+    @Test
     void aWorkloadTheSchedulerHasNotTakenInYetIsSaidSo() {
         String id = submit("member", X, "2h");
 

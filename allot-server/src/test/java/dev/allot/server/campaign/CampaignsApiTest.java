@@ -144,6 +144,9 @@ class CampaignsApiTest {
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.json().path("violations").get(0).path("field").asText()).isEqualTo("shardRequeues");
         assertThat(bad.json().path("violations").get(1).path("field").asText()).isEqualTo("campaignCost");
+        // and the hint is about brakes, not the campaign's own fields
+        assertThat(bad.json().path("hint").asText()).isEqualTo("the body is the whole set of caps, e.g."
+                + " {\"shardGpuHours\": 40, \"campaignGpuHours\": 2000}; a cap left out or null is none");
         Response root = f.put("/v1/campaigns/mine/brakes", "root", "{\"campaignCost\": 80, \"pricePerGpuHour\": 2.5}");
         assertThat(root.status()).isEqualTo(200);
         assertThat(root.json().path("brakes").path("campaignCost").asDouble()).isEqualTo(80.0);

@@ -629,6 +629,21 @@ abstract class StoreContract {
     }
 
     @Test
+    void siblingsWhoseSharesWouldSumToInfinityAreToldToTakeASmallerShare() {
+        Store store = open();
+        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 1);
+        store.allocations().putAllocation(new Allocation("lab/big", 1e308, List.of(), List.of()), "root", 2);
+
+        // a second share of 1e308 is valid alone, but the sum overflows: it said "give it or a sibling a positive share"
+        assertThatThrownBy(() -> store.allocations().putAllocation(new Allocation("lab/bigger", 1e308, List.of(),
+                List.of()), "root", 3)).isInstanceOf(ConflictException.class).hasMessage("allocation 'lab/bigger':"
+                + " field 'share': expected shares among the children of 'lab' that sum to a finite number (at most"
+                + " about 1.8e308), got shares summing to Infinity; give it a smaller share (only the ratios of"
+                + " siblings' shares count)");
+        assertThat(store.allocations().allocations()).hasSize(2);
+    }
+
+    @Test
     void removingAnAllocationIsRefusedWhileItHasChildrenOrLiveWorkloads() {
         Store store = open();
         store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", 1);

@@ -91,7 +91,8 @@ final class YamlTree {
             JsonLocation l = e.getLocation();
             int line = l == null ? 0 : Math.max(0, l.getLineNr());
             int column = l == null ? 0 : Math.max(0, l.getColumnNr());
-            throw new InputException(file, line, column, null, "YAML syntax error: " + condense(e.getOriginalMessage()));
+            throw new InputException(file, line, column, null, "YAML syntax error: "
+                    + condense(ParserMessages.plain(e.getOriginalMessage())));
         } catch (IOException e) {
             throw new InputException(file, 0, 0, null, "cannot read: " + e.getMessage());
         }

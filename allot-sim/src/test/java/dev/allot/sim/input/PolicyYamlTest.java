@@ -103,4 +103,15 @@ class PolicyYamlTest {
         assertThat(e.line()).isEqualTo(2);
         assertThat(e.problem()).startsWith("YAML syntax error: while scanning a quoted scalar");
     }
+
+    @Test
+    void theParsersLimitsAreSaidWithoutItsJavaNames() {
+        // it said "... exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNestingDepth()`)"
+        assertThat(ParserMessages.plain("Document nesting depth (1001) exceeds the maximum allowed (1000, from"
+                + " `StreamReadConstraints.getMaxNestingDepth()`)"))
+                .isEqualTo("Document nesting depth (1001) exceeds the maximum allowed (1000)");
+        assertThat(ParserMessages.plain("Unexpected character ('b' (code 98))")).isEqualTo("Unexpected character ('b'"
+                + " (code 98))");
+        assertThat(ParserMessages.plain(null)).isNull();
+    }
 }
