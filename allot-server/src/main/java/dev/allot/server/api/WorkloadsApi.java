@@ -93,7 +93,14 @@ final class WorkloadsApi {
                 throw e.within("workloads[" + i + "]");
             }
         }
-        List<Workload> stored = store.workloads().submitAll(batch);
+        // a reused key with another submission refuses the batch inside its transaction: nothing of it is stored
+        List<Workload> stored = store.workloads().submitAll(batch, (i, asked, answer) -> {
+            try {
+                IdempotentReplays.requireRetry(asked, answer);
+            } catch (ApiException e) {
+                throw e.within("workloads[" + i + "]");
+            }
+        });
         onSubmitted.run();
         io.json(ctx, 201, new Views.WorkloadList(stored.stream().map(w -> Views.workload(w, scheduling())).toList()));
     }

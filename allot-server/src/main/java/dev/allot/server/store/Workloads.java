@@ -54,8 +54,30 @@ public final class Workloads {
      * idempotency keys included). Durable when it returns.
      */
     public List<Workload> submitAll(List<NewWorkload> ws) {
+        return submitAll(ws, (i, asked, answer) -> { });
+    }
+
+    /**
+     * {@link #submitAll(List)}, with {@code check} shown each submission and the workload that answers it (itself,
+     * or the earlier one its idempotency key names) inside the transaction: an exception it throws rolls the whole
+     * batch back, so a batch refused for one of its submissions stores none of them.
+     */
+    public List<Workload> submitAll(List<NewWorkload> ws, AnswerCheck check) {
         List<NewWorkload> all = List.copyOf(ws);
-        return transactions.tx("submit " + all.size() + " workloads", h -> insertAll(h, all));
+        Objects.requireNonNull(check, "check");
+        return transactions.tx("submit " + all.size() + " workloads", h -> {
+            List<Workload> stored = insertAll(h, all);
+            for (int i = 0; i < all.size(); i++) {
+                check.check(i, all.get(i), stored.get(i));
+            }
+            return stored;
+        });
+    }
+
+    /** Looks at a submission of a batch ({@code index}: its place) and the workload stored to answer it. */
+    @FunctionalInterface
+    public interface AnswerCheck {
+        void check(int index, NewWorkload asked, Workload answer);
     }
 
     /** Inserts a submission in the transaction {@code h} (see {@link #submit}); also for a campaign's shards. */

@@ -57,6 +57,33 @@ class BatchSubmissionTest {
     }
 
     @Test
+    void aBatchReusingAKeyForAnotherSubmissionIsRefusedWholeAndARetryGetsTheSameWorkloads() {
+        Response first = fx.api.post("/v1/workloads/batch", "tok-member",
+                batch(body("idempotencyKey", "\"k-1\""), body("idempotencyKey", "\"k-2\"")));
+        assertThat(first.status()).as("%s", first.json()).isEqualTo(201);
+        String k2 = first.json().path("workloads").get(1).path("id").asText();
+
+        Response retry = fx.api.post("/v1/workloads/batch", "tok-member",
+                batch(body("idempotencyKey", "\"k-1\""), body("idempotencyKey", "\"k-2\"")));
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.json().path("workloads").get(1).path("id").asText()).isEqualTo(k2);
+
+        Response other = fx.api.post("/v1/workloads/batch", "tok-member",
+                batch(body("idempotencyKey", "\"k-3\""), body("idempotencyKey", "\"k-2\"", "gpus", "4")));
+        assertThat(other.status()).as("%s", other.json()).isEqualTo(409);
+        assertThat(other.field()).isEqualTo("workloads[1].idempotencyKey");
+        assertThat(other.error()).startsWith("workloads[1]: field 'idempotencyKey': the key was used by " + k2)
+                .contains("its gpus is 8, not 4");
+        assertThat(stored()).as("k-3 is not stored either: all or nothing").isEqualTo(2);
+
+        Response twice = fx.api.post("/v1/workloads/batch", "tok-member",
+                batch(body("idempotencyKey", "\"k-4\""), body("idempotencyKey", "\"k-4\"", "gpus", "4")));
+        assertThat(twice.status()).as("one key for two submissions of one batch").isEqualTo(409);
+        assertThat(twice.field()).isEqualTo("workloads[1].idempotencyKey");
+        assertThat(stored()).isEqualTo(2);
+    }
+
+    @Test
     void malformedBatchesAreClear400sAndNeedAToken() {
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", batch()).field()).isEqualTo("workloads");
         assertThat(fx.api.post("/v1/workloads/batch", "tok-member", "[" + body() + "]").status()).isEqualTo(400);
