@@ -107,11 +107,11 @@ final class BudgetCommand extends GroupCommand {
         Double share;
 
         @picocli.CommandLine.Option(names = "--managers", split = ",", paramLabel = "USER",
-                description = "who may edit it and everything below it (comma-separated; '' for none)")
+                description = "who may edit it and everything below it (comma-separated or repeated; '' for none)")
         List<String> managers;
 
         @picocli.CommandLine.Option(names = "--members", split = ",", paramLabel = "USER",
-                description = "who may submit to it (comma-separated; '' for none)")
+                description = "who may submit to it (comma-separated or repeated; '' for none)")
         List<String> members;
 
         @Override

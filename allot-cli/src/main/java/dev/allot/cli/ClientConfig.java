@@ -8,7 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -133,6 +138,51 @@ final class ClientConfig {
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A warning when the file exists and its group or others may read or write it (POSIX permissions; none where the
+     * file system has none): it may hold the API token, and a file others may write can send the token to their
+     * server. The client still reads it, as ssh's config, with the fix in the warning.
+     */
+    static Optional<String> exposure(Path file) {
+        if (file == null) {
+            return Optional.empty();
+        }
+        Set<PosixFilePermission> perms;
+        try {
+            perms = Files.getPosixFilePermissions(file);
+        } catch (UnsupportedOperationException | IOException e) {
+            return Optional.empty(); // no such file, or no POSIX permissions
+        }
+        List<String> open = new ArrayList<>();
+        for (String who : List.of("GROUP", "OTHERS")) {
+            List<String> may = new ArrayList<>();
+            if (perms.contains(PosixFilePermission.valueOf(who + "_READ"))) {
+                may.add("read");
+            }
+            if (perms.contains(PosixFilePermission.valueOf(who + "_WRITE"))) {
+                may.add("write");
+            }
+            if (!may.isEmpty()) {
+                open.add((who.equals("GROUP") ? "its group" : "others") + " may " + String.join(" and ", may) + " it");
+            }
+        }
+        if (open.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("warning: the client configuration " + file + " has mode " + octal(perms) + ": "
+                + String.join(", ", open) + ", and it may hold your API token; make it yours only: chmod 600 "
+                + ShellWords.quote(file.toString()));
+    }
+
+    /** Permissions as ls and chmod write them in octal, e.g. 0644. */
+    private static String octal(Set<PosixFilePermission> perms) {
+        int mode = 0;
+        for (PosixFilePermission p : perms) {
+            mode |= 1 << (8 - p.ordinal()); // OWNER_READ is ordinal 0 and bit 8, ... OTHERS_EXECUTE ordinal 8, bit 0
+        }
+        return String.format("%04o", mode);
     }
 
     /**

@@ -1,18 +1,22 @@
 package dev.allot.cli;
 
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Function;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Where the Allot server is and who is asking: the {@code --server} and {@code --token} options shared by the client
  * commands ({@code submit}, {@code queue}, {@code show}, {@code cancel}, {@code nodes}, {@code budget show}), with
  * defaults from the environment variables {@code ALLOT_SERVER} and {@code ALLOT_TOKEN}, then from the client
  * configuration file ({@link ClientConfig}: {@code ~/.config/allot/client.json}, or {@code $ALLOT_CONFIG}), which
- * {@code allot serve} writes. The token is never printed.
+ * {@code allot serve} writes. The token is never printed. A configuration file its group or others may read or write
+ * is warned about once on stderr, with the {@code chmod 600} that fixes it ({@link ClientConfig#exposure}).
  */
 final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
@@ -36,6 +40,13 @@ final class ClientOptions {
             description = "for an https server: trust the PEM certificate(s) in FILE (default: $" + CA_CERT_ENV
                     + ", else the client configuration's, else the JDK's trusted authorities)")
     Path caCert;
+
+    /** The command these options belong to, for its stderr; null when built directly. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    /** The configuration files whose permissions were checked: a command warns once, not at each value it reads. */
+    private final java.util.Set<Path> checked = new java.util.HashSet<>();
 
     /** Replaces where environment variables are read and returns what was there, for tests. */
     static Function<String, String> useEnvironment(Map<String, String> variables) {
@@ -95,7 +106,16 @@ final class ClientOptions {
     }
 
     private ClientConfig.Values config() {
-        return ClientConfig.read(ClientConfig.path(environment));
+        Path file = ClientConfig.path(environment);
+        if (file != null && checked.add(file)) {
+            ClientConfig.exposure(file).ifPresent(warning -> {
+                PrintWriter err = command != null ? command.commandLine().getErr()
+                        : new PrintWriter(System.err, true);
+                err.println("allot: " + warning);
+                err.flush();
+            });
+        }
+        return ClientConfig.read(file);
     }
 
     ApiClient client() {

@@ -54,6 +54,26 @@ class BudgetAndProgressCommandsTest {
     }
 
     @Test
+    void givenMembersRepeatedOrCommaSeparated_whenSettingABudget_thenBothGiveTheSameList() {
+        Cli.Result repeated = as("mp", "budget", "set", "lab/nlp/eval", "--share", "1", "--members", "alice",
+                "--members", "bob", "--managers", "mp");
+        assertThat(repeated.exit()).as(repeated.err()).isZero();
+        Cli.Result separated = as("mp", "budget", "set", "lab/nlp/eval2", "--share", "1", "--members", "alice,bob",
+                "--managers", "mp");
+        assertThat(separated.exit()).as(separated.err()).isZero();
+        assertThat(cluster.store().allocations().allocations()).contains(
+                new Allocation("lab/nlp/eval", 1, List.of("mp"), List.of("alice", "bob")),
+                new Allocation("lab/nlp/eval2", 1, List.of("mp"), List.of("alice", "bob")));
+    }
+
+    @Test
+    void givenAUserNameWithAComma_whenAnAdminMakesIt_thenItIsRefusedSoEveryUserCanBeGivenToMembers() {
+        Cli.Result r = as("root", "user", "set", "smith,j", "--role", "user");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("expected a user name without ',' (lists of users are comma-separated), got 'smith,j'");
+    }
+
+    @Test
     void theRemoveHintOfANameWithABlankIsACommandThatRemovesIt() {
         // given a new allocation whose name holds a blank and a quote (names may)
         Cli.Result created = as("mp", "budget", "set", "lab/nlp/maria's eval", "--share", "1");

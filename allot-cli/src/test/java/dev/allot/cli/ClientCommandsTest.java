@@ -19,6 +19,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The client commands against a real API server on a random port, over a SQLite store seeded through the store's
@@ -316,6 +317,42 @@ class ClientCommandsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("allot: the command must follow '--' (options first, then -- and the command),"
                 + " got 'sleep 10' without '--'; e.g. allot submit ... -- sleep 10\n");
+    }
+
+    @Test
+    void givenTheCommandAsOneQuotedWordWithBlanks_whenSubmitting_thenItIsRefusedBeforeAskingShowingItsWordsApart() {
+        int before = cluster.store().workloads().workloads(dev.allot.server.store.WorkloadFilter.all()).size();
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "--", "sleep 1");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("allot: the command is one word with blanks, 'sleep 1': give its words apart, as:"
+                + " allot submit ... -- sleep 1 (the command is run without a shell; a program path with blanks is"
+                + " taken when that file exists here)\n");
+        assertThat(cluster.store().workloads().workloads(dev.allot.server.store.WorkloadFilter.all())).hasSize(before);
+    }
+
+    @Test
+    void givenAProgramWithBlanksBeforeOtherWords_whenSubmitting_thenTheHintKeepsTheOtherWordsAndOffersAShellForShellSyntax() {
+        Cli.Result program = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "--",
+                "python train.py", "--name", "run 1");
+        assertThat(program.exit()).isEqualTo(2);
+        assertThat(program.err()).startsWith("allot: the program is one word with blanks, 'python train.py': give its"
+                + " words apart, as: allot submit ... -- python train.py --name 'run 1' (");
+        Cli.Result shell = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "--",
+                "make && ./run > out.log");
+        assertThat(shell.exit()).isEqualTo(2);
+        assertThat(shell.err()).contains("; or, for shell syntax, give a shell the text: allot submit ... -- sh -c"
+                + " 'make && ./run > out.log' (");
+    }
+
+    @Test
+    void givenAProgramWhosePathHasABlankAndExists_whenSubmitting_thenItIsTakenAsOneWord(@TempDir Path dir)
+            throws IOException {
+        Path program = Files.createFile(dir.resolve("my tool"));
+        Cli.Result r = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "10m", "--json",
+                "--", program.toString(), "--fast");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(json(r.out()).path("command").get(0).asText()).isEqualTo(program.toString());
     }
 
     @Test

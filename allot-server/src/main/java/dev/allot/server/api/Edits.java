@@ -264,6 +264,24 @@ final class Edits {
         return name;
     }
 
+    /**
+     * Checks the name of a user about to be made: a {@link #userName user name}, and no ',' in it, as the client's
+     * lists of users are comma-separated ({@code allot budget set --members alice,bob}) and a name with one could not
+     * be given there. No identity mode derives user names from elsewhere (users are made by this API only, and
+     * the accounts a map names are Unix account names, which hold no ','), so no real user is refused; a user
+     * made before this rule keeps working through the API's JSON lists.
+     *
+     * @throws ApiException 400 naming {@code name}
+     */
+    static String newUserName(String name) {
+        userName(name);
+        if (name.contains(",")) {
+            throw ApiException.badField("name", "expected a user name without ',' (lists of users are"
+                    + " comma-separated), got '" + name + "'", "a login name such as alice");
+        }
+        return name;
+    }
+
     /** The body of {@code PUT /v1/nodes/{name}}: how many GPUs the node has. */
     record NodeRegistration(int gpus) {
         static final List<String> FIELDS = List.of("gpus");

@@ -64,6 +64,9 @@ final class UsersApi {
         String name = Edits.userName(ctx.pathParam("name"));
         Edits.UserEdit edit = Edits.UserEdit.parse(io.body(ctx));
         Optional<User> before = store.access().user(name);
+        if (before.isEmpty()) {
+            Edits.newUserName(name);
+        }
         if (before.isEmpty() && edit.role() == null) {
             if (edit.disabled() != null) { // disable or enable: of a user that must exist, not a new one
                 throw ApiException.notFound("no user '" + name + "' to " + (edit.disabled() ? "disable" : "enable"),

@@ -95,6 +95,21 @@ class UsersApiTest {
     }
 
     @Test
+    void givenANewUserNameWithAComma_whenAnAdminMakesIt_thenItIsA400NamingTheName_whileAUserMadeBeforeTheRuleKeepsWorking() {
+        Response comma = fx.api.put("/v1/users/smith,%20j", "tok-root", "{\"role\": \"user\"}");
+        assertThat(comma.status()).isEqualTo(400);
+        assertThat(comma.field()).isEqualTo("name");
+        assertThat(comma.error()).isEqualTo("field 'name': expected a user name without ',' (lists of users are"
+                + " comma-separated), got 'smith, j'");
+        assertThat(fx.api.store.access().users()).extracting(User::name).doesNotContain("smith, j");
+        assertThat(fx.api.put("/v1/users/smith.j", "tok-root", "{\"role\": \"user\"}").status()).isEqualTo(201);
+
+        fx.api.store.access().putUser(new User("old,name", User.Role.USER)); // made before the rule
+        assertThat(fx.api.put("/v1/users/old,name", "tok-root", "{\"role\": \"admin\"}").status()).isEqualTo(200);
+        assertThat(fx.api.post("/v1/users/old,name/tokens", "tok-root", "{}").status()).isEqualTo(201);
+    }
+
+    @Test
     void badInputIsAClear400AndUnknownUsersAre404() {
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{\"role\": \"boss\"}").field()).isEqualTo("role");
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{}").field()).isEqualTo("role");
