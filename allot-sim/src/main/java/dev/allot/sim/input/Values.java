@@ -48,6 +48,16 @@ public final class Values {
         return v;
     }
 
+    /**
+     * Digits only, no sign, as {@link #parseWholeNumber}, but a number too long for a long is
+     * {@link Long#MAX_VALUE} (so that range checks say "at most ..." rather than "not a whole number"); -1 when the
+     * text is not such a number.
+     */
+    public static long parseWholeNumberOrMax(String s) {
+        long v = parseWholeNumber(s);
+        return v < 0 && !s.isEmpty() && s.chars().allMatch(c -> c >= '0' && c <= '9') ? Long.MAX_VALUE : v;
+    }
+
     /** A plain decimal number (digits, sign, point, exponent); NaN when the text is anything else. */
     public static double parseNumber(String s) {
         boolean digit = false;
@@ -102,6 +112,8 @@ public final class Values {
     static Duration parseDuration(String s) {
         try {
             return Durations.parse(s);
+        } catch (Durations.TooLargeException e) {
+            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'");
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + DURATION_EXPECTED + ", got '" + s + "'");
         }
@@ -123,6 +135,8 @@ public final class Values {
         }
         try {
             return new Time(Durations.parse(s).getSeconds(), false);
+        } catch (Durations.TooLargeException e) {
+            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'");
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + TIME_EXPECTED + ", got '" + s + "'");
         }

@@ -328,14 +328,14 @@ final class WorkloadsReader {
         String user = v[USER] == null ? "-" : v[USER];
 
         String gpusText = required(line, v, column, GPUS, WorkloadRules.GPUS_EXPECTED);
-        long gpus = Values.parseWholeNumber(gpusText);
+        long gpus = Values.parseWholeNumberOrMax(gpusText);
         if (gpus < 0) {
             throw error(line, column, GPUS, "expected " + WorkloadRules.GPUS_EXPECTED + ", got '" + gpusText + "'");
         }
 
         long perNode = 0;
         if (v[GPUS_PER_NODE] != null) {
-            perNode = Values.parseWholeNumber(v[GPUS_PER_NODE]);
+            perNode = Values.parseWholeNumberOrMax(v[GPUS_PER_NODE]);
             if (perNode < 0) {
                 throw error(line, column, GPUS_PER_NODE, "expected " + WorkloadRules.GPUS_PER_NODE_EXPECTED + ", got '"
                         + v[GPUS_PER_NODE] + "'");

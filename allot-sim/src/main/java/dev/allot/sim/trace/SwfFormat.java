@@ -174,13 +174,20 @@ public final class SwfFormat implements TraceFormat {
         rows.add(line, id, submit, allocation, userName, (int) procs, runTime);
     }
 
+    /** The largest number a field may hold: times this large still leave room to add a run time. */
+    private static final long MAX_NUMBER = Long.MAX_VALUE / 4;
+
     /** A whole number, or -1 for unknown; anything else (text, decimals, below -1) is an error. */
     private static long number(TraceRows rows, int line, String[] f, int field, String name) {
         String t = f[field];
         if (t.equals("-1")) {
             return -1;
         }
-        long v = Values.parseWholeNumber(t);
+        long v = Values.parseWholeNumberOrMax(t);
+        if (v > MAX_NUMBER) {
+            throw rows.error(line, field, name, String.format(java.util.Locale.ROOT,
+                    "expected a whole number >= 0, at most %,d, or -1 for unknown, got '%s'", MAX_NUMBER, t));
+        }
         if (v < 0) {
             throw rows.error(line, field, name, "expected a whole number >= 0, or -1 for unknown, got '" + t + "'");
         }

@@ -53,7 +53,25 @@ class CsvRejectionTest {
         assertThat(e.getMessage()).isEqualTo("workloads.csv:2:5: field 'gpus': expected a whole number >= 1, got 'x'");
         assertError(cell(5, "0"), 2, 5, "gpus", "expected a whole number >= 1, got '0'");
         assertError(cell(5, "-3"), 2, 5, "gpus", "expected a whole number >= 1, got '-3'");
-        assertError(cell(5, "99999999999"), 2, 5, "gpus", "expected a whole number >= 1, got '99999999999'");
+    }
+
+    @Test
+    void countsBeyondAnIntSayTheUpperLimit() {
+        assertError(cell(5, "99999999999"), 2, 5, "gpus",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
+        assertError(cell(5, "99999999999999999999999"), 2, 5, "gpus",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999999999999999'");
+        assertError(cell(6, "99999999999"), 2, 6, "gpus_per_node",
+                "expected a whole number >= 0, at most 2,147,483,647 (0 or none for any packing), got '99999999999'");
+    }
+
+    @Test
+    void durationsTooLargeToCountInSecondsSaySo() {
+        String most = "expected a duration of at most 9223372036854775807 seconds (about 292 billion years), got ";
+        assertError(cell(7, "99999999999999999d"), 2, 7, "duration", most + "'99999999999999999d'");
+        assertError(cell(8, "99999999999999999999"), 2, 8, "min_runtime", most + "'99999999999999999999'");
+        assertError(cell(11, "9999999999999999999h"), 2, 11, "checkpoint_every", most + "'9999999999999999999h'");
+        assertError(cell(2, "99999999999999999d"), 2, 2, "submit", most + "'99999999999999999d'");
     }
 
     @Test

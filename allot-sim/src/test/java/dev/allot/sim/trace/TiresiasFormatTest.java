@@ -48,4 +48,18 @@ class TiresiasFormatTest {
         assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 5, "model_name",
                 "expected a model name, got nothing");
     }
+
+    @Test
+    void numbersBeyondTheirLimitSayTheLimit() {
+        Path p = Traces.write(tmp, "j.csv", HEADER + "0,99999999999,0,1,m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 2, "num_gpu",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
+        p = Traces.write(tmp, "j.csv", HEADER + "0,1,99999999999999999999,1,m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 3, "submit_time",
+                "expected a whole number of seconds >= 0, at most 2,305,843,009,213,693,951,"
+                        + " got '99999999999999999999'");
+        p = Traces.write(tmp, "j.csv", HEADER + "0,1,0,1,m,99999999999,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 6, "duration",
+                "expected a whole number of seconds >= 1, at most 2,147,483,647, got '99999999999'");
+    }
 }
