@@ -58,6 +58,11 @@ public final class Values {
         return v < 0 && !s.isEmpty() && s.chars().allMatch(c -> c >= '0' && c <= '9') ? Long.MAX_VALUE : v;
     }
 
+    /** The upper limit of a range as the readers say it: {@code at most 2,147,483,647}. */
+    public static String atMost(long max) {
+        return String.format(java.util.Locale.ROOT, "at most %,d", max);
+    }
+
     /** A plain decimal number (digits, sign, point, exponent); NaN when the text is anything else. */
     public static double parseNumber(String s) {
         boolean digit = false;

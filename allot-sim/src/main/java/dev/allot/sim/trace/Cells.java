@@ -10,7 +10,6 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 
 /** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
 final class Cells {
@@ -94,7 +93,7 @@ final class Cells {
         String t = required(field, expected);
         long v = Values.parseWholeNumberOrMax(t);
         if (v > max && !expected.contains(Long.toString(max))) {
-            throw error(field, String.format(Locale.ROOT, "expected %s, at most %,d, got '%s'", expected, max, t));
+            throw error(field, "expected " + expected + ", " + Values.atMost(max) + ", got '" + t + "'");
         }
         if (v < min || v > max) {
             throw error(field, "expected " + expected + ", got '" + t + "'");

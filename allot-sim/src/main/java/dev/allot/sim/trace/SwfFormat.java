@@ -185,8 +185,8 @@ public final class SwfFormat implements TraceFormat {
         }
         long v = Values.parseWholeNumberOrMax(t);
         if (v > MAX_NUMBER) {
-            throw rows.error(line, field, name, String.format(java.util.Locale.ROOT,
-                    "expected a whole number >= 0, at most %,d, or -1 for unknown, got '%s'", MAX_NUMBER, t));
+            throw rows.error(line, field, name, "expected a whole number >= 0, " + Values.atMost(MAX_NUMBER)
+                    + ", or -1 for unknown, got '" + t + "'");
         }
         if (v < 0) {
             throw rows.error(line, field, name, "expected a whole number >= 0, or -1 for unknown, got '" + t + "'");
