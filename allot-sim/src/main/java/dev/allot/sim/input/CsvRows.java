@@ -103,9 +103,38 @@ public final class CsvRows implements Closeable {
         if (!missing.isEmpty()) {
             throw new InputException(file, headerLine, 0, null, "the header row lacks required column"
                     + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
-                    + String.join(", ", required));
+                    + String.join(", ", required) + headerHint(required));
         }
         return at;
+    }
+
+    /**
+     * Why a header that names none or not all of the {@code known} columns may be wrong, or empty: a file separated
+     * by semicolons or tabs (the whole header was one unknown column), names in capitals, or no header at all (a row
+     * of data taken for the header). Appended to the message of the unknown or missing column.
+     */
+    public String headerHint(List<String> known) {
+        if (header.size() == 1) {
+            String only = header.get(0);
+            for (String separator : List.of(";", "\t", "|")) {
+                if (only.contains(separator)) {
+                    return "; the file is separated by " + (separator.equals("\t") ? "tabs" : "'" + separator + "'")
+                            + ": " + file + " is comma-separated (CSV)";
+                }
+            }
+        }
+        boolean anyKnown = false;
+        for (String name : header) {
+            if (known.contains(name)) {
+                anyKnown = true;
+            } else if (known.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                return "; column names are lower case, e.g. '" + name.toLowerCase(java.util.Locale.ROOT) + "'";
+            }
+        }
+        if (!anyKnown) {
+            return "; is the header row missing? The first line that is not a # comment names the columns";
+        }
+        return "";
     }
 
     /** Moves to the next row that has at least one non-empty cell; false at the end of the file. */

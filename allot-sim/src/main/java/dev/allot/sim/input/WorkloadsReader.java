@@ -117,7 +117,7 @@ final class WorkloadsReader {
     void readCsv(Reader reader) throws IOException {
         try (CsvRows rows = CsvRows.open(reader, file, String.join(",", COLUMNS))) {
             List<String> header = new ArrayList<>(rows.header());
-            int[] fieldAt = header(header, rows.headerLine());
+            int[] fieldAt = header(header, rows.headerLine(), () -> rows.headerHint(COLUMNS));
             int width = header.size();
             int[] column = new int[FIELDS];
             for (int pos = 0; pos < width; pos++) {
@@ -143,15 +143,16 @@ final class WorkloadsReader {
     }
 
     /** Maps each header position to its field; unknown, repeated or missing required columns are errors. */
-    private int[] header(List<String> header, int line) {
+    private int[] header(List<String> header, int line, java.util.function.Supplier<String> hint) {
         int[] fieldAt = new int[header.size()];
         int[] seenAt = new int[FIELDS];
         for (int pos = 0; pos < header.size(); pos++) {
             String name = header.get(pos);
             int f = COLUMNS.indexOf(name);
             if (f < 0) {
-                throw new InputException(file, line, pos + 1, name, "unknown column; valid columns: "
-                        + String.join(", ", COLUMNS));
+                throw new InputException(file, line, pos + 1, name.isEmpty() ? null : name, (name.isEmpty()
+                        ? "an empty column name (a comma at the end of the header?)" : "unknown column")
+                        + "; valid columns: " + String.join(", ", COLUMNS) + hint.get());
             }
             if (seenAt[f] != 0) {
                 throw new InputException(file, line, pos + 1, name, "column appears twice in the header; first at column "
@@ -169,7 +170,7 @@ final class WorkloadsReader {
         if (!missing.isEmpty()) {
             throw new InputException(file, line, 0, null, "the header row lacks required column"
                     + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
-                    + String.join(", ", REQUIRED));
+                    + String.join(", ", REQUIRED) + hint.get());
         }
         return fieldAt;
     }

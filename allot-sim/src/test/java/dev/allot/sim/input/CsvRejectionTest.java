@@ -187,6 +187,25 @@ class CsvRejectionTest {
     }
 
     @Test
+    void aHeaderThatIsNotCommaSeparatedLowerCaseColumnNamesSaysWhatItLooksLike() {
+        Folders.write(dir, "workloads.csv", "id;submit;allocation;gpus;duration;min_runtime\n");
+        assertThat(Folders.error(dir).problem()).endsWith("; the file is separated by ';': workloads.csv is"
+                + " comma-separated (CSV)");
+        Folders.write(dir, "workloads.csv", "id\tsubmit\tallocation\tgpus\tduration\tmin_runtime\n");
+        assertThat(Folders.error(dir).problem()).endsWith("; the file is separated by tabs: workloads.csv is"
+                + " comma-separated (CSV)");
+        Folders.write(dir, "workloads.csv", "id,Submit,allocation,gpus,duration,min_runtime\n");
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv:1:2: field 'Submit': unknown column;")
+                .endsWith("; column names are lower case, e.g. 'submit'");
+        Folders.write(dir, "workloads.csv", GOOD);
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv:1:1: field 'ok': unknown column;")
+                .endsWith("; is the header row missing? The first line that is not a # comment names the columns");
+        Folders.write(dir, "workloads.csv", "id,submit,allocation,gpus,duration,min_runtime,\n");
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv:1:7: an empty column name (a comma at"
+                + " the end of the header?); valid columns: id,");
+    }
+
+    @Test
     void missingAndRepeatedColumns() {
         Folders.write(dir, "workloads.csv", "id,submit,allocation,duration\n");
         assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.csv:1: the header row lacks required columns"
