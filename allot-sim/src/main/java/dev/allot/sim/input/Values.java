@@ -118,7 +118,7 @@ public final class Values {
         try {
             return Durations.parse(s);
         } catch (Durations.TooLargeException e) {
-            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'");
+            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + DURATION_EXPECTED + ", got '" + s + "'");
         }
@@ -141,7 +141,7 @@ public final class Values {
         try {
             return new Time(Durations.parse(s).getSeconds(), false);
         } catch (Durations.TooLargeException e) {
-            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'");
+            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + TIME_EXPECTED + ", got '" + s + "'");
         }

@@ -7,12 +7,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.rules.Violation;
 import dev.allot.core.rules.WorkloadFields;
 import dev.allot.core.rules.WorkloadRules;
+import dev.allot.sim.ScenarioTime;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
@@ -100,14 +102,30 @@ final class WorkloadsReader {
         return min;
     }
 
-    /** The accepted workloads, pending instants made relative to {@code epoch0}, in reading order. */
+    /**
+     * The accepted workloads, pending instants made relative to {@code epoch0}, in reading order. An instant more
+     * than {@link ScenarioTime#MAX_SECONDS} after time 0 is a bad row, located where it was read.
+     */
     List<WorkloadSpec> resolve(long epoch0) {
         List<WorkloadSpec> out = new ArrayList<>(specs);
+        boolean dropped = false;
         for (long[] p : pending) {
             WorkloadSpec w = out.get((int) p[0]);
-            out.set((int) p[0], new WorkloadSpec(w.id(), p[1] - epoch0, w.allocation(), w.user(), w.gpus(),
+            long submit = p[1] - epoch0;
+            if (submit > ScenarioTime.MAX_SECONDS) {
+                reject(new InputException(file, (int) p[2], (int) p[3], COLUMNS.get(SUBMIT), "expected "
+                        + ScenarioTime.timeExpected() + " (the earliest instant, " + Instant.ofEpochSecond(epoch0)
+                        + "), got " + Instant.ofEpochSecond(p[1])));
+                out.set((int) p[0], null);
+                dropped = true;
+                continue;
+            }
+            out.set((int) p[0], new WorkloadSpec(w.id(), submit, w.allocation(), w.user(), w.gpus(),
                     w.gpusPerNode(), w.duration(), w.minRuntime(), w.resumable(), w.priority(), w.checkpointEvery(),
                     w.kind()));
+        }
+        if (dropped) {
+            out.removeIf(java.util.Objects::isNull);
         }
         return out;
     }
@@ -305,7 +323,8 @@ final class WorkloadsReader {
         try {
             submit = Values.parseTime(submitText);
         } catch (IllegalArgumentException e) {
-            throw error(line, column, SUBMIT, e.getMessage());
+            throw error(line, column, SUBMIT, e.getCause() instanceof Durations.TooLargeException
+                    ? "expected " + ScenarioTime.timeExpected() + ", got '" + submitText + "'" : e.getMessage());
         }
         long submitSeconds = submit.seconds();
         boolean waiting = false;
@@ -319,6 +338,9 @@ final class WorkloadsReader {
             } else {
                 submitSeconds = submit.seconds() - start;
             }
+        }
+        if (submitSeconds > ScenarioTime.MAX_SECONDS) {
+            throw error(line, column, SUBMIT, "expected " + ScenarioTime.timeExpected() + ", got '" + submitText + "'");
         }
 
         String allocation = required(line, v, column, ALLOCATION, "the name of a leaf allocation");
@@ -395,7 +417,7 @@ final class WorkloadsReader {
         }
         idLine.put(id, line);
         if (waiting) {
-            pending.add(new long[] {specs.size(), submit.seconds()});
+            pending.add(new long[] {specs.size(), submit.seconds(), line, column.applyAsInt(SUBMIT)});
         }
         specs.add(spec);
     }
@@ -410,11 +432,19 @@ final class WorkloadsReader {
 
     private Duration duration(int line, String[] v, IntUnaryOperator column, int field) {
         String text = required(line, v, column, field, Values.DURATION_EXPECTED);
+        Duration d;
         try {
-            return Values.parseDuration(text);
+            d = Values.parseDuration(text);
         } catch (IllegalArgumentException e) {
-            throw error(line, column, field, e.getMessage());
+            if (!(e.getCause() instanceof Durations.TooLargeException)) {
+                throw error(line, column, field, e.getMessage());
+            }
+            d = null; // beyond what seconds count: beyond the scenario's reach too
         }
+        if (d == null || d.getSeconds() > ScenarioTime.MAX_SECONDS) {
+            throw error(line, column, field, "expected " + ScenarioTime.durationExpected() + ", got '" + text + "'");
+        }
+        return d;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.allot.sim.trace;
 
 import dev.allot.core.rules.WorkloadRules;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.CsvRows;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.TextFiles;
@@ -108,7 +109,7 @@ final class Cells {
 
     /** A whole number of seconds, at least {@code min}, small enough for a trace's duration (an int). */
     long seconds(int field, long min) {
-        return whole(field, min, Integer.MAX_VALUE, "a whole number of seconds >= " + min);
+        return whole(field, min, ScenarioTime.MAX_SECONDS, "a whole number of seconds >= " + min);
     }
 
     InputException error(int field, String problem) {

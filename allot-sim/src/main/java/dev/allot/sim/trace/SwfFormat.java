@@ -2,6 +2,7 @@ package dev.allot.sim.trace;
 
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
@@ -139,9 +140,9 @@ public final class SwfFormat implements TraceFormat {
         if (job < 0) {
             throw rows.error(line, JOB, "job_number", "expected a job number >= 0, got '" + f[JOB] + "'");
         }
-        if (runTime > Integer.MAX_VALUE) {
-            throw rows.error(line, RUN_TIME, "run_time", "expected at most " + Integer.MAX_VALUE + " seconds, got '"
-                    + f[RUN_TIME] + "'");
+        if (runTime > ScenarioTime.MAX_SECONDS) {
+            throw rows.error(line, RUN_TIME, "run_time", "expected at most " + ScenarioTime.MAX_SECONDS
+                    + " seconds, got '" + f[RUN_TIME] + "'");
         }
         long procs = allocated >= 1 ? allocated : requested;
         int procField = allocated >= 1 ? ALLOCATED : REQUESTED;

@@ -66,12 +66,27 @@ class CsvRejectionTest {
     }
 
     @Test
-    void durationsTooLargeToCountInSecondsSaySo() {
-        String most = "expected a duration of at most 9223372036854775807 seconds (about 292 billion years), got ";
+    void timesAndDurationsBeyondTheScenariosReachSayTheLimit() {
+        String most = "expected a duration of at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years), got ";
+        // 292 billion years: the simulator's clock overflowed ('time went back')
+        assertError(cell(7, "9223372036854775000s"), 2, 7, "duration", most + "'9223372036854775000s'");
+        // beyond a long: it read 'expected a duration such as 90s, ...', which it is
         assertError(cell(7, "99999999999999999d"), 2, 7, "duration", most + "'99999999999999999d'");
         assertError(cell(8, "99999999999999999999"), 2, 8, "min_runtime", most + "'99999999999999999999'");
-        assertError(cell(11, "9999999999999999999h"), 2, 11, "checkpoint_every", most + "'9999999999999999999h'");
-        assertError(cell(2, "99999999999999999d"), 2, 2, "submit", most + "'99999999999999999d'");
+        assertError(cell(11, "25000d"), 2, 11, "checkpoint_every", most + "'25000d'");
+        String late = "expected a time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years) after time 0,"
+                + " got ";
+        // 10,000 years took 30 s and 5 GB; 292 billion years ended in a NegativeArraySizeException
+        assertError(cell(2, "3650000d"), 2, 2, "submit", late + "'3650000d'");
+        assertError(cell(2, "99999999999999999d"), 2, 2, "submit", late + "'99999999999999999d'");
+    }
+
+    @Test
+    void anInstantBeyondTheScenariosReachFromTheEarliestIsLocated() {
+        InputException e = rows(GOOD.replace("ok,0,", "a,2026-01-05T00:00:00Z,")
+                + GOOD.replace("ok,0,", "b,2200-01-05T00:00:00Z,"));
+        assertError(e, 3, 2, "submit", "expected a time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years)"
+                + " after time 0 (the earliest instant, 2026-01-05T00:00:00Z), got 2200-01-05T00:00:00Z");
     }
 
     @Test
