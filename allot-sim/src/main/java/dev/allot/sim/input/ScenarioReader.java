@@ -2,11 +2,13 @@ package dev.allot.sim.input;
 
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Durations;
 import dev.allot.core.model.HealthEvent;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.campaign.CampaignSpec;
 import dev.allot.sim.trace.TraceFormats;
 import dev.allot.sim.trace.TraceImport;
@@ -250,7 +252,7 @@ public final class ScenarioReader {
         List<HealthEvent> health = new ArrayList<>(cluster.health().size());
         for (ClusterReader.PendingHealth h : cluster.health()) {
             long at = h.at().absolute() ? h.at().seconds() - epoch0 : h.at().seconds();
-            health.add(new HealthEvent(h.node(), at, h.state()));
+            health.add(new HealthEvent(h.node(), withinReach(h, at, epoch0), h.state()));
         }
         List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
         Path name = dir.toAbsolutePath().normalize().getFileName();
@@ -299,10 +301,21 @@ public final class ScenarioReader {
                             + " submission)");
                 }
             }
-            health.add(new HealthEvent(h.node(), at, h.state()));
+            health.add(new HealthEvent(h.node(), withinReach(h, at, epoch0 == null ? 0 : epoch0), h.state()));
         }
         return new Scenario(s.name(), new ClusterSpec(cluster.nodes(), health), s.tree(), s.workloads(),
                 s.policyConfig(), s.rejected());
+    }
+
+    /** {@code at} seconds after time 0, unless that is beyond {@link ScenarioTime}: then an error at the event. */
+    private static long withinReach(ClusterReader.PendingHealth h, long at, long epoch0) {
+        if (at > ScenarioTime.MAX_SECONDS) {
+            throw new InputException(CLUSTER_FILE, h.line(), h.column(), "at", "expected "
+                    + ScenarioTime.timeExpected() + (h.at().absolute() ? " (" + Instant.ofEpochSecond(epoch0) + ")"
+                    : "") + ", got " + (h.at().absolute() ? Instant.ofEpochSecond(h.at().seconds())
+                    : Durations.formatSeconds(at)));
+        }
+        return at;
     }
 
     /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */

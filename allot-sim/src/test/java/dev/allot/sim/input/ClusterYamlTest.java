@@ -141,6 +141,14 @@ class ClusterYamlTest {
     }
 
     @Test
+    void aHealthEventBeyondTheScenariosReachSaysTheLimit() {
+        String late = "field 'at': expected a time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years) after"
+                + " time 0, got ";
+        assertThat(replaced("at: 7200", "at: 3650000d").getMessage()).endsWith(late + "3650000d");
+        assertThat(replaced("at: 7200", "at: 99999999999999999d").getMessage()).endsWith(late + "'99999999999999999d'");
+    }
+
+    @Test
     void tooManyNodes() {
         InputException e = replaced("count: 2", "count: 999999999");
         assertThat(e.getMessage()).isEqualTo("cluster.yaml:9:12: field 'count': expected at most 1000000 nodes in the"
