@@ -131,7 +131,7 @@ public final class Values {
                 return new Time(Instant.parse(s).getEpochSecond(), true);
             } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException(
-                        "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '" + s + "'");
+                        "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '" + s + "'" + zoneHint(s));
             }
         }
         long plain = parseWholeNumber(s);
@@ -144,6 +144,22 @@ public final class Values {
             throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + TIME_EXPECTED + ", got '" + s + "'");
+        }
+    }
+
+    /**
+     * A hint for a date and time without a zone ('2026-01-05T00:00:00', '2026-01-05 00:00:00', '2026-01-05'), which
+     * read only as not an instant; empty otherwise.
+     */
+    private static String zoneHint(String s) {
+        String t = s.length() > 10 && s.charAt(10) == ' ' ? s.substring(0, 10) + 'T' + s.substring(11) : s;
+        try {
+            java.time.LocalDateTime local = t.length() == 10 ? java.time.LocalDate.parse(t).atStartOfDay()
+                    : java.time.LocalDateTime.parse(t);
+            return "; an instant needs its time and zone: " + local.toInstant(java.time.ZoneOffset.UTC)
+                    + " for UTC";
+        } catch (DateTimeParseException e) {
+            return "";
         }
     }
 

@@ -106,6 +106,18 @@ class CsvRejectionTest {
     }
 
     @Test
+    void anInstantWithoutItsZoneSaysHowToWriteIt() {
+        assertError(cell(2, "2026-01-05T08:30:00"), 2, 2, "submit", "expected an ISO-8601 instant such as"
+                + " 2026-01-05T00:00:00Z, got '2026-01-05T08:30:00'; an instant needs its time and zone:"
+                + " 2026-01-05T08:30:00Z for UTC");
+        assertError(cell(2, "2026-01-05 08:30:00"), 2, 2, "submit", "expected an ISO-8601 instant such as"
+                + " 2026-01-05T00:00:00Z, got '2026-01-05 08:30:00'; an instant needs its time and zone:"
+                + " 2026-01-05T08:30:00Z for UTC");
+        assertThat(cell(2, "2026-01-05").problem()).endsWith("; an instant needs its time and zone:"
+                + " 2026-01-05T00:00:00Z for UTC");
+    }
+
+    @Test
     void malformedDurations() {
         assertError(cell(7, "1x"), 2, 7, "duration",
                 "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got '1x'");
