@@ -244,6 +244,26 @@ class CsvRejectionTest {
     }
 
     @Test
+    void aByteOrderMarkBeforeACommentOrAloneIsNotAHeader() {
+        // a comment after a BOM was the header: "field '# a comment': unknown column"
+        Folders.write(dir, "workloads.csv", "\uFEFF# a comment, with commas\n" + HEADER + GOOD);
+        assertThat(Folders.read(dir).workloads()).extracting(WorkloadSpec::id).containsExactly("ok");
+        // a BOM alone was "an empty column name"
+        Folders.write(dir, "workloads.csv", "\uFEFF");
+        assertThat(Folders.error(dir).getMessage())
+                .startsWith("workloads.csv: the file is empty; expected a header row such as id,submit,");
+    }
+
+    @Test
+    void utf16IsSaidToBeUtf16() throws java.io.IOException {
+        java.nio.file.Files.write(dir.resolve("workloads.csv"),
+                (HEADER + GOOD).getBytes(java.nio.charset.StandardCharsets.UTF_16));
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.csv: expected UTF-8 text, got UTF-16 (the"
+                + " file starts with its byte-order mark, as spreadsheets write 'Unicode text'); save it as UTF-8,"
+                + " e.g. as 'CSV UTF-8'");
+    }
+
+    @Test
     void emptyFile() {
         Folders.write(dir, "workloads.csv", "# only a comment\n\n");
         assertThat(Folders.error(dir).getMessage())
