@@ -202,6 +202,7 @@ public final class ScenarioReader {
             throw new InputException(dir.toString(), 0, 0, null,
                     "not a folder; a scenario folder holds " + EXPECTED_FILES);
         }
+        refuseMisnamed(dir);
         Path clusterPath = dir.resolve(CLUSTER_FILE);
         Path allocationsPath = dir.resolve(ALLOCATIONS_FILE);
         Path csvPath = dir.resolve(WORKLOADS_CSV_FILE);
@@ -330,6 +331,32 @@ public final class ScenarioReader {
             }
         }
         return min == null ? 0 : min;
+    }
+
+    /**
+     * A file named almost as one the folder may hold ({@code policy.yml}, {@code Cluster.yaml},
+     * {@code workloads.json}) while that one is absent: an optional one was silently not read (a policy.yml's settings
+     * did not apply), a required one read 'missing'. The name to give it instead.
+     */
+    private static void refuseMisnamed(Path dir) {
+        List<String> names = List.of(CLUSTER_FILE, ALLOCATIONS_FILE, WORKLOADS_CSV_FILE, WORKLOADS_JSONL_FILE,
+                POLICY_FILE, TRACE_FILE);
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files.sorted()::iterator) {
+                String given = f.getFileName().toString();
+                String meant = given.toLowerCase(java.util.Locale.ROOT).replaceFirst("\\.yml$", ".yaml")
+                        .replaceFirst("\\.json$", ".jsonl");
+                boolean workloads = meant.equals(WORKLOADS_CSV_FILE) || meant.equals(WORKLOADS_JSONL_FILE);
+                boolean taken = Files.exists(dir.resolve(meant)) || workloads && (Files.exists(dir.resolve(
+                        WORKLOADS_CSV_FILE)) || Files.exists(dir.resolve(WORKLOADS_JSONL_FILE)));
+                if (!given.equals(meant) && names.contains(meant) && !taken) {
+                    throw new InputException(given, 0, 0, null, "not a name allot reads; expected " + meant
+                            + " (allot reads only the names " + String.join(", ", names) + ")");
+                }
+            }
+        } catch (IOException e) {
+            // the files are read one by one next, and any problem is said there
+        }
     }
 
     private static void requireFile(Path dir, Path file, String name) {
