@@ -89,7 +89,8 @@ final class CampaignSimulateCommand implements Callable<Integer> {
     @Option(names = "--check", description = "verify the simulator's invariants after every event (slow)")
     boolean check;
 
-    @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR")
+    @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR; says how many and"
+            + " quotes the first " + SkippedRows.SHOWN)
     boolean lenient;
 
     /**
@@ -130,6 +131,9 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         OutputFiles.check("--json", json);
         OutputFiles.check("--report", report);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
+        if (fixed != null) {
+            SkippedRows.print(out, fixed.rejected());
+        }
         GeneratorSpec generator = PresetDays.spec(preset, days);
         Function<Long, Scenario> scenarioFor = fixed != null ? seed -> fixed
                 : seed -> ScenarioGenerator.generate(generator, seed).toScenario(preset + "-" + seed);

@@ -83,7 +83,8 @@ final class SimulateCommand implements Callable<Integer> {
             + " schedule could have paid (whole jobs of each allocation's demand in the healthy GPUs; slower)")
     boolean paidBound;
 
-    @Option(names = "--lenient", description = "skip malformed or impossible workload rows and count them, instead of failing")
+    @Option(names = "--lenient", description = "skip malformed or impossible workload rows instead of failing;"
+            + " says how many and quotes the first " + SkippedRows.SHOWN + " with their file:line and reason")
     boolean lenient;
 
     @Option(names = "--submit-times", paramLabel = "FILE",
@@ -116,10 +117,7 @@ final class SimulateCommand implements Callable<Integer> {
         if (submitTimes != null) {
             scenario = dev.allot.sim.report.SubmitTimes.apply(scenario, submitTimes);
         }
-        if (!scenario.rejected().isEmpty()) {
-            out.println("skipped " + scenario.rejected().size() + " workload rows (--lenient); the first:");
-            scenario.rejected().stream().limit(5).forEach(r -> out.println("  " + r));
-        }
+        SkippedRows.print(out, scenario.rejected());
         List<SimulationResult> results = new ArrayList<>();
         List<RunDetail> details = new ArrayList<>();
         boolean detailed = json != null || report != null;

@@ -71,7 +71,8 @@ final class SweepCommand implements Callable<Integer> {
             + " schedule could have paid (columns paid_instants, paid_bound; slower)")
     boolean paidBound;
 
-    @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR")
+    @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR; says how many and"
+            + " quotes the first " + SkippedRows.SHOWN)
     boolean lenient;
 
     @Override
@@ -115,6 +116,9 @@ final class SweepCommand implements Callable<Integer> {
         }
         OutputFiles.check("--csv", csv);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
+        if (fixed != null) {
+            SkippedRows.print(out, fixed.rejected());
+        }
         GeneratorSpec gs = PresetDays.spec(preset, days);
         List<Long> seedList = new ArrayList<>();
         if (gs == null) {

@@ -112,7 +112,8 @@ final class TraceOptions {
                     + text + "'");
         }
         // In range is said apart from the form: '0x8' and '99999999x8' were refused as if not written COUNTxGPUS.
-        if (count < 1 || gpus < 1 || count > MAX_NODES || count * gpus > Integer.MAX_VALUE) {
+        if (count < 1 || gpus < 1 || count > MAX_NODES || gpus > Integer.MAX_VALUE
+                || count * gpus > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--nodes expects COUNTxGPUS with"
                     + " 1 to %,d nodes of at least 1 GPU, %,d GPUs in all at most, got '%s'", MAX_NODES,
                     Integer.MAX_VALUE, text));
@@ -120,11 +121,9 @@ final class TraceOptions {
         return TraceImport.uniformCluster((int) count, (int) gpus);
     }
 
+    /** Digits: their number, {@link Long#MAX_VALUE} when too long for a long ('99999999999x8' is out of range). */
     private static long parseCount(String s) {
-        if (s.isEmpty() || s.length() > 9 || !s.chars().allMatch(Character::isDigit)) {
-            return -1;
-        }
-        return Long.parseLong(s);
+        return dev.allot.sim.input.Values.parseWholeNumberOrMax(s);
     }
 
     private static Map<String, String> keyValues(String option, List<String> given) {

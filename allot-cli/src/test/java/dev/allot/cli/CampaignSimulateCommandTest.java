@@ -39,6 +39,17 @@ class CampaignSimulateCommandTest {
     }
 
     @Test
+    void lenientSaysWhichRowsItSkippedAsSimulateDoes() throws IOException {
+        Files.writeString(scenario.resolve("workloads.csv"), "b2,0,B,bo,many,,1h,0s,false,normal,,train\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
+                "--threads", "1", "--lenient");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("skipped 1 workload rows (--lenient); the first:\n"
+                + "  workloads.csv:3:5: field 'gpus': expected a whole number >= 1, got 'many'\n");
+    }
+
+    @Test
     void printsEachStrategysMakespanChargeLossAndMovesAgainstTheBaseline() throws IOException {
         Path json = tmp.resolve("out/c.json");
         Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),

@@ -140,6 +140,16 @@ class SimulateCommandTest {
     }
 
     @Test
+    void lenientQuotesTheFirstFiveSkippedRowsAndCountsTheRest() throws IOException {
+        Path dir = SkippedRowsFixture.tinyWithBadRows(tmp, 7);
+        Cli.Result r = Cli.run("simulate", dir.toString(), "--lenient", "--policy", "allocation");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("skipped 7 workload rows (--lenient); the first:\n"
+                + "  workloads.csv:17:5: field 'gpus': expected a whole number >= 1, got 'many'\n",
+                "  workloads.csv:21:5: field 'gpus'", "\n  and 2 more\n").doesNotContain("workloads.csv:22:");
+    }
+
+    @Test
     void aMissingFolderIsABadInput() {
         Cli.Result r = Cli.run("simulate", tmp.resolve("nowhere").toString());
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

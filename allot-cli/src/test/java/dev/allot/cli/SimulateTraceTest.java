@@ -68,6 +68,11 @@ class SimulateTraceTest {
                         + " at most, got '0x8'");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "99999999x8"),
                 "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes");
+        // ten digits and more read as if not written COUNTxGPUS
+        assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "99999999999x8"),
+                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes");
+        assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x99999999999999999999"),
+                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--contract", "min=1h"),
                 "--contract: unknown setting 'min'; valid settings: checkpoint-every, debug-if-shorter-than,");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--trace-set", "allocation-by=user"),

@@ -100,6 +100,15 @@ class SweepCommandTest {
     }
 
     @Test
+    void lenientSaysWhichRowsItSkippedAsSimulateDoes() throws IOException {
+        Path dir = SkippedRowsFixture.tinyWithBadRows(tmp, 1);
+        Cli.Result r = Cli.run("sweep", dir.toString(), "--lenient", "--policy", "allocation");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("skipped 1 workload rows (--lenient); the first:\n"
+                + "  workloads.csv:17:5: field 'gpus': expected a whole number >= 1, got 'many'\n");
+    }
+
+    @Test
     void aPolicyNamedTwiceIsRefusedAsSimulateRefusesIt() {
         Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation, allocation");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -22,10 +22,26 @@ public record Scenario(String name, ClusterSpec cluster, AllocationTree tree, Li
         Objects.requireNonNull(tree, "tree");
         Objects.requireNonNull(policyConfig, "policyConfig");
         rejected = List.copyOf(rejected);
+        checkReach(workloads);
         // a SortedWorkloads list is sorted and immutable by contract and may make its elements on access: keep it
         if (!(workloads instanceof SortedWorkloads)) {
             workloads = List.copyOf(workloads);
             checkSorted(workloads);
+        }
+    }
+
+    /**
+     * The last submission within {@link ScenarioTime}: the readers check each row where they can, and a trace import
+     * its table (whose rows this would build); this is for the rest.
+     */
+    private static void checkReach(List<WorkloadSpec> workloads) {
+        if (workloads.isEmpty() || workloads instanceof SortedWorkloads) {
+            return;
+        }
+        WorkloadSpec last = workloads.get(workloads.size() - 1);
+        String late = ScenarioTime.lateProblem(last.id(), last.submitSeconds());
+        if (late != null) {
+            throw new IllegalArgumentException(late);
         }
     }
 

@@ -7,7 +7,19 @@ import java.time.Duration;
  * {@code 8h}, {@code 2d}, combinations such as {@code 1h30m}, or plain seconds ({@code 3600}).
  */
 public final class Durations {
+    /** What a duration too large to count in seconds was expected to be, for readers that say "expected ...". */
+    public static final String AT_MOST = "a duration of at most " + Long.MAX_VALUE + " seconds (about 292 billion years)";
+
     private Durations() {
+    }
+
+    /** A well-formed duration too large to count in seconds: not one of the wrong form. */
+    public static final class TooLargeException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        TooLargeException(String text) {
+            super("duration '" + text + "' is too large");
+        }
     }
 
     /** Parses a duration; the message of the exception says what was expected. */
@@ -42,7 +54,7 @@ public final class Durations {
             try {
                 total = Math.addExact(total, Math.multiplyExact(n, scale));
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("duration '" + text + "' is too large");
+                throw new TooLargeException(text);
             }
             any = true;
         }
@@ -98,7 +110,7 @@ public final class Durations {
         try {
             return Long.parseLong(digits);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("duration '" + text + "' is too large");
+            throw new TooLargeException(text);
         }
     }
 

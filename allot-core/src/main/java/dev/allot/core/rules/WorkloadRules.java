@@ -51,6 +51,13 @@ public final class WorkloadRules {
 
     public static final String GPUS_EXPECTED = "a whole number >= 1";
     public static final String GPUS_PER_NODE_EXPECTED = "a whole number >= 0 (0 or none for any packing)";
+    /** The most GPUs a workload, or one node's share of it, may ask for: what an {@code int} holds. */
+    public static final long MAX_GPUS = Integer.MAX_VALUE;
+    /**
+     * What is added to the expectation of a count beyond {@link #MAX_GPUS}: "expected a whole number >= 1" alone
+     * did not say why '99999999999' was refused, which it is.
+     */
+    public static final String AT_MOST_MAX_GPUS = String.format(java.util.Locale.ROOT, "at most %,d", MAX_GPUS);
     public static final String POSITIVE_DURATION = "a positive duration";
     public static final String MIN_RUNTIME_EXPECTED = "a duration >= 0 (0 for unallocated: free, never charged,"
             + " always preemptible)";
@@ -79,14 +86,17 @@ public final class WorkloadRules {
             out = add(out, new Violation(USER, "a user name that is not blank", Violation.shown(f.user())));
         }
         Long gpus = f.gpus();
-        boolean gpusOk = gpus == null || (gpus >= 1 && gpus <= Integer.MAX_VALUE);
+        boolean gpusOk = gpus == null || (gpus >= 1 && gpus <= MAX_GPUS);
         if (!gpusOk) {
-            out = add(out, new Violation(GPUS, GPUS_EXPECTED, Long.toString(gpus)));
+            out = add(out, new Violation(GPUS, gpus > MAX_GPUS ? GPUS_EXPECTED + ", " + AT_MOST_MAX_GPUS
+                    : GPUS_EXPECTED, Long.toString(gpus)));
         }
         Long perNode = f.gpusPerNode();
         if (perNode != null) {
-            if (perNode < 0 || perNode > Integer.MAX_VALUE) {
-                out = add(out, new Violation(GPUS_PER_NODE, GPUS_PER_NODE_EXPECTED, Long.toString(perNode)));
+            if (perNode < 0 || perNode > MAX_GPUS) {
+                out = add(out, new Violation(GPUS_PER_NODE, perNode > MAX_GPUS
+                        ? "a whole number >= 0, " + AT_MOST_MAX_GPUS + " (0 or none for any packing)"
+                        : GPUS_PER_NODE_EXPECTED, Long.toString(perNode)));
             } else if (perNode > 0 && gpus != null && gpusOk && gpus % perNode != 0) {
                 out = add(out, new Violation(GPUS_PER_NODE, "a whole number that divides gpus (" + gpus
                         + "), as a gang takes whole groups of that many GPUs on each node; 0 or none for any packing",

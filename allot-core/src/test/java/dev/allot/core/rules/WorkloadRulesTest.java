@@ -70,7 +70,14 @@ class WorkloadRulesTest {
     @Test
     void gpusBeyondAnIntAreARangeViolationNotAnOverflow() {
         assertThat(WorkloadRules.check(valid().gpus(99_999_999_999L).gpusPerNode(0L).build()))
-                .containsExactly(new Violation("gpus", "a whole number >= 1", "99999999999"));
+                .containsExactly(new Violation("gpus", "a whole number >= 1, at most 2,147,483,647", "99999999999"));
+    }
+
+    @Test
+    void gpusPerNodeBeyondAnIntSaysTheUpperLimit() {
+        assertThat(WorkloadRules.check(valid().gpus(8L).gpusPerNode(99_999_999_999L).build()))
+                .containsExactly(new Violation("gpusPerNode",
+                        "a whole number >= 0, at most 2,147,483,647 (0 or none for any packing)", "99999999999"));
     }
 
     @Test

@@ -52,22 +52,25 @@ public final class CsvRows implements Closeable {
      * @param exampleHeader  shown when the file is empty, e.g. {@code id,submit,allocation,...}
      */
     public static CsvRows open(Reader reader, String file, String exampleHeader) throws IOException {
-        CsvParser p = FACTORY.createParser(reader);
+        CsvParser p = FACTORY.createParser(withoutByteOrderMark(reader));
         try {
-            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.START_ARRAY) {
-                throw new InputException(file, 0, 0, null, "the file is empty; expected a header row such as "
-                        + exampleHeader);
+            if (p.nextToken() != JsonToken.START_ARRAY) {
+                throw empty(file, exampleHeader);
             }
             List<String> header = new ArrayList<>();
             int headerLine = 0;
-            for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
-                if (header.isEmpty()) {
-                    headerLine = p.currentTokenLocation().getLineNr();
+            // the first row with a cell that is not blank (a line of blanks was a header of one empty column)
+            while (header.isEmpty() || header.size() == 1 && header.get(0).isBlank()) {
+                if (p.nextToken() != JsonToken.START_ARRAY) {
+                    throw empty(file, exampleHeader);
                 }
-                header.add(p.getText());
-            }
-            if (!header.isEmpty() && header.get(0).startsWith("\uFEFF")) {
-                header.set(0, header.get(0).substring(1));
+                header.clear();
+                for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
+                    if (header.isEmpty()) {
+                        headerLine = p.currentTokenLocation().getLineNr();
+                    }
+                    header.add(p.getText());
+                }
             }
             return new CsvRows(p, file, Collections.unmodifiableList(header), headerLine);
         } catch (JsonProcessingException e) {
@@ -77,6 +80,23 @@ public final class CsvRows implements Closeable {
             p.close();
             throw e;
         }
+    }
+
+    /**
+     * The text after a byte-order mark, if it starts with one: dropped before parsing, as a comment line after it
+     * was read as the header ('# a comment' was an unknown column in a file saved with a BOM).
+     */
+    private static Reader withoutByteOrderMark(Reader reader) throws IOException {
+        java.io.PushbackReader in = new java.io.PushbackReader(reader, 1);
+        int first = in.read();
+        if (first >= 0 && first != '\uFEFF') {
+            in.unread(first);
+        }
+        return in;
+    }
+
+    private static InputException empty(String file, String exampleHeader) {
+        return new InputException(file, 0, 0, null, "the file is empty; expected a header row such as " + exampleHeader);
     }
 
     public List<String> header() {
@@ -103,9 +123,38 @@ public final class CsvRows implements Closeable {
         if (!missing.isEmpty()) {
             throw new InputException(file, headerLine, 0, null, "the header row lacks required column"
                     + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
-                    + String.join(", ", required));
+                    + String.join(", ", required) + headerHint(required));
         }
         return at;
+    }
+
+    /**
+     * Why a header that names none or not all of the {@code known} columns may be wrong, or empty: a file separated
+     * by semicolons or tabs (the whole header was one unknown column), names in capitals, or no header at all (a row
+     * of data taken for the header). Appended to the message of the unknown or missing column.
+     */
+    public String headerHint(List<String> known) {
+        if (header.size() == 1) {
+            String only = header.get(0);
+            for (String separator : List.of(";", "\t", "|")) {
+                if (only.contains(separator)) {
+                    return "; the file is separated by " + (separator.equals("\t") ? "tabs" : "'" + separator + "'")
+                            + ": " + file + " is comma-separated (CSV)";
+                }
+            }
+        }
+        boolean anyKnown = false;
+        for (String name : header) {
+            if (known.contains(name)) {
+                anyKnown = true;
+            } else if (known.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                return "; column names are lower case, e.g. '" + name.toLowerCase(java.util.Locale.ROOT) + "'";
+            }
+        }
+        if (!anyKnown) {
+            return "; is the header row missing? The first line that is not a # comment names the columns";
+        }
+        return "";
     }
 
     /** Moves to the next row that has at least one non-empty cell; false at the end of the file. */

@@ -2,11 +2,13 @@ package dev.allot.sim.input;
 
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Durations;
 import dev.allot.core.model.HealthEvent;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.campaign.CampaignSpec;
 import dev.allot.sim.trace.TraceFormats;
 import dev.allot.sim.trace.TraceImport;
@@ -200,6 +202,7 @@ public final class ScenarioReader {
             throw new InputException(dir.toString(), 0, 0, null,
                     "not a folder; a scenario folder holds " + EXPECTED_FILES);
         }
+        refuseMisnamed(dir);
         Path clusterPath = dir.resolve(CLUSTER_FILE);
         Path allocationsPath = dir.resolve(ALLOCATIONS_FILE);
         Path csvPath = dir.resolve(WORKLOADS_CSV_FILE);
@@ -250,7 +253,7 @@ public final class ScenarioReader {
         List<HealthEvent> health = new ArrayList<>(cluster.health().size());
         for (ClusterReader.PendingHealth h : cluster.health()) {
             long at = h.at().absolute() ? h.at().seconds() - epoch0 : h.at().seconds();
-            health.add(new HealthEvent(h.node(), at, h.state()));
+            health.add(new HealthEvent(h.node(), withinReach(h, at, epoch0), h.state()));
         }
         List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
         Path name = dir.toAbsolutePath().normalize().getFileName();
@@ -299,10 +302,21 @@ public final class ScenarioReader {
                             + " submission)");
                 }
             }
-            health.add(new HealthEvent(h.node(), at, h.state()));
+            health.add(new HealthEvent(h.node(), withinReach(h, at, epoch0 == null ? 0 : epoch0), h.state()));
         }
         return new Scenario(s.name(), new ClusterSpec(cluster.nodes(), health), s.tree(), s.workloads(),
                 s.policyConfig(), s.rejected());
+    }
+
+    /** {@code at} seconds after time 0, unless that is beyond {@link ScenarioTime}: then an error at the event. */
+    private static long withinReach(ClusterReader.PendingHealth h, long at, long epoch0) {
+        if (at > ScenarioTime.MAX_SECONDS) {
+            throw new InputException(CLUSTER_FILE, h.line(), h.column(), "at", "expected "
+                    + ScenarioTime.timeExpected() + (h.at().absolute() ? " (" + Instant.ofEpochSecond(epoch0) + ")"
+                    : "") + ", got " + (h.at().absolute() ? Instant.ofEpochSecond(h.at().seconds())
+                    : Durations.formatSeconds(at)));
+        }
+        return at;
     }
 
     /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */
@@ -317,6 +331,32 @@ public final class ScenarioReader {
             }
         }
         return min == null ? 0 : min;
+    }
+
+    /**
+     * A file named almost as one the folder may hold ({@code policy.yml}, {@code Cluster.yaml},
+     * {@code workloads.json}) while that one is absent: an optional one was silently not read (a policy.yml's settings
+     * did not apply), a required one read 'missing'. The name to give it instead.
+     */
+    private static void refuseMisnamed(Path dir) {
+        List<String> names = List.of(CLUSTER_FILE, ALLOCATIONS_FILE, WORKLOADS_CSV_FILE, WORKLOADS_JSONL_FILE,
+                POLICY_FILE, TRACE_FILE);
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files.sorted()::iterator) {
+                String given = f.getFileName().toString();
+                String meant = given.toLowerCase(java.util.Locale.ROOT).replaceFirst("\\.yml$", ".yaml")
+                        .replaceFirst("\\.json$", ".jsonl");
+                boolean workloads = meant.equals(WORKLOADS_CSV_FILE) || meant.equals(WORKLOADS_JSONL_FILE);
+                boolean taken = Files.exists(dir.resolve(meant)) || workloads && (Files.exists(dir.resolve(
+                        WORKLOADS_CSV_FILE)) || Files.exists(dir.resolve(WORKLOADS_JSONL_FILE)));
+                if (!given.equals(meant) && names.contains(meant) && !taken) {
+                    throw new InputException(given, 0, 0, null, "not a name allot reads; expected " + meant
+                            + " (allot reads only the names " + String.join(", ", names) + ")");
+                }
+            }
+        } catch (IOException e) {
+            // the files are read one by one next, and any problem is said there
+        }
     }
 
     private static void requireFile(Path dir, Path file, String name) {

@@ -117,6 +117,11 @@ public final class TextFiles {
             return new InputException(name, 0, 0, null, "expected UTF-8 text, got gzip-compressed bytes; name the file"
                     + " with .gz at the end (it is then read through gzip) or decompress it");
         }
+        if (!gzipped(path) && startsLikeUtf16(path)) {
+            // it said 'got a byte sequence that is not UTF-8 (0xff); the file looks binary or is in another encoding'
+            return new InputException(name, 0, 0, null, "expected UTF-8 text, got UTF-16 (the file starts with its"
+                    + " byte-order mark, as spreadsheets write 'Unicode text'); save it as UTF-8, e.g. as 'CSV UTF-8'");
+        }
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
         int line = 1;
@@ -158,6 +163,17 @@ public final class TextFiles {
             return new InputException(name, 0, 0, null, "cannot read: " + inWords(again));
         }
         return new InputException(name, 0, 0, null, "expected UTF-8 text, got bytes that are not UTF-8");
+    }
+
+    /** Whether the file begins with a UTF-16 byte-order mark, 0xff 0xfe or 0xfe 0xff. */
+    private static boolean startsLikeUtf16(Path path) {
+        try (InputStream in = Files.newInputStream(path)) {
+            int a = in.read();
+            int b = in.read();
+            return a == 0xff && b == 0xfe || a == 0xfe && b == 0xff;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Whether the file begins with gzip's magic bytes, 0x1f 0x8b. */

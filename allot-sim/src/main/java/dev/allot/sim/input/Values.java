@@ -48,6 +48,21 @@ public final class Values {
         return v;
     }
 
+    /**
+     * Digits only, no sign, as {@link #parseWholeNumber}, but a number too long for a long is
+     * {@link Long#MAX_VALUE} (so that range checks say "at most ..." rather than "not a whole number"); -1 when the
+     * text is not such a number.
+     */
+    public static long parseWholeNumberOrMax(String s) {
+        long v = parseWholeNumber(s);
+        return v < 0 && !s.isEmpty() && s.chars().allMatch(c -> c >= '0' && c <= '9') ? Long.MAX_VALUE : v;
+    }
+
+    /** The upper limit of a range as the readers say it: {@code at most 2,147,483,647}. */
+    public static String atMost(long max) {
+        return String.format(java.util.Locale.ROOT, "at most %,d", max);
+    }
+
     /** A plain decimal number (digits, sign, point, exponent); NaN when the text is anything else. */
     public static double parseNumber(String s) {
         boolean digit = false;
@@ -102,6 +117,8 @@ public final class Values {
     static Duration parseDuration(String s) {
         try {
             return Durations.parse(s);
+        } catch (Durations.TooLargeException e) {
+            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + DURATION_EXPECTED + ", got '" + s + "'");
         }
@@ -114,7 +131,7 @@ public final class Values {
                 return new Time(Instant.parse(s).getEpochSecond(), true);
             } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException(
-                        "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '" + s + "'");
+                        "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '" + s + "'" + zoneHint(s));
             }
         }
         long plain = parseWholeNumber(s);
@@ -123,8 +140,26 @@ public final class Values {
         }
         try {
             return new Time(Durations.parse(s).getSeconds(), false);
+        } catch (Durations.TooLargeException e) {
+            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + TIME_EXPECTED + ", got '" + s + "'");
+        }
+    }
+
+    /**
+     * A hint for a date and time without a zone ('2026-01-05T00:00:00', '2026-01-05 00:00:00', '2026-01-05'), which
+     * read only as not an instant; empty otherwise.
+     */
+    private static String zoneHint(String s) {
+        String t = s.length() > 10 && s.charAt(10) == ' ' ? s.substring(0, 10) + 'T' + s.substring(11) : s;
+        try {
+            java.time.LocalDateTime local = t.length() == 10 ? java.time.LocalDate.parse(t).atStartOfDay()
+                    : java.time.LocalDateTime.parse(t);
+            return "; an instant needs its time and zone: " + local.toInstant(java.time.ZoneOffset.UTC)
+                    + " for UTC";
+        } catch (DateTimeParseException e) {
+            return "";
         }
     }
 

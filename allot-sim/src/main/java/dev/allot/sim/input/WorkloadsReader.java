@@ -7,12 +7,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
+import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.rules.Violation;
 import dev.allot.core.rules.WorkloadFields;
 import dev.allot.core.rules.WorkloadRules;
+import dev.allot.sim.ScenarioTime;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
@@ -100,14 +102,30 @@ final class WorkloadsReader {
         return min;
     }
 
-    /** The accepted workloads, pending instants made relative to {@code epoch0}, in reading order. */
+    /**
+     * The accepted workloads, pending instants made relative to {@code epoch0}, in reading order. An instant more
+     * than {@link ScenarioTime#MAX_SECONDS} after time 0 is a bad row, located where it was read.
+     */
     List<WorkloadSpec> resolve(long epoch0) {
         List<WorkloadSpec> out = new ArrayList<>(specs);
+        boolean dropped = false;
         for (long[] p : pending) {
             WorkloadSpec w = out.get((int) p[0]);
-            out.set((int) p[0], new WorkloadSpec(w.id(), p[1] - epoch0, w.allocation(), w.user(), w.gpus(),
+            long submit = p[1] - epoch0;
+            if (submit > ScenarioTime.MAX_SECONDS) {
+                reject(new InputException(file, (int) p[2], (int) p[3], COLUMNS.get(SUBMIT), "expected "
+                        + ScenarioTime.timeExpected() + " (the earliest instant, " + Instant.ofEpochSecond(epoch0)
+                        + "), got " + Instant.ofEpochSecond(p[1])));
+                out.set((int) p[0], null);
+                dropped = true;
+                continue;
+            }
+            out.set((int) p[0], new WorkloadSpec(w.id(), submit, w.allocation(), w.user(), w.gpus(),
                     w.gpusPerNode(), w.duration(), w.minRuntime(), w.resumable(), w.priority(), w.checkpointEvery(),
                     w.kind()));
+        }
+        if (dropped) {
+            out.removeIf(java.util.Objects::isNull);
         }
         return out;
     }
@@ -117,7 +135,7 @@ final class WorkloadsReader {
     void readCsv(Reader reader) throws IOException {
         try (CsvRows rows = CsvRows.open(reader, file, String.join(",", COLUMNS))) {
             List<String> header = new ArrayList<>(rows.header());
-            int[] fieldAt = header(header, rows.headerLine());
+            int[] fieldAt = header(header, rows.headerLine(), () -> rows.headerHint(COLUMNS));
             int width = header.size();
             int[] column = new int[FIELDS];
             for (int pos = 0; pos < width; pos++) {
@@ -143,15 +161,16 @@ final class WorkloadsReader {
     }
 
     /** Maps each header position to its field; unknown, repeated or missing required columns are errors. */
-    private int[] header(List<String> header, int line) {
+    private int[] header(List<String> header, int line, java.util.function.Supplier<String> hint) {
         int[] fieldAt = new int[header.size()];
         int[] seenAt = new int[FIELDS];
         for (int pos = 0; pos < header.size(); pos++) {
             String name = header.get(pos);
             int f = COLUMNS.indexOf(name);
             if (f < 0) {
-                throw new InputException(file, line, pos + 1, name, "unknown column; valid columns: "
-                        + String.join(", ", COLUMNS));
+                throw new InputException(file, line, pos + 1, name.isEmpty() ? null : name, (name.isEmpty()
+                        ? "an empty column name (a comma at the end of the header?)" : "unknown column")
+                        + "; valid columns: " + String.join(", ", COLUMNS) + hint.get());
             }
             if (seenAt[f] != 0) {
                 throw new InputException(file, line, pos + 1, name, "column appears twice in the header; first at column "
@@ -169,7 +188,7 @@ final class WorkloadsReader {
         if (!missing.isEmpty()) {
             throw new InputException(file, line, 0, null, "the header row lacks required column"
                     + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
-                    + String.join(", ", REQUIRED));
+                    + String.join(", ", REQUIRED) + hint.get());
         }
         return fieldAt;
     }
@@ -304,7 +323,8 @@ final class WorkloadsReader {
         try {
             submit = Values.parseTime(submitText);
         } catch (IllegalArgumentException e) {
-            throw error(line, column, SUBMIT, e.getMessage());
+            throw error(line, column, SUBMIT, e.getCause() instanceof Durations.TooLargeException
+                    ? "expected " + ScenarioTime.timeExpected() + ", got '" + submitText + "'" : e.getMessage());
         }
         long submitSeconds = submit.seconds();
         boolean waiting = false;
@@ -319,6 +339,9 @@ final class WorkloadsReader {
                 submitSeconds = submit.seconds() - start;
             }
         }
+        if (submitSeconds > ScenarioTime.MAX_SECONDS) {
+            throw error(line, column, SUBMIT, "expected " + ScenarioTime.timeExpected() + ", got '" + submitText + "'");
+        }
 
         String allocation = required(line, v, column, ALLOCATION, "the name of a leaf allocation");
         if (tree != null && tree.leaf(allocation).isEmpty()) {
@@ -328,14 +351,14 @@ final class WorkloadsReader {
         String user = v[USER] == null ? "-" : v[USER];
 
         String gpusText = required(line, v, column, GPUS, WorkloadRules.GPUS_EXPECTED);
-        long gpus = Values.parseWholeNumber(gpusText);
+        long gpus = Values.parseWholeNumberOrMax(gpusText);
         if (gpus < 0) {
             throw error(line, column, GPUS, "expected " + WorkloadRules.GPUS_EXPECTED + ", got '" + gpusText + "'");
         }
 
         long perNode = 0;
         if (v[GPUS_PER_NODE] != null) {
-            perNode = Values.parseWholeNumber(v[GPUS_PER_NODE]);
+            perNode = Values.parseWholeNumberOrMax(v[GPUS_PER_NODE]);
             if (perNode < 0) {
                 throw error(line, column, GPUS_PER_NODE, "expected " + WorkloadRules.GPUS_PER_NODE_EXPECTED + ", got '"
                         + v[GPUS_PER_NODE] + "'");
@@ -394,7 +417,7 @@ final class WorkloadsReader {
         }
         idLine.put(id, line);
         if (waiting) {
-            pending.add(new long[] {specs.size(), submit.seconds()});
+            pending.add(new long[] {specs.size(), submit.seconds(), line, column.applyAsInt(SUBMIT)});
         }
         specs.add(spec);
     }
@@ -409,11 +432,19 @@ final class WorkloadsReader {
 
     private Duration duration(int line, String[] v, IntUnaryOperator column, int field) {
         String text = required(line, v, column, field, Values.DURATION_EXPECTED);
+        Duration d;
         try {
-            return Values.parseDuration(text);
+            d = Values.parseDuration(text);
         } catch (IllegalArgumentException e) {
-            throw error(line, column, field, e.getMessage());
+            if (!(e.getCause() instanceof Durations.TooLargeException)) {
+                throw error(line, column, field, e.getMessage());
+            }
+            d = null; // beyond what seconds count: beyond the scenario's reach too
         }
+        if (d == null || d.getSeconds() > ScenarioTime.MAX_SECONDS) {
+            throw error(line, column, field, "expected " + ScenarioTime.durationExpected() + ", got '" + text + "'");
+        }
+        return d;
     }
 
     /**

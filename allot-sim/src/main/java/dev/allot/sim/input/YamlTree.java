@@ -245,11 +245,18 @@ final class YamlTree {
         throw error(node, field, "expected " + expected + ", got " + node.describe());
     }
 
-    /** A whole number in {@code [min, Integer.MAX_VALUE]}. */
+    /**
+     * A whole number in {@code [min, Integer.MAX_VALUE]}; one beyond says the upper limit ('count: 99999999999' read
+     * 'expected a whole number >= 1', which it is).
+     */
     int wholeNumber(Node node, String field, int min) {
         String expected = "a whole number >= " + min;
-        long v = Values.parseWholeNumber(text(node, field, expected));
-        if (v < min || v > Integer.MAX_VALUE) {
+        long v = Values.parseWholeNumberOrMax(text(node, field, expected));
+        if (v > Integer.MAX_VALUE) {
+            throw error(node, field, "expected " + expected + ", " + Values.atMost(Integer.MAX_VALUE) + ", got "
+                    + node.describe());
+        }
+        if (v < min) {
             throw error(node, field, "expected " + expected + ", got " + node.describe());
         }
         return (int) v;

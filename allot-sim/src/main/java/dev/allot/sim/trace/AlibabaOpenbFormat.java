@@ -1,6 +1,7 @@
 package dev.allot.sim.trace;
 
 import dev.allot.core.policy.Settings;
+import dev.allot.sim.ScenarioTime;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -74,9 +75,9 @@ public final class AlibabaOpenbFormat implements TraceFormat {
         long deleted = cells.whole(DELETION, started, Long.MAX_VALUE / 4, "a whole number of seconds >= "
                 + (started == created ? "creation_time (" : "scheduled_time (") + started + ")");
         long duration = deleted - started;
-        if (duration > Integer.MAX_VALUE) {
-            throw cells.error(DELETION, "expected a duration of at most " + Integer.MAX_VALUE + " seconds, got "
-                    + duration);
+        if (duration > ScenarioTime.MAX_SECONDS) {
+            throw cells.error(DELETION, "expected a duration of at most " + ScenarioTime.MAX_SECONDS
+                    + " seconds, got " + duration);
         }
         if (gpus == 0) {
             rows.skip(NO_GPU);

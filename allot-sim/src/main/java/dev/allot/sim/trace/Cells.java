@@ -1,5 +1,7 @@
 package dev.allot.sim.trace;
 
+import dev.allot.core.rules.WorkloadRules;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.CsvRows;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.TextFiles;
@@ -84,38 +86,30 @@ final class Cells {
         return t;
     }
 
-    /** A whole number from {@code min} to {@code max}. */
+    /**
+     * A whole number from {@code min} to {@code max}; one beyond {@code max} is said as such, with the limit
+     * ('99999999999' GPUs read 'expected a whole number >= 1', which it is).
+     */
     long whole(int field, long min, long max, String expected) {
         String t = required(field, expected);
-        long v = Values.parseWholeNumber(t);
+        long v = Values.parseWholeNumberOrMax(t);
+        if (v > max && !expected.contains(Long.toString(max))) {
+            throw error(field, "expected " + expected + ", " + Values.atMost(max) + ", got '" + t + "'");
+        }
         if (v < min || v > max) {
             throw error(field, "expected " + expected + ", got '" + t + "'");
         }
         return v;
     }
 
-    /** A whole number of GPUs, at least {@code min}. */
+    /** A whole number of GPUs, at least {@code min}, at most {@link WorkloadRules#MAX_GPUS}. */
     int gpus(int field, int min) {
-        return (int) atLeast(field, min, "a whole number >= " + min);
+        return (int) whole(field, min, WorkloadRules.MAX_GPUS, "a whole number >= " + min);
     }
 
-    /** A whole number of seconds, at least {@code min}, small enough for a duration. */
+    /** A whole number of seconds, at least {@code min}, small enough for a trace's duration (an int). */
     long seconds(int field, long min) {
-        return atLeast(field, min, "a whole number of seconds >= " + min);
-    }
-
-    /**
-     * A whole number from {@code min} to the largest int; one too large is said as such ('99999999999' GPUs read
-     * 'expected a whole number >= 1', which it is).
-     */
-    private long atLeast(int field, long min, String expected) {
-        String t = required(field, expected);
-        long v = Values.parseWholeNumber(t);
-        if (v > Integer.MAX_VALUE || v < 0 && t.chars().allMatch(Character::isDigit)) {
-            throw error(field, String.format(java.util.Locale.ROOT, "expected %s, at most %,d, got '%s'", expected,
-                    Integer.MAX_VALUE, t));
-        }
-        return whole(field, min, Integer.MAX_VALUE, expected);
+        return whole(field, min, ScenarioTime.MAX_SECONDS, "a whole number of seconds >= " + min);
     }
 
     InputException error(int field, String problem) {

@@ -1,6 +1,7 @@
 package dev.allot.sim.trace;
 
 import dev.allot.core.policy.Settings;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.Values;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -59,10 +60,10 @@ public final class PhillyFormat implements TraceFormat {
         }
         String durationText = cells.required(DURATION, "a positive number of seconds");
         long seconds = secondsRoundedUp(durationText);
-        if (seconds > Integer.MAX_VALUE || seconds < 0 && Values.parseNumber(durationText) >= 1e15) {
+        if (seconds > ScenarioTime.MAX_SECONDS || seconds < 0 && Values.parseNumber(durationText) >= 1e15) {
             // '1e300' read 'expected a positive number of seconds', which it is
             throw cells.error(DURATION, String.format(java.util.Locale.ROOT, "expected a positive number of seconds,"
-                    + " at most %,d (68 years), got '%s'", Integer.MAX_VALUE, durationText));
+                    + " at most %,d (68 years), got '%s'", ScenarioTime.MAX_SECONDS, durationText));
         }
         if (seconds < 1) {
             throw cells.error(DURATION, "expected a positive number of seconds, got '" + durationText + "'");

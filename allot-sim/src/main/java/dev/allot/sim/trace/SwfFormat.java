@@ -2,6 +2,7 @@ package dev.allot.sim.trace;
 
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
+import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.InputException;
 import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
@@ -139,9 +140,9 @@ public final class SwfFormat implements TraceFormat {
         if (job < 0) {
             throw rows.error(line, JOB, "job_number", "expected a job number >= 0, got '" + f[JOB] + "'");
         }
-        if (runTime > Integer.MAX_VALUE) {
-            throw rows.error(line, RUN_TIME, "run_time", "expected at most " + Integer.MAX_VALUE + " seconds, got '"
-                    + f[RUN_TIME] + "'");
+        if (runTime > ScenarioTime.MAX_SECONDS) {
+            throw rows.error(line, RUN_TIME, "run_time", "expected at most " + ScenarioTime.MAX_SECONDS
+                    + " seconds, got '" + f[RUN_TIME] + "'");
         }
         long procs = allocated >= 1 ? allocated : requested;
         int procField = allocated >= 1 ? ALLOCATED : REQUESTED;
@@ -174,13 +175,20 @@ public final class SwfFormat implements TraceFormat {
         rows.add(line, id, submit, allocation, userName, (int) procs, runTime);
     }
 
+    /** The largest number a field may hold: times this large still leave room to add a run time. */
+    private static final long MAX_NUMBER = Long.MAX_VALUE / 4;
+
     /** A whole number, or -1 for unknown; anything else (text, decimals, below -1) is an error. */
     private static long number(TraceRows rows, int line, String[] f, int field, String name) {
         String t = f[field];
         if (t.equals("-1")) {
             return -1;
         }
-        long v = Values.parseWholeNumber(t);
+        long v = Values.parseWholeNumberOrMax(t);
+        if (v > MAX_NUMBER) {
+            throw rows.error(line, field, name, "expected a whole number >= 0, " + Values.atMost(MAX_NUMBER)
+                    + ", or -1 for unknown, got '" + t + "'");
+        }
         if (v < 0) {
             throw rows.error(line, field, name, "expected a whole number >= 0, or -1 for unknown, got '" + t + "'");
         }

@@ -142,6 +142,12 @@ public final class TraceImport {
             throw Values.oneLine(e);
         }
         WorkloadTable table = rows.build(format.name(), rule);
+        String late = table.isEmpty() ? null : dev.allot.sim.ScenarioTime.lateProblem(table.id(table.size() - 1),
+                table.submitSeconds(table.size() - 1));
+        if (late != null) {
+            // made relative to the earliest submission: no longer where it was read
+            throw new InputException(file, 0, 0, null, late);
+        }
         AllocationTree t = tree;
         if (t == null) {
             if (table.isEmpty()) {

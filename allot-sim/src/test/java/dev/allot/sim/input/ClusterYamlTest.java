@@ -133,6 +133,22 @@ class ClusterYamlTest {
     }
 
     @Test
+    void countsBeyondAnIntSayTheUpperLimit() {
+        assertThat(replaced("gpus: 8", "gpus: 99999999999").getMessage()).isEqualTo("cluster.yaml:5:11: field"
+                + " 'gpus': expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
+        assertThat(replaced("count: 4", "count: 99999999999999999999999").getMessage()).isEqualTo("cluster.yaml:4:12:"
+                + " field 'count': expected a whole number >= 1, at most 2,147,483,647, got '99999999999999999999999'");
+    }
+
+    @Test
+    void aHealthEventBeyondTheScenariosReachSaysTheLimit() {
+        String late = "field 'at': expected a time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years) after"
+                + " time 0, got ";
+        assertThat(replaced("at: 7200", "at: 3650000d").getMessage()).endsWith(late + "3650000d");
+        assertThat(replaced("at: 7200", "at: 99999999999999999d").getMessage()).endsWith(late + "'99999999999999999d'");
+    }
+
+    @Test
     void tooManyNodes() {
         InputException e = replaced("count: 2", "count: 999999999");
         assertThat(e.getMessage()).isEqualTo("cluster.yaml:9:12: field 'count': expected at most 1000000 nodes in the"

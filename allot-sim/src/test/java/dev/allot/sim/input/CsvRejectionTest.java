@@ -53,7 +53,40 @@ class CsvRejectionTest {
         assertThat(e.getMessage()).isEqualTo("workloads.csv:2:5: field 'gpus': expected a whole number >= 1, got 'x'");
         assertError(cell(5, "0"), 2, 5, "gpus", "expected a whole number >= 1, got '0'");
         assertError(cell(5, "-3"), 2, 5, "gpus", "expected a whole number >= 1, got '-3'");
-        assertError(cell(5, "99999999999"), 2, 5, "gpus", "expected a whole number >= 1, got '99999999999'");
+    }
+
+    @Test
+    void countsBeyondAnIntSayTheUpperLimit() {
+        assertError(cell(5, "99999999999"), 2, 5, "gpus",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
+        assertError(cell(5, "99999999999999999999999"), 2, 5, "gpus",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999999999999999'");
+        assertError(cell(6, "99999999999"), 2, 6, "gpus_per_node",
+                "expected a whole number >= 0, at most 2,147,483,647 (0 or none for any packing), got '99999999999'");
+    }
+
+    @Test
+    void timesAndDurationsBeyondTheScenariosReachSayTheLimit() {
+        String most = "expected a duration of at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years), got ";
+        // 292 billion years: the simulator's clock overflowed ('time went back')
+        assertError(cell(7, "9223372036854775000s"), 2, 7, "duration", most + "'9223372036854775000s'");
+        // beyond a long: it read 'expected a duration such as 90s, ...', which it is
+        assertError(cell(7, "99999999999999999d"), 2, 7, "duration", most + "'99999999999999999d'");
+        assertError(cell(8, "99999999999999999999"), 2, 8, "min_runtime", most + "'99999999999999999999'");
+        assertError(cell(11, "25000d"), 2, 11, "checkpoint_every", most + "'25000d'");
+        String late = "expected a time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years) after time 0,"
+                + " got ";
+        // 10,000 years took 30 s and 5 GB; 292 billion years ended in a NegativeArraySizeException
+        assertError(cell(2, "3650000d"), 2, 2, "submit", late + "'3650000d'");
+        assertError(cell(2, "99999999999999999d"), 2, 2, "submit", late + "'99999999999999999d'");
+    }
+
+    @Test
+    void anInstantBeyondTheScenariosReachFromTheEarliestIsLocated() {
+        InputException e = rows(GOOD.replace("ok,0,", "a,2026-01-05T00:00:00Z,")
+                + GOOD.replace("ok,0,", "b,2200-01-05T00:00:00Z,"));
+        assertError(e, 3, 2, "submit", "expected a time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years)"
+                + " after time 0 (the earliest instant, 2026-01-05T00:00:00Z), got 2200-01-05T00:00:00Z");
     }
 
     @Test
@@ -70,6 +103,18 @@ class CsvRejectionTest {
                 + " instant such as 2026-01-05T00:00:00Z, got 'soon'");
         assertError(cell(2, "2026-13-01T00:00:00Z"), 2, 2, "submit",
                 "expected an ISO-8601 instant such as 2026-01-05T00:00:00Z, got '2026-13-01T00:00:00Z'");
+    }
+
+    @Test
+    void anInstantWithoutItsZoneSaysHowToWriteIt() {
+        assertError(cell(2, "2026-01-05T08:30:00"), 2, 2, "submit", "expected an ISO-8601 instant such as"
+                + " 2026-01-05T00:00:00Z, got '2026-01-05T08:30:00'; an instant needs its time and zone:"
+                + " 2026-01-05T08:30:00Z for UTC");
+        assertError(cell(2, "2026-01-05 08:30:00"), 2, 2, "submit", "expected an ISO-8601 instant such as"
+                + " 2026-01-05T00:00:00Z, got '2026-01-05 08:30:00'; an instant needs its time and zone:"
+                + " 2026-01-05T08:30:00Z for UTC");
+        assertThat(cell(2, "2026-01-05").problem()).endsWith("; an instant needs its time and zone:"
+                + " 2026-01-05T00:00:00Z for UTC");
     }
 
     @Test
@@ -169,6 +214,25 @@ class CsvRejectionTest {
     }
 
     @Test
+    void aHeaderThatIsNotCommaSeparatedLowerCaseColumnNamesSaysWhatItLooksLike() {
+        Folders.write(dir, "workloads.csv", "id;submit;allocation;gpus;duration;min_runtime\n");
+        assertThat(Folders.error(dir).problem()).endsWith("; the file is separated by ';': workloads.csv is"
+                + " comma-separated (CSV)");
+        Folders.write(dir, "workloads.csv", "id\tsubmit\tallocation\tgpus\tduration\tmin_runtime\n");
+        assertThat(Folders.error(dir).problem()).endsWith("; the file is separated by tabs: workloads.csv is"
+                + " comma-separated (CSV)");
+        Folders.write(dir, "workloads.csv", "id,Submit,allocation,gpus,duration,min_runtime\n");
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv:1:2: field 'Submit': unknown column;")
+                .endsWith("; column names are lower case, e.g. 'submit'");
+        Folders.write(dir, "workloads.csv", GOOD);
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv:1:1: field 'ok': unknown column;")
+                .endsWith("; is the header row missing? The first line that is not a # comment names the columns");
+        Folders.write(dir, "workloads.csv", "id,submit,allocation,gpus,duration,min_runtime,\n");
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv:1:7: an empty column name (a comma at"
+                + " the end of the header?); valid columns: id,");
+    }
+
+    @Test
     void missingAndRepeatedColumns() {
         Folders.write(dir, "workloads.csv", "id,submit,allocation,duration\n");
         assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.csv:1: the header row lacks required columns"
@@ -177,6 +241,26 @@ class CsvRejectionTest {
         Folders.write(dir, "workloads.csv", "id,submit,allocation,gpus,duration,min_runtime,gpus\n");
         assertThat(Folders.error(dir).getMessage())
                 .isEqualTo("workloads.csv:1:7: field 'gpus': column appears twice in the header; first at column 4");
+    }
+
+    @Test
+    void aByteOrderMarkBeforeACommentOrAloneIsNotAHeader() {
+        // a comment after a BOM was the header: "field '# a comment': unknown column"
+        Folders.write(dir, "workloads.csv", "\uFEFF# a comment, with commas\n" + HEADER + GOOD);
+        assertThat(Folders.read(dir).workloads()).extracting(WorkloadSpec::id).containsExactly("ok");
+        // a BOM alone was "an empty column name"
+        Folders.write(dir, "workloads.csv", "\uFEFF");
+        assertThat(Folders.error(dir).getMessage())
+                .startsWith("workloads.csv: the file is empty; expected a header row such as id,submit,");
+    }
+
+    @Test
+    void utf16IsSaidToBeUtf16() throws java.io.IOException {
+        java.nio.file.Files.write(dir.resolve("workloads.csv"),
+                (HEADER + GOOD).getBytes(java.nio.charset.StandardCharsets.UTF_16));
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.csv: expected UTF-8 text, got UTF-16 (the"
+                + " file starts with its byte-order mark, as spreadsheets write 'Unicode text'); save it as UTF-8,"
+                + " e.g. as 'CSV UTF-8'");
     }
 
     @Test

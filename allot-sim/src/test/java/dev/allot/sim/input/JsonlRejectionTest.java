@@ -46,6 +46,13 @@ class JsonlRejectionTest {
     }
 
     @Test
+    void aNumberBeyondAnIntSaysTheUpperLimit() {
+        InputException e = lines(GOOD.replace("\"gpus\": 1", "\"gpus\": 99999999999"));
+        assertThat(e.getMessage()).isEqualTo("workloads.jsonl:1:59: field 'gpus': expected a whole number >= 1,"
+                + " at most 2,147,483,647, got '99999999999'");
+    }
+
+    @Test
     void aListWhereANumberBelongs() {
         InputException e = lines(GOOD.replace("\"gpus\": 1", "\"gpus\": [8]"));
         assertThat(e.line()).isEqualTo(1);

@@ -12,6 +12,8 @@ import dev.allot.core.model.WorkloadSpec;
 import dev.allot.core.state.SchedulerConfig;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -180,6 +182,24 @@ class ScenarioReaderTest {
         Folders.write(dir, "workloads.csv", "\uFEFFid,submit,allocation,gpus,duration,min_runtime\nx,0,detect,1,1h,0\n");
 
         assertThat(Folders.read(dir).workloads()).extracting(WorkloadSpec::id).containsExactly("x");
+    }
+
+    @Test
+    void aFileNamedAlmostAsOneTheFolderHoldsIsNamedRight() throws IOException {
+        Path dir = Folders.copy("basic", tmp);
+        // a policy.yml was not read, without a word: its settings did not apply
+        Files.move(dir.resolve("policy.yaml"), dir.resolve("policy.yml"));
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("policy.yml: not a name allot reads; expected"
+                + " policy.yaml (allot reads only the names cluster.yaml, allocations.yaml, workloads.csv,"
+                + " workloads.jsonl, policy.yaml, trace.yaml)");
+        Files.delete(dir.resolve("policy.yml"));
+        Files.move(dir.resolve("cluster.yaml"), dir.resolve("Cluster.yml"));
+        assertThat(Folders.error(dir).getMessage()).startsWith("Cluster.yml: not a name allot reads; expected"
+                + " cluster.yaml");
+        Files.move(dir.resolve("Cluster.yml"), dir.resolve("cluster.yaml"));
+        // beside a workloads file, a workloads.json is none of allot's business
+        Files.writeString(dir.resolve("workloads.json"), "[]\n");
+        assertThat(Folders.read(dir).workloads()).isNotEmpty();
     }
 
     @Test

@@ -73,6 +73,17 @@ class AlibabaOpenbFormatTest {
     }
 
     @Test
+    void numbersBeyondTheirLimitSayTheLimitOnce() {
+        assertError(row("p,1,1,99999999999,1000,,LS,Running,10,20,10"), "pods.csv", 3, 4, "num_gpu",
+                "expected a whole number >= 0, at most 2,147,483,647, got '99999999999'");
+        assertError(row("p,1,1,1,1000,,LS,Running,99999999999999999999,,"), "pods.csv", 3, 9, "creation_time",
+                "expected a whole number of seconds >= 0, at most 2,305,843,009,213,693,951,"
+                        + " got '99999999999999999999'");
+        assertError(row("p,1,1,1,99999999999,,LS,Running,10,20,10"), "pods.csv", 3, 5, "gpu_milli",
+                "expected a whole number from 1 to 1000 for a pod with GPUs, got '99999999999'");
+    }
+
+    @Test
     void aGivenTreeRejectsPodsOfOtherClasses() {
         var tree = dev.allot.core.model.AllocationTree.builder("lab").leaf("LS", 1).leaf("BE", 1).build();
         Scenario s = Traces.of("alibaba-openb", Traces.fixture("alibaba-openb.csv")).tree(tree).lenient(true).read();

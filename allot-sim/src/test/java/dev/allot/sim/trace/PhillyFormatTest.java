@@ -122,6 +122,14 @@ class PhillyFormatTest {
     }
 
     @Test
+    void aSemicolonSeparatedTraceIsSaidToBeOne() {
+        Path p = Traces.write(tmp, "p.csv", "timestamp;duration;num_gpus;gpu_time;cluster\n");
+        assertThat(Traces.error(Traces.of("philly", p)).getMessage()).isEqualTo("p.csv:1: the header row lacks"
+                + " required columns timestamp, duration, num_gpus, cluster; required columns: timestamp, duration,"
+                + " num_gpus, cluster; the file is separated by ';': p.csv is comma-separated (CSV)");
+    }
+
+    @Test
     void lenientImportsCountAndKeepEveryRejectedRow() {
         Scenario s = Traces.of("philly", Traces.fixture("philly-bad.csv")).lenient(true).read();
         WorkloadTable t = (WorkloadTable) s.workloads();

@@ -76,6 +76,13 @@ class SwfFormatTest {
     }
 
     @Test
+    void aNumberTooLongForItsFieldSaysTheLimit() {
+        assertError(line("2 99999999999999999999 -1 600 2 -1 -1 2 3600 -1 1 3 1 -1 1 -1 -1 -1"), "log.swf", 3, 2,
+                "submit_time", "expected a whole number >= 0, at most 2,305,843,009,213,693,951, or -1 for unknown,"
+                        + " got '99999999999999999999'");
+    }
+
+    @Test
     void lenientCountsRejectedAndSkippedLinesApart() {
         Path log = Traces.write(tmp, "log.swf", Traces.text("sample.swf")
                 + "8 400 0 60 64 -1 -1 64 60 -1 1 3 1 -1 1 -1 -1 -1\n9 x\n");

@@ -48,4 +48,27 @@ class TiresiasFormatTest {
         assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 5, "model_name",
                 "expected a model name, got nothing");
     }
+
+    @Test
+    void numbersBeyondTheirLimitSayTheLimit() {
+        Path p = Traces.write(tmp, "j.csv", HEADER + "0,99999999999,0,1,m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 2, "num_gpu",
+                "expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
+        p = Traces.write(tmp, "j.csv", HEADER + "0,1,99999999999999999999,1,m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 3, "submit_time",
+                "expected a whole number of seconds >= 0, at most 2,305,843,009,213,693,951,"
+                        + " got '99999999999999999999'");
+        p = Traces.write(tmp, "j.csv", HEADER + "0,1,0,1,m,99999999999,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 2, 6, "duration",
+                "expected a whole number of seconds >= 1, at most 2,147,483,647, got '99999999999'");
+    }
+
+    @Test
+    void aSubmissionBeyondTheScenariosReachIsRefusedByItsId() {
+        // 95 years after the first: it ran for minutes making hourly series, and 950,000 years ended in a
+        // NegativeArraySizeException
+        Path p = Traces.write(tmp, "j.csv", HEADER + "0,1,0,1,m,60,0\n1,1,3000000000,1,m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 0, 0, null, "workload 'tiresias-1': expected a"
+                + " time at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years) after time 0, got 34722d5h20m");
+    }
 }
