@@ -20,7 +20,8 @@ final class SkippedRows {
         if (rejected.isEmpty()) {
             return;
         }
-        out.println("skipped " + rejected.size() + " workload rows (--lenient); the first:");
+        out.println(rejected.size() == 1 ? "skipped 1 workload row (--lenient):"
+                : "skipped " + rejected.size() + " workload rows (--lenient); the first:");
         rejected.stream().limit(SHOWN).forEach(r -> out.println("  " + r));
         if (rejected.size() > SHOWN) {
             out.println("  and " + (rejected.size() - SHOWN) + " more");

@@ -136,7 +136,7 @@ class SimulateCommandTest {
         assertThat(strict.err()).contains("workloads.csv:17:5: field 'gpus'").contains("'many'");
         Cli.Result lenient = Cli.run("simulate", dir.toString(), "--lenient", "--policy", "allocation");
         assertThat(lenient.exit()).as(lenient.err()).isZero();
-        assertThat(lenient.out()).contains("skipped 1 workload rows (--lenient)", "12 (debug 3", "1 rejected");
+        assertThat(lenient.out()).contains("skipped 1 workload row (--lenient):", "12 (debug 3", "1 rejected");
     }
 
     @Test

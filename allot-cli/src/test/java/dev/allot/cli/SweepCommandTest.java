@@ -104,7 +104,7 @@ class SweepCommandTest {
         Path dir = SkippedRowsFixture.tinyWithBadRows(tmp, 1);
         Cli.Result r = Cli.run("sweep", dir.toString(), "--lenient", "--policy", "allocation");
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).contains("skipped 1 workload rows (--lenient); the first:\n"
+        assertThat(r.out()).contains("skipped 1 workload row (--lenient):\n"
                 + "  workloads.csv:17:5: field 'gpus': expected a whole number >= 1, got 'many'\n");
     }
 
