@@ -13,6 +13,13 @@ public record SchedulerConfig(Duration lookback, Duration maxMinRuntime, Duratio
     public static final Duration DEFAULT_MAX_MIN_RUNTIME = Duration.ofHours(8);
     public static final Duration DEFAULT_USAGE_BUCKET = Duration.ofHours(1);
 
+    /**
+     * The most buckets the usage window may hold (lookback / usage-bucket): the window keeps a ring of them per
+     * allocation, so 100,000 buckets cost 800 KB per allocation (7 days in 10-second buckets fit; 100,000,000 days
+     * in hours would need 19 GB each and could not be allocated).
+     */
+    public static final long MAX_WINDOW_BUCKETS = 100_000;
+
     public SchedulerConfig {
         Objects.requireNonNull(lookback, "lookback");
         Objects.requireNonNull(maxMinRuntime, "maxMinRuntime");
@@ -26,6 +33,13 @@ public record SchedulerConfig(Duration lookback, Duration maxMinRuntime, Duratio
         if (usageBucket.isNegative() || usageBucket.isZero() || usageBucket.compareTo(lookback) > 0) {
             throw new IllegalArgumentException("usage-bucket must be positive and at most the lookback ("
                     + Durations.format(lookback) + "), got " + Durations.format(usageBucket));
+        }
+        long buckets = -Math.floorDiv(-lookback.getSeconds(), Math.max(1, usageBucket.getSeconds()));
+        if (buckets > MAX_WINDOW_BUCKETS) {
+            throw new IllegalArgumentException("lookback " + Durations.format(lookback) + " in usage-bucket "
+                    + Durations.format(usageBucket) + " steps is " + String.format(java.util.Locale.ROOT, "%,d", buckets)
+                    + " buckets; at most " + String.format(java.util.Locale.ROOT, "%,d", MAX_WINDOW_BUCKETS)
+                    + " (shorten the lookback or widen usage-bucket)");
         }
     }
 

@@ -97,6 +97,16 @@ class PolicyYamlTest {
     }
 
     @Test
+    void aLookbackOfMoreBucketsThanTheWindowHoldsIsRefusedNotAFaultWhenTheWindowIsMade() {
+        // 100,000,000 days in hours: 2.4e9 buckets per allocation, an array that cannot be made
+        assertThat(policy("lookback: 100000000d\n").getMessage()).isEqualTo("policy.yaml:1:11: field 'lookback':"
+                + " lookback 100000000d in usage-bucket 1h steps is 2,400,000,000 buckets; at most 100,000 (shorten the"
+                + " lookback or widen usage-bucket)");
+        Folders.write(dir, "policy.yaml", "lookback: 20000d\nusage-bucket: 1d\n"); // 20,000 buckets
+        assertThat(Folders.read(dir).policyConfig().scheduler().lookback()).isEqualTo(java.time.Duration.ofDays(20000));
+    }
+
+    @Test
     void syntaxError() {
         InputException e = policy("allocation:\n  reservation: \"false\n");
         assertThat(e.file()).isEqualTo("policy.yaml");
