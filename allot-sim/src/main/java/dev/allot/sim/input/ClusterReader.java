@@ -10,8 +10,6 @@ import dev.allot.sim.input.YamlTree.Entry;
 import dev.allot.sim.input.YamlTree.ListNode;
 import dev.allot.sim.input.YamlTree.MapNode;
 import dev.allot.sim.input.YamlTree.Node;
-import dev.allot.core.rules.Names;
-import dev.allot.core.rules.Violation;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
