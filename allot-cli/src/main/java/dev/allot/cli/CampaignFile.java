@@ -112,7 +112,14 @@ final class CampaignFile {
         if (!v.isArray()) {
             problems.add("field '" + field + "': expected a list, e.g. [python, eval.py, --shard, \"{shard}\"], got "
                     + kind(v));
+            return v;
         }
+        List<String> words = new ArrayList<>();
+        v.forEach(w -> words.add(w.isValueNode() ? w.asText() : null));
+        CommandWords.problem(words, apart -> field + ": [" + apart.stream()
+                        .map(w -> ApiClient.JSON.getNodeFactory().textNode(w).toString())
+                        .collect(java.util.stream.Collectors.joining(", ")) + "]")
+                .ifPresent(p -> problems.add("field '" + field + "': " + p));
         return v;
     }
 

@@ -89,47 +89,15 @@ final class SubmitCommand extends ClientCommand {
     }
 
     /**
-     * The program is run without a shell, so a command given as one quoted word with blanks ({@code -- "sleep 1"})
-     * names a program {@code sleep 1} that no node has: it is refused before asking, with the words apart as the
-     * fix. A program whose path holds a blank ({@code -- "/opt/My Tools/run" --fast}) is a real program: a first word
-     * that exists as a file here is taken as it is (the nodes see the same paths on a shared file system; a program
-     * that exists only there can be run as {@code -- env "/opt/My Tools/run"}).
+     * A command whose program is one word with blanks ({@code -- "sleep 1"}) is refused before asking
+     * ({@link CommandWords}).
      *
      * @throws IllegalArgumentException naming the word and showing the command with its words apart
      */
     void requireWordsApart() {
-        if (command == null || command.isEmpty()) {
-            return;
-        }
-        String program = command.get(0);
-        if (program.chars().noneMatch(Character::isWhitespace) || existsAsFile(program)) {
-            return;
-        }
-        List<String> words = new ArrayList<>();
-        for (String w : program.strip().split("\\s+")) {
-            words.add(ShellWords.quote(w));
-        }
-        for (String w : command.subList(1, command.size())) {
-            words.add(ShellWords.quote(w));
-        }
-        throw new IllegalArgumentException("the " + (command.size() == 1 ? "command" : "program") + " is one word with"
-                + " blanks, " + ShellWords.quote(program) + ": give its words apart, as: allot submit ... -- "
-                + String.join(" ", words)
-                + (program.chars().anyMatch(c -> SHELL_SYNTAX.indexOf(c) >= 0)
-                        ? "; or, for shell syntax, give a shell the text: allot submit ... -- sh -c " + ShellWords.quote(program)
-                        : "")
-                + " (the command is run without a shell; a program path with blanks is taken when that file exists here)");
-    }
-
-    /** Characters that mean a command line was written for a shell: pipes, lists, redirections, quotes, globs. */
-    private static final String SHELL_SYNTAX = "|&;<>()$`\\\"'*?";
-
-    private static boolean existsAsFile(String word) {
-        try {
-            return java.nio.file.Files.isRegularFile(java.nio.file.Path.of(word));
-        } catch (java.nio.file.InvalidPathException e) {
-            return false;
-        }
+        CommandWords.problem(command, CommandWords::onCommandLine).ifPresent(p -> {
+            throw new IllegalArgumentException(p);
+        });
     }
 
     ObjectNode body() {

@@ -163,6 +163,15 @@ class CampaignCommandsTest {
                 + " allocation, command, environment, gpus, min-runtime, protected-shards, protected-gpus,"
                 + " seconds-per-unit, priority, shards, brakes\n");
 
+        Path oneWord = file("oneword.yaml", FILE.replace("name: eval", "name: oneword")
+                .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: [\"python eval.py\", --shard, \"{shard}\"]"));
+        r = api.as("alice", "campaign", "submit", oneWord.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + oneWord + ": field 'command': the program is one word with blanks,"
+                + " 'python eval.py': give its words apart, as: command: [\"python\", \"eval.py\", \"--shard\","
+                + " \"{shard}\"] (the command is run without a shell; a program path with blanks is taken when that file"
+                + " exists here)\n");
+
         Path both = file("both.yaml", FILE.replace("name: eval", "name: both").replace("protected-shards: 1",
                 "protected-shards: 1\nprotected-gpus: 2").replace("shard-requeues: 5", "campaign-cost: 5"));
         r = api.as("alice", "campaign", "submit", both.toString());
