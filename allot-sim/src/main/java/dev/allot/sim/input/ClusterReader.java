@@ -1,11 +1,9 @@
 package dev.allot.sim.input;
 
-import dev.allot.core.model.Durations;
 import dev.allot.core.model.HealthEvent;
 import dev.allot.core.model.NodeSpec;
 import dev.allot.core.rules.Names;
 import dev.allot.core.rules.Violation;
-import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.YamlTree.Entry;
 import dev.allot.sim.input.YamlTree.ListNode;
 import dev.allot.sim.input.YamlTree.MapNode;
@@ -141,8 +139,7 @@ final class ClusterReader {
         try {
             at = Values.parseTime(atText);
         } catch (IllegalArgumentException e) {
-            throw y.error(atNode, "at", e.getCause() instanceof Durations.TooLargeException
-                    ? "expected " + ScenarioTime.timeExpected() + ", got '" + atText + "'" : e.getMessage());
+            throw y.error(atNode, "at", e.getMessage());
         }
         if (at.absolute() && start != null && at.seconds() < start) {
             throw y.error(atNode, "at", "expected an instant at or after start (" + Instant.ofEpochSecond(start)

@@ -141,7 +141,9 @@ public final class Values {
         try {
             return new Time(Durations.parse(s).getSeconds(), false);
         } catch (Durations.TooLargeException e) {
-            throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
+            // a time is a scenario's time: said by its reach, not by what a duration can hold
+            throw new IllegalArgumentException("expected " + dev.allot.sim.ScenarioTime.timeExpected() + ", got '" + s
+                    + "'", e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + TIME_EXPECTED + ", got '" + s + "'");
         }

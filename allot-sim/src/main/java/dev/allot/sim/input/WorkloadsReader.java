@@ -323,8 +323,7 @@ final class WorkloadsReader {
         try {
             submit = Values.parseTime(submitText);
         } catch (IllegalArgumentException e) {
-            throw error(line, column, SUBMIT, e.getCause() instanceof Durations.TooLargeException
-                    ? "expected " + ScenarioTime.timeExpected() + ", got '" + submitText + "'" : e.getMessage());
+            throw error(line, column, SUBMIT, e.getMessage());
         }
         long submitSeconds = submit.seconds();
         boolean waiting = false;
