@@ -16,7 +16,9 @@ import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -49,9 +51,6 @@ import java.util.function.Supplier;
 public final class WaitExplainer {
     /** How many workloads a list in an explanation names at most. */
     public static final int MAX_NAMED = 10;
-
-    private static final Comparator<Job> BY_PROTECTION_END = Comparator.comparingLong(Job::protectedUntilSeconds)
-            .thenComparing(Job::id);
 
     private final Supplier<AllocationPolicy> policies;
 
@@ -309,15 +308,20 @@ public final class WaitExplainer {
         if (gang != null) {
             return gang; // its time counts places, which GPU counts (below) do not
         }
+        // work it may take later: once its protection ends and, for a turn, once its run has lasted the shortest turn
+        PreemptionRules.Rights rights = rules.rightsOf(w);
+        Map<Job, Long> takeableAt = new HashMap<>();
         List<Job> protectedVictims = new ArrayList<>();
         for (int l = 0; l < state.tree().leafCount(); l++) {
             for (Job v : state.running().allocated(l)) {
-                if (v.isProtected(now) && rules.mayPreempt(w, v)) {
+                long at = PreemptionRules.takeableAtSeconds(rights, v);
+                if (at > now) {
+                    takeableAt.put(v, at);
                     protectedVictims.add(v);
                 }
             }
         }
-        protectedVictims.sort(BY_PROTECTION_END);
+        protectedVictims.sort(Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id));
         long have = idle + preemptible;
         long later = 0;
         int upTo = -1;
@@ -328,14 +332,15 @@ public final class WaitExplainer {
             }
         }
         if (upTo >= 0) {
-            long until = protectedVictims.get(upTo).protectedUntilSeconds();
+            long until = takeableAt.get(protectedVictims.get(upTo));
             List<WaitsFor.ProtectedWork> named = new ArrayList<>();
             for (Job v : protectedVictims) {
-                if (v.protectedUntilSeconds() > until || named.size() == MAX_NAMED) {
+                long at = takeableAt.get(v);
+                if (at > until || named.size() == MAX_NAMED) {
                     break;
                 }
-                named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(),
-                        v.protectedUntilSeconds()));
+                named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(), at,
+                        at > v.protectedUntilSeconds()));
             }
             return new WaitsFor.ProtectedUntil(until, w.gpus(), idle, preemptible, named);
         }
@@ -373,6 +378,8 @@ public final class WaitExplainer {
         // now if unprotected) make room; the gang has room when the nodes-th earliest node has
         List<long[]> ready = new ArrayList<>(); // {time, node}
         List<List<Job>> freedBy = new ArrayList<>();
+        PreemptionRules.Rights rights = rules.rightsOf(w);
+        Map<Job, Long> takeableAt = new HashMap<>();
         for (int n = 0; n < state.nodes().count(); n++) {
             if (!state.nodes().free().isSchedulable(n)) {
                 continue;
@@ -380,12 +387,13 @@ public final class WaitExplainer {
             int have = state.nodes().free().free(n);
             List<Job> victims = new ArrayList<>();
             for (Job v : state.nodes().jobsOn(n)) {
-                if (v.state() == JobState.RUNNING && rules.mayPreempt(w, v)) {
+                long at = v.state() == JobState.RUNNING ? PreemptionRules.takeableAtSeconds(rights, v) : -1;
+                if (at >= 0) {
+                    takeableAt.put(v, at);
                     victims.add(v);
                 }
             }
-            victims.sort(Comparator.comparingLong((Job v) -> v.isProtected(now) ? v.protectedUntilSeconds() : now)
-                    .thenComparing(Job::id));
+            victims.sort(Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id));
             long at = have >= w.gpusPerNode() ? now : -1;
             List<Job> used = new ArrayList<>();
             for (int i = 0; at < 0 && i < victims.size(); i++) {
@@ -393,7 +401,7 @@ public final class WaitExplainer {
                 have += v.placement().gpusOnNode(n);
                 used.add(v);
                 if (have >= w.gpusPerNode()) {
-                    at = v.isProtected(now) ? v.protectedUntilSeconds() : now;
+                    at = takeableAt.get(v);
                 }
             }
             if (at >= 0) {
@@ -413,15 +421,16 @@ public final class WaitExplainer {
             List<Job> waitedFor = new ArrayList<>();
             for (int k = 0; k < nodes; k++) {
                 for (Job v : freedBy.get(order.get(k))) {
-                    if (v.isProtected(now) && !waitedFor.contains(v)) {
+                    if (takeableAt.get(v) > now && !waitedFor.contains(v)) {
                         waitedFor.add(v);
                     }
                 }
             }
-            waitedFor.sort(BY_PROTECTION_END);
+            waitedFor.sort(Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id));
             for (Job v : waitedFor.subList(0, Math.min(MAX_NAMED, waitedFor.size()))) {
-                named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(),
-                        v.protectedUntilSeconds()));
+                long at = takeableAt.get(v);
+                named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(), at,
+                        at > v.protectedUntilSeconds()));
             }
         }
         return new WaitsFor.Gang(nodes, w.gpusPerNode(), w.gpusPerNode() == state.cluster().maxGpusPerNode(), withRoom,

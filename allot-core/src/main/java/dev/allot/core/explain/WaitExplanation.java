@@ -306,12 +306,16 @@ public record WaitExplanation(
                         + " work ahead of it first.";
             }
             return needs + " Enough nodes have room at " + time.apply(g.roomAtSeconds()) + " (in "
-                    + Durations.formatSeconds(g.roomAtSeconds() - atSeconds) + "), when the protection of "
+                    + Durations.formatSeconds(g.roomAtSeconds() - atSeconds) + "), when the protection"
+                    + (g.protectedWork().stream().anyMatch(WaitsFor.ProtectedWork::turn) ? " or shortest turn" : "")
+                    + " of "
                     + protectedNames(g.protectedWork()) + " ends, " + ifStillRanked(g.protectedWork());
         }
         if (w instanceof WaitsFor.ProtectedUntil p) {
             return "It needs " + shape + "; " + p.idleGpus() + " " + Words.verb(p.idleGpus(), "is", "are") + " idle and "
-                    + p.preemptibleGpus() + " could be preempted now; the protection of " + protectedNames(p.protectedWork())
+                    + p.preemptibleGpus() + " could be preempted now; the protection"
+                    + (p.protectedWork().stream().anyMatch(WaitsFor.ProtectedWork::turn) ? " or shortest turn" : "")
+                    + " of " + protectedNames(p.protectedWork())
                     + " ends at " + time.apply(p.untilSeconds()) + " (in " + Durations.formatSeconds(p.untilSeconds() - atSeconds)
                     + "), " + ifStillRanked(p.protectedWork());
         }
@@ -365,7 +369,8 @@ public record WaitExplanation(
     private static String protectedNames(List<WaitsFor.ProtectedWork> work) {
         List<String> names = new ArrayList<>();
         for (WaitsFor.ProtectedWork w : work) {
-            names.add(w.id() + " (" + w.allocation() + ", " + Words.count(w.gpus(), "GPU") + ")");
+            names.add(w.id() + " (" + w.allocation() + ", " + Words.count(w.gpus(), "GPU")
+                    + (w.turn() ? ", whose run must first last the shortest turn" : "") + ")");
         }
         return String.join(", ", names);
     }

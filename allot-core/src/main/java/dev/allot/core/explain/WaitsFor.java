@@ -88,8 +88,15 @@ public sealed interface WaitsFor {
         }
     }
 
-    /** A running workload inside its minimum runtime, and when that ends. */
-    record ProtectedWork(String id, String allocation, int gpus, long untilSeconds) {
+    /**
+     * A running workload that may not be preempted yet, and when it may: the end of its minimum runtime, or
+     * ({@code turn}) later, when its run has lasted the shortest turn (allocation.min-turn) a preemptor whose
+     * allocation is not owed must leave it.
+     */
+    record ProtectedWork(String id, String allocation, int gpus, long untilSeconds, boolean turn) {
+        public ProtectedWork(String id, String allocation, int gpus, long untilSeconds) {
+            this(id, allocation, gpus, untilSeconds, false);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.allot.core.explain.WaitExplanation.FairShareLevel;
 import dev.allot.core.explain.WaitsFor.ProtectedWork;
+import dev.allot.core.model.Priority;
 import dev.allot.core.policy.Settings;
 import dev.allot.core.policy.allocation.AllocationPolicy;
 import dev.allot.core.policy.allocation.preemption.Ranking;
@@ -107,6 +108,27 @@ class WaitExplainerTest {
         assertThat(e.waitsFor()).isEqualTo(new WaitsFor.Gpus(8, 0, 0, 0));
         assertThat(e.fairShare().get(0).rank()).isEqualTo(2);
         assertThat(e.summary().get(1)).startsWith("Over the last 7d: B has been charged ").endsWith("ranking 2nd of 2 at the top.");
+    }
+
+    @Test
+    void aBurstingTeamWaitsForTheShortestTurnOfTheWorkItWouldTake() {
+        // given 2 nodes x 8 GPUs shared A 1 / B 1 / C 2 (quotas 4, 4, 8): A runs 12 GPUs and B its quota of 4, all
+        // protected 10 minutes; at 20m B, which has used less over the window, submits 4 GPUs more (protected 10m)
+        Story s = Story.given(2, 8).tree(t -> t.leaf("A", 1).leaf("B", 1).leaf("C", 2))
+                .at(0).runsOn("a1", "A", 0, 8, 600).runsOn("a2", "A", 1, 4, 600).runsOn("b0", "B", 1, 4, 600)
+                .at(1200).submits("b1", "B", 4, 0, 600, Priority.NORMAL);
+
+        WaitExplanation e = s.explain("b1");
+
+        // then A's work is past its protection but has not run the shortest turn (1h) that B, bursting, must leave
+        // it: b1 waits until 1h, and the explanation says so
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.ProtectedUntil(H, 4, 0, 0,
+                List.of(new ProtectedWork("a1", "A", 8, H, true), new ProtectedWork("a2", "A", 4, H, true))));
+        assertThat(e.summary().get(3)).isEqualTo("It needs 4 GPUs; 0 are idle and 0 could be preempted now; the"
+                + " protection or shortest turn of a1 (A, 8 GPUs, whose run must first last the shortest turn), a2 (A,"
+                + " 4 GPUs, whose run must first last the shortest turn) ends at t=3600s (in 40m), after which it may"
+                + " preempt them if the rules still allow it then (its allocation holds 4 of its quota of 4 GPUs; A"
+                + " holds 12 of its quota of 4).");
     }
 
     @Test

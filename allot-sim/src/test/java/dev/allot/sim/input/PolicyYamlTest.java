@@ -46,7 +46,7 @@ class PolicyYamlTest {
     void unknownSettingIsLocatedAtItsKey() {
         assertThat(policy("lookback: 3d\nallocation:\n  reservation: true\n  reservaton: false\n").getMessage())
                 .isEqualTo("policy.yaml:4:3: field 'allocation': unknown setting 'reservaton'; valid settings:"
-                        + " burst-reserve, burst-short-protection, fairshare-recheck, max-reservations, placement,"
+                        + " burst-reserve, burst-short-protection, fairshare-recheck, max-reservations, min-turn, placement,"
                         + " ranking, reclaim-margin, reservation, shortcuts, starvation-limit, waste-limit");
     }
 

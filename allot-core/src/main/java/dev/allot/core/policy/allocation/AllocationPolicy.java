@@ -105,7 +105,7 @@ public final class AllocationPolicy implements Policy {
             fairShare = new FairShare(state.tree(), state.cluster().totalGpus(), state.ledger().windowSeconds());
             entitlements = new Entitlements(state.tree());
             rules = new PreemptionRules(ranking, reclaimMargin, starvationSeconds, fairShare, entitlements)
-                    .wasteLimit(wasteLimit);
+                    .wasteLimit(wasteLimit).minTurn(settings.minTurn().getSeconds());
             allocationOrder = new AllocationOrder(rules, state.tree().leafCount());
             starts = new AllocatedStarts(settings, state, work, rules, fairShare, entitlements, burstReserve);
         }
@@ -129,7 +129,7 @@ public final class AllocationPolicy implements Policy {
         Entitlements e = new Entitlements(state.tree());
         e.reset(state);
         return new PreemptionRules(ranking, reclaimMargin, starvationSeconds, fs, e).wasteLimit(wasteLimit)
-                .at(state.now());
+                .minTurn(settings.minTurn().getSeconds()).at(state.now());
     }
 
     @Override

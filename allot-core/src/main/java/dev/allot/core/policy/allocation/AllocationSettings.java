@@ -27,10 +27,13 @@ import java.util.Locale;
  * @param burstReserve     {@link BurstReserve}: the share of the other allocations' unused quotas kept quickly
  *                         reclaimable (0: off)
  * @param burstShortProtection work protected at most this long is exempt from the burst reserve
+ * @param minTurn          a preemptor whose allocation is not owed takes only other allocations' work that has run
+ *                         at least this long (0: as soon as its protection ends)
  */
 public record AllocationSettings(Duration fairshareRecheck, boolean reservation, Ranking ranking, double reclaimMargin,
                                  int maxReservations, Duration starvationLimit, double wasteLimit, Placement placement,
-                                 boolean shortcuts, double burstReserve, Duration burstShortProtection) {
+                                 boolean shortcuts, double burstReserve, Duration burstShortProtection,
+                                 Duration minTurn) {
 
     /** Where small allocated work starts: {@link ProtectionPacking} or plain best fit. */
     public enum Placement {
@@ -61,6 +64,9 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
                     + ", got '" + text + "'");
         }
     }
+
+    /** The default shortest turn (docs/policy.md, "Shortest turn"). */
+    static final Duration MIN_TURN_DEFAULT = Duration.ofHours(1);
 
     public static final List<SettingSpec> SPECS = List.of(
             SettingSpec.duration("fairshare-recheck", Duration.ofMinutes(5),
@@ -100,7 +106,11 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
                             + " a quota) would not cover this x the other allocations' unused quotas; GPUs still idle"
                             + " after unallocated work go to it anyway. 0: off"),
             SettingSpec.duration("burst-short-protection", Duration.ofMinutes(30),
-                    "work protected at most this long (debug work) is exempt from burst-reserve"));
+                    "work protected at most this long (debug work) is exempt from burst-reserve"),
+            SettingSpec.duration("min-turn", MIN_TURN_DEFAULT,
+                    "with ranking=entitlement, an allocation that is not owed takes other allocations' work only"
+                            + " once that work's run has lasted this long, whatever its minimum runtime: turns beyond"
+                            + " quotas last at least this long; reclaiming what is owed is not held back. 0: off"));
 
 
     public AllocationSettings {
@@ -124,6 +134,9 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             throw new IllegalArgumentException("burst-short-protection must not be negative, got "
                     + Durations.format(burstShortProtection));
         }
+        if (minTurn.isNegative()) {
+            throw new IllegalArgumentException("min-turn must not be negative (0: off), got " + Durations.format(minTurn));
+        }
         if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
             throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
         }
@@ -136,6 +149,7 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
         return new AllocationSettings(s.duration("fairshare-recheck"), s.bool("reservation"),
                 Ranking.parse(s.text("ranking")), s.number("reclaim-margin"), reservations,
                 s.duration("starvation-limit"), s.number("waste-limit"), Placement.parse(s.text("placement")),
-                s.bool("shortcuts"), s.number("burst-reserve"), s.duration("burst-short-protection"));
+                s.bool("shortcuts"), s.number("burst-reserve"), s.duration("burst-short-protection"),
+                s.duration("min-turn"));
     }
 }

@@ -39,15 +39,18 @@ public final class FailedSearches {
 
     /** Whether every candidate of rights {@code r} is a candidate of the failed search's rights {@code f}. */
     private static boolean subset(PreemptionRules.Rights r, PreemptionRules.Rights f) {
-        if (r.maxLostGpuSeconds() > f.maxLostGpuSeconds() || r.now() != f.now()) {
-            return false; // r may throw away more work: more candidates
+        if (r.maxLostGpuSeconds() > f.maxLostGpuSeconds() || r.now() != f.now()
+                || r.minTurnSeconds() < f.minTurnSeconds()) {
+            return false; // r may throw away more work, or take younger runs: more candidates
         }
         long[] rb = r.budgets();
         long[] fb = f.budgets();
         for (int b = 0; b < rb.length; b++) {
             if (b == r.leaf()) {
                 // r takes its own lower priorities: covered if f took all of b, or f is b with at least r's priority
-                boolean own = r.priority() == 0 || (b == f.leaf() ? r.priority() <= f.priority() : fb[b] == PreemptionRules.ALL);
+                // (f's ALL under a shortest turn passed over young runs, which r takes of its own lower priorities)
+                boolean own = r.priority() == 0 || (b == f.leaf() ? r.priority() <= f.priority()
+                        : fb[b] == PreemptionRules.ALL && f.minTurnSeconds() == 0);
                 if (!own) {
                     return false;
                 }
