@@ -77,12 +77,14 @@ class RandomScenarioPropertyTest {
         assertThat(fast.metrics().preemptions()).isEqualTo(full.metrics().preemptions());
     }
 
-    /** The allocation policy with ranking=entitlement, in variants of its margin and reservation count. */
+    /** The allocation policy with ranking=entitlement, in variants of its margin, reservation count and shortest turn. */
     static Stream<Arguments> entitlementCases() {
         String[][] variants = {
             {"allocation.ranking", "entitlement"},
-            {"allocation.ranking", "entitlement", "allocation.reclaim-margin", "0", "allocation.max-reservations", "1"},
-            {"allocation.ranking", "entitlement", "allocation.reclaim-margin", "0.5", "allocation.max-reservations", "4"}};
+            {"allocation.ranking", "entitlement", "allocation.reclaim-margin", "0", "allocation.max-reservations", "1",
+                "allocation.min-turn", "0"},
+            {"allocation.ranking", "entitlement", "allocation.reclaim-margin", "0.5", "allocation.max-reservations", "4",
+                "allocation.min-turn", "3h"}};
         return LongStream.range(2000, 2150).boxed().map(seed -> Arguments.of(seed, variants[(int) (seed % variants.length)]));
     }
 
