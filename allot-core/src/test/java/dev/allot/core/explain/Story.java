@@ -91,6 +91,19 @@ final class Story {
         return this;
     }
 
+    /** Preempts a running job now; it goes back to the queue (to start over if it cannot resume). */
+    Story preempted(String id) {
+        state().preempt(state().job(id).orElseThrow(), now, true);
+        return this;
+    }
+
+    /** Starts a waiting job again now on one named node (0-based). */
+    Story restartsOn(String id, int node) {
+        Job j = state().job(id).orElseThrow();
+        state().start(j, new Placement(new int[] {node}, new int[] {j.gpus()}), now);
+        return this;
+    }
+
     /** Ends a running job now (it completed). */
     Story ends(String id) {
         state().complete(state().job(id).orElseThrow(), now);

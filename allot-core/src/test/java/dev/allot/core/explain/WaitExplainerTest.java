@@ -111,24 +111,25 @@ class WaitExplainerTest {
     }
 
     @Test
-    void aBurstingTeamWaitsForTheShortestTurnOfTheWorkItWouldTake() {
+    void aBurstingTeamWaitsForTheShortestTurnOfWorkPreemptedBefore() {
         // given 2 nodes x 8 GPUs shared A 1 / B 1 / C 2 (quotas 4, 4, 8): A runs 12 GPUs and B its quota of 4, all
-        // protected 10 minutes; at 20m B, which has used less over the window, submits 4 GPUs more (protected 10m)
+        // protected 10 minutes; a2 was preempted at 10m and started again at 20m; at 40m B, which has used less over
+        // the window, submits 4 GPUs more (protected 10m)
         Story s = Story.given(2, 8).tree(t -> t.leaf("A", 1).leaf("B", 1).leaf("C", 2))
-                .at(0).runsOn("a1", "A", 0, 8, 600).runsOn("a2", "A", 1, 4, 600).runsOn("b0", "B", 1, 4, 600)
-                .at(1200).submits("b1", "B", 4, 0, 600, Priority.NORMAL);
+                .at(0).runsOn("a1", "A", 0, 8, 8 * H).runsOn("a2", "A", 1, 4, 600).runsOn("b0", "B", 1, 4, 600)
+                .at(600).preempted("a2").at(1200).restartsOn("a2", 1)
+                .at(2400).submits("b1", "B", 4, 0, 600, Priority.NORMAL);
 
         WaitExplanation e = s.explain("b1");
 
-        // then A's work is past its protection but has not run the shortest turn (1h) that B, bursting, must leave
-        // it: b1 waits until 1h, and the explanation says so
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.ProtectedUntil(H, 4, 0, 0,
-                List.of(new ProtectedWork("a1", "A", 8, H, true), new ProtectedWork("a2", "A", 4, H, true))));
+        // then a2 is past its protection but, preempted before, must first run the shortest turn (1h) that B,
+        // bursting, has to leave it: b1 waits until 1h20m, and the explanation says so
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.ProtectedUntil(1200 + H, 4, 0, 0,
+                List.of(new ProtectedWork("a2", "A", 4, 1200 + H, true))));
         assertThat(e.summary().get(3)).isEqualTo("It needs 4 GPUs; 0 are idle and 0 could be preempted now; the"
-                + " protection or shortest turn of a1 (A, 8 GPUs, whose run must first last the shortest turn), a2 (A,"
-                + " 4 GPUs, whose run must first last the shortest turn) ends at t=3600s (in 40m), after which it may"
-                + " preempt them if the rules still allow it then (its allocation holds 4 of its quota of 4 GPUs; A"
-                + " holds 12 of its quota of 4).");
+                + " protection or shortest turn of a2 (A, 4 GPUs, whose run must first last the shortest turn) ends at"
+                + " t=4800s (in 40m), after which it may preempt them if the rules still allow it then (its allocation"
+                + " holds 4 of its quota of 4 GPUs; A holds 12 of its quota of 4).");
     }
 
     @Test

@@ -27,8 +27,8 @@ import java.util.Locale;
  * @param burstReserve     {@link BurstReserve}: the share of the other allocations' unused quotas kept quickly
  *                         reclaimable (0: off)
  * @param burstShortProtection work protected at most this long is exempt from the burst reserve
- * @param minTurn          a preemptor whose allocation is not owed takes only other allocations' work that has run
- *                         at least this long (0: as soon as its protection ends)
+ * @param minTurn          a preemptor whose allocation is not owed takes other allocations' work that was preempted
+ *                         before only once its run has lasted this long (0: as soon as its protection ends)
  */
 public record AllocationSettings(Duration fairshareRecheck, boolean reservation, Ranking ranking, double reclaimMargin,
                                  int maxReservations, Duration starvationLimit, double wasteLimit, Placement placement,
@@ -108,9 +108,10 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             SettingSpec.duration("burst-short-protection", Duration.ofMinutes(30),
                     "work protected at most this long (debug work) is exempt from burst-reserve"),
             SettingSpec.duration("min-turn", MIN_TURN_DEFAULT,
-                    "with ranking=entitlement, an allocation that is not owed takes other allocations' work only"
-                            + " once that work's run has lasted this long, whatever its minimum runtime: turns beyond"
-                            + " quotas last at least this long; reclaiming what is owed is not held back. 0: off"));
+                    "with ranking=entitlement, an allocation that is not owed takes other allocations' work that"
+                            + " was preempted before only once its run has lasted this long, whatever its minimum"
+                            + " runtime: work is not passed back and forth beyond quotas faster; reclaiming what is"
+                            + " owed is not held back. 0: off"));
 
 
     public AllocationSettings {

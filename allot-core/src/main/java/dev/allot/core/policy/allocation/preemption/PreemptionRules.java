@@ -43,12 +43,13 @@ import java.util.List;
  *     other allocation's demand to stop, while two such jobs must not take the GPUs from each other for ever.</li>
  *   </ol>
  *   <b>The shortest turn</b> ({@code min-turn}): a preemptor whose allocation is not owed (rules 1 and 2 for a
- *   bursting {@code P}) takes only work whose current run has lasted at least the shortest turn, whatever its
- *   minimum runtime. Ranks on the window cross all the time under a permanent backlog; with short minimum runtimes
- *   (10 minutes on the Philly trace) two bursting allocations then took each other's work every few minutes, and
- *   resumable work that checkpoints every 30 minutes never kept any progress (1.2 million preemptions, 54% of the
- *   delivered GPU-hours thrown away). What an owed allocation reclaims is not held back: paying what is owed comes
- *   first.</li>
+ *   bursting {@code P}) takes work that was preempted before only once its current run has lasted the shortest
+ *   turn, whatever its minimum runtime. Ranks on the window cross all the time under a permanent backlog; with short
+ *   minimum runtimes (10 minutes on the Philly trace) bursting allocations then took the same work from each other
+ *   every few minutes (one job 1,526 times), and resumable work that checkpoints every 30 minutes never kept any
+ *   progress (1.2 million preemptions, 54% of the delivered GPU-hours thrown away). Work taken for the first time
+ *   is not held back (holding back every run cost debug work on the lab its quick turns), nor is what an owed
+ *   allocation reclaims: paying what is owed comes first.</li>
  *   <li>{@link Ranking#LOOKBACK}: an allocation that {@link FairShare#ranksAbove ranks above} another on lookback
  *   usage may take all its unprotected work.</li>
  * </ul>
@@ -131,7 +132,7 @@ public final class PreemptionRules {
 
         /**
          * Whether a budget admits {@code v} (of another allocation) on its own: {@link #ALL_WITHIN_QUOTA} only work
-         * within its quota, and with a shortest turn only work that has run at least that long.
+         * within its quota, and with a shortest turn only work that was never preempted or whose run has lasted it.
          */
         boolean fits(Job v, long budget) {
             if (!hadItsTurn(v)) {
@@ -152,14 +153,22 @@ public final class PreemptionRules {
             return budgets[b] > 0;
         }
 
-        /** Whether {@code v}'s current run has lasted the shortest turn these rights require (none: always). */
+        /**
+         * Whether these rights may take {@code v} as far as the shortest turn goes: always without one, and for work
+         * never preempted before; else once its current run has lasted the shortest turn.
+         */
         public boolean hadItsTurn(Job v) {
-            return minTurnSeconds == 0 || now - v.attemptStartSeconds() >= minTurnSeconds;
+            return !heldByTurn(v) || now - v.attemptStartSeconds() >= minTurnSeconds;
         }
 
-        /** When {@code v}'s current run will have lasted the shortest turn ({@code now} or earlier if it has). */
+        /** Whether the shortest turn applies to {@code v} under these rights (it was preempted before). */
+        public boolean heldByTurn(Job v) {
+            return minTurnSeconds > 0 && v.preemptions() > 0;
+        }
+
+        /** When {@code v}'s current run will have lasted the shortest turn ({@code now} if it does not apply). */
         public long turnEndsSeconds(Job v) {
-            return minTurnSeconds == 0 ? now : v.attemptStartSeconds() + minTurnSeconds;
+            return heldByTurn(v) ? v.attemptStartSeconds() + minTurnSeconds : now;
         }
 
         /** The same rights without a shortest turn: what they admit once every run has lasted it. */
@@ -189,7 +198,8 @@ public final class PreemptionRules {
 
     /**
      * Sets the shortest turn ({@code min-turn}): a preemptor whose allocation is not owed takes another allocation's
-     * work only once that work's current run has lasted this long (0: as soon as its protection ends).
+     * work that was preempted before only once that work's current run has lasted this long (0: as soon as its
+     * protection ends).
      */
     public PreemptionRules minTurn(long seconds) {
         this.minTurnSeconds = seconds;
@@ -466,9 +476,10 @@ public final class PreemptionRules {
         String floor = vAlloc + " holds at least " + dev.allot.core.model.Decimals.significant(1 + margin, 3)
                 + " x its quota (1 + the margin) and keeps at least its quota";
         if (!entitlements.owed(w.leaf())) {
-            String turn = minTurnSeconds == 0 ? "" : "; " + v.id() + " has run "
-                    + Durations.formatSeconds(Math.max(0, now - v.attemptStartSeconds())) + ", at least the shortest turn ("
-                    + Durations.formatSeconds(minTurnSeconds) + ")";
+            String turn = minTurnSeconds == 0 || v.preemptions() == 0 ? ""
+                    : "; " + v.id() + " was preempted before and has run "
+                    + Durations.formatSeconds(Math.max(0, now - v.attemptStartSeconds()))
+                    + ", at least the shortest turn (" + Durations.formatSeconds(minTurnSeconds) + ")";
             return w.id() + " of " + wAlloc + " bursts beyond its quota and ranks above " + vAlloc + " on usage over the"
                     + " lookback window (" + fairShare.explainAbove(w.leaf(), v.leaf()) + "); " + vAlloc + " "
                     + entitlements.describe(v.leaf()) + " and " + floor + turn;
