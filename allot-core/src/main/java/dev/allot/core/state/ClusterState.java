@@ -216,6 +216,15 @@ public final class ClusterState {
     }
 
     /**
+     * Takes in how often a job registered again (waiting, not yet resumed) was preempted before this state existed,
+     * for a service that restarts or rebuilds its state: rules that treat work taken before differently (the
+     * allocation policy's shortest turn) must not forget it.
+     */
+    public void restorePreemptions(Job job, int count) {
+        PriorWork.restorePreemptions(job, count);
+    }
+
+    /**
      * Adds charges from before this state existed: {@code gpus} charged GPUs from {@code fromSeconds} to
      * {@code toSeconds} (at most now), for a leaf, into the usage window and the totals. For a service that restarts
      * or rebuilds its state and must not forget who used what over the lookback window.

@@ -1,8 +1,8 @@
 package dev.allot.core.state;
 
 /**
- * Work and usage from before a {@link ClusterState} existed: attempts still running that it adopts, and charges it
- * seeds into its usage window. A service that restarts, or rebuilds its state after an edit of the tree or the
+ * Work and usage from before a {@link ClusterState} existed: attempts still running that it adopts, how often its
+ * jobs were preempted, and charges it seeds into its usage window. A service that restarts, or rebuilds its state after an edit of the tree or the
  * nodes, must neither forget who used what over the lookback window nor extend or shorten a protection it promised.
  *
  * <p>Apart from the state because adoption is an idea of its own with its own rule (times count from when the work
@@ -36,6 +36,16 @@ final class PriorWork {
                 job.protectedUntilSeconds = startedAt;
             }
         }
+    }
+
+    static void restorePreemptions(Job job, int count) {
+        if (job.state != JobState.PENDING) {
+            throw new IllegalStateException("cannot restore the preemptions of " + job.id() + ": it is " + job.state);
+        }
+        if (count < 0) {
+            throw new IllegalArgumentException("a preemption count is at least 0, got " + count + " for " + job.id());
+        }
+        job.preemptions = count;
     }
 
     static void seedUsage(ClusterState s, int leaf, int gpus, long fromSeconds, long toSeconds) {

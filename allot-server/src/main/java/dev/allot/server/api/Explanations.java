@@ -7,7 +7,6 @@ import dev.allot.core.explain.WaitExplanation;
 import dev.allot.core.model.Decimals;
 import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.server.store.Attempt;
-import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadState;
 import java.time.Instant;
@@ -206,7 +205,7 @@ final class Explanations {
     static List<Preemption> preemptions(List<Attempt> attempts) {
         List<Preemption> out = new ArrayList<>();
         for (Attempt a : attempts) {
-            if (a.outcome() == AttemptOutcome.PREEMPTED || a.outcome() == AttemptOutcome.REQUEUED) {
+            if (a.outcome() != null && a.outcome().preempted()) {
                 out.add(new Preemption(a.key().attempt(), a.endedAtMillis() == null ? null : Views.instant(a.endedAtMillis()),
                         a.outcome().label(), a.preemptor(), a.reason(),
                         a.lostGpuSeconds() == null ? null : a.lostGpuSeconds() / 3600));

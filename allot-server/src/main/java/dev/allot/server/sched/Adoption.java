@@ -57,14 +57,15 @@ import org.slf4j.LoggerFactory;
  * (the API and the health check call it) and at least every {@link SchedulerLoop#TOPOLOGY_REFRESH_SECONDS}. A change of
  * a node's health is applied to the core in place (an unhealthy node takes no new work and drains by the policy's
  * rule). Any other change (a share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load
- * does, from the same books: usage seeded again, every job registered again, running ones resumed from their attempts'
- * starts, deferred starts decided anew, stopping attempts still fenced. A node whose GPU count shrank under running
- * work (an edit, or the backend's count) loses that work: an attempt holding a GPU the node no longer has is stopped
- * through the backend and ends as lost, with a reason naming the node and its new count (requeued if resumable, failed
- * otherwise: the store's rule for lost work), fencing only the GPUs that remain until it has ended. The store refuses
- * the edits the core could not follow (an allocation with unfinished work removed or given children; nodes are never
- * removed). New policy settings ({@link SchedulerLoop#usePolicy}, after {@code PUT /v1/policy}) rebuild the core the
- * same way at the start of the next cycle, with the new lookback and usage bucket.
+ * does, from the same books: usage seeded again, every job registered again with how often it was preempted (the
+ * shortest turn counts it; at a load, counted from the stored attempts of running work only), running ones resumed from
+ * their attempts' starts, deferred starts decided anew, stopping attempts still fenced. A node whose GPU count shrank
+ * under running work (an edit, or the backend's count) loses that work: an attempt holding a GPU the node no longer has
+ * is stopped through the backend and ends as lost, with a reason naming the node and its new count (requeued if
+ * resumable, failed otherwise: the store's rule for lost work), fencing only the GPUs that remain until it has ended.
+ * The store refuses the edits the core could not follow (an allocation with unfinished work removed or given children;
+ * nodes are never removed). New policy settings ({@link SchedulerLoop#usePolicy}, after {@code PUT /v1/policy}) rebuild
+ * the core the same way at the start of the next cycle, with the new lookback and usage bucket.
  */
 final class Adoption {
     /** The loop's logger, so that what the parts say is logged as before the loop was split. */
@@ -241,6 +242,7 @@ final class Adoption {
                 continue;
             }
             c.state.submit(job, now);
+            c.state.restorePreemptions(job, old.preemptions());
             AttemptKey key = c.books.runningAttempt.get(old.id());
             LiveAttempt l = key == null ? null : c.books.live.get(key);
             if (l != null && !l.stopping) {
@@ -287,6 +289,17 @@ final class Adoption {
         c.carrier.requestStop(l);
     }
 
+    /** How many of the workload's ended attempts were preempted (requeued or for good), from the store. */
+    private int preemptedBefore(String workloadId) {
+        int n = 0;
+        for (Attempt a : c.store.attempts().attempts(workloadId)) {
+            if (a.outcome() != null && a.outcome().preempted()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Whether a workload whose attempt is lost waits again (the store's rule: resumable, no cancellation asked). */
     boolean requeuedWhenLost(String workloadId) {
         Workload w = c.stored.get(workloadId);
@@ -321,6 +334,7 @@ final class Adoption {
         // A shard promoted in place is protected from its promotion, not its start.
         long startedAt = Math.min(now, Math.floorDiv(a.contractStartMillis(), 1000));
         c.state.submit(job, now);
+        c.state.restorePreemptions(job, preemptedBefore(w.id()));
         try {
             c.state.resume(job, m.placement(), startedAt, now);
         } catch (IllegalStateException e) {

@@ -17,6 +17,11 @@ public enum AttemptOutcome {
         return label;
     }
 
+    /** Whether the attempt was preempted: requeued to run again, or ended for good (it could not resume). */
+    public boolean preempted() {
+        return this == PREEMPTED || this == REQUEUED;
+    }
+
     /**
      * {@link #label} computed once: the store parses and writes labels for every row the scheduling loop reads or
      * ends (issue 21's intake: 10,000 rows read, a thousand attempts ended), and lower-casing each time was a copy per

@@ -160,6 +160,47 @@ class SchedulerLoopChangesTest {
     }
 
     @Test
+    void afterARestartWorkPreemptedBeforeStillRunsItsShortestTurn() {
+        // given one 16-GPU node shared by a, b, c and d (quota 4 each): a runs a1 (8 GPUs, protected 8h) and a2 (4 GPUs,
+        // protected 10m), b its quota with b0; at 20m c, owed, reclaims a2, which starts again once c1 is done at 50m
+        Fixture f = fixture("turn", List.of("a", "b", "c", "d"), 16);
+        f.submit("a", 8, 10 * HOUR, 8 * HOUR, true);
+        String a2 = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
+        f.submit("b", 4, 10 * HOUR, 10 * MIN, true);
+        f.cycle();
+        f.advance(20 * MIN);
+        f.submit("c", 4, 30 * MIN, 10 * MIN, true);
+        f.cycle();
+        f.cycle();
+        f.advance(30 * MIN);
+        f.cycle();
+        f.cycle();
+        assertThat(f.stateOf(a2)).isEqualTo(WorkloadState.RUNNING);
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(a2 + "#1");
+
+        // when the service restarts at 55m and b, bursting (it holds its quota), submits b1 at 1h
+        f.advance(5 * MIN);
+        f.crash();
+        f.cycle();
+        f.advance(5 * MIN);
+        f.submit("b", 4, HOUR, 10 * MIN, true);
+        f.cycle();
+        // then a2, preempted before the restart, is not taken for b's turn when its protection ends at 1h, nor before
+        // its run has lasted the shortest turn (1h, at 1h50m): the restarted core remembers it was preempted; it is
+        // taken at the first re-ranking after that (fairshare-recheck, 5m)
+        for (int minute = 1; minute < 50; minute++) {
+            f.advance(MIN);
+            f.cycle();
+            assertThat(f.backend.stops).as("at 1h%dm", minute).extracting(Object::toString).containsExactly(a2 + "#1");
+        }
+        for (int minute = 50; minute <= 55 && f.backend.stops.size() < 2; minute++) {
+            f.advance(MIN);
+            f.cycle();
+        }
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(a2 + "#1", a2 + "#2");
+    }
+
+    @Test
     void anAdoptedAttemptKeepsTheProtectionItStartedWith() {
         Fixture f = fixture("adopted", List.of("a", "b"), 8);
         String a = f.submit("a", 8, 10 * HOUR, HOUR, true);
