@@ -321,7 +321,7 @@ public final class WaitExplainer {
                 }
             }
         }
-        protectedVictims.sort(Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id));
+        protectedVictims.sort(byTime(takeableAt));
         long have = idle + preemptible;
         long later = 0;
         int upTo = -1;
@@ -345,6 +345,11 @@ public final class WaitExplainer {
             return new WaitsFor.ProtectedUntil(until, w.gpus(), idle, preemptible, named);
         }
         return new WaitsFor.Gpus(w.gpus(), idle, preemptible, later);
+    }
+
+    /** Jobs by the time each may be taken ({@code takeableAt}), then id. */
+    private static Comparator<Job> byTime(Map<Job, Long> takeableAt) {
+        return Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id);
     }
 
     /**
@@ -393,7 +398,7 @@ public final class WaitExplainer {
                     victims.add(v);
                 }
             }
-            victims.sort(Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id));
+            victims.sort(byTime(takeableAt));
             long at = have >= w.gpusPerNode() ? now : -1;
             List<Job> used = new ArrayList<>();
             for (int i = 0; at < 0 && i < victims.size(); i++) {
@@ -426,7 +431,7 @@ public final class WaitExplainer {
                     }
                 }
             }
-            waitedFor.sort(Comparator.comparingLong((Job v) -> takeableAt.get(v)).thenComparing(Job::id));
+            waitedFor.sort(byTime(takeableAt));
             for (Job v : waitedFor.subList(0, Math.min(MAX_NAMED, waitedFor.size()))) {
                 long at = takeableAt.get(v);
                 named.add(new WaitsFor.ProtectedWork(v.id(), state.tree().leafName(v.leaf()), v.gpus(), at,

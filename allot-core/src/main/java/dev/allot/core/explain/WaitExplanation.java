@@ -306,15 +306,13 @@ public record WaitExplanation(
                         + " work ahead of it first.";
             }
             return needs + " Enough nodes have room at " + time.apply(g.roomAtSeconds()) + " (in "
-                    + Durations.formatSeconds(g.roomAtSeconds() - atSeconds) + "), when the protection"
-                    + (g.protectedWork().stream().anyMatch(WaitsFor.ProtectedWork::turn) ? " or shortest turn" : "")
-                    + " of "
-                    + protectedNames(g.protectedWork()) + " ends, " + ifStillRanked(g.protectedWork());
+                    + Durations.formatSeconds(g.roomAtSeconds() - atSeconds) + "), when the "
+                    + protectionOrTurn(g.protectedWork()) + " of " + protectedNames(g.protectedWork()) + " ends, "
+                    + ifStillRanked(g.protectedWork());
         }
         if (w instanceof WaitsFor.ProtectedUntil p) {
             return "It needs " + shape + "; " + p.idleGpus() + " " + Words.verb(p.idleGpus(), "is", "are") + " idle and "
-                    + p.preemptibleGpus() + " could be preempted now; the protection"
-                    + (p.protectedWork().stream().anyMatch(WaitsFor.ProtectedWork::turn) ? " or shortest turn" : "")
+                    + p.preemptibleGpus() + " could be preempted now; the " + protectionOrTurn(p.protectedWork())
                     + " of " + protectedNames(p.protectedWork())
                     + " ends at " + time.apply(p.untilSeconds()) + " (in " + Durations.formatSeconds(p.untilSeconds() - atSeconds)
                     + "), " + ifStillRanked(p.protectedWork());
@@ -364,6 +362,11 @@ public record WaitExplanation(
             sb.append(o.quotaGpus() > 0 ? " of its quota of " + short3(o.quotaGpus()) : " and has no quota");
         }
         return sb.append(").").toString();
+    }
+
+    /** "protection", or "protection or shortest turn" when some of the work waits for its shortest turn. */
+    private static String protectionOrTurn(List<WaitsFor.ProtectedWork> work) {
+        return work.stream().anyMatch(WaitsFor.ProtectedWork::turn) ? "protection or shortest turn" : "protection";
     }
 
     private static String protectedNames(List<WaitsFor.ProtectedWork> work) {

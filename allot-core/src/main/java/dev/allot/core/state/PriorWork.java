@@ -2,8 +2,9 @@ package dev.allot.core.state;
 
 /**
  * Work and usage from before a {@link ClusterState} existed: attempts still running that it adopts, how often its
- * jobs were preempted, and charges it seeds into its usage window. A service that restarts, or rebuilds its state after an edit of the tree or the
- * nodes, must neither forget who used what over the lookback window nor extend or shorten a protection it promised.
+ * jobs were preempted, and charges it seeds into its usage window. A service that restarts, or rebuilds its state
+ * after an edit of the tree or the nodes, must neither forget who used what over the lookback window nor extend or
+ * shorten a protection it promised.
  *
  * <p>Apart from the state because adoption is an idea of its own with its own rule (times count from when the work
  * really began, charges from when the state took it in); the state's {@code resume} and {@code seedUsage} call it.

@@ -205,7 +205,7 @@ final class Explanations {
     static List<Preemption> preemptions(List<Attempt> attempts) {
         List<Preemption> out = new ArrayList<>();
         for (Attempt a : attempts) {
-            if (a.outcome() != null && a.outcome().preempted()) {
+            if (a.preempted()) {
                 out.add(new Preemption(a.key().attempt(), a.endedAtMillis() == null ? null : Views.instant(a.endedAtMillis()),
                         a.outcome().label(), a.preemptor(), a.reason(),
                         a.lostGpuSeconds() == null ? null : a.lostGpuSeconds() / 3600));

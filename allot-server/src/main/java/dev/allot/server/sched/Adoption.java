@@ -293,7 +293,7 @@ final class Adoption {
     private int preemptedBefore(String workloadId) {
         int n = 0;
         for (Attempt a : c.store.attempts().attempts(workloadId)) {
-            if (a.outcome() != null && a.outcome().preempted()) {
+            if (a.preempted()) {
                 n++;
             }
         }

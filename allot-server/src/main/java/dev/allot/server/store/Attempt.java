@@ -58,4 +58,9 @@ public record Attempt(
     public boolean open() {
         return phase != AttemptPhase.ENDED;
     }
+
+    /** Ended by a preemption: requeued to run again, or for good ({@link AttemptOutcome#preempted}). */
+    public boolean preempted() {
+        return outcome != null && outcome.preempted();
+    }
 }

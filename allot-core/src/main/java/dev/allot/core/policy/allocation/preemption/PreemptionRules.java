@@ -206,10 +206,6 @@ public final class PreemptionRules {
         return this;
     }
 
-    public long minTurnSeconds() {
-        return minTurnSeconds;
-    }
-
     /** Sets the cycle's time, for {@link #starving} and the work lost by victims. */
     public PreemptionRules at(long nowSeconds) {
         this.now = nowSeconds;
