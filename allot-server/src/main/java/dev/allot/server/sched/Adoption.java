@@ -58,8 +58,9 @@ import org.slf4j.LoggerFactory;
  * a node's health is applied to the core in place (an unhealthy node takes no new work and drains by the policy's
  * rule). Any other change (a share, an allocation or a node added, a node's GPU count) rebuilds the core the way a load
  * does, from the same books: usage seeded again, every job registered again with how often it was preempted (the
- * shortest turn counts it; at a load, counted from the stored attempts of running work only), running ones resumed from
- * their attempts' starts, deferred starts decided anew, stopping attempts still fenced. A node whose GPU count shrank
+ * shortest turn counts it; at a load, counted from the stored attempts: running work's here, waiting work's as the
+ * intake admits it with the brakes' totals), running ones resumed from their attempts' starts, deferred starts decided
+ * anew, stopping attempts still fenced. A node whose GPU count shrank
  * under running work (an edit, or the backend's count) loses that work: an attempt holding a GPU the node no longer has
  * is stopped through the backend and ends as lost, with a reason naming the node and its new count (requeued if
  * resumable, failed otherwise: the store's rule for lost work), fencing only the GPUs that remain until it has ended.

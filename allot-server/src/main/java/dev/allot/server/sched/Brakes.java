@@ -75,12 +75,28 @@ final class Brakes {
      * released, or the numbers changed). A workload never started and never held is not looked up.
      */
     String verdict(Workload w, long nowMillis) {
-        if (!w.state().waiting() || (w.state() == WorkloadState.PENDING && w.heldReason() == null)) {
-            return null;
+        return verdict(w, totalsOf(w, nowMillis));
+    }
+
+    /** {@link #verdict(Workload, long)} with the workload's totals as {@link #totalsOf} read them. */
+    String verdict(Workload w, Attempts.RunTotals t) {
+        return looksUp(w) ? apply(w.id(), w.heldReason(), reason(t, limits)) : null;
+    }
+
+    /**
+     * What the attempts of a waiting workload add up to: from the last {@link #refresh} while it runs, else one
+     * query; {@link Attempts.RunTotals#NONE} for a workload never started and never held, which is not looked up.
+     */
+    Attempts.RunTotals totalsOf(Workload w, long nowMillis) {
+        if (!looksUp(w)) {
+            return Attempts.RunTotals.NONE;
         }
-        Attempts.RunTotals t = totals != null ? totals.getOrDefault(w.id(), Attempts.RunTotals.NONE)
+        return totals != null ? totals.getOrDefault(w.id(), Attempts.RunTotals.NONE)
                 : store.attempts().runTotals(w.id(), nowMillis);
-        return apply(w.id(), w.heldReason(), reason(t, limits));
+    }
+
+    private static boolean looksUp(Workload w) {
+        return w.state().waiting() && !(w.state() == WorkloadState.PENDING && w.heldReason() == null);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.allot.server.sched;
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
+import dev.allot.server.store.Attempts;
 import dev.allot.server.store.BrakeLimits;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadChanges;
@@ -62,7 +63,8 @@ final class Intake {
 
     /** Registers and submits a stored workload to the core; one a brake holds is kept among the held instead. */
     void admit(Workload w, long now) {
-        String held = c.brakes.verdict(w, now * 1000);
+        Attempts.RunTotals totals = c.brakes.totalsOf(w, now * 1000);
+        String held = c.brakes.verdict(w, totals);
         if (held != null) {
             c.held.put(w.id(), held);
             return;
@@ -78,6 +80,8 @@ final class Intake {
             return;
         }
         c.state.submit(job, now);
+        // preempted before (a restart, a rebuild that found it in the store): the shortest turn counts it
+        c.state.restorePreemptions(job, totals.preemptions());
         c.active.put(job.id(), job);
         c.stored.put(job.id(), w);
         c.dirty = true;

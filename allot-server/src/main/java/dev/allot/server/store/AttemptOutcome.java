@@ -22,6 +22,12 @@ public enum AttemptOutcome {
         return this == PREEMPTED || this == REQUEUED;
     }
 
+    /** The labels of the outcomes that are {@link #preempted}, as an SQL list: {@code ('preempted', 'requeued')}. */
+    static String preemptedLabelsSql() {
+        return java.util.Arrays.stream(values()).filter(AttemptOutcome::preempted).map(o -> "'" + o.label() + "'")
+                .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+    }
+
     /**
      * {@link #label} computed once: the store parses and writes labels for every row the scheduling loop reads or
      * ends (issue 21's intake: 10,000 rows read, a thousand attempts ended), and lower-casing each time was a copy per

@@ -91,11 +91,16 @@ final class AttemptUsage {
                         .filter(r -> r.endedAtMillis() == null || r.endedAtMillis() > sinceMillis).toList());
     }
 
+    private static RunTotals totals(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0, rs.getInt(4));
+    }
+
     /** What a {@link RunTotals} adds up, per workload; each query adds which workloads and the grouping. */
     private static final String RUN_TOTALS = "SELECT a.workload_id,"
             + " SUM(CASE WHEN a.outcome IN ('failed', 'lost') THEN 1 ELSE 0 END),"
             + " SUM(w.gpus * (CASE WHEN COALESCE(a.ended_at_ms, :now) > a.started_at_ms"
-            + " THEN COALESCE(a.ended_at_ms, :now) - a.started_at_ms ELSE 0 END))"
+            + " THEN COALESCE(a.ended_at_ms, :now) - a.started_at_ms ELSE 0 END)),"
+            + " SUM(CASE WHEN a.outcome IN " + AttemptOutcome.preemptedLabelsSql() + " THEN 1 ELSE 0 END)"
             + " FROM attempts a JOIN workloads w ON w.id = a.workload_id";
 
     /**
@@ -112,7 +117,7 @@ final class AttemptUsage {
         return transactions.read("add up the runs of workload " + workloadId, h ->
                 h.createQuery(RUN_TOTALS + " WHERE a.workload_id = :id GROUP BY a.workload_id")
                         .bind("id", workloadId).bind("now", nowMillis)
-                        .map((rs, ctx) -> new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0))
+                        .map((rs, ctx) -> totals(rs))
                         .findOne()
                         .orElse(RunTotals.NONE));
     }
@@ -142,7 +147,7 @@ final class AttemptUsage {
                     for (int i = 0; i < width; i++) {
                         st.set(chunk.get(i < chunk.size() ? i : 0));
                     }
-                    st.forEachRow(rs -> out.put(rs.getString(1), new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)));
+                    st.forEachRow(rs -> out.put(rs.getString(1), totals(rs)));
                 }
             }
             return out;
@@ -156,7 +161,7 @@ final class AttemptUsage {
             h.createQuery(RUN_TOTALS + " WHERE w.state IN " + Attempts.WAITING + " GROUP BY a.workload_id")
                     .bind("now", nowMillis)
                     .map((rs, ctx) -> Map.entry(rs.getString(1),
-                            new RunTotals(rs.getInt(2), rs.getLong(3) / 1000.0)))
+                            totals(rs)))
                     .forEach(e -> out.put(e.getKey(), e.getValue()));
             return out;
         });

@@ -381,10 +381,11 @@ public final class Attempts {
      * it, requeued if it can resume) and the GPU-seconds of all its runs (GPUs times run time, an open attempt
      * counting up to now), charged or not. A preemption decided by the scheduler (an attempt ended preempted or
      * requeued) is not the workload's failure and does not count: the policy preempting the same work again and again
-     * must not hold it.
+     * must not hold it. Those are counted apart ({@code preemptions}): the policy's shortest turn asks whether work
+     * was preempted before, also after a restart of the service.
      */
-    public record RunTotals(int failures, double gpuSeconds) {
-        public static final RunTotals NONE = new RunTotals(0, 0);
+    public record RunTotals(int failures, double gpuSeconds, int preemptions) {
+        public static final RunTotals NONE = new RunTotals(0, 0, 0);
 
         public double gpuHours() {
             return gpuSeconds / 3600;

@@ -262,10 +262,10 @@ class BrakesTest {
 
     @Test
     void theReasonNamesBothBrakesWhenBothTrip() {
-        assertThat(Brakes.reason(new Attempts.RunTotals(3, 7200), new BrakeLimits(2, 1.5)))
+        assertThat(Brakes.reason(new Attempts.RunTotals(3, 7200, 0), new BrakeLimits(2, 1.5)))
                 .isEqualTo("held: requeued 3 times after failures, more than the limit of 2 (brakes.maxRequeues), and used 2.00"
                         + " GPU-hours, at or above the cap of 1.50 (brakes.maxGpuHoursPerWorkload); raise them to"
                         + " release");
-        assertThat(Brakes.reason(new Attempts.RunTotals(2, 5399), new BrakeLimits(2, 1.5))).isNull();
+        assertThat(Brakes.reason(new Attempts.RunTotals(2, 5399, 0), new BrakeLimits(2, 1.5))).isNull();
     }
 }

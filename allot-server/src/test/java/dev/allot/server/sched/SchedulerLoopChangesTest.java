@@ -201,6 +201,46 @@ class SchedulerLoopChangesTest {
     }
 
     @Test
+    void afterARestartWorkPreemptedBeforeAndStillWaitingRunsItsShortestTurn() {
+        // given the same node and work: at 20m c, owed, reclaims a2 (4 GPUs, protected 10m)
+        Fixture f = fixture("turn-waiting", List.of("a", "b", "c", "d"), 16);
+        f.submit("a", 8, 10 * HOUR, 8 * HOUR, true);
+        String a2 = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
+        f.submit("b", 4, 10 * HOUR, 10 * MIN, true);
+        f.cycle();
+        f.advance(20 * MIN);
+        f.submit("c", 4, 30 * MIN, 10 * MIN, true);
+        f.cycle();
+        f.cycle();
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(a2 + "#1");
+
+        // when the service restarts at 30m while a2 waits, a2 starts again once c1 is done at 50m, and b, bursting,
+        // submits b1 at 1h
+        f.advance(10 * MIN);
+        f.crash();
+        f.cycle();
+        assertThat(f.stateOf(a2)).isEqualTo(WorkloadState.REQUEUED);
+        f.advance(20 * MIN);
+        f.cycle();
+        f.cycle();
+        assertThat(f.stateOf(a2)).isEqualTo(WorkloadState.RUNNING);
+        f.advance(10 * MIN);
+        f.submit("b", 4, HOUR, 10 * MIN, true);
+        // then the restarted core, which admitted a2 as waiting work, knows from the store that it was preempted
+        // before: a2 is not taken for b's turn when its protection ends at 1h, only once its run lasted 1h (1h50m)
+        for (int minute = 0; minute < 50; minute++) {
+            f.cycle();
+            assertThat(f.backend.stops).as("at 1h%dm", minute).extracting(Object::toString).containsExactly(a2 + "#1");
+            f.advance(MIN);
+        }
+        for (int minute = 50; minute <= 55 && f.backend.stops.size() < 2; minute++) {
+            f.cycle();
+            f.advance(MIN);
+        }
+        assertThat(f.backend.stops).extracting(Object::toString).containsExactly(a2 + "#1", a2 + "#2");
+    }
+
+    @Test
     void anAdoptedAttemptKeepsTheProtectionItStartedWith() {
         Fixture f = fixture("adopted", List.of("a", "b"), 8);
         String a = f.submit("a", 8, 10 * HOUR, HOUR, true);

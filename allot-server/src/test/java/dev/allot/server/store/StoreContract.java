@@ -164,7 +164,7 @@ abstract class StoreContract {
         for (String id : ids.subList(1, 5)) {
             assertThat(all.get(id)).as(id).isEqualTo(store.attempts().runTotals(id, 99_000));
         }
-        assertThat(all.get(ids.get(3))).isEqualTo(new Attempts.RunTotals(1, 12));
+        assertThat(all.get(ids.get(3))).isEqualTo(new Attempts.RunTotals(1, 12, 2)); // the first run lost, two preempted
         assertThat(store.attempts().runTotals(List.of(), 99_000)).isEmpty();
     }
 
@@ -176,14 +176,15 @@ abstract class StoreContract {
         assertThat(store.attempts().runTotals(w.id(), 5_000)).isEqualTo(Attempts.RunTotals.NONE);
         AttemptKey a1 = store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 10_000);
         assertThat(store.workloads().setHeld(w.id(), "held: no")).isFalse(); // running: not held
-        assertThat(store.attempts().runTotals(w.id(), 13_000)).isEqualTo(new Attempts.RunTotals(0, 6));
+        assertThat(store.attempts().runTotals(w.id(), 13_000)).isEqualTo(new Attempts.RunTotals(0, 6, 0));
         store.attempts().endAttempt(a1, AttemptOutcome.LOST, "node died", null, null, 20_000);
         AttemptKey a2 = store.attempts().beginAttempt(w.id(), on("n1", 0, 1), 30_000);
         store.attempts().endAttempt(a2, AttemptOutcome.REQUEUED, "preempted", "w-9", 0.0, 31_000);
-        // The lost run is the workload's failure; the scheduler's preemption is not (both runs use GPU time).
-        assertThat(store.attempts().runTotals(w.id(), 99_000)).isEqualTo(new Attempts.RunTotals(1, 22));
+        // The lost run is the workload's failure; the scheduler's preemption is not, it is counted apart (both runs
+        // use GPU time).
+        assertThat(store.attempts().runTotals(w.id(), 99_000)).isEqualTo(new Attempts.RunTotals(1, 22, 1));
         assertThat(store.attempts().runTotalsOfWaiting(99_000)).containsExactly(
-                Map.entry(w.id(), new Attempts.RunTotals(1, 22)));
+                Map.entry(w.id(), new Attempts.RunTotals(1, 22, 1)));
 
         assertThat(store.workloads().setHeld(w.id(), "held: requeued 2 times")).isTrue();
         assertThat(open().workloads().workload(w.id()).orElseThrow().heldReason()).isEqualTo("held: requeued 2 times");
