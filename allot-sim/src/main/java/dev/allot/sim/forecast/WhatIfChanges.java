@@ -121,7 +121,14 @@ public final class WhatIfChanges {
             spec.withKey(key).parse(e.getValue());
             merged.put(name, e.getValue());
         }
-        return Settings.parse(factory.settings(), merged, "settings");
+        Settings settings = Settings.parse(factory.settings(), merged, "settings");
+        try {
+            factory.create(settings); // the policy's own checks of its values (ranges), as the run would meet them
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException((changes.size() == 1 ? "setting '" + changes.keySet().iterator().next()
+                    + "'" : "settings " + new TreeMap<>(changes).keySet()) + ": " + e.getMessage(), e);
+        }
+        return settings;
     }
 
     /** The keys {@link #withSettings} accepts for {@code factory}'s policy. */
