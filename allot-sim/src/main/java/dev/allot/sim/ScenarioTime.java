@@ -12,7 +12,7 @@ import java.util.Locale;
  */
 public final class ScenarioTime {
     /** The most seconds after time 0, and the longest duration, in seconds. */
-    public static final long MAX_SECONDS = Integer.MAX_VALUE;
+    public static final long MAX_SECONDS = dev.allot.core.rules.WorkloadRules.MAX_DURATION_SECONDS;
     /** {@link #MAX_SECONDS} as a reader says it. */
     public static final String MAX_TEXT = Durations.formatSeconds(MAX_SECONDS)
             + String.format(Locale.ROOT, " (%,d seconds, about 68 years)", MAX_SECONDS);

@@ -59,6 +59,14 @@ public final class WorkloadRules {
      */
     public static final String AT_MOST_MAX_GPUS = String.format(java.util.Locale.ROOT, "at most %,d", MAX_GPUS);
     public static final String POSITIVE_DURATION = "a positive duration";
+    /**
+     * The longest duration, minimum runtime or checkpoint interval, in seconds (about 68 years): the simulator's
+     * scenarios reach no further, and a forecast or what-if playing a longer one forward overflowed its clock.
+     */
+    public static final long MAX_DURATION_SECONDS = Integer.MAX_VALUE;
+    /** What is added to the expectation of a duration beyond {@link #MAX_DURATION_SECONDS}. */
+    public static final String AT_MOST_MAX_DURATION = "at most " + Durations.formatSeconds(MAX_DURATION_SECONDS)
+            + " (about 68 years)";
     public static final String MIN_RUNTIME_EXPECTED = "a duration >= 0 (0 for unallocated: free, never charged,"
             + " always preemptible)";
 
@@ -103,14 +111,16 @@ public final class WorkloadRules {
                         Long.toString(perNode)));
             }
         }
-        if (f.duration() != null && !positive(f.duration())) {
-            out = add(out, new Violation(DURATION, POSITIVE_DURATION, duration(f.duration())));
+        if (f.duration() != null && (!positive(f.duration()) || tooLong(f.duration()))) {
+            out = add(out, new Violation(DURATION, withLimit(POSITIVE_DURATION, f.duration()),
+                    duration(f.duration())));
         }
-        if (f.minRuntime() != null && f.minRuntime().isNegative()) {
-            out = add(out, new Violation(MIN_RUNTIME, MIN_RUNTIME_EXPECTED, duration(f.minRuntime())));
+        if (f.minRuntime() != null && (f.minRuntime().isNegative() || tooLong(f.minRuntime()))) {
+            out = add(out, new Violation(MIN_RUNTIME, withLimit(MIN_RUNTIME_EXPECTED, f.minRuntime()),
+                    duration(f.minRuntime())));
         }
-        if (f.checkpointEvery() != null && !positive(f.checkpointEvery())) {
-            out = add(out, new Violation(CHECKPOINT_EVERY, POSITIVE_DURATION,
+        if (f.checkpointEvery() != null && (!positive(f.checkpointEvery()) || tooLong(f.checkpointEvery()))) {
+            out = add(out, new Violation(CHECKPOINT_EVERY, withLimit(POSITIVE_DURATION, f.checkpointEvery()),
                     duration(f.checkpointEvery())));
         }
         if (f.kind() != null && f.kind().length() > MAX_TEXT) {
@@ -177,6 +187,15 @@ public final class WorkloadRules {
         List<Violation> list = out == null ? new ArrayList<>(2) : out;
         list.add(v);
         return list;
+    }
+
+    private static boolean tooLong(Duration d) {
+        return d.getSeconds() > MAX_DURATION_SECONDS;
+    }
+
+    /** The expectation, with the upper limit when {@code d} is beyond it (the rest of it alone would not say why). */
+    private static String withLimit(String expected, Duration d) {
+        return tooLong(d) ? expected + ", " + AT_MOST_MAX_DURATION : expected;
     }
 
     private static boolean positive(Duration d) {

@@ -58,6 +58,19 @@ class WorkloadRulesTest {
     }
 
     @Test
+    void durationsLongerThanAboutSixtyEightYearsAreRefusedWithTheLimitSaid() {
+        Duration limit = Duration.ofSeconds(WorkloadRules.MAX_DURATION_SECONDS);
+        assertThat(WorkloadRules.check(valid().duration(limit).minRuntime(limit).checkpointEvery(limit).build()))
+                .isEmpty();
+        Duration beyond = limit.plusSeconds(1);
+        List<Violation> v = WorkloadRules.check(valid().duration(beyond).minRuntime(beyond).checkpointEvery(beyond)
+                .build());
+        assertThat(v).extracting(Violation::field).containsExactly("duration", "minRuntime", "checkpointEvery");
+        assertThat(v).allSatisfy(x -> assertThat(x.expected()).endsWith(", " + WorkloadRules.AT_MOST_MAX_DURATION));
+        assertThat(v.get(0).expected()).isEqualTo("a positive duration, at most 24855d3h14m7s (about 68 years)");
+    }
+
+    @Test
     void gpusPerNodeMustDivideGpus() {
         List<Violation> v = WorkloadRules.check(valid().gpus(12L).gpusPerNode(8L).build());
 

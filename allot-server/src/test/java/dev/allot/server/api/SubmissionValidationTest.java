@@ -1,5 +1,6 @@
 package dev.allot.server.api;
 
+import dev.allot.core.model.Durations;
 import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -123,6 +124,11 @@ class SubmissionValidationTest {
         Response huge = api.post("/v1/workloads", "tok-root", body("minRuntime", "\"99999999999999999d\""));
         assertThat(huge.error()).isEqualTo("field 'minRuntime': expected a duration of at most 9223372036854775807"
                 + " seconds, got a string (\"99999999999999999d\")");
+        // one that counts but reaches past what a forecast can play forward (about 68 years) says the limit
+        Response tooLong = api.post("/v1/workloads", "tok-root", body("duration", "\"106751991167300d\""));
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(tooLong.error()).isEqualTo("field 'duration': expected a positive duration, at most "
+                + Durations.formatSeconds(Integer.MAX_VALUE) + " (about 68 years), got 106751991167300d");
         // the hint adds what the message does not say, rather than repeating what is expected
         assertThat(minRuntime.json().path("hint").asText())
                 .isEqualTo("unallocated work is free, never charged and always preemptible");
