@@ -60,8 +60,9 @@ public final class WorkloadRules {
     public static final String AT_MOST_MAX_GPUS = String.format(java.util.Locale.ROOT, "at most %,d", MAX_GPUS);
     public static final String POSITIVE_DURATION = "a positive duration";
     /**
-     * The longest duration, minimum runtime or checkpoint interval, in seconds (about 68 years): the simulator's
-     * scenarios reach no further, and a forecast or what-if playing a longer one forward overflowed its clock.
+     * The longest duration or minimum runtime, in seconds (about 68 years): the simulator's scenarios reach no
+     * further, and a forecast or what-if playing a longer duration forward overflowed its clock. A checkpoint interval
+     * has no such limit ({@code WorkloadSpec.NO_CHECKPOINT_KNOWN} is the longest there is).
      */
     public static final long MAX_DURATION_SECONDS = Integer.MAX_VALUE;
     /** What is added to the expectation of a duration beyond {@link #MAX_DURATION_SECONDS}. */
@@ -119,8 +120,8 @@ public final class WorkloadRules {
             out = add(out, new Violation(MIN_RUNTIME, withLimit(MIN_RUNTIME_EXPECTED, f.minRuntime()),
                     duration(f.minRuntime())));
         }
-        if (f.checkpointEvery() != null && (!positive(f.checkpointEvery()) || tooLong(f.checkpointEvery()))) {
-            out = add(out, new Violation(CHECKPOINT_EVERY, withLimit(POSITIVE_DURATION, f.checkpointEvery()),
+        if (f.checkpointEvery() != null && !positive(f.checkpointEvery())) { // no limit: never is the live service's
+            out = add(out, new Violation(CHECKPOINT_EVERY, POSITIVE_DURATION,
                     duration(f.checkpointEvery())));
         }
         if (f.kind() != null && f.kind().length() > MAX_TEXT) {
