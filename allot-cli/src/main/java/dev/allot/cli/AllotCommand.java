@@ -53,6 +53,9 @@ public final class AllotCommand implements Runnable {
         });
         cl.setExecutionStrategy(parsed -> {
             Integer refused = UnknownCommands.refuse(parsed);
+            if (refused == null) {
+                GroupCommand.refuseWordsAfterSubcommand(parsed);
+            }
             try {
                 return refused != null ? refused : new CommandLine.RunLast().execute(parsed);
             } catch (OutOfMemoryError e) {

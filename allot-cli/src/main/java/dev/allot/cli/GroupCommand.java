@@ -25,6 +25,23 @@ abstract class GroupCommand implements Callable<Integer> {
         this.exampleSubcommand = exampleSubcommand;
     }
 
+    /**
+     * Refuses words a group's subcommand does not take. The group's {@link #unmatched} makes picocli accept unmatched
+     * words for its subcommands too (they inherit the setting), and the subcommand ran without them: 'allot budget
+     * usage --since 2 hours' showed a 2-second window. They are refused as picocli refuses them elsewhere ('allot
+     * queue extra'), through the parameter error handler, which masks tokens.
+     */
+    static void refuseWordsAfterSubcommand(picocli.CommandLine.ParseResult parsed) {
+        picocli.CommandLine.ParseResult last = parsed;
+        while (last.subcommand() != null) {
+            last = last.subcommand();
+        }
+        if (!last.unmatched().isEmpty() && last.commandSpec().unmatchedArgsBindings().isEmpty()) {
+            throw new picocli.CommandLine.UnmatchedArgumentException(last.commandSpec().commandLine(),
+                    List.copyOf(last.unmatched()));
+        }
+    }
+
     @Override
     public Integer call() {
         if (!unmatched.isEmpty()) {

@@ -32,4 +32,34 @@ class GroupCommandTest {
                     .doesNotContain("sk-secret");
         });
     }
+
+    @Test
+    void givenASubcommandOfAGroupWithAWordItDoesNotTake_whenRun_thenItIsRefusedBeforeAnythingIsAsked() {
+        // 'budget usage --since 2 hours' showed a 2-second window: the word 'hours' was dropped without a word
+        String[][] cases = {
+                {"budget", "usage", "--since", "2", "hours"},
+                {"budget", "set", "lab/nlp/eval", "extra", "--share", "2"},
+                {"policy", "show", "extra"},
+                {"brakes", "show", "extra"},
+                {"campaign", "list", "extra"},
+                {"token", "list", "extra"},
+                {"user", "list", "extra"},
+        };
+        for (String[] c : cases) {
+            String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(c),
+                    java.util.stream.Stream.of("--server", "http://127.0.0.1:9", "--token", "sk-secret"))
+                    .toArray(String[]::new);
+            Cli.Result r = Cli.run(args);
+            String command = "allot " + c[0] + " " + c[1];
+            assertThat(r.exit()).as(command).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.err()).as(command).startsWith("allot: Unmatched argument at index ")
+                    .contains("'" + (c[0].equals("budget") && c[1].equals("usage") ? "hours" : "extra") + "'")
+                    .contains("Try '" + command + " --help' for the options.")
+                    .doesNotContain("cannot reach").doesNotContain("sk-secret");
+        }
+        // a token given as a stray word is masked like any echoed token
+        Cli.Result masked = Cli.run("token", "list", "--token", "sk-secret", "sk-secret", "--server", "http://127.0.0.1:9");
+        assertThat(masked.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(masked.err()).contains("'****'").doesNotContain("sk-secret");
+    }
 }
