@@ -38,18 +38,26 @@ final class ServeAnnouncement {
         });
         Path clientConfig = ClientConfig.path(ClientOptions.environment);
         String token = service.demoToken().orElse(null);
+        String kept = service.keptDemoToken().orElse(null);
+        Path demoTokenFile = dataDir.resolve(Bootstrap.DEMO_TOKEN_FILE);
         if (demo) {
             out.println();
             if (token != null) {
                 out.println("Demo: allocation tree lab > nlp (share 60: lab/nlp/pretrain 3, lab/nlp/eval 1) and vision"
                         + " (share 40: lab/vision/video);");
                 out.println("      users demo (admin), maria (manager of lab/nlp), ana and ben (members).");
-                out.println("Demo token (user demo):");
+                out.println("Demo token (user demo; also in " + demoTokenFile + "):");
                 out.println("  " + token);
+            } else if (kept != null) {
+                out.println("Demo: the store already has allocations; left as they are. The demo token is the one in "
+                        + demoTokenFile + ".");
             } else {
                 out.println("Demo: the store already has allocations; left as they are (the demo token was printed"
                         + " at the first start).");
             }
+        }
+        if (token == null) {
+            token = kept; // a restart of the demo gives the client commands the demo token again
         }
         if (clientConfig == null) {
             err.println("allot: no HOME, XDG_CONFIG_HOME or " + ClientConfig.CONFIG_ENV

@@ -83,7 +83,7 @@ class ServeCommandTest {
 
         Cli.Result first = stop(run);
         assertThat(first.out()).contains("Allot service listening on " + config.get("server").asText(),
-                "Created user 'admin'", "Demo token (user demo):", "  " + token,
+                "Created user 'admin'", "Demo token (user demo; also in " + data.resolve("demo-token") + "):", "  " + token,
                 "./allot submit --allocation lab/nlp/pretrain", "./allot queue", "./allot explain w-1",
                 "Dashboard: " + config.get("server").asText() + "/ (sign in with an API token)",
                 "Wrote " + clientJson, "allot serve: stopped");
@@ -91,16 +91,35 @@ class ServeCommandTest {
         assertThat(first.out()).contains("  " + adminToken);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("admin-token"))))
                 .isEqualTo("rw-------");
+        assertThat(Files.readString(data.resolve("demo-token")).trim()).isEqualTo(token);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("demo-token"))))
+                .isEqualTo("rw-------");
 
         CompletableFuture<Cli.Result> again = serve(data, args);
         assertThat(JSON.readTree(clientJson.toFile()).get("token").asText()).as("kept").isEqualTo(token);
         Cli.Result second = stop(again);
         assertThat(second.out()).doesNotContain(token, adminToken, "Created user")
-                .contains("already has allocations");
+                .contains("already has allocations; left as they are. The demo token is the one in "
+                        + data.resolve("demo-token") + ".");
         // it said "the server (in place of ..., which the client commands talked to until now) (a token written
         // before is kept)": two asides in a row
-        assertThat(second.out()).contains(", keeping the token written before; the client commands need no --server or"
-                + " --token.").doesNotContain(") (");
+        assertThat(second.out()).contains(" and the demo token; the client commands need no --server or --token.")
+                .doesNotContain(") (");
+
+        // when another server took the client configuration since and dropped the demo token (it does not know it,
+        // and the demo printed it only once), a restart of the demo gives it back to the client commands
+        Files.writeString(clientJson, "{\"server\": \"http://127.0.0.1:18093\"}\n");
+        Cli.Result third = stop(serve(data, args));
+        assertThat(JSON.readTree(clientJson.toFile()).get("token").asText()).isEqualTo(token);
+        assertThat(third.out()).contains("(in place of http://127.0.0.1:18093, which the client commands talked to"
+                + " until now) and the demo token;").doesNotContain(token);
+
+        // and a data folder from before the token was kept (no demo-token) keeps what the configuration holds
+        Files.delete(data.resolve("demo-token"));
+        Cli.Result fourth = stop(serve(data, args));
+        assertThat(fourth.out()).contains("(the demo token was printed at the first start)",
+                ", keeping the token written before; the client commands need no --server or --token.");
+        assertThat(JSON.readTree(clientJson.toFile()).get("token").asText()).isEqualTo(token);
     }
 
     @Test

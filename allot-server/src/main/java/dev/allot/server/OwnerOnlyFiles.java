@@ -31,7 +31,7 @@ public final class OwnerOnlyFiles {
     public static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
     public static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
     /** The data directory's files that hold secrets or the store, besides the SQLite files. */
-    private static final List<String> SECRETS = List.of("admin-token", "service.json");
+    private static final List<String> SECRETS = List.of("admin-token", "demo-token", "service.json");
 
     private OwnerOnlyFiles() {
     }

@@ -28,6 +28,8 @@ public final class Bootstrap {
     public static final String ADMIN_TOKEN_FILE = "admin-token";
     /** The demo's administrator, whose token the demo prints. */
     public static final String DEMO_USER = "demo";
+    /** Where the demo's token is kept (0600) in the data directory, as the first administrator's is. */
+    public static final String DEMO_TOKEN_FILE = "demo-token";
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -77,8 +79,8 @@ public final class Bootstrap {
     }
 
     /**
-     * On a store without allocations: creates the demo tree and users and returns the demo administrator's fresh
-     * token. Otherwise returns empty.
+     * On a store without allocations: creates the demo tree and users, writes the demo administrator's fresh token to
+     * {@code dataDir/demo-token} (0600) and returns it. Otherwise returns empty.
      *
      * <pre>
      * lab                 share 1, managed by demo
@@ -89,7 +91,7 @@ public final class Bootstrap {
      * lab/vision/video    share 1, members demo, ben
      * </pre>
      */
-    public static Optional<String> ensureDemo(Store store, long nowMillis) {
+    public static Optional<String> ensureDemo(Store store, Path dataDir, long nowMillis) {
         if (!store.allocations().allocations().isEmpty()) {
             return Optional.empty();
         }
@@ -108,8 +110,27 @@ public final class Bootstrap {
         store.allocations().putAllocation(new Allocation("lab/vision/video", 1, List.of(), List.of(DEMO_USER, "ben")),
                 actor, nowMillis);
         String token = newToken();
+        writeSecret(dataDir.resolve(DEMO_TOKEN_FILE), token + "\n");
         store.access().addToken(DEMO_USER, token, "demo", nowMillis);
         return Optional.of(token);
+    }
+
+    /**
+     * The demo token kept in {@code dataDir/demo-token} by an earlier start, when the store still knows it (a restart
+     * of the demo: the client configuration may since name another server, or no token); empty otherwise.
+     */
+    public static Optional<String> keptDemoToken(Store store, Path dataDir) {
+        Path file = dataDir.resolve(DEMO_TOKEN_FILE);
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        try {
+            String token = java.nio.file.Files.readString(file).strip();
+            return token.isEmpty() || store.access().tokenHolder(token).isEmpty() ? Optional.empty()
+                    : Optional.of(token);
+        } catch (java.io.IOException | RuntimeException e) {
+            return Optional.empty(); // unreadable: the demo runs without it, as before the file existed
+        }
     }
 
     /** Writes a file readable by its owner only (0600 where the file system has POSIX permissions), atomically. */

@@ -62,7 +62,8 @@ public final class Service implements AutoCloseable {
     private final HealthChecker health;
     private final BackendNodeSync nodeSync;
     private final String adminToken;
-    private final String demoToken;
+    /** The demo's token: created by this start, or kept by an earlier one ({@code dataDir/demo-token}); else null. */
+    private final DemoToken demo;
     private final IdentityMode identity;
     private final DataDirLock lock;
     private final LiveForecaster forecaster;
@@ -72,7 +73,7 @@ public final class Service implements AutoCloseable {
 
     private Service(ServiceConfig config, Store store, Backend backend, SchedulerLoop loop, ApiServer api,
                     ServiceMetrics metrics, HealthChecker health, BackendNodeSync nodeSync, String adminToken,
-                    String demoToken, IdentityMode identity, DataDirLock lock, LiveForecaster forecaster,
+                    DemoToken demo, IdentityMode identity, DataDirLock lock, LiveForecaster forecaster,
                     Leadership leadership) {
         this.forecaster = forecaster;
         this.leadership = leadership;
@@ -87,7 +88,11 @@ public final class Service implements AutoCloseable {
         this.metrics = metrics;
         this.health = health;
         this.adminToken = adminToken;
-        this.demoToken = demoToken;
+        this.demo = demo;
+    }
+
+    /** The demo user's token, and whether this start created it (else an earlier start did and kept it). */
+    private record DemoToken(String token, boolean created) {
     }
 
     /**
@@ -178,10 +183,13 @@ public final class Service implements AutoCloseable {
                         + " administrator had a token that has not expired: wrote a fresh token of {} to {}", name,
                         config.dataDir().resolve(Bootstrap.ADMIN_TOKEN_FILE)));
             }
-            String demoToken = config.demo() ? Bootstrap.ensureDemo(store, now).orElse(null) : null;
+            String demoToken = config.demo() ? Bootstrap.ensureDemo(store, config.dataDir(), now).orElse(null) : null;
             if (demoToken != null) {
-                LOG.info("created the demo allocation tree and users");
+                LOG.info("created the demo allocation tree and users; the demo token is also in {}",
+                        config.dataDir().resolve(Bootstrap.DEMO_TOKEN_FILE));
             }
+            String keptDemoToken = config.demo() && demoToken == null
+                    ? Bootstrap.keptDemoToken(store, config.dataDir()).orElse(null) : null;
             leadership = store.shared() ? Leadership.onLease(store.leases(), place(config), config.ha().lease(),
                     config.ha().renewEvery()) : Leadership.single(config.nodeName());
             String instance = leadership.instance();
@@ -260,7 +268,9 @@ public final class Service implements AutoCloseable {
             }
             lock.listening(api.url());
             LOG.info("Allot service started: backend {}, API on {}", backend.name(), api.url());
-            return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demoToken,
+            DemoToken demo = demoToken != null ? new DemoToken(demoToken, true)
+                    : keptDemoToken != null ? new DemoToken(keptDemoToken, false) : null;
+            return new Service(config, store, backend, loop, api, metrics, health, nodeSync, adminToken, demo,
                     identity, lock, forecaster, leadership);
         } catch (RuntimeException e) {
             if (forecaster != null) {
@@ -413,7 +423,15 @@ public final class Service implements AutoCloseable {
 
     /** The token of the {@code demo} user when this start created the demo, else empty. */
     public java.util.Optional<String> demoToken() {
-        return java.util.Optional.ofNullable(demoToken);
+        return java.util.Optional.ofNullable(demo != null && demo.created() ? demo.token() : null);
+    }
+
+    /**
+     * On a restart of the demo, the demo user's token an earlier start kept in {@code dataDir/demo-token}, when the
+     * store still knows it; else empty.
+     */
+    public java.util.Optional<String> keptDemoToken() {
+        return java.util.Optional.ofNullable(demo != null && !demo.created() ? demo.token() : null);
     }
 
     /**

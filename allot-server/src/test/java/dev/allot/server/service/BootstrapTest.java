@@ -34,7 +34,7 @@ class BootstrapTest {
     @Test
     void theDemoFillsAnEmptyTreeOnce() {
         try (Store store = Store.sqlite(dir)) {
-            String token = Bootstrap.ensureDemo(store, 1000).orElseThrow();
+            String token = Bootstrap.ensureDemo(store, dir, 1000).orElseThrow();
             assertThat(store.access().userForToken(token)).contains(new User("demo", User.Role.ADMIN));
             assertThat(store.allocations().allocations()).extracting(Allocation::path).containsExactly(
                     "lab", "lab/nlp", "lab/nlp/eval", "lab/nlp/pretrain", "lab/vision", "lab/vision/video");
@@ -43,7 +43,12 @@ class BootstrapTest {
                         assertThat(a.share()).isEqualTo(60);
                         assertThat(a.managers()).containsExactly("maria");
                     });
-            assertThat(Bootstrap.ensureDemo(store, 2000)).isEmpty();
+            assertThat(Bootstrap.ensureDemo(store, dir, 2000)).isEmpty();
+            // the token is kept for the demo's restarts, readable by its owner only, while the store knows it
+            assertThat(java.nio.file.Files.readString(dir.resolve(Bootstrap.DEMO_TOKEN_FILE)).strip()).isEqualTo(token);
+            assertThat(Bootstrap.keptDemoToken(store, dir)).contains(token);
+            java.nio.file.Files.writeString(dir.resolve(Bootstrap.DEMO_TOKEN_FILE), "allot_unknown\n");
+            assertThat(Bootstrap.keptDemoToken(store, dir)).isEmpty();
         }
     }
 

@@ -30,6 +30,7 @@ class ServiceStartTest {
         try (Service s = Service.start(config.withVirtualGpus(5), new MutableClock(T0))) {
             assertThat(s.adminToken()).isEmpty();
             assertThat(s.demoToken()).isEmpty();
+            assertThat(s.keptDemoToken()).as("kept by the first start").isPresent();
             assertThat(s.store().nodes().nodes()).singleElement().satisfies(n -> {
                 assertThat(n.gpus()).isEqualTo(5);
                 assertThat(n.healthy()).isFalse();
