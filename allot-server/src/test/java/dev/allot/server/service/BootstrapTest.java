@@ -32,7 +32,7 @@ class BootstrapTest {
     }
 
     @Test
-    void theDemoFillsAnEmptyTreeOnce() {
+    void theDemoFillsAnEmptyTreeOnce() throws Exception {
         try (Store store = Store.sqlite(dir)) {
             String token = Bootstrap.ensureDemo(store, dir, 1000).orElseThrow();
             assertThat(store.access().userForToken(token)).contains(new User("demo", User.Role.ADMIN));
