@@ -51,8 +51,15 @@ final class JsonErrorHandler extends ErrorHandler {
             callback.succeeded();
             return true;
         }
-        byte[] body = body(status, message instanceof String s ? s : null,
-                request.getAttribute(ERROR_FIELD) instanceof String f ? f : null);
+        Object field = request.getAttribute(ERROR_FIELD);
+        if (status == 400 && detail(message instanceof String s ? s : null).isEmpty()) {
+            String why = uriProblem(request);
+            if (why != null) { // Jetty refuses such a URI without a reason of its own
+                message = why;
+                field = "path";
+            }
+        }
+        byte[] body = body(status, message instanceof String s ? s : null, field instanceof String f ? f : null);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
@@ -91,6 +98,26 @@ final class JsonErrorHandler extends ErrorHandler {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("could not write an error as JSON", e);
         }
+    }
+
+    /**
+     * Why Jetty refused the request's URI, from the exception behind its 400 ("Illegal character in path" for a
+     * {@code %00}, a bad percent-escape such as {@code %ZZ}), or null when no URI problem is known: Jetty's own
+     * message says only "Bad Request", and the URI it hands on is replaced by {@code /badMessage}.
+     */
+    static String uriProblem(Request request) {
+        Object ex = request.getAttribute(ERROR_EXCEPTION);
+        for (Throwable t = ex instanceof Throwable th ? th : null; t != null; t = t.getCause()) {
+            if (t instanceof IllegalArgumentException && t.getMessage() != null && !t.getMessage().isBlank()) {
+                return "the URI is not valid (" + t.getMessage().replaceAll("\\p{Cntrl}", "?") + "): a"
+                        + " percent-escape is % and two hex digits (write % as %25) and may not encode a control"
+                        + " character such as NUL (%00)";
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
     }
 
     /** Jetty's reason, when it says more than the status's own name. */

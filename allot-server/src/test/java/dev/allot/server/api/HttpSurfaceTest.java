@@ -101,6 +101,18 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void aMalformedOrNulPercentEscapeIsA400ThatSaysWhatIsWrongWithThePath() {
+        for (String path : List.of("/v1/workloads/%00", "/v1/workloads/%ZZ", "/v1/workloads/w%2")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
+            assertThat(a.status()).as(path + ": " + a.body()).isEqualTo(400);
+            assertThat(a.json().path("field").asText()).as(path + ": " + a.body()).isEqualTo("path");
+            assertThat(a.json().path("error").asText()).as(path).startsWith("bad request: the URI is not valid (")
+                    .endsWith("): a percent-escape is % and two hex digits (write % as %25) and may not encode a"
+                            + " control character such as NUL (%00)");
+        }
+    }
+
+    @Test
     void givenAManagerOfLabNlpWhenAPathWouldNormaliseIntoLabVisionThenItIs400AndNothingChanges() {
         String before = api.get("/v1/allocations", "tok-root").json().toString();
         int auditBefore = api.get("/v1/audit?limit=1000", "tok-root").json().path("entries").size();
