@@ -115,6 +115,16 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aPolicySettingOutOfItsRangeNamesTheSet() {
+        // it said only "allot: fairshare-recheck must be positive, got 0s", naming neither --set nor the policy
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set",
+                "allocation.fairshare-recheck=0");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set allocation.fairshare-recheck=0: fairshare-recheck must be"
+                + " positive, got 0s\n");
+    }
+
+    @Test
     void aSharedSettingThatDoesNotReadIsNamed() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

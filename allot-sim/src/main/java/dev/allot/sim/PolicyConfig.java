@@ -38,14 +38,19 @@ public record PolicyConfig(SchedulerConfig scheduler, SortedMap<String, SortedMa
 
     /**
      * A copy with one setting given on its own ({@code --set KEY=VALUE} of simulate and sweep): the policy must exist
-     * and the value must read, checked alone so that a message names the {@code --set} and not the scenario's
+     * and the value must read and be in its range, checked alone (with the other settings at their defaults) so that a message names the {@code --set} and not the scenario's
      * {@code policy.yaml}, which it did not come from.
      */
     public PolicyConfig override(PolicyRegistry registry, String key, String value) {
         int dot = key.indexOf('.');
         if (dot > 0) {
             PolicyFactory factory = registry.get(key.substring(0, dot));
-            Settings.parse(factory.settings(), Map.of(key.substring(dot + 1), value), "--set " + key);
+            Settings one = Settings.parse(factory.settings(), Map.of(key.substring(dot + 1), value), "--set " + key);
+            try {
+                factory.create(one); // the policy's own checks of its values (ranges), as a run would meet them
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--set " + key + "=" + value + ": " + e.getMessage(), e);
+            }
         }
         return with(key, value);
     }
