@@ -91,7 +91,7 @@ final class TraceOptions {
         }
         return TraceImport.of(format, Path.of(trace.substring(colon + 1)))
                 .cluster(parseNodes(nodes))
-                .tree(allocations == null ? null : ScenarioReader.readAllocations(allocations))
+                .tree(allocations == null ? null : readAllocations(allocations))
                 .contract(contract.isEmpty() ? null : ContractRule.parse(keyValues("--contract", contract), "--contract"))
                 .formatSettings(keyValues("--trace-set", traceSettings))
                 .lenient(lenient)
@@ -136,5 +136,14 @@ final class TraceOptions {
             out.put(o.substring(0, eq).trim(), o.substring(eq + 1).trim());
         }
         return out;
+    }
+
+    /** The {@code --allocations} tree; a missing file is named with the option and the path as given. */
+    private static dev.allot.core.model.AllocationTree readAllocations(Path file) {
+        if (!java.nio.file.Files.exists(file)) {
+            throw new IllegalArgumentException("--allocations " + file + ": no such file; expected an allocation tree"
+                    + " written as a scenario's allocations.yaml is");
+        }
+        return ScenarioReader.readAllocations(file);
     }
 }

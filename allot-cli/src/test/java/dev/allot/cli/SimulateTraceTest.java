@@ -56,6 +56,11 @@ class SimulateTraceTest {
         assertBad(Cli.run("simulate", Cli.example("tiny"), "--trace", "philly:" + JOBS, "--nodes", "2x8"),
                 "expected either a scenario folder DIR or --trace, not both");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS), "--trace needs the cluster: --nodes COUNTxGPUS");
+        // it said "nope.yaml: cannot read: no such file", without the option or the folder
+        Path missing = tmp.resolve("nope.yaml");
+        assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "2x8", "--allocations",
+                missing.toString()), "--allocations " + missing + ": no such file; expected an allocation tree"
+                + " written as a scenario's allocations.yaml is");
         assertBad(Cli.run("simulate", "--trace", JOBS, "--nodes", "2x8"), "--trace expects FORMAT:PATH such as"
                 + " philly:jobs.csv, got '" + JOBS + "'; formats: philly, alibaba-openb, swf, tiresias, native");
         assertBad(Cli.run("simulate", "--trace", "slurm:" + JOBS, "--nodes", "2x8"),
