@@ -46,6 +46,10 @@ final class ServePolicy {
         if (policyFile == null && !Files.exists(file)) {
             return new PolicyOptions(ServicePolicy.defaults(), false, reader());
         }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException("--policy-file " + policyFile + ": no such file; expected a policy.yaml"
+                    + " (allot policy show --yaml prints the one a running service has)");
+        }
         PolicyConfig c = ScenarioReader.readPolicy(file, registry);
         String text;
         try {

@@ -64,7 +64,8 @@ class ServePolicyTest {
         Cli.Result missing = Cli.run("serve", "--port", "0", "--data-dir", dir.resolve("data").toString(),
                 "--backend", "simulated", "--policy-file", dir.resolve("nope.yaml").toString());
         assertThat(missing.exit()).isEqualTo(2);
-        assertThat(missing.err().strip()).isEqualTo("allot: " + dir.resolve("nope.yaml") + ": cannot read: no such file");
+        assertThat(missing.err().strip()).isEqualTo("allot: --policy-file " + dir.resolve("nope.yaml") + ": no such"
+                + " file; expected a policy.yaml (allot policy show --yaml prints the one a running service has)");
     }
 
     @Test
