@@ -110,6 +110,11 @@ class WhatIfApiTest {
                 {"{\"shares\": {\"lab/none\": 1}}", "shares", "no allocation 'lab/none'"},
                 {"{\"shares\": {\"lab/vision\": -1}}", "shares", "a finite number >= 0"},
                 {"{\"shares\": {\"lab//x\": 1}}", "shares", "not an allocation path"},
+                // it named the service's own root, '/', which no one knows
+                {"{\"shares\": {\"lab\": 0}}", "shares",
+                        "expected at least one positive share among the allocations at the top of the tree"},
+                {"{\"shares\": {\"lab/vision\": 0, \"lab/nlp\": 0}}", "shares",
+                        "expected at least one positive share among the children of 'lab'"},
                 {"{\"shares\": [1]}", "shares", "expected an object"},
                 {"{\"settings\": {\"lookback\": \"3d\"}}", "settings", "shared by every policy"},
                 {"{\"settings\": {\"kueue.x\": \"1\"}}", "settings", "expected allocation.<setting>"},

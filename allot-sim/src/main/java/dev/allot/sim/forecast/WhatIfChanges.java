@@ -48,6 +48,17 @@ public final class WhatIfChanges {
             }
             byNode.put(node, share);
         }
+        for (int parent : new java.util.TreeSet<>(byNode.keySet().stream().map(tree::parent).toList())) {
+            double sum = 0;
+            for (int c : tree.children(parent)) {
+                sum += byNode.getOrDefault(c, tree.share(c));
+            }
+            // named by the paths a what-if takes (the service's tree has a root of its own, which no one names)
+            Optional<Violation> bad = Shares.checkSiblings(parent == 0 ? null : tree.name(parent), sum);
+            if (bad.isPresent()) {
+                throw new IllegalArgumentException(bad.get().toString());
+            }
+        }
         AllocationTree.Builder b = AllocationTree.builder(tree.name(0)).managers(tree.managers(0));
         add(b, tree, 0, byNode);
         AllocationTree out = b.build();
