@@ -65,6 +65,13 @@ final class BenchCommand implements Callable<Integer> {
         List<String> which = presets != null ? presets
                 : scenarios.isEmpty() && !traceOptions.given() ? List.of("lab", "big") : List.of();
         checkOptions(which);
+        for (Path d : scenarios) { // before the header: a missing folder is the whole answer
+            if (!java.nio.file.Files.isDirectory(d)) {
+                throw new IllegalArgumentException("--scenario " + d + ": " + (java.nio.file.Files.exists(d)
+                        ? "not a folder" : "no such folder") + "; expected a scenario folder (cluster.yaml,"
+                        + " allocations.yaml, workloads.csv), such as examples/tiny");
+            }
+        }
         out.printf(Locale.ROOT, "java %s on %d cores, max heap %d MB%n", System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
         out.printf("%-24s %-11s %10s %10s %10s %12s %10s %10s %10s %10s%n", "scenario", "policy", "workloads", "events",

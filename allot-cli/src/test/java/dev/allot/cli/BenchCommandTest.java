@@ -44,4 +44,13 @@ class BenchCommandTest {
         assertThat(r.err()).isEqualTo("allot: unknown generator preset 'nope'; valid presets: lab, big\n");
         assertThat(r.out()).isEmpty();
     }
+
+    @Test
+    void aMissingScenarioFolderIsRefusedBeforeTheHeader() {
+        Cli.Result r = Cli.run("bench", "--scenario", "/nonexistent/scenario", "--rounds", "1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --scenario /nonexistent/scenario: no such folder; expected a scenario"
+                + " folder (cluster.yaml, allocations.yaml, workloads.csv), such as examples/tiny\n");
+        assertThat(r.out()).isEmpty();
+    }
 }
