@@ -132,7 +132,8 @@ class ReportCommandTest {
         Path garbage = Files.writeString(tmp.resolve("garbage.json"), "{\"schema\": allot}\n");
         Cli.Result g = Cli.run("report", garbage.toString(), "--report", report.toString());
         assertThat(g.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(g.err()).startsWith("allot: " + garbage + ":1:").contains("malformed JSON");
+        assertThat(g.err()).startsWith("allot: " + garbage + ":1:").contains("malformed JSON")
+                .contains("; expected the --json output of 'allot simulate' (schema allot.simulate/1)");
         assertThat(report).doesNotExist();
     }
 
