@@ -34,4 +34,23 @@ final class PolicyList {
         }
         return List.copyOf(names);
     }
+
+    /**
+     * Refuses a {@code --set} of a policy that is not run: {@code --set slurm.grace-time=5m --policy allocation}
+     * changed nothing and said nothing. Keys without a policy (the shared settings) and keys whose prefix is no
+     * policy (the policy's own check names them) pass.
+     */
+    static void checkSettingsRun(java.util.Collection<String> keys, List<String> policies, PolicyRegistry registry) {
+        for (String key : keys) {
+            int dot = key.indexOf('.');
+            if (dot <= 0) {
+                continue;
+            }
+            String policy = key.substring(0, dot);
+            if (registry.names().contains(policy) && !policies.contains(policy)) {
+                throw new IllegalArgumentException("--set " + key + ": the policy '" + policy + "' is not run (--policy "
+                        + String.join(",", policies) + "); add it to --policy, or drop this --set");
+            }
+        }
+    }
 }

@@ -112,6 +112,8 @@ final class SimulateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--stop-delay: expected a duration such as 0s, 3s or 1m, got '"
                     + stopDelay + "'");
         }
+        PolicyList.checkSettingsRun(overrides.stream().map(o -> o.indexOf('=') > 0 ? o.substring(0, o.indexOf('='))
+                .trim() : o).toList(), policies, registry);
         Scenario scenario = traceOptions.scenario(dir, lenient, registry);
         scenario = applyOverrides(scenario, overrides, registry);
         if (submitTimes != null) {

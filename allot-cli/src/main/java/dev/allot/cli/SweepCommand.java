@@ -111,6 +111,7 @@ final class SweepCommand implements Callable<Integer> {
             }
             grid.put(key, values);
         }
+        PolicyList.checkSettingsRun(grid.keySet(), policies, registry);
         if (threads != null && threads < 1) {
             throw new IllegalArgumentException("--threads expects a whole number >= 1, got " + threads);
         }

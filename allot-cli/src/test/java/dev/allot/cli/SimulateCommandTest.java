@@ -125,6 +125,21 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aSettingOfAPolicyThatIsNotRunIsRefused() {
+        // it changed nothing and said nothing
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set",
+                "slurm.grace-time=5m");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set slurm.grace-time: the policy 'slurm' is not run (--policy"
+                + " allocation); add it to --policy, or drop this --set\n");
+        Cli.Result sweep = Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation,legacy", "--set",
+                "kueue.x=1,2");
+        assertThat(sweep.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(sweep.err()).startsWith("allot: --set kueue.x: the policy 'kueue' is not run (--policy"
+                + " allocation,legacy)");
+    }
+
+    @Test
     void aSharedSettingThatDoesNotReadIsNamed() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
