@@ -91,11 +91,13 @@ public final class ApiServer implements AutoCloseable {
      * API's own, and a callback told after every change a request made to the store (a submission, a cancellation, an
      * edit of the tree or of a node), so that the scheduling loop can decide at once instead of at its next tick;
      * and one told after a cancellation (which the loop must look for among all the workloads it holds); and what
-     * {@code GET /v1/health} reports beyond answering ({@link ServiceHealth}).
+     * {@code GET /v1/health} reports beyond answering ({@link ServiceHealth}); and {@code nodesFromBackend}, the name
+     * of the backend whose node list the service keeps in step with (local, slurm), or null when administrators
+     * register the nodes ({@code PUT /v1/nodes/NAME} of a node that backend does not run is then refused).
      */
     public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
                          Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity,
-                         ServiceHealth health) {
+                         ServiceHealth health, String nodesFromBackend) {
         public Extras {
             routes = List.copyOf(routes);
             Objects.requireNonNull(changed, "changed");
@@ -104,6 +106,12 @@ public final class ApiServer implements AutoCloseable {
             Objects.requireNonNull(brakesChanged, "brakesChanged");
             Objects.requireNonNull(identity, "identity");
             Objects.requireNonNull(health, "health");
+        }
+
+        /** Extras whose nodes administrators register by hand. */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                      Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity, ServiceHealth health) {
+            this(routes, changed, cancelled, topologyChanged, brakesChanged, identity, health, null);
         }
 
         /** Extras that let every user submit and every change of users through ({@link IdentityGate#OPEN}). */
@@ -156,7 +164,7 @@ public final class ApiServer implements AutoCloseable {
         this.queueApi = new QueueApi(store, explainer, io, clock);
         this.allocationsApi = new AllocationsApi(store, clock, io, allocations, extras.topologyChanged());
         this.clusterApi = new ClusterApi(store, clock, io, nodes, this.policy, extras.topologyChanged(),
-                extras.brakesChanged());
+                extras.brakesChanged(), extras.nodesFromBackend());
         this.whatIfApi = new WhatIfApi(store, io, explainer, this.policy);
         this.workloadsApi = new WorkloadsApi(store, clock, io, allocations, intake, explainer, this.policy,
                 extras.changed(), extras.cancelled());

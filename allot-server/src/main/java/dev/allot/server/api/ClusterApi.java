@@ -41,7 +41,8 @@ final class ClusterApi {
      * @param brakesChanged told after the brakes change ({@link ApiServer.Extras#brakesChanged()})
      */
     ClusterApi(Store store, Clock clock, JsonIo io, Cached<List<Node>> nodes, LivePolicy policy,
-               Runnable topologyChanged, Runnable brakesChanged) {
+               Runnable topologyChanged, Runnable brakesChanged, String nodesFromBackend) {
+        this.nodesFromBackend = nodesFromBackend;
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.io = Objects.requireNonNull(io, "io");
@@ -50,6 +51,9 @@ final class ClusterApi {
         this.topologyChanged = Objects.requireNonNull(topologyChanged, "topologyChanged");
         this.brakesChanged = Objects.requireNonNull(brakesChanged, "brakesChanged");
     }
+
+    /** The backend whose node list the service keeps in step with, or null when nodes are registered by hand. */
+    private final String nodesFromBackend;
 
     /** {@code GET /v1/nodes}: the registered nodes, for any signed-in user. */
     void listNodes(Context ctx, User user) {
@@ -62,6 +66,12 @@ final class ClusterApi {
         String name = Edits.nodeName(ctx.pathParam("name"));
         Edits.NodeRegistration r = Edits.NodeRegistration.parse(io.body(ctx));
         Optional<Node> before = findNode(name);
+        if (before.isEmpty() && nodesFromBackend != null) {
+            // work placed on a node the backend does not run fails when it launches
+            throw new ApiException(409, "the " + nodesFromBackend + " backend runs no node '" + name + "': its nodes"
+                    + " come from the backend, which the service keeps in step with", null,
+                    "GET /v1/nodes lists them; PUT changes the GPU count of one of those");
+        }
         // A node registered again keeps its health; only its GPU count changes.
         Node node = new Node(name, r.gpus(), before.map(Node::healthy).orElse(true),
                 before.map(Node::reason).orElse(null), clock.millis());

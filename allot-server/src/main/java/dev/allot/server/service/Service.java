@@ -252,7 +252,8 @@ public final class Service implements AutoCloseable {
             api = ApiServer.start(store, endpoint, clock,
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::nudge,
                             started::topologyChanged, started::brakesChanged, gate,
-                            new LoopHealth(started)),
+                            new LoopHealth(started), nodeSync != null || config.backend().equals(ServiceConfig.LOCAL)
+                            ? backend.name() : null),
                     new LoopExplainer(started, store, forecaster), live);
             forecaster.start(config.forecastInterval());
             if (nodeSync != null) {

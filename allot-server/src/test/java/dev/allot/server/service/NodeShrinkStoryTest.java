@@ -84,6 +84,24 @@ class NodeShrinkStoryTest {
         }
     }
 
+    @Test
+    void onTheLocalBackendANodeItDoesNotRunIsNotRegisteredByHand() throws Exception {
+        // given the local backend, which runs this machine's node n1 only
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend(ServiceConfig.LOCAL)
+                .withNodeName("n1").withVirtualGpus(2).withTick(Duration.ofHours(1));
+        try (Service service = Service.start(config, new MutableClock(T0))) {
+            String token = service.adminToken().orElseThrow();
+            // when an administrator registers another node, then it is refused: work placed there would fail
+            HttpResponse<String> other = send(service, token, "PUT", "/v1/nodes/newnode", "{\"gpus\": 4}");
+            assertThat(other.statusCode()).as(other.body()).isEqualTo(409);
+            assertThat(other.body()).contains("the local backend runs no node 'newnode'");
+            assertThat(service.store().nodes().nodes()).extracting(Node::name).containsExactly("n1");
+            // and its own node's GPU count may still be set
+            HttpResponse<String> own = send(service, token, "PUT", "/v1/nodes/n1", "{\"gpus\": 1}");
+            assertThat(own.statusCode()).as(own.body()).isEqualTo(200);
+        }
+    }
+
     private static HttpResponse<String> send(Service service, String token, String method, String path, String body)
             throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(service.url() + path))
