@@ -69,6 +69,7 @@ final class ReplayRun {
 
     Outcome run(Duration timeout) throws IOException, InterruptedException {
         requireAllocations();
+        requireShapesFit();
         String policy = client.get("/v1/policy").path("policy").asText("live");
         long zero = (clock.getAsLong() / 1000 + 2) * 1000;
         log.println("replaying " + plan.describe() + " on " + policy + ", time 0 at " + Instant.ofEpochMilli(zero)
@@ -144,6 +145,34 @@ final class ReplayRun {
             for (int i = 0; i < part.size(); i++) {
                 liveIds.put(part.get(i).id(), ids.get(i));
                 active.add(part.get(i).id());
+            }
+        }
+    }
+
+    /**
+     * Refuses the replay before anything is submitted when a workload's shape fits none of the service's nodes
+     * ({@link dev.allot.core.rules.ShapeFit}, the rule the service's submission checks): the service refused it
+     * mid-replay, after the workloads due before it had been submitted and left running.
+     */
+    private void requireShapesFit() {
+        List<dev.allot.core.model.NodeSpec> nodes = new ArrayList<>();
+        for (JsonNode n : client.get("/v1/nodes").path("nodes")) {
+            if (n.path("gpus").asInt() >= 1) {
+                nodes.add(new dev.allot.core.model.NodeSpec(n.path("name").asText(), n.path("gpus").asInt(), "gpu",
+                        new java.util.TreeMap<>()));
+            }
+        }
+        if (nodes.isEmpty()) {
+            return; // nothing registered yet: the service decides once nodes come, as its submission check does
+        }
+        dev.allot.core.model.ClusterSpec cluster = new dev.allot.core.model.ClusterSpec(nodes, List.of());
+        for (ReplayPlan.Submission s : plan.submissions()) {
+            var misfit = dev.allot.core.rules.ShapeFit.check(cluster, s.gpus(), s.gpusPerNode());
+            if (misfit.isPresent()) {
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "workload " + s.id() + ": "
+                        + misfit.get() + "; the service's nodes cannot hold it, so nothing was submitted (hint: GET"
+                        + " /v1/nodes lists them; replay against a service whose nodes are those of the scenario's"
+                        + " cluster.yaml)");
             }
         }
     }

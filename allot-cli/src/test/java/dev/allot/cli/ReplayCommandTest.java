@@ -35,4 +35,29 @@ class ReplayCommandTest {
         assertThat(r.out()).doesNotContain("replaying");
         assertThat(cluster.as("root", "queue").out()).isEqualTo("no workloads\n");
     }
+
+    /** The same check for shapes: the service's nodes cannot hold what the scenario's cluster could. */
+    @org.junit.jupiter.api.Nested
+    class OnSmallerNodes {
+        @RegisterExtension
+        final ApiServerExtension small = ApiServerExtension.builder()
+                .user("root", User.Role.ADMIN)
+                .allocation("lab", 1, List.of(), List.of())
+                .allocation("lab/a", 1, List.of(), List.of())
+                .allocation("lab/b", 1, List.of(), List.of())
+                .node("gpu-01", 8, true, null)
+                .build();
+
+        @Test
+        void aWorkloadNoNodeOfTheServiceCanHoldIsRefusedBeforeAnythingIsSubmitted() {
+            // the demo's one 8-GPU node took six workloads, then refused a 16-GPU one mid-replay
+            Cli.Result r = small.as("root", "replay", Cli.example("replay"), "--state-dir", tmp.toString(),
+                    "--timeout", "5s");
+            assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.err()).startsWith("allot: workload ").contains("field 'gpus'",
+                    "the service's nodes cannot hold it, so nothing was submitted");
+            assertThat(r.out()).doesNotContain("replaying");
+            assertThat(small.as("root", "queue").out()).isEqualTo("no workloads\n");
+        }
+    }
 }
