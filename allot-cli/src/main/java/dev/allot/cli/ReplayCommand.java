@@ -55,12 +55,38 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--state-dir", paramLabel = "DIR",
             description = "where the workloads' programs keep their checkpoints and starts; the nodes must see it"
-                    + " (default: a new folder under the system's temporary folder)")
+                    + " and the accounts the service runs them as must write it (default: a new folder under the"
+                    + " system's temporary folder that every account may write)")
     Path stateDir;
 
     @Option(names = "--timeout", paramLabel = "DURATION",
             description = "stop waiting after this long, real time (default: twice the scenario played serially, plus a minute)")
     String timeout;
+
+    /**
+     * A new folder under the system's temporary folder that the workloads' programs can write: the service may run
+     * them as other accounts than the replay's (as root without --accounts, the demo runs them as 'nobody'), and a
+     * folder only its creator may write failed each program at its first step ("Permission denied").
+     */
+    private static Path sharedTempDirectory() throws IOException {
+        Path dir = Files.createTempDirectory("allot-replay-");
+        try {
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        } catch (UnsupportedOperationException e) {
+            // no POSIX permissions here: the folder is as the file system makes it
+        }
+        return dir;
+    }
+
+    private static void deleteIfEmpty(Path dir) {
+        try (var entries = Files.list(dir)) {
+            if (entries.findAny().isEmpty()) {
+                Files.delete(dir);
+            }
+        } catch (IOException e) {
+            // left behind: harmless, and the message above is what matters
+        }
+    }
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -70,12 +96,15 @@ final class ReplayCommand implements Callable<Integer> {
         ReplayPlan plan = ReplayPlan.of(scenario, timeScale);
         Duration wait = timeout == null ? plan.defaultTimeout() : positive(timeout);
         ApiClient client = connection.client();
-        Path state = stateDir != null ? Files.createDirectories(stateDir) : Files.createTempDirectory("allot-replay-");
+        Path state = stateDir != null ? Files.createDirectories(stateDir) : sharedTempDirectory();
         ReplayRun.Outcome outcome;
         try {
             outcome = new ReplayRun(client, plan, state, out).run(wait);
         } catch (ApiClient.ClientException e) {
             spec.commandLine().getErr().println("allot: " + CliHints.message(e, spec));
+            if (stateDir == null) {
+                deleteIfEmpty(state); // refused before anything ran: nothing of it is left behind
+            }
             return e.exitCode();
         }
         long ended = outcome.rows().stream().filter(r -> !r.finalState().equals("pending")
