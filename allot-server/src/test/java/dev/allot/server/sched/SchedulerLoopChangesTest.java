@@ -159,11 +159,16 @@ class SchedulerLoopChangesTest {
         assertThat(f.stateOf(a)).isEqualTo(WorkloadState.PENDING);
     }
 
-    @Test
-    void afterARestartWorkPreemptedBeforeStillRunsItsShortestTurn() {
-        // given one 16-GPU node shared by a, b, c and d (quota 4 each): a runs a1 (8 GPUs, protected 8h) and a2 (4 GPUs,
-        // protected 10m), b its quota with b0; at 20m c, owed, reclaims a2, which starts again once c1 is done at 50m
-        Fixture f = fixture("turn", List.of("a", "b", "c", "d"), 16);
+    /** The shortest turn's stories: the fixture at 20m, c's reclaim of a2 decided, and a2's id. */
+    private record TurnStory(Fixture f, String a2) {
+    }
+
+    /**
+     * One 16-GPU node shared by a, b, c and d (quota 4 each): a runs a1 (8 GPUs, protected 8h) and a2 (4 GPUs,
+     * protected 10m), b its quota with b0; at 20m c (30 minutes of work), owed, reclaims a2.
+     */
+    private TurnStory cReclaimsA2At20Minutes(String name) {
+        Fixture f = fixture(name, List.of("a", "b", "c", "d"), 16);
         f.submit("a", 8, 10 * HOUR, 8 * HOUR, true);
         String a2 = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
         f.submit("b", 4, 10 * HOUR, 10 * MIN, true);
@@ -172,6 +177,15 @@ class SchedulerLoopChangesTest {
         f.submit("c", 4, 30 * MIN, 10 * MIN, true);
         f.cycle();
         f.cycle();
+        return new TurnStory(f, a2);
+    }
+
+    @Test
+    void afterARestartWorkPreemptedBeforeStillRunsItsShortestTurn() {
+        // given c's reclaim of a2 at 20m (cReclaimsA2At20Minutes); a2 starts again once c1 is done at 50m
+        TurnStory story = cReclaimsA2At20Minutes("turn");
+        Fixture f = story.f();
+        String a2 = story.a2();
         f.advance(30 * MIN);
         f.cycle();
         f.cycle();
@@ -202,16 +216,10 @@ class SchedulerLoopChangesTest {
 
     @Test
     void afterARestartWorkPreemptedBeforeAndStillWaitingRunsItsShortestTurn() {
-        // given the same node and work: at 20m c, owed, reclaims a2 (4 GPUs, protected 10m)
-        Fixture f = fixture("turn-waiting", List.of("a", "b", "c", "d"), 16);
-        f.submit("a", 8, 10 * HOUR, 8 * HOUR, true);
-        String a2 = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
-        f.submit("b", 4, 10 * HOUR, 10 * MIN, true);
-        f.cycle();
-        f.advance(20 * MIN);
-        f.submit("c", 4, 30 * MIN, 10 * MIN, true);
-        f.cycle();
-        f.cycle();
+        // given c's reclaim of a2 (4 GPUs, protected 10m) at 20m (cReclaimsA2At20Minutes)
+        TurnStory story = cReclaimsA2At20Minutes("turn-waiting");
+        Fixture f = story.f();
+        String a2 = story.a2();
         assertThat(f.backend.stops).extracting(Object::toString).containsExactly(a2 + "#1");
 
         // when the service restarts at 30m while a2 waits, a2 starts again once c1 is done at 50m, and b, bursting,
