@@ -108,7 +108,8 @@ final class JsonErrorHandler extends ErrorHandler {
     static String uriProblem(Request request) {
         Object ex = request.getAttribute(ERROR_EXCEPTION);
         for (Throwable t = ex instanceof Throwable th ? th : null; t != null; t = t.getCause()) {
-            if (t instanceof IllegalArgumentException && t.getMessage() != null && !t.getMessage().isBlank()) {
+            if (t instanceof IllegalArgumentException && t.getMessage() != null
+                    && t.getMessage().matches("(?is).*(path|uri|encod|hex|%).*")) { // not a header's fault, say
                 return "the URI is not valid (" + t.getMessage().replaceAll("\\p{Cntrl}", "?") + "): a"
                         + " percent-escape is % and two hex digits (write % as %25) and may not encode a control"
                         + " character such as NUL (%00)";
