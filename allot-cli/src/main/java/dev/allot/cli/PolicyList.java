@@ -48,8 +48,8 @@ final class PolicyList {
             }
             String policy = key.substring(0, dot);
             if (registry.names().contains(policy) && !policies.contains(policy)) {
-                throw new IllegalArgumentException("--set " + key + ": the policy '" + policy + "' is not run (--policy "
-                        + String.join(",", policies) + "); add it to --policy, or drop this --set");
+                throw new IllegalArgumentException("--set " + key + ": the policy '" + policy + "' is not run"
+                        + " (--policy " + String.join(",", policies) + "); add it to --policy, or drop this --set");
             }
         }
     }

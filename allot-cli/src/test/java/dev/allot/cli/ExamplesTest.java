@@ -101,7 +101,8 @@ class ExamplesTest {
         assertThat(body.path("environment").path("ALLOT_HOME").asText()).isEqualTo("@ALLOT_HOME@");
         // the shards report to the server the file names (a workload has no other environment): any port works
         assertThat(body.path("environment").path("ALLOT_SERVER").asText()).isEqualTo("@SERVER@");
-        assertThat(Files.readString(Cli.ROOT.resolve("README.md"))).contains("-e \"s|@SERVER@|http://127.0.0.1:8080|\"");
+        assertThat(Files.readString(Cli.ROOT.resolve("README.md")))
+                .contains("-e \"s|@SERVER@|http://127.0.0.1:8080|\"");
     }
 
     @Test

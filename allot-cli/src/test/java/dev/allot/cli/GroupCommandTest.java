@@ -58,7 +58,8 @@ class GroupCommandTest {
                     .doesNotContain("cannot reach").doesNotContain("sk-secret");
         }
         // a token given as a stray word is masked like any echoed token
-        Cli.Result masked = Cli.run("token", "list", "--token", "sk-secret", "sk-secret", "--server", "http://127.0.0.1:9");
+        Cli.Result masked = Cli.run("token", "list", "--token", "sk-secret", "sk-secret", "--server",
+                "http://127.0.0.1:9");
         assertThat(masked.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(masked.err()).contains("'****'").doesNotContain("sk-secret");
     }

@@ -83,7 +83,8 @@ class ServeCommandTest {
 
         Cli.Result first = stop(run);
         assertThat(first.out()).contains("Allot service listening on " + config.get("server").asText(),
-                "Created user 'admin'", "Demo token (user demo; also in " + data.resolve("demo-token") + "):", "  " + token,
+                "Created user 'admin'", "Demo token (user demo; also in " + data.resolve("demo-token") + "):",
+                "  " + token,
                 "./allot submit --allocation lab/nlp/pretrain", "./allot queue", "./allot explain w-1",
                 "Dashboard: " + config.get("server").asText() + "/ (sign in with an API token)",
                 "Wrote " + clientJson, "allot serve: stopped");

@@ -38,8 +38,8 @@ public record PolicyConfig(SchedulerConfig scheduler, SortedMap<String, SortedMa
 
     /**
      * A copy with one setting given on its own ({@code --set KEY=VALUE} of simulate and sweep): the policy must exist
-     * and the value must read and be in its range, checked alone (with the other settings at their defaults) so that a message names the {@code --set} and not the scenario's
-     * {@code policy.yaml}, which it did not come from.
+     * and the value must read and be in its range, checked alone (with the other settings at their defaults) so
+     * that a message names the {@code --set} and not the scenario's {@code policy.yaml}, which it did not come from.
      */
     public PolicyConfig override(PolicyRegistry registry, String key, String value) {
         int dot = key.indexOf('.');

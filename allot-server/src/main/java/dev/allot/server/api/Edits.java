@@ -89,8 +89,8 @@ final class Edits {
             long total = count(body, "total");
             long done = count(body, "done");
             if (total == 0) { // "done: expected at most total (0)" blamed the wrong number
-                throw ApiException.badField("total", "expected a whole number >= 1 (the units of the whole work), got 0",
-                        "progress is done units out of total units, e.g. steps");
+                throw ApiException.badField("total", "expected a whole number >= 1 (the units of the whole work),"
+                        + " got 0", "progress is done units out of total units, e.g. steps");
             }
             if (done > total) {
                 throw ApiException.badField("done", "expected at most total (" + total + "), got " + done,

@@ -164,7 +164,8 @@ abstract class StoreContract {
         for (String id : ids.subList(1, 5)) {
             assertThat(all.get(id)).as(id).isEqualTo(store.attempts().runTotals(id, 99_000));
         }
-        assertThat(all.get(ids.get(3))).isEqualTo(new Attempts.RunTotals(1, 12, 2)); // the first run lost, two preempted
+        // the first run lost, two preempted
+        assertThat(all.get(ids.get(3))).isEqualTo(new Attempts.RunTotals(1, 12, 2));
         assertThat(store.attempts().runTotals(List.of(), 99_000)).isEmpty();
     }
 
