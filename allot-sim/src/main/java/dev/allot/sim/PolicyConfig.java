@@ -47,7 +47,7 @@ public record PolicyConfig(SchedulerConfig scheduler, SortedMap<String, SortedMa
             PolicyFactory factory = registry.get(key.substring(0, dot));
             Settings one = Settings.parse(factory.settings(), Map.of(key.substring(dot + 1), value), "--set " + key);
             try {
-                factory.create(one); // the policy's own checks of its values (ranges), as a run would meet them
+                factory.checkValues(one);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--set " + key + "=" + value + ": " + e.getMessage(), e);
             }

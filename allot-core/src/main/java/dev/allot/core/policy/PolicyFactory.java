@@ -13,6 +13,16 @@ public interface PolicyFactory {
 
     Policy create(Settings settings);
 
+    /**
+     * The policy's own checks of values that read but may be out of range ("reclaim-margin must be a number >= 0"),
+     * as a run would meet them: a policy checks them when it is made, so this makes one and drops it.
+     *
+     * @throws IllegalArgumentException naming the setting and what it must be
+     */
+    default void checkValues(Settings settings) {
+        create(settings);
+    }
+
     /** A factory from its parts: what every policy class registers as its {@code FACTORY}. */
     static PolicyFactory of(String name, String description, List<SettingSpec> settings,
                             Function<Settings, Policy> create) {

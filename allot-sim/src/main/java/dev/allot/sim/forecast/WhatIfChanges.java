@@ -134,7 +134,7 @@ public final class WhatIfChanges {
         }
         Settings settings = Settings.parse(factory.settings(), merged, "settings");
         try {
-            factory.create(settings); // the policy's own checks of its values (ranges), as the run would meet them
+            factory.checkValues(settings);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException((changes.size() == 1 ? "setting '" + changes.keySet().iterator().next()
                     + "'" : "settings " + new TreeMap<>(changes).keySet()) + ": " + e.getMessage(), e);

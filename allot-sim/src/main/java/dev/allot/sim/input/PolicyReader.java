@@ -85,7 +85,7 @@ final class PolicyReader {
                 throw sectionError(name, y, section, factory, e.getMessage());
             }
             try {
-                factory.create(settings); // the policy's own checks of its values (ranges), as a run would meet them
+                factory.checkValues(settings);
             } catch (IllegalArgumentException e) {
                 throw rangeError(y, section, e.getMessage());
             }
