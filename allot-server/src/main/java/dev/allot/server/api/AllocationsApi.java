@@ -123,12 +123,8 @@ final class AllocationsApi {
 
     /** {@code GET /v1/audit?limit=N}: the newest entries the caller may see (managers: about their subtrees). */
     void audit(Context ctx, User user) {
+        QueryParams.only(ctx, List.of("limit"), "the only parameter is limit");
         Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!name.equals("limit")) {
-                throw ApiException.badField(name, "unknown query parameter", "the only parameter is limit");
-            }
-        }
         int limit = (int) QueryParams.number(params, "limit", 1, MAX_AUDIT_LIMIT, DEFAULT_AUDIT_LIMIT);
         Permissions permissions = Permissions.of(store.allocations().allocations());
         if (!permissions.mayReadAudit(user)) {
@@ -161,12 +157,8 @@ final class AllocationsApi {
 
     /** {@code GET /v1/allocations/usage?since=...&step=...}: each allocation's use against its entitlement. */
     void usage(Context ctx, User user) {
+        QueryParams.only(ctx, List.of("since", "step"), "the parameters are since and step");
         Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!name.equals("since") && !name.equals("step")) {
-                throw ApiException.badField(name, "unknown query parameter", "the parameters are since and step");
-            }
-        }
         long now = clock.millis();
         String text = Optional.ofNullable(QueryParams.single(params, "since")).orElse(DEFAULT_USAGE_WINDOW)
                 .trim();

@@ -357,12 +357,8 @@ public final class ApiServer implements AutoCloseable {
      * format the report's drawing code reads ({@link LiveTimeline}); for any signed-in user, as the workload list is.
      */
     private void timeline(Context ctx, User user) {
+        QueryParams.only(ctx, List.of("hours"), "the only parameter is hours");
         Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!name.equals("hours")) {
-                throw ApiException.badField(name, "unknown query parameter", "the only parameter is hours");
-            }
-        }
         long hours = QueryParams.number(params, "hours", 1, LiveTimeline.MAX_HOURS, LiveTimeline.DEFAULT_HOURS);
         long now = clock.millis();
         long since = now - hours * 3_600_000L;

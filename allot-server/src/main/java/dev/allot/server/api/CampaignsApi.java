@@ -79,11 +79,8 @@ final class CampaignsApi {
     }
 
     void list(Context ctx, User user) {
-        if (!ctx.queryParamMap().isEmpty()) {
-            String first = ctx.queryParamMap().keySet().iterator().next();
-            throw ApiException.badField(first, "unknown query parameter", "GET /v1/campaigns takes no parameters: it"
-                    + " lists your campaigns (every campaign for an administrator)");
-        }
+        QueryParams.only(ctx, java.util.List.of(), "GET /v1/campaigns takes no parameters: it lists your campaigns"
+                + " (every campaign for an administrator)");
         boolean admin = user.role() == User.Role.ADMIN;
         Permissions permissions = Permissions.of(store.allocations().allocations());
         List<Views.CampaignView> out = store.campaigns().campaigns(admin ? null : user.name()).stream()
@@ -92,6 +89,7 @@ final class CampaignsApi {
     }
 
     void show(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/campaigns/NAME");
         Campaign c = require(ctx.pathParam("name"));
         io.json(ctx, 200, view(c.name(), mayManage(Permissions.of(store.allocations().allocations()), user, c)));
     }

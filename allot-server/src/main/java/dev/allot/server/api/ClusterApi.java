@@ -57,6 +57,7 @@ final class ClusterApi {
 
     /** {@code GET /v1/nodes}: the registered nodes, for any signed-in user. */
     void listNodes(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/nodes");
         io.json(ctx, 200, new Views.NodeList(store.nodes().nodes().stream().map(Views::node).toList()));
     }
 
@@ -98,6 +99,7 @@ final class ClusterApi {
 
     /** {@code GET /v1/brakes}: the safety brakes' limits in force, for any signed-in user. */
     void brakes(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/brakes");
         io.json(ctx, 200, brakesView(store.settings().brakes()));
     }
 
@@ -117,6 +119,7 @@ final class ClusterApi {
 
     /** {@code GET /v1/policy}: the scheduling policy in force, its source and text, for any signed-in user. */
     void showPolicy(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/policy");
         io.json(ctx, 200, policyView(policy.current()));
     }
 

@@ -6,7 +6,9 @@ import java.util.Map;
 /**
  * Reading query parameters the way every endpoint does: each at most once and not blank, numbers whole and within
  * their bounds, a 400 naming the parameter otherwise. Shared by {@link ApiServer}'s workload and timeline handlers
- * and {@link AllocationsApi}'s audit and usage.
+ * and {@link AllocationsApi}'s audit and usage. And the one rule for which an endpoint takes: a parameter it does not
+ * take is a 400 naming it, never ignored ({@link #only}, {@link #none}; ignored, '/v1/nodes?state=bad' answered as if
+ * asked nothing while '/v1/queue?state=bad' was refused).
  */
 final class QueryParams {
     private QueryParams() {
@@ -43,4 +45,18 @@ final class QueryParams {
                 null);
     }
 
+
+    /** Refuses any parameter not in {@code known}; {@code hint} says which the endpoint takes. */
+    static void only(io.javalin.http.Context ctx, java.util.Collection<String> known, String hint) {
+        for (String name : ctx.queryParamMap().keySet()) {
+            if (!known.contains(name)) {
+                throw ApiException.badField(name, "unknown query parameter", hint);
+            }
+        }
+    }
+
+    /** Refuses any parameter at all: {@code endpoint} (e.g. {@code GET /v1/nodes}) takes none. */
+    static void none(io.javalin.http.Context ctx, String endpoint) {
+        only(ctx, List.of(), endpoint + " takes none");
+    }
 }

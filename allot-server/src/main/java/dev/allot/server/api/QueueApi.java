@@ -74,12 +74,8 @@ final class QueueApi {
     }
 
     void queue(Context ctx, User user) {
+        QueryParams.only(ctx, QUEUE_PARAMS, "the filters are allocation, state, user");
         Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!QUEUE_PARAMS.contains(name)) {
-                throw ApiException.badField(name, "unknown query parameter", "the filters are allocation, state, user");
-            }
-        }
         String allocation = one(params, "allocation");
         String owner = one(params, "user");
         String state = one(params, "state");
@@ -135,10 +131,7 @@ final class QueueApi {
      * order (the scheduler's job order), with what the forecast assumed and cost once. Takes no parameters.
      */
     void forecasts(Context ctx, User user) {
-        if (!ctx.queryParamMap().isEmpty()) {
-            throw ApiException.badField(ctx.queryParamMap().keySet().iterator().next(), "unknown query parameter",
-                    "GET /v1/forecasts takes none");
-        }
+        QueryParams.none(ctx, "GET /v1/forecasts");
         Map<String, Workload> waiting = waiting();
         Optional<LiveForecast> live = explainer.forecast();
         List<ForecastViews.Entry> out = new ArrayList<>();
@@ -172,10 +165,7 @@ final class QueueApi {
     }
 
     void drains(Context ctx, User user) {
-        if (!ctx.queryParamMap().isEmpty()) {
-            throw ApiException.badField(ctx.queryParamMap().keySet().iterator().next(), "unknown query parameter",
-                    "GET /v1/drains takes none");
-        }
+        QueryParams.none(ctx, "GET /v1/drains");
         Map<String, dev.allot.server.store.Node> nodes = new HashMap<>();
         store.nodes().nodes().forEach(n -> nodes.put(n.name(), n));
         Optional<List<WorkloadExplainer.NodeDrain>> live = explainer.drains();

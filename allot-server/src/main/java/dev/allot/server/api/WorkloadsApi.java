@@ -111,13 +111,9 @@ final class WorkloadsApi {
     }
 
     void list(Context ctx, User user) {
+        QueryParams.only(ctx, LIST_PARAMS, "the filters are "
+                + LIST_PARAMS.stream().sorted().collect(Collectors.joining(", ")));
         Map<String, List<String>> params = ctx.queryParamMap();
-        for (String name : params.keySet()) {
-            if (!LIST_PARAMS.contains(name)) {
-                throw ApiException.badField(name, "unknown query parameter",
-                        "the filters are " + LIST_PARAMS.stream().sorted().collect(Collectors.joining(", ")));
-            }
-        }
         Set<WorkloadState> states = EnumSet.noneOf(WorkloadState.class);
         for (String value : params.getOrDefault("state", List.of())) {
             for (String label : value.split(",", -1)) {
@@ -149,6 +145,7 @@ final class WorkloadsApi {
 
     /** A workload and its attempts; its command and environment only for those who may see them. */
     void show(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/workloads/ID");
         String id = ctx.pathParam("id");
         dev.allot.server.store.Attempts.WorkloadHistory read = store.attempts().workloadWithAttempts(id)
                 .orElseThrow(() -> noSuchWorkload(id));
@@ -160,6 +157,7 @@ final class WorkloadsApi {
 
     /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
     void explain(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/workloads/ID/explain");
         Workload w = requireWorkload(ctx.pathParam("id"));
         io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()),
                 io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting())

@@ -101,6 +101,20 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void aQueryParameterAnEndpointDoesNotTakeIsA400NamingItNeverIgnored() {
+        // /v1/nodes?state=bad answered as if asked nothing, while /v1/queue?state=bad was refused
+        for (String path : List.of("/v1/nodes?state=bad", "/v1/policy?format=yaml", "/v1/brakes?x=1",
+                "/v1/workloads/w-1?verbose=1", "/v1/workloads/w-1/explain?why=1", "/v1/queue?status=pending")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
+            assertThat(a.status()).as(path + ": " + a.body()).isEqualTo(400);
+            assertThat(a.json().path("error").asText()).as(path).endsWith("unknown query parameter");
+            assertThat(a.json().path("field").asText()).as(path).isEqualTo(path.substring(path.indexOf('?') + 1,
+                    path.indexOf('=')));
+        }
+        assertThat(RawHttp.request(port, "GET", "/v1/nodes", "tok-root", null).status()).isEqualTo(200);
+    }
+
+    @Test
     void aMalformedOrNulPercentEscapeIsA400ThatSaysWhatIsWrongWithThePath() {
         for (String path : List.of("/v1/workloads/%00", "/v1/workloads/%ZZ", "/v1/workloads/w%2")) {
             RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
