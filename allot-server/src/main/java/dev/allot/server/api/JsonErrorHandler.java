@@ -114,9 +114,6 @@ final class JsonErrorHandler extends ErrorHandler {
                         + " percent-escape is % and two hex digits (write % as %25) and may not encode a control"
                         + " character such as NUL (%00)";
             }
-            if (t.getCause() == t) {
-                break;
-            }
         }
         return null;
     }
