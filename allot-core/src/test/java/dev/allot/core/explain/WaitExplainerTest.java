@@ -64,12 +64,12 @@ class WaitExplainerTest {
         WaitExplanation e = s.explain("a2");
 
         // then the burst reserve holds a2 back: taking the sweep's GPUs would leave 0 that B could have at once,
-        // where the reserve keeps 0.5 x B's unused quota of 8
-        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.BurstReserve(8, 8, 8.0, 0.5));
+        // where the reserve keeps all (1 x) of B's unused quota of 8
+        assertThat(e.waitsFor()).isEqualTo(new WaitsFor.BurstReserve(8, 8, 8.0, 1.0));
         assertThat(e.waitsFor().kind()).isEqualTo("burst-reserve");
         assertThat(e.summary().get(3)).isEqualTo("It needs 8 GPUs; its start would take its allocation beyond its"
                 + " quota with protected work, leaving 0 GPUs that could be handed over at once (idle, unallocated, or"
-                + " unprotected beyond a quota) where the burst reserve keeps 0.5 x the other allocations' unused"
+                + " unprotected beyond a quota) where the burst reserve keeps 1 x the other allocations' unused"
                 + " quotas (8 GPUs). It starts when enough of that room is used or can be handed over, or on GPUs that"
                 + " unallocated work leaves idle.");
     }

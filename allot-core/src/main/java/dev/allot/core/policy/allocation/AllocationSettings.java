@@ -100,7 +100,7 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             SettingSpec.bool("shortcuts", true,
                     "skip victim searches that provably fail (failed-search memo, whole-node bound); false decides"
                             + " exactly the same, slower: for verification"),
-            SettingSpec.number("burst-reserve", 0.5,
+            SettingSpec.number("burst-reserve", 1.0,
                     "with ranking=entitlement, protected work whose start takes its allocation beyond its quota waits"
                             + " while the GPUs that could be handed over at once (idle, unallocated, unprotected beyond"
                             + " a quota) would not cover this x the other allocations' unused quotas; GPUs still idle"
