@@ -81,6 +81,13 @@ final class ClientOptions {
                 || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
             throw badServer(text);
         }
+        String path = uri.getPath() == null ? "" : uri.getPath().toLowerCase(java.util.Locale.ROOT);
+        if (path.endsWith("/v1") || path.contains("/v1/")) {
+            // the commands add /v1/...: it said "no such endpoint: GET /v1/v1/workloads" and blamed the versions
+            throw new IllegalArgumentException("--server (or " + SERVER_ENV + ", or the client configuration's"
+                    + " \"server\") is the service's address without the API's /v1 (the commands add it), such as "
+                    + DEFAULT_SERVER + ", got '" + text + "'");
+        }
         return uri;
     }
 

@@ -448,6 +448,20 @@ class ClientCommandsTest {
     }
 
     @Test
+    void aServerUrlEndingInTheApisV1Exits2SayingToLeaveItOut() {
+        // copied from "API description: http://127.0.0.1:8080/v1/openapi.json", it said "no such endpoint: GET
+        // /v1/v1/nodes" with a hint that the client and server versions may differ
+        for (String url : new String[] {cluster.url() + "/v1", cluster.url() + "/v1/", cluster.url() + "/V1/openapi.json"}) {
+            Cli.Result r = Cli.run("nodes", "--server", url, "--token", "tok-alice");
+            assertThat(r.exit()).as(url).isEqualTo(2);
+            assertThat(r.err()).as(url).isEqualTo("allot: --server (or ALLOT_SERVER, or the client configuration's"
+                    + " \"server\") is the service's address without the API's /v1 (the commands add it), such as"
+                    + " http://127.0.0.1:8080, got '" + url.replaceAll("/+$", "") + "'\n");
+        }
+        assertThat(Cli.run("nodes", "--server", cluster.url() + "/", "--token", "tok-alice").exit()).isZero();
+    }
+
+    @Test
     void serverAndTokenDefaultFromTheEnvironment() {
         Function<String, String> previous = ClientOptions.useEnvironment(Map.of("ALLOT_SERVER", cluster.url() + "/", "ALLOT_TOKEN", "tok-alice"));
         try {
