@@ -282,6 +282,12 @@ record Submission(
                 return null;
             }
             for (Map.Entry<String, JsonNode> e : v.properties()) {
+                if (dev.allot.core.backend.Launch.ATTEMPT_VARIABLES.contains(e.getKey())) {
+                    bad.add(new Violation("environment", "no variable Allot sets itself on each attempt ("
+                            + String.join(", ", dev.allot.core.backend.Launch.ATTEMPT_VARIABLES.stream().sorted()
+                            .toList()) + ")", Violation.shown(e.getKey())));
+                    return null;
+                }
                 if (!e.getValue().isTextual()) {
                     bad.add(new Violation("environment", "a string value for " + Violation.shown(e.getKey()),
                             kindOf(e.getValue())));

@@ -91,6 +91,8 @@ class SubmissionValidationTest {
                 arguments("environment name not ASCII",       body("environment", "{\"\u00c9\": \"1\"}"),           "environment"),
                 arguments("environment name with a '-'",      body("environment", "{\"MY-VAR\": \"1\"}"),             "environment"),
                 arguments("environment name from a digit",    body("environment", "{\"1SEED\": \"1\"}"),              "environment"),
+                arguments("environment sets the GPUs",        body("environment", "{\"CUDA_VISIBLE_DEVICES\": \"0,1\"}"), "environment"),
+                arguments("environment sets the attempt",     body("environment", "{\"ALLOT_ATTEMPT\": \"9\"}"),      "environment"),
                 arguments("idempotencyKey blank",             body("idempotencyKey", "\"\""),                         "idempotencyKey"),
                 arguments("idempotencyKey a number",          body("idempotencyKey", "17"),                           "idempotencyKey"));
     }
@@ -107,6 +109,22 @@ class SubmissionValidationTest {
             assertThat(r.error()).as("the message names the field").contains("'" + field + "'");
         }
         assertThat(r.json().has("hint")).isTrue();
+    }
+
+    @Test
+    void aVariableTheBackendSetsOnEachAttemptIsRefusedNotSilentlyReplaced() {
+        // CUDA_VISIBLE_DEVICES=0,1,2,3 was accepted, and the workload ran with the one GPU it was given
+        long before = api.store.workloads().workloads(WorkloadFilter.all()).size();
+        Response r = api.post("/v1/workloads", "tok-root", body("environment",
+                "{\"SEED\": \"7\", \"CUDA_VISIBLE_DEVICES\": \"0,1,2,3\"}"));
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.error()).isEqualTo("field 'environment': expected no variable Allot sets itself on each attempt"
+                + " (ALLOT_ATTEMPT, ALLOT_ATTEMPT_STARTED_AT, ALLOT_WORKLOAD_ID, CUDA_VISIBLE_DEVICES), got"
+                + " 'CUDA_VISIBLE_DEVICES'");
+        assertThat(api.store.workloads().workloads(WorkloadFilter.all())).hasSize((int) before);
+        assertThat(api.post("/v1/workloads", "tok-root", body("environment", "{\"ALLOT_TOKEN\": \"t\"}")).status())
+                .as("other ALLOT_ names are the submitter's").isEqualTo(201);
     }
 
     @Test
