@@ -132,6 +132,19 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void aQueryParameterWithoutANameIsA400SayingSoNotAFieldNamedNothing() {
+        // '/v1/queue?state=pending&&user=x' said "field '': unknown query parameter"
+        for (String path : List.of("/v1/me?=x", "/v1/queue?state=pending&&user=root", "/v1/nodes?&")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
+            assertThat(a.status()).as(path + ": " + a.body()).isEqualTo(400);
+            assertThat(a.error()).as(path).isEqualTo("a query parameter without a name ('=' or '&' with nothing"
+                    + " before it)");
+            assertThat(a.json().path("field").isNull()).as(path).isTrue();
+        }
+        assertThat(RawHttp.request(port, "GET", "/v1/me?", "tok-root", null).status()).isEqualTo(200);
+    }
+
+    @Test
     void aMalformedOrNulPercentEscapeIsA400ThatSaysWhatIsWrongWithThePath() {
         for (String path : List.of("/v1/workloads/%00", "/v1/workloads/%ZZ", "/v1/workloads/w%2")) {
             RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
