@@ -159,7 +159,21 @@ record Submission(
                 bad.add(new Violation(field, "a string that is not blank: " + expected, kindOf(v)));
                 return null;
             }
-            return v.textValue();
+            return printable(field, v.textValue());
+        }
+
+        /**
+         * {@code text}, or null noting a violation when it holds a control character: a kind or key of
+         * "x\u001b[31m...\nfake-line" was stored and printed as is by 'allot show' and 'allot queue' to whoever
+         * listed the queue, escape sequences and line breaks reaching their terminal.
+         */
+        private String printable(String field, String text) {
+            if (text.chars().anyMatch(Character::isISOControl)) {
+                bad.add(new Violation(field, "text without control characters (line breaks, tabs, escapes)",
+                        Violation.shown(text)));
+                return null;
+            }
+            return text;
         }
 
         /** Any string (the rules say which). */
@@ -172,7 +186,7 @@ record Submission(
                 bad.add(new Violation(field, "a string: " + expected, kindOf(v)));
                 return null;
             }
-            return v.textValue();
+            return printable(field, v.textValue());
         }
 
         Long wholeNumber(String field, boolean required, String expected) {
