@@ -182,6 +182,10 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
                 bad(field, expected, Submission.kindOf(v));
                 return null;
             }
+            if (!Submission.printable(v.textValue())) { // a shard's family is printed by 'allot campaign status'
+                bad(field, Submission.PRINTABLE, Violation.shown(v.textValue()));
+                return null;
+            }
             return v.textValue();
         }
 

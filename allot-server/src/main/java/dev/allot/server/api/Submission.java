@@ -168,9 +168,8 @@ record Submission(
          * listed the queue, escape sequences and line breaks reaching their terminal.
          */
         private String printable(String field, String text) {
-            if (text.chars().anyMatch(Character::isISOControl)) {
-                bad.add(new Violation(field, "text without control characters (line breaks, tabs, escapes)",
-                        Violation.shown(text)));
+            if (!Submission.printable(text)) {
+                bad.add(new Violation(field, PRINTABLE, Violation.shown(text)));
                 return null;
             }
             return text;
@@ -311,6 +310,17 @@ record Submission(
             }
             return out;
         }
+    }
+
+    /** What free text others are shown (a kind, a key, a shard's family, a token's label) is expected to be. */
+    static final String PRINTABLE = "text without control characters (line breaks, tabs, escapes)";
+
+    /**
+     * Whether free text that others see printed holds no control character: the one rule for the texts a user
+     * gives that the CLI prints to other users' terminals (escape sequences and line breaks reached them).
+     */
+    static boolean printable(String text) {
+        return text.chars().noneMatch(Character::isISOControl);
     }
 
     /** How a JSON value is described in errors: its type, and its text when short. */
