@@ -106,7 +106,7 @@ abstract class ClientCommand implements Callable<Integer> {
             if (!s.isEmpty() && s.chars().allMatch(ch -> Character.isLetterOrDigit(ch) || "-_./=:,+@%".indexOf(ch) >= 0)) {
                 sb.append(s);
             } else {
-                sb.append('\'').append(s.replace("'", "'\\''")).append('\'');
+                sb.append(ShellWords.quote(s));
             }
         }
         return sb.toString();
