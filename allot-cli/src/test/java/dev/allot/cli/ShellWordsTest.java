@@ -51,4 +51,13 @@ class ShellWordsTest {
                 .instance.arrayNode().add("echo").add("a\u001b]0;owned\u0007b");
         assertThat(ClientCommand.shellWords(command)).isEqualTo("echo $'a\\x1b]0;owned\\x07b'");
     }
+
+    @Test
+    void aFieldPrintedByTheClientHasItsControlCharactersEscaped() {
+        com.fasterxml.jackson.databind.node.ObjectNode w = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .objectNode().put("kind", "x\u001b[31mRED\nfake-line").put("user", "ana");
+        assertThat(ClientCommand.text(w, "kind")).isEqualTo("x\\u001b[31mRED\\nfake-line");
+        assertThat(ClientCommand.text(w, "user")).isEqualTo("ana");
+        assertThat(ClientCommand.text(w, "none")).isEqualTo("-");
+    }
 }
