@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
                 NodesCommand.class, BudgetCommand.class, BrakesCommand.class, WhatIfCommand.class,
                 PolicyCommand.class, SlurmConfigCommand.class,
                 TokenCommand.class, UserCommand.class,
-                ReplayCommand.class, CompareCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
+                ReplayCommand.class, CompareCommand.class, ServeCommand.class, HelpCommand.class})
 public final class AllotCommand implements Runnable {
     public static final String VERSION = dev.allot.sim.AllotVersion.VERSION;
 

@@ -67,9 +67,21 @@ final class ApiClient {
             ssl.init(null, tmf.getTrustManagers(), null);
             return ssl;
         } catch (IOException | java.security.GeneralSecurityException e) {
+            // in words, not the JDK's: a folder said 'java.io.IOException: Is a directory', a file of anything but
+            // certificates 'No certificate data found'
+            String why;
+            if (e instanceof java.nio.file.NoSuchFileException) {
+                why = "no such file";
+            } else if (java.nio.file.Files.isDirectory(pem)) {
+                why = "got a folder";
+            } else if (e instanceof java.security.cert.CertificateException) {
+                why = "got no certificate it can read (a PEM file holds -----BEGIN CERTIFICATE----- blocks)";
+            } else {
+                why = e.getMessage();
+            }
             throw new IllegalArgumentException("--ca-cert (or " + ClientOptions.CA_CERT_ENV
                     + ", or the client configuration's \"caCertificate\") " + pem + ": expected a PEM certificate file, "
-                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                    + why);
         }
     }
 

@@ -63,7 +63,9 @@ abstract class ClientCommand implements Callable<Integer> {
     /** A field as text, or {@code "-"} when absent or null. */
     static String text(JsonNode node, String field) {
         String s = ApiClient.textOrNull(node, field);
-        return s == null || s.isEmpty() ? "-" : s;
+        // control characters written as escapes (\n, \u001b): a text stored before the server refused them (a kind of
+        // "x\u001b[31m...") reached the terminal of whoever printed it
+        return s == null || s.isEmpty() ? "-" : dev.allot.core.rules.Violation.escaped(s);
     }
 
     /** Rows as a fixed-width table: columns as wide as their widest cell, two spaces apart, no trailing blanks. */
@@ -106,7 +108,7 @@ abstract class ClientCommand implements Callable<Integer> {
             if (!s.isEmpty() && s.chars().allMatch(ch -> Character.isLetterOrDigit(ch) || "-_./=:,+@%".indexOf(ch) >= 0)) {
                 sb.append(s);
             } else {
-                sb.append('\'').append(s.replace("'", "'\\''")).append('\'');
+                sb.append(ShellWords.quote(s));
             }
         }
         return sb.toString();

@@ -68,7 +68,9 @@ final class ClientConfig {
         } catch (NoSuchFileException e) {
             return Values.NONE;
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the client configuration " + file + ": " + e.getMessage());
+            // a folder, a binary file: the words every input file gets (it said 'Input length = 1')
+            throw new IllegalArgumentException("the client configuration " + dev.allot.sim.input.TextFiles.readError(
+                    file, file.toString(), e).getMessage() + "; fix or remove it (" + CONFIG_ENV + " points elsewhere)");
         }
         JsonNode root;
         try {

@@ -81,23 +81,43 @@ final class ClientOptions {
                 || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
             throw badServer(text);
         }
+        String path = uri.getPath() == null ? "" : uri.getPath().toLowerCase(java.util.Locale.ROOT);
+        if (path.endsWith("/v1") || path.contains("/v1/")) {
+            // the commands add /v1/...: it said "no such endpoint: GET /v1/v1/workloads" and blamed the versions
+            throw new IllegalArgumentException("--server (or " + SERVER_ENV + ", or the client configuration's"
+                    + " \"server\") is the service's address without the API's /v1 (the commands add it), such as "
+                    + DEFAULT_SERVER + ", got '" + text + "'");
+        }
         return uri;
     }
 
-    /** The token; refuses (exit 2) when none is given. */
+    /**
+     * The token; refuses (exit 2) when none is given, or when it holds a blank or a control character (a line break
+     * of a pasted or concatenated file): that is no token, and the HTTP client's refusal printed the header, token
+     * and all ('invalid header value: "Bearer allot_...'). The token itself is never in the message.
+     */
     String requireToken() {
         String t = token;
+        String from = "--token";
         if (t == null || t.isBlank()) {
             t = environment.apply(TOKEN_ENV);
+            from = TOKEN_ENV;
         }
         if (t == null || t.isBlank()) {
             t = config().token();
+            from = "\"token\" in " + configName();
         }
         if (t == null || t.isBlank()) {
             throw new IllegalArgumentException("no API token: give --token TOKEN, set " + TOKEN_ENV + ", or put \"token\" in "
                     + configName() + " (allot serve --demo writes it)");
         }
-        return t.trim();
+        String trimmed = t.trim();
+        if (!trimmed.chars().allMatch(c -> c > ' ' && c < 0x7f)) {
+            throw new IllegalArgumentException("the API token of " + from + " holds a blank, a line break or another"
+                    + " character no token has (a token is one word of printable ASCII, e.g. allot_...); give it"
+                    + " alone, as 'allot token create' printed it");
+        }
+        return trimmed;
     }
 
     private static String configName() {

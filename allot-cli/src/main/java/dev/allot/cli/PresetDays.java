@@ -8,6 +8,12 @@ import dev.allot.sim.generate.GeneratorSpec;
  * refused naming the option (the generator's own check does not name it).
  */
 final class PresetDays {
+    /**
+     * The most days a generated scenario may span: ten years. {@code allot generate DIR --days 99999} ran for minutes
+     * and then ran out of memory (the lab preset makes about 1,600 workloads a day, the big one about 3,300).
+     */
+    static final int MAX_DAYS = 3650;
+
     private PresetDays() {
     }
 
@@ -21,6 +27,10 @@ final class PresetDays {
         }
         if (days != null && days < 1) {
             throw new IllegalArgumentException("--days expects a whole number of days >= 1, got " + days);
+        }
+        if (days != null && days > MAX_DAYS) {
+            throw new IllegalArgumentException("--days expects at most " + MAX_DAYS + " days (ten years; the lab preset"
+                    + " makes about 1,600 workloads a day), got " + days);
         }
         if (preset == null) {
             return null;

@@ -47,7 +47,9 @@ final class ShowCommand extends ClientCommand {
             fields.add(new String[] {"command", shellWords(w.path("command"))});
             StringBuilder env = new StringBuilder();
             for (Map.Entry<String, JsonNode> e : w.path("environment").properties()) {
-                env.append(env.length() > 0 ? " " : "").append(e.getKey()).append('=').append(e.getValue().asText());
+                String value = e.getValue().asText();
+                env.append(env.length() > 0 ? " " : "").append(e.getKey()).append('=')
+                        .append(value.chars().anyMatch(Character::isISOControl) ? ShellWords.quote(value) : value);
             }
             fields.add(new String[] {"environment", env.length() == 0 ? "-" : env.toString()});
         }

@@ -42,8 +42,9 @@ final class SubmitCommand extends ClientCommand {
                     + " (else the running times of work like it); the simulated backend ends the workload after it")
     String duration;
 
+    /** Named as the API's field, so that an error about 'environment' names --env ({@link CliHints#option}). */
     @Option(names = "--env", paramLabel = "K=V", description = "an environment variable for the workload; repeatable")
-    List<String> env = new ArrayList<>();
+    List<String> environment = new ArrayList<>();
 
     @Option(names = "--idempotency-key", paramLabel = "KEY",
             description = "the same key on a retried submission answers the first workload instead of a second")
@@ -118,9 +119,9 @@ final class SubmitCommand extends ClientCommand {
         }
         var cmd = b.putArray("command");
         command.forEach(cmd::add);
-        if (!env.isEmpty()) {
+        if (!environment.isEmpty()) {
             ObjectNode e = b.putObject("environment");
-            for (String kv : env) {
+            for (String kv : environment) {
                 int eq = kv.indexOf('=');
                 if (eq <= 0) {
                     throw new IllegalArgumentException("--env expects NAME=VALUE, got '" + kv + "'");

@@ -57,6 +57,9 @@ class CliHintsTest {
         CommandLine policy = AllotCommand.commandLine().getSubcommands().get("token").getSubcommands().get("policy");
         assertThat(CliHints.option("defaultLifetime", policy.getCommandSpec())).isEqualTo("--default");
         assertThat(CliHints.option("maxLifetime", policy.getCommandSpec())).isEqualTo("--max");
+        // 'allot submit --env CUDA_VISIBLE_DEVICES=0' said "field 'environment': ..." naming no option
+        CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
+        assertThat(CliHints.option("environment", submit.getCommandSpec())).isEqualTo("--env");
         CommandLine brakes = AllotCommand.commandLine().getSubcommands().get("brakes").getSubcommands().get("set");
         assertThat(CliHints.option("maxGpuHoursPerWorkload", brakes.getCommandSpec())).isEqualTo("--max-gpu-hours");
         ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'defaultLifetime': expected at least 1s",

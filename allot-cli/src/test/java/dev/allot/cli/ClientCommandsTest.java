@@ -448,6 +448,42 @@ class ClientCommandsTest {
     }
 
     @Test
+    void aTokenWithALineBreakOrABlankExits2NamingWhereItCameFromNeverPrintingIt() {
+        // it said 'allot: invalid header value: "Bearer s3cret-part\nX: y"', the token on the terminal
+        for (String token : new String[] {"s3cret-part\nX: y", "s3cret-part other", "s3cret\u0000x"}) {
+            Cli.Result r = Cli.run("nodes", "--server", cluster.url(), "--token", token);
+            assertThat(r.exit()).as(r.err()).isEqualTo(2);
+            assertThat(r.err()).isEqualTo("allot: the API token of --token holds a blank, a line break or another"
+                    + " character no token has (a token is one word of printable ASCII, e.g. allot_...); give it alone,"
+                    + " as 'allot token create' printed it\n").doesNotContain("s3cret");
+        }
+        Function<String, String> previous = ClientOptions.useEnvironment(Map.of("ALLOT_TOKEN", "s3cret\r\nmore"));
+        try {
+            Cli.Result env = Cli.run("nodes", "--server", cluster.url());
+            assertThat(env.exit()).isEqualTo(2);
+            assertThat(env.err()).startsWith("allot: the API token of ALLOT_TOKEN holds").doesNotContain("s3cret");
+        } finally {
+            ClientOptions.environment = previous;
+        }
+        assertThat(Cli.run("nodes", "--server", cluster.url(), "--token", " tok-alice\n").exit())
+                .as("blanks around it are trimmed, as before").isZero();
+    }
+
+    @Test
+    void aServerUrlEndingInTheApisV1Exits2SayingToLeaveItOut() {
+        // copied from "API description: http://127.0.0.1:8080/v1/openapi.json", it said "no such endpoint: GET
+        // /v1/v1/nodes" with a hint that the client and server versions may differ
+        for (String url : new String[] {cluster.url() + "/v1", cluster.url() + "/v1/", cluster.url() + "/V1/openapi.json"}) {
+            Cli.Result r = Cli.run("nodes", "--server", url, "--token", "tok-alice");
+            assertThat(r.exit()).as(url).isEqualTo(2);
+            assertThat(r.err()).as(url).isEqualTo("allot: --server (or ALLOT_SERVER, or the client configuration's"
+                    + " \"server\") is the service's address without the API's /v1 (the commands add it), such as"
+                    + " http://127.0.0.1:8080, got '" + url.replaceAll("/+$", "") + "'\n");
+        }
+        assertThat(Cli.run("nodes", "--server", cluster.url() + "/", "--token", "tok-alice").exit()).isZero();
+    }
+
+    @Test
     void serverAndTokenDefaultFromTheEnvironment() {
         Function<String, String> previous = ClientOptions.useEnvironment(Map.of("ALLOT_SERVER", cluster.url() + "/", "ALLOT_TOKEN", "tok-alice"));
         try {

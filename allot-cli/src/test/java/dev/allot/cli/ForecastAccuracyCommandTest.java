@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -81,5 +82,19 @@ class ForecastAccuracyCommandTest {
         assertThat(json.err()).startsWith("allot: cannot write --json pom.xml/accuracy.json: ");
         Cli.Result generate = Cli.run("generate", "/nonexistent/never-made", "--days", "-1");
         assertThat(generate.err()).isEqualTo("allot: --days expects a whole number of days >= 1, got -1\n");
+    }
+
+    @Test
+    void aNumberOfDaysBeyondTenYearsIsRefusedBeforeAnyWork(@TempDir Path dir) throws Exception {
+        // 'generate DIR --days 99999' ran for minutes, then out of memory; PresetDays is every --days' rule
+        assertThatThrownBy(() -> PresetDays.spec("lab", 3651)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--days expects at most 3650 days (ten years; the lab preset makes about 1,600 workloads a"
+                        + " day), got 3651");
+        assertThat(PresetDays.spec("lab", 3650).days()).isEqualTo(3650);
+        java.nio.file.Files.writeString(dir.resolve("keep.txt"), "not empty"); // refused here before the fix
+        Cli.Result huge = Cli.run("generate", dir.toString(), "--days", "99999");
+        assertThat(huge.exit()).isEqualTo(2);
+        assertThat(huge.err()).isEqualTo("allot: --days expects at most 3650 days (ten years; the lab preset makes"
+                + " about 1,600 workloads a day), got 99999\n");
     }
 }

@@ -170,6 +170,26 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void helpOfASubcommandPrintsWhatItsOwnHelpPrints() {
+        // 'allot help campaign submit' said "Unmatched argument at index 2: 'submit'"
+        Cli.Result help = Cli.run("help", "campaign", "submit");
+        assertThat(help.exit()).as(help.err()).isZero();
+        assertThat(help.out()).isEqualTo(Cli.run("campaign", "submit", "--help").out())
+                .contains("Usage: allot campaign submit");
+        assertThat(Cli.run("help", "queue").out()).isEqualTo(Cli.run("queue", "--help").out());
+        assertThat(Cli.run("help").out()).isEqualTo(Cli.run("--help").out());
+        assertThat(Cli.run("help", "--help").out()).contains("Usage: allot help [-h] [COMMAND...]");
+
+        Cli.Result unknown = Cli.run("help", "campaign", "sumbit");
+        assertThat(unknown.exit()).isEqualTo(2);
+        assertThat(unknown.err()).startsWith("allot: unknown command 'sumbit' of 'allot campaign'\n")
+                .contains("Did you mean: campaign submit?");
+        Cli.Result leaf = Cli.run("help", "queue", "extra");
+        assertThat(leaf.exit()).isEqualTo(2);
+        assertThat(leaf.err()).startsWith("allot: 'allot queue' has no commands, got 'extra'\n");
+    }
+
+    @Test
     void givenAnUnknownOption_whenRun_thenItIsStillAnOptionError() {
         Cli.Result r = Cli.run("--bogus");
         assertThat(r.exit()).isEqualTo(2);

@@ -215,4 +215,22 @@ class QueueOrderAndPolicyCommandsTest {
         assertThat(r.err()).startsWith("allot: ").contains("change the scheduling policy").hasLineCount(1);
         assertThat(as("alice", "policy", "show", "--json").out()).isEqualTo(before);
     }
+
+    @Test
+    @Order(7)
+    void anEmptyFileIsRefusedRatherThanPuttingEverySettingBackToItsDefault() throws IOException {
+        // 'allot policy set -' with nothing piped in answered "policy set" and ran the defaults
+        String before = as("alice", "policy", "show", "--json").out();
+        Path empty = Files.writeString(dir.resolve("empty.yaml"), "\n  \n");
+
+        Cli.Result r = as("root", "policy", "set", empty.toString());
+
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("allot: " + empty + ": empty; expected the settings to run (to run the defaults,"
+                + " write them out: 'allot policy show --yaml' prints them on a service that runs them, e.g."
+                + " 'lookback: 7d') (hint: the file is policy.yaml text, as allot simulate reads it; 'allot policy"
+                + " show' shows the settings in force)\n");
+        assertThat(as("alice", "policy", "show", "--json").out()).isEqualTo(before);
+    }
 }

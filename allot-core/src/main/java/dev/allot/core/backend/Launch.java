@@ -32,6 +32,15 @@ public record Launch(AttemptKey attempt, List<NodeGpus> placement, List<String> 
      */
     public static final String STARTED_AT_VARIABLE = "ALLOT_ATTEMPT_STARTED_AT";
 
+    /**
+     * The variables the backends set in every attempt's environment themselves, over any a submission declares: the
+     * GPUs ({@code CUDA_VISIBLE_DEVICES}; Slurm's from its GRES), the workload, the attempt and
+     * {@link #STARTED_AT_VARIABLE}. A submission that declares one is refused: it was accepted and then silently
+     * replaced (a workload submitted with {@code CUDA_VISIBLE_DEVICES=0,1,2,3} ran on its one GPU).
+     */
+    public static final java.util.Set<String> ATTEMPT_VARIABLES = java.util.Set.of("CUDA_VISIBLE_DEVICES",
+            "ALLOT_WORKLOAD_ID", "ALLOT_ATTEMPT", STARTED_AT_VARIABLE);
+
     public Launch {
         Objects.requireNonNull(attempt, "attempt");
         Objects.requireNonNull(terms, "terms");

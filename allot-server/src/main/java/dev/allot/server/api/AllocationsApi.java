@@ -67,6 +67,7 @@ final class AllocationsApi {
 
     /** {@code GET /v1/allocations}: the whole tree, for any signed-in user. */
     void allocations(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/allocations");
         io.json(ctx, 200, new Views.AllocationList(
                 store.allocations().allocations().stream().map(Views::allocation).toList()));
     }

@@ -251,7 +251,10 @@ public final class ApiServer implements AutoCloseable {
         HttpHardening.apply(config, endpoint);
 
         config.routes.get("/v1/health", this::health);
-        config.routes.get("/v1/openapi.json", ctx -> ctx.status(200).contentType(JSON).result(openApi));
+        config.routes.get("/v1/openapi.json", ctx -> {
+            QueryParams.none(ctx, "GET /v1/openapi.json");
+            ctx.status(200).contentType(JSON).result(openApi);
+        });
         config.routes.post("/v1/workloads", authed(workloadsApi::submit));
         config.routes.post("/v1/workloads/batch", authed(workloadsApi::submitBatch));
         config.routes.get("/v1/workloads", authed(workloadsApi::list));
@@ -325,6 +328,7 @@ public final class ApiServer implements AutoCloseable {
      * ({@link ServiceHealth.Leader}: this instance's role, name, the leader's name, the epoch).
      */
     private void health(Context ctx) {
+        QueryParams.none(ctx, "GET /v1/health");
         String now = Views.instant(clock.millis());
         Optional<ServiceHealth.Problem> problem = extras.health().problem();
         ServiceHealth.Leader leader = extras.health().leader().orElse(null);

@@ -39,9 +39,10 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
             "campaignCost", "pricePerGpuHour");
     static final List<String> SHARD_FIELDS = List.of("units", "family");
     /** Variables Allot sets in a shard's environment itself. */
-    static final Set<String> RESERVED = Set.of(ShardSubmissions.CAMPAIGN_VARIABLE, ShardSubmissions.SHARD_VARIABLE,
-            ShardSubmissions.RESUME_VARIABLE, ShardSubmissions.UNITS_VARIABLE, ShardSubmissions.FAMILY_VARIABLE,
-            "ALLOT_WORKLOAD_ID", "ALLOT_ATTEMPT", dev.allot.core.backend.Launch.STARTED_AT_VARIABLE);
+    static final Set<String> RESERVED = java.util.stream.Stream.concat(java.util.stream.Stream.of(ShardSubmissions.CAMPAIGN_VARIABLE,
+            ShardSubmissions.SHARD_VARIABLE, ShardSubmissions.RESUME_VARIABLE, ShardSubmissions.UNITS_VARIABLE,
+            ShardSubmissions.FAMILY_VARIABLE), dev.allot.core.backend.Launch.ATTEMPT_VARIABLES.stream())
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
     static final long MAX_UNITS = 1_000_000_000_000L;
     static final int MAX_SLOTS = 1_000_000;
     static final double MAX_NUMBER = 1e12;
@@ -179,6 +180,10 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
             }
             if (!v.isTextual() || v.textValue().isBlank() || v.textValue().length() > Submission.MAX_TEXT) {
                 bad(field, expected, Submission.kindOf(v));
+                return null;
+            }
+            if (!Submission.printable(v.textValue())) { // a shard's family is printed by 'allot campaign status'
+                bad(field, Submission.PRINTABLE, Violation.shown(v.textValue()));
                 return null;
             }
             return v.textValue();

@@ -204,6 +204,10 @@ final class Edits {
                     throw ApiException.badField("label", "expected a string of at most " + Submission.MAX_TEXT
                             + " characters, got " + Submission.kindOf(l), "e.g. \"laptop\" or \"ci\"");
                 }
+                if (!Submission.printable(l.textValue())) {
+                    throw ApiException.badField("label", "expected " + Submission.PRINTABLE + ", got "
+                            + dev.allot.core.rules.Violation.shown(l.textValue()), "e.g. \"laptop\" or \"ci\"");
+                }
                 label = l.textValue().strip();
             }
             JsonNode t = body.get("lifetime");

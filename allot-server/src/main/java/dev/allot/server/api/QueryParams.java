@@ -49,6 +49,10 @@ final class QueryParams {
     /** Refuses any parameter not in {@code known}; {@code hint} says which the endpoint takes. */
     static void only(io.javalin.http.Context ctx, java.util.Collection<String> known, String hint) {
         for (String name : ctx.queryParamMap().keySet()) {
+            if (name.isEmpty()) { // '?=x' or '?a=1&&b=2': it said "field '': unknown query parameter"
+                throw ApiException.badRequest("a query parameter without a name ('=' or '&' with nothing before it)",
+                        hint);
+            }
             if (!known.contains(name)) {
                 throw ApiException.badField(name, "unknown query parameter", hint);
             }

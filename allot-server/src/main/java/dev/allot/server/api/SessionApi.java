@@ -66,6 +66,7 @@ final class SessionApi {
 
     void current(Context ctx) {
         Sessions.Session s = session(ctx);
+        QueryParams.none(ctx, "GET /v1/session");
         Access.TokenHolder holder = authentication.holder(s.apiToken());
         ctx.header("Cache-Control", "no-store");
         io.json(ctx, 200, view(holder, s));

@@ -159,7 +159,20 @@ record Submission(
                 bad.add(new Violation(field, "a string that is not blank: " + expected, kindOf(v)));
                 return null;
             }
-            return v.textValue();
+            return printable(field, v.textValue());
+        }
+
+        /**
+         * {@code text}, or null noting a violation when it holds a control character: a kind or key of
+         * "x\u001b[31m...\nfake-line" was stored and printed as is by 'allot show' and 'allot queue' to whoever
+         * listed the queue, escape sequences and line breaks reaching their terminal.
+         */
+        private String printable(String field, String text) {
+            if (!Submission.printable(text)) {
+                bad.add(new Violation(field, PRINTABLE, Violation.shown(text)));
+                return null;
+            }
+            return text;
         }
 
         /** Any string (the rules say which). */
@@ -172,7 +185,7 @@ record Submission(
                 bad.add(new Violation(field, "a string: " + expected, kindOf(v)));
                 return null;
             }
-            return v.textValue();
+            return printable(field, v.textValue());
         }
 
         Long wholeNumber(String field, boolean required, String expected) {
@@ -282,6 +295,12 @@ record Submission(
                 return null;
             }
             for (Map.Entry<String, JsonNode> e : v.properties()) {
+                if (dev.allot.core.backend.Launch.ATTEMPT_VARIABLES.contains(e.getKey())) {
+                    bad.add(new Violation("environment", "no variable Allot sets itself on each attempt ("
+                            + String.join(", ", dev.allot.core.backend.Launch.ATTEMPT_VARIABLES.stream().sorted()
+                            .toList()) + ")", Violation.shown(e.getKey())));
+                    return null;
+                }
                 if (!e.getValue().isTextual()) {
                     bad.add(new Violation("environment", "a string value for " + Violation.shown(e.getKey()),
                             kindOf(e.getValue())));
@@ -291,6 +310,17 @@ record Submission(
             }
             return out;
         }
+    }
+
+    /** What free text others are shown (a kind, a key, a shard's family, a token's label) is expected to be. */
+    static final String PRINTABLE = "text without control characters (line breaks, tabs, escapes)";
+
+    /**
+     * Whether free text that others see printed holds no control character: the one rule for the texts a user
+     * gives that the CLI prints to other users' terminals (escape sequences and line breaks reached them).
+     */
+    static boolean printable(String text) {
+        return text.chars().noneMatch(Character::isISOControl);
     }
 
     /** How a JSON value is described in errors: its type, and its text when short. */

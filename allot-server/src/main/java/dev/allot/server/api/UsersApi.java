@@ -51,10 +51,12 @@ final class UsersApi {
     }
 
     void me(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/me");
         io.json(ctx, 200, Views.user(user));
     }
 
     void users(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/users");
         List<User> all = user.role() == User.Role.ADMIN ? store.access().users() : List.of(user);
         io.json(ctx, 200, new Views.UserList(all.stream().map(Views::user).toList()));
     }
@@ -97,6 +99,7 @@ final class UsersApi {
 
     void tokens(Context ctx, User user) {
         String name = tokenOwner(ctx, user);
+        QueryParams.none(ctx, "GET /v1/users/NAME/tokens");
         long now = clock.millis();
         io.json(ctx, 200, new Views.TokenList(store.access().tokens(name).stream()
                 .map(t -> Views.token(t, now)).toList()));
@@ -139,6 +142,7 @@ final class UsersApi {
     }
 
     void tokenPolicy(Context ctx, User user) {
+        QueryParams.none(ctx, "GET /v1/token-policy");
         io.json(ctx, 200, Views.tokenPolicy(store.settings().tokenPolicy()));
     }
 

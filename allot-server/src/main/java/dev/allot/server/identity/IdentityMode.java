@@ -117,8 +117,10 @@ public record IdentityMode(Kind kind, AccountMap accounts, boolean allowRootWork
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("--accounts " + security.accountsFile() + ": no such file", e);
         } catch (IOException e) {
-            throw new IllegalArgumentException("--accounts " + security.accountsFile() + ": cannot be read: "
-                    + e.getMessage(), e);
+            // a folder, a binary file: the words every input file gets (it said 'cannot be read: Input length = 1')
+            java.nio.file.Path file = security.accountsFile();
+            throw new IllegalArgumentException("--accounts " + dev.allot.sim.input.TextFiles.readError(file,
+                    file.toString(), e).getMessage(), e);
         }
     }
 

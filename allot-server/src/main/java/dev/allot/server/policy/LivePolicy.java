@@ -84,6 +84,13 @@ public final class LivePolicy {
      */
     public synchronized ServicePolicy put(String text, String actor) {
         Objects.requireNonNull(text, "text");
+        if (text.isBlank()) {
+            // an empty or cut file ('allot policy set -' with nothing piped in) reset every setting to its default,
+            // answered 200; the defaults are set written out, as 'allot policy show --yaml' prints them
+            throw new IllegalArgumentException(ServicePolicy.FILE + ": empty; expected the settings to run (to run"
+                    + " the defaults, write them out: 'allot policy show --yaml' prints them on a service that runs"
+                    + " them, e.g. 'lookback: 7d')");
+        }
         long now = clock.millis();
         ServicePolicy p = reader.read(text, ServicePolicy.FILE, "set through the API by " + actor + " at "
                 + Instant.ofEpochMilli(now));

@@ -107,7 +107,11 @@ public final class Store implements AutoCloseable {
                     .migrate()
                     .migrationsExecuted;
         } catch (FlywayException e) {
-            throw new StoreException("could not create or upgrade the store's schema: " + e.getMessage(), e);
+            // Flyway's message is a block (a rule of dashes, 'SQL State : 08001', 'Error Code', the message again):
+            // its first line says it all, and 'allot serve' prints one line
+            String first = e.getMessage() == null ? e.toString()
+                    : e.getMessage().strip().lines().findFirst().orElse("").strip();
+            throw new StoreException("could not create or upgrade the store's schema: " + first, e);
         }
         this.transactions = new Transactions(opener, poolSize, readOpener, readers);
         this.vendor = vendor;

@@ -115,6 +115,36 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void theUserTokenAllocationAndHealthReadsRefuseAQueryParameterTheyDoNotTakeAsTheOtherReadsDo() {
+        // these answered 200 as if asked nothing: /v1/users?name=mp listed everyone, /v1/allocations?path=lab/nlp all
+        for (String path : List.of("/v1/allocations?path=lab/nlp", "/v1/users?name=mp", "/v1/me?user=mp",
+                "/v1/users/mp/tokens?expired=true", "/v1/token-policy?user=mp", "/v1/health?verbose=1",
+                "/v1/openapi.json?format=yaml")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
+            assertThat(a.status()).as(path + ": " + a.body()).isEqualTo(400);
+            assertThat(a.json().path("error").asText()).as(path).endsWith("unknown query parameter");
+            assertThat(a.json().path("field").asText()).as(path).isEqualTo(path.substring(path.indexOf('?') + 1,
+                    path.indexOf('=')));
+            assertThat(a.json().path("hint").asText()).as(path).endsWith("takes none");
+            String bare = path.substring(0, path.indexOf('?'));
+            assertThat(RawHttp.request(port, "GET", bare, "tok-root", null).status()).as(bare).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aQueryParameterWithoutANameIsA400SayingSoNotAFieldNamedNothing() {
+        // '/v1/queue?state=pending&&user=x' said "field '': unknown query parameter"
+        for (String path : List.of("/v1/me?=x", "/v1/queue?state=pending&&user=root", "/v1/nodes?&")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
+            assertThat(a.status()).as(path + ": " + a.body()).isEqualTo(400);
+            assertThat(a.error()).as(path).isEqualTo("a query parameter without a name ('=' or '&' with nothing"
+                    + " before it)");
+            assertThat(a.json().path("field").isNull()).as(path).isTrue();
+        }
+        assertThat(RawHttp.request(port, "GET", "/v1/me?", "tok-root", null).status()).isEqualTo(200);
+    }
+
+    @Test
     void aMalformedOrNulPercentEscapeIsA400ThatSaysWhatIsWrongWithThePath() {
         for (String path : List.of("/v1/workloads/%00", "/v1/workloads/%ZZ", "/v1/workloads/w%2")) {
             RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);

@@ -66,6 +66,16 @@ class SessionApiTest {
     private static final String EDIT = "{\"share\": 2, \"managers\": [], \"members\": [\"member\", \"owner\"]}";
 
     @Test
+    void theSessionReadRefusesAQueryParameterItDoesNotTakeAsTheOtherReadsDo() {
+        Session s = signIn("tok-mp");
+        ApiFixture.Response asked = send("GET", "/v1/session?user=root", s, null, null);
+        assertThat(asked.status()).as(asked.json().toString()).isEqualTo(400);
+        assertThat(asked.json().path("field").asText()).isEqualTo("user");
+        assertThat(asked.json().path("error").asText()).endsWith("unknown query parameter");
+        assertThat(send("GET", "/v1/session", s, null, null).status()).isEqualTo(200);
+    }
+
+    @Test
     void signingInSetsAStrictHttpOnlyCookieThatAuthenticatesReads() {
         Session s = signIn("tok-mp");
         assertThat(s.setCookie()).startsWith(Sessions.COOKIE + "=").contains("; HttpOnly").contains("; SameSite=Strict")

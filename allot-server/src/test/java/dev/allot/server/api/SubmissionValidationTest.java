@@ -91,6 +91,11 @@ class SubmissionValidationTest {
                 arguments("environment name not ASCII",       body("environment", "{\"\u00c9\": \"1\"}"),           "environment"),
                 arguments("environment name with a '-'",      body("environment", "{\"MY-VAR\": \"1\"}"),             "environment"),
                 arguments("environment name from a digit",    body("environment", "{\"1SEED\": \"1\"}"),              "environment"),
+                arguments("environment sets the GPUs",        body("environment", "{\"CUDA_VISIBLE_DEVICES\": \"0,1\"}"), "environment"),
+                arguments("environment sets the attempt",     body("environment", "{\"ALLOT_ATTEMPT\": \"9\"}"),      "environment"),
+                arguments("kind with an escape sequence",     body("kind", "\"x\\u001b[31mred\""),                  "kind"),
+                arguments("kind with a line break",           body("kind", "\"train\\nfake-line\""),               "kind"),
+                arguments("idempotencyKey with a tab",        body("idempotencyKey", "\"a\\tb\""),                 "idempotencyKey"),
                 arguments("idempotencyKey blank",             body("idempotencyKey", "\"\""),                         "idempotencyKey"),
                 arguments("idempotencyKey a number",          body("idempotencyKey", "17"),                           "idempotencyKey"));
     }
@@ -107,6 +112,33 @@ class SubmissionValidationTest {
             assertThat(r.error()).as("the message names the field").contains("'" + field + "'");
         }
         assertThat(r.json().has("hint")).isTrue();
+    }
+
+    @Test
+    void aVariableTheBackendSetsOnEachAttemptIsRefusedNotSilentlyReplaced() {
+        // CUDA_VISIBLE_DEVICES=0,1,2,3 was accepted, and the workload ran with the one GPU it was given
+        long before = api.store.workloads().workloads(WorkloadFilter.all()).size();
+        Response r = api.post("/v1/workloads", "tok-root", body("environment",
+                "{\"SEED\": \"7\", \"CUDA_VISIBLE_DEVICES\": \"0,1,2,3\"}"));
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.error()).isEqualTo("field 'environment': expected no variable Allot sets itself on each attempt"
+                + " (ALLOT_ATTEMPT, ALLOT_ATTEMPT_STARTED_AT, ALLOT_WORKLOAD_ID, CUDA_VISIBLE_DEVICES), got"
+                + " 'CUDA_VISIBLE_DEVICES'");
+        assertThat(api.store.workloads().workloads(WorkloadFilter.all())).hasSize((int) before);
+        assertThat(api.post("/v1/workloads", "tok-root", body("environment", "{\"ALLOT_TOKEN\": \"t\"}")).status())
+                .as("other ALLOT_ names are the submitter's").isEqualTo(201);
+    }
+
+    @Test
+    void aKindWithAControlCharacterIsRefusedSoNoTerminalListingTheQueuePrintsIt() {
+        // 'kind': "x\u001b[31mRED\u001b[0m\nfake-line" was stored, and 'allot show' printed the escape and the line
+        Response r = api.post("/v1/workloads", "tok-root", body("kind", "\"x\\u001b[31mRED\\u001b[0m\\nfake\""));
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.error()).isEqualTo("field 'kind': expected text without control characters (line breaks, tabs,"
+                + " escapes), got 'x\\u001b[31mRED\\u001b[0m\\nfake'");
+        assertThat(api.post("/v1/workloads", "tok-root", body("kind", "\"ünïcode-eval\"")).status()).isEqualTo(201);
     }
 
     @Test

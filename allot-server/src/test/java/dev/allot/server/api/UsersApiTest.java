@@ -110,6 +110,17 @@ class UsersApiTest {
     }
 
     @Test
+    void aTokenLabelWithAControlCharacterIsA400() {
+        // 'allot token list' printed a label's escape sequences and line breaks as they were
+        Response r = fx.api.post("/v1/users/mp/tokens", "tok-root", "{\"label\": \"ci\\u001b[2J\\nx\"}");
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.error()).isEqualTo("field 'label': expected text without control characters (line breaks, tabs,"
+                + " escapes), got 'ci\\u001b[2J\\nx'");
+        assertThat(fx.api.post("/v1/users/mp/tokens", "tok-root", "{\"label\": \"ci runner\"}").status())
+                .isEqualTo(201);
+    }
+
+    @Test
     void badInputIsAClear400AndUnknownUsersAre404() {
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{\"role\": \"boss\"}").field()).isEqualTo("role");
         assertThat(fx.api.put("/v1/users/erin", "tok-root", "{}").field()).isEqualTo("role");

@@ -90,6 +90,14 @@ class CampaignsApiTest {
         assertThat(r.error()).contains("field 'brakes.campaignCost': expected pricePerGpuHour beside it");
         assertThat(r.error()).contains("field 'environment': expected no variable Allot sets itself");
 
+        // a shard's family is printed by 'allot campaign status' to anyone: no escape sequence or line break in it
+        Response escape = create("alice", "{\"name\": \"esc\", \"allocation\": \"lab/a\", \"command\": [\"true\"],"
+                + " \"gpus\": 1, \"minRuntime\": \"1h\", \"protectedShards\": 1,"
+                + " \"shards\": [{\"units\": 1, \"family\": \"f\\u001b[2J\\nx\"}]}");
+        assertThat(escape.status()).isEqualTo(400);
+        assertThat(escape.error()).isEqualTo("field 'shards[0].family': expected text without control characters"
+                + " (line breaks, tabs, escapes), got 'f\\u001b[2J\\nx'");
+
         Response notObject = create("alice", "[1]");
         assertThat(notObject.status()).isEqualTo(400);
         assertThat(notObject.error()).isEqualTo("the body must be a JSON object, got an array");

@@ -100,6 +100,20 @@ class IdentityModeTest {
     }
 
     @Test
+    void anAccountsFileThatIsAFolderOrBinaryIsSaidInWords() throws Exception {
+        // they said 'cannot be read: Is a directory' and 'cannot be read: Input length = 1'
+        Path folder = Files.createDirectories(dir.resolve("accounts.d"));
+        assertThatThrownBy(() -> IdentityMode.decide(config("local", false, folder, false, false), 0, "root"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--accounts " + folder + ": cannot read: is a directory");
+        Path binary = Files.write(dir.resolve("accounts.bin"), new byte[] {'a', 'n', (byte) 0xff, ':', 'x'});
+        assertThatThrownBy(() -> IdentityMode.decide(config("local", false, binary, false, false), 0, "root"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--accounts " + binary + ":1:3: expected UTF-8 text, got a byte sequence that"
+                        + " is not UTF-8 (0xff)");
+    }
+
+    @Test
     void passwdLinesAreParsed() {
         UnixAccounts.Account a = UnixAccounts.parse("allot-alice:x:1001:1002:Alice:/home/allot-alice:/bin/bash", "x");
         assertThat(a).isEqualTo(new UnixAccounts.Account("allot-alice", 1001, 1002, Path.of("/home/allot-alice"),

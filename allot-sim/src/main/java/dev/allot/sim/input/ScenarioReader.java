@@ -198,9 +198,9 @@ public final class ScenarioReader {
     }
 
     private static Scenario readFolder(Path dir, boolean lenient, PolicyRegistry registry) {
-        if (!Files.isDirectory(dir)) {
-            throw new InputException(dir.toString(), 0, 0, null,
-                    "not a folder; a scenario folder holds " + EXPECTED_FILES);
+        if (!Files.isDirectory(dir)) { // a mistyped folder said 'not a folder', as if it were a file
+            throw new InputException(dir.toString(), 0, 0, null, (Files.exists(dir) ? "a file, not a folder"
+                    : "no such folder") + "; a scenario folder holds " + EXPECTED_FILES);
         }
         refuseMisnamed(dir);
         Path clusterPath = dir.resolve(CLUSTER_FILE);

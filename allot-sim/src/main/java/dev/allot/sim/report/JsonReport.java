@@ -19,6 +19,7 @@ import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.detail.RunDetail;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.metrics.PolicyMetrics;
 import dev.allot.sim.trace.ImportSummary;
 import dev.allot.sim.trace.WorkloadTable;
@@ -141,13 +142,15 @@ public final class JsonReport {
      */
     public static Document read(java.nio.file.Path file) {
         String name = file.toString();
-        try (java.io.Reader in = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+        try (java.io.Reader in = TextFiles.open(file, name)) {
             checkSchemaFirst(file, name);
             return read(in, name);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new InputException(name, 0, 0, null, "no such file");
         } catch (IOException e) {
-            throw new InputException(name, 0, 0, null, "cannot read: " + e.getMessage());
+            // a folder, bytes that are not UTF-8: TextFiles's words for any input (it said 'cannot read: Input length
+            // = 1' of a binary file)
+            throw TextFiles.readError(file, name, e);
         }
     }
 
@@ -158,7 +161,7 @@ public final class JsonReport {
      * ..."). Anything it cannot make sense of is left to the full read, which says what is wrong.
      */
     private static void checkSchemaFirst(java.nio.file.Path file, String name) throws IOException {
-        try (com.fasterxml.jackson.core.JsonParser p = MAPPER.getFactory().createParser(file.toFile())) {
+        try (com.fasterxml.jackson.core.JsonParser p = MAPPER.getFactory().createParser(TextFiles.open(file, name))) {
             if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
                 return;
             }
@@ -183,12 +186,17 @@ public final class JsonReport {
 
     /** Reads a document from {@code in}; {@code name} says where it came from in error messages. */
     public static Document read(java.io.Reader in, String name) throws IOException {
+        java.io.BufferedReader text = new java.io.BufferedReader(in);
+        if (blank(text)) { // Jackson said 'No content to map due to end-of-input'
+            throw new InputException(name, 0, 0, null, "the file is empty; expected the --json output of"
+                    + " 'allot simulate' (schema " + SCHEMA + ")");
+        }
         Document d;
         try {
             d = MAPPER.readerFor(Document.class)
                     .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                     .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                    .readValue(in);
+                    .readValue(text);
         } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
             var at = e.getLocation();
             String field = e.getPath().stream()
@@ -210,6 +218,26 @@ public final class JsonReport {
                     + (d.schema() == null ? "none" : "'" + d.schema() + "'"));
         }
         return d;
+    }
+
+    /**
+     * Whether {@code text} holds nothing but white space; when it holds more, it is left where it was (so the parser
+     * counts lines from the start), and a file of more than 64 Ki white space characters counts as not blank.
+     */
+    private static boolean blank(java.io.BufferedReader text) throws IOException {
+        int limit = 1 << 16;
+        text.mark(limit + 1);
+        for (int i = 0; i <= limit; i++) {
+            int c = text.read();
+            if (c < 0) {
+                return true;
+            }
+            if (!Character.isWhitespace(c)) {
+                break;
+            }
+        }
+        text.reset();
+        return false;
     }
 
     /** Jackson's message about a value of the wrong type, in the words of the file rather than of Java types. */

@@ -7,14 +7,12 @@ import dev.allot.sim.SimulationResult;
 import dev.allot.sim.WorkloadRecord;
 import dev.allot.sim.input.CsvRows;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.TextFiles;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -100,16 +98,15 @@ public final class WorkloadsCsv {
      * @throws InputException on a bad file
      */
     public static List<Row> read(Path file) {
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return read(r, file.toString());
-        } catch (NoSuchFileException e) {
-            throw new InputException(file.toString(), 0, 0, null, "no such file; expected a CSV written by"
-                    + " allot simulate --workloads-out or allot replay --workloads-out");
-        } catch (java.nio.charset.MalformedInputException e) {
-            throw new InputException(file.toString(), 0, 0, null, "not UTF-8 text; expected a CSV written by"
-                    + " allot simulate --workloads-out or allot replay --workloads-out");
+        String name = file.toString();
+        try (Reader r = TextFiles.open(file, name)) {
+            return read(r, name);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            // a folder, a file that is not UTF-8, one that vanished: what TextFiles says of any input, and what was
+            // expected here (a folder was an UncheckedIOException, 'this is a fault in allot')
+            InputException why = TextFiles.readError(file, name, e);
+            throw new InputException(name, why.line(), why.column(), null, why.problem() + "; expected a CSV written"
+                    + " by allot simulate --workloads-out or allot replay --workloads-out");
         }
     }
 

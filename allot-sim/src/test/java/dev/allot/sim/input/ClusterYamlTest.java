@@ -212,6 +212,10 @@ class ClusterYamlTest {
         assertThat(Folders.error(dir).getMessage()).startsWith("allocations.yaml: missing in " + dir + "; ");
 
         Path nowhere = tmp.resolve("nowhere");
-        assertThat(Folders.error(nowhere).getMessage()).startsWith(nowhere + ": not a folder; a scenario folder holds");
+        assertThat(Folders.error(nowhere).getMessage()).startsWith(nowhere + ": no such folder; a scenario folder"
+                + " holds");
+        Path file = dir.resolve("cluster.yaml");
+        assertThat(Folders.error(file).getMessage()).startsWith(file + ": a file, not a folder; a scenario folder"
+                + " holds");
     }
 }
