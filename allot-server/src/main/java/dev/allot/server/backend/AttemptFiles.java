@@ -18,6 +18,8 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code .log}: the attempt's stdout and stderr (created just before the process is launched)
  *   <li>{@code .pid}: the wrapper's pid and start instant, written once it is running (see {@link PidRecord})
+ *   <li>{@code .claim}: the pid of the wrapper that runs the command, created exclusively by the wrapper itself: of
+ *   two wrappers of one attempt only the one that created it runs anything (see {@link WorkloadLauncher})
  *   <li>{@code .exit}: the user command's exit code, written by the wrapper as it ends
  *   <li>{@code .stopped}: the backend was asked to stop it, and when the grace period runs out
  *   <li>{@code .failed}: why it could not be started
@@ -29,7 +31,7 @@ import java.util.Optional;
  */
 record AttemptFiles(Path dir, AttemptKey key) {
     /** The suffixes whose presence shows an attempt was (or was being) launched here. */
-    private static final List<String> TRACES = List.of(".pid", ".exit", ".failed", ".log");
+    private static final List<String> TRACES = List.of(".pid", ".exit", ".failed", ".log", ".claim");
 
     String base() {
         return key.workloadId() + "-" + key.attempt();
@@ -45,6 +47,24 @@ record AttemptFiles(Path dir, AttemptKey key) {
 
     Path exit() {
         return dir.resolve(base() + ".exit");
+    }
+
+    /** Created by the wrapper that runs the command (its name is the exit file's with {@code .claim} instead). */
+    Path claim() {
+        return dir.resolve(base() + ".claim");
+    }
+
+    /** The pid the claim holds, if the claim exists and holds one. */
+    java.util.OptionalLong claimant() throws IOException {
+        Optional<String> text = readIfExists(claim());
+        if (text.isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(Long.parseLong(text.get().trim()));
+        } catch (NumberFormatException halfWritten) {
+            return java.util.OptionalLong.empty(); // created, its pid not written yet
+        }
     }
 
     Path stopped() {

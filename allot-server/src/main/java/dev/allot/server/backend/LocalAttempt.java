@@ -123,6 +123,9 @@ final class LocalAttempt {
                             + (killDeadline == null ? "the next stop" : killDeadline) + warned)
                     : new AttemptStatus(key, Phase.RUNNING, null, pid + warned);
         }
+        if (wrapper != null && tookOverByClaimHolder()) {
+            return status();
+        }
         // Gone: the wrapper writes the exit file before it exits, so reading it now cannot miss it.
         Integer exitCode = null;
         String exitNote = null;
@@ -155,6 +158,36 @@ final class LocalAttempt {
                             + "its wrapper, e.g. SIGKILL to its process group, or the machine restarted)";
         }
         return end(new AttemptStatus(key, Phase.EXITED, null, exitNote));
+    }
+
+    /**
+     * Whether this attempt's wrapper, now gone, had lost the attempt's claim to another wrapper of it that still runs
+     * (two launches of one attempt raced; see {@link WorkloadLauncher#WRAPPER_SCRIPT}): the winner becomes the
+     * wrapper followed here, adopted, and the pid file names it. Not when the attempt's exit file exists (its end is
+     * known) or the claim names this wrapper, nobody, or a process that is not a wrapper of this attempt.
+     */
+    private boolean tookOverByClaimHolder() {
+        try {
+            if (java.nio.file.Files.exists(files.exit())) {
+                return false;
+            }
+            java.util.OptionalLong holder = files.claimant();
+            if (holder.isEmpty() || holder.getAsLong() == wrapper.pid()) {
+                return false;
+            }
+            Optional<ProcessHandle> winner = WrapperProcesses.wrapperOf(
+                    new AttemptFiles.PidRecord(holder.getAsLong(), null), files);
+            if (winner.isEmpty()) {
+                return false;
+            }
+            wrapper = winner.get();
+            process = null;
+            AttemptFiles.writeAtomically(files.pid(), new AttemptFiles.PidRecord(wrapper.pid(),
+                    wrapper.info().startInstant().orElse(null)).format());
+            return true;
+        } catch (IOException e) {
+            return false; // read again at the next probe
+        }
     }
 
     private AttemptStatus end(AttemptStatus status) {

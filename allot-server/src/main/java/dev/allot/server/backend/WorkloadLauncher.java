@@ -51,13 +51,22 @@ import java.util.stream.Stream;
  */
 final class WorkloadLauncher {
 
+    /** How a wrapper that found its attempt claimed by another wrapper exits (it ran nothing). */
+    static final int LOST_CLAIM_STATUS = 125;
+
     /**
      * The wrapper, run as the service's user with {@code $0} the attempt's token, {@code $1} the exit file, {@code $2}
-     * the environment file and the rest the command: opens the environment file on descriptor 3 and deletes it (the
-     * declared values, secrets included, stay on disk no longer than the launch), runs "$@" (never interprets it),
-     * records its exit code atomically, exits with it.
+     * the environment file and the rest the command. First it claims the attempt: it creates the {@code .claim} file
+     * holding its pid, exclusively ({@code set -C}: the create fails if the file exists), and when another wrapper of
+     * the same attempt holds the claim it exits with {@value #LOST_CLAIM_STATUS} having run and written nothing. So
+     * the command never runs twice, even when two launches of one attempt race: a scheduler paused inside a launch
+     * (past every lease check) that resumes after a standby took over and launched the attempt again. Then it opens
+     * the environment file on descriptor 3 and deletes it (the declared values, secrets included, stay on disk no
+     * longer than the launch), runs "$@" (never interprets it), records its exit code atomically, exits with it.
      */
-    static final String WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; { command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; c=$?; "
+    static final String WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; "
+            + "( set -C; echo $$ > \"${f%.exit}.claim\" ) 2>/dev/null || exit " + LOST_CLAIM_STATUS + "; "
+            + "{ command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; c=$?; "
             + "echo \"$c\" > \"$f.tmp\" && command -p mv -f \"$f.tmp\" \"$f\"; exit \"$c\"";
 
     /**

@@ -23,6 +23,13 @@ final class WrapperProcesses {
             + "echo \"$c\" > \"$ALLOT_EXIT_FILE.tmp\" && command -p mv -f \"$ALLOT_EXIT_FILE.tmp\" \"$ALLOT_EXIT_FILE\"; "
             + "exit \"$c\"";
 
+    /**
+     * The wrapper before it claimed its attempt ({@link WorkloadLauncher#WRAPPER_SCRIPT}), still recognised when
+     * adopting: a wrapper started by that version runs on after an upgrade.
+     */
+    static final String UNCLAIMED_WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; { command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; "
+            + "c=$?; echo \"$c\" > \"$f.tmp\" && command -p mv -f \"$f.tmp\" \"$f\"; exit \"$c\"";
+
     /** How far the OS's start instant of a process may drift between two readings (it is derived from boot time). */
     private static final Duration START_INSTANT_TOLERANCE = Duration.ofSeconds(1);
 
@@ -53,7 +60,7 @@ final class WrapperProcesses {
      */
     static boolean interruptedLaunch(AttemptFiles files) {
         if (!Files.exists(files.log()) || Files.exists(files.pid()) || Files.exists(files.exit())
-                || Files.exists(files.failed()) || Files.exists(files.stopped())) {
+                || Files.exists(files.failed()) || Files.exists(files.stopped()) || Files.exists(files.claim())) {
             return false;
         }
         try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
@@ -91,6 +98,7 @@ final class WrapperProcesses {
         int at = arguments.length > 0 && arguments[0].equals("/bin/sh") ? 1 : 0;
         return arguments.length >= at + 3 && arguments[at].equals("-c")
                 && (arguments[at + 1].equals(WorkloadLauncher.WRAPPER_SCRIPT)
+                        || arguments[at + 1].equals(UNCLAIMED_WRAPPER_SCRIPT)
                         || arguments[at + 1].equals(LEGACY_WRAPPER_SCRIPT))
                 && arguments[at + 2].equals(files.wrapperToken());
     }

@@ -590,4 +590,94 @@ class LocalBackendTest {
         assertThat(done.exitCode()).isZero();
         assertThat(log(restarted, key)).isEqualTo("ran 1\n");
     }
+
+    @Test
+    void aLaunchResumedAfterAnotherLaunchOfTheSameAttemptRanItRunsNothingAndTheFirstRunIsFollowed() throws Exception {
+        // given a scheduler paused inside its launch of w-race#1, after it opened the log and before it spawned the
+        // wrapper (past every lease check): a standby that took over sees an interrupted launch and launches it
+        Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
+        Files.writeString(attempts.resolve("w-race-1.log"), "");
+        AttemptKey key = new AttemptKey("w-race", 1);
+        // the command's output goes to the attempt's log, which every wrapper of it appends to
+        Launch launch = script("w-race", 1, "echo ran; sleep 3");
+        LocalBackend standby = backend();
+        standby.start(launch);
+        awaitPhase(standby, key, Phase.RUNNING);
+        awaitContent(attempts.resolve("w-race-1.log"), "ran\n");
+
+        // when the paused scheduler resumes and its launch spawns a wrapper of the same attempt
+        WorkloadLauncher paused = new WorkloadLauncher(new UnixAccounts(), false);
+        Process late = paused.start(launch, "0", paused.runAs(launch), new AttemptFiles(attempts, key));
+
+        // then that wrapper finds the attempt claimed, runs nothing and records nothing; the command ran once
+        assertThat(late.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(late.exitValue()).isEqualTo(WorkloadLauncher.LOST_CLAIM_STATUS);
+        assertThat(statusOf(standby, key).phase()).isEqualTo(Phase.RUNNING);
+        AttemptStatus done = awaitPhase(standby, key, Phase.EXITED);
+        assertThat(done.exitCode()).isZero();
+        assertThat(log(standby, key)).isEqualTo("ran\n");
+    }
+
+    @Test
+    void aWrapperThatLostTheClaimHandsItsAttemptToTheWinnerAfterARestart() throws Exception {
+        // given w-won#1 running under a backend, and a second wrapper of it (a raced launch) whose pid the pid file
+        // names, as when the losing launch wrote its pid last
+        Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
+        AttemptKey key = new AttemptKey("w-won", 1);
+        Launch launch = script("w-won", 1, "sleep 2; exit 3");
+        LocalBackend first = backend();
+        first.start(launch);
+        awaitPhase(first, key, Phase.RUNNING);
+        WorkloadLauncher other = new WorkloadLauncher(new UnixAccounts(), false);
+        Process loser = other.start(launch, "0", other.runAs(launch), new AttemptFiles(attempts, key));
+        assertThat(loser.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        AttemptFiles.writeAtomically(attempts.resolve("w-won-1.pid"),
+                new AttemptFiles.PidRecord(loser.pid(), loser.toHandle().info().startInstant().orElse(null)).format());
+
+        // when a restarted backend adopts it, then it follows the winner to its real end, not "gone, code unknown"
+        LocalBackend restarted = backend();
+        assertThat(statusOf(restarted, key).phase()).isEqualTo(Phase.RUNNING);
+        AttemptStatus done = awaitPhase(restarted, key, Phase.EXITED);
+        assertThat(done.exitCode()).isEqualTo(3);
+    }
+
+    @Test
+    void aLaunchWhoseOwnWrapperLostTheClaimFollowsTheWinnerToItsEnd() throws Exception {
+        // given two wrappers of w-lost#1 spawned by two launches, the second after the first claimed the attempt
+        Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
+        AttemptKey key = new AttemptKey("w-lost", 1);
+        Launch launch = script("w-lost", 1, "sleep 2; exit 4");
+        AttemptFiles files = new AttemptFiles(attempts, key);
+        WorkloadLauncher launcher = new WorkloadLauncher(new UnixAccounts(), false);
+        Process winner = launcher.start(launch, "0", launcher.runAs(launch), files);
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (files.claimant().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        Process loser = launcher.start(launch, "0", launcher.runAs(launch), files);
+        assertThat(loser.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        // when the launch that spawned the loser asks what its attempt is
+        LocalAttempt followed = new LocalAttempt(files);
+        followed.process = loser;
+        followed.wrapper = loser.toHandle();
+
+        // then it runs (the winner's run), and ends with the winner's exit code, its pid file naming the winner
+        assertThat(followed.status().phase()).isEqualTo(Phase.RUNNING);
+        assertThat(AttemptFiles.PidRecord.parse(Files.readString(files.pid())).pid()).isEqualTo(winner.pid());
+        assertThat(winner.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        AttemptStatus done = followed.status();
+        assertThat(done.phase()).isEqualTo(Phase.EXITED);
+        assertThat(done.exitCode()).isEqualTo(4);
+    }
+
+    private static void awaitContent(Path file, String content) throws Exception {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!Files.readString(file).equals(content)) {
+            if (System.nanoTime() > deadline) {
+                fail(file + " holds '" + Files.readString(file) + "', not '" + content + "'");
+            }
+            Thread.sleep(20);
+        }
+    }
 }
