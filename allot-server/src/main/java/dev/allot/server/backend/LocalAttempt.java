@@ -171,12 +171,7 @@ final class LocalAttempt {
             if (java.nio.file.Files.exists(files.exit())) {
                 return false;
             }
-            java.util.OptionalLong holder = files.claimant();
-            if (holder.isEmpty() || holder.getAsLong() == wrapper.pid()) {
-                return false;
-            }
-            Optional<ProcessHandle> winner = WrapperProcesses.wrapperOf(
-                    new AttemptFiles.PidRecord(holder.getAsLong(), null), files);
+            Optional<ProcessHandle> winner = WrapperProcesses.claimHolderOtherThan(wrapper.pid(), files);
             if (winner.isEmpty()) {
                 return false;
             }

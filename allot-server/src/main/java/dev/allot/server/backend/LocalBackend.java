@@ -406,7 +406,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
             if (pidFile.isPresent()) {
                 PidRecord recorded = PidRecord.parse(pidFile.get());
                 attempt.wrapper = WrapperProcesses.wrapperOf(recorded, files)
-                        .or(() -> claimHolderOtherThan(recorded.pid(), files)).orElse(null);
+                        .or(() -> WrapperProcesses.claimHolderOtherThan(recorded.pid(), files)).orElse(null);
             } else if (!Files.exists(files.exit())) {
                 // Launched, but the scheduler stopped before recording the pid: look for the wrapper by its token.
                 attempt.wrapper = WrapperProcesses.find(files).orElse(null);
@@ -427,21 +427,6 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
         watch(attempt);
         return attempt;
-    }
-
-    /**
-     * The wrapper that holds the attempt's claim, if it is not {@code recordedPid} and still runs: the pid file can
-     * name a wrapper that lost the claim to another launch of the same attempt (two launches raced; see
-     * {@link WorkloadLauncher#WRAPPER_SCRIPT}). A claim naming the recorded pid adds nothing to the pid file's verdict.
-     */
-    private static Optional<ProcessHandle> claimHolderOtherThan(long recordedPid, AttemptFiles files) {
-        try {
-            java.util.OptionalLong holder = files.claimant();
-            return holder.isEmpty() || holder.getAsLong() == recordedPid ? Optional.empty()
-                    : WrapperProcesses.wrapperOf(new PidRecord(holder.getAsLong(), null), files);
-        } catch (IOException e) {
-            return Optional.empty();
-        }
     }
 
     // ---------------------------------------------------------------------------------------------- close

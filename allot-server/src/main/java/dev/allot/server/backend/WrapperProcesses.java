@@ -68,6 +68,22 @@ final class WrapperProcesses {
         }
     }
 
+    /**
+     * The wrapper that holds the attempt's claim, if it is not {@code pid} and still runs: a wrapper that lost the
+     * claim to another launch of the same attempt (two launches raced; see {@link WorkloadLauncher#WRAPPER_SCRIPT})
+     * ran nothing, and the attempt is the holder's. Empty when the claim is absent, names {@code pid}, cannot be
+     * read yet, or names a process that is not a wrapper of this attempt.
+     */
+    static Optional<ProcessHandle> claimHolderOtherThan(long pid, AttemptFiles files) {
+        try {
+            java.util.OptionalLong holder = files.claimant();
+            return holder.isEmpty() || holder.getAsLong() == pid ? Optional.empty()
+                    : wrapperOf(new PidRecord(holder.getAsLong(), null), files);
+        } catch (IOException e) {
+            return Optional.empty(); // read again at the next probe
+        }
+    }
+
     /** The recorded wrapper if it is still that process: alive, started when recorded, carrying the token. */
     static Optional<ProcessHandle> wrapperOf(PidRecord record, AttemptFiles files) {
         Optional<ProcessHandle> handle = ProcessHandle.of(record.pid());
