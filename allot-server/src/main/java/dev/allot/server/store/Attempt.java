@@ -11,7 +11,11 @@ import java.util.Objects;
  * @param placement      the GPUs it was given, node by node, in the policy's placement order
  * @param endedAtMillis  null while open
  * @param outcome        null while open
- * @param reason         words for people (exit code, backend detail, preemption cause); may be null
+ * @param reason         the scheduler's words for people (exit code, preemption cause), which every viewer reads; may
+ *                       be null
+ * @param reasonDetail   the backend's words about it (a launch's error), which may repeat the workload's command and
+ *                       environment and so are shown only to those who may see them ({@link AttemptReasons}); may be
+ *                       null
  * @param preemptor      the workload it was preempted for, when it was; otherwise null
  * @param lostGpuSeconds GPU-seconds of work thrown away when it ended (progress since the last checkpoint); null
  *                       when unknown or not applicable
@@ -28,6 +32,7 @@ public record Attempt(
         Long endedAtMillis,
         AttemptOutcome outcome,
         String reason,
+        String reasonDetail,
         String preemptor,
         Double lostGpuSeconds,
         Long stopRequestedAtMillis,
@@ -37,6 +42,16 @@ public record Attempt(
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(phase, "phase");
         placement = List.copyOf(placement);
+    }
+
+    /** The reason as a viewer reads it ({@link AttemptReasons#shown}); null when there is none. */
+    public String reasonFor(boolean maySeeDetails) {
+        return AttemptReasons.shown(reason, reasonDetail, maySeeDetails);
+    }
+
+    /** The reason with the backend's words: as its owner reads it. */
+    public String reasonInFull() {
+        return reasonFor(true);
     }
 
     /** GPUs in all. */

@@ -25,7 +25,7 @@ import org.jdbi.v3.core.HandleCallback;
  */
 public final class Attempts {
     static final String ATTEMPT_COLUMNS = "a.workload_id, a.attempt, a.placement, a.phase, a.started_at_ms,"
-            + " a.ended_at_ms, a.outcome, a.reason, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms,"
+            + " a.ended_at_ms, a.outcome, a.reason, a.reason_detail, a.preemptor, a.lost_gpu_seconds, a.stop_requested_at_ms,"
             + " a.charged_from_ms";
     static final String WAITING = "('pending', 'requeued')";
 
@@ -184,7 +184,7 @@ public final class Attempts {
      * otherwise; a workload whose cancellation was requested is cancelled rather than sent back to the queue).
      * Ending an attempt again with the same outcome changes nothing. Returns the workload as it is afterwards.
      *
-     * @param reason         words for people; may be null
+     * @param reason         the scheduler's words for people, which every viewer reads; may be null
      * @param preemptor      the workload it made room for; may be null
      * @param lostGpuSeconds the work thrown away, when known; may be null
      * @param nowMillis      when it ended; a time before the attempt's start (a clock that stepped back) is
@@ -194,6 +194,16 @@ public final class Attempts {
      */
     public Workload endAttempt(AttemptKey key, AttemptOutcome outcome, String reason, String preemptor,
                                Double lostGpuSeconds, long nowMillis) {
+        return endAttempt(key, outcome, reason, null, preemptor, lostGpuSeconds, nowMillis);
+    }
+
+    /**
+     * {@link #endAttempt(AttemptKey, AttemptOutcome, String, String, Double, long)} with the backend's words about the
+     * end ({@code reasonDetail}; may be null), which only those who may see the workload's details read
+     * ({@link AttemptReasons}).
+     */
+    public Workload endAttempt(AttemptKey key, AttemptOutcome outcome, String reason, String reasonDetail,
+                               String preemptor, Double lostGpuSeconds, long nowMillis) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(outcome, "outcome");
         if (lostGpuSeconds != null && !(lostGpuSeconds >= 0)) {
@@ -230,7 +240,7 @@ public final class Attempts {
                         + "; it cannot end again as " + outcome.label());
             }
             try (RawStatement st = transactions.raw(h, END_ATTEMPT)) {
-                st.set(nowMillis).set(nowMillis).set(outcome.label()).set(reason).set(preemptor)
+                st.set(nowMillis).set(nowMillis).set(outcome.label()).set(reason).set(reasonDetail).set(preemptor)
                         .setNullable(lostGpuSeconds).set(key.workloadId()).set(key.attempt()).update();
             }
             return moved;
@@ -245,9 +255,12 @@ public final class Attempts {
             + " (CASE WHEN resumable = ? THEN ? ELSE ? END) ELSE (CASE WHEN resumable = ? THEN ? ELSE ? END) END"
             + " WHERE id = ? AND state = 'running' AND EXISTS (SELECT 1 FROM attempts WHERE workload_id = ?"
             + " AND attempt = ? AND phase <> 'ended') RETURNING " + Workloads.WORKLOAD_COLUMNS;
-    /** {@link #endAttempt}'s end of the attempt (the end twice, outcome, reason, preemptor, lost, id, attempt). */
+    /**
+     * {@link #endAttempt}'s end of the attempt (the end twice, outcome, reason, its detail, preemptor, lost, id,
+     * attempt).
+     */
     private static final String END_ATTEMPT = "UPDATE attempts SET phase = 'ended', ended_at_ms = CASE WHEN ? >"
-            + " started_at_ms THEN ? ELSE started_at_ms END, outcome = ?, reason = ?, preemptor = ?,"
+            + " started_at_ms THEN ? ELSE started_at_ms END, outcome = ?, reason = ?, reason_detail = ?, preemptor = ?,"
             + " lost_gpu_seconds = ? WHERE workload_id = ? AND attempt = ? AND phase <> 'ended'";
 
     /** The attempts of a workload, first to last (none for an unknown workload). */

@@ -99,13 +99,14 @@ final class Rows {
         Long ended = nullableLong(rs, "ended_at_ms");
         String outcome = rs.getString("outcome");
         String reason = rs.getString("reason");
+        String reasonDetail = rs.getString("reason_detail");
         String preemptor = rs.getString("preemptor");
         double lost = rs.getDouble("lost_gpu_seconds");
         Double lostGpuSeconds = rs.wasNull() ? null : lost;
         Long stopRequested = nullableLong(rs, "stop_requested_at_ms");
         Long chargedFrom = nullableLong(rs, "charged_from_ms");
         return new Attempt(key, placement, phase, started, ended, outcome == null ? null : AttemptOutcome.parse(outcome),
-                reason, preemptor, lostGpuSeconds, stopRequested, chargedFrom);
+                reason, reasonDetail, preemptor, lostGpuSeconds, stopRequested, chargedFrom);
     }
 
     static Allocation allocation(ResultSet rs) throws SQLException {

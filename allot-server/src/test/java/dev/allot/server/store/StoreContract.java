@@ -839,6 +839,50 @@ abstract class StoreContract {
     }
 
     @Test
+    void anAttemptsReasonKeepsTheBackendsWordsApartFromTheSchedulersAndOnlyThoseWhoMaySeeDetailsReadThem() {
+        // given a workload whose attempt failed to start, the backend naming its program and PATH
+        Store store = open();
+        Workload w = store.workloads().submit(work("lab", "alice").build());
+        AttemptKey key = store.attempts().beginAttempt(w.id(), on("n1", 0), 1_000);
+        String words = "train.sh: command not found (No such file or directory in PATH=/home/alice/secret/bin:/usr/bin)";
+
+        // when it ends with the scheduler's words and the backend's apart
+        store.attempts().endAttempt(key, AttemptOutcome.FAILED, "failed to start", words, null, null, 2_000);
+
+        // then both are kept, each in its own place, and the backend's are read only with the details
+        Attempt a = store.attempts().attempts(w.id()).get(0);
+        assertThat(a.reason()).isEqualTo("failed to start");
+        assertThat(a.reasonDetail()).isEqualTo(words);
+        assertThat(a.reasonInFull()).isEqualTo("failed to start (" + words + ")");
+        assertThat(a.reasonFor(false)).isEqualTo("failed to start (" + AttemptReasons.DETAIL_WITHHELD + ")")
+                .doesNotContain("/home/alice").doesNotContain("train.sh");
+    }
+
+    @Test
+    void givenAStoreOfVersion10_whenItIsUpgraded_thenAnAttemptsReasonOfOldIsKeptButShownOnlyWithTheDetails() {
+        // given a version-10 store whose one attempt failed with the backend's words in its one reason column
+        String old = "failed to start (/home/alice/project-x/run.sh: No such file or directory)";
+        createSchemaAt("10",
+                "INSERT INTO workloads (id, allocation_path, user_name, gpus, gpus_per_node, min_runtime_seconds,"
+                        + " resumable, priority, kind, command, environment, state, submitted_at_ms) VALUES ('w-1',"
+                        + " 'lab', 'alice', 1, 0, 0, TRUE, 'normal', 'train', '[\"/home/alice/project-x/run.sh\"]',"
+                        + " '{}', 'failed', 1000)",
+                "INSERT INTO attempts (workload_id, attempt, placement, phase, started_at_ms, ended_at_ms, outcome,"
+                        + " reason) VALUES ('w-1', 1, '[{\"node\": \"n1\", \"gpus\": [0]}]', 'ended', 2000, 3000,"
+                        + " 'failed', '" + old + "')");
+
+        // when a store of this version opens it
+        Store store = open();
+
+        // then the old reason is kept whole as the backend's words (nothing tells the scheduler's part apart)
+        Attempt a = store.attempts().attempts("w-1").get(0);
+        assertThat(a.reason()).isNull();
+        assertThat(a.reasonDetail()).isEqualTo(old);
+        assertThat(a.reasonInFull()).isEqualTo(old);
+        assertThat(a.reasonFor(false)).isEqualTo(AttemptReasons.REASON_WITHHELD);
+    }
+
+    @Test
     void nodesAreListedByNameWithTheirHealth() {
         Store store = open();
         store.nodes().putNode(new Node("n2", 8, true, null, 1));
