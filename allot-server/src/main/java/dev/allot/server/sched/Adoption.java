@@ -463,9 +463,8 @@ final class Adoption {
                     LOG.warn("could not tell whether the {} backend started adopted attempt {}; asking again next"
                             + " cycle: {}", c.backend.name(), a.key(), e.getMessage());
                 } catch (BackendException e) {
-                    c.carrier.end(l, AttemptOutcome.FAILED,
-                            "the " + c.backend.name() + " backend refused it: " + e.getMessage(),
-                            null, null, now, nowMillis);
+                    c.carrier.end(l, AttemptOutcome.FAILED, c.carrier.refusedReason(), e.getMessage(), null, null,
+                            now, nowMillis, nowMillis);
                 }
             } else {
                 c.carrier.end(l, AttemptOutcome.LOST,

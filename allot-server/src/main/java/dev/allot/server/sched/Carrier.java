@@ -183,8 +183,7 @@ final class Carrier {
         } catch (BackendUnavailableException e) {
             LOG.warn("still cannot tell whether the {} backend started {}: {}", c.backend.name(), l.key, e.getMessage());
         } catch (BackendException e) {
-            end(l, AttemptOutcome.FAILED, "the " + c.backend.name() + " backend refused it: " + e.getMessage(), null,
-                    null, now, nowMillis);
+            end(l, AttemptOutcome.FAILED, refusedReason(), e.getMessage(), null, null, now, nowMillis, nowMillis);
         }
     }
 
@@ -212,58 +211,74 @@ final class Carrier {
         String reason;
         String preemptor = null;
         Double lost = null;
-        // the backend's words, unless they only repeat the exit code the reason below states
-        String detail = st.detail() == null || st.detail().equals("exited with code " + st.exitCode()) ? ""
-                : " (" + st.detail() + ")";
-        if (neverRan && !detail.contains("never started")) {
-            detail = " (it never started on the " + c.backend.name() + " backend" + (st.detail() == null ? ""
-                    : ": " + st.detail()) + ")";
+        // The backend's words (they may name the workload's program and PATH: only those who may see its details read
+        // them), unless they only repeat the exit code the reason states.
+        String words = st.detail() == null || st.detail().equals("exited with code " + st.exitCode()) ? null
+                : st.detail();
+        String never = "";
+        if (neverRan && (words == null || !words.contains("never started"))) {
+            never = " (it never started on the " + c.backend.name() + " backend)";
         }
         if (exitedOk) {
             outcome = AttemptOutcome.COMPLETED;
-            reason = "exited with code 0" + detail;
+            reason = "exited with code 0" + never;
         } else if (l.stopping && l.cancelled) {
             // Asked to stop: however it ended (a process often exits non-zero on SIGTERM), the stop ended it.
             outcome = AttemptOutcome.CANCELLED;
-            reason = "stopped: its cancellation was requested" + detail;
+            reason = "stopped: its cancellation was requested" + never;
         } else if (l.lostReason != null) {
             outcome = AttemptOutcome.LOST;
-            reason = l.lostReason + detail;
+            reason = l.lostReason + never;
         } else if (l.stopping && l.result != null) {
             outcome = l.result.requeued() ? AttemptOutcome.REQUEUED : AttemptOutcome.PREEMPTED;
-            reason = l.cause == null ? "stopped: it was being stopped when the scheduler restarted" + detail
-                    : l.cause.explanation() + (l.startUnconfirmed || neverRan ? detail : "");
+            if (l.cause == null) {
+                reason = "stopped: it was being stopped when the scheduler restarted" + never;
+            } else {
+                reason = l.cause.explanation() + never;
+                words = l.startUnconfirmed || neverRan ? words : null;
+            }
             preemptor = l.cause == null ? null : l.cause.preemptorId();
             lost = neverRan ? 0.0 : (double) l.result.lostGpuSeconds();
         } else if (neverRan) {
             outcome = AttemptOutcome.LOST;
-            reason = "stopped before it started" + detail;
+            reason = "stopped before it started" + never;
         } else if (st.phase() == AttemptStatus.Phase.STOPPED) {
             outcome = AttemptOutcome.LOST;
-            reason = "stopped, but not by the scheduler" + detail;
+            reason = "stopped, but not by the scheduler" + never;
         } else if (l.adoptedUnseen && DiedWhileDown.lostReason(st).isPresent()) {
             outcome = AttemptOutcome.LOST;
-            reason = DiedWhileDown.lostReason(st).get() + detail;
+            reason = DiedWhileDown.lostReason(st).get() + never;
         } else if (st.phase() == AttemptStatus.Phase.FAILED_TO_START) {
             outcome = AttemptOutcome.FAILED;
-            reason = "failed to start" + detail;
+            reason = "failed to start" + never;
         } else {
             outcome = AttemptOutcome.FAILED;
-            reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + detail;
+            reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + never;
         }
-        end(l, outcome, reason, preemptor, lost, now, nowMillis,
+        end(l, outcome, reason, words, preemptor, lost, now, nowMillis,
                 neverRan ? SchedulerLoop.NEVER_RAN_ENDED_AT_MILLIS : nowMillis);
+    }
+
+    /**
+     * The scheduler's words for an attempt the backend refused to start; the backend's own (its exception's message,
+     * which may name the workload's program or account) go with them as the reason's detail.
+     */
+    String refusedReason() {
+        return "the " + c.backend.name() + " backend refused it";
     }
 
     /** Ends an attempt in the store with the given outcome, lets the backend forget it, and brings the core along. */
     void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
                      long nowMillis) {
-        end(l, outcome, reason, preemptor, lost, now, nowMillis, nowMillis);
+        end(l, outcome, reason, null, preemptor, lost, now, nowMillis, nowMillis);
     }
 
-    /** {@link #end}, recording the attempt's end at {@code endedAtMillis} in the store. */
-    void end(LiveAttempt l, AttemptOutcome outcome, String reason, String preemptor, Double lost, long now,
-                     long nowMillis, long endedAtMillis) {
+    /**
+     * {@link #end}, with the backend's words about the end ({@code reasonDetail}, private to those who may see the
+     * workload's details; may be null), recording the attempt's end at {@code endedAtMillis} in the store.
+     */
+    void end(LiveAttempt l, AttemptOutcome outcome, String reason, String reasonDetail, String preemptor, Double lost,
+             long now, long nowMillis, long endedAtMillis) {
         // The policy hears of the end only if the core did not already count the attempt as over (an attempt being
         // stopped was preempted or cancelled in the core when the stop was asked; the simulator has no such end).
         c.dirty |= !l.stopping;
@@ -274,7 +289,7 @@ final class Carrier {
         }
         Workload w;
         try {
-            w = c.store.attempts().endAttempt(l.key, outcome, reason, preemptor, lost, endedAtMillis);
+            w = c.store.attempts().endAttempt(l.key, outcome, reason, reasonDetail, preemptor, lost, endedAtMillis);
         } catch (ConflictException e) {
             LOG.warn("attempt {} had already ended otherwise: {}", l.key, e.getMessage());
             w = c.store.workloads().workload(l.jobId).orElseThrow();

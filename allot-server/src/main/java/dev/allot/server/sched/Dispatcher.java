@@ -184,8 +184,8 @@ final class Dispatcher {
         } else if (failure != null) {
             c.books.live.remove(l.key);
             c.books.runningAttempt.remove(job.id());
-            c.store.attempts().endAttempt(l.key, AttemptOutcome.FAILED, "the " + c.backend.name()
-                    + " backend refused it: " + failure.getMessage(), null, null, p.nowMillis());
+            c.store.attempts().endAttempt(l.key, AttemptOutcome.FAILED, c.carrier.refusedReason(),
+                    failure.getMessage(), null, null, p.nowMillis());
             c.dirty = true;
             if (!job.state().isFinal()) {
                 c.state.cancel(job, p.now());

@@ -358,7 +358,7 @@ class SchedulerLoopTest {
         f.cycle();
         f.cycle();
         assertThat(f.stateOf(noProgram)).isEqualTo(WorkloadState.FAILED);
-        assertThat(f.attempts(noProgram).get(0).reason()).contains("failed to start").contains("no such program");
+        assertThat(f.attempts(noProgram).get(0).reasonInFull()).contains("failed to start").contains("no such program");
         assertThat(f.stateOf(crashes)).isEqualTo(WorkloadState.RUNNING);
         f.advance(HOUR);
         f.cycle();

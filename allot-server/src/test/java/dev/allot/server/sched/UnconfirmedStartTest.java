@@ -122,7 +122,7 @@ class UnconfirmedStartTest {
         f.cycle();
         Attempt a = only(f, w);
         assertThat(a.outcome()).isEqualTo(AttemptOutcome.FAILED);
-        assertThat(a.reason()).isEqualTo("the scripted backend refused it: partition gpu is down");
+        assertThat(a.reasonInFull()).isEqualTo("the scripted backend refused it (partition gpu is down)");
         assertThat(f.stateOf(w)).isEqualTo(WorkloadState.FAILED);
         assertThat(f.loop.counters().failures()).isEqualTo(1);
 
@@ -176,7 +176,7 @@ class UnconfirmedStartTest {
         assertThat(f.backend.stops).containsExactly(key);
         Attempt a = only(f, free);
         assertThat(a.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
-        assertThat(a.reason()).contains(allocated).endsWith("(never started)");
+        assertThat(a.reasonInFull()).contains(allocated).endsWith("(never started)");
         assertThat(a.lostGpuSeconds()).isZero(); // it did no work to lose
         assertThat(a.endedAtMillis()).isEqualTo(a.startedAtMillis()); // no GPU time it never had
         assertThat(f.stateOf(allocated)).isEqualTo(WorkloadState.RUNNING);
@@ -208,7 +208,7 @@ class UnconfirmedStartTest {
         assertThat(f.backend.startCalls).filteredOn(k -> k.workloadId().equals(free)).containsExactly(key);
         Attempt a = only(f, free);
         assertThat(a.outcome()).isEqualTo(AttemptOutcome.PREEMPTED);
-        assertThat(a.reason()).contains(allocated).contains("never started");
+        assertThat(a.reasonInFull()).contains(allocated).contains("never started");
         assertThat(a.lostGpuSeconds()).isZero();
         assertThat(a.endedAtMillis()).isEqualTo(a.startedAtMillis());
 
@@ -265,7 +265,7 @@ class UnconfirmedStartTest {
         f.cycle();
         Attempt a = only(f, w);
         assertThat(a.outcome()).isEqualTo(AttemptOutcome.FAILED);
-        assertThat(a.reason()).isEqualTo("the scripted backend refused it: no such account");
+        assertThat(a.reasonInFull()).isEqualTo("the scripted backend refused it (no such account)");
         assertThat(f.stateOf(w)).isEqualTo(WorkloadState.FAILED);
     }
 }
