@@ -358,7 +358,8 @@ public final class ApiServer implements AutoCloseable {
 
     /**
      * {@code GET /v1/timeline?hours=N}: the per-GPU timeline of the last N hours (default 24, at most 31 days) in the
-     * format the report's drawing code reads ({@link LiveTimeline}); for any signed-in user, as the workload list is.
+     * format the report's drawing code reads ({@link LiveTimeline}); for any signed-in user, as the workload list is,
+     * the backend's words in an attempt's note only for those who may see its workload's details.
      */
     private void timeline(Context ctx, User user) {
         QueryParams.only(ctx, List.of("hours"), "the only parameter is hours");
@@ -366,8 +367,10 @@ public final class ApiServer implements AutoCloseable {
         long hours = QueryParams.number(params, "hours", 1, LiveTimeline.MAX_HOURS, LiveTimeline.DEFAULT_HOURS);
         long now = clock.millis();
         long since = now - hours * 3_600_000L;
-        io.json(ctx, 200, LiveTimeline.of(store.allocations().allocations(), store.nodes().nodes(),
-                store.attempts().attemptsBetween(since, now), store.nodes().healthChanges(since, now), since, now));
+        List<dev.allot.server.store.Allocation> tree = store.allocations().allocations();
+        Permissions permissions = Permissions.of(tree);
+        io.json(ctx, 200, LiveTimeline.of(tree, store.nodes().nodes(), store.attempts().attemptsBetween(since, now),
+                store.nodes().healthChanges(since, now), since, now, w -> permissions.maySeeDetails(user, w)));
     }
 
     /** Refuses (403) a caller who is not an administrator, saying what it may not do. */

@@ -109,14 +109,16 @@ final class Explanations {
 
     static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper,
                           dev.allot.core.state.SchedulerConfig scheduling) {
-        return of(w, attempts, explanation, mapper, scheduling, Optional.empty(), false);
+        return of(w, attempts, false, explanation, mapper, scheduling, Optional.empty(), false);
     }
 
     /**
      * The whole answer, with the workload's forecast start while it waits ({@code forecast}, and a sentence), or a
-     * sentence saying why there is none.
+     * sentence saying why there is none. The attempts' reasons carry the backend's words only when
+     * {@code maySeeDetails} (the viewer may see the workload's command and environment).
      */
-    static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper,
+    static ExplainView of(Workload w, List<Attempt> attempts, boolean maySeeDetails,
+                          Optional<WaitExplanation> explanation, ObjectMapper mapper,
                           dev.allot.core.state.SchedulerConfig scheduling,
                           Optional<dev.allot.server.forecast.LiveForecast> live, boolean forecasting) {
         List<String> summary = new ArrayList<>();
@@ -133,12 +135,12 @@ final class Explanations {
             data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), e.ranking().label(),
                     entitlement ? e.reclaimMargin() : null, Standing.of(e.standing()),
                     e.otherStandings().stream().map(Standing::of).toList(), queue(e), levels(e),
-                    waitsFor(e, mapper), protection(e), preemptions(attempts));
+                    waitsFor(e, mapper), protection(e), preemptions(attempts, maySeeDetails));
         } else {
             summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
-            data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts));
+            data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts, maySeeDetails));
             String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
             if (capNote != null) { // the scheduler's own explanation says it too
                 summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");
@@ -202,12 +204,13 @@ final class Explanations {
                 p.protectedUntilSeconds(), p.minRuntimeSeconds(), p.preemptibleByCount(), p.preemptibleByIds());
     }
 
-    static List<Preemption> preemptions(List<Attempt> attempts) {
+    /** The attempts that ended in a preemption; their reasons with the backend's words only when {@code maySeeDetails}. */
+    static List<Preemption> preemptions(List<Attempt> attempts, boolean maySeeDetails) {
         List<Preemption> out = new ArrayList<>();
         for (Attempt a : attempts) {
             if (a.preempted()) {
                 out.add(new Preemption(a.key().attempt(), a.endedAtMillis() == null ? null : Views.instant(a.endedAtMillis()),
-                        a.outcome().label(), a.preemptor(), a.reason(),
+                        a.outcome().label(), a.preemptor(), a.reasonFor(maySeeDetails),
                         a.lostGpuSeconds() == null ? null : a.lostGpuSeconds() / 3600));
             }
         }

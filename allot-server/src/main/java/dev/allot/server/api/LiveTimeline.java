@@ -60,9 +60,13 @@ final class LiveTimeline {
                 TimelineNodes nodes, TimelineWorkloads workloads, TimelineData timeline, List<String> notes) {
     }
 
-    /** The timeline of {@code [sinceMillis, untilMillis)}; {@code sinceMillis} is taken down to a whole second. */
+    /**
+     * The timeline of {@code [sinceMillis, untilMillis)}; {@code sinceMillis} is taken down to a whole second. A note
+     * carries the backend's words of its attempt's reason only when {@code maySeeDetails} holds for its workload.
+     */
     static View of(List<Allocation> tree, List<Node> registered, List<AttemptOfWorkload> attempts,
-                   List<HealthChange> changes, long sinceMillis, long untilMillis) {
+                   List<HealthChange> changes, long sinceMillis, long untilMillis,
+                   java.util.function.Predicate<Workload> maySeeDetails) {
         long origin = Math.floorDiv(sinceMillis, 1000);
         long originMillis = origin * 1000;
         long end = Math.max(0, (untilMillis - originMillis) / 1000);
@@ -139,7 +143,7 @@ final class LiveTimeline {
             };
             runs.add(new Noted(new TimelineEncoder.Run(workloadIndex.get(w.id()), start, stop, protectedFor, endKind, -1,
                     a.preemptor() == null ? -1 : workloadIndex.getOrDefault(a.preemptor(), -1),
-                    slots(a.placement(), nodeIndex)), note(a)));
+                    slots(a.placement(), nodeIndex)), note(a, maySeeDetails.test(w))));
         }
         // The encoder sorts by start then workload, stably; sorted the same way first, the notes keep its order.
         runs.sort(Comparator.comparingLong((Noted n) -> n.run().startSeconds()).thenComparingInt(n -> n.run().workload()));
@@ -153,15 +157,16 @@ final class LiveTimeline {
                 runs.stream().map(Noted::note).toList());
     }
 
-    private static String note(Attempt a) {
+    private static String note(Attempt a, boolean maySeeDetails) {
         StringBuilder s = new StringBuilder("attempt ").append(a.key().attempt());
         if (a.outcome() != null) {
             s.append(", ").append(a.outcome().label());
         } else {
             s.append(", ").append(a.phase().label());
         }
-        if (a.reason() != null) {
-            s.append(": ").append(a.reason());
+        String reason = a.reasonFor(maySeeDetails);
+        if (reason != null) {
+            s.append(": ").append(reason);
         }
         if (a.preemptor() != null) {
             s.append(" (for ").append(a.preemptor()).append(')');

@@ -231,10 +231,16 @@ final class Views {
                 Durations.formatSeconds(p.maxLifetimeSeconds()), p.defaultLifetimeSeconds(), p.maxLifetimeSeconds());
     }
 
-    static AttemptView attempt(Attempt a) {
+    /**
+     * An attempt; its reason with the backend's words only when {@code details} (the viewer may see the workload's
+     * command and environment, {@link Permissions#maySeeDetails}), else with them withheld
+     * ({@link dev.allot.server.store.AttemptReasons}).
+     */
+    static AttemptView attempt(Attempt a, boolean details) {
         return new AttemptView(a.key().attempt(), a.placement(), a.gpus(), a.phase().label(), instant(a.startedAtMillis()),
                 a.endedAtMillis() == null ? null : instant(a.endedAtMillis()),
-                a.outcome() == null ? null : a.outcome().label(), a.reason(), a.preemptor(), a.lostGpuSeconds());
+                a.outcome() == null ? null : a.outcome().label(), a.reasonFor(details), a.preemptor(),
+                a.lostGpuSeconds());
     }
 
     static AllocationView allocation(Allocation a) {

@@ -143,7 +143,10 @@ final class WorkloadsApi {
                 .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling)).toList()));
     }
 
-    /** A workload and its attempts; its command and environment only for those who may see them. */
+    /**
+     * A workload and its attempts; its command and environment, and the backend's words in its attempts' reasons, only
+     * for those who may see them.
+     */
     void show(Context ctx, User user) {
         QueryParams.none(ctx, "GET /v1/workloads/ID");
         String id = ctx.pathParam("id");
@@ -152,14 +155,18 @@ final class WorkloadsApi {
         Workload w = read.workload();
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
         io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
-                read.attempts().stream().map(Views::attempt).toList()));
+                read.attempts().stream().map(a -> Views.attempt(a, details)).toList()));
     }
 
-    /** Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user). */
+    /**
+     * Why a workload waits, runs or was preempted; readable by whoever may read the workload (any signed-in user), the
+     * backend's words in its attempts' reasons only by those who may see its details.
+     */
     void explain(Context ctx, User user) {
         QueryParams.none(ctx, "GET /v1/workloads/ID/explain");
         Workload w = requireWorkload(ctx.pathParam("id"));
-        io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), explainer.explain(w.id()),
+        boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
+        io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), details, explainer.explain(w.id()),
                 io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting())
                 .from(explainer.view(), clock.millis()));
     }

@@ -194,9 +194,12 @@ public final class CampaignController {
                 store.campaigns().completed(name, s.index(), last.get());
                 changed = true;
             } else if ((state == WorkloadState.FAILED || state == WorkloadState.CANCELLED) && !s.done()) {
+                // The hold's reason is shown to every viewer of the campaign and kept in the audit trail: the
+                // attempt's reason goes in without the backend's words (its workload shows them to those who may see).
+                String failedWhy = last.map(a -> a.reasonFor(false)).orElse(null);
                 String why = state == WorkloadState.FAILED
-                        ? "its workload " + w.get().id() + " failed" + last.map(a -> a.reason() == null ? ""
-                                : " (" + a.reason() + ")").orElse("") + "; a failed shard is not resubmitted"
+                        ? "its workload " + w.get().id() + " failed" + (failedWhy == null ? "" : " (" + failedWhy + ")")
+                                + "; a failed shard is not resubmitted"
                         : "its workload " + w.get().id() + " was cancelled; a shard whose workload someone cancelled is"
                                 + " not resubmitted";
                 store.campaigns().hold(name, s.index(), CampaignShard.HeldBy.FAILURE, why, ACTOR, nowMillis);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.campaign.CampaignFixture.Response;
 import dev.allot.server.store.Attempt;
+import dev.allot.server.store.AttemptReasons;
 import dev.allot.server.store.AuditEntry;
 import dev.allot.server.store.WorkloadState;
 import java.nio.file.Path;
@@ -223,6 +224,27 @@ class CampaignStoryTest {
             assertThat(f.store.campaigns().snapshot("flaky", f.clock.millis()).workloads()).isEmpty();
             assertThat(f.backend.launches).hasSize(1);
             assertThat(f.campaign("flaky").path("etaAt").isNull()).isTrue();
+        }
+    }
+
+    @Test
+    void givenAShardWhoseWorkloadFailsToStart_thenItsHoldSaysSoWithoutTheBackendsWords() {
+        try (CampaignFixture f = new CampaignFixture(dir, 2)) {
+            f.post("/v1/campaigns", "alice", campaign("missing", "\"protectedShards\": 1", "[{\"units\": 10}]", ""));
+            f.cycle();
+            String w = f.shard("missing", 0).path("workload").asText();
+            f.backend.failToStart(w, "/home/alice/project-x/run.sh: No such file or directory");
+            f.cycle();
+            f.cycle();
+            // the hold's reason is shown to every viewer of the campaign: the kind of failure, not the backend's words
+            JsonNode s = f.shard("missing", 0);
+            assertThat(s.path("phase").asText()).isEqualTo("held");
+            assertThat(s.path("heldReason").asText()).isEqualTo("its workload " + w + " failed (failed to start ("
+                    + AttemptReasons.DETAIL_WITHHELD + ")); a failed shard is not resubmitted");
+            assertThat(f.get("/v1/campaigns/missing", "bob").json().toString()).doesNotContain("/home/alice");
+            // and its workload tells them to its owner
+            assertThat(f.get("/v1/workloads/" + w, "alice").json().path("attempts").get(0).path("reason").asText())
+                    .isEqualTo("failed to start (/home/alice/project-x/run.sh: No such file or directory)");
         }
     }
 

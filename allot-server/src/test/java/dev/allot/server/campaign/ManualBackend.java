@@ -61,6 +61,13 @@ final class ManualBackend implements Backend {
         status.put(key, new AttemptStatus(key, AttemptStatus.Phase.EXITED, code, "exited"));
     }
 
+    /** The running attempt of {@code workloadId} is found never to have started, the backend saying why in {@code words}. */
+    synchronized void failToStart(String workloadId, String words) {
+        AttemptKey key = status.keySet().stream().filter(k -> k.workloadId().equals(workloadId)
+                && !status.get(k).ended()).findFirst().orElseThrow(() -> new AssertionError(workloadId + " does not run"));
+        status.put(key, new AttemptStatus(key, AttemptStatus.Phase.FAILED_TO_START, null, words));
+    }
+
     /** The environment of the last launch of {@code workloadId}. */
     synchronized Map<String, String> lastEnvironment(String workloadId) {
         for (int i = launches.size() - 1; i >= 0; i--) {

@@ -1,0 +1,139 @@
+package dev.allot.server.api;
+
+import static dev.allot.server.api.ApiFixture.X;
+import static dev.allot.server.api.ApiFixture.body;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.Launch;
+import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.backend.LocalBackend;
+import dev.allot.server.identity.UnixAccounts;
+import dev.allot.server.store.AttemptOutcome;
+import dev.allot.server.store.AttemptReasons;
+import dev.allot.server.testing.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An attempt's reason keeps the backend's words, which may name what only the workload's command and environment hold
+ * (its program's path, its declared {@code PATH}): its owner ({@code owner} of the fixture's lab), a manager above it
+ * ({@code mp}) and an administrator ({@code root}) read them; any other signed-in user ({@code outsider}, the
+ * allocation's plain {@code member}, the manager of a sibling subtree {@code ms}) reads the kind of end and a note that
+ * the words are withheld, in the workload, its explanation and the timeline.
+ *
+ * <p>The story: owner's two workloads run on the real local backend (the service's own account) and fail to start, one
+ * because {@code train.sh} is on none of the directories of its declared {@code PATH}, the other because
+ * {@code /home/alice/project-x/run.sh} does not exist.
+ */
+class LaunchFailureReasonApiTest {
+    private static final String SECRET_PATH = "/home/alice/secret/bin:/usr/bin";
+    private static final String SCRIPT = "/home/alice/project-x/run.sh";
+    private static final List<String> MAY_SEE = List.of("owner", "mp", "root");
+    private static final List<String> MAY_NOT_SEE = List.of("outsider", "member", "ms");
+
+    @TempDir
+    Path dataDir;
+
+    private final MutableClock clock = new MutableClock(ApiFixture.NOW);
+    private LocalBackend backend;
+    private ApiFixture api;
+
+    @AfterEach
+    void stop() {
+        if (api != null) {
+            api.close();
+        }
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    /** The fixture's lab with a scheduling loop over the local backend on gpu-01, as the service's own account. */
+    private void onTheLocalBackend() {
+        backend = new LocalBackend(dataDir.resolve("backend"), "gpu-01", new UnixAccounts(), true);
+        api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock, simulated -> backend);
+    }
+
+    private String submitAsOwner(String command, String environment) {
+        Response r = api.submit("owner", body("gpus", "1", "gpusPerNode", "0", "resumable", "false",
+                "command", command, "environment", environment));
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
+        return r.json().path("id").asText();
+    }
+
+    private JsonNode read(String path, String user) {
+        Response r = api.get(path, "tok-" + user);
+        assertThat(r.status()).as("%s as %s: %s", path, user, r.json()).isEqualTo(200);
+        return r.json();
+    }
+
+    @Test
+    void givenOwnersProgramsAreMissing_whenOthersReadTheWorkloadOrTheTimeline_thenTheySeeNoPathNorPathValue() {
+        // given owner's two workloads whose programs cannot be found, each tried once and failed to start
+        onTheLocalBackend();
+        String onPath = submitAsOwner("[\"train.sh\", \"--lr\", \"3e-4\"]", "{\"PATH\": \"" + SECRET_PATH + "\"}");
+        String absolute = submitAsOwner("[\"" + SCRIPT + "\"]", "{}");
+        api.loop.runOnce();
+        clock.advance(Duration.ofMinutes(1));
+        api.loop.runOnce();
+
+        for (String user : MAY_NOT_SEE) {
+            // when another user reads them
+            JsonNode first = read("/v1/workloads/" + onPath, user);
+            JsonNode second = read("/v1/workloads/" + absolute, user);
+            // then each says it failed to start, and that the backend's words are withheld, naming no path
+            assertThat(first.path("attempts").get(0).path("outcome").asText()).isEqualTo("failed");
+            assertThat(first.path("attempts").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("failed to start (" + AttemptReasons.DETAIL_WITHHELD + ")");
+            assertThat(second.path("attempts").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("failed to start (" + AttemptReasons.DETAIL_WITHHELD + ")");
+            String everything = first.toString() + second + read("/v1/workloads/" + onPath + "/explain", user)
+                    + read("/v1/workloads/" + absolute + "/explain", user) + read("/v1/timeline", user);
+            assertThat(everything).as(user).doesNotContain("/home/alice").doesNotContain("secret")
+                    .doesNotContain("train.sh").doesNotContain("run.sh");
+        }
+        for (String user : MAY_SEE) {
+            // and whoever may see the workloads' details reads the backend's words in full
+            assertThat(read("/v1/workloads/" + onPath, user).path("attempts").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("failed to start (train.sh: command not found (No such file or directory in PATH="
+                            + SECRET_PATH + "))");
+            assertThat(read("/v1/workloads/" + absolute, user).path("attempts").get(0).path("reason").asText())
+                    .as(user).isEqualTo("failed to start (" + SCRIPT + ": No such file or directory)");
+            assertThat(read("/v1/timeline", user).path("notes").toString()).as(user)
+                    .contains("PATH=" + SECRET_PATH).contains(SCRIPT + ": No such file or directory");
+        }
+    }
+
+    @Test
+    void givenOwnersAttemptWasPreemptedWithTheBackendsWords_whenOthersReadItsExplanation_thenTheWordsAreWithheld() {
+        // given owner's attempt, preempted before its start was confirmed, with the backend's words recorded apart
+        // (as the loop records them: an sbatch error naming the script)
+        api = new ApiFixture(dataDir.resolve("api"));
+        String id = submitAsOwner("[\"" + SCRIPT + "\"]", "{}");
+        AttemptKey key = api.store.attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0))),
+                ApiFixture.NOW.toEpochMilli() - 60_000);
+        api.store.attempts().endAttempt(key, AttemptOutcome.REQUEUED, "preempted to make room for w-9",
+                "sbatch: error: Unable to open file " + SCRIPT, "w-9", 0.0, ApiFixture.NOW.toEpochMilli() - 1_000);
+
+        for (String user : MAY_NOT_SEE) {
+            // when another user reads its explanation
+            JsonNode e = read("/v1/workloads/" + id + "/explain", user);
+            // then the preemption is told with the scheduler's words only
+            assertThat(e.path("data").path("preemptions").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("preempted to make room for w-9 (" + AttemptReasons.DETAIL_WITHHELD + ")");
+            assertThat(e.toString()).as(user).doesNotContain("/home/alice").doesNotContain("sbatch");
+        }
+        for (String user : MAY_SEE) {
+            JsonNode e = read("/v1/workloads/" + id + "/explain", user);
+            assertThat(e.path("data").path("preemptions").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("preempted to make room for w-9 (sbatch: error: Unable to open file " + SCRIPT + ")");
+            assertThat(e.path("summary").toString()).as(user).contains("Unable to open file " + SCRIPT);
+        }
+    }
+}
