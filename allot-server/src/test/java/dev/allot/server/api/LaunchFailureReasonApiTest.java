@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.AttemptKey;
+import dev.allot.core.backend.AttemptStatus;
+import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.backend.LocalBackend;
@@ -27,9 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  * allocation's plain {@code member}, the manager of a sibling subtree {@code ms}) reads the kind of end and a note that
  * the words are withheld, in the workload, its explanation and the timeline.
  *
- * <p>The story: owner's two workloads run on the real local backend (the service's own account) and fail to start, one
- * because {@code train.sh} is on none of the directories of its declared {@code PATH}, the other because
- * {@code /home/alice/project-x/run.sh} does not exist.
+ * <p>The stories: owner's two workloads run on the real local backend (the service's own account) and fail to start,
+ * one because {@code train.sh} is on none of the directories of its declared {@code PATH}, the other because
+ * {@code /home/alice/project-x/run.sh} does not exist; a backend refuses owner's start naming the script; owner's
+ * attempt is preempted, the backend's words recorded with it.
  */
 class LaunchFailureReasonApiTest {
     private static final String SECRET_PATH = "/home/alice/secret/bin:/usr/bin";
@@ -107,6 +111,56 @@ class LaunchFailureReasonApiTest {
                     .as(user).isEqualTo("failed to start (" + SCRIPT + ": No such file or directory)");
             assertThat(read("/v1/timeline", user).path("notes").toString()).as(user)
                     .contains("PATH=" + SECRET_PATH).contains(SCRIPT + ": No such file or directory");
+        }
+    }
+
+    @Test
+    void givenTheBackendRefusesOwnersStartNamingTheScript_whenOthersReadTheWorkload_thenTheySeeOnlyThatItWasRefused() {
+        // given a backend that refuses every start in words naming the script (as Slurm's sbatch does)
+        api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock, RefusesEveryStart::new);
+        String id = submitAsOwner("[\"" + SCRIPT + "\"]", "{}");
+        api.loop.runOnce();
+
+        for (String user : MAY_NOT_SEE) {
+            // when another user reads the workload and the timeline
+            JsonNode w = read("/v1/workloads/" + id, user);
+            // then it says the backend refused it, and nothing of the script
+            assertThat(w.path("attempts").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("the simulated backend refused it (" + AttemptReasons.DETAIL_WITHHELD + ")");
+            assertThat(w.toString() + read("/v1/timeline", user)).as(user).doesNotContain("/home/alice")
+                    .doesNotContain("sbatch");
+        }
+        for (String user : MAY_SEE) {
+            assertThat(read("/v1/workloads/" + id, user).path("attempts").get(0).path("reason").asText()).as(user)
+                    .isEqualTo("the simulated backend refused it (sbatch: error: Unable to open file " + SCRIPT + ")");
+        }
+    }
+
+    /** The simulated backend, refusing every start as sbatch refuses a script it cannot open. */
+    private record RefusesEveryStart(Backend simulated) implements Backend {
+        @Override
+        public String name() {
+            return simulated.name();
+        }
+
+        @Override
+        public void start(Launch launch) {
+            throw new BackendException("sbatch: error: Unable to open file " + launch.command().get(0));
+        }
+
+        @Override
+        public void stop(AttemptKey attempt, Duration grace) {
+            simulated.stop(attempt, grace);
+        }
+
+        @Override
+        public List<AttemptStatus> observe() {
+            return simulated.observe();
+        }
+
+        @Override
+        public void forget(AttemptKey attempt) {
+            simulated.forget(attempt);
         }
     }
 
