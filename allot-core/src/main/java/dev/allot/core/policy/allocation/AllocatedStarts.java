@@ -118,7 +118,7 @@ final class AllocatedStarts {
                 return Outcome.HELD;
             }
             for (Job v : victims) {
-                work.preempt(v, rules.cause(state.tree(), v, w));
+                work.preempt(v, rules.cause(state.tree(), v, w, rights));
             }
             for (Job v : victims) {
                 entitlements.preempted(v);

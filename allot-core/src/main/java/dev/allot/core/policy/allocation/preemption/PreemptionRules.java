@@ -30,9 +30,8 @@ import java.util.List;
  *     pay someone else, an allocation within the margin above its quota is left alone, and {@code V} is not owed
  *     afterwards, so it cannot take the GPUs back (no ping-pong).</li>
  *     <li><b>Taking turns.</b> {@code P} may take all of {@code V}'s unprotected work, pushing {@code V} below its
- *     quota, when both are beyond their share in this sense: {@code V} stands at least {@code 1 + margin},
- *     {@code P} would stand no higher than {@code V} does once {@code w} runs, and {@code P} is ahead on the
- *     lookback window. So no allocation squats the cluster with work far beyond its share, and two allocations
+ *     quota, when {@code V} stands at least {@code 1 + margin}, {@code P} would stand no higher than {@code V} does
+ *     once {@code w} runs, and {@code P} is ahead on the lookback window ({@code P} owed or bursting alike). So no allocation squats the cluster with work far beyond its share, and two allocations
  *     that both want more than the cluster alternate as the seed's time-slicing intends, each turn at least a
  *     minimum runtime long. (A margin on the window here, tried at 2-10%, slowed the convergence of saturating
  *     teams to their shares; see {@code ConvergenceTest}.)</li>
@@ -446,8 +445,12 @@ public final class PreemptionRules {
         return gpus;
     }
 
-    /** Why {@code w} preempts {@code v}, in words and numbers, for the preemption event and the explanations. */
-    public PreemptionCause cause(AllocationTree tree, Job v, Job w) {
+    /**
+     * Why {@code w} preempts {@code v}, in words and numbers, for the preemption event and the explanations, with the
+     * rights {@code r} the victim search used (computed before any of this cycle's victims left, so the standings in
+     * the words are those the decision saw).
+     */
+    public PreemptionCause cause(AllocationTree tree, Job v, Job w, Rights r) {
         String wAlloc = tree.leafName(w.leaf());
         if (!v.allocated()) {
             return PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
@@ -459,25 +462,47 @@ public final class PreemptionRules {
                     "higher-priority " + w.id() + " (" + w.spec().priority().label() + ") of the same allocation " + wAlloc
                             + " needed its GPUs; " + past);
         }
-        return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(), explainReclaim(tree, w, v) + "; " + past);
+        return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(),
+                explainReclaim(tree, w, v, r.budgets()[v.leaf()]) + "; " + past);
     }
 
-    /** The sentence that says why {@code w}'s allocation may take {@code v}'s allocation's GPUs. */
-    public String explainReclaim(AllocationTree tree, Job w, Job v) {
+    /**
+     * The sentence that says why {@code w}'s allocation may take {@code v}'s allocation's GPUs: the rule that gave
+     * {@code budget} (its rights on {@code v}'s allocation, {@link #rightsOf}), with the standings and window ranks it
+     * rests on.
+     */
+    String explainReclaim(AllocationTree tree, Job w, Job v, long budget) {
         String wAlloc = tree.leafName(w.leaf());
         String vAlloc = tree.leafName(v.leaf());
         if (ranking == Ranking.LOOKBACK) {
             return w.id() + " of " + wAlloc + " ranks above " + vAlloc + ": " + fairShare.explainAbove(w.leaf(), v.leaf());
         }
-        String floor = vAlloc + " holds at least " + dev.allot.core.model.Decimals.significant(1 + margin, 3)
+        String window = "ranks above " + vAlloc + " on usage over the lookback window ("
+                + fairShare.explainAbove(w.leaf(), v.leaf()) + ")";
+        String margin1 = dev.allot.core.model.Decimals.significant(1 + margin, 3);
+        boolean owed = entitlements.owed(w.leaf());
+        String turn = owed || minTurnSeconds == 0 || v.preemptions() == 0 ? ""
+                : "; " + v.id() + " was preempted before and has run "
+                + Durations.formatSeconds(Math.max(0, now - v.attemptStartSeconds()))
+                + ", at least the shortest turn (" + Durations.formatSeconds(minTurnSeconds) + ")";
+        if (budget == ALL_WITHIN_QUOTA) {
+            return w.id() + " of " + wAlloc + " is starving: it asks for " + w.gpus() + " GPUs, more than "
+                    + wAlloc + "'s quota, and has waited at least " + Durations.formatSeconds(starvationLimitSeconds)
+                    + " (the starvation limit); " + wAlloc + " " + entitlements.describe(w.leaf()) + ", " + vAlloc
+                    + " " + entitlements.describe(v.leaf()) + " and stands higher, " + wAlloc + " " + window + ", and "
+                    + v.id() + "'s " + v.gpus() + " GPUs fit within " + vAlloc + "'s quota";
+        }
+        if (budget == ALL) {
+            return w.id() + " of " + wAlloc + (owed ? " is owed" : " bursts beyond its quota") + " and may take "
+                    + vAlloc + " below its quota (taking turns): " + wAlloc + " " + entitlements.describe(w.leaf())
+                    + " and would stand no higher than " + vAlloc + " once " + w.id() + " runs, " + vAlloc + " "
+                    + entitlements.describe(v.leaf()) + " and holds at least " + margin1
+                    + " x its quota (1 + the margin), and " + wAlloc + " " + window + turn;
+        }
+        String floor = vAlloc + " holds at least " + margin1
                 + " x its quota (1 + the margin) and keeps at least its quota";
-        if (!entitlements.owed(w.leaf())) {
-            String turn = minTurnSeconds == 0 || v.preemptions() == 0 ? ""
-                    : "; " + v.id() + " was preempted before and has run "
-                    + Durations.formatSeconds(Math.max(0, now - v.attemptStartSeconds()))
-                    + ", at least the shortest turn (" + Durations.formatSeconds(minTurnSeconds) + ")";
-            return w.id() + " of " + wAlloc + " bursts beyond its quota and ranks above " + vAlloc + " on usage over the"
-                    + " lookback window (" + fairShare.explainAbove(w.leaf(), v.leaf()) + "); " + vAlloc + " "
+        if (!owed) {
+            return w.id() + " of " + wAlloc + " bursts beyond its quota and " + window + "; " + vAlloc + " "
                     + entitlements.describe(v.leaf()) + " and " + floor + turn;
         }
         return w.id() + " of " + wAlloc + " reclaims GPUs it is owed from " + vAlloc + ": " + wAlloc + " "
