@@ -70,7 +70,7 @@ class BudgetAndProgressCommandsTest {
     void givenAUserNameWithAComma_whenAnAdminMakesIt_thenItIsRefusedSoEveryUserCanBeGivenToMembers() {
         Cli.Result r = as("root", "user", "set", "smith,j", "--role", "user");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("expected a user name without ',' (lists of users are comma-separated), got 'smith,j'");
+        assertThat(r.err()).contains("expected " + dev.allot.core.rules.UserNames.EXPECTED + ", got 'smith,j'");
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.model.Durations;
 import dev.allot.core.rules.Names;
 import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.UserNames;
 import dev.allot.core.rules.Violation;
 import dev.allot.server.store.User;
 import java.util.ArrayList;
@@ -273,19 +274,17 @@ final class Edits {
     }
 
     /**
-     * Checks the name of a user about to be made: a {@link #userName user name}, and no ',' in it, as the client's
-     * lists of users are comma-separated ({@code allot budget set --members alice,bob}) and a name with one could not
-     * be given there. No identity mode derives user names from elsewhere (users are made by this API only, and
-     * the accounts a map names are Unix account names, which hold no ','), so no real user is refused; a user
-     * made before this rule keeps working through the API's JSON lists.
+     * Checks the name of a user about to be made: {@link UserNames} (no blanks, no ',', the characters of a Unix
+     * account name and '@'). Users are made by this API only (no identity mode derives user names from elsewhere), so
+     * this is where the rule holds; a user made before it keeps working, as {@link #userName} still finds it.
      *
      * @throws ApiException 400 naming {@code name}
      */
     static String newUserName(String name) {
         userName(name);
-        if (name.contains(",")) {
-            throw ApiException.badField("name", "expected a user name without ',' (lists of users are"
-                    + " comma-separated), got '" + name + "'", "a login name such as alice");
+        Optional<Violation> bad = UserNames.check("name", name);
+        if (bad.isPresent()) {
+            throw ApiException.badField("name", bad.get().problem(), "a login name such as alice or ana@lab");
         }
         return name;
     }

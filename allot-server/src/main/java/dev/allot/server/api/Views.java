@@ -202,7 +202,10 @@ final class Views {
         return workload(w, true, scheduling);
     }
 
-    /** A workload, with its command and environment only when {@code details} (else null, and redacted). */
+    /**
+     * A workload, with its command, environment and idempotency key only when {@code details} (else null, and
+     * redacted): a key may name its user's pipeline.
+     */
     static WorkloadView workload(Workload w, boolean details, SchedulerConfig scheduling) {
         String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
         return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
@@ -212,7 +215,7 @@ final class Views {
                 details ? w.environment() : null, w.state().label(),
                 instant(w.submittedAtMillis()),
                 w.progressDone() == null ? null : new Progress(w.progressDone(), w.progressTotal()),
-                w.cancelRequested(), IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()),
+                w.cancelRequested(), details ? IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()) : null,
                 w.state().waiting() ? w.heldReason() : null, !details,
                 capNote == null ? null : Durations.formatSeconds(w.minRuntimeSeconds()), capNote);
     }

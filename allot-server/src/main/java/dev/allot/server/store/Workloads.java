@@ -1,8 +1,10 @@
 package dev.allot.server.store;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 
@@ -18,8 +20,8 @@ public final class Workloads {
             + " duration_seconds, min_runtime_seconds, resumable, priority, kind, command, environment, state,"
             + " submitted_at_ms, progress_done, progress_total, cancel_requested, idempotency_key, held_reason";
     /** {@link #WORKLOAD_COLUMNS} of a query that calls the workloads table {@code w}. */
-    static final String WORKLOAD_COLUMNS_OF_W = java.util.Arrays.stream(WORKLOAD_COLUMNS.split(","))
-            .map(c -> "w." + c.trim()).collect(java.util.stream.Collectors.joining(", "));
+    static final String WORKLOAD_COLUMNS_OF_W = Arrays.stream(WORKLOAD_COLUMNS.split(","))
+            .map(c -> "w." + c.trim()).collect(Collectors.joining(", "));
 
     private final Transactions transactions;
     private final Store.Vendor vendor;
@@ -328,8 +330,15 @@ public final class Workloads {
      * transaction, the shard's units done become {@code done} if that is more, and the running time that produced
      * them is added to its measured time ({@link Campaigns}).
      *
+     * <p>Only a workload that runs or waits to run takes a report: one that ended (completed, failed, cancelled,
+     * preempted for good) will never run again, so a report for it is stale and nothing is recorded. The state is
+     * checked by the same statement that records, so a report racing the end of an attempt either lands before the end
+     * or is refused after it; a report arriving after a preemption that requeued the workload is still taken (its
+     * checkpoint is what the next attempt resumes from).
+     *
      * @param nowMillis when it was reported; null when unknown (no time is measured)
      * @throws NotFoundException when there is no such workload
+     * @throws ConflictException when the workload has ended
      */
     public void reportProgress(String id, long done, long total, Long nowMillis) {
         Objects.requireNonNull(id, "id");
@@ -338,11 +347,14 @@ public final class Workloads {
                     + done + " of " + total);
         }
         transactions.tx("record the progress of workload " + id, h -> {
-            int n = h.createUpdate("UPDATE workloads SET progress_done = :done, progress_total = :total WHERE id = :id")
+            int n = h.createUpdate("UPDATE workloads SET progress_done = :done, progress_total = :total WHERE id = :id"
+                            + " AND state NOT IN " + ENDED_LABELS)
                     .bind("done", done).bind("total", total).bind("id", id)
                     .execute();
             if (n == 0) {
-                throw new NotFoundException("no workload " + id);
+                Workload w = require(h, id);
+                throw new ConflictException("workload " + id + " is " + w.state().label() + ": progress is taken only"
+                        + " from a workload that runs or waits to run (" + NOT_ENDED_NAMES + "); nothing was recorded");
             }
             Campaigns.progress(h, id, done, nowMillis);
             return null;
@@ -351,6 +363,15 @@ public final class Workloads {
             campaigns.changed();
         }
     }
+
+    /** The labels of the ended states, as an SQL list: {@code ('preempted', 'completed', ...)}. */
+    private static final String ENDED_LABELS = Arrays.stream(WorkloadState.values())
+            .filter(WorkloadState::ended).map(s -> "'" + s.label() + "'")
+            .collect(Collectors.joining(", ", "(", ")"));
+    /** The labels of the states that take a progress report, for people: {@code pending, running, requeued}. */
+    private static final String NOT_ENDED_NAMES = Arrays.stream(WorkloadState.values())
+            .filter(s -> !s.ended()).map(WorkloadState::label)
+            .collect(Collectors.joining(", "));
 
     /** Told of progress reports, which may change a campaign's shard. */
     private Campaigns campaigns;

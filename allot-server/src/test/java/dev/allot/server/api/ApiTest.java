@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.CapturedLog;
 import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.store.AttemptOutcome;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -185,6 +186,40 @@ class ApiTest {
                 .isEqualTo(404);
         assertThat(api.get("/v1/workloads/" + w, "tok-member").json().path("workload").path("progress").path("done")
                 .asLong()).as("a refused report changes nothing").isEqualTo(1200);
+    }
+
+    @Test
+    void aReportThatArrivesAfterTheWorkloadEndedIsRefusedAs409AndChangesNothing() {
+        // given a workload that ran, reported half its work, and completed
+        String w = id(api.submit("member", body("gpus", "1", "gpusPerNode", null)));
+        var attempt = api.store.attempts().beginAttempt(w, List.of(new Launch.NodeGpus("gpu-01", List.of(0))), 1);
+        assertThat(api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 5, \"total\": 10}").status())
+                .isEqualTo(200);
+        api.store.attempts().endAttempt(attempt, AttemptOutcome.COMPLETED, null, null, null, 2);
+
+        // when a late report comes for it
+        Response late = api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 7, \"total\": 10}");
+
+        // then it is refused, naming the workload, its state and the states that take a report; nothing is stored
+        assertThat(late.status()).isEqualTo(409);
+        assertThat(late.error()).isEqualTo("workload " + w + " is completed: progress is taken only from a workload"
+                + " that runs or waits to run (pending, running, requeued); nothing was recorded");
+        assertThat(api.get("/v1/workloads/" + w, "tok-member").json().path("workload").path("progress").toString())
+                .isEqualTo("{\"done\":5,\"total\":10}");
+    }
+
+    @Test
+    void aCheckpointReportedAsTheAttemptIsPreemptedIsStillTakenForTheRequeuedWorkload() {
+        // given a running workload preempted and requeued while its report was on the way
+        String w = id(api.submit("member", body("gpus", "1", "gpusPerNode", null)));
+        var attempt = api.store.attempts().beginAttempt(w, List.of(new Launch.NodeGpus("gpu-01", List.of(0))), 1);
+        api.store.attempts().endAttempt(attempt, AttemptOutcome.REQUEUED, "preempted", null, null, 2);
+
+        // when the report arrives, it is taken: the next attempt resumes from it
+        Response r = api.post("/v1/workloads/" + w + "/progress", "tok-member", "{\"done\": 6, \"total\": 10}");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("state").asText()).isEqualTo("requeued");
+        assertThat(r.json().path("progress").toString()).isEqualTo("{\"done\":6,\"total\":10}");
     }
 
     @Test

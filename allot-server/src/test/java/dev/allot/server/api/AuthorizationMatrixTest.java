@@ -93,16 +93,17 @@ class AuthorizationMatrixTest {
     }
 
     /**
-     * Given a workload of {@code owner} in X whose command and environment hold secrets, when each role reads it
-     * through every view (the queue, the queue filtered by user, the workload, its explanation), then the submitter,
-     * the managers above X and admins see the command and environment, everyone else sees who, where, how many GPUs,
-     * its state and its explanation, but neither the command nor the environment; without a token, nothing.
+     * Given a workload of {@code owner} in X whose command and environment hold secrets and whose idempotency key names
+     * the owner's pipeline, when each role reads it through every view (the queue, the queue filtered by user, the
+     * workload, its explanation), then the submitter, the managers above X and admins see the command, environment
+     * and key, everyone else sees who, where, how many GPUs, its state and its explanation, but neither the command,
+     * the environment nor the key; without a token, nothing.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("viewers")
     void roleAgainstWorkloadViews(String role, String token, boolean seesDetails) {
-        String id = api.submit("owner", body("command", SECRET_COMMAND, "environment", SECRET_ENVIRONMENT))
-                .json().path("id").asText();
+        String id = api.submit("owner", body("command", SECRET_COMMAND, "environment", SECRET_ENVIRONMENT,
+                "idempotencyKey", "\"nightly-merger-eval-42\"")).json().path("id").asText();
 
         Response listed = api.get("/v1/workloads", token);
         Response filtered = api.get("/v1/workloads?user=owner&limit=1000", token);
@@ -131,16 +132,19 @@ class AuthorizationMatrixTest {
             if (seesDetails) {
                 assertThat(w.path("command").toString()).contains("--api-key=sk-live-123");
                 assertThat(w.path("environment").path("HF_TOKEN").asText()).isEqualTo("hf_secret_456");
+                assertThat(w.path("idempotencyKey").asText()).isEqualTo("nightly-merger-eval-42");
             } else {
                 assertThat(w.path("command").isNull()).as("%s sees no command", role).isTrue();
                 assertThat(w.path("environment").isNull()).as("%s sees no environment", role).isTrue();
+                assertThat(w.path("idempotencyKey").isNull()).as("%s sees no idempotency key", role).isTrue();
             }
         }
         assertThat(explained.json().path("state").asText()).isEqualTo("pending");
         assertThat(explained.json().path("summary")).isNotEmpty();
         String everything = listed.json().toString() + filtered.json() + shown.json() + explained.json();
         if (!seesDetails) {
-            assertThat(everything).as("%s finds no secret anywhere", role).doesNotContain("sk-live-123", "hf_secret_456");
+            assertThat(everything).as("%s finds no secret anywhere", role).doesNotContain("sk-live-123", "hf_secret_456",
+                    "nightly-merger-eval");
         }
         assertThat(explained.json().toString()).as("an explanation never carries them").doesNotContain("sk-live-123",
                 "hf_secret_456");

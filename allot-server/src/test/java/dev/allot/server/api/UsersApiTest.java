@@ -3,6 +3,7 @@ package dev.allot.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import dev.allot.core.rules.UserNames;
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.store.User;
 import dev.allot.server.testing.MutableClock;
@@ -95,12 +96,25 @@ class UsersApiTest {
     }
 
     @Test
+    void givenANewUserNameWithABlankOrAControlCharacter_whenAnAdminMakesIt_thenItIsA400NamingTheFieldTheValueAndWhatIsExpected() {
+        Response blank = fx.api.put("/v1/users/alice%20smith", "tok-root", "{\"role\": \"user\"}");
+        assertThat(blank.status()).isEqualTo(400);
+        assertThat(blank.field()).isEqualTo("name");
+        assertThat(blank.error()).isEqualTo("field 'name': expected a user name of ASCII letters, digits, '.', '_', '-'"
+                + " and '@', starting with a letter, a digit or '_' (no blanks, ',' or '/'), of at most 100 characters,"
+                + " got 'alice smith'");
+        assertThat(fx.api.put("/v1/users/bob%09jones", "tok-root", "{\"role\": \"user\"}").status()).isEqualTo(400);
+        assertThat(fx.api.store.access().users()).extracting(User::name).doesNotContain("alice smith", "bob\tjones");
+        assertThat(fx.api.put("/v1/users/ana@lab.org", "tok-root", "{\"role\": \"user\"}").status())
+                .as("a mapped person's name").isEqualTo(201);
+    }
+
+    @Test
     void givenANewUserNameWithAComma_whenAnAdminMakesIt_thenItIsA400NamingTheName_whileAUserMadeBeforeTheRuleKeepsWorking() {
         Response comma = fx.api.put("/v1/users/smith,%20j", "tok-root", "{\"role\": \"user\"}");
         assertThat(comma.status()).isEqualTo(400);
         assertThat(comma.field()).isEqualTo("name");
-        assertThat(comma.error()).isEqualTo("field 'name': expected a user name without ',' (lists of users are"
-                + " comma-separated), got 'smith, j'");
+        assertThat(comma.error()).isEqualTo("field 'name': expected " + UserNames.EXPECTED + ", got 'smith, j'");
         assertThat(fx.api.store.access().users()).extracting(User::name).doesNotContain("smith, j");
         assertThat(fx.api.put("/v1/users/smith.j", "tok-root", "{\"role\": \"user\"}").status()).isEqualTo(201);
 
