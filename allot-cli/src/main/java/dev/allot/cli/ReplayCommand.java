@@ -66,17 +66,27 @@ final class ReplayCommand implements Callable<Integer> {
     /**
      * A new folder under the system's temporary folder that the workloads' programs can write: the service may run
      * them as other accounts than the replay's (as root without --accounts, the demo runs them as 'nobody'), and a
-     * folder only its creator may write failed each program at its first step ("Permission denied").
+     * folder only its creator may write failed each program at its first step ("Permission denied"). It is sticky
+     * (mode 1777, as {@code /tmp} is): in a folder anyone may write, only a file's owner may then remove or rename
+     * it, and the kernel's protected-symlink rule, which holds only in sticky folders, keeps the programs from
+     * following a link another local user planted at one of their predictable names ({@code <id>.done}).
      */
-    private static Path sharedTempDirectory() throws IOException {
+    static Path sharedTempDirectory() throws IOException {
         Path dir = Files.createTempDirectory("allot-replay-");
         try {
-            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
-        } catch (UnsupportedOperationException e) {
-            // no POSIX permissions here: the folder is as the file system makes it
+            Files.setAttribute(dir, "unix:mode", STICKY_WORLD_WRITABLE);
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            try {
+                Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+            } catch (UnsupportedOperationException e2) {
+                // no POSIX permissions here: the folder is as the file system makes it
+            }
         }
         return dir;
     }
+
+    /** rwxrwxrwt. */
+    static final int STICKY_WORLD_WRITABLE = 01777;
 
     private static void deleteIfEmpty(Path dir) {
         try (var entries = Files.list(dir)) {

@@ -36,6 +36,18 @@ class ReplayCommandTest {
         assertThat(cluster.as("root", "queue").out()).isEqualTo("no workloads\n");
     }
 
+    @Test
+    void theSharedStateFolderIsWritableByTheWorkloadsAccountsAndStickyAsTmpIs() throws Exception {
+        Path dir = ReplayCommand.sharedTempDirectory();
+        try {
+            // anyone may write (the programs run as other accounts), but only a file's owner may remove or rename it,
+            // and links another user plants are not followed: the sticky bit of /tmp
+            assertThat((int) java.nio.file.Files.getAttribute(dir, "unix:mode") & 07777).isEqualTo(01777);
+        } finally {
+            java.nio.file.Files.delete(dir);
+        }
+    }
+
     /** The same check for shapes: the service's nodes cannot hold what the scenario's cluster could. */
     @org.junit.jupiter.api.Nested
     class OnSmallerNodes {
