@@ -69,7 +69,8 @@ class ExplainCommandTest {
         // under the default ranking=entitlement, X (3/4 of 8 GPUs: a quota of 6) is owed; lab/vision holds 8 of 2
         assertThat(r.out()).contains("  Right now " + X + " holds 0 GPUs of its quota of 6 (entitlement 75% x 8 healthy"
                 + " GPUs): it is owed GPUs, so its waiting work goes first and may reclaim from allocations holding at"
-                + " least 1.1 x their quota, down to their quota.");
+                + " least 1.1 x their quota, down to their quota; from those it is ahead of on the lookback window it may take"
+                + " more, below their quota, while it would stand no higher than they do (taking turns).");
         assertThat(r.out()).contains("the protection of " + running + " (lab/vision, 8 GPUs) ends at"
                 + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them if the rules still allow it then (its"
                 + " allocation holds 0 of its quota of 6 GPUs; lab/vision holds 8 of its quota of 2).");

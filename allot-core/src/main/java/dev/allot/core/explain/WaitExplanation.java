@@ -204,7 +204,9 @@ public record WaitExplanation(
                 + short3(s.quotaGpus()) + " " + numbers;
         if (s.owed()) {
             return head + "): it is owed GPUs, so its waiting work goes first and may reclaim from allocations holding"
-                    + " at least " + margin + " x their quota, down to their quota.";
+                    + " at least " + margin + " x their quota, down to their quota; from those it is ahead of on the"
+                    + " lookback window it may take more, below their quota, while it would stand no higher than they"
+                    + " do (taking turns).";
         }
         head += "; standing " + short3(s.standing()) + "): ";
         String after = "; its waiting work comes after that of owed allocations, in lookback order.";

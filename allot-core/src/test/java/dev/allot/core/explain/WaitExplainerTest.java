@@ -47,7 +47,8 @@ class WaitExplainerTest {
                 "Over the last 7d: B has been charged 0 of its entitlement (0 of 1344 GPU-hours), ranking 1st of 2 at the top.",
                 "Right now B holds 0 GPUs of its quota of 8 (entitlement 50% x 16 healthy GPUs): it is owed GPUs, so its"
                         + " waiting work goes first and may reclaim from allocations holding at least 1.1 x their quota,"
-                        + " down to their quota.",
+                        + " down to their quota; from those it is ahead of on the lookback window it may take"
+                + " more, below their quota, while it would stand no higher than they do (taking turns).",
                 "It needs 8 GPUs; 0 are idle and 0 could be preempted now; the protection of a1 (A, 8 GPUs),"
                         + " a2 (A, 8 GPUs) ends at t=3600s (in 50m), after which it may preempt them if the rules still"
                         + " allow it then (its allocation holds 0 of its quota of 8 GPUs; A holds 16 of its quota of 8).");
@@ -437,7 +438,8 @@ class WaitExplainerTest {
         // and the words say the rule with those numbers
         assertThat(e.summary().get(2)).isEqualTo("Right now video holds 0 GPUs of its quota of 1.6 (entitlement 20% x"
                 + " 8 healthy GPUs): it is owed GPUs, so its waiting work goes first and may reclaim from allocations"
-                + " holding at least 1.1 x their quota, down to their quota.");
+                + " holding at least 1.1 x their quota, down to their quota; from those it is ahead of on the lookback window it may take"
+                + " more, below their quota, while it would stand no higher than they do (taking turns).");
         assertThat(e.summary().get(3)).endsWith("ends at t=3600s (in 50m), after which it may preempt them if the rules"
                 + " still allow it then (its allocation holds 0 of its quota of 1.6 GPUs; nlp holds 8 of its quota of 4.8).");
         // and nlp's running work is told it stands well above its quota

@@ -93,7 +93,8 @@ class ExplainApiTest {
         assertThat(detectStanding.path("owed").asBoolean()).isFalse();
         assertThat(e.path("summary").get(2).asText()).isEqualTo("Right now " + X + " holds 0 GPUs of its quota of 5.33"
                 + " (entitlement 66.7% x 8 healthy GPUs): it is owed GPUs, so its waiting work goes first and may"
-                + " reclaim from allocations holding at least 1.1 x their quota, down to their quota.");
+                + " reclaim from allocations holding at least 1.1 x their quota, down to their quota; from those it is ahead of on the lookback window it may take"
+                + " more, below their quota, while it would stand no higher than they do (taking turns).");
         assertThat(e.path("summary").get(3).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
                 + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00Z (in 1h),"
                 + " after which it may preempt them if the rules still allow it then (its allocation holds 0 of its"
