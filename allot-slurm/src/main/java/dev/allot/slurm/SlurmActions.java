@@ -230,7 +230,8 @@ class SlurmActions {
                 a.add("--gres=gpu:" + ng.gpus().size());
             }
         }
-        a.add("--wrap=" + shellCommand(launch.command()));
+        a.add("--wrap=" + OnceGuard.script(launch.attempt(), commands.executable("squeue"),
+                shellCommand(launch.command())));
         return a;
     }
 
