@@ -143,9 +143,10 @@ class SlurmOnceTest {
     }
 
     /**
-     * What remains: a singleton holds the later job only while the first runs. If the first has ended before any
-     * observation saw the later one, Slurm starts the later one, and all the backend can do is cancel it at once
-     * and report the attempt as the first job ended.
+     * A singleton holds the later job only while the first is pending or running. If the first has ended before any
+     * observation saw the later one, Slurm starts the later one: the backend cancels it at once and reports the
+     * attempt as the first job ended; what keeps its command from running is the job's script ({@link OnceGuard},
+     * which this fake does not run: see {@code OnceGuardTest} and the story on a real Slurm).
      */
     @Test
     void aDuplicateSlurmStartedBecauseTheFirstJobEndedUnseenIsCancelledAndTheAttemptEndsAsTheFirst() {
@@ -159,7 +160,7 @@ class SlurmOnceTest {
 
         AttemptStatus s = only(newLeader.observe());
 
-        assertThat(slurm.ran).containsExactly(first, late); // the gap, stated
+        assertThat(slurm.ran).containsExactly(first, late); // started by Slurm; its script runs nothing
         assertThat(cancels()).containsExactly("cancel " + late);
         assertThat(s).isEqualTo(new AttemptStatus(W1, EXITED, 0, "Slurm job " + first + " completed"));
     }
