@@ -13,7 +13,7 @@ import java.util.List;
  * answer in {@value #TRIES} tries, a second apart, the job runs nothing either: it cannot tell (the local backend's
  * wrapper likewise runs nothing when it cannot claim its attempt).
  *
- * <p>What it cannot see: an older job Slurm no longer keeps ({@code MinJobAge} after it ended, 300 s by default).
+ * <p>Only this instance's jobs count (their comment). What it cannot see: an older job Slurm no longer keeps ({@code MinJobAge} after it ended, 300 s by default).
  * The job script has neither {@code SLURM_JOB_NAME} nor the service's environment ({@code --export-file} replaces
  * it), so the name is written into the script and the user and id come from what slurmd sets
  * ({@code SLURM_JOB_UID}, {@code SLURM_JOB_ID}, and {@code SLURM_CONF} for {@code squeue}).
@@ -29,19 +29,25 @@ final class OnceGuard {
 
     /**
      * The job script's line: the check, then {@code command} (a shell line, see {@link SlurmActions#shellCommand}).
+     * Only jobs of this Allot instance count (the first word of their comment, {@link JobTag#comment}): another
+     * instance, or an earlier installation, may have used the same attempt name, and its ended jobs stay listed.
      *
      * @param squeue the {@code squeue} to run on the node (the service's, by absolute path when it has one)
      */
-    static String script(AttemptKey key, String squeue, String command) {
+    static String script(AttemptKey key, String instance, String squeue, String command) {
         String name = SlurmActions.shellCommand(List.of(JobTag.name(key)));
+        String ours = SlurmActions.shellCommand(List.of(JobTag.comment(instance)));
         String attempt = SlurmActions.shellCommand(List.of(key.toString())); // quoted: never interpreted
         String sq = SlurmActions.shellCommand(List.of(squeue));
-        return "n=0; until o=$(" + sq + " -h -a -t all -u \"$SLURM_JOB_UID\" -n " + name + " -o %A); do"
+        return "n=0; until o=$(" + sq + " -h -a -t all -u \"$SLURM_JOB_UID\" -n " + name + " -o '%A %k'); do"
                 + " n=$((n+1)); if [ \"$n\" -ge " + TRIES + " ]; then echo \"allot: could not ask Slurm whether an"
                 + " older job of attempt \"" + attempt + "\" exists; running nothing\" >&2; exit " + OLDER_JOB_STATUS
                 + "; fi; sleep 1; done;"
-                + " for i in $o; do if [ \"$i\" -lt \"$SLURM_JOB_ID\" ]; then echo \"allot: Slurm job $i of attempt"
-                + " \"" + attempt + "\" is older than this one ($SLURM_JOB_ID); running nothing\" >&2; exit "
-                + OLDER_JOB_STATUS + "; fi; done; " + command;
+                + " older=$(printf '%s\\n' \"$o\" | while read -r i c rest; do"
+                + " if [ \"$c\" = " + ours + " ] && [ \"$i\" -lt \"$SLURM_JOB_ID\" ]; then echo \"$i\"; break; fi;"
+                + " done);"
+                + " if [ -n \"$older\" ]; then echo \"allot: Slurm job $older of attempt \"" + attempt + "\" is older"
+                + " than this one ($SLURM_JOB_ID); running nothing\" >&2; exit " + OLDER_JOB_STATUS + "; fi; "
+                + command;
     }
 }

@@ -230,7 +230,7 @@ class SlurmActions {
                 a.add("--gres=gpu:" + ng.gpus().size());
             }
         }
-        a.add("--wrap=" + OnceGuard.script(launch.attempt(), commands.executable("squeue"),
+        a.add("--wrap=" + OnceGuard.script(launch.attempt(), config.instance(), commands.executable("squeue"),
                 shellCommand(launch.command())));
         return a;
     }

@@ -30,7 +30,7 @@ class OnceGuardTest {
         Files.setPosixFilePermissions(sq, PosixFilePermissions.fromString("rwx------"));
         Path marker = dir.resolve("ran");
         String command = SlurmActions.shellCommand(List.of("touch", marker.toString()));
-        ProcessBuilder pb = new ProcessBuilder("sh", "-c", OnceGuard.script(W1, sq.toString(), command));
+        ProcessBuilder pb = new ProcessBuilder("sh", "-c", OnceGuard.script(W1, "inst1", sq.toString(), command));
         pb.environment().put("SLURM_JOB_ID", Long.toString(jobId));
         pb.environment().put("SLURM_JOB_UID", "1001");
         pb.redirectError(dir.resolve("err").toFile());
@@ -43,25 +43,41 @@ class OnceGuardTest {
 
     @Test
     void theOnlyJobOfItsAttemptRunsItsCommand() throws Exception {
-        Run r = run(101, "echo 101");
+        Run r = run(101, "echo 101 allot:inst1");
 
         assertThat(r.ran()).isTrue();
         assertThat(r.exit()).isZero();
-        assertThat(r.squeueArgs()).isEqualTo("-h -a -t all -u 1001 -n allot:w-1#1 -o %A\n");
+        assertThat(r.squeueArgs()).isEqualTo("-h -a -t all -u 1001 -n allot:w-1#1 -o %A %k\n");
     }
 
     @Test
     void theOlderOfTwoJobsRunsItsCommandSeeingOnlyALaterOne() throws Exception {
-        assertThat(run(101, "echo 101; echo 102").ran()).isTrue();
+        assertThat(run(101, "echo 101 allot:inst1; echo 102 allot:inst1").ran()).isTrue();
     }
 
     @Test
     void aLaterJobSeeingAnOlderOneOfItsAttemptExits125HavingRunNothing() throws Exception {
-        Run r = run(102, "echo 101; echo 102"); // the older may be running, pending or ended
+        Run r = run(102, "echo 101 allot:inst1; echo 102 allot:inst1"); // the older may be running, pending or ended
 
         assertThat(r.ran()).isFalse();
         assertThat(r.exit()).isEqualTo(OnceGuard.OLDER_JOB_STATUS);
         assertThat(r.err()).contains("Slurm job 101 of attempt w-1#1 is older than this one (102); running nothing");
+    }
+
+    @Test
+    void anOlderJobWhoseCommentStillNamesThisInstanceAfterAStopNoteCounts() throws Exception {
+        Run r = run(102, "echo '101 allot:inst1 preempted by w-7'; echo 102 allot:inst1");
+
+        assertThat(r.ran()).isFalse();
+        assertThat(r.exit()).isEqualTo(OnceGuard.OLDER_JOB_STATUS);
+    }
+
+    @Test
+    void anOlderJobOfTheSameNameOfAnotherInstanceDoesNotCount() throws Exception {
+        // another Allot (or an earlier installation) used the name; its ended job stays listed
+        Run r = run(102, "echo '90 allot:other'; echo '95 allot:inst10'; echo 102 allot:inst1");
+
+        assertThat(r.ran()).isTrue();
     }
 
     @Test
@@ -77,7 +93,7 @@ class OnceGuardTest {
     @Test
     void aJobWhoseFirstQuestionFailsAsksAgainAndRuns() throws Exception {
         Path once = dir.resolve("failed-once");
-        Run r = run(101, "if [ ! -e " + once + " ]; then touch " + once + "; exit 1; fi; echo 101");
+        Run r = run(101, "if [ ! -e " + once + " ]; then touch " + once + "; exit 1; fi; echo 101 allot:inst1");
 
         assertThat(r.ran()).isTrue();
         assertThat(r.squeueArgs().lines()).hasSize(2);

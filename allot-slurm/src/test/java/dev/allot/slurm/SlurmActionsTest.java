@@ -373,7 +373,7 @@ class SlurmActionsTest {
     /** The job script of an attempt whose command is {@code python train.py}: the check of {@link OnceGuard} first. */
     private static String wrap(String workload, int attempt) {
         String squeue = new Commands(CONFIG).executable("squeue");
-        return "--wrap=" + OnceGuard.script(new AttemptKey(workload, attempt), squeue, "'python' 'train.py'");
+        return "--wrap=" + OnceGuard.script(new AttemptKey(workload, attempt), "inst1", squeue, "'python' 'train.py'");
     }
 
     /** Runs {@code printf '%s\0' <line>} in a shell and splits what it printed. */
