@@ -50,7 +50,8 @@ class SlurmSubmittedTwiceTest extends SlurmStories {
             Files.createSymbolicLink(bin.resolve(program), which(program));
         }
         // sbatch, held while the file "hold" exists; if "late-once" exists, it answers a timeout at once and
-        // submits 3 s later (with a copy of the environment file, which Allot deletes when sbatch returns).
+        // submits once the file "land" exists (with a copy of the environment file, which Allot deletes when sbatch
+        // returns), or never if it does not within a minute.
         Path sbatch = bin.resolve("sbatch");
         Files.writeString(sbatch, """
                 #!/bin/bash
@@ -68,7 +69,8 @@ class SlurmSubmittedTwiceTest extends SlurmStories {
                       *) a+=("$x") ;;
                     esac
                   done
-                  ( sleep 3; exec %s "${a[@]}" ) >/dev/null 2>&1 &
+                  ( for _ in $(seq 1 1200); do [ -e "$d/land" ] && break; sleep 0.05; done
+                    [ -e "$d/land" ] && exec %s "${a[@]}" ) >/dev/null 2>&1 &
                   echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2
                   exit 1
                 fi
@@ -207,6 +209,7 @@ class SlurmSubmittedTwiceTest extends SlurmStories {
         }
         Thread.sleep(1000);
         b.start(launch(key, 8)); // the read-back finds nothing yet: submitted again
+        Files.writeString(bin.resolve("land"), ""); // slurmctld takes in the first request only now
         Story.await("the late request to land too", WAIT, () -> jobsOf(key).size() == 2);
         long retried = jobsOf(key).get(0).id();
         slurmDecidedAbout(key);
