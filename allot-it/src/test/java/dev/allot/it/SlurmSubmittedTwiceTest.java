@@ -33,6 +33,8 @@ import org.junit.jupiter.api.Test;
  */
 class SlurmSubmittedTwiceTest extends SlurmStories {
     private static final Duration WAIT = Duration.ofSeconds(40);
+    /** The workload whose placement is uneven (2 + 1 GPUs): a heterogeneous job, which carries no singleton. */
+    private static final String UNEVEN = "w-twice-uneven";
 
     private String instance;
     private final List<SlurmBackend> backends = new ArrayList<>();
@@ -107,11 +109,14 @@ class SlurmSubmittedTwiceTest extends SlurmStories {
         return b;
     }
 
-    /** The attempt: appends its job id to the ledger, then sleeps {@code seconds}. */
+    /** The attempt: appends its job id to the ledger, then sleeps {@code seconds}; on n1 (and n2 if uneven). */
     private Launch launch(AttemptKey key, int seconds) {
         String cmd = "echo $SLURM_JOB_ID >> " + ledger + "; sleep " + seconds;
-        return new Launch(key, List.of(new Launch.NodeGpus("n1", List.of(0, 1))), List.of("sh", "-c", cmd),
-                new TreeMap<>(), Duration.ofMinutes(10), new Launch.Terms(false, true));
+        List<Launch.NodeGpus> placement = key.workloadId().equals(UNEVEN)
+                ? List.of(new Launch.NodeGpus("n1", List.of(0, 1)), new Launch.NodeGpus("n2", List.of(0)))
+                : List.of(new Launch.NodeGpus("n1", List.of(0, 1)));
+        return new Launch(key, placement, List.of("sh", "-c", cmd), new TreeMap<>(), Duration.ofMinutes(10),
+                new Launch.Terms(false, true));
     }
 
     private List<String> ledger() throws Exception {
@@ -193,6 +198,25 @@ class SlurmSubmittedTwiceTest extends SlurmStories {
                         + " running nothing");
         assertThat(status(newLeader, key)).isEqualTo(new AttemptStatus(key, AttemptStatus.Phase.EXITED, 0,
                 "Slurm job " + first + " completed"));
+    }
+
+    @Test
+    void aHeterogeneousJobSubmittedByBothLeadersRunsItsCommandOnceThoughBothJobsStart() throws Exception {
+        SlurmBackend oldLeader = backend(true);
+        SlurmBackend newLeader = backend(false);
+        AttemptKey key = new AttemptKey(UNEVEN, 1);
+
+        List<SlurmCluster.Job> jobs = submittedByBoth(key, 8, oldLeader, newLeader);
+        long first = jobs.get(0).id();
+        long late = jobs.get(1).id();
+        // no singleton holds it: Slurm starts the later job beside the first, and its script runs nothing
+        Story.await("Slurm to start the later job", WAIT, () -> !jobsOf(key).get(1).state().equals("PENDING"));
+        Story.await("the attempt to end", WAIT, () -> status(newLeader, key).phase() == AttemptStatus.Phase.EXITED);
+
+        assertThat(ledger()).containsExactly(Long.toString(first));
+        assertThat(Files.readString(dir.resolve("jobs/allot-" + late + ".out"), StandardCharsets.UTF_8))
+                .contains("Slurm job " + first + " of attempt " + UNEVEN + "#1 is older than this one");
+        assertThat(status(newLeader, key).detail()).isEqualTo("Slurm job " + first + " completed");
     }
 
     @Test
