@@ -71,7 +71,7 @@ final class Commands {
     }
 
     /** The program's path: in the configured directory, else found on the service's PATH (the child has none). */
-    private String executable(String program) {
+    String executable(String program) {
         if (binDir != null) {
             return binDir.resolve(program).toString();
         }

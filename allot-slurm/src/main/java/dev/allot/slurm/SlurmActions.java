@@ -215,6 +215,7 @@ class SlurmActions {
                 nodes.add(ng.node());
             }
             a.addAll(common);
+            a.add(SINGLETON);
             a.add("--nodelist=" + String.join(",", nodes));
             a.add("--nodes=" + nodes.size());
             a.add("--gres=gpu:" + launch.placement().get(0).gpus().size());
@@ -229,9 +230,19 @@ class SlurmActions {
                 a.add("--gres=gpu:" + ng.gpus().size());
             }
         }
-        a.add("--wrap=" + shellCommand(launch.command()));
+        a.add("--wrap=" + OnceGuard.script(launch.attempt(), config.instance(), commands.executable("squeue"),
+                shellCommand(launch.command())));
         return a;
     }
+
+    /**
+     * At most one job of a name and user runs at a time: a second submission of one attempt (same name, same account)
+     * waits in Slurm, reason {@code Dependency}, while the first is pending with a lower id or running, and the
+     * observer cancels it there ({@link SlurmObserver}). Only on a job that is not heterogeneous: on a heterogeneous
+     * one Slurm 22.05 puts the dependency on a later component, which its own leader (pending, lower id) then holds
+     * for ever (tried on the test cluster: both components pending, the later one for {@code Dependency}).
+     */
+    static final String SINGLETON = "--dependency=singleton";
 
     /** Whether every node of the placement has as many GPUs (then one job with {@code --gres=gpu:N} says it all). */
     static boolean uniform(Launch launch) {

@@ -63,9 +63,16 @@ import org.slf4j.LoggerFactory;
  * {@link Phase#UNKNOWN}.
  *
  * <p><b>Exactly once.</b> Before submitting, {@link #start} looks for a job with the attempt's name (in a listing
- * taken after any submission whose outcome was unknown), so retries and restarts adopt rather than resubmit. Should
- * two jobs ever carry one attempt's name, all but the oldest are cancelled at once and counted. A held placeholder job
- * ({@link InstanceLock}) marks which Allot instance drives the cluster: a second instance is refused.
+ * taken after any submission whose outcome was unknown), so retries and restarts adopt rather than resubmit. That
+ * read-back cannot see a submission still on its way: an sbatch that gave up before slurmctld took its request in, or
+ * an old leader's sbatch begun before its lease lapsed and landing after the new leader submitted the attempt. So a
+ * second job of one attempt can exist, and is made harmless three ways: a uniform job carries
+ * {@code --dependency=singleton} (Slurm holds the later job while the first is pending or running); the observer
+ * keeps the oldest job as the attempt's and cancels every later one at once, counted
+ * ({@code duplicates_cancelled}); and the job's script runs its command only if Slurm knows no older job of its name
+ * and user ({@link OnceGuard}), which covers a later job started after the first ended unseen and heterogeneous jobs
+ * (which cannot carry the singleton). A held placeholder job ({@link InstanceLock}) marks which Allot instance
+ * drives the cluster: a second instance is refused.
  *
  * <p><b>A cycle's commands together.</b> {@link #startAll} and {@link #stopAll} take the starts and the stops the
  * scheduler decided at one instant: what needs this backend's books (the listing, adoption, the identity checks) is

@@ -112,25 +112,35 @@ final class SlurmObserver {
         return out;
     }
 
-    /** The one job of an attempt; any other job with its name is a duplicate launch, cancelled at once. */
+    /**
+     * The one job of an attempt: the oldest (lowest id) of those with its name. Any later one is a second submission
+     * (an old leader's sbatch that landed after the lease moved, an unanswered sbatch that reached slurmctld after
+     * the retry's read-back) and is cancelled at once: while the oldest is pending or running, Slurm holds a later
+     * one of a uniform job ({@code --dependency=singleton}, see {@link SlurmActions#SINGLETON}), so it is cancelled
+     * before it ever ran. The oldest is the one Slurm runs, so it stands for the attempt even when this backend
+     * tracked a later one (its own submission): the attempt follows it, and a stop asked of the attempt is sent to it.
+     */
     private SlurmJob oneJob(AttemptKey key, List<SlurmJob> jobs) {
+        SlurmJob keep = jobs.stream().min(Comparator.comparingLong(SlurmJob::id)).orElseThrow();
         Tracked t = attempts.tracked.get(key);
-        SlurmJob keep = null;
-        for (SlurmJob j : jobs) {
-            if (t != null && j.id() == t.jobId) {
-                keep = j;
+        if (t != null && t.jobId != keep.id()) {
+            Tracked older = new Tracked(keep.id(), t.placement);
+            older.stopRequested = t.stopRequested;
+            older.last = keep;
+            attempts.tracked.put(key, older);
+            LOG.warn("attempt {} was submitted twice: Slurm job {} is older than {}, which this backend submitted or"
+                    + " found; the attempt is job {} from now on", key, keep.id(), t.jobId, keep.id());
+            if (older.stopRequested && !keep.ended()) {
+                stops.sendKill(older);
             }
-        }
-        if (keep == null) {
-            keep = jobs.stream().min(Comparator.comparingLong(SlurmJob::id)).orElseThrow();
         }
         for (SlurmJob j : jobs) {
             if (j.id() != keep.id() && !j.ended()) {
                 if (duplicatesSeen.add(j.id())) {
                     counters.duplicatesCancelled++; // once per job: scancel is repeated until Slurm shows it ended
                 }
-                LOG.error("attempt {} has two Slurm jobs, {} and {}; cancelling {} (an attempt runs once)", key,
-                        keep.id(), j.id(), j.id());
+                LOG.error("attempt {} has two Slurm jobs, {} and {} ({}); cancelling {} (an attempt runs once)", key,
+                        keep.id(), j.id(), j.state(), j.id());
                 actions.cancel(j.id());
             }
         }

@@ -24,8 +24,11 @@ import java.util.function.UnaryOperator;
  * actions that act on the table and are recorded in {@link #log}. Job ids start at 100 (the first is the lock job).
  */
 final class FakeSlurm implements SlurmProbe {
+    /** Where sbatch would read a job's environment (never written: the fake only reads the options). */
+    private static final Path ENV_FILE = Path.of("/tmp/allot-job-env.env");
+
     /** How the next {@code sbatch} turns out. */
-    enum Submit { OK, APPLIED_BUT_UNAVAILABLE, UNAVAILABLE, APPLIED_BUT_REFUSED, REFUSED }
+    enum Submit { OK, APPLIED_BUT_UNAVAILABLE, UNAVAILABLE, APPLIED_BUT_REFUSED, REFUSED, LANDS_LATE }
 
     SlurmConfig config;
     final TestClock clock = new TestClock();
@@ -61,6 +64,14 @@ final class FakeSlurm implements SlurmProbe {
     Runnable beforeSubmitLock = () -> { };
     int probeCalls;
     private Submit nextSubmit = Submit.OK;
+    /** Runs inside the next {@code sbatch}, before its job exists: another service acting while it is in flight. */
+    private Runnable duringNextSubmit = () -> { };
+    /** Submissions whose sbatch gave up ({@link Submit#LANDS_LATE}) that slurmctld has not taken in yet. */
+    private final List<Launch> late = new ArrayList<>();
+    /** Jobs submitted with {@code --dependency=singleton}, as {@link SlurmActions#sbatchArgs} asked. */
+    final Set<Long> singleton = new HashSet<>();
+    /** Every job Slurm ever started (RUNNING at some moment): what ran its command. */
+    final Set<Long> ran = new java.util.TreeSet<>();
 
     FakeSlurm(String instance) {
         // The service runs as root (SlurmActionsTest.passwd); its tests' launches name no account: allowed here.
@@ -103,12 +114,66 @@ final class FakeSlurm implements SlurmProbe {
     long add(Job j) {
         long id = j.id > 0 ? j.id : nextId++;
         nextId = Math.max(nextId, id + 1);
-        jobs.put(id, j.id(id).build());
+        put(j.id(id).build());
         return id;
     }
 
     void set(long id, UnaryOperator<Job> change) {
-        jobs.put(id, change.apply(Job.from(jobs.get(id))).build());
+        put(change.apply(Job.from(jobs.get(id))).build());
+    }
+
+    private void put(SlurmJob j) {
+        jobs.put(j.id(), j);
+        if (j.state().equals("RUNNING")) {
+            ran.add(j.id());
+        }
+    }
+
+    /**
+     * One pass of Slurm's scheduler over the attempts' pending jobs, oldest first: each starts on its placement's
+     * nodes unless it was submitted with {@code --dependency=singleton} and another job of its name (the fake has
+     * one user) is running, or pending with a lower id; then it waits, reason {@code Dependency}. That is the test
+     * Slurm 22.05 makes for a singleton (checked on the test cluster: the second of two such jobs pends with reason
+     * Dependency while the first runs).
+     */
+    void schedule() {
+        for (SlurmJob j : List.copyOf(jobs.values())) {
+            if (!j.state().equals("PENDING") || JobTag.parse(j.name()).isEmpty()) {
+                continue;
+            }
+            boolean blocked = singleton.contains(j.id()) && jobs.values().stream().anyMatch(o -> o.id() != j.id()
+                    && o.name().equals(j.name()) && (o.state().equals("RUNNING") || o.state().equals("COMPLETING")
+                    || o.state().equals("SUSPENDED") || (o.pending() && o.id() < j.id())));
+            if (blocked) {
+                set(j.id(), b -> b.reason("Dependency"));
+            } else {
+                String[] nodes = submittedPlacement.getOrDefault(j.id(), List.of()).stream()
+                        .map(Launch.NodeGpus::node).toArray(String[]::new);
+                set(j.id(), b -> b.state("RUNNING").reason("None").nodes(nodes));
+            }
+        }
+    }
+
+    /** The command of the job ends with exit 0. */
+    void complete(long id) {
+        set(id, b -> b.state("COMPLETED").exit(0));
+    }
+
+    /** Runs {@code r} inside the next sbatch, before its job exists (another service's call, a late landing). */
+    void duringNextSubmit(Runnable r) {
+        duringNextSubmit = r;
+    }
+
+    /** slurmctld takes in the sbatches that gave up ({@link Submit#LANDS_LATE}): their jobs exist from now. */
+    void landLate() {
+        for (Launch l : List.copyOf(late)) {
+            late.remove(l);
+            long id = add(job(l.attempt()));
+            submittedPlacement.put(id, l.placement());
+            if (actions.sbatchArgs(l, actions.identity(l), ENV_FILE).contains("--dependency=singleton")) {
+                singleton.add(id);
+            }
+        }
     }
 
     List<SlurmJob> named(AttemptKey key) {
@@ -196,17 +261,26 @@ final class FakeSlurm implements SlurmProbe {
             log.add("submit " + key + (who.switchUser() ? " as " + who.account().name() : ""));
             Submit outcome = nextSubmit;
             nextSubmit = Submit.OK;
+            Runnable during = duringNextSubmit;
+            duringNextSubmit = () -> { };
+            during.run();
             long id = switch (outcome) {
                 case OK, APPLIED_BUT_UNAVAILABLE -> add(job(key));
                 case APPLIED_BUT_REFUSED -> add(job(key).state("FAILED").reason("BadConstraints").exit(1));
                 default -> -1;
             };
+            if (outcome == Submit.LANDS_LATE) {
+                late.add(launch);
+            }
             if (id > 0) {
                 submittedPlacement.put(id, launch.placement());
+                if (sbatchArgs(launch, who, ENV_FILE).contains("--dependency=singleton")) {
+                    singleton.add(id);
+                }
             }
             return switch (outcome) {
                 case OK -> id;
-                case APPLIED_BUT_UNAVAILABLE, UNAVAILABLE -> throw new BackendUnavailableException(
+                case APPLIED_BUT_UNAVAILABLE, UNAVAILABLE, LANDS_LATE -> throw new BackendUnavailableException(
                         "sbatch did not answer within 10000 ms (killed); its outcome is unknown");
                 case APPLIED_BUT_REFUSED, REFUSED -> throw new BackendException("Slurm refused " + key
                         + ": Requested node configuration is not available");
