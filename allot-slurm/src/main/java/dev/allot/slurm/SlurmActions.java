@@ -231,7 +231,7 @@ class SlurmActions {
             }
         }
         a.add("--wrap=" + OnceGuard.script(launch.attempt(), config.instance(), commands.executable("squeue"),
-                shellCommand(launch.command())));
+                shellCommand(launch.command()), uniform(launch)));
         return a;
     }
 

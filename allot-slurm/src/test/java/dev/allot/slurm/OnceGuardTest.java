@@ -23,14 +23,19 @@ class OnceGuardTest {
     private record Run(int exit, String err, boolean ran, String squeueArgs) {
     }
 
-    /** Runs the script as job {@code jobId} with a stand-in squeue whose body is {@code squeue}. */
+    /** Runs the script of a uniform job (it carries the singleton) as job {@code jobId}; see below. */
     private Run run(long jobId, String squeue) throws IOException, InterruptedException {
+        return run(jobId, squeue, true);
+    }
+
+    /** Runs the script as job {@code jobId} with a stand-in squeue whose body is {@code squeue}. */
+    private Run run(long jobId, String squeue, boolean singleton) throws IOException, InterruptedException {
         Path sq = dir.resolve("squeue");
         Files.writeString(sq, "#!/bin/sh\necho \"$@\" >> " + dir.resolve("args") + "\n" + squeue + "\n");
         Files.setPosixFilePermissions(sq, PosixFilePermissions.fromString("rwx------"));
         Path marker = dir.resolve("ran");
         String command = SlurmActions.shellCommand(List.of("touch", marker.toString()));
-        ProcessBuilder pb = new ProcessBuilder("sh", "-c", OnceGuard.script(W1, "inst1", sq.toString(), command));
+        ProcessBuilder pb = new ProcessBuilder("sh", "-c", OnceGuard.script(W1, "inst1", sq.toString(), command, singleton));
         pb.environment().put("SLURM_JOB_ID", Long.toString(jobId));
         pb.environment().put("SLURM_JOB_UID", "1001");
         pb.redirectError(dir.resolve("err").toFile());
@@ -81,13 +86,27 @@ class OnceGuardTest {
     }
 
     @Test
-    void aJobThatCannotAskSlurmRunsNothing() throws Exception {
-        Run r = run(101, "echo 'squeue: error: Unable to contact slurm controller' >&2; exit 1");
+    void aHeterogeneousJobThatCannotAskSlurmRunsNothing() throws Exception {
+        // no singleton can hold a second job of it: it cannot tell whether it is the second
+        Run r = run(101, "echo 'squeue: error: Unable to contact slurm controller' >&2; exit 1", false);
 
         assertThat(r.ran()).isFalse();
         assertThat(r.exit()).isEqualTo(OnceGuard.OLDER_JOB_STATUS);
         assertThat(r.squeueArgs().lines()).hasSize(OnceGuard.TRIES);
         assertThat(r.err()).contains("could not ask Slurm whether an older job of attempt w-1#1 exists");
+    }
+
+    @Test
+    void aUniformJobThatCannotAskSlurmRunsItsCommandSayingWhy() throws Exception {
+        // the singleton holds any other job of the attempt while this one runs; a controller that does not answer
+        // for three seconds must not fail the workload
+        Run r = run(101, "echo 'squeue: error: Unable to contact slurm controller' >&2; exit 1", true);
+
+        assertThat(r.ran()).isTrue();
+        assertThat(r.exit()).isZero();
+        assertThat(r.squeueArgs().lines()).hasSize(OnceGuard.TRIES);
+        assertThat(r.err()).contains("could not ask Slurm whether an older job of attempt w-1#1 exists; running it:"
+                + " the singleton dependency holds any other job of it while this one runs");
     }
 
     @Test

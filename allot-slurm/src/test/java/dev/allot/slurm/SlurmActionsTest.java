@@ -223,7 +223,7 @@ class SlurmActionsTest {
         expected.addAll(common);
         expected.addAll(List.of("--nodelist=n1", "--nodes=1", "--gres=gpu:6", ":"));
         expected.addAll(common);
-        expected.addAll(List.of("--nodelist=n2", "--nodes=1", "--gres=gpu:2", wrap("w-2", 3)));
+        expected.addAll(List.of("--nodelist=n2", "--nodes=1", "--gres=gpu:2", wrap("w-2", 3, false)));
         assertThat(a).containsExactlyElementsOf(expected);
         assertThat(a).noneMatch(s -> s.startsWith("--gpus") || s.startsWith("--ntasks")
                 || s.startsWith("--distribution"));
@@ -370,10 +370,18 @@ class SlurmActionsTest {
         assertThat(run("sh", SlurmActions.shellCommand(command))).isEqualTo(command); // sbatch --wrap uses sh
     }
 
-    /** The job script of an attempt whose command is {@code python train.py}: the check of {@link OnceGuard} first. */
+    /**
+     * The job script of a uniform attempt (it carries the singleton) whose command is {@code python train.py}: the
+     * check of {@link OnceGuard} first.
+     */
     private static String wrap(String workload, int attempt) {
+        return wrap(workload, attempt, true);
+    }
+
+    private static String wrap(String workload, int attempt, boolean singleton) {
         String squeue = new Commands(CONFIG).executable("squeue");
-        return "--wrap=" + OnceGuard.script(new AttemptKey(workload, attempt), "inst1", squeue, "'python' 'train.py'");
+        return "--wrap=" + OnceGuard.script(new AttemptKey(workload, attempt), "inst1", squeue, "'python' 'train.py'",
+                singleton);
     }
 
     /** Runs {@code printf '%s\0' <line>} in a shell and splits what it printed. */
