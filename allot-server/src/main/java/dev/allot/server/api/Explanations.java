@@ -164,6 +164,10 @@ final class Explanations {
         for (Preemption p : data.preemptions()) {
             summary.add(sentence(p));
         }
+        String end = w.state().ended() ? endSentence(attempts, maySeeDetails) : null;
+        if (end != null) {
+            summary.add(end);
+        }
         return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data, forecast,
                 null);
     }
@@ -215,6 +219,38 @@ final class Explanations {
             }
         }
         return List.copyOf(out);
+    }
+
+    /**
+     * How an ended workload ended, in one sentence: its last attempt's outcome, when and why (the backend's words only
+     * when {@code maySeeDetails}), so that asking why a workload failed is answered where one asks; "It never started."
+     * when it has no attempt; null when the last attempt was preempted, which its preemption's sentence says.
+     */
+    static String endSentence(List<Attempt> attempts, boolean maySeeDetails) {
+        Attempt last = attempts.stream().filter(a -> !a.open() && a.outcome() != null)
+                .max(java.util.Comparator.comparingInt(a -> a.key().attempt())).orElse(null);
+        if (last == null) {
+            return "It never started.";
+        }
+        if (last.preempted()) {
+            return null;
+        }
+        String verb = switch (last.outcome()) {
+            case COMPLETED -> "completed";
+            case FAILED -> "failed";
+            case CANCELLED -> "was cancelled";
+            case LOST -> "was lost";
+            default -> "ended " + last.outcome().label();
+        };
+        StringBuilder sb = new StringBuilder("Attempt " + last.key().attempt() + " " + verb);
+        if (last.endedAtMillis() != null) {
+            sb.append(" at ").append(Views.instant(last.endedAtMillis()));
+        }
+        String reason = last.reasonFor(maySeeDetails);
+        if (reason != null && !reason.isBlank()) {
+            sb.append(": ").append(reason);
+        }
+        return sb.append('.').toString();
     }
 
     private static String sentence(Preemption p) {

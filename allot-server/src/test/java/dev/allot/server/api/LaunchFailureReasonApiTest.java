@@ -115,6 +115,38 @@ class LaunchFailureReasonApiTest {
     }
 
     @Test
+    void givenOwnersProgramIsMissing_whenOwnerAsksWhy_thenTheExplanationSaysItFailedToStartAndWhy_withheldFromOthers() {
+        // given owner's workload whose program is on none of its declared PATH's directories, tried once and failed
+        onTheLocalBackend();
+        String id = submitAsOwner("[\"train.sh\"]", "{\"PATH\": \"" + SECRET_PATH + "\"}");
+        api.loop.runOnce();
+        clock.advance(Duration.ofMinutes(1));
+        api.loop.runOnce();
+
+        for (String user : MAY_SEE) {
+            // when whoever may see its details asks why (allot explain)
+            List<String> summary = summaryOf(read("/v1/workloads/" + id + "/explain", user));
+            // then it says the attempt failed, and why, in the backend's words: it said only "it no longer waits"
+            assertThat(summary).as(user).anySatisfy(s -> assertThat(s).startsWith("Attempt 1 failed at ")
+                    .endsWith(": failed to start (train.sh: command not found (No such file or directory in PATH="
+                            + SECRET_PATH + "))."));
+        }
+        for (String user : MAY_NOT_SEE) {
+            // and everyone else reads that it failed to start, the backend's words withheld
+            List<String> summary = summaryOf(read("/v1/workloads/" + id + "/explain", user));
+            assertThat(summary).as(user).anySatisfy(s -> assertThat(s).startsWith("Attempt 1 failed at ")
+                    .endsWith(": failed to start (" + AttemptReasons.DETAIL_WITHHELD + ")."));
+            assertThat(summary.toString()).as(user).doesNotContain("train.sh").doesNotContain("secret");
+        }
+    }
+
+    private static List<String> summaryOf(JsonNode explanation) {
+        List<String> out = new java.util.ArrayList<>();
+        explanation.path("summary").forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    @Test
     void givenTheBackendRefusesOwnersStartNamingTheScript_whenOthersReadTheWorkload_thenTheySeeOnlyThatItWasRefused() {
         // given a backend that refuses every start in words naming the script (as Slurm's sbatch does)
         api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock, RefusesEveryStart::new);
