@@ -236,8 +236,9 @@ final class ServeCommand implements Callable<Integer> {
         if (backend.equals("slurm")) {
             slurm.config(dataDir, "check"); // a bad Slurm option is reported before anything starts
         }
-        if (gpus != null && gpus < 1) {
-            throw new IllegalArgumentException("--gpus expects a whole number of GPUs >= 1, got " + gpus);
+        if (gpus != null && !dev.allot.core.rules.NodeGpus.allowed(gpus)) {
+            throw new IllegalArgumentException("--gpus expects " + dev.allot.core.rules.NodeGpus.EXPECTED + ", got "
+                    + gpus);
         }
         double scale;
         try {

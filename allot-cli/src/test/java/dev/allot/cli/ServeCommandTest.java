@@ -198,7 +198,9 @@ class ServeCommandTest {
                         "--slurm-timeout"},
                 {"--port", "70000", "--port expects a port number between 0 (any free port) and 65535, got 70000"},
                 {"--port", "http", "--port': expected a whole number, got 'http'"},
-                {"--gpus", "0", "--gpus expects a whole number of GPUs >= 1, got 0"},
+                {"--gpus", "0", "--gpus expects a whole number from 1 to 4,096 (the GPUs of one machine), got 0"},
+                {"--gpus", "1000000000", "--gpus expects a whole number from 1 to 4,096 (the GPUs of one machine), got"
+                        + " 1000000000"},
                 {"--time-scale", "fast", "--time-scale expects a number > 0 such as 60, got 'fast'"},
                 {"--log-format", "xml", "--log-format expects text or json, got 'xml'"},
                 {"--db-url", "jdbc:mysql://x/y", "--db-url expects a PostgreSQL JDBC URL"},

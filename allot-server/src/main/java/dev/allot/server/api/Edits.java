@@ -296,9 +296,10 @@ final class Edits {
         static NodeRegistration parse(JsonNode body) {
             object(body, "{\"gpus\": 8}");
             onlyKnown(body, FIELDS);
-            JsonNode g = present(body, "gpus", "a whole number >= 1");
-            if (!g.isIntegralNumber() || !g.canConvertToInt() || g.intValue() < 1) {
-                throw ApiException.badField("gpus", "expected a whole number >= 1, got " + Submission.kindOf(g), null);
+            JsonNode g = present(body, "gpus", dev.allot.core.rules.NodeGpus.EXPECTED);
+            if (!g.isIntegralNumber() || !g.canConvertToLong() || !dev.allot.core.rules.NodeGpus.allowed(g.longValue())) {
+                throw ApiException.badField("gpus", "expected " + dev.allot.core.rules.NodeGpus.EXPECTED + ", got "
+                        + Submission.kindOf(g), null);
             }
             return new NodeRegistration(g.intValue());
         }
