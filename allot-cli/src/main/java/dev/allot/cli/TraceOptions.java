@@ -112,11 +112,11 @@ final class TraceOptions {
                     + text + "'");
         }
         // In range is said apart from the form: '0x8' and '99999999x8' were refused as if not written COUNTxGPUS.
-        if (count < 1 || gpus < 1 || count > MAX_NODES || gpus > Integer.MAX_VALUE
+        if (count < 1 || count > MAX_NODES || !dev.allot.core.rules.NodeGpus.allowed(gpus)
                 || count * gpus > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--nodes expects COUNTxGPUS with"
-                    + " 1 to %,d nodes of at least 1 GPU, %,d GPUs in all at most, got '%s'", MAX_NODES,
-                    Integer.MAX_VALUE, text));
+                    + " 1 to %,d nodes of 1 to %,d GPUs (the GPUs of one machine), %,d GPUs in all at most, got '%s'",
+                    MAX_NODES, dev.allot.core.rules.NodeGpus.MAX, Integer.MAX_VALUE, text));
         }
         return TraceImport.uniformCluster((int) count, (int) gpus);
     }

@@ -69,8 +69,11 @@ class SimulateTraceTest {
                 "--nodes expects COUNTxGPUS such as 40x8 (40 nodes of 8 GPUs), got '2by8'");
         // written COUNTxGPUS but out of range: it said the form was wrong
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "0x8"),
-                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes of at least 1 GPU, 2,147,483,647 GPUs in all"
-                        + " at most, got '0x8'");
+                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes of 1 to 4,096 GPUs (the GPUs of one machine),"
+                        + " 2,147,483,647 GPUs in all at most, got '0x8'");
+        // a billion GPUs on one node ran the simulator out of memory, blaming the workloads and the hours
+        assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "1x1000000000"),
+                "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes of 1 to 4,096 GPUs (the GPUs of one machine),");
         assertBad(Cli.run("simulate", "--trace", "philly:" + JOBS, "--nodes", "99999999x8"),
                 "--nodes expects COUNTxGPUS with 1 to 1,000,000 nodes");
         // ten digits and more read as if not written COUNTxGPUS

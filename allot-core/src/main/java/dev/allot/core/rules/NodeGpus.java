@@ -5,7 +5,9 @@ import java.util.Locale;
 /**
  * How many GPUs one node may have: 1 to {@link #MAX}. The scheduler keeps books for every GPU of a node (which
  * workload holds it, which are free), so a mistyped count (1000000000 for 1000) ran the service out of memory at its
- * next cycle, and at every cycle after, until the count was put right; no machine holds more than a few dozen GPUs.
+ * next cycle, and at every cycle after, until the count was put right (the simulator, given such a node in
+ * {@code cluster.yaml} or {@code --nodes}, ran out of memory blaming the workloads); no machine holds more than a few
+ * dozen GPUs.
  */
 public final class NodeGpus {
     /** The most GPUs one node may have. */

@@ -3,6 +3,7 @@ package dev.allot.sim.input;
 import dev.allot.core.model.HealthEvent;
 import dev.allot.core.model.NodeSpec;
 import dev.allot.core.rules.Names;
+import dev.allot.core.rules.NodeGpus;
 import dev.allot.core.rules.Violation;
 import dev.allot.sim.input.YamlTree.Entry;
 import dev.allot.sim.input.YamlTree.ListNode;
@@ -80,6 +81,9 @@ final class ClusterReader {
             int count = y.wholeNumber(countNode, "count", 1);
             Node gpusNode = y.required(g, "gpus", "a node group").value();
             int gpus = y.wholeNumber(gpusNode, "gpus", 1);
+            if (!NodeGpus.allowed(gpus)) {
+                throw y.error(gpusNode, "gpus", "expected " + NodeGpus.EXPECTED + ", got " + gpus);
+            }
             Node typeNode = y.optional(g, "gpu-type");
             String gpuType = typeNode == null ? "gpu" : y.text(typeNode, "gpu-type", "a GPU type such as h100");
             TreeMap<String, String> labels = new TreeMap<>();

@@ -133,6 +133,13 @@ class ClusterYamlTest {
     }
 
     @Test
+    void aNodeOfABillionGpusIsRefusedNamingTheMostOneNodeMayHave() {
+        // it was read, and the simulation ran out of memory, blaming the workloads and the hours
+        assertThat(replaced("gpus: 8", "gpus: 1000000000").getMessage()).isEqualTo("cluster.yaml:5:11: field"
+                + " 'gpus': expected a whole number from 1 to 4,096 (the GPUs of one machine), got 1000000000");
+    }
+
+    @Test
     void countsBeyondAnIntSayTheUpperLimit() {
         assertThat(replaced("gpus: 8", "gpus: 99999999999").getMessage()).isEqualTo("cluster.yaml:5:11: field"
                 + " 'gpus': expected a whole number >= 1, at most 2,147,483,647, got '99999999999'");
