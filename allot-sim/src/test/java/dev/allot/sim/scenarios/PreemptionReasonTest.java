@@ -54,10 +54,13 @@ class PreemptionReasonTest {
                 .workload(w("a1").in("A").gpus(8).runs("10h").minRuntime("1h").checkpointEvery("30m").at("0s"))
                 .workload(w("b1").in("B").gpus(8).runs("2h").minRuntime("1h").checkpointEvery("30m").at("30m"))
                 .runWithReasons("allocation");
-        // then b1 takes a1 at 1h by taking turns: A is left with nothing, below its quota, which a reclaim never does
+        // then b1 takes a1 at 1h by taking turns: A is left with nothing, below its quota, which a reclaim never does;
+        // the reason gives B's standing once b1 runs and says it is compared with A's now: "would stand no higher than
+        // A once b1 runs" read as if A's standing after the preemption (0) were meant
         assertThat(reasonOfPreempting(run, "a1")).startsWith("1h preempt a1 by b1 fair_share")
                 .contains("b1 of B is owed and may take A below its quota (taking turns): B holds 0 GPUs of its quota"
-                        + " of 4.00 (standing 0) and would stand no higher than A once b1 runs")
+                        + " of 4.00 (standing 0) and would stand at 2.00 once b1 runs, no higher than A stands now, A"
+                        + " holds 8 GPUs")
                 .contains("A holds 8 GPUs of its quota of 4.00 (standing 2.00)")
                 .contains("B ranks above A on usage over the lookback window")
                 .doesNotContain("keeps at least its quota");

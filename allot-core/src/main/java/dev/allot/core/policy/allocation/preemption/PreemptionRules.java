@@ -495,8 +495,9 @@ public final class PreemptionRules {
         if (budget == ALL) {
             return w.id() + " of " + wAlloc + (owed ? " is owed" : " bursts beyond its quota") + " and may take "
                     + vAlloc + " below its quota (taking turns): " + wAlloc + " " + entitlements.describe(w.leaf())
-                    + " and would stand no higher than " + vAlloc + " once " + w.id() + " runs, " + vAlloc + " "
-                    + entitlements.describe(v.leaf()) + " and holds at least " + margin1
+                    + " and would stand at " + dev.allot.core.model.Decimals.significant(
+                            entitlements.standingWith(w.leaf(), w.gpus()), 3) + " once " + w.id() + " runs, no higher"
+                    + " than " + vAlloc + " stands now, " + vAlloc + " " + entitlements.describe(v.leaf()) + " and holds at least " + margin1
                     + " x its quota (1 + the margin), and " + wAlloc + " " + window + turn;
         }
         String floor = vAlloc + " holds at least " + margin1
