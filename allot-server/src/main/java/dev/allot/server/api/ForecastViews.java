@@ -77,7 +77,8 @@ final class ForecastViews {
         return new Assumptions(duration, "running and waiting work runs as long as it declared, else as long as"
                 + " work like it ran, finished or still running (as running at least as long as it has; same user,"
                 + " allocation, kind and GPUs, then broader; "
-                + live.finishedLearnt() + " finished runs known), else " + Durations.format(live.defaultDuration()),
+                + live.finishedLearnt() + (live.finishedLearnt() == 1 ? " finished run" : " finished runs")
+                + " known), else " + Durations.format(live.defaultDuration()),
                 live.forecasts().arrivalsBasis(), live.policy());
     }
 

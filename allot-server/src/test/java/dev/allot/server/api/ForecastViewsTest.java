@@ -44,6 +44,19 @@ class ForecastViewsTest {
     }
 
     @Test
+    void oneFinishedRunLearntFromReadsAsOneRunNotOneRuns() {
+        // given a forecast that learnt durations from one finished run (a new service's first completion)
+        LiveForecast one = new LiveForecast(new Forecasts(MADE, END, 10, Map.of(), "no new work", 0, 0),
+                ForecastSettings.defaults(), "allocation (defaults)", Duration.ofHours(1), 1, 1_000_000, 2_000_000);
+        LiveForecast two = new LiveForecast(one.forecasts(), one.settings(), one.policy(), one.defaultDuration(), 2,
+                1_000_000, 2_000_000);
+
+        // then its assumptions say "1 finished run known": allot explain said "1 finished runs known"
+        assertThat(ForecastViews.shared(one, "declared").runningWork()).contains("; 1 finished run known), else 1h");
+        assertThat(ForecastViews.shared(two, "declared").runningWork()).contains("; 2 finished runs known), else 1h");
+    }
+
+    @Test
     void aBandOrAStartPastTheHorizonSaysAfterIt() {
         LiveForecast l = live(new Forecast("w-1", MADE, MADE + 600, MADE + 3_600, Long.MAX_VALUE, END, "declared"),
                 new Forecast("w-2", MADE, MADE + 600, Long.MAX_VALUE, Long.MAX_VALUE, END, "default 1h"));
