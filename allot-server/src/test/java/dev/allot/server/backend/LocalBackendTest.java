@@ -51,10 +51,15 @@ class LocalBackendTest {
      * workloads carry {@value #MARKER} in their environment), and no other test's.
      */
     @AfterEach
-    void killLeftovers() {
+    void killLeftovers() throws java.io.IOException {
         backends.forEach(LocalBackend::close);
         new OwnProcesses(dataDir, MARKER).kill();
+        for (Gate g : gates) {
+            g.close();
+        }
     }
+
+    private final List<Gate> gates = new ArrayList<>();
 
     /** The variable every launch of this test carries, naming its data directory (found in /proc to clean up). */
     private static final String MARKER = "LOCAL_BACKEND_TEST";
@@ -599,7 +604,9 @@ class LocalBackendTest {
         Files.writeString(attempts.resolve("w-race-1.log"), "");
         AttemptKey key = new AttemptKey("w-race", 1);
         // the command's output goes to the attempt's log, which every wrapper of it appends to
-        Launch launch = script("w-race", 1, "echo ran; sleep 3");
+        Gate gate = new Gate();
+        gates.add(gate);
+        Launch launch = script("w-race", 1, "echo ran; " + gate.waitLine());
         LocalBackend standby = backend();
         standby.start(launch);
         awaitPhase(standby, key, Phase.RUNNING);
@@ -612,6 +619,7 @@ class LocalBackendTest {
         assertThat(ends(late)).isTrue();
         assertThat(late.exitValue()).isEqualTo(WorkloadLauncher.LOST_CLAIM_STATUS);
         assertThat(statusOf(standby, key).phase()).isEqualTo(Phase.RUNNING);
+        gate.open();
         AttemptStatus done = awaitPhase(standby, key, Phase.EXITED);
         assertThat(done.exitCode()).isZero();
         assertThat(log(standby, key)).isEqualTo("ran\n");
@@ -623,7 +631,9 @@ class LocalBackendTest {
         // names, as when the losing launch wrote its pid last
         Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
         AttemptKey key = new AttemptKey("w-won", 1);
-        Launch launch = script("w-won", 1, "sleep 2; exit 3");
+        Gate gate = new Gate();
+        gates.add(gate);
+        Launch launch = script("w-won", 1, gate.waitLine() + "; exit 3");
         LocalBackend first = backend();
         first.start(launch);
         awaitPhase(first, key, Phase.RUNNING);
@@ -635,6 +645,7 @@ class LocalBackendTest {
         // when a restarted backend adopts it, then it follows the winner to its real end, not "gone, code unknown"
         LocalBackend restarted = backend();
         assertThat(statusOf(restarted, key).phase()).isEqualTo(Phase.RUNNING);
+        gate.open();
         AttemptStatus done = awaitPhase(restarted, key, Phase.EXITED);
         assertThat(done.exitCode()).isEqualTo(3);
     }
@@ -644,7 +655,9 @@ class LocalBackendTest {
         // given two wrappers of w-lost#1 spawned by two launches, the second after the first claimed the attempt
         Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
         AttemptKey key = new AttemptKey("w-lost", 1);
-        Launch launch = script("w-lost", 1, "sleep 2; exit 4");
+        Gate gate = new Gate();
+        gates.add(gate);
+        Launch launch = script("w-lost", 1, gate.waitLine() + "; exit 4");
         AttemptFiles files = new AttemptFiles(attempts, key);
         Process winner = racedWrapper(launch, files);
         long deadline = System.nanoTime() + PATIENCE.toNanos();
@@ -662,10 +675,40 @@ class LocalBackendTest {
         // then it runs (the winner's run), and ends with the winner's exit code, its pid file naming the winner
         assertThat(followed.status().phase()).isEqualTo(Phase.RUNNING);
         assertThat(AttemptFiles.PidRecord.parse(Files.readString(files.pid())).pid()).isEqualTo(winner.pid());
+        gate.open();
         assertThat(ends(winner)).isTrue();
         AttemptStatus done = followed.status();
         assertThat(done.phase()).isEqualTo(Phase.EXITED);
         assertThat(done.exitCode()).isEqualTo(4);
+    }
+
+    /**
+     * A gate a test's command waits at until the test opens it: the race stories need their winner still running
+     * while a loser is spawned and a backend restarts, which a fixed sleep did not ensure on a loaded machine. It is a
+     * file in a folder under /tmp that every account may search ({@link #ACCOUNT} may be {@code nobody}).
+     */
+    private static final class Gate implements AutoCloseable {
+        private final Path dir;
+
+        Gate() throws java.io.IOException {
+            dir = Files.createTempDirectory("allot-gate-");
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+
+        /** The shell line that waits until the gate is open. */
+        String waitLine() {
+            return "while [ ! -e '" + dir.resolve("open") + "' ]; do sleep 0.05; done";
+        }
+
+        void open() throws java.io.IOException {
+            Files.writeString(dir.resolve("open"), "");
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            Files.deleteIfExists(dir.resolve("open"));
+            Files.deleteIfExists(dir);
+        }
     }
 
     /**
