@@ -107,11 +107,6 @@ final class Explanations {
     record Preemption(int attempt, String at, String outcome, String preemptor, String reason, Double lostGpuHours) {
     }
 
-    static ExplainView of(Workload w, List<Attempt> attempts, Optional<WaitExplanation> explanation, ObjectMapper mapper,
-                          dev.allot.core.state.SchedulerConfig scheduling) {
-        return of(w, attempts, false, explanation, mapper, scheduling, Optional.empty(), false);
-    }
-
     /**
      * The whole answer, with the workload's forecast start while it waits ({@code forecast}, and a sentence), or a
      * sentence saying why there is none. The attempts' reasons carry the backend's words only when

@@ -61,6 +61,13 @@ class LocalBackendTest {
 
     private final List<Gate> gates = new ArrayList<>();
 
+    /** A new gate, removed after the test. */
+    private Gate gate() throws java.io.IOException {
+        Gate g = new Gate();
+        gates.add(g);
+        return g;
+    }
+
     /** The variable every launch of this test carries, naming its data directory (found in /proc to clean up). */
     private static final String MARKER = "LOCAL_BACKEND_TEST";
 
@@ -604,8 +611,7 @@ class LocalBackendTest {
         Files.writeString(attempts.resolve("w-race-1.log"), "");
         AttemptKey key = new AttemptKey("w-race", 1);
         // the command's output goes to the attempt's log, which every wrapper of it appends to
-        Gate gate = new Gate();
-        gates.add(gate);
+        Gate gate = gate();
         Launch launch = script("w-race", 1, "echo ran; " + gate.waitLine());
         LocalBackend standby = backend();
         standby.start(launch);
@@ -631,8 +637,7 @@ class LocalBackendTest {
         // names, as when the losing launch wrote its pid last
         Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
         AttemptKey key = new AttemptKey("w-won", 1);
-        Gate gate = new Gate();
-        gates.add(gate);
+        Gate gate = gate();
         Launch launch = script("w-won", 1, gate.waitLine() + "; exit 3");
         LocalBackend first = backend();
         first.start(launch);
@@ -655,8 +660,7 @@ class LocalBackendTest {
         // given two wrappers of w-lost#1 spawned by two launches, the second after the first claimed the attempt
         Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
         AttemptKey key = new AttemptKey("w-lost", 1);
-        Gate gate = new Gate();
-        gates.add(gate);
+        Gate gate = gate();
         Launch launch = script("w-lost", 1, gate.waitLine() + "; exit 4");
         AttemptFiles files = new AttemptFiles(attempts, key);
         Process winner = racedWrapper(launch, files);
