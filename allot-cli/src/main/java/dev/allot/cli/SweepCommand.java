@@ -68,7 +68,9 @@ final class SweepCommand implements Callable<Integer> {
     Integer threads;
 
     @Option(names = "--paid-bound", description = "also measure, every 15 minutes, the paid fraction and the most any"
-            + " schedule could have paid (columns paid_instants, paid_bound; slower)")
+            + " schedule could have paid, the worst allocation at those instants, and the most any schedule could have"
+            + " paid while paying every allocation 95% (columns paid_instants, paid_bound, worst_instants,"
+            + " paid_bound_worst95; slower)")
     boolean paidBound;
 
     @Option(names = "--lenient", description = "skip malformed workload rows when reading DIR; says how many and"

@@ -32,7 +32,7 @@ class SweepCommandTest {
         Path csv = tmp.resolve("b.csv");
         Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation,kueue", "--paid-bound", "--csv", csv.toString());
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).contains("paid_instants", "paid_bound")
+        assertThat(r.out()).contains("paid_instants", "paid_bound", "worst_instants", "paid_bound_worst95")
                 .as("it said '1 settings x ... x 1 scenarios'").contains("2 runs (1 setting x 2 policies x 1 scenario)");
         java.util.List<String> lines = Files.readAllLines(csv);
         java.util.List<String> head = java.util.List.of(lines.get(0).split(","));
@@ -40,10 +40,18 @@ class SweepCommandTest {
         int bound = head.indexOf("paid_bound");
         assertThat(paid).isPositive();
         assertThat(bound).isEqualTo(paid + 1);
+        int worst = head.indexOf("worst_instants");
+        int fair = head.indexOf("paid_bound_worst95");
+        assertThat(fair).isEqualTo(worst + 1).isEqualTo(bound + 2);
         for (String line : lines.subList(1, lines.size())) {
-            String[] cells = line.split(",");
+            String[] cells = line.split(",", -1);
             assertThat(Double.parseDouble(cells[paid])).as(line).isLessThanOrEqualTo(Double.parseDouble(cells[bound]));
             assertThat(Double.parseDouble(cells[bound])).as(line).isBetween(0.0, 1.0);
+            assertThat(Double.parseDouble(cells[worst])).as(line).isBetween(0.0, 1.0);
+            if (!cells[fair].isEmpty()) { // empty: no schedule pays every allocation 95%
+                assertThat(Double.parseDouble(cells[fair])).as("paying everyone 95%% never pays more: " + line)
+                        .isLessThanOrEqualTo(Double.parseDouble(cells[bound]));
+            }
         }
         assertThat(Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation").out()).doesNotContain("paid_bound");
     }

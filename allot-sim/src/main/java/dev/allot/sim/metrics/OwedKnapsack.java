@@ -37,13 +37,8 @@ final class OwedKnapsack {
             if (d.totalGpus() == 0 || d.quotaGpus() <= 0) {
                 continue;
             }
-            long[] reach = reachable(d, capacityGpus);
-            int limit = limit(reach, capacityGpus, d.quotaGpus());
             System.arraycopy(best, 0, next, 0, best.length);
-            for (int x = 1; x <= limit; x++) {
-                if (!get(reach, x)) {
-                    continue;
-                }
+            for (int x : worthGiving(d, capacityGpus)) {
                 double value = Math.min(x, d.quotaGpus());
                 for (int c = capacityGpus; c >= x; c--) {
                     double v = best[c - x] + value;
@@ -57,6 +52,29 @@ final class OwedKnapsack {
             next = swap;
         }
         return best[capacityGpus];
+    }
+
+    /**
+     * The GPU counts worth giving an allocation, ascending: those some subset of its jobs adds up to, up to the
+     * smallest such count at or above its quota (more pays nothing more) and at most {@code capacityGpus}.
+     */
+    static int[] worthGiving(Demand d, int capacityGpus) {
+        long[] reach = reachable(d, capacityGpus);
+        int limit = limit(reach, capacityGpus, d.quotaGpus());
+        int n = 0;
+        for (int x = 1; x <= limit; x++) {
+            if (get(reach, x)) {
+                n++;
+            }
+        }
+        int[] out = new int[n];
+        n = 0;
+        for (int x = 1; x <= limit; x++) {
+            if (get(reach, x)) {
+                out[n++] = x;
+            }
+        }
+        return out;
     }
 
     /**

@@ -178,6 +178,9 @@ public final class TextReport {
         if (results.stream().anyMatch(r -> r.metrics().paidBound() != null)) {
             add(rows, results, "paid at instants", m -> m.paidBound() == null ? "-" : percent(m.paidBound().paidFraction()));
             add(rows, results, "  most any schedule could", m -> m.paidBound() == null ? "-" : percent(m.paidBound().boundFraction()));
+            add(rows, results, "worst allocation at instants", m -> m.paidBound() == null || m.paidBound().worstPaidFraction() == null
+                    ? "-" : percent(m.paidBound().worstPaidFraction()));
+            add(rows, results, "  most any schedule could, paying each >= 95%", m -> fairBound(m.paidBound()));
         }
         add(rows, results, "demand / healthy GPUs", m -> String.format(Locale.ROOT, "%.2fx", m.meanDemandRatio()));
         for (String cls : new String[] {"all", "debug", "large"}) {
@@ -213,6 +216,11 @@ public final class TextReport {
             }
             out.append('\n');
         }
+    }
+
+    private static String fairBound(dev.allot.sim.metrics.PaidBound.Result r) {
+        Double f = r == null ? null : r.fairBoundFraction();
+        return f == null ? "-" : f < 0 ? "no schedule" : percent(f);
     }
 
     private static String waits(WaitStats w) {

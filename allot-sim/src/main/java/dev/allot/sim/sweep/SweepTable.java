@@ -52,11 +52,23 @@ public final class SweepTable {
 
     /**
      * With {@code --paid-bound}: the paid fraction at regular instants and the most any schedule could have paid at
-     * them ({@link dev.allot.sim.metrics.PaidBound}), after the headline columns.
+     * them ({@link dev.allot.sim.metrics.PaidBound}), the run's worst allocation at them, and the most any schedule
+     * could have paid while paying every allocation at least 95% at them, after the headline columns.
      */
     public static final List<Column> BOUND_COLUMNS = List.of(
             new Column("paid_instants", m -> m.paidBound() == null ? Double.NaN : orNaN(m.paidBound().paidFraction()), Kind.PERCENT),
-            new Column("paid_bound", m -> m.paidBound() == null ? Double.NaN : orNaN(m.paidBound().boundFraction()), Kind.PERCENT));
+            new Column("paid_bound", m -> m.paidBound() == null ? Double.NaN : orNaN(m.paidBound().boundFraction()), Kind.PERCENT),
+            new Column("worst_instants", m -> m.paidBound() == null ? Double.NaN : orNaN(m.paidBound().worstPaidFraction()), Kind.PERCENT),
+            new Column("paid_bound_worst95", SweepTable::fairBound, Kind.PERCENT));
+
+    /**
+     * The most any schedule could pay while paying every allocation 95% ({@link dev.allot.sim.metrics.PaidBound});
+     * NaN when no schedule could (a group's mean is then over the seeds where one could; the CSV has each seed).
+     */
+    private static double fairBound(PolicyMetrics m) {
+        Double f = m.paidBound() == null ? null : m.paidBound().fairBoundFraction();
+        return f == null || f < 0 ? Double.NaN : f;
+    }
 
     /** The columns of these runs: the headline ones, and the bound's when any run measured it. */
     public static List<Column> columns(List<Sweep.Run> runs) {

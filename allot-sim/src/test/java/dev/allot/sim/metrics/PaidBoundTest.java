@@ -44,6 +44,8 @@ class PaidBoundTest {
             assertThat(r.boundFraction()).isEqualTo(0.5);
             assertThat(r.paidGpus()).as(policy + ": whatever runs pays 4 of the 8").isEqualTo(16.0);
             assertThat(r.paidFraction()).isEqualTo(0.5);
+            assertThat(r.worstPaidFraction()).as(policy + ": whoever waits is paid nothing").isEqualTo(0.0);
+            assertThat(r.fairBoundFraction()).as(policy + ": 95% each would need 30.4 of the 16 payable").isEqualTo(-1.0);
         }
     }
 
@@ -58,6 +60,8 @@ class PaidBoundTest {
         assertThat(r.owedGpus()).isEqualTo(4 * 12.0);
         assertThat(r.boundFraction()).isEqualTo(1.0);
         assertThat(r.paidFraction()).isEqualTo(1.0);
+        assertThat(r.worstPaidFraction()).isEqualTo(1.0);
+        assertThat(r.fairBoundFraction()).as("paying everyone everything meets every floor").isEqualTo(1.0);
     }
 
     @Test
@@ -69,7 +73,9 @@ class PaidBoundTest {
         SimulationResult on = run(gangBesideSmallWork(), "allocation", 900);
         assertThat(TextReport.render(gangBesideSmallWork().scenario(), List.of(on)))
                 .containsPattern("paid at instants +50\\.0%")
-                .containsPattern("most any schedule could +50\\.0%");
+                .containsPattern("most any schedule could +50\\.0%")
+                .containsPattern("worst allocation at instants +0\\.0%")
+                .containsPattern("most any schedule could, paying each >= 95% +no schedule");
         // the same decisions with or without the measurement
         assertThat(on.workloads()).isEqualTo(off.workloads());
     }
