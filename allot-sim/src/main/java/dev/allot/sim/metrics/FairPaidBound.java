@@ -17,8 +17,9 @@ import java.util.List;
  * <p>How: Lagrangian relaxation. With a weight {@code 1 + lambda_a} on what allocation {@code a} is paid, the
  * instants separate, each a weighted {@link OwedKnapsack}, and for every {@code lambda >= 0}
  * {@code sum over instants of the weighted best - floor x sum of lambda_a x owed_a} is at least the constrained
- * optimum (weak duality). Subgradient steps lower the bound; every step's bound is valid, and the least is kept. When
- * a step's bound falls below zero no schedule pays every allocation the floor at all. Like the per-instant bound it
+ * optimum (weak duality). Subgradient steps lower the bound; every step's bound is valid, and the least is kept. A
+ * schedule that pays every allocation the floor pays at least {@code floor} x all that is owed, so when a step's
+ * bound falls below that, there is no such schedule. Like the per-instant bound it
  * ignores nodes, protection and the cost of preempting, so it is an upper bound, not a schedule.
  */
 final class FairPaidBound {
@@ -30,8 +31,8 @@ final class FairPaidBound {
     }
 
     /**
-     * @param boundGpus the bound, in GPUs summed over the instants; negative when no schedule pays every allocation
-     *                  the floor
+     * @param boundGpus the bound, in GPUs summed over the instants; -1 when no schedule pays every allocation the
+     *                  floor (the bound fell below {@code floor} x everything owed, which any such schedule pays)
      * @param steps     the subgradient steps taken
      */
     record Result(double floor, double boundGpus, int steps) {
@@ -63,6 +64,12 @@ final class FairPaidBound {
                 owedSum[l] += i.count() * i.owed()[l];
             }
         }
+        double owedTotal = 0;
+        for (double o : owedSum) {
+            owedTotal += o;
+        }
+        // any schedule that pays every allocation the floor pays at least this much in all
+        double leastFeasible = floor * owedTotal - 1e-9 * Math.max(1, owedTotal);
         double[] lambda = new double[leaves];
         double[] paid = new double[leaves];
         double best = Double.POSITIVE_INFINITY;
@@ -79,8 +86,8 @@ final class FairPaidBound {
                 bound -= floor * lambda[l] * owedSum[l];
             }
             best = Math.min(best, bound);
-            if (best < 0) {
-                break; // no schedule pays every allocation the floor
+            if (best < leastFeasible) {
+                return new Result(floor, -1, k); // below what any such schedule pays: there is none
             }
             boolean feasible = true;
             double step = 4 / Math.sqrt(k);

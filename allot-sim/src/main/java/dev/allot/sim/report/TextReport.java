@@ -178,9 +178,9 @@ public final class TextReport {
         if (results.stream().anyMatch(r -> r.metrics().paidBound() != null)) {
             add(rows, results, "paid at instants", m -> m.paidBound() == null ? "-" : percent(m.paidBound().paidFraction()));
             add(rows, results, "  most any schedule could", m -> m.paidBound() == null ? "-" : percent(m.paidBound().boundFraction()));
-            add(rows, results, "worst allocation at instants", m -> m.paidBound() == null || m.paidBound().worstPaidFraction() == null
+            add(rows, results, "worst at instants", m -> m.paidBound() == null || m.paidBound().worstPaidFraction() == null
                     ? "-" : percent(m.paidBound().worstPaidFraction()));
-            add(rows, results, "  most any schedule could, paying each >= 95%", m -> fairBound(m.paidBound()));
+            add(rows, results, "  most, each paid >= 95%", m -> fairBound(m.paidBound()));
         }
         add(rows, results, "demand / healthy GPUs", m -> String.format(Locale.ROOT, "%.2fx", m.meanDemandRatio()));
         for (String cls : new String[] {"all", "debug", "large"}) {

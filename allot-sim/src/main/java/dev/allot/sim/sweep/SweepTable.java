@@ -103,10 +103,10 @@ public final class SweepTable {
 
     /**
      * A row: the setting values, the policy, the number of seeds, and per column (of {@code columns}) the mean and the
-     * spread.
+     * spread over the runs that had a value, and how many did.
      */
     public record Row(Map<String, String> settings, String policy, int runs, List<Column> columns, double[] mean,
-                      double[] sd) {
+                      double[] sd, int[] counted) {
     }
 
     /** Groups runs by settings and policy (in grid order) and averages over seeds. */
@@ -120,6 +120,7 @@ public final class SweepTable {
         for (List<Sweep.Run> g : groups.values()) {
             double[] mean = new double[columns.size()];
             double[] sd = new double[columns.size()];
+            int[] counted = new int[columns.size()];
             for (int c = 0; c < columns.size(); c++) {
                 double sum = 0;
                 int n = 0;
@@ -131,6 +132,7 @@ public final class SweepTable {
                     }
                 }
                 mean[c] = n == 0 ? Double.NaN : sum / n;
+                counted[c] = n;
                 double ss = 0;
                 for (Sweep.Run r : g) {
                     double v = columns.get(c).value().applyAsDouble(r.result().metrics());
@@ -141,7 +143,7 @@ public final class SweepTable {
                 sd[c] = n < 2 ? 0 : Math.sqrt(ss / (n - 1));
             }
             Sweep.Point p = g.get(0).point();
-            rows.add(new Row(p.settings(), p.policy(), g.size(), columns, mean, sd));
+            rows.add(new Row(p.settings(), p.policy(), g.size(), columns, mean, sd, counted));
         }
         return rows;
     }
@@ -173,6 +175,9 @@ public final class SweepTable {
                 String v = format(columns.get(c).kind(), r.mean()[c]);
                 if (r.runs() > 1 && !Double.isNaN(r.mean()[c])) {
                     v += " ±" + format(columns.get(c).kind(), r.sd()[c]);
+                    if (r.counted()[c] < r.runs()) {
+                        v += " (" + r.counted()[c] + " of " + r.runs() + ")"; // the others had none
+                    }
                 }
                 cells.add(v);
             }

@@ -97,6 +97,17 @@ class SweepTest {
     }
 
     @Test
+    void aColumnSomeSeedsHaveNoValueForSaysOverHowManyItsMeanIs() {
+        List<SweepTable.Column> columns = List.of(new SweepTable.Column("x", m -> 0, SweepTable.Kind.PERCENT),
+                new SweepTable.Column("y", m -> 0, SweepTable.Kind.PERCENT));
+        SweepTable.Row row = new SweepTable.Row(Map.of(), "legacy", 5, columns, new double[] {0.5, 0.979},
+                new double[] {0.1, 0}, new int[] {5, 1});
+        String line = SweepTable.render(List.of(row), List.of()).lines().skip(1).findFirst().orElseThrow();
+        assertThat(line).contains("50.0% ±10.0%").doesNotContain("50.0% ±10.0% (");
+        assertThat(line).as("the mean of one seed of five is not the row's").contains("97.9% ±0.0% (1 of 5)");
+    }
+
+    @Test
     void writesOneCsvRowPerRun() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
