@@ -55,6 +55,9 @@ public final class MetricsCollector implements SimulationListener {
     private final Hourly busy = new Hourly();
     private final Hourly busyUnalloc = new Hourly();
     private final Hourly demandTotal = new Hourly();
+    /** Healthy and busy GPU-time while some submitted work waited (asked for more GPUs than ran). */
+    private final Hourly healthyWaiting = new Hourly();
+    private final Hourly busyWaiting = new Hourly();
 
     private long preemptions;
     private long unallocatedPreemptions;
@@ -129,6 +132,10 @@ public final class MetricsCollector implements SimulationListener {
             busy.add(hour, busyHealthy * dt);
             busyUnalloc.add(hour, busyHealthyUnalloc * dt);
             demandTotal.add(hour, demandAll * dt);
+            if (demandAll > runningGpus) {
+                healthyWaiting.add(hour, healthyGpus * dt);
+                busyWaiting.add(hour, busyHealthy * dt);
+            }
             deliveredGpuSeconds += runningGpus * dt;
             last = until;
         }
@@ -408,12 +415,14 @@ public final class MetricsCollector implements SimulationListener {
         }
         double healthySum = healthy.sum(0, windowHours);
         double busySum = busy.sum(0, windowHours);
+        double healthyWaitingSum = healthyWaiting.sum(0, windowHours);
         SortedMap<String, WaitStats> waits = new TreeMap<>();
         waits.put("all", all.stats());
         waits.put("debug", debug.stats());
         waits.put("large", large.stats());
         return new PolicyMetrics(policy, new TreeMap<>(settings), jobs.size(), completed, preemptedFinal, unfinished, capped,
                 healthySum > 0 ? round(busySum / healthySum, 4) : 0,
+                healthyWaitingSum > 0 ? round(busyWaiting.sum(0, windowHours) / healthyWaitingSum, 4) : null,
                 busySum > 0 ? round(busyUnalloc.sum(0, windowHours) / busySum, 4) : 0,
                 fraction(paidTotal, owedTotal), fraction(paidDailyTotal, owedTotal), fraction(paidWindowTotal, owedTotal),
                 healthySum > 0 ? round(demandTotal.sum(0, windowHours) / healthySum, 3) : 0,

@@ -10,6 +10,9 @@ import java.util.SortedMap;
  * submission); waits and counts cover every workload; lost and delivered GPU-hours cover the whole run.
  *
  * @param occupancy         busy GPU-time over healthy GPU-time, on healthy nodes
+ * @param occupancyWhileWaiting the same over the moments when some submitted work waited (its workloads asked for
+ *                          more GPUs than ran); null if none did. Idle GPUs when nothing waits are the demand's, not the
+ *                          policy's: a policy that finishes work sooner has more such moments
  * @param unallocatedShare  share of busy GPU-time that ran unallocated
  * @param paidFraction      sum over allocations and hours of min(received, owed) over sum of owed: the headline
  * @param paidFractionDaily the same with each allocation paid per day instead of per hour: sum over allocations and
@@ -46,6 +49,7 @@ public record PolicyMetrics(
         int unfinished,
         int cappedMinRuntimes,
         double occupancy,
+        Double occupancyWhileWaiting,
         double unallocatedShare,
         Double paidFraction,
         Double paidFractionDaily,
@@ -70,7 +74,7 @@ public record PolicyMetrics(
     /** These metrics with {@code bound} as {@link #paidBound}. */
     public PolicyMetrics withPaidBound(PaidBound.Result bound) {
         return new PolicyMetrics(policy, settings, workloads, completed, preemptedFinal, unfinished, cappedMinRuntimes,
-                occupancy, unallocatedShare, paidFraction, paidFractionDaily, paidFractionWindow, meanDemandRatio, waits,
+                occupancy, occupancyWhileWaiting, unallocatedShare, paidFraction, paidFractionDaily, paidFractionWindow, meanDemandRatio, waits,
                 preemptions, unallocatedPreemptions, drainEvictions, requeues, lostGpuHours, deliveredGpuHours, lostShare,
                 allocatedLostShare, drainBlockedHours, drains, drainsWithoutWaiting, windowSeconds, allocations, bound);
     }

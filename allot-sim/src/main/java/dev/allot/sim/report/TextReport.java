@@ -167,6 +167,7 @@ public final class TextReport {
         List<String[]> rows = new ArrayList<>();
         rows.add(header(results));
         add(rows, results, "occupancy", m -> percent(m.occupancy()));
+        add(rows, results, "  while work waited", m -> m.occupancyWhileWaiting() == null ? "-" : percent(m.occupancyWhileWaiting()));
         add(rows, results, "unallocated share", m -> percent(m.unallocatedShare()));
         add(rows, results, "paid fraction", m -> percent(m.paidFraction()));
         add(rows, results, "paid over days", m -> percent(m.paidFractionDaily()));

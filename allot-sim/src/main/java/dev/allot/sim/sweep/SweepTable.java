@@ -35,6 +35,7 @@ public final class SweepTable {
 
     public static final List<Column> COLUMNS = List.of(
             new Column("occupancy", PolicyMetrics::occupancy, Kind.PERCENT),
+            new Column("occupancy_waiting", m -> orNaN(m.occupancyWhileWaiting()), Kind.PERCENT),
             new Column("paid", m -> orNaN(m.paidFraction()), Kind.PERCENT),
             new Column("paid_daily", m -> orNaN(m.paidFractionDaily()), Kind.PERCENT),
             new Column("paid_window", m -> orNaN(m.paidFractionWindow()), Kind.PERCENT),
