@@ -55,6 +55,7 @@ function main(DOC) {
       ['Stopped for good (not resumable)', (m) => num(m.preemptedFinal), -1],
       ['Unfinished at the end', (m) => num(m.unfinished), -1],
       ['Occupancy', (m) => pct(m.occupancy), +1, (m) => m.occupancy],
+      ['Occupancy while work waited', (m) => pct(m.occupancyWhileWaiting), +1, (m) => m.occupancyWhileWaiting],
       ['Share of busy GPU-time unallocated', (m) => pct(m.unallocatedShare)],
       ['Paid fraction (owed GPU-time received, hour by hour)', (m) => pct(m.paidFraction), +1, (m) => m.paidFraction],
       ['Paid over days (owed and received summed per day)', (m) => pct(m.paidFractionDaily), +1, (m) => m.paidFractionDaily],

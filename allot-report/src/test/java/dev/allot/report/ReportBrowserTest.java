@@ -64,7 +64,7 @@ class ReportBrowserTest {
         assertThat(browser.js("return allotReport.policies;")).isEqualTo(POLICIES);
         String summary = (String) browser.js("return document.getElementById('metrics').textContent;");
         assertThat(summary).contains("Paid fraction", "Paid over days", "Paid over lookback windows (summed per 7d)",
-                "Wait p90, debug", "Preemptions", "allocation", "kueue");
+                "Wait p90, debug", "Preemptions", "allocation", "kueue", "Occupancy while work waited");
         assertThat((String) browser.js("return document.getElementById('paid-table').textContent + document.getElementById('tree-table').textContent;"))
                 .contains("Per day", "Per lookback");
         assertThat((String) browser.js("return document.getElementById('footer').textContent;")).contains("Allot 0.1.0");
