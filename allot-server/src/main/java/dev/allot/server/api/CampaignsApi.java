@@ -125,8 +125,7 @@ final class CampaignsApi {
 
     /** Its owner, a manager of its allocation or above, an administrator: who may change it and see its command. */
     private static boolean mayManage(Permissions permissions, User user, Campaign c) {
-        return user.role() == User.Role.ADMIN || c.owner().equals(user.name())
-                || permissions.manages(user, c.allocationPath());
+        return permissions.ownerManagerOrAdmin(user, c.owner(), c.allocationPath());
     }
 
     private Campaign require(String name) {

@@ -56,16 +56,25 @@ record Permissions(Map<String, Allocation> byPath) {
         return a != null && (a.members().contains(user.name()) || manages(user, path));
     }
 
+    /** True when the user may cancel a workload: {@link #ownerManagerOrAdmin} of it. */
     boolean mayCancel(User user, Workload w) {
-        return user.role() == User.Role.ADMIN || w.user().equals(user.name()) || manages(user, w.allocationPath());
+        return ownerManagerOrAdmin(user, w.user(), w.allocationPath());
     }
 
     /**
      * True when the user may see a workload's command and environment (and output): its submitter, a manager of its
-     * allocation or above, or an administrator.
+     * allocation or above, or an administrator ({@link #ownerManagerOrAdmin}).
      */
     boolean maySeeDetails(User user, Workload w) {
-        return user.role() == User.Role.ADMIN || w.user().equals(user.name()) || manages(user, w.allocationPath());
+        return ownerManagerOrAdmin(user, w.user(), w.allocationPath());
+    }
+
+    /**
+     * The one rule for who may act on something a user owns in an allocation (a workload, a campaign): an
+     * administrator, its owner, or a manager of its allocation or above.
+     */
+    boolean ownerManagerOrAdmin(User user, String owner, String allocationPath) {
+        return user.role() == User.Role.ADMIN || owner.equals(user.name()) || manages(user, allocationPath);
     }
 
     /**
