@@ -72,6 +72,11 @@ final class FairPaidBound {
         double leastFeasible = floor * owedTotal - 1e-9 * Math.max(1, owedTotal);
         double[] lambda = new double[leaves];
         double[] paid = new double[leaves];
+        int maxCapacity = 0;
+        for (Instant i : instants) {
+            maxCapacity = Math.max(maxCapacity, i.capacity());
+        }
+        Scratch scratch = new Scratch(leaves, maxCapacity);
         double best = Double.POSITIVE_INFINITY;
         int steps = 0;
         for (int k = 1; k <= STEPS; k++) {
@@ -79,7 +84,7 @@ final class FairPaidBound {
             java.util.Arrays.fill(paid, 0);
             double value = 0;
             for (int t = 0; t < instants.size(); t++) {
-                value += solveInstant(instants.get(t), options.get(t), lambda, paid);
+                value += solveInstant(instants.get(t), options.get(t), lambda, paid, scratch);
             }
             double bound = value;
             for (int l = 0; l < leaves; l++) {
@@ -115,23 +120,38 @@ final class FairPaidBound {
         return true;
     }
 
+    /** The buffers of {@link #solveInstant}, made once per solve: it runs once per instant and step. */
+    private static final class Scratch {
+        double[] best;
+        double[] next;
+        final int[][] choice;
+
+        Scratch(int leaves, int maxCapacity) {
+            best = new double[maxCapacity + 1];
+            next = new double[maxCapacity + 1];
+            choice = new int[leaves][maxCapacity + 1];
+        }
+    }
+
     /**
      * The weighted best of one instant (times its count), adding what each allocation is paid in it (times its count)
-     * to {@code paid}: a group knapsack with back-pointers.
+     * to {@code paid}: a group knapsack with back-pointers ({@code choice[l][c]}: the GPUs allocation {@code l} gets
+     * when the first {@code l + 1} allocations share at most {@code c}; 0 for an allocation with nothing to give).
      */
-    private static double solveInstant(Instant inst, int[][] opts, double[] lambda, double[] paid) {
+    private static double solveInstant(Instant inst, int[][] opts, double[] lambda, double[] paid, Scratch s) {
         int cap = inst.capacity();
         int leaves = opts.length;
-        double[] best = new double[cap + 1];
-        double[] next = new double[cap + 1];
-        int[][] choice = new int[leaves][];
+        double[] best = s.best;
+        double[] next = s.next;
+        java.util.Arrays.fill(best, 0, cap + 1, 0);
         for (int l = 0; l < leaves; l++) {
+            int[] ch = s.choice[l];
+            java.util.Arrays.fill(ch, 0, cap + 1, 0);
             if (opts[l].length == 0) {
                 continue;
             }
             double q = inst.demands()[l].quotaGpus();
             double w = 1 + lambda[l];
-            int[] ch = new int[cap + 1];
             System.arraycopy(best, 0, next, 0, cap + 1);
             for (int x : opts[l]) {
                 double v = w * Math.min(x, q);
@@ -143,19 +163,19 @@ final class FairPaidBound {
                     }
                 }
             }
-            choice[l] = ch;
-            double[] s = best;
+            double[] swap = best;
             best = next;
-            next = s;
+            next = swap;
         }
+        s.best = best;
+        s.next = next;
         int c = cap;
         for (int l = leaves - 1; l >= 0; l--) {
-            if (choice[l] == null) {
-                continue;
+            int x = s.choice[l][c];
+            if (x > 0) {
+                paid[l] += inst.count() * Math.min(x, inst.demands()[l].quotaGpus());
+                c -= x;
             }
-            int x = choice[l][c];
-            paid[l] += inst.count() * Math.min(x, inst.demands()[l].quotaGpus());
-            c -= x;
         }
         return inst.count() * best[cap];
     }
