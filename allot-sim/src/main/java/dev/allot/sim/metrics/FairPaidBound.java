@@ -23,8 +23,15 @@ import java.util.List;
  * ignores nodes, protection and the cost of preempting, so it is an upper bound, not a schedule.
  */
 final class FairPaidBound {
-    /** Subgradient steps (each solves every recorded instant once). */
+    /** Subgradient steps (each solves every recorded instant once), at most. */
     static final int STEPS = 120;
+    /**
+     * Knapsack cells (GPU counts x options, summed over allocations and instants, times steps) one solve may update:
+     * about 20 s of one core. A run larger than that takes fewer steps (each bound stays valid, only less tight).
+     */
+    static final double MAX_CELLS = 2e11;
+    /** Fewer steps than this would say little: the bound is then not computed. */
+    static final int MIN_STEPS = 10;
 
     /** One recorded state: how many instants it lasted, the GPUs any schedule had, and each allocation's demand. */
     record Instant(long count, int capacity, OwedKnapsack.Demand[] demands, double[] owed) {
@@ -32,7 +39,8 @@ final class FairPaidBound {
 
     /**
      * @param boundGpus the bound, in GPUs summed over the instants; -1 when no schedule pays every allocation the
-     *                  floor (the bound fell below {@code floor} x everything owed, which any such schedule pays)
+     *                  floor (the bound fell below {@code floor} x everything owed, which any such schedule pays);
+     *                  NaN when the run is too large to solve ({@link #MAX_CELLS})
      * @param steps     the subgradient steps taken
      */
     record Result(double floor, double boundGpus, int steps) {
@@ -73,13 +81,22 @@ final class FairPaidBound {
         double[] lambda = new double[leaves];
         double[] paid = new double[leaves];
         int maxCapacity = 0;
-        for (Instant i : instants) {
+        double cellsPerStep = 0;
+        for (int t = 0; t < instants.size(); t++) {
+            Instant i = instants.get(t);
             maxCapacity = Math.max(maxCapacity, i.capacity());
+            for (int[] o : options.get(t)) {
+                cellsPerStep += (double) o.length * (i.capacity() + 1);
+            }
+        }
+        int maxSteps = (int) Math.min(STEPS, Math.floor(MAX_CELLS / Math.max(1, cellsPerStep)));
+        if (maxSteps < MIN_STEPS) {
+            return new Result(floor, Double.NaN, 0);
         }
         Scratch scratch = new Scratch(leaves, maxCapacity);
         double best = Double.POSITIVE_INFINITY;
         int steps = 0;
-        for (int k = 1; k <= STEPS; k++) {
+        for (int k = 1; k <= maxSteps; k++) {
             steps = k;
             java.util.Arrays.fill(paid, 0);
             double value = 0;

@@ -32,7 +32,7 @@ public final class PaidBound implements SimulationListener {
      * owed, what the run paid of it, and the most any schedule could have paid; the run's worst allocation (what it
      * was paid over what it was owed, summed over the instants; null when nothing was owed), and the most any
      * schedule could have paid while paying every allocation at least {@code fairFloor} of that
-     * ({@link FairPaidBound}; negative when none could; null when nothing was owed).
+     * ({@link FairPaidBound}; negative when none could; null when nothing was owed or the run was too large to solve).
      */
     public record Result(long stepSeconds, long instants, double owedGpus, double paidGpus, double boundGpus,
                          Double worstPaidFraction, double fairFloor, Double fairBoundGpus) {
@@ -167,7 +167,8 @@ public final class PaidBound implements SimulationListener {
                 worst = worst == null ? f : Math.min(worst, f);
             }
         }
-        Double fairBound = owed > 0 ? fair.solve(FAIR_FLOOR).boundGpus() : null;
+        double solved = owed > 0 ? fair.solve(FAIR_FLOOR).boundGpus() : Double.NaN;
+        Double fairBound = Double.isNaN(solved) ? null : solved; // NaN: nothing owed, or too large to solve
         return new Result(stepSeconds, instants, owed, paid, bound, worst, FAIR_FLOOR, fairBound);
     }
 

@@ -49,6 +49,21 @@ class FairPaidBoundTest {
         assertThat(f.solve(0.5).boundGpus()).as("half each: the gang two instants, B's jobs two").isBetween(16.0, 16.0 + 1e-6);
     }
 
+    @Test
+    void aRunTooLargeToSolveInTimeIsNotSolved() {
+        FairPaidBound f = new FairPaidBound();
+        int capacity = 100_000;
+        // 100,000 GPU counts worth giving at each of 3 instants of 100,001 cells: 3e10 cells a step, so fewer than
+        // MIN_STEPS steps fit in MAX_CELLS
+        OwedKnapsack.Demand many = new OwedKnapsack.Demand(capacity, new int[] {1}, new int[] {capacity});
+        for (int t = 0; t < 3; t++) {
+            f.add(instant(1, capacity, many));
+        }
+        FairPaidBound.Result r = f.solve(0.95);
+        assertThat(r.boundGpus()).isNaN();
+        assertThat(r.steps()).isZero();
+    }
+
     /** The bound never lies below what a feasible schedule pays, found by trying every choice on small random runs. */
     @Test
     void theBoundIsAtLeastTheBestScheduleThatPaysEveryAllocationTheFloor() {
