@@ -82,7 +82,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--paid-bound", description = "also measure, every 15 minutes, the paid fraction and the most any"
             + " schedule could have paid (whole jobs of each allocation's demand in the healthy GPUs), the worst"
             + " allocation at those instants, and the most any schedule could have paid while paying every allocation"
-            + " 95% (slower)")
+            + " 95%% (slower)")
     boolean paidBound;
 
     @Option(names = "--lenient", description = "skip malformed or impossible workload rows instead of failing;"

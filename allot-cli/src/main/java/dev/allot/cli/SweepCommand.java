@@ -69,7 +69,7 @@ final class SweepCommand implements Callable<Integer> {
 
     @Option(names = "--paid-bound", description = "also measure, every 15 minutes, the paid fraction and the most any"
             + " schedule could have paid, the worst allocation at those instants, and the most any schedule could have"
-            + " paid while paying every allocation 95% (columns paid_instants, paid_bound, worst_instants,"
+            + " paid while paying every allocation 95%% (columns paid_instants, paid_bound, worst_instants,"
             + " paid_bound_worst95; slower)")
     boolean paidBound;
 

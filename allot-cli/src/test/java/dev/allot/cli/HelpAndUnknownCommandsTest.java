@@ -202,4 +202,28 @@ class HelpAndUnknownCommandsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).doesNotContain("unknown command");
     }
+
+    /**
+     * picocli formats option and command texts as format strings: a bare "95% (" printed "[picocli WARN] Could not
+     * format ..." and the raw text in the help of {@code simulate} and {@code sweep}. Every text must render.
+     */
+    @Test
+    void givenEveryCommand_whenItsHelpIsRendered_thenPicocliWarnsOfNoText() {
+        List<String> bad = new ArrayList<>();
+        java.io.PrintStream err = System.err;
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+            System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                cmd.getUsageMessage();
+            } finally {
+                System.setErr(err);
+            }
+            String warned = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+            if (warned.contains("picocli WARN")) {
+                bad.add(cmd.getCommandSpec().qualifiedName(" ") + ": " + warned.lines().findFirst().orElse(""));
+            }
+        }
+        assertThat(bad).as("commands whose help text does not render").isEmpty();
+    }
 }
