@@ -1,7 +1,6 @@
 package dev.allot.core.policy.allocation.preemption;
 
 import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import dev.allot.core.policy.PreemptionCause;
 import dev.allot.core.policy.allocation.Entitlements;
@@ -446,68 +445,20 @@ public final class PreemptionRules {
     }
 
     /**
-     * Why {@code w} preempts {@code v}, in words and numbers, for the preemption event and the explanations, with the
-     * rights {@code r} the victim search used (computed before any of this cycle's victims left, so the standings in
-     * the words are those the decision saw).
+     * Why {@code w} preempts {@code v}, in words and numbers ({@link PreemptionReasons}), with the rights {@code r}
+     * the victim search used.
      */
     public PreemptionCause cause(AllocationTree tree, Job v, Job w, Rights r) {
-        String wAlloc = tree.leafName(w.leaf());
-        if (!v.allocated()) {
-            return PreemptionCause.by(PreemptionCause.Kind.UNALLOCATED, w.id(),
-                    v.id() + " ran unallocated (minimum runtime 0) and allocated work " + w.id() + " of " + wAlloc + " needed its GPUs");
-        }
-        String past = v.id() + " was past its " + Durations.formatSeconds(v.minRuntimeSeconds()) + " minimum runtime";
-        if (v.leaf() == w.leaf()) {
-            return PreemptionCause.by(PreemptionCause.Kind.PRIORITY, w.id(),
-                    "higher-priority " + w.id() + " (" + w.spec().priority().label() + ") of the same allocation " + wAlloc
-                            + " needed its GPUs; " + past);
-        }
-        return PreemptionCause.by(PreemptionCause.Kind.FAIR_SHARE, w.id(),
-                explainReclaim(tree, w, v, r.budgets()[v.leaf()]) + "; " + past);
+        return new PreemptionReasons(this).cause(tree, v, w, r);
     }
 
-    /**
-     * The sentence that says why {@code w}'s allocation may take {@code v}'s allocation's GPUs: the rule that gave
-     * {@code budget} (its rights on {@code v}'s allocation, {@link #rightsOf}), with the standings and window ranks it
-     * rests on.
-     */
-    String explainReclaim(AllocationTree tree, Job w, Job v, long budget) {
-        String wAlloc = tree.leafName(w.leaf());
-        String vAlloc = tree.leafName(v.leaf());
-        if (ranking == Ranking.LOOKBACK) {
-            return w.id() + " of " + wAlloc + " ranks above " + vAlloc + ": " + fairShare.explainAbove(w.leaf(), v.leaf());
-        }
-        String window = "ranks above " + vAlloc + " on usage over the lookback window ("
-                + fairShare.explainAbove(w.leaf(), v.leaf()) + ")";
-        String margin1 = dev.allot.core.model.Decimals.significant(1 + margin, 3);
-        boolean owed = entitlements.owed(w.leaf());
-        String turn = owed || minTurnSeconds == 0 || v.preemptions() == 0 ? ""
-                : "; " + v.id() + " was preempted before and has run "
-                + Durations.formatSeconds(Math.max(0, now - v.attemptStartSeconds()))
-                + ", at least the shortest turn (" + Durations.formatSeconds(minTurnSeconds) + ")";
-        if (budget == ALL_WITHIN_QUOTA) {
-            return w.id() + " of " + wAlloc + " is starving: it asks for " + w.gpus() + " GPUs, more than "
-                    + wAlloc + "'s quota, and has waited at least " + Durations.formatSeconds(starvationLimitSeconds)
-                    + " (the starvation limit); " + wAlloc + " " + entitlements.describe(w.leaf()) + ", " + vAlloc
-                    + " " + entitlements.describe(v.leaf()) + " and stands higher, " + wAlloc + " " + window + ", and "
-                    + v.id() + "'s " + v.gpus() + " GPUs fit within " + vAlloc + "'s quota";
-        }
-        if (budget == ALL) {
-            return w.id() + " of " + wAlloc + (owed ? " is owed" : " bursts beyond its quota") + " and may take "
-                    + vAlloc + " below its quota (taking turns): " + wAlloc + " " + entitlements.describe(w.leaf())
-                    + " and would stand at " + dev.allot.core.model.Decimals.significant(
-                            entitlements.standingWith(w.leaf(), w.gpus()), 3) + " once " + w.id() + " runs, no higher"
-                    + " than " + vAlloc + " stands now, " + vAlloc + " " + entitlements.describe(v.leaf()) + " and holds at least " + margin1
-                    + " x its quota (1 + the margin), and " + wAlloc + " " + window + turn;
-        }
-        String floor = vAlloc + " holds at least " + margin1
-                + " x its quota (1 + the margin) and keeps at least its quota";
-        if (!owed) {
-            return w.id() + " of " + wAlloc + " bursts beyond its quota and " + window + "; " + vAlloc + " "
-                    + entitlements.describe(v.leaf()) + " and " + floor + turn;
-        }
-        return w.id() + " of " + wAlloc + " reclaims GPUs it is owed from " + vAlloc + ": " + wAlloc + " "
-                + entitlements.describe(w.leaf()) + ", " + vAlloc + " " + entitlements.describe(v.leaf()) + ", and "
-                + floor;
+    /** The shortest turn in force ({@link #minTurn}); 0: none. */
+    public long minTurnSeconds() {
+        return minTurnSeconds;
+    }
+
+    /** The cycle's time ({@link #at}). */
+    public long now() {
+        return now;
     }
 }
