@@ -341,6 +341,20 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
+     * {@link #inspect}, with the policy that decides the state read: the one the cycles run (on a standby, the
+     * leader's as this instance knows it). Explanations ask it, never a policy of default settings, so that what they
+     * say is the rule in force.
+     */
+    public synchronized <T> java.util.Optional<T> inspectDecided(
+            java.util.function.BiFunction<ClusterState, Policy, T> reader) {
+        LoopCore v = terms.viewed();
+        if (v.state == null) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.ofNullable(reader.apply(v.state, v.policy));
+    }
+
+    /**
      * A running workload reported progress: the core counts its work up to the last cycle as kept if it is preempted
      * later in this attempt (the rule is the core's, {@code Job#progressKeptIfPreemptedAt}). Not kept across a
      * rebuild of the core.

@@ -17,7 +17,8 @@ import java.util.Optional;
  */
 public final class LoopExplainer implements WorkloadExplainer {
     private final SchedulerLoop loop;
-    private final WaitExplainer explainer;
+    /** For a loop whose policy is not Allot's allocation policy (tests of other policies): its defaults. */
+    private static final WaitExplainer DEFAULTS = new WaitExplainer();
     private final Store store;
     private final dev.allot.server.forecast.LiveForecaster forecaster;
 
@@ -25,21 +26,24 @@ public final class LoopExplainer implements WorkloadExplainer {
      * @param store      where a what-if reads its models of durations and new work from; null: no what-ifs
      * @param forecaster whose latest forecasts explanations show ({@link #forecast()}); null: none
      */
-    public LoopExplainer(SchedulerLoop loop, WaitExplainer explainer, Store store,
-                         dev.allot.server.forecast.LiveForecaster forecaster) {
+    public LoopExplainer(SchedulerLoop loop, Store store, dev.allot.server.forecast.LiveForecaster forecaster) {
         this.loop = Objects.requireNonNull(loop, "loop");
-        this.explainer = Objects.requireNonNull(explainer, "explainer");
         this.store = store;
         this.forecaster = forecaster;
     }
 
     public LoopExplainer(SchedulerLoop loop) {
-        this(loop, new WaitExplainer(), null, null);
+        this(loop, null, null);
     }
 
-    /** With what-ifs from {@code store} and the forecasts of {@code forecaster} (either may be null). */
-    public LoopExplainer(SchedulerLoop loop, Store store, dev.allot.server.forecast.LiveForecaster forecaster) {
-        this(loop, new WaitExplainer(), store, forecaster);
+    /**
+     * Explains with the settings the loop's policy runs ({@link SchedulerLoop#inspectDecided}): the margin, the
+     * ranking and the "would it start now?" of an explanation are those of the cycles, also after {@code PUT
+     * /v1/policy} or with {@code --policy-file}.
+     */
+    private static WaitExplainer explainerFor(dev.allot.core.policy.Policy policy) {
+        return policy instanceof dev.allot.core.policy.allocation.AllocationPolicy a ? new WaitExplainer(a::fresh)
+                : DEFAULTS;
     }
 
     @Override
@@ -74,12 +78,13 @@ public final class LoopExplainer implements WorkloadExplainer {
 
     @Override
     public Optional<WaitExplanation> explain(String workloadId) {
-        return loop.inspect((state, now) -> explainer.explain(state, workloadId, state.now())).flatMap(e -> e);
+        return loop.inspectDecided((state, policy) -> explainerFor(policy).explain(state, workloadId, state.now()))
+                .flatMap(e -> e);
     }
 
     @Override
     public Optional<dev.allot.core.explain.QueueSnapshot> queue() {
-        return loop.inspect((state, now) -> explainer.queue(state, state.now()));
+        return loop.inspectDecided((state, policy) -> explainerFor(policy).queue(state, state.now()));
     }
 
     @Override

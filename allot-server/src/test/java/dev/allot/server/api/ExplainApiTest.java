@@ -108,6 +108,33 @@ class ExplainApiTest {
     }
 
     @Test
+    void theExplanationSaysTheRuleTheCyclesRunNotTheDefaults() {
+        // given an administrator's policy (reclaim-margin 0.3, not the default 0.1), applied at the next cycle
+        dev.allot.core.policy.PolicyFactory f = dev.allot.core.policy.PolicyRegistry.standard().get("allocation");
+        fx.loop.usePolicy(f.create(dev.allot.core.policy.Settings.parse(f.settings(),
+                java.util.Map.of("reclaim-margin", "0.3"), "policy.yaml")), dev.allot.core.state.SchedulerConfig.defaults());
+        submit("ms-member", DETECT, "1h");
+        fx.loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        fx.loop.runOnce();
+
+        JsonNode e = explain(pretrain, "member");
+
+        // then the explanation states the margin of the cycles: it said 0.1 whatever the service ran
+        assertThat(e.path("data").path("reclaimMargin").asDouble()).isEqualTo(0.3);
+        assertThat(e.path("summary").get(2).asText()).contains("may reclaim from allocations holding at least 1.3 x"
+                + " their quota, down to their quota");
+
+        // and after a change to the seed's pure lookback ranking, the next explanation says that rule
+        fx.loop.usePolicy(f.create(dev.allot.core.policy.Settings.parse(f.settings(),
+                java.util.Map.of("ranking", "lookback"), "policy.yaml")), dev.allot.core.state.SchedulerConfig.defaults());
+        fx.loop.runOnce();
+        JsonNode after = explain(pretrain, "member");
+        assertThat(after.path("data").path("ranking").asText()).isEqualTo("lookback");
+        assertThat(after.path("data").path("standing").isNull()).isTrue();
+    }
+
+    @Test
     void aPreemptedWorkloadIsExplainedWithByWhomWhyAndTheWorkLost() {
         String detect = submit("ms-member", DETECT, "1h");
         fx.loop.runOnce();

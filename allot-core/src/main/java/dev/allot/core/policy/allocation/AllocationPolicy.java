@@ -84,6 +84,14 @@ public final class AllocationPolicy implements Policy {
         this.burstReserve = new BurstReserve(settings.burstReserve(), settings.burstShortProtection().getSeconds());
     }
 
+    /**
+     * A new instance with these settings and nothing of this one's cycles: what an explanation asks "would it start
+     * now?" of, so that reading never disturbs the instance that decides.
+     */
+    public AllocationPolicy fresh() {
+        return new AllocationPolicy(settings);
+    }
+
     public static AllocationPolicy withDefaults() {
         return (AllocationPolicy) FACTORY.create(Settings.defaults(AllocationSettings.SPECS));
     }
