@@ -2,6 +2,7 @@ package dev.allot.cli;
 
 import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.policy.PolicyRegistry;
+import dev.allot.core.policy.allocation.AllocationPolicy;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
@@ -12,6 +13,9 @@ import dev.allot.sim.SimulationListener;
 import dev.allot.sim.StoryRecorder;
 import dev.allot.sim.detail.DetailRecorder;
 import dev.allot.sim.detail.RunDetail;
+import dev.allot.sim.explain.ExplainAt;
+import dev.allot.sim.explain.ExplainRequest;
+import dev.allot.sim.explain.ExplainText;
 import dev.allot.sim.input.ScenarioReader;
 import dev.allot.sim.report.JsonReport;
 import dev.allot.sim.report.TextReport;
@@ -98,6 +102,12 @@ final class SimulateCommand implements Callable<Integer> {
             description = "override a setting: lookback=3d, max-min-runtime=4h, allocation.fairshare-recheck=1m, ...")
     List<String> overrides = new ArrayList<>();
 
+    @Option(names = "--explain", paramLabel = "ID@TIME",
+            description = "explain a workload in the allocation run at an instant since the scenario's start, as"
+                    + " 'allot explain' would have answered then (before that instant's cycle), e.g. w000037@3h30m;"
+                    + " repeatable")
+    List<String> explain = new ArrayList<>();
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
@@ -122,6 +132,8 @@ final class SimulateCommand implements Callable<Integer> {
             scenario = dev.allot.sim.report.SubmitTimes.apply(scenario, submitTimes);
         }
         SkippedRows.print(out, scenario.rejected());
+        List<ExplainRequest> questions = explainRequests(scenario);
+        StringBuilder explanations = new StringBuilder();
         List<SimulationResult> results = new ArrayList<>();
         List<RunDetail> details = new ArrayList<>();
         boolean detailed = json != null || report != null;
@@ -134,8 +146,18 @@ final class SimulateCommand implements Callable<Integer> {
             Simulator.Options options = Simulator.Options.defaults().withCheck(check).withListener(listener)
                     .withStopDelaySeconds(stopDelaySeconds)
                     .withPaidBoundStepSeconds(paidBound ? PaidBound.DEFAULT_STEP_SECONDS : 0);
+            ExplainAt asked = null;
+            if (!questions.isEmpty() && p.trim().equals(AllocationPolicy.NAME)) {
+                asked = new ExplainAt(questions, (AllocationPolicy) registry.get(AllocationPolicy.NAME)
+                        .create(scenario.policyConfig().settingsFor(registry.get(AllocationPolicy.NAME))));
+                options = options.withAgent(asked);
+            }
             SimulationResult result = new Simulator(scenario, registry, p.trim(), options).run();
             results.add(result);
+            if (asked != null) {
+                explanations.append(ExplainText.render(p.trim(), asked, scenario.workloads(),
+                        result.run().endSeconds()));
+            }
             if (detailed) {
                 details.add(detail.finish(result));
             }
@@ -145,6 +167,10 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         out.print(TextReport.render(scenario, results));
+        if (!explanations.isEmpty()) {
+            out.println();
+            out.print(explanations);
+        }
         JsonReport.Document document = detailed ? JsonReport.document(scenario, results, details) : null;
         if (json != null) {
             OutputFiles.writeText("--json", json, w -> JsonReport.write(document, w));
@@ -164,6 +190,36 @@ final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** The {@code --explain} requests, each of a workload of the scenario, with the allocation policy run. */
+    private List<ExplainRequest> explainRequests(Scenario scenario) {
+        if (explain.isEmpty()) {
+            return List.of();
+        }
+        if (policies.stream().noneMatch(p -> p.trim().equals(AllocationPolicy.NAME))) {
+            throw new IllegalArgumentException("--explain explains the allocation policy's decisions (the rules"
+                    + " 'allot explain' states); add allocation to --policy, e.g. --policy allocation,"
+                    + String.join(",", policies));
+        }
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        scenario.workloads().forEach(w -> ids.add(w.id()));
+        List<ExplainRequest> out = new ArrayList<>();
+        for (String e : explain) {
+            ExplainRequest r;
+            try {
+                r = ExplainRequest.parse(e);
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--explain: " + ex.getMessage());
+            }
+            if (!ids.contains(r.workloadId())) {
+                throw new IllegalArgumentException("--explain: no workload '" + r.workloadId() + "' in the scenario"
+                        + " (its ids are those of workloads.csv, or of the trace's import, as --workloads-out and"
+                        + " --events-out write them)");
+            }
+            out.add(r);
+        }
+        return out;
     }
 
     static Scenario applyOverrides(Scenario scenario, List<String> overrides, PolicyRegistry registry) {

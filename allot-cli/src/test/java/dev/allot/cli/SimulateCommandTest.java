@@ -84,6 +84,37 @@ class SimulateCommandTest {
     }
 
     @Test
+    void explainSaysWhyAWorkloadWaitsAtAnInstantWithTheRunsSettings() {
+        // given tiny's pre-1 running protected for 4h from 0s and pre-2 of the same allocation waiting from 10m
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--explain", "pre-2@30m", "--explain", "pre-1@30m",
+                "--explain", "pre-1@400d");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        String text = r.out().substring(r.out().indexOf("== explanations (allocation)"));
+        // then in the order of the instants, the service's words; tiny's policy.yaml sets lookback 1d
+        assertThat(text).contains("pre-1 at 30m\n  pre-1 runs in nlp-pretrain.\n  It is protected by its 4h minimum"
+                + " runtime until 4h (in 3h30m)");
+        assertThat(text).contains("pre-2 at 30m\n  pre-2 waits: 1st of 1 waiting; 1st of 1 in nlp-pretrain.");
+        assertThat(text).contains("Over the last 1d: ");
+        assertThat(text.indexOf("pre-1 at 30m")).isLessThan(text.indexOf("pre-2 at 30m"));
+        assertThat(text).contains("pre-1 at 400d: not reached (the run's last event was at ");
+    }
+
+    @Test
+    void explainNeedsTheAllocationPolicyAWorkloadOfTheScenarioAndAnInstant() {
+        Cli.Result noAllocation = Cli.run("simulate", Cli.example("tiny"), "--policy", "legacy", "--explain", "pre-2@30m");
+        assertThat(noAllocation.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(noAllocation.err()).contains("--explain explains the allocation policy's decisions")
+                .contains("add allocation to --policy, e.g. --policy allocation,legacy");
+        Cli.Result unknown = Cli.run("simulate", Cli.example("tiny"), "--explain", "pre-9@30m");
+        assertThat(unknown.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(unknown.err()).contains("--explain: no workload 'pre-9' in the scenario");
+        Cli.Result noTime = Cli.run("simulate", Cli.example("tiny"), "--explain", "pre-2");
+        assertThat(noTime.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(noTime.err()).contains("--explain: expected ID@TIME").doesNotContain("Exception");
+    }
+
+    @Test
     void anUnknownPolicyFailsWithTheValidOnes() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,fifo");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -22,6 +22,14 @@ public interface SimulationAgent extends SimulationListener {
     long nextActionSeconds();
 
     /**
+     * Whether the agent's next action keeps the run going when nothing else is left to happen (a campaign may still
+     * submit work); false for an agent that only reads, so that it never lengthens the run it watches.
+     */
+    default boolean extendsRun() {
+        return true;
+    }
+
+    /**
      * Whether something the agent watches changed since it last acted (it heard of it as a listener): the simulator
      * then lets it act again at the same instant, after the policy's decisions.
      */

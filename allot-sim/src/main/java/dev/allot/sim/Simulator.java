@@ -140,7 +140,9 @@ public final class Simulator {
             long tQueue = queue.isEmpty() ? Long.MAX_VALUE : queue.peekTime();
             long tSubmit = nextSubmit < specs.size() ? specs.get(nextSubmit).submitSeconds() : Long.MAX_VALUE;
             long tAgent = Long.MAX_VALUE;
-            if (agent != null && agent.nextActionSeconds() > agentActedAt) { // once per instant, never back in time
+            boolean more = tQueue != Long.MAX_VALUE || tSubmit != Long.MAX_VALUE;
+            if (agent != null && agent.nextActionSeconds() > agentActedAt // once per instant, never back in time
+                    && (more || agent.extendsRun())) {
                 tAgent = Math.max(now, agent.nextActionSeconds());
             }
             long t = Math.min(Math.min(tQueue, tSubmit), tAgent);
