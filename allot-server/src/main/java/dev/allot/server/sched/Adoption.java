@@ -233,6 +233,7 @@ final class Adoption {
             Job job;
             try {
                 job = c.state.register(old.spec());
+                c.state.rerank(job, old.queueRank()); // its place within its second, as the core before had it
             } catch (IllegalArgumentException e) {
                 c.refused.put(old.id(), e.getMessage());
                 LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
@@ -326,7 +327,7 @@ final class Adoption {
         }
         Job job;
         try {
-            job = c.state.register(CoreBuilder.spec(w, now));
+            job = CoreBuilder.register(c.state, w, now);
         } catch (IllegalArgumentException e) {
             c.refused.put(w.id(), e.getMessage());
             LOG.warn("open attempt {} not adopted: the core cannot hold workload {}: {}", a.key(), w.id(), e.getMessage());
@@ -411,7 +412,7 @@ final class Adoption {
         c.toReconcile.put(a.key(), a);
         if (requeuedWhenLost(w.id())) {
             try {
-                Job job = c.state.register(CoreBuilder.spec(w, now));
+                Job job = CoreBuilder.register(c.state, w, now);
                 c.state.submit(job, now);
                 c.active.put(job.id(), job);
                 c.queuedSince.put(job.id(), now);

@@ -54,6 +54,21 @@ public final class CoreBuilder {
         return state;
     }
 
+    /**
+     * Registers a stored workload in {@code state} as {@link #spec} makes it, standing among the work of its
+     * allocation with its priority and submission second in the store's submission order ({@link Workload#seq}): the
+     * core counts submissions in whole seconds and breaks their ties on ids, and "w-10" sorts before "w-2", so a
+     * batch or a job array submitted within one second ran in the text order of its ids, not in the order given.
+     * (A campaign's controller gives its shards their own places every cycle.)
+     *
+     * @throws IllegalArgumentException if the core cannot hold it (its message says why)
+     */
+    static dev.allot.core.state.Job register(ClusterState state, Workload w, long now) {
+        dev.allot.core.state.Job job = state.register(spec(w, now));
+        state.rerank(job, w.seq());
+        return job;
+    }
+
     /** A stored workload as the core's spec, submitted when it was (never after {@code now}). */
     public static WorkloadSpec spec(Workload w, long now) {
         WorkloadSpec.Builder b = WorkloadSpec.builder(w.id())

@@ -72,7 +72,7 @@ final class Intake {
         c.held.remove(w.id());
         Job job;
         try {
-            job = c.state.register(CoreBuilder.spec(w, now));
+            job = CoreBuilder.register(c.state, w, now);
         } catch (IllegalArgumentException e) {
             if (c.refused.put(w.id(), e.getMessage()) == null) {
                 LOG.warn("workload {} cannot be scheduled: {}", w.id(), e.getMessage());

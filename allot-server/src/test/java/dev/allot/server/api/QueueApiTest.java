@@ -42,6 +42,29 @@ class QueueApiTest {
     }
 
     @Test
+    void aBatchSubmittedWithinOneSecondWaitsAndStartsInTheOrderGiven() {
+        // given 12 workloads of 8 GPUs in one batch (one second on the fixture's clock), w-1 .. w-12, one 8-GPU node
+        List<String> items = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            items.add(body("gpus", "8", "gpusPerNode", "0", "duration", "\"1h\"", "minRuntime", "\"1h\""));
+        }
+        ApiFixture.Response r = fx.api.post("/v1/workloads/batch", "tok-member",
+                BatchSubmissionTest.batch(items.toArray(String[]::new)));
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
+        List<String> given = new ArrayList<>();
+        r.json().path("workloads").forEach(w -> given.add(w.path("id").asText()));
+        fx.loop.runOnce();
+
+        // then the first runs and the rest wait in the order given: w-2 before w-10 (the core's tie-break on ids
+        // put "w-10" before "w-2")
+        JsonNode q = get("/v1/queue", "member");
+        List<String> waiting = new ArrayList<>();
+        q.path("entries").forEach(e -> waiting.add(e.path("id").asText()));
+        assertThat(waiting).containsExactlyElementsOf(given.subList(1, given.size()));
+        assertThat(get("/v1/workloads/" + given.get(0), "member").path("workload").path("state").asText()).isEqualTo("running");
+    }
+
+    @Test
     void theQueueIsTheServingOrderWithEachAllocationsLevelsAsTheExplanationsGiveThem() {
         String running = detect();
         fx.loop.runOnce();
