@@ -1,7 +1,9 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.allot.core.model.Words;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,8 +17,11 @@ import picocli.CommandLine.Option;
  * in the order the policy would serve them, with their place in that order overall and in their allocation, as
  * {@code GET /v1/queue} and the dashboard give them; held work and work the scheduler has not seen yet follow without
  * a place. Then the others (running, ended) in the server's order, oldest submission first. Which workloads are listed
- * is what {@code GET /v1/workloads} answers for the filters; {@code /v1/queue} (with the same allocation and user)
- * only orders and numbers the waiting ones. {@code --json} prints both answers: {@code {"workloads", "queue"}}.
+ * is what {@code GET /v1/workloads} answers for the filters: every waiting one (the head of the queue may be the newest
+ * submission), of which the first {@code --limit} in serving order are shown, and the oldest {@code --limit} others; a
+ * note says how many were left out. {@code /v1/queue} (with the same allocation and user) only orders and numbers the
+ * waiting ones. {@code --json} prints what the table shows and the queue: {@code {"workloads", "queue", "limit",
+ * "moreWaiting", "moreNotWaiting"}}.
  */
 @Command(name = "queue", mixinStandardHelpOptions = true,
         description = {"List workloads on the Allot server as a table, optionally filtered.",
@@ -44,29 +49,56 @@ final class QueueCommand extends ClientCommand {
     String user;
 
     @Option(names = "--limit", paramLabel = "N",
-            description = "at most N workloads, the oldest submitted (server default 1000), then ordered as above")
+            description = "at most N waiting workloads (the first in serving order) and N others (the oldest"
+                    + " submitted); default 1000; a note says how many more there are")
     Integer limit;
 
+    /** The states of work that does not wait. */
+    static final List<String> NOT_WAITING = List.of("running", "preempted", "completed", "failed", "cancelled");
+    /** Rows of each kind shown without {@code --limit}. */
+    static final int DEFAULT_LIMIT = 1000;
+    /** The most {@code GET /v1/workloads} lists in one answer: every waiting workload is fetched, up to it. */
+    static final int ALL = 100_000;
+
+    /**
+     * Fetches every waiting workload (the head of the queue may be the newest submission, so the oldest N are not
+     * enough) and the queue's order of them, and the oldest {@code limit} others, one more to know whether there are
+     * more; {@link #render} shows {@code limit} of each.
+     */
     @Override
     JsonNode call(ApiClient client) {
-        Map<String, String> q = new LinkedHashMap<>();
-        if (!states.isEmpty()) {
-            q.put("state", String.join(",", states.stream().map(String::trim).toList()));
+        int shown = limit == null ? DEFAULT_LIMIT : limit;
+        if (shown < 1) {
+            throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--limit: expected a positive number of"
+                    + " workloads, got " + shown);
         }
-        q.put("allocation", allocation);
-        q.put("user", user);
-        q.put("limit", limit == null ? null : limit.toString());
-        JsonNode workloads = client.get("/v1/workloads", q);
-        if (workloads.path("workloads").isEmpty() && allocation != null) {
+        List<String> asked = states.stream().map(String::trim).filter(x -> !x.isEmpty()).toList();
+        List<String> waitingStates = asked.isEmpty() ? List.copyOf(new java.util.TreeSet<>(WAITING))
+                : asked.stream().filter(WAITING::contains).toList();
+        List<String> otherStates = asked.isEmpty() ? NOT_WAITING
+                : asked.stream().filter(x -> !WAITING.contains(x)).toList();
+        ArrayNode all = ApiClient.JSON.createArrayNode();
+        if (!waitingStates.isEmpty()) {
+            all.addAll((ArrayNode) client.get("/v1/workloads", filters(waitingStates, ALL)).path("workloads"));
+        }
+        boolean moreOthers = false;
+        if (!otherStates.isEmpty()) {
+            JsonNode others = client.get("/v1/workloads", filters(otherStates, shown + 1)).path("workloads");
+            for (int i = 0; i < others.size() && i < shown; i++) {
+                all.add(others.get(i));
+            }
+            moreOthers = others.size() > shown;
+        }
+        if (all.isEmpty() && allocation != null) {
             requireKnownAllocation(client, allocation.trim());
         }
-        if (workloads.path("workloads").isEmpty() && user != null) {
+        if (all.isEmpty() && user != null) {
             requireKnownUser(client, user.trim());
         }
         ObjectNode answer = ApiClient.JSON.createObjectNode();
-        answer.set("workloads", workloads.path("workloads"));
+        answer.set("workloads", all);
         boolean anyWaiting = false;
-        for (JsonNode w : workloads.path("workloads")) {
+        for (JsonNode w : all) {
             anyWaiting |= WAITING.contains(w.path("state").asText());
         }
         if (anyWaiting) {
@@ -77,7 +109,34 @@ final class QueueCommand extends ClientCommand {
             filters.put("user", user == null ? null : user.trim());
             answer.set("queue", client.get("/v1/queue", filters));
         }
+        // the printed order, with the first `shown` waiting ones: --json gives what the table shows
+        ArrayNode kept = ApiClient.JSON.createArrayNode();
+        int waitingKept = 0;
+        int moreWaiting = 0;
+        for (Row r : ordered(answer)) {
+            if (WAITING.contains(r.workload().path("state").asText())) {
+                if (waitingKept == shown) {
+                    moreWaiting++;
+                    continue;
+                }
+                waitingKept++;
+            }
+            kept.add(r.workload());
+        }
+        answer.set("workloads", kept);
+        answer.put("limit", shown);
+        answer.put("moreWaiting", moreWaiting);
+        answer.put("moreNotWaiting", moreOthers);
         return answer;
+    }
+
+    private Map<String, String> filters(List<String> stateList, int max) {
+        Map<String, String> q = new LinkedHashMap<>();
+        q.put("state", String.join(",", stateList));
+        q.put("allocation", allocation);
+        q.put("user", user);
+        q.put("limit", Integer.toString(max));
+        return q;
     }
 
     /**
@@ -123,6 +182,8 @@ final class QueueCommand extends ClientCommand {
             return;
         }
         List<List<String>> rows = new ArrayList<>();
+        int shown = answer.path("limit").asInt();
+        int waitingCut = answer.path("moreWaiting").asInt();
         for (Row r : ordered(answer)) {
             JsonNode w = r.workload();
             rows.add(List.of(text(w, "id"), r.position(), r.positionInAllocation(), text(w, "allocation"),
@@ -133,6 +194,14 @@ final class QueueCommand extends ClientCommand {
         JsonNode queue = answer.path("queue");
         if (queue.isObject() && !queue.path("seenByScheduler").asBoolean(false)) {
             out.println("(the scheduler has not ordered the queue yet: waiting work is listed without a place)");
+        }
+        if (waitingCut > 0) {
+            out.println("(" + Words.count(waitingCut, "more waiting workload") + " not shown, after the first "
+                    + shown + " in serving order; --limit shows more)");
+        }
+        if (answer.path("moreNotWaiting").asBoolean(false)) {
+            out.println("(more running and ended workloads match: the oldest " + shown + " are shown; --limit shows"
+                    + " more, --state, --allocation or --user fewer)");
         }
     }
 

@@ -132,6 +132,24 @@ class QueueOrderAndPolicyCommandsTest {
     }
 
     @Test
+    @Order(2)
+    void aLimitShowsTheHeadOfTheQueueNotTheOldestSubmissionsAndSaysHowManyMoreWait() throws IOException {
+        // given 5 waiting (the head is not the oldest: alice's urgent w-5) and 1 running
+        List<String> queue = apiQueue("");
+        Cli.Result r = as("alice", "queue", "--limit", "2");
+
+        List<String[]> rows = rows(r).stream().filter(c -> c.length == 10).toList();
+        // then the first 2 in serving order, then the running one; and a note for the 3 left out
+        assertThat(rows.stream().map(c -> c[0] + " " + c[1] + " " + c[2]).toList())
+                .containsExactly(queue.get(0), queue.get(1), running + " - -");
+        assertThat(r.out()).endsWith("(3 more waiting workloads not shown, after the first 2 in serving order;"
+                + " --limit shows more)\n");
+        Cli.Result zero = as("alice", "queue", "--limit", "0");
+        assertThat(zero.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(zero.err()).contains("--limit: expected a positive number of workloads, got 0");
+    }
+
+    @Test
     @Order(3)
     void policyShowPrintsThePolicyItsSourceAndEverySettingTheApiGives() throws IOException {
         JsonNode api = JSON.readTree(as("alice", "policy", "show", "--json").out());
