@@ -130,6 +130,12 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         List<CampaignStrategy> chosen = strategies(strategies);
         OutputFiles.check("--json", json);
         OutputFiles.check("--report", report);
+        java.util.Map<String, Path> outputs = new java.util.LinkedHashMap<>();
+        outputs.put("--json", json);
+        outputs.put("--report", report);
+        java.util.Map<String, Path> inputs = new java.util.LinkedHashMap<>(OutputFiles.scenarioInputs(dir));
+        inputs.put("--campaign", campaignFile);
+        OutputFiles.checkDistinct(outputs, inputs);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         if (fixed != null) {
             SkippedRows.print(out, fixed.rejected());

@@ -112,6 +112,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
      */
     private Duration checkOptions() {
         OutputFiles.check("--json", json); // as every command that writes: refused before the work
+        OutputFiles.checkDistinct(java.util.Collections.singletonMap("--json", json), traceOptions.inputs(dir));
         if (sampleEvery < 1) {
             throw new IllegalArgumentException("--sample-every expects a whole number >= 1 (1: every workload), got "
                     + sampleEvery);

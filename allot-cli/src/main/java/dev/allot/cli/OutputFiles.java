@@ -18,8 +18,9 @@ import java.nio.file.Path;
  * {@code --workloads-out}, {@code --events-out}; sweep {@code --csv}; report {@code --report}; generate's
  * {@code DIR}): missing parent folders are created; a path that cannot be written is refused with one line, {@code
  * cannot write OPTION PATH: REASON} (the reason in the operating system's words where it gives them), exit code
- * {@link AllotCommand#EXIT_BAD_INPUT}. Commands {@link #check} their outputs before the work (a simulation can take
- * minutes), then write through {@link #write}, which maps a failure the same way.
+ * {@link AllotCommand#EXIT_BAD_INPUT}; an output that is a file the run reads, or that another output writes too, is
+ * refused the same way ({@link #checkDistinct}). Commands {@link #check} their outputs before the work (a simulation
+ * can take minutes), then write through {@link #write}, which maps a failure the same way.
  */
 final class OutputFiles {
     private OutputFiles() {
@@ -62,6 +63,62 @@ final class OutputFiles {
         Path target = Files.exists(file) ? file : parentOf(file);
         if (target != null && !Files.isWritable(target)) {
             throw new CannotWriteException(option, file, "permission denied" + (target == file ? "" : " on " + target));
+        }
+    }
+
+    /**
+     * Refuses, before the work, an output that is a file the run reads, or that another of its outputs writes too:
+     * the first would destroy what was read (the results written over a scenario's {@code workloads.csv}), the second
+     * would keep only the last (one path for {@code --json} and {@code --report}). Paths name the same file when they
+     * do once made absolute, or when both exist and the file system says so (links).
+     *
+     * @param outputs each output option and its path (null: not given), in the order the command writes them
+     * @param inputs  what the run reads, described ("the scenario's workloads.csv", "--submit-times"), and its path
+     */
+    static void checkDistinct(java.util.Map<String, Path> outputs, java.util.Map<String, Path> inputs) {
+        java.util.List<java.util.Map.Entry<String, Path>> seen = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<String, Path> out : outputs.entrySet()) {
+            if (out.getValue() == null) {
+                continue;
+            }
+            for (java.util.Map.Entry<String, Path> in : inputs.entrySet()) {
+                if (in.getValue() != null && same(out.getValue(), in.getValue())) {
+                    throw new CannotWriteException(out.getKey(), out.getValue(), "it is " + in.getKey() + ", which this"
+                            + " run reads; give the output another path");
+                }
+            }
+            for (java.util.Map.Entry<String, Path> earlier : seen) {
+                if (same(out.getValue(), earlier.getValue())) {
+                    throw new CannotWriteException(out.getKey(), out.getValue(), earlier.getKey() + " writes it too;"
+                            + " give each output its own path");
+                }
+            }
+            seen.add(out);
+        }
+    }
+
+    /** The files a run of the scenario folder {@code dir} reads, described, that exist (none for a null folder). */
+    static java.util.Map<String, Path> scenarioInputs(Path dir) {
+        java.util.Map<String, Path> in = new java.util.LinkedHashMap<>();
+        if (dir != null) {
+            for (String name : dev.allot.sim.input.ScenarioReader.INPUT_FILES) {
+                Path f = dir.resolve(name);
+                if (Files.isRegularFile(f)) {
+                    in.put("the scenario's " + name, f);
+                }
+            }
+        }
+        return in;
+    }
+
+    private static boolean same(Path a, Path b) {
+        if (a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize())) {
+            return true;
+        }
+        try {
+            return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
+        } catch (IOException e) {
+            return false;
         }
     }
 

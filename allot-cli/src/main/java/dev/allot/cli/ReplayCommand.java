@@ -102,6 +102,8 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         OutputFiles.check("--workloads-out", workloadsOut);
+        OutputFiles.checkDistinct(java.util.Collections.singletonMap("--workloads-out", workloadsOut),
+                traceOptions.inputs(dir));
         Scenario scenario = traceOptions.scenario(dir, false, PolicyRegistry.standard());
         ReplayPlan plan = ReplayPlan.of(scenario, timeScale);
         Duration wait = timeout == null ? plan.defaultTimeout() : positive(timeout);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,7 +59,11 @@ final class ReportCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         OutputFiles.check("--report", report);
-        JsonReport.Document document = isHtml(results) ? fromReport(results) : JsonReport.read(results);
+        boolean page = isHtml(results);
+        if (!page) { // a page written earlier may be rendered again in its place: its run data is in it
+            OutputFiles.checkDistinct(Map.of("--report", report), Map.of("RESULTS.json, the saved run", results));
+        }
+        JsonReport.Document document = page ? fromReport(results) : JsonReport.read(results);
         OutputFiles.write("--report", report, f -> HtmlReport.write(document, f, results.toString()));
         out.println("wrote " + report + " (" + String.format("%,d", Files.size(report) / 1024) + " KiB)");
         out.flush();

@@ -115,6 +115,16 @@ final class SimulateCommand implements Callable<Integer> {
         OutputFiles.check("--report", report);
         OutputFiles.check("--workloads-out", workloadsOut);
         OutputFiles.check("--events-out", eventsOut);
+        Map<String, Path> outputs = new LinkedHashMap<>();
+        outputs.put("--json", json);
+        outputs.put("--report", report);
+        outputs.put("--workloads-out", workloadsOut);
+        outputs.put("--events-out", eventsOut);
+        Map<String, Path> inputs = traceOptions.inputs(dir);
+        if (submitTimes != null) {
+            inputs.put("--submit-times", submitTimes);
+        }
+        OutputFiles.checkDistinct(outputs, inputs);
         PolicyRegistry registry = PolicyRegistry.standard();
         policies = PolicyList.check(policies, registry);
         long stopDelaySeconds;

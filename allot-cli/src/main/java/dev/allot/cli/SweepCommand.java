@@ -118,6 +118,7 @@ final class SweepCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--threads expects a whole number >= 1, got " + threads);
         }
         OutputFiles.check("--csv", csv);
+        OutputFiles.checkDistinct(java.util.Collections.singletonMap("--csv", csv), OutputFiles.scenarioInputs(dir));
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         if (fixed != null) {
             SkippedRows.print(out, fixed.rejected());

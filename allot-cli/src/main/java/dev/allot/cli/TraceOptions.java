@@ -46,6 +46,26 @@ final class TraceOptions {
         return trace != null;
     }
 
+    /**
+     * The files a run reads, described, for {@link OutputFiles#checkDistinct}: the trace file and {@code --allocations}
+     * with {@code --trace}, else the scenario folder's files.
+     */
+    java.util.Map<String, Path> inputs(Path dir) {
+        java.util.Map<String, Path> in = new java.util.LinkedHashMap<>();
+        if (trace == null) {
+            in.putAll(OutputFiles.scenarioInputs(dir));
+            return in;
+        }
+        int colon = trace.indexOf(':');
+        if (colon > 0 && colon < trace.length() - 1) {
+            in.put("the trace", Path.of(trace.substring(colon + 1)));
+        }
+        if (allocations != null) {
+            in.put("--allocations", allocations);
+        }
+        return in;
+    }
+
     /** The scenario: the trace when {@code --trace} is given, else the folder {@code dir}. */
     Scenario scenario(Path dir, boolean lenient, PolicyRegistry registry) {
         return trace != null ? readTrace(dir, lenient) : readFolder(dir, lenient, registry);

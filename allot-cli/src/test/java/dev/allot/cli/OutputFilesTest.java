@@ -82,6 +82,45 @@ class OutputFilesTest {
         assertThat(report).isNotEmptyFile();
     }
 
+    @Test
+    void givenAnOutputThatIsAnInputOrAnotherOutputTheRunIsRefusedAndTheInputKept() throws IOException {
+        // given a copy of tiny, and a saved run
+        Path scenario = Files.createDirectories(tmp.resolve("tiny"));
+        for (String f : new String[] {"cluster.yaml", "allocations.yaml", "workloads.csv", "policy.yaml"}) {
+            Files.copy(Path.of(Cli.example("tiny")).resolve(f), scenario.resolve(f));
+        }
+        byte[] workloads = Files.readAllBytes(scenario.resolve("workloads.csv"));
+        Path saved = tmp.resolve("run.json");
+        assertThat(Cli.run("simulate", scenario.toString(), "--json", saved.toString()).exit()).isZero();
+        byte[] run = Files.readAllBytes(saved);
+        Path same = tmp.resolve("same.out");
+
+        // then writing the results over the scenario's workloads.csv is refused, the file as it was
+        Cli.Result over = Cli.run("simulate", scenario.toString(), "--workloads-out",
+                scenario.resolve("./workloads.csv").toString());
+        assertRefused(over, "--workloads-out", scenario.resolve("./workloads.csv").toString());
+        assertThat(over.err()).contains("it is the scenario's workloads.csv, which this run reads");
+        assertThat(over.out()).as("refused before the run").isEmpty();
+        assertThat(scenario.resolve("workloads.csv")).hasBinaryContent(workloads);
+        // two outputs on one path: only the last would survive
+        Cli.Result twice = Cli.run("simulate", scenario.toString(), "--json", same.toString(), "--report",
+                same.toString());
+        assertRefused(twice, "--report", same.toString());
+        assertThat(twice.err()).contains("--json writes it too; give each output its own path");
+        // the report over its own saved run
+        Cli.Result report = Cli.run("report", saved.toString(), "--report", saved.toString());
+        assertRefused(report, "--report", saved.toString());
+        assertThat(saved).hasBinaryContent(run);
+        // the sweep's CSV over the scenario's policy.yaml
+        Cli.Result sweep = Cli.run("sweep", scenario.toString(), "--csv", scenario.resolve("policy.yaml").toString());
+        assertRefused(sweep, "--csv", scenario.resolve("policy.yaml").toString());
+        // a page written earlier may be rendered again in its place: its run data is in it
+        Path page = tmp.resolve("page.html");
+        assertThat(Cli.run("report", saved.toString(), "--report", page.toString()).exit()).isZero();
+        Cli.Result again = Cli.run("report", page.toString(), "--report", page.toString());
+        assertThat(again.exit()).as(again.err()).isZero();
+    }
+
     private static void assertRefused(Cli.Result r, String option, String path) {
         assertThat(r.exit()).as(r.err()).isNotZero();
         String err = r.err().strip();

@@ -49,6 +49,10 @@ public final class ScenarioReader {
             + " (or, to replay a real trace, " + CLUSTER_FILE + ", " + TRACE_FILE + " and optionally "
             + ALLOCATIONS_FILE + " and " + POLICY_FILE + ")";
 
+    /** The files a scenario folder may hold that a run reads, by name. */
+    public static final java.util.List<String> INPUT_FILES = java.util.List.of(CLUSTER_FILE, ALLOCATIONS_FILE,
+            WORKLOADS_CSV_FILE, WORKLOADS_JSONL_FILE, POLICY_FILE, TRACE_FILE);
+
     private ScenarioReader() {
     }
 
