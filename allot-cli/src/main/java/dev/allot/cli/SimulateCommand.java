@@ -131,8 +131,11 @@ final class SimulateCommand implements Callable<Integer> {
         try {
             stopDelaySeconds = dev.allot.core.model.Durations.parse(stopDelay).getSeconds();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--stop-delay: expected a duration such as 0s, 3s or 1m, got '"
-                    + stopDelay + "'");
+            stopDelaySeconds = -1;
+        }
+        if (stopDelaySeconds < 0 || stopDelaySeconds > Simulator.Options.MAX_STOP_DELAY_SECONDS) {
+            throw new IllegalArgumentException("--stop-delay: expected a duration from 0s to 1d such as 0s, 3s or 1m"
+                    + " (how long a preempted process takes to stop), got '" + stopDelay + "'");
         }
         PolicyList.checkSettingsRun(overrides.stream().map(o -> o.indexOf('=') > 0 ? o.substring(0, o.indexOf('='))
                 .trim() : o).toList(), policies, registry);

@@ -115,6 +115,21 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aStopDelayBeyondADayOrNotADurationIsRefusedBeforeTheRun() {
+        // a delay near the run's overtime guard (a year) left work still stopping at the end: running, never started
+        for (String bad : new String[] {"366d", "2d", "-1s", "soon"}) {
+            Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--stop-delay", bad);
+            assertThat(r.exit()).as(bad).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.err()).isEqualTo("allot: --stop-delay: expected a duration from 0s to 1d such as 0s, 3s or 1m"
+                    + " (how long a preempted process takes to stop), got '" + bad + "'\n");
+            assertThat(r.out()).isEmpty();
+        }
+        Cli.Result day = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--stop-delay", "1d",
+                "--check");
+        assertThat(day.exit()).as(day.err()).isZero();
+    }
+
+    @Test
     void anUnknownPolicyFailsWithTheValidOnes() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation,fifo");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -52,9 +52,16 @@ public final class Simulator {
      */
     public record Options(boolean check, SimulationListener listener, long maxOvertimeSeconds, SimulationAgent agent,
                           long stopDelaySeconds, long paidBoundStepSeconds) {
+        /**
+         * The longest stop delay a run takes: 1 day. A process stops in seconds to minutes; a delay near the run's
+         * overtime guard (a year) left work still stopping when the run ended, running without ever having started.
+         */
+        public static final long MAX_STOP_DELAY_SECONDS = 86_400;
+
         public Options {
-            if (stopDelaySeconds < 0) {
-                throw new IllegalArgumentException("stop delay: expected 0 s or more, got " + stopDelaySeconds);
+            if (stopDelaySeconds < 0 || stopDelaySeconds > MAX_STOP_DELAY_SECONDS) {
+                throw new IllegalArgumentException("stop delay: expected 0 s to " + MAX_STOP_DELAY_SECONDS + " s (1d),"
+                        + " got " + stopDelaySeconds);
             }
             if (paidBoundStepSeconds < 0) {
                 throw new IllegalArgumentException("paid bound step: expected 0 s (off) or more, got " + paidBoundStepSeconds);
