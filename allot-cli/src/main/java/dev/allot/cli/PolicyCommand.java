@@ -113,8 +113,10 @@ final class PolicyCommand extends GroupCommand {
     @Command(name = "set", mixinStandardHelpOptions = true,
             header = "Put a policy.yaml in force (administrators).",
             description = {"Put the policy.yaml in FILE in force (administrators). It is read as allot simulate reads a"
-                    + " scenario's policy.yaml (an empty file means the defaults); a file that does not read is refused"
-                    + " with its line and field. The server keeps it across restarts (unless it was started with"
+                    + " scenario's policy.yaml (the shared settings and the allocation: section; what it leaves out"
+                    + " takes its default); a file that does not read, an empty one and one with another policy's"
+                    + " section are refused, with the line and field where there is one (to run the defaults, write them"
+                    + " out: allot policy show --yaml on a service that runs them prints them). The server keeps it across restarts (unless it was started with"
                     + " --policy-file) and applies it at its next cycle.",
                     "Example: allot policy set policy.yaml"})
     static final class Set extends ClientCommand {

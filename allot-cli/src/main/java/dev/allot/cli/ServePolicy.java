@@ -30,7 +30,7 @@ final class ServePolicy {
             } catch (InputException e) {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }
-            return of(c, text, source, registry);
+            return of(c, text, name, source, registry);
         };
     }
 
@@ -59,10 +59,24 @@ final class ServePolicy {
         }
         String source = "file " + file.toAbsolutePath().normalize()
                 + (policyFile != null ? " (--policy-file)" : " (in the data directory)");
-        return new PolicyOptions(of(c, text, source, registry), policyFile != null, reader());
+        return new PolicyOptions(of(c, text, file.toString(), source, registry), policyFile != null, reader());
     }
 
-    private static ServicePolicy of(PolicyConfig c, String text, String source, PolicyRegistry registry) {
+    /**
+     * The service's policy from what {@code name} read as; refused when it has a section of another policy than the
+     * one the service runs: those settings would be silently ignored (a file of only {@code slurm:} settings ran the
+     * defaults and was answered "policy set").
+     */
+    private static ServicePolicy of(PolicyConfig c, String text, String name, String source, PolicyRegistry registry) {
+        for (String section : c.perPolicy().keySet()) {
+            if (!section.equals(ServicePolicy.POLICY)) {
+                throw new IllegalArgumentException(name + ": section '" + section + "' does not apply: allot serve runs"
+                        + " the " + ServicePolicy.POLICY + " policy, so its policy.yaml holds the shared settings"
+                        + " (lookback, max-min-runtime, usage-bucket) and an '" + ServicePolicy.POLICY + ":' section"
+                        + " only (hint: remove '" + section + ":'; a scenario's policy.yaml for allot simulate may hold"
+                        + " every policy's sections)");
+            }
+        }
         return new ServicePolicy(text, source, c.scheduler(), c.settingsFor(registry.get(ServicePolicy.POLICY)));
     }
 }

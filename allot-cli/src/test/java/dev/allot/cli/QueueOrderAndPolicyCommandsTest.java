@@ -221,6 +221,24 @@ class QueueOrderAndPolicyCommandsTest {
     }
 
     @Test
+    @Order(5)
+    void aFileOfAnotherPolicysSettingsIsRefusedNotRunAsTheDefaults() throws IOException {
+        // given a file whose only section is the slurm model's: the service runs allocation, so none of it applies
+        String before = as("alice", "policy", "show", "--json").out();
+        Path slurm = Files.writeString(dir.resolve("slurm-only.yaml"), "slurm:\n  decay-half-life: 1d\n");
+
+        Cli.Result r = as("root", "policy", "set", slurm.toString());
+
+        // then it is refused (it was answered "policy set" and ran the defaults), and nothing changes
+        assertThat(r.exit()).as(r.out()).isEqualTo(2);
+        assertThat(r.err()).contains("section 'slurm' does not apply: allot serve runs the allocation policy")
+                .contains("hint: remove 'slurm:'");
+        assertThat(as("alice", "policy", "show", "--json").out()).isEqualTo(before);
+        assertThat(as("alice", "policy", "set", "--help").out()).doesNotContain("an empty file means the defaults")
+                .contains("an empty one");
+    }
+
+    @Test
     @Order(6)
     void aMemberMayReadThePolicyButNotSetIt() throws IOException {
         String before = as("alice", "policy", "show", "--json").out();
