@@ -67,12 +67,15 @@ record Submission(
             "allocation", "GET /v1/allocations lists them; use the full path, e.g. \"lab/nlp/pretrain\"",
             "gpusPerNode", "a gang takes whole groups of gpusPerNode GPUs on each node; omit it (or send 0) for any"
                     + " packing",
-            "minRuntime", "unallocated work is free, never charged and always preemptible",
+            "minRuntime", "\"0\" makes the workload unallocated: free, never charged and always preemptible",
             "duration", "omit it when the running time is unknown",
             "resumable", "true when the workload checkpoints and may be preempted and resumed",
             "kind", "a short word such as \"train\" or \"eval\"",
             "command", "expected " + COMMAND_EXPECTED,
-            "environment", "an object of string values; quote numbers and booleans: {\"SEED\": \"7\"}",
+            "environment", "names are letters, digits and _, not starting with a digit; values are strings, so quote"
+                    + " numbers and booleans: {\"SEED\": \"7\"}; Allot sets "
+                    + String.join(", ", dev.allot.core.backend.Launch.ATTEMPT_VARIABLES.stream().sorted().toList())
+                    + " itself",
             "idempotencyKey", "expected " + KEY_EXPECTED);
 
     /**

@@ -163,7 +163,12 @@ class SubmissionValidationTest {
                 + Durations.formatSeconds(Integer.MAX_VALUE) + " (about 68 years), got 106751991167300d");
         // the hint adds what the message does not say, rather than repeating what is expected
         assertThat(minRuntime.json().path("hint").asText())
-                .isEqualTo("unallocated work is free, never charged and always preemptible");
+                .isEqualTo("\"0\" makes the workload unallocated: free, never charged and always preemptible");
+        // an environment name that is not one is hinted at names, not only at quoting values
+        Response name = api.post("/v1/workloads", "tok-root", body("environment", "{\"1BAD\": \"x\"}"));
+        assertThat(name.status()).isEqualTo(400);
+        assertThat(name.json().path("hint").asText()).startsWith("names are letters, digits and _, not starting with a"
+                + " digit; values are strings").contains("Allot sets ALLOT_ATTEMPT, ");
     }
 
     @Test
@@ -216,6 +221,21 @@ class SubmissionValidationTest {
         // it said "(1000, from `StreamReadConstraints.getMaxNestingDepth()`)"
         assertThat(r.error()).isEqualTo("malformed JSON: Document nesting depth (1001) exceeds the maximum allowed"
                 + " (1000)");
+    }
+
+    @Test
+    void anUnclosedOrDoubledBodyIsRefusedWithoutTheParsersJavaNames() {
+        Response open = api.post("/v1/workloads", "tok-root", "{");
+        Response twice = api.post("/v1/workloads", "tok-root", "{} {}");
+
+        assertThat(open.status()).isEqualTo(400);
+        assertThat(twice.status()).isEqualTo(400);
+        // they said "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1]"
+        // and "(bound as `com.fasterxml.jackson.databind.JsonNode`): not allowed as per `DeserializationFeature...`"
+        assertThat(open.error()).startsWith("malformed JSON at line 1, column 2: Unexpected end-of-input")
+                .contains("(start marker at line 1, column 1)").doesNotContain("`").doesNotContain("Source");
+        assertThat(twice.error()).contains("Trailing token").contains("only one JSON value is allowed")
+                .doesNotContain("`").doesNotContain("bound as");
     }
 
     @Test
