@@ -282,8 +282,8 @@ class ClientCommandsTest {
         // what is expected is said once, in the message; the hint adds what "0" means
         assertThat(x.err()).isEqualTo("allot: field 'minRuntime': expected a duration text such as \"90s\", \"30m\","
                 + " \"2h\", \"1h30m\", \"2d\" or plain seconds (\"3600\"); \"0\" for unallocated, got a string"
-                + " (\"10x\") (option --min-runtime; hint: unallocated work is free, never charged and always"
-                + " preemptible)\n");
+                + " (\"10x\") (option --min-runtime; hint: \"0\" makes the workload unallocated: free, never charged"
+                + " and always preemptible)\n");
         Cli.Result p = as("alice", "submit", "--allocation", X, "--gpus", "1", "--min-runtime", "1h", "--priority", "whenever",
                 "--", "true");
         assertThat(p.exit()).isEqualTo(2);

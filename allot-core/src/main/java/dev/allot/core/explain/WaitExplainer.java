@@ -110,7 +110,20 @@ public final class WaitExplainer {
         return Optional.of(new WaitExplanation(job.id(), state.tree().leafName(job.leaf()), job.allocated(), job.state(),
                 now, state.ledger().windowSeconds(), job.gpus(), job.gpusPerNode(), position, levels, waitsFor, protection,
                 state.config().minRuntimeCapNote(job.spec().minRuntime().getSeconds()), rules.ranking(), rules.margin(),
-                standing, others, starvation));
+                standing, others, starvation, hosts(state)));
+    }
+
+    /** The hosts that take no new work, the first {@link #MAX_NAMED} by name, and the healthy GPUs. */
+    private static WaitExplanation.Hosts hosts(ClusterState state) {
+        List<String> unhealthy = new ArrayList<>();
+        for (int n = 0; n < state.nodes().count(); n++) {
+            if (state.nodes().status(n) != dev.allot.core.state.NodeBooks.Status.HEALTHY) {
+                unhealthy.add(state.nodes().name(n));
+            }
+        }
+        java.util.Collections.sort(unhealthy);
+        return new WaitExplanation.Hosts(unhealthy.size(), unhealthy.subList(0, Math.min(MAX_NAMED, unhealthy.size())),
+                state.nodes().healthyGpus(), state.cluster().totalGpus());
     }
 
     /** An allocation's instant standing as the rules read it from the state (before this cycle's decisions). */
@@ -453,7 +466,14 @@ public final class WaitExplainer {
                 }
             }
         }
+        List<String> unhealthy = new ArrayList<>();
+        dev.allot.core.state.Placement p = v.placement();
+        for (int i = 0; p != null && i < p.nodeCount(); i++) {
+            if (state.nodes().status(p.node(i)) != dev.allot.core.state.NodeBooks.Status.HEALTHY) {
+                unhealthy.add(state.nodes().name(p.node(i)));
+            }
+        }
         return new WaitExplanation.Protection(v.isProtected(now), v.protectedUntilSeconds(), v.minRuntimeSeconds(),
-                count, by);
+                count, by, unhealthy, v.spec().resumable());
     }
 }

@@ -27,6 +27,7 @@ import java.util.function.LongFunction;
  *                   {@link Ranking#LOOKBACK} and for unallocated work (which is never owed)
  * @param otherStandings under {@link Ranking#ENTITLEMENT}, the instant standings of the other allocations whose
  *                   protected work {@code waitsFor} names, in order of first mention; empty otherwise
+ * @param hosts      the hosts that are not healthy (they take no new work) and the GPUs of the healthy ones
  */
 public record WaitExplanation(
         String jobId,
@@ -46,11 +47,31 @@ public record WaitExplanation(
         double reclaimMargin,
         Standing standing,
         List<Standing> otherStandings,
-        Starvation starvation) {
+        Starvation starvation,
+        Hosts hosts) {
 
     public WaitExplanation {
         fairShare = List.copyOf(fairShare);
         otherStandings = List.copyOf(otherStandings);
+    }
+
+    /**
+     * The hosts that take no new work (unhealthy: draining or drained) when the explanation was made.
+     *
+     * @param unhealthyCount how many hosts are not healthy
+     * @param unhealthy      the first {@link WaitExplainer#MAX_NAMED} of them by name
+     * @param healthyGpus    the GPUs of the healthy hosts
+     * @param totalGpus      the GPUs of every host
+     */
+    public record Hosts(int unhealthyCount, List<String> unhealthy, int healthyGpus, int totalGpus) {
+        public Hosts {
+            unhealthy = List.copyOf(unhealthy);
+        }
+
+        /** No host unhealthy. */
+        public static Hosts allHealthy(int totalGpus) {
+            return new Hosts(0, List.of(), totalGpus, totalGpus);
+        }
     }
 
     /**
@@ -118,11 +139,18 @@ public record WaitExplanation(
      * @param preemptibleByCount    waiting workloads that may preempt it (now, or once its protection ends)
      * @param preemptibleByIds      the first of them in serving order, at most {@link WaitExplainer#MAX_NAMED}
      */
+    /**
+     * Whether running work is protected and who may preempt it; {@code unhealthyHosts}: the hosts it runs on that
+     * take no new work (it is drained when its protection ends); {@code resumable}: whether a drain requeues it.
+     */
     public record Protection(boolean protectedNow, long protectedUntilSeconds, long minRuntimeSeconds,
-                             int preemptibleByCount, List<String> preemptibleByIds) {
+                             int preemptibleByCount, List<String> preemptibleByIds, List<String> unhealthyHosts,
+                             boolean resumable) {
         public Protection {
             preemptibleByIds = List.copyOf(preemptibleByIds);
+            unhealthyHosts = List.copyOf(unhealthyHosts);
         }
+
     }
 
     /** The plain-words sentences, with times shown as {@code t=<seconds>s}. */
@@ -145,6 +173,9 @@ public record WaitExplanation(
                 out.add(waitsForSentence(time));
                 if (starvation != null) {
                     out.add(starvationSentence(time));
+                }
+                if (hosts != null && hosts.unhealthyCount() > 0) {
+                    out.add(hostsSentence());
                 }
             }
             case RUNNING -> {
@@ -275,7 +306,33 @@ public record WaitExplanation(
                             : " once its protection ends, if the rules then still allow it")
                     + ": " + names(p.preemptibleByIds(), n) + ".";
         }
-        return first + second;
+        return first + second + drainSentence(time);
+    }
+
+    /** " Its host n1 is unhealthy: ..." when the work runs on a host that takes no new work; else empty. */
+    private String drainSentence(LongFunction<String> time) {
+        Protection p = protection;
+        if (p.unhealthyHosts().isEmpty()) {
+            return "";
+        }
+        String hostsWord = p.unhealthyHosts().size() == 1 ? "Its host " + p.unhealthyHosts().get(0) + " is"
+                : "Its hosts " + String.join(", ", p.unhealthyHosts()) + " are";
+        String outcome = p.resumable() ? "preempted and requeued" : "preempted; it cannot resume, so it ends";
+        return " " + hostsWord + " unhealthy and take" + (p.unhealthyHosts().size() == 1 ? "s" : "") + " no new work: it"
+                + (allocated && p.protectedNow() ? " is drained when its protection ends at "
+                + time.apply(p.protectedUntilSeconds()) : " is drained at the scheduler's next cycle") + " ("
+                + outcome + ").";
+    }
+
+    /** How many hosts take no new work, named, and what the healthy ones have. */
+    private String hostsSentence() {
+        Hosts h = hosts;
+        String names = names(h.unhealthy(), h.unhealthyCount());
+        return (h.unhealthyCount() == 1 ? "1 host is" : h.unhealthyCount() + " hosts are") + " unhealthy and take"
+                + (h.unhealthyCount() == 1 ? "s" : "") + " no new work (" + names + "); the healthy hosts have "
+                + Words.count(h.healthyGpus(), "GPU") + " of " + h.totalGpus() + "."
+                + (gpus > h.healthyGpus() ? " It asks for " + gpus + ": it cannot start until hosts are healthy again."
+                : "");
     }
 
     private String waitsForSentence(LongFunction<String> time) {

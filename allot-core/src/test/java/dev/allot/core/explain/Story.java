@@ -105,6 +105,12 @@ final class Story {
     }
 
     /** Ends a running job now (it completed). */
+    /** The node goes unhealthy now (it takes no new work; its work is drained by the policy). */
+    Story unhealthy(int node) {
+        state().setHealthy(node, false, now);
+        return this;
+    }
+
     Story ends(String id) {
         state().complete(state().job(id).orElseThrow(), now);
         return this;

@@ -55,6 +55,26 @@ class WaitExplainerTest {
     }
 
     @Test
+    void givenItsHostGoesUnhealthyProtectedWorkIsSaidToBeDrainedWhenItsProtectionEnds_andWaitingWorkThatItCannotStart() {
+        // given 2 nodes x 8 GPUs: a1 runs on n1 protected until t=3600; n1 goes unhealthy at t=600, when B asks for 16
+        Story s = Story.given(2, 8).teams("A", "B")
+                .at(0).runsOn("a1", "A", 0, 8, H)
+                .at(600).unhealthy(0).submits("b1", "B", 16);
+
+        WaitExplanation running = s.explain("a1");
+        WaitExplanation waiting = s.explain("b1");
+
+        // then a1's explanation says its host is unhealthy and when it is drained (it said only "protected until")
+        assertThat(running.protection().unhealthyHosts()).containsExactly("n1");
+        assertThat(running.summary().get(1)).endsWith(" Its host n1 is unhealthy and takes no new work: it is drained"
+                + " when its protection ends at t=3600s (preempted; it cannot resume, so it ends).");
+        // and b1's says which hosts take no new work, and that 16 GPUs cannot be had on the 8 healthy ones
+        assertThat(waiting.hosts()).isEqualTo(new WaitExplanation.Hosts(1, List.of("n1"), 8, 16));
+        assertThat(waiting.summary()).contains("1 host is unhealthy and takes no new work (n1); the healthy hosts have"
+                + " 8 GPUs of 16. It asks for 16: it cannot start until hosts are healthy again.");
+    }
+
+    @Test
     void aBurstBeyondQuotaWaitsWhileUnallocatedWorkHoldsTheGpusAnotherTeamIsEntitledTo() {
         // given 2 nodes x 8 GPUs shared by A and B (quota 8 each): A runs its quota, B's unallocated sweep the rest,
         // and A submits 8 more GPUs protected for 1h
@@ -242,7 +262,8 @@ class WaitExplainerTest {
         WaitExplanation during = s.explain("a1");
         assertThat(during.position()).isNull();
         assertThat(during.waitsFor()).isNull();
-        assertThat(during.protection()).isEqualTo(new WaitExplanation.Protection(true, H, H, 1, List.of("b1")));
+        assertThat(during.protection()).isEqualTo(new WaitExplanation.Protection(true, H, H, 1, List.of("b1"), List.of(),
+                false));
         assertThat(during.summary().get(1)).isEqualTo("It is protected by its 1h minimum runtime until t=3600s (in 50m);"
                 + " nobody may preempt it before then. 1 waiting workload may preempt it once its protection ends, if the"
                 + " rules then still allow it: b1.");

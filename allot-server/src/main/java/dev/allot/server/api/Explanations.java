@@ -67,10 +67,18 @@ final class Explanations {
      * @param seenByScheduler false when the scheduler has not loaded yet or does not hold the workload (then the
      *                        scheduler fields are null)
      * @param at              the time of the scheduler's state the explanation was made from
+     * @param hosts           the hosts that take no new work (unhealthy) and the healthy GPUs
      */
     record Data(boolean seenByScheduler, String at, String ranking, Double reclaimMargin, Standing standing,
                 List<Standing> otherStandings, Queue queue, List<Level> fairShare, JsonNode waitsFor,
-                Protection protection, List<Preemption> preemptions) {
+                Protection protection, List<Preemption> preemptions, Hosts hosts) {
+    }
+
+    /** {@code unhealthy}: the first hosts by name of the {@code unhealthyCount} that take no new work. */
+    record Hosts(int unhealthyCount, List<String> unhealthy, int healthyGpus, int totalGpus) {
+        static Hosts of(dev.allot.core.explain.WaitExplanation.Hosts h) {
+            return h == null ? null : new Hosts(h.unhealthyCount(), h.unhealthy(), h.healthyGpus(), h.totalGpus());
+        }
     }
 
     /**
@@ -99,8 +107,9 @@ final class Explanations {
                  double entitlement, double entitledGpuSeconds, Double ratio, int rank, int siblings) {
     }
 
+    /** {@code unhealthyHosts}: the hosts it runs on that are unhealthy (it is drained when its protection ends). */
     record Protection(boolean protectedNow, String protectedUntil, long protectedUntilSeconds, long minRuntimeSeconds,
-                      int preemptibleByCount, List<String> preemptibleBy) {
+                      int preemptibleByCount, List<String> preemptibleBy, List<String> unhealthyHosts) {
     }
 
     /** An attempt that ended in a preemption: by whom (null for a drain), why, and the work lost. */
@@ -130,12 +139,13 @@ final class Explanations {
             data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), e.ranking().label(),
                     entitlement ? e.reclaimMargin() : null, Standing.of(e.standing()),
                     e.otherStandings().stream().map(Standing::of).toList(), queue(e), levels(e),
-                    waitsFor(e, mapper), protection(e), preemptions(attempts, maySeeDetails));
+                    waitsFor(e, mapper), protection(e), preemptions(attempts, maySeeDetails), Hosts.of(e.hosts()));
         } else {
             summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
                     ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
                     + " no queue position yet." : "; it no longer waits."));
-            data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts, maySeeDetails));
+            data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts, maySeeDetails),
+                    null);
             String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
             if (capNote != null) { // the scheduler's own explanation says it too
                 summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");
@@ -200,7 +210,8 @@ final class Explanations {
     private static Protection protection(WaitExplanation e) {
         var p = e.protection();
         return p == null ? null : new Protection(p.protectedNow(), Instant.ofEpochSecond(p.protectedUntilSeconds()).toString(),
-                p.protectedUntilSeconds(), p.minRuntimeSeconds(), p.preemptibleByCount(), p.preemptibleByIds());
+                p.protectedUntilSeconds(), p.minRuntimeSeconds(), p.preemptibleByCount(), p.preemptibleByIds(),
+                p.unhealthyHosts());
     }
 
     /** The attempts that ended in a preemption; their reasons with the backend's words only when {@code maySeeDetails}. */
