@@ -74,7 +74,8 @@ public record IdentityMode(Kind kind, AccountMap accounts, boolean allowRootWork
             } else if (config.demo()) {
                 map = AccountMap.everyoneAs(DEMO_ACCOUNT);
                 notices.add("Demo as root without --accounts: every user's workloads run as the Unix account '"
-                        + DEMO_ACCOUNT + "' (give --accounts FILE to run each as its own account).");
+                        + DEMO_ACCOUNT + "', so one user's workloads can read another's processes and environment"
+                        + " (give --accounts FILE to run each as its own account).");
             } else {
                 map = AccountMap.sameName();
                 notices.add("Workloads run as the Unix account of their submitter's name (--accounts FILE maps"
