@@ -157,8 +157,8 @@ public final class ScenarioReader {
             Path file = path;
             boolean jsonl;
             if (Files.isDirectory(path)) {
-                boolean csv = Files.isRegularFile(path.resolve(WORKLOADS_CSV_FILE));
-                jsonl = Files.isRegularFile(path.resolve(WORKLOADS_JSONL_FILE));
+                boolean csv = present(path, WORKLOADS_CSV_FILE);
+                jsonl = present(path, WORKLOADS_JSONL_FILE);
                 if (csv == jsonl) {
                     throw new InputException(path.toString(), 0, 0, null, "expected a folder holding exactly one of "
                             + WORKLOADS_CSV_FILE + " and " + WORKLOADS_JSONL_FILE + ", found "
@@ -212,11 +212,10 @@ public final class ScenarioReader {
         Path csvPath = dir.resolve(WORKLOADS_CSV_FILE);
         Path jsonlPath = dir.resolve(WORKLOADS_JSONL_FILE);
         Path policyPath = dir.resolve(POLICY_FILE);
-        requireFile(dir, clusterPath, CLUSTER_FILE);
-        boolean csv = Files.isRegularFile(csvPath);
-        boolean jsonl = Files.isRegularFile(jsonlPath);
-        Path tracePath = dir.resolve(TRACE_FILE);
-        if (Files.isRegularFile(tracePath)) {
+        requireFile(dir, CLUSTER_FILE);
+        boolean csv = present(dir, WORKLOADS_CSV_FILE);
+        boolean jsonl = present(dir, WORKLOADS_JSONL_FILE);
+        if (present(dir, TRACE_FILE)) {
             if (csv || jsonl) {
                 throw new InputException(TRACE_FILE, 0, 0, null, "both " + TRACE_FILE + " and "
                         + (csv ? WORKLOADS_CSV_FILE : WORKLOADS_JSONL_FILE) + " are in " + dir
@@ -224,7 +223,7 @@ public final class ScenarioReader {
             }
             return readTraceFolder(dir, lenient, registry);
         }
-        requireFile(dir, allocationsPath, ALLOCATIONS_FILE);
+        requireFile(dir, ALLOCATIONS_FILE);
         if (csv && jsonl) {
             throw new InputException(WORKLOADS_CSV_FILE, 0, 0, null, "both " + WORKLOADS_CSV_FILE + " and "
                     + WORKLOADS_JSONL_FILE + " are in " + dir + "; keep exactly one of them");
@@ -236,7 +235,7 @@ public final class ScenarioReader {
 
         ClusterReader.Result cluster = ClusterReader.read(readText(clusterPath, CLUSTER_FILE));
         AllocationTree tree = AllocationsReader.read(readText(allocationsPath, ALLOCATIONS_FILE));
-        PolicyConfig policy = Files.exists(policyPath)
+        PolicyConfig policy = present(dir, POLICY_FILE)
                 ? PolicyReader.read(readText(policyPath, POLICY_FILE), registry)
                 : PolicyConfig.defaults();
 
@@ -269,10 +268,10 @@ public final class ScenarioReader {
     private static Scenario readTraceFolder(Path dir, boolean lenient, PolicyRegistry registry) {
         ClusterReader.Result cluster = ClusterReader.read(readText(dir.resolve(CLUSTER_FILE), CLUSTER_FILE));
         Path allocationsPath = dir.resolve(ALLOCATIONS_FILE);
-        AllocationTree tree = Files.isRegularFile(allocationsPath)
+        AllocationTree tree = present(dir, ALLOCATIONS_FILE)
                 ? AllocationsReader.read(readText(allocationsPath, ALLOCATIONS_FILE)) : null;
         Path policyPath = dir.resolve(POLICY_FILE);
-        PolicyConfig policy = Files.exists(policyPath)
+        PolicyConfig policy = present(dir, POLICY_FILE)
                 ? PolicyReader.read(readText(policyPath, POLICY_FILE), registry)
                 : PolicyConfig.defaults();
         TraceFileReader.Spec spec = TraceFileReader.read(readText(dir.resolve(TRACE_FILE), TRACE_FILE), dir,
@@ -363,11 +362,25 @@ public final class ScenarioReader {
         }
     }
 
-    private static void requireFile(Path dir, Path file, String name) {
-        if (!Files.isRegularFile(file)) {
+    private static void requireFile(Path dir, String name) {
+        if (!present(dir, name)) {
             throw new InputException(name, 0, 0, null, "missing in " + dir + "; a scenario folder holds "
                     + EXPECTED_FILES);
         }
+    }
+
+    /**
+     * Whether the folder holds the file {@code name}. A folder of that name is an error of its own: it read 'missing'
+     * for the required files and 'cannot read: is a directory' for policy.yaml, and a trace.yaml made a folder was
+     * silently not a trace folder.
+     */
+    private static boolean present(Path dir, String name) {
+        Path file = dir.resolve(name);
+        if (Files.isDirectory(file)) {
+            throw new InputException(name, 0, 0, null, "a folder where a file is expected, in " + dir
+                    + "; move or rename the folder and put the file " + name + " there");
+        }
+        return Files.exists(file);
     }
 
     private static String readText(Path path, String name) {
