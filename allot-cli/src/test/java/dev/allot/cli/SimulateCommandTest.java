@@ -206,6 +206,16 @@ class SimulateCommandTest {
     }
 
     @Test
+    void lenientThatSkipsEveryRowIsRefusedRatherThanRunOnNoWorkloads() throws IOException {
+        // it ran on 'workloads 0; 7 rejected' and exited 0
+        Path dir = SkippedRowsFixture.tinyWithOnlyBadRows(tmp, 7);
+        Cli.Result r = Cli.run("simulate", dir.toString(), "--lenient");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo(SkippedRowsFixture.ALL_SEVEN_REJECTED);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void aMissingFolderIsABadInput() {
         Cli.Result r = Cli.run("simulate", tmp.resolve("nowhere").toString());
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

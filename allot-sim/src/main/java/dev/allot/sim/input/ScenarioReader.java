@@ -253,12 +253,13 @@ public final class ScenarioReader {
         }
 
         long epoch0 = timeZero(cluster, workloads);
+        List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
+        RejectedRows.requireOneAccepted(workloadsFile, specs.size(), workloads.rejected());
         List<HealthEvent> health = new ArrayList<>(cluster.health().size());
         for (ClusterReader.PendingHealth h : cluster.health()) {
             long at = h.at().absolute() ? h.at().seconds() - epoch0 : h.at().seconds();
             health.add(new HealthEvent(h.node(), withinReach(h, at, epoch0), h.state()));
         }
-        List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
         Path name = dir.toAbsolutePath().normalize().getFileName();
         return new Scenario(name == null ? dir.toString() : name.toString(), new ClusterSpec(cluster.nodes(), health),
                 tree, specs, policy, workloads.rejected());

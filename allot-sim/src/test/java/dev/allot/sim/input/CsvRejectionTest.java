@@ -299,6 +299,19 @@ class CsvRejectionTest {
     }
 
     @Test
+    void lenientReadingThatRejectsEveryRowIsRefusedNotReadAsNoWorkloads() {
+        Path d = writeRow("bad,0,detect,u,x,,1h,15m,false,normal,,train\n"
+                + "short,0,detect\n");
+        InputException[] caught = new InputException[1];
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Folders.readLenient(d))
+                .isInstanceOfSatisfying(InputException.class, e -> caught[0] = e);
+        assertThat(caught[0].getMessage()).isEqualTo("workloads.csv: no row became a workload: 2 rows were rejected"
+                + " (--lenient skips bad rows, but a run needs at least one workload); the first: workloads.csv:2:5:"
+                + " field 'gpus': expected a whole number >= 1, got 'x'; workloads.csv:3:4: expected 12 cells as in"
+                + " the header row, got 3");
+    }
+
+    @Test
     void lenientSkipsBadRowsAndKeepsEveryMessage() {
         Path d = writeRow(GOOD
                 + "bad,0,detect,u,x,,1h,15m,false,normal,,train\n"
