@@ -262,7 +262,7 @@ public final class ScenarioReader {
         }
         Path name = dir.toAbsolutePath().normalize().getFileName();
         return new Scenario(name == null ? dir.toString() : name.toString(), new ClusterSpec(cluster.nodes(), health),
-                tree, specs, policy, workloads.rejected());
+                tree, specs, policy, workloads.rejected(), mixedTimesNote(workloadsFile, cluster, workloads, epoch0));
     }
 
     /** A folder whose workloads come from the trace that {@code trace.yaml} names. */
@@ -321,6 +321,30 @@ public final class ScenarioReader {
                     : Durations.formatSeconds(at)));
         }
         return at;
+    }
+
+    /**
+     * Which instant became time 0, when the workloads file mixes ISO-8601 instants and relative times and
+     * {@code cluster.yaml} gives no {@code start}: the relative times then count from the earliest instant, which is
+     * kept (a scenario may mean it) but said, as a mapping no one chose. Empty otherwise.
+     */
+    private static List<String> mixedTimesNote(String file, ClusterReader.Result cluster, WorkloadsReader workloads,
+                                               long epoch0) {
+        if (cluster.startEpoch() != null || workloads.firstInstantLine() == 0 || workloads.firstRelativeLine() == 0) {
+            return List.of();
+        }
+        String source = file + " line " + workloads.earliestPendingLine();
+        Long earliest = workloads.earliestPendingInstant();
+        for (ClusterReader.PendingHealth h : cluster.health()) {
+            if (h.at().absolute() && (earliest == null || h.at().seconds() < earliest)) {
+                earliest = h.at().seconds();
+                source = CLUSTER_FILE + " line " + h.line();
+            }
+        }
+        return List.of(file + " mixes ISO-8601 instants (first on line " + workloads.firstInstantLine()
+                + ") and relative times (first on line " + workloads.firstRelativeLine() + ") and " + CLUSTER_FILE
+                + " gives no start: time 0 is " + Instant.ofEpochSecond(epoch0) + ", the earliest instant (" + source
+                + "), and relative times count from it; add start: to " + CLUSTER_FILE + " to choose time 0");
     }
 
     /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */
