@@ -138,6 +138,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         OutputFiles.checkDistinct(outputs, inputs);
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         if (fixed != null) {
+            ScenarioNotes.print(out, fixed.notes());
             SkippedRows.print(out, fixed.rejected());
         }
         GeneratorSpec generator = PresetDays.spec(preset, days);

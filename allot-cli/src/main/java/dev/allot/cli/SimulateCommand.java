@@ -144,6 +144,7 @@ final class SimulateCommand implements Callable<Integer> {
         if (submitTimes != null) {
             scenario = dev.allot.sim.report.SubmitTimes.apply(scenario, submitTimes);
         }
+        ScenarioNotes.print(out, scenario.notes());
         SkippedRows.print(out, scenario.rejected());
         List<ExplainRequest> questions = explainRequests(scenario);
         StringBuilder explanations = new StringBuilder();

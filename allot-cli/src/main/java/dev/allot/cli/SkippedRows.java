@@ -10,7 +10,7 @@ import java.util.List;
  */
 final class SkippedRows {
     /** The most rejected rows quoted; the rest are counted. */
-    static final int SHOWN = 5;
+    static final int SHOWN = dev.allot.sim.input.RejectedRows.SHOWN;
 
     private SkippedRows() {
     }

@@ -121,6 +121,7 @@ final class SweepCommand implements Callable<Integer> {
         OutputFiles.checkDistinct(java.util.Collections.singletonMap("--csv", csv), OutputFiles.scenarioInputs(dir));
         Scenario fixed = dir != null ? ScenarioReader.read(dir, lenient, registry) : null;
         if (fixed != null) {
+            ScenarioNotes.print(out, fixed.notes());
             SkippedRows.print(out, fixed.rejected());
         }
         GeneratorSpec gs = PresetDays.spec(preset, days);

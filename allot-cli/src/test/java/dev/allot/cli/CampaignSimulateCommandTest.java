@@ -50,6 +50,18 @@ class CampaignSimulateCommandTest {
     }
 
     @Test
+    void lenientThatSkipsEveryRowIsRefusedAsSimulateRefusesIt() throws IOException {
+        Files.writeString(scenario.resolve("workloads.csv"), "id,submit,allocation,gpus,duration,min_runtime\n"
+                + "b2,0,B,many,1h,0s\n");
+        Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),
+                "--threads", "1", "--lenient");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: workloads.csv: no row became a workload: its 1 row was rejected"
+                + " (--lenient skips bad rows, but a run needs at least one workload); the reason: workloads.csv:2:4:"
+                + " field 'gpus': expected a whole number >= 1, got 'many'\n");
+    }
+
+    @Test
     void printsEachStrategysMakespanChargeLossAndMovesAgainstTheBaseline() throws IOException {
         Path json = tmp.resolve("out/c.json");
         Cli.Result r = Cli.run("campaign", "simulate", scenario.toString(), "--campaign", campaign.toString(),

@@ -221,6 +221,33 @@ class SimulateCommandTest {
     }
 
     @Test
+    void lenientThatSkipsEveryRowIsRefusedRatherThanRunOnNoWorkloads() throws IOException {
+        // it ran on 'workloads 0; 7 rejected' and exited 0
+        Path dir = SkippedRowsFixture.tinyWithOnlyBadRows(tmp, 7);
+        Cli.Result r = Cli.run("simulate", dir.toString(), "--lenient");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo(SkippedRowsFixture.ALL_SEVEN_REJECTED);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void instantsMixedWithRelativeTimesWithoutStartAreNotedBeforeTheResults() throws IOException {
+        // a 2000-01-01 instant among rows submitted at 0 and 10m ran with no word of what time 0 became
+        Path dir = Files.createDirectories(tmp.resolve("mixed"));
+        for (String f : List.of("cluster.yaml", "allocations.yaml", "policy.yaml", "workloads.csv")) {
+            Files.copy(Cli.ROOT.resolve("examples/tiny").resolve(f), dir.resolve(f));
+        }
+        Files.writeString(dir.resolve("workloads.csv"), Files.readString(dir.resolve("workloads.csv"))
+                .replace("\npre-1,0,", "\npre-1,2000-01-01T00:00:00Z,"));
+        Cli.Result r = Cli.run("simulate", dir.toString(), "--policy", "allocation");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("note: workloads.csv mixes ISO-8601 instants (first on line 5) and relative"
+                + " times (first on line 6) and cluster.yaml gives no start: time 0 is 2000-01-01T00:00:00Z, the"
+                + " earliest instant (workloads.csv line 5), and relative times count from it; add start: to"
+                + " cluster.yaml to choose time 0\nAllot simulation: mixed\n");
+    }
+
+    @Test
     void aMissingFolderIsABadInput() {
         Cli.Result r = Cli.run("simulate", tmp.resolve("nowhere").toString());
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

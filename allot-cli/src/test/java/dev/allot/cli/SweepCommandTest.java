@@ -117,6 +117,15 @@ class SweepCommandTest {
     }
 
     @Test
+    void lenientThatSkipsEveryRowIsRefusedAsSimulateRefusesIt() throws IOException {
+        Path dir = SkippedRowsFixture.tinyWithOnlyBadRows(tmp, 7);
+        Cli.Result r = Cli.run("sweep", dir.toString(), "--lenient", "--policy", "allocation");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo(SkippedRowsFixture.ALL_SEVEN_REJECTED);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void aPolicyNamedTwiceIsRefusedAsSimulateRefusesIt() {
         Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--policy", "allocation, allocation");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

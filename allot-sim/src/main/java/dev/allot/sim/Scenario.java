@@ -13,21 +13,30 @@ import java.util.Objects;
  *
  * @param name       a label for reports, usually the scenario folder
  * @param rejected   rows skipped under {@code --lenient}, with the reason for each (empty otherwise)
+ * @param notes      how the input was read where that may surprise, one line each, said before the results (e.g.
+ *                   which instant became time 0); empty for most scenarios
  */
 public record Scenario(String name, ClusterSpec cluster, AllocationTree tree, List<WorkloadSpec> workloads,
-                       PolicyConfig policyConfig, List<String> rejected) {
+                       PolicyConfig policyConfig, List<String> rejected, List<String> notes) {
     public Scenario {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(cluster, "cluster");
         Objects.requireNonNull(tree, "tree");
         Objects.requireNonNull(policyConfig, "policyConfig");
         rejected = List.copyOf(rejected);
+        notes = List.copyOf(notes);
         checkReach(workloads);
         // a SortedWorkloads list is sorted and immutable by contract and may make its elements on access: keep it
         if (!(workloads instanceof SortedWorkloads)) {
             workloads = List.copyOf(workloads);
             checkSorted(workloads);
         }
+    }
+
+    /** A scenario without notes. */
+    public Scenario(String name, ClusterSpec cluster, AllocationTree tree, List<WorkloadSpec> workloads,
+                    PolicyConfig policyConfig, List<String> rejected) {
+        this(name, cluster, tree, workloads, policyConfig, rejected, List.of());
     }
 
     /**
@@ -71,6 +80,6 @@ public record Scenario(String name, ClusterSpec cluster, AllocationTree tree, Li
     }
 
     public Scenario withPolicyConfig(PolicyConfig config) {
-        return new Scenario(name, cluster, tree, workloads, config, rejected);
+        return new Scenario(name, cluster, tree, workloads, config, rejected, notes);
     }
 }

@@ -30,6 +30,9 @@ public final class CsvRows implements Closeable {
             .enable(CsvParser.Feature.ALLOW_COMMENTS)
             .build();
 
+    /** How the parser begins its message for a quoted value that the file ends inside. */
+    private static final String UNCLOSED_QUOTE = "Missing closing quote";
+
     private final CsvParser parser;
     private final String file;
     private final List<String> header;
@@ -54,28 +57,31 @@ public final class CsvRows implements Closeable {
     public static CsvRows open(Reader reader, String file, String exampleHeader) throws IOException {
         CsvParser p = FACTORY.createParser(withoutByteOrderMark(reader));
         try {
-            if (p.nextToken() != JsonToken.START_ARRAY) {
-                throw empty(file, exampleHeader);
-            }
             List<String> header = new ArrayList<>();
             int headerLine = 0;
-            // the first row with a cell that is not blank (a line of blanks was a header of one empty column)
-            while (header.isEmpty() || header.size() == 1 && header.get(0).isBlank()) {
+            int valueLine = 0;
+            try {
                 if (p.nextToken() != JsonToken.START_ARRAY) {
                     throw empty(file, exampleHeader);
                 }
-                header.clear();
-                for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
-                    if (header.isEmpty()) {
-                        headerLine = p.currentTokenLocation().getLineNr();
+                // the first row with a cell that is not blank (a line of blanks was a header of one empty column)
+                while (header.isEmpty() || header.size() == 1 && header.get(0).isBlank()) {
+                    if (p.nextToken() != JsonToken.START_ARRAY) {
+                        throw empty(file, exampleHeader);
                     }
-                    header.add(p.getText());
+                    header.clear();
+                    headerLine = p.currentLocation().getLineNr();
+                    valueLine = headerLine;
+                    for (JsonToken t = p.nextToken(); t == JsonToken.VALUE_STRING; t = p.nextToken()) {
+                        String text = p.getText();
+                        valueLine = nextValueLine(p, text, valueLine);
+                        header.add(text);
+                    }
                 }
+            } catch (JsonProcessingException e) {
+                throw malformed(file, e, valueLine);
             }
             return new CsvRows(p, file, Collections.unmodifiableList(header), headerLine);
-        } catch (JsonProcessingException e) {
-            p.close();
-            throw malformed(file, e);
         } catch (RuntimeException | IOException e) {
             p.close();
             throw e;
@@ -159,17 +165,19 @@ public final class CsvRows implements Closeable {
 
     /** Moves to the next row that has at least one non-empty cell; false at the end of the file. */
     public boolean next() throws IOException {
+        int valueLine = line;
         try {
             while (parser.nextToken() == JsonToken.START_ARRAY) {
                 count = 0;
+                line = parser.currentLocation().getLineNr();
+                valueLine = line;
                 for (JsonToken t = parser.nextToken(); t == JsonToken.VALUE_STRING; t = parser.nextToken()) {
-                    if (count == 0) {
-                        line = parser.currentTokenLocation().getLineNr();
-                    }
                     if (count == cells.length) {
                         cells = Arrays.copyOf(cells, count * 2);
                     }
-                    cells[count++] = parser.getText();
+                    String text = parser.getText();
+                    valueLine = nextValueLine(parser, text, valueLine);
+                    cells[count++] = text;
                 }
                 if (count == 0 || (count == 1 && cells[0].isEmpty())) {
                     continue;
@@ -178,7 +186,7 @@ public final class CsvRows implements Closeable {
             }
             return false;
         } catch (JsonProcessingException e) {
-            throw malformed(file, e);
+            throw malformed(file, e, valueLine);
         }
     }
 
@@ -210,9 +218,27 @@ public final class CsvRows implements Closeable {
         parser.close();
     }
 
-    private static InputException malformed(String file, JsonProcessingException e) {
-        JsonLocation l = e.getLocation();
+    /**
+     * The line the value after {@code text} starts on, given the line {@code text} started on: the same line unless
+     * {@code text} was a quoted value spanning lines (the parser is asked only then: a location is an allocation).
+     */
+    private static int nextValueLine(CsvParser p, String text, int textLine) {
+        return text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0 ? p.currentLocation().getLineNr() : textLine;
+    }
+
+    /**
+     * The error for a syntax error of the parser. A quote that is never closed is found only at the end of the file,
+     * where the parser says it; it is reported at {@code valueLine}, the line the unterminated value begins on (the
+     * value after the last one read, of the record being read).
+     */
+    private static InputException malformed(String file, JsonProcessingException e, int valueLine) {
         String m = e.getOriginalMessage();
+        if (m != null && m.startsWith(UNCLOSED_QUOTE) && valueLine > 0) {
+            return new InputException(file, valueLine, 0, null, "malformed CSV: a quoted value opened here is never"
+                    + " closed (hint: add the closing \"; a value that starts with \" runs to the next \", across"
+                    + " commas and lines, and a \" inside it is written \"\")");
+        }
+        JsonLocation l = e.getLocation();
         return new InputException(file, l == null ? 0 : Math.max(0, l.getLineNr()), 0, null,
                 "malformed CSV: " + (m == null ? "unknown problem" : m.replace('\n', ' ').strip()));
     }

@@ -157,8 +157,8 @@ public final class ScenarioReader {
             Path file = path;
             boolean jsonl;
             if (Files.isDirectory(path)) {
-                boolean csv = Files.isRegularFile(path.resolve(WORKLOADS_CSV_FILE));
-                jsonl = Files.isRegularFile(path.resolve(WORKLOADS_JSONL_FILE));
+                boolean csv = present(path, WORKLOADS_CSV_FILE);
+                jsonl = present(path, WORKLOADS_JSONL_FILE);
                 if (csv == jsonl) {
                     throw new InputException(path.toString(), 0, 0, null, "expected a folder holding exactly one of "
                             + WORKLOADS_CSV_FILE + " and " + WORKLOADS_JSONL_FILE + ", found "
@@ -212,11 +212,10 @@ public final class ScenarioReader {
         Path csvPath = dir.resolve(WORKLOADS_CSV_FILE);
         Path jsonlPath = dir.resolve(WORKLOADS_JSONL_FILE);
         Path policyPath = dir.resolve(POLICY_FILE);
-        requireFile(dir, clusterPath, CLUSTER_FILE);
-        boolean csv = Files.isRegularFile(csvPath);
-        boolean jsonl = Files.isRegularFile(jsonlPath);
-        Path tracePath = dir.resolve(TRACE_FILE);
-        if (Files.isRegularFile(tracePath)) {
+        requireFile(dir, CLUSTER_FILE);
+        boolean csv = present(dir, WORKLOADS_CSV_FILE);
+        boolean jsonl = present(dir, WORKLOADS_JSONL_FILE);
+        if (present(dir, TRACE_FILE)) {
             if (csv || jsonl) {
                 throw new InputException(TRACE_FILE, 0, 0, null, "both " + TRACE_FILE + " and "
                         + (csv ? WORKLOADS_CSV_FILE : WORKLOADS_JSONL_FILE) + " are in " + dir
@@ -224,7 +223,7 @@ public final class ScenarioReader {
             }
             return readTraceFolder(dir, lenient, registry);
         }
-        requireFile(dir, allocationsPath, ALLOCATIONS_FILE);
+        requireFile(dir, ALLOCATIONS_FILE);
         if (csv && jsonl) {
             throw new InputException(WORKLOADS_CSV_FILE, 0, 0, null, "both " + WORKLOADS_CSV_FILE + " and "
                     + WORKLOADS_JSONL_FILE + " are in " + dir + "; keep exactly one of them");
@@ -236,7 +235,7 @@ public final class ScenarioReader {
 
         ClusterReader.Result cluster = ClusterReader.read(readText(clusterPath, CLUSTER_FILE));
         AllocationTree tree = AllocationsReader.read(readText(allocationsPath, ALLOCATIONS_FILE));
-        PolicyConfig policy = Files.exists(policyPath)
+        PolicyConfig policy = present(dir, POLICY_FILE)
                 ? PolicyReader.read(readText(policyPath, POLICY_FILE), registry)
                 : PolicyConfig.defaults();
 
@@ -254,25 +253,26 @@ public final class ScenarioReader {
         }
 
         long epoch0 = timeZero(cluster, workloads);
+        List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
+        RejectedRows.requireOneAccepted(workloadsFile, specs.size(), workloads.rejected());
         List<HealthEvent> health = new ArrayList<>(cluster.health().size());
         for (ClusterReader.PendingHealth h : cluster.health()) {
             long at = h.at().absolute() ? h.at().seconds() - epoch0 : h.at().seconds();
             health.add(new HealthEvent(h.node(), withinReach(h, at, epoch0), h.state()));
         }
-        List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
         Path name = dir.toAbsolutePath().normalize().getFileName();
         return new Scenario(name == null ? dir.toString() : name.toString(), new ClusterSpec(cluster.nodes(), health),
-                tree, specs, policy, workloads.rejected());
+                tree, specs, policy, workloads.rejected(), mixedTimesNote(workloadsFile, cluster, workloads, epoch0));
     }
 
     /** A folder whose workloads come from the trace that {@code trace.yaml} names. */
     private static Scenario readTraceFolder(Path dir, boolean lenient, PolicyRegistry registry) {
         ClusterReader.Result cluster = ClusterReader.read(readText(dir.resolve(CLUSTER_FILE), CLUSTER_FILE));
         Path allocationsPath = dir.resolve(ALLOCATIONS_FILE);
-        AllocationTree tree = Files.isRegularFile(allocationsPath)
+        AllocationTree tree = present(dir, ALLOCATIONS_FILE)
                 ? AllocationsReader.read(readText(allocationsPath, ALLOCATIONS_FILE)) : null;
         Path policyPath = dir.resolve(POLICY_FILE);
-        PolicyConfig policy = Files.exists(policyPath)
+        PolicyConfig policy = present(dir, POLICY_FILE)
                 ? PolicyReader.read(readText(policyPath, POLICY_FILE), registry)
                 : PolicyConfig.defaults();
         TraceFileReader.Spec spec = TraceFileReader.read(readText(dir.resolve(TRACE_FILE), TRACE_FILE), dir,
@@ -323,6 +323,30 @@ public final class ScenarioReader {
         return at;
     }
 
+    /**
+     * Which instant became time 0, when the workloads file mixes ISO-8601 instants and relative times and
+     * {@code cluster.yaml} gives no {@code start}: the relative times then count from the earliest instant, which is
+     * kept (a scenario may mean it) but said, as a mapping no one chose. Empty otherwise.
+     */
+    private static List<String> mixedTimesNote(String file, ClusterReader.Result cluster, WorkloadsReader workloads,
+                                               long epoch0) {
+        if (cluster.startEpoch() != null || workloads.firstInstantLine() == 0 || workloads.firstRelativeLine() == 0) {
+            return List.of();
+        }
+        String source = file + " line " + workloads.earliestPendingLine();
+        Long earliest = workloads.earliestPendingInstant();
+        for (ClusterReader.PendingHealth h : cluster.health()) {
+            if (h.at().absolute() && (earliest == null || h.at().seconds() < earliest)) {
+                earliest = h.at().seconds();
+                source = CLUSTER_FILE + " line " + h.line();
+            }
+        }
+        return List.of(file + " mixes ISO-8601 instants (first on line " + workloads.firstInstantLine()
+                + ") and relative times (first on line " + workloads.firstRelativeLine() + ") and " + CLUSTER_FILE
+                + " gives no start: time 0 is " + Instant.ofEpochSecond(epoch0) + ", the earliest instant (" + source
+                + "), and relative times count from it; add start: to " + CLUSTER_FILE + " to choose time 0");
+    }
+
     /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */
     private static long timeZero(ClusterReader.Result cluster, WorkloadsReader workloads) {
         if (cluster.startEpoch() != null) {
@@ -363,11 +387,25 @@ public final class ScenarioReader {
         }
     }
 
-    private static void requireFile(Path dir, Path file, String name) {
-        if (!Files.isRegularFile(file)) {
+    private static void requireFile(Path dir, String name) {
+        if (!present(dir, name)) {
             throw new InputException(name, 0, 0, null, "missing in " + dir + "; a scenario folder holds "
                     + EXPECTED_FILES);
         }
+    }
+
+    /**
+     * Whether the folder holds the file {@code name}. A folder of that name is an error of its own: it read 'missing'
+     * for the required files and 'cannot read: is a directory' for policy.yaml, and a trace.yaml made a folder was
+     * silently not a trace folder.
+     */
+    private static boolean present(Path dir, String name) {
+        Path file = dir.resolve(name);
+        if (Files.isDirectory(file)) {
+            throw new InputException(name, 0, 0, null, "a folder where a file is expected, in " + dir
+                    + "; move or rename the folder and put the file " + name + " there");
+        }
+        return Files.exists(file);
     }
 
     private static String readText(Path path, String name) {

@@ -73,6 +73,9 @@ final class WorkloadsReader {
     private final List<String> rejected = new ArrayList<>();
     private final Map<String, Integer> idLine = new HashMap<>();
     private final Map<Long, Optional<Violation>> fits = new HashMap<>();
+    /** The line of the first accepted row whose submit is an instant, and of the first relative one; 0 if none. */
+    private int firstInstantLine;
+    private int firstRelativeLine;
 
     /**
      * @param cluster the nodes (health events do not matter here)
@@ -93,13 +96,34 @@ final class WorkloadsReader {
 
     /** The earliest submit instant still waiting for time 0, or null when none is. */
     Long earliestPendingInstant() {
-        Long min = null;
+        long[] p = earliestPending();
+        return p == null ? null : p[1];
+    }
+
+    /** The line of the row whose submit is {@link #earliestPendingInstant()}, or 0 when none is pending. */
+    int earliestPendingLine() {
+        long[] p = earliestPending();
+        return p == null ? 0 : (int) p[2];
+    }
+
+    private long[] earliestPending() {
+        long[] min = null;
         for (long[] p : pending) {
-            if (min == null || p[1] < min) {
-                min = p[1];
+            if (min == null || p[1] < min[1]) {
+                min = p;
             }
         }
         return min;
+    }
+
+    /** The line of the first accepted row whose submit is an ISO-8601 instant, or 0 when none is. */
+    int firstInstantLine() {
+        return firstInstantLine;
+    }
+
+    /** The line of the first accepted row whose submit is relative to time 0 (seconds, a duration), or 0. */
+    int firstRelativeLine() {
+        return firstRelativeLine;
     }
 
     /**
@@ -415,6 +439,11 @@ final class WorkloadsReader {
             throw new InputException(file, line, 0, null, e.getMessage());
         }
         idLine.put(id, line);
+        if (submit.absolute() && firstInstantLine == 0) {
+            firstInstantLine = line;
+        } else if (!submit.absolute() && firstRelativeLine == 0) {
+            firstRelativeLine = line;
+        }
         if (waiting) {
             pending.add(new long[] {specs.size(), submit.seconds(), line, column.applyAsInt(SUBMIT)});
         }

@@ -63,7 +63,7 @@ public final class SubmitTimes {
                     + " not: " + first(new TreeSet<>(submitted.keySet())) + "; expected a run of this scenario");
         }
         return new Scenario(scenario.name(), scenario.cluster(), scenario.tree(), Scenario.sorted(out),
-                scenario.policyConfig(), scenario.rejected());
+                scenario.policyConfig(), scenario.rejected(), scenario.notes());
     }
 
     private static String first(TreeSet<String> ids) {

@@ -7,6 +7,7 @@ import dev.allot.core.policy.Settings;
 import dev.allot.sim.PolicyConfig;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.RejectedRows;
 import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.input.Values;
 import java.io.IOException;
@@ -142,6 +143,7 @@ public final class TraceImport {
             throw Values.oneLine(e);
         }
         WorkloadTable table = rows.build(format.name(), rule);
+        RejectedRows.requireOneAccepted(file, table.size(), rows.rejected());
         String late = table.isEmpty() ? null : dev.allot.sim.ScenarioTime.lateProblem(table.id(table.size() - 1),
                 table.submitSeconds(table.size() - 1));
         if (late != null) {

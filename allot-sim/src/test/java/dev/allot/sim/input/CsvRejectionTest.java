@@ -270,12 +270,45 @@ class CsvRejectionTest {
                 .startsWith("workloads.csv: the file is empty; expected a header row such as id,submit,");
     }
 
+    private static final String UNCLOSED = "malformed CSV: a quoted value opened here is never closed (hint: add the"
+            + " closing \"; a value that starts with \" runs to the next \", across commas and lines, and a \" inside"
+            + " it is written \"\")";
+
     @Test
-    void unclosedQuoteIsMalformedCsv() {
-        InputException e = rows(GOOD + "\"broken,0,detect,u,1,,1h,15m,false,normal,,train\n");
-        assertThat(e.file()).isEqualTo("workloads.csv");
-        assertThat(e.line()).isGreaterThanOrEqualTo(3);
-        assertThat(e.problem()).startsWith("malformed CSV: ");
+    void anUnclosedQuoteIsReportedOnTheLineItOpensNotAtTheEndOfTheFile() {
+        // it said 'workloads.csv:17: malformed CSV: Missing closing quote for value' of a quote opened on line 6
+        String later = "x,0,detect,u,1,,1h,15m,false,normal,,train\n".repeat(10);
+        String before = "a,0,detect,u,1,,1h,15m,false,normal,,train\n" + "b,0,detect,u,1,,1h,15m,false,normal,,train\n"
+                + "c,0,detect,u,1,,1h,15m,false,normal,,train\n" + "d,0,detect,u,1,,1h,15m,false,normal,,train\n";
+        InputException e = rows(before + "\"broken,0,detect,u,1,,1h,15m,false,normal,,train\n" + later);
+        assertThat(e.getMessage()).isEqualTo("workloads.csv:6: " + UNCLOSED);
+    }
+
+    @Test
+    void anUnclosedQuoteAfterCommentsAndAClosedValueSpanningLinesIsReportedWhereItOpens() {
+        InputException e = rows("# a comment\n\n"
+                + "a,0,detect,\"two\nlines\",1,,1h,15m,false,normal,\"\",\"train\n"
+                + "b,0,detect,u,1,,1h,15m,false,normal,,train\n");
+        assertThat(e.getMessage()).isEqualTo("workloads.csv:5: " + UNCLOSED); // the row starts on 4
+    }
+
+    @Test
+    void anUnclosedQuoteInTheHeaderIsReportedOnTheHeaderLine() {
+        Folders.write(dir, "workloads.csv", "# columns\nid,\"submit,allocation\n" + GOOD + GOOD);
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.csv:2: " + UNCLOSED);
+    }
+
+    @Test
+    void lenientReadingThatRejectsEveryRowIsRefusedNotReadAsNoWorkloads() {
+        Path d = writeRow("bad,0,detect,u,x,,1h,15m,false,normal,,train\n"
+                + "short,0,detect\n");
+        InputException[] caught = new InputException[1];
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Folders.readLenient(d))
+                .isInstanceOfSatisfying(InputException.class, e -> caught[0] = e);
+        assertThat(caught[0].getMessage()).isEqualTo("workloads.csv: no row became a workload: 2 rows were rejected"
+                + " (--lenient skips bad rows, but a run needs at least one workload); the first: workloads.csv:2:5:"
+                + " field 'gpus': expected a whole number >= 1, got 'x'; workloads.csv:3:4: expected 12 cells as in"
+                + " the header row, got 3");
     }
 
     @Test

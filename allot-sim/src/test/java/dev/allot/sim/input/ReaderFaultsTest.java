@@ -101,4 +101,28 @@ class ReaderFaultsTest {
         InputException e = Folders.error(dir);
         assertThat(e.getMessage()).startsWith("trace.yaml:2:7: field 'path': expected a file inside the scenario folder");
     }
+
+    @Test
+    void aFolderWhereAScenarioFileShouldBeIsSaidToBeAFolderNotMissing() throws IOException {
+        // it said 'allocations.yaml: missing in ...' of a folder named allocations.yaml (and so for cluster.yaml
+        // and workloads.csv), while policy.yaml said 'cannot read: is a directory'
+        for (String name : new String[] {"cluster.yaml", "allocations.yaml", "workloads.csv", "policy.yaml"}) {
+            Path dir = Folders.copy("basic", tmp.resolve(name));
+            Folders.delete(dir, name);
+            Files.createDirectory(dir.resolve(name));
+
+            assertThat(Folders.error(dir).getMessage()).as(name).isEqualTo(name + ": a folder where a file is"
+                    + " expected, in " + dir + "; move or rename the folder and put the file " + name + " there");
+        }
+    }
+
+    @Test
+    void aFolderNamedTraceYamlIsSaidToBeAFolderNotIgnored() throws IOException {
+        // beside workloads.csv it was ignored: the folder ran as a native scenario
+        Path dir = Folders.copy("basic", tmp);
+        Files.createDirectory(dir.resolve("trace.yaml"));
+
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("trace.yaml: a folder where a file is expected, in "
+                + dir + "; move or rename the folder and put the file trace.yaml there");
+    }
 }

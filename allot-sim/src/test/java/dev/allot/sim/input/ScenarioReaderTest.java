@@ -127,6 +127,31 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void mixingInstantsAndRelativeTimesWithoutStartIsKeptButSaysWhichInstantBecameTimeZero() {
+        // the earliest instant became time 0 for the relative rows without a word
+        Path dir = Folders.copy("instants", tmp);
+        Folders.write(dir, "cluster.yaml", Folders.resource("instants", "cluster.yaml")
+                .replace("start: 2026-01-05T00:00:00Z\n", ""));
+
+        assertThat(Folders.read(dir).notes()).containsExactly("workloads.csv mixes ISO-8601 instants (first on line 2)"
+                + " and relative times (first on line 4) and cluster.yaml gives no start: time 0 is"
+                + " 2026-01-05T00:00:30Z, the earliest instant (workloads.csv line 3), and relative times count from"
+                + " it; add start: to cluster.yaml to choose time 0");
+    }
+
+    @Test
+    void timesOfOneKindOrAStartLeaveNoNote() {
+        Path dir = Folders.copy("instants", tmp);
+        assertThat(Folders.read(dir).notes()).isEmpty(); // start given
+        Folders.write(dir, "cluster.yaml", Folders.resource("instants", "cluster.yaml")
+                .replace("start: 2026-01-05T00:00:00Z\n", ""));
+        Folders.write(dir, "workloads.csv", Folders.resource("instants", "workloads.csv")
+                .replace("relative,120,", "relative,2026-01-05T00:02:00Z,"));
+        assertThat(Folders.read(dir).notes()).isEmpty(); // instants only
+        assertThat(Folders.read(Folders.copy("basic", tmp.resolve("b"))).notes()).isEmpty(); // relative only
+    }
+
+    @Test
     void aHealthEventCanBeTheEarliestInstant() {
         Path dir = Folders.copy("instants", tmp);
         Folders.write(dir, "cluster.yaml", Folders.resource("instants", "cluster.yaml")
@@ -138,6 +163,8 @@ class ScenarioReaderTest {
         assertThat(s.cluster().healthEvents().get(0).atSeconds()).isZero();
         assertThat(s.workloads()).extracting(WorkloadSpec::id, WorkloadSpec::submitSeconds)
                 .contains(tuple("early", 3630L));
+        assertThat(s.notes()).singleElement().asString().contains("time 0 is 2026-01-04T23:00:00Z, the earliest"
+                + " instant (cluster.yaml line 7)");
     }
 
     @Test

@@ -71,6 +71,15 @@ class TraceFolderTest {
     }
 
     @Test
+    void anUnclosedQuoteInTheTraceIsReportedOnTheLineItOpens() {
+        Folders.write(dir, "jobs.csv", TIRESIAS + "2,1,60,1,\"vgg19,60,0\n" + "3,1,90,1,bert,60,0\n".repeat(5));
+        Folders.write(dir, "trace.yaml", "format: tiresias\npath: jobs.csv\n");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("jobs.csv:4: malformed CSV: a quoted value opened here"
+                + " is never closed (hint: add the closing \"; a value that starts with \" runs to the next \", across"
+                + " commas and lines, and a \" inside it is written \"\")");
+    }
+
+    @Test
     void theFormatAndPathAreChecked() {
         assertError(traceYaml("format: slurm\npath: jobs.csv\n"), "trace.yaml", 1, 9, "format",
                 "expected one of the trace formats (philly, alibaba-openb, swf, tiresias, native), got 'slurm'");

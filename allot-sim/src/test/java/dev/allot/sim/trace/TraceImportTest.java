@@ -75,6 +75,21 @@ class TraceImportTest {
     }
 
     @Test
+    void lenientReadingThatRejectsEveryRowIsRefusedEvenWithAGivenTree() {
+        // with a tree given, a trace of which every row was rejected imported as a scenario of no workloads
+        AllocationTree tree = AllocationTree.builder("lab").leaf("other", 1).build();
+        assertError(Traces.error(Traces.of("tiresias", Traces.fixture("tiresias.csv")).tree(tree).lenient(true)),
+                "tiresias.csv", 0, 0, null, "no row became a workload: 8 rows were rejected (--lenient skips bad"
+                        + " rows, but a run needs at least one workload); the first: tiresias.csv:2:5: field"
+                        + " 'model_name': expected one of the leaf allocations (other), got 'vgg19'; tiresias.csv:3:5:"
+                        + " field 'model_name': expected one of the leaf allocations (other), got 'resnet50';"
+                        + " tiresias.csv:4:5: field 'model_name': expected one of the leaf allocations (other), got"
+                        + " 'vgg19'; tiresias.csv:5:5: field 'model_name': expected one of the leaf allocations"
+                        + " (other), got 'bert'; tiresias.csv:6:5: field 'model_name': expected one of the leaf"
+                        + " allocations (other), got 'resnet50'; and 3 more");
+    }
+
+    @Test
     void aUniformClusterNamesItsNodes() {
         assertThat(TraceImport.uniformCluster(3, 8).nodes()).extracting(NodeSpec::name)
                 .containsExactly("node-001", "node-002", "node-003");
