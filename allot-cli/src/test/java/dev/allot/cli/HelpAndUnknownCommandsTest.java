@@ -190,6 +190,30 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenEveryCommand_whenAskedForItsVersion_thenItPrintsTheVersionLineOfAllot() {
+        Cli.Result root = Cli.run("--version");
+        assertThat(root.out()).isEqualTo("allot " + AllotCommand.VERSION + "\n");
+        List<String> bad = new ArrayList<>();
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            if (!cmd.getCommandSpec().optionsMap().containsKey("--version")) {
+                continue; // lists no --version (picocli's help command)
+            }
+            List<String> words = new ArrayList<>(List.of(cmd.getCommandSpec().qualifiedName(" ").split(" ")));
+            words.remove(0);
+            for (String flag : List.of("--version", "-V")) {
+                List<String> args = new ArrayList<>(words);
+                args.add(flag);
+                Cli.Result r = Cli.run(args.toArray(String[]::new));
+                if (r.exit() != 0 || !r.out().equals(root.out()) || !r.err().isEmpty()) {
+                    bad.add(String.join(" ", args) + ": exit " + r.exit() + ", out '" + r.out() + "'");
+                }
+            }
+        }
+        // 'allot simulate --version', 'allot queue -V', 'allot budget show --version' printed nothing and exited 0
+        assertThat(bad).as("commands whose --version does not print the version of allot").isEmpty();
+    }
+
+    @Test
     void givenAnUnknownOption_whenRun_thenItIsStillAnOptionError() {
         Cli.Result r = Cli.run("--bogus");
         assertThat(r.exit()).isEqualTo(2);
