@@ -74,6 +74,7 @@ public final class AllotCommand implements Runnable {
                 UnknownCommands.print(cmd, ((CommandLine.UnmatchedArgumentException) ex).getUnmatched());
                 return EXIT_BAD_INPUT;
             }
+            ex = UnknownCommands.unknownOptionFirst(ex);
             // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
             cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());

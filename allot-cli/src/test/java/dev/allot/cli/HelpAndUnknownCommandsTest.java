@@ -214,6 +214,26 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenAMisspeltOptionThatLeavesARequiredOneMissing_whenRun_thenTheMisspeltOneIsNamedWithItsSuggestion() {
+        // it said only "Missing required option: '--allocation=PATH'", and never named '--alocation'
+        Cli.Result submit = Cli.run("submit", "--alocation", "lab/nlp/eval", "--gpus", "1", "--min-runtime", "1m", "--",
+                "true");
+        assertThat(submit.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(submit.err()).isEqualTo("allot: Unknown option: '--alocation'\n"
+                + "Possible solutions: --allocation\n"
+                + "Try 'allot submit --help' for the options.\n");
+        // a missing positional parameter, in another command, is the same story
+        Cli.Result set = Cli.run("budget", "set", "--shrae=2");
+        assertThat(set.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(set.err()).isEqualTo("allot: Unknown option: '--shrae=2'\n"
+                + "Possible solutions: --share\n"
+                + "Try 'allot budget set --help' for the options.\n");
+        // with no unknown option, the missing one is still named
+        assertThat(Cli.run("submit", "--gpus", "1", "--min-runtime", "1m", "--", "true").err())
+                .startsWith("allot: Missing required option: '--allocation=PATH'\n");
+    }
+
+    @Test
     void givenAnUnknownOption_whenRun_thenItIsStillAnOptionError() {
         Cli.Result r = Cli.run("--bogus");
         assertThat(r.exit()).isEqualTo(2);
