@@ -36,7 +36,7 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--preset", split = ",", description = "generated presets to run (default: lab,big unless --scenario is given)")
+    @Option(names = "--preset", split = ",", paramLabel = "PRESET", description = "generated presets to run (default: lab,big unless --scenario is given)")
     List<String> presets;
 
     @Option(names = "--scenario", paramLabel = "DIR", description = "scenario folders to run")
@@ -45,16 +45,16 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     TraceOptions traceOptions = new TraceOptions();
 
-    @Option(names = "--policy", split = ",", defaultValue = "allocation,legacy", description = "policies (default: ${DEFAULT-VALUE})")
+    @Option(names = "--policy", split = ",", paramLabel = "POLICY", defaultValue = "allocation,legacy", description = "policies (default: ${DEFAULT-VALUE})")
     List<String> policies;
 
-    @Option(names = "--seed", defaultValue = "42", description = "generator seed (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "generator seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--warmup", defaultValue = "1", description = "untimed rounds first (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", description = "untimed rounds first (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--rounds", defaultValue = "3", description = "timed rounds (default: ${DEFAULT-VALUE})")
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "3", description = "timed rounds (default: ${DEFAULT-VALUE})")
     int rounds;
 
     @Override

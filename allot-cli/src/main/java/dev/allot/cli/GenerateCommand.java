@@ -28,13 +28,13 @@ final class GenerateCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "the folder to write")
     Path dir;
 
-    @Option(names = "--preset", defaultValue = "lab", description = "lab or big (default: ${DEFAULT-VALUE})")
+    @Option(names = "--preset", paramLabel = "PRESET", defaultValue = "lab", description = "lab or big (default: ${DEFAULT-VALUE})")
     String preset;
 
-    @Option(names = "--seed", defaultValue = "42", description = "random seed (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "random seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--days", description = "override the preset's number of days")
+    @Option(names = "--days", paramLabel = "N", description = "override the preset's number of days")
     Integer days;
 
     @Option(names = "--force", description = "overwrite the scenario files in a folder that already has some")

@@ -233,6 +233,23 @@ class HelpAndUnknownCommandsTest {
                 .startsWith("allot: Missing required option: '--allocation=PATH'\n");
     }
 
+    /**
+     * An option without a paramLabel shows picocli's placeholder, the field's name: {@code forecast accuracy} said
+     * {@code --horizon=<horizon> --runs=<runs>} where {@code whatif} says {@code --horizon=DURATION --runs=N}.
+     */
+    @Test
+    void givenEveryCommandsHelp_whenRendered_thenEveryOptionValueHasALabelInCapitalsNotAFieldName() {
+        List<String> bad = new ArrayList<>();
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\S*=?<\\w+>").matcher(cmd.getUsageMessage());
+            while (m.find()) {
+                bad.add(cmd.getCommandSpec().qualifiedName(" ") + ": " + m.group());
+            }
+        }
+        assertThat(bad).as("option values shown as <fieldName>").isEmpty();
+        assertThat(Cli.run("forecast", "accuracy", "--help").out()).contains("--horizon=DURATION").contains("--runs=N");
+    }
+
     @Test
     void givenAnUnknownOption_whenRun_thenItIsStillAnOptionError() {
         Cli.Result r = Cli.run("--bogus");
