@@ -1,15 +1,16 @@
 package dev.allot.cli;
 
+import dev.allot.core.model.Words;
 import dev.allot.sim.generate.GeneratedScenario;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
 import dev.allot.sim.input.ScenarioWriter;
+import dev.allot.sim.report.TextReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -55,10 +56,10 @@ final class GenerateCommand implements Callable<Integer> {
         GeneratedScenario g = ScenarioGenerator.generate(gs, seed);
         OutputFiles.writeFolder("DIR", dir, () -> ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(),
                 g.workloads(), g.policyConfig()));
-        Map<String, Integer> kinds = new TreeMap<>();
-        g.workloads().forEach(w -> kinds.merge(w.kind(), 1, Integer::sum));
-        out.printf("wrote %s: preset %s, seed %d, %d GPUs, %d allocations, %d workloads %s, %d health events%n",
-                dir, preset, seed, g.totalGpus(), g.tree().leafCount(), g.workloads().size(), kinds, g.healthEvents().size());
+        // the workloads in simulate's words: it printed "22879 workloads {debug=17920, eval=1075, ...}", a Java map
+        out.printf(Locale.ROOT, "wrote %s: preset %s, seed %d, %,d GPUs, %,d allocations, %s; workloads %s%n",
+                dir, preset, seed, g.totalGpus(), g.tree().leafCount(), Words.count(g.healthEvents().size(), "health event"),
+                TextReport.workloadsByKind(g.workloads()));
         out.flush();
         return 0;
     }
