@@ -45,6 +45,7 @@ final class GenerateCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         GeneratorSpec gs = PresetDays.spec(preset, days);
+        OutputFiles.checkFolder("DIR", dir); // first: an empty DIR is the working folder, "not empty" blamed it
         if (!force && Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
                 if (files.findAny().isPresent()) {
@@ -52,7 +53,6 @@ final class GenerateCommand implements Callable<Integer> {
                 }
             }
         }
-        OutputFiles.checkFolder("DIR", dir);
         GeneratedScenario g = ScenarioGenerator.generate(gs, seed);
         OutputFiles.writeFolder("DIR", dir, () -> ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(),
                 g.workloads(), g.policyConfig()));
