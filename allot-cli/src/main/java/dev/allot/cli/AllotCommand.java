@@ -32,6 +32,7 @@ public final class AllotCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new AllotCommand());
         NumberArguments.register(cl);
+        giveEveryCommandTheVersion(cl, cl.getCommandSpec().version());
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof InputException || ex instanceof IllegalArgumentException
                     || ex instanceof OutputFiles.CannotWriteException) {
@@ -73,6 +74,7 @@ public final class AllotCommand implements Runnable {
                 UnknownCommands.print(cmd, ((CommandLine.UnmatchedArgumentException) ex).getUnmatched());
                 return EXIT_BAD_INPUT;
             }
+            ex = UnknownCommands.unknownOptionFirst(ex);
             // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
             cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
@@ -81,6 +83,19 @@ public final class AllotCommand implements Runnable {
             return EXIT_BAD_INPUT;
         });
         return cl;
+    }
+
+    /**
+     * Every subcommand lists {@code -V, --version} (mixinStandardHelpOptions) but picocli prints only the version of
+     * the command it is given: {@code allot simulate --version} printed nothing and exited 0. Each prints the root's.
+     */
+    private static void giveEveryCommandTheVersion(CommandLine cmd, String[] version) {
+        for (CommandLine sub : cmd.getSubcommands().values()) {
+            if (sub.getCommandSpec().version().length == 0) {
+                sub.getCommandSpec().version(version);
+            }
+            giveEveryCommandTheVersion(sub, version);
+        }
     }
 
     /**

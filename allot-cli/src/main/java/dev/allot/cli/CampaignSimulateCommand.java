@@ -51,14 +51,14 @@ final class CampaignSimulateCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "a scenario folder (or use --preset)")
     Path dir;
 
-    @Option(names = "--preset", description = "generate the background from this preset (lab, big) instead of DIR")
+    @Option(names = "--preset", paramLabel = "PRESET", description = "generate the background from this preset (lab, big) instead of DIR")
     String preset;
 
-    @Option(names = "--seeds", defaultValue = "1",
+    @Option(names = "--seeds", paramLabel = "SEEDS", defaultValue = "1",
             description = "with --preset: the seeds, as N, A-B or a comma-separated list (default: ${DEFAULT-VALUE})")
     String seeds;
 
-    @Option(names = "--days", description = "with --preset: override the preset's number of days")
+    @Option(names = "--days", paramLabel = "N", description = "with --preset: override the preset's number of days")
     Integer days;
 
     @Option(names = "--campaign", required = true, paramLabel = "FILE", description = "the campaign file (YAML)")
@@ -83,7 +83,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
                     + " time per strategy, each shard's runs, for each seed)")
     Path report;
 
-    @Option(names = "--threads", description = "parallel runs (default: the number of cores)")
+    @Option(names = "--threads", paramLabel = "N", description = "parallel runs (default: the number of cores)")
     Integer threads;
 
     @Option(names = "--check", description = "verify the simulator's invariants after every event (slow)")

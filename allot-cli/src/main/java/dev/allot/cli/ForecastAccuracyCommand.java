@@ -42,29 +42,29 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "a scenario folder (or --preset, --trace)")
     Path dir;
 
-    @Option(names = "--preset", description = "generate the scenario from this preset (lab, big)")
+    @Option(names = "--preset", paramLabel = "PRESET", description = "generate the scenario from this preset (lab, big)")
     String preset;
 
-    @Option(names = "--seed", defaultValue = "42", description = "with --preset: the generator seed (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "with --preset: the generator seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--days", description = "with --preset: override the preset's number of days")
+    @Option(names = "--days", paramLabel = "N", description = "with --preset: override the preset's number of days")
     Integer days;
 
     @picocli.CommandLine.Mixin
     TraceOptions traceOptions = new TraceOptions();
 
-    @Option(names = "--policy", defaultValue = "allocation", description = "the policy forecast (default: ${DEFAULT-VALUE})")
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "allocation", description = "the policy forecast (default: ${DEFAULT-VALUE})")
     String policy;
 
     @Option(names = "--sample-every", paramLabel = "N", defaultValue = "25",
             description = "forecast at the submission of every Nth workload, by a hash of its id (default: ${DEFAULT-VALUE})")
     int sampleEvery;
 
-    @Option(names = "--runs", defaultValue = "10", description = "futures per forecast (default: ${DEFAULT-VALUE})")
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "10", description = "futures per forecast (default: ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--horizon", defaultValue = "2d", description = "how far a forecast looks (default: ${DEFAULT-VALUE})")
+    @Option(names = "--horizon", paramLabel = "DURATION", defaultValue = "2d", description = "how far a forecast looks (default: ${DEFAULT-VALUE})")
     String horizon;
 
     @Option(names = "--open-ended", description = {"forecasts play new work over their whole horizon, also past the"

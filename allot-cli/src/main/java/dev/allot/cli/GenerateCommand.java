@@ -1,15 +1,16 @@
 package dev.allot.cli;
 
+import dev.allot.core.model.Words;
 import dev.allot.sim.generate.GeneratedScenario;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
 import dev.allot.sim.input.ScenarioWriter;
+import dev.allot.sim.report.TextReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -28,13 +29,13 @@ final class GenerateCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "the folder to write")
     Path dir;
 
-    @Option(names = "--preset", defaultValue = "lab", description = "lab or big (default: ${DEFAULT-VALUE})")
+    @Option(names = "--preset", paramLabel = "PRESET", defaultValue = "lab", description = "lab or big (default: ${DEFAULT-VALUE})")
     String preset;
 
-    @Option(names = "--seed", defaultValue = "42", description = "random seed (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "random seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--days", description = "override the preset's number of days")
+    @Option(names = "--days", paramLabel = "N", description = "override the preset's number of days")
     Integer days;
 
     @Option(names = "--force", description = "overwrite the scenario files in a folder that already has some")
@@ -44,6 +45,7 @@ final class GenerateCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         GeneratorSpec gs = PresetDays.spec(preset, days);
+        OutputFiles.checkFolder("DIR", dir); // first: an empty DIR is the working folder, "not empty" blamed it
         if (!force && Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
                 if (files.findAny().isPresent()) {
@@ -51,14 +53,13 @@ final class GenerateCommand implements Callable<Integer> {
                 }
             }
         }
-        OutputFiles.checkFolder("DIR", dir);
         GeneratedScenario g = ScenarioGenerator.generate(gs, seed);
         OutputFiles.writeFolder("DIR", dir, () -> ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(),
                 g.workloads(), g.policyConfig()));
-        Map<String, Integer> kinds = new TreeMap<>();
-        g.workloads().forEach(w -> kinds.merge(w.kind(), 1, Integer::sum));
-        out.printf("wrote %s: preset %s, seed %d, %d GPUs, %d allocations, %d workloads %s, %d health events%n",
-                dir, preset, seed, g.totalGpus(), g.tree().leafCount(), g.workloads().size(), kinds, g.healthEvents().size());
+        // the workloads in simulate's words: it printed "22879 workloads {debug=17920, eval=1075, ...}", a Java map
+        out.printf(Locale.ROOT, "wrote %s: preset %s, seed %d, %,d GPUs, %,d allocations, %s; workloads %s%n",
+                dir, preset, seed, g.totalGpus(), g.tree().leafCount(), Words.count(g.healthEvents().size(), "health event"),
+                TextReport.workloadsByKind(g.workloads()));
         out.flush();
         return 0;
     }

@@ -31,7 +31,7 @@ final class OutputFiles {
         private static final long serialVersionUID = 1L;
 
         CannotWriteException(String option, Path path, String reason) {
-            super("cannot write " + option + " " + path + ": " + reason);
+            super("cannot write " + option + (path.toString().isEmpty() ? "" : " " + path) + ": " + reason);
         }
     }
 
@@ -56,6 +56,7 @@ final class OutputFiles {
         if (file == null) {
             return;
         }
+        refuseEmpty(option, file, "file");
         createParents(option, file);
         if (Files.isDirectory(file)) {
             throw new CannotWriteException(option, file, "it is a folder");
@@ -124,6 +125,7 @@ final class OutputFiles {
 
     /** Checks a folder a command writes files into ({@code generate DIR}): created with its parents if missing. */
     static void checkFolder(String option, Path dir) {
+        refuseEmpty(option, dir, "folder");
         createParents(option, dir);
         try {
             Files.createDirectories(dir);
@@ -137,6 +139,7 @@ final class OutputFiles {
 
     /** Writes {@code file} for {@code option} (parents created); an I/O failure becomes one line. */
     static void write(String option, Path file, PathWriter writer) {
+        refuseEmpty(option, file, "file");
         createParents(option, file);
         try {
             writer.write(file);
@@ -162,6 +165,16 @@ final class OutputFiles {
             writer.run();
         } catch (UncheckedIOException e) {
             throw new CannotWriteException(option, dir, reason(e.getCause(), dir));
+        }
+    }
+
+    /**
+     * An empty path ({@code --json ""}) names the working folder: it was refused as "cannot write --json : it is a
+     * folder", which blames a folder the user never named.
+     */
+    private static void refuseEmpty(String option, Path path, String what) {
+        if (path.toString().isEmpty()) {
+            throw new CannotWriteException(option, path, "expected a " + what + " path, got an empty one");
         }
     }
 

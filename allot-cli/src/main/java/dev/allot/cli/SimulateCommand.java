@@ -57,7 +57,7 @@ final class SimulateCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     TraceOptions traceOptions = new TraceOptions();
 
-    @Option(names = "--policy", split = ",", defaultValue = "allocation,legacy",
+    @Option(names = "--policy", split = ",", paramLabel = "POLICY", defaultValue = "allocation,legacy",
             description = "policies to run, comma-separated (default: ${DEFAULT-VALUE}); see 'allot policies'")
     List<String> policies;
 

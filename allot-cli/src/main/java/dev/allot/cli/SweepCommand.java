@@ -45,17 +45,17 @@ final class SweepCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "a scenario folder (or use --preset)")
     Path dir;
 
-    @Option(names = "--preset", description = "generate the scenario from this preset (lab, big) instead of reading DIR")
+    @Option(names = "--preset", paramLabel = "PRESET", description = "generate the scenario from this preset (lab, big) instead of reading DIR")
     String preset;
 
-    @Option(names = "--seeds", defaultValue = "1", description = "with --preset: seeds 1..N (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1", description = "with --preset: seeds 1..N (default: ${DEFAULT-VALUE})")
     int seeds;
 
     @Option(names = "--days", paramLabel = "N",
             description = "with --preset: override the preset's number of days (as generate and forecast accuracy take)")
     Integer days;
 
-    @Option(names = "--policy", split = ",", defaultValue = "allocation", description = "policies (default: ${DEFAULT-VALUE})")
+    @Option(names = "--policy", split = ",", paramLabel = "POLICY", defaultValue = "allocation", description = "policies (default: ${DEFAULT-VALUE})")
     List<String> policies;
 
     @Option(names = "--set", paramLabel = "KEY=V1,V2,...", description = "a setting and the values to try, e.g. lookback=1d,3d,7d")
@@ -64,7 +64,7 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--csv", paramLabel = "FILE", description = "also write one CSV row per run")
     Path csv;
 
-    @Option(names = "--threads", description = "parallel runs (default: the number of cores)")
+    @Option(names = "--threads", paramLabel = "N", description = "parallel runs (default: the number of cores)")
     Integer threads;
 
     @Option(names = "--paid-bound", description = "also measure, every 15 minutes, the paid fraction and the most any"

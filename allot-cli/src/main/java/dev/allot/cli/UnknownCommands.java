@@ -39,6 +39,23 @@ final class UnknownCommands {
                 && isCommandWord(ex.getCommandLine(), u.getUnmatched().get(0));
     }
 
+    /**
+     * The error to report for {@code ex}: when the command was also given a word that looks like an option (starts
+     * with {@code --}) and names none, that unknown option, with picocli's suggestions; else {@code ex}. Picocli checks
+     * required options before it reports unmatched words, so {@code submit --alocation lab/x ...} said only "Missing
+     * required option: '--allocation=PATH'" and never named the misspelt word that caused it.
+     */
+    static CommandLine.ParameterException unknownOptionFirst(CommandLine.ParameterException ex) {
+        if (ex instanceof CommandLine.UnmatchedArgumentException) {
+            return ex;
+        }
+        CommandLine cmd = ex.getCommandLine();
+        List<String> unknown = cmd.getUnmatchedArguments().stream()
+                .filter(word -> word.startsWith("--") && word.length() > 2)
+                .toList();
+        return unknown.isEmpty() ? ex : new CommandLine.UnmatchedArgumentException(cmd, unknown);
+    }
+
     /** Prints the refusal for the unmatched words of {@code cmd}, the first of which names no command. */
     static void print(CommandLine cmd, List<String> unmatched) {
         PrintWriter err = cmd.getErr();

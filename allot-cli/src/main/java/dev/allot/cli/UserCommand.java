@@ -25,8 +25,17 @@ final class UserCommand extends GroupCommand {
         super("list");
     }
 
+    /**
+     * One user on one line, with its status as 'allot user list' shows it: {@code enable} printed "ben  user", no
+     * status at all, where {@code disable} printed "ben  user  disabled".
+     */
     static void print(JsonNode u, PrintWriter out) {
-        out.println(text(u) + "  " + u.path("role").asText() + (u.path("disabled").asBoolean() ? "  disabled" : ""));
+        out.println(text(u) + "  " + u.path("role").asText() + "  " + status(u));
+    }
+
+    /** "enabled" or "disabled": the one word for whether a user may sign in. */
+    private static String status(JsonNode u) {
+        return u.path("disabled").asBoolean() ? "disabled" : "enabled";
     }
 
     private static String text(JsonNode u) {
@@ -50,8 +59,7 @@ final class UserCommand extends GroupCommand {
         void render(JsonNode answer, PrintWriter out) {
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode u : answer.path("users")) {
-                rows.add(List.of(u.path("name").asText(), u.path("role").asText(),
-                        u.path("disabled").asBoolean() ? "disabled" : "enabled"));
+                rows.add(List.of(u.path("name").asText(), u.path("role").asText(), status(u)));
             }
             table(out, List.of("NAME", "ROLE", "STATUS"), rows);
         }

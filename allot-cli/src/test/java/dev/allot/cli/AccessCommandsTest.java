@@ -76,7 +76,7 @@ class AccessCommandsTest {
 
         Cli.Result made = as("tok-root", "user", "set", "carol", "--role", "user");
         assertThat(made.exit()).as(made.err()).isZero();
-        assertThat(made.out()).isEqualTo("carol  user\n");
+        assertThat(made.out()).isEqualTo("carol  user  enabled\n");
         Cli.Result disabled = as("tok-root", "user", "disable", "bob");
         assertThat(disabled.out()).isEqualTo("bob  user  disabled\n");
         assertThat(as("tok-bob", "queue").err()).contains("user 'bob' is disabled");
@@ -94,8 +94,17 @@ class AccessCommandsTest {
         Cli.Result lastAdmin = as("tok-root", "user", "disable", "root");
         assertThat(lastAdmin.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(lastAdmin.err()).contains("last enabled administrator");
-        assertThat(as("tok-root", "user", "enable", "bob").out()).isEqualTo("bob  user\n");
+        assertThat(as("tok-root", "user", "enable", "bob").out()).isEqualTo("bob  user  enabled\n");
         assertThat(as("tok-bob", "queue").exit()).isZero();
+    }
+
+    @Test
+    void givenAUser_whenEnabledOrDisabledOrSet_thenEachPrintsItsStatusInTheWordsOfUserList() {
+        // enable printed "bob  user", no status, where disable printed "bob  user  disabled"
+        assertThat(as("tok-root", "user", "disable", "bob").out()).isEqualTo("bob  user  disabled\n");
+        assertThat(as("tok-root", "user", "enable", "bob").out()).isEqualTo("bob  user  enabled\n");
+        assertThat(as("tok-root", "user", "set", "bob", "--role", "admin").out()).isEqualTo("bob  admin  enabled\n");
+        assertThat(as("tok-root", "user", "list").out()).contains("bob    admin  enabled");
     }
 
     @Test

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code allot bench}'s checks of its options, before anything is measured (ExamplesTest runs a whole bench). */
+/** {@code allot bench}: the checks of its options, before anything is measured, and the shape of its table. */
 class BenchCommandTest {
     @Test
     void aPolicyNamedTwiceIsRefusedBeforeAnythingRuns() {
@@ -52,5 +52,24 @@ class BenchCommandTest {
         assertThat(r.err()).isEqualTo("allot: --scenario /nonexistent/scenario: no such folder; expected a scenario"
                 + " folder (cluster.yaml, allocations.yaml, workloads.csv), such as examples/tiny\n");
         assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void givenTwoScenarios_whenBenched_thenTheTableIsHeaderAndRowsOnlyAndTheReadTimesFollowIt() {
+        // "examples/tiny  read in 0.13 s" stood between the header and the rows, and between two scenarios' rows
+        String tiny = Cli.example("tiny");
+        Cli.Result r = Cli.run("bench", "--scenario", tiny, "--scenario", tiny, "--policy", "allocation,legacy",
+                "--warmup", "0", "--rounds", "1");
+        assertThat(r.exit()).as(r.err()).isZero();
+        java.util.List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(2 + 4 + 1 + 2);
+        assertThat(lines.get(0)).startsWith("java ");
+        assertThat(lines.get(1)).startsWith("scenario ").endsWith("cpu s");
+        for (int i = 2; i < 6; i++) {
+            assertThat(lines.get(i)).as("row %d", i).matches("tiny +(allocation|legacy) +12 +.*");
+        }
+        assertThat(lines.get(6)).isEmpty();
+        assertThat(lines.get(7)).matches(java.util.regex.Pattern.quote(tiny) + " +read in \\d+\\.\\d\\d s");
+        assertThat(lines.get(8)).matches(java.util.regex.Pattern.quote(tiny) + " +read in \\d+\\.\\d\\d s");
     }
 }

@@ -190,6 +190,67 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenEveryCommand_whenAskedForItsVersion_thenItPrintsTheVersionLineOfAllot() {
+        Cli.Result root = Cli.run("--version");
+        assertThat(root.out()).isEqualTo("allot " + AllotCommand.VERSION + "\n");
+        List<String> bad = new ArrayList<>();
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            if (!cmd.getCommandSpec().optionsMap().containsKey("--version")) {
+                continue; // lists no --version (picocli's help command)
+            }
+            List<String> words = new ArrayList<>(List.of(cmd.getCommandSpec().qualifiedName(" ").split(" ")));
+            words.remove(0);
+            for (String flag : List.of("--version", "-V")) {
+                List<String> args = new ArrayList<>(words);
+                args.add(flag);
+                Cli.Result r = Cli.run(args.toArray(String[]::new));
+                if (r.exit() != 0 || !r.out().equals(root.out()) || !r.err().isEmpty()) {
+                    bad.add(String.join(" ", args) + ": exit " + r.exit() + ", out '" + r.out() + "'");
+                }
+            }
+        }
+        // 'allot simulate --version', 'allot queue -V', 'allot budget show --version' printed nothing and exited 0
+        assertThat(bad).as("commands whose --version does not print the version of allot").isEmpty();
+    }
+
+    @Test
+    void givenAMisspeltOptionThatLeavesARequiredOneMissing_whenRun_thenTheMisspeltOneIsNamedWithItsSuggestion() {
+        // it said only "Missing required option: '--allocation=PATH'", and never named '--alocation'
+        Cli.Result submit = Cli.run("submit", "--alocation", "lab/nlp/eval", "--gpus", "1", "--min-runtime", "1m", "--",
+                "true");
+        assertThat(submit.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(submit.err()).isEqualTo("allot: Unknown option: '--alocation'\n"
+                + "Possible solutions: --allocation\n"
+                + "Try 'allot submit --help' for the options.\n");
+        // a missing positional parameter, in another command, is the same story
+        Cli.Result set = Cli.run("budget", "set", "--shrae=2");
+        assertThat(set.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(set.err()).isEqualTo("allot: Unknown option: '--shrae=2'\n"
+                + "Possible solutions: --share\n"
+                + "Try 'allot budget set --help' for the options.\n");
+        // with no unknown option, the missing one is still named
+        assertThat(Cli.run("submit", "--gpus", "1", "--min-runtime", "1m", "--", "true").err())
+                .startsWith("allot: Missing required option: '--allocation=PATH'\n");
+    }
+
+    /**
+     * An option without a paramLabel shows picocli's placeholder, the field's name: {@code forecast accuracy} said
+     * {@code --horizon=<horizon> --runs=<runs>} where {@code whatif} says {@code --horizon=DURATION --runs=N}.
+     */
+    @Test
+    void givenEveryCommandsHelp_whenRendered_thenEveryOptionValueHasALabelInCapitalsNotAFieldName() {
+        List<String> bad = new ArrayList<>();
+        for (CommandLine cmd : commands(AllotCommand.commandLine())) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\S*=?<\\w+>").matcher(cmd.getUsageMessage());
+            while (m.find()) {
+                bad.add(cmd.getCommandSpec().qualifiedName(" ") + ": " + m.group());
+            }
+        }
+        assertThat(bad).as("option values shown as <fieldName>").isEmpty();
+        assertThat(Cli.run("forecast", "accuracy", "--help").out()).contains("--horizon=DURATION").contains("--runs=N");
+    }
+
+    @Test
     void givenAnUnknownOption_whenRun_thenItIsStillAnOptionError() {
         Cli.Result r = Cli.run("--bogus");
         assertThat(r.exit()).isEqualTo(2);

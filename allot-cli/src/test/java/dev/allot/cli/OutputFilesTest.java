@@ -121,6 +121,26 @@ class OutputFilesTest {
         assertThat(again.exit()).as(again.err()).isZero();
     }
 
+    @Test
+    void givenAnEmptyPathForAnOutput_whenRun_thenItIsRefusedAsEmptyNotAsAFolder() {
+        // it said "cannot write --json : it is a folder": the empty path named the working folder
+        String[][] cases = {
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--json", ""},
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--report", ""},
+                {"sweep", "--preset", "lab", "--seeds", "1", "--set", "lookback=1d", "--csv", ""},
+        };
+        for (String[] args : cases) {
+            Cli.Result r = Cli.run(args);
+            assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.err()).as(String.join(" ", args)).isEqualTo("allot: cannot write " + args[args.length - 2]
+                    + ": expected a file path, got an empty one\n");
+            assertThat(r.out()).as("refused before the run").isEmpty();
+        }
+        Cli.Result generate = Cli.run("generate", "", "--days", "1");
+        assertThat(generate.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(generate.err()).isEqualTo("allot: cannot write DIR: expected a folder path, got an empty one\n");
+    }
+
     private static void assertRefused(Cli.Result r, String option, String path) {
         assertThat(r.exit()).as(r.err()).isNotZero();
         String err = r.err().strip();

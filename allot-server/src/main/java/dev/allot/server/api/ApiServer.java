@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * of the tree and the nodes, which the edits invalidate.
  *
  * <p>Every error is answered as JSON {@code {"error", "field", "hint"}} ({@link ApiError}): 400 for bad input
- * (naming the field), 401 without a valid token, 403 when the caller may not, 404 for an unknown id or route, 409
- * when the store refuses for what it holds, and 500, with a generic message, only for the server's own faults,
- * which are logged. JSON is read and written with Jackson, strictly: unknown fields, duplicate keys and trailing
+ * (naming the field), 401 without a valid token, 403 when the caller may not, 404 for an unknown id or route, 405
+ * with {@code Allow} for a route asked with a method it does not answer, 409 when the store refuses for what it
+ * holds, and 500, with a generic message, only for the server's own faults, which are logged. JSON is read and written with Jackson, strictly: unknown fields, duplicate keys and trailing
  * content are refused.
  *
  * <p>Where it listens (address, port, HTTPS) and the HTTP-level defences (request limits, bodies read without a
@@ -248,6 +248,8 @@ public final class ApiServer implements AutoCloseable {
         config.startup.showOldJavalinVersionWarning = false;
         config.http.defaultContentType = JSON;
         config.router.ignoreTrailingSlashes = true;
+        // a known path asked with a method it does not answer is a 405 (methodNotAllowed), not "no such endpoint"
+        config.http.prefer405over404 = true;
         HttpHardening.apply(config, endpoint);
 
         config.routes.get("/v1/health", this::health);
@@ -306,9 +308,15 @@ public final class ApiServer implements AutoCloseable {
                 new ApiError(e.getMessage(), e.field(), e.hint(), ApiError.of(e.violations()))));
         config.routes.exception(NotFoundException.class, (e, ctx) -> error(ctx, 404, e.getMessage(), null, null));
         config.routes.exception(ConflictException.class, (e, ctx) -> error(ctx, 409, e.getMessage(), null, null));
-        config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(),
-                e.getStatus() == 404 ? "no such endpoint: " + ctx.method() + " " + ctx.path() : e.getMessage(), null,
-                e.getStatus() == 404 ? "GET /v1/openapi.json lists the endpoints" : null));
+        config.routes.exception(HttpResponseException.class, (e, ctx) -> {
+            if (e.getStatus() == 405) {
+                methodNotAllowed(ctx, e);
+                return;
+            }
+            error(ctx, e.getStatus(),
+                    e.getStatus() == 404 ? "no such endpoint: " + ctx.method() + " " + ctx.path() : e.getMessage(), null,
+                    e.getStatus() == 404 ? "GET /v1/openapi.json lists the endpoints" : null);
+        });
         config.routes.exception(dev.allot.server.store.StoreUnavailableException.class, (e, ctx) -> {
             // the database could not be reached: nothing was done; the request may be retried
             LOG.warn("could not answer {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
@@ -378,6 +386,33 @@ public final class ApiServer implements AutoCloseable {
         if (user.role() != User.Role.ADMIN) {
             throw ApiException.forbidden("user '" + user.name() + "' may not " + what, "only administrators may");
         }
+    }
+
+    /**
+     * A path the API has, asked with a method none of its routes answers ({@code DELETE /v1/me}): 405 with the
+     * {@code Allow} header and an error naming the methods it answers. It was a 404 "no such endpoint", which says
+     * the path does not exist. Javalin finds the methods of the path's routes ({@code prefer405over404}) and hands
+     * them over joined in the exception's one detail; HEAD is answered wherever GET is. The methods are named in the
+     * order GET, HEAD, POST, PUT, PATCH, DELETE.
+     */
+    private void methodNotAllowed(Context ctx, HttpResponseException e) {
+        java.util.Set<String> allowed = new java.util.LinkedHashSet<>();
+        for (String joined : e.getDetails().values()) {
+            for (String method : joined.split(",")) {
+                if (!method.isBlank()) {
+                    allowed.add(method.strip().toUpperCase(java.util.Locale.ROOT));
+                }
+            }
+        }
+        if (allowed.contains("GET")) {
+            allowed.add("HEAD");
+        }
+        List<String> order = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
+        String methods = String.join(", ", allowed.stream().sorted(java.util.Comparator.comparingInt(m ->
+                order.contains(m) ? order.indexOf(m) : order.size())).toList());
+        ctx.header("Allow", methods);
+        error(ctx, 405, "method not allowed: " + ctx.path() + " answers " + methods + ", not " + ctx.method(), null,
+                "GET /v1/openapi.json lists the endpoints and their methods");
     }
 
     private void error(Context ctx, int status, String message, String field, String hint) {

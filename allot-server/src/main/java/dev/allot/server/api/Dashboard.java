@@ -34,7 +34,12 @@ public final class Dashboard {
 
     /** Registers the pages and their assets. */
     static void routes(JavalinConfig config) {
-        config.routes.get("/", ctx -> ctx.redirect("/queue"));
+        // Javalin's redirect answers the body "Redirected" under the API's default type, application/json: plain
+        // text says what it is
+        config.routes.get("/", ctx -> {
+            ctx.redirect("/queue");
+            ctx.contentType("text/plain; charset=utf-8").result("see /queue\n");
+        });
         config.routes.get("/signin", ctx -> page(ctx, "signin.html"));
         config.routes.get("/queue", ctx -> page(ctx, "queue.html"));
         config.routes.get("/allocations", ctx -> page(ctx, "allocations.html"));

@@ -85,8 +85,43 @@ class HttpSurfaceTest {
         assertThat(missing.status()).isEqualTo(404);
         assertJsonError(missing, "404");
         RawHttp.Answer wrongMethod = RawHttp.request(port, "DELETE", "/v1/health", "tok-root", null);
-        assertThat(wrongMethod.status()).isIn(404, 405);
+        assertThat(wrongMethod.status()).isEqualTo(405);
         assertJsonError(wrongMethod, "DELETE /v1/health");
+    }
+
+    @Test
+    void givenAKnownPathAskedWithAMethodItDoesNotAnswer_thenItIsA405WithAllowAndTheMethodsNamed() {
+        // DELETE and PATCH /v1/me answered 404 "no such endpoint", as if the path did not exist
+        record Case(String method, String path, String allowed) {
+        }
+        for (Case c : List.of(new Case("DELETE", "/v1/me", "GET, HEAD"), new Case("PATCH", "/v1/me", "GET, HEAD"),
+                new Case("GET", "/v1/whatif", "POST"), new Case("PUT", "/v1/workloads/w-1", "GET, HEAD"),
+                new Case("DELETE", "/v1/workloads", "GET, HEAD, POST"), new Case("POST", "/queue", "GET, HEAD"),
+                new Case("PATCH", "/v1/allocations/lab/nlp", "PUT, DELETE"))) {
+            String line = c.method() + " " + c.path();
+            RawHttp.Answer a = RawHttp.request(port, c.method(), c.path(), "tok-root", null);
+            assertThat(a.status()).as(line + ": " + a.body()).isEqualTo(405);
+            assertJsonError(a, line);
+            assertThat(a.header("Allow")).as(line).isEqualTo(c.allowed());
+            assertThat(a.error()).as(line).isEqualTo("method not allowed: " + c.path() + " answers " + c.allowed()
+                    + ", not " + c.method());
+        }
+        RawHttp.Answer head = RawHttp.exchange(port, "HEAD /v1/health HTTP/1.1", null);
+        assertThat(head.status()).as("HEAD is answered where GET is, as Allow says").isEqualTo(200);
+        RawHttp.Answer missing = RawHttp.request(port, "DELETE", "/v1/nothing-here", "tok-root", null);
+        assertThat(missing.status()).as("a path the API does not have is still a 404").isEqualTo(404);
+        assertThat(missing.error()).isEqualTo("no such endpoint: DELETE /v1/nothing-here");
+        assertThat(missing.header("Allow")).isNull();
+    }
+
+    @Test
+    void givenTheRoot_whenAsked_thenItRedirectsToTheQueueWithoutClaimingJson() {
+        // it answered 302 with Content-Type: application/json and the body "Redirected"
+        RawHttp.Answer root = RawHttp.request(port, "GET", "/", null, null);
+        assertThat(root.status()).isEqualTo(302);
+        assertThat(root.header("Location")).isEqualTo("/queue");
+        assertThat(root.contentType()).startsWith("text/plain");
+        assertThat(root.body()).isEqualTo("see /queue\n");
     }
 
     @Test

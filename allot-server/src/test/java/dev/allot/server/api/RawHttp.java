@@ -18,10 +18,24 @@ import java.nio.charset.StandardCharsets;
 final class RawHttp {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** An answer: status, the Content-Type header (null when none), the body as text and as JSON (null if not). */
-    record Answer(int status, String contentType, String body, JsonNode json) {
+    /**
+     * An answer: status, the Content-Type header (null when none), the body as text and as JSON (null if not), and
+     * the status line and headers as sent.
+     */
+    record Answer(int status, String contentType, String body, JsonNode json, String head) {
         String error() {
             return json == null ? null : json.path("error").asText(null);
+        }
+
+        /** The value of the first header named {@code name} (any case), or null when there is none. */
+        String header(String name) {
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                    return line.substring(colon + 1).trim();
+                }
+            }
+            return null;
         }
     }
 
@@ -101,7 +115,7 @@ final class RawHttp {
         } catch (IOException e) {
             json = null;
         }
-        return new Answer(status, contentType, body, json);
+        return new Answer(status, contentType, body, json, text.substring(0, end));
     }
 
     private static String dechunk(String s) {

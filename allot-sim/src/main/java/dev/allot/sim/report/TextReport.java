@@ -67,22 +67,7 @@ public final class TextReport {
             }
             out.append('\n');
         }
-        Map<String, Integer> kinds = new TreeMap<>();
-        if (s.workloads() instanceof WorkloadTable table) { // read the column: build no workload
-            for (int i = 0; i < table.size(); i++) {
-                kinds.merge(table.kind(i).isEmpty() ? "(no kind)" : table.kind(i), 1, Integer::sum);
-            }
-        } else {
-            for (WorkloadSpec w : s.workloads()) {
-                kinds.merge(w.kind().isEmpty() ? "(no kind)" : w.kind(), 1, Integer::sum);
-            }
-        }
-        List<String> k = new ArrayList<>();
-        kinds.forEach((name, c) -> k.add(name + " " + integer(c)));
-        out.append(pad("workloads", 13)).append(integer(s.workloads().size()));
-        if (!k.isEmpty()) { // no workloads: no kinds to list (it printed '0 ()')
-            out.append(" (").append(String.join(", ", k)).append(")");
-        }
+        out.append(pad("workloads", 13)).append(workloadsByKind(s.workloads()));
         out.append("; ").append(integer(s.rejected().size())).append(" rejected");
         if (any != null) {
             out.append("; ").append(integer(any.cappedMinRuntimes())).append(" minimum runtimes capped at ")
@@ -254,5 +239,27 @@ public final class TextReport {
             }
         }
         rows.add(r);
+    }
+
+    /**
+     * The one wording of a count of workloads by kind, as simulate's scenario summary and generate print it: {@code
+     * 22,879 (debug 17,920, eval 1,075, train 3,884)}, kinds in name order, {@code (no kind)} for those without one, no
+     * parentheses when there are none.
+     */
+    public static String workloadsByKind(List<WorkloadSpec> workloads) {
+        Map<String, Integer> kinds = new TreeMap<>();
+        if (workloads instanceof WorkloadTable table) { // read the column: build no workload
+            for (int i = 0; i < table.size(); i++) {
+                kinds.merge(table.kind(i).isEmpty() ? "(no kind)" : table.kind(i), 1, Integer::sum);
+            }
+        } else {
+            for (WorkloadSpec w : workloads) {
+                kinds.merge(w.kind().isEmpty() ? "(no kind)" : w.kind(), 1, Integer::sum);
+            }
+        }
+        List<String> k = new ArrayList<>();
+        kinds.forEach((name, c) -> k.add(name + " " + integer(c)));
+        // no workloads: no kinds to list (it printed '0 ()')
+        return integer(workloads.size()) + (k.isEmpty() ? "" : " (" + String.join(", ", k) + ")");
     }
 }
