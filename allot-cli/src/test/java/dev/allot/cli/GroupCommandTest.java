@@ -62,5 +62,9 @@ class GroupCommandTest {
                 "http://127.0.0.1:9");
         assertThat(masked.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(masked.err()).contains("'****'").doesNotContain("sk-secret");
+        // and a token given to a misspelt option, which picocli quotes whole, is masked by its shape
+        Cli.Result typo = Cli.run("token", "list", "--tokn=allot_oPhXP1GA798IRMAzZs9g8i--1bKRADNenRHLY_Cjd-8");
+        assertThat(typo.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(typo.err()).contains("--tokn=****").doesNotContain("oPhXP1GA");
     }
 }
