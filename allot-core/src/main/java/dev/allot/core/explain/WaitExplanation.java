@@ -324,12 +324,17 @@ public record WaitExplanation(
                 + outcome + ").";
     }
 
-    /** How many hosts take no new work, named, and what the healthy ones have. */
+    /**
+     * How the sentence on unhealthy hosts begins: the dashboard's queue shows, beside the badge of what work waits
+     * for, the last sentence that is not one of the others, and tells them by how they begin.
+     */
+    public static final String HOSTS_SENTENCE = "Hosts that take no new work";
+
+    /** Which hosts take no new work, named, and what the healthy ones have. */
     private String hostsSentence() {
         Hosts h = hosts;
         String names = names(h.unhealthy(), h.unhealthyCount());
-        return (h.unhealthyCount() == 1 ? "1 host is" : h.unhealthyCount() + " hosts are") + " unhealthy and take"
-                + (h.unhealthyCount() == 1 ? "s" : "") + " no new work (" + names + "); the healthy hosts have "
+        return HOSTS_SENTENCE + " (unhealthy): " + names + "; the healthy hosts have "
                 + Words.count(h.healthyGpus(), "GPU") + " of " + h.totalGpus() + "."
                 + (gpus > h.healthyGpus() ? " It asks for " + gpus + ": it cannot start until hosts are healthy again."
                 : "");

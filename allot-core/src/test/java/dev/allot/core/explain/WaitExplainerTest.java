@@ -70,8 +70,13 @@ class WaitExplainerTest {
                 + " when its protection ends at t=3600s (preempted; it cannot resume, so it ends).");
         // and b1's says which hosts take no new work, and that 16 GPUs cannot be had on the 8 healthy ones
         assertThat(waiting.hosts()).isEqualTo(new WaitExplanation.Hosts(1, List.of("n1"), 8, 16));
-        assertThat(waiting.summary()).contains("1 host is unhealthy and takes no new work (n1); the healthy hosts have"
+        assertThat(waiting.summary()).contains("Hosts that take no new work (unhealthy): n1; the healthy hosts have"
                 + " 8 GPUs of 16. It asks for 16: it cannot start until hosts are healthy again.");
+        // the sentence of what it waits for stays before it (the dashboard's queue shows that one beside its badge)
+        List<String> words = waiting.summary();
+        assertThat(words.indexOf(words.stream().filter(x -> x.startsWith("It needs 16 GPUs")).findFirst().orElseThrow()))
+                .isLessThan(words.size() - 1);
+        assertThat(words.get(words.size() - 1)).startsWith(WaitExplanation.HOSTS_SENTENCE);
     }
 
     @Test

@@ -8,7 +8,7 @@
   const PAGE = 500;
   const EXPLAIN_FIRST = 20;
   const OTHER_SENTENCES = ['Attempt ', 'Over the last ', 'Right now ', 'It asks for more GPUs ', 'Forecast (',
-    'There is no forecast '];
+    'There is no forecast ', 'Hosts that take no new work '];
   const EXPLANATION_MAX_AGE_MS = 60000;
   const explanations = new Map();
   let shown = 0;
