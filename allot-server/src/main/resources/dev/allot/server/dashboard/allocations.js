@@ -11,6 +11,9 @@
   let selected = null;
   let plot = null;
   const edits = new Map();
+  // shares typed that are not a number >= 0 (an emptied field, 'abc'), by path, as typed: never saved (an emptied
+  // field was read as 0 and saved as share 0), and Save waits until they are mended or reset
+  const invalid = new Map();
 
   try {
     await Allot.signedIn();
@@ -21,7 +24,7 @@
     range.value = new URLSearchParams(location.search).get('range') || '24h';
     range.addEventListener('change', () => load().catch(Allot.fail));
     document.getElementById('save').addEventListener('click', () => save().catch(Allot.fail));
-    document.getElementById('reset').addEventListener('click', () => { edits.clear(); render(); });
+    document.getElementById('reset').addEventListener('click', () => { edits.clear(); invalid.clear(); render(); });
     document.getElementById('edit-controls').hidden = !tree.some(a => Allot.mayEdit(a.path));
     await load();
     await policy();
@@ -79,15 +82,20 @@
     const rows = new Map(usage.allocations.map(r => [r.path, r]));
     const preview = edits.size ? entitlements(a => edits.has(a.path) ? edits.get(a.path) : a.share) : null;
     document.querySelectorAll('.preview-col').forEach(c => { c.hidden = !preview; });
-    document.getElementById('save').disabled = !edits.size;
-    document.getElementById('reset').disabled = !edits.size;
+    document.getElementById('save').disabled = !edits.size || invalid.size > 0;
+    document.getElementById('reset').disabled = !edits.size && !invalid.size;
+    const message = document.getElementById('share-error');
+    message.textContent = invalid.size ? 'Not saved: the share of ' + [...invalid.keys()].join(', ')
+      + ' must be a number of 0 or more (e.g. 2 or 0.5); mend it or Reset.' : '';
+    message.hidden = !invalid.size;
     for (const a of tree) {
       const r = rows.get(a.path);
       const depth = a.path.split('/').length - 1;
       const share = Allot.mayEdit(a.path)
-        ? el('input', { class: 'share', type: 'number', min: '0', step: 'any', 'data-path': a.path,
-          value: edits.has(a.path) ? edits.get(a.path) : a.share,
-          onchange: e => { const v = Number(e.target.value); if (v === a.share) { edits.delete(a.path); } else { edits.set(a.path, v); } render(); } })
+        ? el('input', { class: 'share' + (invalid.has(a.path) ? ' invalid' : ''), type: 'number', min: '0',
+          step: 'any', 'data-path': a.path, 'aria-invalid': invalid.has(a.path) ? 'true' : 'false',
+          value: invalid.has(a.path) ? invalid.get(a.path) : edits.has(a.path) ? edits.get(a.path) : a.share,
+          onchange: e => { shareTyped(a, e.target); render(); } })
         : fmt.num(a.share, 2);
       const newEnt = preview ? preview.get(a.path) : null;
       const tr = el('tr', { 'data-path': a.path, class: a.path === selected ? 'selected' : null,
@@ -107,6 +115,23 @@
       body.appendChild(tr);
     }
     select(selected && rows.has(selected) ? selected : tree.length ? tree[0].path : null);
+  }
+
+  /** Takes a typed share: a number >= 0 is an edit (none when it is the share saved); anything else is invalid. */
+  function shareTyped(a, input) {
+    const text = input.value.trim();
+    const v = Number(text);
+    if (text === '' || input.validity.badInput || !Number.isFinite(v) || v < 0) {
+      invalid.set(a.path, input.value);
+      edits.delete(a.path);
+      return;
+    }
+    invalid.delete(a.path);
+    if (v === a.share) {
+      edits.delete(a.path);
+    } else {
+      edits.set(a.path, v);
+    }
   }
 
   function select(path) {
@@ -140,6 +165,9 @@
   }
 
   async function save() {
+    if (invalid.size) {
+      return; // the button is disabled then; a click that raced the change event saves nothing
+    }
     for (const [path, share] of edits) {
       const a = tree.find(t => t.path === path);
       await api('/v1/allocations/' + path.split('/').map(encodeURIComponent).join('/'),

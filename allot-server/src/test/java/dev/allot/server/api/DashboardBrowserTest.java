@@ -187,7 +187,7 @@ class DashboardBrowserTest {
             for (int i = 1; i < x.path("summary").size(); i++) {
                 String sentence = x.path("summary").get(i).asText();
                 if (java.util.stream.Stream.of("Attempt ", "Over the last ", "Right now ", "It asks for more GPUs ",
-                        "Forecast (", "There is no forecast ")
+                        "Forecast (", "There is no forecast ", dev.allot.core.explain.WaitExplanation.HOSTS_SENTENCE + " ")
                         .noneMatch(sentence::startsWith)) {
                     words.add(sentence);
                 }
@@ -332,6 +332,41 @@ class DashboardBrowserTest {
         assertThat(browser.text("#tree tbody tr[data-path='lab/nlp'] .preview")).isEqualTo("50.0%");
         browser.click("#reset");
         assertThat(browser.consoleErrors()).isEmpty();
+    }
+
+    @Test
+    void anEmptiedOrNonNumericShareIsRefusedOnThePageAndNeverSavedAsZero() {
+        signIn("root", "/allocations");
+        String vision = "#tree tbody tr[data-path='lab/vision'] ";
+        double before = shareOf("lab/vision");
+        // given a valid edit of nlp, then vision's share emptied (it was read as 0 and saved as share 0)
+        browser.type("#tree tbody tr[data-path='lab/nlp'] input.share", "5");
+        browser.type(vision + "input.share", org.openqa.selenium.Keys.BACK_SPACE.toString());
+
+        // then Save waits, the page says which share is wrong and what is expected, and nothing changes
+        browser.waitFor("!document.getElementById('share-error').hidden", WAIT);
+        assertThat(browser.one("#save").isEnabled()).isFalse();
+        assertThat(browser.text("#share-error")).contains("lab/vision").contains("must be a number of 0 or more");
+        assertThat(browser.one(vision + "input.share").getAttribute("aria-invalid")).isEqualTo("true");
+        browser.click("#save");
+        assertThat(shareOf("lab/vision")).isEqualTo(before);
+        // a share mended to a number is an edit again; Reset forgets both
+        browser.type(vision + "input.share", "2");
+        browser.waitFor("document.getElementById('share-error').hidden", WAIT);
+        assertThat(browser.one("#save").isEnabled()).isTrue();
+        browser.click("#reset");
+        assertThat(browser.one("#save").isEnabled()).isFalse();
+        assertThat(shareOf("lab/vision")).isEqualTo(before);
+        assertThat(browser.consoleErrors()).isEmpty();
+    }
+
+    private double shareOf(String path) {
+        for (JsonNode a : get("/v1/allocations").path("allocations")) {
+            if (a.path("path").asText().equals(path)) {
+                return a.path("share").asDouble();
+            }
+        }
+        throw new AssertionError("no allocation " + path);
     }
 
     @Test
