@@ -32,7 +32,7 @@ final class SlurmOptions {
     Path binDir;
 
     @Option(names = "--slurm-observe", paramLabel = "HOW", defaultValue = "cli",
-            description = "read jobs and nodes with the commands' --json output (cli) or from slurmrestd (rest)"
+            description = "read jobs and nodes with Slurm's commands (cli: scontrol -o show job, sinfo --json) or from slurmrestd (rest)"
                     + " (default: ${DEFAULT-VALUE})")
     String observe;
 

@@ -116,9 +116,7 @@ final class Dispatcher {
                 long spent = Math.max(0, c.clock.millis() - l.stopRequestedAtMillis);
                 left = c.grace.minusMillis(Math.min(spent, c.grace.toMillis()));
             }
-            stops.add(new Backend.Stop(l.key, left, l.cancelled ? "cancelled"
-                    : l.cause != null && l.cause.preemptorId() != null ? "preempted by " + l.cause.preemptorId()
-                    : l.cause != null ? "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT) : null));
+            stops.add(new Backend.Stop(l.key, left, stopWords(l)));
         }
         Map<AttemptKey, BackendException> failed = ask(() -> c.backend.stopAll(stops, Backend.OPEN),
                 stops.stream().map(Backend.Stop::attempt).toList());
@@ -209,5 +207,25 @@ final class Dispatcher {
             keys.forEach(k -> all.put(k, e));
             return all;
         }
+    }
+
+    /**
+     * Why an attempt is stopped, in the words the backend shows (a Slurm job's comment): "cancelled", "preempted by
+     * w-3", "drained: host gpu-04 is unhealthy" (it said "stopped: host_drain"), else the cause's kind in words.
+     */
+    static String stopWords(LiveAttempt l) {
+        if (l.cancelled) {
+            return "cancelled";
+        }
+        if (l.cause == null) {
+            return null;
+        }
+        if (l.cause.preemptorId() != null) {
+            return "preempted by " + l.cause.preemptorId();
+        }
+        if (l.cause.kind() == dev.allot.core.policy.PreemptionCause.Kind.HOST_DRAIN) {
+            return "drained: host " + (l.cause.node() == null ? "" : l.cause.node() + " ") + "is unhealthy";
+        }
+        return "stopped: " + l.cause.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
     }
 }
