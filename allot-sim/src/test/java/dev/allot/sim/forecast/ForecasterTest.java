@@ -70,6 +70,52 @@ class ForecasterTest {
     }
 
     @Test
+    void givenAnUnhealthyHostWorkThatFitsTheHealthyOnesIsForecastToStartWhenTheirWorkEnds() {
+        // given 3x8 GPUs with n3 unhealthy (empty), a's job on n1+n2 for 1 h, and b's 12-GPU job waiting
+        ClusterState s = new ClusterState(new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8),
+                NodeSpec.of("n3", 8)), List.of()), TREE, SchedulerConfig.defaults(), 0);
+        s.setHealthy(2, false, 0);
+        Job running = s.register(WorkloadSpec.builder("a-run").submitAt(0).allocation("a").user("u-a").gpus(16)
+                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build());
+        s.submit(running, 0);
+        s.start(running, new Placement(new int[] {0, 1}, new int[] {8, 8}), 0);
+        s.advanceTo(600);
+        s.submit(s.register(WorkloadSpec.builder("b-12").submitAt(600).allocation("b").user("u-b").gpus(12)
+                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build()), 600);
+
+        Forecasts f = forecaster(3).forecast(s, TREE, Set.of(), DECLARED, ArrivalModel.NONE);
+
+        // then it starts when a's hour ends, on the 16 healthy GPUs (a new user saw "after the horizon")
+        assertThat(f.of("b-12").orElseThrow().startsWithinHorizon()).isTrue();
+        assertThat(f.of("b-12").orElseThrow().medianSeconds()).isLessThanOrEqualTo(3_600L);
+    }
+
+    @Test
+    void givenADrainingHostWorkThatFitsTheHealthyOnesIsForecastToStartWhenTheirWorkEnds() {
+        // given 3x8 GPUs: a's job on n1+n3 for 1 h, then n3 unhealthy (draining), and b's 12-GPU job waiting
+        ClusterState s = new ClusterState(new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8),
+                NodeSpec.of("n3", 8)), List.of()), TREE, SchedulerConfig.defaults(), 0);
+        Job running = s.register(WorkloadSpec.builder("a-run").submitAt(0).allocation("a").user("u-a").gpus(16)
+                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build());
+        s.submit(running, 0);
+        s.start(running, new Placement(new int[] {0, 2}, new int[] {8, 8}), 0);
+        Job small = s.register(WorkloadSpec.builder("a-small").submitAt(0).allocation("a").user("u-a").gpus(4)
+                .duration(Duration.ofHours(3)).minRuntime(Duration.ofMinutes(30)).kind("train").build());
+        s.submit(small, 0);
+        s.start(small, new Placement(new int[] {1}, new int[] {4}), 0);
+        s.advanceTo(600);
+        s.setHealthy(2, false, 600);
+        s.submit(s.register(WorkloadSpec.builder("b-12").submitAt(600).allocation("b").user("u-b").gpus(12)
+                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build()), 600);
+
+        Forecasts f = forecaster(3).forecast(s, TREE, Set.of(), DECLARED, ArrivalModel.NONE);
+
+        // then it starts on n1+n2 once a's job is drained (its protection ends at 30 min) or ends
+        assertThat(f.of("b-12").orElseThrow().startsWithinHorizon()).isTrue();
+        assertThat(f.of("b-12").orElseThrow().medianSeconds()).isLessThanOrEqualTo(3_600L);
+    }
+
+    @Test
     void aStartBeyondTheHorizonIsReportedAsAfterIt() {
         ClusterState s = oneNodeOf8();
         Job running = s.register(job("a-run", "a", 0, Duration.ofDays(5)));
