@@ -313,6 +313,10 @@ public final class ApiServer implements AutoCloseable {
                 methodNotAllowed(ctx, e);
                 return;
             }
+            if (e.getStatus() == 404 && Dashboard.wantsPage(ctx)) {
+                Dashboard.noSuchPage(ctx);
+                return;
+            }
             error(ctx, e.getStatus(),
                     e.getStatus() == 404 ? "no such endpoint: " + ctx.method() + " " + ctx.path() : e.getMessage(), null,
                     e.getStatus() == 404 ? "GET /v1/openapi.json lists the endpoints" : null);

@@ -50,6 +50,27 @@ public final class Dashboard {
         config.routes.get("/dashboard/{file}", Dashboard::asset);
     }
 
+    /**
+     * Whether a request that found no route is a browser's for a page (a GET outside {@code /v1/} that accepts HTML):
+     * it is answered with a page saying so, not with the API's JSON error, which a browser showed as raw text.
+     */
+    static boolean wantsPage(Context ctx) {
+        String accept = ctx.header("Accept");
+        return "GET".equals(ctx.method().name()) && !ctx.path().startsWith("/v1/") && accept != null
+                && accept.contains("text/html");
+    }
+
+    /** A 404 page for a browser: what was not found and where the dashboard's pages are. */
+    static void noSuchPage(Context ctx) {
+        String path = ctx.path().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        ctx.status(404).contentType("text/html; charset=utf-8").result("<!DOCTYPE html>\n<html lang=\"en\"><head>"
+                + "<meta charset=\"utf-8\"><title>No such page - Allot</title>"
+                + "<link rel=\"stylesheet\" href=\"/dashboard/dashboard.css\"></head><body><main>"
+                + "<h1>No such page</h1><p>There is no page at <code>" + path + "</code>. The dashboard's pages: "
+                + "<a href=\"/queue\">Queue</a>, <a href=\"/allocations\">Allocations</a>, <a href=\"/nodes\">Nodes</a>,"
+                + " <a href=\"/campaigns\">Campaigns</a>.</p></main></body></html>\n");
+    }
+
     /** Answers with one of the dashboard's HTML pages (for routes other classes add, such as the timeline). */
     public static void page(Context ctx, String file) {
         serve(ctx, ROOT + file, "text/html; charset=utf-8");

@@ -35,6 +35,22 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void aBrowserAskingForAPageThatDoesNotExistGetsAPageSayingSo_anApiClientTheJsonError() {
+        // a browser showed the API's JSON error as raw text
+        RawHttp.Answer browser = RawHttp.exchange(port, "GET /nosuchpage%3Cb%3E HTTP/1.1\r\nAccept: text/html,"
+                + "application/xhtml+xml,*/*;q=0.8", null);
+        assertThat(browser.status()).isEqualTo(404);
+        assertThat(browser.contentType()).startsWith("text/html");
+        assertThat(browser.body()).contains("<h1>No such page</h1>").contains("<code>/nosuchpage")
+                .contains("href=\"/queue\"").doesNotContain("<b>");
+        RawHttp.Answer client = RawHttp.exchange(port, "GET /nosuchpage HTTP/1.1", null);
+        assertThat(client.status()).isEqualTo(404);
+        assertJsonError(client, "GET /nosuchpage");
+        RawHttp.Answer api = RawHttp.exchange(port, "GET /v1/nosuch HTTP/1.1\r\nAccept: text/html", null);
+        assertJsonError(api, "GET /v1/nosuch");
+    }
+
+    @Test
     void givenALowercaseOrUnknownMethodThenItIsA405InJson() {
         for (String line : List.of("get /v1/health", "post /v1/workloads", "Get /v1/me", "FOO /v1/health",
                 "TRACE /v1/health", "PROPFIND /v1/health")) {
