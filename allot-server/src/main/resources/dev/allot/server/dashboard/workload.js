@@ -5,7 +5,8 @@
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
-  const ENDED = ['completed', 'failed', 'cancelled'];
+  // the store's final states (WorkloadState.ended): 'preempted' is work that could not resume, ended for good
+  const ENDED = ['completed', 'failed', 'cancelled', 'preempted'];
   try {
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
@@ -28,6 +29,11 @@
     }
   } catch (e) {
     Allot.fail(e);
+    if (document.body.dataset.ready !== 'true') {
+      // nothing to show (no such workload, or not this user's to read): not empty boxes under the error
+      document.querySelectorAll('main > h2, main > dl, main > div.note, main > ul, main > table')
+        .forEach(n => { n.hidden = true; });
+    }
   }
 
   function render(detail, x) {

@@ -370,6 +370,19 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void aWorkloadPageOfNoSuchWorkloadShowsTheErrorAlone() {
+        signIn("member", "/queue");
+        browser.open(base() + "/workloads/w-999");
+        browser.waitFor("document.getElementById('error').textContent.length > 0", WAIT);
+
+        // it showed the error, then empty Contract and Progress boxes and bare table headers
+        assertThat(browser.text("#error")).contains("w-999");
+        assertThat(browser.one("#contract").isDisplayed()).isFalse();
+        assertThat(browser.one("#attempts").isDisplayed()).isFalse();
+        assertThat(browser.all("main > h2").stream().noneMatch(h -> h.isDisplayed())).isTrue();
+    }
+
+    @Test
     void aMemberSeesNoEditControlsNoAuditTrailAndNotAnotherUsersCommand() {
         signIn("member", "/allocations");
         assertThat(browser.all("input.share")).isEmpty();
