@@ -55,8 +55,7 @@ final class RestProbe implements SlurmProbe {
     public List<SlurmJob> jobs() {
         Response r = get("jobs");
         if (r.status() != 200) {
-            throw new BackendUnavailableException("slurmrestd GET jobs answered HTTP " + r.status() + ": "
-                    + abbreviate(r.body()));
+            throw new BackendUnavailableException(refused("jobs", r));
         }
         try {
             return SlurmJson.jobs("slurmrestd GET jobs", r.body());
@@ -76,8 +75,7 @@ final class RestProbe implements SlurmProbe {
             if (lookups != null) {
                 return lookups.job(id); // the commands say "Invalid job id" for certain, or fail
             }
-            throw new BackendUnavailableException("slurmrestd GET job/" + id + " answered HTTP " + r.status() + ": "
-                    + abbreviate(r.body()));
+            throw new BackendUnavailableException(refused("job/" + id, r));
         }
         try {
             for (SlurmJob j : SlurmJson.jobs("slurmrestd GET job/" + id, r.body())) {
@@ -95,8 +93,7 @@ final class RestProbe implements SlurmProbe {
     public List<SlurmNode> nodes() {
         Response r = get("nodes");
         if (r.status() != 200) {
-            throw new BackendUnavailableException("slurmrestd GET nodes answered HTTP " + r.status() + ": "
-                    + abbreviate(r.body()));
+            throw new BackendUnavailableException(refused("nodes", r));
         }
         try {
             return SlurmJson.nodes("slurmrestd GET nodes", r.body());
@@ -130,6 +127,31 @@ final class RestProbe implements SlurmProbe {
             Thread.currentThread().interrupt();
             throw new BackendUnavailableException("interrupted asking slurmrestd for " + path, e);
         }
+    }
+
+    /**
+     * What slurmrestd said when it did not answer a request: its status and the errors it listed (Slurm's JSON
+     * {@code errors[].description}/{@code error}), not its whole answer (a 440-character line of JSON), and where the
+     * credentials come from, as an unaccepted token is the usual reason (slurmrestd answers 401, 403 or 500 to it).
+     */
+    private String refused(String path, Response r) {
+        List<String> said = new java.util.ArrayList<>();
+        try {
+            com.fasterxml.jackson.databind.JsonNode errors = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(r.body()).path("errors");
+            for (com.fasterxml.jackson.databind.JsonNode e : errors) {
+                String d = e.path("description").asText("");
+                String w = d.isBlank() ? e.path("error").asText("") : d;
+                if (!w.isBlank() && !said.contains(w.strip())) {
+                    said.add(w.strip());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not JSON: its text is quoted below
+        }
+        String what = said.isEmpty() ? abbreviate(r.body()) : String.join("; ", said);
+        return "slurmrestd answered GET " + path + " with HTTP " + r.status() + (what.isEmpty() ? "" : ": " + what)
+                + " (it was asked as user '" + user + "' with the token in " + tokenFile + ")";
     }
 
     private static String abbreviate(String s) {

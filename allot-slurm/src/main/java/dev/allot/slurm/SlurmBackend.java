@@ -210,8 +210,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
                 return;
             } catch (BackendUnavailableException e) {
                 if (clock.millis() >= until) {
-                    throw new BackendException("could not reach Slurm to take the instance lock within "
-                            + patience.toSeconds() + " s: " + e.getMessage(), e);
+                    throw new BackendException("could not take the instance lock within " + patience.toSeconds()
+                            + " s, as Slurm's jobs could not be listed: " + e.getMessage(), e);
                 }
                 LOG.warn("Slurm not reachable yet ({}); trying again", e.getMessage());
                 sleep(500);

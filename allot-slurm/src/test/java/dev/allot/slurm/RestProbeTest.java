@@ -79,7 +79,10 @@ class RestProbeTest {
     @Test
     void anErrorStatusOrATruncatedBodyIsUnavailable() {
         answer("jobs", 500, "{\"errors\": [{\"error\": \"Failed while looking for jobs\"}], \"jobs\": []}");
-        assertThatThrownBy(probe::jobs).isInstanceOf(BackendUnavailableException.class).hasMessageContaining("HTTP 500");
+        assertThatThrownBy(probe::jobs).isInstanceOf(BackendUnavailableException.class).hasMessageContaining("HTTP 500")
+                // Slurm's listed error, not its whole JSON, and where the credentials came from
+                .hasMessageContaining("HTTP 500: Failed while looking for jobs (it was asked as user '")
+                .hasMessageContaining("with the token in ").hasMessageNotContaining("\"jobs\": []");
 
         answer("jobs", 200, Fixtures.read("squeue.json").substring(0, 4000));
         assertThatThrownBy(probe::jobs).isInstanceOf(BackendUnavailableException.class)

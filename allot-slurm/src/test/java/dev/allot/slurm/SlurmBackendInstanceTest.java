@@ -133,7 +133,7 @@ class SlurmBackendInstanceTest {
         SlurmBackend b = new SlurmBackend(slurm.config, slurm, slurm.actions, slurm.clock);
 
         assertThatThrownBy(() -> b.takeLock(Duration.ZERO)).isExactlyInstanceOf(BackendException.class)
-                .hasMessageContaining("could not reach Slurm");
+                .hasMessageContaining("could not take the instance lock within 0 s, as Slurm's jobs could not be listed: ");
         assertThat(slurm.log).isEmpty();
     }
 
