@@ -79,11 +79,13 @@ final class QueueCommand extends ClientCommand {
                 : asked.stream().filter(x -> !WAITING.contains(x)).toList();
         ArrayNode all = ApiClient.JSON.createArrayNode();
         if (!waitingStates.isEmpty()) {
-            all.addAll((ArrayNode) client.get("/v1/workloads", filters(waitingStates, ALL)).path("workloads"));
+            client.get("/v1/workloads", filters(waitingStates, ALL)).path("workloads").forEach(all::add);
         }
         boolean moreOthers = false;
         if (!otherStates.isEmpty()) {
-            JsonNode others = client.get("/v1/workloads", filters(otherStates, shown + 1)).path("workloads");
+            // one more than shown, to know whether there are more; the server lists at most ALL in one answer
+            JsonNode others = client.get("/v1/workloads", filters(otherStates, Math.min(shown, ALL - 1) + 1))
+                    .path("workloads");
             for (int i = 0; i < others.size() && i < shown; i++) {
                 all.add(others.get(i));
             }
