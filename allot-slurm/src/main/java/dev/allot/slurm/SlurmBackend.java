@@ -146,57 +146,9 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         Commands commands = new Commands(config);
         CliProbe cli = new CliProbe(commands, config.accounting());
         SlurmProbe probe = config.observe() == SlurmConfig.Observe.REST ? new RestProbe(config, cli) : cli;
-        requirePartitions(commands, config);
         SlurmBackend b = new SlurmBackend(config, probe, new SlurmActions(commands, config), clock);
         b.takeLock(Duration.ofSeconds(30));
         return b;
-    }
-
-    /**
-     * Refuses partitions the cluster does not have: every submission would fail for good ("Invalid partition name
-     * specified") and the workloads with it. Says nothing when Slurm cannot be asked now (taking the lock then says
-     * whether it can be reached at all) or lists no partition.
-     *
-     * @throws BackendException naming the partition, what it is for and the partitions Slurm has
-     */
-    static void requirePartitions(Commands commands, SlurmConfig config) {
-        java.util.Map<String, String> wanted = new java.util.LinkedHashMap<>();
-        if (config.partition() != null) {
-            wanted.put(config.partition(), "allocated work (--slurm-partition)");
-        }
-        if (config.freePartition() != null) {
-            wanted.putIfAbsent(config.freePartition(), "unallocated work (--slurm-free-partition)");
-        }
-        if (wanted.isEmpty()) {
-            return;
-        }
-        Commands.Result r;
-        try {
-            r = commands.run("scontrol", java.util.List.of("-o", "show", "partition"));
-        } catch (dev.allot.core.backend.BackendUnavailableException e) {
-            return;
-        }
-        if (!r.ok()) {
-            return;
-        }
-        java.util.SortedSet<String> have = new java.util.TreeSet<>();
-        for (String line : r.out().split("\n")) {
-            for (String field : line.strip().split("\\s+")) {
-                if (field.startsWith("PartitionName=") && field.length() > "PartitionName=".length()) {
-                    have.add(field.substring("PartitionName=".length()));
-                }
-            }
-        }
-        if (have.isEmpty()) {
-            return;
-        }
-        for (java.util.Map.Entry<String, String> w : wanted.entrySet()) {
-            if (!have.contains(w.getKey())) {
-                throw new BackendException("the partition for " + w.getValue() + " '" + w.getKey() + "' is not one"
-                        + " of this Slurm cluster's: " + String.join(", ", have) + " (scontrol show partition);"
-                        + " every workload would fail");
-            }
-        }
     }
 
     /** Takes the instance lock, probing again for up to {@code patience} while Slurm cannot be reached. */
