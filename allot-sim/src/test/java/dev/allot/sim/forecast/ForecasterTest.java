@@ -34,6 +34,24 @@ class ForecasterTest {
                 .duration(duration).minRuntime(Duration.ofMinutes(30)).kind("train").build();
     }
 
+    private static ClusterState threeNodesOf8() {
+        return new ClusterState(new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8),
+                NodeSpec.of("n3", 8)), List.of()), TREE, SchedulerConfig.defaults(), 0);
+    }
+
+    /** A job of {@code gpus} GPUs with any packing, protected for 30 minutes. */
+    private static WorkloadSpec job(String id, String team, long submit, int gpus, Duration duration) {
+        return WorkloadSpec.builder(id).submitAt(submit).allocation(team).user("u-" + team).gpus(gpus)
+                .duration(duration).minRuntime(Duration.ofMinutes(30)).kind("train").build();
+    }
+
+    /** Registers, submits and starts {@code spec} now on {@code nodes} with {@code gpus} on each. */
+    private static void runs(ClusterState s, WorkloadSpec spec, int[] nodes, int[] gpus) {
+        Job j = s.register(spec);
+        s.submit(j, s.now());
+        s.start(j, new Placement(nodes, gpus), s.now());
+    }
+
     private static Forecaster forecaster(int runs) {
         return new Forecaster(ALLOCATION, dev.allot.core.policy.Settings.defaults(ALLOCATION.settings()), ForecastSettings.defaults().withRuns(runs));
     }
@@ -72,16 +90,11 @@ class ForecasterTest {
     @Test
     void givenAnUnhealthyHostWorkThatFitsTheHealthyOnesIsForecastToStartWhenTheirWorkEnds() {
         // given 3x8 GPUs with n3 unhealthy (empty), a's job on n1+n2 for 1 h, and b's 12-GPU job waiting
-        ClusterState s = new ClusterState(new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8),
-                NodeSpec.of("n3", 8)), List.of()), TREE, SchedulerConfig.defaults(), 0);
+        ClusterState s = threeNodesOf8();
         s.setHealthy(2, false, 0);
-        Job running = s.register(WorkloadSpec.builder("a-run").submitAt(0).allocation("a").user("u-a").gpus(16)
-                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build());
-        s.submit(running, 0);
-        s.start(running, new Placement(new int[] {0, 1}, new int[] {8, 8}), 0);
+        runs(s, job("a-run", "a", 0, 16, Duration.ofHours(1)), new int[] {0, 1}, new int[] {8, 8});
         s.advanceTo(600);
-        s.submit(s.register(WorkloadSpec.builder("b-12").submitAt(600).allocation("b").user("u-b").gpus(12)
-                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build()), 600);
+        s.submit(s.register(job("b-12", "b", 600, 12, Duration.ofHours(1))), 600);
 
         Forecasts f = forecaster(3).forecast(s, TREE, Set.of(), DECLARED, ArrivalModel.NONE);
 
@@ -93,20 +106,12 @@ class ForecasterTest {
     @Test
     void givenADrainingHostWorkThatFitsTheHealthyOnesIsForecastToStartWhenTheirWorkEnds() {
         // given 3x8 GPUs: a's job on n1+n3 for 1 h, then n3 unhealthy (draining), and b's 12-GPU job waiting
-        ClusterState s = new ClusterState(new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8),
-                NodeSpec.of("n3", 8)), List.of()), TREE, SchedulerConfig.defaults(), 0);
-        Job running = s.register(WorkloadSpec.builder("a-run").submitAt(0).allocation("a").user("u-a").gpus(16)
-                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build());
-        s.submit(running, 0);
-        s.start(running, new Placement(new int[] {0, 2}, new int[] {8, 8}), 0);
-        Job small = s.register(WorkloadSpec.builder("a-small").submitAt(0).allocation("a").user("u-a").gpus(4)
-                .duration(Duration.ofHours(3)).minRuntime(Duration.ofMinutes(30)).kind("train").build());
-        s.submit(small, 0);
-        s.start(small, new Placement(new int[] {1}, new int[] {4}), 0);
+        ClusterState s = threeNodesOf8();
+        runs(s, job("a-run", "a", 0, 16, Duration.ofHours(1)), new int[] {0, 2}, new int[] {8, 8});
+        runs(s, job("a-small", "a", 0, 4, Duration.ofHours(3)), new int[] {1}, new int[] {4});
         s.advanceTo(600);
         s.setHealthy(2, false, 600);
-        s.submit(s.register(WorkloadSpec.builder("b-12").submitAt(600).allocation("b").user("u-b").gpus(12)
-                .duration(Duration.ofHours(1)).minRuntime(Duration.ofMinutes(30)).kind("train").build()), 600);
+        s.submit(s.register(job("b-12", "b", 600, 12, Duration.ofHours(1))), 600);
 
         Forecasts f = forecaster(3).forecast(s, TREE, Set.of(), DECLARED, ArrivalModel.NONE);
 
