@@ -58,6 +58,39 @@ public final class BackendNodeSync implements AutoCloseable {
         }
     }
 
+    /** Waits between two tries of the first listing (a test passes one that does not sleep). */
+    @FunctionalInterface
+    public interface Pause {
+        void pause(Duration d) throws InterruptedException;
+    }
+
+    /** How often the first listing is tried when the store has no node yet, and the first wait between tries. */
+    public static final int FIRST_LISTING_TRIES = 5;
+    public static final Duration FIRST_LISTING_WAIT = Duration.ofSeconds(1);
+
+    /**
+     * The pass a service makes as it starts. When the store already has nodes one try is enough: the service starts
+     * on them and the periodic sync catches up. When it has none, the service has nothing to schedule on without the
+     * backend's answer, so a failed listing (a probe cut short, slurmctld restarting, a timeout) is tried again up to
+     * {@link #FIRST_LISTING_TRIES} times, waiting 1 s, 2 s, 4 s, 8 s between tries: a failed probe is not an
+     * answer, and a service started together with its cluster should not refuse to start over one. Returns what the
+     * last try returned: -1 if the backend could not be asked.
+     */
+    public int syncAtStart(Pause pause) throws InterruptedException {
+        int tries = store.nodes().nodes().isEmpty() ? FIRST_LISTING_TRIES : 1;
+        Duration wait = FIRST_LISTING_WAIT;
+        for (int t = 1; ; t++) {
+            int changes = syncOnce();
+            if (changes >= 0 || t >= tries) {
+                return changes;
+            }
+            LOG.warn("the {} backend could not list its nodes (try {} of {}) and the store has none yet; trying again"
+                    + " in {} s", backend.name(), t, tries, wait.toSeconds());
+            pause.pause(wait);
+            wait = wait.multipliedBy(2);
+        }
+    }
+
     /** One pass. Returns how many stored nodes it added or changed, or -1 when the backend could not be asked. */
     public synchronized int syncOnce() {
         Optional<List<BackendNode>> reported;

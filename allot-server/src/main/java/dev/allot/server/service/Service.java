@@ -213,9 +213,10 @@ public final class Service implements AutoCloseable {
             }
             if (BackendNodeSync.applies(backend)) {
                 nodeSync = new BackendNodeSync(store, backend, clock, () -> { });
-                if (nodeSync.syncOnce() < 0 && store.nodes().nodes().isEmpty()) {
-                    throw new IllegalStateException("the " + backend.name() + " backend could not list its nodes and"
-                            + " the store has none yet; is it reachable? (see the log above)");
+                if (firstListing(nodeSync) < 0 && store.nodes().nodes().isEmpty()) {
+                    throw new IllegalStateException("the " + backend.name() + " backend could not list its nodes in "
+                            + BackendNodeSync.FIRST_LISTING_TRIES + " tries over about 15 s and the store has none"
+                            + " yet; is it reachable? (see the log above)");
                 }
             }
             ServicePolicy policy = LivePolicy.choose(policyOptions, store);
@@ -456,6 +457,16 @@ public final class Service implements AutoCloseable {
         }
         store.close();
         lock.close();
+    }
+
+    /** The first node listing, tried again while the store has no node ({@link BackendNodeSync#syncAtStart}). */
+    private static int firstListing(BackendNodeSync sync) {
+        try {
+            return sync.syncAtStart(d -> Thread.sleep(d.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the backend's first list of nodes", e);
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {

@@ -41,6 +41,9 @@ class BackendNodeSyncTest {
     private static class NodesBackend implements Backend {
         List<BackendNode> answer = List.of();
         BackendException failure;
+        /** How many of the next listings fail with {@link #failure} (then it answers); negative: every one fails. */
+        int failures = -1;
+        int listings;
 
         @Override
         public String name() {
@@ -49,7 +52,9 @@ class BackendNodeSyncTest {
 
         @Override
         public Optional<List<BackendNode>> nodes() {
-            if (failure != null) {
+            listings++;
+            if (failure != null && failures != 0) {
+                failures--;
                 throw failure;
             }
             return Optional.of(answer);
@@ -193,6 +198,43 @@ class BackendNodeSyncTest {
         backend.failure = null;
         backend.answer = List.of(usable("gpu01", 8));
         assertThat(sync.syncOnce()).isEqualTo(1);
+        assertThat(node("gpu01").healthy()).isTrue();
+    }
+
+    @Test
+    void givenAnEmptyStore_whenTheFirstTwoListingsFailAtStart_thenItWaitsOneThenTwoSecondsAndTheThirdAddsTheNodes()
+            throws InterruptedException {
+        backend.failure = new BackendUnavailableException("sinfo: Connection reset by peer");
+        backend.failures = 2;
+        backend.answer = List.of(usable("gpu01", 8));
+        List<Duration> waits = new java.util.ArrayList<>();
+        assertThat(sync.syncAtStart(waits::add)).isEqualTo(1);
+        assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
+        assertThat(backend.listings).isEqualTo(3);
+        assertThat(node("gpu01").gpus()).isEqualTo(8);
+    }
+
+    @Test
+    void givenAnEmptyStore_whenEveryListingFailsAtStart_thenItGivesUpAfterFiveTriesOverFifteenSeconds()
+            throws InterruptedException {
+        backend.failure = new BackendUnavailableException("slurmctld did not answer");
+        List<Duration> waits = new java.util.ArrayList<>();
+        assertThat(sync.syncAtStart(waits::add)).isEqualTo(-1);
+        assertThat(backend.listings).isEqualTo(BackendNodeSync.FIRST_LISTING_TRIES).isEqualTo(5);
+        assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4),
+                Duration.ofSeconds(8));
+        assertThat(store.nodes().nodes()).isEmpty();
+    }
+
+    @Test
+    void givenAStoreWithNodes_whenTheListingFailsAtStart_thenOneTryIsEnoughAndTheNodesAreLeftAsTheyAre()
+            throws InterruptedException {
+        store.nodes().putNode(new Node("gpu01", 8, true, null, clock.millis()));
+        backend.failure = new BackendUnavailableException("slurmctld did not answer");
+        List<Duration> waits = new java.util.ArrayList<>();
+        assertThat(sync.syncAtStart(waits::add)).isEqualTo(-1);
+        assertThat(waits).isEmpty();
+        assertThat(backend.listings).isEqualTo(1);
         assertThat(node("gpu01").healthy()).isTrue();
     }
 
