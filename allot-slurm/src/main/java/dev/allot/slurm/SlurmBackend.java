@@ -140,66 +140,18 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     /**
      * Connects to the cluster the configuration names and takes its instance lock.
      *
-     * @throws BackendException if another Allot instance drives the cluster, or Slurm cannot be reached
+     * @throws BackendException if another Allot instance drives the cluster, Slurm cannot be reached, cannot read its
+     *                          configuration or lacks a configured partition ({@link StartChecks})
      */
     public static SlurmBackend connect(SlurmConfig config, Clock clock) {
         Commands commands = new Commands(config);
         CliProbe cli = new CliProbe(commands, config.accounting());
         SlurmProbe probe = config.observe() == SlurmConfig.Observe.REST ? new RestProbe(config, cli) : cli;
-        requirePartitions(commands, config);
+        StartChecks.configReadable(commands, config);
+        StartChecks.partitionsExist(commands, config);
         SlurmBackend b = new SlurmBackend(config, probe, new SlurmActions(commands, config), clock);
         b.takeLock(Duration.ofSeconds(30));
         return b;
-    }
-
-    /**
-     * Refuses partitions the cluster does not have: every submission would fail for good ("Invalid partition name
-     * specified") and the workloads with it. Only Slurm's own answer for certain, {@code scontrol -o show partition
-     * NAME} exiting non-zero with "Partition NAME not found", refuses: an answer that failed, timed out, came empty or
-     * cut short says nothing (a failed probe is unknown, never "none"; the lock that follows says whether Slurm can be
-     * reached at all).
-     *
-     * @throws BackendException naming the partition, what it is for and, as far as Slurm lists them, the ones it has
-     */
-    static void requirePartitions(Commands commands, SlurmConfig config) {
-        java.util.Map<String, String> wanted = new java.util.LinkedHashMap<>();
-        if (config.partition() != null) {
-            wanted.put(config.partition(), "allocated work (--slurm-partition)");
-        }
-        if (config.freePartition() != null) {
-            wanted.putIfAbsent(config.freePartition(), "unallocated work (--slurm-free-partition)");
-        }
-        for (java.util.Map.Entry<String, String> w : wanted.entrySet()) {
-            Commands.Result r;
-            try {
-                r = commands.run("scontrol", java.util.List.of("-o", "show", "partition", w.getKey()));
-            } catch (dev.allot.core.backend.BackendUnavailableException e) {
-                return;
-            }
-            String said = r.out() + "\n" + r.err();
-            if (r.ok() || !said.contains("Partition " + w.getKey() + " not found")) {
-                continue;
-            }
-            throw new BackendException("the partition for " + w.getValue() + " '" + w.getKey() + "' is not one"
-                    + " of this Slurm cluster's" + partitionsListed(commands) + " (scontrol show partition);"
-                    + " every workload would fail");
-        }
-    }
-
-    /** ": a, b" as far as {@code scontrol -o show partition} lists them now; empty when it cannot say. */
-    private static String partitionsListed(Commands commands) {
-        try {
-            Commands.Result r = commands.run("scontrol", java.util.List.of("-o", "show", "partition"));
-            java.util.SortedSet<String> have = new java.util.TreeSet<>();
-            for (String line : r.ok() ? r.out().split("\n") : new String[0]) {
-                if (line.startsWith("PartitionName=") && line.indexOf(' ') > 0) { // a whole line, not a cut one
-                    have.add(line.substring("PartitionName=".length(), line.indexOf(' ')));
-                }
-            }
-            return have.isEmpty() ? "" : ": " + String.join(", ", have);
-        } catch (dev.allot.core.backend.BackendUnavailableException e) {
-            return "";
-        }
     }
 
     /** Takes the instance lock, probing again for up to {@code patience} while Slurm cannot be reached. */
