@@ -54,9 +54,12 @@ final class SlurmCluster {
                 Path.of(System.getenv("ALLOT_TEST_SLURM_SCRIPT")), rest, token == null ? null : Path.of(token));
     }
 
-    /** One job as {@code squeue --json} shows it. */
+    /**
+     * One job as {@code squeue --json} shows it; {@code endEpochSeconds} is its {@code end_time}: when it ended once
+     * ended, when its time limit runs out while it runs, 0 while pending.
+     */
     record Job(long id, String name, String comment, String state, int restarts, String nodes, List<String> gres,
-               String partition, String stdout, long startEpochSeconds, String reason) {
+               String partition, String stdout, long startEpochSeconds, String reason, long endEpochSeconds) {
     }
 
     /**
@@ -88,7 +91,7 @@ final class SlurmCluster {
             out.add(new Job(j.path("job_id").asLong(), j.path("name").asText(), j.path("comment").asText(),
                     j.path("job_state").asText(), j.path("restart_cnt").asInt(), String.join(",", nodes), gres,
                     j.path("partition").asText(), j.path("standard_output").asText(), j.path("start_time").asLong(),
-                    j.path("state_reason").asText()));
+                    j.path("state_reason").asText(), j.path("end_time").asLong()));
         }
         return out;
     }

@@ -198,8 +198,10 @@ class SlurmSubmittedTwiceTest extends SlurmStories {
         assertThat(Files.readString(dir.resolve("jobs/allot-" + late + ".out"), StandardCharsets.UTF_8))
                 .contains("Slurm job " + first + " of attempt w-twice#2 is older than this one (" + late + ");"
                         + " running nothing");
-        assertThat(status(newLeader, key)).isEqualTo(new AttemptStatus(key, AttemptStatus.Phase.EXITED, 0,
+        AttemptStatus seen = status(newLeader, key);
+        assertThat(seen.endedAt(null)).isEqualTo(new AttemptStatus(key, AttemptStatus.Phase.EXITED, 0,
                 "Slurm job " + first + " completed"));
+        assertThat(seen.endedAtMillis()).as("the first job's EndTime").isNotNull();
     }
 
     @Test

@@ -17,9 +17,19 @@ import java.util.Objects;
  * @param partition    its partition
  * @param hetJobId     the id of the heterogeneous job it is a component of (its leader's id), 0 when it is not one
  * @param hetOffset    its component's offset in that heterogeneous job (0 for the leader)
+ * @param endTimeMillis Slurm's {@code EndTime} ({@code end_time}), epoch milliseconds; null when Slurm gave none. It
+ *                     means when the job ended only once it has {@link #ended()} ({@link #endedAtMillis}); for a job
+ *                     still running it is when its time limit runs out
  */
 public record SlurmJob(long id, String name, String comment, String state, String reason, Integer exitStatus,
-                       int restarts, List<String> nodes, String partition, long hetJobId, int hetOffset) {
+                       int restarts, List<String> nodes, String partition, long hetJobId, int hetOffset,
+                       Long endTimeMillis) {
+    /** A job whose end time is not known. */
+    public SlurmJob(long id, String name, String comment, String state, String reason, Integer exitStatus,
+                    int restarts, List<String> nodes, String partition, long hetJobId, int hetOffset) {
+        this(id, name, comment, state, reason, exitStatus, restarts, nodes, partition, hetJobId, hetOffset, null);
+    }
+
     /** A job that is not part of a heterogeneous job. */
     public SlurmJob(long id, String name, String comment, String state, String reason, Integer exitStatus,
                     int restarts, List<String> nodes, String partition) {
@@ -66,7 +76,7 @@ public record SlurmJob(long id, String name, String comment, String state, Strin
                 List<String> all = new java.util.ArrayList<>();
                 parts.get(j.id).values().forEach(all::addAll);
                 out.add(new SlurmJob(j.id, j.name, j.comment, j.state, j.reason, j.exitStatus, j.restarts, all,
-                        j.partition, j.hetJobId, 0));
+                        j.partition, j.hetJobId, 0, j.endTimeMillis));
             }
         }
         return out;
@@ -79,6 +89,14 @@ public record SlurmJob(long id, String name, String comment, String state, Strin
                  "OUT_OF_MEMORY", "REVOKED", "SPECIAL_EXIT" -> true;
             default -> false;
         };
+    }
+
+    /**
+     * When Slurm says it ended (epoch milliseconds, whole seconds as Slurm keeps them), once it has {@link #ended()};
+     * null while it has not, or when Slurm gave no end time (a zero or an {@code Unknown} one is none).
+     */
+    public Long endedAtMillis() {
+        return ended() && endTimeMillis != null && endTimeMillis > 0 ? endTimeMillis : null;
     }
 
     /** Waiting to run (possibly again, after a requeue). */

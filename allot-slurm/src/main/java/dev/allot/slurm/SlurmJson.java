@@ -124,7 +124,26 @@ public final class SlurmJson {
         }
         return new SlurmJob(id, name, j.path("comment").asText(""), state, j.path("state_reason").asText(""),
                 exitStatus, restarts != null && restarts.isInt() ? restarts.asInt() : 0, nodes,
-                j.path("partition").asText(""), j.path("het_job_id").asLong(0), j.path("het_job_offset").asInt(0));
+                j.path("partition").asText(""), j.path("het_job_id").asLong(0), j.path("het_job_offset").asInt(0),
+                epochMillis(j.get("end_time")));
+    }
+
+    /**
+     * A time in seconds since the epoch as Slurm's JSON gives it, in milliseconds: a number ({@code openapi/v0.0.38})
+     * or, in later data formats, an object {@code {"set": true, "infinite": false, "number": N}}; null when missing,
+     * zero, not set or infinite.
+     */
+    static Long epochMillis(JsonNode t) {
+        if (t != null && t.isObject()) {
+            if (!t.path("set").asBoolean(true) || t.path("infinite").asBoolean(false)) {
+                return null;
+            }
+            t = t.get("number");
+        }
+        if (t == null || !t.isIntegralNumber() || t.asLong() <= 0) {
+            return null;
+        }
+        return t.asLong() * 1000;
     }
 
     private static long number(String where, JsonNode o, String field) throws Malformed {

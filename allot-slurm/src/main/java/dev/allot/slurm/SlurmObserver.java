@@ -147,7 +147,17 @@ final class SlurmObserver {
         return keep;
     }
 
+    /**
+     * The status of an attempt whose job Slurm shows as {@code j}; once ended, with the end Slurm recorded
+     * ({@link SlurmJob#endedAtMillis}), so that an end seen late (after a restart, or a probe outage) is recorded as
+     * when it happened.
+     */
     private AttemptStatus status(AttemptKey key, Tracked t, SlurmJob j) {
+        AttemptStatus s = read(key, t, j);
+        return s.ended() ? s.endedAt(j.endedAtMillis()) : s;
+    }
+
+    private AttemptStatus read(AttemptKey key, Tracked t, SlurmJob j) {
         String where = "Slurm job " + j.id();
         if (t.mismatch != null) {
             if (j.ended()) {

@@ -20,6 +20,7 @@ class CliProbeCommandsTest {
             #!/bin/sh
             d=$(dirname "$0"); n=$(basename "$0")
             echo "$SLURM_CONF" > "$d/$n.conf"
+            echo "$TZ" > "$d/$n.tz"
             echo "$*" >> "$d/$n.args"
             a="$d/$n.$(echo "$*" | tr ' ' '_')"; [ -f "$a.rc" ] || a="$d/$n"
             [ -f "$a.err" ] && cat "$a.err" >&2
@@ -70,6 +71,9 @@ class CliProbeCommandsTest {
         assertThat(probe(false).jobs().get(3).comment()).isEqualTo("allot:it-replay-c2dd15 preempted by w-11");
         assertThat(Files.readString(bin.resolve("scontrol.args")).strip()).startsWith(LIST);
         assertThat(Files.readString(bin.resolve("scontrol.conf")).strip()).isEqualTo("/etc/test-slurm/slurm.conf");
+        assertThat(Files.readString(bin.resolve("scontrol.tz")).strip()).as("its EndTime in UTC").isEqualTo("UTC");
+        assertThat(probe(false).jobs().get(2).endedAtMillis())
+                .isEqualTo(java.time.Instant.parse("2026-12-03T08:29:28Z").toEpochMilli());
         answer("scontrol", LIST, 0, NO_JOBS, "");
         assertThat(probe(false).jobs()).isEmpty();
     }
@@ -122,7 +126,7 @@ class CliProbeCommandsTest {
     void withAccountingAPurgedJobIsReadFromSacct() throws IOException {
         answer("scontrol", LIST, 0, NO_JOBS, "");
         answer("scontrol", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
-        answer("sacct", 0, "7|allot:w-2#1|FAILED|3:0|n[1-2]|own|allot:inst1\n", "");
+        answer("sacct", 0, "7|allot:w-2#1|FAILED|3:0|n[1-2]|own|allot:inst1|2026-12-01T10:09:09\n", "");
 
         SlurmJob j = probe(true).job(7).orElseThrow();
 
@@ -130,6 +134,10 @@ class CliProbeCommandsTest {
         assertThat(j.exitCode()).isEqualTo(3);
         assertThat(j.nodes()).containsExactly("n1", "n2");
         assertThat(j.comment()).isEqualTo("allot:inst1");
+        assertThat(j.endedAtMillis()).isEqualTo(java.time.Instant.parse("2026-12-01T10:09:09Z").toEpochMilli());
+        assertThat(Files.readString(bin.resolve("sacct.args"))).contains("-o JobID,JobName,State,ExitCode,NodeList,"
+                + "Partition,Comment,End");
+        assertThat(Files.readString(bin.resolve("sacct.tz")).strip()).as("its End in UTC").isEqualTo("UTC");
 
         answer("sacct", 0, "", "");
         assertThat(probe(true).job(7)).isEmpty();

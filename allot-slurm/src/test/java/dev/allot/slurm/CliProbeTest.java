@@ -36,6 +36,26 @@ class CliProbeTest {
     }
 
     @Test
+    void anEndedJobsEndTimeIsReadAsUtcAndARunningJobsTimeLimitIsNoEnd() throws Exception {
+        java.util.List<SlurmJob> jobs = CliProbe.listing(Fixtures.read("scontrol-jobs.txt"));
+        java.util.function.LongFunction<SlurmJob> job = id -> jobs.stream().filter(j -> j.id() == id).findFirst()
+                .orElseThrow();
+
+        assertThat(job.apply(3).state()).isEqualTo("COMPLETED");
+        assertThat(job.apply(3).endedAtMillis())
+                .isEqualTo(java.time.Instant.parse("2026-12-03T08:29:28Z").toEpochMilli());
+        assertThat(job.apply(12).endedAtMillis()) // CANCELLED
+                .isEqualTo(java.time.Instant.parse("2026-12-03T08:29:29Z").toEpochMilli());
+        assertThat(job.apply(432).state()).isEqualTo("RUNNING");
+        assertThat(job.apply(432).endTimeMillis()).as("its time limit")
+                .isEqualTo(java.time.Instant.parse("2027-12-03T08:41:42Z").toEpochMilli());
+        assertThat(job.apply(432).endedAtMillis()).isNull();
+        assertThat(job.apply(391).endTimeMillis()).as("EndTime=Unknown").isNull();
+        assertThat(CliProbe.fromScontrol(7, EXITED_3).endedAtMillis())
+                .isEqualTo(java.time.Instant.parse("2026-12-01T10:09:09Z").toEpochMilli());
+    }
+
+    @Test
     void aPendingJobHasAnEmptyNodeListNotTheRequestedOne() {
         SlurmJob j = CliProbe.fromScontrol(9, PENDING);
 

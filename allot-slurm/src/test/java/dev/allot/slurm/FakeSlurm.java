@@ -411,6 +411,7 @@ final class FakeSlurm implements SlurmProbe {
         private String partition = SlurmConfig.DEFAULT_PARTITION;
         private long hetJobId;
         private int hetOffset;
+        private Long endTimeMillis;
 
         Job(String name) {
             this.name = name;
@@ -423,6 +424,7 @@ final class FakeSlurm implements SlurmProbe {
             b.partition = j.partition();
             b.hetJobId = j.hetJobId();
             b.hetOffset = j.hetOffset();
+            b.endTimeMillis = j.endTimeMillis();
             return b;
         }
 
@@ -467,6 +469,12 @@ final class FakeSlurm implements SlurmProbe {
             return this;
         }
 
+        /** Slurm's EndTime: when it ended, once ended. */
+        Job endTime(Instant v) {
+            endTimeMillis = v == null ? null : v.toEpochMilli();
+            return this;
+        }
+
         /** A component of heterogeneous job {@code leader} at {@code offset}. */
         Job het(long leader, int offset) {
             hetJobId = leader;
@@ -475,7 +483,8 @@ final class FakeSlurm implements SlurmProbe {
         }
 
         SlurmJob build() {
-            return new SlurmJob(id, name, comment, state, reason, exit, restarts, nodes, partition, hetJobId, hetOffset);
+            return new SlurmJob(id, name, comment, state, reason, exit, restarts, nodes, partition, hetJobId, hetOffset,
+                    endTimeMillis);
         }
     }
 

@@ -63,6 +63,22 @@ class SlurmBackendTest {
     }
 
     @Test
+    void aJobSeenEndedLongAfterItEndedReportsTheEndSlurmRecorded() {
+        backend.start(FakeSlurm.launch(W1));
+        long id = slurm.idOf(W1);
+        slurm.set(id, j -> j.state("RUNNING").nodes("n1"));
+        assertThat(only(backend.observe()).endedAtMillis()).as("running: no end").isNull();
+        java.time.Instant end = slurm.clock.instant().plusSeconds(300);
+        slurm.set(id, j -> j.state("COMPLETED").exit(0).endTime(end));
+        slurm.clock.advance(java.time.Duration.ofMinutes(50)); // slurmctld could not be reached, or Allot was down
+
+        AttemptStatus s = only(backend.observe());
+
+        assertThat(s.phase()).isEqualTo(EXITED);
+        assertThat(s.endedAtMillis()).isEqualTo(end.toEpochMilli());
+    }
+
+    @Test
     void aFailedJobExitsWithTheCodeInItsWaitStatus() {
         backend.start(FakeSlurm.launch(W1));
         slurm.set(slurm.idOf(W1), j -> j.state("FAILED").reason("NonZeroExitCode").exit(768).nodes("n1"));

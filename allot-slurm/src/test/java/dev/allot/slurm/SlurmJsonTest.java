@@ -68,6 +68,34 @@ class SlurmJsonTest {
     }
 
     @Test
+    void anEndedJobCarriesTheEndSlurmRecordedAndARunningOneOnlyItsTimeLimit() throws Exception {
+        List<SlurmJob> jobs = SlurmJson.jobs("squeue --json", SQUEUE);
+
+        assertThat(job(jobs, 1).endedAtMillis()).isEqualTo(1796119312_000L); // COMPLETED
+        assertThat(job(jobs, 7).endedAtMillis()).isEqualTo(1796119749_000L); // FAILED, exit 3
+        SlurmJob running = job(jobs, 6);
+        assertThat(running.endTimeMillis()).as("its time limit").isEqualTo(1827655749_000L);
+        assertThat(running.endedAtMillis()).as("not an end").isNull();
+        assertThat(job(jobs, 3).endTimeMillis()).as("pending: end_time 0").isNull();
+        assertThat(job(SlurmJson.jobs("squeue --json", SQUEUE_CANCELLED), 6).endedAtMillis()).isNotNull();
+    }
+
+    @Test
+    void laterDataFormatsGiveTheEndTimeAsAnObjectThatMayBeUnset() throws Exception {
+        String job = "{\"job_id\": 5, \"name\": \"allot:w-1#1\", \"job_state\": \"COMPLETED\", \"end_time\": %s}";
+        String set = "{\"set\": true, \"infinite\": false, \"number\": 1796119312}";
+        String unset = "{\"set\": false, \"infinite\": false, \"number\": 0}";
+        String infinite = "{\"set\": true, \"infinite\": true, \"number\": 0}";
+
+        assertThat(SlurmJson.jobs("x", "{\"jobs\": [" + job.formatted(set) + "]}").get(0).endedAtMillis())
+                .isEqualTo(1796119312_000L);
+        for (String none : List.of(unset, infinite, "\"Unknown\"", "null")) {
+            assertThat(SlurmJson.jobs("x", "{\"jobs\": [" + job.formatted(none) + "]}").get(0).endedAtMillis())
+                    .as(none).isNull();
+        }
+    }
+
+    @Test
     void cancelledJobsAreEndedAndCarrySlurmsStatus() throws Exception {
         List<SlurmJob> jobs = SlurmJson.jobs("squeue --json", SQUEUE_CANCELLED);
 

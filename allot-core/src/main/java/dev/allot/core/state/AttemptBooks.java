@@ -124,12 +124,17 @@ final class AttemptBooks {
      * Takes a running attempt out of every book at {@code time}, whatever ends it: what it ran counts in the job's
      * GPU-seconds, its GPUs are free, it is no longer charged or protected. A start that waited ends without having
      * run. What the job keeps and where it goes next is the caller's.
+     *
+     * <p>Its work ended at {@code endedAt} (at most {@code time}; see {@link ClusterState#complete(Job, long, long)}):
+     * it ran, and is charged, up to then; the seconds from then to {@code time} that the ledger charged are taken back
+     * ({@link UsageLedger#refund}). Its GPUs, and every other book, count it until {@code time}, when the driver
+     * learned of the end: the policy decided with them held, and cannot have given them to anyone meanwhile.
      */
-    static void leave(ClusterState s, Job job, long time) {
+    static void leave(ClusterState s, Job job, long endedAt, long time) {
         Placement p = job.placement;
         boolean ran = !job.awaitingLaunch;
         if (ran) {
-            job.runGpuSeconds += (time - job.attemptStartSeconds) * job.gpus();
+            job.runGpuSeconds += (endedAt - job.attemptStartSeconds) * job.gpus();
         } else {
             s.stopPhase.endWaiting(job);
             job.awaitingLaunch = false;
@@ -140,6 +145,8 @@ final class AttemptBooks {
         if (job.allocated()) {
             if (ran) {
                 s.ledger.addRunning(job.leaf(), -job.gpus(), time);
+                // charged since its start, or since its promotion in place during this attempt
+                s.ledger.refund(job.leaf(), job.gpus(), Math.max(endedAt, job.promotedAtSeconds), time);
             }
             if (job.protectionActive) {
                 for (int i = 0; i < p.nodeCount(); i++) {

@@ -235,8 +235,22 @@ public final class ClusterState {
 
     /** Ends the running attempt because the work is done. */
     public void complete(Job job, long time) {
+        complete(job, time, time);
+    }
+
+    /**
+     * Ends the running attempt because the work is done, learned at {@code time}, the work having ended at
+     * {@code endedAt} (at most {@code time}; an end before the attempt began counts as its start): the job ran and
+     * is charged up to {@code endedAt} (what was charged since is taken back), while its GPUs count as held until
+     * {@code time}, since nothing could be given them before the end was known. For a driver that learns of an end
+     * late: after a restart, or a probe that failed for a while. {@link #preempt(Job, long, long, boolean)} and
+     * {@link #cancel(Job, long, long)} take such an end too.
+     *
+     * @throws IllegalArgumentException if {@code endedAt} is after {@code time}
+     */
+    public void complete(Job job, long endedAt, long time) {
         advanceTo(time);
-        AttemptEnds.complete(this, job, time);
+        AttemptEnds.complete(this, job, endedAt, time);
     }
 
     /**
@@ -252,8 +266,16 @@ public final class ClusterState {
      * other work ends for good, or with {@code restartIfNotResumable} goes back to the queue to start over.
      */
     public PreemptionResult preempt(Job job, long time, boolean restartIfNotResumable) {
+        return preempt(job, time, time, restartIfNotResumable);
+    }
+
+    /**
+     * {@link #preempt(Job, long, boolean)} of an attempt whose work ended at {@code endedAt}, learned at {@code time}
+     * (see {@link #complete(Job, long, long)}): what it kept and lost counts up to {@code endedAt}.
+     */
+    public PreemptionResult preempt(Job job, long endedAt, long time, boolean restartIfNotResumable) {
         advanceTo(time);
-        return AttemptEnds.preempt(this, job, time, restartIfNotResumable);
+        return AttemptEnds.preempt(this, job, endedAt, time, restartIfNotResumable);
     }
 
     /**
@@ -308,8 +330,16 @@ public final class ClusterState {
 
     /** Cancels a job, waiting or running. */
     public void cancel(Job job, long time) {
+        cancel(job, time, time);
+    }
+
+    /**
+     * Cancels a job whose running attempt's work ended at {@code endedAt}, learned at {@code time} (see
+     * {@link #complete(Job, long, long)}); a waiting job ends at {@code time}.
+     */
+    public void cancel(Job job, long endedAt, long time) {
         advanceTo(time);
-        AttemptEnds.cancel(this, job, time);
+        AttemptEnds.cancel(this, job, endedAt, time);
     }
 
     void requireRunning(Job job, String what) {

@@ -103,6 +103,26 @@ public final class UsageLedger {
             throw new IllegalArgumentException("cannot seed " + gpus + " GPUs from " + from + " to " + to
                     + " (accrued until " + accruedUntil + ")");
         }
+        spread(leaf, gpus, from, to);
+    }
+
+    /**
+     * Takes back charges that accrued for work that had already ended: {@code gpus} GPUs of a leaf from {@code from}
+     * to {@code to} (at most the time accrued so far), the exact reverse of {@link #seed}: each second leaves the
+     * bucket it landed in, and what is older than the window leaves only the total. For an end its driver learned of
+     * late (a probe outage, a restart), which was charged at the running rate until the driver heard of it; the
+     * caller takes back only seconds that were charged.
+     */
+    public void refund(int leaf, int gpus, long from, long to) {
+        if (gpus < 0 || to > accruedUntil) {
+            throw new IllegalArgumentException("cannot refund " + gpus + " GPUs from " + from + " to " + to
+                    + " (accrued until " + accruedUntil + ")");
+        }
+        spread(leaf, -gpus, from, to);
+    }
+
+    /** Adds {@code gpus} (negative: takes them away) from {@code from} to {@code to} into the buckets and total. */
+    private void spread(int leaf, int gpus, long from, long to) {
         if (to <= from || gpus == 0) {
             return;
         }

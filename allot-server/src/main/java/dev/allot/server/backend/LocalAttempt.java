@@ -129,9 +129,11 @@ final class LocalAttempt {
         // Gone: the wrapper writes the exit file before it exits, so reading it now cannot miss it.
         Integer exitCode = null;
         String exitNote = null;
+        Long endedAt = null;
         try {
             Optional<String> recorded = AttemptFiles.readIfExists(files.exit());
             if (recorded.isPresent()) {
+                endedAt = exitFileTime();
                 try {
                     exitCode = Integer.parseInt(recorded.get().trim());
                 } catch (NumberFormatException e) {
@@ -144,10 +146,10 @@ final class LocalAttempt {
         if (stopRequested) {
             String how = killed ? "killed with SIGKILL once the grace period had passed" : "stopped";
             return end(new AttemptStatus(key, Phase.STOPPED, null,
-                    how + (exitCode == null ? "" : "; the command exited with code " + exitCode)));
+                    how + (exitCode == null ? "" : "; the command exited with code " + exitCode), endedAt));
         }
         if (exitCode != null) {
-            return end(new AttemptStatus(key, Phase.EXITED, exitCode, "exited with code " + exitCode));
+            return end(new AttemptStatus(key, Phase.EXITED, exitCode, "exited with code " + exitCode, endedAt));
         }
         if (exitNote == null) {
             exitNote = process != null
@@ -157,7 +159,21 @@ final class LocalAttempt {
                     : "the exit code is unknown: the process is gone and left no exit file (killed together with "
                             + "its wrapper, e.g. SIGKILL to its process group, or the machine restarted)";
         }
-        return end(new AttemptStatus(key, Phase.EXITED, null, exitNote));
+        return end(new AttemptStatus(key, Phase.EXITED, null, exitNote, endedAt));
+    }
+
+    /**
+     * When the command ended, as its exit file says: the wrapper writes the file as the command exits (a temporary
+     * file renamed, which keeps its time), so an end found only after a restart is reported as when it happened, not
+     * when the restarted service looked ({@link AttemptStatus#endedAtMillis}); null when the file's time cannot be
+     * read (the end is then when it was observed).
+     */
+    private Long exitFileTime() {
+        try {
+            return java.nio.file.Files.getLastModifiedTime(files.exit()).toMillis();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /**

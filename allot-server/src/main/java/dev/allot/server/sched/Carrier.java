@@ -256,7 +256,7 @@ final class Carrier {
             reason = (st.exitCode() == null ? "exited with an unknown code" : "exited with code " + st.exitCode()) + never;
         }
         end(l, outcome, reason, words, preemptor, lost, now, nowMillis,
-                neverRan ? SchedulerLoop.NEVER_RAN_ENDED_AT_MILLIS : nowMillis);
+                neverRan ? SchedulerLoop.NEVER_RAN_ENDED_AT_MILLIS : EndedAt.millis(st, l, nowMillis));
     }
 
     /**
@@ -275,7 +275,9 @@ final class Carrier {
 
     /**
      * {@link #end}, with the backend's words about the end ({@code reasonDetail}, private to those who may see the
-     * workload's details; may be null), recording the attempt's end at {@code endedAtMillis} in the store.
+     * workload's details; may be null), recording the attempt's end at {@code endedAtMillis} in the store. An end
+     * before now (one the backend recorded and the loop observed late) is charged and run up to then in the core
+     * too; its GPUs are freed now ({@link EndedAt}).
      */
     void end(LiveAttempt l, AttemptOutcome outcome, String reason, String reasonDetail, String preemptor, Double lost,
              long now, long nowMillis, long endedAtMillis) {
@@ -311,17 +313,18 @@ final class Carrier {
         if (!l.stopping) {
             // The core still runs the job on this attempt.
             c.books.runningAttempt.remove(l.jobId);
+            long ended = EndedAt.coreSeconds(endedAtMillis, now, nowMillis);
             switch (outcome) {
-                case COMPLETED -> c.state.complete(job, now);
+                case COMPLETED -> c.state.complete(job, ended, now);
                 case LOST -> {
                     if (w.state().waiting()) {
-                        c.state.preempt(job, now, true);
+                        c.state.preempt(job, ended, now, true);
                         c.queuedSince.put(job.id(), now);
                     } else {
-                        c.state.cancel(job, now);
+                        c.state.cancel(job, ended, now);
                     }
                 }
-                default -> c.state.cancel(job, now);
+                default -> c.state.cancel(job, ended, now);
             }
         } else if (w.state().ended() && !job.state().isFinal()) {
             // The core had moved it on (requeued, maybe started again behind a fence) but it ended for good: it

@@ -494,10 +494,15 @@ class LocalBackendTest {
         // The wrapper writes the file just before it exits: until it is gone, a backend would find it running.
         awaitNoWrapper(key);
 
+        long exitedAt = Files.getLastModifiedTime(exitFile).toMillis();
+        Thread.sleep(1_100); // the restarted backend looks a while after the end
+
         AttemptStatus status = statusOf(backend(), key);
 
         assertThat(status.phase()).isEqualTo(Phase.EXITED);
         assertThat(status.exitCode()).isEqualTo(3);
+        assertThat(status.endedAtMillis()).as("when it exited, not when the restarted backend looked")
+                .isEqualTo(exitedAt).isLessThan(System.currentTimeMillis() - 1_000);
     }
 
     @Test

@@ -39,6 +39,11 @@ final class ScriptedBackend implements Backend {
     final List<Duration> graces = new ArrayList<>();
     final Set<String> failToStart = new TreeSet<>();
     final Map<String, Integer> exitCode = new HashMap<>();
+    /**
+     * The end each workload's attempt is reported with once ended, as Slurm reports its EndTime (the end it recorded,
+     * which the loop may observe long after); a workload not named here is reported without one.
+     */
+    final Map<String, java.time.Instant> endedAt = new HashMap<>();
     /** Workloads whose attempts the backend cannot tell about right now (a failed probe). */
     final Set<String> unknown = new TreeSet<>();
     boolean holdStops;
@@ -189,6 +194,8 @@ final class ScriptedBackend implements Backend {
                 out.add(s);
             }
         }
+        out.replaceAll(s -> s.ended() && endedAt.containsKey(s.attempt().workloadId())
+                ? s.endedAt(endedAt.get(s.attempt().workloadId()).toEpochMilli()) : s);
         return out;
     }
 
