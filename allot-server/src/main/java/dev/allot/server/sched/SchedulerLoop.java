@@ -76,8 +76,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@link #inspectDecided}, {@link #view}, {@link #counters}, ...): a cycle holds it while it works on the state, and
  * gives it up around every call to the backend ({@link UnlockedBackend}), which may take seconds or a minute (Slurm's
  * commands while {@code slurmctld} is down). So a read answers from the state the cycle published at its last
- * backend call (observations applied; a decision taken and recorded, about to be sent), or at its end, and waits at
- * most for a cycle's work in memory and in the store, never for the backend. Nothing changes the state while the
+ * backend call (before a listing, as the last cycle left it; while starts and stops are sent, with their decision
+ * taken and recorded), or at its end, and waits at most for a cycle's work in memory and in the store, never for the
+ * backend. Nothing changes the state while the
  * cycle waits for the backend: the API's writes go to the store and nudge the loop, and what must reach the core
  * from the API ({@link #progressReported}, new policy settings) is handed to the next cycle; so deciding and carrying
  * out stay one thread's work on one state, as in the simulator.
@@ -235,10 +236,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * ({@link LeaderOnlyBackend}).
      */
     public synchronized void lead(Leadership l) {
-        state.read(() -> {
-            terms.lead(l);
-            return null;
-        });
+        state.holding(() -> terms.lead(l));
         l.onGain(this::nudge);
     }
 
@@ -248,10 +246,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * ({@link Follower}); the view never writes, calls the backend or decides. Without it a standby has no view.
      */
     public synchronized void follow(Store readOnly) {
-        state.read(() -> {
-            terms.follow(readOnly);
-            return null;
-        });
+        state.holding(() -> terms.follow(readOnly));
     }
 
     /**
@@ -457,11 +452,10 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** Checks the loop's books against the core (see {@link Books#check}). For tests. */
     synchronized void checkBooks() {
-        state.read(() -> {
+        state.holding(() -> {
             if (c.state != null) {
                 c.books.check(c.state, c.sizes, c.nodeNames);
             }
-            return null;
         });
     }
 }

@@ -12,8 +12,9 @@ import java.util.function.Supplier;
  * {@code slurmctld} is down). Holding the state through such a call made the queue, explanations and {@code /metrics}
  * wait for it. So every call to the backend is made {@link #outside} this lock ({@link UnlockedBackend} wraps the
  * loop's backend so that no call can be made otherwise): the cycle publishes its state at each such call, at a point
- * where the state is whole (the observations applied; a decision taken, recorded and about to be sent), and takes it
- * back when the backend answers. While the backend is slow, a read answers from the state as the cycle left it, as a
+ * where the state is whole (before a listing, as the last cycle left it; while starts and stops are sent, with their
+ * decision taken and recorded; a rebuild of the core sends its stops once done), and takes it back when the backend
+ * answers. While the backend is slow, a read answers from the state as the cycle left it, as a
  * copy made at that point would, without the cost of a copy: nothing changes the state while the cycle waits, since
  * only the cycle changes it (the API's writes go to the store, or are handed to the next cycle, and nudge it).
  *
@@ -30,6 +31,14 @@ final class StateLock {
 
     void unlock() {
         lock.unlock();
+    }
+
+    /** Runs {@code change} holding the lock (a setting of the loop's, made outside a cycle). */
+    void holding(Runnable change) {
+        read(() -> {
+            change.run();
+            return null;
+        });
     }
 
     /** Runs {@code read} holding the lock. */
