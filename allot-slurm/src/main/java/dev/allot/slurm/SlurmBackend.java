@@ -110,19 +110,24 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final SlurmStops stopping;
     private final SlurmObserver observer;
 
-    /** What the backend has had to deal with, for metrics. Read with {@link #counters()}. */
+    /**
+     * What the backend has had to deal with, for metrics. Counted under the backend's lock (by its methods, which are
+     * synchronized), read without it ({@link #counters()}): {@code /metrics} never waits for a command in progress,
+     * which may take seconds or a minute while {@code slurmctld} is down. Volatile so that a read sees the counts
+     * made; one writer at a time, so the increments are whole.
+     */
     static final class Counters {
-        long probeFailures;
-        long submissions;
-        long adoptions;
-        long duplicatesCancelled;
-        long slurmRequeues;
-        long missingConfirmed;
-        long commandClaimsCorrected;
-        long allocationMismatches;
-        long allocationIndexDifferences;
-        long promotionsMirrored;
-        long promotionsNotMirrored;
+        volatile long probeFailures;
+        volatile long submissions;
+        volatile long adoptions;
+        volatile long duplicatesCancelled;
+        volatile long slurmRequeues;
+        volatile long missingConfirmed;
+        volatile long commandClaimsCorrected;
+        volatile long allocationMismatches;
+        volatile long allocationIndexDifferences;
+        volatile long promotionsMirrored;
+        volatile long promotionsNotMirrored;
     }
 
     SlurmBackend(SlurmConfig config, SlurmProbe probe, SlurmActions actions, Clock clock) {
@@ -431,8 +436,9 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         }
     }
 
+    /** The counts so far; never waits for a command in progress (see {@link Counters}). */
     @Override
-    public synchronized Map<String, Long> counters() {
+    public Map<String, Long> counters() {
         Map<String, Long> m = new TreeMap<>();
         m.put("probe_failures", counters.probeFailures);
         m.put("submissions", counters.submissions);

@@ -240,4 +240,29 @@ class SlurmBackendTest {
         slurm.lookupsFail = false;
         assertThat(only(backend.observe()).phase()).isEqualTo(STARTING);
     }
+
+    @Test
+    void theCountersAnswerWhileACommandIsInProgress() {
+        // given an sbatch that takes long (slurmctld is down: it waits for its timeout), /metrics reads the counters
+        java.util.concurrent.atomic.AtomicReference<Object> read = new java.util.concurrent.atomic.AtomicReference<>();
+        slurm.duringNextSubmit(() -> {
+            try {
+                read.set(java.util.concurrent.CompletableFuture.supplyAsync(backend::counters)
+                        .get(2, java.util.concurrent.TimeUnit.SECONDS));
+            } catch (java.util.concurrent.TimeoutException e) {
+                read.set("not answered within 2 s: the counters wait for the command");
+            } catch (Exception e) {
+                read.set(e);
+            }
+        });
+
+        backend.start(FakeSlurm.launch(W1));
+
+        // then they answer at once, with what was counted before the command
+        assertThat(read.get()).isInstanceOf(java.util.Map.class);
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Long> during = (java.util.Map<String, Long>) read.get();
+        assertThat(during).containsEntry("submissions", 0L);
+        assertThat(backend.counters()).containsEntry("submissions", 1L);
+    }
 }

@@ -201,6 +201,11 @@ final class Adoption {
      * again.
      */
     void rebuild(List<Allocation> allocations, List<Node> nodes, long now, String why) {
+        // the stops of lost work are sent once the new state is whole (a backend call lets the API's reads in)
+        c.carrier.sendingAfter(() -> rebuildNow(allocations, nodes, now, why));
+    }
+
+    private void rebuildNow(List<Allocation> allocations, List<Node> nodes, long now, String why) {
         List<Job> before = new ArrayList<>(c.active.values());
         buildState(allocations, nodes, now);
         c.rebuilds++;

@@ -363,6 +363,11 @@ final class Carrier {
      * {@link #together} runs, both wait: the marks are stored together at the instant's end, in its batch, and the
      * stops are sent once that has committed.
      */
+    /** Runs {@code change} and only then tells the backend of the stops it asked for ({@link Dispatcher#sendingAfter}). */
+    void sendingAfter(Runnable change) {
+        send.sendingAfter(change);
+    }
+
     void requestStop(LiveAttempt l) {
         l.stopping = true;
         l.stopRequestedAtMillis = c.clock.millis();

@@ -82,7 +82,34 @@ final class Dispatcher {
             return;
         }
         c.store.attempts().markStopping(l.key, l.stopRequestedAtMillis);
+        if (stopsLater != null) {
+            stopsLater.add(l);
+            return;
+        }
         sendStop(l);
+    }
+
+    /** While {@link #sendingAfter} runs: the stops asked for, sent once it is done. */
+    private List<LiveAttempt> stopsLater;
+
+    /**
+     * Runs {@code change}, which may ask for stops, and sends them once it is done: for a change that builds the
+     * core's state anew ({@link Adoption#rebuild}), during which the state is not whole, so that the backend is not
+     * called (and the API's reads let in, see {@link StateLock}) halfway.
+     */
+    void sendingAfter(Runnable change) {
+        if (stopsLater != null) {
+            change.run();
+            return;
+        }
+        List<LiveAttempt> later = new ArrayList<>();
+        stopsLater = later;
+        try {
+            change.run();
+        } finally {
+            stopsLater = null;
+        }
+        sendStops(later);
     }
 
     private void sendStop(LiveAttempt l) {

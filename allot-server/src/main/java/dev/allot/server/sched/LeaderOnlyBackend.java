@@ -34,8 +34,12 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
     private final java.util.function.Supplier<Backend> maker;
     private final Leadership leadership;
     private final boolean workMayDie;
-    /** The backend of the current term, and the epoch it was made for; null between terms. */
-    private Backend current;
+    /**
+     * The backend of the current term, and the epoch it was made for; null between terms. Set under this object's
+     * lock; volatile so that {@link #counters} reads it without waiting for the making of a term's backend (which
+     * may wait for Slurm).
+     */
+    private volatile Backend current;
     private long madeForEpoch;
     /** What every term's backend is told to call when it notices an end ({@link #onEnd}). */
     private volatile Runnable wake = () -> { };
@@ -183,9 +187,11 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
         return current == null ? Optional.empty() : current.nodes();
     }
 
+    /** The counters of the current term's backend; never waits for a term's backend to be made. */
     @Override
-    public synchronized Map<String, Long> counters() {
-        return current == null ? Map.of() : current.counters();
+    public Map<String, Long> counters() {
+        Backend b = current;
+        return b == null ? Map.of() : b.counters();
     }
 
     @Override

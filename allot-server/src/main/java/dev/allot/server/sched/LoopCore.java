@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What the parts of a {@link SchedulerLoop} share: the store and the backend, the policy, the core's state and the
  * loop's books of it, the hints the API leaves for the next cycle, and the counters. The parts ({@link Adoption},
  * {@link Intake}, {@link Decider}, {@link Carrier}) each do one idea of the cycle on this one state; they reach each
- * other through it. Read and written on the loop's thread only (inside {@link SchedulerLoop#runOnce}), except the
- * fields marked volatile or atomic, which the API's threads set.
+ * other through it. Written on the loop's thread only (inside {@link SchedulerLoop#runOnce}), under the loop's
+ * {@link StateLock}, which the API's reads take too; the fields marked volatile or atomic, and the queue of progress
+ * reports, are what the API's threads set. The parts call the backend through {@link UnlockedBackend}, which lets
+ * the reads in while the backend answers: so a part calls it only where the state is whole.
  */
 final class LoopCore {
     final Store store;
@@ -105,6 +107,9 @@ final class LoopCore {
     final Map<String, Boolean> toldHealthy = new TreeMap<>();
 
     // ---- hints left by the API's threads for the next cycle
+    /** Workloads that reported progress since the last cycle ({@link SchedulerLoop#progressReported}). */
+    final java.util.concurrent.ConcurrentLinkedQueue<String> progressReports =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     final AtomicBoolean brakesHint = new AtomicBoolean();
     long lastBrakesReadAt = Long.MIN_VALUE / 2;
     final AtomicBoolean topologyHint = new AtomicBoolean();

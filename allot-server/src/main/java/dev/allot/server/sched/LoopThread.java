@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * once when nudged ({@link #nudge}: nudges while one is pending are merged, and nudged cycles start at least
  * {@link #MIN_NUDGE_GAP_NANOS} apart), a failed cycle logged and tried again next tick, until {@link #stopping}. A
  * class of its own because it is the loop's only concurrency besides its lock: which thread runs a cycle and when.
- * It takes no lock itself: each cycle is the loop's {@code runOnce}, which holds the loop's lock, {@link #start} and
- * {@link #detach} are called under that lock, and {@link #nudge} never waits for it (the API's threads call it).
+ * It takes no lock itself: each cycle is the loop's {@code runOnce}, which holds the loop's lock (and its
+ * {@link StateLock} except while it calls the backend), {@link #start} and {@link #detach} are called under that
+ * lock, and {@link #nudge} never waits for it (the API's threads call it).
  */
 final class LoopThread {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);

@@ -70,8 +70,18 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@link PendingPolicy} hands new policy settings from the API to the next cycle; a {@link LoopObserver} hears what
  * the loop does, for metrics and logs.
  *
- * <p>Not thread-safe beyond this: {@link #runOnce} is synchronized, so the service's thread ({@link #start}) and a
- * caller never run two cycles at once.
+ * <p><b>Threads: reads never wait for the backend.</b> Two locks. The loop's monitor is held for a whole cycle
+ * ({@link #runOnce}), so the service's thread ({@link #start}) and a caller never run two cycles at once. The
+ * {@link StateLock} guards the loop's state, and is what the API's reads take ({@link #inspect},
+ * {@link #inspectDecided}, {@link #view}, {@link #counters}, ...): a cycle holds it while it works on the state, and
+ * gives it up around every call to the backend ({@link UnlockedBackend}), which may take seconds or a minute (Slurm's
+ * commands while {@code slurmctld} is down). So a read answers from the state the cycle published at its last
+ * backend call (before a listing, as the last cycle left it; while starts and stops are sent, with their decision
+ * taken and recorded), or at its end, and waits at most for a cycle's work in memory and in the store, never for the
+ * backend. Nothing changes the state while the
+ * cycle waits for the backend: the API's writes go to the store and nudge the loop, and what must reach the core
+ * from the API ({@link #progressReported}, new policy settings) is handed to the next cycle; so deciding and carrying
+ * out stay one thread's work on one state, as in the simulator.
  */
 public final class SchedulerLoop implements AutoCloseable {
     /** How long a stopped attempt may take to end before the backend forces it. */
@@ -97,6 +107,10 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** What the parts share: the store, the backend, the policy, the core's state, the books, the counters. */
     final LoopCore c;
+    /** Over {@link #c} and the standby's view: taken by reads, held by a cycle except while it calls the backend. */
+    private final StateLock state = new StateLock();
+    /** The backend as given (the loop's parts call it through {@link UnlockedBackend}). */
+    private final Backend backend;
     /** Policy settings handed in by {@link #usePolicy}, taken at the start of the next cycle. */
     private final PendingPolicy nextPolicy = new PendingPolicy();
     private final CycleHealth health = new CycleHealth();
@@ -118,7 +132,8 @@ public final class SchedulerLoop implements AutoCloseable {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("the grace period must not be negative, got " + grace);
         }
-        this.c = new LoopCore(Objects.requireNonNull(store, "store"), Objects.requireNonNull(backend, "backend"),
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.c = new LoopCore(Objects.requireNonNull(store, "store"), new UnlockedBackend(backend, state),
                 Objects.requireNonNull(policy, "policy"), Objects.requireNonNull(config, "config"),
                 Objects.requireNonNull(clock, "clock"), grace);
         c.adoption = new Adoption(c);
@@ -126,7 +141,11 @@ public final class SchedulerLoop implements AutoCloseable {
         c.decider = new Decider(c);
         c.carrier = new Carrier(c);
         c.staleStarts = new StaleStarts(c);
-        this.terms = new Terms(c);
+        this.terms = new Terms(c, () -> {
+            if (backend instanceof LeaderOnlyBackend b) {
+                state.outside(b::endTerm); // closing a term's backend may wait for its commands: not the reads
+            }
+        });
         c.brakes = new Brakes(store);
         c.campaigns = new dev.allot.server.campaign.CampaignController(store, new LoopCampaigns(c), clock);
         backend.onEnd(this::nudge); // an attempt that ended makes room now, not at the next tick
@@ -175,17 +194,18 @@ public final class SchedulerLoop implements AutoCloseable {
             t = loopThread.detach();
         }
         dev.allot.server.Daemons.stop(t, Duration.ofSeconds(10), "the scheduling thread");
-        if (c.backend instanceof LeaderOnlyBackend b) {
+        if (backend instanceof LeaderOnlyBackend b) {
             b.endTerm(); // the backend of the term closes with the loop (its work keeps running)
         }
     }
 
     /**
      * One cycle; see the class notes. A cycle that throws is recorded in {@link #health()} (and rethrown); the next
-     * that succeeds clears it.
+     * that succeeds clears it. It holds the state's lock except while it calls the backend.
      */
     public synchronized void runOnce() {
         long startNanos = System.nanoTime();
+        state.lock();
         try {
             cycle();
         } catch (dev.allot.server.store.FencedException e) {
@@ -195,6 +215,8 @@ public final class SchedulerLoop implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             health.failed(e, c.clock.millis());
             throw e;
+        } finally {
+            state.unlock();
         }
         health.succeeded();
         if (c.state != null) {
@@ -214,7 +236,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * ({@link LeaderOnlyBackend}).
      */
     public synchronized void lead(Leadership l) {
-        terms.lead(l);
+        state.holding(() -> terms.lead(l));
         l.onGain(this::nudge);
     }
 
@@ -224,7 +246,7 @@ public final class SchedulerLoop implements AutoCloseable {
      * ({@link Follower}); the view never writes, calls the backend or decides. Without it a standby has no view.
      */
     public synchronized void follow(Store readOnly) {
-        terms.follow(readOnly);
+        state.holding(() -> terms.follow(readOnly));
     }
 
     /**
@@ -234,11 +256,13 @@ public final class SchedulerLoop implements AutoCloseable {
     public record View(boolean standby, long asOfMillis) {
     }
 
-    /** The view {@link #inspect} reads now; empty until one has loaded. */
-    public synchronized java.util.Optional<View> view() {
-        LoopCore v = terms.viewed();
-        return v.state == null ? java.util.Optional.empty()
-                : java.util.Optional.of(new View(v.following, v.syncedAtMillis));
+    /** The view {@link #inspect} reads now; empty until one has loaded. Never waits for the backend. */
+    public java.util.Optional<View> view() {
+        return state.read(() -> {
+            LoopCore v = terms.viewed();
+            return v.state == null ? java.util.Optional.<View>empty()
+                    : java.util.Optional.of(new View(v.following, v.syncedAtMillis));
+        });
     }
 
     /** Who leads, as this instance knows it; empty without {@link #lead} (the only instance: it always leads). */
@@ -248,6 +272,7 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     private void cycle() {
+        takeProgressReports();
         if (!terms.acts(() -> nextPolicy.takeInto(c))) {
             return;
         }
@@ -311,9 +336,10 @@ public final class SchedulerLoop implements AutoCloseable {
         nudge();
     }
 
-    public synchronized Counters counters() {
-        return new Counters(c.cycles, c.starts, c.deferrals, c.preemptions, c.completions, c.failures, c.cancellations,
-                c.lastDecisionNanos, c.foundRunningAtLoad, c.adoptedAtLoad, c.decisions, c.rebuilds);
+    /** What the loop has done so far; never waits for the backend. */
+    public Counters counters() {
+        return state.read(() -> new Counters(c.cycles, c.starts, c.deferrals, c.preemptions, c.completions, c.failures,
+                c.cancellations, c.lastDecisionNanos, c.foundRunningAtLoad, c.adoptedAtLoad, c.decisions, c.rebuilds));
     }
 
     /** The campaigns the loop runs a step of every cycle (for the service to give them its identity gate). */
@@ -327,17 +353,20 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
-     * Reads the core's state between cycles, for explanations and metrics: {@code reader} gets the state and the time
-     * of the last cycle (seconds since the epoch) and must not change the state. Empty until the first cycle has
-     * loaded the store. While this instance stands by, the state read is its view of the leader's ({@link #follow};
-     * {@link #view} says which and how old), empty without one.
+     * Reads the core's state as the loop last published it, for explanations and metrics: between cycles, or while a
+     * cycle waits for the backend (see the class notes; it never waits for the backend). {@code reader} gets the state
+     * and the time of the cycle (seconds since the epoch) and must not change the state. Empty until the first cycle
+     * has loaded the store. While this instance stands by, the state read is its view of the leader's
+     * ({@link #follow}; {@link #view} says which and how old), empty without one.
      */
-    public synchronized <T> java.util.Optional<T> inspect(java.util.function.BiFunction<ClusterState, Long, T> reader) {
-        LoopCore v = terms.viewed();
-        if (v.state == null) {
-            return java.util.Optional.empty();
-        }
-        return java.util.Optional.ofNullable(reader.apply(v.state, v.lastNowSeconds));
+    public <T> java.util.Optional<T> inspect(java.util.function.BiFunction<ClusterState, Long, T> reader) {
+        return state.read(() -> {
+            LoopCore v = terms.viewed();
+            if (v.state == null) {
+                return java.util.Optional.<T>empty();
+            }
+            return java.util.Optional.ofNullable(reader.apply(v.state, v.lastNowSeconds));
+        });
     }
 
     /**
@@ -345,26 +374,35 @@ public final class SchedulerLoop implements AutoCloseable {
      * leader's as this instance knows it). Explanations ask it, never a policy of default settings, so that what they
      * say is the rule in force.
      */
-    public synchronized <T> java.util.Optional<T> inspectDecided(
-            java.util.function.BiFunction<ClusterState, Policy, T> reader) {
-        LoopCore v = terms.viewed();
-        if (v.state == null) {
-            return java.util.Optional.empty();
-        }
-        return java.util.Optional.ofNullable(reader.apply(v.state, v.policy));
+    public <T> java.util.Optional<T> inspectDecided(java.util.function.BiFunction<ClusterState, Policy, T> reader) {
+        return state.read(() -> {
+            LoopCore v = terms.viewed();
+            if (v.state == null) {
+                return java.util.Optional.<T>empty();
+            }
+            return java.util.Optional.ofNullable(reader.apply(v.state, v.policy));
+        });
     }
 
     /**
      * A running workload reported progress: the core counts its work up to the last cycle as kept if it is preempted
      * later in this attempt (the rule is the core's, {@code Job#progressKeptIfPreemptedAt}). Not kept across a
-     * rebuild of the core.
+     * rebuild of the core. Handed to the next cycle, which takes it in before it moves the core's clock (a write that
+     * never waits for a cycle, nor for the backend).
      */
-    public synchronized void progressReported(String workloadId) {
-        if (c.state == null) {
-            return;
+    public void progressReported(String workloadId) {
+        c.progressReports.add(Objects.requireNonNull(workloadId, "workloadId"));
+    }
+
+    /** Takes in the progress reports handed over since the last cycle, as of the core's time (the last cycle's). */
+    private void takeProgressReports() {
+        for (String id; (id = c.progressReports.poll()) != null; ) {
+            if (c.state == null) {
+                continue;
+            }
+            c.state.job(id).filter(j -> j.state() == JobState.RUNNING && !j.awaitingLaunch()
+                    && c.state.now() >= j.attemptStartSeconds()).ifPresent(j -> c.state.recordProgress(j, c.state.now()));
         }
-        c.state.job(workloadId).filter(j -> j.state() == dev.allot.core.state.JobState.RUNNING
-                && c.state.now() >= j.attemptStartSeconds()).ifPresent(j -> c.state.recordProgress(j, c.state.now()));
     }
 
     /**
@@ -386,23 +424,22 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /** Ids of the workloads whose start waits for a fence, in the order they were decided. */
-    public synchronized List<String> deferredLaunches() {
-        return List.copyOf(c.books.deferred.keySet());
+    public List<String> deferredLaunches() {
+        return state.read(() -> List.copyOf(c.books.deferred.keySet()));
     }
 
     /** Workloads the core refused to take, with the reason. */
-    public synchronized Map<String, String> refused() {
-        return Map.copyOf(c.refused);
+    public Map<String, String> refused() {
+        return state.read(() -> Map.copyOf(c.refused));
     }
-
 
     /**
      * The earliest wake-up the policy asked for that has not come ({@link Plan#NO_WAKE_UP} if none): when the loop
      * decides next if nothing else happens before (a protection running out aside). For a driver that moves the
      * clock from event to event (a replay).
      */
-    public synchronized long nextWakeUpSeconds() {
-        return c.wakeUps.nextWakeUpSeconds();
+    public long nextWakeUpSeconds() {
+        return state.read(() -> c.wakeUps.nextWakeUpSeconds());
     }
 
     /**
@@ -415,8 +452,10 @@ public final class SchedulerLoop implements AutoCloseable {
 
     /** Checks the loop's books against the core (see {@link Books#check}). For tests. */
     synchronized void checkBooks() {
-        if (c.state != null) {
-            c.books.check(c.state, c.sizes, c.nodeNames);
-        }
+        state.holding(() -> {
+            if (c.state != null) {
+                c.books.check(c.state, c.sizes, c.nodeNames);
+            }
+        });
     }
 }

@@ -11,12 +11,15 @@ import org.slf4j.LoggerFactory;
  * so that a new term loads and adopts what runs as a restart does, and the backend of the term that ended is closed
  * ({@link LeaderOnlyBackend#endTerm}). While the instance stands by, a cycle brings the {@link Follower}'s view of the
  * leader's state up to date instead, and that view is what explanations read ({@link #viewed}). Without a leadership
- * (one instance, as tests run a loop) every cycle acts. Used on the loop's thread, under the loop's lock.
+ * (one instance, as tests run a loop) every cycle acts. Used on the loop's thread, under the loop's locks (its
+ * {@link #viewed} also by the API's reads, under the {@link StateLock}).
  */
 final class Terms {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
 
     private final LoopCore c;
+    /** Closes the backend of the term that ended, if the loop's backend has terms ({@link LeaderOnlyBackend}). */
+    private final Runnable endTerm;
     /** Whether this instance may act, and under which epoch; null: always (one instance). */
     private volatile Leadership leadership;
     /** The epoch the loop's books were loaded under; 0 while it stands by. */
@@ -24,8 +27,9 @@ final class Terms {
     /** What the loop keeps while it stands by, for explanations and forecasts; null: nothing. */
     private Follower follower;
 
-    Terms(LoopCore c) {
+    Terms(LoopCore c, Runnable endTerm) {
         this.c = Objects.requireNonNull(c, "core");
+        this.endTerm = Objects.requireNonNull(endTerm, "endTerm");
     }
 
     void lead(Leadership l) {
@@ -90,9 +94,7 @@ final class Terms {
         }
         actingEpoch = 0;
         c.forget();
-        if (c.backend instanceof LeaderOnlyBackend b) {
-            b.endTerm();
-        }
+        endTerm.run();
     }
 
     /** The core explanations read: the loop's own while it acts (or has no leadership), else the standby's view. */

@@ -12,8 +12,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Explains workloads from the scheduling loop's live core state, between cycles ({@link SchedulerLoop#inspect}):
- * empty before the loop's first load and for workloads the loop has not taken in (or that have ended).
+ * Explains workloads from the scheduling loop's live core state as the loop last published it, between cycles or while
+ * a cycle waits for the backend ({@link SchedulerLoop#inspect}; it never waits for the backend): empty before the
+ * loop's first load and for workloads the loop has not taken in (or that have ended).
  */
 public final class LoopExplainer implements WorkloadExplainer {
     private final SchedulerLoop loop;
@@ -57,7 +58,7 @@ public final class LoopExplainer implements WorkloadExplainer {
     }
 
     /**
-     * A fork of the live state, taken between cycles, and the models read from the store
+     * A fork of the live state, taken as the loop published it, and the models read from the store
      * ({@link WhatIfHistory}) as of the state's time.
      */
     @Override

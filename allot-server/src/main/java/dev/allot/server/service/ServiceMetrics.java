@@ -48,7 +48,8 @@ import java.util.function.Consumer;
  *
  * The counters and timers are fed by the scheduling loop as its {@link LoopObserver} (cheap, on the loop's
  * thread); the gauges are read from the core's state ({@link SchedulerLoop#inspect}) when {@code /metrics} is
- * scraped, between cycles.
+ * scraped, as the loop last published it (never waiting for a cycle that waits for the backend), and the backend's
+ * counters from the backend, which answers them without waiting for its commands.
  */
 public final class ServiceMetrics implements LoopObserver {
     /** Where the metrics are served. */

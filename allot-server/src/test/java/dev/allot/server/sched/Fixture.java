@@ -54,9 +54,23 @@ final class Fixture implements AutoCloseable {
     }
 
     private SchedulerLoop newLoop() {
+        return newLoop(backend);
+    }
+
+    private SchedulerLoop newLoop(dev.allot.core.backend.Backend on) {
         PolicyFactory f = PolicyRegistry.standard().get("allocation");
-        return new SchedulerLoop(store, backend, f.create(Settings.defaults(f.settings())),
-                SchedulerConfig.defaults(), clock);
+        return new SchedulerLoop(store, on, f.create(Settings.defaults(f.settings())), SchedulerConfig.defaults(),
+                clock);
+    }
+
+    /**
+     * From now on the loop talks to the backend through a gate the test can close (a backend that stops answering,
+     * {@link dev.allot.server.testing.GatedBackend}); a fresh loop, so call it before the first cycle.
+     */
+    dev.allot.server.testing.GatedBackend gateTheBackend() {
+        dev.allot.server.testing.GatedBackend gated = new dev.allot.server.testing.GatedBackend(backend);
+        loop = newLoop(gated);
+        return gated;
     }
 
     /** The loop crashes (dropped without close) and a new one starts on the same store and backend. */
