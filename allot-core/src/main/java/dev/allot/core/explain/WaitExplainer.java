@@ -4,7 +4,6 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
 import dev.allot.core.policy.allocation.AllocationPolicy;
-import dev.allot.core.policy.allocation.AllocationOrder;
 import dev.allot.core.policy.allocation.Entitlements;
 import dev.allot.core.policy.allocation.FairShare;
 import dev.allot.core.policy.allocation.preemption.PreemptionRules;
@@ -19,9 +18,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
@@ -84,7 +81,7 @@ public final class WaitExplainer {
         WaitsFor waitsFor = null;
         WaitExplanation.Protection protection = null;
         if (job.state() == JobState.PENDING) {
-            List<Job> order = servingOrder(state, policies.get().freshRules(state));
+            List<Job> order = ServingOrder.of(state, policies.get().freshRules(state));
             position = position(state, order, job);
             waitsFor = waitsFor(state, rules, order, job, now);
         } else if (job.state() == JobState.RUNNING) {
@@ -181,7 +178,7 @@ public final class WaitExplainer {
     }
 
     /**
-     * The whole queue at {@code now} (the state's time): every waiting job in {@link #servingOrder} with its place,
+     * The whole queue at {@code now} (the state's time): every waiting job in {@link ServingOrder} with its place,
      * and the fair-share levels of each allocation with waiting work, computed once per allocation, so the whole
      * queue costs one serving order rather than one explanation per job.
      */
@@ -190,7 +187,7 @@ public final class WaitExplainer {
             throw new IllegalArgumentException("the state is at " + state.now() + ", not at " + now);
         }
         FairShare fs = fairShare(state);
-        List<Job> order = servingOrder(state, policies.get().freshRules(state));
+        List<Job> order = ServingOrder.of(state, policies.get().freshRules(state));
         int[] inAllocation = new int[state.tree().leafCount()];
         List<QueueSnapshot.Entry> entries = new ArrayList<>(order.size());
         java.util.Map<String, List<WaitExplanation.FairShareLevel>> levels = new java.util.LinkedHashMap<>();
@@ -203,58 +200,6 @@ public final class WaitExplainer {
             }
         }
         return new QueueSnapshot(now, entries, levels);
-    }
-
-    /**
-     * Every waiting job in the order the policy serves them if every start succeeds: allocated work by the first
-     * allocation in {@link FairShare#leafOrder()} that still waits, its best job by {@link Job#QUEUE_ORDER}, charging
-     * each start as the policy does (so the order is recomputed after each); then unallocated work, allocations in
-     * the order left after those charges, each in queue order. (When GPUs are short, protected work that the burst
-     * reserve holds back waits until after unallocated work; its explanation says so: {@link WaitsFor.BurstReserve}.)
-     */
-    public static List<Job> servingOrder(ClusterState state) {
-        return servingOrder(state, AllocationPolicy.withDefaults().freshRules(state));
-    }
-
-    /** {@link #servingOrder(ClusterState)} under the given rules (fresh: they are charged as the order is built). */
-    public static List<Job> servingOrder(ClusterState state, PreemptionRules rules) {
-        int leaves = state.tree().leafCount();
-        FairShare fs = rules.fairShare();
-        AllocationOrder allocationOrder = new AllocationOrder(rules, leaves);
-        List<List<Job>> queues = new ArrayList<>(leaves);
-        int remaining = 0;
-        for (int l = 0; l < leaves; l++) {
-            List<Job> q = queue(state, l, true);
-            queues.add(q);
-            remaining += q.size();
-        }
-        int[] next = new int[leaves];
-        List<Job> out = new ArrayList<>(state.pending().total());
-        while (remaining > 0) {
-            for (int leaf : allocationOrder.leafOrder()) {
-                if (next[leaf] < queues.get(leaf).size()) {
-                    Job j = queues.get(leaf).get(next[leaf]++);
-                    out.add(j);
-                    fs.chargeStart(j);
-                    rules.entitlements().started(j);
-                    remaining--;
-                    break;
-                }
-            }
-        }
-        for (int leaf : allocationOrder.leafOrder().clone()) {
-            out.addAll(queue(state, leaf, false));
-        }
-        return out;
-    }
-
-    /** The waiting jobs of one allocation and class, merged from its shape queues in queue order. */
-    private static List<Job> queue(ClusterState state, int leaf, boolean allocated) {
-        TreeSet<Job> merged = new TreeSet<>(Job.QUEUE_ORDER);
-        for (NavigableSet<Job> q : state.pending().shapeQueues(leaf, allocated)) {
-            merged.addAll(q);
-        }
-        return new ArrayList<>(merged);
     }
 
     private static WaitExplanation.QueuePosition position(ClusterState state, List<Job> order, Job job) {
@@ -458,7 +403,7 @@ public final class WaitExplainer {
     private WaitExplanation.Protection protection(ClusterState state, PreemptionRules rules, Job v, long now) {
         List<String> by = new ArrayList<>();
         int count = 0;
-        for (Job w : servingOrder(state, policies.get().freshRules(state))) {
+        for (Job w : ServingOrder.of(state, policies.get().freshRules(state))) {
             if (w.allocated() && rules.mayPreempt(w, v)) {
                 count++;
                 if (by.size() < MAX_NAMED) {

@@ -34,7 +34,7 @@ class ServingOrderPropertyTest {
             Random r = new Random(seed);
             ClusterState s = scenario(r);
             long now = s.now();
-            List<String> explained = WaitExplainer.servingOrder(s).stream().map(Job::id).toList();
+            List<String> explained = ServingOrder.of(s).stream().map(Job::id).toList();
             // the burst reserve moves protected work beyond its quota after unallocated work when GPUs are short; here
             // everything fits, so with the default reserve the same work starts, and without it in the same order
             assertThat(starts(AllocationPolicy.withDefaults(), s, seed)).as("seed %d", seed)
@@ -80,7 +80,7 @@ class ServingOrderPropertyTest {
                 }
             }
             WaitExplainer explainer = new WaitExplainer();
-            List<Job> order = WaitExplainer.servingOrder(s);
+            List<Job> order = ServingOrder.of(s);
             assertThat(order).hasSize(s.pending().total());
             java.util.Map<Integer, Integer> seenInLeaf = new java.util.HashMap<>();
             for (int i = 0; i < order.size(); i++) {

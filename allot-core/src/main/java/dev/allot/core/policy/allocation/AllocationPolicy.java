@@ -40,8 +40,8 @@ import java.util.PriorityQueue;
  *   {@code max-reservations} blocked gangs get a {@link Reservation} each ({@link GangReservations}), and the rest
  *   of the blocked job's shape queue is skipped for this cycle. Over-entitled allocations still start work on idle
  *   GPUs (bursting).</li>
- *   <li><b>Unallocated work</b> (minimum runtime 0) on whatever GPUs are still idle, allocations in the same order.
- *   It never preempts.</li>
+ *   <li><b>Unallocated work</b> (minimum runtime 0) on whatever GPUs are still idle, shared among allocations by
+ *   entitlement ({@link UnallocatedShares}). It never preempts.</li>
  * </ol>
  *
  * <p>Fair share drifts between events as usage accrues and ages out of the window, so while allocated work is
@@ -349,12 +349,29 @@ public final class AllocationPolicy implements Policy {
 
     // ------------------------------------------------------------------ unallocated work
 
+    /**
+     * Unallocated work on the GPUs still idle, shared among allocations by entitlement: each start goes to the
+     * allocation whose running unallocated GPUs (those this cycle keeps and starts) are fewest per GPU of its quota,
+     * ties in serving order; inside an allocation, its queue order. It never preempts, so the split is reached as GPUs
+     * free up, not by taking any back. Without it one allocation's sweep, first in serving order, took every idle GPU
+     * and the others' sweeps waited for its jobs to end. An allocation with no quota goes after every one that has
+     * one, by its unallocated GPUs.
+     */
     private void scheduleUnallocated(ClusterState state) {
         if (work.free().totalFree() == 0) {
             return;
         }
-        int[] order = allocationOrder.leafOrder().clone();
-        for (int leaf : order) {
+        int[] order = allocationOrder.leafOrder();
+        int leaves = state.tree().leafCount();
+        List<List<ShapeCursor>> cursors = new ArrayList<>(leaves);
+        long[] held = new long[leaves];
+        int[] rank = new int[leaves];
+        for (int i = 0; i < leaves; i++) {
+            cursors.add(null);
+        }
+        for (int i = 0; i < order.length; i++) {
+            int leaf = order[i];
+            rank[leaf] = i;
             if (state.pending().count(leaf, false) == 0) {
                 continue;
             }
@@ -364,30 +381,45 @@ public final class AllocationPolicy implements Policy {
                     cs.add(new ShapeCursor(q));
                 }
             }
-            while (true) {
-                if (work.free().totalFree() == 0) {
-                    return;
-                }
-                Job w = null;
-                ShapeCursor from = null;
-                for (ShapeCursor c : cs) {
-                    Job h = c.head();
-                    if (h != null && (w == null || Job.QUEUE_ORDER.compare(h, w) < 0)) {
-                        w = h;
-                        from = c;
-                    }
-                }
-                if (w == null) {
-                    break;
-                }
-                Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
-                if (p == null) {
-                    from.exhaust();
-                    continue;
-                }
-                work.start(w, p, UNALLOCATED_REASON);
-                from.advance();
+            cursors.set(leaf, cs);
+        }
+        for (Job j : state.running().unallocated()) {
+            if (!work.isPreempted(j)) {
+                held[j.leaf()] += j.gpus();
             }
+        }
+        UnallocatedShares shares = new UnallocatedShares(held, entitlements, rank);
+        while (work.free().totalFree() > 0) {
+            int leaf = -1;
+            for (int l = 0; l < leaves; l++) {
+                if (cursors.get(l) != null && (leaf < 0 || shares.before(l, leaf))) {
+                    leaf = l;
+                }
+            }
+            if (leaf < 0) {
+                return;
+            }
+            Job w = null;
+            ShapeCursor from = null;
+            for (ShapeCursor c : cursors.get(leaf)) {
+                Job h = c.head();
+                if (h != null && (w == null || Job.QUEUE_ORDER.compare(h, w) < 0)) {
+                    w = h;
+                    from = c;
+                }
+            }
+            if (w == null) {
+                cursors.set(leaf, null); // nothing of it fits any more
+                continue;
+            }
+            Placement p = Placer.find(work.free(), w.gpus(), w.gpusPerNode(), null);
+            if (p == null) {
+                from.exhaust();
+                continue;
+            }
+            work.start(w, p, UNALLOCATED_REASON);
+            from.advance();
+            shares.started(leaf, w.gpus());
         }
     }
 }
