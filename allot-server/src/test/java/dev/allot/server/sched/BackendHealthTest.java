@@ -2,12 +2,9 @@ package dev.allot.server.sched;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The loop mirrors node health in the backend: at load every node is told once ({@code drain} for an unhealthy one,
@@ -15,21 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the nodes, and recorded once it succeeds.
  */
 class BackendHealthTest {
-    @TempDir
-    Path dir;
-
-    private final List<Fixture> fixtures = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        fixtures.forEach(Fixture::close);
-    }
-
-    private Fixture fixture(String name, int... nodeGpus) {
-        Fixture f = new Fixture(dir.resolve(name), List.of("a"), nodeGpus);
-        fixtures.add(f);
-        return f;
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     private static void setHealth(Fixture f, String node, boolean healthy, String reason) {
         f.store.nodes().setHealth(node, healthy, reason, f.clock.millis());
@@ -38,7 +22,7 @@ class BackendHealthTest {
 
     @Test
     void atLoadEveryNodeIsToldOnceAndQuietCyclesTellNothingMore() {
-        Fixture f = fixture("load", 8, 8, 8);
+        Fixture f = loops.open("load", 8, 8, 8);
         f.store.nodes().setHealth("n2", false, "ECC errors", f.clock.millis());
         f.cycle();
         assertThat(f.backend.health).containsExactly("resume n1", "drain n2 ECC errors", "resume n3");
@@ -54,7 +38,7 @@ class BackendHealthTest {
 
     @Test
     void aNodeMarkedUnhealthyIsDrainedOnceAndResumedOnceWhenHealthyAgain() {
-        Fixture f = fixture("change", 8, 8);
+        Fixture f = loops.open("change", 8, 8);
         f.cycle();
         f.backend.health.clear();
 
@@ -78,7 +62,7 @@ class BackendHealthTest {
 
     @Test
     void anUnhealthyNodeWithoutAReasonIsDrainedAsUnhealthy() {
-        Fixture f = fixture("noreason", 8);
+        Fixture f = loops.open("noreason", 8);
         f.cycle();
         setHealth(f, "n1", false, null);
         f.cycle();
@@ -87,7 +71,7 @@ class BackendHealthTest {
 
     @Test
     void aDrainThatFailsIsAskedAgainAtTheNextReadOfTheNodesAndRecordedOnce() {
-        Fixture f = fixture("retry", 8, 8);
+        Fixture f = loops.open("retry", 8, 8);
         f.cycle();
         f.backend.health.clear();
 
@@ -108,7 +92,7 @@ class BackendHealthTest {
 
     @Test
     void aRestartedLoopTellsEveryNodeOnceMore() {
-        Fixture f = fixture("restart", 8, 8);
+        Fixture f = loops.open("restart", 8, 8);
         f.cycle();
         setHealth(f, "n1", false, "bad PSU");
         f.cycle();

@@ -9,13 +9,10 @@ import dev.allot.server.store.Attempts;
 import dev.allot.server.store.BrakeLimits;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadState;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The safety brakes on the real-time loop ({@link Brakes}): a resumable workload whose attempts keep getting lost is
@@ -25,21 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BrakesTest {
     private static final long HOUR = 3600;
 
-    @TempDir
-    Path dir;
-
-    private final List<Fixture> fixtures = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        fixtures.forEach(Fixture::close);
-    }
-
-    private Fixture fixture(String name, int... nodeGpus) {
-        Fixture f = new Fixture(dir.resolve(name), List.of("a"), nodeGpus);
-        fixtures.add(f);
-        return f;
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     private static void limits(Fixture f, int maxRequeues, Double maxGpuHours) {
         f.store.settings().putBrakes(new BrakeLimits(maxRequeues, maxGpuHours), "admin", f.clock.millis());
@@ -74,7 +58,7 @@ class BrakesTest {
 
     @Test
     void aWorkloadRequeuedMoreThanTheLimitIsHeldWithTheReasonUntilTheLimitIsRaised() {
-        Fixture f = fixture("requeues", 8);
+        Fixture f = loops.open("requeues", 8);
         limits(f, 2, null);
         String w = f.submit("a", 4, HOUR, 0, true);
         f.cycle();
@@ -112,7 +96,7 @@ class BrakesTest {
 
     @Test
     void aHeldWorkloadSurvivesARestartStillHeldAndOtherWorkRunsMeanwhile() {
-        Fixture f = fixture("restart", 8);
+        Fixture f = loops.open("restart", 8);
         String w = heldAfterOneFailure(f);
         assertThat(workload(f, w).heldReason()).contains("requeued 1 time after a failure, more than the limit of 0");
 
@@ -140,7 +124,7 @@ class BrakesTest {
     @Test
     void aLimitRaisedWithoutAHintReleasesAHeldWorkloadAtTheNextReadOfTheLimits() {
         // given a workload held after one failure (limit 0)
-        Fixture f = fixture("unhinted", 8);
+        Fixture f = loops.open("unhinted", 8);
         String w = heldAfterOneFailure(f);
         assertThat(workload(f, w).heldReason()).isNotNull();
         f.advance(SchedulerLoop.BRAKES_REFRESH_SECONDS);
@@ -160,7 +144,7 @@ class BrakesTest {
 
     @Test
     void theGpuHourCapHoldsARequeuedWorkloadButNeverStopsARunningOne() {
-        Fixture f = fixture("cap", 8);
+        Fixture f = loops.open("cap", 8);
         limits(f, 20, 0.1); // 360 GPU-seconds
         String w = f.submit("a", 4, HOUR, 0, true); // unallocated: never charged, still counted by the cap
         String steady = f.submit("a", 4, HOUR, 0, true);
@@ -192,7 +176,7 @@ class BrakesTest {
 
     @Test
     void loweringALimitHoldsAQueuedWorkloadAtTheNextSyncAndACancelledHeldOneEnds() {
-        Fixture f = fixture("lower", 4);
+        Fixture f = loops.open("lower", 4);
         String w = f.submit("a", 4, HOUR, 0, true);
         f.cycle();
         f.advance(60);
@@ -228,7 +212,7 @@ class BrakesTest {
 
     @Test
     void givenUnallocatedWorkThePolicyPreemptsAgainAndAgain_thenTheRequeueBrakeNeverHoldsIt_butALostRunStillCounts() {
-        Fixture f = fixture("preempted", 4);
+        Fixture f = loops.open("preempted", 4);
         limits(f, 2, null);
         String free = f.submit("a", 4, HOUR, 0, true); // unallocated: preemptible by contract
         f.cycle();

@@ -7,13 +7,10 @@ import dev.allot.core.state.Job;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.WorkloadState;
-import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A backend that learns of ends by asking (Slurm) may report one long after it happened, with the end it recorded
@@ -25,21 +22,8 @@ class LateObservedEndTest {
     private static final long MINUTE = 60;
     private static final long HOUR = 3600;
 
-    @TempDir
-    Path dir;
-
-    private final List<Fixture> fixtures = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        fixtures.forEach(Fixture::close);
-    }
-
-    private Fixture fixture(String name) {
-        Fixture f = new Fixture(dir.resolve(name), List.of("a"), 8);
-        fixtures.add(f);
-        return f;
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     private static Attempt only(Fixture f, String id) {
         List<Attempt> as = f.attempts(id);
@@ -58,7 +42,7 @@ class LateObservedEndTest {
 
     @Test
     void givenAJobThatEndedTenMinutesInWhileTheBackendCouldNotBeAsked_thenItIsChargedAndRunOnlyUpToThatEnd() {
-        Fixture f = fixture("outage");
+        Fixture f = loops.open("outage", 8);
         String w = f.submit("a", 4, 10 * MINUTE, 5 * MINUTE, false);
         String waits = f.submit("a", 8, HOUR, 5 * MINUTE, false);
         f.cycle();
@@ -93,7 +77,7 @@ class LateObservedEndTest {
 
     @Test
     void givenAJobThatEndedWhileTheServiceWasDown_whenItRestarts_thenTheEndIsTheOneTheBackendRecorded() {
-        Fixture f = fixture("restart");
+        Fixture f = loops.open("restart", 8);
         String w = f.submit("a", 4, 10 * MINUTE, 5 * MINUTE, false);
         f.cycle();
         Instant start = f.clock.instant();
@@ -117,7 +101,7 @@ class LateObservedEndTest {
 
     @Test
     void anEndReportedBeforeTheAttemptBeganOrAfterNowIsRecordedAtTheStartOrNow() {
-        Fixture f = fixture("clamped");
+        Fixture f = loops.open("clamped", 8);
         String early = f.submit("a", 4, 10 * MINUTE, 5 * MINUTE, false);
         String late = f.submit("a", 4, 10 * MINUTE, 5 * MINUTE, false);
         f.cycle();
@@ -135,7 +119,7 @@ class LateObservedEndTest {
 
     @Test
     void anEndReportedWithoutATimeIsRecordedWhenObservedAsBefore() {
-        Fixture f = fixture("unsaid");
+        Fixture f = loops.open("unsaid", 8);
         String w = f.submit("a", 4, 10 * MINUTE, 5 * MINUTE, false);
         f.cycle();
         long start = f.clock.millis();

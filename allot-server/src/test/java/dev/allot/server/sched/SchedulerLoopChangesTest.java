@@ -7,12 +7,10 @@ import dev.allot.server.store.Allocation;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.WorkloadState;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the loop does when the world changes under it: edits of the tree, new nodes and health changes are taken in
@@ -23,25 +21,12 @@ class SchedulerLoopChangesTest {
     private static final long HOUR = 3600;
     private static final long MIN = 60;
 
-    @TempDir
-    Path dir;
-
-    private final List<Fixture> fixtures = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        fixtures.forEach(Fixture::close);
-    }
-
-    private Fixture fixture(String name, List<String> teams, int... nodeGpus) {
-        Fixture f = new Fixture(dir.resolve(name), teams, nodeGpus);
-        fixtures.add(f);
-        return f;
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     @Test
     void givenTeamAOnTheWholeNodeWhenTeamCIsCreatedItsWorkWaitsForAsProtectionAsPromisedNotLonger() {
-        Fixture f = fixture("tree", List.of("a", "b"), 8);
+        Fixture f = loops.open("tree", List.of("a", "b"), 8);
         List<String> as = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             as.add(f.submit("a", 1, 10 * HOUR, HOUR, true));
@@ -72,7 +57,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void aShareEditChangesWhoGoesFirstAtTheNextCycle() {
-        Fixture f = fixture("shares", List.of("a", "b"), 8);
+        Fixture f = loops.open("shares", List.of("a", "b"), 8);
         f.submit("a", 4, HOUR, HOUR, false);
         f.submit("b", 4, 2 * HOUR, HOUR, false);
         f.cycle();
@@ -91,7 +76,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void aNodeAddedToTheStoreTakesWorkAtTheNextCycle() {
-        Fixture f = fixture("grow", List.of("a"), 4);
+        Fixture f = loops.open("grow", List.of("a"), 4);
         String first = f.submit("a", 4, HOUR, 600, false);
         String second = f.submit("a", 4, HOUR, 600, false);
         f.cycle();
@@ -106,7 +91,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void aNodeMarkedUnhealthyTakesNoNewWorkAndIsDrainedWhenItsWorkIsPastItsMinimumRuntime() {
-        Fixture f = fixture("health", List.of("a"), 4, 4);
+        Fixture f = loops.open("health", List.of("a"), 4, 4);
         String running = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
         f.cycle();
         assertThat(f.story).containsExactly("1: start " + running + "#1 n1[0, 1, 2, 3]");
@@ -138,7 +123,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void afterARestartTheWindowRemembersWhoUsedWhatAndProtectionEndsWhenPromised() {
-        Fixture f = fixture("seed", List.of("a", "b"), 8);
+        Fixture f = loops.open("seed", List.of("a", "b"), 8);
         String heavy = f.submit("a", 8, 2 * HOUR, HOUR, false);
         f.cycle();
         f.advance(2 * HOUR);
@@ -168,7 +153,7 @@ class SchedulerLoopChangesTest {
      * protected 10m), b its quota with b0; at 20m c (30 minutes of work), owed, reclaims a2.
      */
     private TurnStory cReclaimsA2At20Minutes(String name) {
-        Fixture f = fixture(name, List.of("a", "b", "c", "d"), 16);
+        Fixture f = loops.open(name, List.of("a", "b", "c", "d"), 16);
         f.submit("a", 8, 10 * HOUR, 8 * HOUR, true);
         String a2 = f.submit("a", 4, 10 * HOUR, 10 * MIN, true);
         f.submit("b", 4, 10 * HOUR, 10 * MIN, true);
@@ -250,7 +235,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void anAdoptedAttemptKeepsTheProtectionItStartedWith() {
-        Fixture f = fixture("adopted", List.of("a", "b"), 8);
+        Fixture f = loops.open("adopted", List.of("a", "b"), 8);
         String a = f.submit("a", 8, 10 * HOUR, HOUR, true);
         f.cycle();
         f.advance(50 * MIN);
@@ -266,7 +251,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void thePolicyIsAskedOnlyWhenSomethingChangedOrAProtectionEnds() {
-        Fixture f = fixture("idle", List.of("a", "b"), 8);
+        Fixture f = loops.open("idle", List.of("a", "b"), 8);
         f.submit("a", 8, 10 * HOUR, HOUR, true);
         f.submit("a", 8, 10 * HOUR, HOUR, true);
         f.cycle();
@@ -288,7 +273,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void aWaitingWorkloadCancelledInTheStoreWithoutAHintIsDroppedAtTheNextCycle() {
-        Fixture f = fixture("hintless", List.of("a"), 4);
+        Fixture f = loops.open("hintless", List.of("a"), 4);
         String runs = f.submit("a", 4, 10 * HOUR, HOUR, true);
         String waits = f.submit("a", 4, HOUR, 600, false);
         f.cycle();
@@ -311,7 +296,7 @@ class SchedulerLoopChangesTest {
 
     @Test
     void noCycleAfterTheLoadReadsEveryWorkloadAgainYetEachChangeIsTakenInOnce() {
-        Fixture f = fixture("feed", List.of("a"), 4);
+        Fixture f = loops.open("feed", List.of("a"), 4);
         String runs = f.submit("a", 4, 10 * HOUR, HOUR, true);
         f.cycle();
         List<String> waiting = new java.util.ArrayList<>();

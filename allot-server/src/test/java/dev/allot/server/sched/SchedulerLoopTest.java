@@ -16,7 +16,6 @@ import dev.allot.server.store.NewWorkload;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.WorkloadState;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,9 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,25 +37,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SchedulerLoopTest {
     private static final long HOUR = 3600;
 
-    @TempDir
-    Path dir;
-
-    private final List<Fixture> fixtures = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        fixtures.forEach(Fixture::close);
-    }
-
-    private Fixture fixture(String name, List<String> teams, int... nodeGpus) {
-        Fixture f = new Fixture(dir.resolve(name), teams, nodeGpus);
-        fixtures.add(f);
-        return f;
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     @Test
     void startsAWorkloadOnDistinctGpusAndCompletesIt() {
-        Fixture f = fixture("one", List.of("a"), 8);
+        Fixture f = loops.open("one", List.of("a"), 8);
         String w = f.submit("a", 4, HOUR, 900, false);
 
         f.cycle();
@@ -91,7 +76,7 @@ class SchedulerLoopTest {
 
     @Test
     void aStartIsDecidedAtTheClockAfterTheEndThatMadeRoomForItNotAtTheCyclesStart() {
-        Fixture f = fixture("late-listing", List.of("a"), 8);
+        Fixture f = loops.open("late-listing", List.of("a"), 8);
         String w1 = f.submit("a", 8, 10, 0, false);
         String w2 = f.submit("a", 8, 10, 0, false);
         f.cycle();
@@ -118,7 +103,7 @@ class SchedulerLoopTest {
     @Test
     void withASettleTimeEndsSeenACycleApartAreDecidedOnTogether() {
         for (boolean settle : new boolean[] {false, true}) {
-            Fixture f = fixture("settle-" + settle, List.of("a"), 8, 8);
+            Fixture f = loops.open("settle-" + settle, List.of("a"), 8, 8);
             if (settle) {
                 f.loop.settleEnds(Duration.ofMillis(500));
             }
@@ -152,7 +137,7 @@ class SchedulerLoopTest {
 
     @Test
     void twoWholeNodeWorkloadsRunOneAfterTheOther() {
-        Fixture f = fixture("two", List.of("a"), 8);
+        Fixture f = loops.open("two", List.of("a"), 8);
         String w1 = f.submit("a", 8, HOUR, 900, false);
         String w2 = f.submit("a", 8, HOUR, 900, false);
 
@@ -171,7 +156,7 @@ class SchedulerLoopTest {
 
     @Test
     void aCancelledPendingWorkloadNeverStartsAndACancelledRunningOneIsStopped() {
-        Fixture f = fixture("cancel", List.of("a"), 8);
+        Fixture f = loops.open("cancel", List.of("a"), 8);
         String running = f.submit("a", 8, HOUR, 900, false);
         String waiting = f.submit("a", 8, HOUR, 900, false);
         f.cycle();
@@ -216,7 +201,7 @@ class SchedulerLoopTest {
 
     @Test
     void fairSharePreemptsTheOverServedTeamAndItsWorkRunsAgainLater() {
-        Fixture f = fixture("fair", List.of("a", "b"), 8);
+        Fixture f = loops.open("fair", List.of("a", "b"), 8);
         List<String> story = fairShareStory(f);
 
         assertThat(story).containsExactly(
@@ -237,14 +222,14 @@ class SchedulerLoopTest {
 
     @Test
     void sameInputsTellTheSameStory() {
-        List<String> first = fairShareStory(fixture("d1", List.of("a", "b"), 8));
-        List<String> second = fairShareStory(fixture("d2", List.of("a", "b"), 8));
+        List<String> first = fairShareStory(loops.open("d1", List.of("a", "b"), 8));
+        List<String> second = fairShareStory(loops.open("d2", List.of("a", "b"), 8));
         assertThat(second).isEqualTo(first);
     }
 
     @Test
     void aStartWaitsForTheFenceOfAStoppingAttempt() {
-        Fixture f = fixture("fence", List.of("a", "b"), 8);
+        Fixture f = loops.open("fence", List.of("a", "b"), 8);
         f.backend.holdStops = true;
         String a = f.submit("a", 8, 10 * HOUR, 900, true);
         f.cycle();
@@ -276,7 +261,7 @@ class SchedulerLoopTest {
 
     @Test
     void aStartPrefersGpusFreeForGoodOverFencedOnes() {
-        Fixture f = fixture("prefer", List.of("a"), 8);
+        Fixture f = loops.open("prefer", List.of("a"), 8);
         f.backend.holdStops = true;
         String stays = f.submit("a", 4, 10 * HOUR, 900, false);
         String ends = f.submit("a", 4, HOUR, 900, false);
@@ -301,7 +286,7 @@ class SchedulerLoopTest {
 
     @Test
     void aDeferredStartThatIsCancelledNeverLaunchesAndThePreemptedWorkResumesBehindItsOwnFence() {
-        Fixture f = fixture("cancel-deferred", List.of("a", "b"), 8);
+        Fixture f = loops.open("cancel-deferred", List.of("a", "b"), 8);
         f.backend.holdStops = true;
         String a = f.submit("a", 8, 10 * HOUR, 900, true);
         f.cycle();
@@ -332,7 +317,7 @@ class SchedulerLoopTest {
 
     @Test
     void startRunsCyclesOnADaemonThreadUntilClosed() throws InterruptedException {
-        Fixture f = fixture("thread", List.of("a"), 8);
+        Fixture f = loops.open("thread", List.of("a"), 8);
         String w = f.submit("a", 4, HOUR, 900, false);
         f.loop.start(Duration.ofMillis(5));
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -349,7 +334,7 @@ class SchedulerLoopTest {
 
     @Test
     void aCommandThatCannotStartOrExitsNonZeroFailsItsWorkload() {
-        Fixture f = fixture("fail", List.of("a"), 8);
+        Fixture f = loops.open("fail", List.of("a"), 8);
         String noProgram = f.submit("a", 4, HOUR, 900, false);
         String crashes = f.submit("a", 4, HOUR, 900, false);
         f.backend.failToStart.add(noProgram);
@@ -371,7 +356,7 @@ class SchedulerLoopTest {
 
     @Test
     void anUnknownStatusIsNeverAnEnd() {
-        Fixture f = fixture("unknown", List.of("a"), 8);
+        Fixture f = loops.open("unknown", List.of("a"), 8);
         String w = f.submit("a", 4, HOUR, 900, false);
         f.cycle();
         f.backend.unknown.add(w);
@@ -386,7 +371,7 @@ class SchedulerLoopTest {
 
     @Test
     void aGangGetsLanesOnEachOfItsNodesAndUnhealthyNodesGetNoWork() {
-        Fixture f = fixture("gang", List.of("a"), 4, 4, 4);
+        Fixture f = loops.open("gang", List.of("a"), 4, 4, 4);
         f.store.nodes().setHealth("n1", false, "fan failure", f.clock.millis());
         String gang = f.submit("a", 8, 4, HOUR, 900, false);
         String more = f.submit("a", 2, HOUR, 900, false);
@@ -451,24 +436,24 @@ class SchedulerLoopTest {
 
     @Test
     void aRandomRunNeverGivesAGpuTwiceEndsEverythingAndRepeatsExactly() {
-        List<String> first = randomRun(fixture("r1", List.of("a", "b", "c"), 8, 8), 42);
-        List<String> second = randomRun(fixture("r2", List.of("a", "b", "c"), 8, 8), 42);
+        List<String> first = randomRun(loops.open("r1", List.of("a", "b", "c"), 8, 8), 42);
+        List<String> second = randomRun(loops.open("r2", List.of("a", "b", "c"), 8, 8), 42);
         assertThat(second).isEqualTo(first);
         assertThat(first.stream().filter(e -> e.contains(": stop ")).count()).isPositive();
-        assertThat(fixtures.get(0).loop.counters().deferrals()).isPositive();
-        assertThat(fixtures.get(0).loop.counters().preemptions()).isPositive();
-        assertThat(fixtures.get(0).loop.counters().failures()).isPositive();
+        assertThat(loops.opened().get(0).loop.counters().deferrals()).isPositive();
+        assertThat(loops.opened().get(0).loop.counters().preemptions()).isPositive();
+        assertThat(loops.opened().get(0).loop.counters().failures()).isPositive();
     }
 
     @ParameterizedTest
     @ValueSource(longs = {1, 7, 14, 15, 19})
     void randomRunsKeepTheirInvariants(long seed) {
-        randomRun(fixture("s" + seed, List.of("a", "b", "c"), 8, 8), seed);
+        randomRun(loops.open("s" + seed, List.of("a", "b", "c"), 8, 8), seed);
     }
 
     @Test
     void nothingHappensUntilTheStoreHasNodesAndAllocations() {
-        Fixture f = fixture("empty", List.of());
+        Fixture f = loops.open("empty", List.of());
         f.cycle();
         assertThat(f.story).isEmpty();
         assertThat(f.loop.counters().cycles()).isEqualTo(1);
@@ -476,7 +461,7 @@ class SchedulerLoopTest {
 
     @Test
     void anAttemptBegunInTheStoreButNeverStartedIsLaunchedAtLoadWithTheSameKeyAndWaitingWorkGetsOtherGpus() {
-        Fixture f = fixture("load", List.of("a"), 8);
+        Fixture f = loops.open("load", List.of("a"), 8);
         String was = f.submit("a", 4, HOUR, 900, false);
         // A crash between the store's beginAttempt and the backend's start.
         AttemptKey before = f.store.attempts().beginAttempt(was, List.of(new Launch.NodeGpus("n1", List.of(4, 5, 6, 7))),
@@ -503,7 +488,7 @@ class SchedulerLoopTest {
 
     @Test
     void aStartLostOnTheWayToTheBackendIsLaunchedOnceByTheNextLoopWithTheSameAttemptNumber() {
-        Fixture f = fixture("dropped", List.of("a"), 8);
+        Fixture f = loops.open("dropped", List.of("a"), 8);
         String w = f.submit("a", 8, HOUR, 900, false);
         f.backend.dropNextStart = true;
         f.cycle();
@@ -522,7 +507,7 @@ class SchedulerLoopTest {
 
     @Test
     void aLoopThatCrashesIsAdoptedWithoutASecondLaunchAndNewWorkGetsOtherGpus() {
-        Fixture f = fixture("adopt", List.of("a"), 8);
+        Fixture f = loops.open("adopt", List.of("a"), 8);
         String brief = f.submit("a", 4, 600, 300, false);
         String stays = f.submit("a", 4, HOUR, 900, false);
         f.cycle();
@@ -557,7 +542,7 @@ class SchedulerLoopTest {
     @Test
     void givenWorkKilledBySigintWhileTheLoopWasDown_whenItsBackendsWorkDiesWithTheService_thenItIsLostNotFailed() {
         for (boolean diesWithService : new boolean[] {true, false}) {
-            Fixture f = fixture("sigint-" + diesWithService, List.of("a"), 8);
+            Fixture f = loops.open("sigint-" + diesWithService, List.of("a"), 8);
             f.backend.diesWithService = diesWithService;
             String resumable = f.submit("a", 4, 900, 60, true);
             String not = f.submit("a", 4, 900, 60, false);
@@ -590,7 +575,7 @@ class SchedulerLoopTest {
 
     @Test
     void givenAnAdoptedAttemptSeenRunning_whenItIsKilledLater_thenItEndedOnTheServicesWatchAndFails() {
-        Fixture f = fixture("seen", List.of("a"), 8);
+        Fixture f = loops.open("seen", List.of("a"), 8);
         f.backend.diesWithService = true;
         String w = f.submit("a", 4, 900, 60, true);
         f.cycle();
@@ -607,7 +592,7 @@ class SchedulerLoopTest {
 
     @Test
     void aRunningAttemptTheBackendDoesNotKnowIsLostAndResumableWorkStartsAgainAsAttemptTwo() {
-        Fixture f = fixture("lost", List.of("a"), 8);
+        Fixture f = loops.open("lost", List.of("a"), 8);
         String resumable = f.submit("a", 4, HOUR, 900, true);
         String not = f.submit("a", 4, HOUR, 900, false);
         f.cycle();
@@ -633,7 +618,7 @@ class SchedulerLoopTest {
 
     @Test
     void aStoppingAttemptIsAdoptedFencedAndItsStopIsSentAgain() {
-        Fixture f = fixture("stopping", List.of("a", "b"), 8);
+        Fixture f = loops.open("stopping", List.of("a", "b"), 8);
         f.backend.holdStops = true;
         String a = f.submit("a", 8, 10 * HOUR, 900, true);
         f.cycle();
@@ -670,7 +655,7 @@ class SchedulerLoopTest {
 
     @Test
     void aCancelledStoppingAttemptIsAdoptedFencedAndEndsCancelled() {
-        Fixture f = fixture("stopping-cancel", List.of("a"), 8);
+        Fixture f = loops.open("stopping-cancel", List.of("a"), 8);
         f.backend.holdStops = true;
         String w = f.submit("a", 8, 10 * HOUR, 900, true);
         f.cycle();
@@ -689,7 +674,7 @@ class SchedulerLoopTest {
 
     @Test
     void anAdoptedAttemptTheBackendCannotTellAboutStaysLiveAndHoldsItsGpus() {
-        Fixture f = fixture("adopt-unknown", List.of("a"), 8);
+        Fixture f = loops.open("adopt-unknown", List.of("a"), 8);
         String w = f.submit("a", 8, HOUR, 900, false);
         f.cycle();
         f.backend.unknown.add(w);
@@ -749,12 +734,12 @@ class SchedulerLoopTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 7, 14, 15, 19, 42})
     void randomRunsWithCrashesNeverGiveAGpuTwiceNorStartAnAttemptTwice(long seed) {
-        randomRunWithCrashes(fixture("c" + seed, List.of("a", "b", "c"), 8, 8), seed);
+        randomRunWithCrashes(loops.open("c" + seed, List.of("a", "b", "c"), 8, 8), seed);
     }
 
     @Test
     void aWorkloadTheCoreCannotHoldIsRefusedAndLeftInTheStore() {
-        Fixture f = fixture("refuse", List.of("a"), 8);
+        Fixture f = loops.open("refuse", List.of("a"), 8);
         String big = f.submit("a", 16, HOUR, 900, false);
         f.cycle();
         assertThat(f.loop.refused()).containsKey(big);

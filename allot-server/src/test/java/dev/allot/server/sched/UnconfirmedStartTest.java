@@ -9,13 +9,10 @@ import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.AttemptPhase;
 import dev.allot.server.store.WorkloadState;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A start the backend could not confirm ({@link BackendUnavailableException}) is neither a refusal nor a launch: the
@@ -26,21 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class UnconfirmedStartTest {
     private static final long HOUR = 3600;
 
-    @TempDir
-    Path dir;
-
-    private final List<Fixture> fixtures = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        fixtures.forEach(Fixture::close);
-    }
-
-    private Fixture fixture(String name, int... nodeGpus) {
-        Fixture f = new Fixture(dir.resolve(name), List.of("a"), nodeGpus);
-        fixtures.add(f);
-        return f;
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     private static BackendUnavailableException unreachable() {
         return new BackendUnavailableException("slurmctld did not answer");
@@ -54,7 +38,7 @@ class UnconfirmedStartTest {
 
     @Test
     void aStartUnconfirmedTwiceIsAskedAgainWithTheSameKeyAndRunsOnceWhileItsGpusStayHeld() {
-        Fixture f = fixture("retry", 8);
+        Fixture f = loops.open("retry", 8);
         String w = f.submit("a", 8, HOUR, 0, false);
         f.backend.startThrows.add(unreachable());
         f.backend.startThrows.add(unreachable());
@@ -91,7 +75,7 @@ class UnconfirmedStartTest {
 
     @Test
     void aStartTheBackendTookButCouldNotConfirmIsNeverRunTwice() {
-        Fixture f = fixture("took", 8);
+        Fixture f = loops.open("took", 8);
         String w = f.submit("a", 4, HOUR, 0, false);
         f.backend.unavailableAfterTaking = 1;
 
@@ -111,7 +95,7 @@ class UnconfirmedStartTest {
 
     @Test
     void anUnconfirmedStartThenARealRefusalFailsTheAttemptWithTheBackendsMessage() {
-        Fixture f = fixture("refused", 8);
+        Fixture f = loops.open("refused", 8);
         String w = f.submit("a", 8, HOUR, 0, false);
         f.backend.startThrows.add(unreachable());
         f.backend.startThrows.add(new BackendException("partition gpu is down"));
@@ -136,7 +120,7 @@ class UnconfirmedStartTest {
 
     @Test
     void aCancelWhileTheStartIsUnconfirmedIsSentAsAStopAndNeverAsAnotherStart() {
-        Fixture f = fixture("cancel", 8);
+        Fixture f = loops.open("cancel", 8);
         String w = f.submit("a", 8, HOUR, 0, false);
         // The cycle after the cancellation asks the start again before it reads the cancellation: unconfirmed too.
         f.backend.startThrows.addAll(Collections.nCopies(2, unreachable()));
@@ -162,7 +146,7 @@ class UnconfirmedStartTest {
 
     @Test
     void aPreemptionWhileTheStartIsUnconfirmedRecordsThatTheAttemptNeverStarted() {
-        Fixture f = fixture("preempt", 8);
+        Fixture f = loops.open("preempt", 8);
         String free = f.submit("a", 8, HOUR, 0, false); // unallocated: any allocated work may preempt it
         f.backend.startThrows.addAll(Collections.nCopies(2, unreachable()));
         f.cycle();
@@ -191,7 +175,7 @@ class UnconfirmedStartTest {
      */
     @Test
     void anAdoptedAttemptPreemptedBeforeItsReconciliationIsRecordedAsNeverStarted() {
-        Fixture f = fixture("adopted-preempted", 8);
+        Fixture f = loops.open("adopted-preempted", 8);
         String free = f.submit("a", 8, HOUR, 0, false); // unallocated: any allocated work may preempt it
         f.backend.dropNextStart = true; // the crash came between the store's begin and the backend's start
         f.cycle();
@@ -224,7 +208,7 @@ class UnconfirmedStartTest {
 
     @Test
     void anAdoptedLaunchingAttemptWhoseRestartIsUnconfirmedStaysAndStartsLaterWithTheSameKey() {
-        Fixture f = fixture("reconcile", 8);
+        Fixture f = loops.open("reconcile", 8);
         String w = f.submit("a", 8, HOUR, 0, false);
         f.backend.dropNextStart = true; // the crash came between the store's begin and the backend's start
         f.cycle();
@@ -254,7 +238,7 @@ class UnconfirmedStartTest {
 
     @Test
     void anAdoptedLaunchingAttemptTheBackendRefusesOnRestartFails() {
-        Fixture f = fixture("reconcile-refused", 8);
+        Fixture f = loops.open("reconcile-refused", 8);
         String w = f.submit("a", 8, HOUR, 0, false);
         f.backend.dropNextStart = true;
         f.cycle();
