@@ -1,15 +1,13 @@
 package dev.allot.core.state;
 
+import static dev.allot.core.state.TwoTeams.on;
+import static dev.allot.core.state.TwoTeams.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,16 +19,6 @@ class ClusterStatePromoteTest {
     private static final long H = 3600;
     private static final int A = 0;
     private static final int B = 1;
-
-    private static ClusterState state() {
-        ClusterSpec cluster = new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8)), List.of());
-        AllocationTree tree = AllocationTree.builder("lab").leaf("A", 1).leaf("B", 1).build();
-        return new ClusterState(cluster, tree, SchedulerConfig.defaults(), 0);
-    }
-
-    private static Placement on(int node, int gpus) {
-        return new Placement(new int[] {node}, new int[] {gpus});
-    }
 
     /** A shard of 20h on 4 GPUs in allocation A, unallocated, checkpointing every 30 minutes. */
     private static WorkloadSpec shard(String id) {

@@ -1,5 +1,6 @@
 package dev.allot.core.state;
 
+import static dev.allot.core.state.TwoTeams.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,10 +20,6 @@ class ClusterStateTest {
         ClusterSpec cluster = new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8)), List.of());
         AllocationTree tree = AllocationTree.builder("lab").child("prog", 1).leaf("A", 1).leaf("B", 1).up().build();
         return new ClusterState(cluster, tree, SchedulerConfig.defaults(), 0);
-    }
-
-    private static Placement on(int node, int gpus) {
-        return new Placement(new int[] {node}, new int[] {gpus});
     }
 
     @Test

@@ -1,14 +1,12 @@
 package dev.allot.core.state;
 
+import static dev.allot.core.state.TwoTeams.on;
+import static dev.allot.core.state.TwoTeams.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.WorkloadSpec;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,16 +17,6 @@ import org.junit.jupiter.api.Test;
 class EndsLearnedLateTest {
     private static final long H = 3600;
     private static final long M = 60;
-
-    private static ClusterState state() {
-        ClusterSpec cluster = new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8)), List.of());
-        AllocationTree tree = AllocationTree.builder("lab").leaf("A", 1).leaf("B", 1).build();
-        return new ClusterState(cluster, tree, SchedulerConfig.defaults(), 0);
-    }
-
-    private static Placement on(int node, int gpus) {
-        return new Placement(new int[] {node}, new int[] {gpus});
-    }
 
     private static Job running(ClusterState s, String id, WorkloadSpec.Builder b) {
         Job j = s.register(b.build());

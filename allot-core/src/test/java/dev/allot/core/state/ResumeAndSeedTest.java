@@ -1,14 +1,11 @@
 package dev.allot.core.state;
 
+import static dev.allot.core.state.TwoTeams.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.allot.core.model.AllocationTree;
-import dev.allot.core.model.ClusterSpec;
-import dev.allot.core.model.NodeSpec;
 import dev.allot.core.model.WorkloadSpec;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,16 +16,6 @@ import org.junit.jupiter.api.Test;
 class ResumeAndSeedTest {
     private static final long H = 3600;
 
-    private static ClusterState stateAt(long now) {
-        ClusterSpec cluster = new ClusterSpec(List.of(NodeSpec.of("n1", 8), NodeSpec.of("n2", 8)), List.of());
-        AllocationTree tree = AllocationTree.builder("lab").leaf("A", 1).leaf("B", 1).build();
-        return new ClusterState(cluster, tree, SchedulerConfig.defaults(), now);
-    }
-
-    private static Placement on(int node, int gpus) {
-        return new Placement(new int[] {node}, new int[] {gpus});
-    }
-
     private static WorkloadSpec.Builder train(String id, String allocation) {
         return WorkloadSpec.builder(id).allocation(allocation).gpus(4).duration(Duration.ofHours(10))
                 .minRuntime(Duration.ofHours(2)).resumable(Duration.ofMinutes(30));
@@ -36,7 +23,7 @@ class ResumeAndSeedTest {
 
     @Test
     void givenWorkStartedAnHourBeforeTheRestartItsProtectionEndsAnHourAfter() {
-        ClusterState s = stateAt(10 * H);
+        ClusterState s = TwoTeams.at(10 * H);
         Job j = s.register(train("a1", "A").build());
         s.submit(j, 10 * H);
         s.resume(j, on(0, 4), 9 * H, 10 * H);
@@ -59,7 +46,7 @@ class ResumeAndSeedTest {
 
     @Test
     void givenWorkWhoseProtectionEndedBeforeTheRestartItIsUnprotectedAtOnce() {
-        ClusterState s = stateAt(10 * H);
+        ClusterState s = TwoTeams.at(10 * H);
         Job j = s.register(train("a1", "A").build());
         s.submit(j, 10 * H);
         s.resume(j, on(1, 4), 5 * H, 10 * H);
@@ -74,7 +61,7 @@ class ResumeAndSeedTest {
 
     @Test
     void resumeAcceptsAnUnhealthyNodeSoThatAdoptedWorkDrainsFromIt() {
-        ClusterState s = stateAt(10 * H);
+        ClusterState s = TwoTeams.at(10 * H);
         s.setHealthy(0, false, 10 * H);
         Job j = s.register(train("a1", "A").build());
         s.submit(j, 10 * H);
@@ -88,7 +75,7 @@ class ResumeAndSeedTest {
     @Test
     void seededUsageLandsInTheWindowAndOlderUsageOnlyInTheTotal() {
         long now = 200 * H; // the default window is 168 one-hour buckets
-        ClusterState s = stateAt(now);
+        ClusterState s = TwoTeams.at(now);
         s.seedUsage(0, 8, now - 2 * H - 1800, now - H);   // 1.5 h x 8 GPUs inside the window
         s.seedUsage(1, 2, now - 300 * H, now - 180 * H);  // all before the window
         s.seedUsage(1, 1, now - 168 * H, now - 166 * H);  // straddles the window's start

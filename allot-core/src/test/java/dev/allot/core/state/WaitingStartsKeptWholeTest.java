@@ -1,5 +1,6 @@
 package dev.allot.core.state;
 
+import static dev.allot.core.state.TwoTeams.on;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.model.AllocationTree;
@@ -36,10 +37,6 @@ class WaitingStartsKeptWholeTest {
                 .duration(Duration.ofHours(1)).minRuntime(Duration.ofSeconds(minRuntime)).resumable().build());
         s.submit(j, 0);
         return j;
-    }
-
-    private static Placement on(int node, int gpus) {
-        return new Placement(new int[] {node}, new int[] {gpus});
     }
 
     /** What the policy reads of the protections and the nodes, and what the waiting starts carry. */
