@@ -6,17 +6,14 @@ import dev.allot.core.explain.WaitExplainer;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.JobState;
 import dev.allot.server.testing.GatedBackend;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The loop's reads while a cycle waits for the backend (see {@link StateLock}): they answer at once, from the state
@@ -27,20 +24,12 @@ class ReadsDuringBackendCallsTest {
     /** What "at once" means here: the backend holds its call for {@link GatedBackend#HOLD_AT_MOST} (20 s). */
     static final Duration AT_ONCE = Duration.ofSeconds(2);
 
-    @TempDir
-    Path dir;
-    private Fixture fx;
-
-    @AfterEach
-    void close() {
-        if (fx != null) {
-            fx.close();
-        }
-    }
+    @RegisterExtension
+    final LoopFixtures loops = new LoopFixtures();
 
     @Test
     void whileTheStartsOfADecisionAreSentTheReadsAnswerWithTheDecisionTaken() throws Exception {
-        fx = new Fixture(dir, List.of("a"), 4);
+        Fixture fx = loops.open("loop", 4);
         GatedBackend gate = fx.gateTheBackend();
         // Given w1 runs on the whole node for 10 minutes, protected, and w2 waits behind it
         String w1 = fx.submit("a", 4, 600, 600, true);
@@ -84,7 +73,7 @@ class ReadsDuringBackendCallsTest {
 
     @Test
     void whileTheBackendIsObservedTheReadsAnswerWithTheLastCyclesState() throws Exception {
-        fx = new Fixture(dir, List.of("a"), 4);
+        Fixture fx = loops.open("loop", 4);
         GatedBackend gate = fx.gateTheBackend();
         String w1 = fx.submit("a", 4, 600, 600, true);
         fx.cycle();
