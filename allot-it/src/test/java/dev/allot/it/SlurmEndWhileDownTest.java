@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SlurmEndWhileDownTest extends SlurmStories {
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** How long Allot stays down after the job ended. */
-    private static final Duration DOWN_AFTER_END = Duration.ofSeconds(8);
+    private static final Duration DOWN_AFTER_END = Duration.ofSeconds(5);
 
     /** How Allot reads Slurm after the restart: both carry the end time. */
     enum Observing {
