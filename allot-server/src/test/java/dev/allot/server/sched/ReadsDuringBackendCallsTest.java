@@ -32,17 +32,12 @@ class ReadsDuringBackendCallsTest {
         Fixture fx = loops.open("loop", 4);
         GatedBackend gate = fx.gateTheBackend();
         // Given w1 runs on the whole node for 10 minutes, protected, and w2 waits behind it
-        String w1 = fx.submit("a", 4, 600, 600, true);
-        fx.cycle();
-        String w2 = fx.submit("a", 4, 3600, 600, true);
-        fx.cycle();
+        String w1 = runsThenEnds(fx);
+        String w2 = waitsBehind(fx);
         assertThat(fx.loop.deferredLaunches()).isEmpty();
 
         // When w1 ends and the cycle that starts w2 finds the backend slow to take the start
-        gate.close(GatedBackend.Call.START_ALL);
-        fx.advance(600);
-        CompletableFuture<Void> cycle = CompletableFuture.runAsync(fx.loop::runOnce);
-        assertThat(gate.awaitHeld(Duration.ofSeconds(10))).as("the cycle reached the backend").isTrue();
+        CompletableFuture<Void> cycle = cycleHeldAt(fx, gate, GatedBackend.Call.START_ALL);
 
         // Then every read answers at once, with the decision taken (recorded, being sent)
         assertThat(atOnce(() -> fx.loop.inspect((state, now) -> state.job(w2).map(Job::state))))
@@ -75,15 +70,10 @@ class ReadsDuringBackendCallsTest {
     void whileTheBackendIsObservedTheReadsAnswerWithTheLastCyclesState() throws Exception {
         Fixture fx = loops.open("loop", 4);
         GatedBackend gate = fx.gateTheBackend();
-        String w1 = fx.submit("a", 4, 600, 600, true);
-        fx.cycle();
-        String w2 = fx.submit("a", 4, 3600, 600, true);
-        fx.cycle();
+        String w1 = runsThenEnds(fx);
+        String w2 = waitsBehind(fx);
 
-        gate.close(GatedBackend.Call.OBSERVE);
-        fx.advance(600);
-        CompletableFuture<Void> cycle = CompletableFuture.runAsync(fx.loop::runOnce);
-        assertThat(gate.awaitHeld(Duration.ofSeconds(10))).as("the cycle reached the backend").isTrue();
+        CompletableFuture<Void> cycle = cycleHeldAt(fx, gate, GatedBackend.Call.OBSERVE);
 
         // the end of w1 is not known yet: w1 runs, w2 waits first in the queue
         assertThat(atOnce(() -> fx.loop.inspect((state, now) -> state.job(w1).map(Job::state))))
@@ -107,4 +97,29 @@ class ReadsDuringBackendCallsTest {
                     + ": it waits for the cycle that waits for the backend", e);
         }
     }
+
+    /** w1: the whole node for 10 minutes, protected, started by a cycle. */
+    private static String runsThenEnds(Fixture fx) {
+        String w1 = fx.submit("a", 4, 600, 600, true);
+        fx.cycle();
+        return w1;
+    }
+
+    /** w2: waits behind w1 for the node. */
+    private static String waitsBehind(Fixture fx) {
+        String w2 = fx.submit("a", 4, 3600, 600, true);
+        fx.cycle();
+        return w2;
+    }
+
+    /** Ten minutes on (w1 ends), a cycle on another thread, held by the backend at {@code call}. */
+    private static CompletableFuture<Void> cycleHeldAt(Fixture fx, GatedBackend gate, GatedBackend.Call call)
+            throws InterruptedException {
+        gate.close(call);
+        fx.advance(600);
+        CompletableFuture<Void> cycle = CompletableFuture.runAsync(fx.loop::runOnce);
+        assertThat(gate.awaitHeld(Duration.ofSeconds(10))).as("the cycle reached the backend").isTrue();
+        return cycle;
+    }
+
 }
