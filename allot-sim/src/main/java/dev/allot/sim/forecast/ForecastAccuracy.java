@@ -79,6 +79,16 @@ public final class ForecastAccuracy {
             return Math.abs(allot.coverage() - 0.8) <= 0.05;
         }
 
+        /**
+         * The band goal on the forecasts of a wait alone. A forecast that says "starts at once" has the band
+         * [now, now]: when it comes true the start is inside whatever the band's level, so those forecasts can only
+         * read 100% (or 0%) and push the overall share above 85% on a lab where most work starts at once; this
+         * reading shows whether the bands of the waits, the ones with a width, hold what they claim.
+         */
+        public boolean waitBandGoalMet() {
+            return Math.abs(allot.split().waitCoverage() - 0.8) <= 0.05;
+        }
+
         /** The comparison as a text table. */
         public String table() {
             StringBuilder b = new StringBuilder();
@@ -106,8 +116,11 @@ public final class ForecastAccuracy {
                     percent(allot.split().atOnceCoverage()), allot.split().atOnceSamples(),
                     percent(allot.split().waitCoverage()), allot.split().waitSamples()));
             b.append(String.format(java.util.Locale.ROOT, "goal: median |err| <= 1/3 of the baseline's: %s;"
-                    + " band holds 80%% +/- 5%%: %s (%s)%n", verdict(allot.samples() > 0 && baseline.samples() > 0,
-                    errorGoalMet()), verdict(!Double.isNaN(allot.coverage()), bandGoalMet()), percent(allot.coverage())));
+                    + " band holds 80%% +/- 5%%: %s (%s); of the starts forecast to wait: %s (%s)%n",
+                    verdict(allot.samples() > 0 && baseline.samples() > 0, errorGoalMet()),
+                    verdict(!Double.isNaN(allot.coverage()), bandGoalMet()), percent(allot.coverage()),
+                    verdict(!Double.isNaN(allot.split().waitCoverage()), waitBandGoalMet()),
+                    percent(allot.split().waitCoverage())));
             b.append(String.format(java.util.Locale.ROOT, "cost: %.1f ms per forecast (allot, %d forecasts), %.1f ms"
                     + " (baseline)%n", allot.forecastMillisMean(), allot.forecastsMade(), baseline.forecastMillisMean()));
             return b.toString();

@@ -46,6 +46,25 @@ class ForecastAccuracyTableTest {
 
         assertThat(table).as("it printed 0s errors and 'median |err| <= 1/3 of the baseline's: met' with nothing measured")
                 .contains("allot forecast             allocation         0             -           -          -\n")
-                .contains("goal: median |err| <= 1/3 of the baseline's: no samples; band holds 80% +/- 5%: no samples (-)\n");
+                .contains("goal: median |err| <= 1/3 of the baseline's: no samples; band holds 80% +/- 5%: no samples (-);"
+                        + " of the starts forecast to wait: no samples (-)\n");
+    }
+
+    @Test
+    void givenMostWorkForecastToStartAtOnce_whenTabulated_thenTheBandGoalIsJudgedOverallAndOnTheWaitsApart() {
+        // 600 forecasts "starts at once" that came true (their band [now, now] holds them whatever its level) and
+        // 313 forecasts of a wait whose bands held 256 (81.8%): 856 of 913 overall, 93.8%
+        List<ForecastAccuracy.WaitClass> classes = List.of(waitClass("< 1m", 913, 0, 0, 856 / 913.0));
+        ForecastAccuracy.Measure allot = new ForecastAccuracy.Measure("allot forecast", "allocation", 913, 0, 0, 60,
+                856 / 913.0, classes, 10, 913, new ForecastAccuracy.BandSplit(600, 1.0, 313, 256 / 313.0));
+        ForecastAccuracy.Measure baseline = new ForecastAccuracy.Measure("slurm plan at submission", "slurm", 913, 0,
+                210, 900, Double.NaN, classes, 1, 913, new ForecastAccuracy.BandSplit(0, Double.NaN, 0, Double.NaN));
+
+        ForecastAccuracy.Comparison c = new ForecastAccuracy.Comparison("hand", allot, baseline);
+
+        assertThat(c.bandGoalMet()).isFalse();
+        assertThat(c.waitBandGoalMet()).isTrue();
+        assertThat(c.table()).contains("band holds 80% +/- 5%: NOT met (93.8%); of the starts forecast to wait: met"
+                + " (81.8%)\n");
     }
 }
