@@ -121,9 +121,13 @@ final class TokenCommand extends GroupCommand {
                 }
             }
             if (wanted.isEmpty() || matches.size() != 1) {
+                // without --user only the caller's own tokens are searched: an administrator revoking a token it
+                // made for someone else (allot token create --user NAME) is told where that token is
+                String list = user == null ? "'allot token list' shows them; another user's token: allot token"
+                        + " revoke --user NAME " + id : "'allot token list --user " + name + "' shows them";
                 throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, (matches.isEmpty() ? "no token of '"
                         + name + "' has an id starting '" + id + "'" : "'" + id + "' starts " + matches.size()
-                        + " token ids; give more of it") + " ('allot token list' shows them)");
+                        + " token ids; give more of it") + " (" + list + ")");
             }
             revoked = matches.get(0);
             return client.delete(tokensPath(name) + "/" + ApiClient.segment("a token id", revoked));

@@ -67,6 +67,24 @@ class AccessCommandsTest {
     }
 
     @Test
+    void givenAnAdminThatMadeATokenForBob_whenItRevokesItByIdWithoutUser_thenTheErrorPointsAtUserAndWithItTheTokenGoes() {
+        Cli.Result made = as("tok-root", "token", "create", "--user", "bob", "--label", "for-bob");
+        assertThat(made.exit()).as(made.err()).isZero();
+        String id = made.out().lines().filter(l -> l.startsWith("id:")).findFirst().orElseThrow().substring(3).strip();
+
+        Cli.Result mine = as("tok-root", "token", "revoke", id);
+        assertThat(mine.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(mine.err()).contains("no token of 'root'", "another user's token: allot token revoke --user NAME "
+                + id);
+
+        Cli.Result bobs = as("tok-root", "token", "revoke", "--user", "bob", id);
+        assertThat(bobs.exit()).as(bobs.err()).isZero();
+        assertThat(bobs.out()).contains("revoked " + id);
+        assertThat(as("tok-root", "token", "revoke", "--user", "bob", id).err())
+                .contains("no token of 'bob'", "'allot token list --user bob' shows them");
+    }
+
+    @Test
     void givenAnAdmin_whenItSetsThePolicyAndDisablesAndEnablesAUser_thenTheUserStopsAndStartsAtOnce() {
         assertThat(as("tok-alice", "token", "policy").out()).isEqualTo("default lifetime: 90d\nmaximum lifetime: 365d\n");
         Cli.Result policy = as("tok-root", "token", "policy", "--max", "30d", "--default", "7d");
