@@ -242,8 +242,11 @@ final class ApiClient {
                 throw unreachable();
             }
             if (e instanceof javax.net.ssl.SSLException) {
+                // JSSE's words for a server that answered in plain HTTP: the certificate is not the question then
+                boolean plain = e.getMessage() != null && e.getMessage().contains("plaintext connection");
                 throw new ClientException(1, "cannot talk to the Allot server at " + base + " over TLS: " + e.getMessage()
-                        + (base.getScheme().equalsIgnoreCase("https") ? " (is its certificate trusted? --ca-cert FILE)"
+                        + (plain ? " (it answers plain HTTP: give --server http://" + base.getRawAuthority() + ")"
+                        : base.getScheme().equalsIgnoreCase("https") ? " (is its certificate trusted? --ca-cert FILE)"
                         : ""));
             }
             throw new ClientException(1, "cannot talk to the Allot server at " + base + ": " + e.getClass().getSimpleName()
@@ -277,7 +280,7 @@ final class ApiClient {
         if (status >= 200 && status < 300) {
             if (json == null) {
                 throw new ClientException(1, "the server answered " + method + " " + pathOnly(path) + " with HTTP " + status
-                        + " but no JSON");
+                        + " but no JSON" + notAllot());
             }
             return json;
         }
@@ -293,7 +296,15 @@ final class ApiClient {
             snippet = snippet.substring(0, 200) + "...";
         }
         return throwIt(exit, "the server answered " + method + " " + pathOnly(path) + " with HTTP " + status
-                + (snippet.isEmpty() ? "" : ": " + snippet));
+                + (snippet.isEmpty() ? "" : ": " + snippet) + notAllot());
+    }
+
+    /**
+     * The hint for an answer that is not the API's JSON: every answer of an Allot service is (its errors included),
+     * so the address most likely names another server (a port of something else, a proxy's page).
+     */
+    private String notAllot() {
+        return " (not the Allot API's JSON: is " + base + " an Allot service? set --server or ALLOT_SERVER)";
     }
 
     private static JsonNode throwIt(int exit, String message) {
