@@ -109,7 +109,9 @@ final class ClientOptions {
         }
         if (t == null || t.isBlank()) {
             throw new IllegalArgumentException("no API token: give --token TOKEN, set " + TOKEN_ENV + ", or put \"token\" in "
-                    + configName() + " (allot serve --demo writes it)");
+                    + configName() + " (allot serve --demo writes it; a service's first administrator token is"
+                    + " in its data directory: " + TOKEN_ENV + "=$(cat allot-data/admin-token), or the --data-dir"
+                    + " it was given)");
         }
         String trimmed = t.trim();
         if (!trimmed.chars().allMatch(c -> c > ' ' && c < 0x7f)) {

@@ -438,6 +438,8 @@ class ClientCommandsTest {
         Cli.Result r = Cli.run("nodes", "--server", cluster.url());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("--token").contains("ALLOT_TOKEN");
+        assertThat(r.err()).as("a service started without --demo wrote no token for the client: where one is")
+                .contains("ALLOT_TOKEN=$(cat allot-data/admin-token)");
     }
 
     @Test
