@@ -9,6 +9,7 @@ import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.forecast.LiveForecaster;
 import dev.allot.server.identity.IdentityMode;
 import dev.allot.server.identity.UnixAccounts;
+import dev.allot.server.identity.WaitingWorkAccounts;
 import dev.allot.server.identity.WorkloadIdentity;
 import dev.allot.server.policy.LivePolicy;
 import dev.allot.server.policy.PolicyOptions;
@@ -173,6 +174,12 @@ public final class Service implements AutoCloseable {
             identity.tooManyUsers(store.access().users()).ifPresent(why -> {
                 throw new IllegalStateException(why);
             });
+            if (identity.switchesAccounts()) { // accepted work must not fail at launch for an option changed since
+                WaitingWorkAccounts.problem(new WorkloadIdentity(identity, ACCOUNTS), store, Bootstrap.DEMO_USER,
+                        config.dataDir().resolve(Bootstrap.DEMO_TOKEN_FILE), config.demo()).ifPresent(why -> {
+                            throw new IllegalStateException(why);
+                        });
+            }
             String adminToken = Bootstrap.ensureAdmin(store, config.dataDir(), now).orElse(null);
             if (adminToken != null) {
                 LOG.info("created user {} with a fresh token, also written to {}", Bootstrap.ADMIN,

@@ -85,4 +85,50 @@ class ServiceStartTest {
             assertThat(s.identity().notices()).anyMatch(n -> n.contains("--single-user-host"));
         }
     }
+    /**
+     * Given a store made by {@code allot serve --demo} as root (every demo user runs as {@code nobody}) in which maria's
+     * workload waits, when the service is started again as root without {@code --demo} (maria would run as the account
+     * 'maria', which this machine does not have), then it refuses to start, naming maria, her workload and --demo,
+     * and the workload still waits; started with --demo again, it starts and the workload is still there, not failed.
+     * (The backend refused such work at launch and failed it: 20 accepted workloads lost to a changed option.)
+     */
+    @Test
+    void givenADemoStoreWithWaitingWork_whenRestartedAsRootWithoutDemo_thenItRefusesToStartAndTheWorkStillWaits() {
+        Path data = dir.resolve("data");
+        ServiceConfig demo = ServiceConfig.defaults(data).withPort(0).withNodeName("n1").withVirtualGpus(2)
+                .withDemo(true);
+        java.util.Map<String, Service.BackendMaker> runsNothing = java.util.Map.of(ServiceConfig.LOCAL,
+                (c, s) -> new dev.allot.server.backend.SimulatedBackend(new MutableClock(T0)));
+        try (Service s = Service.start(demo, new MutableClock(T0), runsNothing,
+                dev.allot.server.identity.IdentityMode.decide(demo, 0, "root"))) {
+            assertThat(s.identity().accounts().accountOf("maria")).isEqualTo("nobody");
+        }
+        String id;
+        try (dev.allot.server.store.Store store = dev.allot.server.store.Store.sqlite(data)) {
+            id = store.workloads().submit(new dev.allot.server.store.NewWorkload("lab/nlp/pretrain", "maria", 2, 0,
+                    3600L, 600, true, dev.allot.core.model.Priority.NORMAL, "train", java.util.List.of("sleep", "3600"),
+                    new java.util.TreeMap<>(), T0.toEpochMilli(), null)).id();
+        }
+        assertThat(new dev.allot.server.identity.UnixAccounts().lookup("maria")).as("this test needs a machine"
+                + " without an account 'maria'").isEmpty();
+
+        ServiceConfig plain = demo.withDemo(false);
+        assertThatThrownBy(() -> Service.start(plain, new MutableClock(T0), runsNothing,
+                dev.allot.server.identity.IdentityMode.decide(plain, 0, "root")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1 waiting workload could not be started")
+                .hasMessageContaining("user 'maria' has no Unix account on this machine")
+                .hasMessageContaining("(1 waiting: " + id + ")")
+                .hasMessageContaining("start it again with --demo");
+        try (dev.allot.server.store.Store store = dev.allot.server.store.Store.sqlite(data)) {
+            assertThat(store.workloads().workload(id).orElseThrow().state())
+                    .isEqualTo(dev.allot.server.store.WorkloadState.PENDING);
+        }
+
+        try (Service s = Service.start(demo, new MutableClock(T0), runsNothing,
+                dev.allot.server.identity.IdentityMode.decide(demo, 0, "root"))) {
+            assertThat(s.store().workloads().workload(id).orElseThrow().state())
+                    .isIn(dev.allot.server.store.WorkloadState.PENDING, dev.allot.server.store.WorkloadState.RUNNING);
+        }
+    }
 }
