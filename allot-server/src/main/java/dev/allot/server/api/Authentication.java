@@ -51,6 +51,13 @@ final class Authentication {
      *                      one of a disabled user
      */
     Access.TokenHolder authenticate(Context ctx) {
+        int given = java.util.Collections.list(ctx.req().getHeaders("Authorization")).size();
+        if (given > 1) {
+            // A singleton field (RFC 9110): which one a proxy checked and which one the service would use are two
+            // guesses; the first one was used.
+            throw ApiException.badRequest("the Authorization header is given " + given + " times",
+                    "send it once: 'Authorization: Bearer <token>'");
+        }
         String header = ctx.header("Authorization");
         if (header == null || header.isBlank()) {
             String cookie = ctx.cookie(Sessions.COOKIE);

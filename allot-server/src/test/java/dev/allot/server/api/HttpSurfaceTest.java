@@ -63,6 +63,19 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void givenTheAuthorizationHeaderTwice_thenTheRequestIsRefusedNotAnsweredForTheFirstToken() {
+        for (String second : List.of("tok-member", "tok-root", "nonsense")) {
+            RawHttp.Answer a = RawHttp.exchange(port, "GET /v1/me HTTP/1.1\r\nAuthorization: Bearer tok-root"
+                    + "\r\nAuthorization: Bearer " + second, null);
+            assertThat(a.status()).as(second).isEqualTo(400);
+            assertJsonError(a, second);
+            assertThat(a.error()).as(second).isEqualTo("the Authorization header is given 2 times");
+        }
+        assertThat(RawHttp.exchange(port, "GET /v1/me HTTP/1.1\r\nAuthorization: Bearer tok-root", null).status())
+                .isEqualTo(200);
+    }
+
+    @Test
     void givenWhatJettyRefusesItselfThenTheAnswerIsTheApisJsonErrorAndNever5xx() {
         String longPath = "/v1/workloads/" + "w".repeat(20_000);
         RawHttp.Answer uri = RawHttp.exchange(port, "GET " + longPath + " HTTP/1.1", null);
