@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
                         + " every job running to its time limit (the baseline a Slurm user has).",
                 "Prints the median and p90 absolute error, by actual wait, and the share of starts inside the band.",
                 "Example: allot forecast accuracy --preset lab",
-                "         allot forecast accuracy --trace philly:examples/traces/philly-2017-09-10.csv.gz --nodes 40x8"})
+                "         allot forecast accuracy --nodes 40x8 \\",
+                "           --trace philly:examples/traces/philly-2017-09-10.csv.gz"})
 final class ForecastAccuracyCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
