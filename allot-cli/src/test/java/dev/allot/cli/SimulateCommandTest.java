@@ -186,6 +186,17 @@ class SimulateCommandTest {
     }
 
     @Test
+    void givenASettingGivenTwice_whenSimulated_thenItIsRefusedNotRunWithTheLastValue() {
+        // it ran with lookback 2d and dropped the 1d without a word
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set", "lookback=1d",
+                "--set", "lookback=2d");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set names 'lookback' twice (1d, then 2d); give each setting once, or"
+                + " run both with allot sweep --set lookback=1d,2d\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void aSharedSettingThatDoesNotReadIsNamed() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
