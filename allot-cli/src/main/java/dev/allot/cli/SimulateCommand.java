@@ -238,21 +238,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     static Scenario applyOverrides(Scenario scenario, List<String> overrides, PolicyRegistry registry) {
         PolicyConfig config = scenario.policyConfig();
-        // A setting given twice ran with the last value and dropped the first without a word; sweep refuses it too.
-        java.util.Map<String, String> given = new java.util.HashMap<>();
-        for (String o : overrides) {
-            int eq = o.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("--set expects KEY=VALUE, got '" + o + "'");
-            }
-            String key = o.substring(0, eq).trim();
-            String earlier = given.putIfAbsent(key, o.substring(eq + 1).trim());
-            if (earlier != null) {
-                throw new IllegalArgumentException("--set names '" + key + "' twice (" + earlier + ", then "
-                        + o.substring(eq + 1).trim() + "); give each setting once, or run both with allot sweep --set "
-                        + key + "=" + earlier + "," + o.substring(eq + 1).trim());
-            }
-            config = config.override(registry, key, o.substring(eq + 1).trim());
+        for (Map.Entry<String, String> kv : KeyValues.parse("--set", overrides).entrySet()) {
+            config = config.override(registry, kv.getKey(), kv.getValue());
         }
         for (String name : config.perPolicy().keySet()) {
             config.settingsFor(registry.get(name));
