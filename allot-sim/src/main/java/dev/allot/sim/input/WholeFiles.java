@@ -3,6 +3,7 @@ package dev.allot.sim.input;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,7 +48,19 @@ public final class WholeFiles {
         boolean hooked = addHook(cleanup);
         boolean done = false;
         try {
-            content.writeTo(part);
+            try {
+                content.writeTo(part);
+            } catch (IOException e) {
+                if (Files.exists(part, LinkOption.NOFOLLOW_LINKS)) {
+                    throw e;
+                }
+                // The hidden file could not even be made (a folder that takes no new files, such as /proc): the file
+                // is written in place, and a failure is the file's own, not one naming a hidden file the user never
+                // asked for.
+                content.writeTo(file);
+                done = true;
+                return;
+            }
             keepPermissions(target, part);
             try {
                 Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -87,6 +87,25 @@ class WholeFilesTest {
         assertThat(Files.isRegularFile(fifo)).isFalse();
     }
 
+    @Test
+    void givenAFolderThatTakesNoNewFile_thenTheFileIsWrittenInPlaceAndAFailureIsItsOwn() throws IOException {
+        // '--json /proc/version' said 'no such file or folder: /proc/.version.123-1.part', a file never asked for
+        Path file = Files.writeString(tmp.resolve("out.csv"), "old");
+        java.util.List<Path> written = new java.util.ArrayList<>();
+
+        WholeFiles.write(file, f -> {
+            written.add(f);
+            if (!f.equals(file)) {
+                throw new java.nio.file.NoSuchFileException(f.toString()); // the part cannot be created
+            }
+            Files.writeString(f, "new");
+        });
+
+        assertThat(written).hasSize(2).last().isEqualTo(file);
+        assertThat(Files.readString(file)).isEqualTo("new");
+        assertThat(names()).containsExactly("out.csv");
+    }
+
     private java.util.List<String> names() {
         try (Stream<Path> files = Files.list(tmp)) {
             return files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).sorted().toList();
