@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
                 + " (the longest remaining work, by the rates measured from their progress), the rest on idle GPUs;"
                 + " when a protected slot frees, the longest shard already running takes it where it runs.",
                 "Example: allot campaign submit eval.yaml; allot campaign status eval-2026-03",
-                "In the simulator: allot campaign simulate --preset lab --campaign examples/campaign/oracle-eval.yaml"},
+                "In the simulator: allot campaign simulate --preset lab \\",
+                "                    --campaign examples/campaign/oracle-eval.yaml"},
         subcommands = {CampaignCommand.Submit.class, CampaignCommand.Status.class, CampaignCommand.ListCampaigns.class,
                 CampaignCommand.Brakes.class, CampaignCommand.Cancel.class, CampaignSimulateCommand.class})
 final class CampaignCommand extends GroupCommand {
@@ -210,7 +211,8 @@ final class CampaignCommand extends GroupCommand {
             description = {"Show or change a campaign's caps (its owner, managers above it, administrators); what is"
                     + " not given is kept, none removes a cap. A shard that spent a cap is held, not resubmitted; it"
                     + " runs again only when the cap is raised above what it spent.",
-                    "Example: allot campaign brakes eval-2026-03 --shard-gpu-hours 60 --campaign-gpu-hours none"})
+                    "Example: allot campaign brakes eval-2026-03 --shard-gpu-hours 60 \\",
+                    "           --campaign-gpu-hours none"})
     static final class Brakes extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME", description = "the campaign")
         String name;

@@ -42,8 +42,8 @@ import picocli.CommandLine.Spec;
                         + " without it, and print per strategy the campaign's makespan, the GPU-hours charged and"
                         + " lost, units done twice, restarts, and the other allocations' paid fraction against the run"
                         + " without the campaign (mean and spread over seeds).",
-                "Example: allot campaign simulate --preset lab --seeds 1-5 --campaign"
-                        + " examples/campaign/oracle-eval.yaml --report campaign.html"})
+                "Example: allot campaign simulate --preset lab --seeds 1-5 \\",
+                "           --campaign examples/campaign/oracle-eval.yaml --report campaign.html"})
 final class CampaignSimulateCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

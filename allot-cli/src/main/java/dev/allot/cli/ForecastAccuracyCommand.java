@@ -3,6 +3,7 @@ package dev.allot.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.allot.core.model.Durations;
+import dev.allot.core.model.Words;
 import dev.allot.core.policy.PolicyRegistry;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.forecast.ForecastAccuracy;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
                         + " every job running to its time limit (the baseline a Slurm user has).",
                 "Prints the median and p90 absolute error, by actual wait, and the share of starts inside the band.",
                 "Example: allot forecast accuracy --preset lab",
-                "         allot forecast accuracy --trace philly:examples/traces/philly-2017-09-10.csv.gz --nodes 40x8"})
+                "         allot forecast accuracy --nodes 40x8 \\",
+                "           --trace philly:examples/traces/philly-2017-09-10.csv.gz"})
 final class ForecastAccuracyCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -84,8 +86,8 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);
         Scenario s = scenario(registry);
         out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %s"
-                + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : sampleEvery
-                + "th workload", SweepCommand.count(runs, "run", "runs"), Durations.format(h));
+                + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : Words.ordinal(sampleEvery)
+                + " workload", Words.count(runs, "run"), Durations.format(h));
         out.println(openEnded ? "new work: like the recent past over the whole horizon, also after the scenario's last"
                 + " submission (--open-ended)"
                 : "new work: like the recent past, up to the scenario's last submission (the replay's end is known;"

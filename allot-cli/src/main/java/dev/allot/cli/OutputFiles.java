@@ -1,5 +1,6 @@
 package dev.allot.cli;
 
+import dev.allot.sim.input.WholeFiles;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -137,12 +138,15 @@ final class OutputFiles {
         }
     }
 
-    /** Writes {@code file} for {@code option} (parents created); an I/O failure becomes one line. */
+    /**
+     * Writes {@code file} for {@code option} (parents created), whole or not at all ({@link WholeFiles}: a run
+     * interrupted while writing keeps the earlier file, not a truncated one); an I/O failure becomes one line.
+     */
     static void write(String option, Path file, PathWriter writer) {
         refuseEmpty(option, file, "file");
         createParents(option, file);
         try {
-            writer.write(file);
+            WholeFiles.write(file, writer::write);
         } catch (IOException e) {
             throw new CannotWriteException(option, file, reason(e, file));
         } catch (UncheckedIOException e) {

@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
         header = "The scheduling policy the Allot server runs, and its settings.",
         description = {"The scheduling policy the Allot server runs: its settings (policy.yaml, as allot simulate reads"
                 + " a scenario's) and where they came from.",
-                "Example: allot policy show --yaml > policy.yaml; edit it; allot policy set policy.yaml"},
+                "Example: allot policy show --yaml > policy.yaml; edit it;",
+                "         allot policy set policy.yaml"},
         subcommands = {PolicyCommand.Show.class, PolicyCommand.Set.class})
 final class PolicyCommand extends GroupCommand {
     PolicyCommand() {

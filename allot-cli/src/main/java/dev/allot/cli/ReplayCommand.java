@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
                 + " every one has ended and write one CSV row per workload, as allot simulate --workloads-out does.",
                 "The service must have the scenario's allocations (as paths, e.g. lab/a) and nodes, and run the"
                         + " policy to compare with; the token's user must be allowed to submit to every allocation.",
-                "Then: allot simulate SCENARIO --submit-times live.csv --workloads-out sim.csv; allot compare sim.csv"
-                        + " live.csv"})
+                "Then: allot simulate SCENARIO --submit-times live.csv --workloads-out sim.csv;",
+                "      allot compare sim.csv live.csv"})
 final class ReplayCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

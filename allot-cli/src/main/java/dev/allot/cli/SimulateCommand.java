@@ -238,12 +238,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     static Scenario applyOverrides(Scenario scenario, List<String> overrides, PolicyRegistry registry) {
         PolicyConfig config = scenario.policyConfig();
-        for (String o : overrides) {
-            int eq = o.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("--set expects KEY=VALUE, got '" + o + "'");
-            }
-            config = config.override(registry, o.substring(0, eq).trim(), o.substring(eq + 1).trim());
+        for (Map.Entry<String, String> kv : KeyValues.parse("--set", overrides).entrySet()) {
+            config = config.override(registry, kv.getKey(), kv.getValue());
         }
         for (String name : config.perPolicy().keySet()) {
             config.settingsFor(registry.get(name));

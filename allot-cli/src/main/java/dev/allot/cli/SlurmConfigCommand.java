@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
         description = {"From allocations.yaml and policy.yaml (its 'slurm' section), writes the accounts (the"
                         + " allocation tree with its shares), the protected and preemptible QOS, and the priority,"
                         + " backfill and preemption settings, with comments where Slurm and the model differ.",
-                "Example: allot slurm-config --allocations allocations.yaml --policy policy.yaml --user alice --out"
-                        + " slurm"})
+                "Example: allot slurm-config --allocations allocations.yaml \\",
+                "           --policy policy.yaml --user alice --out slurm"})
 final class SlurmConfigCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 /** {@code allot submit ... -- COMMAND [ARGS...]}: submits a workload to the server and prints its id and state. */
 @Command(name = "submit", mixinStandardHelpOptions = true,
         description = {"Submit a workload to the Allot server; prints its id and state.",
-                "Example: allot submit --allocation lab/nlp/pretrain --gpus 8 --min-runtime 2h --resumable -- python train.py"})
+                "Example: allot submit --allocation lab/nlp/pretrain --gpus 8 --min-runtime 2h \\",
+                "           --resumable -- python train.py"})
 final class SubmitCommand extends ClientCommand {
     @Option(names = "--allocation", required = true, paramLabel = "PATH", description = "the allocation, e.g. lab/nlp/pretrain")
     String allocation;

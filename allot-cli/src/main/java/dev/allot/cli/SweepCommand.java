@@ -39,6 +39,13 @@ import picocli.CommandLine.Spec;
                         + " the headline metrics. With --preset and --seeds N, repeat a generated scenario over N"
                         + " seeds and report the mean and spread."})
 final class SweepCommand implements Callable<Integer> {
+    /**
+     * The most seeds a sweep runs, as many as {@code campaign simulate} takes in a range: {@code --seeds 99999999}
+     * spent a minute filling the heap with the list of runs and then failed 'out of memory', with a hint to give
+     * it more.
+     */
+    static final int MAX_SEEDS = 10_000;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -48,7 +55,7 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--preset", paramLabel = "PRESET", description = "generate the scenario from this preset (lab, big) instead of reading DIR")
     String preset;
 
-    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1", description = "with --preset: seeds 1..N (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1", description = "with --preset: seeds 1..N, N at most 10,000 (default: ${DEFAULT-VALUE})")
     int seeds;
 
     @Option(names = "--days", paramLabel = "N",
@@ -87,6 +94,10 @@ final class SweepCommand implements Callable<Integer> {
         }
         if (seeds < 1) {
             throw new IllegalArgumentException("--seeds must be at least 1, got " + seeds);
+        }
+        if (seeds > MAX_SEEDS) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--seeds expects at most %,d (each"
+                    + " seed is a generated scenario simulated once per setting and policy), got %,d", MAX_SEEDS, seeds));
         }
         if (dir != null && seeds > 1) {
             throw new IllegalArgumentException("--seeds repeats a generated scenario: use it with --preset");
@@ -138,7 +149,8 @@ final class SweepCommand implements Callable<Integer> {
         // generated scenario has the default policy settings (ScenarioGenerator), a folder those of its policy.yaml.
         sweep.check(registry, fixed != null ? fixed.policyConfig() : PolicyConfig.defaults());
         int n = sweep.points().size();
-        int workers = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        // no more threads than runs: '1 run ... on 100000 threads' said what did not happen
+        int workers = Math.min(n, threads != null ? threads : Runtime.getRuntime().availableProcessors());
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         List<Sweep.Run> runs;
         try (ProgressBar bar = new ProgressBarBuilder().setTaskName("sweep").setInitialMax(n)

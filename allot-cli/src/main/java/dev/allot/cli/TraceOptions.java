@@ -10,9 +10,7 @@ import dev.allot.sim.trace.TraceFormats;
 import dev.allot.sim.trace.TraceImport;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -112,8 +110,8 @@ final class TraceOptions {
         return TraceImport.of(format, Path.of(trace.substring(colon + 1)))
                 .cluster(parseNodes(nodes))
                 .tree(allocations == null ? null : readAllocations(allocations))
-                .contract(contract.isEmpty() ? null : ContractRule.parse(keyValues("--contract", contract), "--contract"))
-                .formatSettings(keyValues("--trace-set", traceSettings))
+                .contract(contract.isEmpty() ? null : ContractRule.parse(KeyValues.parse("--contract", contract), "--contract"))
+                .formatSettings(KeyValues.parse("--trace-set", traceSettings))
                 .lenient(lenient)
                 .read();
     }
@@ -144,18 +142,6 @@ final class TraceOptions {
     /** Digits: their number, {@link Long#MAX_VALUE} when too long for a long ('99999999999x8' is out of range). */
     private static long parseCount(String s) {
         return dev.allot.sim.input.Values.parseWholeNumberOrMax(s);
-    }
-
-    private static Map<String, String> keyValues(String option, List<String> given) {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String o : given) {
-            int eq = o.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(option + " expects KEY=VALUE, got '" + o + "'");
-            }
-            out.put(o.substring(0, eq).trim(), o.substring(eq + 1).trim());
-        }
-        return out;
     }
 
     /** The {@code --allocations} tree; a missing file is named with the option and the path as given. */

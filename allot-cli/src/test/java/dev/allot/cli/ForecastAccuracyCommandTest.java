@@ -41,6 +41,17 @@ class ForecastAccuracyCommandTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
+    void givenEverySecondWorkloadSampled_whenRun_thenTheHeaderAndTheBandLineReadAsEnglish() {
+        // it said "forecasts at the submission of every 2th workload" and "the starts of the 1 workloads"
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--sample-every", "2", "--runs", "2");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("forecasts at the submission of every 2nd workload, 2 runs each",
+                "of the starts of the 1 workload forecast to start at once");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void withoutAScenarioItSaysWhatToGive() {
         Cli.Result r = Cli.run("forecast", "accuracy");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -139,6 +140,24 @@ class OutputFilesTest {
         Cli.Result generate = Cli.run("generate", "", "--days", "1");
         assertThat(generate.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(generate.err()).isEqualTo("allot: cannot write DIR: expected a folder path, got an empty one\n");
+    }
+
+    @Test
+    void givenAnEarlierOutput_whenTheNewWriteStopsHalfway_thenTheEarlierOutputIsKeptWhole() throws IOException {
+        Path json = Files.writeString(tmp.resolve("run.json"), "{\"schema\":\"allot.simulate/1\"}\n");
+
+        // Ctrl-C or a full disk while the results are written: the file was left cut short, over the earlier run's
+        assertThatThrownBy(() -> OutputFiles.writeText("--json", json, w -> {
+            w.write("{\"sche");
+            w.flush();
+            throw new IOException("No space left on device");
+        })).isInstanceOf(OutputFiles.CannotWriteException.class)
+                .hasMessage("cannot write --json " + json + ": No space left on device");
+
+        assertThat(Files.readString(json)).isEqualTo("{\"schema\":\"allot.simulate/1\"}\n");
+        try (java.util.stream.Stream<Path> files = Files.list(tmp)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("run.json");
+        }
     }
 
     private static void assertRefused(Cli.Result r, String option, String path) {

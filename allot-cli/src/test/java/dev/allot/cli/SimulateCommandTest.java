@@ -186,6 +186,21 @@ class SimulateCommandTest {
     }
 
     @Test
+    void givenASettingGivenTwice_whenSimulated_thenItIsRefusedNotRunWithTheLastValue() {
+        // it ran with lookback 2d and dropped the 1d without a word
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set", "lookback=1d",
+                "--set", "lookback=2d");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set names 'lookback' twice (1d, then 2d); give each once\n");
+        assertThat(r.out()).isEmpty();
+        // so did a contract setting of a trace
+        Cli.Result c = Cli.run("simulate", "--trace", "philly:" + Cli.example("trace-philly") + "/jobs.csv", "--nodes",
+                "4x8", "--policy", "legacy", "--contract", "min-runtime=1h", "--contract", "min-runtime=3h");
+        assertThat(c.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(c.err()).isEqualTo("allot: --contract names 'min-runtime' twice (1h, then 3h); give each once\n");
+    }
+
+    @Test
     void aSharedSettingThatDoesNotReadIsNamed() {
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--set", "lookback=soon");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -175,4 +175,22 @@ class SweepCommandTest {
         assertThat(t.err()).isEqualTo("allot: --threads expects a whole number >= 1, got 0\n");
         assertThat(t.out()).isEmpty();
     }
+
+    @Test
+    void givenMoreSeedsThanASweepRuns_whenRun_thenItIsRefusedNamingTheLimitBeforeAnythingRuns() {
+        // --seeds 99999999 spent a minute filling the heap and failed 'out of memory'
+        Cli.Result r = Cli.run("sweep", "--preset", "lab", "--days", "1", "--seeds", "10001", "--set", "lookback=nope");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --seeds expects at most 10,000 (each seed is a generated scenario"
+                + " simulated once per setting and policy), got 10,001\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void givenMoreThreadsThanRuns_thenTheSummarySaysTheThreadsThatRan() {
+        // it said '1 run (1 setting x 1 policy x 1 scenario) on 64 threads'
+        Cli.Result r = Cli.run("sweep", Cli.example("tiny"), "--threads", "64");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("1 run (1 setting x 1 policy x 1 scenario) on 1 thread\n");
+    }
 }

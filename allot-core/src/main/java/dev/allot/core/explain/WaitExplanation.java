@@ -163,8 +163,8 @@ public record WaitExplanation(
         List<String> out = new ArrayList<>();
         switch (state) {
             case PENDING -> {
-                out.add(jobId + " waits: " + ordinal(position.position()) + " of " + position.waiting() + " waiting; "
-                        + ordinal(position.positionInAllocation()) + " of " + position.waitingInAllocation() + " in "
+                out.add(jobId + " waits: " + Words.ordinal(position.position()) + " of " + position.waiting() + " waiting; "
+                        + Words.ordinal(position.positionInAllocation()) + " of " + position.waitingInAllocation() + " in "
                         + allocation + (allocated ? "." : " (unallocated work comes after all allocated work)."));
                 out.add(fairShareSentence());
                 if (standing != null) {
@@ -212,7 +212,7 @@ public record WaitExplanation(
                         .append(" committed to protected minimum runtimes");
             }
             sb
-                    .append(", ranking ").append(ordinal(l.rank())).append(" of ").append(l.siblings())
+                    .append(", ranking ").append(Words.ordinal(l.rank())).append(" of ").append(l.siblings())
                     .append(i == 0 ? " at the top" : " under " + l.parent());
         }
         return sb.append('.').toString();
@@ -444,17 +444,5 @@ public record WaitExplanation(
 
     private static String names(List<String> ids, int count) {
         return String.join(", ", ids) + (count > ids.size() ? " and " + (count - ids.size()) + " more" : "");
-    }
-
-    /** 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st... */
-    public static String ordinal(int n) {
-        int h = n % 100;
-        String suffix = h >= 11 && h <= 13 ? "th" : switch (n % 10) {
-            case 1 -> "st";
-            case 2 -> "nd";
-            case 3 -> "rd";
-            default -> "th";
-        };
-        return n + suffix;
     }
 }

@@ -297,12 +297,6 @@ class WaitExplainerTest {
     }
 
     @Test
-    void ordinals() {
-        assertThat(List.of(1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111).stream().map(WaitExplanation::ordinal))
-                .containsExactly("1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th");
-    }
-
-    @Test
     void overAWeekTheDecidingDifferenceInUsageShowsInTheExplanationAndInThePreemptionReason() {
         // given a week's window on 2 x 8 GPUs: vision used 2 GPU-hours, nlp 4; both ratios round to 0.00
         Story s = Story.given(2, 8).teams("vision", "nlp")

@@ -15,4 +15,11 @@ class WordsTest {
         assertThat(Words.verb(1, "is", "are")).isEqualTo("is");
         assertThat(Words.verb(0, "is", "are")).isEqualTo("are");
     }
+
+    @Test
+    void placesTakeTheirEnglishSuffix() {
+        assertThat(java.util.stream.LongStream.of(1, 2, 3, 4, 11, 12, 13, 21, 22, 25, 101, 111, 800)
+                .mapToObj(Words::ordinal)).containsExactly("1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st",
+                "22nd", "25th", "101st", "111th", "800th");
+    }
 }

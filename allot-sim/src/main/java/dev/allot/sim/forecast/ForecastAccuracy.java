@@ -111,9 +111,10 @@ public final class ForecastAccuracy {
                         s.samples() == 0 ? "-" : duration(s.medianAbsErrorSeconds()),
                         a.samples() == 0 ? "-" : signed(a.medianBiasSeconds()), percent(a.coverage())));
             }
-            b.append(String.format(java.util.Locale.ROOT, "%nallot's band holds %s of the starts of the %d workloads"
+            b.append(String.format(java.util.Locale.ROOT, "%nallot's band holds %s of the starts of the %s"
                     + " forecast to start at once, %s of the %d forecast to wait%n",
-                    percent(allot.split().atOnceCoverage()), allot.split().atOnceSamples(),
+                    percent(allot.split().atOnceCoverage()),
+                    dev.allot.core.model.Words.count(allot.split().atOnceSamples(), "workload"),
                     percent(allot.split().waitCoverage()), allot.split().waitSamples()));
             b.append(String.format(java.util.Locale.ROOT, "goal: median |err| <= 1/3 of the baseline's: %s;"
                     + " band holds 80%% +/- 5%%: %s (%s); of the starts forecast to wait: %s (%s)%n",

@@ -127,11 +127,21 @@ public final class CsvRows implements Closeable {
             }
         }
         if (!missing.isEmpty()) {
-            throw new InputException(file, headerLine, 0, null, "the header row lacks required column"
-                    + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
-                    + String.join(", ", required) + headerHint(required));
+            throw new InputException(file, headerLine, 0, null, lacking(missing, required) + headerHint(required));
         }
         return at;
+    }
+
+    /**
+     * What a header lacks: the missing columns and then all the required ones, or, when it names none of them, the
+     * required ones once ("lacks required columns a, b; required columns: a, b" said the same list twice).
+     */
+    public static String lacking(List<String> missing, List<String> required) {
+        if (missing.size() == required.size()) {
+            return "the header row names none of the required columns " + String.join(", ", required);
+        }
+        return "the header row lacks required column" + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing)
+                + "; required columns: " + String.join(", ", required);
     }
 
     /**

@@ -46,12 +46,15 @@ public final class ScenarioWriter {
                              List<WorkloadSpec> workloads, PolicyConfig config) {
         try {
             Files.createDirectories(dir);
-            Files.writeString(dir.resolve(ScenarioReader.CLUSTER_FILE), clusterYaml(groups, health), StandardCharsets.UTF_8);
-            Files.writeString(dir.resolve(ScenarioReader.ALLOCATIONS_FILE), allocationsYaml(tree), StandardCharsets.UTF_8);
-            try (BufferedWriter w = Files.newBufferedWriter(dir.resolve(ScenarioReader.WORKLOADS_CSV_FILE),
-                    StandardCharsets.UTF_8)) {
-                writeCsv(w, workloads);
-            }
+            // Each file whole or not at all: Ctrl-C while a big preset's workloads.csv was written left it cut short,
+            // a scenario that read with fewer workloads.
+            writeText(dir.resolve(ScenarioReader.CLUSTER_FILE), clusterYaml(groups, health));
+            writeText(dir.resolve(ScenarioReader.ALLOCATIONS_FILE), allocationsYaml(tree));
+            WholeFiles.write(dir.resolve(ScenarioReader.WORKLOADS_CSV_FILE), f -> {
+                try (BufferedWriter w = Files.newBufferedWriter(f, StandardCharsets.UTF_8)) {
+                    writeCsv(w, workloads);
+                }
+            });
             Files.deleteIfExists(dir.resolve(ScenarioReader.WORKLOADS_JSONL_FILE));
             // A trace.yaml is a source of workloads too: left beside workloads.csv, the folder would not read.
             Files.deleteIfExists(dir.resolve(ScenarioReader.TRACE_FILE));
@@ -60,11 +63,15 @@ public final class ScenarioWriter {
             if (policy.isEmpty()) {
                 Files.deleteIfExists(policyPath);
             } else {
-                Files.writeString(policyPath, policy, StandardCharsets.UTF_8);
+                writeText(policyPath, policy);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write scenario to " + dir, e);
         }
+    }
+
+    private static void writeText(Path file, String text) throws IOException {
+        WholeFiles.write(file, f -> Files.writeString(f, text, StandardCharsets.UTF_8));
     }
 
     static String clusterYaml(List<NodeGroup> groups, List<HealthEvent> health) {

@@ -92,9 +92,7 @@ final class WorkloadFormats {
             }
         }
         if (!missing.isEmpty()) {
-            throw new InputException(file, line, 0, null, "the header row lacks required column"
-                    + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing) + "; required columns: "
-                    + String.join(", ", REQUIRED) + hint.get());
+            throw new InputException(file, line, 0, null, CsvRows.lacking(missing, REQUIRED) + hint.get());
         }
         return fieldAt;
     }

@@ -1,5 +1,6 @@
 package dev.allot.sim.report;
 
+import dev.allot.core.model.Words;
 import dev.allot.sim.input.InputException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -193,8 +194,9 @@ public final class RunComparison {
         rows.add(List.of("preemptions", Integer.toString(r.preemptionsA()), Integer.toString(r.preemptionsB())));
         table(out, rows);
         if (r.differentPreemptionCounts() > 0) {
-            out.append(r.differentPreemptionCounts()).append(" workload(s) were preempted a different number of"
-                    + " times\n");
+            out.append(Words.count(r.differentPreemptionCounts(), "workload")).append(' ')
+                    .append(Words.verb(r.differentPreemptionCounts(), "was", "were"))
+                    .append(" preempted a different number of times\n");
         }
         if (r.stateDifferences().isEmpty()) {
             out.append("final states: the same for every workload in both (");
@@ -202,7 +204,8 @@ public final class RunComparison {
             r.finalStatesA().forEach((s, n) -> parts.add(s + " " + n));
             out.append(String.join(", ", parts)).append(")\n");
         } else {
-            out.append("final states differ for ").append(r.stateDifferences().size()).append(" workload(s):\n");
+            out.append("final states differ for ").append(Words.count(r.stateDifferences().size(), "workload"))
+                    .append(":\n");
             List<List<String>> diff = new ArrayList<>();
             diff.add(List.of("  id", "A", "B"));
             r.stateDifferences().forEach(d -> diff.add(List.of("  " + d.id(), d.stateA(), d.stateB())));

@@ -1,5 +1,6 @@
 package dev.allot.sim.report;
 
+import dev.allot.core.model.Words;
 import dev.allot.core.model.WorkloadSpec;
 import dev.allot.sim.Scenario;
 import dev.allot.sim.input.InputException;
@@ -55,12 +56,12 @@ public final class SubmitTimes {
                     w.kind()));
         }
         if (!missing.isEmpty()) {
-            throw new InputException(file, 0, 0, "id", "lacks " + missing.size() + " workload(s) of the scenario: "
+            throw new InputException(file, 0, 0, "id", "lacks " + Words.count(missing.size(), "workload") + " of the scenario: "
                     + first(missing) + "; expected a run of this scenario");
         }
         if (!submitted.isEmpty()) {
-            throw new InputException(file, 0, 0, "id", "holds " + submitted.size() + " workload(s) the scenario does"
-                    + " not: " + first(new TreeSet<>(submitted.keySet())) + "; expected a run of this scenario");
+            throw new InputException(file, 0, 0, "id", "holds " + Words.count(submitted.size(), "workload")
+                    + " the scenario does not: " + first(new TreeSet<>(submitted.keySet())) + "; expected a run of this scenario");
         }
         return new Scenario(scenario.name(), scenario.cluster(), scenario.tree(), Scenario.sorted(out),
                 scenario.policyConfig(), scenario.rejected(), scenario.notes());

@@ -58,7 +58,8 @@ public final class TextReport {
                 .append(integer(s.cluster().totalGpus())).append(s.cluster().totalGpus() == 1 ? " GPU (" : " GPUs (").append(String.join(", ", t)).append("); ")
                 .append(dev.allot.core.model.Words.count(s.cluster().healthEvents().size(), "health event")).append('\n');
         AllocationTree tree = s.tree();
-        out.append(pad("allocations", 13)).append(tree.leafCount()).append(" leaves; absolute entitlement of each node:\n");
+        out.append(pad("allocations", 13)).append(count(tree.leafCount(), "leaf", "leaves"))
+                .append("; absolute entitlement of each node:\n");
         for (int n = 0; n < tree.nodeCount(); n++) {
             String label = "  ".repeat(tree.depth(n) + 1) + tree.name(n);
             out.append(pad(label, 40)).append(padLeft(String.format(Locale.ROOT, "%.1f%%", tree.entitlement(n) * 100), 7));
@@ -70,7 +71,8 @@ public final class TextReport {
         out.append(pad("workloads", 13)).append(workloadsByKind(s.workloads()));
         out.append("; ").append(integer(s.rejected().size())).append(" rejected");
         if (any != null) {
-            out.append("; ").append(integer(any.cappedMinRuntimes())).append(" minimum runtimes capped at ")
+            out.append("; ").append(count(any.cappedMinRuntimes(), "minimum runtime", "minimum runtimes"))
+                    .append(" capped at ")
                     .append(Durations.format(s.policyConfig().scheduler().maxMinRuntime()));
         }
         out.append('\n');
@@ -89,17 +91,23 @@ public final class TextReport {
         }
     }
 
+    /** A count with thousands separators and its noun ("1 leaf", "1,024 rows"): no header line says "1 leaves". */
+    private static String count(long n, String singular, String plural) {
+        return integer(n) + " " + dev.allot.core.model.Words.verb(n, singular, plural);
+    }
+
     /** What the import of a real trace read, left out and decided, and the contract rule it applied. */
     static void traceLines(ImportSummary t, StringBuilder out) {
         out.append(pad("trace", 13)).append(t.format()).append(' ').append(t.file()).append(": ")
-                .append(integer(t.rowsRead())).append(" rows read, ").append(integer(t.imported())).append(" imported, ")
+                .append(count(t.rowsRead(), "row", "rows")).append(" read, ").append(integer(t.imported())).append(" imported, ")
                 .append(integer(t.rejected())).append(" rejected, ").append(integer(t.skippedTotal())).append(" skipped");
         if (!t.skipped().isEmpty()) {
             List<String> reasons = new ArrayList<>();
             t.skipped().forEach((reason, n) -> reasons.add(reason + " " + integer(n)));
             out.append(" (").append(String.join(", ", reasons)).append(')');
         }
-        out.append("; ").append(integer(t.roundedUp())).append(" fractional GPU requests rounded up; ")
+        out.append("; ").append(count(t.roundedUp(), "fractional GPU request", "fractional GPU requests"))
+                .append(" rounded up; ")
                 .append(integer(t.unallocated())).append(" unallocated, ").append(integer(t.debug())).append(" debug, ")
                 .append(integer(t.resumable())).append(" resumable\n");
         out.append(pad("contract", 13));

@@ -169,6 +169,41 @@ class ScenarioWriterTest {
     }
 
     @Test
+    void givenAWriteStoppedHalfwayThroughTheWorkloads_thenTheEarlierWorkloadsCsvIsKeptWhole() throws IOException {
+        Scenario basic = Folders.read(Folders.copy("basic", tmp));
+        Path out = tmp.resolve("out");
+        ScenarioWriter.write(out, GROUPS, List.of(), basic.tree(), basic.workloads(), PolicyConfig.defaults());
+        String before = Files.readString(out.resolve("workloads.csv"));
+        // A list that fails at its 5,000th workload once workloads.csv is open, as Ctrl-C stops 'generate --preset big'
+        // while it writes the file: the file was left cut short (here empty), a scenario with fewer workloads.
+        List<WorkloadSpec> many = randomWorkloads(new SplittableRandom(7), 10_000, basic.tree().leafNames());
+        List<WorkloadSpec> stopping = new java.util.AbstractList<>() {
+            @Override
+            public WorkloadSpec get(int i) {
+                if (i == 5_000) {
+                    throw new IllegalStateException("interrupted");
+                }
+                return many.get(i);
+            }
+
+            @Override
+            public int size() {
+                return many.size();
+            }
+        };
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ScenarioWriter.write(out, GROUPS, List.of(),
+                basic.tree(), stopping, PolicyConfig.defaults())).hasMessage("interrupted");
+
+        assertThat(Files.readString(out.resolve("workloads.csv"))).isEqualTo(before);
+        assertThat(Folders.read(out).workloads()).hasSameSizeAs(basic.workloads());
+        try (java.util.stream.Stream<Path> files = Files.list(out)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("no hidden part left")
+                    .noneMatch(n -> n.startsWith("."));
+        }
+    }
+
+    @Test
     void onlyNonDefaultSharedValuesAreWritten() throws IOException {
         Scenario basic = Folders.read(Folders.copy("basic", tmp));
         PolicyConfig config = PolicyConfig.defaults().with("lookback", "30m").with("max-min-runtime", "8h")

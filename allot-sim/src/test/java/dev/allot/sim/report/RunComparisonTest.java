@@ -45,7 +45,7 @@ class RunComparisonTest {
                 "completed"));
         String text = RunComparison.render(r);
         assertThat(text).contains("|error| median 0.50 s, p90 0.90 s, max 2.00 s (signed median +0.40 s)")
-                .contains("only in B: extra").contains("final states differ for 1 workload(s):")
+                .contains("only in B: extra").contains("final states differ for 1 workload:")
                 .containsPattern("  never +pending +completed");
     }
 
@@ -60,7 +60,7 @@ class RunComparisonTest {
         assertThat(r.differentPreemptionCounts()).isEqualTo(1);
         assertThat(r.stateDifferences()).isEmpty();
         assertThat(RunComparison.render(r)).contains("final states: the same for every workload in both (completed 1,"
-                + " preempted 1)").contains("1 workload(s) were preempted a different number of times");
+                + " preempted 1)").contains("1 workload was preempted a different number of times");
     }
 
     @Test

@@ -32,11 +32,11 @@ class SubmitTimesTest {
     @Test
     void aFileOfAnotherScenarioIsRefusedNamingTheWorkloads() {
         assertThatThrownBy(() -> SubmitTimes.apply(scenario, List.of(submitted("x", 0)), "live.csv"))
-                .hasMessage("live.csv: field 'id': lacks 1 workload(s) of the scenario: y; expected a run of this"
+                .hasMessage("live.csv: field 'id': lacks 1 workload of the scenario: y; expected a run of this"
                         + " scenario");
         assertThatThrownBy(() -> SubmitTimes.apply(scenario, List.of(submitted("x", 0), submitted("y", 1),
                 submitted("z", 1)), "live.csv"))
-                .hasMessage("live.csv: field 'id': holds 1 workload(s) the scenario does not: z; expected a run of"
+                .hasMessage("live.csv: field 'id': holds 1 workload the scenario does not: z; expected a run of"
                         + " this scenario");
     }
 }

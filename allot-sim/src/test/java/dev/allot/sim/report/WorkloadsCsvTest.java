@@ -46,6 +46,12 @@ class WorkloadsCsvTest {
                         + " workload and policy");
         assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader("id,submit\nt1,3\n"), "x.csv"))
                 .hasMessageStartingWith("x.csv:1: the header row lacks required columns policy, allocation");
+        // a trace given to compare named the nine columns twice: "lacks required columns policy, ...; required
+        // columns: policy, ..."
+        assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader("timestamp,duration,num_gpus,gpu_time,cluster\n"
+                + "2017-10-02 09:14:05,5400.0,8,43200.0,vc-vision\n"), "jobs.csv"))
+                .hasMessageStartingWith("jobs.csv:1: the header row names none of the required columns policy, id,"
+                        + " allocation, submit, first_start, end, wait_seconds, preemptions, final_state; is the");
         assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,1e3,4,9,1,0,completed\n"),
                 "x.csv")).hasMessageContaining("x.csv:2:4: field 'submit'");
     }

@@ -33,6 +33,22 @@ class TraceReportTest {
     }
 
     @Test
+    void givenOneRowOneTeamAndOneRoundedRequest_thenTheHeaderCountsInTheSingular(@org.junit.jupiter.api.io.TempDir
+                                                                                 java.nio.file.Path dir) {
+        // it said "1 leaves", "1 rows read", "1 fractional GPU requests rounded up", "1 minimum runtimes capped"
+        java.nio.file.Path pods = Traces.write(dir, "one.csv", "name,num_gpu,gpu_milli,qos,creation_time,"
+                + "scheduled_time,deletion_time\np1,1,500,LS,0,10,100000\n");
+        Scenario s = Traces.of("alibaba-openb", pods).contract(ContractRule.parse(java.util.Map.of("min-runtime",
+                "10h", "unallocated-fraction", "0"), "the test")).read();
+
+        String report = TextReport.render(s, run(s));
+
+        assertThat(report).contains("allocations  1 leaf; absolute entitlement of each node:",
+                "; 1 minimum runtime capped at 8h\n", "one.csv: 1 row read, 1 imported,",
+                "; 1 fractional GPU request rounded up;");
+    }
+
+    @Test
     void theJsonScenarioCarriesTheImportSummary() throws IOException {
         Scenario s = Traces.of("swf", Traces.fixture("sample.swf")).read();
         StringWriter out = new StringWriter();
