@@ -112,6 +112,14 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
      * and a horizon of 0 "not PT0S"; a --json that could not be written failed after the whole run). Answers the
      * horizon.
      */
+    /**
+     * The most futures per forecast: the replay's time grows with it (a forecast of the lab takes about a second with
+     * 10), and '--runs 99999999' was taken and ran without end.
+     */
+    static final int MAX_RUNS = 1_000;
+    /** The longest horizon: a year, beyond any trace's waits; with --open-ended every future plays new work that long. */
+    static final Duration MAX_HORIZON = Duration.ofDays(365);
+
     private Duration checkOptions() {
         OutputFiles.check("--json", json); // as every command that writes: refused before the work
         OutputFiles.checkDistinct(java.util.Collections.singletonMap("--json", json), traceOptions.inputs(dir));
@@ -119,8 +127,9 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--sample-every expects a whole number >= 1 (1: every workload), got "
                     + sampleEvery);
         }
-        if (runs < 1) {
-            throw new IllegalArgumentException("--runs expects a whole number >= 1, got " + runs);
+        if (runs < 1 || runs > MAX_RUNS) {
+            throw new IllegalArgumentException("--runs expects a whole number from 1 to " + MAX_RUNS + ", got " + runs
+                    + " (each forecast plays that many futures; 10 gives a p10-p90 band)");
         }
         PresetDays.spec(preset, days);
         Duration h;
@@ -129,8 +138,9 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--horizon: " + e.getMessage());
         }
-        if (h.isZero() || h.isNegative()) {
-            throw new IllegalArgumentException("--horizon expects a duration > 0 such as 12h or 2d, got '" + horizon + "'");
+        if (h.isZero() || h.isNegative() || h.compareTo(MAX_HORIZON) > 0) {
+            throw new IllegalArgumentException("--horizon expects a duration > 0 and at most "
+                    + Durations.format(MAX_HORIZON) + " such as 12h or 2d, got '" + horizon + "'");
         }
         return h;
     }

@@ -73,9 +73,15 @@ class ForecastAccuracyCommandTest {
         // of 0 was "not PT0S", a malformed one named no option
         String[][] cases = {
             {"--sample-every", "0", "allot: --sample-every expects a whole number >= 1 (1: every workload), got 0\n"},
-            {"--runs", "0", "allot: --runs expects a whole number >= 1, got 0\n"},
+            {"--runs", "0", "allot: --runs expects a whole number from 1 to 1000, got 0 (each forecast plays that many"
+                    + " futures; 10 gives a p10-p90 band)\n"},
+            // taken, and it ran without end
+            {"--runs", "99999999", "allot: --runs expects a whole number from 1 to 1000, got 99999999 (each forecast"
+                    + " plays that many futures; 10 gives a p10-p90 band)\n"},
+            {"--horizon", "99999999d", "allot: --horizon expects a duration > 0 and at most 365d such as 12h or 2d,"
+                    + " got '99999999d'\n"},
             {"--days", "0", "allot: --days expects a whole number of days >= 1, got 0\n"},
-            {"--horizon", "0", "allot: --horizon expects a duration > 0 such as 12h or 2d, got '0'\n"},
+            {"--horizon", "0", "allot: --horizon expects a duration > 0 and at most 365d such as 12h or 2d, got '0'\n"},
             {"--horizon", "3x", "allot: --horizon: malformed duration '3x'; expected e.g. 90s, 15m, 8h, 2d, 1h30m or plain"
                     + " seconds\n"},
         };
