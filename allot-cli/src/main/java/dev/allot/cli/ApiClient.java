@@ -31,6 +31,7 @@ final class ApiClient {
     private final URI base;
     private final String token;
     private final HttpClient http;
+    private boolean lastReplayed;
 
     ApiClient(URI base, String token) {
         this(base, token, null);
@@ -263,8 +264,15 @@ final class ApiClient {
                 + " (is `allot serve` running? set --server or ALLOT_SERVER)");
     }
 
+    /** Whether the last answer was to a retried submission: the server stored nothing new (its header says so). */
+    boolean lastAnswerReplayed() {
+        return lastReplayed;
+    }
+
     private JsonNode answer(HttpResponse<String> response, String method, String path) {
         int status = response.statusCode();
+        lastReplayed = response.headers().firstValue("Idempotent-Replayed").map("true"::equalsIgnoreCase)
+                .orElse(false);
         JsonNode json = null;
         String text = response.body() == null ? "" : response.body();
         if (!text.isBlank()) {

@@ -58,8 +58,13 @@ final class SubmitCommand extends ClientCommand {
     JsonNode call(ApiClient client) {
         requireCommandAfterDelimiter();
         requireWordsApart();
-        return client.post("/v1/workloads", body());
+        JsonNode answer = client.post("/v1/workloads", body());
+        replayed = client.lastAnswerReplayed();
+        return answer;
     }
+
+    /** Whether the server answered with the workload an earlier submission stored under the same idempotency key. */
+    private boolean replayed;
 
     /**
      * The command is every word after {@code --}, and only those: picocli would also take a stray word before
@@ -142,6 +147,12 @@ final class SubmitCommand extends ClientCommand {
 
     @Override
     void render(JsonNode w, PrintWriter out) {
+        if (replayed) {
+            // a retry: it printed "submitted w-47 (completed)", as if a new workload had been stored
+            out.println("already submitted as " + text(w, "id") + " (" + text(w, "state") + "): the idempotency key '"
+                    + idempotencyKey + "' was used by it; nothing new was submitted");
+            return;
+        }
         out.println("submitted " + text(w, "id") + " (" + text(w, "state") + ")");
         if (w.hasNonNull("minRuntimeNote")) {
             out.println("note: " + text(w, "minRuntimeNote"));

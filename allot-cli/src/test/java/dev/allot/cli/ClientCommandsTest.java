@@ -154,6 +154,20 @@ class ClientCommandsTest {
     }
 
     @Test
+    void givenASubmissionWithAKey_whenItIsRetried_thenTheRetrySaysAlreadySubmittedNotSubmitted() {
+        String id = submit("alice", "--idempotency-key", "retry-1");
+        List<String> args = new ArrayList<>(List.of("submit", "--allocation", X, "--gpus", "8", "--gpus-per-node", "4",
+                "--min-runtime", "2h", "--resumable", "--duration", "3h", "--env", "SEED=7", "--idempotency-key",
+                "retry-1", "--", "python", "train.py", "--lr", "3e-4"));
+
+        Cli.Result again = as("alice", args.toArray(String[]::new));
+
+        assertThat(again.exit()).as(again.err()).isZero();
+        assertThat(again.out()).isEqualTo("already submitted as " + id + " (pending): the idempotency key 'retry-1' was"
+                + " used by it; nothing new was submitted\n");
+    }
+
+    @Test
     void showPrintsAttempts() {
         String id = submit("alice");
         cluster.store().attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3)),

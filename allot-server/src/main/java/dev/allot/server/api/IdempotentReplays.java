@@ -13,6 +13,14 @@ import java.util.Optional;
  * and lost. It is refused instead (409), naming the first field that differs, so that the client gives a new key.
  */
 final class IdempotentReplays {
+    /**
+     * Set to {@code true} on the answer to a retry, which stored nothing and is answered the earlier workload (the
+     * status stays 201, as the first answer was): a client can say "already submitted" instead of "submitted". Set
+     * when the key's workload existed before the submission was stored; two first submissions of one key racing each
+     * other may both go without it (the answer is the same workload either way).
+     */
+    static final String HEADER = "Idempotent-Replayed";
+
     private IdempotentReplays() {
     }
 

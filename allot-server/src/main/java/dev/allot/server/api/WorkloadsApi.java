@@ -17,6 +17,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -59,8 +60,13 @@ final class WorkloadsApi {
 
     void submit(Context ctx, User user) {
         NewWorkload w = checked(io.body(ctx), user, Permissions.of(allocations.get()));
+        Optional<Workload> earlier = w.idempotencyKey() == null ? Optional.empty()
+                : store.workloads().withIdempotencyKey(w.idempotencyKey());
         Workload stored = store.workloads().submit(w);
         IdempotentReplays.requireRetry(w, stored); // a reused key with another submission stored nothing
+        if (earlier.isPresent() && earlier.get().id().equals(stored.id())) {
+            ctx.header(IdempotentReplays.HEADER, "true");
+        }
         onSubmitted.run();
         io.json(ctx, 201, Views.workload(stored, scheduling()));
     }

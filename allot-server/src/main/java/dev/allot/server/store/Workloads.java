@@ -210,6 +210,19 @@ public final class Workloads {
         return transactions.read("read workload " + id, h -> find(h, id));
     }
 
+    /**
+     * The workload stored under a (scoped, as {@link NewWorkload#idempotencyKey}) idempotency key, if one is: what a
+     * submission with that key would be answered.
+     */
+    public Optional<Workload> withIdempotencyKey(String key) {
+        Objects.requireNonNull(key, "key");
+        return transactions.read("read the workload of an idempotency key", h -> h.createQuery("SELECT "
+                        + WORKLOAD_COLUMNS + " FROM workloads WHERE idempotency_key = :key")
+                .bind("key", key)
+                .map((rs, ctx) -> Rows.workloadInColumnOrder(rs))
+                .findOne());
+    }
+
     /** The workloads the filter selects, in submission order. */
     public List<Workload> workloads(WorkloadFilter filter) {
         Objects.requireNonNull(filter, "filter");

@@ -326,6 +326,35 @@ class ApiTest {
                 .as("nothing was submitted").isEmpty();
     }
 
+    /**
+     * Given a submission with a key, when it is sent again, then the answer is the same workload, still 201, and only
+     * the retry carries {@code Idempotent-Replayed: true} (the client said "submitted" for a retry that stored nothing).
+     */
+    @Test
+    void aRetryUnderTheSameKeyIsAnsweredWithTheReplayedHeaderAndTheFirstSubmissionIsNot() throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.util.function.Supplier<java.net.http.HttpResponse<String>> send = () -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(api.uri("/v1/workloads"))
+                        .header("Authorization", "Bearer tok-member").header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body("idempotencyKey", "\"r-1\"")))
+                        .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        };
+
+        java.net.http.HttpResponse<String> first = send.get();
+        java.net.http.HttpResponse<String> retry = send.get();
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        assertThat(json.readTree(retry.body()).path("id").asText()).isEqualTo(json.readTree(first.body()).path("id").asText());
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    }
+
     @Test
     void theSameUserAndKeyGiveTheSameWorkload() {
         String first = id(api.submit("member", body("idempotencyKey", "\"k-1\"")));
