@@ -23,8 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -153,9 +151,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         int workers = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(workers, n));
         List<CampaignComparison.Run> runs;
-        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("campaign").setInitialMax(n)
-                .setStyle(ProgressBarStyle.ASCII)
-                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build()) {
+        try (ProgressBar bar = ProgressBars.open("campaign", n)) {
             runs = comparison.run(registry, seedList, scenarioFor, pool, bar::step);
         } finally {
             pool.shutdownNow();

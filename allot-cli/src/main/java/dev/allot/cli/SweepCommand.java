@@ -22,8 +22,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -153,9 +151,7 @@ final class SweepCommand implements Callable<Integer> {
         int workers = Math.min(n, threads != null ? threads : Runtime.getRuntime().availableProcessors());
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         List<Sweep.Run> runs;
-        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("sweep").setInitialMax(n)
-                .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
-                .build()) {
+        try (ProgressBar bar = ProgressBars.open("sweep", n)) {
             runs = sweep.run(registry, seed -> ScenarioGenerator.generate(gs, seed).toScenario(preset + "-" + seed), fixed,
                     pool, bar::step, Simulator.Options.defaults()
                             .withPaidBoundStepSeconds(paidBound ? PaidBound.DEFAULT_STEP_SECONDS : 0));
