@@ -47,14 +47,15 @@ public final class ScenarioWriter {
         try {
             Files.createDirectories(dir);
             // Each file whole or not at all: Ctrl-C while a big preset's workloads.csv was written left it cut short,
-            // a scenario that read with fewer workloads.
-            writeText(dir.resolve(ScenarioReader.CLUSTER_FILE), clusterYaml(groups, health));
-            writeText(dir.resolve(ScenarioReader.ALLOCATIONS_FILE), allocationsYaml(tree));
+            // a scenario that read with fewer workloads. The long one first: interrupted while it is written, a
+            // folder being replaced (--force) keeps all its old files; the small ones after it take milliseconds.
             WholeFiles.write(dir.resolve(ScenarioReader.WORKLOADS_CSV_FILE), f -> {
                 try (BufferedWriter w = Files.newBufferedWriter(f, StandardCharsets.UTF_8)) {
                     writeCsv(w, workloads);
                 }
             });
+            writeText(dir.resolve(ScenarioReader.CLUSTER_FILE), clusterYaml(groups, health));
+            writeText(dir.resolve(ScenarioReader.ALLOCATIONS_FILE), allocationsYaml(tree));
             Files.deleteIfExists(dir.resolve(ScenarioReader.WORKLOADS_JSONL_FILE));
             // A trace.yaml is a source of workloads too: left beside workloads.csv, the folder would not read.
             Files.deleteIfExists(dir.resolve(ScenarioReader.TRACE_FILE));
