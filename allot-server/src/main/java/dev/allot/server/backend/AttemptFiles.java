@@ -24,7 +24,8 @@ import java.util.Optional;
  *   <li>{@code .stopped}: the backend was asked to stop it, and when the grace period runs out
  *   <li>{@code .failed}: why it could not be started
  *   <li>{@code .forgotten}: the scheduler no longer wants it reported
- *   <li>{@code .env}: its environment, from the launch until its wrapper has opened it
+ *   <li>{@code .env.N}: its environment, one file per launch ({@code N} names the launch), from the launch until its
+ *   wrapper has opened it, or has lost the attempt's claim
  * </ul>
  *
  * Files that must never be seen half-written are written to a {@code .tmp} sibling first and moved into place.
@@ -75,9 +76,22 @@ record AttemptFiles(Path dir, AttemptKey key) {
         return dir.resolve(base() + ".failed");
     }
 
-    /** The workload's environment, read by its wrapper as it starts and deleted then (never a trace). */
+    /**
+     * The prefix of the workload's environment files: every launch writes its own ({@link #environment(String)}),
+     * read by its wrapper as it starts and deleted then (never a trace).
+     */
     Path environment() {
         return dir.resolve(base() + ".env");
+    }
+
+    /**
+     * The environment file of one launch of the attempt. One per launch: two launches of one attempt (a scheduler
+     * paused inside its launch while a standby launched it again) wrote the same file, deleting and re-creating it
+     * while the first launch's wrapper opened it, which then ran nothing and ended with status 2 (or could have read
+     * it empty).
+     */
+    Path environment(String launch) {
+        return dir.resolve(base() + ".env." + launch);
     }
 
     Path forgotten() {

@@ -84,7 +84,7 @@ final class LocalAttempt {
         String exit = files.exit().toString();
         String environment = files.environment().toString();
         for (String a : args) {
-            if (a.startsWith(exit) || a.equals(environment)) {
+            if (a.startsWith(exit) || a.startsWith(environment)) { // the launch's own file: .env.N
                 return true;
             }
         }

@@ -51,6 +51,9 @@ import java.util.stream.Stream;
  */
 final class WorkloadLauncher {
 
+    /** Names each launch's environment file, with this process's pid ({@link AttemptFiles#environment(String)}). */
+    private static final java.util.concurrent.atomic.AtomicLong LAUNCHES = new java.util.concurrent.atomic.AtomicLong();
+
     /** How a wrapper that found its attempt claimed by another wrapper exits (it ran nothing). */
     static final int LOST_CLAIM_STATUS = 125;
 
@@ -58,14 +61,16 @@ final class WorkloadLauncher {
      * The wrapper, run as the service's user with {@code $0} the attempt's token, {@code $1} the exit file, {@code $2}
      * the environment file and the rest the command. First it claims the attempt: it creates the {@code .claim} file
      * holding its pid, exclusively ({@code set -C}: the create fails if the file exists), and when another wrapper of
-     * the same attempt holds the claim it exits with {@value #LOST_CLAIM_STATUS} having run and written nothing. So
+     * the same attempt holds the claim it deletes its own environment file and exits with {@value #LOST_CLAIM_STATUS}
+     * having run nothing. So
      * the command never runs twice, even when two launches of one attempt race: a scheduler paused inside a launch
      * (past every lease check) that resumes after a standby took over and launched the attempt again. Then it opens
      * the environment file on descriptor 3 and deletes it (the declared values, secrets included, stay on disk no
      * longer than the launch), runs "$@" (never interprets it), records its exit code atomically, exits with it.
      */
     static final String WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; "
-            + "( set -C; echo $$ > \"${f%.exit}.claim\" ) 2>/dev/null || exit " + LOST_CLAIM_STATUS + "; "
+            + "( set -C; echo $$ > \"${f%.exit}.claim\" ) 2>/dev/null || { command -p rm -f \"$e\"; exit "
+            + LOST_CLAIM_STATUS + "; }; "
             + "{ command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; c=$?; "
             + "echo \"$c\" > \"$f.tmp\" && command -p mv -f \"$f.tmp\" \"$f\"; exit \"$c\"";
 
@@ -206,13 +211,15 @@ final class WorkloadLauncher {
         } catch (IOException notRunnable) {
             throw new NotStarted(notRunnable.getMessage());
         }
-        List<String> argv = argv(files, runAs, program, launch.command().subList(1, launch.command().size()));
+        Path environmentFile = files.environment(ProcessHandle.current().pid() + "-" + LAUNCHES.incrementAndGet());
+        List<String> argv = argv(files, environmentFile, runAs, program,
+                launch.command().subList(1, launch.command().size()));
         File cwd = Files.isDirectory(account.home()) ? account.home().toFile() : new File("/");
         try {
-            writeEnvironment(files.environment(), environment);
+            writeEnvironment(environmentFile, environment);
             createLog(files.log(), runAs);
         } catch (IOException e) {
-            deleteQuietly(files.environment());
+            deleteQuietly(environmentFile);
             throw new NotStarted("cannot prepare its files in " + files.dir() + ": " + e.getMessage());
         }
         ProcessBuilder builder = new ProcessBuilder(argv)
@@ -225,7 +232,7 @@ final class WorkloadLauncher {
         try {
             return builder.start();
         } catch (IOException | RuntimeException e) {
-            deleteQuietly(files.environment());
+            deleteQuietly(environmentFile);
             throw new NotStarted("cannot start " + launch.command().get(0) + ": " + e.getMessage());
         }
     }
@@ -235,13 +242,13 @@ final class WorkloadLauncher {
      * environment file, {@code setpriv} to the account (if switching), the environment script, the resolved program
      * and the command's {@code arguments}.
      */
-    List<String> argv(AttemptFiles files, RunAs runAs, Path program, List<String> arguments) {
+    List<String> argv(AttemptFiles files, Path environmentFile, RunAs runAs, Path program, List<String> arguments) {
         List<String> argv = new ArrayList<>();
         if (setsid != null) {
             argv.add(setsid.toString()); // execs the wrapper as the leader of a new session: no fork, same pid
         }
         argv.addAll(List.of("/bin/sh", "-c", WRAPPER_SCRIPT, files.wrapperToken(),
-                files.exit().toString(), files.environment().toString()));
+                files.exit().toString(), environmentFile.toString()));
         if (runAs.switchTo()) {
             UnixAccounts.Account account = runAs.account();
             argv.addAll(List.of(setpriv.toString(), "--reuid=" + account.uid(), "--regid=" + account.gid(),

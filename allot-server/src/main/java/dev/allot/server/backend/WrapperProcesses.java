@@ -30,6 +30,15 @@ final class WrapperProcesses {
     static final String UNCLAIMED_WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; { command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; "
             + "c=$?; echo \"$c\" > \"$f.tmp\" && command -p mv -f \"$f.tmp\" \"$f\"; exit \"$c\"";
 
+    /**
+     * The wrapper before each launch had an environment file of its own (a wrapper that lost the claim left its
+     * launch's file), still recognised when adopting.
+     */
+    static final String SHARED_ENVIRONMENT_WRAPPER_SCRIPT = "f=$1; e=$2; shift 2; "
+            + "( set -C; echo $$ > \"${f%.exit}.claim\" ) 2>/dev/null || exit " + WorkloadLauncher.LOST_CLAIM_STATUS
+            + "; { command -p rm -f \"$e\"; \"$@\"; } 3<\"$e\"; c=$?; "
+            + "echo \"$c\" > \"$f.tmp\" && command -p mv -f \"$f.tmp\" \"$f\"; exit \"$c\"";
+
     /** How far the OS's start instant of a process may drift between two readings (it is derived from boot time). */
     private static final Duration START_INSTANT_TOLERANCE = Duration.ofSeconds(1);
 
@@ -114,6 +123,7 @@ final class WrapperProcesses {
         int at = arguments.length > 0 && arguments[0].equals("/bin/sh") ? 1 : 0;
         return arguments.length >= at + 3 && arguments[at].equals("-c")
                 && (arguments[at + 1].equals(WorkloadLauncher.WRAPPER_SCRIPT)
+                        || arguments[at + 1].equals(SHARED_ENVIRONMENT_WRAPPER_SCRIPT)
                         || arguments[at + 1].equals(UNCLAIMED_WRAPPER_SCRIPT)
                         || arguments[at + 1].equals(LEGACY_WRAPPER_SCRIPT))
                 && arguments[at + 2].equals(files.wrapperToken());

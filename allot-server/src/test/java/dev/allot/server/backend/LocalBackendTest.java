@@ -660,6 +660,37 @@ class LocalBackendTest {
         assertThat(done.exitCode()).isEqualTo(3);
     }
 
+    /**
+     * Given w-env#1 running under a backend (its wrapper holds the claim), when a raced launch of it spawns a second
+     * wrapper, then that launch's environment file is its own and the losing wrapper deletes it: the two launches
+     * wrote one file, the second deleting and re-creating it while the first wrapper opened it (that wrapper then ran
+     * nothing and ended with status 2: two clean-clone runs failed so), and the loser left its copy, secrets
+     * included, on disk. The winner runs on with its own environment.
+     */
+    @Test
+    void aRacedLaunchWritesAnEnvironmentFileOfItsOwnAndTheLosingWrapperDeletesIt() throws Exception {
+        Path attempts = Files.createDirectories(dataDir.resolve("attempts"));
+        AttemptKey key = new AttemptKey("w-env", 1);
+        Gate gate = gate();
+        Launch launch = launchOn(List.of(new Launch.NodeGpus("n1", List.of(0))), Map.of("SEED", "7"), "w-env", 1,
+                "sh", "-c", "echo \"seed=$SEED\"; " + gate.waitLine() + "; exit 5");
+        LocalBackend first = backend();
+        first.start(launch);
+        awaitContent(attempts.resolve("w-env-1.log"), "seed=7\n");
+
+        Process loser = racedWrapper(launch, new AttemptFiles(attempts, key));
+
+        assertThat(ends(loser)).isTrue();
+        assertThat(loser.exitValue()).isEqualTo(WorkloadLauncher.LOST_CLAIM_STATUS);
+        try (java.util.stream.Stream<Path> files = Files.list(attempts)) {
+            assertThat(files.map(p -> p.getFileName().toString())).as("environment files left on disk")
+                    .noneMatch(name -> name.contains(".env"));
+        }
+        gate.open();
+        AttemptStatus done = awaitPhase(first, key, Phase.EXITED);
+        assertThat(done.exitCode()).isEqualTo(5);
+    }
+
     @Test
     void aLaunchWhoseOwnWrapperLostTheClaimFollowsTheWinnerToItsEnd() throws Exception {
         // given two wrappers of w-lost#1 spawned by two launches, the second after the first claimed the attempt

@@ -18,12 +18,12 @@ class WorkloadLauncherTest {
 
     @Test
     void givenAnAccountToSwitchTo_whenTheArgvIsBuilt_thenTheWrapperRunsSetprivToItThenTheEnvironmentScriptThenTheProgram() {
-        List<String> argv = launcher.argv(files, new WorkloadLauncher.RunAs(alice, true), Path.of("/usr/bin/python3"),
+        List<String> argv = launcher.argv(files, files.environment("7-1"), new WorkloadLauncher.RunAs(alice, true), Path.of("/usr/bin/python3"),
                 List.of("train.py", "--seed=1"));
 
         List<String> afterSession = launcher.ownSession() ? argv.subList(1, argv.size()) : argv;
         assertThat(afterSession.subList(0, 6)).containsExactly("/bin/sh", "-c", WorkloadLauncher.WRAPPER_SCRIPT,
-                files.wrapperToken(), files.exit().toString(), files.environment().toString());
+                files.wrapperToken(), files.exit().toString(), "/data/attempts/w-1-2.env.7-1");
         assertThat(afterSession.get(6)).endsWith("/setpriv");
         assertThat(afterSession.subList(7, afterSession.size())).containsExactly("--reuid=1234", "--regid=1235",
                 "--init-groups", "--", "/bin/sh", "-c", WorkloadLauncher.ENVIRONMENT_SCRIPT, "allot-workload",
@@ -32,7 +32,7 @@ class WorkloadLauncherTest {
 
     @Test
     void givenTheServicesOwnAccount_whenTheArgvIsBuilt_thenNoSetprivRunsAndTheProgramFollowsTheEnvironmentScript() {
-        List<String> argv = launcher.argv(files, new WorkloadLauncher.RunAs(alice, false), Path.of("/bin/true"),
+        List<String> argv = launcher.argv(files, files.environment("7-1"), new WorkloadLauncher.RunAs(alice, false), Path.of("/bin/true"),
                 List.of());
 
         assertThat(argv).noneMatch(word -> word.endsWith("/setpriv"));
