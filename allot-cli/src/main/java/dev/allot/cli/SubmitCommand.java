@@ -18,6 +18,9 @@ final class SubmitCommand extends ClientCommand {
     @Option(names = "--allocation", required = true, paramLabel = "PATH", description = "the allocation, e.g. lab/nlp/pretrain")
     String allocation;
 
+    /** Whether the server answered with the workload an earlier submission stored under the same idempotency key. */
+    private boolean replayed;
+
     @Option(names = "--gpus", required = true, paramLabel = "N", description = "GPUs in total")
     int gpus;
 
@@ -62,9 +65,6 @@ final class SubmitCommand extends ClientCommand {
         replayed = client.lastAnswerReplayed();
         return answer;
     }
-
-    /** Whether the server answered with the workload an earlier submission stored under the same idempotency key. */
-    private boolean replayed;
 
     /**
      * The command is every word after {@code --}, and only those: picocli would also take a stray word before

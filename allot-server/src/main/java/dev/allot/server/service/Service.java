@@ -174,8 +174,9 @@ public final class Service implements AutoCloseable {
             identity.tooManyUsers(store.access().users()).ifPresent(why -> {
                 throw new IllegalStateException(why);
             });
+            WorkloadIdentity gate = new WorkloadIdentity(identity, ACCOUNTS);
             if (identity.switchesAccounts()) { // accepted work must not fail at launch for an option changed since
-                WaitingWorkAccounts.problem(new WorkloadIdentity(identity, ACCOUNTS), store, Bootstrap.DEMO_USER,
+                WaitingWorkAccounts.problem(gate, store, Bootstrap.DEMO_USER,
                         config.dataDir().resolve(Bootstrap.DEMO_TOKEN_FILE), config.demo()).ifPresent(why -> {
                             throw new IllegalStateException(why);
                         });
@@ -248,7 +249,6 @@ public final class Service implements AutoCloseable {
             if (identity.switchesAccounts()) {
                 loop.runAs(identity.accounts());
             }
-            WorkloadIdentity gate = new WorkloadIdentity(identity, ACCOUNTS);
             loop.campaigns().identity(gate); // a campaign's shards are submissions of its owner's
             loop.start(config.tick());
             leadership.start();

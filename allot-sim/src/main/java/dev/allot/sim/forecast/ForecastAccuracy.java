@@ -76,7 +76,7 @@ public final class ForecastAccuracy {
         }
 
         public boolean bandGoalMet() {
-            return Math.abs(allot.coverage() - 0.8) <= 0.05;
+            return calibrated(allot.coverage());
         }
 
         /**
@@ -86,7 +86,12 @@ public final class ForecastAccuracy {
          * reading shows whether the bands of the waits, the ones with a width, hold what they claim.
          */
         public boolean waitBandGoalMet() {
-            return Math.abs(allot.split().waitCoverage() - 0.8) <= 0.05;
+            return calibrated(allot.split().waitCoverage());
+        }
+
+        /** The calibration goal: a p10-p90 band holds 80% +/- 5% of actual starts. */
+        private static boolean calibrated(double share) {
+            return Math.abs(share - 0.8) <= 0.05;
         }
 
         /** The comparison as a text table. */
