@@ -51,8 +51,14 @@ import java.util.stream.Stream;
  */
 final class WorkloadLauncher {
 
-    /** Names each launch's environment file, with this process's pid ({@link AttemptFiles#environment(String)}). */
+    /** Names each launch's environment file, after {@link #LAUNCH_PREFIX} ({@link AttemptFiles#environment(String)}). */
     private static final java.util.concurrent.atomic.AtomicLong LAUNCHES = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * This process's pid and start time: a service restarted with the same pid (pid 1 in a container) and its count
+     * of launches started again at 1 would otherwise name a file a wrapper of the previous process may still open.
+     */
+    private static final String LAUNCH_PREFIX = ProcessHandle.current().pid() + "-" + System.currentTimeMillis() + "-";
 
     /** How a wrapper that found its attempt claimed by another wrapper exits (it ran nothing). */
     static final int LOST_CLAIM_STATUS = 125;
@@ -211,7 +217,7 @@ final class WorkloadLauncher {
         } catch (IOException notRunnable) {
             throw new NotStarted(notRunnable.getMessage());
         }
-        Path environmentFile = files.environment(ProcessHandle.current().pid() + "-" + LAUNCHES.incrementAndGet());
+        Path environmentFile = files.environment(LAUNCH_PREFIX + LAUNCHES.incrementAndGet());
         List<String> argv = argv(files, environmentFile, runAs, program,
                 launch.command().subList(1, launch.command().size()));
         File cwd = Files.isDirectory(account.home()) ? account.home().toFile() : new File("/");
