@@ -53,7 +53,7 @@ final class CampaignSimulateCommand implements Callable<Integer> {
     String preset;
 
     @Option(names = "--seeds", paramLabel = "SEEDS", defaultValue = "1",
-            description = "with --preset: the seeds, as N, A-B or a comma-separated list (default: ${DEFAULT-VALUE})")
+            description = "with --preset: N (seeds 1..N), A-B or a list such as 3,7,10-12 (default: ${DEFAULT-VALUE})")
     String seeds;
 
     @Option(names = "--days", paramLabel = "N", description = "with --preset: override the preset's number of days")
@@ -114,8 +114,8 @@ final class CampaignSimulateCommand implements Callable<Integer> {
         if ((dir == null) == (preset == null)) {
             throw new IllegalArgumentException("give either a scenario folder DIR or --preset NAME");
         }
-        List<Long> seedList = preset != null ? parseSeeds(seeds) : java.util.Collections.singletonList(null);
-        if (dir != null && !seeds.equals("1")) {
+        List<Long> seedList = preset != null ? Seeds.parse(seeds) : java.util.Collections.singletonList(null);
+        if (dir != null && !seeds.trim().equals("1")) {
             throw new IllegalArgumentException("--seeds repeats a generated background: use it with --preset");
         }
         if (dir != null && days != null) {
@@ -190,41 +190,6 @@ final class CampaignSimulateCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--strategy names '" + name + "' twice");
             }
             out.add(s);
-        }
-        return out;
-    }
-
-    /** {@code 3}, {@code 1-5} or {@code 1,4,9}: whole numbers >= 0, no repeats, in the order given. */
-    static List<Long> parseSeeds(String text) {
-        List<Long> out = new ArrayList<>();
-        String expected = "--seeds: expected N, A-B (A <= B) or a comma-separated list of whole numbers, got '" + text
-                + "'";
-        try {
-            for (String part : text.split(",", -1)) {
-                String p = part.trim();
-                int dash = p.indexOf('-', 1);
-                if (dash > 0) {
-                    long a = Long.parseLong(p.substring(0, dash).trim());
-                    long b = Long.parseLong(p.substring(dash + 1).trim());
-                    if (a < 0 || b < a || b - a > 10_000) {
-                        throw new IllegalArgumentException(expected);
-                    }
-                    for (long s = a; s <= b; s++) {
-                        out.add(s);
-                    }
-                } else {
-                    long s = Long.parseLong(p);
-                    if (s < 0) {
-                        throw new IllegalArgumentException(expected);
-                    }
-                    out.add(s);
-                }
-            }
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(expected);
-        }
-        if (out.stream().distinct().count() != out.size()) {
-            throw new IllegalArgumentException("--seeds names a seed twice: '" + text + "'");
         }
         return out;
     }

@@ -37,13 +37,6 @@ import picocli.CommandLine.Spec;
                         + " the headline metrics. With --preset and --seeds N, repeat a generated scenario over N"
                         + " seeds and report the mean and spread."})
 final class SweepCommand implements Callable<Integer> {
-    /**
-     * The most seeds a sweep runs, as many as {@code campaign simulate} takes in a range: {@code --seeds 99999999}
-     * spent a minute filling the heap with the list of runs and then failed 'out of memory', with a hint to give
-     * it more.
-     */
-    static final int MAX_SEEDS = 10_000;
-
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -53,8 +46,8 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--preset", paramLabel = "PRESET", description = "generate the scenario from this preset (lab, big) instead of reading DIR")
     String preset;
 
-    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1", description = "with --preset: seeds 1..N, N at most 10,000 (default: ${DEFAULT-VALUE})")
-    int seeds;
+    @Option(names = "--seeds", paramLabel = "SEEDS", defaultValue = "1", description = "with --preset: N (seeds 1..N), A-B or a list such as 3,7,10-12; at most 10,000 (default: ${DEFAULT-VALUE})")
+    String seeds;
 
     @Option(names = "--days", paramLabel = "N",
             description = "with --preset: override the preset's number of days (as generate and forecast accuracy take)")
@@ -90,14 +83,8 @@ final class SweepCommand implements Callable<Integer> {
         if ((dir == null) == (preset == null)) {
             throw new IllegalArgumentException("give either a scenario folder DIR or --preset NAME");
         }
-        if (seeds < 1) {
-            throw new IllegalArgumentException("--seeds must be at least 1, got " + seeds);
-        }
-        if (seeds > MAX_SEEDS) {
-            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--seeds expects at most %,d (each"
-                    + " seed is a generated scenario simulated once per setting and policy), got %,d", MAX_SEEDS, seeds));
-        }
-        if (dir != null && seeds > 1) {
+        List<Long> presetSeeds = Seeds.parse(seeds);
+        if (dir != null && !seeds.trim().equals("1")) {
             throw new IllegalArgumentException("--seeds repeats a generated scenario: use it with --preset");
         }
         Map<String, List<String>> grid = new LinkedHashMap<>();
@@ -138,9 +125,7 @@ final class SweepCommand implements Callable<Integer> {
         if (gs == null) {
             seedList.add(null);
         } else {
-            for (long s = 1; s <= seeds; s++) {
-                seedList.add(s);
-            }
+            seedList.addAll(presetSeeds);
         }
         Sweep sweep = new Sweep(grid, policies, seedList);
         // Every setting value and policy is checked before the progress bar appears or a scenario is generated; a
