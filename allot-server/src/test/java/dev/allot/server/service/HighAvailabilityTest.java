@@ -164,9 +164,13 @@ class HighAvailabilityTest {
         clients.start(new Random(SEED + 1));
         awaitAcks(clients, 5);
 
-        long stoppedAtMillis = System.currentTimeMillis();
-        HaCluster.sendSignal(leader.pid(), "STOP");
+        // When the pause had come for sure: every thread of the leader seen stopped. Not when SIGSTOP was sent: the
+        // leader runs on until the signal lands (6-26 ms measured on a loaded 2-core machine), may begin and launch
+        // an attempt meanwhile, and log its start only after SIGCONT; CI once took that for a stale action.
+        long sentAt = System.nanoTime();
+        long stoppedAtMillis = cluster.pause(leader);
         long stopped = System.nanoTime();
+        long landedMillis = (stopped - sentAt) / 1_000_000;
         Instance taken = awaitLeader(cluster, List.of(b));
         long takeoverMillis = (System.nanoTime() - stopped) / 1_000_000;
         awaitAcks(clients, clients.ackCount.get() + 5); // the new leader schedules while the old one is paused
@@ -213,9 +217,10 @@ class HighAvailabilityTest {
         List<String> refused = after.stream().filter(l -> l.contains("the write was refused")
                 || l.contains("may not write") || l.contains("is not the leader now")).toList();
         List<String> stepDown = cluster.logLines(a, "steps down as leader");
-        System.out.printf("paused leader %s: %s took over after %d ms; after SIGCONT: %d actions in its log, %d"
-                        + " actions begun before the pause that completed %s, %d refused writes or backend calls %s,"
-                        + " step-down lines %s%n", a.name(), taken.name(), takeoverMillis, acted.size(),
+        System.out.printf("paused leader %s (every thread stopped %d ms after SIGSTOP was sent): %s took over after"
+                        + " %d ms; after SIGCONT: %d actions in its log, %d actions begun before the pause that"
+                        + " completed %s, %d refused writes or backend calls %s, step-down lines %s%n", a.name(),
+                landedMillis, taken.name(), takeoverMillis, acted.size(),
                 inFlight.size(), inFlight, refused.size(), refused, stepDown);
         assertThat(acted).as("what the old leader did after it resumed").isEmpty();
         assertThat(stepDown).as("the old leader stepped down").isNotEmpty();
