@@ -172,6 +172,7 @@ class HighAvailabilityTest {
         // leader runs on until the signal lands (6-26 ms measured on a loaded 2-core machine), may begin and launch
         // an attempt meanwhile, and log its start only after SIGCONT; CI once took that for a stale action.
         long sentAt = System.nanoTime();
+        long sentAtMillis = System.currentTimeMillis();
         long stoppedAtMillis = cluster.pause(leader);
         long stopped = System.nanoTime();
         long landedMillis = (stopped - sentAt) / 1_000_000;
@@ -202,12 +203,13 @@ class HighAvailabilityTest {
                 String workload = line.replaceAll(".*workload=(\\S+).*", "$1");
                 boolean refused = after.stream().anyMatch(l -> l.contains("could not tell whether the local backend"
                         + " started " + workload + "#") && l.contains("is not the leader now"));
-                boolean begunBefore = atEnd.attempts().getOrDefault(workload, List.of()).stream()
-                        .anyMatch(x -> x.startedAtMillis() <= stoppedAtMillis);
-                if (!refused && !begunBefore) {
+                java.util.OptionalLong begun = atEnd.attempts().getOrDefault(workload, List.of()).stream()
+                        .mapToLong(Attempt::startedAtMillis).filter(t -> t <= stoppedAtMillis).max();
+                if (!refused && begun.isEmpty()) {
                     acted.add(line);
                 } else if (!refused) {
-                    inFlight.add(line);
+                    inFlight.add(line + " (its attempt began " + (begun.getAsLong() - sentAtMillis) + " ms after"
+                            + " SIGSTOP was sent)");
                 }
             } else if (line.contains(" events - ended ") && endedBefore(atEnd, line, stoppedAtMillis)) {
                 // An end recorded before the pause, logged after it: the pause came between the commit and the log
@@ -221,7 +223,7 @@ class HighAvailabilityTest {
         List<String> refused = after.stream().filter(l -> l.contains("the write was refused")
                 || l.contains("may not write") || l.contains("is not the leader now")).toList();
         List<String> stepDown = cluster.logLines(a, "steps down as leader");
-        System.out.printf("paused leader %s (every thread stopped %d ms after SIGSTOP was sent): %s took over after"
+        System.out.printf("paused leader %s (every thread seen stopped %d ms after SIGSTOP was sent): %s took over after"
                         + " %d ms; after SIGCONT: %d actions in its log, %d actions begun before the pause that"
                         + " completed %s, %d refused writes or backend calls %s, step-down lines %s%n", a.name(),
                 landedMillis, taken.name(), takeoverMillis, acted.size(),

@@ -15,9 +15,9 @@ import java.util.stream.Stream;
  * with a class-data-sharing archive (AppCDS) of the classes a service loads, made once per test JVM. A service JVM
  * spends most of its start loading and verifying some 6,000 classes (Jetty, Jackson, Jdbi, Flyway, Allot's own); the
  * high-availability and crash-safety stories start 40 or so and mostly wait for them (a round of kills waits for a
- * replacement to listen). Mapped from the archive, a start took half the time on this project's 2-core machine
- * (3.0-3.3 s against 6.0-6.5 s, measured back to back). Nothing a story proves depends on how fast a service starts:
- * the same command, the same classes, only loaded from the archive.
+ * replacement to listen). Mapped from the archive, a start took some 40% less on this project's loaded 2-core machine
+ * (2.7-3.0 s against 4.4-5.5 s, alternated); making it costs 6-10 s once. Nothing a story proves depends on how fast
+ * a service starts: the same command, the same classes, only loaded from the archive.
  *
  * <p>The JDK archives classes only from jar files, so the test class path's directories ({@code target/classes} of the
  * modules) are packed into jars first, in the same order. The archive is dumped by one service run on a throwaway
