@@ -209,6 +209,35 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
         }
     }
 
+    /**
+     * Pauses an instance with SIGSTOP and returns, once every thread of it is stopped ({@code T} in
+     * {@code /proc/PID/task/TID/stat}), this machine's clock then (epoch millis): whatever the instance did, it did
+     * before that moment. The moment the signal is sent says nothing of that: the instance runs on while {@code kill}
+     * starts and the signal reaches each of its threads, on a loaded machine for tens of milliseconds.
+     */
+    long pause(Instance i) throws InterruptedException {
+        sendSignal(i.pid(), "STOP");
+        ServiceTestSupport.await("every thread of instance " + i.name() + " stopped after SIGSTOP",
+                Duration.ofSeconds(30), () -> everyThreadStopped(i.pid()));
+        return System.currentTimeMillis();
+    }
+
+    private static boolean everyThreadStopped(long pid) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return tasks.allMatch(t -> {
+                try {
+                    String stat = Files.readString(t.resolve("stat"));
+                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                    return state == 'T' || state == 't';
+                } catch (IOException | RuntimeException gone) {
+                    return true; // a thread that ended does nothing more
+                }
+            });
+        } catch (IOException e) {
+            throw new AssertionError("process " + pid + " is gone: it cannot be paused", e);
+        }
+    }
+
     /** Sends a signal by name ({@code STOP}, {@code CONT}) to a process. */
     static void sendSignal(long pid, String signal) {
         try {

@@ -106,7 +106,7 @@ class HighAvailabilityViewTest {
         Instance leader = awaitLeader(cluster, both);
         Instance standby = both.get(0) == leader ? both.get(1) : both.get(0);
         Client http = new Client(standby.url());
-        long durationSeconds = 15;
+        long durationSeconds = 10;
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             ids.add(submit(http, i % 2 == 0 ? "alice" : "bob", i % 2 == 0 ? "lab/a" : "lab/b", 2, "1m",
@@ -117,6 +117,7 @@ class HighAvailabilityViewTest {
         leader.process().destroyForcibly();
         leader.process().waitFor();
         assertThat(awaitLeader(cluster, List.of(standby))).isSameAs(standby);
+        long newTermAtMillis = cluster.leaseTakenAtMillis();
         ServiceTestSupport.awaitAllEnded(http, WAIT);
 
         HaCluster.Snapshot s = cluster.snapshot();
@@ -130,6 +131,8 @@ class HighAvailabilityViewTest {
             long ranMillis = a.endedAtMillis() - a.startedAtMillis();
             System.out.printf("HighAvailabilityViewTest: %s ran %d ms (duration %d s) across the change of leader%n",
                     id, ranMillis, durationSeconds);
+            assertThat(newTermAtMillis).as("the new leader took over while %s still ran", id)
+                    .isLessThan(a.startedAtMillis() + durationSeconds * 1000);
             // it ends when the simulated run does, seen by the new leader's next cycle (a margin for a loaded machine)
             assertThat(ranMillis).as("%s's run", id).isBetween(durationSeconds * 1000,
                     durationSeconds * 1000 + 5_000);

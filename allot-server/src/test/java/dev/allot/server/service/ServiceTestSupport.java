@@ -217,9 +217,9 @@ final class ServiceTestSupport {
     }
 
     /**
-     * Starts {@link ServiceMain} as a separate JVM on {@code data} with the local backend and {@code gpus} GPUs (the
-     * workload isolation of {@link #workloadSecurity}), its output appended to {@code dir/service.log}, and returns once
-     * it listens (its {@code service.json} names its pid).
+     * Starts {@link ServiceMain} as a separate JVM ({@link ServiceJvm}) on {@code data} with the local backend and
+     * {@code gpus} GPUs (the workload isolation of {@link #workloadSecurity}), its output appended to
+     * {@code dir/service.log}, and returns once it listens (its {@code service.json} names its pid).
      */
     static ServiceProcess startServiceProcess(Path dir, Path data, int gpus) throws IOException, InterruptedException {
         return startServiceProcess(dir, data, gpus, null);
@@ -240,11 +240,9 @@ final class ServiceTestSupport {
                                               List<String> options) throws IOException, InterruptedException {
         Path json = data.resolve(ServiceFiles.SERVICE_JSON);
         Files.deleteIfExists(json);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), ServiceMain.class.getName(),
-                "--data-dir", data.toString(), "--port", "0", "--backend", "local", "--gpus", Integer.toString(gpus),
-                "--tick-ms", "100", "--grace-ms", "1000");
+        ProcessBuilder pb = new ProcessBuilder(ServiceJvm.command());
+        pb.command().addAll(List.of(ServiceMain.class.getName(), "--data-dir", data.toString(), "--port", "0",
+                "--backend", "local", "--gpus", Integer.toString(gpus), "--tick-ms", "100", "--grace-ms", "1000"));
         ServiceConfig.Security security = workloadSecurity(dir);
         pb.command().addAll(security.accountsFile() != null
                 ? List.of("--accounts", security.accountsFile().toString())
