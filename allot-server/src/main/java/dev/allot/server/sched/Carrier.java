@@ -180,6 +180,8 @@ final class Carrier {
             c.backend.start(launchOf(l.key, l.where, w, duration, l.attemptStartedAtMillis));
             l.startUnconfirmed = false;
             LOG.info("the {} backend confirmed the start of {}", c.backend.name(), l.key);
+            // its wait ends when the policy started it, as its charge begins (the attempt's recorded start)
+            send.launched(l.jobId, w.allocationPath(), Math.min(now, Math.floorDiv(l.attemptStartedAtMillis, 1000)));
         } catch (BackendUnavailableException e) {
             LOG.warn("still cannot tell whether the {} backend started {}: {}", c.backend.name(), l.key, e.getMessage());
         } catch (BackendException e) {

@@ -203,9 +203,12 @@ final class Dispatcher {
         if (failure instanceof BackendUnavailableException e) {
             // Not known to have started nor to have been refused: the attempt stays launching (it holds its GPUs) and
             // the start is asked again next cycle; the backend's start is idempotent, so this never runs it twice.
+            // It is told as started (log, counters) once the backend confirms it (Carrier.retryStart): until then an
+            // operator reading "started" took a start the backend never heard of for a launch.
             l.startUnconfirmed = true;
             LOG.warn("could not tell whether the {} backend started {}; asking again next cycle: {}", c.backend.name(),
                     l.key, e.getMessage());
+            return;
         } else if (failure != null) {
             c.books.live.remove(l.key);
             c.books.runningAttempt.remove(job.id());
@@ -219,9 +222,17 @@ final class Dispatcher {
             c.failures++;
             return;
         }
+        launched(job.id(), job.spec().allocation(), p.now());
+    }
+
+    /**
+     * Counts and tells a start the backend took ({@link LoopObserver#started}), with its wait from when it queued to
+     * {@code startedAt}, the instant the policy started it.
+     */
+    void launched(String jobId, String allocation, long startedAt) {
         c.starts++;
-        Long since = c.queuedSince.remove(job.id());
-        c.observer.started(job.id(), job.spec().allocation(), since == null ? 0 : Math.max(0, p.now() - since));
+        Long since = c.queuedSince.remove(jobId);
+        c.observer.started(jobId, allocation, since == null ? 0 : Math.max(0, startedAt - since));
     }
 
     /** What a batch call of the backend answered; a batch refused as a whole fails for each of its attempts. */

@@ -74,6 +74,36 @@ class UnconfirmedStartTest {
     }
 
     @Test
+    void aStartIsToldAsStartedOnlyOnceTheBackendConfirmsIt() {
+        // the loop logged 'started workload=w-1' (and counted a start) for a start the backend never heard of: a
+        // paused leader's log read as a launch after its resumption, though its every backend call was refused
+        Fixture f = loops.open("told", 8);
+        List<String> told = new java.util.ArrayList<>();
+        f.loop.observe(new LoopObserver() {
+            @Override
+            public void started(String workloadId, String allocation, long waitSeconds) {
+                told.add(workloadId + " " + allocation + " waited " + waitSeconds);
+            }
+        });
+        String w = f.submit("a", 8, HOUR, 0, false);
+        f.backend.startThrows.add(unreachable());
+        f.advance(5);
+        f.cycle(); // unavailable: not told
+        assertThat(told).isEmpty();
+        assertThat(f.loop.counters().starts()).isZero();
+
+        f.advance(10);
+        f.cycle(); // asked again and taken: told once, with the wait since submission
+        assertThat(f.backend.launches).hasSize(1);
+        assertThat(told).containsExactly(w + " a waited 5");
+        assertThat(f.loop.counters().starts()).isEqualTo(1);
+
+        f.advance(10);
+        f.cycle();
+        assertThat(told).hasSize(1);
+    }
+
+    @Test
     void aStartTheBackendTookButCouldNotConfirmIsNeverRunTwice() {
         Fixture f = loops.open("took", 8);
         String w = f.submit("a", 4, HOUR, 0, false);

@@ -188,8 +188,8 @@ class HighAvailabilityTest {
 
         // The old leader, from its resumption on: no launch or stop reached its backend (each call is refused, and
         // logged: a start it had begun in the store before the pause stays unconfirmed there, for the new leader to
-        // adopt), no preemption and no end recorded. Its loop reports a start it began before the pause as started
-        // (an unconfirmed start holds its GPUs), so such an event counts only if its refusal is not logged.
+        // adopt), no preemption and no end recorded. A start is reported as started only once the backend took it
+        // (before 2026-12-05 also an unconfirmed one, so a started event still counts only if no refusal is logged).
         List<String> after = java.nio.file.Files.readAllLines(a.log()).stream()
                 .filter(line -> timeOf(line).filter(t -> t >= resumedAtMillis).isPresent()).toList();
         // A launch already inside the backend when the pause came completes on resumption (no check can stop a
