@@ -195,6 +195,25 @@ class CampaignCommandsTest {
     }
 
     @Test
+    @Order(5)
+    void aYamlSyntaxErrorSaysWhatTheParserFoundWrongNotOnlyWhereItWas() throws IOException {
+        // "gpus 1" (no colon) said only "not YAML or JSON: while scanning a simple key"
+        Path colon = file("colon.yaml", FILE.replace("name: eval", "name: colon").replace("gpus: 1", "gpus 1"));
+        Cli.Result r = api.as("alice", "campaign", "submit", colon.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + colon + ":").endsWith(": not YAML or JSON: while scanning a simple"
+                + " key; could not find expected ':'\n");
+
+        Path brace = file("brace.yaml", FILE.replace("name: eval", "name: brace")
+                .replace("- {units: 32, family: restore}", "- {units: 32, family: restore"));
+        r = api.as("alice", "campaign", "submit", brace.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + brace + ":").contains(": not YAML or JSON: while parsing a flow"
+                + " mapping; expected ',' or '}'").doesNotContain("in 'reader'").hasLineCount(1);
+        assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("colon", "brace");
+    }
+
+    @Test
     @Order(6)
     void cancelEndsTheCampaignAndItsWorkloads() {
         Cli.Result bob = api.as("bob", "campaign", "cancel", "eval");
