@@ -174,9 +174,16 @@ final class CampaignFile {
         return out;
     }
 
-    /** The server's words about the file's campaign, with its fields named as the file names them. */
+    /**
+     * The server's words about the file's campaign, with its fields named as the file names them, and its hint in the
+     * command line's words (an unknown allocation's "'allot budget show' lists them" was dropped).
+     */
     static String inFileTerms(Path file, ApiClient.ClientException e) {
         String words = e.error() == null ? e.getMessage() : e.error();
+        String hint = e.error() == null ? null : CliHints.hint(e.hint(), "allot campaign submit");
+        if (hint != null && !hint.isBlank()) {
+            words += " (hint: " + hint + ")";
+        }
         for (Map<String, String> names : List.of(FIELDS, BRAKES)) {
             for (Map.Entry<String, String> n : names.entrySet()) {
                 if (!n.getKey().equals(n.getValue())) {

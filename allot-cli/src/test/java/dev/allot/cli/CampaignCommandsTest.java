@@ -178,13 +178,16 @@ class CampaignCommandsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("allot: " + both + ": field 'protected-shards': expected exactly one of"
                 + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost': expected"
-                + " price-per-gpu-hour beside it (a cost needs a price), got no price\n");
+                + " price-per-gpu-hour beside it (a cost needs a price), got no price (hint: 'allot campaign submit"
+                + " --help' lists the file's fields)\n");
 
         Path elsewhere = file("elsewhere.json", "{\"name\": \"x\", \"allocation\": \"lab/zzz\", \"command\": [\"a\"],"
                 + " \"gpus\": 1, \"min-runtime\": \"1h\", \"protected-shards\": 0, \"shards\": [{\"units\": 1}]}");
         r = api.as("alice", "campaign", "submit", elsewhere.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'\n");
+        // the server's hint was dropped: a typo in the allocation said nothing of where the allocations are listed
+        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'"
+                + " (hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
         r = api.as("alice", "campaign", "submit", dir.resolve("missing.yaml").toString());
         assertThat(r.exit()).isEqualTo(2);
