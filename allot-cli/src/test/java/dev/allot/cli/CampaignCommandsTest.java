@@ -123,6 +123,17 @@ class CampaignCommandsTest {
     }
 
     @Test
+    @Order(3)
+    void aBrakeTheServerRefusesIsNamedByTheCommandsOptions() {
+        // it said "field 'campaignCost': expected pricePerGpuHour beside it", names this command has no option for
+        Cli.Result r = api.as("alice", "campaign", "brakes", "eval", "--campaign-cost", "10");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: field 'campaignCost': expected --price-per-gpu-hour beside it (a cost"
+                + " needs a price), got no price (option --campaign-cost; hint: 'allot campaign brakes --help' describes"
+                + " the options)\n");
+    }
+
+    @Test
     @Order(4)
     void brakesAreShownAndChangedKeepingWhatIsNotGiven() {
         Cli.Result show = api.as("alice", "campaign", "brakes", "eval");
@@ -145,7 +156,7 @@ class CampaignCommandsTest {
                 + " campaign brakes --help' describes the options)\n");
         Cli.Result noPrice = api.as("alice", "campaign", "brakes", "eval", "--price-per-gpu-hour", "none");
         assertThat(noPrice.exit()).isEqualTo(2);
-        assertThat(noPrice.err()).contains("field 'campaignCost': expected pricePerGpuHour beside it");
+        assertThat(noPrice.err()).contains("field 'campaignCost': expected --price-per-gpu-hour beside it");
         Cli.Result bob = api.as("bob", "campaign", "brakes", "eval", "--shard-gpu-hours", "1");
         assertThat(bob.exit()).isNotZero();
         assertThat(bob.err()).startsWith("allot: user 'bob' may not change the brakes of campaign 'eval'");
