@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -248,7 +249,31 @@ final class CampaignCommand extends GroupCommand {
             set(body, "campaignGpuHours", "--campaign-gpu-hours", campaignGpuHours, false);
             set(body, "campaignCost", "--campaign-cost", campaignCost, false);
             set(body, "pricePerGpuHour", "--price-per-gpu-hour", pricePerGpuHour, false);
-            return client.put(path + "/brakes", body);
+            try {
+                return client.put(path + "/brakes", body);
+            } catch (ApiClient.ClientException e) {
+                throw inOptionTerms(e);
+            }
+        }
+
+        /**
+         * The server's words about the caps with its fields named as this command's options: a cost without a price
+         * said "field 'campaignCost': expected pricePerGpuHour beside it", names no option of this command has.
+         */
+        private static ApiClient.ClientException inOptionTerms(ApiClient.ClientException e) {
+            if (e.error() == null) {
+                return e;
+            }
+            String words = e.error();
+            boolean renamed = false;
+            for (Map.Entry<String, String> n : CampaignFile.BRAKES.entrySet()) {
+                String option = "--" + n.getKey();
+                String before = words;
+                // "field 'campaignCost'" stays, as every command's errors name the field (the option follows)
+                words = words.replaceAll("(?<!field ')\\b" + n.getValue() + "\\b", option);
+                renamed |= !before.equals(words);
+            }
+            return renamed ? new ApiClient.ClientException(e.exitCode(), words, e.field(), e.hint()) : e;
         }
 
         private static void set(ObjectNode body, String field, String option, String value, boolean whole) {

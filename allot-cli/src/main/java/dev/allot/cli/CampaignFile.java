@@ -70,10 +70,15 @@ final class CampaignFile {
         JsonNode root;
         try {
             root = YAML.readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // as a scenario's YAML files say it: the parser's first line alone ("while scanning a simple key") said
+            // where it was, not what it found wrong ("could not find expected ':'")
+            String where = e.getLocation() != null
+                    ? ":" + e.getLocation().getLineNr() + ":" + e.getLocation().getColumnNr() : "";
+            throw bad(file + where + ": not YAML or JSON: "
+                    + dev.allot.sim.input.ParserMessages.yamlSyntax(e.getOriginalMessage()));
         } catch (IOException e) {
-            String where = e instanceof com.fasterxml.jackson.core.JsonProcessingException j && j.getLocation() != null
-                    ? ":" + j.getLocation().getLineNr() + ":" + j.getLocation().getColumnNr() : "";
-            throw bad(file + where + ": not YAML or JSON: " + firstLine(e.getMessage()));
+            throw bad(file + ": not YAML or JSON: " + firstLine(e.getMessage()));
         }
         if (root == null || !root.isObject()) {
             throw bad(file + ": expected a mapping of the campaign's fields (name, allocation, command, gpus,"
@@ -169,9 +174,16 @@ final class CampaignFile {
         return out;
     }
 
-    /** The server's words about the file's campaign, with its fields named as the file names them. */
+    /**
+     * The server's words about the file's campaign, with its fields named as the file names them, and its hint in the
+     * command line's words (an unknown allocation's "'allot budget show' lists them" was dropped).
+     */
     static String inFileTerms(Path file, ApiClient.ClientException e) {
         String words = e.error() == null ? e.getMessage() : e.error();
+        String hint = e.error() == null ? null : CliHints.hint(e.hint(), "allot campaign submit");
+        if (hint != null && !hint.isBlank()) {
+            words += " (hint: " + hint + ")";
+        }
         for (Map<String, String> names : List.of(FIELDS, BRAKES)) {
             for (Map.Entry<String, String> n : names.entrySet()) {
                 if (!n.getKey().equals(n.getValue())) {

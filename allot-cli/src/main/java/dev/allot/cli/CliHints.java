@@ -47,6 +47,8 @@ final class CliHints {
             new Rule("GET /v1/policy", "'allot policy show'"),
             new Rule("GET /v1/campaigns/([^/ ]+) shows it", "'allot campaign status $1' shows it"),
             new Rule("GET /v1/campaigns lists yours", "'allot campaign list' lists yours"),
+            new Rule("^GET /v1/openapi\\.json describes a campaign.*",
+                    "'allot campaign submit --help' lists the file's fields"),
             new Rule("PUT /v1/policy", "'allot policy set FILE'"),
             new Rule("^the body is the whole set of caps.*", "'%COMMAND% --help' describes the options"),
             new Rule("the body is policy\\.yaml text", "the file is policy.yaml text"),

@@ -152,7 +152,8 @@ final class ReplayRun {
     /**
      * Refuses the replay before anything is submitted when a workload's shape fits none of the service's nodes
      * ({@link dev.allot.core.rules.ShapeFit}, the rule the service's submission checks): the service refused it
-     * mid-replay, after the workloads due before it had been submitted and left running.
+     * mid-replay, after the workloads due before it had been submitted and left running. A service with no nodes at
+     * all is refused too: a replay's times mean nothing without the scenario's cluster.
      */
     private void requireShapesFit() {
         List<dev.allot.core.model.NodeSpec> nodes = new ArrayList<>();
@@ -163,7 +164,12 @@ final class ReplayRun {
             }
         }
         if (nodes.isEmpty()) {
-            return; // nothing registered yet: the service decides once nodes come, as its submission check does
+            // the service takes work before its nodes come, but a replay times its workloads against the scenario's
+            // cluster: played on none, it waited out its whole --timeout (7 minutes for examples/replay) for nothing
+            throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "the service has no nodes with GPUs, so"
+                    + " none of the scenario's " + plan.submissions().size() + " workloads could start; nothing was"
+                    + " submitted (hint: give the service the nodes of the scenario's cluster.yaml first: on the"
+                    + " simulated backend PUT /v1/nodes/NAME {\"gpus\": N} for each; 'allot nodes' lists the service's)");
         }
         dev.allot.core.model.ClusterSpec cluster = new dev.allot.core.model.ClusterSpec(nodes, List.of());
         for (ReplayPlan.Submission s : plan.submissions()) {

@@ -123,6 +123,17 @@ class CampaignCommandsTest {
     }
 
     @Test
+    @Order(3)
+    void aBrakeTheServerRefusesIsNamedByTheCommandsOptions() {
+        // it said "field 'campaignCost': expected pricePerGpuHour beside it", names this command has no option for
+        Cli.Result r = api.as("alice", "campaign", "brakes", "eval", "--campaign-cost", "10");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: field 'campaignCost': expected --price-per-gpu-hour beside it (a cost"
+                + " needs a price), got no price (option --campaign-cost; hint: 'allot campaign brakes --help' describes"
+                + " the options)\n");
+    }
+
+    @Test
     @Order(4)
     void brakesAreShownAndChangedKeepingWhatIsNotGiven() {
         Cli.Result show = api.as("alice", "campaign", "brakes", "eval");
@@ -145,7 +156,7 @@ class CampaignCommandsTest {
                 + " campaign brakes --help' describes the options)\n");
         Cli.Result noPrice = api.as("alice", "campaign", "brakes", "eval", "--price-per-gpu-hour", "none");
         assertThat(noPrice.exit()).isEqualTo(2);
-        assertThat(noPrice.err()).contains("field 'campaignCost': expected pricePerGpuHour beside it");
+        assertThat(noPrice.err()).contains("field 'campaignCost': expected --price-per-gpu-hour beside it");
         Cli.Result bob = api.as("bob", "campaign", "brakes", "eval", "--shard-gpu-hours", "1");
         assertThat(bob.exit()).isNotZero();
         assertThat(bob.err()).startsWith("allot: user 'bob' may not change the brakes of campaign 'eval'");
@@ -178,13 +189,16 @@ class CampaignCommandsTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("allot: " + both + ": field 'protected-shards': expected exactly one of"
                 + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost': expected"
-                + " price-per-gpu-hour beside it (a cost needs a price), got no price\n");
+                + " price-per-gpu-hour beside it (a cost needs a price), got no price (hint: 'allot campaign submit"
+                + " --help' lists the file's fields)\n");
 
         Path elsewhere = file("elsewhere.json", "{\"name\": \"x\", \"allocation\": \"lab/zzz\", \"command\": [\"a\"],"
                 + " \"gpus\": 1, \"min-runtime\": \"1h\", \"protected-shards\": 0, \"shards\": [{\"units\": 1}]}");
         r = api.as("alice", "campaign", "submit", elsewhere.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'\n");
+        // the server's hint was dropped: a typo in the allocation said nothing of where the allocations are listed
+        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'"
+                + " (hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
         r = api.as("alice", "campaign", "submit", dir.resolve("missing.yaml").toString());
         assertThat(r.exit()).isEqualTo(2);
@@ -192,6 +206,25 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", file("list.yaml", "- 1\n- 2\n").toString());
         assertThat(r.err()).contains("list.yaml: expected a mapping of the campaign's fields");
         assertThat(api.as("alice", "campaign", "status", "nope").err()).startsWith("allot: no campaign 'nope'");
+    }
+
+    @Test
+    @Order(5)
+    void aYamlSyntaxErrorSaysWhatTheParserFoundWrongNotOnlyWhereItWas() throws IOException {
+        // "gpus 1" (no colon) said only "not YAML or JSON: while scanning a simple key"
+        Path colon = file("colon.yaml", FILE.replace("name: eval", "name: colon").replace("gpus: 1", "gpus 1"));
+        Cli.Result r = api.as("alice", "campaign", "submit", colon.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + colon + ":").endsWith(": not YAML or JSON: while scanning a simple"
+                + " key; could not find expected ':'\n");
+
+        Path brace = file("brace.yaml", FILE.replace("name: eval", "name: brace")
+                .replace("- {units: 32, family: restore}", "- {units: 32, family: restore"));
+        r = api.as("alice", "campaign", "submit", brace.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + brace + ":").contains(": not YAML or JSON: while parsing a flow"
+                + " mapping; expected ',' or '}'").doesNotContain("in 'reader'").hasLineCount(1);
+        assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("colon", "brace");
     }
 
     @Test

@@ -72,4 +72,30 @@ class ReplayCommandTest {
             assertThat(small.as("root", "queue").out()).isEqualTo("no workloads\n");
         }
     }
+    /** A service with no nodes yet takes submissions (nodes may come later), but a replay on it is timed for nothing. */
+    @org.junit.jupiter.api.Nested
+    class OnAServiceWithoutNodes {
+        @RegisterExtension
+        final ApiServerExtension bare = ApiServerExtension.builder()
+                .user("root", User.Role.ADMIN)
+                .allocation("lab", 1, List.of(), List.of())
+                .allocation("lab/a", 1, List.of(), List.of())
+                .allocation("lab/b", 1, List.of(), List.of())
+                .build();
+
+        @Test
+        void aReplayOnAServiceWithNoNodesIsRefusedBeforeAnythingIsSubmitted() {
+            // a simulated-backend service before its nodes were registered took all 40 workloads, and the replay then
+            // waited out its whole --timeout (7m26s) and wrote rows of workloads that never started
+            Cli.Result r = bare.as("root", "replay", Cli.example("replay"), "--state-dir", tmp.toString(),
+                    "--timeout", "5s");
+            assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.err()).isEqualTo("allot: the service has no nodes with GPUs, so none of the scenario's 40"
+                    + " workloads could start; nothing was submitted (hint: give the service the nodes of the"
+                    + " scenario's cluster.yaml first: on the simulated backend PUT /v1/nodes/NAME {\"gpus\": N} for"
+                    + " each; 'allot nodes' lists the service's)\n");
+            assertThat(r.out()).doesNotContain("replaying");
+            assertThat(bare.as("root", "queue").out()).isEqualTo("no workloads\n");
+        }
+    }
 }

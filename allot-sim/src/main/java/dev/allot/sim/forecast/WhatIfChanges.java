@@ -56,7 +56,9 @@ public final class WhatIfChanges {
             // named by the paths a what-if takes (the service's tree has a root of its own, which no one names)
             Optional<Violation> bad = Shares.checkSiblings(parent == 0 ? null : tree.name(parent), sum);
             if (bad.isPresent()) {
-                throw new IllegalArgumentException(bad.get().toString());
+                // the problem alone: the caller names the field (the API's 'shares'), which said "field 'shares':
+                // field 'share': expected ..."
+                throw new IllegalArgumentException(bad.get().problem());
             }
         }
         AllocationTree.Builder b = AllocationTree.builder(tree.name(0)).managers(tree.managers(0));

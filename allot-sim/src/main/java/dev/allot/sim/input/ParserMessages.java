@@ -33,4 +33,30 @@ public final class ParserMessages {
         m = BOUND_AS.matcher(m).replaceAll("");
         return AS_PER.matcher(m).replaceAll(": only one JSON value is allowed");
     }
+
+    /**
+     * A SnakeYAML syntax error as one line: its descriptive lines ({@code while scanning a simple key; could not find
+     * expected ':'}) without its source excerpts ({@code in 'reader', line ...}, the quoted line and the caret under
+     * it) or Jackson's setting names. Every YAML file Allot reads (a scenario's, a campaign's) says it this way: the
+     * first line alone says where the parser was, not what it found wrong.
+     */
+    public static String yamlSyntax(String message) {
+        String m = plain(message);
+        if (m == null) {
+            return "malformed YAML";
+        }
+        if (m.startsWith("Expected a field name")) {
+            // Jackson's wording for "? [a, b]: ..." names SnakeYAML's event classes; say it plainly.
+            return "expected a plain key, got a list or mapping used as a key";
+        }
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        for (String line : m.split("\n")) {
+            String t = line.strip();
+            if (t.isEmpty() || line.startsWith(" ") || t.startsWith("in '")) {
+                continue;
+            }
+            parts.add(t);
+        }
+        return parts.isEmpty() ? m.strip() : String.join("; ", parts);
+    }
 }

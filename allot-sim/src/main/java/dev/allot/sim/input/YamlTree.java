@@ -92,33 +92,10 @@ final class YamlTree {
             int line = l == null ? 0 : Math.max(0, l.getLineNr());
             int column = l == null ? 0 : Math.max(0, l.getColumnNr());
             throw new InputException(file, line, column, null, "YAML syntax error: "
-                    + condense(ParserMessages.plain(e.getOriginalMessage())));
+                    + ParserMessages.yamlSyntax(e.getOriginalMessage()));
         } catch (IOException e) {
             throw new InputException(file, 0, 0, null, "cannot read: " + e.getMessage());
         }
-    }
-
-    /**
-     * Keeps the descriptive lines of a SnakeYAML message and drops its source excerpts
-     * ({@code in 'reader', line ...}, the quoted line and the caret under it).
-     */
-    static String condense(String message) {
-        if (message == null) {
-            return "malformed YAML";
-        }
-        if (message.startsWith("Expected a field name")) {
-            // Jackson's wording for "? [a, b]: ..." names SnakeYAML's event classes; say it plainly.
-            return "expected a plain key, got a list or mapping used as a key";
-        }
-        List<String> parts = new ArrayList<>();
-        for (String line : message.split("\n")) {
-            String t = line.strip();
-            if (t.isEmpty() || line.startsWith(" ") || t.startsWith("in '")) {
-                continue;
-            }
-            parts.add(t);
-        }
-        return parts.isEmpty() ? message.strip() : String.join("; ", parts);
     }
 
     private static Node read(String file, JsonParser p, JsonToken t) throws IOException {
