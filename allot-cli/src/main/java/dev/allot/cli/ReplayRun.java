@@ -58,6 +58,9 @@ final class ReplayRun {
     private final LongSupplier clock = System::currentTimeMillis;
     /** Each workload's work in scenario seconds: the total of its progress reports. */
     private final Map<String, Long> totalSeconds = new HashMap<>();
+    /** The service's ids of the workloads submitted so far, in order; read by the Ctrl-C note's thread too. */
+    private final List<String> submitted = java.util.Collections.synchronizedList(new ArrayList<>());
+    private volatile boolean finished;
 
     ReplayRun(ApiClient client, ReplayPlan plan, Path stateDir, PrintWriter log) {
         this.client = client;
@@ -67,7 +70,56 @@ final class ReplayRun {
         plan.scenario().workloads().forEach(w -> totalSeconds.put(w.id(), Math.max(1, w.duration().getSeconds())));
     }
 
+    /**
+     * Replays the plan and collects its rows. Interrupted (Ctrl-C: the JVM runs its shutdown hooks), it says on
+     * standard error what it had submitted, which stays on the service: it exited 130 without a word, and the
+     * workloads it had submitted ran on.
+     */
     Outcome run(Duration timeout) throws IOException, InterruptedException {
+        Thread hook = new Thread(() -> {
+            String note = interruptedNote();
+            if (note != null) {
+                System.err.println(note);
+                System.err.flush();
+            }
+        }, "allot-replay-interrupted");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return replay(timeout);
+        } finally {
+            finished = true;
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs, and says nothing now that the replay has finished
+            }
+        }
+    }
+
+    /** Records a workload the service took ({@link #interruptedNote}). */
+    void submitted(String liveId) {
+        submitted.add(liveId);
+    }
+
+    /**
+     * What an interrupted replay leaves behind, in words, or null when it had submitted nothing or had finished: the
+     * workloads it submitted stay on the service and run as it schedules them.
+     */
+    String interruptedNote() {
+        List<String> ids;
+        synchronized (submitted) {
+            ids = List.copyOf(submitted);
+        }
+        if (finished || ids.isEmpty()) {
+            return null;
+        }
+        String which = ids.size() <= 3 ? String.join(", ", ids) : ids.get(0) + " to " + ids.get(ids.size() - 1);
+        return "allot: replay interrupted after submitting " + ids.size() + " of " + plan.submissions().size()
+                + " workloads (" + which + "); they stay on the service and run as it schedules them: 'allot queue'"
+                + " lists them, 'allot cancel ID' cancels one";
+    }
+
+    private Outcome replay(Duration timeout) throws IOException, InterruptedException {
         requireAllocations();
         requireShapesFit();
         String policy = client.get("/v1/policy").path("policy").asText("live");
@@ -145,6 +197,7 @@ final class ReplayRun {
             for (int i = 0; i < part.size(); i++) {
                 liveIds.put(part.get(i).id(), ids.get(i));
                 active.add(part.get(i).id());
+                submitted(ids.get(i));
             }
         }
     }

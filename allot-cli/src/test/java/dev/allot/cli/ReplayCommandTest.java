@@ -37,6 +37,25 @@ class ReplayCommandTest {
     }
 
     @Test
+    void anInterruptedReplayNamesTheWorkloadsItLeftOnTheService() {
+        // Ctrl-C during a replay exited 130 without a word, and the workloads it had submitted ran on
+        dev.allot.sim.Scenario scenario = dev.allot.sim.input.ScenarioReader.read(
+                Path.of(Cli.example("replay")), false, dev.allot.core.policy.PolicyRegistry.standard());
+        ReplayRun run = new ReplayRun(null, ReplayPlan.of(scenario, 1.0), tmp,
+                new java.io.PrintWriter(java.io.Writer.nullWriter()));
+        assertThat(run.interruptedNote()).as("nothing submitted yet").isNull();
+        run.submitted("w-7");
+        assertThat(run.interruptedNote()).isEqualTo("allot: replay interrupted after submitting 1 of 40 workloads"
+                + " (w-7); they stay on the service and run as it schedules them: 'allot queue' lists them, 'allot"
+                + " cancel ID' cancels one");
+        run.submitted("w-8");
+        run.submitted("w-9");
+        run.submitted("w-10");
+        assertThat(run.interruptedNote()).startsWith("allot: replay interrupted after submitting 4 of 40 workloads"
+                + " (w-7 to w-10);");
+    }
+
+    @Test
     void theSharedStateFolderIsWritableByTheWorkloadsAccountsAndStickyAsTmpIs() throws Exception {
         Path dir = ReplayCommand.sharedTempDirectory();
         try {
