@@ -165,24 +165,31 @@ final class SlurmCluster {
 
     /**
      * Back to a clean cluster: every job cancelled (Allot's lock jobs too), every node resumed and idle. Waits until
-     * Slurm shows it.
+     * Slurm shows it; a cluster found clean already (as the story before left it) is not listed a second time.
      */
     void reset() throws InterruptedException {
-        for (Job j : jobs()) {
+        List<Job> jobs = jobs();
+        List<NodeState> nodes = nodes();
+        if (clean(jobs, nodes)) {
+            return;
+        }
+        for (Job j : jobs) {
             if (!ended(j.state())) {
                 run(List.of("scancel", Long.toString(j.id())));
             }
         }
-        for (NodeState n : nodes()) {
+        for (NodeState n : nodes) {
             if (n.drained()) {
                 run(List.of("scontrol", "update", "nodename=" + n.name(), "state=resume"));
             }
         }
-        Story.await("Slurm to have no live job and every node idle", Duration.ofSeconds(60), () -> {
-            boolean quiet = jobs().stream().allMatch(j -> ended(j.state()));
-            boolean idle = nodes().stream().allMatch(n -> n.state().equals("idle") && n.flags().isEmpty());
-            return quiet && idle;
-        });
+        Story.await("Slurm to have no live job and every node idle", Duration.ofSeconds(60),
+                () -> clean(jobs(), nodes()));
+    }
+
+    private static boolean clean(List<Job> jobs, List<NodeState> nodes) {
+        return jobs.stream().allMatch(j -> ended(j.state()))
+                && nodes.stream().allMatch(n -> n.state().equals("idle") && n.flags().isEmpty());
     }
 
     static boolean ended(String state) {

@@ -176,10 +176,17 @@ class SlurmModelAgreementTest {
             long deadline = System.currentTimeMillis() + 600_000;
             while (!slurm.run(List.of("squeue", "-h", "-o", "%i")).isBlank()) {
                 assertThat(System.currentTimeMillis()).as("every job ended within 10 minutes").isLessThan(deadline);
-                Thread.sleep(500);
+                Thread.sleep(200);
             }
-            Thread.sleep(1500); // the last end reaches slurmdbd
+            // the last end reaches slurmdbd: read until accounting has every job, ended
+            long accountedBy = System.currentTimeMillis() + 30_000;
             accounted = slurm.accounting();
+            while (!everyEnded(accounted, rows)) {
+                assertThat(System.currentTimeMillis()).as("slurmdbd recorded every end within 30 s")
+                        .isLessThan(accountedBy);
+                Thread.sleep(200);
+                accounted = slurm.accounting();
+            }
         }
 
         // (b) the model, on the submission times Slurm recorded
@@ -276,6 +283,12 @@ class SlurmModelAgreementTest {
             }
         }
         return out;
+    }
+
+    /** Whether accounting has every row's job, its last attempt ended. */
+    private static boolean everyEnded(Map<String, QosCluster.Accounted> accounted, List<Row> rows) {
+        return rows.stream().allMatch(r -> accounted.containsKey(r.id())
+                && SlurmCluster.ended(accounted.get(r.id()).state()));
     }
 
     /** The job as a lab would submit it: account, QOS, time limit in whole minutes, GPUs per node, a sleep. */

