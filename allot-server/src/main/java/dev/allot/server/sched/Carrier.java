@@ -344,6 +344,7 @@ final class Carrier {
         }
         if (job.state().isFinal()) {
             c.active.remove(job.id());
+            c.queuedSince.remove(job.id()); // kept while a start was unconfirmed (Dispatcher.launched)
         }
     }
 
