@@ -30,6 +30,14 @@ public final class WorkloadsCsv {
     /** The columns, in order. */
     public static final List<String> COLUMNS = List.of("policy", "id", "allocation", "submit", "first_start", "end",
             "wait_seconds", "preemptions", "final_state");
+    /**
+     * The states a row may end in: the simulator's ({@link dev.allot.sim.WorkloadRecord#finalState}) and a live
+     * service's workload states, as {@code replay} writes them (the service's test
+     * {@code WorkloadsCsvStatesTest} keeps this list in step with its {@code WorkloadState}). {@code compare}
+     * took any word, so a mistyped state read as a difference between runs.
+     */
+    public static final List<String> FINAL_STATES = List.of("pending", "running", "preempted", "requeued",
+            "completed", "failed", "cancelled");
     private static final java.util.regex.Pattern DECIMAL = java.util.regex.Pattern.compile("-?\\d{1,15}(\\.\\d{1,9})?");
     private static final CsvMapper MAPPER = new CsvMapper();
     private static final CsvSchema SCHEMA = CsvSchema.builder()
@@ -127,7 +135,7 @@ public final class WorkloadsCsv {
                             + "' appears twice for policy '" + policy + "'; expected one row per workload and policy");
                 }
                 rows.add(new Row(policy, id, c.text(2), c.time(3, false), c.time(4, true), c.time(5, true),
-                        c.time(6, true), c.count(7), c.text(8)));
+                        c.time(6, true), c.count(7), c.state(8)));
             }
         }
         return rows;
@@ -148,6 +156,14 @@ public final class WorkloadsCsv {
             String s = raw(column);
             if (s.isEmpty()) {
                 throw bad(column, "a value");
+            }
+            return s;
+        }
+
+        String state(int column) {
+            String s = raw(column);
+            if (!FINAL_STATES.contains(s)) {
+                throw bad(column, "one of " + String.join(", ", FINAL_STATES));
             }
             return s;
         }

@@ -52,6 +52,12 @@ class WorkloadsCsvTest {
                 + "2017-10-02 09:14:05,5400.0,8,43200.0,vc-vision\n"), "jobs.csv"))
                 .hasMessageStartingWith("jobs.csv:1: the header row names none of the required columns policy, id,"
                         + " allocation, submit, first_start, end, wait_seconds, preemptions, final_state; is the");
+        // compare took any final state: a typo read as a difference between the runs
+        assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,1,4,9,1,0,complete\n"),
+                "live.csv")).hasMessage("live.csv:2:9: field 'final_state': expected one of pending, running,"
+                + " preempted, requeued, completed, failed, cancelled, got 'complete'");
+        assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,1,4,9,1,0,\n"),
+                "live.csv")).hasMessageContaining("field 'final_state': expected one of pending");
         assertThatThrownBy(() -> WorkloadsCsv.read(new StringReader(HEADER + "p,t1,a,1e3,4,9,1,0,completed\n"),
                 "x.csv")).hasMessageContaining("x.csv:2:4: field 'submit'");
     }
