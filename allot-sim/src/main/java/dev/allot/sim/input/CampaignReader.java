@@ -37,7 +37,20 @@ final class CampaignReader {
      */
     static CampaignSpec read(String file, String text, AllocationTree tree) {
         YamlTree y = YamlTree.parse(file, text);
-        MapNode root = y.rootMap(KEYS);
+        MapNode root;
+        try {
+            root = y.rootMap(KEYS);
+        } catch (InputException e) {
+            if ("command".equals(e.field())) {
+                // the service's campaign file (allot campaign submit) runs a command per shard: given here, its
+                // first unknown key said only "unknown key; valid keys here: ..."
+                throw new InputException(e.file(), e.line(), e.column(), e.field(), e.problem() + " (hint: this"
+                        + " looks like a service campaign file, for 'allot campaign submit'; 'campaign simulate' reads"
+                        + " the simulator's format, with families and shards of units instead of a command, as in"
+                        + " examples/campaign/oracle-eval.yaml, see docs/campaigns.md)");
+            }
+            throw e;
+        }
         String what = "a campaign";
         Node nameNode = y.required(root, "name", what).value();
         String name = y.text(nameNode, "name", "a campaign name");

@@ -101,6 +101,13 @@ class CampaignFileTest {
                 + " units: 1}]\n")).isEqualTo("c.yaml:1:1: field 'protected-shards': missing; a campaign needs"
                 + " 'protected-shards' (how many shards may run protected at once) or 'protected-gpus'");
         assertThat(error("")).startsWith("c.yaml: the file is empty; expected a mapping with keys name, allocation");
+        // the service's campaign file said only "unknown key; valid keys here: ..." at its command
+        assertThat(error("name: local-eval\nallocation: evals\ncommand: [./shard.sh]\n")).isEqualTo("c.yaml:3:1:"
+                + " field 'command': unknown key; valid keys here: name, allocation, submit-at, gpus, min-runtime,"
+                + " protected-shards, protected-gpus, time-per-unit, families, shards, generate (hint: this looks like"
+                + " a service campaign file, for 'allot campaign submit'; 'campaign simulate' reads the simulator's"
+                + " format, with families and shards of units instead of a command, as in"
+                + " examples/campaign/oracle-eval.yaml, see docs/campaigns.md)");
     }
 
     @Test
