@@ -188,7 +188,9 @@ final class WhatIfApi {
         try {
             variant = new WhatIf.Side(WhatIfChanges.withShares(state.tree(), req.shares()), base.settings());
         } catch (IllegalArgumentException e) {
-            throw ApiException.badField("shares", e.getMessage(), "the scheduler's tree may lag an edit by a cycle");
+            // the lag explains an allocation the tree lacks, not a bad value or shares that sum to nothing
+            throw ApiException.badField("shares", e.getMessage(), e instanceof WhatIfChanges.UnknownAllocation
+                    ? "the scheduler's tree may lag an edit by a cycle" : "GET /v1/allocations shows the shares");
         }
         try {
             variant = new WhatIf.Side(variant.tree(), WhatIfChanges.withSettings(factory, baseSettings,

@@ -143,6 +143,9 @@ class WhatIfApiTest {
         // the field was named twice, the API's and the tree's: "field 'shares': field 'share': expected ..."
         assertThat(whatIf("root", "{\"shares\": {\"lab/vision\": 0, \"lab/nlp\": 0}}").error()).isEqualTo("field"
                 + " 'shares': expected at least one positive share among the children of 'lab', got shares summing to 0");
+        // the hint about the scheduler's tree lagging an edit came with shares that sum to nothing too
+        assertThat(whatIf("root", "{\"shares\": {\"lab/vision\": 0, \"lab/nlp\": 0}}").json().path("hint").asText())
+                .isEqualTo("GET /v1/allocations shows the shares");
         assertThat(whatIf("root", "{\"settings\": {\"allocation.nope\": \"1\"}}").json().path("hint").asText())
                 .as("the valid keys are in the message; the hint points to the settings in force")
                 .isEqualTo("GET /v1/policy shows the settings in force");

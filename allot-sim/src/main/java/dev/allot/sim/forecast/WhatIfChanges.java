@@ -93,7 +93,17 @@ public final class WhatIfChanges {
                 return n;
             }
         }
-        throw new IllegalArgumentException("no allocation '" + key + "'; allocations: " + names(tree));
+        throw new UnknownAllocation("no allocation '" + key + "'; allocations: " + names(tree));
+    }
+
+    /**
+     * A share named an allocation the tree lacks: the one error a caller whose tree may lag an edit (the service's
+     * scheduler, a cycle behind the store) hints about; a bad value or a sum of shares is not a matter of lag.
+     */
+    public static final class UnknownAllocation extends IllegalArgumentException {
+        UnknownAllocation(String message) {
+            super(message);
+        }
     }
 
     private static String names(AllocationTree tree) {
