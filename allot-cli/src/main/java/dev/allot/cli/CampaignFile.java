@@ -73,8 +73,8 @@ final class CampaignFile {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             // as a scenario's YAML files say it: the parser's first line alone ("while scanning a simple key") said
             // where it was, not what it found wrong ("could not find expected ':'")
-            String where = e.getLocation() != null
-                    ? ":" + e.getLocation().getLineNr() + ":" + e.getLocation().getColumnNr() : "";
+            int[] at = dev.allot.sim.input.ParserMessages.yamlPosition(e);
+            String where = at != null ? ":" + at[0] + ":" + at[1] : "";
             throw bad(file + where + ": not YAML or JSON: "
                     + dev.allot.sim.input.ParserMessages.yamlSyntax(e.getOriginalMessage()));
         } catch (IOException e) {

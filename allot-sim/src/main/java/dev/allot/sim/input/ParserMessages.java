@@ -35,6 +35,31 @@ public final class ParserMessages {
     }
 
     /**
+     * Where a YAML syntax error is, as {@code {line, column}} from 1, or null when the parser did not say: SnakeYAML's
+     * own marks, not Jackson's location, which is where the parser stood when it gave up (for {@code gpus 1} on line
+     * 12, the end of line 11). A token the scanner could not finish ("while scanning a simple key" for a key
+     * without its colon, "while scanning a quoted scalar" for an unclosed quote) is found wrong only where it should
+     * have ended, often the next line or the end of the file, so it is placed where it begins (the context mark);
+     * the parser's errors (a mapping's or list's structure) where it found them (the problem mark).
+     */
+    public static int[] yamlPosition(com.fasterxml.jackson.core.JsonProcessingException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException m) {
+                org.yaml.snakeyaml.error.Mark mark = m instanceof org.yaml.snakeyaml.scanner.ScannerException
+                        && m.getContextMark() != null ? m.getContextMark() : m.getProblemMark();
+                if (mark != null) {
+                    return new int[] {mark.getLine() + 1, mark.getColumn() + 1};
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        com.fasterxml.jackson.core.JsonLocation l = e.getLocation();
+        return l == null || l.getLineNr() <= 0 ? null : new int[] {l.getLineNr(), Math.max(0, l.getColumnNr())};
+    }
+
+    /**
      * A SnakeYAML syntax error as one line: its descriptive lines ({@code while scanning a simple key; could not find
      * expected ':'}) without its source excerpts ({@code in 'reader', line ...}, the quoted line and the caret under
      * it) or Jackson's setting names. Every YAML file Allot reads (a scenario's, a campaign's) says it this way: the

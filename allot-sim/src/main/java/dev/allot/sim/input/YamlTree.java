@@ -88,9 +88,9 @@ final class YamlTree {
             }
             return new YamlTree(file, root);
         } catch (JsonProcessingException e) {
-            JsonLocation l = e.getLocation();
-            int line = l == null ? 0 : Math.max(0, l.getLineNr());
-            int column = l == null ? 0 : Math.max(0, l.getColumnNr());
+            int[] at = ParserMessages.yamlPosition(e);
+            int line = at == null ? 0 : at[0];
+            int column = at == null ? 0 : at[1];
             throw new InputException(file, line, column, null, "YAML syntax error: "
                     + ParserMessages.yamlSyntax(e.getOriginalMessage()));
         } catch (IOException e) {

@@ -163,7 +163,7 @@ class ClusterYamlTest {
     }
 
     @Test
-    void syntaxErrorsCarryJacksonsLocation() {
+    void syntaxErrorsCarryTheirLocation() {
         InputException e = replaced("labels: {rack: r1, zone: a}", "labels: {rack: r1, zone: a");
         assertThat(e.file()).isEqualTo("cluster.yaml");
         assertThat(e.line()).isEqualTo(8);
@@ -177,6 +177,22 @@ class ClusterYamlTest {
         e = replaced("    count: 4", "\tcount: 4");
         assertThat(e.line()).isBetween(3, 4);
         assertThat(e.problem()).startsWith("YAML syntax error: ").doesNotContain("\n");
+    }
+
+    @Test
+    void aTokenLeftUnfinishedIsPlacedWhereItBeginsNotWhereTheParserGaveUp() {
+        // "count 4" (no colon) on line 4 was placed at the end of line 3 (3:21), an unclosed quote at the end of the
+        // file: where the parser stood, not where the mistake is
+        InputException e = replaced("    count: 4", "    count 4");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:4:5: YAML syntax error: while scanning a simple key;"
+                + " could not find expected ':'");
+        e = replaced("gpu-type: h100", "gpu-type: \"h100");
+        assertThat(e.line()).isEqualTo(6);
+        assertThat(e.column()).isEqualTo(15);
+        assertThat(e.problem()).startsWith("YAML syntax error: while scanning a quoted scalar");
+        // the parser's structural errors stay where it found them: the line indented one space too few
+        e = replaced("    gpus: 8", "   gpus: 8");
+        assertThat(e.getMessage()).startsWith("cluster.yaml:5:4: YAML syntax error: while parsing a block");
     }
 
     @Test
