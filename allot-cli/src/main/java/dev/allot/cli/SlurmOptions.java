@@ -118,6 +118,10 @@ final class SlurmOptions {
             if (!Files.isRegularFile(restTokenFile)) {
                 throw new IllegalArgumentException("--slurm-rest-token-file: " + restTokenFile + " is not a file");
             }
+            if (blankFile(restTokenFile)) {
+                throw new IllegalArgumentException("--slurm-rest-token-file: " + restTokenFile + " is empty; write a"
+                        + " token from `scontrol token username=" + restUser + " lifespan=SECONDS` to it");
+            }
             c = c.withRest(restUrl, restUser, restTokenFile.toAbsolutePath());
         }
         return c;
@@ -167,6 +171,15 @@ final class SlurmOptions {
                     && u.getHost() != null;
         } catch (java.net.URISyntaxException e) {
             return false;
+        }
+    }
+
+    /** A file that holds nothing but white space (slurmrestd would refuse every request with it). */
+    private static boolean blankFile(Path f) {
+        try {
+            return Files.readString(f, StandardCharsets.UTF_8).isBlank();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--slurm-rest-token-file: cannot read " + f + ": " + e.getMessage());
         }
     }
 

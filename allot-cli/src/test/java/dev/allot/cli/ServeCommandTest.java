@@ -245,6 +245,7 @@ class ServeCommandTest {
     @Test
     void givenOptionsThatDoNotGoTogetherOrCannotBeUsedServeRefusesThemBeforeCreatingAnything() throws Exception {
         Path file = Files.writeString(dir.resolve("a-file"), "not a folder");
+        Path empty = Files.writeString(dir.resolve("empty.jwt"), "\n");
         Path data = dir.resolve("data");
         for (String[] bad : new String[][]{
                 {"--slurm-partition", "gpu", "--slurm-partition needs --backend slurm"},
@@ -263,6 +264,10 @@ class ServeCommandTest {
                 {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
                         "http://127.0.0.1:1", "--slurm-rest-token-file", "/nonexistent/token",
                         "--slurm-rest-token-file: /nonexistent/token is not a file"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
+                        "http://127.0.0.1:1", "--slurm-rest-token-file", empty.toString(),
+                        "--slurm-rest-token-file: " + empty + " is empty; write a token from `scontrol token"
+                                + " username=root lifespan=SECONDS` to it"},
                 {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
                         "not a url", "--slurm-rest-token-file", "pom.xml",
                         "--slurm-rest-url expects an http:// or https:// URL, got 'not a url'"},
