@@ -122,11 +122,28 @@ final class RestProbe implements SlurmProbe {
             HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Response(res.statusCode(), res.body());
         } catch (IOException e) {
-            throw new BackendUnavailableException("slurmrestd GET " + path + " failed: " + e, e);
+            throw new BackendUnavailableException("slurmrestd GET " + path + " failed: " + why(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendUnavailableException("interrupted asking slurmrestd for " + path, e);
         }
+    }
+
+    /**
+     * Why a request got no answer, in words that point at the option to check: the JDK's exceptions often carry no
+     * message ({@code java.net.ConnectException} alone was all the log said of a URL where nothing listened).
+     */
+    private String why(IOException e) {
+        if (e instanceof java.net.http.HttpTimeoutException) {
+            return "no answer from " + base + " within " + timeout.toMillis() + " ms (--slurm-timeout)";
+        }
+        if (e instanceof java.net.ConnectException) {
+            return "could not connect to " + base + " (connection refused: is slurmrestd running there?"
+                    + " --slurm-rest-url)";
+        }
+        String m = e.getMessage();
+        return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m) + " (" + base
+                + ", --slurm-rest-url)";
     }
 
     /**

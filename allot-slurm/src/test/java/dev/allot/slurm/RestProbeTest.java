@@ -77,6 +77,17 @@ class RestProbeTest {
     }
 
     @Test
+    void aUrlWhereNothingListensIsUnavailableNamingTheUrlAndTheOption() {
+        int port = server.getAddress().getPort();
+        server.stop(0);
+
+        assertThatThrownBy(() -> probe.jobs()).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("could not connect to http://127.0.0.1:" + port)
+                .hasMessageContaining("--slurm-rest-url")
+                .hasMessageNotContaining("java.net");
+    }
+
+    @Test
     void anErrorStatusOrATruncatedBodyIsUnavailable() {
         answer("jobs", 500, "{\"errors\": [{\"error\": \"Failed while looking for jobs\"}], \"jobs\": []}");
         assertThatThrownBy(probe::jobs).isInstanceOf(BackendUnavailableException.class).hasMessageContaining("HTTP 500")
