@@ -416,7 +416,18 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     @Override
     public synchronized Optional<List<BackendNode>> nodes() {
         List<BackendNode> out = new ArrayList<>();
-        for (SlurmNode n : listNodes()) {
+        List<SlurmNode> listed = listNodes();
+        List<String> unheard = listed.stream().filter(SlurmNode::unheard).map(SlurmNode::name).toList();
+        if (!unheard.isEmpty()) {
+            // Not a node that broke: slurmctld has not heard from it since it started. Concluding "unhealthy" drained
+            // every node and moved unallocated work off them after each restart of slurmctld.
+            BackendUnavailableException e = new BackendUnavailableException("Slurm does not know the state of "
+                    + String.join(", ", unheard) + " yet (UNKNOWN: slurmctld has not heard from its slurmd since it"
+                    + " started); nothing concluded from this node listing");
+            attempts.probeFailed(e);
+            throw e;
+        }
+        for (SlurmNode n : listed) {
             boolean ours = n.reason().startsWith(DRAIN_PREFIX.strip());
             boolean usable = !n.broken() && (!n.drained() || ours);
             String why = usable ? null : n.state() + (n.flags().isEmpty() ? "" : "+" + String.join("+", n.flags()))

@@ -24,9 +24,21 @@ public record SlurmNode(String name, int gpus, String state, List<String> flags,
         return flags.contains("DRAIN");
     }
 
-    /** Down, failed or not answering: no work runs there, whoever drained it. */
+    /**
+     * Down, failed or not answering: no work runs there, whoever drained it. A node {@link #unheard()} is not: Slurm
+     * does not know yet.
+     */
     public boolean broken() {
-        return state.equals("DOWN") || state.equals("ERROR") || state.equals("FUTURE") || state.equals("UNKNOWN")
+        return state.equals("DOWN") || state.equals("ERROR") || state.equals("FUTURE")
                 || flags.contains("NOT_RESPONDING") || flags.contains("FAIL") || flags.contains("POWERED_DOWN");
+    }
+
+    /**
+     * State UNKNOWN and not (yet) failing a ping: slurmctld has just started and its slurmd has not registered again
+     * (seen for a few seconds after a restart of slurmctld, on every node at once). What Slurm says of it is no
+     * answer, as a failed probe is none; a slurmd that never answers becomes NOT_RESPONDING, then DOWN.
+     */
+    public boolean unheard() {
+        return state.equals("UNKNOWN") && !flags.contains("NOT_RESPONDING") && !flags.contains("FAIL");
     }
 }

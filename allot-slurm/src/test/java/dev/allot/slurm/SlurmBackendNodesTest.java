@@ -75,6 +75,20 @@ class SlurmBackendNodesTest {
     }
 
     @Test
+    void nodesSlurmctldHasNotHeardFromSinceItRestartedAreUnknownNotUnhealthy() {
+        slurm.node("n1", "UNKNOWN", "");
+        slurm.node("n2", "IDLE", "");
+
+        assertThatThrownBy(backend::nodes).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("Slurm does not know the state of n1 yet");
+
+        slurm.node("n1", "UNKNOWN", "", "NOT_RESPONDING");
+        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
+                new BackendNode("n1", 8, false, "UNKNOWN+NOT_RESPONDING"),
+                new BackendNode("n2", 8, true, null)));
+    }
+
+    @Test
     void nodesWhenSlurmCannotBeReadIsUnavailableNotEmpty() {
         slurm.node("n1", "IDLE", "");
         slurm.failNextProbes(2);
