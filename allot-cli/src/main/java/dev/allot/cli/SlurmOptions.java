@@ -85,6 +85,11 @@ final class SlurmOptions {
             case "rest" -> SlurmConfig.Observe.REST;
             default -> throw new IllegalArgumentException("--slurm-observe expects cli or rest, got '" + observe + "'");
         };
+        if (how == SlurmConfig.Observe.CLI && (restUrl != null || restTokenFile != null)) {
+            // Taken silently, the operator would believe Allot observes through slurmrestd while it runs scontrol.
+            throw new IllegalArgumentException((restUrl != null ? "--slurm-rest-url" : "--slurm-rest-token-file")
+                    + " needs --slurm-observe rest (Allot observes with Slurm's commands unless told otherwise)");
+        }
         Path conf = slurmConf;
         if (conf == null) {
             String env = System.getenv("SLURM_CONF");

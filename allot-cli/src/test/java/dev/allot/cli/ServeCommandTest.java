@@ -268,6 +268,10 @@ class ServeCommandTest {
                         "http://127.0.0.1:1", "--slurm-rest-token-file", empty.toString(),
                         "--slurm-rest-token-file: " + empty + " is empty; write a token from `scontrol token"
                                 + " username=root lifespan=SECONDS` to it"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-rest-url", "http://127.0.0.1:1",
+                        "--slurm-rest-token-file", "pom.xml", "--slurm-rest-url needs --slurm-observe rest"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "cli",
+                        "--slurm-rest-token-file", "pom.xml", "--slurm-rest-token-file needs --slurm-observe rest"},
                 {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
                         "not a url", "--slurm-rest-token-file", "pom.xml",
                         "--slurm-rest-url expects an http:// or https:// URL, got 'not a url'"},
