@@ -56,7 +56,8 @@ final class Seeds {
                 if (a < 0 || b < a) {
                     throw new IllegalArgumentException(expected);
                 }
-                checkCount(out.size() + b - a + 1);
+                // b - a + 1 overflows for 0-9223372036854775807, which then passed the check and filled the heap
+                checkCount(b - a >= MAX ? b - a : out.size() + b - a + 1);
                 for (long s = a; s <= b; s++) {
                     if (!out.add(s)) {
                         throw new IllegalArgumentException("--seeds names seed " + s + " twice: '" + text + "'");

@@ -39,6 +39,8 @@ class SeedsTest {
         assertThatThrownBy(() -> Seeds.parse("99999999999")).hasMessage("--seeds expects at most 10,000 (each seed is a"
                 + " generated scenario simulated once per setting and policy), got 99,999,999,999");
         assertThatThrownBy(() -> Seeds.parse("1-5000,6000-12000")).hasMessageContaining("got 11,001");
+        assertThatThrownBy(() -> Seeds.parse("0-9223372036854775807")).hasMessageStartingWith("--seeds expects at"
+                + " most 10,000");
         assertThat(Seeds.parse("1-10000")).hasSize(10_000);
     }
 }
