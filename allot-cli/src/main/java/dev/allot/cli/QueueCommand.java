@@ -39,7 +39,8 @@ final class QueueCommand extends ClientCommand {
 
     @Option(names = "--state", split = ",", paramLabel = "STATE",
             description = "only these states, comma-separated: pending, running, preempted, requeued, completed, failed,"
-                    + " cancelled (held work is in the state it was held in)")
+                    + " cancelled (held work is in the state it was held in; running includes starting, work whose"
+                    + " start the backend has not yet confirmed)")
     List<String> states = new ArrayList<>();
 
     @Option(names = "--allocation", paramLabel = "PATH", description = "only this allocation and those below it")
@@ -276,7 +277,9 @@ final class QueueCommand extends ClientCommand {
         if (w.hasNonNull("heldReason")) {
             return "held (" + text(w, "state") + ")";
         }
-        return text(w, "state") + (w.path("cancelRequested").asBoolean(false) && !"cancelled".equals(text(w, "state"))
+        String state = "running".equals(text(w, "state")) && w.path("starting").asBoolean(false) ? "starting"
+                : text(w, "state");
+        return state + (w.path("cancelRequested").asBoolean(false) && !"cancelled".equals(text(w, "state"))
                 ? " (cancel requested)" : "");
     }
 }

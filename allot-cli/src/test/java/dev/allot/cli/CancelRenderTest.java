@@ -31,4 +31,15 @@ class CancelRenderTest {
         assertThat(rendered("{\"id\": \"w-4\", \"state\": \"running\", \"cancelRequested\": true}"))
                 .isEqualTo("w-4: running (cancel requested)");
     }
+
+    @Test
+    void aRunningWorkloadWhoseStartTheBackendHasNotConfirmedIsShownStarting() throws Exception {
+        // the server's "starting": running for the scheduler, not yet seen running by the backend (queue and cancel)
+        assertThat(rendered("{\"id\": \"w-5\", \"state\": \"running\", \"starting\": true,"
+                + " \"cancelRequested\": true}")).isEqualTo("w-5: starting (cancel requested)");
+        assertThat(QueueCommand.state(new ObjectMapper().readTree("{\"state\": \"running\", \"starting\": true}")))
+                .isEqualTo("starting");
+        assertThat(QueueCommand.state(new ObjectMapper().readTree("{\"state\": \"running\", \"starting\": false}")))
+                .isEqualTo("running");
+    }
 }

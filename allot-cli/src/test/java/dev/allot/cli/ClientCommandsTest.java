@@ -174,7 +174,7 @@ class ClientCommandsTest {
                 new Launch.NodeGpus("gpu-02", List.of(4, 5, 6, 7))), NOW.toEpochMilli());
         Cli.Result r = as("alice", "show", id);
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).containsPattern("state +running").contains("attempts:\n  #  PHASE")
+        assertThat(r.out()).containsPattern("state +starting").contains("attempts:\n  #  PHASE")
                 .containsPattern("  1 +launching +8 +gpu-01:0,1,2,3 gpu-02:4,5,6,7 +2026-03-01T09:00:00Z +-");
     }
 

@@ -151,6 +151,12 @@ final class Explanations {
                 summary.add(Character.toUpperCase(capNote.charAt(0)) + capNote.substring(1) + ".");
             }
         }
+        if (w.state() == WorkloadState.RUNNING && Views.launching(attempts)) {
+            Attempt a = attempts.get(attempts.size() - 1);
+            summary.add("Its attempt " + a.key().attempt() + " is starting: the backend was"
+                    + " asked to launch it at " + Instant.ofEpochMilli(a.startedAtMillis()) + " and has not yet"
+                    + " reported it running; meanwhile its GPUs are held for it, as for running work.");
+        }
         if (w.state().waiting() && w.held()) {
             // Held by a safety brake: the scheduler does not queue it, so its queue position says nothing.
             summary.clear();

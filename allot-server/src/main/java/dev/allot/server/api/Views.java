@@ -28,7 +28,10 @@ final class Views {
      * A workload as the API shows it. {@code command} and {@code environment} are null and {@code redacted} true for
      * a viewer who may not see them ({@link Permissions#maySeeDetails}): they may hold secrets. {@code minRuntime} is
      * the minimum runtime that applies; when the cap cut the declared one, {@code minRuntimeAsked} is what was declared
-     * and {@code minRuntimeNote} says so (both null otherwise).
+     * and {@code minRuntimeNote} says so (both null otherwise). {@code starting} is true while the workload is running
+     * but its attempt is still launching: the backend was asked to start it and has not yet reported it running (on
+     * Slurm, until the job is seen running on the GPUs Allot placed it on); the scheduler counts it running meanwhile
+     * (its GPUs held, its minimum runtime protected), and {@code allot queue} shows it as starting.
      */
     record WorkloadView(
             String id,
@@ -53,7 +56,8 @@ final class Views {
             String heldReason,
             boolean redacted,
             String minRuntimeAsked,
-            String minRuntimeNote) {
+            String minRuntimeNote,
+            boolean starting) {
     }
 
     /** Progress the workload last reported, {@code done} out of {@code total}. */
@@ -195,18 +199,20 @@ final class Views {
     }
 
     /**
-     * A workload with everything in it: for a viewer who may see its command and environment. {@code scheduling}:
-     * the shared settings in force (its minimum runtime as the scheduler counts it, capped by max-min-runtime).
+     * A workload just submitted, with everything in it: for a viewer who may see its command and environment.
+     * {@code scheduling}: the shared settings in force (its minimum runtime as the scheduler counts it, capped by
+     * max-min-runtime).
      */
     static WorkloadView workload(Workload w, SchedulerConfig scheduling) {
-        return workload(w, true, scheduling);
+        return workload(w, true, scheduling, false);
     }
 
     /**
      * A workload, with its command, environment and idempotency key only when {@code details} (else null, and
-     * redacted): a key may name its user's pipeline.
+     * redacted): a key may name its user's pipeline. {@code launching}: whether its open attempt is launching (shown
+     * as {@code starting} while the workload runs).
      */
-    static WorkloadView workload(Workload w, boolean details, SchedulerConfig scheduling) {
+    static WorkloadView workload(Workload w, boolean details, SchedulerConfig scheduling, boolean launching) {
         String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
         return new WorkloadView(w.id(), w.seq(), w.allocationPath(), w.user(), w.gpus(), w.gpusPerNode(),
                 Durations.formatSeconds(scheduling.minRuntimeSecondsOf(w.minRuntimeSeconds())), w.allocated(),
@@ -217,7 +223,14 @@ final class Views {
                 w.progressDone() == null ? null : new Progress(w.progressDone(), w.progressTotal()),
                 w.cancelRequested(), details ? IdempotencyKeys.clientKey(w.user(), w.idempotencyKey()) : null,
                 w.state().waiting() ? w.heldReason() : null, !details,
-                capNote == null ? null : Durations.formatSeconds(w.minRuntimeSeconds()), capNote);
+                capNote == null ? null : Durations.formatSeconds(w.minRuntimeSeconds()), capNote,
+                launching && w.state() == dev.allot.server.store.WorkloadState.RUNNING);
+    }
+
+    /** Whether the last of these attempts (first to last) is launching. */
+    static boolean launching(List<Attempt> attempts) {
+        return !attempts.isEmpty()
+                && attempts.get(attempts.size() - 1).phase() == dev.allot.server.store.AttemptPhase.LAUNCHING;
     }
 
     static UserView user(dev.allot.server.store.User u) {

@@ -145,8 +145,13 @@ final class WorkloadsApi {
         }
         Permissions permissions = Permissions.of(allocations.get());
         dev.allot.core.state.SchedulerConfig scheduling = scheduling();
-        io.json(ctx, 200, new Views.WorkloadList(store.workloads().workloads(filter).stream()
-                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling)).toList()));
+        List<Workload> listed = store.workloads().workloads(filter);
+        // a second read: an attempt confirmed between the two is shown starting once more, never the other way
+        Set<String> launching = listed.stream().anyMatch(w -> w.state() == WorkloadState.RUNNING)
+                ? store.attempts().launchingWorkloads() : Set.of();
+        io.json(ctx, 200, new Views.WorkloadList(listed.stream()
+                .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling,
+                        launching.contains(w.id()))).toList()));
     }
 
     /**
@@ -160,7 +165,8 @@ final class WorkloadsApi {
                 .orElseThrow(() -> noSuchWorkload(id));
         Workload w = read.workload();
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
-        io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling()),
+        io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling(),
+                Views.launching(read.attempts())),
                 read.attempts().stream().map(a -> Views.attempt(a, details)).toList()));
     }
 
@@ -182,7 +188,8 @@ final class WorkloadsApi {
         requireMayCancel(user, w, "cancel");
         Workload cancelled = store.workloads().requestCancel(w.id());
         onCancelled.run();
-        io.json(ctx, 200, Views.workload(cancelled, scheduling()));
+        io.json(ctx, 200, Views.workload(cancelled, true, scheduling(), cancelled.state() == WorkloadState.RUNNING
+                && Views.launching(store.attempts().attempts(w.id()))));
     }
 
     void progress(Context ctx, User user) {
@@ -199,7 +206,9 @@ final class WorkloadsApi {
         });
         store.workloads().reportProgress(w.id(), p.done(), p.total(), clock.millis());
         explainer.progressReported(w.id());
-        io.json(ctx, 200, Views.workload(requireWorkload(w.id()), scheduling()));
+        dev.allot.server.store.Attempts.WorkloadHistory now = store.attempts().workloadWithAttempts(w.id())
+                .orElseThrow(() -> noSuchWorkload(w.id()));
+        io.json(ctx, 200, Views.workload(now.workload(), true, scheduling(), Views.launching(now.attempts())));
     }
 
     /** The shared settings in force (the minimum runtime a workload is counted with is capped by them). */

@@ -308,6 +308,19 @@ public final class Attempts {
     }
 
     /**
+     * The workloads whose attempt is launching: the backend was asked to start it and has not yet reported it running
+     * (on Slurm, until the job is seen running on the GPUs Allot placed it on). A few at any moment, read through the
+     * open attempts' index; what lists of workloads show as starting rather than running.
+     */
+    public Set<String> launchingWorkloads() {
+        return transactions.read("list launching attempts", h ->
+                new HashSet<>(h.createQuery("SELECT workload_id FROM attempts WHERE phase <> 'ended'"
+                                + " AND phase = 'launching'")
+                        .mapTo(String.class)
+                        .list()));
+    }
+
+    /**
      * Allocated GPU-seconds per allocation path over the window {@code [sinceMillis, nowMillis)}: for each charged
      * attempt (of allocated work, or of unallocated work promoted in place; unallocated work is never charged) that
      * overlaps the window, its GPUs times the part of its charged run inside the window, an attempt still open

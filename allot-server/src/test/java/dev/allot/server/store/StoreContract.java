@@ -400,9 +400,11 @@ abstract class StoreContract {
         assertThat(launching.startedAtMillis()).isEqualTo(10_000);
         assertThat(launching.open()).isTrue();
         assertThat(launching.gpus()).isEqualTo(3);
+        assertThat(store.attempts().launchingWorkloads()).containsExactly(w.id());
 
         assertThat(store.attempts().markRunning(first)).isTrue();
         assertThat(store.attempts().markRunning(first)).isFalse();
+        assertThat(store.attempts().launchingWorkloads()).isEmpty();
         assertThat(store.attempts().attempts(w.id()).get(0).phase()).isEqualTo(AttemptPhase.RUNNING);
         assertThat(store.attempts().markStopping(first, 5_000)).isTrue();
         assertThat(store.attempts().markStopping(first, 6_000)).isFalse();
