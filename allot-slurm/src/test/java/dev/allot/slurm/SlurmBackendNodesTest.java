@@ -76,16 +76,26 @@ class SlurmBackendNodesTest {
 
     @Test
     void nodesSlurmctldHasNotHeardFromSinceItRestartedAreUnknownNotUnhealthy() {
+        // every node unheard (slurmctld just restarted): the listing says nothing of any node
         slurm.node("n1", "UNKNOWN", "");
-        slurm.node("n2", "IDLE", "");
-
+        slurm.node("n2", "UNKNOWN", "");
         assertThatThrownBy(backend::nodes).isInstanceOf(BackendUnavailableException.class)
-                .hasMessageContaining("Slurm does not know the state of n1 yet");
+                .hasMessageContaining("Slurm does not know the state of n1, n2 yet");
 
+        // one node unheard: it is left out (the service keeps what it knew of it), the others are read; before, one
+        // unheard node made the whole listing inconclusive, so a node that went down meanwhile was not seen
+        slurm.node("n2", "DOWN", "Not responding");
+        slurm.node("n3", "IDLE", "");
+        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
+                new BackendNode("n2", 8, false, "DOWN: Not responding"),
+                new BackendNode("n3", 8, true, null)));
+
+        slurm.node("n2", "IDLE", "");
         slurm.node("n1", "UNKNOWN", "", "NOT_RESPONDING");
         assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
                 new BackendNode("n1", 8, false, "UNKNOWN+NOT_RESPONDING"),
-                new BackendNode("n2", 8, true, null)));
+                new BackendNode("n2", 8, true, null),
+                new BackendNode("n3", 8, true, null)));
     }
 
     @Test

@@ -148,9 +148,12 @@ public interface Backend {
 
     /**
      * The nodes the backend manages and whether each can run work, for a backend that owns the list of nodes (Slurm);
-     * empty for one that does not (the service then keeps its own list).
+     * empty for one that does not (the service then keeps its own list). A node whose state the backend does not know
+     * at the moment (Slurm's UNKNOWN, just after slurmctld restarted) is left out: the service keeps what it knew of
+     * it, as it does of any node the listing does not name.
      *
-     * @throws BackendUnavailableException if the backend could not be asked: nothing may be concluded of any node
+     * @throws BackendUnavailableException if the backend could not be asked, or knows the state of none of its nodes:
+     *     nothing may be concluded of any node
      */
     default Optional<List<BackendNode>> nodes() {
         return Optional.empty();

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * name, and marked healthy again once the backend can use it, but only if the backend was the one that made it
  * unhealthy: health set by a person or by the health check is theirs to undo. A GPU count that shrank under running
  * work is taken as it is: the scheduling loop ends the work on the GPUs that are gone as lost. A node the store has
- * and the backend does not is left alone (logged once), and so is a node the backend reports without GPUs (the store
- * holds only nodes with GPUs). A failed probe changes nothing (a failed probe is not a down node).
+ * and the backend does not list is left alone (logged once while it is absent): it is not one of the backend's, or
+ * the backend does not know its state yet (Slurm's UNKNOWN after slurmctld restarted). A node the backend reports
+ * without GPUs is not added (the store holds only nodes with GPUs). A failed probe changes nothing (a failed probe is
+ * not a down node).
  */
 public final class BackendNodeSync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackendNodeSync.class);
@@ -171,8 +173,11 @@ public final class BackendNodeSync implements AutoCloseable {
             }
         }
         for (String name : stored.keySet()) {
-            if (!seen.containsKey(name) && missingLogged.put(name, Boolean.TRUE) == null) {
-                LOG.warn("node {} is in the store but not in the {} backend; left as it is", name, backend.name());
+            if (seen.containsKey(name)) {
+                missingLogged.remove(name); // listed again: a later absence is told again
+            } else if (missingLogged.put(name, Boolean.TRUE) == null) {
+                LOG.warn("node {} is in the store but not in the {} backend's listing (not one of its nodes, or its"
+                        + " state not known to it yet); left as it is", name, backend.name());
             }
         }
         if (changes > 0) {
