@@ -78,6 +78,9 @@ public final class AllotCommand implements Runnable {
             // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
             cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
+            if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+                FamiliarOptions.hints(cmd, u.getUnmatched(), u.getSuggestions()).forEach(cmd.getErr()::println);
+            }
             // the whole command: 'allot budget set --help' (it said 'allot set --help', which names no command)
             cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName(" ") + " --help' for the options.");
             return EXIT_BAD_INPUT;
