@@ -146,7 +146,7 @@ final class WorkloadsApi {
         Permissions permissions = Permissions.of(allocations.get());
         dev.allot.core.state.SchedulerConfig scheduling = scheduling();
         List<Workload> listed = store.workloads().workloads(filter);
-        // a second read: an attempt confirmed between the two is shown starting once more, never the other way
+        // a second read: it shows starting only what is launching as it reads (confirmed since the first: running)
         Set<String> launching = listed.stream().anyMatch(w -> w.state() == WorkloadState.RUNNING)
                 ? store.attempts().launchingWorkloads() : Set.of();
         io.json(ctx, 200, new Views.WorkloadList(listed.stream()
