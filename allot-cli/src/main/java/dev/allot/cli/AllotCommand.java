@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         description = "Allot: a GPU cluster scheduler with budgets, hierarchical fair share and scheduling contracts.",
         subcommands = {SimulateCommand.class, ReportCommand.class, SweepCommand.class, GenerateCommand.class, BenchCommand.class,
                 PoliciesCommand.class, TracesCommand.class, SubmitCommand.class, QueueCommand.class, ShowCommand.class,
-                ExplainCommand.class, CancelCommand.class, ForecastCommand.class, ProgressCommand.class, CampaignCommand.class,
+                ExplainCommand.class, LogsCommand.class, CancelCommand.class, ForecastCommand.class, ProgressCommand.class, CampaignCommand.class,
                 NodesCommand.class, BudgetCommand.class, BrakesCommand.class, WhatIfCommand.class,
                 PolicyCommand.class, SlurmConfigCommand.class,
                 TokenCommand.class, UserCommand.class,

@@ -187,6 +187,13 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     }
 
     @Override
+    public String outputElsewhere() {
+        return "Slurm writes each job's output on the cluster: allot-<Slurm job id>.out in the submitter's home (in"
+                + " --slurm-workdir for jobs run as the service's own user); the job is named allot:<workload>#<attempt>"
+                + " (squeue -n or sacct --name give its id)";
+    }
+
+    @Override
     public synchronized void start(Launch launch) {
         BackendException failed = startAll(List.of(launch), OPEN).get(launch.attempt());
         if (failed != null) {

@@ -147,6 +147,22 @@ public interface Backend {
     }
 
     /**
+     * The last {@code maxBytes} (at least) of what {@code attempt} wrote, where this backend keeps its output where
+     * the service can read it (the local backend's attempt logs); empty where it does not, and
+     * {@link #outputElsewhere} then says where it goes. Output that is still being written is read as far as it goes.
+     *
+     * @throws BackendException if the output is kept here but could not be read
+     */
+    default Optional<AttemptOutput> output(AttemptKey attempt, int maxBytes) {
+        return Optional.empty();
+    }
+
+    /** Where an attempt's output goes, for a backend whose {@link #output} keeps none the service can read. */
+    default String outputElsewhere() {
+        return "the " + name() + " backend keeps no output the service can read";
+    }
+
+    /**
      * The nodes the backend manages and whether each can run work, for a backend that owns the list of nodes (Slurm);
      * empty for one that does not (the service then keeps its own list). A node whose state the backend does not know
      * at the moment (Slurm's UNKNOWN, just after slurmctld restarted) is left out: the service keeps what it knew of

@@ -85,6 +85,7 @@ public final class ApiServer implements AutoCloseable {
     private final CampaignsApi campaignsApi;
     private final WhatIfApi whatIfApi;
     private final WorkloadsApi workloadsApi;
+    private final OutputApi outputApi;
 
     /**
      * What the service adds to the API: routes outside {@code /v1} (such as {@code /metrics}), registered after the
@@ -97,15 +98,24 @@ public final class ApiServer implements AutoCloseable {
      */
     public record Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
                          Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity,
-                         ServiceHealth health, String nodesFromBackend) {
+                         ServiceHealth health, String nodesFromBackend, AttemptOutputs outputs) {
         public Extras {
             routes = List.copyOf(routes);
+            Objects.requireNonNull(outputs, "outputs");
             Objects.requireNonNull(changed, "changed");
             Objects.requireNonNull(cancelled, "cancelled");
             Objects.requireNonNull(topologyChanged, "topologyChanged");
             Objects.requireNonNull(brakesChanged, "brakesChanged");
             Objects.requireNonNull(identity, "identity");
             Objects.requireNonNull(health, "health");
+        }
+
+        /** Extras whose attempts' output the API cannot read ({@link AttemptOutputs#NONE}). */
+        public Extras(List<java.util.function.Consumer<JavalinConfig>> routes, Runnable changed, Runnable cancelled,
+                      Runnable topologyChanged, Runnable brakesChanged, IdentityGate identity,
+                      ServiceHealth health, String nodesFromBackend) {
+            this(routes, changed, cancelled, topologyChanged, brakesChanged, identity, health, nodesFromBackend,
+                    AttemptOutputs.NONE);
         }
 
         /** Extras whose nodes administrators register by hand. */
@@ -168,6 +178,7 @@ public final class ApiServer implements AutoCloseable {
         this.whatIfApi = new WhatIfApi(store, io, explainer, this.policy);
         this.workloadsApi = new WorkloadsApi(store, clock, io, allocations, intake, explainer, this.policy,
                 extras.changed(), extras.cancelled());
+        this.outputApi = new OutputApi(store, io, allocations, extras.outputs());
         this.app = Javalin.create(this::configure);
     }
 
@@ -264,6 +275,7 @@ public final class ApiServer implements AutoCloseable {
         config.routes.post("/v1/workloads/{id}/cancel", authed(workloadsApi::cancel));
         config.routes.post("/v1/workloads/{id}/progress", authed(workloadsApi::progress));
         config.routes.get("/v1/workloads/{id}/explain", authed(workloadsApi::explain));
+        config.routes.get("/v1/workloads/{id}/output", authed(outputApi::output));
         config.routes.post("/v1/campaigns", authed(campaignsApi::create));
         config.routes.get("/v1/campaigns", authed(campaignsApi::list));
         config.routes.get("/v1/campaigns/{name}", authed(campaignsApi::show));

@@ -148,6 +148,15 @@ public final class LocalBackend implements Backend, AutoCloseable {
         return files(attempt).log();
     }
 
+    /**
+     * The end of an attempt's log: read from its file as far as it is written (not {@code synchronized}: a read of a
+     * growing file waits for no launch or stop).
+     */
+    @Override
+    public java.util.Optional<dev.allot.core.backend.AttemptOutput> output(AttemptKey attempt, int maxBytes) {
+        return java.util.Optional.of(OutputTail.read(files(attempt).log(), maxBytes));
+    }
+
     private AttemptFiles files(AttemptKey key) {
         return new AttemptFiles(attemptsDir, key);
     }

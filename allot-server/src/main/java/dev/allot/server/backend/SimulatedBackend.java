@@ -65,6 +65,11 @@ public final class SimulatedBackend implements Backend {
     }
 
     @Override
+    public String outputElsewhere() {
+        return "the simulated backend runs no processes, so its attempts write no output";
+    }
+
+    @Override
     public synchronized void start(Launch launch) {
         AttemptKey key = launch.attempt();
         if (runs.containsKey(key)) {

@@ -182,6 +182,20 @@ public final class LeaderOnlyBackend implements Backend, AutoCloseable {
         acting("resume " + node).resume(node);
     }
 
+    /** The current term's backend's output; none while this instance does not lead (a standby runs no work). */
+    @Override
+    public Optional<dev.allot.core.backend.AttemptOutput> output(AttemptKey attempt, int maxBytes) {
+        Backend b = current;
+        return b == null ? Optional.empty() : b.output(attempt, maxBytes);
+    }
+
+    @Override
+    public String outputElsewhere() {
+        Backend b = current;
+        return b == null ? "this instance does not lead (a standby runs no work): read it from the leading instance"
+                : b.outputElsewhere();
+    }
+
     @Override
     public synchronized Optional<List<BackendNode>> nodes() {
         return current == null ? Optional.empty() : current.nodes();

@@ -261,7 +261,7 @@ public final class Service implements AutoCloseable {
                     new ApiServer.Extras(java.util.List.of(metrics.route()), started::nudge, started::nudge,
                             started::topologyChanged, started::brakesChanged, gate,
                             new LoopHealth(started), nodeSync != null || config.backend().equals(ServiceConfig.LOCAL)
-                            ? backend.name() : null),
+                            ? backend.name() : null, dev.allot.server.api.AttemptOutputs.of(backend)),
                     new LoopExplainer(started, store, forecaster), live);
             forecaster.start(config.forecastInterval());
             if (nodeSync != null) {

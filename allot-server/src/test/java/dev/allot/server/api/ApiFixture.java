@@ -78,9 +78,13 @@ final class ApiFixture implements AutoCloseable {
     private ApiFixture(Path dataDir, Clock clock, PolicyFactory policy,
                        java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
         this.store = lab(dataDir);
-        this.loop = new SchedulerLoop(store, backend.apply(new SimulatedBackend(clock)),
+        dev.allot.core.backend.Backend used = backend.apply(new SimulatedBackend(clock));
+        this.loop = new SchedulerLoop(store, used,
                 policy.create(Settings.defaults(policy.settings())), SchedulerConfig.defaults(), clock);
-        this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), new LoopExplainer(loop, store, null));
+        // the API reads attempts' output from the loop's backend, as the service's does
+        this.server = ApiServer.start(store, 0, clock, new ApiServer.Extras(List.of(), () -> { }, () -> { }, () -> { },
+                () -> { }, IdentityGate.OPEN, ServiceHealth.OK, null, AttemptOutputs.of(used)),
+                new LoopExplainer(loop, store, null));
     }
 
     /**
