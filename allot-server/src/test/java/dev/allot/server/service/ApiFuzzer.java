@@ -28,7 +28,8 @@ final class ApiFuzzer {
     static final List<String> ENDPOINTS = List.of(
             "GET /v1/health", "GET /v1/openapi.json", "POST /v1/workloads", "POST /v1/workloads/batch",
             "GET /v1/workloads", "GET /v1/workloads/{id}", "POST /v1/workloads/{id}/cancel",
-            "POST /v1/workloads/{id}/progress", "GET /v1/workloads/{id}/explain", "GET /v1/allocations",
+            "POST /v1/workloads/{id}/progress", "GET /v1/workloads/{id}/explain", "GET /v1/workloads/{id}/output",
+            "GET /v1/allocations",
             "GET /v1/allocations/usage", "PUT /v1/allocations/{path}", "DELETE /v1/allocations/{path}",
             "GET /v1/audit", "GET /v1/me", "GET /v1/users", "PUT /v1/users/{name}", "GET /v1/users/{name}/tokens",
             "POST /v1/users/{name}/tokens", "DELETE /v1/users/{name}/tokens/{id}", "GET /v1/nodes",
@@ -75,6 +76,8 @@ final class ApiFuzzer {
                 body = body(Map.of("done", numberValues(), "total", numberValues()));
             }
             case "GET /v1/workloads/{id}/explain" -> path = "/v1/workloads/" + workloadId() + "/explain";
+            case "GET /v1/workloads/{id}/output" -> path = "/v1/workloads/" + workloadId() + "/output" + query(Map.of(
+                    "attempt", numbers(), "tailBytes", List.of("1", "65536", "1048576", "1048577", "0", "-5", "x")));
             case "POST /v1/workloads" -> {
                 path = "/v1/workloads";
                 body = submission();
