@@ -111,7 +111,7 @@ const Allot = (() => {
       pages.map(([name, href]) => el('a', { href, class: name === active ? 'active' : null }, name)),
       el('span', { class: 'spacer' }),
       el('span', { id: 'whoami' }, session.user + ' (' + roleOf() + ')'),
-      el('button', { id: 'signout', type: 'button', onclick: signOut }, 'Sign out'));
+      el('button', { id: 'signout', type: 'button', onclick: () => signOut().catch(fail) }, 'Sign out'));
     document.body.prepend(nav);
   }
 

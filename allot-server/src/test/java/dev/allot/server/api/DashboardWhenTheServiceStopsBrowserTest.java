@@ -87,6 +87,25 @@ class DashboardWhenTheServiceStopsBrowserTest {
     }
 
     @Test
+    void signingOutWhileTheServiceIsDownSaysWhy() {
+        // given member on the nodes page (not refreshed within the test)
+        browser.open(origin + "/signin");
+        browser.clearCookies();
+        browser.signIn(origin, "tok-member", "/nodes");
+        browser.waitFor("document.body.dataset.ready === 'true'", WAIT);
+
+        // when the service stops and member signs out
+        stopTheService();
+        browser.click("#signout");
+
+        // then the page says the sign-out did not reach the service, and stays
+        browser.waitFor("(document.getElementById('error') || {}).textContent", WAIT);
+        assertThat(browser.text("#error")).startsWith("no answer from the Allot service at " + origin
+                + " to DELETE /v1/session");
+        assertThat(browser.url()).endsWith("/nodes");
+    }
+
+    @Test
     void signingInWhileTheServiceIsDownSaysWhyAndKeepsTheToken() {
         // given the sign-in page, loaded while the service ran
         browser.open(origin + "/signin?next=/queue");
