@@ -195,7 +195,10 @@ final class QueueCommand extends ClientCommand {
         table(out, List.of("ID", "POS", "ALLOC POS", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED",
                 "EXPECTED START"), rows);
         JsonNode queue = answer.path("queue");
-        if (queue.isObject() && !queue.path("seenByScheduler").asBoolean(false)) {
+        JsonNode awaits = queue.path("schedulerAwaits");
+        if (awaits.isTextual()) {
+            out.println("(" + awaits.asText() + "; until then, waiting work is listed without a place)");
+        } else if (queue.isObject() && !queue.path("seenByScheduler").asBoolean(false)) {
             out.println("(the scheduler has not ordered the queue yet: waiting work is listed without a place)");
         }
         if (waitingCut > 0) {

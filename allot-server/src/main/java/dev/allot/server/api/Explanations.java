@@ -124,7 +124,8 @@ final class Explanations {
     static ExplainView of(Workload w, List<Attempt> attempts, boolean maySeeDetails,
                           Optional<WaitExplanation> explanation, ObjectMapper mapper,
                           dev.allot.core.state.SchedulerConfig scheduling,
-                          Optional<dev.allot.server.forecast.LiveForecast> live, boolean forecasting) {
+                          Optional<dev.allot.server.forecast.LiveForecast> live, boolean forecasting,
+                          Optional<String> awaiting) {
         List<String> summary = new ArrayList<>();
         Data data;
         if (explanation.isPresent()) {
@@ -141,9 +142,11 @@ final class Explanations {
                     e.otherStandings().stream().map(Standing::of).toList(), queue(e), levels(e),
                     waitsFor(e, mapper), protection(e), preemptions(attempts, maySeeDetails), Hosts.of(e.hosts()));
         } else {
+            String unseen = awaiting.map(a -> "; " + a + ", so there is no queue position yet.")
+                    .orElse("; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so"
+                            + " there is no queue position yet.");
             summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
-                    ? "; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so there is"
-                    + " no queue position yet." : "; it no longer waits."));
+                    ? unseen : "; it no longer waits."));
             data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts, maySeeDetails),
                     null);
             String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());

@@ -45,10 +45,14 @@ final class QueueApi {
     private final UsersApi.Io io;
     private final java.time.Clock clock;
 
-    /** {@code forecast}: what the entries' forecasts share (null when there is none); each entry has its band. */
+    /**
+     * {@code forecast}: what the entries' forecasts share (null when there is none); each entry has its band.
+     * {@code schedulerAwaits}: why the scheduler has not loaded when the store has no node or no allocation (a
+     * sentence saying what to add), else null.
+     */
     record QueueView(String at, boolean seenByScheduler, int waiting, List<QueueEntry> entries,
                      Map<String, List<Explanations.Level>> levels, ForecastViews.About forecast,
-                     Explanations.Source scheduler) {
+                     Explanations.Source scheduler, String schedulerAwaits) {
     }
 
     /**
@@ -123,7 +127,8 @@ final class QueueApi {
         String at = snapshot.map(s -> Instant.ofEpochSecond(s.atSeconds()).toString()).orElse(null);
         io.json(ctx, 200, new QueueView(at, snapshot.isPresent(), waiting.size(), entries, levels,
                 live.map(ForecastViews::about).orElse(null),
-                snapshot.isPresent() ? Explanations.Source.of(view, clock.millis()) : null));
+                snapshot.isPresent() ? Explanations.Source.of(view, clock.millis()) : null,
+                snapshot.isPresent() ? null : explainer.awaiting().orElse(null)));
     }
 
     /**

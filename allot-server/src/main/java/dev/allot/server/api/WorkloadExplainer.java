@@ -73,6 +73,15 @@ public interface WorkloadExplainer {
         return Optional.empty();
     }
 
+    /**
+     * Why the scheduler has not loaded, when it waits for the store to have a node or an allocation: a sentence that
+     * says what is missing and how it comes. Empty once it has loaded (and then also for work not yet taken in), and by
+     * default.
+     */
+    default Optional<String> awaiting() {
+        return Optional.empty();
+    }
+
     /** See {@link #view}. */
     record LiveView(boolean standby, long asOfMillis) {
     }

@@ -179,7 +179,7 @@ final class WorkloadsApi {
         Workload w = requireWorkload(ctx.pathParam("id"));
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
         io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), details, explainer.explain(w.id()),
-                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting())
+                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting(), explainer.awaiting())
                 .from(explainer.view(), clock.millis()));
     }
 

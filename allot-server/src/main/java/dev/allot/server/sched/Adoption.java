@@ -78,10 +78,27 @@ final class Adoption {
         this.c = Objects.requireNonNull(c, "core");
     }
 
+    /**
+     * What the scheduler waits for before it can load, said to the users who wonder why their work has no place
+     * ({@link SchedulerLoop#awaiting}): a node to schedule on, an allocation to schedule for, and how each comes.
+     */
+    static String awaiting(boolean noNode, boolean noAllocation) {
+        List<String> missing = new java.util.ArrayList<>();
+        if (noNode) {
+            missing.add("a node: none is registered yet (the simulated backend's are registered with PUT"
+                    + " /v1/nodes/NAME {\"gpus\": N}, Slurm's come from its node list; allot nodes lists them)");
+        }
+        if (noAllocation) {
+            missing.add("an allocation: none exists yet (allot budget set NAME --share 1 creates one)");
+        }
+        return "the scheduler has not started: it waits for " + String.join(", and for ", missing);
+    }
+
     boolean load(long now, long nowMillis) {
         List<Allocation> allocations = c.store.allocations().allocations();
         List<Node> nodes = c.store.nodes().nodes();
         if (allocations.isEmpty() || nodes.isEmpty()) {
+            c.awaiting = awaiting(nodes.isEmpty(), allocations.isEmpty());
             if (c.cycles == 0) {
                 LOG.info("scheduling waits for the store to have nodes ({}) and allocations ({})", nodes.size(),
                         allocations.size());
@@ -89,6 +106,7 @@ final class Adoption {
             c.cycles++;
             return false;
         }
+        c.awaiting = null;
         buildState(allocations, nodes, now);
         Map<String, Attempt> open = new HashMap<>();
         for (Attempt a : c.store.attempts().openAttempts()) {

@@ -103,6 +103,11 @@ final class LoopCore {
     /** Since when each waiting job has waited (its submission, or its last requeue), seconds, for waits. */
     final Map<String, Long> queuedSince = new HashMap<>();
     boolean stopsThisCycle;
+    /**
+     * Why the last load did not happen, as a sentence ("no node is registered yet ..."): the store has no node or no
+     * allocation, so there is nothing to schedule on or for. Null once loaded, and before the first try.
+     */
+    String awaiting;
     /** The health each node was last told to the backend as ({@link Backend#drain}, {@link Backend#resume}). */
     final Map<String, Boolean> toldHealthy = new TreeMap<>();
 
@@ -137,6 +142,7 @@ final class LoopCore {
      */
     void forget() {
         state = null;
+        awaiting = null;
         nodeNames = null;
         topology = null;
         sizes = null;

@@ -265,6 +265,17 @@ public final class SchedulerLoop implements AutoCloseable {
         });
     }
 
+    /**
+     * Why the scheduler has not loaded the store, when that is because the store has no node or no allocation
+     * ({@link Adoption#awaiting}); empty once it has loaded, and before its first cycle. Never waits for the backend.
+     */
+    public java.util.Optional<String> awaiting() {
+        return state.read(() -> {
+            LoopCore v = terms.viewed();
+            return v.state != null ? java.util.Optional.<String>empty() : java.util.Optional.ofNullable(v.awaiting);
+        });
+    }
+
     /** Who leads, as this instance knows it; empty without {@link #lead} (the only instance: it always leads). */
     public java.util.Optional<Leadership.Status> leadership() {
         Leadership l = terms.leadership();

@@ -78,6 +78,11 @@ public final class LoopExplainer implements WorkloadExplainer {
     }
 
     @Override
+    public Optional<String> awaiting() {
+        return loop.awaiting();
+    }
+
+    @Override
     public Optional<WaitExplanation> explain(String workloadId) {
         return loop.inspectDecided((state, policy) -> explainerFor(policy).explain(state, workloadId, state.now()))
                 .flatMap(e -> e);

@@ -21,7 +21,14 @@
     Allot.setTree(tree);
     Allot.frame('Allocations');
     const range = document.getElementById('range');
-    range.value = new URLSearchParams(location.search).get('range') || '24h';
+    const asked = new URLSearchParams(location.search).get('range');
+    range.value = asked || '24h';
+    if (!range.value) {
+      // a link with a range the page does not offer (?range=1d): the page's default, said, rather than no page at all
+      range.value = '24h';
+      const offered = Array.from(range.options, o => o.value).join(', ');
+      Allot.fail(new Error("no range '" + asked + "' on this page (it offers " + offered + '): showing 24 hours'));
+    }
     range.addEventListener('change', () => load().catch(Allot.fail));
     document.getElementById('save').addEventListener('click', () => save().catch(Allot.fail));
     document.getElementById('reset').addEventListener('click', () => { edits.clear(); invalid.clear(); render(); });

@@ -5,9 +5,26 @@
 const Allot = (() => {
   let session = null;
 
+  /**
+   * fetch() for this site, whose failures say what happened: a request that gets no answer (the service stopped or
+   * restarting, the network down) rejects with an Error saying so ({@code unreachable} set) rather than the browser's
+   * bare "Failed to fetch".
+   */
+  async function request(path, init) {
+    try {
+      return await fetch(path, Object.assign({ credentials: 'same-origin' }, init || {}));
+    } catch (x) {
+      const method = ((init && init.method) || 'GET').toUpperCase();
+      const e = new Error('no answer from the Allot service at ' + location.origin + ' to ' + method + ' ' + path
+        + ': it is stopped or restarting, or the network to it is down');
+      e.unreachable = true;
+      throw e;
+    }
+  }
+
   /** The signed-in session ({user, role, csrfToken}); sends the browser to the sign-in page without one. */
   async function signedIn() {
-    const r = await fetch('/v1/session', { credentials: 'same-origin' });
+    const r = await request('/v1/session');
     if (r.status === 401) {
       location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
       throw new Error('not signed in');
@@ -34,13 +51,24 @@ const Allot = (() => {
       body = JSON.stringify(body);
       headers['Content-Type'] = 'application/json';
     }
-    const r = await fetch(path, { method, headers, body, credentials: 'same-origin' });
+    const r = await request(path, { method, headers, body });
     if (r.status === 401) {
       location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
       throw new Error('signed out');
     }
     const text = await r.text();
-    const json = text ? JSON.parse(text) : null;
+    let json = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch (x) {
+      // not the API's JSON: a proxy in front of a stopped service (502, 503, 504) or some other server answered
+      const e = new Error(method + ' ' + path + ' answered ' + r.status + ' with a page that is not the Allot API\'s'
+        + (r.status >= 502 && r.status <= 504 ? ': the Allot service behind ' + location.origin
+          + ' is stopped or restarting' : ''));
+      e.status = r.status;
+      e.unreachable = r.status >= 502 && r.status <= 504;
+      throw e;
+    }
     if (!r.ok) {
       const e = new Error(json && json.error ? json.error : method + ' ' + path + ' answered ' + r.status);
       e.status = r.status;
@@ -83,7 +111,7 @@ const Allot = (() => {
       pages.map(([name, href]) => el('a', { href, class: name === active ? 'active' : null }, name)),
       el('span', { class: 'spacer' }),
       el('span', { id: 'whoami' }, session.user + ' (' + roleOf() + ')'),
-      el('button', { id: 'signout', type: 'button', onclick: signOut }, 'Sign out'));
+      el('button', { id: 'signout', type: 'button', onclick: () => signOut().catch(fail) }, 'Sign out'));
     document.body.prepend(nav);
   }
 
@@ -159,6 +187,7 @@ const Allot = (() => {
     const preferred = Number(localStorage.getItem('allot.refreshMs'));
     const ms = preferred >= 1000 ? preferred : 15000;
     let running = false;
+    let shownAt = new Date();
     const tick = async () => {
       if (running || document.hidden) {
         return;
@@ -166,13 +195,18 @@ const Allot = (() => {
       running = true;
       try {
         await reload();
+        shownAt = new Date();
         const box = document.getElementById('error');
         if (box && box.dataset.live) {
           box.remove();
         }
       } catch (e) {
         fail(e);
-        document.getElementById('error').dataset.live = 'true';
+        const box = document.getElementById('error');
+        box.dataset.live = 'true';
+        // what is shown below no longer changes: say since when, and that the page keeps trying
+        box.textContent = box.textContent.replace(/\.?$/, '.') + ' The page shows what it had at ' + fmt.time(shownAt.toISOString()) + ' UTC and tries'
+          + ' again every ' + fmt.dur(ms / 1000) + '.';
       } finally {
         running = false;
       }
@@ -183,5 +217,5 @@ const Allot = (() => {
     return () => { clearInterval(timer); document.removeEventListener('visibilitychange', onVisible); };
   }
 
-  return { signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
+  return { request, signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
 })();

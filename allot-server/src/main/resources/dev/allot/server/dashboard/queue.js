@@ -51,10 +51,15 @@
     Allot.fail(e);
   }
 
+  function capital(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+
   function render(queue, t0) {
     document.getElementById('at').textContent = queue.seenByScheduler
       ? 'As the scheduler held it at ' + fmt.time(queue.at) + ' UTC.'
-      : 'The scheduler has not loaded yet: no positions.';
+      : queue.schedulerAwaits ? capital(queue.schedulerAwaits) + '. Until then, waiting work has no position.'
+        : 'The scheduler has not loaded yet: no positions.';
     for (const [id, c] of explanations) {
       if (performance.now() - c.at >= EXPLANATION_MAX_AGE_MS) {
         explanations.delete(id);

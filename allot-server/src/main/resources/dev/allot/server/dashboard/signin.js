@@ -1,15 +1,24 @@
 // The sign-in page: posts the token as JSON to /v1/session (the answer sets the HttpOnly session cookie), then goes
-// on to the page asked for. The token is kept nowhere by the page.
+// on to the page asked for. The token is kept nowhere by the page. Allot.request (dashboard.js) says so when the
+// service does not answer.
 'use strict';
 document.getElementById('signin').addEventListener('submit', async event => {
   event.preventDefault();
   const input = document.getElementById('token');
   const error = document.getElementById('error');
   error.hidden = true;
-  const r = await fetch('/v1/session', {
-    method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ token: input.value.trim() }),
-  });
+  let r;
+  try {
+    r = await Allot.request('/v1/session', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: input.value.trim() }),
+    });
+  } catch (e) {
+    error.hidden = false;
+    error.className = 'error';
+    error.textContent = 'Not signed in: ' + e.message + '.';
+    return; // the token stays in the field, to sign in once the service answers
+  }
   input.value = '';
   if (!r.ok) {
     const body = await r.json().catch(() => ({}));

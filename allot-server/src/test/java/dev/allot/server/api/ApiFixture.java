@@ -77,7 +77,12 @@ final class ApiFixture implements AutoCloseable {
 
     private ApiFixture(Path dataDir, Clock clock, PolicyFactory policy,
                        java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
-        this.store = lab(dataDir);
+        this(lab(dataDir), clock, policy, backend);
+    }
+
+    private ApiFixture(Store store, Clock clock, PolicyFactory policy,
+                       java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
+        this.store = store;
         dev.allot.core.backend.Backend used = backend.apply(new SimulatedBackend(clock));
         this.loop = new SchedulerLoop(store, used,
                 policy.create(Settings.defaults(policy.settings())), SchedulerConfig.defaults(), clock);
@@ -102,8 +107,25 @@ final class ApiFixture implements AutoCloseable {
         return new ApiFixture(dataDir, clock, PolicyRegistry.standard().get("allocation"), backend);
     }
 
+    /**
+     * The lab's users, tokens and allocations with no node registered (a simulated backend nobody has given a node
+     * yet), with a real scheduling loop as {@link #withSchedulingLoop}.
+     */
+    static ApiFixture withSchedulingLoopAndNoNodes(Path dataDir, Clock clock) {
+        return new ApiFixture(labWithoutNodes(dataDir), clock, PolicyRegistry.standard().get("allocation"),
+                java.util.function.UnaryOperator.identity());
+    }
+
     /** A fresh SQLite store in {@code dataDir} seeded with the lab's users, tokens, allocations and nodes. */
     private static Store lab(Path dataDir) {
+        Store store = labWithoutNodes(dataDir);
+        long t = NOW.toEpochMilli();
+        store.nodes().putNode(new Node("gpu-02", 8, false, "fan failure", t));
+        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
+        return store;
+    }
+
+    private static Store labWithoutNodes(Path dataDir) {
         Store store = Store.sqlite(dataDir);
         long t = NOW.toEpochMilli();
         for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
@@ -118,8 +140,6 @@ final class ApiFixture implements AutoCloseable {
         store.allocations().putAllocation(new Allocation("lab/vision", 1, List.of("ms"), List.of()), "root", t);
         store.allocations().putAllocation(new Allocation("lab/vision/detect", 1, List.of(), List.of("ms-member")),
                 "root", t);
-        store.nodes().putNode(new Node("gpu-02", 8, false, "fan failure", t));
-        store.nodes().putNode(new Node("gpu-01", 8, true, null, t));
         return store;
     }
 
