@@ -263,7 +263,7 @@ class ApiTest {
         List<String> paths = new ArrayList<>();
         doc.json().path("paths").fieldNames().forEachRemaining(paths::add);
         assertThat(paths).containsExactlyInAnyOrder("/v1/workloads", "/v1/workloads/{id}",
-                "/v1/workloads/{id}/cancel", "/v1/workloads/{id}/progress", "/v1/workloads/{id}/explain", "/v1/workloads/batch", "/v1/allocations",
+                "/v1/workloads/{id}/cancel", "/v1/workloads/{id}/progress", "/v1/workloads/{id}/explain", "/v1/workloads/{id}/output", "/v1/workloads/batch", "/v1/allocations",
                 "/v1/nodes", "/v1/openapi.json", "/v1/health",
                 "/v1/allocations/usage", "/v1/allocations/{path}", "/v1/audit", "/v1/nodes/{name}",
                 "/v1/nodes/{name}/health", "/v1/me", "/v1/users", "/v1/users/{name}", "/v1/users/{name}/tokens",
