@@ -131,6 +131,10 @@ final class Explanations {
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();
             summary.addAll(e.summary(s -> Instant.ofEpochSecond(s).toString()));
+            boolean starting = w.state().waiting() && e.state() == dev.allot.core.state.JobState.RUNNING;
+            if (starting) {
+                startingSummary(w, e, summary);
+            }
             if (w.state().ended() && e.state().isFinal()) {
                 // The core knows no 'failed' (a failed workload ends there as cancelled): the store's state is the
                 // one the workload has, as the answer's "state" and allot show say.
@@ -140,7 +144,8 @@ final class Explanations {
             data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), e.ranking().label(),
                     entitlement ? e.reclaimMargin() : null, Standing.of(e.standing()),
                     e.otherStandings().stream().map(Standing::of).toList(), queue(e), levels(e),
-                    waitsFor(e, mapper), protection(e), preemptions(attempts, maySeeDetails), Hosts.of(e.hosts()));
+                    waitsFor(e, mapper), starting ? null : protection(e), preemptions(attempts, maySeeDetails),
+                    Hosts.of(e.hosts()));
         } else {
             String unseen = awaiting.map(a -> "; " + a + ", so there is no queue position yet.")
                     .orElse("; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so"
@@ -184,6 +189,20 @@ final class Explanations {
         }
         return new ExplainView(w.id(), w.state().label(), w.allocationPath(), List.copyOf(summary), data, forecast,
                 null);
+    }
+
+    /**
+     * A waiting workload the scheduler has already placed: it decided to start it on GPUs that work it stopped still
+     * holds, and starts it once that work has ended (a deferred start; the store has it waiting until then). The
+     * scheduler's own sentences are those of running work ("runs in", "is protected until"), which it is not yet:
+     * they give way to one saying so, keeping the fair share, the standing and a note on a capped minimum runtime.
+     * The sentences of running work are {@code [runs in, note?, protection, fair share, standing?]}.
+     */
+    private static void startingSummary(Workload w, WaitExplanation e, List<String> summary) {
+        summary.remove(e.minRuntimeNote() == null ? 1 : 2); // the protection it will have once it starts
+        summary.set(0, w.id() + " is " + w.state().label() + " and about to start: the scheduler has given it GPUs"
+                + " that work it stopped still holds, and starts it as soon as that work has ended (a stop gives the"
+                + " work its grace period first). Its minimum runtime protects it from its start.");
     }
 
     private static Queue queue(WaitExplanation e) {

@@ -108,6 +108,9 @@ final class Adoption {
         }
         c.awaiting = null;
         buildState(allocations, nodes, now);
+        // the counters add up over the loop's life (every load of every term); the log tells of this load
+        int foundBefore = c.foundRunningAtLoad;
+        int adoptedBefore = c.adoptedAtLoad;
         Map<String, Attempt> open = new HashMap<>();
         for (Attempt a : c.store.attempts().openAttempts()) {
             open.putIfAbsent(a.key().workloadId(), a);
@@ -134,8 +137,8 @@ final class Adoption {
         (c.following ? LOG.atDebug() : LOG.atInfo()).log("{} loaded {}, {}, {} in the core; {} running before, {} of"
                         + " their attempts adopted", c.following ? "a standby's view of the scheduler" : "scheduling",
                 Words.count(nodes.size(), "node"), Words.count(allocations.size(), "allocation"),
-                Words.count(c.active.size(), "workload"), Words.count(c.foundRunningAtLoad, "workload"),
-                c.adoptedAtLoad);
+                Words.count(c.active.size(), "workload"), Words.count(c.foundRunningAtLoad - foundBefore, "workload"),
+                c.adoptedAtLoad - adoptedBefore);
         return true;
     }
 

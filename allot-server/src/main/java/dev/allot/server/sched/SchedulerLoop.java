@@ -241,6 +241,14 @@ public final class SchedulerLoop implements AutoCloseable {
     }
 
     /**
+     * Runs {@code r} as each term of leadership ({@link #lead}) begins, on the loop's thread, before the term loads the
+     * store (the service registers its own node there: a standby must not change the node under the leader's work).
+     */
+    public synchronized void atTermStart(Runnable r) {
+        state.holding(() -> terms.atTermStart(r));
+    }
+
+    /**
      * While this instance stands by, keeps a view of the scheduler that follows {@code readOnly} (the loop's store as
      * a read-only view: {@link Store#readOnly}), so that explanations, the queue and forecasts are answered here too
      * ({@link Follower}); the view never writes, calls the backend or decides. Without it a standby has no view.

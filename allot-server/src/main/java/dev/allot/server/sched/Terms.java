@@ -26,6 +26,8 @@ final class Terms {
     private long actingEpoch;
     /** What the loop keeps while it stands by, for explanations and forecasts; null: nothing. */
     private Follower follower;
+    /** What this instance does as each of its terms begins, before the loop loads the store ({@link #atTermStart}). */
+    private volatile Runnable termStart = () -> { };
 
     Terms(LoopCore c, Runnable endTerm) {
         this.c = Objects.requireNonNull(c, "core");
@@ -34,6 +36,15 @@ final class Terms {
 
     void lead(Leadership l) {
         this.leadership = Objects.requireNonNull(l, "leadership");
+    }
+
+    /**
+     * Runs {@code r} as each term of this instance begins, before the loop loads the store: what only a leader may
+     * write and the load must see (the service's own node, which a standby must not change under the leader's work).
+     * If it fails, the term's first cycle fails, and the next cycle begins the term again.
+     */
+    void atTermStart(Runnable r) {
+        this.termStart = Objects.requireNonNull(r, "termStart");
     }
 
     /** Null without {@link #lead}. */
@@ -58,6 +69,9 @@ final class Terms {
         long epoch = l.actingEpoch();
         if (epoch != actingEpoch) {
             standBy();
+            if (epoch != 0) {
+                termStart.run(); // fails with the epoch still 0 here: the next cycle begins the term again
+            }
             actingEpoch = epoch;
             if (epoch != 0) {
                 LOG.info("the scheduling loop leads at epoch {}: it loads the store and adopts what runs, as after"

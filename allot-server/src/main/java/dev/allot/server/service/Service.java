@@ -202,6 +202,7 @@ public final class Service implements AutoCloseable {
                     config.ha().renewEvery()) : Leadership.single(config.nodeName());
             String instance = leadership.instance();
             Backend loopBackend;
+            Runnable termStart = null;
             if (!store.shared()) {
                 backend = makers.containsKey(config.backend()) ? makers.get(config.backend()).make(config, store)
                         : makeBackend(config, clock, store, identity);
@@ -213,8 +214,11 @@ public final class Service implements AutoCloseable {
                 loopBackend = new LeaderOnlyBackend(backend.name(), () -> maker.make(config, store), leadership,
                         backend.workMayDieWithTheService());
             } else {
-                // a built-in backend is made only for a term of leadership: a standby touches no process
-                prepareNode(config, clock, store);
+                // a built-in backend is made only for a term of leadership: a standby touches no process, nor the GPU
+                // count of the node the leader's work runs on (a standby started with another --gpus made the leader
+                // stop that work as lost); it registers its node if new, and updates it only when its term begins
+                prepareNode(config, clock, store, false);
+                termStart = () -> prepareNode(config, clock, store, true);
                 backend = new LeaderOnlyBackend(config.backend(), () -> newBackend(config, clock, identity, store),
                         leadership, config.backend().equals(ServiceConfig.LOCAL));
                 loopBackend = backend;
@@ -233,6 +237,9 @@ public final class Service implements AutoCloseable {
                     config.ha().lease()) : store,
                     loopBackend, policy.create(), policy.scheduler(), clock, config.grace());
             loop.lead(leadership);
+            if (termStart != null) {
+                loop.atTermStart(termStart);
+            }
             loop.settleEnds(config.settle());
             if (store.shared()) {
                 loop.follow(store.readOnly()); // a standby explains and forecasts from a view that only reads
@@ -314,19 +321,22 @@ public final class Service implements AutoCloseable {
     }
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store, IdentityMode identity) {
-        prepareNode(config, clock, store);
+        prepareNode(config, clock, store, true);
         return newBackend(config, clock, identity, store);
     }
 
-    /** Registers this machine's node as a built-in backend needs it (always for local, for the demo if simulated). */
-    private static void prepareNode(ServiceConfig config, Clock clock, Store store) {
+    /**
+     * Registers this machine's node as a built-in backend needs it (always for local, for the demo if simulated);
+     * {@code update}: also sets the GPU count of a node already registered (only the instance that leads may).
+     */
+    private static void prepareNode(ServiceConfig config, Clock clock, Store store, boolean update) {
         if (config.backend().equals(ServiceConfig.SIMULATED)) {
             if (config.demo() && store.nodes().nodes().isEmpty()) {
-                registerNode(config, clock, store);
+                registerNode(config, clock, store, update);
             }
             return;
         }
-        registerNode(config, clock, store);
+        registerNode(config, clock, store, update);
     }
 
     /**
@@ -356,14 +366,17 @@ public final class Service implements AutoCloseable {
         return host + ":" + config.dataDir().toAbsolutePath().normalize() + "#";
     }
 
-    /** Creates this machine's node, or updates its GPU count (keeping its health). */
-    private static void registerNode(ServiceConfig config, Clock clock, Store store) {
+    /** Creates this machine's node, or when {@code update} updates its GPU count (keeping its health). */
+    private static void registerNode(ServiceConfig config, Clock clock, Store store, boolean update) {
         int gpus = config.virtualGpus() > 0 ? config.virtualGpus() : LocalGpus.detect(DEFAULT_VIRTUAL_GPUS);
         java.util.Optional<Node> known = store.nodes().nodes().stream()
                 .filter(n -> n.name().equals(config.nodeName())).findFirst();
         if (known.isEmpty()) {
             store.nodes().putNode(new Node(config.nodeName(), gpus, true, null, clock.millis()), STARTUP_ACTOR);
             LOG.info("registered node {} with {} GPUs", config.nodeName(), gpus);
+        } else if (known.get().gpus() != gpus && !update) {
+            LOG.warn("node {} has {} GPUs in the store, this instance was started with {}: it sets that count when it"
+                    + " leads, not while it stands by", config.nodeName(), known.get().gpus(), gpus);
         } else if (known.get().gpus() != gpus) {
             Node k = known.get();
             store.nodes().putNode(new Node(k.name(), gpus, k.healthy(), k.reason(), clock.millis()), STARTUP_ACTOR);
