@@ -79,17 +79,21 @@ function main(DOC) {
     ];
     const ms = POLICIES.map((p) => METRICS.get(p));
     const head = [{ label: 'Metric', cls: 'text' }].concat(POLICIES.map((p) => ({ label: '<span class="chip" style="background:' + policyColour(p) + '"></span>' + esc(p) })));
+    // Bold: every policy that shows the best value of the line, so a tie is bold in each tied column (only the
+    // first was, which read as the others doing worse); nothing when every policy shows the same.
     const body = rows.map(([label, f, better, value]) => {
-      let best = -1;
+      const texts = ms.map((m) => f(m));
+      let bestText = null;
       if (better && value && ms.length > 1) {
         const vals = ms.map((m) => { const v = value(m); return v === null || v === undefined ? NaN : v; });
         const finite = vals.filter((v) => !Number.isNaN(v));
         if (finite.length > 1 && new Set(finite).size > 1) {
           const target = better > 0 ? Math.max(...finite) : Math.min(...finite);
-          best = vals.indexOf(target);
+          bestText = texts[vals.indexOf(target)];
+          if (texts.every((t, i) => Number.isNaN(vals[i]) || t === bestText)) bestText = null;
         }
       }
-      return { cells: [label].concat(ms.map((m, i) => ({ html: esc(f(m)), cls: i === best ? 'best' : '' }))), cls: 'best' };
+      return { cells: [label].concat(texts.map((t) => ({ html: esc(t), cls: t === bestText ? 'best' : '' }))), cls: 'best' };
     });
     $('metrics').innerHTML = table(head, body) + '<p class="muted small">Bold: the best policy on that line. Waits run from submission to first start; debug is up to 8 GPUs with a minimum runtime of at most 15 minutes, large is 64 GPUs or more.</p>';
 
