@@ -97,12 +97,15 @@ function main(DOC) {
     });
     $('metrics').innerHTML = table(head, body) + '<p class="muted small">Bold: the best policy on that line. Waits run from submission to first start; debug is up to 8 GPUs with a minimum runtime of at most 15 minutes, large is 64 GPUs or more.</p>';
 
+    // A share as written, to 3 significant digits: they were rounded to whole numbers, so a trace's teams (shares
+    // 0.828, 0.169, 0.003) read 1, 0, 0, and a share of 0 means an allocation entitled to nothing.
+    const share = (v) => (Number.isInteger(v) ? num(v) : Number(v).toLocaleString('en-US', { maximumSignificantDigits: 3 }));
     const inputs = el('div', { class: 'inputs' });
     const tree = ALLOCS.slice(1).map((a, k) => {
       const i = k + 1;
       const depth = a.path.split('/').length - 2;
       const leaf = a.leaf ? LEAVES.indexOf(i) : -1;
-      return { cells: [{ html: '&nbsp;'.repeat(depth * 4) + (leaf >= 0 ? chip(leaf) : '') + esc(a.name) }, num(a.share, 0), pct(a.entitlement, 1)] };
+      return { cells: [{ html: '&nbsp;'.repeat(depth * 4) + (leaf >= 0 ? chip(leaf) : '') + esc(a.name) }, share(a.share), pct(a.entitlement, 1)] };
     });
     inputs.appendChild(el('div', null, '<h3>Allocation tree</h3>' + table([{ label: 'Allocation', cls: 'text' }, { label: 'Share' }, { label: 'Entitlement' }], tree)));
     const settings = Object.entries(s.settings).map(([k, v]) => [k, v]);

@@ -14,22 +14,31 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The summary table of the report of {@code examples/tiny} (all four policies) in a real headless Chromium: "Bold:
- * the best policy on that line" holds for ties too. On tiny, legacy and slurm both lose 0 GPU-hours; only legacy,
- * the first of them, was bold, which read as slurm doing worse.
+ * The summary of the report in a real headless Chromium, on {@code examples/tiny} (all four policies) and on a small
+ * tree with fractional shares: "Bold: the best policy on that line" holds for ties too (on tiny, legacy and slurm
+ * both lose 0 GPU-hours; only legacy, the first of them, was bold, which read as slurm doing worse), and the inputs'
+ * allocation tree shows the shares as written (they were rounded to whole numbers: 0.3 read 0).
  */
 class ReportSummaryBrowserTest {
     private static final Path PAGE = Path.of("target", "report-tiny", "report-tiny.html");
+    private static final Path SHARES = Path.of("target", "report-tiny", "shares").toAbsolutePath();
+    private static final Path SHARES_PAGE = Path.of("target", "report-tiny", "report-shares.html");
     private static final List<String> POLICIES = List.of("allocation", "legacy", "slurm", "kueue");
 
     private static Browser browser;
 
     @BeforeAll
     static void writeTheReportAndStartTheBrowser() throws IOException {
-        Files.createDirectories(PAGE.getParent());
+        Files.createDirectories(SHARES);
+        Files.writeString(SHARES.resolve("cluster.yaml"), "node-groups:\n  - {name-prefix: node, count: 2, gpus: 8}\n");
+        Files.writeString(SHARES.resolve("allocations.yaml"), "name: lab\nchildren:\n  - {name: a, share: 0.3}\n"
+                + "  - {name: b, share: 1.5}\n  - {name: c, share: 2}\n  - {name: d, share: 0.0004}\n");
+        Files.writeString(SHARES.resolve("workloads.csv"), "id,submit,allocation,gpus,duration,min_runtime\n"
+                + "w1,0,a,8,1h,30m\nw2,0,b,8,1h,30m\n");
         browser = Browser.startWhile(() -> {
             try {
                 HtmlReport.write(Reports.simulate("tiny", POLICIES), PAGE);
+                HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation")), SHARES_PAGE);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -55,6 +64,19 @@ class ReportSummaryBrowserTest {
         assertThat(bold.get("Lost / delivered GPU-hours (whole run)")).containsExactly("legacy", "slurm");
         // a line without a tie keeps its one best policy
         assertThat(bold("Occupancy").get("Occupancy")).containsExactly("slurm");
+    }
+
+    @Test
+    void givenFractionalShares_whenTheInputsAreShown_thenTheAllocationTreeShowsEachShareAsWritten() {
+        browser.open(SHARES_PAGE);
+        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
+        assertThat(browser.js("return allotReport.error;")).isNull();
+        assertThat(browser.js("""
+                const table = [...document.querySelectorAll('#inputs h3')]
+                    .find((h) => h.textContent === 'Allocation tree').nextElementSibling;
+                return [...table.querySelectorAll('tr')].slice(1)
+                    .map((tr) => tr.cells[0].textContent.trim() + ' ' + tr.cells[1].textContent);"""))
+                .isEqualTo(List.of("a 0.3", "b 1.5", "c 2", "d 0.0004"));
     }
 
     /** The policies whose cell is bold on each line of the summary named. */
