@@ -97,9 +97,11 @@ function main(DOC) {
     });
     $('metrics').innerHTML = table(head, body) + '<p class="muted small">Bold: the best policy on that line. Waits run from submission to first start; debug is up to 8 GPUs with a minimum runtime of at most 15 minutes, large is 64 GPUs or more.</p>';
 
-    // A share as written, to 3 significant digits: they were rounded to whole numbers, so a trace's teams (shares
-    // 0.828, 0.169, 0.003) read 1, 0, 0, and a share of 0 means an allocation entitled to nothing.
-    const share = (v) => (Number.isInteger(v) ? num(v) : Number(v).toLocaleString('en-US', { maximumSignificantDigits: 3 }));
+    // A share as written, by the text report's rule (TextReport.share): whole numbers as they are, others to 3
+    // decimals from 1 up and to 3 significant digits below. They were rounded to whole numbers, so a trace's teams
+    // (shares 0.828, 0.169, 0.003) read 1, 0, 0, and a share of 0 means an allocation entitled to nothing.
+    const share = (v) => (Number.isInteger(v) ? num(v) : Number(v).toLocaleString('en-US',
+      v >= 1 ? { maximumFractionDigits: 3 } : { maximumSignificantDigits: 3 }));
     const inputs = el('div', { class: 'inputs' });
     const tree = ALLOCS.slice(1).map((a, k) => {
       const i = k + 1;
