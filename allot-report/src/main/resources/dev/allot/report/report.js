@@ -111,9 +111,7 @@ function main(DOC) {
     });
     inputs.appendChild(el('div', null, '<h3>Allocation tree</h3>' + table([{ label: 'Allocation', cls: 'text' }, { label: 'Share' }, { label: 'Entitlement' }], tree)));
     const settings = Object.entries(s.settings).map(([k, v]) => [k, v]);
-    if (s.trace) {
-      for (const [k, v] of Object.entries(s.trace)) settings.push(['trace ' + k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
-    }
+    if (s.trace) settings.push(...traceRows(s.trace));
     inputs.appendChild(el('div', null, '<h3>Cluster and scenario</h3>' + table([{ label: 'Setting', cls: 'text' }, { label: 'Value', cls: 'text' }],
       [['name', s.name], ['nodes', num(s.nodes) + ' (' + shape + ')'], ['node names', DOC.nodes.names[0] + ' … ' + DOC.nodes.names[DOC.nodes.names.length - 1]],
         ['GPUs', num(s.gpus)], ['health events', num(s.healthEvents)], ['workloads', num(s.workloads) + (s.rejected ? ' (' + num(s.rejected) + ' rows skipped)' : '')]]
@@ -127,6 +125,28 @@ function main(DOC) {
     $('inputs').innerHTML = '';
     $('inputs').appendChild(inputs);
     $('footer').textContent = 'Allot ' + DOC.allot + ' · data schema ' + DOC.schema + ' · every chart is drawn from the run data embedded in this file; it needs no network.';
+  }
+
+  /**
+   * A replayed trace's import in words, as the text report's 'trace' and 'contract' lines say it: the rows were its
+   * JSON fields as they are ('trace skipped {}', 'trace contract {"checkpoint-every":"30m",...}', 'trace
+   * timeZeroEpoch 1507529583').
+   */
+  function traceRows(t) {
+    const pairs = (o) => Object.entries(o || {}).map(([k, v]) => k + ' ' + v).join(', ') || 'none';
+    const known = [
+      ['trace format', t.format], ['trace file', t.file], ['rows read', num(t.rowsRead)], ['rows imported', num(t.imported)],
+      ['rows rejected', num(t.rejected)], ['rows skipped', pairs(t.skipped)],
+      ['fractional GPU requests rounded up', num(t.roundedUp)], ['workloads made unallocated', num(t.unallocated)],
+      ['debug workloads', num(t.debug)], ['resumable workloads', num(t.resumable)], ['contract rule', pairs(t.contract)],
+      ['time 0', t.timeZeroEpoch === null || t.timeZeroEpoch === undefined ? 'the trace\'s start'
+        : new Date(t.timeZeroEpoch * 1000).toISOString().replace('.000Z', 'Z')],
+    ];
+    const shown = new Set(['format', 'file', 'rowsRead', 'imported', 'rejected', 'skipped', 'roundedUp', 'unallocated',
+      'debug', 'resumable', 'contract', 'timeZeroEpoch']);
+    const rest = Object.entries(t).filter(([k]) => !shown.has(k))
+      .map(([k, v]) => ['trace ' + k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+    return known.concat(rest);
   }
 
   async function start() {

@@ -17,12 +17,15 @@ import org.junit.jupiter.api.Test;
  * The summary of the report in a real headless Chromium, on {@code examples/tiny} (all four policies) and on a small
  * tree with fractional shares: "Bold: the best policy on that line" holds for ties too (on tiny, legacy and slurm
  * both lose 0 GPU-hours; only legacy, the first of them, was bold, which read as slurm doing worse), and the inputs'
- * allocation tree shows the shares as written (they were rounded to whole numbers: 0.3 read 0).
+ * allocation tree shows the shares as written (they were rounded to whole numbers: 0.3 read 0), and a replayed
+ * trace's import is said in words (it was its JSON fields as they are: 'trace skipped {}', 'trace timeZeroEpoch
+ * 1507529583').
  */
 class ReportSummaryBrowserTest {
     private static final Path PAGE = Path.of("target", "report-tiny", "report-tiny.html");
     private static final Path SHARES = Path.of("target", "report-tiny", "shares").toAbsolutePath();
     private static final Path SHARES_PAGE = Path.of("target", "report-tiny", "report-shares.html");
+    private static final Path TRACE_PAGE = Path.of("target", "report-tiny", "report-trace-philly.html");
     private static final List<String> POLICIES = List.of("allocation", "legacy", "slurm", "kueue");
 
     private static Browser browser;
@@ -39,6 +42,7 @@ class ReportSummaryBrowserTest {
             try {
                 HtmlReport.write(Reports.simulate("tiny", POLICIES), PAGE);
                 HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation")), SHARES_PAGE);
+                HtmlReport.write(Reports.simulate("trace-philly", List.of("allocation")), TRACE_PAGE);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -77,6 +81,24 @@ class ReportSummaryBrowserTest {
                 return [...table.querySelectorAll('tr')].slice(1)
                     .map((tr) => tr.cells[0].textContent.trim() + ' ' + tr.cells[1].textContent);"""))
                 .isEqualTo(List.of("a 0.3", "b 1.5", "c 2", "d 0.0004"));
+    }
+
+    @Test
+    void givenAReplayedTrace_whenTheInputsAreShown_thenItsImportIsSaidInWordsNotAsJson() {
+        browser.open(TRACE_PAGE);
+        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
+        assertThat(browser.js("return allotReport.error;")).isNull();
+        @SuppressWarnings("unchecked")
+        List<String> rows = (List<String>) browser.js("""
+                const table = [...document.querySelectorAll('#inputs h3')]
+                    .find((h) => h.textContent === 'Cluster and scenario').nextElementSibling;
+                return [...table.querySelectorAll('tr')].slice(1)
+                    .map((tr) => tr.cells[0].textContent + ': ' + tr.cells[1].textContent);""");
+        assertThat(rows).contains("trace format: philly", "trace file: jobs.csv", "rows read: 16", "rows skipped: none",
+                "contract rule: checkpoint-every 30m, debug-if-shorter-than 15m, min-runtime 1h,"
+                        + " resumable-if-longer-than 1h, seed 1, unallocated-fraction 0.1")
+                .anyMatch(r -> r.matches("time 0: \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ"))
+                .noneMatch(r -> r.contains("{") || r.contains("Epoch"));
     }
 
     /** The policies whose cell is bold on each line of the summary named. */
