@@ -1,5 +1,6 @@
 package dev.allot.cli;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -40,7 +41,7 @@ final class Seeds {
                     throw new IllegalArgumentException("--seeds N runs seeds 1 to N and expects N >= 1, got " + t
                             + " (one particular seed K: --seeds K-K)");
                 }
-                checkCount(n);
+                checkCount(BigInteger.valueOf(n));
                 List<Long> out = new ArrayList<>();
                 for (long s = 1; s <= n; s++) {
                     out.add(s);
@@ -56,8 +57,11 @@ final class Seeds {
                 if (a < 0 || b < a) {
                     throw new IllegalArgumentException(expected);
                 }
-                // b - a + 1 overflows for 0-9223372036854775807, which then passed the check and filled the heap
-                checkCount(b - a >= MAX ? b - a : out.size() + b - a + 1);
+                // counted exactly: b - a + 1 overflows for 0-9223372036854775807, which then passed the check and
+                // filled the heap; counting b - a instead let 1-10001 (10,001 seeds) through and said 'got 19,999'
+                // of 1-20000
+                checkCount(BigInteger.valueOf(b).subtract(BigInteger.valueOf(a))
+                        .add(BigInteger.valueOf(out.size() + 1L)));
                 for (long s = a; s <= b; s++) {
                     if (!out.add(s)) {
                         throw new IllegalArgumentException("--seeds names seed " + s + " twice: '" + text + "'");
@@ -70,8 +74,8 @@ final class Seeds {
         }
     }
 
-    private static void checkCount(long n) {
-        if (n > MAX) {
+    private static void checkCount(BigInteger n) {
+        if (n.compareTo(BigInteger.valueOf(MAX)) > 0) {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "--seeds expects at most %,d (each"
                     + " seed is a generated scenario simulated once per setting and policy), got %,d", MAX, n));
         }

@@ -43,4 +43,15 @@ class SeedsTest {
                 + " most 10,000");
         assertThat(Seeds.parse("1-10000")).hasSize(10_000);
     }
+
+    @Test
+    void aRangeOneSeedPastTheLimitIsRefusedAndTheMessageCountsItsSeedsExactly() {
+        // 1-10001 (10,001 seeds) passed the limit, and 1-20000 was refused as 'got 19,999': the range was counted
+        // as B - A once it reached the limit
+        assertThatThrownBy(() -> Seeds.parse("1-10001")).hasMessageEndingWith("got 10,001");
+        assertThatThrownBy(() -> Seeds.parse("1-20000")).hasMessageEndingWith("got 20,000");
+        assertThatThrownBy(() -> Seeds.parse("20000,1-10000")).hasMessageEndingWith("got 10,001");
+        assertThatThrownBy(() -> Seeds.parse("0-9223372036854775807")).hasMessageEndingWith(
+                "got 9,223,372,036,854,775,808");
+    }
 }

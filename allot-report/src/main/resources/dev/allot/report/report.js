@@ -79,32 +79,39 @@ function main(DOC) {
     ];
     const ms = POLICIES.map((p) => METRICS.get(p));
     const head = [{ label: 'Metric', cls: 'text' }].concat(POLICIES.map((p) => ({ label: '<span class="chip" style="background:' + policyColour(p) + '"></span>' + esc(p) })));
+    // Bold: every policy that shows the best value of the line, so a tie is bold in each tied column (only the
+    // first was, which read as the others doing worse); nothing when every policy shows the same.
     const body = rows.map(([label, f, better, value]) => {
-      let best = -1;
+      const texts = ms.map((m) => f(m));
+      let bestText = null;
       if (better && value && ms.length > 1) {
         const vals = ms.map((m) => { const v = value(m); return v === null || v === undefined ? NaN : v; });
         const finite = vals.filter((v) => !Number.isNaN(v));
         if (finite.length > 1 && new Set(finite).size > 1) {
           const target = better > 0 ? Math.max(...finite) : Math.min(...finite);
-          best = vals.indexOf(target);
+          bestText = texts[vals.indexOf(target)];
+          if (texts.every((t, i) => Number.isNaN(vals[i]) || t === bestText)) bestText = null;
         }
       }
-      return { cells: [label].concat(ms.map((m, i) => ({ html: esc(f(m)), cls: i === best ? 'best' : '' }))), cls: 'best' };
+      return { cells: [label].concat(texts.map((t) => ({ html: esc(t), cls: t === bestText ? 'best' : '' }))), cls: 'best' };
     });
     $('metrics').innerHTML = table(head, body) + '<p class="muted small">Bold: the best policy on that line. Waits run from submission to first start; debug is up to 8 GPUs with a minimum runtime of at most 15 minutes, large is 64 GPUs or more.</p>';
 
+    // A share as written, by the text report's rule (TextReport.share): whole numbers as they are, others to 3
+    // decimals from 1 up and to 3 significant digits below. They were rounded to whole numbers, so a trace's teams
+    // (shares 0.828, 0.169, 0.003) read 1, 0, 0, and a share of 0 means an allocation entitled to nothing.
+    const share = (v) => (Number.isInteger(v) ? num(v) : Number(v).toLocaleString('en-US',
+      v >= 1 ? { maximumFractionDigits: 3 } : { maximumSignificantDigits: 3 }));
     const inputs = el('div', { class: 'inputs' });
     const tree = ALLOCS.slice(1).map((a, k) => {
       const i = k + 1;
       const depth = a.path.split('/').length - 2;
       const leaf = a.leaf ? LEAVES.indexOf(i) : -1;
-      return { cells: [{ html: '&nbsp;'.repeat(depth * 4) + (leaf >= 0 ? chip(leaf) : '') + esc(a.name) }, num(a.share, 0), pct(a.entitlement, 1)] };
+      return { cells: [{ html: '&nbsp;'.repeat(depth * 4) + (leaf >= 0 ? chip(leaf) : '') + esc(a.name) }, share(a.share), pct(a.entitlement, 1)] };
     });
     inputs.appendChild(el('div', null, '<h3>Allocation tree</h3>' + table([{ label: 'Allocation', cls: 'text' }, { label: 'Share' }, { label: 'Entitlement' }], tree)));
     const settings = Object.entries(s.settings).map(([k, v]) => [k, v]);
-    if (s.trace) {
-      for (const [k, v] of Object.entries(s.trace)) settings.push(['trace ' + k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
-    }
+    if (s.trace) settings.push(...traceRows(s.trace));
     inputs.appendChild(el('div', null, '<h3>Cluster and scenario</h3>' + table([{ label: 'Setting', cls: 'text' }, { label: 'Value', cls: 'text' }],
       [['name', s.name], ['nodes', num(s.nodes) + ' (' + shape + ')'], ['node names', DOC.nodes.names[0] + ' … ' + DOC.nodes.names[DOC.nodes.names.length - 1]],
         ['GPUs', num(s.gpus)], ['health events', num(s.healthEvents)], ['workloads', num(s.workloads) + (s.rejected ? ' (' + num(s.rejected) + ' rows skipped)' : '')]]
@@ -118,6 +125,28 @@ function main(DOC) {
     $('inputs').innerHTML = '';
     $('inputs').appendChild(inputs);
     $('footer').textContent = 'Allot ' + DOC.allot + ' · data schema ' + DOC.schema + ' · every chart is drawn from the run data embedded in this file; it needs no network.';
+  }
+
+  /**
+   * A replayed trace's import in words, as the text report's 'trace' and 'contract' lines say it: the rows were its
+   * JSON fields as they are ('trace skipped {}', 'trace contract {"checkpoint-every":"30m",...}', 'trace
+   * timeZeroEpoch 1507529583').
+   */
+  function traceRows(t) {
+    const pairs = (o) => Object.entries(o || {}).map(([k, v]) => k + ' ' + v).join(', ') || 'none';
+    const known = [
+      ['trace format', t.format], ['trace file', t.file], ['rows read', num(t.rowsRead)], ['rows imported', num(t.imported)],
+      ['rows rejected', num(t.rejected)], ['rows skipped', pairs(t.skipped)],
+      ['fractional GPU requests rounded up', num(t.roundedUp)], ['workloads made unallocated', num(t.unallocated)],
+      ['debug workloads', num(t.debug)], ['resumable workloads', num(t.resumable)], ['contract rule', pairs(t.contract)],
+      ['time 0', t.timeZeroEpoch === null || t.timeZeroEpoch === undefined ? 'the trace\'s start'
+        : new Date(t.timeZeroEpoch * 1000).toISOString().replace('.000Z', 'Z')],
+    ];
+    const shown = new Set(['format', 'file', 'rowsRead', 'imported', 'rejected', 'skipped', 'roundedUp', 'unallocated',
+      'debug', 'resumable', 'contract', 'timeZeroEpoch']);
+    const rest = Object.entries(t).filter(([k]) => !shown.has(k))
+      .map(([k, v]) => ['trace ' + k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+    return known.concat(rest);
   }
 
   async function start() {

@@ -323,6 +323,18 @@ class DocumentCheckTest {
     }
 
     @Test
+    void givenADocumentCutBeforeItsLastBrace_whenLoaded_thenTheErrorSaysWhereTheObjectOpenedWithoutTheParsersJavaWords()
+            throws IOException {
+        // it said '(start marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled);
+        // line: 1, column: 1])'
+        Path file = Files.writeString(tmp.resolve("cut.json"), text.substring(0, text.lastIndexOf('}')));
+        assertThatThrownBy(() -> load(file)).isInstanceOf(InputException.class)
+                .hasMessageContaining("malformed JSON: Unexpected end-of-input: expected close marker for Object (start"
+                        + " marker at line 1, column 1); expected the --json output of 'allot simulate'")
+                .hasMessageNotContaining("Source").hasMessageNotContaining("StreamReadFeature");
+    }
+
+    @Test
     void anEmptyFileAndANullDocumentAreRejected() throws IOException {
         Path empty = Files.writeString(tmp.resolve("empty.json"), "");
         assertThatThrownBy(() -> load(empty)).isInstanceOf(InputException.class).hasMessageStartingWith(empty.toString());

@@ -91,7 +91,9 @@ public final class DetailRecorder implements SimulationListener {
 
     private HourlySeries hourly(HourlyUsage usage, long endSeconds) {
         AllocationTree tree = state.tree();
-        int hours = (int) (endSeconds / 3600) + 1;
+        // the hours the run lasted, the last one partial or whole: a run that stopped at 8h has hours 0..7. It had
+        // an hour 8 after its end, all zero, so the report's lines of healthy and entitled GPUs fell to 0 at the end
+        int hours = (int) Math.max(1, -Math.floorDiv(-endSeconds, 3600));
         int[] drains = new int[hours];
         int[][] preemptions = new int[tree.leafCount()][hours];
         double[][] lost = new double[tree.leafCount()][hours];

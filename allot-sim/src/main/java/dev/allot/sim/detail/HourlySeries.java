@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Hour-by-hour series of a run, in mean GPUs over each hour (GPU-seconds / 3,600, rounded to 0.01), from hour 0
- * through the hour the run stopped. Entitled is the allocation's share of the healthy GPUs; owed is the part of
+ * through the last hour the run lasted (partial or whole: a run that stopped at 8h has hours 0 to 7). Entitled is the allocation's share of the healthy GPUs; owed is the part of
  * that its allocated work asked for (what fair share promises to pay).
  *
  * @param hours          length of every series

@@ -89,9 +89,17 @@ public final class TextFiles {
         if (e instanceof CharacterCodingException) {
             return notUtf8(path, name);
         }
-        if (gzipped(path) && (e instanceof ZipException || e instanceof java.io.EOFException)) {
-            return new InputException(name, 0, 0, null, "the gzip-compressed data is damaged or cut short ("
-                    + e.getMessage() + "); compress the file again");
+        if (gzipped(path) && e instanceof java.io.EOFException) {
+            // it quoted the JDK: '(Unexpected end of ZLIB input stream)', or '(null)' when the cut fell in the trailer
+            return new InputException(name, 0, 0, null, "the gzip-compressed data is damaged or cut short: the file"
+                    + " ends before its compressed data does, as a download or copy that stopped early does; fetch"
+                    + " or compress the file again");
+        }
+        if (gzipped(path) && e instanceof ZipException) {
+            String why = e.getMessage() == null || e.getMessage().isBlank() ? ""
+                    : " (" + e.getMessage().toLowerCase(java.util.Locale.ROOT) + ")";
+            return new InputException(name, 0, 0, null, "the gzip-compressed data is damaged or cut short: its"
+                    + " compressed data is corrupt" + why + "; fetch or compress the file again");
         }
         return new InputException(name, 0, 0, null, "cannot read: " + inWords(e));
     }

@@ -207,7 +207,8 @@ public final class JsonReport {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             var at = e.getLocation();
             throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), null,
-                    "malformed JSON: " + e.getOriginalMessage().lines().findFirst().orElse("")
+                    "malformed JSON: " + dev.allot.sim.input.ParserMessages.plain(e.getOriginalMessage()).lines()
+                            .findFirst().orElse("")
                             + "; expected the --json output of 'allot simulate' (schema allot.simulate/1)");
         }
         if (d == null) {

@@ -61,12 +61,21 @@ public final class RunComparison {
     /**
      * The rows of each file to compare. A file of one policy is taken whole; a file of several (simulate with
      * {@code --policy allocation,legacy}) gives the rows of {@code policy}, or when that is null of the policy the
-     * other file holds alone. Refuses a file with no rows, or several policies and no way to choose.
+     * other file holds alone. Refuses a file with no rows, several policies and no way to choose, or a {@code policy}
+     * that neither file holds.
      */
     public static List<Side> choose(String fileA, List<WorkloadsCsv.Row> rowsA, String fileB,
                                     List<WorkloadsCsv.Row> rowsB, String policy) {
         Set<String> policiesA = policies(fileA, rowsA);
         Set<String> policiesB = policies(fileB, rowsB);
+        if (policy != null && policiesA.size() == 1 && policiesB.size() == 1 && !policiesA.contains(policy)
+                && !policiesB.contains(policy)) {
+            // a file of one policy is taken whole, so '--policy kueue' of two allocation runs compared them and
+            // printed 'policy allocation' as if the option had not been given (a file of several refuses it below)
+            throw new IllegalArgumentException("--policy '" + policy + "': neither file holds its rows (" + fileA
+                    + ": " + String.join(", ", policiesA) + "; " + fileB + ": " + String.join(", ", policiesB)
+                    + "); name a policy one of them holds, or leave --policy out");
+        }
         String wantA = policy != null ? policy : policiesB.size() == 1 ? policiesB.iterator().next() : null;
         String wantB = policy != null ? policy : policiesA.size() == 1 ? policiesA.iterator().next() : null;
         return List.of(side(fileA, rowsA, policiesA, wantA, policy != null), side(fileB, rowsB, policiesB, wantB,

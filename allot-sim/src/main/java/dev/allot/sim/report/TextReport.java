@@ -64,7 +64,7 @@ public final class TextReport {
             String label = "  ".repeat(tree.depth(n) + 1) + tree.name(n);
             out.append(pad(label, 40)).append(padLeft(String.format(Locale.ROOT, "%.1f%%", tree.entitlement(n) * 100), 7));
             if (tree.parent(n) >= 0) {
-                out.append(String.format(Locale.ROOT, "   (share %s of %s)", trim(tree.share(n)), tree.name(tree.parent(n))));
+                out.append(String.format(Locale.ROOT, "   (share %s of %s)", share(tree.share(n)), tree.name(tree.parent(n))));
             }
             out.append('\n');
         }
@@ -120,8 +120,18 @@ public final class TextReport {
         }
     }
 
-    private static String trim(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
+    /**
+     * A share as written: whole numbers as they are, others to 3 decimals from 1 up and to 3 significant digits below
+     * (the HTML report's rule too). Three decimals throughout printed a trace team's share of 0.0003 as 0.000, which
+     * reads as a share of 0: an allocation entitled to nothing.
+     */
+    static String share(double v) {
+        if (v == Math.rint(v)) {
+            return Long.toString((long) v);
+        }
+        java.math.BigDecimal d = v >= 1 ? java.math.BigDecimal.valueOf(v).setScale(3, java.math.RoundingMode.HALF_UP)
+                : new java.math.BigDecimal(v).round(new java.math.MathContext(3));
+        return d.stripTrailingZeros().toPlainString();
     }
 
     static void policySection(SimulationResult r, StringBuilder out) {

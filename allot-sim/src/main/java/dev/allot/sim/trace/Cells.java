@@ -14,6 +14,11 @@ import java.util.List;
 
 /** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
 final class Cells {
+    /** The CSV trace formats by name, with the columns each requires, to recognise a file given as another format. */
+    private static final java.util.Map<String, String[]> CSV_FORMATS = java.util.Map.of(
+            "philly", PhillyFormat.COLUMNS, "alibaba-openb", AlibabaOpenbFormat.COLUMNS,
+            "tiresias", TiresiasFormat.COLUMNS);
+
     private final TraceRows rows;
     private final CsvRows csv;
     private final String[] names;
@@ -51,7 +56,26 @@ final class Cells {
         this.rows = rows;
         this.csv = csv;
         this.names = names;
-        this.at = csv.positions(List.of(names));
+        this.at = positions(rows.file(), csv, names);
+    }
+
+    /**
+     * The positions of {@code names} in the header; a header that lacks some but holds every column of another CSV
+     * trace format is refused naming that format. An Alibaba file given as {@code philly:} said only 'the header row
+     * names none of the required columns ...; is the header row missing?'.
+     */
+    private static int[] positions(String file, CsvRows csv, String[] names) {
+        List<String> missing = java.util.Arrays.stream(names).filter(n -> !csv.header().contains(n)).toList();
+        if (!missing.isEmpty()) {
+            for (java.util.Map.Entry<String, String[]> f : new java.util.TreeMap<>(CSV_FORMATS).entrySet()) {
+                if (f.getValue() != names && csv.header().containsAll(List.of(f.getValue()))) {
+                    throw new InputException(file, csv.headerLine(), 0, null, CsvRows.lacking(missing,
+                            List.of(names)) + "; its header is that of the " + f.getKey() + " format: give it as"
+                            + " --trace " + f.getKey() + ":FILE (or format: " + f.getKey() + " in trace.yaml)");
+                }
+            }
+        }
+        return csv.positions(List.of(names));
     }
 
     int line() {

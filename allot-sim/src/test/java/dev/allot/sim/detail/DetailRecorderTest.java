@@ -230,7 +230,7 @@ class DetailRecorderTest {
             PolicyMetrics m = rec.result().metrics();
             HourlySeries h = rec.detail().hourly();
             int window = (int) (m.windowSeconds() / 3600);
-            assertThat(h.hours()).as(as).isEqualTo((int) (rec.result().run().endSeconds() / 3600) + 1)
+            assertThat(h.hours()).as(as).isEqualTo((int) Math.max(1, (rec.result().run().endSeconds() + 3599) / 3600))
                     .isGreaterThanOrEqualTo(window);
             assertThat(h.healthyGpus()).as(as).hasSize(h.hours());
             assertThat(h.busyGpus()).as(as).hasSize(h.hours());
@@ -269,6 +269,20 @@ class DetailRecorderTest {
             assertThat(drains).as(as + " drain evictions").isEqualTo(m.drainEvictions());
             assertThat(lost).as(as + " lost GPU-hours").isCloseTo(m.lostGpuHours(), within(0.01 * cells + 0.01));
         }
+    }
+
+    @Test
+    void givenARunThatStopsOnTheHour_whenRecorded_thenTheHourlySeriesEndWithItsLastHourNotAnEmptyOneAfterIt() {
+        // one 8-GPU node, one job of 2h from 0s: the run stops at 2h. The series had an hour 2 after the end, all
+        // zero, and the report drew the healthy and entitled GPUs falling to 0 at the end
+        Scenario s = given().nodes(1, 8).allocations(t -> t.leaf("A", 1))
+                .workload(w("j").in("A").at("0").gpus(8).runs("2h").minRuntime("1h")).scenario();
+        Recorded rec = record(s, "allocation");
+        assertThat(rec.result().run().endSeconds()).isEqualTo(7200);
+        HourlySeries h = rec.detail().hourly();
+        assertThat(h.hours()).isEqualTo(2);
+        assertThat(h.healthyGpus()).containsExactly(8.0, 8.0);
+        assertThat(h.allocations().get(0).entitledGpus()).containsExactly(8.0, 8.0);
     }
 
     @Test

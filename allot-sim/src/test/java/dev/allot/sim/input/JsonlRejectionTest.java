@@ -101,6 +101,16 @@ class JsonlRejectionTest {
     }
 
     @Test
+    void givenALineCutShortInsideItsObject_whenRead_thenTheErrorSaysWhereTheObjectOpenedWithoutTheParsersJavaWords() {
+        // it said '... expected close marker for Object (start marker at [Source: REDACTED
+        // (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1])' of line 2
+        InputException e = lines(GOOD, "  {\"id\": \"a\", \"gpus\": 8");
+        assertThat(e.getMessage()).isEqualTo("workloads.jsonl:2:24: malformed JSON: Unexpected end-of-input: expected"
+                + " close marker for Object (opened at column 3) (hint: each line is one whole JSON object,"
+                + " {\"id\": \"w1\", ...}, on one line, with text in double quotes)");
+    }
+
+    @Test
     void rowChecksAreTheSameAsForCsv() {
         InputException e = lines(GOOD, GOOD.replace("\"detect\"", "\"vision\""));
         assertThat(e.line()).isEqualTo(2);

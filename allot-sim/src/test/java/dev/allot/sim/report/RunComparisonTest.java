@@ -86,4 +86,18 @@ class RunComparisonTest {
                 .hasMessage("other.csv: field 'id': no workload id is also in live.csv; expected two runs of the same"
                         + " workloads (e.g. the first ids: x and z)");
     }
+
+    @Test
+    void givenAPolicyNeitherFileHolds_whenCompared_thenItIsRefusedInsteadOfComparingTheOnlyPolicyOfEach() {
+        // 'allot compare sim.csv live.csv --policy kueue' of two allocation runs compared them as if the option had
+        // not been given
+        List<WorkloadsCsv.Row> sim = List.of(row("allocation", "x", 0, 1, 0, "completed"));
+        List<WorkloadsCsv.Row> live = List.of(row("allocation", "x", 0, 1.5, 0, "completed"));
+        assertThatThrownBy(() -> RunComparison.choose("sim.csv", sim, "live.csv", live, "kueue"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--policy 'kueue': neither file holds its rows (sim.csv: allocation; live.csv: allocation);"
+                        + " name a policy one of them holds, or leave --policy out");
+        assertThat(RunComparison.choose("sim.csv", sim, "live.csv", live, "allocation").get(1).policy())
+                .isEqualTo("allocation");
+    }
 }

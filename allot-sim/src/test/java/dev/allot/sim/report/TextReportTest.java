@@ -44,4 +44,16 @@ class TextReportTest {
         assertThat(text.lines().filter(l -> l.startsWith("workloads ")).findFirst().orElseThrow())
                 .as("it printed 'workloads    0 (); 0 rejected'").startsWith("workloads    0; 0 rejected");
     }
+
+    @Test
+    void givenAShareBelowAThousandth_whenTheTreeIsPrinted_thenItIsNotPrintedAsAShareOfZero() {
+        // Philly's team 23dbec (1 of 52,849 workloads' GPU-hours) printed '(share 0.000 of trace)', and a share of 0
+        // means an allocation entitled to nothing
+        ScenarioBuilder given = given().nodes(1, 8).allocations(t -> t.leaf("a", 0.0003).leaf("b", 0.828)
+                .leaf("c", 1.5).leaf("d", 2));
+        String text = TextReport.render(given.scenario(), List.of(given.run("allocation").result()));
+        assertThat(text).contains("(share 0.0003 of ", "(share 0.828 of ", "(share 1.5 of ", "(share 2 of ");
+        assertThat(TextReport.share(1234.5678)).isEqualTo("1234.568");
+        assertThat(TextReport.share(0.000123456)).isEqualTo("0.000123");
+    }
 }

@@ -45,6 +45,24 @@ class PhillyFormatTest {
     }
 
     @Test
+    void givenAnAlibabaFileGivenAsPhilly_whenImported_thenTheErrorNamesTheFormatItsHeaderIsOf() throws Exception {
+        // it said '... names none of the required columns timestamp, duration, num_gpus, cluster; is the header row
+        // missing? ...', though the header was there: of another format
+        Path openb = java.nio.file.Files.writeString(tmp.resolve("openb.csv"), "name,cpu_milli,memory_mib,num_gpu,"
+                + "gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+                + "openb-pod-0000,12000,16384,1,1000,,Burstable,Succeeded,0,12537496,0\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Traces.of("philly", openb).read())
+                .isInstanceOf(InputException.class)
+                .hasMessage("openb.csv:1: the header row names none of the required columns timestamp, duration,"
+                        + " num_gpus, cluster; its header is that of the alibaba-openb format: give it as --trace"
+                        + " alibaba-openb:FILE (or format: alibaba-openb in trace.yaml)");
+        Path philly = java.nio.file.Files.writeString(tmp.resolve("jobs.csv"), HEADER + GOOD + "\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Traces.of("tiresias", philly).read())
+                .hasMessageEndingWith("; its header is that of the philly format: give it as --trace philly:FILE (or"
+                        + " format: philly in trace.yaml)");
+    }
+
+    @Test
     void startMovesTimeZeroAndRejectsEarlierRows() {
         long start = Instant.parse("2017-10-04T00:00:00Z").getEpochSecond();
         Scenario s = Traces.of("philly", Traces.fixture("philly.csv")).start(start).lenient(true).read();

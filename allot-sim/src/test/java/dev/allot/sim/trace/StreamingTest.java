@@ -177,6 +177,23 @@ class StreamingTest {
     }
 
     @Test
+    void givenAGzipFileCutInItsTrailerOrInItsData_whenImported_thenTheErrorSaysSoInWordsNotTheJdksOrNull()
+            throws IOException {
+        // a trace whose download stopped 4 bytes short said 'damaged or cut short (null)', and one cut in the
+        // middle quoted the JDK: '(Unexpected end of ZLIB input stream)'
+        byte[] whole = Files.readAllBytes(SHIPPED_PHILLY);
+        for (int keep : new int[] {whole.length - 4, whole.length / 2}) {
+            Path cut = tmp.resolve("cut-" + keep + ".csv.gz");
+            Files.write(cut, java.util.Arrays.copyOf(whole, keep));
+            assertThatThrownBy(() -> Traces.of("philly", cut).cluster(TraceImport.uniformCluster(40, 8)).read())
+                    .isInstanceOf(InputException.class)
+                    .hasMessage(cut.getFileName() + ": the gzip-compressed data is damaged or cut short: the file ends"
+                            + " before its compressed data does, as a download or copy that stopped early does;"
+                            + " fetch or compress the file again");
+        }
+    }
+
+    @Test
     void givenAGzipFileNamedWithoutGz_whenImported_thenTheErrorSaysItIsGzipAndHowToReadIt() throws IOException {
         // it said 'expected UTF-8 text, got a byte sequence that is not UTF-8 (0x8b); the file looks binary or is in
         // another encoding'
