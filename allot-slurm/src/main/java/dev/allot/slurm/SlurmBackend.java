@@ -12,7 +12,6 @@ import dev.allot.slurm.SlurmAttempts.Tracked;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -109,8 +108,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final SlurmAttempts attempts;
     private final SlurmStops stopping;
     private final SlurmObserver observer;
-    /** The nodes last logged as not heard from (a listing logs them when they change, not every sync). */
-    private List<String> unheardLogged = List.of();
+    private final SlurmNodeHealth nodeHealth = new SlurmNodeHealth();
 
     /**
      * What the backend has had to deal with, for metrics. Counted under the backend's lock (by its methods, which are
@@ -424,37 +422,13 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     @Override
     public synchronized Optional<List<BackendNode>> nodes() {
-        List<BackendNode> out = new ArrayList<>();
         List<SlurmNode> listed = listNodes();
-        List<String> unheard = listed.stream().filter(SlurmNode::unheard).map(SlurmNode::name).toList();
-        if (!unheard.isEmpty() && unheard.size() == listed.size()) {
-            // Not nodes that broke: slurmctld has not heard from any slurmd since it started. Concluding "unhealthy"
-            // drained every node and moved unallocated work off them after each restart of slurmctld.
-            BackendUnavailableException e = new BackendUnavailableException("Slurm does not know the state of "
-                    + String.join(", ", unheard) + " yet (UNKNOWN: slurmctld has not heard from its slurmd since it"
-                    + " started); nothing concluded from this node listing");
-            attempts.probeFailed(e);
+        try {
+            return Optional.of(nodeHealth.read(listed));
+        } catch (BackendUnavailableException e) {
+            attempts.probeFailed(e); // nothing concluded: as a failed probe
             throw e;
         }
-        if (!unheard.equals(unheardLogged)) {
-            if (!unheard.isEmpty()) {
-                LOG.info("Slurm does not know the state of {} yet (UNKNOWN: slurmctld has not heard from its slurmd"
-                        + " since it started); left as they were, the other nodes read", String.join(", ", unheard));
-            }
-            unheardLogged = unheard;
-        }
-        for (SlurmNode n : listed) {
-            if (n.unheard()) {
-                continue; // one node not heard from says nothing of it, nor of the others
-            }
-            boolean ours = n.reason().startsWith(DRAIN_PREFIX.strip());
-            boolean usable = !n.broken() && (!n.drained() || ours);
-            String why = usable ? null : n.state() + (n.flags().isEmpty() ? "" : "+" + String.join("+", n.flags()))
-                    + (n.reason().isEmpty() ? "" : ": " + n.reason());
-            out.add(new BackendNode(n.name(), n.gpus(), usable, why));
-        }
-        out.sort(Comparator.comparing(BackendNode::name));
-        return Optional.of(out);
     }
 
     private List<SlurmNode> listNodes() {
