@@ -467,6 +467,32 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void aNewServiceWithoutAllocationsOrNodesSaysSoAndHowAnAdministratorAddsThem(@TempDir Path ownData) {
+        // given a service of its own with users and nothing else: no allocation, no node
+        try (ApiFixture own = ApiFixture.withSchedulingLoopAndUsersOnly(ownData, new MutableClock(ApiFixture.NOW))) {
+            own.loop.runOnce();
+            String origin = "http://localhost:" + own.server.port();
+            browser.open(origin + "/signin");
+            browser.clearCookies();
+            browser.signIn(origin, "tok-member", "/allocations");
+            ready();
+
+            // then the allocations page says there are none yet and the command that makes them, with no empty chart
+            assertThat(browser.all("#tree tbody tr")).hasSize(1);
+            assertThat(browser.text("#no-allocations")).startsWith("No allocations yet.")
+                    .contains("allot budget set PATH --share W");
+            assertThat(browser.one("#chart").isDisplayed()).isFalse();
+            // and the nodes page that there are none yet and what registers them, as the README's service section says
+            browser.open(origin + "/nodes");
+            ready();
+            assertThat(browser.all("#nodes tbody tr")).hasSize(1);
+            assertThat(browser.text("#no-nodes")).startsWith("No nodes registered yet.")
+                    .contains("allot serve", "PUT /v1/nodes/NAME {\"gpus\": N}", "Slurm's node list");
+            assertThat(browser.consoleErrors()).isEmpty();
+        }
+    }
+
+    @Test
     void theNodesPageShowsHealthAndTheDrainInProgressWithWhenItCompletes() {
         signIn("member", "/nodes");
         JsonNode drains = get("/v1/drains");
