@@ -60,15 +60,19 @@ public final class Dashboard {
                 && accept.contains("text/html");
     }
 
-    /** A 404 page for a browser: what was not found and where the dashboard's pages are. */
+    /**
+     * A 404 page for a browser: what was not found and where the dashboard's pages are (every page of the navigation
+     * bar, in its order: dashboard.js {@code frame}).
+     */
     static void noSuchPage(Context ctx) {
         String path = ctx.path().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
         ctx.status(404).contentType("text/html; charset=utf-8").result("<!DOCTYPE html>\n<html lang=\"en\"><head>"
                 + "<meta charset=\"utf-8\"><title>No such page - Allot</title>"
                 + "<link rel=\"stylesheet\" href=\"/dashboard/dashboard.css\"></head><body><main>"
                 + "<h1>No such page</h1><p>There is no page at <code>" + path + "</code>. The dashboard's pages: "
-                + "<a href=\"/queue\">Queue</a>, <a href=\"/allocations\">Allocations</a>, <a href=\"/nodes\">Nodes</a>,"
-                + " <a href=\"/campaigns\">Campaigns</a>.</p></main></body></html>\n");
+                + "<a href=\"/queue\">Queue</a>, <a href=\"/campaigns\">Campaigns</a>,"
+                + " <a href=\"/allocations\">Allocations</a>, <a href=\"/timeline\">Timeline</a>,"
+                + " <a href=\"/nodes\">Nodes</a>.</p></main></body></html>\n");
     }
 
     /** Answers with one of the dashboard's HTML pages (for routes other classes add, such as the timeline). */

@@ -42,7 +42,11 @@ class HttpSurfaceTest {
         assertThat(browser.status()).isEqualTo(404);
         assertThat(browser.contentType()).startsWith("text/html");
         assertThat(browser.body()).contains("<h1>No such page</h1>").contains("<code>/nosuchpage")
-                .contains("href=\"/queue\"").doesNotContain("<b>");
+                .doesNotContain("<b>");
+        // it leads to every page of the dashboard's navigation bar, in its order (the timeline was missing)
+        assertThat(java.util.regex.Pattern.compile("<a href=\"([^\"]+)\">([^<]+)</a>").matcher(browser.body()).results()
+                .map(m -> m.group(2) + " " + m.group(1)).toList()).containsExactly("Queue /queue",
+                "Campaigns /campaigns", "Allocations /allocations", "Timeline /timeline", "Nodes /nodes");
         RawHttp.Answer client = RawHttp.exchange(port, "GET /nosuchpage HTTP/1.1", null);
         assertThat(client.status()).isEqualTo(404);
         assertJsonError(client, "GET /nosuchpage");
