@@ -148,6 +148,30 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void givenADashboardPageAskedWithHead_thenItAnswersAsGetDoesWithoutTheBody() {
+        // HEAD /queue answered Content-Type: application/json with length 0, unlike its GET
+        for (String path : List.of("/queue", "/allocations", "/nodes", "/campaigns", "/campaigns/c-1", "/timeline",
+                "/workloads/w-1", "/signin", "/dashboard/dashboard.css", "/timeline.js")) {
+            RawHttp.Answer get = RawHttp.request(port, "GET", path, null, null);
+            RawHttp.Answer head = RawHttp.request(port, "HEAD", path, null, null);
+            assertThat(get.status()).as(path).isEqualTo(200);
+            assertThat(head.status()).as(path).isEqualTo(200);
+            assertThat(head.contentType()).as(path).isEqualTo(get.contentType()).doesNotContain("json");
+            // the length GET declares (a large file, streamed in chunks, declares none)
+            assertThat(head.header("Content-Length")).as(path).isEqualTo(get.header("Content-Length"));
+            assertThat(head.header("Content-Security-Policy")).as(path).isEqualTo(get.header("Content-Security-Policy"))
+                    .isNotNull();
+            assertThat(head.body()).as(path).isEmpty();
+        }
+        assertThat(Integer.parseInt(RawHttp.request(port, "HEAD", "/queue", null, null).header("Content-Length")))
+                .isPositive();
+        RawHttp.Answer root = RawHttp.request(port, "HEAD", "/", null, null);
+        assertThat(root.status()).isEqualTo(302);
+        assertThat(root.header("Location")).isEqualTo("/queue");
+        assertThat(root.body()).isEmpty();
+    }
+
+    @Test
     void givenTheRoot_whenAsked_thenItRedirectsToTheQueueWithoutClaimingJson() {
         // it answered 302 with Content-Type: application/json and the body "Redirected"
         RawHttp.Answer root = RawHttp.request(port, "GET", "/", null, null);
