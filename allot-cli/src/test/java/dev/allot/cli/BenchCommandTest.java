@@ -55,6 +55,19 @@ class BenchCommandTest {
     }
 
     @Test
+    void aTraceThatDoesNotImportIsRefusedBeforeTheHeader(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        // given a trace file that is not a Philly trace
+        java.nio.file.Path bad = java.nio.file.Files.writeString(dir.resolve("bad.csv"), "not,a,trace\n1,2,3\n");
+
+        // when benched, then the error is the whole answer: it came after the JVM line and the table's header
+        Cli.Result r = Cli.run("bench", "--trace", "philly:" + bad, "--nodes", "4x8", "--warmup", "0", "--rounds", "1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).startsWith("allot: ").contains("bad.csv");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void givenTwoScenarios_whenBenched_thenTheTableIsHeaderAndRowsOnlyAndTheReadTimesFollowIt() {
         // "examples/tiny  read in 0.13 s" stood between the header and the rows, and between two scenarios' rows
         String tiny = Cli.example("tiny");

@@ -114,7 +114,7 @@ function main(DOC) {
     if (s.trace) settings.push(...traceRows(s.trace));
     inputs.appendChild(el('div', null, '<h3>Cluster and scenario</h3>' + table([{ label: 'Setting', cls: 'text' }, { label: 'Value', cls: 'text' }],
       [['name', s.name], ['nodes', num(s.nodes) + ' (' + shape + ')'], ['node names', DOC.nodes.names[0] + ' … ' + DOC.nodes.names[DOC.nodes.names.length - 1]],
-        ['GPUs', num(s.gpus)], ['health events', num(s.healthEvents)], ['workloads', num(s.workloads) + (s.rejected ? ' (' + num(s.rejected) + ' rows skipped)' : '')]]
+        ['GPUs', num(s.gpus)], ['health events', num(s.healthEvents)], ['workloads', num(s.workloads) + (s.rejected ? ' (' + num(s.rejected) + (s.rejected === 1 ? ' row' : ' rows') + ' skipped)' : '')]]
         .concat(settings).map((r) => ({ cells: r })))));
     for (const p of POLICIES) {
       const st = Object.entries(METRICS.get(p).settings);

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * both lose 0 GPU-hours; only legacy, the first of them, was bold, which read as slurm doing worse), and the inputs'
  * allocation tree shows the shares as written (they were rounded to whole numbers: 0.3 read 0), and a replayed
  * trace's import is said in words (it was its JSON fields as they are: 'trace skipped {}', 'trace timeZeroEpoch
- * 1507529583').
+ * 1507529583'), and one row skipped in reading is "1 row skipped" (it was "1 rows skipped").
  */
 class ReportSummaryBrowserTest {
     private static final Path PAGE = Path.of("target", "report-tiny", "report-tiny.html");
@@ -37,11 +37,11 @@ class ReportSummaryBrowserTest {
         Files.writeString(SHARES.resolve("allocations.yaml"), "name: lab\nchildren:\n  - {name: a, share: 0.3}\n"
                 + "  - {name: b, share: 1.5}\n  - {name: c, share: 2}\n  - {name: d, share: 0.0004}\n");
         Files.writeString(SHARES.resolve("workloads.csv"), "id,submit,allocation,gpus,duration,min_runtime\n"
-                + "w1,0,a,8,1h,30m\nw2,0,b,8,1h,30m\n");
+                + "w1,0,a,8,1h,30m\nw2,0,b,8,1h,30m\nw3,0,nosuch,8,1h,30m\n"); // w3 skipped: read leniently
         browser = Browser.startWhile(() -> {
             try {
                 HtmlReport.write(Reports.simulate("tiny", POLICIES), PAGE);
-                HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation")), SHARES_PAGE);
+                HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation"), true), SHARES_PAGE);
                 HtmlReport.write(Reports.simulate("trace-philly", List.of("allocation")), TRACE_PAGE);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
@@ -81,6 +81,19 @@ class ReportSummaryBrowserTest {
                 return [...table.querySelectorAll('tr')].slice(1)
                     .map((tr) => tr.cells[0].textContent.trim() + ' ' + tr.cells[1].textContent);"""))
                 .isEqualTo(List.of("a 0.3", "b 1.5", "c 2", "d 0.0004"));
+    }
+
+    @Test
+    void givenOneRowSkippedWhenReadLeniently_whenTheInputsAreShown_thenTheyCountItAsOneRow() {
+        browser.open(SHARES_PAGE);
+        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
+        assertThat(browser.js("return allotReport.error;")).isNull();
+        // it said "2 (1 rows skipped)"
+        assertThat(browser.js("""
+                const table = [...document.querySelectorAll('#inputs h3')]
+                    .find((h) => h.textContent === 'Cluster and scenario').nextElementSibling;
+                return [...table.querySelectorAll('tr')].find((tr) => tr.cells[0].textContent === 'workloads')
+                    .cells[1].textContent;""")).isEqualTo("2 (1 row skipped)");
     }
 
     @Test

@@ -28,8 +28,13 @@ final class Reports {
      * each with its own recorder; results in the order of {@code policies}, as the CLI runs them one after another.
      */
     static JsonReport.Document simulate(String example, List<String> policies) {
+        return simulate(example, policies, false);
+    }
+
+    /** The same, the scenario read leniently ({@code --lenient}: a bad row is skipped) when {@code lenient}. */
+    static JsonReport.Document simulate(String example, List<String> policies, boolean lenient) {
         PolicyRegistry registry = PolicyRegistry.standard();
-        Scenario scenario = ScenarioReader.read(EXAMPLES.resolve(example), false, registry);
+        Scenario scenario = ScenarioReader.read(EXAMPLES.resolve(example), lenient, registry);
         record Run(SimulationResult result, RunDetail detail) {
         }
         ExecutorService pool = Executors.newFixedThreadPool(

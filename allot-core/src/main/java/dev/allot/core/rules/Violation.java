@@ -11,12 +11,19 @@ import java.util.Objects;
  * @param field    the field, never null
  * @param expected what the rule wants, as words to follow "expected ", e.g. "a whole number >= 1"
  * @param got      what came, as words to follow "got ", e.g. "0" or "'..'"
+ * @param hint     what to write instead, where the rule alone would leave the writer guessing (a sentence, e.g.
+ *                 "leave it empty ..."), or null
  */
-public record Violation(String field, String expected, String got) {
+public record Violation(String field, String expected, String got, String hint) {
     public Violation {
         Objects.requireNonNull(field, "field");
         Objects.requireNonNull(expected, "expected");
         Objects.requireNonNull(got, "got");
+    }
+
+    /** A violation without a hint. */
+    public Violation(String field, String expected, String got) {
+        this(field, expected, got, null);
     }
 
     /** "expected ..., got ...", without the field. */

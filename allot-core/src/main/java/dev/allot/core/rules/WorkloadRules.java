@@ -60,6 +60,13 @@ public final class WorkloadRules {
     public static final String AT_MOST_MAX_GPUS = String.format(java.util.Locale.ROOT, "at most %,d", MAX_GPUS);
     public static final String POSITIVE_DURATION = "a positive duration";
     /**
+     * What to write instead of a checkpoint interval of 0: a scenario's writer who meant "never loses progress" (as
+     * a trace's contract rule says it with {@code checkpoint-every 0s}) was told only "expected a positive duration".
+     */
+    public static final String CHECKPOINT_EVERY_HINT = "leave checkpoint_every empty for work that never loses"
+            + " progress when preempted (what checkpoint-every 0s means in a trace's contract rule), or give how often"
+            + " it checkpoints, such as 30m";
+    /**
      * The longest duration or minimum runtime, in seconds (about 68 years): the simulator's scenarios reach no
      * further, and a forecast or what-if playing a longer duration forward overflowed its clock. A checkpoint interval
      * has no such limit ({@code WorkloadSpec.NO_CHECKPOINT_KNOWN} is the longest there is).
@@ -122,7 +129,7 @@ public final class WorkloadRules {
         }
         if (f.checkpointEvery() != null && !positive(f.checkpointEvery())) { // no limit: never is the live service's
             out = add(out, new Violation(CHECKPOINT_EVERY, POSITIVE_DURATION,
-                    duration(f.checkpointEvery())));
+                    duration(f.checkpointEvery()), CHECKPOINT_EVERY_HINT));
         }
         if (f.kind() != null && f.kind().length() > MAX_TEXT) {
             out = add(out, new Violation(KIND, "a short word such as train or eval, of at most " + MAX_TEXT

@@ -49,6 +49,10 @@ class WorkloadRulesTest {
                 "-1"));
         assertThat(v.get(6)).isEqualTo(new Violation("duration", "a positive duration", "0s"));
         assertThat(v.get(7).got()).isEqualTo("-30m");
+        // a checkpoint interval of 0 is still refused, with what to write instead for work that never loses progress
+        assertThat(v.get(8)).isEqualTo(new Violation("checkpointEvery", "a positive duration", "0s",
+                WorkloadRules.CHECKPOINT_EVERY_HINT));
+        assertThat(v.get(8).hint()).startsWith("leave checkpoint_every empty for work that never loses progress");
         assertThat(v.get(7).expected()).startsWith("a duration >= 0");
         assertThat(v.get(10)).isEqualTo(new Violation("command", "at least the program", "an empty list"));
         assertThat(v.get(11).got()).isEqualTo("the name 'A=B'");

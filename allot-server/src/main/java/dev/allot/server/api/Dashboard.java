@@ -36,18 +36,28 @@ public final class Dashboard {
     static void routes(JavalinConfig config) {
         // Javalin's redirect answers the body "Redirected" under the API's default type, application/json: plain
         // text says what it is
-        config.routes.get("/", ctx -> {
+        getAndHead(config, "/", ctx -> {
             ctx.redirect("/queue");
             ctx.contentType("text/plain; charset=utf-8").result("see /queue\n");
         });
-        config.routes.get("/signin", ctx -> page(ctx, "signin.html"));
-        config.routes.get("/queue", ctx -> page(ctx, "queue.html"));
-        config.routes.get("/allocations", ctx -> page(ctx, "allocations.html"));
-        config.routes.get("/nodes", ctx -> page(ctx, "nodes.html"));
-        config.routes.get("/workloads/{id}", ctx -> page(ctx, "workload.html"));
-        config.routes.get("/campaigns", ctx -> page(ctx, "campaigns.html"));
-        config.routes.get("/campaigns/{name}", ctx -> page(ctx, "campaign.html"));
-        config.routes.get("/dashboard/{file}", Dashboard::asset);
+        getAndHead(config, "/signin", ctx -> page(ctx, "signin.html"));
+        getAndHead(config, "/queue", ctx -> page(ctx, "queue.html"));
+        getAndHead(config, "/allocations", ctx -> page(ctx, "allocations.html"));
+        getAndHead(config, "/nodes", ctx -> page(ctx, "nodes.html"));
+        getAndHead(config, "/workloads/{id}", ctx -> page(ctx, "workload.html"));
+        getAndHead(config, "/campaigns", ctx -> page(ctx, "campaigns.html"));
+        getAndHead(config, "/campaigns/{name}", ctx -> page(ctx, "campaign.html"));
+        getAndHead(config, "/dashboard/{file}", Dashboard::asset);
+    }
+
+    /**
+     * Registers {@code handler} for GET and for HEAD, which answers as GET does without the body (the server sends
+     * none to a HEAD). Javalin itself answers HEAD on a GET route without running the handler, so a HEAD of a page
+     * said {@code Content-Type: application/json} (the API's default) with no length, unlike its GET.
+     */
+    static void getAndHead(JavalinConfig config, String path, io.javalin.http.Handler handler) {
+        config.routes.get(path, handler);
+        config.routes.head(path, handler);
     }
 
     /**
@@ -60,15 +70,19 @@ public final class Dashboard {
                 && accept.contains("text/html");
     }
 
-    /** A 404 page for a browser: what was not found and where the dashboard's pages are. */
+    /**
+     * A 404 page for a browser: what was not found and where the dashboard's pages are (every page of the navigation
+     * bar, in its order: dashboard.js {@code frame}).
+     */
     static void noSuchPage(Context ctx) {
         String path = ctx.path().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
         ctx.status(404).contentType("text/html; charset=utf-8").result("<!DOCTYPE html>\n<html lang=\"en\"><head>"
                 + "<meta charset=\"utf-8\"><title>No such page - Allot</title>"
                 + "<link rel=\"stylesheet\" href=\"/dashboard/dashboard.css\"></head><body><main>"
                 + "<h1>No such page</h1><p>There is no page at <code>" + path + "</code>. The dashboard's pages: "
-                + "<a href=\"/queue\">Queue</a>, <a href=\"/allocations\">Allocations</a>, <a href=\"/nodes\">Nodes</a>,"
-                + " <a href=\"/campaigns\">Campaigns</a>.</p></main></body></html>\n");
+                + "<a href=\"/queue\">Queue</a>, <a href=\"/campaigns\">Campaigns</a>,"
+                + " <a href=\"/allocations\">Allocations</a>, <a href=\"/timeline\">Timeline</a>,"
+                + " <a href=\"/nodes\">Nodes</a>.</p></main></body></html>\n");
     }
 
     /** Answers with one of the dashboard's HTML pages (for routes other classes add, such as the timeline). */

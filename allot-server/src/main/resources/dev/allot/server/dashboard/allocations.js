@@ -121,6 +121,15 @@
         el('td', { class: 'managers muted' }, a.managers.join(', ')));
       body.appendChild(tr);
     }
+    if (!tree.length) {
+      // a new service: say so and how the tree comes, rather than bare headers over an empty chart box
+      body.appendChild(el('tr', {}, el('td', { colspan: 10, class: 'muted', id: 'no-allocations' },
+        'No allocations yet. An administrator creates them with ', el('code', {}, 'allot budget set PATH --share W'),
+        ', the root first (e.g. ', el('code', {}, 'allot budget set lab --share 1'), ', then ',
+        el('code', {}, 'allot budget set lab/team --share 2'), '); until there is one (and a node), the scheduler does not start.')));
+    }
+    document.getElementById('chart').hidden = !tree.length;
+    document.getElementById('chart-title').hidden = !tree.length;
     select(selected && rows.has(selected) ? selected : tree.length ? tree[0].path : null);
   }
 

@@ -40,5 +40,13 @@
         el('td', { class: 'completes' }, d && d.status === 'draining' ? (d.completesAt ? fmt.time(d.completesAt) + ' UTC' : 'at the next cycle') : ''),
         el('td', { class: 'muted' }, fmt.time(n.updatedAt))));
     }
+    if (!nodes.nodes.length) {
+      // a new service: say so and how nodes come (the README's service section), rather than bare headers
+      body.appendChild(el('tr', {}, el('td', { colspan: 8, class: 'muted', id: 'no-nodes' },
+        'No nodes registered yet. On the local backend ', el('code', {}, 'allot serve'),
+        ' registers its own node at each start (', el('code', {}, '--node'), ', ', el('code', {}, '--gpus'),
+        '); on the simulated backend an administrator registers each with ', el('code', {}, 'PUT /v1/nodes/NAME {"gpus": N}'),
+        '; on Slurm they come from Slurm\'s node list. Until there is one (and an allocation), the scheduler does not start.')));
+    }
   }
 })();

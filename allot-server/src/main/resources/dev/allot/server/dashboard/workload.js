@@ -49,7 +49,11 @@
       : el('code', { id: 'command' }, (w.command || []).join(' '));
     const env = w.redacted ? el('span', { class: 'muted' }, 'hidden')
       : el('code', { id: 'environment' }, Object.entries(w.environment || {}).map(([k, v]) => k + '=' + v).join(' ') || '\u2013');
-    for (const [k, v, cls] of [['State', w.state, 'state'], ['Allocation', w.allocation, 'allocation'], ['User', w.user, 'user'],
+    // running but its attempt still launching: 'starting', as allot queue and allot show say (the API's starting)
+    const state = w.state === 'running' && w.starting
+      ? el('span', { title: 'running for the scheduler, its GPUs held for it, but the backend has not yet confirmed'
+        + ' its start' }, 'starting') : w.state;
+    for (const [k, v, cls] of [['State', state, 'state'], ['Allocation', w.allocation, 'allocation'], ['User', w.user, 'user'],
       ['GPUs', w.gpus + (w.gpusPerNode ? ' (' + w.gpusPerNode + ' per node)' : ''), 'gpus'],
       ['Minimum runtime', w.minRuntime + (w.minRuntimeNote ? ' (' + w.minRuntimeNote + ')' : ''), 'min-runtime'],
       ['Duration', w.duration || '\u2013', 'duration'], ['Resumable', w.resumable ? 'yes' : 'no', 'resumable'],

@@ -116,6 +116,15 @@ final class ApiFixture implements AutoCloseable {
                 java.util.function.UnaryOperator.identity());
     }
 
+    /**
+     * The lab's users and tokens alone: no allocation, no node (a service just set up, before an administrator has
+     * made the tree or registered a node), with a real scheduling loop as {@link #withSchedulingLoop}.
+     */
+    static ApiFixture withSchedulingLoopAndUsersOnly(Path dataDir, Clock clock) {
+        return new ApiFixture(users(dataDir), clock, PolicyRegistry.standard().get("allocation"),
+                java.util.function.UnaryOperator.identity());
+    }
+
     /** A fresh SQLite store in {@code dataDir} seeded with the lab's users, tokens, allocations and nodes. */
     private static Store lab(Path dataDir) {
         Store store = labWithoutNodes(dataDir);
@@ -125,7 +134,7 @@ final class ApiFixture implements AutoCloseable {
         return store;
     }
 
-    private static Store labWithoutNodes(Path dataDir) {
+    private static Store users(Path dataDir) {
         Store store = Store.sqlite(dataDir);
         long t = NOW.toEpochMilli();
         for (User u : List.of(new User("root", User.Role.ADMIN), new User("mp", User.Role.USER),
@@ -134,6 +143,12 @@ final class ApiFixture implements AutoCloseable {
             store.access().putUser(u);
             store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
         }
+        return store;
+    }
+
+    private static Store labWithoutNodes(Path dataDir) {
+        Store store = users(dataDir);
+        long t = NOW.toEpochMilli();
         store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
         store.allocations().putAllocation(new Allocation("lab/nlp", 2, List.of("mp"), List.of()), "root", t);
         store.allocations().putAllocation(new Allocation(X, 1, List.of(), List.of("member", "owner")), "root", t);

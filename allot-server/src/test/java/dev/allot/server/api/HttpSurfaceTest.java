@@ -42,7 +42,11 @@ class HttpSurfaceTest {
         assertThat(browser.status()).isEqualTo(404);
         assertThat(browser.contentType()).startsWith("text/html");
         assertThat(browser.body()).contains("<h1>No such page</h1>").contains("<code>/nosuchpage")
-                .contains("href=\"/queue\"").doesNotContain("<b>");
+                .doesNotContain("<b>");
+        // it leads to every page of the dashboard's navigation bar, in its order (the timeline was missing)
+        assertThat(java.util.regex.Pattern.compile("<a href=\"([^\"]+)\">([^<]+)</a>").matcher(browser.body()).results()
+                .map(m -> m.group(2) + " " + m.group(1)).toList()).containsExactly("Queue /queue",
+                "Campaigns /campaigns", "Allocations /allocations", "Timeline /timeline", "Nodes /nodes");
         RawHttp.Answer client = RawHttp.exchange(port, "GET /nosuchpage HTTP/1.1", null);
         assertThat(client.status()).isEqualTo(404);
         assertJsonError(client, "GET /nosuchpage");
@@ -141,6 +145,30 @@ class HttpSurfaceTest {
         assertThat(missing.status()).as("a path the API does not have is still a 404").isEqualTo(404);
         assertThat(missing.error()).isEqualTo("no such endpoint: DELETE /v1/nothing-here");
         assertThat(missing.header("Allow")).isNull();
+    }
+
+    @Test
+    void givenADashboardPageAskedWithHead_thenItAnswersAsGetDoesWithoutTheBody() {
+        // HEAD /queue answered Content-Type: application/json with length 0, unlike its GET
+        for (String path : List.of("/queue", "/allocations", "/nodes", "/campaigns", "/campaigns/c-1", "/timeline",
+                "/workloads/w-1", "/signin", "/dashboard/dashboard.css", "/timeline.js")) {
+            RawHttp.Answer get = RawHttp.request(port, "GET", path, null, null);
+            RawHttp.Answer head = RawHttp.request(port, "HEAD", path, null, null);
+            assertThat(get.status()).as(path).isEqualTo(200);
+            assertThat(head.status()).as(path).isEqualTo(200);
+            assertThat(head.contentType()).as(path).isEqualTo(get.contentType()).doesNotContain("json");
+            // the length GET declares (a large file, streamed in chunks, declares none)
+            assertThat(head.header("Content-Length")).as(path).isEqualTo(get.header("Content-Length"));
+            assertThat(head.header("Content-Security-Policy")).as(path).isEqualTo(get.header("Content-Security-Policy"))
+                    .isNotNull();
+            assertThat(head.body()).as(path).isEmpty();
+        }
+        assertThat(Integer.parseInt(RawHttp.request(port, "HEAD", "/queue", null, null).header("Content-Length")))
+                .isPositive();
+        RawHttp.Answer root = RawHttp.request(port, "HEAD", "/", null, null);
+        assertThat(root.status()).isEqualTo(302);
+        assertThat(root.header("Location")).isEqualTo("/queue");
+        assertThat(root.body()).isEmpty();
     }
 
     @Test

@@ -326,7 +326,8 @@ final class WorkloadsReader {
 
     /**
      * The row's violations of {@link WorkloadRules} as one error at the column of the first: what was expected and
-     * the cell as written, then the others, so that one look at the line shows everything wrong with it.
+     * the cell as written (and the rule's hint, if it has one), then the others, so that one look at the line shows
+     * everything wrong with it.
      */
     private InputException violated(int line, String[] v, IntUnaryOperator column, List<Violation> violations) {
         StringBuilder problem = new StringBuilder();
@@ -337,6 +338,9 @@ final class WorkloadsReader {
             }
             problem.append("expected ").append(x.expected()).append(", got ")
                     .append(v[f] == null ? x.got() : "'" + v[f] + "'");
+            if (x.hint() != null) {
+                problem.append("; ").append(x.hint());
+            }
         }
         int first = fieldOf(violations.get(0));
         return new InputException(file, line, column.applyAsInt(first), COLUMNS.get(first), problem.toString());

@@ -3,6 +3,7 @@ package dev.allot.sim.input;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.WorkloadRules;
 import dev.allot.sim.Scenario;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
@@ -124,7 +125,10 @@ class CsvRejectionTest {
         assertError(cell(7, "0"), 2, 7, "duration", "expected a positive duration, got '0'");
         assertError(cell(8, "-5"), 2, 8, "min_runtime",
                 "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got '-5'");
-        assertError(cell(11, "0s"), 2, 11, "checkpoint_every", "expected a positive duration, got '0s'");
+        // 0 said only "expected a positive duration": what to write for work that never loses progress?
+        assertError(cell(11, "0s"), 2, 11, "checkpoint_every", "expected a positive duration, got '0s'; leave"
+                + " checkpoint_every empty for work that never loses progress when preempted (what checkpoint-every 0s"
+                + " means in a trace's contract rule), or give how often it checkpoints, such as 30m");
     }
 
     @Test
@@ -177,7 +181,8 @@ class CsvRejectionTest {
         // when read, then one error at the first names all three, with what was expected and the cells as written
         assertError(rows("ok,0,detect,u,0,,0s,15m,true,normal,0,train\n"), 2, 5, "gpus",
                 "expected a whole number >= 1, got '0'; also field 'duration': expected a positive duration, got '0s';"
-                        + " also field 'checkpoint_every': expected a positive duration, got '0'");
+                        + " also field 'checkpoint_every': expected a positive duration, got '0'; "
+                        + WorkloadRules.CHECKPOINT_EVERY_HINT);
     }
 
     @Test
