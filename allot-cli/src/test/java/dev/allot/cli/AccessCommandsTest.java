@@ -117,6 +117,18 @@ class AccessCommandsTest {
     }
 
     @Test
+    void givenADisabledUser_whenItRunsACommand_thenItIsToldItIsDisabledAndThatAnAdministratorEnablesIt() {
+        // it was told "give your token with --token TOKEN ...", as if its token were missing or wrong
+        as("tok-root", "user", "disable", "bob");
+
+        Cli.Result r = as("tok-bob", "queue");
+
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).isEqualTo("allot: user 'bob' is disabled: its tokens are refused until an administrator"
+                + " enables it again (hint: ask an administrator to enable it: 'allot user enable bob')\n");
+    }
+
+    @Test
     void givenAUser_whenEnabledOrDisabledOrSet_thenEachPrintsItsStatusInTheWordsOfUserList() {
         // enable printed "bob  user", no status, where disable printed "bob  user  disabled"
         assertThat(as("tok-root", "user", "disable", "bob").out()).isEqualTo("bob  user  disabled\n");

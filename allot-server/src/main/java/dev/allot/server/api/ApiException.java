@@ -56,6 +56,18 @@ final class ApiException extends RuntimeException {
                 "send the header 'Authorization: Bearer <token>' with a token an administrator gave you");
     }
 
+    private static final String ENABLE = "ask an administrator to enable it: ";
+
+    /** The hint for a token of a disabled user: only an administrator can enable it, and how. */
+    static String enableHint(String user) {
+        return ENABLE + "PUT /v1/users/" + user + " {\"disabled\": false}";
+    }
+
+    /** Whether this is the refusal of a disabled user's token ({@link #enableHint}), which signing in again won't fix. */
+    boolean refusesDisabledUser() {
+        return status == 401 && hint != null && hint.startsWith(ENABLE);
+    }
+
     static ApiException unauthorized(String problem, String hint) {
         return new ApiException(401, problem, null, hint);
     }
