@@ -51,6 +51,15 @@ final class ApiException extends RuntimeException {
         return new ApiException(400, problem, null, hint);
     }
 
+    /**
+     * 400: a filter names an allocation that is not in the tree ({@code paths}, sorted), as {@code GET /v1/queue} and
+     * {@code GET /v1/workloads} both answer it.
+     */
+    static ApiException unknownAllocationFilter(String allocation, List<String> paths) {
+        return badField("allocation", "unknown allocation '" + allocation + "'", "expected an allocation path of the"
+                + " tree (it selects that allocation and everything below it): " + String.join(", ", paths));
+    }
+
     static ApiException unauthorized(String problem) {
         return unauthorized(problem,
                 "send the header 'Authorization: Bearer <token>' with a token an administrator gave you");
