@@ -36,6 +36,7 @@ final class CliHints {
             new Rule("send the header 'Authorization: Bearer <token>' with a token an administrator gave you",
                     "give your token with --token TOKEN or " + ClientOptions.TOKEN_ENV + " (or \"token\" in the client"
                             + " configuration); an administrator makes one with 'allot token create --user NAME'"),
+            new Rule("PUT /v1/users/([^/ ]+) \\{\"disabled\": false\\}", "'allot user enable $1'"),
             new Rule("GET /v1/allocations", "'allot budget show'"),
             new Rule("GET /v1/nodes", "'allot nodes'"),
             new Rule("GET /v1/workloads lists them", "'allot queue' lists them"),

@@ -92,9 +92,6 @@ final class QueueCommand extends ClientCommand {
             }
             moreOthers = others.size() > shown;
         }
-        if (all.isEmpty() && allocation != null) {
-            requireKnownAllocation(client, allocation.trim());
-        }
         if (all.isEmpty() && user != null) {
             requireKnownUser(client, user.trim());
         }
@@ -143,23 +140,8 @@ final class QueueCommand extends ClientCommand {
     }
 
     /**
-     * Refuses a filter naming no allocation of the tree, once nothing matched: a mistyped path would otherwise answer
-     * "no workloads" as if the allocation were idle.
-     */
-    private static void requireKnownAllocation(ApiClient client, String path) {
-        for (JsonNode a : client.get("/v1/allocations").path("allocations")) {
-            if (a.path("path").asText().equals(path)) {
-                return;
-            }
-        }
-        throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "field 'allocation': no allocation '" + path
-                + "' (option --allocation; hint: 'allot budget show' lists them; use the full path, e.g."
-                + " \"lab/nlp/pretrain\")");
-    }
-
-    /**
-     * Refuses a filter naming no user of the server, once nothing matched, as {@link #requireKnownAllocation} does
-     * for allocations. Only an administrator is told: the server lists every user to administrators alone, so for
+     * Refuses a filter naming no user of the server, once nothing matched, as the server does a filter naming no
+     * allocation. Only an administrator is told: the server lists every user to administrators alone, so for
      * anyone else asking about another user the answer stays what {@code GET /v1/workloads} gave ("no workloads"),
      * and whether that user exists is not revealed.
      */

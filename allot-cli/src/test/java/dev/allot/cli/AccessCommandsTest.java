@@ -117,6 +117,28 @@ class AccessCommandsTest {
     }
 
     @Test
+    void givenATokenLabelTooLong_whenATokenIsCreated_thenTheErrorSaysItsLengthAndTheLimit() {
+        // it ended "got a string", as if a label were not one
+        Cli.Result r = as("tok-alice", "token", "create", "--label", "x".repeat(300));
+
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: field 'label': expected a string of at most 256 characters, got one of"
+                + " 300 characters (option --label; hint: e.g. \"laptop\" or \"ci\")\n");
+    }
+
+    @Test
+    void givenADisabledUser_whenItRunsACommand_thenItIsToldItIsDisabledAndThatAnAdministratorEnablesIt() {
+        // it was told "give your token with --token TOKEN ...", as if its token were missing or wrong
+        as("tok-root", "user", "disable", "bob");
+
+        Cli.Result r = as("tok-bob", "queue");
+
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).isEqualTo("allot: user 'bob' is disabled: its tokens are refused until an administrator"
+                + " enables it again (hint: ask an administrator to enable it: 'allot user enable bob')\n");
+    }
+
+    @Test
     void givenAUser_whenEnabledOrDisabledOrSet_thenEachPrintsItsStatusInTheWordsOfUserList() {
         // enable printed "bob  user", no status, where disable printed "bob  user  disabled"
         assertThat(as("tok-root", "user", "disable", "bob").out()).isEqualTo("bob  user  disabled\n");

@@ -101,8 +101,9 @@ class ClientCommandsTest {
         assertThat(none.out()).isEqualTo("no workloads\n");
         Cli.Result typo = as("bob", "queue", "--allocation", "lab/visoin");
         assertThat(typo.exit()).isEqualTo(2);
-        assertThat(typo.err()).isEqualTo("allot: field 'allocation': no allocation 'lab/visoin' (option --allocation;"
-                + " hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
+        assertThat(typo.err()).isEqualTo("allot: field 'allocation': unknown allocation 'lab/visoin' (option"
+                + " --allocation; hint: expected an allocation path of the tree (it selects that allocation and"
+                + " everything below it): lab, lab/nlp, lab/nlp/pretrain, lab/vision)\n");
 
         Cli.Result nobody = as("root", "queue", "--user", "nobody-here");
         assertThat(nobody.exit()).isEqualTo(2);

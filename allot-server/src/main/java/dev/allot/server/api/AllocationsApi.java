@@ -76,6 +76,12 @@ final class AllocationsApi {
     void putAllocation(Context ctx, User user) {
         String path = Edits.path(ctx.pathParam("path"));
         Permissions permissions = Permissions.of(store.allocations().allocations());
+        // A missing parent is said before permission (which would name the parent as what the user may not edit):
+        // every signed-in user may read the whole tree, so that a path does not exist tells nobody anything new.
+        String parent = path.contains("/") ? path.substring(0, path.lastIndexOf('/')) : null;
+        if (parent != null && permissions.allocation(path).isEmpty() && permissions.allocation(parent).isEmpty()) {
+            throw dev.allot.server.store.Allocations.missingParent(path, parent);
+        }
         requireMayEdit(permissions, user, path);
         Edits.AllocationEdit edit = Edits.AllocationEdit.parse(io.body(ctx));
         Set<String> users = store.access().users().stream().map(User::name).collect(Collectors.toSet());

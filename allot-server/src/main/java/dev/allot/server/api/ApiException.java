@@ -51,9 +51,30 @@ final class ApiException extends RuntimeException {
         return new ApiException(400, problem, null, hint);
     }
 
+    /**
+     * 400: a filter names an allocation that is not in the tree ({@code paths}, sorted), as {@code GET /v1/queue} and
+     * {@code GET /v1/workloads} both answer it.
+     */
+    static ApiException unknownAllocationFilter(String allocation, List<String> paths) {
+        return badField("allocation", "unknown allocation '" + allocation + "'", "expected an allocation path of the"
+                + " tree (it selects that allocation and everything below it): " + String.join(", ", paths));
+    }
+
     static ApiException unauthorized(String problem) {
         return unauthorized(problem,
                 "send the header 'Authorization: Bearer <token>' with a token an administrator gave you");
+    }
+
+    private static final String ENABLE = "ask an administrator to enable it: ";
+
+    /** The hint for a token of a disabled user: only an administrator can enable it, and how. */
+    static String enableHint(String user) {
+        return ENABLE + "PUT /v1/users/" + user + " {\"disabled\": false}";
+    }
+
+    /** Whether this is the refusal of a disabled user's token ({@link #enableHint}), which signing in again won't fix. */
+    boolean refusesDisabledUser() {
+        return status == 401 && hint != null && hint.startsWith(ENABLE);
     }
 
     static ApiException unauthorized(String problem, String hint) {

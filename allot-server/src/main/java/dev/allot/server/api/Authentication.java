@@ -90,7 +90,8 @@ final class Authentication {
             found = holder(s.apiToken());
         } catch (ApiException e) {
             sessions.close(s.id());
-            throw e.status() == 401 ? ApiException.unauthorized(e.getMessage(), ApiException.SIGN_IN_HINT) : e;
+            throw e.status() == 401 && !e.refusesDisabledUser()
+                    ? ApiException.unauthorized(e.getMessage(), ApiException.SIGN_IN_HINT) : e;
         }
         if (changesState(ctx.method().name()) && !s.csrfMatches(ctx.header(Sessions.CSRF_HEADER))) {
             throw ApiException.forbidden("a request authenticated by the session cookie that changes something must"
@@ -125,7 +126,10 @@ final class Authentication {
         }
         Optional<String> refusal = found.refusal(clock.millis());
         if (refusal.isPresent()) {
-            throw ApiException.unauthorized(refusal.get());
+            // a disabled user's token is good: giving it again, or another of its tokens, does not help
+            throw found.user().disabled()
+                    ? ApiException.unauthorized(refusal.get(), ApiException.enableHint(found.user().name()))
+                    : ApiException.unauthorized(refusal.get());
         }
         return found;
     }

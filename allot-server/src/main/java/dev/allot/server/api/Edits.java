@@ -202,8 +202,10 @@ final class Edits {
             String label = "";
             if (l != null && !l.isNull()) {
                 if (!l.isTextual() || l.textValue().length() > Submission.MAX_TEXT) {
+                    // a label too long is told by its length: "got a string" alone read as a wrong type
                     throw ApiException.badField("label", "expected a string of at most " + Submission.MAX_TEXT
-                            + " characters, got " + Submission.kindOf(l), "e.g. \"laptop\" or \"ci\"");
+                            + " characters, got " + (l.isTextual() ? "one of " + l.textValue().length() + " characters"
+                            : Submission.kindOf(l)), "e.g. \"laptop\" or \"ci\"");
                 }
                 if (!Submission.printable(l.textValue())) {
                     throw ApiException.badField("label", "expected " + Submission.PRINTABLE + ", got "

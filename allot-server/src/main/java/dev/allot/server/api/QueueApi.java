@@ -90,9 +90,7 @@ final class QueueApi {
         if (allocation != null) {
             List<String> paths = store.allocations().allocations().stream().map(a -> a.path()).sorted().toList();
             if (!paths.contains(allocation)) {
-                throw ApiException.badField("allocation", "unknown allocation '" + allocation + "'",
-                        "expected an allocation path of the tree (it selects that allocation and everything below it): "
-                                + String.join(", ", paths));
+                throw ApiException.unknownAllocationFilter(allocation, paths);
             }
         }
         Map<String, Workload> waiting = waiting();

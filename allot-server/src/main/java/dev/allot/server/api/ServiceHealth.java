@@ -27,8 +27,9 @@ public interface ServiceHealth {
 
     /**
      * Leadership as {@code /v1/health} tells it: this instance's {@code role} ({@code leader} or {@code standby}), its
-     * name, the name of the leader as last read from the database (null if none yet), and the epoch it leads at (0
-     * for a standby).
+     * name, the name of the leader as last read from the database (null when none is known: before the first read,
+     * when the database cannot be read, or when this instance's own lease lapsed; never this instance unless its role
+     * is {@code leader}), and the epoch it leads at (0 for a standby).
      */
     record Leader(String role, String instance, String leader, long epoch) {
     }

@@ -146,12 +146,28 @@ final class WorkloadsApi {
         Permissions permissions = Permissions.of(allocations.get());
         dev.allot.core.state.SchedulerConfig scheduling = scheduling();
         List<Workload> listed = store.workloads().workloads(filter);
+        if (listed.isEmpty() && allocation != null) {
+            requireKnownAllocation(allocation);
+        }
         // a second read: it shows starting only what is launching as it reads (confirmed since the first: running)
         Set<String> launching = listed.stream().anyMatch(w -> w.state() == WorkloadState.RUNNING)
                 ? store.attempts().launchingWorkloads() : Set.of();
         io.json(ctx, 200, new Views.WorkloadList(listed.stream()
                 .map(w -> Views.workload(w, permissions.maySeeDetails(user, w), scheduling,
                         launching.contains(w.id()))).toList()));
+    }
+
+    /**
+     * Refuses a filter by an allocation that is not in the tree and never had a workload (a typo: it answered an empty
+     * list where {@code GET /v1/queue} answered 400). An allocation removed since keeps its ended workloads, which the
+     * filter still lists.
+     */
+    private void requireKnownAllocation(String allocation) {
+        List<String> paths = allocations.get().stream().map(Allocation::path).sorted().toList();
+        if (!paths.contains(allocation)
+                && store.workloads().workloads(new WorkloadFilter(Set.of(), allocation, null, 0, 1)).isEmpty()) {
+            throw ApiException.unknownAllocationFilter(allocation, paths);
+        }
     }
 
     /**

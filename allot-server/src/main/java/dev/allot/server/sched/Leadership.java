@@ -65,7 +65,10 @@ public final class Leadership implements AutoCloseable {
     private volatile long epoch;
     /** Local monotonic time until which it may act on {@link #epoch}. */
     private volatile long validUntilNanos;
-    /** The holder of the lease as last read (this instance or another); null before the first read. */
+    /**
+     * The holder of the lease as last read (this instance or another); null before the first read and after a read
+     * failed (then nobody knows who leads, as far as this instance can tell).
+     */
     private volatile String lastHolder;
     private final AtomicLong termsLed = new AtomicLong();
     private final AtomicLong stepDowns = new AtomicLong();
@@ -155,6 +158,7 @@ public final class Leadership implements AutoCloseable {
                 LOG.warn("could not read the leader lease; this instance stands by until it can: {}", e.getMessage());
             }
             unreachable = true;
+            lastHolder = null;
             return;
         }
         unreachable = false;
@@ -209,11 +213,18 @@ public final class Leadership implements AutoCloseable {
         validUntilNanos = System.nanoTime();
     }
 
-    /** Who leads, as this instance knows it. */
+    /**
+     * Who leads, as this instance knows it: itself while it may act; otherwise the other instance that held the lease
+     * at the last read, or null (none known) when the lease could not be read or this instance was its last holder
+     * (its lease lapsed or it stepped down: it does not know who took over, if anyone did, before its next read). So
+     * the role and the leader never disagree: a standby never names itself.
+     */
     public Status status() {
         boolean leads = mayAct();
-        return new Status(leads ? Status.LEADER : Status.STANDBY, instance, leads ? instance : lastHolder,
-                leads ? epoch : 0, termsLed.get(), stepDowns.get());
+        String holder = lastHolder;
+        String leader = leads ? instance : instance.equals(holder) ? null : holder;
+        return new Status(leads ? Status.LEADER : Status.STANDBY, instance, leader, leads ? epoch : 0,
+                termsLed.get(), stepDowns.get());
     }
 
     public String instance() {

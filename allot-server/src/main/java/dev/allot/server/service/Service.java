@@ -152,15 +152,16 @@ public final class Service implements AutoCloseable {
         HttpEndpoint endpoint = endpoint(config); // bad TLS files are refused before anything is created
         // The data directory is this service's alone from here to close(): a second service on it stops here,
         // before it opens, adopts or writes anything.
+        java.nio.file.Path madeFrom = NewDataDir.firstMissing(config.dataDir());
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
         Store store;
         try {
             identity.notices().forEach(n -> LOG.info("identity: {}", n));
             dev.allot.server.OwnerOnlyFiles.secureDataDir(config.dataDir());
-            store = config.databaseUrl() == null ? Store.sqlite(config.dataDir())
-                    : Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
+            store = config.databaseUrl() == null ? Store.sqlite(config.dataDir()) : openDatabase(config);
         } catch (RuntimeException e) {
             lock.close();
+            NewDataDir.removeIfUnused(config.dataDir(), madeFrom, DataDirLock.FILE);
             throw e;
         }
         Backend backend = null;
@@ -310,6 +311,15 @@ public final class Service implements AutoCloseable {
             store.close();
             lock.close();
             throw e;
+        }
+    }
+
+    /** The PostgreSQL store of {@code --db-url}; a failure to open it says which option to look at and why. */
+    private static Store openDatabase(ServiceConfig config) {
+        try {
+            return Store.open(config.databaseUrl(), config.databaseUser(), config.databasePassword());
+        } catch (RuntimeException e) {
+            throw DatabaseStartError.of(config.databaseUrl(), config.databaseUser(), e);
         }
     }
 

@@ -101,7 +101,8 @@ public final class Access {
         /** Why this token may not sign in now, or empty when it may. */
         public Optional<String> refusal(long nowMillis) {
             if (user.disabled()) {
-                return Optional.of("user '" + user.name() + "' is disabled; an administrator can enable it again");
+                return Optional.of("user '" + user.name() + "' is disabled: its tokens are refused until an"
+                        + " administrator enables it again");
             }
             if (token.expiredAt(nowMillis)) {
                 return Optional.of("token expired at " + Instant.ofEpochMilli(token.expiresAtMillis())

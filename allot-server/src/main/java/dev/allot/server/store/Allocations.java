@@ -40,6 +40,12 @@ public final class Allocations {
      * @throws ConflictException when it is new and its parent is a leaf with workloads that have not ended, or when
      *                           it would leave it and its siblings with no positive share ({@link Shares})
      */
+    /** The refusal of a new allocation whose parent does not exist (the store's and the API's, which checks first). */
+    public static NotFoundException missingParent(String path, String parent) {
+        return new NotFoundException("allocation '" + path + "' needs its parent '" + parent
+                + "', which does not exist; create the parent first");
+    }
+
     public void putAllocation(Allocation allocation, String actor, long nowMillis) {
         Objects.requireNonNull(allocation, "allocation");
         Objects.requireNonNull(actor, "actor");
@@ -48,8 +54,7 @@ public final class Allocations {
             Optional<Allocation> before = findAllocation(h, allocation.path());
             String parent = allocation.parentPath();
             if (before.isEmpty() && parent != null && findAllocation(h, parent).isEmpty()) {
-                throw new NotFoundException("allocation '" + allocation.path() + "' needs its parent '" + parent
-                        + "', which does not exist; create the parent first");
+                throw missingParent(allocation.path(), parent);
             }
             if (before.isEmpty() && parent != null) {
                 // Workloads name leaves: a leaf with work that has not ended cannot become an inner node.

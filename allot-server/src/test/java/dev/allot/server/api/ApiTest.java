@@ -99,7 +99,9 @@ class ApiTest {
         assertThat(ids(api.get("/v1/workloads?state=cancelled&state=running", "tok-member"))).containsExactly(b);
         assertThat(ids(api.get("/v1/workloads?allocation=lab/nlp", "tok-member"))).containsExactly(a, b, d);
         assertThat(ids(api.get("/v1/workloads?allocation=lab/vision", "tok-member"))).containsExactly(c);
-        assertThat(ids(api.get("/v1/workloads?allocation=lab/nl", "tok-member"))).isEmpty();
+        // a path is matched by whole names: lab/nl is no prefix of lab/nlp (and, being no allocation, it is refused)
+        assertThat(api.get("/v1/workloads?allocation=lab/nl", "tok-member").error())
+                .contains("unknown allocation 'lab/nl'");
         assertThat(ids(api.get("/v1/workloads?user=member", "tok-member"))).containsExactly(a, d);
         assertThat(ids(api.get("/v1/workloads?limit=2", "tok-member"))).containsExactly(a, b);
         long seqOfB = api.get("/v1/workloads/" + b, "tok-member").json().path("workload").path("seq").asLong();

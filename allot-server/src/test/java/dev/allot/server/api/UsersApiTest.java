@@ -246,6 +246,8 @@ class UsersApiTest {
             Response r = fx.api.get("/v1/me", token);
             assertThat(r.status()).isEqualTo(401);
             assertThat(r.error()).contains("user 'member' is disabled");
+            assertThat(r.json().path("hint").asText()).as("not 'send the header ...': the token is good")
+                    .isEqualTo("ask an administrator to enable it: PUT /v1/users/member {\"disabled\": false}");
         }
         assertThat(fx.api.post("/v1/workloads", "tok-member", ApiFixture.body()).status()).isEqualTo(401);
         assertThat(fx.api.get("/v1/users", "tok-root").json().toString()).contains("{\"name\":\"member\",\"role\":\"user\","
