@@ -47,8 +47,9 @@ class HighAvailabilityNodeTest {
         Instance b = cluster.start("b", List.of("--gpus", "4"));
         await("b stands by", WAIT, () -> cluster.role(b).filter("standby"::equals).isPresent());
         assertThat(node(cluster).gpus()).as("the node's GPUs once the standby started").isEqualTo(8);
-        // the leader reads the nodes at least every 5 s: two such reads later its work still runs, once
-        Thread.sleep(11_000);
+        // the leader reads the nodes at least every 5 s (and stopped the work at the first read after the shrink,
+        // before the fix): a read later its work still runs, once
+        Thread.sleep(6_000);
         assertThat(state(http, id)).as("%s after the standby started", id).isEqualTo("running");
         assertThat(cluster.snapshot().attempts().get(id)).as("%s's attempts", id).hasSize(1);
         assertThat(cluster.logLines(a, "its GPUs are gone")).as("the leader's log").isEmpty();
