@@ -3,11 +3,8 @@ package dev.allot.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.server.api.ApiFixture.Response;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A manager creating an allocation under a parent that does not exist ({@code lab/zzz/pretrain} without
@@ -17,27 +14,15 @@ import org.junit.jupiter.api.io.TempDir;
  * as before.
  */
 class AllocationParentFirstTest {
-    @TempDir
-    Path dataDir;
-
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = new ApiFixture(dataDir);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final ApiExtension fx = new ApiExtension();
 
     private static final String BODY = "{\"share\": 1, \"managers\": [], \"members\": []}";
 
     @Test
     void givenAManagerOfAnotherSubtree_whenItCreatesUnderAMissingParent_thenItIsToldTheParentDoesNotExist() {
         // ms manages lab/vision, not lab
-        Response r = api.put("/v1/allocations/lab/zzz/pretrain", "tok-ms", BODY);
+        Response r = fx.api.put("/v1/allocations/lab/zzz/pretrain", "tok-ms", BODY);
 
         assertThat(r.status()).isEqualTo(404);
         assertThat(r.error()).isEqualTo("allocation 'lab/zzz/pretrain' needs its parent 'lab/zzz', which does not"
@@ -46,7 +31,7 @@ class AllocationParentFirstTest {
 
     @Test
     void givenAnAdmin_whenItCreatesUnderAMissingParent_thenTheSameAnswer() {
-        Response r = api.put("/v1/allocations/lab/zzz/pretrain", "tok-root", BODY);
+        Response r = fx.api.put("/v1/allocations/lab/zzz/pretrain", "tok-root", BODY);
 
         assertThat(r.status()).isEqualTo(404);
         assertThat(r.error()).contains("needs its parent 'lab/zzz', which does not exist");
@@ -54,7 +39,7 @@ class AllocationParentFirstTest {
 
     @Test
     void givenAManagerOfAnotherSubtree_whenItCreatesUnderAnExistingParent_thenItIsStillForbidden() {
-        Response r = api.put("/v1/allocations/lab/nlp/extra", "tok-ms", BODY);
+        Response r = fx.api.put("/v1/allocations/lab/nlp/extra", "tok-ms", BODY);
 
         assertThat(r.status()).isEqualTo(403);
         assertThat(r.error()).isEqualTo("user 'ms' may not edit allocation 'lab/nlp/extra'");

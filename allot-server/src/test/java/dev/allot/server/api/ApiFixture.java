@@ -51,6 +51,8 @@ final class ApiFixture implements AutoCloseable {
     final ApiServer server;
     /** The scheduling loop the API explains through, made by {@link #withSchedulingLoop}; else null. */
     final SchedulerLoop loop;
+    /** The local backend {@link #onTheLocalBackend} made, closed with the fixture; null otherwise. */
+    private dev.allot.server.backend.LocalBackend localBackend;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /** An answer: its status and its body parsed as JSON (null when the body is empty). */
@@ -242,5 +244,20 @@ final class ApiFixture implements AutoCloseable {
         }
         server.close();
         store.close();
+        if (localBackend != null) {
+            localBackend.close();
+        }
+    }
+
+    /**
+     * The lab with a scheduling loop over the real local backend on gpu-01 (in {@code dataDir/backend}, workloads run
+     * as the service's own account, root allowed as in the tests' machines); closing the fixture closes the backend.
+     */
+    static ApiFixture onTheLocalBackend(Path dataDir, Clock clock) {
+        dev.allot.server.backend.LocalBackend backend = new dev.allot.server.backend.LocalBackend(
+                dataDir.resolve("backend"), "gpu-01", new dev.allot.server.identity.UnixAccounts(), true);
+        ApiFixture api = withSchedulingLoop(dataDir.resolve("api"), clock, simulated -> backend);
+        api.localBackend = backend;
+        return api;
     }
 }

@@ -11,8 +11,6 @@ import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
-import dev.allot.server.backend.LocalBackend;
-import dev.allot.server.identity.UnixAccounts;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.AttemptReasons;
 import dev.allot.server.testing.MutableClock;
@@ -45,7 +43,6 @@ class LaunchFailureReasonApiTest {
     Path dataDir;
 
     private final MutableClock clock = new MutableClock(ApiFixture.NOW);
-    private LocalBackend backend;
     private ApiFixture api;
 
     @AfterEach
@@ -53,15 +50,11 @@ class LaunchFailureReasonApiTest {
         if (api != null) {
             api.close();
         }
-        if (backend != null) {
-            backend.close();
-        }
     }
 
     /** The fixture's lab with a scheduling loop over the local backend on gpu-01, as the service's own account. */
     private void onTheLocalBackend() {
-        backend = new LocalBackend(dataDir.resolve("backend"), "gpu-01", new UnixAccounts(), true);
-        api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock, simulated -> backend);
+        api = ApiFixture.onTheLocalBackend(dataDir, clock);
     }
 
     private String submitAsOwner(String command, String environment) {

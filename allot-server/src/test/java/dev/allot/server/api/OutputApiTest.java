@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.api.ApiFixture.Response;
-import dev.allot.server.backend.LocalBackend;
-import dev.allot.server.identity.UnixAccounts;
 import dev.allot.server.testing.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +29,6 @@ class OutputApiTest {
     Path dataDir;
 
     private final MutableClock clock = new MutableClock(ApiFixture.NOW);
-    private LocalBackend backend;
     private ApiFixture api;
 
     @AfterEach
@@ -39,14 +36,6 @@ class OutputApiTest {
         if (api != null) {
             api.close();
         }
-        if (backend != null) {
-            backend.close();
-        }
-    }
-
-    private void onTheLocalBackend() {
-        backend = new LocalBackend(dataDir.resolve("backend"), "gpu-01", new UnixAccounts(), true);
-        api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock, simulated -> backend);
     }
 
     private static void waitUntil(BooleanSupplier done) throws InterruptedException {
@@ -67,7 +56,7 @@ class OutputApiTest {
     @Test
     void givenOwnersWorkloadPrintedLines_thenWhoMaySeeItsDetailsReadsThemAndNoOneElse() throws Exception {
         // given owner's workload that prints three lines (one to stderr) and ends
-        onTheLocalBackend();
+        api = ApiFixture.onTheLocalBackend(dataDir, clock);
         String id = submitAsOwner("[\"sh\", \"-c\", \"echo first; echo second >&2; echo third token=s3cr3t\"]");
         api.loop.runOnce();
         waitUntil(() -> {

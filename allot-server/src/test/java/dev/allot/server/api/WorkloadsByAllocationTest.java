@@ -4,11 +4,8 @@ import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.server.api.ApiFixture.Response;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Listing workloads by an allocation that does not exist: {@code GET /v1/workloads?allocation=lab/nope} answered an
@@ -16,27 +13,15 @@ import org.junit.jupiter.api.io.TempDir;
  * now refuse it alike; an allocation removed since still lists its ended workloads (their history stays).
  */
 class WorkloadsByAllocationTest {
-    @TempDir
-    Path dataDir;
-
-    ApiFixture api;
-
-    @BeforeEach
-    void start() {
-        api = new ApiFixture(dataDir);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+    @RegisterExtension
+    final ApiExtension fx = new ApiExtension();
 
     @Test
     void givenNoSuchAllocation_whenWorkloadsAreListedByIt_thenItIs400NamingItAsTheQueueAnswers() {
-        api.submit("member", body());
+        fx.api.submit("member", body());
 
-        Response workloads = api.get("/v1/workloads?allocation=lab/nope", "tok-member");
-        Response queue = api.get("/v1/queue?allocation=lab/nope", "tok-member");
+        Response workloads = fx.api.get("/v1/workloads?allocation=lab/nope", "tok-member");
+        Response queue = fx.api.get("/v1/queue?allocation=lab/nope", "tok-member");
 
         assertThat(workloads.status()).isEqualTo(400);
         assertThat(workloads.field()).isEqualTo("allocation");
@@ -49,7 +34,7 @@ class WorkloadsByAllocationTest {
 
     @Test
     void givenAnAllocationWithNoWorkloads_whenListedByIt_thenTheListIsEmpty() {
-        Response r = api.get("/v1/workloads?allocation=lab/vision", "tok-member");
+        Response r = fx.api.get("/v1/workloads?allocation=lab/vision", "tok-member");
 
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().path("workloads").size()).isZero();
@@ -57,12 +42,12 @@ class WorkloadsByAllocationTest {
 
     @Test
     void givenAnAllocationRemovedAfterItsWorkEnded_whenListedByIt_thenItsEndedWorkloadsAreStillListed() {
-        String id = api.submit("ms-member", body("allocation", "\"lab/vision/detect\"")).json().path("id").asText();
-        assertThat(api.post("/v1/workloads/" + id + "/cancel", "tok-ms-member", null).status()).isEqualTo(200);
-        Response removed = api.delete("/v1/allocations/lab/vision/detect", "tok-root");
+        String id = fx.api.submit("ms-member", body("allocation", "\"lab/vision/detect\"")).json().path("id").asText();
+        assertThat(fx.api.post("/v1/workloads/" + id + "/cancel", "tok-ms-member", null).status()).isEqualTo(200);
+        Response removed = fx.api.delete("/v1/allocations/lab/vision/detect", "tok-root");
         assertThat(removed.status()).as(String.valueOf(removed.json())).isBetween(200, 204);
 
-        Response r = api.get("/v1/workloads?allocation=lab/vision/detect", "tok-member");
+        Response r = fx.api.get("/v1/workloads?allocation=lab/vision/detect", "tok-member");
 
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().path("workloads").get(0).path("id").asText()).isEqualTo(id);
