@@ -13,13 +13,10 @@ import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.AttemptReasons;
-import dev.allot.server.testing.MutableClock;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An attempt's reason keeps the backend's words, which may name what only the workload's command and environment hold
@@ -39,22 +36,13 @@ class LaunchFailureReasonApiTest {
     private static final List<String> MAY_SEE = List.of("owner", "mp", "root");
     private static final List<String> MAY_NOT_SEE = List.of("outsider", "member", "ms");
 
-    @TempDir
-    Path dataDir;
-
-    private final MutableClock clock = new MutableClock(ApiFixture.NOW);
+    @RegisterExtension
+    final LoopApiExtension fx = new LoopApiExtension();
     private ApiFixture api;
-
-    @AfterEach
-    void stop() {
-        if (api != null) {
-            api.close();
-        }
-    }
 
     /** The fixture's lab with a scheduling loop over the local backend on gpu-01, as the service's own account. */
     private void onTheLocalBackend() {
-        api = ApiFixture.onTheLocalBackend(dataDir, clock);
+        api = fx.onTheLocalBackend();
     }
 
     private String submitAsOwner(String command, String environment) {
@@ -77,7 +65,7 @@ class LaunchFailureReasonApiTest {
         String onPath = submitAsOwner("[\"train.sh\", \"--lr\", \"3e-4\"]", "{\"PATH\": \"" + SECRET_PATH + "\"}");
         String absolute = submitAsOwner("[\"" + SCRIPT + "\"]", "{}");
         api.loop.runOnce();
-        clock.advance(Duration.ofMinutes(1));
+        fx.clock.advance(Duration.ofMinutes(1));
         api.loop.runOnce();
 
         for (String user : MAY_NOT_SEE) {
@@ -113,7 +101,7 @@ class LaunchFailureReasonApiTest {
         onTheLocalBackend();
         String id = submitAsOwner("[\"train.sh\"]", "{\"PATH\": \"" + SECRET_PATH + "\"}");
         api.loop.runOnce();
-        clock.advance(Duration.ofMinutes(1));
+        fx.clock.advance(Duration.ofMinutes(1));
         api.loop.runOnce();
 
         for (String user : MAY_SEE) {
@@ -142,7 +130,7 @@ class LaunchFailureReasonApiTest {
     @Test
     void givenTheBackendRefusesOwnersStartNamingTheScript_whenOthersReadTheWorkload_thenTheySeeOnlyThatItWasRefused() {
         // given a backend that refuses every start in words naming the script (as Slurm's sbatch does)
-        api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock, RefusesEveryStart::new);
+        api = fx.with(RefusesEveryStart::new);
         String id = submitAsOwner("[\"" + SCRIPT + "\"]", "{}");
         api.loop.runOnce();
 
@@ -193,7 +181,7 @@ class LaunchFailureReasonApiTest {
     void givenOwnersAttemptWasPreemptedWithTheBackendsWords_whenOthersReadItsExplanation_thenTheWordsAreWithheld() {
         // given owner's attempt, preempted before its start was confirmed, with the backend's words recorded apart
         // (as the loop records them: an sbatch error naming the script)
-        api = new ApiFixture(dataDir.resolve("api"));
+        api = fx.api; // its loop is never run: the attempt is written to the store as the loop would
         String id = submitAsOwner("[\"" + SCRIPT + "\"]", "{}");
         AttemptKey key = api.store.attempts().beginAttempt(id, List.of(new Launch.NodeGpus("gpu-01", List.of(0))),
                 ApiFixture.NOW.toEpochMilli() - 60_000);

@@ -28,6 +28,25 @@ final class LoopApiExtension implements BeforeEachCallback, AfterEachCallback {
         loop = api.loop;
     }
 
+    /**
+     * The fixture again on a fresh store, its simulated backend seen through {@code backend} (e.g. one that refuses
+     * starts or reports them unconfirmed); the first one is closed.
+     */
+    ApiFixture with(java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
+        api.close();
+        api = ApiFixture.withSchedulingLoop(dataDir.resolve("with"), clock, backend);
+        loop = api.loop;
+        return api;
+    }
+
+    /** The fixture again on a fresh store over the real local backend ({@link ApiFixture#onTheLocalBackend}). */
+    ApiFixture onTheLocalBackend() {
+        api.close();
+        api = ApiFixture.onTheLocalBackend(dataDir.resolve("local"), clock);
+        loop = api.loop;
+        return api;
+    }
+
     @Override
     public void afterEach(ExtensionContext context) throws IOException {
         ApiExtension.closeAndRemove(api, dataDir);

@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.api.ApiFixture.Response;
-import dev.allot.server.testing.MutableClock;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code GET /v1/workloads/{id}/output} ({@code allot logs}): owner's workload runs as a process on the real local
@@ -25,18 +22,9 @@ class OutputApiTest {
     private static final List<String> MAY_READ = List.of("owner", "mp", "root");
     private static final List<String> MAY_NOT_READ = List.of("outsider", "member", "ms");
 
-    @TempDir
-    Path dataDir;
-
-    private final MutableClock clock = new MutableClock(ApiFixture.NOW);
+    @RegisterExtension
+    final LoopApiExtension fx = new LoopApiExtension();
     private ApiFixture api;
-
-    @AfterEach
-    void stop() {
-        if (api != null) {
-            api.close();
-        }
-    }
 
     private static void waitUntil(BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -56,11 +44,11 @@ class OutputApiTest {
     @Test
     void givenOwnersWorkloadPrintedLines_thenWhoMaySeeItsDetailsReadsThemAndNoOneElse() throws Exception {
         // given owner's workload that prints three lines (one to stderr) and ends
-        api = ApiFixture.onTheLocalBackend(dataDir, clock);
+        api = fx.onTheLocalBackend();
         String id = submitAsOwner("[\"sh\", \"-c\", \"echo first; echo second >&2; echo third token=s3cr3t\"]");
         api.loop.runOnce();
         waitUntil(() -> {
-            clock.advance(Duration.ofSeconds(1));
+            fx.clock.advance(Duration.ofSeconds(1));
             api.loop.runOnce();
             return api.get("/v1/workloads/" + id, "tok-owner").json().path("workload").path("state").asText()
                     .equals("completed");
@@ -96,7 +84,7 @@ class OutputApiTest {
     @Test
     void aWorkloadNotStartedAnUnknownAttemptAndABackendWithoutOutputAreClearErrors() {
         // given a scheduling loop on the simulated backend, which runs no processes, and a workload it has not seen
-        api = ApiFixture.withSchedulingLoop(dataDir.resolve("api"), clock);
+        api = fx.api;
         String waiting = api.submit("owner", body("gpus", "1", "gpusPerNode", "0")).json().path("id").asText();
         Response notStarted = api.get("/v1/workloads/" + waiting + "/output", "tok-owner");
         assertThat(notStarted.status()).isEqualTo(404);

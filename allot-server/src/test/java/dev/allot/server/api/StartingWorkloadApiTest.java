@@ -9,14 +9,11 @@ import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
-import dev.allot.server.testing.MutableClock;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A workload whose start the backend accepted but has not yet reported running (a Slurm job still pending in
@@ -25,18 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code allot explain} says what it waits for. Before, all three said plainly "running".
  */
 class StartingWorkloadApiTest {
-    @TempDir
-    Path dataDir;
-
-    private final MutableClock clock = new MutableClock(ApiFixture.NOW);
+    @RegisterExtension
+    final LoopApiExtension fx = new LoopApiExtension();
     private ApiFixture api;
-
-    @AfterEach
-    void stop() {
-        if (api != null) {
-            api.close();
-        }
-    }
 
     /**
      * The simulated backend, except that until {@link #confirming} its running attempts are reported as starting, as
@@ -92,13 +80,13 @@ class StartingWorkloadApiTest {
     void givenAStartTheBackendHasNotConfirmed_thenTheWorkloadIsStartingUntilItIsSeenRunning() {
         // given owner's workload started by the scheduler on a backend that reports it still starting
         UnconfirmedBackend[] backend = new UnconfirmedBackend[1];
-        api = ApiFixture.withSchedulingLoop(dataDir, clock, simulated -> backend[0] = new UnconfirmedBackend(simulated));
+        api = fx.with(simulated -> backend[0] = new UnconfirmedBackend(simulated));
         Response submitted = api.submit("owner", body("gpus", "1", "gpusPerNode", "0", "resumable", "false"));
         assertThat(submitted.status()).as("%s", submitted.json()).isEqualTo(201);
         assertThat(submitted.json().path("starting").asBoolean(true)).isFalse();
         String id = submitted.json().path("id").asText();
         api.loop.runOnce();
-        clock.advance(Duration.ofSeconds(5));
+        fx.clock.advance(Duration.ofSeconds(5));
         api.loop.runOnce();
 
         // then the workload is running for the scheduler, and starting in every view of it
@@ -117,7 +105,7 @@ class StartingWorkloadApiTest {
 
         // when the backend reports it running
         backend[0].confirming = true;
-        clock.advance(Duration.ofSeconds(5));
+        fx.clock.advance(Duration.ofSeconds(5));
         api.loop.runOnce();
 
         // then it is running and no longer starting
