@@ -17,7 +17,6 @@ import dev.allot.server.policy.ServicePolicy;
 import dev.allot.server.sched.LeaderOnlyBackend;
 import dev.allot.server.sched.Leadership;
 import dev.allot.server.sched.SchedulerLoop;
-import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import java.time.Clock;
 import java.util.Map;
@@ -218,8 +217,8 @@ public final class Service implements AutoCloseable {
                 // a built-in backend is made only for a term of leadership: a standby touches no process, nor the GPU
                 // count of the node the leader's work runs on (a standby started with another --gpus made the leader
                 // stop that work as lost); it registers its node if new, and updates it only when its term begins
-                prepareNode(config, clock, store, false);
-                termStart = () -> prepareNode(config, clock, store, true);
+                OwnNode.register(config, clock, store, false);
+                termStart = () -> OwnNode.register(config, clock, store, true);
                 backend = new LeaderOnlyBackend(config.backend(), () -> newBackend(config, clock, identity, store),
                         leadership, config.backend().equals(ServiceConfig.LOCAL));
                 loopBackend = backend;
@@ -331,22 +330,8 @@ public final class Service implements AutoCloseable {
     }
 
     private static Backend makeBackend(ServiceConfig config, Clock clock, Store store, IdentityMode identity) {
-        prepareNode(config, clock, store, true);
+        OwnNode.register(config, clock, store, true);
         return newBackend(config, clock, identity, store);
-    }
-
-    /**
-     * Registers this machine's node as a built-in backend needs it (always for local, for the demo if simulated);
-     * {@code update}: also sets the GPU count of a node already registered (only the instance that leads may).
-     */
-    private static void prepareNode(ServiceConfig config, Clock clock, Store store, boolean update) {
-        if (config.backend().equals(ServiceConfig.SIMULATED)) {
-            if (config.demo() && store.nodes().nodes().isEmpty()) {
-                registerNode(config, clock, store, update);
-            }
-            return;
-        }
-        registerNode(config, clock, store, update);
     }
 
     /**
@@ -374,24 +359,6 @@ public final class Service implements AutoCloseable {
             host = config.nodeName();
         }
         return host + ":" + config.dataDir().toAbsolutePath().normalize() + "#";
-    }
-
-    /** Creates this machine's node, or when {@code update} updates its GPU count (keeping its health). */
-    private static void registerNode(ServiceConfig config, Clock clock, Store store, boolean update) {
-        int gpus = config.virtualGpus() > 0 ? config.virtualGpus() : LocalGpus.detect(DEFAULT_VIRTUAL_GPUS);
-        java.util.Optional<Node> known = store.nodes().nodes().stream()
-                .filter(n -> n.name().equals(config.nodeName())).findFirst();
-        if (known.isEmpty()) {
-            store.nodes().putNode(new Node(config.nodeName(), gpus, true, null, clock.millis()), STARTUP_ACTOR);
-            LOG.info("registered node {} with {} GPUs", config.nodeName(), gpus);
-        } else if (known.get().gpus() != gpus && !update) {
-            LOG.warn("node {} has {} GPUs in the store, this instance was started with {}: it sets that count when it"
-                    + " leads, not while it stands by", config.nodeName(), known.get().gpus(), gpus);
-        } else if (known.get().gpus() != gpus) {
-            Node k = known.get();
-            store.nodes().putNode(new Node(k.name(), gpus, k.healthy(), k.reason(), clock.millis()), STARTUP_ACTOR);
-            LOG.info("node {} now has {} GPUs (was {})", k.name(), gpus, k.gpus());
-        }
     }
 
     public int port() {
