@@ -14,10 +14,13 @@ import java.util.List;
 
 /** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
 final class Cells {
-    /** The CSV trace formats by name, with the columns each requires, to recognise a file given as another format. */
+    /**
+     * The CSV trace formats by their own names, with the columns each requires, to recognise a file given as another
+     * format.
+     */
     private static final java.util.Map<String, String[]> CSV_FORMATS = java.util.Map.of(
-            "philly", PhillyFormat.COLUMNS, "alibaba-openb", AlibabaOpenbFormat.COLUMNS,
-            "tiresias", TiresiasFormat.COLUMNS);
+            new PhillyFormat().name(), PhillyFormat.COLUMNS, new AlibabaOpenbFormat().name(),
+            AlibabaOpenbFormat.COLUMNS, new TiresiasFormat().name(), TiresiasFormat.COLUMNS);
 
     private final TraceRows rows;
     private final CsvRows csv;
