@@ -155,7 +155,7 @@ function createShardView(M, V) {
     const lines = [SHARDS.id[i] + ': ' + SHARDS.family[i] + ', ' + num(SHARDS.units[i]) + ' units of ' + dur(SHARDS.secondsPerUnit[i])
       + ' (' + num(hours(workSeconds[i]), 1) + 'h of work)',
     'first start ' + (sh.firstStart === null ? 'never' : rel(sh.firstStart)) + ', ' + (sh.end >= 0 ? 'done ' + rel(sh.end) : 'unfinished')
-      + ', ' + sh.runs.length + ' run' + (sh.runs.length === 1 ? '' : 's') + ', protected ' + num(hours(protectedSeconds(run, i)), 1) + 'h'];
+      + ', ' + count(sh.runs.length, 'run') + ', protected ' + num(hours(protectedSeconds(run, i)), 1) + 'h'];
     if (h.attempt >= 0) {
       const k = h.attempt;
       const pf = a.protectedFromSeconds[k];

@@ -43,10 +43,10 @@ function main(DOC) {
     const gpusPerNode = DOC.nodes.gpus;
     const shapes = new Map();
     gpusPerNode.forEach((g) => shapes.set(g, (shapes.get(g) || 0) + 1));
-    const shape = [...shapes.entries()].map(([g, n]) => n + ' x ' + g + ' GPUs').join(', ');
+    const shape = [...shapes.entries()].map(([g, n]) => n + ' x ' + count(g, 'GPU')).join(', ');
     $('title').textContent = 'Allot report: ' + s.name;
-    $('subtitle').textContent = num(s.nodes) + ' nodes (' + shape + '), ' + num(s.gpus) + ' GPUs, ' + num(s.workloads)
-      + ' workloads, ' + POLICIES.length + ' ' + (POLICIES.length === 1 ? 'policy' : 'policies') + ', ' + dur(DOC.runs[0].endSeconds) + ' simulated';
+    $('subtitle').textContent = count(s.nodes, 'node') + ' (' + shape + '), ' + count(s.gpus, 'GPU') + ', '
+      + count(s.workloads, 'workload') + ', ' + count(POLICIES.length, 'policy', 'policies') + ', ' + dur(DOC.runs[0].endSeconds) + ' simulated';
 
     const w = (cls, q) => (m) => { const x = m.waits[cls]; return x && x[q] !== null ? dur(x[q]) : '–'; };
     const rows = [
@@ -114,7 +114,7 @@ function main(DOC) {
     if (s.trace) settings.push(...traceRows(s.trace));
     inputs.appendChild(el('div', null, '<h3>Cluster and scenario</h3>' + table([{ label: 'Setting', cls: 'text' }, { label: 'Value', cls: 'text' }],
       [['name', s.name], ['nodes', num(s.nodes) + ' (' + shape + ')'], ['node names', DOC.nodes.names[0] + ' … ' + DOC.nodes.names[DOC.nodes.names.length - 1]],
-        ['GPUs', num(s.gpus)], ['health events', num(s.healthEvents)], ['workloads', num(s.workloads) + (s.rejected ? ' (' + num(s.rejected) + (s.rejected === 1 ? ' row' : ' rows') + ' skipped)' : '')]]
+        ['GPUs', num(s.gpus)], ['health events', num(s.healthEvents)], ['workloads', num(s.workloads) + (s.rejected ? ' (' + count(s.rejected, 'row') + ' skipped)' : '')]]
         .concat(settings).map((r) => ({ cells: r })))));
     for (const p of POLICIES) {
       const st = Object.entries(METRICS.get(p).settings);

@@ -19,13 +19,16 @@ import org.junit.jupiter.api.Test;
  * both lose 0 GPU-hours; only legacy, the first of them, was bold, which read as slurm doing worse), and the inputs'
  * allocation tree shows the shares as written (they were rounded to whole numbers: 0.3 read 0), and a replayed
  * trace's import is said in words (it was its JSON fields as they are: 'trace skipped {}', 'trace timeZeroEpoch
- * 1507529583'), and one row skipped in reading is "1 row skipped" (it was "1 rows skipped").
+ * 1507529583'), and one row skipped in reading is "1 row skipped" (it was "1 rows skipped"), and a scenario of one node,
+ * one GPU and one workload says so in the subtitle (it said "1 nodes (1 x 1 GPUs), 1 GPUs, 1 workloads").
  */
 class ReportSummaryBrowserTest {
     private static final Path PAGE = Path.of("target", "report-tiny", "report-tiny.html");
     private static final Path SHARES = Path.of("target", "report-tiny", "shares").toAbsolutePath();
     private static final Path SHARES_PAGE = Path.of("target", "report-tiny", "report-shares.html");
     private static final Path TRACE_PAGE = Path.of("target", "report-tiny", "report-trace-philly.html");
+    private static final Path SINGLE = Path.of("target", "report-tiny", "single").toAbsolutePath();
+    private static final Path SINGLE_PAGE = Path.of("target", "report-tiny", "report-single.html");
     private static final List<String> POLICIES = List.of("allocation", "legacy", "slurm", "kueue");
 
     private static Browser browser;
@@ -38,11 +41,17 @@ class ReportSummaryBrowserTest {
                 + "  - {name: b, share: 1.5}\n  - {name: c, share: 2}\n  - {name: d, share: 0.0004}\n");
         Files.writeString(SHARES.resolve("workloads.csv"), "id,submit,allocation,gpus,duration,min_runtime\n"
                 + "w1,0,a,8,1h,30m\nw2,0,b,8,1h,30m\nw3,0,nosuch,8,1h,30m\n"); // w3 skipped: read leniently
+        Files.createDirectories(SINGLE);
+        Files.writeString(SINGLE.resolve("cluster.yaml"), "node-groups:\n  - {name-prefix: node, count: 1, gpus: 1}\n");
+        Files.writeString(SINGLE.resolve("allocations.yaml"), "name: lab\nchildren:\n  - {name: a, share: 1}\n");
+        Files.writeString(SINGLE.resolve("workloads.csv"), "id,submit,allocation,gpus,duration,min_runtime\n"
+                + "w1,0,a,1,1h,30m\n");
         browser = Browser.startWhile(() -> {
             try {
                 HtmlReport.write(Reports.simulate("tiny", POLICIES), PAGE);
                 HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation"), true), SHARES_PAGE);
                 HtmlReport.write(Reports.simulate("trace-philly", List.of("allocation")), TRACE_PAGE);
+                HtmlReport.write(Reports.simulate(SINGLE.toString(), List.of("allocation")), SINGLE_PAGE);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -94,6 +103,16 @@ class ReportSummaryBrowserTest {
                     .find((h) => h.textContent === 'Cluster and scenario').nextElementSibling;
                 return [...table.querySelectorAll('tr')].find((tr) => tr.cells[0].textContent === 'workloads')
                     .cells[1].textContent;""")).isEqualTo("2 (1 row skipped)");
+    }
+
+    @Test
+    void givenOneNodeOneGpuAndOneWorkload_whenTheSubtitleIsShown_thenEachCountIsSingular() {
+        browser.open(SINGLE_PAGE);
+        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
+        assertThat(browser.js("return allotReport.error;")).isNull();
+        // it said "1 nodes (1 x 1 GPUs), 1 GPUs, 1 workloads"
+        assertThat((String) browser.js("return document.getElementById('subtitle').textContent;"))
+                .startsWith("1 node (1 x 1 GPU), 1 GPU, 1 workload, 1 policy, ");
     }
 
     @Test

@@ -8,6 +8,14 @@ function num(v, digits) {
   return Number(v).toLocaleString('en-US', { minimumFractionDigits: digits || 0, maximumFractionDigits: digits || 0 });
 }
 
+/**
+ * A count and its noun, singular when the count is 1: count(1, 'node') is '1 node', count(2, 'policy', 'policies')
+ * '2 policies'. The scripts' one rule for counts in words, as Words.count is the Java side's.
+ */
+function count(n, singular, plural) {
+  return num(n) + ' ' + (n === 1 ? singular : plural || singular + 's');
+}
+
 function pct(v, digits) {
   return v === null || v === undefined ? '–' : num(v * 100, digits === undefined ? 1 : digits) + '%';
 }

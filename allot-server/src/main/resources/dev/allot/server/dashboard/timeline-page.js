@@ -82,8 +82,8 @@ async function refresh(wholeWindow) {
   P.polls++;
   P.error = null;
   P.ready = true;
-  status('updated ' + utc(v.originSeconds + v.endSeconds) + ' UTC · ' + num(v.timeline.runs) + ' attempts, '
-    + num(v.workloads.ids.length) + ' workloads in the window · refreshed every ' + pollSeconds + ' s');
+  status('updated ' + utc(v.originSeconds + v.endSeconds) + ' UTC · ' + count(v.timeline.runs, 'attempt') + ', '
+    + count(v.workloads.ids.length, 'workload') + ' in the window · refreshed every ' + pollSeconds + ' s');
 }
 
 function failed(e) {
