@@ -81,6 +81,15 @@ final class ApiException extends RuntimeException {
         return new ApiException(401, problem, null, hint);
     }
 
+    /**
+     * The hint for an expired token: an expired token cannot make another, so another live token of the same user
+     * can, or an administrator. It names no user: the refusal says no more about who held the token than it did (that
+     * the token is known and when it expired), so an old token found in a log or a script tells nothing more.
+     */
+    static final String EXPIRED_TOKEN_HINT = "an expired token cannot make another: with another token of yours that"
+            + " has not expired, 'allot token create' makes a new one; else ask an administrator to run 'allot token"
+            + " create --user <your user name>'";
+
     /** The hint for the dashboard's session cookie, where a bearer header is not what the browser can send. */
     static final String SIGN_IN_HINT = "sign in again on the dashboard's page /signin with an API token (allot token"
             + " create makes one; an administrator can make one for you)";

@@ -126,10 +126,10 @@ final class Authentication {
         }
         Optional<String> refusal = found.refusal(clock.millis());
         if (refusal.isPresent()) {
-            // a disabled user's token is good: giving it again, or another of its tokens, does not help
-            throw found.user().disabled()
-                    ? ApiException.unauthorized(refusal.get(), ApiException.enableHint(found.user().name()))
-                    : ApiException.unauthorized(refusal.get());
+            // a disabled user's token is good: giving it again, or another of its tokens, does not help; else it
+            // expired, and the hint says how to get a new one
+            throw ApiException.unauthorized(refusal.get(), found.user().disabled()
+                    ? ApiException.enableHint(found.user().name()) : ApiException.EXPIRED_TOKEN_HINT);
         }
         return found;
     }

@@ -105,8 +105,8 @@ public final class Access {
                         + " administrator enables it again");
             }
             if (token.expiredAt(nowMillis)) {
-                return Optional.of("token expired at " + Instant.ofEpochMilli(token.expiresAtMillis())
-                        + "; make a new one (allot token create) or ask an administrator");
+                // how to get a new one is the API's hint (ApiException.EXPIRED_TOKEN_HINT)
+                return Optional.of("token expired at " + Instant.ofEpochMilli(token.expiresAtMillis()));
             }
             return Optional.empty();
         }

@@ -201,6 +201,27 @@ class UsersApiTest {
     }
 
     @Test
+    void givenAnExpiredToken_whenItIsSent_thenTheRefusalSaysWhenItExpiredAndHowToGetANewOneWithoutNamingItsUser() {
+        MutableClock clock = fx.clocked();
+        Response made = fx.api.post("/v1/users/member/tokens", "tok-member", "{\"lifetime\": \"1d\"}");
+        String expired = made.json().path("token").asText();
+        clock.advance(java.time.Duration.ofDays(2));
+
+        Response refused = fx.api.get("/v1/me", expired);
+        assertThat(refused.status()).isEqualTo(401);
+        assertThat(refused.error()).isEqualTo("token expired at 2026-03-02T09:00:00Z");
+        // the hint was the generic one for a missing header: "send the header 'Authorization: Bearer <token>' with a
+        // token an administrator gave you", which reads as if the token were malformed
+        assertThat(refused.json().path("hint").asText())
+                .contains("an expired token cannot make another", "allot token create", "allot token create --user")
+                .doesNotContain("Authorization: Bearer");
+        assertThat(refused.json().toString()).as("who held it is said no more than before").doesNotContain("member");
+        Response unknown = fx.api.get("/v1/me", "allot_nosuchtoken");
+        assertThat(unknown.error()).isEqualTo("unknown or revoked token");
+        assertThat(unknown.json().path("hint").asText()).contains("Authorization: Bearer");
+    }
+
+    @Test
     void givenATokenMintedWithAToken_whenItAsksToLiveLonger_thenItExpiresWithItsMinterAndIsRevokedWithIt() {
         Response parent = fx.api.post("/v1/users/member/tokens", "tok-member", "{\"label\": \"ci\", \"lifetime\": \"5d\"}");
         String parentToken = parent.json().path("token").asText();
