@@ -65,7 +65,7 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
         Reader r = new Reader(body, "");
         r.object(HINT);
         r.onlyKnown(FIELDS);
-        String name = r.string("name", true, Campaign.NAME_EXPECTED);
+        String name = r.string("name", true, Campaign.NAME_EXPECTED, Campaign.MAX_NAME);
         if (name != null && !Campaign.validName(name)) {
             r.bad("name", Campaign.NAME_EXPECTED, Violation.shown(name));
         }
@@ -174,12 +174,23 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
         }
 
         String string(String field, boolean required, String expected) {
+            return string(field, required, expected, Submission.MAX_TEXT);
+        }
+
+        /** A string that is not blank, of at most {@code maxLength} characters, printable. */
+        String string(String field, boolean required, String expected, int maxLength) {
             JsonNode v = present(field, required, expected);
             if (v == null) {
                 return null;
             }
-            if (!v.isTextual() || v.textValue().isBlank() || v.textValue().length() > Submission.MAX_TEXT) {
+            if (!v.isTextual() || v.textValue().isBlank()) {
                 bad(field, expected, Submission.kindOf(v));
+                return null;
+            }
+            if (v.textValue().length() > maxLength) {
+                // told by the limit and its length (Violation.shown says it past 60 characters): "got a string" alone
+                // read as a wrong type
+                bad(field, expected + ", of at most " + maxLength + " characters", Violation.shown(v.textValue()));
                 return null;
             }
             if (!Submission.printable(v.textValue())) { // a shard's family is printed by 'allot campaign status'

@@ -106,6 +106,22 @@ class CampaignsApiTest {
     }
 
     @Test
+    void givenTextFieldsTooLong_whenACampaignIsSubmitted_thenEachErrorNamesTheFieldTheLimitAndTheLength() {
+        Response r = create("alice", "{\"name\": \"" + "n".repeat(300) + "\", \"allocation\": \"lab/" + "a".repeat(300)
+                + "\", \"command\": [\"true\"], \"gpus\": 1, \"minRuntime\": \"1h\", \"protectedShards\": 1,"
+                + " \"shards\": [{\"units\": 1, \"family\": \"" + "f".repeat(257) + "\"}]}");
+        assertThat(r.status()).isEqualTo(400);
+        // each said "got a string", which read as a wrong type
+        assertThat(r.error()).doesNotContain("got a string")
+                .contains("field 'name': expected 1 to 64 letters", "of at most 64 characters, got 'nnn",
+                        "...' (300 characters)")
+                .contains("field 'allocation': expected an allocation path such as \"lab/nlp/eval\", of at most 256"
+                        + " characters, got 'lab/aaa", "...' (304 characters)")
+                .contains("field 'shards[0].family': expected a short name of the shards that run at one speed,"
+                        + " e.g. \"restore\", of at most 256 characters, got 'fff", "...' (257 characters)");
+    }
+
+    @Test
     void theShardsWorkloadsAreCheckedAsTheSubmissionsTheyWillBe() {
         String ok = CampaignStoryTest.campaign("c2", "\"protectedShards\": 1", "[{\"units\": 4}]", "");
         Response unknown = create("alice", ok.replace("lab/a", "lab/zzz"));
