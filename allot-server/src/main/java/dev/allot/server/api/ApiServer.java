@@ -254,6 +254,17 @@ public final class ApiServer implements AutoCloseable {
         app.stop();
     }
 
+    /**
+     * Registers {@code handler} for GET and for HEAD, which answers as GET does without the body (the server sends
+     * none to a HEAD): the same status, type and length. Every GET route of the API, the dashboard and the timeline is
+     * registered here. Javalin itself answers HEAD on a GET route without running the handler, so a HEAD said
+     * {@code Content-Length: 0} (of /v1/queue; of a page, with {@code Content-Type: application/json}), unlike its GET.
+     */
+    public static void getAndHead(JavalinConfig config, String path, io.javalin.http.Handler handler) {
+        config.routes.get(path, handler);
+        config.routes.head(path, handler);
+    }
+
     private void configure(JavalinConfig config) {
         config.startup.showJavalinBanner = false;
         config.startup.showOldJavalinVersionWarning = false;
@@ -263,52 +274,52 @@ public final class ApiServer implements AutoCloseable {
         config.http.prefer405over404 = true;
         HttpHardening.apply(config, endpoint);
 
-        config.routes.get("/v1/health", this::health);
-        config.routes.get("/v1/openapi.json", ctx -> {
+        getAndHead(config, "/v1/health", this::health);
+        getAndHead(config, "/v1/openapi.json", ctx -> {
             QueryParams.none(ctx, "GET /v1/openapi.json");
             ctx.status(200).contentType(JSON).result(openApi);
         });
         config.routes.post("/v1/workloads", authed(workloadsApi::submit));
         config.routes.post("/v1/workloads/batch", authed(workloadsApi::submitBatch));
-        config.routes.get("/v1/workloads", authed(workloadsApi::list));
-        config.routes.get("/v1/workloads/{id}", authed(workloadsApi::show));
+        getAndHead(config, "/v1/workloads", authed(workloadsApi::list));
+        getAndHead(config, "/v1/workloads/{id}", authed(workloadsApi::show));
         config.routes.post("/v1/workloads/{id}/cancel", authed(workloadsApi::cancel));
         config.routes.post("/v1/workloads/{id}/progress", authed(workloadsApi::progress));
-        config.routes.get("/v1/workloads/{id}/explain", authed(workloadsApi::explain));
-        config.routes.get("/v1/workloads/{id}/output", authed(outputApi::output));
+        getAndHead(config, "/v1/workloads/{id}/explain", authed(workloadsApi::explain));
+        getAndHead(config, "/v1/workloads/{id}/output", authed(outputApi::output));
         config.routes.post("/v1/campaigns", authed(campaignsApi::create));
-        config.routes.get("/v1/campaigns", authed(campaignsApi::list));
-        config.routes.get("/v1/campaigns/{name}", authed(campaignsApi::show));
+        getAndHead(config, "/v1/campaigns", authed(campaignsApi::list));
+        getAndHead(config, "/v1/campaigns/{name}", authed(campaignsApi::show));
         config.routes.put("/v1/campaigns/{name}/brakes", authed(campaignsApi::putBrakes));
         config.routes.delete("/v1/campaigns/{name}", authed(campaignsApi::cancel));
-        config.routes.get("/v1/allocations", authed(allocationsApi::allocations));
+        getAndHead(config, "/v1/allocations", authed(allocationsApi::allocations));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.
-        config.routes.get("/v1/allocations/usage", authed(allocationsApi::usage));
+        getAndHead(config, "/v1/allocations/usage", authed(allocationsApi::usage));
         config.routes.put("/v1/allocations/<path>", authed(allocationsApi::putAllocation));
         config.routes.delete("/v1/allocations/<path>", authed(allocationsApi::removeAllocation));
-        config.routes.get("/v1/audit", authed(allocationsApi::audit));
-        config.routes.get("/v1/me", authed(usersApi::me));
+        getAndHead(config, "/v1/audit", authed(allocationsApi::audit));
+        getAndHead(config, "/v1/me", authed(usersApi::me));
         config.routes.post("/v1/session", sessionApi::signIn);
-        config.routes.get("/v1/session", sessionApi::current);
+        getAndHead(config, "/v1/session", sessionApi::current);
         config.routes.delete("/v1/session", sessionApi::signOut);
-        config.routes.get("/v1/queue", authed(queueApi::queue));
-        config.routes.get("/v1/drains", authed(queueApi::drains));
-        config.routes.get("/v1/forecasts", authed(queueApi::forecasts));
+        getAndHead(config, "/v1/queue", authed(queueApi::queue));
+        getAndHead(config, "/v1/drains", authed(queueApi::drains));
+        getAndHead(config, "/v1/forecasts", authed(queueApi::forecasts));
         Dashboard.routes(config);
-        config.routes.get("/v1/users", authed(usersApi::users));
+        getAndHead(config, "/v1/users", authed(usersApi::users));
         config.routes.put("/v1/users/{name}", authed(usersApi::putUser));
-        config.routes.get("/v1/users/{name}/tokens", authed(usersApi::tokens));
+        getAndHead(config, "/v1/users/{name}/tokens", authed(usersApi::tokens));
         config.routes.post("/v1/users/{name}/tokens", authed(usersApi::createToken));
         config.routes.delete("/v1/users/{name}/tokens/{id}", authed(usersApi::revokeToken));
-        config.routes.get("/v1/token-policy", authed(usersApi::tokenPolicy));
+        getAndHead(config, "/v1/token-policy", authed(usersApi::tokenPolicy));
         config.routes.put("/v1/token-policy", authed(usersApi::putTokenPolicy));
-        config.routes.get("/v1/timeline", authed(this::timeline));
+        getAndHead(config, "/v1/timeline", authed(this::timeline));
         TimelinePage.register(config);
-        config.routes.get("/v1/nodes", authed(clusterApi::listNodes));
+        getAndHead(config, "/v1/nodes", authed(clusterApi::listNodes));
         config.routes.put("/v1/nodes/{name}", authed(clusterApi::putNode));
-        config.routes.get("/v1/brakes", authed(clusterApi::brakes));
+        getAndHead(config, "/v1/brakes", authed(clusterApi::brakes));
         config.routes.put("/v1/brakes", authed(clusterApi::putBrakes));
-        config.routes.get("/v1/policy", authed(clusterApi::showPolicy));
+        getAndHead(config, "/v1/policy", authed(clusterApi::showPolicy));
         config.routes.put("/v1/policy", authed(clusterApi::putPolicy));
         config.routes.post("/v1/nodes/{name}/health", authed(clusterApi::setHealth));
         config.routes.post("/v1/whatif", authed(whatIfApi::whatIf));

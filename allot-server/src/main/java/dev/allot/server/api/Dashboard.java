@@ -36,28 +36,18 @@ public final class Dashboard {
     static void routes(JavalinConfig config) {
         // Javalin's redirect answers the body "Redirected" under the API's default type, application/json: plain
         // text says what it is
-        getAndHead(config, "/", ctx -> {
+        ApiServer.getAndHead(config, "/", ctx -> {
             ctx.redirect("/queue");
             ctx.contentType("text/plain; charset=utf-8").result("see /queue\n");
         });
-        getAndHead(config, "/signin", ctx -> page(ctx, "signin.html"));
-        getAndHead(config, "/queue", ctx -> page(ctx, "queue.html"));
-        getAndHead(config, "/allocations", ctx -> page(ctx, "allocations.html"));
-        getAndHead(config, "/nodes", ctx -> page(ctx, "nodes.html"));
-        getAndHead(config, "/workloads/{id}", ctx -> page(ctx, "workload.html"));
-        getAndHead(config, "/campaigns", ctx -> page(ctx, "campaigns.html"));
-        getAndHead(config, "/campaigns/{name}", ctx -> page(ctx, "campaign.html"));
-        getAndHead(config, "/dashboard/{file}", Dashboard::asset);
-    }
-
-    /**
-     * Registers {@code handler} for GET and for HEAD, which answers as GET does without the body (the server sends
-     * none to a HEAD). Javalin itself answers HEAD on a GET route without running the handler, so a HEAD of a page
-     * said {@code Content-Type: application/json} (the API's default) with no length, unlike its GET.
-     */
-    static void getAndHead(JavalinConfig config, String path, io.javalin.http.Handler handler) {
-        config.routes.get(path, handler);
-        config.routes.head(path, handler);
+        ApiServer.getAndHead(config, "/signin", ctx -> page(ctx, "signin.html"));
+        ApiServer.getAndHead(config, "/queue", ctx -> page(ctx, "queue.html"));
+        ApiServer.getAndHead(config, "/allocations", ctx -> page(ctx, "allocations.html"));
+        ApiServer.getAndHead(config, "/nodes", ctx -> page(ctx, "nodes.html"));
+        ApiServer.getAndHead(config, "/workloads/{id}", ctx -> page(ctx, "workload.html"));
+        ApiServer.getAndHead(config, "/campaigns", ctx -> page(ctx, "campaigns.html"));
+        ApiServer.getAndHead(config, "/campaigns/{name}", ctx -> page(ctx, "campaign.html"));
+        ApiServer.getAndHead(config, "/dashboard/{file}", Dashboard::asset);
     }
 
     /**

@@ -31,9 +31,9 @@ final class TimelinePage {
         byte[] html = page().getBytes(StandardCharsets.UTF_8);
         byte[] css = WebAssets.text(WebAssets.TIMELINE_CSS).getBytes(StandardCharsets.UTF_8);
         byte[] js = script().getBytes(StandardCharsets.UTF_8);
-        Dashboard.getAndHead(config, "/timeline", ctx -> send(ctx, "text/html; charset=utf-8", html));
-        Dashboard.getAndHead(config, "/timeline.css", ctx -> send(ctx, "text/css; charset=utf-8", css));
-        Dashboard.getAndHead(config, "/timeline.js", ctx -> send(ctx, "text/javascript; charset=utf-8", js));
+        ApiServer.getAndHead(config, "/timeline", ctx -> send(ctx, "text/html; charset=utf-8", html));
+        ApiServer.getAndHead(config, "/timeline.css", ctx -> send(ctx, "text/css; charset=utf-8", css));
+        ApiServer.getAndHead(config, "/timeline.js", ctx -> send(ctx, "text/javascript; charset=utf-8", js));
     }
 
     private static void send(Context ctx, String type, byte[] body) {

@@ -119,9 +119,9 @@ public final class ServiceMetrics implements LoopObserver {
         return registry;
     }
 
-    /** The route for {@link dev.allot.server.api.ApiServer.Extras}: {@code GET /metrics}, no authentication. */
+    /** The route for {@link dev.allot.server.api.ApiServer.Extras}: {@code GET /metrics} (and HEAD), no authentication. */
     public Consumer<JavalinConfig> route() {
-        return config -> config.routes.get(PATH, ctx -> ctx.status(200)
+        return config -> dev.allot.server.api.ApiServer.getAndHead(config, PATH, ctx -> ctx.status(200)
                 .contentType("text/plain; version=0.0.4; charset=utf-8").result(scrape()));
     }
 
