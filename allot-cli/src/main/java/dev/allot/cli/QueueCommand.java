@@ -15,8 +15,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code allot queue}: the server's workloads as a table. The waiting ones (pending, requeued) come first,
  * in the order the policy would serve them, with their place in that order overall and in their allocation, as
- * {@code GET /v1/queue} and the dashboard give them; held work and work the scheduler has not seen yet follow without
- * a place. Then the others (running, ended) in the server's order, oldest submission first. Which workloads are listed
+ * {@code GET /v1/queue} and the dashboard give them; held work, work the scheduler has not seen yet and work it has
+ * decided to start whose GPUs stopped work still holds (a deferred start: "pending (about to start)") follow without a
+ * place, out of the serving order. Then the others (running, ended) in the server's order, oldest submission first. Which workloads are listed
  * is what {@code GET /v1/workloads} answers for the filters: every waiting one (the head of the queue may be the newest
  * submission), of which the first {@code --limit} in serving order are shown, and the oldest {@code --limit} others; a
  * note says how many were left out. {@code /v1/queue} (with the same allocation and user) only orders and numbers the
@@ -27,8 +28,10 @@ import picocli.CommandLine.Option;
         description = {"List workloads on the Allot server as a table, optionally filtered.",
                 "Waiting work (pending, requeued) comes first, in the order the policy would serve it: POS"
                         + " is its place in the whole queue (whatever the filters), ALLOC POS its place among its"
-                        + " allocation's waiting work. Held work and work the scheduler has not seen yet follow, without"
-                        + " a place (-). Then running and ended work, oldest submission first.",
+                        + " allocation's waiting work. Held work, work the scheduler has not seen yet and work it has"
+                        + " decided to start whose GPUs stopped work still holds (STATE 'pending (about to start)', as"
+                        + " 'allot explain' says) follow, without a place (-). Then running and ended work, oldest"
+                        + " submission first.",
                 "EXPECTED START is the latest forecast's likely start of waiting work (the median of futures played with"
                         + " the service's policy; >T: after T, the end of what the forecast looks at; -: no forecast);"
                         + " 'allot explain ID' gives its band and what it assumes.",
@@ -222,6 +225,10 @@ final class QueueCommand extends ClientCommand {
         List<Row> rows = new ArrayList<>();
         for (JsonNode e : queued.values()) {
             JsonNode w = waiting.remove(e.path("id").asText());
+            if (w != null && e.path("aboutToStart").asBoolean(false)) {
+                // decided to start, its GPUs still held by work being stopped: the server's workload says pending
+                w = ((ObjectNode) w.deepCopy()).put("aboutToStart", true);
+            }
             if (w != null) {
                 rows.add(new Row(w, place(e.get("position")), place(e.get("positionInAllocation")),
                         expectedStart(e.get("forecast"), answer.path("queue").path("forecast"))));
@@ -263,7 +270,7 @@ final class QueueCommand extends ClientCommand {
             return "held (" + text(w, "state") + ")";
         }
         String state = "running".equals(text(w, "state")) && w.path("starting").asBoolean(false) ? "starting"
-                : text(w, "state");
+                : text(w, "state") + (w.path("aboutToStart").asBoolean(false) ? " (about to start)" : "");
         return state + (w.path("cancelRequested").asBoolean(false) && !"cancelled".equals(text(w, "state"))
                 ? " (cancel requested)" : "");
     }

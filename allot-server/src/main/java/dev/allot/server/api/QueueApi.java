@@ -25,8 +25,9 @@ import java.util.Set;
  *   <li>{@code GET /v1/queue}: every waiting workload in the order the policy would serve it
  *   ({@link dev.allot.core.explain.WaitExplainer#queue}), each allocation's fair-share numbers per tree level once
  *   ({@code levels}: the same numbers {@code GET /v1/workloads/{id}/explain} gives), then the waiting workloads the
- *   scheduler does not queue: those held by a safety brake ({@code state} {@code held}) and those submitted since its
- *   last cycle ({@code position} null). Filters: {@code allocation} (that path and below), {@code user},
+ *   scheduler does not queue: those held by a safety brake ({@code state} {@code held}), those submitted since its
+ *   last cycle ({@code position} null) and those it has decided to start whose start waits for GPUs that stopped work
+ *   still holds ({@code aboutToStart}). Filters: {@code allocation} (that path and below), {@code user},
  *   {@code state} ({@code pending}, {@code preempted}, {@code requeued}, {@code held}); positions stay those of the
  *   whole queue.</li>
  *   <li>{@code GET /v1/forecasts}: the latest forecast start of every waiting workload, as a band, with what the
@@ -56,12 +57,14 @@ final class QueueApi {
     }
 
     /**
-     * A waiting workload; {@code position} null when the scheduler does not queue it (held, or not seen yet);
-     * {@code forecast} its expected start, null when the latest forecast has none for it.
+     * A waiting workload; {@code position} null when the scheduler does not queue it (held, not seen yet, or about to
+     * start); {@code forecast} its expected start, null when the latest forecast has none for it. {@code aboutToStart}:
+     * the scheduler has decided to start it on GPUs that work it stopped still holds (a deferred start): the store has
+     * it waiting, the scheduler has placed it, so it is out of the serving order, as its explanation says.
      */
     record QueueEntry(Integer position, Integer positionInAllocation, String id, String allocation, String user,
-                      int gpus, boolean allocated, String priority, String state, String submittedAt,
-                      String heldReason, ForecastViews.Band forecast) {
+                      int gpus, boolean allocated, String priority, String state, boolean aboutToStart,
+                      String submittedAt, String heldReason, ForecastViews.Band forecast) {
     }
 
     record DrainView(String node, String status, String reason, int gpus, List<String> workloads, String completesAt) {
@@ -107,16 +110,17 @@ final class QueueApi {
                     continue; // ended or held since the scheduler's last cycle
                 }
                 listed.put(w.id(), true);
-                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated(), live);
+                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated(), false, live);
                 if (matches(q, allocation, owner, state)) {
                     entries.add(q);
                     levels.computeIfAbsent(q.allocation(), a -> levels(snapshot.get().levels().get(a)));
                 }
             }
         }
+        Set<String> aboutToStart = explainer.aboutToStart();
         for (Workload w : waiting.values()) {
             if (!listed.containsKey(w.id())) {
-                QueueEntry q = entry(w, null, null, w.allocated(), live);
+                QueueEntry q = entry(w, null, null, w.allocated(), !w.held() && aboutToStart.contains(w.id()), live);
                 if (matches(q, allocation, owner, state)) {
                     entries.add(q);
                 }
@@ -185,11 +189,12 @@ final class QueueApi {
     }
 
     private static QueueEntry entry(Workload w, Integer position, Integer inAllocation, boolean allocated,
-                                    Optional<LiveForecast> live) {
+                                    boolean aboutToStart, Optional<LiveForecast> live) {
         ForecastViews.Band band = w.held() ? null
                 : live.flatMap(l -> l.of(w.id())).map(ForecastViews::band).orElse(null);
         return new QueueEntry(position, inAllocation, w.id(), w.allocationPath(), w.user(), w.gpus(), allocated,
-                w.priority().label(), w.held() ? "held" : w.state().label(), Views.instant(w.submittedAtMillis()),
+                w.priority().label(), w.held() ? "held" : w.state().label(), aboutToStart,
+                Views.instant(w.submittedAtMillis()),
                 w.heldReason(), band);
     }
 

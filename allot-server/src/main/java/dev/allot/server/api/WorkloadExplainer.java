@@ -82,6 +82,15 @@ public interface WorkloadExplainer {
         return Optional.empty();
     }
 
+    /**
+     * The waiting workloads the scheduler has decided to start whose start waits for GPUs that work it stopped still
+     * holds (deferred starts): the store has them waiting, the scheduler has placed them, so they have no place in the
+     * queue. Empty when there is none, and by default (a standby's view has none: it has them waiting).
+     */
+    default java.util.Set<String> aboutToStart() {
+        return java.util.Set.of();
+    }
+
     /** See {@link #view}. */
     record LiveView(boolean standby, long asOfMillis) {
     }

@@ -78,6 +78,11 @@ public final class LoopExplainer implements WorkloadExplainer {
     }
 
     @Override
+    public java.util.Set<String> aboutToStart() {
+        return java.util.Set.copyOf(loop.deferredLaunches());
+    }
+
+    @Override
     public Optional<String> awaiting() {
         return loop.awaiting();
     }

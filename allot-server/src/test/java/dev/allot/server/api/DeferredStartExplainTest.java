@@ -81,6 +81,44 @@ class DeferredStartExplainTest {
                 .isEqualTo("2026-03-01T12:00:05Z");
     }
 
+    @Test
+    void givenADeferredStart_whenTheQueueIsListed_thenItHasNoPlaceAndIsSaidToBeAboutToStartAsItsExplanationSays() {
+        // given pretrain's start is deferred until detect, which it preempted, has stopped
+        api = ApiFixture.withSchedulingLoop(dir, clock, simulated -> backend = new HoldsStops(simulated));
+        String detect = submit("ms-member", DETECT, "1h");
+        api.loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        api.loop.runOnce();
+        clock.advance(Duration.ofHours(1));
+        api.loop.runOnce();
+        assertThat(backend.stopped).containsExactly(detect);
+        assertThat(api.loop.deferredLaunches()).containsExactly(pretrain);
+
+        // when the queue is listed
+        Response q = api.get("/v1/queue", "tok-member");
+        assertThat(q.status()).as("%s", q.json()).isEqualTo(200);
+
+        // then it has no place (the scheduler has placed it: it is out of the serving order) and says why, where it
+        // was listed as work the scheduler had not seen yet
+        JsonNode entry = null;
+        for (JsonNode e : q.json().path("entries")) {
+            if (e.path("id").asText().equals(pretrain)) {
+                entry = e;
+            }
+        }
+        assertThat(entry).as("%s", q.json()).isNotNull();
+        assertThat(entry.path("position").isNull()).isTrue();
+        assertThat(entry.path("state").asText()).isEqualTo("pending");
+        assertThat(entry.path("aboutToStart").asBoolean()).as("%s", entry).isTrue();
+        assertThat(explain(pretrain).path("summary").get(0).asText()).contains("about to start");
+
+        // and once it has started it is no longer in the queue
+        backend.release();
+        clock.advance(Duration.ofSeconds(5));
+        api.loop.runOnce();
+        assertThat(api.get("/v1/queue", "tok-member").json().path("entries").toString()).doesNotContain(pretrain);
+    }
+
     private String submit(String user, String allocation, String minRuntime) {
         Response r = api.submit(user, body("allocation", "\"" + allocation + "\"", "gpusPerNode", "0",
                 "minRuntime", "\"" + minRuntime + "\"", "duration", "\"1d\""));
