@@ -94,7 +94,7 @@ final class Dispatcher {
 
     /**
      * Runs {@code change}, which may ask for stops, and sends them once it is done: for a change that builds the
-     * core's state anew ({@link Adoption#rebuild}), during which the state is not whole, so that the backend is not
+     * core's state anew ({@link TopologyChanges#rebuild}), during which the state is not whole, so that the backend is not
      * called (and the API's reads let in, see {@link StateLock}) halfway.
      */
     void sendingAfter(Runnable change) {

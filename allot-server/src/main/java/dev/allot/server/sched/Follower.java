@@ -59,6 +59,7 @@ final class Follower {
         c = new LoopCore(Objects.requireNonNull(readOnly, "readOnly"), new Refusing(backendName), policy, config,
                 clock, grace, true);
         c.adoption = new Adoption(c);
+        c.changes = new TopologyChanges(c);
         c.intake = new Intake(c);
         c.decider = new Decider(c);
         c.carrier = new Carrier(c);
@@ -78,7 +79,7 @@ final class Follower {
             List<Node> nodes = c.store.nodes().nodes();
             due = !CoreBuilder.Topology.of(allocations, nodes).equals(loadedTopology);
             if (!due) {
-                c.adoption.markHealth(nodes, now);
+                c.changes.markHealth(nodes, now);
             }
         }
         if (due) {

@@ -170,7 +170,7 @@ final class Intake {
                 return;
             }
             if (released.stream().anyMatch(id -> c.state.job(id).isPresent())) {
-                c.adoption.rebuild(c.store.allocations().allocations(), c.store.nodes().nodes(), now,
+                c.changes.rebuild(c.store.allocations().allocations(), c.store.nodes().nodes(), now,
                         "held workloads were released");
             }
             for (String id : released) {

@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * submissions each of some 1,000 starts walked every one of 2,300 live attempts, twice (issue 21).
  *
  * <p>The node index follows each attempt's {@link LiveAttempt#placement} as it was when the attempt was put; the
- * loop changes placements only when the core's nodes change ({@link Adoption#rebuild}), which then calls
+ * loop changes placements only when the core's nodes change ({@link TopologyChanges#rebuild}), which then calls
  * {@link #reindex}. An attempt is taken out of the index by the nodes it was put under, so removing one whose
  * placement changed meanwhile is safe. Owned by the loop's thread (not thread-safe).
  */

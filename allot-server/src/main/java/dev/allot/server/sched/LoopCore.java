@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * What the parts of a {@link SchedulerLoop} share: the store and the backend, the policy, the core's state and the
  * loop's books of it, the hints the API leaves for the next cycle, and the counters. The parts ({@link Adoption},
- * {@link Intake}, {@link Decider}, {@link Carrier}) each do one idea of the cycle on this one state; they reach each
- * other through it. Written on the loop's thread only (inside {@link SchedulerLoop#runOnce}), under the loop's
+ * {@link TopologyChanges}, {@link Intake}, {@link Decider}, {@link Carrier}) each do one idea of the cycle on this one
+ * state; they reach each other through it. Written on the loop's thread only (inside {@link SchedulerLoop#runOnce}), under the loop's
  * {@link StateLock}, which the API's reads take too; the fields marked volatile or atomic, and the queue of progress
  * reports, are what the API's threads set. The parts call the backend through {@link UnlockedBackend}, which lets
  * the reads in while the backend answers: so a part calls it only where the state is whole.
@@ -52,6 +52,7 @@ final class LoopCore {
 
     // ---- the parts, wired by the loop
     Adoption adoption;
+    TopologyChanges changes;
     Intake intake;
     Decider decider;
     Carrier carrier;

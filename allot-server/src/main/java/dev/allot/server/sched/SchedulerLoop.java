@@ -32,7 +32,7 @@ import java.util.concurrent.ScheduledExecutorService;
  *       the fair-share window seeded from the stored attempts; nothing happens until the store has at least one node
  *       and one allocation), admit the waiting workloads and adopt the attempts found open (see {@link Adoption}),
  *       then reconcile them with the backend; on later cycles, take in changes of the tree and the nodes (see
- *       {@link Adoption} too);</li>
+ *       {@link TopologyChanges});</li>
  *   <li>observe the backend: every ended attempt the loop started is ended in the store and in the core, then
  *       forgotten by the backend;</li>
  *   <li>launch the deferred starts whose fences have cleared (a start waits while its GPUs are held by a stopping
@@ -61,8 +61,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * <p><b>Where things are.</b> This class is the cycle and the API; each idea of the cycle is its own class, all
  * working on one shared {@link LoopCore} (the core's state, the books, the counters): {@link Adoption} (load, adoption,
- * reconciliation, changes of the tree and the nodes, rebuilds), {@link Intake} (submissions, cancellations, the
- * brakes), {@link Decider} (when and how the policy is asked) and {@link Carrier} (launches, deferred starts and
+ * reconciliation), {@link TopologyChanges} (changes of the tree and the nodes, rebuilds), {@link Intake}
+ * (submissions, cancellations, the brakes), {@link Decider} (when and how the policy is asked) and {@link Carrier} (launches, deferred starts and
  * their fences, stops, observation of the backend, the ends of attempts). With several instances ({@link #lead}),
  * {@link Leadership} says whether this one acts; while it stands by, a {@link Follower} keeps a view of the leader's
  * state from the store ({@link #follow}), which {@link #inspect} reads, so that a standby explains and forecasts too.
@@ -137,6 +137,7 @@ public final class SchedulerLoop implements AutoCloseable {
                 Objects.requireNonNull(policy, "policy"), Objects.requireNonNull(config, "config"),
                 Objects.requireNonNull(clock, "clock"), grace);
         c.adoption = new Adoption(c);
+        c.changes = new TopologyChanges(c);
         c.intake = new Intake(c);
         c.decider = new Decider(c);
         c.carrier = new Carrier(c);
@@ -308,10 +309,10 @@ public final class SchedulerLoop implements AutoCloseable {
             if (newPolicy) {
                 List<Allocation> allocations = c.store.allocations().allocations();
                 if (!allocations.isEmpty()) {
-                    c.adoption.rebuild(allocations, c.store.nodes().nodes(), now, "the policy settings changed");
+                    c.changes.rebuild(allocations, c.store.nodes().nodes(), now, "the policy settings changed");
                 }
             }
-            c.adoption.refreshTopology(now);
+            c.changes.refreshTopology(now);
         }
         c.state.advanceTo(now);
         c.stopsThisCycle = false;
