@@ -174,7 +174,8 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             } catch (BackendUnavailableException e) {
                 if (clock.millis() >= until) {
                     throw new BackendException("could not take the instance lock within " + patience.toSeconds()
-                            + " s, as Slurm's jobs could not be listed: " + e.getMessage() + unreachableHint(), e);
+                            + " s, as Slurm's jobs could not be listed: " + e.getMessage()
+                            + StartChecks.unreachableHint(config), e);
                 }
                 if (!e.getMessage().equals(told)) { // once, not every half second
                     LOG.warn("Slurm not reachable yet ({}); trying again for up to {} s", e.getMessage(),
@@ -186,15 +187,6 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         }
     }
 
-    /** Where to look when Slurm could not be reached at start: which settings say where it is, and how to try them. */
-    private String unreachableHint() {
-        String conf = config.slurmConf() == null ? "slurm.conf" : config.slurmConf().toString();
-        return config.observe() == SlurmConfig.Observe.REST
-                ? " (check --slurm-rest-url, --slurm-rest-user and --slurm-rest-token-file: curl -H"
-                        + " 'X-SLURM-USER-NAME: USER' -H 'X-SLURM-USER-TOKEN: TOKEN' URL/slurm/v0.0.38/ping tries them)"
-                : " (is slurmctld running where " + conf + " says, SlurmctldHost and SlurmctldPort? `SLURM_CONF=" + conf
-                        + " scontrol ping` tries it; --slurm-conf names the file)";
-    }
 
     @Override
     public String name() {
