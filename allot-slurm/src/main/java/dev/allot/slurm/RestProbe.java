@@ -168,7 +168,20 @@ final class RestProbe implements SlurmProbe {
         }
         String what = said.isEmpty() ? abbreviate(r.body()) : String.join("; ", said);
         return "slurmrestd answered GET " + path + " with HTTP " + r.status() + (what.isEmpty() ? "" : ": " + what)
-                + " (it was asked as user '" + user + "' with the token in " + tokenFile + ")";
+                + " (it was asked as user '" + user + "' with the token in " + tokenFile + ")"
+                + (r.status() == 401 || r.status() == 403 || r.status() == 500 ? tokenHint() : "");
+    }
+
+    /**
+     * What to do when the token is the cause. slurmrestd 22.05 answers a token slurmctld rejects (wrong, expired,
+     * made with another key) with HTTP 500 and "Unspecified error", like a failure of slurmctld: seen on the loopback
+     * cluster, where only slurmctld's log said {@code jwt_decode failure}. So the answer cannot say which; the hint
+     * says how to rule the token out.
+     */
+    private String tokenHint() {
+        return "; if the token is wrong or has expired (slurmctld's log then says jwt_decode failure or expired),"
+                + " write a fresh one with `scontrol token username=" + user + " lifespan=SECONDS` to " + tokenFile
+                + " (--slurm-rest-token-file; read at every request)";
     }
 
     private static String abbreviate(String s) {

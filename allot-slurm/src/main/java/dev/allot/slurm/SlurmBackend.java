@@ -109,6 +109,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final SlurmStops stopping;
     private final SlurmObserver observer;
     private final SlurmNodeHealth nodeHealth = new SlurmNodeHealth();
+    private final SlurmOutput output;
 
     /**
      * What the backend has had to deal with, for metrics. Counted under the backend's lock (by its methods, which are
@@ -140,6 +141,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         this.attempts = new SlurmAttempts(config.instance(), probe, clock, counters);
         this.stopping = new SlurmStops(config.instance(), attempts, probe, actions, commands, counters);
         this.observer = new SlurmObserver(config.instance(), attempts, stopping, probe, actions, lock, counters);
+        this.output = new SlurmOutput(config.instance(), probe, actions);
     }
 
     /**
@@ -162,6 +164,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     /** Takes the instance lock, probing again for up to {@code patience} while Slurm cannot be reached. */
     synchronized void takeLock(Duration patience) {
         long until = clock.millis() + patience.toMillis();
+        String told = null;
         while (true) {
             try {
                 lock.acquire(attempts::listJobs);
@@ -171,24 +174,40 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             } catch (BackendUnavailableException e) {
                 if (clock.millis() >= until) {
                     throw new BackendException("could not take the instance lock within " + patience.toSeconds()
-                            + " s, as Slurm's jobs could not be listed: " + e.getMessage(), e);
+                            + " s, as Slurm's jobs could not be listed: " + e.getMessage()
+                            + StartChecks.unreachableHint(config), e);
                 }
-                LOG.warn("Slurm not reachable yet ({}); trying again", e.getMessage());
+                if (!e.getMessage().equals(told)) { // once, not every half second
+                    LOG.warn("Slurm not reachable yet ({}); trying again for up to {} s", e.getMessage(),
+                            patience.toSeconds());
+                    told = e.getMessage();
+                }
                 sleep(500);
             }
         }
     }
+
 
     @Override
     public String name() {
         return "slurm";
     }
 
+    /**
+     * Read without the backend's lock (see {@link SlurmOutput}): {@code allot logs} never waits for a cycle's
+     * commands.
+     */
+    @Override
+    public Optional<dev.allot.core.backend.AttemptOutput> output(AttemptKey attempt, int maxBytes) {
+        return output.read(attempt, maxBytes);
+    }
+
     @Override
     public String outputElsewhere() {
-        return "Slurm writes each job's output on the cluster: allot-<Slurm job id>.out in the submitter's home (in"
-                + " --slurm-workdir for jobs run as the service's own user); the job is named allot:<workload>#<attempt>"
-                + " (squeue -n or sacct --name give its id)";
+        return "Slurm no longer knows its job (it ended longer ago than Slurm's MinJobAge, or was never submitted);"
+                + " each job writes its output on the node that ran it: allot-<Slurm job id>.out in the submitter's"
+                + " home (/tmp for an account without one; --slurm-workdir for jobs run as the service's own user);"
+                + " the job is named allot:<workload>#<attempt> (sacct --name gives its id)";
     }
 
     @Override

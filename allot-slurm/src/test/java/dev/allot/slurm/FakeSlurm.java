@@ -48,6 +48,10 @@ final class FakeSlurm implements SlurmProbe {
     String qosUpdateErr = "Job is no longer pending execution for job %d";
     int qosUpdateExit = 1;
     boolean qosChangesWhileRunning;
+    /** Where {@code scontrol show job} says jobs write their output ({@code StdOut=DIR/allot-<id>.out}). */
+    Path outputDir = Path.of("/srv/allot");
+    /** Whom {@code scontrol show job} says jobs run as ({@code UserId=}). */
+    String outputUser = "root(0)";
     /** {@code scontrol} cannot reach the controller: updates and {@code show job} fail. */
     boolean scontrolDown;
     /** {@code scontrol -d show job} fails (the allocation cannot be read). */
@@ -338,11 +342,15 @@ final class FakeSlurm implements SlurmProbe {
             if (j == null) {
                 return Optional.empty();
             }
-            return Optional.of(List.of("JobId=" + jobId + " JobName=" + j.name() + " UserId=root(0) Account=(null)"
+            return Optional.of(List.of("JobId=" + jobId + " JobName=" + j.name() + " UserId=" + outputUser
+                    + " Account=(null)"
                     + " QOS=" + qos.getOrDefault(jobId, "(null)") + " JobState=" + j.state() + " Reason=" + j.reason()
                     + " Requeue=1 Restarts=" + j.restarts() + " ExitCode=0:0 Partition=" + j.partition()
                     + " NodeList=" + (j.nodes().isEmpty() ? "(null)" : String.join(",", j.nodes()))
-                    + " Comment=" + (j.comment().isEmpty() ? "(null)" : j.comment()) + "  StdErr=/dev/null"));
+                    + " Comment=" + (j.comment().isEmpty() ? "(null)" : j.comment())
+                    + " BatchHost=" + (j.nodes().isEmpty() ? "(null)" : j.nodes().get(0))
+                    + " StdErr=" + outputDir.resolve("allot-" + jobId + ".out") + " StdIn=/dev/null"
+                    + " StdOut=" + outputDir.resolve("allot-" + jobId + ".out") + " Power="));
         }
 
         @Override

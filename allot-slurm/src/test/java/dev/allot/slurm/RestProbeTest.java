@@ -105,6 +105,25 @@ class RestProbeTest {
     }
 
     @Test
+    void aRejectedTokenAnswerSaysHowToMakeAFreshToken() {
+        // What slurmrestd 22.05.8 answered on the loopback cluster to GET jobs with a token slurmctld could not decode
+        // (slurmctld's log: "auth_p_verify: jwt_decode failure"): HTTP 500, as for any failure. Allot retried for 30 s
+        // and gave up naming the token file, but not what to do about it.
+        answer("jobs", 500, "{\"errors\": [{\"description\": \"Failed while looking for jobs\", \"error_number\": -1,"
+                + " \"error\": \"Unspecified error\", \"source\": \"slurm_load_jobs\"}], \"jobs\": []}");
+
+        assertThatThrownBy(probe::jobs).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("HTTP 500: Failed while looking for jobs")
+                .hasMessageContaining("if the token is wrong or has expired")
+                .hasMessageContaining("`scontrol token username=")
+                .hasMessageContaining("--slurm-rest-token-file");
+
+        answer("nodes", 404, "not here");
+        assertThatThrownBy(probe::nodes).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("HTTP 404").hasMessageNotContaining("scontrol token");
+    }
+
+    @Test
     void oneJobIsReadById() {
         answer("job/7", 200, Fixtures.read("squeue.json"));
 

@@ -138,6 +138,19 @@ class SlurmBackendInstanceTest {
     }
 
     @Test
+    void slurmctldUnreachableAtStartSaysWhichSettingsSayWhereItIsAndHowToTryThem() {
+        // On the loopback cluster, a slurm.conf with the wrong SlurmctldPort gave, after 30 s: "could not take the
+        // instance lock within 30 s, as Slurm's jobs could not be listed: could not list Slurm's jobs: scontrol -o ...
+        // exited 1: slurm_load_jobs error: Unable to contact slurm controller (connect failure)", and no hint.
+        slurm.failNextProbes(1);
+        SlurmBackend b = new SlurmBackend(slurm.config, slurm, slurm.actions, slurm.clock);
+
+        assertThatThrownBy(() -> b.takeLock(Duration.ZERO)).isExactlyInstanceOf(BackendException.class)
+                .hasMessageContaining("is slurmctld running where").hasMessageContaining("SlurmctldPort")
+                .hasMessageContaining("scontrol ping").hasMessageContaining("--slurm-conf");
+    }
+
+    @Test
     void ofTwoInstancesStartingTogetherTheLaterLockCancelsItselfAndRefuses() {
         slurm.beforeSubmitLock = () -> slurm.add(new FakeSlurm.Job(JobTag.LOCK_NAME).comment("allot:other"));
 

@@ -15,6 +15,25 @@ public record AttemptOutput(String text, long sizeBytes, long fromByte) {
         }
     }
 
+    /**
+     * The output read from byte {@code from} on ({@code bytes}, as far as the output went when read): starting at a
+     * line's beginning when earlier output is left out (a cut line's tail reads as garbage), decoded as UTF-8 with
+     * undecodable bytes replaced. The one rule for every backend that reads an output file's end.
+     */
+    public static AttemptOutput tail(byte[] bytes, long from) {
+        int skip = 0;
+        if (from > 0) {
+            for (int i = 0; i < bytes.length - 1; i++) {
+                if (bytes[i] == '\n') {
+                    skip = i + 1;
+                    break;
+                }
+            }
+        }
+        return new AttemptOutput(new String(bytes, skip, bytes.length - skip, java.nio.charset.StandardCharsets.UTF_8),
+                from + bytes.length, from + skip);
+    }
+
     /** Whether earlier output was left out. */
     public boolean truncated() {
         return fromByte > 0;

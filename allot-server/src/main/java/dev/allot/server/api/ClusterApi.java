@@ -87,6 +87,15 @@ final class ClusterApi {
         ApiServer.requireAdmin(user, "set the health of nodes");
         String name = ctx.pathParam("name");
         Edits.NodeHealth h = Edits.NodeHealth.parse(io.body(ctx));
+        Optional<Node> before = findNode(name);
+        if (h.healthy() && before.isPresent() && before.get().unhealthyIn(nodesFromBackend)) {
+            // Marked healthy here, the backend's next listing made it unhealthy again within a second, after a 200
+            // that said healthy; work placed on it meanwhile waited in the backend (Slurm: a drained node).
+            throw new ApiException(409, "node '" + name + "' is unhealthy in the " + nodesFromBackend + " backend ("
+                    + before.get().reason() + "): the service marks it healthy once the backend can use it again", null,
+                    "make it usable in " + nodesFromBackend + " (on Slurm, for a node drained by an operator: scontrol"
+                            + " update nodename=" + name + " state=resume); the service follows within seconds");
+        }
         store.nodes().setHealth(name, h.healthy(), h.reason(), clock.millis(), user.name());
         topologyChanged.run();
         io.json(ctx, 200, Views.node(findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",

@@ -5,15 +5,13 @@ import dev.allot.core.backend.BackendException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
  * Reads the end of an output file that may still be growing: the last {@code maxBytes} as far as the file goes at
- * the moment it is read, starting at a line's beginning when earlier output is left out (a cut line's tail reads as
- * garbage), decoded as UTF-8 with undecodable bytes replaced. A file that is not there is empty output: an attempt
+ * the moment it is read, cut and decoded as {@link AttemptOutput#tail} says. A file that is not there is empty output: an attempt
  * whose process never started wrote nothing.
  */
 final class OutputTail {
@@ -31,18 +29,7 @@ final class OutputTail {
             while (buf.hasRemaining() && ch.read(buf, from + buf.position()) > 0) {
                 // read to the size seen: what is written meanwhile is for the next read
             }
-            byte[] bytes = java.util.Arrays.copyOf(buf.array(), buf.position());
-            int skip = 0;
-            if (from > 0) {
-                for (int i = 0; i < bytes.length - 1; i++) {
-                    if (bytes[i] == '\n') {
-                        skip = i + 1;
-                        break;
-                    }
-                }
-            }
-            return new AttemptOutput(new String(bytes, skip, bytes.length - skip, StandardCharsets.UTF_8),
-                    from + bytes.length, from + skip);
+            return AttemptOutput.tail(java.util.Arrays.copyOf(buf.array(), buf.position()), from);
         } catch (NoSuchFileException e) {
             return new AttemptOutput("", 0, 0);
         } catch (IOException e) {

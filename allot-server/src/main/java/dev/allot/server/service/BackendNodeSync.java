@@ -48,7 +48,7 @@ public final class BackendNodeSync implements AutoCloseable {
         this.backend = backend;
         this.clock = clock;
         this.changed = changed;
-        this.prefix = backend.name() + ": ";
+        this.prefix = Node.backendReasonPrefix(backend.name());
     }
 
     /** Whether the backend owns the list of nodes (else there is nothing to keep in step). */
@@ -163,7 +163,7 @@ public final class BackendNodeSync implements AutoCloseable {
                     LOG.atWarn().addKeyValue("node", s.name()).addKeyValue("reason", reason)
                             .log("node {} is unhealthy: {}", s.name(), reason);
                     changes++;
-                } else if (b.usable() && !s.healthy() && s.reason() != null && s.reason().startsWith(prefix)) {
+                } else if (b.usable() && s.unhealthyIn(backend.name())) {
                     store.nodes().setHealth(s.name(), true, null, now, ACTOR);
                     LOG.info("node {} is usable again in the {} backend: healthy", s.name(), backend.name());
                     changes++;

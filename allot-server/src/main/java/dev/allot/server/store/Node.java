@@ -21,4 +21,17 @@ public record Node(String name, int gpus, boolean healthy, String reason, long u
             throw new IllegalArgumentException("node " + name + ": gpus must be at least 1, got " + gpus);
         }
     }
+
+    /** What the reason of a node a backend made unhealthy starts with: the backend's name ({@code slurm: DOWN...}). */
+    public static String backendReasonPrefix(String backend) {
+        return backend + ": ";
+    }
+
+    /**
+     * Whether the backend {@code backend} made it unhealthy (it reports the node down, failed or drained by an
+     * operator): only the backend's sync marks it healthy again, once the backend can use it.
+     */
+    public boolean unhealthyIn(String backend) {
+        return !healthy && backend != null && reason != null && reason.startsWith(backendReasonPrefix(backend));
+    }
 }
