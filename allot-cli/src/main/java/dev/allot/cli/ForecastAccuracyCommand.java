@@ -150,6 +150,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
             if (dir != null || traceOptions.given()) {
                 throw new IllegalArgumentException("give one of DIR, --preset or --trace, not several");
             }
+            traceOptions.checkNoTraceOnly("a preset makes its own cluster, allocations and workloads");
             GeneratorSpec g = PresetDays.spec(preset, days);
             return ScenarioGenerator.generate(g, seed).toScenario(preset + "-seed" + seed);
         }

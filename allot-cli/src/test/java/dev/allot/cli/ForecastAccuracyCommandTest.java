@@ -60,6 +60,18 @@ class ForecastAccuracyCommandTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
+    void givenTraceOnlyOptionsWithAPreset_whenRun_thenTheyAreRefusedNamingThemBeforeAnyWork() {
+        // '--preset lab --nodes 4x8' ignored --nodes and measured the preset's own cluster
+        Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--days", "1", "--nodes", "4x8",
+                "--sample-every", "100000", "--runs", "1", "--horizon", "1h");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --nodes only apply with --trace; a preset makes its own cluster,"
+                + " allocations and workloads\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aPresetAndATraceTogetherAreRefused() {
         Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--trace", "philly:x.csv", "--nodes", "2x8");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
