@@ -52,6 +52,16 @@ class ForecastAccuracyCommandTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
+    void givenOneWorkloadSampled_whenRun_thenTheCostLineSaysOneForecast() {
+        // it said "(allot, 1 forecasts)"
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--sample-every", "12", "--runs", "1");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).containsPattern("cost: [0-9.]+ ms per forecast \\(allot, 1 forecast\\), ");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void withoutAScenarioItSaysWhatToGive() {
         Cli.Result r = Cli.run("forecast", "accuracy");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
