@@ -124,6 +124,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warmup expects a whole number >= 0 (untimed rounds), got " + warmup);
         }
         which.forEach(GeneratorSpec::preset);
+        PresetDays.checkSeed(!which.isEmpty(), spec.commandLine().getParseResult().hasMatchedOption("--seed"));
     }
 
     private void run(PrintWriter out, PolicyRegistry registry, Scenario s) {

@@ -132,6 +132,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
                     + " (each forecast plays that many futures; 10 gives a p10-p90 band)");
         }
         PresetDays.spec(preset, days);
+        PresetDays.checkSeed(preset != null, spec.commandLine().getParseResult().hasMatchedOption("--seed"));
         Duration h;
         try {
             h = Durations.parse(horizon);

@@ -49,6 +49,16 @@ class BenchCommandTest {
     }
 
     @Test
+    void givenASeedWithOnlyAScenarioFolder_whenBenched_thenItIsRefusedBeforeAnythingRuns() {
+        // '--scenario DIR --seed 7' ran the folder as if the seed had not been given
+        Cli.Result r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--seed", "7", "--warmup", "0", "--rounds",
+                "1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --seed chooses a generated scenario's seed: give it with --preset\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void anUnknownPresetIsRefusedBeforeTheHeader() {
         Cli.Result r = Cli.run("bench", "--preset", "lab,nope", "--rounds", "1");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

@@ -62,6 +62,17 @@ class ForecastAccuracyCommandTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
+    void givenASeedWithoutAPreset_whenRun_thenItIsRefusedBeforeAnyWork() {
+        // 'forecast accuracy DIR --seed 7' measured the folder as if the seed had not been given
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--seed", "7", "--runs", "1");
+
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --seed chooses a generated scenario's seed: give it with --preset\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void withoutAScenarioItSaysWhatToGive() {
         Cli.Result r = Cli.run("forecast", "accuracy");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
