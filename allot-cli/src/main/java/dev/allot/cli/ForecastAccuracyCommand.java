@@ -86,7 +86,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);
         Scenario s = scenario(registry);
         out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %s"
-                + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : Words.ordinal(sampleEvery)
+                + " each, horizon %s (errors count a start after it as at it)%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : Words.ordinal(sampleEvery)
                 + " workload", Words.count(runs, "run"), Durations.format(h));
         out.println(openEnded ? "new work: like the recent past over the whole horizon, also after the scenario's last"
                 + " submission (--open-ended)"

@@ -62,6 +62,19 @@ class ForecastAccuracyCommandTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
+    void givenAShortHorizon_whenRun_thenTheHeaderSaysAStartAfterItCountsAsAtIt() {
+        // errors are measured with both starts capped at the horizon, which the output did not say: with --horizon 1h
+        // a workload that waited two days and was forecast to wait one hour counted as an error of 0
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--sample-every", "12", "--runs", "1",
+                "--horizon", "1h");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out().lines().findFirst().orElseThrow())
+                .endsWith(", 1 run each, horizon 1h (errors count a start after it as at it)");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void givenASeedWithoutAPreset_whenRun_thenItIsRefusedBeforeAnyWork() {
         // 'forecast accuracy DIR --seed 7' measured the folder as if the seed had not been given
         Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--seed", "7", "--runs", "1");
