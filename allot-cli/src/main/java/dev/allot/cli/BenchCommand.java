@@ -65,6 +65,8 @@ final class BenchCommand implements Callable<Integer> {
         List<String> which = presets != null ? presets
                 : scenarios.isEmpty() && !traceOptions.given() ? List.of("lab", "big") : List.of();
         checkOptions(which);
+        traceOptions.checkNoTraceOnly("a preset makes its own cluster and allocations, a --scenario folder gives"
+                + " them in its files");
         for (Path d : scenarios) { // before the header: a missing folder is the whole answer
             if (!java.nio.file.Files.isDirectory(d)) {
                 throw new IllegalArgumentException("--scenario " + d + ": " + (java.nio.file.Files.exists(d)
@@ -122,6 +124,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warmup expects a whole number >= 0 (untimed rounds), got " + warmup);
         }
         which.forEach(GeneratorSpec::preset);
+        PresetDays.checkSeed(!which.isEmpty(), spec.commandLine().getParseResult().hasMatchedOption("--seed"));
     }
 
     private void run(PrintWriter out, PolicyRegistry registry, Scenario s) {

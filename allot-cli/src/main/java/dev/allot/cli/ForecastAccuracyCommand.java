@@ -86,7 +86,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);
         Scenario s = scenario(registry);
         out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %s"
-                + " each, horizon %s%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : Words.ordinal(sampleEvery)
+                + " each, horizon %s (errors count a start after it as at it)%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : Words.ordinal(sampleEvery)
                 + " workload", Words.count(runs, "run"), Durations.format(h));
         out.println(openEnded ? "new work: like the recent past over the whole horizon, also after the scenario's last"
                 + " submission (--open-ended)"
@@ -132,6 +132,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
                     + " (each forecast plays that many futures; 10 gives a p10-p90 band)");
         }
         PresetDays.spec(preset, days);
+        PresetDays.checkSeed(preset != null, spec.commandLine().getParseResult().hasMatchedOption("--seed"));
         Duration h;
         try {
             h = Durations.parse(horizon);
@@ -150,6 +151,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
             if (dir != null || traceOptions.given()) {
                 throw new IllegalArgumentException("give one of DIR, --preset or --trace, not several");
             }
+            traceOptions.checkNoTraceOnly("a preset makes its own cluster, allocations and workloads");
             GeneratorSpec g = PresetDays.spec(preset, days);
             return ScenarioGenerator.generate(g, seed).toScenario(preset + "-seed" + seed);
         }

@@ -5,7 +5,8 @@ import dev.allot.sim.generate.GeneratorSpec;
 /**
  * The {@code --days} option of the commands that generate a scenario from a preset ({@code generate}, {@code sweep},
  * {@code forecast accuracy}, {@code campaign simulate}): one rule for what it accepts and how it changes the preset,
- * refused naming the option (the generator's own check does not name it).
+ * refused naming the option (the generator's own check does not name it); and {@code --seed} refused where nothing
+ * is generated.
  */
 final class PresetDays {
     /**
@@ -15,6 +16,17 @@ final class PresetDays {
     static final int MAX_DAYS = 3650;
 
     private PresetDays() {
+    }
+
+    /**
+     * Refuses {@code --seed} where no scenario is generated: {@code forecast accuracy DIR --seed 7} and {@code bench
+     * --scenario DIR --seed 7} ran the folder as if the seed had not been given, where {@code --days} and {@code sweep
+     * --seeds} are refused. The same rule as for {@code --days}, here beside it.
+     */
+    static void checkSeed(boolean generated, boolean seedGiven) {
+        if (seedGiven && !generated) {
+            throw new IllegalArgumentException("--seed chooses a generated scenario's seed: give it with --preset");
+        }
     }
 
     /**

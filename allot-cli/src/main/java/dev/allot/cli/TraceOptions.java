@@ -73,6 +73,19 @@ final class TraceOptions {
         if (dir == null) {
             throw new IllegalArgumentException("expected a scenario folder DIR or --trace FORMAT:PATH; see the command's --help");
         }
+        checkNoTraceOnly("a scenario folder gives them in its files (cluster.yaml, allocations.yaml, trace.yaml)");
+        return ScenarioReader.read(dir, lenient, registry);
+    }
+
+    /**
+     * Without {@code --trace}, refuses the options that only shape a trace's import, naming them: {@code bench} and
+     * {@code forecast accuracy --preset} ignored {@code --nodes 4x8} and ran the default presets for minutes instead.
+     * {@code where} says where the scenario takes them from instead. The one rule for every command with these options.
+     */
+    void checkNoTraceOnly(String where) {
+        if (trace != null) {
+            return;
+        }
         List<String> traceOnly = new ArrayList<>();
         if (nodes != null) {
             traceOnly.add("--nodes");
@@ -87,10 +100,8 @@ final class TraceOptions {
             traceOnly.add("--trace-set");
         }
         if (!traceOnly.isEmpty()) {
-            throw new IllegalArgumentException(String.join(", ", traceOnly) + " only apply with --trace; a scenario"
-                    + " folder gives them in its files (cluster.yaml, allocations.yaml, trace.yaml)");
+            throw new IllegalArgumentException(String.join(", ", traceOnly) + " only apply with --trace; " + where);
         }
-        return ScenarioReader.read(dir, lenient, registry);
     }
 
     private Scenario readTrace(Path dir, boolean lenient) {

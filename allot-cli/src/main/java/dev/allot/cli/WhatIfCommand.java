@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -45,35 +46,23 @@ final class WhatIfCommand extends ClientCommand {
     JsonNode call(ApiClient client) {
         ObjectNode body = ApiClient.JSON.createObjectNode();
         ObjectNode s = body.putObject("shares");
-        for (String pair : shares) {
-            String[] kv = split("--share", pair, "PATH=SHARE, e.g. lab/team-b=2");
+        for (Map.Entry<String, String> kv : KeyValues.parse("--share", shares, "PATH=SHARE, e.g. lab/team-b=2")
+                .entrySet()) {
             try {
-                s.put(kv[0], Double.parseDouble(kv[1]));
+                s.put(kv.getKey(), Double.parseDouble(kv.getValue()));
             } catch (NumberFormatException e) {
-                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + pair
-                        + ": expected a number as the share (a weight among its siblings, e.g. 2), got '" + kv[1]
-                        + "'");
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
+                        + kv.getValue() + ": expected a number as the share (a weight among its siblings, e.g. 2), got '"
+                        + kv.getValue() + "'");
             }
         }
         ObjectNode t = body.putObject("settings");
-        for (String pair : settings) {
-            String[] kv = split("--set", pair, "KEY=VALUE, e.g. allocation.reservation=false");
-            t.put(kv[0], kv[1]);
-        }
+        KeyValues.parse("--set", settings, "KEY=VALUE, e.g. allocation.reservation=false").forEach(t::put);
         body.put("horizon", horizon);
         if (runs != null) {
             body.put("runs", runs);
         }
         return client.post("/v1/whatif", body);
-    }
-
-    private static String[] split(String option, String pair, String expected) {
-        int eq = pair.indexOf('=');
-        if (eq <= 0 || eq == pair.length() - 1) {
-            throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, option + ": expected " + expected
-                    + ", got '" + pair + "'");
-        }
-        return new String[] {pair.substring(0, eq).strip(), pair.substring(eq + 1).strip()};
     }
 
     @Override

@@ -38,6 +38,27 @@ class BenchCommandTest {
     }
 
     @Test
+    void givenTraceOnlyOptionsWithoutATrace_whenBenched_thenTheyAreRefusedNamingThemBeforeAnythingRuns() {
+        // '--nodes 4x8' without --trace was ignored: the default presets, lab and big, ran for minutes instead
+        Cli.Result r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--nodes", "4x8", "--contract",
+                "min-runtime=2h", "--warmup", "0", "--rounds", "1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --nodes, --contract only apply with --trace; a preset makes its own"
+                + " cluster and allocations, a --scenario folder gives them in its files\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void givenASeedWithOnlyAScenarioFolder_whenBenched_thenItIsRefusedBeforeAnythingRuns() {
+        // '--scenario DIR --seed 7' ran the folder as if the seed had not been given
+        Cli.Result r = Cli.run("bench", "--scenario", Cli.example("tiny"), "--seed", "7", "--warmup", "0", "--rounds",
+                "1");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --seed chooses a generated scenario's seed: give it with --preset\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void anUnknownPresetIsRefusedBeforeTheHeader() {
         Cli.Result r = Cli.run("bench", "--preset", "lab,nope", "--rounds", "1");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

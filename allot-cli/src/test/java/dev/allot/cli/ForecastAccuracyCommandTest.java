@@ -52,10 +52,56 @@ class ForecastAccuracyCommandTest {
 
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
+    void givenOneWorkloadSampled_whenRun_thenTheCostLineSaysOneForecast() {
+        // it said "(allot, 1 forecasts)"
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--sample-every", "12", "--runs", "1");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).containsPattern("cost: [0-9.]+ ms per forecast \\(allot, 1 forecast\\), ");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void givenAShortHorizon_whenRun_thenTheHeaderSaysAStartAfterItCountsAsAtIt() {
+        // errors are measured with both starts capped at the horizon, which the output did not say: with --horizon 1h
+        // a workload that waited two days and was forecast to wait one hour counted as an error of 0
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--sample-every", "12", "--runs", "1",
+                "--horizon", "1h");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out().lines().findFirst().orElseThrow())
+                .endsWith(", 1 run each, horizon 1h (errors count a start after it as at it)");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void givenASeedWithoutAPreset_whenRun_thenItIsRefusedBeforeAnyWork() {
+        // 'forecast accuracy DIR --seed 7' measured the folder as if the seed had not been given
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--seed", "7", "--runs", "1");
+
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --seed chooses a generated scenario's seed: give it with --preset\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void withoutAScenarioItSaysWhatToGive() {
         Cli.Result r = Cli.run("forecast", "accuracy");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(r.err()).contains("expected a scenario", "--preset");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void givenTraceOnlyOptionsWithAPreset_whenRun_thenTheyAreRefusedNamingThemBeforeAnyWork() {
+        // '--preset lab --nodes 4x8' ignored --nodes and measured the preset's own cluster
+        Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--days", "1", "--nodes", "4x8",
+                "--sample-every", "100000", "--runs", "1", "--horizon", "1h");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --nodes only apply with --trace; a preset makes its own cluster,"
+                + " allocations and workloads\n");
+        assertThat(r.out()).isEmpty();
     }
 
     @Test

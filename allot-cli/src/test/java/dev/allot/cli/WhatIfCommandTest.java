@@ -106,9 +106,19 @@ class WhatIfCommandTest {
         assertThat(setting.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(setting.err()).contains("only administrators may");
 
+        // a path or a setting given twice ran with the last value alone, without a word
+        Cli.Result twice = api.as("root", "whatif", "--share", "lab/a=1", "--share", "lab/a=2");
+        assertThat(twice.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(twice.err()).isEqualTo("allot: --share names 'lab/a' twice (1, then 2); give each once\n");
+        assertThat(twice.out()).isEmpty();
+        Cli.Result setTwice = api.as("root", "whatif", "--set", "allocation.reservation=false", "--set",
+                "allocation.reservation=true");
+        assertThat(setTwice.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(setTwice.err()).isEqualTo("allot: --set names 'allocation.reservation' twice (false, then true);"
+                + " give each once\n");
         Cli.Result noEquals = api.as("root", "whatif", "--share", "lab/a");
         assertThat(noEquals.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(noEquals.err()).contains("--share: expected PATH=SHARE");
+        assertThat(noEquals.err()).isEqualTo("allot: --share expects PATH=SHARE, e.g. lab/team-b=2, got 'lab/a'\n");
         Cli.Result word = api.as("root", "whatif", "--share", "lab/a=lots");
         assertThat(word.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(word.err()).contains("expected a number as the share");

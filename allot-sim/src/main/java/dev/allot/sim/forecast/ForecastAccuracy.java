@@ -127,8 +127,9 @@ public final class ForecastAccuracy {
                     verdict(!Double.isNaN(allot.coverage()), bandGoalMet()), percent(allot.coverage()),
                     verdict(!Double.isNaN(allot.split().waitCoverage()), waitBandGoalMet()),
                     percent(allot.split().waitCoverage())));
-            b.append(String.format(java.util.Locale.ROOT, "cost: %.1f ms per forecast (allot, %d forecasts), %.1f ms"
-                    + " (baseline)%n", allot.forecastMillisMean(), allot.forecastsMade(), baseline.forecastMillisMean()));
+            b.append(String.format(java.util.Locale.ROOT, "cost: %.1f ms per forecast (allot, %s), %.1f ms"
+                    + " (baseline)%n", allot.forecastMillisMean(),
+                    dev.allot.core.model.Words.count(allot.forecastsMade(), "forecast"), baseline.forecastMillisMean()));
             return b.toString();
         }
 
