@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
+import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard in real headless Chromium against a real API whose scheduler is a real scheduling loop (the core's
@@ -33,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link DashboardOwnServiceBrowserTest}.
  */
 @ExtendWith(HeadlessChromium.class)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SideLane.LOCK)
 class DashboardBrowserTest {
     private static final String DETECT = "lab/vision/detect";
     private static final Duration WAIT = Duration.ofSeconds(15);
