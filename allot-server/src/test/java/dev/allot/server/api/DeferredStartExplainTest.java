@@ -46,15 +46,7 @@ class DeferredStartExplainTest {
     void givenPreemptedWorkStillStopping_whenTheWorkTakingItsGpusIsExplained_thenItIsAboutToStartNotRunningAndProtected() {
         // given detect (8 GPUs, 1h protected) runs, and pretrain (8 GPUs) preempts it once its protection has ended,
         // while detect's process takes its time to stop
-        api = ApiFixture.withSchedulingLoop(dir, clock, simulated -> backend = new HoldsStops(simulated));
-        String detect = submit("ms-member", DETECT, "1h");
-        api.loop.runOnce();
-        String pretrain = submit("member", X, "2h");
-        api.loop.runOnce();
-        clock.advance(Duration.ofHours(1));
-        api.loop.runOnce();
-        assertThat(backend.stopped).containsExactly(detect);
-        assertThat(api.loop.deferredLaunches()).containsExactly(pretrain);
+        String pretrain = pretrainDeferredBehindStoppingDetect();
 
         // when its submitter asks why it waits
         JsonNode e = explain(pretrain);
@@ -84,15 +76,7 @@ class DeferredStartExplainTest {
     @Test
     void givenADeferredStart_whenTheQueueIsListed_thenItHasNoPlaceAndIsSaidToBeAboutToStartAsItsExplanationSays() {
         // given pretrain's start is deferred until detect, which it preempted, has stopped
-        api = ApiFixture.withSchedulingLoop(dir, clock, simulated -> backend = new HoldsStops(simulated));
-        String detect = submit("ms-member", DETECT, "1h");
-        api.loop.runOnce();
-        String pretrain = submit("member", X, "2h");
-        api.loop.runOnce();
-        clock.advance(Duration.ofHours(1));
-        api.loop.runOnce();
-        assertThat(backend.stopped).containsExactly(detect);
-        assertThat(api.loop.deferredLaunches()).containsExactly(pretrain);
+        String pretrain = pretrainDeferredBehindStoppingDetect();
 
         // when the queue is listed
         Response q = api.get("/v1/queue", "tok-member");
@@ -117,6 +101,23 @@ class DeferredStartExplainTest {
         clock.advance(Duration.ofSeconds(5));
         api.loop.runOnce();
         assertThat(api.get("/v1/queue", "tok-member").json().path("entries").toString()).doesNotContain(pretrain);
+    }
+
+    /**
+     * Detect (8 GPUs, 1h protected) runs; pretrain (8 GPUs) preempts it once its protection has ended, and detect's
+     * stop is held, so pretrain's start is deferred. Returns pretrain's id.
+     */
+    private String pretrainDeferredBehindStoppingDetect() {
+        api = ApiFixture.withSchedulingLoop(dir, clock, simulated -> backend = new HoldsStops(simulated));
+        String detect = submit("ms-member", DETECT, "1h");
+        api.loop.runOnce();
+        String pretrain = submit("member", X, "2h");
+        api.loop.runOnce();
+        clock.advance(Duration.ofHours(1));
+        api.loop.runOnce();
+        assertThat(backend.stopped).containsExactly(detect);
+        assertThat(api.loop.deferredLaunches()).containsExactly(pretrain);
+        return pretrain;
     }
 
     private String submit(String user, String allocation, String minRuntime) {
