@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +30,12 @@ import org.junit.jupiter.api.Test;
  * loaded (GPU-seconds asked per second) and every workload goes through as many state changes (submitted, started,
  * preempted, ended, cancelled), each read by probes that fail 30% of the time as before, in about 75 seconds. What
  * shrinks is the number of quiet ticks between them. The random draws are the same, in the same order.
+ *
+ * <p>It asserts no timing (every wait is for a state, with minutes to spare), so it runs beside the model agreement
+ * story, which drives a Slurm of its own ({@link Machine}); first of the stories, so that both start together.
  */
+@Machine.Shares
+@Order(1)
 class SlurmFaultsTest extends SlurmStories {
     /** How many workloads are submitted; Allot is killed and restarted after half of them. */
     private static final int WORKLOADS = Integer.getInteger("allot.it.faultWorkloads", 86);

@@ -23,6 +23,10 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Allot's {@code slurm} model against real Slurm's own scheduler. One generated trace, scaled to seconds (4 nodes x 8
@@ -36,7 +40,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Asserts the agreement measured on this machine with a margin: the start order (Kendall tau), the start error
  * (median, p90), the waits, the final states. {@code ALLOT_AGREEMENT_JOBS=N} runs a longer trace (same shape, N
  * jobs) and prints the same table, for measuring rather than guarding.
+ *
+ * <p>Its Slurm is its own and it mostly waits, so it runs concurrently with the other stories, beside those that share
+ * the machine with it ({@link Machine}: the fault story, which asserts no timing); the others wait for it to end.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(value = Machine.LOCK, mode = ResourceAccessMode.READ)
 class SlurmModelAgreementTest {
     @TempDir
     Path dir;

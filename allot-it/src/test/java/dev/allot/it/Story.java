@@ -42,6 +42,8 @@ final class Story implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1).build();
     private Service service;
     private Process process;
+    /** How {@link #process} was started with respect to the class archive. */
+    private ServeClassArchive.Start archive;
     private int processes;
     private String url;
     private SlurmConfig slurmConfig;
@@ -199,9 +201,12 @@ final class Story implements AutoCloseable {
         Files.deleteIfExists(serviceJson);
         // C1 only and the serial collector: a story's service does little work, and so starts in about 40% less time
         // (3.5-7 s instead of 7-11 s each on the loaded 2-core machine; seven starts per run). Same code, same checks.
+        // Its classes from a shared archive once the run has one: see ServeClassArchive.
+        archive = ServeClassArchive.next();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "dev.allot.cli.AllotCommand", "serve",
+                "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        cmd.addAll(archive.options());
+        cmd.addAll(List.of("-cp", archive.classPath(), "dev.allot.cli.AllotCommand", "serve",
                 "--data-dir", dataDir.toString(), "--port", "0", "--backend", "slurm", "--tick", "200ms",
                 "--grace", "2s", "--slurm-conf", slurm.conf.toString(), "--slurm-workdir",
                 slurmConfig.workDir().toString(), "--slurm-timeout", slurmConfig.commandTimeout().toMillis() + "ms"));
@@ -292,6 +297,7 @@ final class Story implements AutoCloseable {
             process.destroyForcibly();
             process.waitFor();
             process = null;
+            ServeClassArchive.exited(archive, false);
         }
     }
 
@@ -303,14 +309,17 @@ final class Story implements AutoCloseable {
         }
         if (process != null) {
             process.destroy();
+            boolean exited = false;
             try {
-                if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
+                exited = process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS);
+                if (!exited) {
+                    process.destroyForcibly().waitFor();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             process = null;
+            ServeClassArchive.exited(archive, exited);
         }
     }
 
