@@ -3,6 +3,7 @@ package dev.allot.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.core.model.Durations;
+import dev.allot.core.rules.Shares;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +50,14 @@ final class WhatIfCommand extends ClientCommand {
         for (Map.Entry<String, String> kv : KeyValues.parse("--share", shares, "PATH=SHARE, e.g. lab/team-b=2")
                 .entrySet()) {
             try {
-                s.put(kv.getKey(), Double.parseDouble(kv.getValue()));
+                double share = Double.parseDouble(kv.getValue());
+                if (!Double.isFinite(share)) {
+                    // sent as JSON, an infinite double becomes the string "Infinity": say here what was typed
+                    throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
+                            + kv.getValue() + ": " + kv.getValue() + (Double.isNaN(share) ? " is not a number"
+                            : " is too large (beyond about 1.8e308)") + "; expected " + Shares.EXPECTED);
+                }
+                s.put(kv.getKey(), share);
             } catch (NumberFormatException e) {
                 throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
                         + kv.getValue() + ": expected a number as the share (a weight among its siblings, e.g. 2), got '"

@@ -95,6 +95,17 @@ class WhatIfCommandTest {
     }
 
     @Test
+    void aShareTooLargeForADoubleIsNamedAsTypedNotAsTheStringInfinity() {
+        Cli.Result huge = api.as("root", "whatif", "--share", "lab/a=1e400");
+        assertThat(huge.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(huge.err()).isEqualTo("allot: --share lab/a=1e400: 1e400 is too large (beyond about 1.8e308);"
+                + " expected " + dev.allot.core.rules.Shares.EXPECTED + "\n");
+        Cli.Result nan = api.as("root", "whatif", "--share", "lab/a=NaN");
+        assertThat(nan.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(nan.err()).contains("NaN is not a number").doesNotContain("a string");
+    }
+
+    @Test
     void whoMayTryWhatAndBadOptionsAreTheCallersFault() {
         Cli.Result own = api.as("carol", "whatif", "--share", "lab=2");
         assertThat(own.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
