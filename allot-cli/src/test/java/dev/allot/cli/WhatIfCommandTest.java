@@ -106,6 +106,15 @@ class WhatIfCommandTest {
     }
 
     @Test
+    void theRootsShareIsRefusedAsMeaninglessNotPlayedAsAnUnchangedTable() {
+        Cli.Result root = api.as("root", "whatif", "--share", "lab=2");
+        assertThat(root.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(root.out()).isEmpty();
+        assertThat(root.err()).startsWith("allot: field 'shares': 'lab' has no siblings, and shares are relative among"
+                + " siblings: its share changes nothing");
+    }
+
+    @Test
     void whoMayTryWhatAndBadOptionsAreTheCallersFault() {
         Cli.Result own = api.as("carol", "whatif", "--share", "lab=2");
         assertThat(own.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

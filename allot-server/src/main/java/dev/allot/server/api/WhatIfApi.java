@@ -175,6 +175,14 @@ final class WhatIfApi {
                         + " a manager may not change the node they manage, only what is below it");
             }
         }
+        for (String path : req.shares().keySet()) {
+            if (!permissions.hasSiblings(path)) {
+                // shares are weights among siblings: an only child (or the only root) gets all of its parent's
+                // entitlement whatever its share, so trying one would show an unchanged table as if it were an answer
+                throw ApiException.badField("shares", "'" + path + "' has no siblings, and shares are relative among"
+                        + " siblings: its share changes nothing", "try the shares of what is below it");
+            }
+        }
         if (!req.settings().isEmpty()) {
             ApiServer.requireAdmin(user, "try policy settings in a what-if");
         }
