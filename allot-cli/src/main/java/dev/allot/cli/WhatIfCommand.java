@@ -78,6 +78,8 @@ final class WhatIfCommand extends ClientCommand {
         List<String> changes = new ArrayList<>();
         a.path("shares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share "
                 + BudgetCommand.Show.number(e.getValue().asDouble())));
+        a.path("unchangedShares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share "
+                + BudgetCommand.Show.number(e.getValue().asDouble()) + " (unchanged)"));
         a.path("settings").fields().forEachRemaining(e -> changes.add(e.getKey() + " = " + e.getValue().asText()));
         out.println("what if: " + (changes.isEmpty() ? "nothing changes (the forecast as things are)"
                 : String.join("; ", changes)));

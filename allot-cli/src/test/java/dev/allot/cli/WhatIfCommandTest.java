@@ -106,6 +106,14 @@ class WhatIfCommandTest {
     }
 
     @Test
+    void aShareAskedForAsItAlreadyIsIsShownAsUnchangedNotDroppedWithoutAWord() {
+        Cli.Result r = api.as("carol", "whatif", "--share", "lab/a=3", "--share", "lab/b=2", "--runs", "1",
+                "--horizon", "1h");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("what if: lab/b share 2; lab/a share 3 (unchanged)\n");
+    }
+
+    @Test
     void theRootsShareIsRefusedAsMeaninglessNotPlayedAsAnUnchangedTable() {
         Cli.Result root = api.as("root", "whatif", "--share", "lab=2");
         assertThat(root.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);

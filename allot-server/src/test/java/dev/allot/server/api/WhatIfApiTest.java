@@ -88,6 +88,9 @@ class WhatIfApiTest {
         // vision's share as it is already
         ApiFixture.Response r = whatIf("root", "{\"shares\": {\"lab/vision\": 1}, \"runs\": 1, \"horizon\": \"12h\"}");
         assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
+        // asked for as it already is, it came back in no field at all
+        assertThat(r.json().path("shares").size()).isZero();
+        assertThat(r.json().path("unchangedShares").path("lab/vision").asDouble()).isEqualTo(1.0);
         for (JsonNode row : r.json().path("allocations")) {
             assertThat(row.path("variant")).as(row.path("name").asText()).isEqualTo(row.path("base"));
         }
