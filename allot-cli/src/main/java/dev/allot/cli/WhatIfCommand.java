@@ -22,8 +22,8 @@ import picocli.CommandLine.Option;
         header = "What a change of shares or policy settings would do to waits and paid fractions.",
         description = {"Plays the next hours or days from the server's live state, as things are and with the change,"
                         + " and prints per allocation the median and p90 wait of work that starts, the work still"
-                        + " waiting at the end, the paid fraction and the GPU-hours charged, before -> after. Nothing"
-                        + " changes.",
+                        + " waiting at the end, the GPU-hours fair share owes it, the paid fraction (paid of owed)"
+                        + " and the GPU-hours charged, before -> after. Nothing changes.",
                 "Managers may try shares below what they manage; administrators also --set policy settings.",
                 "Example: allot whatif --share lab/team-b=2 --horizon 7d"})
 final class WhatIfCommand extends ClientCommand {
@@ -105,11 +105,12 @@ final class WhatIfCommand extends ClientCommand {
                     change(wait(b, "waitP50Seconds"), wait(v, "waitP50Seconds")),
                     change(wait(b, "waitP90Seconds"), wait(v, "waitP90Seconds")),
                     change(number(b, "waitingAtEnd"), number(v, "waitingAtEnd")),
+                    change(number(b, "owedGpuHours"), number(v, "owedGpuHours")),
                     change(percent(b, "paidFraction"), percent(v, "paidFraction")),
                     change(number(b, "chargedGpuHours"), number(v, "chargedGpuHours"))));
         }
-        table(out, List.of("ALLOCATION", "ENTITLED", "WAIT P50", "WAIT P90", "WAITING AT END", "PAID",
-                "CHARGED GPU-H"), rows);
+        table(out, List.of("ALLOCATION", "ENTITLED", "WAIT P50", "WAIT P90", "WAITING AT END", "OWED GPU-H",
+                "PAID", "CHARGED GPU-H"), rows);
     }
 
     private static String change(String before, String after) {
