@@ -56,7 +56,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     TraceOptions traceOptions = new TraceOptions();
 
-    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "allocation", description = "the policy forecast (default: ${DEFAULT-VALUE})")
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "allocation", description = "the one policy forecast (default: ${DEFAULT-VALUE})")
     String policy;
 
     @Option(names = "--sample-every", paramLabel = "N", defaultValue = "25",
@@ -81,6 +81,10 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PolicyRegistry registry = PolicyRegistry.standard();
+        if (policy.contains(",")) { // simulate and compare take a list; the registry would call it one unknown name
+            throw new IllegalArgumentException("--policy takes one policy, got '" + policy + "'; measure one at a"
+                    + " time, with one of: " + String.join(", ", registry.names()));
+        }
         registry.get(policy);
         Duration h = checkOptions();
         ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);

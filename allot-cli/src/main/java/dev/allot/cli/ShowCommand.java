@@ -9,7 +9,10 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code allot show ID}: one workload and its attempts, oldest first. */
+/**
+ * {@code allot show ID}: one workload and its attempts, oldest first; each attempt's reason (a preemption's runs to
+ * hundreds of characters) on its own line below the table, so that the table stays as narrow as its columns.
+ */
 @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one workload on the Allot server and its attempts.")
 final class ShowCommand extends ClientCommand {
     @Parameters(index = "0", paramLabel = "ID", description = "the workload id, e.g. w-42")
@@ -71,13 +74,20 @@ final class ShowCommand extends ClientCommand {
         }
         out.println("attempts:");
         List<List<String>> rows = new ArrayList<>();
+        List<String> reasons = new ArrayList<>();
         for (JsonNode a : attempts) {
             rows.add(List.of(a.path("attempt").asText(), text(a, "phase"), a.path("gpus").asText(), placement(a.path("placement")),
                     text(a, "startedAt"), text(a, "endedAt"), outcome(a), lost(a)));
+            String reason = ApiClient.textOrNull(a, "reason");
+            if (reason != null && !reason.isBlank()) {
+                reasons.add("  attempt " + a.path("attempt").asText() + ": " + reason);
+            }
         }
         StringWriter buffer = new StringWriter();
-        table(new PrintWriter(buffer), List.of("#", "PHASE", "GPUS", "PLACEMENT", "STARTED", "ENDED", "OUTCOME", "LOST GPU-S"), rows);
+        table(new PrintWriter(buffer), List.of("#", "PHASE", "GPUS", "PLACEMENT", "STARTED", "ENDED", "OUTCOME", "LOST GPU-H"), rows);
         buffer.toString().lines().forEach(l -> out.println("  " + l));
+        // a preemption's reason runs to hundreds of characters: in the table it made every row as wide
+        reasons.forEach(out::println);
     }
 
     static String placement(JsonNode placement) {
@@ -95,19 +105,16 @@ final class ShowCommand extends ClientCommand {
 
     private static String outcome(JsonNode a) {
         String o = text(a, "outcome");
-        String reason = ApiClient.textOrNull(a, "reason");
         String preemptor = ApiClient.textOrNull(a, "preemptor");
         if (preemptor != null) {
             o += " by " + preemptor;
         }
-        if (reason != null && !reason.isBlank()) {
-            o += " (" + reason + ")";
-        }
         return o;
     }
 
+    /** Lost work in GPU-hours, as {@code explain} and {@code budget} show it. */
     private static String lost(JsonNode a) {
         JsonNode l = a.get("lostGpuSeconds");
-        return l == null || l.isNull() ? "-" : String.format(java.util.Locale.ROOT, "%.0f", l.asDouble());
+        return l == null || l.isNull() ? "-" : dev.allot.core.model.Decimals.fixed(l.asDouble() / 3600, 2);
     }
 }

@@ -100,7 +100,9 @@ final class SlurmOptions {
                     + " slurm.conf (or set SLURM_CONF)");
         }
         if (binDir != null && !Files.isDirectory(binDir)) {
-            throw new IllegalArgumentException("--slurm-bin: " + binDir + " is not a directory");
+            throw new IllegalArgumentException("--slurm-bin: " + binDir + " is not a directory; give the folder"
+                    + " holding Slurm's commands (sbatch, squeue, scontrol), e.g. /usr/bin, or leave it out to find"
+                    + " them on the PATH");
         }
         if (workDir != null && Files.exists(workDir) && !Files.isDirectory(workDir)) {
             throw new IllegalArgumentException("--slurm-workdir: " + workDir + " is a file, not a folder");
@@ -121,7 +123,9 @@ final class SlurmOptions {
                         + restUrl + "'");
             }
             if (!Files.isRegularFile(restTokenFile)) {
-                throw new IllegalArgumentException("--slurm-rest-token-file: " + restTokenFile + " is not a file");
+                throw new IllegalArgumentException("--slurm-rest-token-file: " + restTokenFile + " is not a file;"
+                        + " give a file holding a JWT for slurmrestd, e.g. from `scontrol token username=" + restUser
+                        + " lifespan=SECONDS`");
             }
             if (blankFile(restTokenFile)) {
                 throw new IllegalArgumentException("--slurm-rest-token-file: " + restTokenFile + " is empty; write a"

@@ -93,7 +93,10 @@ final class TokenCommand extends GroupCommand {
             out.println(answer.path("token").asText());
             out.println("id:      " + text(answer, "id"));
             out.println("user:    " + text(answer, "user"));
-            out.println("expires: " + text(answer, "expiresAt"));
+            String capped = ApiClient.textOrNull(answer, "expiryCappedFrom");
+            out.println("expires: " + text(answer, "expiresAt") + (capped == null ? ""
+                    : " (capped: a token never outlives the token it was made with, which expires then; the lifetime"
+                    + " would have ended " + capped + ")"));
             out.println("This is the only time the token is shown; keep it secret.");
         }
     }

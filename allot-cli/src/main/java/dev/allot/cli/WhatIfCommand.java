@@ -3,6 +3,7 @@ package dev.allot.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.core.model.Durations;
+import dev.allot.core.rules.Shares;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +22,8 @@ import picocli.CommandLine.Option;
         header = "What a change of shares or policy settings would do to waits and paid fractions.",
         description = {"Plays the next hours or days from the server's live state, as things are and with the change,"
                         + " and prints per allocation the median and p90 wait of work that starts, the work still"
-                        + " waiting at the end, the paid fraction and the GPU-hours charged, before -> after. Nothing"
-                        + " changes.",
+                        + " waiting at the end, the GPU-hours fair share owes it, the paid fraction (paid of owed)"
+                        + " and the GPU-hours charged, before -> after. Nothing changes.",
                 "Managers may try shares below what they manage; administrators also --set policy settings.",
                 "Example: allot whatif --share lab/team-b=2 --horizon 7d"})
 final class WhatIfCommand extends ClientCommand {
@@ -49,7 +50,14 @@ final class WhatIfCommand extends ClientCommand {
         for (Map.Entry<String, String> kv : KeyValues.parse("--share", shares, "PATH=SHARE, e.g. lab/team-b=2")
                 .entrySet()) {
             try {
-                s.put(kv.getKey(), Double.parseDouble(kv.getValue()));
+                double share = Double.parseDouble(kv.getValue());
+                if (!Double.isFinite(share)) {
+                    // sent as JSON, an infinite double becomes the string "Infinity": say here what was typed
+                    throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
+                            + kv.getValue() + ": " + kv.getValue() + (Double.isNaN(share) ? " is not a number"
+                            : " is too large (beyond about 1.8e308)") + "; expected " + Shares.EXPECTED);
+                }
+                s.put(kv.getKey(), share);
             } catch (NumberFormatException e) {
                 throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
                         + kv.getValue() + ": expected a number as the share (a weight among its siblings, e.g. 2), got '"
@@ -70,6 +78,8 @@ final class WhatIfCommand extends ClientCommand {
         List<String> changes = new ArrayList<>();
         a.path("shares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share "
                 + BudgetCommand.Show.number(e.getValue().asDouble())));
+        a.path("unchangedShares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share "
+                + BudgetCommand.Show.number(e.getValue().asDouble()) + " (unchanged)"));
         a.path("settings").fields().forEachRemaining(e -> changes.add(e.getKey() + " = " + e.getValue().asText()));
         out.println("what if: " + (changes.isEmpty() ? "nothing changes (the forecast as things are)"
                 : String.join("; ", changes)));
@@ -95,11 +105,12 @@ final class WhatIfCommand extends ClientCommand {
                     change(wait(b, "waitP50Seconds"), wait(v, "waitP50Seconds")),
                     change(wait(b, "waitP90Seconds"), wait(v, "waitP90Seconds")),
                     change(number(b, "waitingAtEnd"), number(v, "waitingAtEnd")),
+                    change(number(b, "owedGpuHours"), number(v, "owedGpuHours")),
                     change(percent(b, "paidFraction"), percent(v, "paidFraction")),
                     change(number(b, "chargedGpuHours"), number(v, "chargedGpuHours"))));
         }
-        table(out, List.of("ALLOCATION", "ENTITLED", "WAIT P50", "WAIT P90", "WAITING AT END", "PAID",
-                "CHARGED GPU-H"), rows);
+        table(out, List.of("ALLOCATION", "ENTITLED", "WAIT P50", "WAIT P90", "WAITING AT END", "OWED GPU-H",
+                "PAID", "CHARGED GPU-H"), rows);
     }
 
     private static String change(String before, String after) {

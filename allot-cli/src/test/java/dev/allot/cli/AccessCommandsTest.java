@@ -40,7 +40,9 @@ class AccessCommandsTest {
         Cli.Result minted = as(token, "token", "create", "--label", "job", "--lifetime", "300d");
         assertThat(minted.exit()).as(minted.err()).isZero();
         assertThat(minted.out()).as("never outlives the token it was made with")
-                .contains("expires: 2026-03-11T09:00:00Z");
+                .contains("expires: 2026-03-11T09:00:00Z (capped: a token never outlives the token it was made with,"
+                        + " which expires then; the lifetime would have ended 2026-12-26T09:00:00Z)");
+        assertThat(created.out()).as("not capped: nothing said").doesNotContain("capped");
 
         Cli.Result listed = as("tok-alice", "token", "list");
         assertThat(listed.exit()).as(listed.err()).isZero();

@@ -180,6 +180,23 @@ class ClientCommandsTest {
     }
 
     @Test
+    void showKeepsAPreemptionsLongReasonOutOfTheTableAndCountsLostWorkInGpuHours() {
+        String id = submit("alice");
+        String reason = "preempted to make room for w-9: " + "the allocation is over its entitlement; ".repeat(15);
+        cluster.store().attempts().endAttempt(cluster.store().attempts().beginAttempt(id,
+                List.of(new Launch.NodeGpus("gpu-01", List.of(0, 1, 2, 3, 4, 5, 6, 7))), NOW.toEpochMilli()),
+                dev.allot.server.store.AttemptOutcome.PREEMPTED, reason, "w-9", 5400.0, NOW.toEpochMilli());
+        Cli.Result r = as("alice", "show", id);
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("  #  PHASE")).findFirst().orElseThrow());
+        assertThat(lines.get(header)).endsWith("OUTCOME           LOST GPU-H");
+        // 5400 GPU-seconds: 1.50 GPU-hours, as explain says it
+        assertThat(lines.get(header + 1)).endsWith("preempted by w-9  1.50").hasSizeLessThan(120);
+        assertThat(lines.get(header + 2)).isEqualTo("  attempt 1: " + reason);
+    }
+
+    @Test
     void cancelPrintsTheNewState() {
         String id = submit("alice");
         Cli.Result r = as("alice", "cancel", id);

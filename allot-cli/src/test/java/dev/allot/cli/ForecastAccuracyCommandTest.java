@@ -22,6 +22,15 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @ResourceLock(ExamplesTest.LONG_SIMULATIONS)
 class ForecastAccuracyCommandTest {
     @Test
+    void aListOfPoliciesIsRefusedAsOnePolicyAtATimeNotAsAnUnknownName() {
+        Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--days", "2", "--policy",
+                "allocation,legacy");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).startsWith("allot: --policy takes one policy, got 'allocation,legacy'; measure one at a"
+                + " time, with one of: ").contains("allocation").doesNotContain("unknown policy");
+    }
+
+    @Test
     @Execution(ExecutionMode.SAME_THREAD)
     void measuresAllotAndTheBaselineOnAPresetAndWritesTheSameNumbersAsJson(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("accuracy.json");

@@ -263,7 +263,11 @@ class ServeCommandTest {
                         "--lease, --lease-renew: the leader lease must be renewed at least twice per lease"},
                 {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
                         "http://127.0.0.1:1", "--slurm-rest-token-file", "/nonexistent/token",
-                        "--slurm-rest-token-file: /nonexistent/token is not a file"},
+                        "--slurm-rest-token-file: /nonexistent/token is not a file; give a file holding a JWT for"
+                                + " slurmrestd, e.g. from `scontrol token username=root lifespan=SECONDS`"},
+                {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-bin", "/nonexistent",
+                        "--slurm-bin: /nonexistent is not a directory; give the folder holding Slurm's commands"
+                                + " (sbatch, squeue, scontrol), e.g. /usr/bin, or leave it out to find them on the PATH"},
                 {"--backend", "slurm", "--slurm-conf", "pom.xml", "--slurm-observe", "rest", "--slurm-rest-url",
                         "http://127.0.0.1:1", "--slurm-rest-token-file", empty.toString(),
                         "--slurm-rest-token-file: " + empty + " is empty; write a token from `scontrol token"

@@ -60,13 +60,14 @@ class WhatIfCommandTest {
         assertThat(lines[2]).startsWith("assumes: durations declared (8 workloads)").contains("2 runs")
                 .contains("no new work");
         // a's jobs went first with 3:1 and alternate with b's at 1:1; the node's 64 GPU-hours run either way. Paid
-        // is by each side's own entitlements: at 1:1 a is owed more than it gets while b's jobs interleave
+        // is by each side's own entitlements: at 1:1 a is owed more than it gets while b's jobs interleave. The owed
+        // column shows what moves the paid fractions: at 1:1 b is owed 32 GPU-hours, not 16
         assertThat(List.of(lines).subList(4, lines.length)).containsExactly(
-                "ALLOCATION  ENTITLED        WAIT P50  WAIT P90  WAITING AT END  PAID            CHARGED GPU-H",
-                "(all)       100.0%          4h        7h        0               69.6% -> 53.3%  64",
-                "lab         100.0%          4h        7h        0               69.6% -> 53.3%  64",
-                "  a         75.0% -> 50.0%  3h -> 4h  4h -> 6h  0               80.0% -> 57.1%  32",
-                "  b         25.0% -> 50.0%  5h -> 3h  7h        0               50.0%           32");
+                "ALLOCATION  ENTITLED        WAIT P50  WAIT P90  WAITING AT END  OWED GPU-H  PAID            CHARGED GPU-H",
+                "(all)       100.0%          4h        7h        0               46 -> 60    69.6% -> 53.3%  64",
+                "lab         100.0%          4h        7h        0               46 -> 60    69.6% -> 53.3%  64",
+                "  a         75.0% -> 50.0%  3h -> 4h  4h -> 6h  0               30 -> 28    80.0% -> 57.1%  32",
+                "  b         25.0% -> 50.0%  5h -> 3h  7h        0               16 -> 32    50.0%           32");
 
         JsonNode json = new ObjectMapper().readTree(api.as("carol", "whatif", "--share", "lab/b=3", "--runs", "2",
                 "--json").out());
@@ -92,6 +93,34 @@ class WhatIfCommandTest {
         Cli.Result r = api.as("root", "whatif", "--horizon", "12h", "--runs", "1");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("what if: nothing changes").doesNotContain("->");
+    }
+
+    @Test
+    void aShareTooLargeForADoubleIsNamedAsTypedNotAsTheStringInfinity() {
+        Cli.Result huge = api.as("root", "whatif", "--share", "lab/a=1e400");
+        assertThat(huge.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(huge.err()).isEqualTo("allot: --share lab/a=1e400: 1e400 is too large (beyond about 1.8e308);"
+                + " expected " + dev.allot.core.rules.Shares.EXPECTED + "\n");
+        Cli.Result nan = api.as("root", "whatif", "--share", "lab/a=NaN");
+        assertThat(nan.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(nan.err()).contains("NaN is not a number").doesNotContain("a string");
+    }
+
+    @Test
+    void aShareAskedForAsItAlreadyIsIsShownAsUnchangedNotDroppedWithoutAWord() {
+        Cli.Result r = api.as("carol", "whatif", "--share", "lab/a=3", "--share", "lab/b=2", "--runs", "1",
+                "--horizon", "1h");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("what if: lab/b share 2; lab/a share 3 (unchanged)\n");
+    }
+
+    @Test
+    void theRootsShareIsRefusedAsMeaninglessNotPlayedAsAnUnchangedTable() {
+        Cli.Result root = api.as("root", "whatif", "--share", "lab=2");
+        assertThat(root.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(root.out()).isEmpty();
+        assertThat(root.err()).startsWith("allot: field 'shares': 'lab' has no siblings, and shares are relative among"
+                + " siblings: its share changes nothing");
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.allot.server.store.Workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -40,6 +41,13 @@ record Permissions(Map<String, Allocation> byPath) {
 
     Optional<Allocation> allocation(String path) {
         return Optional.ofNullable(byPath.get(path));
+    }
+
+    /** Whether the allocation at this path has siblings: others under the same parent, or other roots. */
+    boolean hasSiblings(String path) {
+        String parent = path.contains("/") ? path.substring(0, path.lastIndexOf('/')) : null;
+        return byPath.keySet().stream().anyMatch(p -> !p.equals(path)
+                && Objects.equals(parent, p.contains("/") ? p.substring(0, p.lastIndexOf('/')) : null));
     }
 
     /** Whether the allocation at this path has children (workloads run only in leaves). */

@@ -118,15 +118,16 @@ final class UsersApi {
         Access.TokenInfo minter = ctx.attribute(Authentication.TOKEN_ATTRIBUTE);
         String token = Access.newToken();
         long now = clock.millis();
-        Access.TokenInfo made;
+        Access.Minted made;
         try {
             made = store.access().addToken(name, token, req.label(), user.name(), now, req.lifetimeSeconds(),
                     minter == null ? null : minter.id());
         } catch (IllegalArgumentException e) { // the policy changed since it was read above
             throw ApiException.badField("lifetime", e.getMessage(), "GET /v1/token-policy tells the maximum");
         }
-        io.json(ctx, 201, new Views.NewToken(made.id(), name, req.label(), Views.instant(now),
-                Views.instant(made.expiresAtMillis()), token));
+        io.json(ctx, 201, new Views.NewToken(made.token().id(), name, req.label(), Views.instant(now),
+                Views.instant(made.token().expiresAtMillis()),
+                made.cappedFromMillis() == null ? null : Views.instant(made.cappedFromMillis()), token));
     }
 
     void revokeToken(Context ctx, User user) {

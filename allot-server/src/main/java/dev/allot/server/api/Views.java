@@ -134,7 +134,8 @@ final class Views {
     }
 
     /** A token just made: the only answer that ever carries the token itself. */
-    record NewToken(String id, String user, String label, String createdAt, String expiresAt, String token) {
+    record NewToken(String id, String user, String label, String createdAt, String expiresAt,
+                    String expiryCappedFrom, String token) {
     }
 
     /** How long tokens live: as durations ({@code 90d}) and in seconds. */

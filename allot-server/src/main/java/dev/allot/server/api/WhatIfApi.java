@@ -30,7 +30,7 @@ import java.util.TreeMap;
 /**
  * {@code POST /v1/whatif}: what a change of shares or of the policy's settings would do to each allocation's waits
  * and paid fraction over the next hours or days ({@link WhatIf}), played from a fork of the live state; nothing live
- * changes. Managers may try shares of what they may edit (the rule of {@code PUT /v1/allocations}: strictly below a
+ * changes. Shares asked for as they already are come back apart, as unchanged. Managers may try shares of what they may edit (the rule of {@code PUT /v1/allocations}: strictly below a
  * node they manage); administrators may also try the policy's settings; others are refused.
  */
 final class WhatIfApi {
@@ -150,7 +150,8 @@ final class WhatIfApi {
 
     /** The answer: the report with its times as instants and what it assumed. */
     record Answer(String from, String until, String horizon, String policy, int runs, long seed, String durations,
-                  String newWork, SortedMap<String, Double> shares, SortedMap<String, String> settings,
+                  String newWork, SortedMap<String, Double> shares, SortedMap<String, Double> unchangedShares,
+                  SortedMap<String, String> settings,
                   List<WhatIfReport.Allocation> allocations) {
     }
 
@@ -173,6 +174,14 @@ final class WhatIfApi {
                         + "'", slash < 0 ? "only administrators may change the share of a root allocation"
                         : "administrators, and managers of '" + path.substring(0, slash) + "' or above, may;"
                         + " a manager may not change the node they manage, only what is below it");
+            }
+        }
+        for (String path : req.shares().keySet()) {
+            if (!permissions.hasSiblings(path)) {
+                // shares are weights among siblings: an only child (or the only root) gets all of its parent's
+                // entitlement whatever its share, so trying one would show an unchanged table as if it were an answer
+                throw ApiException.badField("shares", "'" + path + "' has no siblings, and shares are relative among"
+                        + " siblings: its share changes nothing", "try the shares of what is below it");
             }
         }
         if (!req.settings().isEmpty()) {
@@ -200,8 +209,11 @@ final class WhatIfApi {
         }
         ForecastSettings how = ForecastSettings.defaults().withRuns(req.runs()).withHorizon(req.horizon());
         WhatIfReport r = new WhatIf(factory, how).compare(state, base, variant, inputs.durations(), inputs.arrivals());
+        // the report lists the shares that changed; one asked for as it already is would vanish without a word
+        SortedMap<String, Double> unchanged = new TreeMap<>(req.shares());
+        unchanged.keySet().removeAll(r.shares().keySet());
         io.json(ctx, 200, new Answer(Views.instant(r.nowSeconds() * 1000), Views.instant(r.untilSeconds() * 1000),
                 Durations.format(req.horizon()), factory.name(), r.runs(), r.seed(), r.durations(), r.newWork(),
-                r.shares(), r.settings(), r.allocations()));
+                r.shares(), unchanged, r.settings(), r.allocations()));
     }
 }

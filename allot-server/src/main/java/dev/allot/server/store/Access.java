@@ -96,6 +96,13 @@ public final class Access {
         }
     }
 
+    /**
+     * A token just made, as listed, and the expiry its lifetime would have given when the token that minted it
+     * expires sooner and so capped it ({@code cappedFromMillis}; null when not capped), for the answer to say so.
+     */
+    public record Minted(TokenInfo token, Long cappedFromMillis) {
+    }
+
     /** A registered token and its user, as signing in finds them; whether it may sign in is {@link #refusal}. */
     public record TokenHolder(User user, TokenInfo token) {
         /** Why this token may not sign in now, or empty when it may. */
@@ -128,27 +135,28 @@ public final class Access {
      * {@link TokenPolicy#lifetimeSeconds}), but never past the token that minted it, if any.
      *
      * @param mintedBy the id of the token the request was made with, or null when made outside the API
-     * @return the token as listed
+     * @return the token as listed, and whether the minting token's expiry capped it
      * @throws NotFoundException        when there is no such user
      * @throws IllegalArgumentException when the lifetime asked for passes the policy's maximum
      * @throws ConflictException        when {@code mintedBy} no longer exists (revoked meanwhile)
      */
-    public TokenInfo addToken(String userName, String tokenPlaintext, String label, String actor, long nowMillis,
-                              Long lifetimeSeconds, String mintedBy) {
+    public Minted addToken(String userName, String tokenPlaintext, String label, String actor, long nowMillis,
+                           Long lifetimeSeconds, String mintedBy) {
         Objects.requireNonNull(actor, "actor");
         return transactions.tx("add a token for user " + userName, h -> {
-            TokenInfo t = insertToken(h, userName, tokenPlaintext, label, nowMillis, lifetimeSeconds, mintedBy);
+            Minted m = insertToken(h, userName, tokenPlaintext, label, nowMillis, lifetimeSeconds, mintedBy);
+            TokenInfo t = m.token();
             Allocations.audit(h, nowMillis, actor, "token.create", "user:" + userName, null,
                     "{\"id\":\"" + t.id() + "\",\"label\":" + Rows.toJson(label) + ",\"expiresAt\":\""
                             + Instant.ofEpochMilli(t.expiresAtMillis()) + "\""
                             + (mintedBy == null ? "" : ",\"mintedBy\":\"" + mintedBy + "\"") + "}");
-            return t;
+            return m;
         });
     }
 
     /** {@link #addToken(String, String, String, String, long, Long, String)} with the default lifetime, unminted. */
     public String addToken(String userName, String tokenPlaintext, String label, String actor, long nowMillis) {
-        return addToken(userName, tokenPlaintext, label, actor, nowMillis, null, null).id();
+        return addToken(userName, tokenPlaintext, label, actor, nowMillis, null, null).token().id();
     }
 
     /**
@@ -212,10 +220,10 @@ public final class Access {
      */
     public String addToken(String userName, String tokenPlaintext, String label, long nowMillis) {
         return transactions.tx("add a token for user " + userName,
-                h -> insertToken(h, userName, tokenPlaintext, label, nowMillis, null, null).id());
+                h -> insertToken(h, userName, tokenPlaintext, label, nowMillis, null, null).token().id());
     }
 
-    private static TokenInfo insertToken(Handle h, String userName, String tokenPlaintext, String label,
+    private static Minted insertToken(Handle h, String userName, String tokenPlaintext, String label,
                                          long nowMillis, Long lifetimeSeconds, String mintedBy) {
         Objects.requireNonNull(userName, "userName");
         Objects.requireNonNull(label, "label");
@@ -233,18 +241,22 @@ public final class Access {
         }
         long lifetime = ClusterSettings.tokenPolicy(h).lifetimeSeconds(lifetimeSeconds);
         long expires = nowMillis + lifetime * 1000;
+        Long cappedFrom = null;
         if (mintedBy != null) {
             Long minterExpires = h.createQuery("SELECT expires_at_ms FROM tokens WHERE hash = :hash")
                     .bind("hash", mintedBy).mapTo(Long.class).findOne()
                     .orElseThrow(() -> new ConflictException("the token this request was made with was revoked"));
-            expires = Math.min(expires, minterExpires); // never outlives the token that minted it
+            if (minterExpires < expires) { // never outlives the token that minted it
+                cappedFrom = expires;
+                expires = minterExpires;
+            }
         }
         h.createUpdate("INSERT INTO tokens (hash, user_name, label, created_at_ms, expires_at_ms, minted_by)"
                         + " VALUES (:hash, :user, :label, :now, :expires, :mintedBy)")
                 .bind("hash", hash).bind("user", userName).bind("label", label).bind("now", nowMillis)
                 .bind("expires", expires).bind("mintedBy", mintedBy)
                 .execute();
-        return new TokenInfo(hash, userName, label, nowMillis, expires, mintedBy);
+        return new Minted(new TokenInfo(hash, userName, label, nowMillis, expires, mintedBy), cappedFrom);
     }
 
     /**

@@ -81,9 +81,16 @@ class WhatIfApiTest {
     @Test
     void aManagerTriesSharesBelowWhatTheyManageAndAChangeThatChangesNothingPredictsTheSame() {
         backlog();
-        // detect is vision's only child: its share is its whole parent's whatever it is
-        ApiFixture.Response r = whatIf("ms", "{\"shares\": {\"" + DETECT + "\": 3}, \"runs\": 1, \"horizon\": \"12h\"}");
+        // detect is vision's only child: its share is its whole parent's whatever it is, so trying one is refused
+        ApiFixture.Response only = whatIf("ms", "{\"shares\": {\"" + DETECT + "\": 3}}");
+        assertThat(only.status()).as("%s", only.json()).isEqualTo(400);
+        assertThat(only.error()).contains("'" + DETECT + "' has no siblings, and shares are relative among siblings");
+        // vision's share as it is already
+        ApiFixture.Response r = whatIf("root", "{\"shares\": {\"lab/vision\": 1}, \"runs\": 1, \"horizon\": \"12h\"}");
         assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
+        // asked for as it already is, it came back in no field at all
+        assertThat(r.json().path("shares").size()).isZero();
+        assertThat(r.json().path("unchangedShares").path("lab/vision").asDouble()).isEqualTo(1.0);
         for (JsonNode row : r.json().path("allocations")) {
             assertThat(row.path("variant")).as(row.path("name").asText()).isEqualTo(row.path("base"));
         }
@@ -110,9 +117,9 @@ class WhatIfApiTest {
                 {"{\"shares\": {\"lab/none\": 1}}", "shares", "no allocation 'lab/none'"},
                 {"{\"shares\": {\"lab/vision\": -1}}", "shares", "a finite number >= 0"},
                 {"{\"shares\": {\"lab//x\": 1}}", "shares", "not an allocation path"},
-                // it named the service's own root, '/', which no one knows
-                {"{\"shares\": {\"lab\": 0}}", "shares",
-                        "expected at least one positive share among the allocations at the top of the tree"},
+                // the only root: its share meant nothing, and the what-if showed an unchanged table
+                {"{\"shares\": {\"lab\": 2}}", "shares",
+                        "'lab' has no siblings, and shares are relative among siblings: its share changes nothing"},
                 {"{\"shares\": {\"lab/vision\": 0, \"lab/nlp\": 0}}", "shares",
                         "expected at least one positive share among the children of 'lab'"},
                 {"{\"shares\": [1]}", "shares", "expected an object"},

@@ -720,15 +720,20 @@ abstract class StoreContract {
             assertThat(e.afterJson()).contains("\"maxLifetimeSeconds\":2592000");
         });
 
-        Access.TokenInfo byDefault = store.access().addToken("ada", "tok-default", "", "ada", 1_000, null, null);
+        Access.TokenInfo byDefault = store.access().addToken("ada", "tok-default", "", "ada", 1_000, null, null).token();
         assertThat(byDefault.expiresAtMillis()).as("the default lifetime").isEqualTo(1_000 + DAY_MS);
-        Access.TokenInfo parent = store.access().addToken("ada", "tok-parent", "", "ada", 1_000, 10 * 86_400L, null);
+        Access.TokenInfo parent = store.access().addToken("ada", "tok-parent", "", "ada", 1_000, 10 * 86_400L, null).token();
         assertThat(parent.expiresAtMillis()).isEqualTo(1_000 + 10 * DAY_MS);
-        Access.TokenInfo child = store.access().addToken("ada", "tok-child", "", "ada", 2 * DAY_MS, 30 * 86_400L,
+        Access.Minted minted = store.access().addToken("ada", "tok-child", "", "ada", 2 * DAY_MS, 30 * 86_400L,
                 parent.id());
+        Access.TokenInfo child = minted.token();
         assertThat(child.expiresAtMillis()).as("clamped to the minter's expiry").isEqualTo(parent.expiresAtMillis());
+        // the clamp was silent: the answer said only the expiry, and the asker could not tell it from what was asked
+        assertThat(minted.cappedFromMillis()).as("what the lifetime would have given").isEqualTo(32 * DAY_MS);
+        assertThat(store.access().addToken("ada", "tok-short", "", "ada", 2 * DAY_MS, 86_400L, parent.id())
+                .cappedFromMillis()).as("not capped: within the minter's life").isNull();
         assertThat(child.mintedBy()).isEqualTo(parent.id());
-        assertThatThrownBy(() -> store.access().addToken("ada", "tok-long", "", "ada", 0, 31 * 86_400L, null))
+        assertThatThrownBy(() -> store.access().addToken("ada", "tok-long", "", "ada", 0, 31 * 86_400L, null).token())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2592000");
 
         Access.TokenHolder holder = store.access().tokenHolder("tok-parent").orElseThrow();
@@ -743,11 +748,11 @@ abstract class StoreContract {
         Store store = open();
         store.access().putUser(new User("ada", User.Role.ADMIN), "root", 0);
         store.access().putUser(new User("bob", User.Role.USER), "root", 0);
-        String a = store.access().addToken("ada", "tok-a", "", "ada", 1, null, null).id();
-        String b = store.access().addToken("ada", "tok-b", "", "ada", 2, null, a).id();
-        String c = store.access().addToken("bob", "tok-c", "", "ada", 3, null, b).id(); // minted for someone else
-        String d = store.access().addToken("ada", "tok-d", "", "ada", 4, null, a).id();
-        store.access().addToken("ada", "tok-e", "", "ada", 5, null, null);
+        String a = store.access().addToken("ada", "tok-a", "", "ada", 1, null, null).token().id();
+        String b = store.access().addToken("ada", "tok-b", "", "ada", 2, null, a).token().id();
+        String c = store.access().addToken("bob", "tok-c", "", "ada", 3, null, b).token().id(); // minted for someone else
+        String d = store.access().addToken("ada", "tok-d", "", "ada", 4, null, a).token().id();
+        store.access().addToken("ada", "tok-e", "", "ada", 5, null, null).token();
 
         List<String> revoked = store.access().revokeToken("ada", b, "ada", 10);
 
