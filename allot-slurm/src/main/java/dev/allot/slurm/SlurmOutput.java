@@ -4,6 +4,7 @@ import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptOutput;
 import dev.allot.core.backend.BackendException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
@@ -115,7 +116,10 @@ final class SlurmOutput {
                 while (buf.hasRemaining() && ch.read(buf) > 0) {
                     // read to the size seen: what is written meanwhile is for the next read
                 }
-                return AttemptOutput.tail(java.util.Arrays.copyOf(buf.array(), buf.position()), from);
+                byte[] bytes = java.util.Arrays.copyOf(buf.array(), buf.position());
+                int start = AttemptOutput.lineStart(bytes, from);
+                return new AttemptOutput(new String(bytes, start, bytes.length - start, StandardCharsets.UTF_8),
+                        from + bytes.length, from + start);
             }
         } catch (NoSuchFileException e) {
             throw new BackendException(where + ", which is not on this host (the node's folder is not shared with"

@@ -16,22 +16,21 @@ public record AttemptOutput(String text, long sizeBytes, long fromByte) {
     }
 
     /**
-     * The output read from byte {@code from} on ({@code bytes}, as far as the output went when read): starting at a
-     * line's beginning when earlier output is left out (a cut line's tail reads as garbage), decoded as UTF-8 with
-     * undecodable bytes replaced. The one rule for every backend that reads an output file's end.
+     * Where the text of an output read from byte {@code from} on ({@code bytes}, as far as the output went when read)
+     * begins: at a line's beginning when earlier output is left out (a cut line's tail reads as garbage), else at its
+     * first byte. The one rule for every backend that reads an output file's end; the backend decodes the bytes from
+     * there as UTF-8 with undecodable bytes replaced (decoding is the reader's job: this module reads nothing) and
+     * makes the record with {@code sizeBytes = from + bytes.length} and {@code fromByte = from + lineStart}.
      */
-    public static AttemptOutput tail(byte[] bytes, long from) {
-        int skip = 0;
+    public static int lineStart(byte[] bytes, long from) {
         if (from > 0) {
             for (int i = 0; i < bytes.length - 1; i++) {
                 if (bytes[i] == '\n') {
-                    skip = i + 1;
-                    break;
+                    return i + 1;
                 }
             }
         }
-        return new AttemptOutput(new String(bytes, skip, bytes.length - skip, java.nio.charset.StandardCharsets.UTF_8),
-                from + bytes.length, from + skip);
+        return 0;
     }
 
     /** Whether earlier output was left out. */

@@ -3,6 +3,7 @@ package dev.allot.server.backend;
 import dev.allot.core.backend.AttemptOutput;
 import dev.allot.core.backend.BackendException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
@@ -11,8 +12,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Reads the end of an output file that may still be growing: the last {@code maxBytes} as far as the file goes at
- * the moment it is read, cut and decoded as {@link AttemptOutput#tail} says. A file that is not there is empty output: an attempt
- * whose process never started wrote nothing.
+ * the moment it is read, cut where {@link AttemptOutput#lineStart} says and decoded as UTF-8. A file that is not
+ * there is empty output: an attempt whose process never started wrote nothing.
  */
 final class OutputTail {
     private OutputTail() {
@@ -29,7 +30,10 @@ final class OutputTail {
             while (buf.hasRemaining() && ch.read(buf, from + buf.position()) > 0) {
                 // read to the size seen: what is written meanwhile is for the next read
             }
-            return AttemptOutput.tail(java.util.Arrays.copyOf(buf.array(), buf.position()), from);
+            byte[] bytes = java.util.Arrays.copyOf(buf.array(), buf.position());
+            int start = AttemptOutput.lineStart(bytes, from);
+            return new AttemptOutput(new String(bytes, start, bytes.length - start, StandardCharsets.UTF_8),
+                    from + bytes.length, from + start);
         } catch (NoSuchFileException e) {
             return new AttemptOutput("", 0, 0);
         } catch (IOException e) {
