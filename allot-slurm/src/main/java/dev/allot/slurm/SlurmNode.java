@@ -25,23 +25,12 @@ public record SlurmNode(String name, int gpus, String state, List<String> flags,
     }
 
     /**
-     * Down or failed: no work runs there, whoever drained it. A node {@link #unheard()} or only
-     * {@link #notResponding()} is not: Slurm does not know yet.
+     * Down, failed or not answering: no work runs there, whoever drained it. A node {@link #unheard()} is not: Slurm
+     * does not know yet.
      */
     public boolean broken() {
         return state.equals("DOWN") || state.equals("ERROR") || state.equals("FUTURE")
-                || flags.contains("FAIL") || flags.contains("POWERED_DOWN");
-    }
-
-    /**
-     * Its slurmd missed slurmctld's last ping ({@code NOT_RESPONDING}, shown as {@code *} by sinfo) and Slurm has not
-     * declared it down: a failed probe of Slurm's own, which concludes nothing. Its jobs keep running, and Slurm sets
-     * it DOWN (and requeues them) only after {@code SlurmdTimeout}. Seen for about half a second on every node Slurm
-     * 22.05 resumes ({@code scontrol update state=resume} sets it until the slurmd answers): read as broken, a node Allot
-     * resumed was drained again at once, and unallocated work on it preempted.
-     */
-    public boolean notResponding() {
-        return flags.contains("NOT_RESPONDING") && !broken();
+                || flags.contains("NOT_RESPONDING") || flags.contains("FAIL") || flags.contains("POWERED_DOWN");
     }
 
     /**

@@ -58,48 +58,20 @@ class SlurmBackendNodesTest {
 
     @Test
     void nodesAreUsableUnlessBrokenOrDrainedBySomeoneElse() {
-        slurm.node("n1", "DOWN", "Not responding", "NOT_RESPONDING");
+        slurm.node("n1", "DOWN", "Not responding");
+        slurm.node("n2", "IDLE", "", "NOT_RESPONDING");
         slurm.node("n3", "IDLE", "maintenance", "DRAIN");
         slurm.node("n4", "MIXED", "allot: unhealthy", "DRAIN");
         slurm.node("n5", "IDLE", "");
         slurm.node("n6", "DOWN", "allot: unhealthy", "DRAIN");
-        slurm.node("n7", "IDLE", "maintenance", "DRAIN", "NOT_RESPONDING");
 
         assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
-                new BackendNode("n1", 8, false, "DOWN+NOT_RESPONDING: Not responding"),
+                new BackendNode("n1", 8, false, "DOWN: Not responding"),
+                new BackendNode("n2", 8, false, "IDLE+NOT_RESPONDING"),
                 new BackendNode("n3", 8, false, "IDLE+DRAIN: maintenance"),
                 new BackendNode("n4", 8, true, null),
                 new BackendNode("n5", 8, true, null),
-                new BackendNode("n6", 8, false, "DOWN+DRAIN: allot: unhealthy"),
-                new BackendNode("n7", 8, false, "IDLE+DRAIN+NOT_RESPONDING: maintenance")));
-    }
-
-    @Test
-    void aNodeWhoseSlurmdMissedAPingIsLeftAsItWasUntilSlurmSetsItDown() {
-        // Slurm 22.05 marks a node NOT_RESPONDING for about half a second after `scontrol update state=resume` (seen on
-        // the loopback cluster: Allot resumed n2, read MIXED+NOT_RESPONDING, marked it unhealthy and drained it again),
-        // and as soon as its slurmd misses one ping; its jobs keep running. Read as broken, Allot drained the node and
-        // preempted unallocated work on it over a failed ping. Only DOWN (after SlurmdTimeout) says the node is gone.
-        slurm.node("n1", "MIXED", "", "NOT_RESPONDING");
-        slurm.node("n2", "ALLOCATED", "allot: slurm: MIXED+NOT_RESPONDING", "DRAIN", "NOT_RESPONDING");
-        slurm.node("n3", "IDLE", "");
-        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
-                new BackendNode("n3", 8, true, null)));
-
-        slurm.node("n1", "DOWN", "Not responding", "NOT_RESPONDING");
-        slurm.node("n2", "MIXED", "");
-        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
-                new BackendNode("n1", 8, false, "DOWN+NOT_RESPONDING: Not responding"),
-                new BackendNode("n2", 8, true, null),
-                new BackendNode("n3", 8, true, null)));
-
-        // every node missing its pings at once (slurmctld cut off from its nodes) says nothing of any
-        slurm.node("n1", "MIXED", "", "NOT_RESPONDING");
-        slurm.node("n2", "MIXED", "", "NOT_RESPONDING");
-        slurm.node("n3", "IDLE", "", "NOT_RESPONDING");
-        assertThatThrownBy(backend::nodes).isInstanceOf(BackendUnavailableException.class)
-                .hasMessageContaining("Slurm does not know the state of n1, n2, n3 yet")
-                .hasMessageContaining("NOT_RESPONDING");
+                new BackendNode("n6", 8, false, "DOWN+DRAIN: allot: unhealthy")));
     }
 
     @Test
@@ -118,15 +90,10 @@ class SlurmBackendNodesTest {
                 new BackendNode("n2", 8, false, "DOWN: Not responding"),
                 new BackendNode("n3", 8, true, null)));
 
-        // one that misses its pings is still not known to Slurm (it becomes DOWN after SlurmdTimeout)
         slurm.node("n2", "IDLE", "");
         slurm.node("n1", "UNKNOWN", "", "NOT_RESPONDING");
         assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
-                new BackendNode("n2", 8, true, null),
-                new BackendNode("n3", 8, true, null)));
-        slurm.node("n1", "DOWN", "Not responding", "NOT_RESPONDING");
-        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
-                new BackendNode("n1", 8, false, "DOWN+NOT_RESPONDING: Not responding"),
+                new BackendNode("n1", 8, false, "UNKNOWN+NOT_RESPONDING"),
                 new BackendNode("n2", 8, true, null),
                 new BackendNode("n3", 8, true, null)));
     }
