@@ -78,7 +78,7 @@ final class AllocationsApi {
         Permissions permissions = Permissions.of(store.allocations().allocations());
         // A missing parent is said before permission (which would name the parent as what the user may not edit):
         // every signed-in user may read the whole tree, so that a path does not exist tells nobody anything new.
-        String parent = path.contains("/") ? path.substring(0, path.lastIndexOf('/')) : null;
+        String parent = Allocation.parentOf(path);
         if (parent != null && permissions.allocation(path).isEmpty() && permissions.allocation(parent).isEmpty()) {
             throw dev.allot.server.store.Allocations.missingParent(path, parent);
         }

@@ -45,9 +45,9 @@ record Permissions(Map<String, Allocation> byPath) {
 
     /** Whether the allocation at this path has siblings: others under the same parent, or other roots. */
     boolean hasSiblings(String path) {
-        String parent = path.contains("/") ? path.substring(0, path.lastIndexOf('/')) : null;
-        return byPath.keySet().stream().anyMatch(p -> !p.equals(path)
-                && Objects.equals(parent, p.contains("/") ? p.substring(0, p.lastIndexOf('/')) : null));
+        String parent = Allocation.parentOf(path);
+        return byPath.values().stream().anyMatch(a -> !a.path().equals(path)
+                && Objects.equals(parent, a.parentPath()));
     }
 
     /** Whether the allocation at this path has children (workloads run only in leaves). */

@@ -30,8 +30,9 @@ import java.util.TreeMap;
 /**
  * {@code POST /v1/whatif}: what a change of shares or of the policy's settings would do to each allocation's waits
  * and paid fraction over the next hours or days ({@link WhatIf}), played from a fork of the live state; nothing live
- * changes. Shares asked for as they already are come back apart, as unchanged. Managers may try shares of what they may edit (the rule of {@code PUT /v1/allocations}: strictly below a
- * node they manage); administrators may also try the policy's settings; others are refused.
+ * changes. Shares asked for as they already are come back apart, as unchanged. Managers may try shares of what they
+ * may edit (the rule of {@code PUT /v1/allocations}: strictly below a node they manage); administrators may also try
+ * the policy's settings; others are refused.
  */
 final class WhatIfApi {
     static final List<String> FIELDS = List.of("shares", "settings", "horizon", "runs");

@@ -35,6 +35,11 @@ public record Allocation(String path, double share, List<String> managers, List<
 
     /** The path of the parent, null for a root. */
     public String parentPath() {
+        return parentOf(path);
+    }
+
+    /** The path of the parent of the allocation at {@code path}, null for a root. */
+    public static String parentOf(String path) {
         int slash = path.lastIndexOf('/');
         return slash < 0 ? null : path.substring(0, slash);
     }
