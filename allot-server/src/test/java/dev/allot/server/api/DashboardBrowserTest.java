@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,9 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard in real headless Chromium against a real API whose scheduler is a real scheduling loop (the core's
@@ -37,8 +33,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * {@link DashboardOwnServiceBrowserTest}.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class DashboardBrowserTest {
     private static final String DETECT = "lab/vision/detect";
     private static final Duration WAIT = Duration.ofSeconds(15);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -13,9 +12,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A link to the allocations page with a range the page does not offer ({@code /allocations?range=1d}, typed or
@@ -24,8 +20,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * In real headless Chromium against a real API over {@link ApiFixture}'s lab.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class DashboardLinkedRangeBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 

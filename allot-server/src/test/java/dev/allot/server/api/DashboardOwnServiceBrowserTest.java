@@ -5,16 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard in real headless Chromium on services of their own, each test with its own story apart from
@@ -23,8 +19,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * there are none yet and how an administrator adds them).
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class DashboardOwnServiceBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 

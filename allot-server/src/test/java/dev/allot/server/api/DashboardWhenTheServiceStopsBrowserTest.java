@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -13,9 +12,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard, open in a real headless Chromium, when the service behind it stops (restarted by its operator,
@@ -24,8 +20,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * and signing in must say why it did not happen rather than do nothing.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class DashboardWhenTheServiceStopsBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static HeadlessChromium browser;

@@ -7,7 +7,6 @@ import dev.allot.core.backend.Launch;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,9 +16,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The GPU timeline page ({@code /timeline}) in a real headless Chromium against a real server over the fixture's lab
@@ -31,8 +27,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * Screenshots go to {@code target/timeline-page/}.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class TimelinePageBrowserTest {
     private static final Path OUT = Path.of("target", "timeline-page");
     private static final Duration LOAD = Duration.ofSeconds(30);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.campaign.CampaignFixture.Response;
 import dev.allot.server.testing.HeadlessChromium;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,9 +13,6 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard's campaign pages in real headless Chromium against the real API and a real scheduling loop
@@ -31,8 +27,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * is held.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class CampaignDashboardBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** Shard 1's family: markup that would show an image and change the title if it were inserted as HTML. */

@@ -6,15 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.service.Service;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard's queue and workload pages show the forecast start the API gives, with what it assumes, in headless
@@ -22,8 +18,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * 2h) is expected at 10:00.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class ForecastDashboardBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 

@@ -7,7 +7,6 @@ import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import dev.allot.server.testing.HeadlessChromium;
 import dev.allot.server.testing.MutableClock;
-import dev.allot.server.testing.SideLane;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,9 +19,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The dashboard of the whole service, as {@code allot serve --backend simulated} starts it ({@link Service#start}: the
@@ -33,8 +29,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * (protected 1h) starts; alice's 4-GPU job of lab/a and bob's unallocated 1-GPU job wait.
  */
 @ExtendWith(HeadlessChromium.class)
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(SideLane.LOCK)
 class DashboardServiceBrowserTest {
     private static final Instant T0 = Instant.parse("2026-03-02T09:00:00Z");
     private static final Duration WAIT = Duration.ofSeconds(20);
