@@ -19,14 +19,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
-/**
- * The endpoints' happy paths, 404s and 401s, and idempotent submission, each against a fresh store. Isolated (run
- * alone, see {@code junit-platform.properties}): a test captures what {@link ApiServer}'s logger logs, which a class
- * running beside it would log into too.
- */
-@Isolated
+/** The endpoints' happy paths, 404s and 401s, and idempotent submission, each against a fresh store. */
 class ApiTest {
     @TempDir
     Path dataDir;

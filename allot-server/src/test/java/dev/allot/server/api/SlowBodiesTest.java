@@ -29,17 +29,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /**
  * Slow and abandoned request bodies against a real API: they hold connections, never the threads that answer
  * everyone else, end at the body deadline, and each abandoned one logs one line without a stack trace.
- *
- * <p>Isolated (run alone, see {@code junit-platform.properties}): it reads every line the root logger logs, which a
- * class running beside it would log into too, and its 100 ms budget is measured on a machine no other class loads.
  */
-@Isolated
 class SlowBodiesTest {
     static final int TRICKLERS = 1_000;
     static final long BUDGET_MILLIS = 100;

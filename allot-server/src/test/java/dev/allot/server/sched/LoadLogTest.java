@@ -8,18 +8,13 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * What the loop logs each time it loads the store: the work found running and adopted by <em>that</em> load. A loop
  * loads again at every new term of leadership (a failover back, or a database outage that let its lease lapse) and
  * after a store write failed; the line added the earlier loads' counts, so that an administrator reading the log after
  * a database outage read "2 workloads running before, 2 of their attempts adopted" with one workload running.
- *
- * <p>Isolated (run alone, see {@code junit-platform.properties}): it captures what {@link SchedulerLoop}'s logger logs,
- * which a loop of a class running beside it would log into too.
  */
-@Isolated
 class LoadLogTest {
     private static final long HOUR = 3600;
 

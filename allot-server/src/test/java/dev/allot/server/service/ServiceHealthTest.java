@@ -29,17 +29,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code /v1/health} tells whether the service works, not only whether it answers: given a service whose scheduling
  * cycles fail (here its backend throws something the loop does not expect), health answers 503 with the last failure
  * and since when, the failures are counted in the metrics, and once cycles succeed again health is ok.
- *
- * <p>Isolated (run alone, see {@code junit-platform.properties}): it captures what the scheduling loop's logger logs,
- * which a loop of a class running beside it would log into too.
  */
-@Isolated
 class ServiceHealthTest {
     static final Instant T0 = Instant.parse("2026-03-01T09:00:00Z");
     static final HttpClient HTTP = HttpClient.newHttpClient();
