@@ -65,11 +65,16 @@ class ReportSummaryBrowserTest {
         }
     }
 
-    @Test
-    void givenTwoPoliciesTiedForTheBestValue_whenTheSummaryIsShown_thenBothAreBoldAndTheOthersAreNot() {
-        browser.open(PAGE);
+    /** Opens a written report and waits until it has drawn, with no error of its own. */
+    private static void openReport(Path page) {
+        browser.open(page);
         browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
         assertThat(browser.js("return allotReport.error;")).isNull();
+    }
+
+    @Test
+    void givenTwoPoliciesTiedForTheBestValue_whenTheSummaryIsShown_thenBothAreBoldAndTheOthersAreNot() {
+        openReport(PAGE);
 
         Map<String, List<String>> bold = bold("Lost GPU-hours", "Lost / delivered GPU-hours (whole run)");
         assertThat(shown("Lost GPU-hours")).containsExactly("4.0", "0.0", "0.0", "4.7");
@@ -81,9 +86,7 @@ class ReportSummaryBrowserTest {
 
     @Test
     void givenFractionalShares_whenTheInputsAreShown_thenTheAllocationTreeShowsEachShareAsWritten() {
-        browser.open(SHARES_PAGE);
-        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
-        assertThat(browser.js("return allotReport.error;")).isNull();
+        openReport(SHARES_PAGE);
         assertThat(browser.js("""
                 const table = [...document.querySelectorAll('#inputs h3')]
                     .find((h) => h.textContent === 'Allocation tree').nextElementSibling;
@@ -94,9 +97,7 @@ class ReportSummaryBrowserTest {
 
     @Test
     void givenOneRowSkippedWhenReadLeniently_whenTheInputsAreShown_thenTheyCountItAsOneRow() {
-        browser.open(SHARES_PAGE);
-        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
-        assertThat(browser.js("return allotReport.error;")).isNull();
+        openReport(SHARES_PAGE);
         // it said "2 (1 rows skipped)"
         assertThat(browser.js("""
                 const table = [...document.querySelectorAll('#inputs h3')]
@@ -107,9 +108,7 @@ class ReportSummaryBrowserTest {
 
     @Test
     void givenOneNodeOneGpuAndOneWorkload_whenTheSubtitleIsShown_thenEachCountIsSingular() {
-        browser.open(SINGLE_PAGE);
-        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
-        assertThat(browser.js("return allotReport.error;")).isNull();
+        openReport(SINGLE_PAGE);
         // it said "1 nodes (1 x 1 GPUs), 1 GPUs, 1 workloads"
         assertThat((String) browser.js("return document.getElementById('subtitle').textContent;"))
                 .startsWith("1 node (1 x 1 GPU), 1 GPU, 1 workload, 1 policy, ");
@@ -117,9 +116,7 @@ class ReportSummaryBrowserTest {
 
     @Test
     void givenAReplayedTrace_whenTheInputsAreShown_thenItsImportIsSaidInWordsNotAsJson() {
-        browser.open(TRACE_PAGE);
-        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
-        assertThat(browser.js("return allotReport.error;")).isNull();
+        openReport(TRACE_PAGE);
         @SuppressWarnings("unchecked")
         List<String> rows = (List<String>) browser.js("""
                 const table = [...document.querySelectorAll('#inputs h3')]
