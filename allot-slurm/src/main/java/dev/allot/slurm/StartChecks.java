@@ -105,7 +105,8 @@ final class StartChecks {
         String conf = config.slurmConf() == null ? "slurm.conf" : config.slurmConf().toString();
         return config.observe() == SlurmConfig.Observe.REST
                 ? " (check --slurm-rest-url, --slurm-rest-user and --slurm-rest-token-file: curl -H"
-                        + " 'X-SLURM-USER-NAME: USER' -H 'X-SLURM-USER-TOKEN: TOKEN' URL/slurm/v0.0.38/ping tries them)"
+                        + " 'X-SLURM-USER-NAME: USER' -H 'X-SLURM-USER-TOKEN: TOKEN' URL" + RestProbe.API
+                        + "ping tries them)"
                 : " (is slurmctld running where " + conf + " says, SlurmctldHost and SlurmctldPort? `SLURM_CONF=" + conf
                         + " scontrol ping` tries it; --slurm-conf names the file)";
     }
