@@ -473,6 +473,17 @@ final class Story implements AutoCloseable {
         }
     }
 
+    /** Polls for {@code period} that the condition holds all along; fails naming {@code what} the first time it does not. */
+    static void during(String what, Duration period, Check condition) throws Exception {
+        long end = System.nanoTime() + period.toNanos();
+        while (System.nanoTime() < end) {
+            if (!condition.holds()) {
+                throw new AssertionError("did not hold all along: " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** Like {@link #await} for a condition that may throw (API calls). */
     static void until(String what, Duration timeout, Check condition) throws InterruptedException {
         await(what, timeout, () -> {

@@ -427,6 +427,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
             }
             counters.commandClaimsCorrected++;
         }
+        nodeHealth.resumed(node, clock.millis());
         LOG.info("resumed Slurm node {}", node);
     }
 
@@ -443,7 +444,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     public synchronized Optional<List<BackendNode>> nodes() {
         List<SlurmNode> listed = listNodes();
         try {
-            return Optional.of(nodeHealth.read(listed));
+            return Optional.of(nodeHealth.read(listed, clock.millis()));
         } catch (BackendUnavailableException e) {
             attempts.probeFailed(e); // nothing concluded: as a failed probe
             throw e;

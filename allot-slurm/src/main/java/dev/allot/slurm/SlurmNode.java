@@ -41,4 +41,14 @@ public record SlurmNode(String name, int gpus, String state, List<String> flags,
     public boolean unheard() {
         return state.equals("UNKNOWN") && !flags.contains("NOT_RESPONDING") && !flags.contains("FAIL");
     }
+
+    /**
+     * Not answering Slurm's pings, and nothing worse: not down, failed, drained or powered down. What Slurm shows of a
+     * node right after {@code scontrol update state=resume} until its slurmd answers the ping the resume sends.
+     */
+    public boolean onlyNotResponding() {
+        return flags.contains("NOT_RESPONDING") && !flags.contains("FAIL") && !flags.contains("DRAIN")
+                && !flags.contains("POWERED_DOWN") && !state.equals("DOWN") && !state.equals("ERROR")
+                && !state.equals("FUTURE");
+    }
 }

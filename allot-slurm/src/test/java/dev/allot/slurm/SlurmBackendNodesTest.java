@@ -99,6 +99,33 @@ class SlurmBackendNodesTest {
     }
 
     @Test
+    void aNodeAllotJustResumedIsNotDrainedAgainWhileSlurmWaitsForItsPing() {
+        // given n1 drained by Allot and resumed: Slurm 22.05 then shows it IDLE+NOT_RESPONDING for about a second,
+        // until its slurmd answers; read as broken, the service drained it again and resumed it 2 s later
+        slurm.node("n1", "IDLE", "");
+        slurm.node("n2", "IDLE", "");
+        backend.drain("n1", "unhealthy");
+        backend.resume("n1");
+        slurm.node("n1", "IDLE", "", "NOT_RESPONDING");
+        slurm.node("n2", "IDLE", "", "NOT_RESPONDING");
+
+        // then n1 is left out (the service keeps it as it was), while n2, which Allot did not resume, is broken
+        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).containsExactly(
+                new BackendNode("n2", 8, false, "IDLE+NOT_RESPONDING")));
+
+        // down is down, however recent the resume
+        slurm.node("n1", "DOWN", "Not responding", "NOT_RESPONDING");
+        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).first()
+                .isEqualTo(new BackendNode("n1", 8, false, "DOWN+NOT_RESPONDING: Not responding")));
+
+        // and a slurmd that still has not answered when the grace has passed is broken
+        slurm.node("n1", "IDLE", "", "NOT_RESPONDING");
+        slurm.clock.advance(SlurmNodeHealth.RESUME_GRACE.plusSeconds(1));
+        assertThat(backend.nodes()).hasValueSatisfying(nodes -> assertThat(nodes).first()
+                .isEqualTo(new BackendNode("n1", 8, false, "IDLE+NOT_RESPONDING")));
+    }
+
+    @Test
     void nodesWhenSlurmCannotBeReadIsUnavailableNotEmpty() {
         slurm.node("n1", "IDLE", "");
         slurm.failNextProbes(2);
