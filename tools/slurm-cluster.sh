@@ -368,7 +368,11 @@ cmd_stop() {
     # Cancel the jobs first, so that no slurmstepd is left behind by its slurmd, and wait for the jobs on nodes with
     # a live slurmd to end (a job on a killed node would stay COMPLETING until the node is declared down).
     if [ -n "$(pid_of slurmctld)" ] && alive "$(pid_of slurmctld)"; then
-        timeout 10 scancel --user=root >/dev/null 2>&1 || true
+        # Every user's jobs (the stories run jobs as root, as nobody and as test accounts), not only root's.
+        local ids
+        ids=$(timeout 5 squeue -h -o %i 2>/dev/null | tr '\n' ' ')
+        # shellcheck disable=SC2086  # one job id per word
+        [ -z "${ids// /}" ] || timeout 10 scancel $ids >/dev/null 2>&1 || true
         for f in "$BASE"/pids/slurmd-*.pid; do
             if [ -e "$f" ] && alive "$(cat "$f")"; then
                 name=$(basename "$f" .pid); live+=${live:+,}${name#slurmd-}
