@@ -108,7 +108,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
     private final SlurmAttempts attempts;
     private final SlurmStops stopping;
     private final SlurmObserver observer;
-    private final SlurmNodeHealth nodeHealth = new SlurmNodeHealth();
+    private final SlurmNodes nodes;
     private final SlurmOutput output;
 
     /**
@@ -142,6 +142,7 @@ public final class SlurmBackend implements Backend, AutoCloseable {
         this.stopping = new SlurmStops(config.instance(), attempts, probe, actions, commands, counters);
         this.observer = new SlurmObserver(config.instance(), attempts, stopping, probe, actions, lock, counters);
         this.output = new SlurmOutput(config.instance(), probe, actions);
+        this.nodes = new SlurmNodes(probe, actions, clock, counters, attempts::probeFailed);
     }
 
     /**
@@ -398,66 +399,17 @@ public final class SlurmBackend implements Backend, AutoCloseable {
 
     @Override
     public synchronized void drain(String node, String reason) {
-        SlurmNode n = node(node);
-        if (n.drained()) {
-            return; // drained already, by Allot or by someone else: nothing more to do
-        }
-        String r = DRAIN_PREFIX + reason.replaceAll("[\\r\\n]+", " ").strip();
-        if (r.length() > 200) {
-            r = r.substring(0, 200);
-        }
-        if (!actions.drain(node, r)) {
-            if (!node(node).drained()) {
-                throw new BackendUnavailableException("could not drain Slurm node " + node);
-            }
-            counters.commandClaimsCorrected++;
-        }
-        LOG.info("drained Slurm node {}: {}", node, r);
+        nodes.drain(node, reason);
     }
 
     @Override
     public synchronized void resume(String node) {
-        SlurmNode n = node(node);
-        if (!n.drained() || !n.reason().startsWith(DRAIN_PREFIX.strip())) {
-            return; // not drained, or drained by someone else: theirs to resume
-        }
-        if (!actions.resume(node)) {
-            if (node(node).drained()) {
-                throw new BackendUnavailableException("could not resume Slurm node " + node);
-            }
-            counters.commandClaimsCorrected++;
-        }
-        nodeHealth.resumed(node, clock.millis());
-        LOG.info("resumed Slurm node {}", node);
-    }
-
-    private SlurmNode node(String name) {
-        for (SlurmNode n : listNodes()) {
-            if (n.name().equals(name)) {
-                return n;
-            }
-        }
-        throw new BackendException("Slurm has no node named " + name);
+        nodes.resume(node);
     }
 
     @Override
     public synchronized Optional<List<BackendNode>> nodes() {
-        List<SlurmNode> listed = listNodes();
-        try {
-            return Optional.of(nodeHealth.read(listed, clock.millis()));
-        } catch (BackendUnavailableException e) {
-            attempts.probeFailed(e); // nothing concluded: as a failed probe
-            throw e;
-        }
-    }
-
-    private List<SlurmNode> listNodes() {
-        try {
-            return probe.nodes();
-        } catch (BackendUnavailableException e) {
-            attempts.probeFailed(e);
-            throw e;
-        }
+        return Optional.of(nodes.read());
     }
 
     /** The counts so far; never waits for a command in progress (see {@link Counters}). */
