@@ -4,6 +4,7 @@ import dev.allot.server.service.Bootstrap;
 import dev.allot.server.service.Service;
 import dev.allot.server.service.ServiceConfig;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -55,6 +56,13 @@ final class ServeAnnouncement {
                 out.println("Demo: the store already has allocations; left as they are (the demo token was printed"
                         + " at the first start).");
             }
+        } else if (Files.exists(demoTokenFile)) {
+            // --demo runs every user's workloads as one account; without it they run as said above, so the demo's
+            // users (maria, ana, ben) may have no account to run as: say why their work changed, and how to go back
+            out.println();
+            out.println("Note: " + dataDir + " was set up by --demo, which runs every user's workloads as one account;"
+                    + " started without --demo, they run as said above. Restart with --demo to keep the demo as it"
+                    + " was.");
         }
         if (token == null) {
             token = kept; // a restart of the demo gives the client commands the demo token again

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -106,6 +107,14 @@ class ServeCommandTest {
         // before is kept)": two asides in a row
         assertThat(second.out()).contains(" and the demo token; the client commands need no --server or --token.")
                 .doesNotContain(") (");
+        assertThat(second.out()).doesNotContain("was set up by --demo");
+
+        // restarted without --demo, its users' workloads no longer run as the demo ran them: it says so, and how back
+        String[] withoutDemo = Arrays.stream(args).filter(a -> !a.equals("--demo")).toArray(String[]::new);
+        Cli.Result plain = stop(serve(data, withoutDemo));
+        assertThat(plain.out()).contains("Note: " + data + " was set up by --demo, which runs every user's workloads"
+                + " as one account; started without --demo, they run as said above. Restart with --demo to keep the"
+                + " demo as it was.");
 
         // when another server took the client configuration since and dropped the demo token (it does not know it,
         // and the demo printed it only once), a restart of the demo gives it back to the client commands
