@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code allot campaign submit|status|list|brakes|cancel}: campaigns on the server ({@code /v1/campaigns}), many
+ * {@code allot campaign submit|status|list|brakes|retry|cancel}: campaigns on the server ({@code /v1/campaigns}), many
  * shards of one job finished as early as the budget allows: a few shards protected (the longest remaining work), the
  * rest on idle GPUs, promoted in place when a protected slot frees.
  */
@@ -28,7 +29,8 @@ import picocli.CommandLine.Parameters;
                 "In the simulator: allot campaign simulate --preset lab \\",
                 "                    --campaign examples/campaign/oracle-eval.yaml"},
         subcommands = {CampaignCommand.Submit.class, CampaignCommand.Status.class, CampaignCommand.ListCampaigns.class,
-                CampaignCommand.Brakes.class, CampaignCommand.Cancel.class, CampaignSimulateCommand.class})
+                CampaignCommand.Brakes.class, CampaignCommand.Retry.class, CampaignCommand.Cancel.class,
+                CampaignSimulateCommand.class})
 final class CampaignCommand extends GroupCommand {
     static final int BAR = 20;
 
@@ -300,6 +302,59 @@ final class CampaignCommand extends GroupCommand {
         @Override
         void render(JsonNode c, PrintWriter out) {
             out.println("campaign " + text(c, "name") + " brakes: " + caps(c.path("brakes")));
+        }
+    }
+
+    /**
+     * {@code allot campaign retry NAME [--shard N]...}: queues again the shards held because their workload failed or
+     * was cancelled, each from its units done (the babysitter's resubmission, decided by a person).
+     */
+    @Command(name = "retry", mixinStandardHelpOptions = true,
+            header = "Queue again a campaign's shards held after their workload failed.",
+            description = {"A shard whose workload failed (or was cancelled) is held and never resubmitted by itself."
+                    + " Once you have fixed the cause, retry queues it again (its owner, managers above it,"
+                    + " administrators); it resumes from its units done (ALLOT_RESUME_FROM).",
+                    "Without --shard, every shard held after a failure is retried. A shard held by the campaign's"
+                            + " brakes runs again when its cap is raised instead (allot campaign brakes).",
+                    "Example: allot campaign retry eval-2026-03 --shard 1"})
+    static final class Retry extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the campaign")
+        String name;
+
+        @Option(names = "--shard", paramLabel = "N", split = ",",
+                description = "a shard to retry (repeat or separate with commas; default: every shard held after a"
+                        + " failure)")
+        List<Integer> shards;
+
+        @Override
+        JsonNode call(ApiClient client) {
+            String path = "/v1/campaigns/" + ApiClient.segment("a campaign name", name) + "/retry";
+            if (shards == null || shards.isEmpty()) {
+                return client.post(path, null);
+            }
+            ObjectNode body = JsonNodeFactory.instance.objectNode();
+            shards.forEach(body.putArray("shards")::add);
+            return client.post(path, body);
+        }
+
+        @Override
+        void render(JsonNode r, PrintWriter out) {
+            List<String> retried = new ArrayList<>();
+            r.path("retried").forEach(i -> retried.add(i.asText()));
+            JsonNode c = r.path("campaign");
+            String campaign = text(c, "name");
+            if (retried.isEmpty()) {
+                out.println("campaign " + campaign + ": no shard was retried (allot campaign status " + campaign + ")");
+                return;
+            }
+            List<String> from = new ArrayList<>();
+            for (String i : retried) {
+                JsonNode s = c.path("shards").get(Integer.parseInt(i));
+                from.add(i + " from unit " + s.path("unitsDone").asLong() + " of " + s.path("units").asLong());
+            }
+            out.println("campaign " + campaign + ": retrying shard" + (retried.size() == 1 ? " " : "s ")
+                    + String.join(", ", from) + "; the scheduler queues " + (retried.size() == 1 ? "it" : "them")
+                    + " now (allot campaign status " + campaign + ")");
         }
     }
 

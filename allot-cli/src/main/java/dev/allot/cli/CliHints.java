@@ -46,6 +46,7 @@ final class CliHints {
             new Rule("GET /v1/brakes", "'allot brakes show'"),
             new Rule("PUT /v1/brakes", "'allot brakes set'"),
             new Rule("GET /v1/policy", "'allot policy show'"),
+            new Rule("PUT /v1/campaigns/([^/ ]+)/brakes", "'allot campaign brakes $1'"),
             new Rule("GET /v1/campaigns/([^/ ]+) shows it", "'allot campaign status $1' shows it"),
             new Rule("GET /v1/campaigns lists yours", "'allot campaign list' lists yours"),
             new Rule("^GET /v1/openapi\\.json describes a campaign.*",

@@ -16,10 +16,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code allot campaign submit|status|list|brakes|cancel} against a real API server and a real scheduling loop
+ * {@code allot campaign submit|status|list|brakes|retry|cancel} against a real API server and a real scheduling loop
  * (simulated backend, a fixed clock, cycles run by hand: {@link LoopApi}). Alice submits a campaign of three shards
  * (one protected slot, a declared rate of 30 s a unit) from a YAML file; the loop queues and starts them; her progress
- * shows in the bars; she changes its brakes and cancels it. Bad files are refused naming the file and the field as
+ * shows in the bars; she changes its brakes, retries a shard whose workload she cancelled, and cancels it. Bad files are refused naming the file and the field as
  * the file names it, whether the client or the server finds the fault. The tests run in order: they share the
  * campaign.
  */
@@ -225,6 +225,32 @@ class CampaignCommandsTest {
         assertThat(r.err()).startsWith("allot: " + brace + ":").contains(": not YAML or JSON: while parsing a flow"
                 + " mapping; expected ',' or '}'").doesNotContain("in 'reader'").hasLineCount(1);
         assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("colon", "brace");
+    }
+
+    @Test
+    @Order(5)
+    void aShardWhoseWorkloadWasCancelledIsRetriedFromItsUnitsDoneAndARunningOneIsNot() {
+        // shard 2's workload is cancelled by hand: the shard is held and never resubmitted by itself
+        assertThat(api.as("alice", "cancel", "w-3").exit()).isZero();
+        api.loop.runOnce();
+        api.loop.runOnce();
+        assertThat(api.as("alice", "campaign", "status", "eval").out()).contains("shard 2: its workload w-3 was"
+                + " cancelled; a shard whose workload someone cancelled is not resubmitted by itself; 'allot campaign"
+                + " retry eval' (POST /v1/campaigns/eval/retry) queues it again from its units done");
+
+        Cli.Result running = api.as("alice", "campaign", "retry", "eval", "--shard", "0");
+        assertThat(running.exit()).isNotZero();
+        assertThat(running.err()).isEqualTo("allot: shard 0 of campaign 'eval' is not held after a failure: it is"
+                + " queued or runs; only such a shard is retried (option --shard; hint: 'allot campaign status eval'"
+                + " shows it)\n");
+
+        Cli.Result r = api.as("alice", "campaign", "retry", "eval");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("campaign eval: retrying shard 2 from unit 0 of 16; the scheduler queues it now"
+                + " (allot campaign status eval)\n");
+        api.loop.runOnce();
+        assertThat(api.as("alice", "campaign", "status", "eval").out().lines().toList().get(6))
+                .startsWith("2      w-4       -        [....................]   0%  0/16   running");
     }
 
     @Test

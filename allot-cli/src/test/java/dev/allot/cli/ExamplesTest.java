@@ -125,4 +125,29 @@ class ExamplesTest {
         assertThat(p.waitFor()).as(out).isZero();
         assertThat(Files.readAllLines(reports)).containsExactly("progress w-7 2 3", "progress w-7 3 3");
     }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void givenTheServerUnreachableForOneReport_theExampleShardGoesOnAndItsNextReportCarriesTheCount() throws Exception {
+        // a stand-in for ./allot whose first report fails as the real one does while the service restarts (exit 1)
+        Path home = Files.createDirectories(tmp.resolve("allot-home-down"));
+        Path reports = tmp.resolve("reports-down");
+        Path failed = tmp.resolve("failed-once");
+        Files.writeString(home.resolve("allot"), "#!/bin/sh\nif [ ! -e " + failed + " ]; then touch " + failed
+                + "; echo 'allot: cannot reach the Allot server' >&2; exit 1; fi\necho \"$*\" >> " + reports + "\n");
+        home.resolve("allot").toFile().setExecutable(true);
+        ProcessBuilder pb = new ProcessBuilder("sh", Cli.ROOT.resolve("examples/campaign/shard.sh").toString());
+        pb.environment().put("ALLOT_HOME", home.toString());
+        pb.environment().put("ALLOT_WORKLOAD_ID", "w-8");
+        pb.environment().put("ALLOT_UNITS", "3");
+        pb.environment().put("ALLOT_RESUME_FROM", "1");
+        pb.environment().put("ALLOT_FAMILY", "restore");
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        // the shard does not die for the server's hiccup (a shard that exits non-zero is held, never resubmitted)
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("shard.sh: could not report unit 2 of 3; the next report carries it");
+        assertThat(Files.readAllLines(reports)).containsExactly("progress w-8 3 3");
+    }
 }

@@ -291,6 +291,7 @@ public final class ApiServer implements AutoCloseable {
         getAndHead(config, "/v1/campaigns", authed(campaignsApi::list));
         getAndHead(config, "/v1/campaigns/{name}", authed(campaignsApi::show));
         config.routes.put("/v1/campaigns/{name}/brakes", authed(campaignsApi::putBrakes));
+        config.routes.post("/v1/campaigns/{name}/retry", authed(campaignsApi::retry));
         config.routes.delete("/v1/campaigns/{name}", authed(campaignsApi::cancel));
         getAndHead(config, "/v1/allocations", authed(allocationsApi::allocations));
         // Allocation paths contain '/', so they are taken by a slash-accepting parameter: PUT /v1/allocations/lab/nlp.

@@ -1,5 +1,6 @@
 package dev.allot.server.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.campaign.ShardBrakes;
 import dev.allot.core.campaign.ShardTier;
 import dev.allot.core.model.Durations;
@@ -12,8 +13,11 @@ import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
 import io.javalin.http.Context;
 import java.time.Clock;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.TreeSet;
 
 /**
  * Campaigns ({@link ApiServer} routes them here): many shards of one job submitted together to one allocation, each
@@ -28,6 +32,9 @@ import java.util.Objects;
  *   only for those who may see the workloads' ones).</li>
  *   <li>{@code PUT /v1/campaigns/{name}/brakes}: its owner, a manager of its allocation or above, or an administrator
  *   sets its caps (the whole set; audited).</li>
+ *   <li>{@code POST /v1/campaigns/{name}/retry}: the same people queue again the shards held because their workload
+ *   failed or was cancelled ({@code {"shards": [1, 3]}}, or every such shard without a body), each from its units
+ *   done: the babysitter's resubmission, by a person's decision (a failed shard is never resubmitted by itself).</li>
  *   <li>{@code DELETE /v1/campaigns/{name}}: the same people cancel it and its workloads.</li>
  * </ul>
  */
@@ -61,7 +68,7 @@ final class CampaignsApi {
         Campaign planned = c.as(now);
         // Every shard's workload is a submission of the owner's: the first and the last (the longest index) are checked
         // as they will be submitted, so that the campaign is refused now rather than its shards later.
-        for (int i : new java.util.TreeSet<>(List.of(0, c.shards().size() - 1))) {
+        for (int i : new TreeSet<>(List.of(0, c.shards().size() - 1))) {
             NewCampaign.Shard s = c.shards().get(i);
             CampaignShard shard = new CampaignShard(c.name(), i, s.family(), s.units(), 0, 0, null, null, null, null,
                     null, null, null);
@@ -111,6 +118,75 @@ final class CampaignsApi {
         store.campaigns().cancel(c.name(), user.name(), clock.millis());
         cancelled.run();
         io.json(ctx, 200, view(c.name(), true));
+    }
+
+    void retry(Context ctx, User user) {
+        Campaign c = requireManaged(ctx.pathParam("name"), user, "retry shards of");
+        if (c.state() != Campaign.State.RUNNING) {
+            throw new ApiException(409, "campaign '" + c.name() + "' is " + c.state().label() + "; only a running"
+                    + " campaign's shards are retried", null, c.state() == Campaign.State.DONE
+                    ? "every unit of it is done" : "submit it again under another name to run it again");
+        }
+        List<CampaignShard> shards = store.campaigns().snapshot(c.name(), clock.millis()).shards();
+        List<Integer> asked = retryShards(ctx, c.name(), shards.size());
+        List<Integer> chosen = asked != null ? asked : shards.stream()
+                .filter(s -> s.heldBy() == CampaignShard.HeldBy.FAILURE).map(CampaignShard::index).toList();
+        if (chosen.isEmpty()) {
+            throw new ApiException(409, "no shard of campaign '" + c.name() + "' is held after its workload failed or"
+                    + " was cancelled; there is nothing to retry", null, "GET /v1/campaigns/" + c.name() + " shows it");
+        }
+        for (int i : chosen) {
+            CampaignShard s = shards.get(i);
+            if (s.heldBy() != CampaignShard.HeldBy.FAILURE) {
+                throw new ApiException(409, "shard " + i + " of campaign '" + c.name() + "' is not held after a failure"
+                        + (s.held() ? " (" + s.heldReason() + ")" : s.done() ? ": it is done" : ": it is queued or runs")
+                        + "; only such a shard is retried", "shards",
+                        s.heldBy() == CampaignShard.HeldBy.BRAKES ? "a shard its brakes hold runs again once its cap is"
+                                + " raised above what it spent (PUT /v1/campaigns/" + c.name() + "/brakes)"
+                                : "GET /v1/campaigns/" + c.name() + " shows it");
+            }
+        }
+        long now = clock.millis();
+        List<Integer> retried = chosen.stream().filter(i -> store.campaigns().release(c.name(), i,
+                CampaignShard.HeldBy.FAILURE, "retried by " + user.name(), user.name(), now)).toList();
+        changed.run();
+        io.json(ctx, 200, new Views.CampaignRetry(retried, view(c.name(), true)));
+    }
+
+    /** The shards a retry names ({@code {"shards": [1, 3]}}), or null for every shard held after a failure. */
+    private List<Integer> retryShards(Context ctx, String name, int count) {
+        if (ctx.body().isBlank()) {
+            return null;
+        }
+        JsonNode body = io.body(ctx);
+        String hint = "send {\"shards\": [1, 3]}, or no body to retry every shard held after a failure";
+        if (!body.isObject()) {
+            throw ApiException.badRequest("expected a JSON object, got " + body.getNodeType().name().toLowerCase(
+                    Locale.ROOT), hint);
+        }
+        Iterator<String> fields = body.fieldNames();
+        while (fields.hasNext()) {
+            String f = fields.next();
+            if (!f.equals("shards")) {
+                throw ApiException.badField(f, "not a field of a retry (it takes only 'shards')", hint);
+            }
+        }
+        JsonNode list = body.path("shards");
+        if (list.isMissingNode() || list.isNull()) {
+            return null;
+        }
+        if (!list.isArray() || list.isEmpty()) {
+            throw ApiException.badField("shards", "expected a non-empty list of shard indexes, got " + list, hint);
+        }
+        TreeSet<Integer> out = new TreeSet<>();
+        for (JsonNode n : list) {
+            if (!n.isIntegralNumber() || n.asLong() < 0 || n.asLong() >= count) {
+                throw ApiException.badField("shards", "campaign '" + name + "' has no shard " + n + " (its shards are 0"
+                        + " to " + (count - 1) + ")", "GET /v1/campaigns/" + name + " shows it");
+            }
+            out.add(n.asInt());
+        }
+        return List.copyOf(out);
     }
 
     private Campaign requireManaged(String name, User user, String what) {

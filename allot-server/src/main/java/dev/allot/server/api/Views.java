@@ -91,6 +91,10 @@ final class Views {
     record CampaignList(List<CampaignView> campaigns) {
     }
 
+    /** The answer of {@code POST /v1/campaigns/{name}/retry}: the shards queued again, and the campaign after. */
+    record CampaignRetry(List<Integer> retried, CampaignView campaign) {
+    }
+
     /** A workload with its attempts, oldest first: the answer of {@code GET /v1/workloads/{id}}. */
     record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts) {
     }

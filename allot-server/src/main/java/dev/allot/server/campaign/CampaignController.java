@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * Runs the service's campaigns, one step per scheduling cycle, inside the loop's cycle (before it takes in new
  * submissions, so a shard queued now is scheduled in the same cycle). For each running campaign it reads the store
  * ({@link Store#campaigns()}: the campaign, its shards, their workloads and runs), brings each shard up to date with
- * its workload (completed: done; failed or cancelled by a person: held, never resubmitted), applies the campaign's
+ * its workload (completed: done; failed or cancelled by a person: held, never resubmitted by itself but only when a
+ * person retries it, {@code POST /v1/campaigns/NAME/retry}), applies the campaign's
  * brakes ({@link dev.allot.core.campaign.ShardBrakes}: a shard over a cap is held, a held one released once the cap is raised above what it
  * spent), asks the core's {@link SlotPlanner} with {@link CampaignStrategy#ALLOT} and carries out its moves:
  * <ul>
@@ -57,6 +58,11 @@ public final class CampaignController {
     private static final Logger LOG = LoggerFactory.getLogger(CampaignController.class);
     /** Who the audit trail names for what the controller does. */
     public static final String ACTOR = "system:campaigns";
+    /** How a shard of campaign {@code name} held after a failure runs again, said in its hold: a person retries it. */
+    static String retryWords(String name) {
+        return "; 'allot campaign retry " + name + "' (POST /v1/campaigns/" + name + "/retry) queues it again from its"
+                + " units done";
+    }
     /** How often the list of running campaigns is read when nothing said it changed. */
     static final long REREAD_SECONDS = 30;
 
@@ -199,9 +205,9 @@ public final class CampaignController {
                 String failedWhy = last.map(a -> a.reasonFor(false)).orElse(null);
                 String why = state == WorkloadState.FAILED
                         ? "its workload " + w.get().id() + " failed" + (failedWhy == null ? "" : " (" + failedWhy + ")")
-                                + "; a failed shard is not resubmitted"
+                                + "; a failed shard is not resubmitted by itself" + retryWords(name)
                         : "its workload " + w.get().id() + " was cancelled; a shard whose workload someone cancelled is"
-                                + " not resubmitted";
+                                + " not resubmitted by itself" + retryWords(name);
                 store.campaigns().hold(name, s.index(), CampaignShard.HeldBy.FAILURE, why, ACTOR, nowMillis);
                 changed = true;
             } else if (state.waiting() && s.done()) {

@@ -233,19 +233,28 @@ public final class Campaigns {
 
     /** Releases a held shard (audited, {@code campaign.release}): the scheduler queues it again. */
     public void release(String name, int index, String why, String actor, long nowMillis) {
-        transactions.tx("release shard " + index + " of campaign " + name, h -> {
+        release(name, index, null, why, actor, nowMillis);
+    }
+
+    /**
+     * Releases shard {@code index} if it is held, and by {@code by} unless that is null (audited, {@code
+     * campaign.release}): the scheduler queues it again, from its units done. True when it was released.
+     */
+    public boolean release(String name, int index, CampaignShard.HeldBy by, String why, String actor, long nowMillis) {
+        boolean released = transactions.tx("release shard " + index + " of campaign " + name, h -> {
             CampaignShard s = requireShard(h, name, index);
-            if (!s.held()) {
-                return null;
+            if (!s.held() || (by != null && s.heldBy() != by)) {
+                return false;
             }
             h.createUpdate("UPDATE campaign_shards SET held_by = NULL, held_reason = NULL WHERE campaign_name = :name"
                     + " AND shard_index = :index").bind("name", name).bind("index", index).execute();
             Allocations.audit(h, nowMillis, actor, "campaign.release", subject(name),
                     Rows.toJson(Map.of("shard", index, "reason", s.heldReason())),
                     Rows.toJson(Map.of("shard", index, "why", why)));
-            return null;
+            return true;
         });
         changed();
+        return released;
     }
 
     /**

@@ -271,7 +271,7 @@ class ApiTest {
                 "/v1/nodes/{name}/health", "/v1/me", "/v1/users", "/v1/users/{name}", "/v1/users/{name}/tokens",
                 "/v1/users/{name}/tokens/{id}", "/v1/brakes", "/v1/token-policy", "/v1/session", "/v1/queue",
                 "/v1/drains", "/v1/forecasts", "/v1/timeline", "/v1/policy", "/v1/campaigns", "/v1/campaigns/{name}",
-                "/v1/campaigns/{name}/brakes", "/v1/whatif");
+                "/v1/campaigns/{name}/brakes", "/v1/campaigns/{name}/retry", "/v1/whatif");
         List<String> submitFields = new ArrayList<>();
         doc.json().path("components").path("schemas").path("Submission").path("properties").fieldNames()
                 .forEachRemaining(submitFields::add);

@@ -220,7 +220,8 @@ class CampaignStoryTest {
             JsonNode s = f.shard("flaky", 0);
             assertThat(s.path("phase").asText()).isEqualTo("held");
             assertThat(s.path("heldReason").asText()).startsWith("its workload " + w + " failed (exited with code 3")
-                    .endsWith("a failed shard is not resubmitted");
+                    .endsWith("a failed shard is not resubmitted by itself; 'allot campaign retry flaky'"
+                            + " (POST /v1/campaigns/flaky/retry) queues it again from its units done");
             assertThat(f.store.campaigns().snapshot("flaky", f.clock.millis()).workloads()).isEmpty();
             assertThat(f.backend.launches).hasSize(1);
             assertThat(f.campaign("flaky").path("etaAt").isNull()).isTrue();
@@ -240,7 +241,9 @@ class CampaignStoryTest {
             JsonNode s = f.shard("missing", 0);
             assertThat(s.path("phase").asText()).isEqualTo("held");
             assertThat(s.path("heldReason").asText()).isEqualTo("its workload " + w + " failed (failed to start ("
-                    + AttemptReasons.DETAIL_WITHHELD + ")); a failed shard is not resubmitted");
+                    + AttemptReasons.DETAIL_WITHHELD + ")); a failed shard is not resubmitted by itself;"
+                    + " 'allot campaign retry missing' (POST /v1/campaigns/missing/retry) queues it again from its"
+                    + " units done");
             assertThat(f.get("/v1/campaigns/missing", "bob").json().toString()).doesNotContain("/home/alice");
             // and its workload tells them to its owner
             assertThat(f.get("/v1/workloads/" + w, "alice").json().path("attempts").get(0).path("reason").asText())

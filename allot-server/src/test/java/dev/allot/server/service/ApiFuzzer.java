@@ -37,7 +37,8 @@ final class ApiFuzzer {
             "GET /v1/token-policy", "PUT /v1/token-policy", "GET /metrics", "POST /v1/session", "GET /v1/session",
             "DELETE /v1/session", "GET /v1/queue", "GET /v1/drains", "GET /v1/forecasts", "GET /v1/timeline", "GET /v1/policy",
             "PUT /v1/policy", "POST /v1/campaigns", "GET /v1/campaigns", "GET /v1/campaigns/{name}",
-            "PUT /v1/campaigns/{name}/brakes", "DELETE /v1/campaigns/{name}", "POST /v1/whatif");
+            "PUT /v1/campaigns/{name}/brakes", "POST /v1/campaigns/{name}/retry", "DELETE /v1/campaigns/{name}",
+            "POST /v1/whatif");
     static final List<String> USERS = List.of("alice", "bob", "carol", "dave");
     static final List<String> ALLOCATIONS = List.of("lab", "lab/a", "lab/b", "lab/a/x", "lab/b/y", "lab/c",
             "other", "lab/a/x/deep");
@@ -156,6 +157,11 @@ final class ApiFuzzer {
             case "PUT /v1/campaigns/{name}/brakes" -> {
                 path = "/v1/campaigns/" + campaignName() + "/brakes";
                 body = body(brakeFields());
+            }
+            case "POST /v1/campaigns/{name}/retry" -> {
+                path = "/v1/campaigns/" + campaignName() + "/retry";
+                body = random.nextInt(3) == 0 ? null : body(Map.of("shards", List.of("[0]", "[1, 0]", "[]", "[-1]",
+                        "[99]", "[0.5]", "[\"0\"]", "null", "{}", "[9223372036854775807]")));
             }
             case "POST /v1/whatif" -> {
                 path = "/v1/whatif";
