@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
  * submission), of which the first {@code --limit} in serving order are shown, and the oldest {@code --limit} others; a
  * note says how many were left out. {@code /v1/queue} (with the same allocation and user) only orders and numbers the
  * waiting ones. {@code --json} prints what the table shows and the queue: {@code {"workloads", "queue", "limit",
- * "moreWaiting", "moreNotWaiting"}}.
+ * "moreWaiting", "moreNotWaiting", "backend"}} ({@code backend}: {@code /v1/health}'s word while the service cannot
+ * observe its backend, else null; {@link BackendNotice}).
  */
 @Command(name = "queue", mixinStandardHelpOptions = true,
         description = {"List workloads on the Allot server as a table, optionally filtered.",
@@ -130,6 +131,7 @@ final class QueueCommand extends ClientCommand {
         answer.put("limit", shown);
         answer.put("moreWaiting", moreWaiting);
         answer.put("moreNotWaiting", moreOthers);
+        answer.set("backend", BackendNotice.fetch(client));
         return answer;
     }
 
@@ -194,6 +196,7 @@ final class QueueCommand extends ClientCommand {
             out.println("(more running and ended workloads match: the oldest " + shown + " are shown; --limit shows"
                     + " more, --state, --allocation or --user fewer)");
         }
+        BackendNotice.print(answer.get("backend"), out);
     }
 
     /**

@@ -357,8 +357,14 @@ public final class ApiServer implements AutoCloseable {
         });
     }
 
+    /** What a backend not seen lately means for what the API shows and does. */
+    static final String BACKEND_UNSEEN_NOTE = "the backend cannot be observed: running work is shown as last seen and"
+            + " none of it is taken as ended (a failed probe is no answer); the service catches up when the backend"
+            + " answers again";
+
     /**
-     * {@code GET /v1/health}, no token: 200 {@code ok} while the service works; 503 while it does not (its scheduling
+     * {@code GET /v1/health}, no token: 200 {@code ok} while the service works ({@code degraded}, with
+     * {@code backend}, while its backend has not been observed for {@code BackendSight.GRACE}); 503 while it does not (its scheduling
      * cycles fail), with the API's error fields (what, since when, the last failure's message) and the health fields
      * ({@code status} {@code failing}, {@code since}, {@code failures} in a row); both with {@code leader}, who leads
      * ({@link ServiceHealth.Leader}: this instance's role, name, the leader's name, the epoch).
@@ -369,7 +375,11 @@ public final class ApiServer implements AutoCloseable {
         Optional<ServiceHealth.Problem> problem = extras.health().problem();
         ServiceHealth.Leader leader = extras.health().leader().orElse(null);
         if (problem.isEmpty()) {
-            io.json(ctx, 200, new Views.Health("ok", now, leader));
+            Views.BackendHealth backend = extras.health().backendUnseen(clock.millis()).map(u ->
+                    new Views.BackendHealth(u.backend(), u.lastObservedMillis() < 0 ? null
+                            : Views.instant(u.lastObservedMillis()), Views.instant(u.sinceMillis()), u.failures(),
+                            u.lastError(), BACKEND_UNSEEN_NOTE)).orElse(null);
+            io.json(ctx, 200, new Views.Health(backend == null ? "ok" : "degraded", now, leader, backend));
             return;
         }
         ServiceHealth.Problem p = problem.get();

@@ -20,6 +20,21 @@ public interface ServiceHealth {
     record Problem(String what, String lastError, long sinceMillis, long failures) {
     }
 
+    /**
+     * The backend not seen lately at {@code nowMillis}: its observations have failed for a while, so what runs is
+     * shown as last seen. Empty when it was seen, or the service does not say (tests without a loop, a standby).
+     */
+    default Optional<BackendUnseen> backendUnseen(long nowMillis) {
+        return Optional.empty();
+    }
+
+    /**
+     * The backend not seen: its name, the last failure's message, when it was last observed (epoch millis, -1 when
+     * not since the service started), since when observations fail, how many failed in a row.
+     */
+    record BackendUnseen(String backend, String lastError, long lastObservedMillis, long sinceMillis, long failures) {
+    }
+
     /** Who leads, as this instance knows it; empty when the service does not say (tests without a loop). */
     default Optional<Leader> leader() {
         return Optional.empty();

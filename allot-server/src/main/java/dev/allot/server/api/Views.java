@@ -150,7 +150,16 @@ final class Views {
     record NodeList(List<NodeView> nodes) {
     }
 
-    record Health(String status, String time, ServiceHealth.Leader leader) {
+    record Health(String status, String time, ServiceHealth.Leader leader, BackendHealth backend) {
+    }
+
+    /**
+     * {@code /v1/health}'s {@code backend} while it has not been seen lately (status {@code degraded}): which, when it
+     * was last observed (null when not since the service started), since when observations fail, how many in a row,
+     * the last failure's message, and what that means for what the API shows.
+     */
+    record BackendHealth(String name, String lastObservedAt, String failingSince, long failures, String lastError,
+                         String note) {
     }
 
     /** {@code /v1/health} while the service fails: the health fields and the API's error fields in one object. */

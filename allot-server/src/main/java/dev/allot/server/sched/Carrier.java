@@ -69,8 +69,10 @@ final class Carrier {
             statuses = new ArrayList<>(c.backend.observe());
         } catch (BackendException e) {
             LOG.warn("could not observe the {} backend: {}", c.backend.name(), e.getMessage());
+            c.sight.failed(e.getMessage(), nowMillis);
             return 0;
         }
+        c.sight.observed(nowMillis);
         statuses.sort(Comparator.comparing(AttemptStatus::attempt));
         // What the backend says is recorded in one store transaction (one fsync for a thousand ends, not a thousand);
         // the backend forgets the ended attempts only once their ends are durable.

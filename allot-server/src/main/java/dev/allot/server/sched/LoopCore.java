@@ -90,6 +90,8 @@ final class LoopCore {
     // ---- the loop's books
     /** Attempts live, starts deferred, and the attempt each running job runs as. */
     final Books books = new Books();
+    /** Whether the backend could be observed lately (for {@code /v1/health}). */
+    final BackendSight sight = new BackendSight();
     /** Jobs the core has not ended, by id, in admission order. */
     final Map<String, Job> active = new LinkedHashMap<>();
     /** What to launch for a workload: its command and environment, kept from the store at admission. */

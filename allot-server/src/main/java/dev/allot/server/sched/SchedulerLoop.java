@@ -230,6 +230,16 @@ public final class SchedulerLoop implements AutoCloseable {
         return health;
     }
 
+    /** Whether the backend could be observed lately; read without waiting for a cycle. */
+    public BackendSight backendSight() {
+        return c.sight;
+    }
+
+    /** The backend's name ({@code local}, {@code slurm}, ...). */
+    public String backendName() {
+        return c.backend.name();
+    }
+
     /**
      * Runs the loop under {@code l}: a cycle acts only while this instance may act ({@link Leadership#actingEpoch});
      * when the epoch changes the loop forgets what it loaded and, leading again, loads and adopts as a restart does.

@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * The service's health as {@code /v1/health} tells it: failing while the scheduling loop's cycles fail (nothing is
  * scheduled then, though the API answers), from the loop's {@link SchedulerLoop#health()}, read without waiting for a
- * cycle. It also says who leads ({@link SchedulerLoop#leadership}).
+ * cycle. It also says who leads ({@link SchedulerLoop#leadership}) and whether the backend has been seen lately
+ * ({@link SchedulerLoop#backendSight}).
  */
 public final class LoopHealth implements ServiceHealth {
     private final SchedulerLoop loop;
@@ -20,6 +21,12 @@ public final class LoopHealth implements ServiceHealth {
     @Override
     public Optional<Leader> leader() {
         return loop.leadership().map(s -> new Leader(s.role(), s.instance(), s.leader(), s.epoch()));
+    }
+
+    @Override
+    public Optional<BackendUnseen> backendUnseen(long nowMillis) {
+        return loop.backendSight().unseen(nowMillis).map(u -> new BackendUnseen(loop.backendName(), u.lastError(),
+                u.lastObservedMillis(), u.sinceMillis(), u.failures()));
     }
 
     @Override

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
+import dev.allot.core.backend.BackendUnavailableException;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.CapturedLog;
 import dev.allot.server.backend.SimulatedBackend;
@@ -130,6 +131,58 @@ class ServiceHealthTest {
             assertThat(again.statusCode()).isEqualTo(200);
             assertThat(JSON.readTree(again.body()).path("status").asText()).isEqualTo("ok");
             assertThat(ServiceMetricsTest.scrape(service)).containsEntry("allot_cycle_failures_total", 2.0);
+        }
+    }
+
+    @Test
+    void givenABackendThatCannotBeObservedForHalfAMinuteHealthSaysDegradedSinceWhenAndItsLastWordThenOkAgain()
+            throws Exception {
+        try (Store s = Store.sqlite(dir)) {
+            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
+            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
+        }
+        MutableClock clock = new MutableClock(T0);
+        FlakyBackend flaky = new FlakyBackend(clock);
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
+                .withTick(Duration.ofHours(1));
+        try (Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+            waitForTheFirstCycle(service);
+            clock.advance(Duration.ofSeconds(10));
+            service.loop().runOnce(); // observed at 09:00:10
+
+            // given slurmctld stops answering: each cycle's observation fails, which concludes nothing (not a failed
+            // cycle: health stays 200)
+            flaky.failure = new BackendUnavailableException("squeue: error: slurm_receive_msg: Socket timed out");
+            for (int i = 0; i < 3; i++) {
+                clock.advance(Duration.ofSeconds(10));
+                service.loop().runOnce(); // 09:00:20, :30, :40
+            }
+            // twenty seconds of failed probes are the normal noise of a busy cluster
+            JsonNode early = JSON.readTree(get(service, "/v1/health").body());
+            assertThat(early.path("status").asText()).isEqualTo("ok");
+            assertThat(early.path("backend").isNull()).isTrue();
+
+            clock.advance(Duration.ofSeconds(10));
+            service.loop().runOnce(); // 09:00:50: thirty seconds since the first failed probe
+            HttpResponse<String> degraded = get(service, "/v1/health");
+            assertThat(degraded.statusCode()).as("the API works; the backend is what cannot be seen").isEqualTo(200);
+            JsonNode body = JSON.readTree(degraded.body());
+            assertThat(body.path("status").asText()).isEqualTo("degraded");
+            JsonNode backend = body.path("backend");
+            assertThat(backend.path("name").asText()).isEqualTo("flaky");
+            assertThat(backend.path("lastObservedAt").asText()).isEqualTo("2026-03-01T09:00:10Z");
+            assertThat(backend.path("failingSince").asText()).isEqualTo("2026-03-01T09:00:20Z");
+            assertThat(backend.path("failures").asLong()).isEqualTo(4);
+            assertThat(backend.path("lastError").asText()).contains("Socket timed out");
+            assertThat(backend.path("note").asText()).contains("shown as last seen");
+
+            // then it answers again: ok, nothing left of the outage
+            flaky.failure = null;
+            clock.advance(Duration.ofSeconds(10));
+            service.loop().runOnce();
+            JsonNode again = JSON.readTree(get(service, "/v1/health").body());
+            assertThat(again.path("status").asText()).isEqualTo("ok");
+            assertThat(again.path("backend").isNull()).isTrue();
         }
     }
 
