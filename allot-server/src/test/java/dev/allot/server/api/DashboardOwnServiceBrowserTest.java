@@ -135,7 +135,8 @@ class DashboardOwnServiceBrowserTest {
             ready();
             assertThat(browser.all("#nodes tbody tr")).hasSize(1);
             assertThat(browser.text("#no-nodes")).startsWith("No nodes registered yet.")
-                    .contains("allot serve", "PUT /v1/nodes/NAME {\"gpus\": N}", "Slurm's node list");
+                    .contains("allot serve", "allot nodes set NAME --gpus N (PUT /v1/nodes/NAME {\"gpus\": N})",
+                            "Slurm's node list");
             assertThat(browser.consoleErrors()).isEmpty();
         }
     }
