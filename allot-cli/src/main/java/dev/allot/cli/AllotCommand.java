@@ -56,6 +56,7 @@ public final class AllotCommand implements Runnable {
             Integer refused = UnknownCommands.refuse(parsed);
             if (refused == null) {
                 GroupCommand.refuseWordsAfterSubcommand(parsed);
+                ClientCommand.refuseOptionsBeforeSubcommand(parsed);
             }
             try {
                 return refused != null ? refused : new CommandLine.RunLast().execute(parsed);

@@ -102,9 +102,9 @@ final class BudgetCommand extends GroupCommand {
         @picocli.CommandLine.Parameters(index = "0", paramLabel = "PATH", description = "the allocation, e.g. lab/nlp/pretrain")
         String path;
 
-        @picocli.CommandLine.Option(names = "--share", paramLabel = "WEIGHT",
+        @picocli.CommandLine.Option(names = "--share", paramLabel = "WEIGHT", converter = NumberArguments.NumberText.class,
                 description = "its weight among its siblings, a finite number >= 0 (0: entitled to nothing)")
-        Double share;
+        String share; // as typed, so that Shares names 1e400 as typed, not as the Infinity it parses to
 
         @picocli.CommandLine.Option(names = "--managers", split = ",", paramLabel = "USER",
                 description = "who may edit it and everything below it (comma-separated or repeated; '' for none)")
@@ -141,7 +141,8 @@ final class BudgetCommand extends GroupCommand {
             created = current == null;
             parentWasLeaf = !parentHasChildren;
             ObjectNode body = ApiClient.JSON.createObjectNode();
-            body.put("share", share != null ? share : current != null ? current.path("share").asDouble() : 1.0);
+            body.put("share", share != null ? Double.parseDouble(share.strip())
+                    : current != null ? current.path("share").asDouble() : 1.0);
             body.set("managers", names(managers, current, "managers"));
             body.set("members", names(members, current, "members"));
             return client.put(url(path), body);

@@ -39,6 +39,8 @@ final class CliHints {
             new Rule("PUT /v1/users/([^/ ]+) \\{\"disabled\": false\\}", "'allot user enable $1'"),
             new Rule("GET /v1/allocations", "'allot budget show'"),
             new Rule("GET /v1/nodes", "'allot nodes'"),
+            new Rule("PUT changes the GPU count of one of those",
+                    "'allot nodes set NAME --gpus N' changes the GPU count of one of those"),
             new Rule("GET /v1/workloads lists them", "'allot queue' lists them"),
             new Rule("GET /v1/users/([^/ ]+)/tokens", "'allot token list --user $1'"),
             new Rule("GET /v1/users", "'allot user list'"),

@@ -46,6 +46,29 @@ abstract class ClientCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Refuses options given to a client command that has subcommands ({@code allot nodes}) before its subcommand:
+     * picocli gives them to the command, which does not run, and the subcommand ran without them, with another
+     * server or token ({@code allot nodes --token T drain gpu-07} drained as whoever $ALLOT_TOKEN is). Refused as
+     * picocli refuses a word, through the parameter error handler; only the options' names are said, never a value.
+     */
+    static void refuseOptionsBeforeSubcommand(picocli.CommandLine.ParseResult parsed) {
+        for (picocli.CommandLine.ParseResult r = parsed; r.subcommand() != null; r = r.subcommand()) {
+            if (!(r.commandSpec().userObject() instanceof ClientCommand)) {
+                continue;
+            }
+            List<String> given = r.matchedOptions().stream().filter(o -> !o.usageHelp() && !o.versionHelp())
+                    .map(picocli.CommandLine.Model.OptionSpec::longestName).distinct().toList();
+            if (!given.isEmpty()) {
+                picocli.CommandLine sub = r.subcommand().commandSpec().commandLine();
+                String name = sub.getCommandSpec().qualifiedName(" ");
+                throw new picocli.CommandLine.ParameterException(sub, "the options of '" + name + "' go after its"
+                        + " name, e.g. '" + name + " ... " + given.get(0) + " ...', got " + String.join(", ", given)
+                        + " before it");
+            }
+        }
+    }
+
     /** Makes the call and answers the server's JSON. */
     abstract JsonNode call(ApiClient client);
 

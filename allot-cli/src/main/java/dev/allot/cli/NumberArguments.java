@@ -44,6 +44,18 @@ final class NumberArguments {
                 : "of at most " + max) + ", got '" + text + "'");
     }
 
+    /**
+     * A number kept as it was typed, for an option whose rule must name the value as typed ({@code --share 1e400}:
+     * the double it parses to is Infinity); what is no number at all is refused here as by the other converters.
+     */
+    static final class NumberText implements ITypeConverter<String> {
+        @Override
+        public String convert(String text) {
+            number(text);
+            return text;
+        }
+    }
+
     static double number(String text) {
         try {
             return Double.parseDouble(text.strip());

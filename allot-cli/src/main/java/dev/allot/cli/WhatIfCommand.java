@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.core.model.Durations;
 import dev.allot.core.rules.Shares;
+import dev.allot.core.rules.Violation;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,20 +51,13 @@ final class WhatIfCommand extends ClientCommand {
         ObjectNode s = body.putObject("shares");
         for (Map.Entry<String, String> kv : KeyValues.parse("--share", shares, "PATH=SHARE, e.g. lab/team-b=2")
                 .entrySet()) {
-            try {
-                double share = Double.parseDouble(kv.getValue());
-                if (!Double.isFinite(share)) {
-                    // sent as JSON, an infinite double becomes the string "Infinity": say here what was typed
-                    throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
-                            + kv.getValue() + ": " + kv.getValue() + (Double.isNaN(share) ? " is not a number"
-                            : " is too large (beyond about 1.8e308)") + "; expected " + Shares.EXPECTED);
-                }
-                s.put(kv.getKey(), share);
-            } catch (NumberFormatException e) {
+            // the rule of a share, the value named as typed (1e400, not the Infinity it parses to)
+            Optional<Violation> bad = Shares.check(kv.getValue());
+            if (bad.isPresent()) {
                 throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--share " + kv.getKey() + "="
-                        + kv.getValue() + ": expected a number as the share (a weight among its siblings, e.g. 2), got '"
-                        + kv.getValue() + "'");
+                        + kv.getValue() + ": " + bad.get().problem());
             }
+            s.put(kv.getKey(), Double.parseDouble(kv.getValue().strip()));
         }
         ObjectNode t = body.putObject("settings");
         KeyValues.parse("--set", settings, "KEY=VALUE, e.g. allocation.reservation=false").forEach(t::put);

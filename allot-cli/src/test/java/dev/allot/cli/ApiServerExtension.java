@@ -1,6 +1,8 @@
 package dev.allot.cli;
 
 import dev.allot.server.api.ApiServer;
+import dev.allot.server.api.IdentityGate;
+import dev.allot.server.api.ServiceHealth;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
@@ -36,6 +38,7 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
     static final Instant NOW = Instant.parse("2026-03-01T09:00:00Z");
 
     private final List<Consumer<Store>> seeds;
+    private final String nodesFromBackend;
     private boolean perClass;
     private Path dataDir;
     private Store store;
@@ -43,8 +46,9 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
     private String url;
     private Function<String, String> realEnvironment;
 
-    private ApiServerExtension(List<Consumer<Store>> seeds) {
+    private ApiServerExtension(List<Consumer<Store>> seeds, String nodesFromBackend) {
         this.seeds = List.copyOf(seeds);
+        this.nodesFromBackend = nodesFromBackend;
     }
 
     static Builder builder() {
@@ -54,6 +58,7 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
     /** What the store holds before the server starts, in the order given. */
     static final class Builder {
         private final List<Consumer<Store>> seeds = new ArrayList<>();
+        private String nodesFromBackend;
 
         /** A user with the token {@code tok-<name>}. */
         Builder user(String name, User.Role role) {
@@ -76,8 +81,14 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
             return this;
         }
 
+        /** The server keeps its nodes in step with this backend's ({@code slurm}), as a service on it does. */
+        Builder nodesFromBackend(String backend) {
+            this.nodesFromBackend = backend;
+            return this;
+        }
+
         ApiServerExtension build() {
-            return new ApiServerExtension(seeds);
+            return new ApiServerExtension(seeds, nodesFromBackend);
         }
     }
 
@@ -111,7 +122,9 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
         dataDir = Files.createTempDirectory("allot-cli-test-");
         store = Store.sqlite(dataDir);
         seeds.forEach(seed -> seed.accept(store));
-        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC));
+        Runnable none = () -> { };
+        server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC), new ApiServer.Extras(List.of(), none, none,
+                none, none, IdentityGate.OPEN, ServiceHealth.OK, nodesFromBackend));
         url = "http://127.0.0.1:" + server.port();
     }
 

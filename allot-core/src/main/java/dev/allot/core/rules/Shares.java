@@ -30,6 +30,28 @@ public final class Shares {
     }
 
     /**
+     * Why the share typed as {@code text} (a command line's {@code --share 2.5}) is not a valid share, or empty when
+     * it is: the value named as it was typed, and why when the number it parses to would hide it ({@code 1e400} is
+     * too large for a double and parses to Infinity, which the message said, or sent as JSON became the string
+     * "Infinity").
+     */
+    public static Optional<Violation> check(String text) {
+        String t = text.strip();
+        double share;
+        try {
+            share = Double.parseDouble(t);
+        } catch (NumberFormatException e) {
+            return Optional.of(new Violation(FIELD, EXPECTED, Violation.shown(text)));
+        }
+        if (valid(share)) {
+            return Optional.empty();
+        }
+        String why = Double.isNaN(share) ? " (not a number)"
+                : Double.isInfinite(share) ? " (beyond the largest number, about 1.8e308)" : "";
+        return Optional.of(new Violation(FIELD, EXPECTED, Violation.escaped(t) + why));
+    }
+
+    /**
      * Why siblings whose shares sum to {@code sum} cannot share their parent (named for the message; null for the
      * top level), or empty when they can: at least one of them must be positive.
      */

@@ -49,6 +49,17 @@ class NamesAndSharesTest {
     }
 
     @Test
+    void aShareTypedTooLargeForADoubleIsNamedAsTypedNotAsInfinity() {
+        assertThat(Shares.check("2.5")).isEmpty();
+        assertThat(Shares.check(" 0 ")).isEmpty();
+        assertThat(Shares.check("1e400").orElseThrow().toString()).isEqualTo("field 'share': expected " + Shares.EXPECTED
+                + ", got 1e400 (beyond the largest number, about 1.8e308)");
+        assertThat(Shares.check("NaN").orElseThrow().got()).isEqualTo("NaN (not a number)");
+        assertThat(Shares.check("-1").orElseThrow().got()).isEqualTo("-1");
+        assertThat(Shares.check("two").orElseThrow().got()).isEqualTo("'two'");
+    }
+
+    @Test
     void siblingsNeedOnePositiveShare() {
         assertThat(Shares.checkSiblings("lab", 0.5)).isEmpty();
         assertThat(Shares.checkSiblings("lab", 0).orElseThrow().toString()).isEqualTo("field 'share': expected at"

@@ -275,9 +275,11 @@ public final class ApiServer implements AutoCloseable {
         HttpHardening.apply(config, endpoint);
 
         getAndHead(config, "/v1/health", this::health);
+        // with its length (StaticDocument): at about 100 KB it went out in chunks with none
+        StaticDocument openApiDocument = new StaticDocument(openApi, JSON, config.http.compressionStrategy);
         getAndHead(config, "/v1/openapi.json", ctx -> {
             QueryParams.none(ctx, "GET /v1/openapi.json");
-            ctx.status(200).contentType(JSON).result(openApi);
+            openApiDocument.answer(ctx);
         });
         config.routes.post("/v1/workloads", authed(workloadsApi::submit));
         config.routes.post("/v1/workloads/batch", authed(workloadsApi::submitBatch));

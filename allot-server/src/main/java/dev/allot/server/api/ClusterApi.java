@@ -87,12 +87,14 @@ final class ClusterApi {
         ApiServer.requireAdmin(user, "set the health of nodes");
         String name = ctx.pathParam("name");
         Edits.NodeHealth h = Edits.NodeHealth.parse(io.body(ctx));
-        Optional<Node> before = findNode(name);
-        if (h.healthy() && before.isPresent() && before.get().unhealthyIn(nodesFromBackend)) {
+        // looked up first: the store's own refusal of an unknown node came without the hint
+        Node before = findNode(name).orElseThrow(() -> ApiException.notFound("no node '" + name + "'",
+                "GET /v1/nodes lists them"));
+        if (h.healthy() && before.unhealthyIn(nodesFromBackend)) {
             // Marked healthy here, the backend's next listing made it unhealthy again within a second, after a 200
             // that said healthy; work placed on it meanwhile waited in the backend (Slurm: a drained node).
             throw new ApiException(409, "node '" + name + "' is unhealthy in the " + nodesFromBackend + " backend ("
-                    + before.get().reason() + "): the service marks it healthy once the backend can use it again", null,
+                    + before.reason() + "): the service marks it healthy once the backend can use it again", null,
                     "make it usable in " + nodesFromBackend + " (on Slurm, for a node drained by an operator: scontrol"
                             + " update nodename=" + name + " state=resume); the service follows within seconds");
         }

@@ -45,8 +45,8 @@
       body.appendChild(el('tr', {}, el('td', { colspan: 8, class: 'muted', id: 'no-nodes' },
         'No nodes registered yet. On the local backend ', el('code', {}, 'allot serve'),
         ' registers its own node at each start (', el('code', {}, '--node'), ', ', el('code', {}, '--gpus'),
-        '); on the simulated backend an administrator registers each with ', el('code', {}, 'PUT /v1/nodes/NAME {"gpus": N}'),
-        '; on Slurm they come from Slurm\'s node list. Until there is one (and an allocation), the scheduler does not start.')));
+        '); on the simulated backend an administrator registers each with ', el('code', {}, 'allot nodes set NAME --gpus N'),
+        ' (', el('code', {}, 'PUT /v1/nodes/NAME {"gpus": N}'), '); on Slurm they come from Slurm\'s node list. Until there is one (and an allocation), the scheduler does not start.')));
     }
   }
 })();

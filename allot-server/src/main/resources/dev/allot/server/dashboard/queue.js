@@ -10,6 +10,9 @@
   const OTHER_SENTENCES = ['Attempt ', 'Over the last ', 'Right now ', 'It asks for more GPUs ', 'Forecast (',
     'There is no forecast ', 'Hosts that take no new work '];
   const EXPLANATION_MAX_AGE_MS = 60000;
+  // a deferred start (the API's aboutToStart), in the words of allot queue and the explanation
+  const ABOUT_TO_START = 'the scheduler has given it GPUs that work it stopped still holds, and starts it as soon as'
+    + ' that work has ended';
   const explanations = new Map();
   let shown = 0;
   let pageButton = null;
@@ -125,7 +128,8 @@
           el('td', { class: 'user' }, e.user),
           el('td', { class: 'num gpus' }, e.gpus),
           el('td', { class: 'priority' }, e.priority + (e.allocated ? '' : ' (unallocated)')),
-          el('td', { class: 'state' }, el('span', { class: 'badge ' + e.state, title: e.heldReason || '' }, e.state)),
+          el('td', { class: 'state' }, el('span', { class: 'badge ' + e.state, title: e.heldReason
+            || (e.aboutToStart ? ABOUT_TO_START : '') }, e.state + (e.aboutToStart ? ' (about to start)' : ''))),
           el('td', { class: 'submitted' }, fmt.time(e.submittedAt)),
           expected(e.forecast),
           el('td', { class: 'levels' }, levels(e.allocation).map(([name, text]) =>

@@ -133,8 +133,11 @@ class DeferredStartExplainTest {
         return r.json();
     }
 
-    /** The simulated backend whose stops are held (the work keeps running) until {@link #release}. */
-    private static final class HoldsStops implements Backend {
+    /**
+     * The simulated backend whose stops are held (the work keeps running) until {@link #release}; also the deferred
+     * start of {@link DashboardOwnServiceBrowserTest}.
+     */
+    static final class HoldsStops implements Backend {
         private final Backend simulated;
         private final List<AttemptKey> held = new ArrayList<>();
         final List<String> stopped = new ArrayList<>();
