@@ -39,6 +39,7 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
 
     private final List<Consumer<Store>> seeds;
     private final String nodesFromBackend;
+    private final ServiceHealth health;
     private boolean perClass;
     private Path dataDir;
     private Store store;
@@ -46,9 +47,10 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
     private String url;
     private Function<String, String> realEnvironment;
 
-    private ApiServerExtension(List<Consumer<Store>> seeds, String nodesFromBackend) {
+    private ApiServerExtension(List<Consumer<Store>> seeds, String nodesFromBackend, ServiceHealth health) {
         this.seeds = List.copyOf(seeds);
         this.nodesFromBackend = nodesFromBackend;
+        this.health = health;
     }
 
     static Builder builder() {
@@ -59,6 +61,7 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
     static final class Builder {
         private final List<Consumer<Store>> seeds = new ArrayList<>();
         private String nodesFromBackend;
+        private ServiceHealth health = ServiceHealth.OK;
 
         /** A user with the token {@code tok-<name>}. */
         Builder user(String name, User.Role role) {
@@ -87,8 +90,14 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
             return this;
         }
 
+        /** What {@code /v1/health} reports beyond answering (default: nothing). */
+        Builder health(ServiceHealth health) {
+            this.health = health;
+            return this;
+        }
+
         ApiServerExtension build() {
-            return new ApiServerExtension(seeds, nodesFromBackend);
+            return new ApiServerExtension(seeds, nodesFromBackend, health);
         }
     }
 
@@ -124,7 +133,7 @@ final class ApiServerExtension implements BeforeAllCallback, AfterAllCallback, B
         seeds.forEach(seed -> seed.accept(store));
         Runnable none = () -> { };
         server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC), new ApiServer.Extras(List.of(), none, none,
-                none, none, IdentityGate.OPEN, ServiceHealth.OK, nodesFromBackend));
+                none, none, IdentityGate.OPEN, health, nodesFromBackend));
         url = "http://127.0.0.1:" + server.port();
     }
 
