@@ -1,0 +1,83 @@
+package dev.allot.server.api;
+
+import static dev.allot.server.api.ApiFixture.body;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.server.testing.HeadlessChromium;
+import dev.allot.server.testing.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The dashboard in real headless Chromium as people met it when trying it on a demo service: a session that ends
+ * while a page is open (signed out in another tab, the token expired or revoked) must say why on the sign-in page it
+ * lands on, not just show the form; a narrow window must keep the navigation and Sign out in view and scroll wide
+ * tables in their own box, not the whole page sideways; a campaign page of no such campaign shows the error alone.
+ * Stories of the shared lab are in {@link DashboardBrowserTest}.
+ */
+@ExtendWith(HeadlessChromium.class)
+class DashboardAsUsersMeetItBrowserTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    @TempDir
+    static Path dataDir;
+
+    static HeadlessChromium browser;
+    static ApiFixture api;
+    static String running;
+
+    @BeforeAll
+    static void start(HeadlessChromium chromium) {
+        browser = chromium;
+        api = ApiFixture.withSchedulingLoop(dataDir, new MutableClock(ApiFixture.NOW));
+        ApiFixture.Response r = api.submit("member", body("gpusPerNode", "0", "minRuntime", "\"1h\"", "duration", "\"1d\"",
+                "command", "[\"python\", \"train.py\", \"--data\", \"/a/very/long/path/that/does/not/fit/in/a/narrow/window\"]"));
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
+        running = r.json().path("id").asText();
+        api.loop.runOnce();
+        assertThat(api.submit("owner", body("gpusPerNode", "0")).status()).isEqualTo(201);
+        api.loop.runOnce();
+    }
+
+    @AfterAll
+    static void stop() {
+        api.close();
+    }
+
+    private static String base() {
+        return "http://localhost:" + api.server.port();
+    }
+
+    private static void signIn(String user, String page) {
+        browser.open(base() + "/signin"); // cookies are cleared for the site the browser is on
+        browser.clearCookies();
+        browser.signIn(base(), "tok-" + user, page);
+        browser.waitFor("document.body.dataset.ready === 'true'", WAIT);
+    }
+
+    @Test
+    void aNarrowWindowKeepsSignOutInViewAndScrollsWideTablesInTheirOwnBox() {
+        signIn("owner", "/queue");
+        browser.resize(480, 900);
+        try {
+            for (String page : List.of("/queue", "/workloads/" + running, "/allocations", "/nodes", "/campaigns")) {
+                browser.open(base() + page);
+                browser.waitFor("document.body.dataset.ready === 'true'", WAIT);
+                long viewport = browser.number("document.documentElement.clientWidth");
+                // the page scrolled sideways (1,300 px wide on the queue) and Sign out sat past the window's edge
+                assertThat(browser.number("document.documentElement.scrollWidth")).as(page).isLessThanOrEqualTo(viewport);
+                assertThat(browser.number("Math.ceil(document.getElementById('signout').getBoundingClientRect().right)"))
+                        .as(page).isLessThanOrEqualTo(viewport);
+                assertThat(browser.consoleErrors()).as(page).isEmpty();
+            }
+        } finally {
+            browser.resize(HeadlessChromium.WIDTH, HeadlessChromium.HEIGHT);
+        }
+    }
+}
