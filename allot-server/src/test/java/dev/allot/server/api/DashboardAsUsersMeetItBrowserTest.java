@@ -62,6 +62,30 @@ class DashboardAsUsersMeetItBrowserTest {
     }
 
     @Test
+    void aSessionEndedWhileAPageIsOpenSaysWhyOnTheSignInPageItLandsOn() {
+        // given the queue page open, reloading every second
+        signIn("member", "/queue");
+        browser.js("localStorage.setItem('allot.refreshMs', '1000');");
+        browser.open(base() + "/queue");
+        browser.waitFor("document.body.dataset.ready === 'true'", WAIT);
+
+        // when the session ends elsewhere (signed out in another tab)
+        browser.jsAsync("const done = arguments[arguments.length - 1];"
+                + "fetch('/v1/session', {method: 'DELETE', headers: {'X-CSRF-Token': Allot.session.csrfToken}})"
+                + ".then(r => done(r.status));");
+
+        // then the next reload lands on the sign-in page, which says the session ended (it showed the bare form)
+        browser.waitFor("location.pathname === '/signin'", WAIT);
+        browser.waitFor("document.getElementById('error') && !document.getElementById('error').hidden", WAIT);
+        assertThat(browser.text("#error")).startsWith("Signed out: ").contains("session ended while the page was open");
+        assertThat(browser.url()).contains("next=%2Fqueue").doesNotContain("ended");
+        // and says it once: signing out on purpose and coming back is not an ended session
+        browser.open(base() + "/signin");
+        assertThat(browser.one("#error").isDisplayed()).isFalse();
+        browser.js("localStorage.removeItem('allot.refreshMs');");
+    }
+
+    @Test
     void aNarrowWindowKeepsSignOutInViewAndScrollsWideTablesInTheirOwnBox() {
         signIn("owner", "/queue");
         browser.resize(480, 900);
@@ -80,4 +104,5 @@ class DashboardAsUsersMeetItBrowserTest {
             browser.resize(HeadlessChromium.WIDTH, HeadlessChromium.HEIGHT);
         }
     }
+
 }
