@@ -26,6 +26,10 @@
     }
   } catch (e) {
     Allot.fail(e);
+    if (document.body.dataset.ready !== 'true') {
+      // nothing to show (no such campaign): the error alone, not an empty contract and bare shard headers under it
+      document.querySelectorAll('main > h2, main > dl, main > p, main > table').forEach(n => { n.hidden = true; });
+    }
   }
 
   function render(c) {

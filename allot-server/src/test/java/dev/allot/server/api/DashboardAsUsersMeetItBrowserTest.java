@@ -105,4 +105,16 @@ class DashboardAsUsersMeetItBrowserTest {
         }
     }
 
+    @Test
+    void aCampaignPageOfNoSuchCampaignShowsTheErrorAlone() {
+        signIn("member", "/campaigns");
+        browser.open(base() + "/campaigns/nope");
+        browser.waitFor("document.getElementById('error').textContent.length > 0", WAIT);
+
+        // it showed the error, then an empty Contract box and the shards' bare table headers
+        assertThat(browser.text("#error")).contains("nope");
+        assertThat(browser.one("#contract").isDisplayed()).isFalse();
+        assertThat(browser.one("#shards").isDisplayed()).isFalse();
+        assertThat(browser.all("main > h2").stream().noneMatch(h -> h.isDisplayed())).isTrue();
+    }
 }
