@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard in real headless Chromium as people met it when trying it on a demo service: a session that ends
  * while a page is open (signed out in another tab, the token expired or revoked) must say why on the sign-in page it
  * lands on, not just show the form; a narrow window must keep the navigation and Sign out in view and scroll wide
- * tables in their own box, not the whole page sideways; a campaign page of no such campaign shows the error alone.
+ * tables in their own box, not the whole page sideways; a campaign page of no such campaign shows the error alone;
+ * the Campaigns page of someone without campaigns says it lists only their own and how to submit one.
  * Stories of the shared lab are in {@link DashboardBrowserTest}.
  */
 @ExtendWith(HeadlessChromium.class)
@@ -116,5 +117,15 @@ class DashboardAsUsersMeetItBrowserTest {
         assertThat(browser.one("#contract").isDisplayed()).isFalse();
         assertThat(browser.one("#shards").isDisplayed()).isFalse();
         assertThat(browser.all("main > h2").stream().noneMatch(h -> h.isDisplayed())).isTrue();
+    }
+
+    @Test
+    void aMemberWithoutCampaignsIsToldTheListHoldsOnlyTheirOwnAndTheCommandThatSubmitsOne() {
+        signIn("member", "/campaigns");
+
+        // it said "No campaigns. POST /v1/campaigns submits one.": a raw API call, and nothing of whose campaigns
+        assertThat(browser.text("#no-campaigns")).startsWith("You have no campaigns (this page lists your own;")
+                .contains("allot campaign submit FILE");
+        assertThat(browser.consoleErrors()).isEmpty();
     }
 }
