@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * while a page is open (signed out in another tab, the token expired or revoked) must say why on the sign-in page it
  * lands on, not just show the form; a narrow window must keep the navigation and Sign out in view and scroll wide
  * tables in their own box, not the whole page sideways; a campaign page of no such campaign shows the error alone;
- * the Campaigns page of someone without campaigns says it lists only their own and how to submit one.
+ * the Campaigns page of someone without campaigns says it lists only their own and how to submit one; the queue's
+ * "waits for" follows a change of the queue at the next reload, not a minute later.
  * Stories of the shared lab are in {@link DashboardBrowserTest}.
  */
 @ExtendWith(HeadlessChromium.class)
@@ -44,6 +45,12 @@ class DashboardAsUsersMeetItBrowserTest {
         api.loop.runOnce();
         assertThat(api.submit("owner", body("gpusPerNode", "0")).status()).isEqualTo(201);
         api.loop.runOnce();
+    }
+
+    private static String submit(String user, String body) {
+        ApiFixture.Response r = api.submit(user, body);
+        assertThat(r.status()).as("%s", r.json()).isEqualTo(201);
+        return r.json().path("id").asText();
     }
 
     @AfterAll
@@ -127,5 +134,31 @@ class DashboardAsUsersMeetItBrowserTest {
         assertThat(browser.text("#no-campaigns")).startsWith("You have no campaigns (this page lists your own;")
                 .contains("allot campaign submit FILE");
         assertThat(browser.consoleErrors()).isEmpty();
+    }
+
+    @Test
+    void whatAWaitingWorkloadWaitsForIsRefreshedAsSoonAsTheQueueChangesNotAMinuteLater() {
+        // given, behind owner's waiting work, another allocated workload and an unallocated one, on the queue page
+        String second = submit("owner", body("gpus", "1", "gpusPerNode", "0"));
+        String free = submit("member", body("gpus", "1", "gpusPerNode", "0", "minRuntime", "\"0s\""));
+        api.loop.runOnce();
+        signIn("member", "/queue");
+        browser.js("localStorage.setItem('allot.refreshMs', '1000');");
+        browser.open(base() + "/queue");
+        String why = "document.querySelector('tr[data-id=\"" + free + "\"] td.why').textContent";
+        browser.waitFor(why + ".includes('(2 allocated workloads wait)')", WAIT);
+        try {
+            // when one of the allocated workloads ahead of it leaves the queue
+            assertThat(api.post("/v1/workloads/" + second + "/cancel", "tok-owner", "{}").status()).isEqualTo(200);
+            api.loop.runOnce();
+
+            // then its row says so at the next reload (it kept the explanation of the old queue for a minute)
+            browser.waitFor("!document.querySelector('tr[data-id=\"" + second + "\"]')", WAIT);
+            browser.waitFor(why + ".includes('(1 allocated workload waits)')", Duration.ofSeconds(5));
+        } finally {
+            browser.js("localStorage.removeItem('allot.refreshMs');");
+            api.post("/v1/workloads/" + free + "/cancel", "tok-member", "{}");
+            api.loop.runOnce();
+        }
     }
 }
