@@ -9,7 +9,7 @@
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
     Allot.frame('Campaigns');
-    const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length));
+    const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length).replace(/\/+$/, '')); // a link's trailing slash is no part of it
     const path = '/v1/campaigns/' + encodeURIComponent(name);
     const first = await api(path);
     render(first);

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * lands on, not just show the form; a narrow window must keep the navigation and Sign out in view and scroll wide
  * tables in their own box, not the whole page sideways; a campaign page of no such campaign shows the error alone;
  * the Campaigns page of someone without campaigns says it lists only their own and how to submit one; the queue's
- * "waits for" follows a change of the queue at the next reload, not a minute later.
+ * "waits for" follows a change of the queue at the next reload, not a minute later; a workload or campaign link with
+ * a trailing slash opens it.
  * Stories of the shared lab are in {@link DashboardBrowserTest}.
  */
 @ExtendWith(HeadlessChromium.class)
@@ -160,5 +161,19 @@ class DashboardAsUsersMeetItBrowserTest {
             api.post("/v1/workloads/" + free + "/cancel", "tok-member", "{}");
             api.loop.runOnce();
         }
+    }
+
+    @Test
+    void aWorkloadLinkWithATrailingSlashOpensTheWorkload() {
+        signIn("member", "/queue");
+        browser.open(base() + "/workloads/" + running + "/");
+        browser.waitFor("document.body.dataset.ready === 'true' || document.getElementById('error').textContent", WAIT);
+
+        // it asked the API for workload 'w-1/' and showed "bad request: the path has an encoded '/' ..."
+        assertThat(browser.text("#error")).isEmpty();
+        assertThat(browser.text("#title")).isEqualTo("Workload " + running);
+        browser.open(base() + "/campaigns/nope/");
+        browser.waitFor("document.getElementById('error').textContent.length > 0", WAIT);
+        assertThat(browser.text("#error")).contains("no campaign 'nope'");
     }
 }
