@@ -9,7 +9,7 @@
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
     Allot.frame('Campaigns');
-    const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length));
+    const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length).replace(/\/+$/, '')); // a link's trailing slash is no part of it
     const path = '/v1/campaigns/' + encodeURIComponent(name);
     const first = await api(path);
     render(first);
@@ -26,6 +26,10 @@
     }
   } catch (e) {
     Allot.fail(e);
+    if (document.body.dataset.ready !== 'true') {
+      // nothing to show (no such campaign): the error alone, not an empty contract and bare shard headers under it
+      document.querySelectorAll('main > h2, main > dl, main > p, main > table').forEach(n => { n.hidden = true; });
+    }
   }
 
   function render(c) {

@@ -42,7 +42,12 @@
         el('td', { class: 'eta when' }, eta(c))));
     }
     if (!campaigns.length) {
-      body.appendChild(el('tr', {}, el('td', { colspan: 9, class: 'muted' }, 'No campaigns. POST /v1/campaigns submits one.')));
+      // in the words of someone at a terminal (the CLI), and that the list holds only the viewer's own: a manager
+      // whose members run campaigns saw 'No campaigns' and a raw API call
+      body.appendChild(el('tr', {}, el('td', { colspan: 9, class: 'muted', id: 'no-campaigns' },
+        Allot.session.role === 'admin' ? 'No campaigns yet. ' : 'You have no campaigns (this page lists your own;'
+          + ' another user\'s opens at /campaigns/NAME). ',
+        el('code', {}, 'allot campaign submit FILE'), ' submits one (POST /v1/campaigns).')));
     }
   }
 

@@ -4,6 +4,8 @@
 
 const Allot = (() => {
   let session = null;
+  /** sessionStorage key: why the last page of this tab was sent to sign in (read once by the sign-in page). */
+  const ENDED_KEY = 'allot.sessionEnded';
 
   /**
    * fetch() for this site, whose failures say what happened: a request that gets no answer (the service stopped or
@@ -53,6 +55,11 @@ const Allot = (() => {
     }
     const r = await request(path, { method, headers, body });
     if (r.status === 401) {
+      // the session ended under an open page: the sign-in page says so (sessionStorage: this tab only, never the
+      // URL) rather than appearing out of nowhere. In the page's words: the API's are for API clients (a browser
+      // signed out in another tab has no cookie left, and the API answers "no Authorization header")
+      sessionStorage.setItem(ENDED_KEY, 'the dashboard session ended while the page was open (signed out in another'
+        + ' tab, the token expired or was revoked, or the service restarted); sign in again to go on');
       location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
       throw new Error('signed out');
     }
@@ -217,5 +224,12 @@ const Allot = (() => {
     return () => { clearInterval(timer); document.removeEventListener('visibilitychange', onVisible); };
   }
 
-  return { request, signedIn, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
+  /** Why this tab was sent to sign in while a page was open, once (null when it was not). */
+  function takeEndedReason() {
+    const why = sessionStorage.getItem(ENDED_KEY);
+    sessionStorage.removeItem(ENDED_KEY);
+    return why;
+  }
+
+  return { request, signedIn, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
 })();

@@ -1,7 +1,8 @@
 // The queue page: GET /v1/queue (the serving order with each allocation's fair-share levels), rendered in pages of
 // PAGE rows so 10,000 waiting workloads stay responsive; what each waits for comes from the workload's explanation
 // (GET /v1/workloads/{id}/explain), fetched for the first rows and on demand for the others. The page reloads the
-// queue while open (Allot.live), keeping as many rows shown as before and reusing explanations younger than a minute.
+// queue while open (Allot.live), keeping as many rows shown as before and reusing explanations younger than a minute
+// while the queue is unchanged.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -14,6 +15,7 @@
   const ABOUT_TO_START = 'the scheduler has given it GPUs that work it stopped still holds, and starts it as soon as'
     + ' that work has ended';
   const explanations = new Map();
+  let servingOrder = null; // the queue's ids and positions at the last render
   let shown = 0;
   let pageButton = null;
   try {
@@ -63,6 +65,13 @@
       ? 'As the scheduler held it at ' + fmt.time(queue.at) + ' UTC.'
       : queue.schedulerAwaits ? capital(queue.schedulerAwaits) + '. Until then, waiting work has no position.'
         : 'The scheduler has not loaded yet: no positions.';
+    // a changed queue (work started, left, arrived or moved) changes what the rest wait for ("2 allocated workloads
+    // wait"): explanations of the queue before are not reused, else a row said the old reason for up to a minute
+    const order = queue.entries.map(e => e.id + '@' + e.position).join(' ');
+    if (order !== servingOrder) {
+      explanations.clear();
+      servingOrder = order;
+    }
     for (const [id, c] of explanations) {
       if (performance.now() - c.at >= EXPLANATION_MAX_AGE_MS) {
         explanations.delete(id);

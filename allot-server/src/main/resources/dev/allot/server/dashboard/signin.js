@@ -1,7 +1,18 @@
 // The sign-in page: posts the token as JSON to /v1/session (the answer sets the HttpOnly session cookie), then goes
-// on to the page asked for. The token is kept nowhere by the page. Allot.request (dashboard.js) says so when the
-// service does not answer.
+// on to the page asked for. The token is kept nowhere by the page. A page whose session ended while it was open sent
+// the browser here with the reason (Allot.takeEndedReason), said under the form. Allot.request (dashboard.js) says so
+// when the service does not answer.
 'use strict';
+{
+  // sent here by a page whose session ended while it was open: say why, so signing in again is not a surprise
+  const why = Allot.takeEndedReason();
+  if (why) {
+    const notice = document.getElementById('error');
+    notice.hidden = false;
+    notice.className = 'error';
+    notice.textContent = 'Signed out: ' + why + '.';
+  }
+}
 document.getElementById('signin').addEventListener('submit', async event => {
   event.preventDefault();
   const input = document.getElementById('token');

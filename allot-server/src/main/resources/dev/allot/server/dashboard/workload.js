@@ -11,7 +11,7 @@
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
     Allot.frame('');
-    const id = decodeURIComponent(location.pathname.substring('/workloads/'.length));
+    const id = decodeURIComponent(location.pathname.substring('/workloads/'.length).replace(/\/+$/, '')); // a link's trailing slash is no part of it
     const load = () => Promise.all([
       api('/v1/workloads/' + encodeURIComponent(id)), api('/v1/workloads/' + encodeURIComponent(id) + '/explain')]);
     const [detail, explanation] = await load();

@@ -41,8 +41,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 public final class HeadlessChromium implements ParameterResolver, AfterAllCallback, AutoCloseable {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(HeadlessChromium.class);
-    private static final int WIDTH = 1500;
-    private static final int HEIGHT = 1000;
+    /** The window's size at launch (see {@link #resize}). */
+    public static final int WIDTH = 1500;
+    public static final int HEIGHT = 1000;
 
     private final ChromeDriver driver;
     private final List<String> errors = new ArrayList<>();
@@ -168,6 +169,11 @@ public final class HeadlessChromium implements ParameterResolver, AfterAllCallba
         input.click();
         js("arguments[0].select();", input);
         input.sendKeys(text, org.openqa.selenium.Keys.TAB);
+    }
+
+    /** Resizes the browser's window (a narrow window's layout); {@link #WIDTH} by {@link #HEIGHT} at launch. */
+    public void resize(int width, int height) {
+        driver.manage().window().setSize(new org.openqa.selenium.Dimension(width, height));
     }
 
     public String url() {
