@@ -2,7 +2,7 @@ package dev.allot.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.allot.report.browser.Browser;
+import dev.allot.report.browser.BrowserExtension;
 import dev.allot.sim.campaign.CampaignComparison;
 import dev.allot.sim.campaign.CampaignOutcome;
 import dev.allot.sim.campaign.CampaignTable;
@@ -13,10 +13,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The campaign report of the example campaign in the lab preset over 8 days (seeds 1 and 2, every strategy) in a
@@ -30,60 +29,49 @@ class CampaignReportBrowserTest {
     private static final Path PAGE = OUT.resolve("campaign-lab.html");
     private static final Duration LOAD = Duration.ofSeconds(60);
 
-    private static Browser browser;
     private static Campaigns.Comparison comparison;
 
-    @BeforeAll
-    static void writeTheReportAndStartTheBrowser() throws IOException {
-        Files.createDirectories(OUT);
-        browser = Browser.startWhile(() -> {
-            comparison = Campaigns.lab(List.of(1L, 2L), 2);
-            try {
-                CampaignReport.write(comparison.summary(), comparison.runs(), PAGE);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-    }
+    @RegisterExtension
+    static final BrowserExtension chromium = BrowserExtension.whileWriting(CampaignReportBrowserTest::writeTheReport);
 
-    @AfterAll
-    static void stopTheBrowser() {
-        if (browser != null) {
-            browser.close();
-        }
+    private static void writeTheReport() throws IOException {
+        Files.createDirectories(OUT);
+        comparison = Campaigns.lab(List.of(1L, 2L), 2);
+        CampaignReport.write(comparison.summary(), comparison.runs(), PAGE);
     }
 
     @BeforeEach
     void openTheReport() {
-        browser.open(PAGE);
-        browser.waitFor("window.allotCampaign && (allotCampaign.ready || allotCampaign.error)", LOAD);
-        assertThat(browser.js("return allotCampaign.error;")).as("the page's own error report").isNull();
+        chromium.browser().open(PAGE);
+        chromium.browser().waitFor("window.allotCampaign && (allotCampaign.ready || allotCampaign.error)", LOAD);
+        assertThat(chromium.browser().js("return allotCampaign.error;")).as("the page's own error report").isNull();
     }
 
     @Test
     void theReportLoadsWithoutConsoleErrorsAndShowsTheTerminalsTable() {
-        assertThat(browser.consoleErrors()).isEmpty();
-        assertThat(browser.js("return document.getElementById('title').textContent;"))
+        assertThat(chromium.browser().consoleErrors()).isEmpty();
+        assertThat(chromium.browser().js("return document.getElementById('title').textContent;"))
                 .isEqualTo("Allot campaign report: oracle-eval");
-        assertThat(browser.js("return allotCampaign.strategies;"))
+        assertThat(chromium.browser().js("return allotCampaign.strategies;"))
                 .isEqualTo(List.of("allot", "v4", "v4.1", "all-protected", "all-unallocated"));
-        String table = (String) browser.js("return document.getElementById('comparison-table').innerText;");
+        String table = (String) chromium.browser().js("return document.getElementById('comparison-table').innerText;");
         for (String[] line : CampaignTable.cells(comparison.summary())) {
             for (String cell : line) {
                 assertThat(table).contains(cell);
             }
         }
-        assertThat((String) browser.js("return document.getElementById('goal').textContent;"))
+        assertThat((String) chromium.browser().js("return document.getElementById('goal').textContent;"))
                 .startsWith("goal (makespan >= 20% shorter than v4.1").contains("units done twice");
-        assertThat((String) browser.js("return document.getElementById('footer').textContent;"))
+        assertThat((String) chromium.browser().js("return document.getElementById('footer').textContent;"))
                 .contains("Allot 0.1.0", "allot.campaign-report/1");
-        browser.screenshot(OUT.resolve("comparison.png"));
+        chromium.browser().screenshot(OUT.resolve("comparison.png"));
     }
 
     @Test
     void unitsDoneOverTimeAndTheShardsRunningAreDrawnForEveryStrategy() {
         @SuppressWarnings("unchecked")
-        List<Map<String, Object>> charts = (List<Map<String, Object>>) browser.js("return allotCampaign.charts();");
+        List<Map<String, Object>> charts =
+                (List<Map<String, Object>>) chromium.browser().js("return allotCampaign.charts();");
         assertThat(charts).extracting(c -> c.get("id")).containsExactlyInAnyOrder("progress-chart", "running-chart");
         Map<String, Object> progress = charts.stream().filter(c -> c.get("id").equals("progress-chart")).findFirst()
                 .orElseThrow();
@@ -91,7 +79,7 @@ class CampaignReportBrowserTest {
         for (Map<String, Object> chart : charts) {
             String id = (String) chart.get("id");
             assertThat(((Number) chart.get("points")).longValue()).as("data points of %s", id).isPositive();
-            assertThat(browser.colouredPixels("#" + id + " canvas")).as("coloured pixels drawn by %s", id)
+            assertThat(chromium.browser().colouredPixels("#" + id + " canvas")).as("coloured pixels drawn by %s", id)
                     .isGreaterThan(1000);
         }
         // the last point of every line: the units the run's books say were done by then
@@ -99,59 +87,60 @@ class CampaignReportBrowserTest {
         List<Number> last = (List<Number>) progress.get("last");
         assertThat(last.stream().map(Number::longValue).toList())
                 .isEqualTo(runsOf(1L).stream().map(r -> r.outcome().unitsDone()).toList());
-        String seedTable = (String) browser.js("return document.getElementById('seed-table').innerText;");
+        String seedTable = (String) chromium.browser().js("return document.getElementById('seed-table').innerText;");
         for (CampaignComparison.Run r : runsOf(1L)) {
             assertThat(seedTable).contains(hours(r.outcome().makespanSeconds()));
         }
-        browser.js("document.getElementById('progress').scrollIntoView();");
-        browser.screenshot(OUT.resolve("progress.png"));
+        chromium.browser().js("document.getElementById('progress').scrollIntoView();");
+        chromium.browser().screenshot(OUT.resolve("progress.png"));
     }
 
     @Test
     void everyRunOfEveryShardIsABarAndHoveringOneNamesItsShard() {
         CampaignOutcome allot = runsOf(1L).get(0).outcome();
-        assertThat(browser.js("return allotCampaign.strategy();")).isEqualTo("allot");
-        assertThat(((Number) browser.js("return allotCampaign.gantt.barsDrawn();")).intValue())
+        assertThat(chromium.browser().js("return allotCampaign.strategy();")).isEqualTo("allot");
+        assertThat(((Number) chromium.browser().js("return allotCampaign.gantt.barsDrawn();")).intValue())
                 .isEqualTo(allot.attempts().size());
-        assertThat(browser.colouredPixels("#shard-canvas")).as("coloured pixels of the shards' bars")
+        assertThat(chromium.browser().colouredPixels("#shard-canvas")).as("coloured pixels of the shards' bars")
                 .isGreaterThan(20_000);
         // the longest shard's first run
         String id = longestShard();
-        browser.js("document.getElementById('shards').scrollIntoView();");
+        chromium.browser().js("document.getElementById('shards').scrollIntoView();");
         @SuppressWarnings("unchecked")
-        Map<String, Object> at = (Map<String, Object>) browser.js("return allotCampaign.gantt.locate(arguments[0]);", id);
-        browser.hover(((Number) at.get("x")).intValue(), ((Number) at.get("y")).intValue());
-        browser.waitFor("allotCampaign.gantt.hovered() !== null", Duration.ofSeconds(5));
-        assertThat(browser.js("return allotCampaign.gantt.hovered();")).isEqualTo(id);
-        assertThat((String) browser.js("return allotCampaign.gantt.tipText();"))
+        Map<String, Object> at = (Map<String, Object>) chromium.browser().js("return allotCampaign.gantt.locate(arguments[0]);", id);
+        chromium.browser().hover(((Number) at.get("x")).intValue(), ((Number) at.get("y")).intValue());
+        chromium.browser().waitFor("allotCampaign.gantt.hovered() !== null", Duration.ofSeconds(5));
+        assertThat(chromium.browser().js("return allotCampaign.gantt.hovered();")).isEqualTo(id);
+        assertThat((String) chromium.browser().js("return allotCampaign.gantt.tipText();"))
                 .contains(id, "units of", "first start", "this run:", "ended:");
-        browser.screenshot(OUT.resolve("shards-hover.png"));
+        chromium.browser().screenshot(OUT.resolve("shards-hover.png"));
     }
 
     @Test
     void theStrategyTabsAndTheSeedSelectorRedraw() {
-        browser.click("#strategy-tabs button[data-strategy='v4.1']");
-        assertThat(browser.js("return allotCampaign.strategy();")).isEqualTo("v4.1");
-        assertThat(((Number) browser.js("return allotCampaign.gantt.barsDrawn();")).intValue())
+        chromium.browser().click("#strategy-tabs button[data-strategy='v4.1']");
+        assertThat(chromium.browser().js("return allotCampaign.strategy();")).isEqualTo("v4.1");
+        assertThat(((Number) chromium.browser().js("return allotCampaign.gantt.barsDrawn();")).intValue())
                 .isEqualTo(runsOf(1L).get(2).outcome().attempts().size());
-        assertThat(browser.js("return document.querySelector('#shards .strategy-name').textContent;"))
+        assertThat(chromium.browser().js("return document.querySelector('#shards .strategy-name').textContent;"))
                 .isEqualTo("· v4.1");
-        browser.js("const s = document.getElementById('seed'); s.value = '1'; s.dispatchEvent(new Event('change'));");
-        assertThat(browser.js("return allotCampaign.seed();")).isEqualTo(2L);
-        assertThat(((Number) browser.js("return allotCampaign.gantt.barsDrawn();")).intValue())
+        chromium.browser().js(
+                "const s = document.getElementById('seed'); s.value = '1'; s.dispatchEvent(new Event('change'));");
+        assertThat(chromium.browser().js("return allotCampaign.seed();")).isEqualTo(2L);
+        assertThat(((Number) chromium.browser().js("return allotCampaign.gantt.barsDrawn();")).intValue())
                 .isEqualTo(runsOf(2L).get(2).outcome().attempts().size());
-        String seedTable = (String) browser.js("return document.getElementById('seed-table').innerText;");
+        String seedTable = (String) chromium.browser().js("return document.getElementById('seed-table').innerText;");
         assertThat(seedTable).contains("seed 2");
         for (CampaignComparison.Run r : runsOf(2L)) {
             assertThat(seedTable).contains(hours(r.outcome().makespanSeconds()));
         }
-        assertThat(browser.colouredPixels("#progress-chart canvas")).isGreaterThan(1000);
-        assertThat(browser.consoleErrors()).isEmpty();
+        assertThat(chromium.browser().colouredPixels("#progress-chart canvas")).isGreaterThan(1000);
+        assertThat(chromium.browser().consoleErrors()).isEmpty();
     }
 
     @Test
     void screenshotsForReview() {
-        Path full = browser.fullPageScreenshot(OUT.resolve("full-page.png"));
+        Path full = chromium.browser().fullPageScreenshot(OUT.resolve("full-page.png"));
         assertThat(full).isNotEmptyFile();
     }
 

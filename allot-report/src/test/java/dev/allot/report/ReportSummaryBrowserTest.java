@@ -2,16 +2,15 @@ package dev.allot.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.allot.report.browser.Browser;
+import dev.allot.report.browser.BrowserExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The summary of the report in a real headless Chromium, on {@code examples/tiny} (all four policies) and on a small
@@ -31,10 +30,10 @@ class ReportSummaryBrowserTest {
     private static final Path SINGLE_PAGE = Path.of("target", "report-tiny", "report-single.html");
     private static final List<String> POLICIES = List.of("allocation", "legacy", "slurm", "kueue");
 
-    private static Browser browser;
+    @RegisterExtension
+    static final BrowserExtension chromium = BrowserExtension.whileWriting(ReportSummaryBrowserTest::writeTheReports);
 
-    @BeforeAll
-    static void writeTheReportAndStartTheBrowser() throws IOException {
+    private static void writeTheReports() throws IOException {
         Files.createDirectories(SHARES);
         Files.writeString(SHARES.resolve("cluster.yaml"), "node-groups:\n  - {name-prefix: node, count: 2, gpus: 8}\n");
         Files.writeString(SHARES.resolve("allocations.yaml"), "name: lab\nchildren:\n  - {name: a, share: 0.3}\n"
@@ -46,30 +45,18 @@ class ReportSummaryBrowserTest {
         Files.writeString(SINGLE.resolve("allocations.yaml"), "name: lab\nchildren:\n  - {name: a, share: 1}\n");
         Files.writeString(SINGLE.resolve("workloads.csv"), "id,submit,allocation,gpus,duration,min_runtime\n"
                 + "w1,0,a,1,1h,30m\n");
-        browser = Browser.startWhile(() -> {
-            try {
-                HtmlReport.write(Reports.simulate("tiny", POLICIES), PAGE);
-                HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation"), true), SHARES_PAGE);
-                HtmlReport.write(Reports.simulate("trace-philly", List.of("allocation")), TRACE_PAGE);
-                HtmlReport.write(Reports.simulate(SINGLE.toString(), List.of("allocation")), SINGLE_PAGE);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-    }
-
-    @AfterAll
-    static void stopTheBrowser() {
-        if (browser != null) {
-            browser.close();
-        }
+        HtmlReport.write(Reports.simulate("tiny", POLICIES), PAGE);
+        HtmlReport.write(Reports.simulate(SHARES.toString(), List.of("allocation"), true), SHARES_PAGE);
+        HtmlReport.write(Reports.simulate("trace-philly", List.of("allocation")), TRACE_PAGE);
+        HtmlReport.write(Reports.simulate(SINGLE.toString(), List.of("allocation")), SINGLE_PAGE);
     }
 
     /** Opens a written report and waits until it has drawn, with no error of its own. */
     private static void openReport(Path page) {
-        browser.open(page);
-        browser.waitFor("window.allotReport && (allotReport.ready || allotReport.error)", Duration.ofSeconds(60));
-        assertThat(browser.js("return allotReport.error;")).isNull();
+        chromium.browser().open(page);
+        chromium.browser().waitFor("window.allotReport && (allotReport.ready || allotReport.error)",
+                Duration.ofSeconds(60));
+        assertThat(chromium.browser().js("return allotReport.error;")).isNull();
     }
 
     @Test
@@ -87,7 +74,7 @@ class ReportSummaryBrowserTest {
     @Test
     void givenFractionalShares_whenTheInputsAreShown_thenTheAllocationTreeShowsEachShareAsWritten() {
         openReport(SHARES_PAGE);
-        assertThat(browser.js("""
+        assertThat(chromium.browser().js("""
                 const table = [...document.querySelectorAll('#inputs h3')]
                     .find((h) => h.textContent === 'Allocation tree').nextElementSibling;
                 return [...table.querySelectorAll('tr')].slice(1)
@@ -99,7 +86,7 @@ class ReportSummaryBrowserTest {
     void givenOneRowSkippedWhenReadLeniently_whenTheInputsAreShown_thenTheyCountItAsOneRow() {
         openReport(SHARES_PAGE);
         // it said "2 (1 rows skipped)"
-        assertThat(browser.js("""
+        assertThat(chromium.browser().js("""
                 const table = [...document.querySelectorAll('#inputs h3')]
                     .find((h) => h.textContent === 'Cluster and scenario').nextElementSibling;
                 return [...table.querySelectorAll('tr')].find((tr) => tr.cells[0].textContent === 'workloads')
@@ -110,7 +97,7 @@ class ReportSummaryBrowserTest {
     void givenOneNodeOneGpuAndOneWorkload_whenTheSubtitleIsShown_thenEachCountIsSingular() {
         openReport(SINGLE_PAGE);
         // it said "1 nodes (1 x 1 GPUs), 1 GPUs, 1 workloads"
-        assertThat((String) browser.js("return document.getElementById('subtitle').textContent;"))
+        assertThat((String) chromium.browser().js("return document.getElementById('subtitle').textContent;"))
                 .startsWith("1 node (1 x 1 GPU), 1 GPU, 1 workload, 1 policy, ");
     }
 
@@ -118,7 +105,7 @@ class ReportSummaryBrowserTest {
     void givenAReplayedTrace_whenTheInputsAreShown_thenItsImportIsSaidInWordsNotAsJson() {
         openReport(TRACE_PAGE);
         @SuppressWarnings("unchecked")
-        List<String> rows = (List<String>) browser.js("""
+        List<String> rows = (List<String>) chromium.browser().js("""
                 const table = [...document.querySelectorAll('#inputs h3')]
                     .find((h) => h.textContent === 'Cluster and scenario').nextElementSibling;
                 return [...table.querySelectorAll('tr')].slice(1)
@@ -135,7 +122,7 @@ class ReportSummaryBrowserTest {
     private static Map<String, List<String>> bold(String... lines) {
         Map<String, List<String>> out = new java.util.LinkedHashMap<>();
         for (String line : lines) {
-            out.put(line, (List<String>) browser.js("""
+            out.put(line, (List<String>) chromium.browser().js("""
                     const policies = allotReport.policies;
                     const row = [...document.querySelectorAll('#metrics tr')]
                         .find((tr) => tr.cells[0].textContent === arguments[0]);
@@ -149,7 +136,7 @@ class ReportSummaryBrowserTest {
     /** The values shown on the line of the summary named, one per policy. */
     @SuppressWarnings("unchecked")
     private static List<String> shown(String line) {
-        return (List<String>) browser.js("""
+        return (List<String>) chromium.browser().js("""
                 const row = [...document.querySelectorAll('#metrics tr')]
                     .find((tr) => tr.cells[0].textContent === arguments[0]);
                 return [...row.cells].slice(1).map((td) => td.textContent);""", line);

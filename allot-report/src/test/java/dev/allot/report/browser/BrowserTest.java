@@ -10,9 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import javax.imageio.ImageIO;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.TimeoutException;
 
@@ -77,89 +76,81 @@ class BrowserTest {
             </body></html>
             """;
 
-    private static Browser browser;
-
-    @BeforeAll
-    static void startBrowser() {
-        browser = Browser.start();
-    }
-
-    @AfterAll
-    static void closeBrowser() {
-        if (browser != null) {
-            browser.close();
-        }
-    }
+    @RegisterExtension
+    static final BrowserExtension chromium = BrowserExtension.started();
 
     @Test
     void cleanCanvasPageHasInkWhereDrawnAndNoErrors(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "canvas.html", CANVAS_PAGE));
+        chromium.browser().open(page(dir, "canvas.html", CANVAS_PAGE));
 
-        double dpr = ((Number) browser.js("return window.devicePixelRatio;")).doubleValue();
-        assertThat(browser.consoleErrors()).isEmpty();
-        assertThat(browser.inkPixels("#chart")).isCloseTo(Math.round(100 * 50 * dpr * dpr), withinPercentage(2));
-        assertThat(browser.inkPixels("#blank")).isZero();
+        double dpr = ((Number) chromium.browser().js("return window.devicePixelRatio;")).doubleValue();
+        assertThat(chromium.browser().consoleErrors()).isEmpty();
+        assertThat(chromium.browser().inkPixels("#chart"))
+                .isCloseTo(Math.round(100 * 50 * dpr * dpr), withinPercentage(2));
+        assertThat(chromium.browser().inkPixels("#blank")).isZero();
     }
 
     @Test
     void errorThrownByInlineScriptIsReported(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "throws.html", "<script>throw new Error('kaput in inline script');</script>"));
+        chromium.browser()
+                .open(page(dir, "throws.html", "<script>throw new Error('kaput in inline script');</script>"));
 
-        assertThat(browser.consoleErrors()).anySatisfy(error -> assertThat(error).contains("kaput in inline script"));
+        assertThat(chromium.browser().consoleErrors())
+                .anySatisfy(error -> assertThat(error).contains("kaput in inline script"));
     }
 
     @Test
     void consoleErrorsAreCapturedAndAccumulate(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "console.html", "<script>console.error('boom');</script>"));
-        assertThat(browser.consoleErrors()).anySatisfy(error -> assertThat(error).contains("boom"));
+        chromium.browser().open(page(dir, "console.html", "<script>console.error('boom');</script>"));
+        assertThat(chromium.browser().consoleErrors()).anySatisfy(error -> assertThat(error).contains("boom"));
 
-        browser.js("console.error('second boom');");
+        chromium.browser().js("console.error('second boom');");
 
-        assertThat(browser.consoleErrors())
+        assertThat(chromium.browser().consoleErrors())
                 .anySatisfy(error -> assertThat(error).contains("\"boom\""))
                 .anySatisfy(error -> assertThat(error).contains("second boom"));
     }
 
     @Test
     void openingAPageForgetsErrorsOfThePreviousOne(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "throws.html", "<script>throw new Error('old');</script>"));
-        browser.open(page(dir, "clean.html", "<p>fine</p>"));
+        chromium.browser().open(page(dir, "throws.html", "<script>throw new Error('old');</script>"));
+        chromium.browser().open(page(dir, "clean.html", "<p>fine</p>"));
 
-        assertThat(browser.consoleErrors()).isEmpty();
+        assertThat(chromium.browser().consoleErrors()).isEmpty();
     }
 
     @Test
     void mouseInputReachesThePage(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "input.html", INPUT_PAGE));
+        chromium.browser().open(page(dir, "input.html", INPUT_PAGE));
 
-        browser.hover(250, 220);
-        browser.waitFor("document.getElementById('move').textContent === '250,220'", WAIT);
+        chromium.browser().hover(250, 220);
+        chromium.browser().waitFor("document.getElementById('move').textContent === '250,220'", WAIT);
 
-        browser.wheel("#pad", 10, -20, 120);
-        browser.waitFor("document.getElementById('wheel').textContent === '1@310,230'", WAIT);
-        browser.wheel("#pad", 0, 0, -120);
-        browser.waitFor("document.getElementById('wheel').textContent === '-1@300,250'", WAIT);
+        chromium.browser().wheel("#pad", 10, -20, 120);
+        chromium.browser().waitFor("document.getElementById('wheel').textContent === '1@310,230'", WAIT);
+        chromium.browser().wheel("#pad", 0, 0, -120);
+        chromium.browser().waitFor("document.getElementById('wheel').textContent === '-1@300,250'", WAIT);
 
-        browser.drag("#pad", -100, -50, 100, 50);
-        assertThat(browser.js("return document.getElementById('drag').textContent;"))
+        chromium.browser().drag("#pad", -100, -50, 100, 50);
+        assertThat(chromium.browser().js("return document.getElementById('drag').textContent;"))
                 .isEqualTo("200,200->400,300 moves=5");
-        assertThat(browser.consoleErrors()).isEmpty();
+        assertThat(chromium.browser().consoleErrors()).isEmpty();
     }
 
     @Test
     void waitForFailsNamingTheCondition(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "clean.html", "<p>fine</p>"));
+        chromium.browser().open(page(dir, "clean.html", "<p>fine</p>"));
 
-        assertThatThrownBy(() -> browser.waitFor("window.neverSet.ready", Duration.ofMillis(200)))
+        assertThatThrownBy(() -> chromium.browser().waitFor("window.neverSet.ready", Duration.ofMillis(200)))
                 .isInstanceOf(TimeoutException.class)
                 .hasMessageContaining("window.neverSet.ready");
     }
 
     @Test
     void screenshotsArePngsOfWhatIsRendered(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "canvas.html", CANVAS_PAGE));
+        chromium.browser().open(page(dir, "canvas.html", CANVAS_PAGE));
 
-        Path viewport = browser.screenshot(SCREENSHOTS.resolve("viewport.png"));
+        Path viewport = chromium.browser().screenshot(SCREENSHOTS.resolve("viewport.png"));
 
         BufferedImage image = ImageIO.read(viewport.toFile());
         assertThat(image.getWidth()).isEqualTo(1600);
@@ -169,15 +160,16 @@ class BrowserTest {
 
     @Test
     void fullPageScreenshotCoversTheDocumentAndRestoresTheWindow(@TempDir Path dir) throws IOException {
-        browser.open(page(dir, "tall.html",
+        chromium.browser().open(page(dir, "tall.html",
                 "<body style='margin:0'><div style='height:3000px;background:linear-gradient(red,blue)'></div>"));
-        Object viewportBefore = browser.js("return window.innerWidth + 'x' + window.innerHeight;");
+        Object viewportBefore = chromium.browser().js("return window.innerWidth + 'x' + window.innerHeight;");
 
-        Path full = browser.fullPageScreenshot(SCREENSHOTS.resolve("full-page.png"));
+        Path full = chromium.browser().fullPageScreenshot(SCREENSHOTS.resolve("full-page.png"));
 
         BufferedImage image = ImageIO.read(full.toFile());
         assertThat(image.getHeight()).isEqualTo(3000);
-        assertThat(browser.js("return window.innerWidth + 'x' + window.innerHeight;")).isEqualTo(viewportBefore);
+        assertThat(chromium.browser().js("return window.innerWidth + 'x' + window.innerHeight;"))
+                .isEqualTo(viewportBefore);
     }
 
     @Test

@@ -77,6 +77,23 @@ final class ApiFixture implements AutoCloseable {
         this.server = ApiServer.start(store, 0, clock, ApiServer.Extras.none(), explainer.apply(store));
     }
 
+    /**
+     * A store of the test's own instead of the lab (a fresh one that {@code seed} fills: users, tokens, allocations,
+     * nodes) behind an API with {@code extras} (e.g. an identity gate, or nodes that come from a backend), on the
+     * fixed clock, explaining nothing.
+     */
+    ApiFixture(Path dataDir, java.util.function.Consumer<Store> seed, ApiServer.Extras extras) {
+        this.store = Store.sqlite(dataDir);
+        this.loop = null;
+        try {
+            seed.accept(store);
+            this.server = ApiServer.start(store, 0, Clock.fixed(NOW, ZoneOffset.UTC), extras, WorkloadExplainer.NONE);
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
+    }
+
     private ApiFixture(Path dataDir, Clock clock, PolicyFactory policy,
                        java.util.function.UnaryOperator<dev.allot.core.backend.Backend> backend) {
         this(lab(dataDir), clock, policy, backend);

@@ -6,10 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.AttemptKey;
-import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
-import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.testing.ForwardingBackend;
 import dev.allot.server.testing.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -137,44 +136,23 @@ class DeferredStartExplainTest {
      * The simulated backend whose stops are held (the work keeps running) until {@link #release}; also the deferred
      * start of {@link DashboardOwnServiceBrowserTest}.
      */
-    static final class HoldsStops implements Backend {
-        private final Backend simulated;
+    static final class HoldsStops extends ForwardingBackend {
         private final List<AttemptKey> held = new ArrayList<>();
         final List<String> stopped = new ArrayList<>();
 
         HoldsStops(Backend simulated) {
-            this.simulated = simulated;
+            super(simulated);
         }
 
         void release() {
-            held.forEach(k -> simulated.stop(k, Duration.ZERO));
+            held.forEach(k -> backend.stop(k, Duration.ZERO));
             held.clear();
-        }
-
-        @Override
-        public String name() {
-            return simulated.name();
-        }
-
-        @Override
-        public void start(Launch launch) {
-            simulated.start(launch);
         }
 
         @Override
         public void stop(AttemptKey attempt, Duration grace) {
             held.add(attempt);
             stopped.add(attempt.workloadId());
-        }
-
-        @Override
-        public List<AttemptStatus> observe() {
-            return simulated.observe();
-        }
-
-        @Override
-        public void forget(AttemptKey attempt) {
-            simulated.forget(attempt);
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.testing.ForwardingBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -193,31 +194,15 @@ class ExplainApiTest {
     }
 
     /** The simulated backend, its attempts that exit said to exit with code 1. */
-    private record ExitsWithOne(dev.allot.core.backend.Backend simulated) implements dev.allot.core.backend.Backend {
-        @Override
-        public String name() {
-            return simulated.name();
-        }
-
-        @Override
-        public void start(dev.allot.core.backend.Launch launch) {
-            simulated.start(launch);
-        }
-
-        @Override
-        public void stop(dev.allot.core.backend.AttemptKey attempt, Duration grace) {
-            simulated.stop(attempt, grace);
+    private static final class ExitsWithOne extends ForwardingBackend {
+        ExitsWithOne(dev.allot.core.backend.Backend simulated) {
+            super(simulated);
         }
 
         @Override
         public List<dev.allot.core.backend.AttemptStatus> observe() {
-            return simulated.observe().stream().map(s -> s.phase() == dev.allot.core.backend.AttemptStatus.Phase.EXITED
+            return backend.observe().stream().map(s -> s.phase() == dev.allot.core.backend.AttemptStatus.Phase.EXITED
                     ? new dev.allot.core.backend.AttemptStatus(s.attempt(), s.phase(), 1, "exited") : s).toList();
-        }
-
-        @Override
-        public void forget(dev.allot.core.backend.AttemptKey attempt) {
-            simulated.forget(attempt);
         }
     }
 

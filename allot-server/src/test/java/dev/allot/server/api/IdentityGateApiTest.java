@@ -2,27 +2,19 @@ package dev.allot.server.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.allot.server.identity.IdentityMode;
 import dev.allot.server.identity.UnixAccounts;
 import dev.allot.server.identity.WorkloadIdentity;
 import dev.allot.server.service.ServiceConfig;
 import dev.allot.server.store.Allocation;
-import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,14 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  * account or maps to root (400, naming the user, the account and {@code --accounts}).
  */
 class IdentityGateApiTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     Path dir;
 
-    private Store store;
-    private ApiServer server;
-    private final HttpClient http = HttpClient.newHttpClient();
+    @RegisterExtension
+    final ApiExtension fx = ApiExtension.startedByEachTest();
 
     /** Accounts as a fake NSS knows them: nobody and root. */
     private static final class FakeAccounts extends UnixAccounts {
@@ -53,65 +42,43 @@ class IdentityGateApiTest {
         }
     }
 
-    private void start(IdentityMode mode) {
-        store = Store.sqlite(dir.resolve("data"));
-        long t = System.currentTimeMillis();
-        for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
-                new User("ghost", User.Role.USER))) {
-            store.access().putUser(u);
-            store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
-        }
-        store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of("alice", "ghost", "root")),
-                "root", t);
-        server = ApiServer.start(store, 0, Clock.systemUTC(), new ApiServer.Extras(List.of(), () -> { }, () -> { },
-                () -> { }, () -> { }, new WorkloadIdentity(mode, new FakeAccounts()), ServiceHealth.OK),
-                WorkloadExplainer.NONE);
+    /** The API with {@code mode}'s identity gate over root (an admin), alice and ghost, all members of lab. */
+    private ApiFixture start(IdentityMode mode) {
+        return fx.start(store -> {
+            long t = ApiFixture.NOW.toEpochMilli();
+            for (User u : List.of(new User("root", User.Role.ADMIN), new User("alice", User.Role.USER),
+                    new User("ghost", User.Role.USER))) {
+                store.access().putUser(u);
+                store.access().addToken(u.name(), "tok-" + u.name(), "test", t);
+            }
+            store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of("alice", "ghost", "root")),
+                    "root", t);
+        }, new ApiServer.Extras(List.of(), () -> { }, () -> { }, () -> { }, () -> { },
+                new WorkloadIdentity(mode, new FakeAccounts()), ServiceHealth.OK));
     }
 
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (store != null) {
-            store.close();
-        }
-    }
-
-    private record Answer(int status, JsonNode json) {
-    }
-
-    private Answer send(String method, String path, String token, String body) throws Exception {
-        URI uri = URI.create("http://127.0.0.1:" + server.port() + path);
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri)
-                .method(method, HttpRequest.BodyPublishers.ofString(body))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json").build(),
-                HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body().isEmpty() ? null : JSON.readTree(r.body()));
-    }
-
-    private Answer submit(String token) throws Exception {
-        return send("POST", "/v1/workloads", token, JSON.writeValueAsString(Map.of("allocation", "lab", "gpus", 1,
-                "minRuntime", "1m", "resumable", false, "priority", "normal", "command", List.of("true"))));
+    private ApiFixture.Response submit(String token) throws Exception {
+        return fx.api.post("/v1/workloads", token, ApiFixture.JSON.writeValueAsString(Map.of("allocation", "lab",
+                "gpus", 1, "minRuntime", "1m", "resumable", false, "priority", "normal", "command", List.of("true"))));
     }
 
     @Test
     void aServiceThatIsNotRootKeepsToOneNonAdminUserOnTheLocalBackend() throws Exception {
         // ghost is a second non-admin user already: the service would refuse to start; the API is tested alone.
         IdentityMode mode = IdentityMode.decide(ServiceConfig.defaults(dir), 1000, "lab");
-        start(mode);
-        store.access().putUser(new User("ghost", User.Role.ADMIN)); // back to one non-admin: alice
+        ApiFixture api = start(mode);
+        api.store.access().putUser(new User("ghost", User.Role.ADMIN)); // back to one non-admin: alice
 
-        Answer bob = send("PUT", "/v1/users/bob", "tok-root", "{\"role\": \"user\"}");
+        ApiFixture.Response bob = api.put("/v1/users/bob", "tok-root", "{\"role\": \"user\"}");
         assertThat(bob.status()).isEqualTo(409);
         assertThat(bob.json().path("error").asText()).contains("uid 1000", "alice, bob");
         assertThat(bob.json().path("hint").asText()).contains("--single-user-host");
-        assertThat(store.access().users()).extracting(User::name).doesNotContain("bob");
+        assertThat(api.store.access().users()).extracting(User::name).doesNotContain("bob");
 
-        Answer demote = send("PUT", "/v1/users/ghost", "tok-root", "{\"role\": \"user\"}");
+        ApiFixture.Response demote = api.put("/v1/users/ghost", "tok-root", "{\"role\": \"user\"}");
         assertThat(demote.status()).as("an admin made a user is one more non-admin").isEqualTo(409);
-        assertThat(send("PUT", "/v1/users/boss", "tok-root", "{\"role\": \"admin\"}").status()).isEqualTo(201);
-        assertThat(send("PUT", "/v1/users/alice", "tok-root", "{\"role\": \"user\"}").status()).isEqualTo(200);
+        assertThat(api.put("/v1/users/boss", "tok-root", "{\"role\": \"admin\"}").status()).isEqualTo(201);
+        assertThat(api.put("/v1/users/alice", "tok-root", "{\"role\": \"user\"}").status()).isEqualTo(200);
         assertThat(submit("tok-alice").status()).as("no account needed: it runs as the service's user")
                 .isEqualTo(201);
     }
@@ -122,19 +89,19 @@ class IdentityGateApiTest {
         Files.writeString(accounts, "alice: nobody\n");
         IdentityMode mode = IdentityMode.decide(ServiceConfig.defaults(dir).withSecurity(new ServiceConfig.Security(
                 ServiceConfig.Security.LOOPBACK, null, null, accounts, false, false)), 0, "root");
-        start(mode);
+        ApiFixture api = start(mode);
 
-        Answer alice = submit("tok-alice");
+        ApiFixture.Response alice = submit("tok-alice");
         assertThat(alice.status()).as("%s", alice.json()).isEqualTo(201);
-        Answer ghost = submit("tok-ghost");
+        ApiFixture.Response ghost = submit("tok-ghost");
         assertThat(ghost.status()).isEqualTo(400);
         assertThat(ghost.json().path("error").asText()).contains("user 'ghost'", "the account 'ghost'",
                 "getent passwd");
         assertThat(ghost.json().path("hint").asText()).contains("'ghost: ACCOUNT'", "--accounts");
-        Answer root = submit("tok-root");
+        ApiFixture.Response root = submit("tok-root");
         assertThat(root.status()).isEqualTo(400);
         assertThat(root.json().path("error").asText()).contains("'root'", "uid 0");
         assertThat(root.json().path("hint").asText()).contains("--allow-root-workloads");
-        assertThat(send("GET", "/v1/workloads", "tok-root", "").json().path("workloads")).hasSize(1);
+        assertThat(api.get("/v1/workloads", "tok-root").json().path("workloads")).hasSize(1);
     }
 }

@@ -1,18 +1,17 @@
 package dev.allot.server.api;
 
-import static dev.allot.server.api.ApiFixture.X;
 import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.AttemptKey;
-import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendException;
 import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.AttemptReasons;
+import dev.allot.server.testing.ForwardingBackend;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -150,30 +149,14 @@ class LaunchFailureReasonApiTest {
     }
 
     /** The simulated backend, refusing every start as sbatch refuses a script it cannot open. */
-    private record RefusesEveryStart(Backend simulated) implements Backend {
-        @Override
-        public String name() {
-            return simulated.name();
+    private static final class RefusesEveryStart extends ForwardingBackend {
+        RefusesEveryStart(Backend simulated) {
+            super(simulated);
         }
 
         @Override
         public void start(Launch launch) {
             throw new BackendException("sbatch: error: Unable to open file " + launch.command().get(0));
-        }
-
-        @Override
-        public void stop(AttemptKey attempt, Duration grace) {
-            simulated.stop(attempt, grace);
-        }
-
-        @Override
-        public List<AttemptStatus> observe() {
-            return simulated.observe();
-        }
-
-        @Override
-        public void forget(AttemptKey attempt) {
-            simulated.forget(attempt);
         }
     }
 

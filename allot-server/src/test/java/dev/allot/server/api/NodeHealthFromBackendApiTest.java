@@ -2,22 +2,12 @@ package dev.allot.server.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.User;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code POST /v1/nodes/{name}/health} on a service whose nodes come from its backend (Slurm). On the loopback
@@ -27,53 +17,31 @@ import org.junit.jupiter.api.io.TempDir;
  * there meanwhile would have waited in Slurm on a drained node. Now it is refused, saying where to act.
  */
 class NodeHealthFromBackendApiTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    @RegisterExtension
+    final ApiExtension fx = ApiExtension.over(NodeHealthFromBackendApiTest::seed, new ApiServer.Extras(List.of(),
+            () -> { }, () -> { }, () -> { }, () -> { }, IdentityGate.OPEN, ServiceHealth.OK, "slurm",
+            AttemptOutputs.NONE));
 
-    @TempDir
-    Path dir;
-
-    private Store store;
-    private ApiServer server;
-    private final HttpClient http = HttpClient.newHttpClient();
-
-    @BeforeEach
-    void start() {
-        store = Store.sqlite(dir.resolve("data"));
-        long t = System.currentTimeMillis();
+    /** An administrator, and two unhealthy nodes: n4 drained in Slurm, n2 marked by a person. */
+    private static void seed(Store store) {
+        long t = ApiFixture.NOW.toEpochMilli();
         store.access().putUser(new User("root", User.Role.ADMIN));
         store.access().addToken("root", "tok-root", "test", t);
         store.nodes().putNode(new Node("n4", 8, false, "slurm: IDLE+DRAIN: operator: fan", t));
         store.nodes().putNode(new Node("n2", 8, false, "GPU 3 fell off the bus", t));
-        server = ApiServer.start(store, 0, Clock.systemUTC(), new ApiServer.Extras(List.of(), () -> { }, () -> { },
-                () -> { }, () -> { }, IdentityGate.OPEN, ServiceHealth.OK, "slurm", AttemptOutputs.NONE),
-                WorkloadExplainer.NONE);
     }
 
-    @AfterEach
-    void stop() {
-        server.close();
-        store.close();
-    }
-
-    private record Answer(int status, JsonNode json) {
-    }
-
-    private Answer health(String node, String body) throws Exception {
-        URI uri = URI.create("http://127.0.0.1:" + server.port() + "/v1/nodes/" + node + "/health");
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri)
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .header("Authorization", "Bearer tok-root").header("Content-Type", "application/json").build(),
-                HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), JSON.readTree(r.body()));
+    private ApiFixture.Response health(String node, String body) {
+        return fx.api.post("/v1/nodes/" + node + "/health", "tok-root", body);
     }
 
     private Node node(String name) {
-        return store.nodes().nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+        return fx.api.store.nodes().nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Test
-    void aNodeTheBackendReportsUnusableIsNotMarkedHealthyByHandButTheOthersAre() throws Exception {
-        Answer drained = health("n4", "{\"healthy\": true}");
+    void aNodeTheBackendReportsUnusableIsNotMarkedHealthyByHandButTheOthersAre() {
+        ApiFixture.Response drained = health("n4", "{\"healthy\": true}");
 
         assertThat(drained.status()).isEqualTo(409);
         assertThat(drained.json().path("error").asText()).contains("node 'n4' is unhealthy in the slurm backend",

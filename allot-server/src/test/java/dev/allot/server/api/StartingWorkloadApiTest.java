@@ -4,11 +4,10 @@ import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
 import dev.allot.core.backend.Backend;
-import dev.allot.core.backend.Launch;
 import dev.allot.server.api.ApiFixture.Response;
+import dev.allot.server.testing.ForwardingBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,12 +29,11 @@ class StartingWorkloadApiTest {
      * The simulated backend, except that until {@link #confirming} its running attempts are reported as starting, as
      * a cluster whose jobs are accepted and still pending would report them.
      */
-    static final class UnconfirmedBackend implements Backend {
-        private final Backend inner;
+    static final class UnconfirmedBackend extends ForwardingBackend {
         volatile boolean confirming;
 
         UnconfirmedBackend(Backend inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         @Override
@@ -44,29 +42,14 @@ class StartingWorkloadApiTest {
         }
 
         @Override
-        public void start(Launch launch) {
-            inner.start(launch);
-        }
-
-        @Override
-        public void stop(AttemptKey attempt, Duration grace) {
-            inner.stop(attempt, grace);
-        }
-
-        @Override
         public List<AttemptStatus> observe() {
             List<AttemptStatus> out = new ArrayList<>();
-            for (AttemptStatus s : inner.observe()) {
+            for (AttemptStatus s : backend.observe()) {
                 out.add(!confirming && s.phase() == AttemptStatus.Phase.RUNNING
                         ? new AttemptStatus(s.attempt(), AttemptStatus.Phase.STARTING, null, "pending in the queue",
                         null) : s);
             }
             return out;
-        }
-
-        @Override
-        public void forget(AttemptKey attempt) {
-            inner.forget(attempt);
         }
     }
 

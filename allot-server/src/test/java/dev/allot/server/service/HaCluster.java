@@ -45,6 +45,8 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
     /** The lease the instances run with: short, so that a round takes little time. */
     static final Duration LEASE = Duration.ofMillis(1500);
     static final Duration RENEW_EVERY = Duration.ofMillis(300);
+    /** The longest {@link #awaitLeader} waits. */
+    private static final Duration AWAIT_LEADER = Duration.ofSeconds(60);
 
     /** One running instance. */
     record Instance(String name, Process process, String url, Path data, Path log, TcpProxy proxy) {
@@ -189,6 +191,48 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
+        }
+    }
+
+    /** Waits (a minute at most) until one of {@code among} leads, and returns it. */
+    Instance awaitLeader(List<Instance> among) throws InterruptedException {
+        return awaitLeader(new java.util.ArrayList<>(among), new java.util.ArrayList<>());
+    }
+
+    /**
+     * Waits (a minute at most) until one of {@code among} leads, and returns it; instances of {@code starting} that
+     * have started join {@code among} meanwhile (one of them may take the lease: a loaded machine may pause a leader
+     * past its lease).
+     */
+    Instance awaitLeader(List<Instance> among, List<java.util.concurrent.CompletableFuture<Instance>> starting)
+            throws InterruptedException {
+        Instance[] found = new Instance[1];
+        String who = "one of " + among.stream().map(Instance::name).toList()
+                + (starting.isEmpty() ? "" : " (or those starting)");
+        ServiceTestSupport.await(who + " leads", AWAIT_LEADER, () -> {
+            for (var it = starting.iterator(); it.hasNext(); ) {
+                java.util.concurrent.CompletableFuture<Instance> f = it.next();
+                if (f.isDone()) {
+                    among.add(f.join());
+                    it.remove();
+                }
+            }
+            Optional<Instance> l = leader(among);
+            l.ifPresent(i -> found[0] = i);
+            return l.isPresent();
+        });
+        return found[0];
+    }
+
+    /** A workload's state as an instance answers it; null when it does not answer (it may have just been killed). */
+    static String state(ServiceTestSupport.Client http, String id) {
+        try {
+            return http.get("/v1/workloads/" + id, "tok-root").json().path("workload").path("state").asText();
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

@@ -42,7 +42,7 @@ class HighAvailabilityNodeTest {
         await("a leads", WAIT, () -> cluster.role(a).filter("leader"::equals).isPresent());
         Client http = new Client(a.url());
         String id = submitOnEightGpus(http);
-        await(id + " runs", WAIT, () -> "running".equals(state(http, id)));
+        await(id + " runs", WAIT, () -> "running".equals(HaCluster.state(http, id)));
 
         Instance b = cluster.start("b", List.of("--gpus", "4"));
         await("b stands by", WAIT, () -> cluster.role(b).filter("standby"::equals).isPresent());
@@ -50,7 +50,7 @@ class HighAvailabilityNodeTest {
         // the leader reads the nodes at least every 5 s (and stopped the work at the first read after the shrink,
         // before the fix): a read later its work still runs, once
         Thread.sleep(6_000);
-        assertThat(state(http, id)).as("%s after the standby started", id).isEqualTo("running");
+        assertThat(HaCluster.state(http, id)).as("%s after the standby started", id).isEqualTo("running");
         assertThat(cluster.snapshot().attempts().get(id)).as("%s's attempts", id).hasSize(1);
         assertThat(cluster.logLines(a, "its GPUs are gone")).as("the leader's log").isEmpty();
         assertThat(cluster.logLines(b, "it sets that count when it leads")).as("the standby's log").hasSize(1);
@@ -83,14 +83,4 @@ class HighAvailabilityNodeTest {
         return answer.json().path("id").asText();
     }
 
-    private static String state(Client http, String id) {
-        try {
-            return http.get("/v1/workloads/" + id, "tok-root").json().path("workload").path("state").asText();
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
 }

@@ -72,7 +72,7 @@ class HighAvailabilityTest {
             live.add(f.join());
         }
         starting.clear();
-        Instance first = awaitLeader(cluster, live);
+        Instance first = cluster.awaitLeader(live);
         Client http = new Client(live.stream().filter(i -> i != first).findFirst().orElseThrow().url());
         CrashClients clients = new CrashClients(http, cluster.ledger(), 600, 900);
         clients.start(random);
@@ -114,7 +114,7 @@ class HighAvailabilityTest {
                     it.remove();
                 }
             }
-            Instance current = awaitLeader(cluster, live, starting);
+            Instance current = cluster.awaitLeader(live, starting);
             int before = clients.ackCount.get();
             Thread.sleep(100 + random.nextInt(600));
             long killedAtMillis = System.currentTimeMillis();
@@ -128,7 +128,7 @@ class HighAvailabilityTest {
                 starting.add(startAsync(cluster, "i" + next++));
             }
             http.base(live.get(0).url()); // the clients talk to an instance still alive
-            Instance taken = awaitLeader(cluster, live, starting);
+            Instance taken = cluster.awaitLeader(live, starting);
             long seenMillis = (System.nanoTime() - killed) / 1_000_000;
             // the failover: from the kill to the new term in the database (the health poll only adds to it)
             long millis = cluster.leaseTakenAtMillis() - killedAtMillis;
@@ -160,7 +160,7 @@ class HighAvailabilityTest {
     void givenALeaderPausedPastItsLeaseWhenAStandbyTakesOverAndItResumesThenItLaunchesAndStopsNothingAndStepsDown(
             HaCluster cluster) throws Exception {
         Instance a = cluster.start("a");
-        Instance leader = awaitLeader(cluster, List.of(a));
+        Instance leader = cluster.awaitLeader(List.of(a));
         Instance b = cluster.start("b");
         assertThat(cluster.role(b)).contains("standby");
         Client http = new Client(b.url());
@@ -176,7 +176,7 @@ class HighAvailabilityTest {
         long stoppedAtMillis = cluster.pause(leader);
         long stopped = System.nanoTime();
         long landedMillis = (stopped - sentAt) / 1_000_000;
-        Instance taken = awaitLeader(cluster, List.of(b));
+        Instance taken = cluster.awaitLeader(List.of(b));
         long takeoverMillis = (System.nanoTime() - stopped) / 1_000_000;
         awaitAcks(clients, clients.ackCount.get() + 5); // the new leader schedules while the old one is paused
         long resumedAtMillis = System.currentTimeMillis();
@@ -240,7 +240,7 @@ class HighAvailabilityTest {
     void givenAStandbyCutOffFromTheDatabaseWhenTheLeaderDiesThenNobodyActsUntilItReachesTheDatabaseAndTakesTheLease(
             HaCluster cluster) throws Exception {
         Instance a = cluster.start("a");
-        Instance leader = awaitLeader(cluster, List.of(a));
+        Instance leader = cluster.awaitLeader(List.of(a));
         Instance b = cluster.start("b", true);
         Client http = new Client(b.url());
         CrashClients clients = new CrashClients(http, cluster.ledger(), 300, 600);
@@ -266,7 +266,7 @@ class HighAvailabilityTest {
         long restoredAtMillis = System.currentTimeMillis();
         b.proxy().restore();
         long restored = System.nanoTime();
-        awaitLeader(cluster, List.of(b));
+        cluster.awaitLeader(List.of(b));
         long tookMillis = (System.nanoTime() - restored) / 1_000_000;
         clients.stopAndJoin(WAIT);
         ServiceTestSupport.awaitAllEnded(http, WAIT);
@@ -291,32 +291,6 @@ class HighAvailabilityTest {
     }
 
     // ---------------------------------------------------------------------------------------------- helpers
-
-    private static Instance awaitLeader(HaCluster cluster, List<Instance> among) throws InterruptedException {
-        return awaitLeader(cluster, among, new ArrayList<>());
-    }
-
-    /**
-     * Waits until one of {@code among} leads; instances of {@code starting} that have started join {@code among}
-     * meanwhile (one of them may take the lease: a loaded machine may pause a leader past its lease).
-     */
-    private static Instance awaitLeader(HaCluster cluster, List<Instance> among,
-                                        List<CompletableFuture<Instance>> starting) throws InterruptedException {
-        Instance[] found = new Instance[1];
-        await("one of " + among.stream().map(Instance::name).toList() + " (or those starting) leads", WAIT, () -> {
-            for (var it = starting.iterator(); it.hasNext(); ) {
-                CompletableFuture<Instance> f = it.next();
-                if (f.isDone()) {
-                    among.add(f.join());
-                    it.remove();
-                }
-            }
-            Optional<Instance> l = cluster.leader(among);
-            l.ifPresent(i -> found[0] = i);
-            return l.isPresent();
-        });
-        return found[0];
-    }
 
     /** Whether the workload an {@code ended} event names has an attempt whose end was recorded at or before then. */
     private static boolean endedBefore(HaCluster.Snapshot s, String line, long millis) {

@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
@@ -45,13 +44,13 @@ class HighAvailabilityViewTest {
     void givenAWaitingWorkloadThenTheStandbyExplainsItWithTheReasonTheLeaderGivesSaysItIsAStandbysViewAndForecastsIt(
             HaCluster cluster) throws Exception {
         List<Instance> both = List.of(cluster.start("a"), cluster.start("b"));
-        Instance leader = awaitLeader(cluster, both);
+        Instance leader = cluster.awaitLeader(both);
         Instance standby = both.get(0) == leader ? both.get(1) : both.get(0);
         Client toLeader = new Client(leader.url());
         Client toStandby = new Client(standby.url());
         // All 8 GPUs to alice's work, protected for an hour; bob's then waits for that protection to end.
         String running = submit(toStandby, "alice", "lab/a", 8, "1h");
-        await(running + " runs", WAIT, () -> "running".equals(state(toLeader, running)));
+        await(running + " runs", WAIT, () -> "running".equals(HaCluster.state(toLeader, running)));
         String waiting = submit(toStandby, "bob", "lab/b", 4, "10m");
 
         JsonNode[] fromLeader = new JsonNode[1];
@@ -103,7 +102,7 @@ class HighAvailabilityViewTest {
         }
         List<String> simulated = List.of("--backend", "simulated");
         List<Instance> both = List.of(cluster.start("a", simulated), cluster.start("b", simulated));
-        Instance leader = awaitLeader(cluster, both);
+        Instance leader = cluster.awaitLeader(both);
         Instance standby = both.get(0) == leader ? both.get(1) : both.get(0);
         Client http = new Client(standby.url());
         long durationSeconds = 10;
@@ -112,11 +111,11 @@ class HighAvailabilityViewTest {
             ids.add(submit(http, i % 2 == 0 ? "alice" : "bob", i % 2 == 0 ? "lab/a" : "lab/b", 2, "1m",
                     durationSeconds + "s", false));
         }
-        await("all three run", WAIT, () -> ids.stream().allMatch(id -> "running".equals(state(http, id))));
+        await("all three run", WAIT, () -> ids.stream().allMatch(id -> "running".equals(HaCluster.state(http, id))));
         Thread.sleep(1500);
         leader.process().destroyForcibly();
         leader.process().waitFor();
-        assertThat(awaitLeader(cluster, List.of(standby))).isSameAs(standby);
+        assertThat(cluster.awaitLeader(List.of(standby))).isSameAs(standby);
         long newTermAtMillis = cluster.leaseTakenAtMillis();
         ServiceTestSupport.awaitAllEnded(http, WAIT);
 
@@ -140,16 +139,6 @@ class HighAvailabilityViewTest {
         assertThat(cluster.logLines(standby, "did not know it")).as("nothing lost at the change of term").isEmpty();
     }
 
-    private static Instance awaitLeader(HaCluster cluster, List<Instance> among) throws InterruptedException {
-        Instance[] found = new Instance[1];
-        await("one of " + among.stream().map(Instance::name).toList() + " leads", WAIT, () -> {
-            Optional<Instance> l = cluster.leader(among);
-            l.ifPresent(i -> found[0] = i);
-            return l.isPresent();
-        });
-        return found[0];
-    }
-
     private static String submit(Client http, String user, String allocation, int gpus, String minRuntime)
             throws IOException, InterruptedException {
         return submit(http, user, allocation, gpus, minRuntime, null, true);
@@ -170,17 +159,6 @@ class HighAvailabilityViewTest {
         ServiceTestSupport.Answer a = http.post("/v1/workloads", "tok-" + user, o.toString());
         assertThat(a.status()).as("submission: %s", a.json()).isEqualTo(201);
         return a.json().path("id").asText();
-    }
-
-    private static String state(Client http, String id) {
-        try {
-            return http.get("/v1/workloads/" + id, "tok-root").json().path("workload").path("state").asText();
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
     }
 
     private static JsonNode explain(Client http, String id) {

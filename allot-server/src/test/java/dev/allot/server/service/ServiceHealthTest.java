@@ -7,17 +7,15 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.allot.core.backend.AttemptKey;
 import dev.allot.core.backend.AttemptStatus;
-import dev.allot.core.backend.Backend;
 import dev.allot.core.backend.BackendUnavailableException;
-import dev.allot.core.backend.Launch;
 import dev.allot.server.CapturedLog;
 import dev.allot.server.backend.SimulatedBackend;
 import dev.allot.server.sched.SchedulerLoop;
 import dev.allot.server.store.Allocation;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
+import dev.allot.server.testing.ForwardingBackend;
 import dev.allot.server.testing.MutableClock;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -45,28 +43,17 @@ class ServiceHealthTest {
     Path dir;
 
     /** A simulated backend whose {@link #observe} throws {@link #failure} while it is set. */
-    static final class FlakyBackend implements Backend {
-        final SimulatedBackend sim;
+    static final class FlakyBackend extends ForwardingBackend {
         volatile RuntimeException failure;
         volatile Error error;
 
         FlakyBackend(MutableClock clock) {
-            sim = new SimulatedBackend(clock);
+            super(new SimulatedBackend(clock));
         }
 
         @Override
         public String name() {
             return "flaky";
-        }
-
-        @Override
-        public void start(Launch launch) {
-            sim.start(launch);
-        }
-
-        @Override
-        public void stop(AttemptKey attempt, Duration grace) {
-            sim.stop(attempt, grace);
         }
 
         @Override
@@ -79,12 +66,7 @@ class ServiceHealthTest {
             if (e != null) {
                 throw e;
             }
-            return sim.observe();
-        }
-
-        @Override
-        public void forget(AttemptKey attempt) {
-            sim.forget(attempt);
+            return backend.observe();
         }
     }
 

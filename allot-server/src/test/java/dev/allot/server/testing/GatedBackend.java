@@ -17,22 +17,22 @@ import java.util.concurrent.TimeUnit;
  * its timeout, and is retried): once {@link #close}d, the next call of the kinds named there ({@code observe},
  * {@code startAll}, {@code stopAll}) blocks until {@link #open}, or {@link #HOLD_AT_MOST} at most, so that a test
  * that fails never hangs. {@link #awaitHeld} waits until a call is blocked: the cycle that made it is then talking to
- * the backend. Every call passes to the backend it wraps (e.g. a {@code SimulatedBackend}), after the gate.
+ * the backend. Every call passes to the backend it wraps (e.g. a {@code SimulatedBackend}), after the gate: those
+ * with a default too ({@link ForwardingBackend} passes only the required ones).
  */
-public final class GatedBackend implements Backend {
+public final class GatedBackend extends ForwardingBackend {
     /** The longest a call is held. */
     public static final Duration HOLD_AT_MOST = Duration.ofSeconds(20);
 
     /** The calls that can be held. */
     public enum Call { OBSERVE, START_ALL, STOP_ALL }
 
-    private final Backend backend;
     private volatile Call gated;
     private volatile CountDownLatch opened = new CountDownLatch(0);
     private volatile CountDownLatch held = new CountDownLatch(1);
 
     public GatedBackend(Backend backend) {
-        this.backend = Objects.requireNonNull(backend, "backend");
+        super(backend);
     }
 
     /** From now on, the calls of kind {@code call} block until {@link #open}. */
@@ -74,16 +74,6 @@ public final class GatedBackend implements Backend {
     }
 
     @Override
-    public void start(Launch launch) {
-        backend.start(launch);
-    }
-
-    @Override
-    public void stop(AttemptKey attempt, Duration grace) {
-        backend.stop(attempt, grace);
-    }
-
-    @Override
     public void stop(AttemptKey attempt, Duration grace, String why) {
         backend.stop(attempt, grace, why);
     }
@@ -104,11 +94,6 @@ public final class GatedBackend implements Backend {
     public List<AttemptStatus> observe() {
         gate(Call.OBSERVE);
         return backend.observe();
-    }
-
-    @Override
-    public void forget(AttemptKey attempt) {
-        backend.forget(attempt);
     }
 
     @Override
