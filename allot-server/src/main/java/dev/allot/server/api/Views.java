@@ -1,5 +1,6 @@
 package dev.allot.server.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.backend.Launch;
 import dev.allot.core.model.Durations;
@@ -150,7 +151,9 @@ final class Views {
     record NodeList(List<NodeView> nodes) {
     }
 
-    record Health(String status, String time, ServiceHealth.Leader leader, BackendHealth backend) {
+    record Health(String status, String time, ServiceHealth.Leader leader,
+                  @JsonInclude(JsonInclude.Include.NON_NULL)
+                  BackendHealth backend) {
     }
 
     /**

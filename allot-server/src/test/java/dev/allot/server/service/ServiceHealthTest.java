@@ -142,7 +142,7 @@ class ServiceHealthTest {
             // twenty seconds of failed probes are the normal noise of a busy cluster
             JsonNode early = JSON.readTree(get(service, "/v1/health").body());
             assertThat(early.path("status").asText()).isEqualTo("ok");
-            assertThat(early.path("backend").isNull()).isTrue();
+            assertThat(early.has("backend")).as("only while the backend is not seen").isFalse();
 
             clock.advance(Duration.ofSeconds(10));
             service.loop().runOnce(); // 09:00:50: thirty seconds since the first failed probe
@@ -164,7 +164,7 @@ class ServiceHealthTest {
             service.loop().runOnce();
             JsonNode again = JSON.readTree(get(service, "/v1/health").body());
             assertThat(again.path("status").asText()).isEqualTo("ok");
-            assertThat(again.path("backend").isNull()).isTrue();
+            assertThat(again.has("backend")).isFalse();
         }
     }
 
