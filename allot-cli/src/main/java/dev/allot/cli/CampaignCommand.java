@@ -166,14 +166,20 @@ final class CampaignCommand extends GroupCommand {
         @Parameters(index = "0", paramLabel = "NAME", description = "the campaign")
         String name;
 
+        /** {@code /v1/health}'s word while the backend is not seen (its shards' phases are then as last seen). */
+        private JsonNode backend;
+
         @Override
         JsonNode call(ApiClient client) {
-            return client.get("/v1/campaigns/" + ApiClient.segment("a campaign name", name));
+            JsonNode campaign = client.get("/v1/campaigns/" + ApiClient.segment("a campaign name", name));
+            backend = BackendNotice.fetch(client);
+            return campaign;
         }
 
         @Override
         void render(JsonNode c, PrintWriter out) {
             status(c, out);
+            BackendNotice.print(backend, out);
         }
     }
 

@@ -6,16 +6,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.allot.server.api.ServiceHealth;
 import dev.allot.server.store.User;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code allot queue} while the service cannot observe its backend (slurmctld down): the states it lists are the last
- * ones seen, and it says so under the table, from {@code /v1/health}'s {@code backend}; a campaign's researcher read
- * them as live before.
+ * ones seen, and it says so under the table, from {@code /v1/health}'s {@code backend}, as {@code allot campaign status}
+ * does under its shards; a campaign's researcher read them as live before.
  */
 class QueueBackendNoticeTest {
     static final long SEEN = Instant.parse("2026-03-01T08:58:10Z").toEpochMilli();
@@ -61,6 +64,32 @@ class QueueBackendNoticeTest {
                 + " meanwhile)" + System.lineSeparator());
         JsonNode json = new ObjectMapper().readTree(outage.as("alice", "queue", "--json").out());
         assertThat(json.path("backend").path("failures").asLong()).isEqualTo(10);
+    }
+
+    @Test
+    void givenSlurmUnreachableACampaignsStatusSaysItsShardsAreAsLastSeen(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("eval.yaml");
+        Files.writeString(file, """
+                name: eval
+                allocation: lab
+                command: [python, eval.py, --shard, "{shard}"]
+                gpus: 1
+                min-runtime: 1h
+                protected-shards: 1
+                seconds-per-unit: 30
+                shards:
+                  - units: 16
+                """);
+        Cli.Result submitted = outage.as("alice", "campaign", "submit", file.toString());
+        assertThat(submitted.exit()).as(submitted.err()).isZero();
+
+        Cli.Result status = outage.as("alice", "campaign", "status", "eval");
+
+        assertThat(status.exit()).as(status.err()).isZero();
+        assertThat(status.out()).startsWith("campaign eval (alice, lab)").endsWith("running work is shown as last"
+                + " seen, and none of it is taken as ended meanwhile)" + System.lineSeparator());
+        assertThat(new ObjectMapper().readTree(outage.as("alice", "campaign", "status", "eval", "--json").out())
+                .has("backend")).as("--json is the campaign as the API gives it").isFalse();
     }
 
     @Test
