@@ -19,9 +19,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Work that died while the service was down is lost, not failed: given three running workloads on the local backend
@@ -30,13 +27,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * what Ctrl-C in a shared terminal did) and a non-resumable one is killed with its wrapper, then the restarted service
  * requeues both resumable workloads (attempt 1 lost, with a reason saying it died while the service was down; they run
  * again as attempt 2) and fails the non-resumable one with that reason.
- *
- * <p>It runs beside the module's other tests, one at a time with the stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
- * {@code junit-platform.properties}): it mostly waits on its processes.
  */
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class DiedWhileDownStoryTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     /** Records its start with its pid, then sleeps (exec: SIGINT reaches the sleep itself). */
@@ -59,7 +50,6 @@ class DiedWhileDownStoryTest {
     }
 
     @Test
-    @Execution(ExecutionMode.SAME_THREAD)
     void givenWorkThatDiedWhileTheServiceWasDown_whenItRestarts_thenResumableWorkIsRequeuedAndTheRestFailsSayingWhy()
             throws Exception {
         Path data = dir.resolve("data");

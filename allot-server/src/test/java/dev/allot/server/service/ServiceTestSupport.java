@@ -208,7 +208,7 @@ final class ServiceTestSupport {
      * The {@code @ResourceLock} of the stories that run {@link ServiceMain} processes or workload processes and mostly
      * wait on them ({@link HighAvailabilityTest}, {@link HighAvailabilityViewTest}, {@link HighAvailabilityNodeTest},
      * {@link CrashSafetyTest}, {@link CampaignKillStoryTest}, {@link SlowStopPingPongTest},
-     * {@link LocalPreemptionE2ETest}, {@link DiedWhileDownStoryTest}): they run beside the
+     * {@link LocalPreemptionE2ETest}): they run beside the
      * module's other tests ({@code @Execution(CONCURRENT)}, see {@code junit-platform.properties}), one of them at a
      * time, so that their failover and recovery timings never compete with each other.
      */
