@@ -156,49 +156,6 @@ final class HaCluster implements BeforeEachCallback, AfterEachCallback, Paramete
         return start(name, false, options);
     }
 
-    /**
-     * Starts an instance on a thread of its own (several may start at once: a JVM's start is mostly waiting on a
-     * loaded machine), through a {@link TcpProxy} when {@code proxied}; the future holds it once it listens.
-     */
-    java.util.concurrent.CompletableFuture<Instance> startAsync(String name, boolean proxied, List<String> options) {
-        java.util.concurrent.CompletableFuture<Instance> f = new java.util.concurrent.CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(start(name, proxied, options));
-            } catch (IOException | InterruptedException | RuntimeException | AssertionError e) {
-                f.completeExceptionally(e);
-            }
-        }, "start-" + name);
-        t.setDaemon(true);
-        t.start();
-        return f;
-    }
-
-    /**
-     * Starts the named instances at once ({@link #startAsync}) and returns them, in the order named, once every one
-     * listens. Which of them leads is theirs to settle, as when they start one after another.
-     */
-    List<Instance> startTogether(List<String> names, boolean proxied, List<String> options)
-            throws IOException, InterruptedException {
-        List<java.util.concurrent.CompletableFuture<Instance>> starting = names.stream()
-                .map(n -> startAsync(n, proxied, options)).toList();
-        List<Instance> out = new java.util.ArrayList<>();
-        for (java.util.concurrent.CompletableFuture<Instance> f : starting) {
-            try {
-                out.add(f.get());
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (e.getCause() instanceof IOException io) {
-                    throw io;
-                }
-                if (e.getCause() instanceof Error error) {
-                    throw error;
-                }
-                throw new IllegalStateException("an instance did not start", e.getCause());
-            }
-        }
-        return out;
-    }
-
     private Instance start(String name, boolean proxied, List<String> options)
             throws IOException, InterruptedException {
         TcpProxy proxy = null;

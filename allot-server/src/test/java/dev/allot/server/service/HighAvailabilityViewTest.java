@@ -44,7 +44,7 @@ class HighAvailabilityViewTest {
     @Execution(ExecutionMode.SAME_THREAD)
     void givenAWaitingWorkloadThenTheStandbyExplainsItWithTheReasonTheLeaderGivesSaysItIsAStandbysViewAndForecastsIt(
             HaCluster cluster) throws Exception {
-        List<Instance> both = cluster.startTogether(List.of("a", "b"), false, List.of());
+        List<Instance> both = List.of(cluster.start("a"), cluster.start("b"));
         Instance leader = awaitLeader(cluster, both);
         Instance standby = both.get(0) == leader ? both.get(1) : both.get(0);
         Client toLeader = new Client(leader.url());
@@ -102,7 +102,7 @@ class HighAvailabilityViewTest {
             store.nodes().putNode(new Node("sim-1", 8, true, null, System.currentTimeMillis()), "root");
         }
         List<String> simulated = List.of("--backend", "simulated");
-        List<Instance> both = cluster.startTogether(List.of("a", "b"), false, simulated);
+        List<Instance> both = List.of(cluster.start("a", simulated), cluster.start("b", simulated));
         Instance leader = awaitLeader(cluster, both);
         Instance standby = both.get(0) == leader ? both.get(1) : both.get(0);
         Client http = new Client(standby.url());
