@@ -14,9 +14,6 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A campaign survives a {@code kill -9} of the service: {@link ServiceMain} runs as a separate process with the
@@ -27,13 +24,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * the longest shard by its measured rate takes the slot in place.
  *
  * <p>The shards' processes are {@link CampaignLocalStoryTest#SHARD}'s.
- *
- * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
- * {@code junit-platform.properties}): it mostly waits on its processes.
  */
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class CampaignKillStoryTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -56,7 +47,6 @@ class CampaignKillStoryTest {
     }
 
     @Test
-    @Execution(ExecutionMode.SAME_THREAD)
     void givenARunningCampaign_whenTheServiceIsKilledAndRestarted_thenItsSlotsProgressAndEstimatesAreAsBeforeAndItGoesOn()
             throws Exception {
         data = dir.resolve("data");

@@ -24,9 +24,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The service end to end with the {@code local} backend and real processes: 4 virtual GPUs, the tree {@code lab} >
@@ -39,13 +36,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Every process writes a record file {@code <workload>-<attempt>} in {@code out/}: a {@code start} line with
  * {@code CUDA_VISIBLE_DEVICES}, the workload id, the attempt and its pid, then {@code term} for each SIGTERM, and
  * {@code exit} if it ever ends normally.
- *
- * <p>It runs beside the module's other tests, one at a time with the stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
- * {@code junit-platform.properties}): it mostly waits on its processes.
  */
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class LocalPreemptionE2ETest {
     /** Records its start, traps SIGTERM (records it, keeps running): only SIGKILL ends it. */
     private static final String STUBBORN = "f=\"$E2E_OUT/$ALLOT_WORKLOAD_ID-$ALLOT_ATTEMPT\"; "
@@ -114,7 +105,6 @@ class LocalPreemptionE2ETest {
     }
 
     @Test
-    @Execution(ExecutionMode.SAME_THREAD)
     void anUnderServedSubmissionPreemptsAnOverServedProcessWhichIsKilledAfterTheGraceAndRunsAgain() throws Exception {
         Path data = dir.resolve("data");
         out = ServiceTestSupport.sharedDirectory(dir.resolve("out"));

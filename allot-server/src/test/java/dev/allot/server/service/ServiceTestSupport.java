@@ -205,10 +205,8 @@ final class ServiceTestSupport {
     static final Duration SERVICE_START = Duration.ofSeconds(180);
 
     /**
-     * The {@code @ResourceLock} of the stories that run {@link ServiceMain} processes or workload processes and mostly
-     * wait on them ({@link HighAvailabilityTest}, {@link HighAvailabilityViewTest}, {@link HighAvailabilityNodeTest},
-     * {@link CrashSafetyTest}, {@link CampaignKillStoryTest}, {@link SlowStopPingPongTest},
-     * {@link LocalPreemptionE2ETest}): they run beside the
+     * The {@code @ResourceLock} of the stories that run {@link ServiceMain} processes and mostly wait on them
+     * ({@link HighAvailabilityTest}, {@link HighAvailabilityViewTest}, {@link CrashSafetyTest}): they run beside the
      * module's other tests ({@code @Execution(CONCURRENT)}, see {@code junit-platform.properties}), one of them at a
      * time, so that their failover and recovery timings never compete with each other.
      */

@@ -23,9 +23,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 21's preemption ping-pong, with the {@code local} backend and real processes: 4 virtual GPUs, {@code lab} >
@@ -39,13 +36,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  *
  * <p>Every process writes a record file {@code <workload>-<attempt>} in {@code out/}: {@code start <epoch ms>}, then
  * {@code term <epoch ms>} on SIGTERM and {@code stopped <epoch ms>} just before it exits, 3 s later.
- *
- * <p>It runs beside the module's other tests, one at a time with the stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
- * {@code junit-platform.properties}): it mostly waits on its processes (some 10 s of sleeping workloads).
  */
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
 class SlowStopPingPongTest {
     /** Records its start; on SIGTERM records it, takes 3 s to wind down, records that and exits. */
     private static final String SLOW_TO_STOP = "f=\"$E2E_OUT/$ALLOT_WORKLOAD_ID-$ALLOT_ATTEMPT\"; "
@@ -88,7 +79,6 @@ class SlowStopPingPongTest {
     }
 
     @Test
-    @Execution(ExecutionMode.SAME_THREAD)
     void givenAVictimTakingThreeSecondsToStopThenTheWorkWaitingForItRunsItsMinimumRuntimeFromItsLaunch()
             throws Exception {
         Path data = dir.resolve("data");
