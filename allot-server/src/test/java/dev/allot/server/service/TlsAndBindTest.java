@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,24 @@ import org.junit.jupiter.api.io.TempDir;
 class TlsAndBindTest {
     @TempDir
     Path dir;
+
+    /**
+     * The certificates the stories read, made once for the class: each costs a {@code keytool} JVM or an
+     * {@code openssl} run (a 2048-bit RSA key) of a second or more, and no story writes to them.
+     */
+    @TempDir
+    static Path certificates;
+    static TestCertificates.Pem rsa;
+    static TestCertificates.Pem ec;
+    /** By openssl; null when it is not installed. */
+    static TestCertificates.Pem openssl;
+
+    @BeforeAll
+    static void makeCertificates() {
+        rsa = TestCertificates.keytool(certificates.resolve("rsa"), "RSA");
+        ec = TestCertificates.keytool(certificates.resolve("ec"), "EC");
+        openssl = TestCertificates.openssl(certificates.resolve("openssl"));
+    }
 
     ServiceConfig config(ServiceConfig.Security security) {
         return ServiceConfig.defaults(dir.resolve("data")).withPort(0).withBackend(ServiceConfig.SIMULATED)
@@ -62,9 +81,7 @@ class TlsAndBindTest {
 
     @Test
     void givenPemFilesThenTheServiceAnswersHealthOverTlsAndPlainHttpToItFails() throws Exception {
-        List<TestCertificates.Pem> pems = new ArrayList<>(List.of(TestCertificates.keytool(dir.resolve("rsa"), "RSA"),
-                TestCertificates.keytool(dir.resolve("ec"), "EC")));
-        TestCertificates.Pem openssl = TestCertificates.openssl(dir.resolve("openssl"));
+        List<TestCertificates.Pem> pems = new ArrayList<>(List.of(rsa, ec));
         if (openssl != null) {
             pems.add(openssl);
         }
@@ -103,8 +120,6 @@ class TlsAndBindTest {
 
     @Test
     void givenBadPemFilesThenStartRefusesNamingTheFileBeforeCreatingAnything() throws Exception {
-        TestCertificates.Pem rsa = TestCertificates.keytool(dir.resolve("rsa"), "RSA");
-        TestCertificates.Pem ec = TestCertificates.keytool(dir.resolve("ec"), "EC");
         Path notPem = Files.writeString(dir.resolve("notes.txt"), "hello\n");
         Path missing = dir.resolve("missing.pem");
         Path encrypted = Files.writeString(dir.resolve("enc.pem"),
@@ -136,8 +151,6 @@ class TlsAndBindTest {
 
     @Test
     void aPkcs1RsaKeyIsReadToo() throws Exception {
-        TestCertificates.Pem rsa = TestCertificates.keytool(dir.resolve("rsa"), "RSA");
-        TestCertificates.Pem openssl = TestCertificates.openssl(dir.resolve("openssl"));
         if (openssl == null) {
             return; // PKCS#1 is written by openssl only
         }
