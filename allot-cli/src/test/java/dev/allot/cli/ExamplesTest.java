@@ -109,20 +109,9 @@ class ExamplesTest {
     @Execution(ExecutionMode.SAME_THREAD)
     void theExampleShardResumesFromItsReportedUnitsAndReportsEachOneUpToItsTotal() throws Exception {
         // a stand-in for ./allot that records what the shard reports
-        Path home = Files.createDirectories(tmp.resolve("allot-home"));
         Path reports = tmp.resolve("reports");
-        Files.writeString(home.resolve("allot"), "#!/bin/sh\necho \"$*\" >> " + reports + "\n");
-        home.resolve("allot").toFile().setExecutable(true);
-        ProcessBuilder pb = new ProcessBuilder("sh", Cli.ROOT.resolve("examples/campaign/shard.sh").toString());
-        pb.environment().put("ALLOT_HOME", home.toString());
-        pb.environment().put("ALLOT_WORKLOAD_ID", "w-7");
-        pb.environment().put("ALLOT_UNITS", "3");
-        pb.environment().put("ALLOT_RESUME_FROM", "1");
-        pb.environment().put("ALLOT_FAMILY", "restore");
-        pb.redirectErrorStream(true);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
+        Shard shard = runShard("allot-home", "w-7", "#!/bin/sh\necho \"$*\" >> " + reports + "\n");
+        assertThat(shard.exit()).as(shard.out()).isZero();
         assertThat(Files.readAllLines(reports)).containsExactly("progress w-7 2 3", "progress w-7 3 3");
     }
 
@@ -130,24 +119,37 @@ class ExamplesTest {
     @Execution(ExecutionMode.SAME_THREAD)
     void givenTheServerUnreachableForOneReport_theExampleShardGoesOnAndItsNextReportCarriesTheCount() throws Exception {
         // a stand-in for ./allot whose first report fails as the real one does while the service restarts (exit 1)
-        Path home = Files.createDirectories(tmp.resolve("allot-home-down"));
         Path reports = tmp.resolve("reports-down");
         Path failed = tmp.resolve("failed-once");
-        Files.writeString(home.resolve("allot"), "#!/bin/sh\nif [ ! -e " + failed + " ]; then touch " + failed
+        Shard shard = runShard("allot-home-down", "w-8", "#!/bin/sh\nif [ ! -e " + failed + " ]; then touch " + failed
                 + "; echo 'allot: cannot reach the Allot server' >&2; exit 1; fi\necho \"$*\" >> " + reports + "\n");
-        home.resolve("allot").toFile().setExecutable(true);
+        // the shard does not die for the server's hiccup (a shard that exits non-zero is held, never resubmitted)
+        assertThat(shard.exit()).as(shard.out()).isZero();
+        assertThat(shard.out()).contains("shard.sh: could not report unit 2 of 3; the next report carries it");
+        assertThat(Files.readAllLines(reports)).containsExactly("progress w-8 3 3");
+    }
+
+    /** How the example shard ended: its exit code and what it printed. */
+    private record Shard(int exit, String out) {
+    }
+
+    /**
+     * Runs examples/campaign/shard.sh as workload {@code workload}'s shard of 3 units resumed from 1, with a stand-in
+     * for ./allot (the script {@code allot}) in the folder {@code home} of the test's temporary folder.
+     */
+    private Shard runShard(String home, String workload, String allot) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve(home));
+        Files.writeString(dir.resolve("allot"), allot);
+        dir.resolve("allot").toFile().setExecutable(true);
         ProcessBuilder pb = new ProcessBuilder("sh", Cli.ROOT.resolve("examples/campaign/shard.sh").toString());
-        pb.environment().put("ALLOT_HOME", home.toString());
-        pb.environment().put("ALLOT_WORKLOAD_ID", "w-8");
+        pb.environment().put("ALLOT_HOME", dir.toString());
+        pb.environment().put("ALLOT_WORKLOAD_ID", workload);
         pb.environment().put("ALLOT_UNITS", "3");
         pb.environment().put("ALLOT_RESUME_FROM", "1");
         pb.environment().put("ALLOT_FAMILY", "restore");
         pb.redirectErrorStream(true);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes());
-        // the shard does not die for the server's hiccup (a shard that exits non-zero is held, never resubmitted)
-        assertThat(p.waitFor()).as(out).isZero();
-        assertThat(out).contains("shard.sh: could not report unit 2 of 3; the next report carries it");
-        assertThat(Files.readAllLines(reports)).containsExactly("progress w-8 3 3");
+        return new Shard(p.waitFor(), out);
     }
 }

@@ -72,15 +72,9 @@ class ServiceHealthTest {
 
     @Test
     void givenCyclesThatFailHealthAnswers503WithTheReasonAndSinceWhenThenOkOnceTheyRecover() throws Exception {
-        try (Store s = Store.sqlite(dir)) {
-            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
-            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
-        }
         MutableClock clock = new MutableClock(T0);
         FlakyBackend flaky = new FlakyBackend(clock);
-        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
-                .withTick(Duration.ofHours(1));
-        try (Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+        try (Service service = start(clock, flaky, Duration.ofHours(1))) {
             waitForTheFirstCycle(service);
             HttpResponse<String> ok = get(service, "/v1/health");
             assertThat(ok.statusCode()).isEqualTo(200);
@@ -119,15 +113,9 @@ class ServiceHealthTest {
     @Test
     void givenABackendThatCannotBeObservedForHalfAMinuteHealthSaysDegradedSinceWhenAndItsLastWordThenOkAgain()
             throws Exception {
-        try (Store s = Store.sqlite(dir)) {
-            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
-            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
-        }
         MutableClock clock = new MutableClock(T0);
         FlakyBackend flaky = new FlakyBackend(clock);
-        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
-                .withTick(Duration.ofHours(1));
-        try (Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+        try (Service service = start(clock, flaky, Duration.ofHours(1))) {
             waitForTheFirstCycle(service);
             clock.advance(Duration.ofSeconds(10));
             service.loop().runOnce(); // observed at 09:00:10
@@ -170,20 +158,14 @@ class ServiceHealthTest {
 
     @Test
     void givenTheLoopsOwnThreadWhenACycleThrowsAnErrorTheLoopGoesOnAndHealthTellsItThenRecovers() throws Exception {
-        try (Store s = Store.sqlite(dir)) {
-            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
-            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
-        }
         MutableClock clock = new MutableClock(T0);
         FlakyBackend flaky = new FlakyBackend(clock);
         flaky.error = new AssertionError("a broken promise");
-        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky")
-                .withTick(Duration.ofMillis(20));
         List<ILoggingEvent> errors;
         // The loop logs the first failure with its stack trace, as it should; the test keeps it out of the build's
         // output (where a stack trace reads as a failure) and checks it was logged.
         try (CapturedLog log = CapturedLog.of(SchedulerLoop.class);
-             Service service = Service.start(config, clock, Map.of("flaky", (c, store) -> flaky))) {
+             Service service = start(clock, flaky, Duration.ofMillis(20))) {
             HttpResponse<String> failing = awaitHealth(service, 503);
             assertThat(JSON.readTree(failing.body()).path("error").asText())
                     .contains("the last failure: AssertionError: a broken promise");
@@ -195,6 +177,16 @@ class ServiceHealthTest {
         assertThat(errors.get(0).getFormattedMessage()).isEqualTo("scheduling cycle failed; trying again next tick");
         assertThat(errors.get(0).getThrowableProxy().getClassName()).isEqualTo(AssertionError.class.getName());
         assertThat(errors.get(0).getThrowableProxy().getMessage()).isEqualTo("a broken promise");
+    }
+
+    /** A service on {@code flaky}, over a store with allocation {@code a} and a 4-GPU node, ticking every {@code tick}. */
+    private Service start(MutableClock clock, FlakyBackend flaky, Duration tick) throws Exception {
+        try (Store s = Store.sqlite(dir)) {
+            s.allocations().putAllocation(new Allocation("a", 1, List.of(), List.of()), "test", T0.toEpochMilli());
+            s.nodes().putNode(new Node("n1", 4, true, null, T0.toEpochMilli()));
+        }
+        ServiceConfig config = ServiceConfig.defaults(dir).withPort(0).withBackend("flaky").withTick(tick);
+        return Service.start(config, clock, Map.of("flaky", (c, store) -> flaky));
     }
 
     private static HttpResponse<String> awaitHealth(Service service, int status) throws Exception {
