@@ -142,7 +142,9 @@ function createTimeline(M, R) {
     ctx.beginPath();
     ctx.rect(GUTTER, AXIS, plotW(), plotH());
     ctx.clip();
-    // Node periods: unhealthy (red) and drained (grey) behind the bars.
+    // Node periods: unhealthy (red) and drained (grey) behind the bars, and as a band along the node's top edge over
+    // them (drawn last), so that a node whose GPUs are all busy still shows it.
+    const periods = [];
     for (let i = 0; i < t.periodNode.length; i++) {
       const n = t.periodNode[i];
       if (FIRST_ROW[n + 1] <= first || FIRST_ROW[n] >= last) continue;
@@ -151,6 +153,7 @@ function createTimeline(M, R) {
       const w = Math.max(1, xOf(Math.min(t1, t.periodToSeconds[i])) - x);
       ctx.fillStyle = t.periodState[i] === 0 ? 'rgba(214,39,40,0.16)' : 'rgba(90,90,90,0.28)';
       ctx.fillRect(x, yOfRow(FIRST_ROW[n]), w, NODES.gpus[n] * rowH);
+      periods.push([i, x, w]);
     }
     const gap = rowH >= 4 ? 1 : 0;
     const h = Math.max(1, rowH - gap);
@@ -210,6 +213,11 @@ function createTimeline(M, R) {
     ctx.fillStyle = '#e00000';
     ctx.fill(marks);
     ctx.globalAlpha = 1;
+    for (const [i, x, w] of periods) {
+      const n = t.periodNode[i];
+      ctx.fillStyle = t.periodState[i] === 0 ? '#d62728' : '#5a5a5a';
+      ctx.fillRect(x, yOfRow(FIRST_ROW[n]), w, Math.min(3, Math.max(1, NODES.gpus[n] * rowH / 4)));
+    }
     ctx.restore();
     barsDrawn = drawn;
     drawGutter(first, last, yOfRow);

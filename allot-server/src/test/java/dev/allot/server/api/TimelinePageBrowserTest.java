@@ -118,6 +118,27 @@ class TimelinePageBrowserTest {
     }
 
     @Test
+    void aNodeThatIsUnhealthyWhileAllItsGpusAreBusyStillShowsItAboveItsBars() {
+        // given gpu-01, whose 8 GPUs w-2 and w-3 hold, made unhealthy two hours ago: its shading lies behind the bars
+        api.store.nodes().setHealth("gpu-01", false, "ECC errors", hoursAgo(2));
+        openSignedIn();
+        // then its top edge is red where the bars cover the shading (it showed the bars' own colours alone)
+        assertThat(pixel(Math.round(browser.number("document.getElementById('tl-canvas').width") - 20.0), 27))
+                .satisfies(rgb -> assertThat(rgb.get(0).intValue()).as("red").isGreaterThan(190))
+                .satisfies(rgb -> assertThat(rgb.get(1).intValue()).as("green").isLessThan(80))
+                .satisfies(rgb -> assertThat(rgb.get(2).intValue()).as("blue").isLessThan(80));
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Number> pixel(long x, long y) {
+        return (List<Number>) browser.js("""
+                const d = document.getElementById('tl-canvas').getContext('2d').getImageData(arguments[0], arguments[1],
+                    1, 1).data;
+                return [d[0], d[1], d[2]];
+                """, x, y);
+    }
+
+    @Test
     void pollingPicksUpANewAttemptInPlaceKeepingTheZoom() {
         openSignedIn();
         browser.js("window.sameDocument = true; allotTimeline.timeline.setRange(3600, 7200);");
