@@ -1,6 +1,7 @@
 package dev.allot.server.service;
 
 import static dev.allot.server.service.ServiceTestSupport.await;
+import static dev.allot.server.service.ServiceTestSupport.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -58,7 +59,7 @@ class CampaignKillStoryTest {
                         + " {\"units\": 10, \"family\": \"f\"}]", out)).status()).isEqualTo(201);
         for (int shard = 0; shard < 3; shard++) {
             Path pid = out.resolve(shard + "-1.pid");
-            await("shard " + shard + " runs", WAIT, () -> Files.exists(pid));
+            await("shard " + shard + " runs", WAIT, () -> written(pid));
         }
         Thread.sleep(1500); // so the measured times are not zero
         JsonNode before = campaign(http);
@@ -94,7 +95,7 @@ class CampaignKillStoryTest {
         assertThat(pid(0)).isEqualTo(pids.get(0));
         assertThat(ServiceTestSupport.alive(pids.get(0))).isTrue();
         assertThat(tier(http, 1)).isEqualTo("unallocated");
-        await("shard 3 runs", WAIT, () -> Files.exists(out.resolve("3-1.pid")));
+        await("shard 3 runs", WAIT, () -> written(out.resolve("3-1.pid")));
         for (int shard : List.of(0, 1, 3)) {
             Files.createFile(out.resolve("stop-" + shard));
         }

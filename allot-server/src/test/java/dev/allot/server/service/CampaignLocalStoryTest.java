@@ -1,6 +1,7 @@
 package dev.allot.server.service;
 
 import static dev.allot.server.service.ServiceTestSupport.await;
+import static dev.allot.server.service.ServiceTestSupport.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,15 +50,6 @@ class CampaignLocalStoryTest {
     }
 
     /** A campaign body: alice's, in lab/a, the shard script above with {@code OUT}. */
-    /** Whether {@code file} exists and holds a whole line (a shell's {@code echo > file} creates it empty first). */
-    private static boolean written(Path file) {
-        try {
-            return Files.exists(file) && Files.readString(file).endsWith("\n");
-        } catch (java.io.IOException e) {
-            return false; // not there yet, or being replaced: ask again
-        }
-    }
-
     static String campaign(String name, int protectedShards, String shards, Path out) {
         var o = ServiceTestSupport.JSON.createObjectNode();
         o.put("name", name);
@@ -94,7 +86,7 @@ class CampaignLocalStoryTest {
         assertThat(created.status()).as("%s", created.json()).isEqualTo(201);
         for (int shard = 0; shard < 3; shard++) {
             Path pid = out.resolve(shard + "-1.pid");
-            await("shard " + pid + " runs", WAIT, () -> Files.exists(pid));
+            await("shard " + pid + " runs", WAIT, () -> written(pid));
         }
         JsonNode c = http.get("/v1/campaigns/inplace", "tok-alice").json();
         assertThat(c.path("shards").get(0).path("tier").asText()).isEqualTo("protected");

@@ -290,6 +290,18 @@ final class ServiceTestSupport {
     }
 
     /** Polls until the condition holds; fails with {@code what} after {@code timeout}. Never asserts a timing. */
+    /**
+     * Whether {@code file} exists and holds a whole line: a shell's {@code echo > file} creates it empty first, so a
+     * test that waited only for the file could read it empty.
+     */
+    static boolean written(Path file) {
+        try {
+            return java.nio.file.Files.exists(file) && java.nio.file.Files.readString(file).endsWith("\n");
+        } catch (IOException e) {
+            return false; // not there yet, or being replaced: ask again
+        }
+    }
+
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
