@@ -55,6 +55,19 @@ final class CampaignCommand extends GroupCommand {
         return "running".equals(state) ? "unknown" : "none (" + state + ")";
     }
 
+    /** A shard's note: when it was promoted in place, and how many of its workloads failed; "-" for neither. */
+    private static String note(JsonNode s) {
+        List<String> said = new ArrayList<>();
+        if (!s.path("promotedAt").isNull() && !s.path("promotedAt").isMissingNode()) {
+            said.add("promoted " + s.path("promotedAt").asText());
+        }
+        int failures = s.path("failures").asInt();
+        if (failures > 0) {
+            said.add("failed " + failures + (failures == 1 ? " time" : " times"));
+        }
+        return said.isEmpty() ? "-" : String.join("; ", said);
+    }
+
     /** The campaign's status: its header, its progress, a table of its shards, then why shards are held. */
     static void status(JsonNode c, PrintWriter out) {
         out.println("campaign " + ClientCommand.text(c, "name") + " (" + ClientCommand.text(c, "owner") + ", "
@@ -68,6 +81,11 @@ final class CampaignCommand extends GroupCommand {
                 + Decimals.fixed(c.path("gpuHoursCharged").asDouble(), 2) + " charged; ETA "
                 + eta(c));
         out.println("brakes: " + caps(c.path("brakes")));
+        int retries = c.path("failureRetries").asInt();
+        if (retries > 0) {
+            out.println("failure retries: a failed shard is queued again by itself up to " + retries
+                    + (retries == 1 ? " time" : " times"));
+        }
         List<List<String>> rows = new ArrayList<>();
         List<String> held = new ArrayList<>();
         for (JsonNode s : c.path("shards")) {
@@ -77,8 +95,7 @@ final class CampaignCommand extends GroupCommand {
                     bar(sd, su), sd + "/" + su, ClientCommand.text(s, "phase"), ClientCommand.text(s, "tier"),
                     Decimals.significant(s.path("secondsPerUnit").asDouble(), 3) + " s/unit",
                     s.path("rateSource").asText(), Durations.formatSeconds(s.path("remainingSeconds").asLong()),
-                    ClientCommand.text(s, "etaAt"), s.path("promotedAt").isNull() ? "-"
-                            : "promoted " + s.path("promotedAt").asText()));
+                    ClientCommand.text(s, "etaAt"), note(s)));
             if (!s.path("heldReason").isNull()) {
                 held.add("shard " + s.path("index").asText() + ": " + s.path("heldReason").asText());
             }
@@ -127,7 +144,8 @@ final class CampaignCommand extends GroupCommand {
                     + " allocation, command ({shard} stands for the shard's index), environment, gpus, min-runtime,"
                     + " protected-shards or protected-gpus, seconds-per-unit, priority, shards (each units and"
                     + " optionally family), brakes (shard-gpu-hours, shard-requeues, campaign-gpu-hours,"
-                    + " campaign-cost, price-per-gpu-hour).",
+                    + " campaign-cost, price-per-gpu-hour), failure-retries (how many times a shard whose workload"
+                    + " failed is queued again by itself; default 0: held until 'allot campaign retry').",
                     "Each shard runs as a workload of yours with ALLOT_CAMPAIGN, ALLOT_SHARD and ALLOT_RESUME_FROM (its"
                             + " units done) set; it reports progress with: allot progress \"$ALLOT_WORKLOAD_ID\" DONE"
                             + " UNITS."})

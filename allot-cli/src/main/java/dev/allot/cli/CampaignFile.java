@@ -36,6 +36,7 @@ import java.util.Map;
  *   campaign-gpu-hours: 2000
  *   campaign-cost: 5000
  *   price-per-gpu-hour: 2.5
+ * failure-retries: 2                               # optional: a failed shard is queued again by itself twice
  * </pre>
  *
  * Its shape (known fields, lists and mappings where they belong) is checked here, naming the file and the field;
@@ -46,7 +47,7 @@ final class CampaignFile {
     static final Map<String, String> FIELDS = fields("name", "name", "allocation", "allocation", "command", "command",
             "environment", "environment", "gpus", "gpus", "min-runtime", "minRuntime", "protected-shards",
             "protectedShards", "protected-gpus", "protectedGpus", "seconds-per-unit", "secondsPerUnit", "priority",
-            "priority", "shards", "shards", "brakes", "brakes");
+            "priority", "shards", "shards", "brakes", "brakes", "failure-retries", "failureRetries");
     static final Map<String, String> BRAKES = fields("shard-gpu-hours", "shardGpuHours", "shard-requeues",
             "shardRequeues", "campaign-gpu-hours", "campaignGpuHours", "campaign-cost", "campaignCost",
             "price-per-gpu-hour", "pricePerGpuHour");

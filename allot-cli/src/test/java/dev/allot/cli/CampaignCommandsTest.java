@@ -172,7 +172,7 @@ class CampaignCommandsTest {
         assertThat(r.err()).isEqualTo("allot: " + shape + ": field 'command': expected a list, e.g. [python, eval.py,"
                 + " --shard, \"{shard}\"], got 'python eval.py'; field 'protected-slots': unknown; the fields are name,"
                 + " allocation, command, environment, gpus, min-runtime, protected-shards, protected-gpus,"
-                + " seconds-per-unit, priority, shards, brakes\n");
+                + " seconds-per-unit, priority, shards, brakes, failure-retries\n");
 
         Path oneWord = file("oneword.yaml", FILE.replace("name: eval", "name: oneword")
                 .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: [\"python eval.py\", --shard, \"{shard}\"]"));
@@ -206,6 +206,25 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", file("list.yaml", "- 1\n- 2\n").toString());
         assertThat(r.err()).contains("list.yaml: expected a mapping of the campaign's fields");
         assertThat(api.as("alice", "campaign", "status", "nope").err()).startsWith("allot: no campaign 'nope'");
+    }
+
+    @Test
+    @Order(7) // after the other stories: its shards take workload ids they count on
+    void failureRetriesAreTakenFromTheFileShownInTheStatusAndAWrongCountIsNamedAsTheFileNamesIt() throws IOException {
+        Path retrying = file("retrying.yaml", FILE.replace("name: eval", "name: retrying") + "failure-retries: 2\n");
+        Cli.Result r = api.as("alice", "campaign", "submit", retrying.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(api.as("alice", "campaign", "status", "retrying").out().lines()).contains(
+                "failure retries: a failed shard is queued again by itself up to 2 times");
+        assertThat(api.as("alice", "campaign", "status", "eval").out()).doesNotContain("failure retries");
+
+        Path wrong = file("wrong-retries.yaml", FILE.replace("name: eval", "name: wrongretries")
+                + "failure-retries: 1000\n");
+        r = api.as("alice", "campaign", "submit", wrong.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + wrong + ": field 'failure-retries': expected how many times a shard"
+                + " whose workload failed is queued again by itself (0 to 100), got a number (1000)");
+        assertThat(api.as("alice", "campaign", "cancel", "retrying").exit()).isZero();
     }
 
     @Test

@@ -27,14 +27,16 @@ import java.util.TreeMap;
  *
  * <p>Required: {@code name}, {@code allocation}, {@code command}, {@code gpus}, {@code minRuntime}, one of
  * {@code protectedShards} and {@code protectedGpus}, {@code shards}. Optional: {@code environment},
- * {@code secondsPerUnit}, {@code priority} (default normal), {@code brakes} (default none).
+ * {@code secondsPerUnit}, {@code priority} (default normal), {@code brakes} (default none), {@code failureRetries}
+ * (default 0).
  */
 record CampaignRequest(String name, String allocation, List<String> command, SortedMap<String, String> environment,
                        int gpus, long minRuntimeSeconds, Integer protectedShards, Integer protectedGpus,
-                       Double secondsPerUnit, Priority priority, List<NewCampaign.Shard> shards, ShardBrakes brakes) {
+                       Double secondsPerUnit, Priority priority, List<NewCampaign.Shard> shards, ShardBrakes brakes,
+                       int failureRetries) {
 
     static final List<String> FIELDS = List.of("name", "allocation", "command", "environment", "gpus", "minRuntime",
-            "protectedShards", "protectedGpus", "secondsPerUnit", "priority", "shards", "brakes");
+            "protectedShards", "protectedGpus", "secondsPerUnit", "priority", "shards", "brakes", "failureRetries");
     static final List<String> BRAKE_FIELDS = List.of("shardGpuHours", "shardRequeues", "campaignGpuHours",
             "campaignCost", "pricePerGpuHour");
     static final List<String> SHARD_FIELDS = List.of("units", "family");
@@ -58,7 +60,7 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
     /** The campaign as the store takes it, owned by {@code owner}. */
     NewCampaign toNew(String owner) {
         return new NewCampaign(name, owner, allocation, command, environment, gpus, minRuntimeSeconds, protectedShards,
-                protectedGpus, secondsPerUnit, priority, brakes, shards);
+                protectedGpus, secondsPerUnit, priority, brakes, failureRetries, shards);
     }
 
     static CampaignRequest parse(JsonNode body) {
@@ -84,10 +86,12 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
         Priority priority = r.priority();
         List<NewCampaign.Shard> list = r.shards();
         ShardBrakes brakes = body.hasNonNull("brakes") ? brakes(body.get("brakes"), "brakes.", r) : ShardBrakes.NONE;
+        Long retries = r.whole("failureRetries", false, 0, Campaign.MAX_FAILURE_RETRIES,
+                "how many times a shard whose workload failed is queued again by itself");
         r.finish(FIELDS, HINT);
         return new CampaignRequest(name, allocation, command, environment, gpus.intValue(), minRuntime.getSeconds(),
                 shards == null ? null : shards.intValue(), slotGpus == null ? null : slotGpus.intValue(), rate,
-                priority, list, brakes);
+                priority, list, brakes, retries == null ? 0 : retries.intValue());
     }
 
     /** The body of {@code PUT /v1/campaigns/{name}/brakes}: the whole set of caps (an absent or null one: none). */

@@ -217,13 +217,14 @@ final class CampaignsApi {
         List<Views.ShardStatusView> shards = s.shards().stream().map(x -> new Views.ShardStatusView(x.index(),
                 x.workload(), x.family(), x.units(), x.unitsDone(), x.phase(), x.tier(), round(x.secondsPerUnit()),
                 x.rateSource(), x.remainingSeconds(), instant(x.etaAtMillis()), x.heldReason(),
-                round(x.gpuHoursUsed()), x.requeues(), instant(x.promotedAtMillis()), x.promotionDetail())).toList();
+                round(x.gpuHoursUsed()), x.requeues(), instant(x.promotedAtMillis()), x.promotionDetail(),
+                x.failures())).toList();
         return new Views.CampaignView(c.name(), c.owner(), c.allocationPath(), c.state().label(),
                 c.slots().describe(), "allot", c.gpus(), Durations.formatSeconds(c.minRuntimeSeconds()),
                 c.priority().label(), c.secondsPerUnit(), details ? c.command() : null,
                 details ? c.environment() : null, !details,
                 new Views.CampaignBrakesView(b.shardGpuHours(), b.shardRequeues(), b.campaignGpuHours(),
-                        b.campaignCost(), b.pricePerGpuHour()),
+                        b.campaignCost(), b.pricePerGpuHour()), c.failureRetries(),
                 Views.instant(c.createdAtMillis()), s.unitsTotal(), s.unitsDone(), round(s.gpuHoursUsed()),
                 round(s.gpuHoursCharged()), instant(s.etaAtMillis()), shards);
     }

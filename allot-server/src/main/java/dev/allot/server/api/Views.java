@@ -73,7 +73,7 @@ final class Views {
     record CampaignView(String name, String owner, String allocation, String state, String protectedSlots,
                         String strategy, int gpus, String minRuntime, String priority, Double secondsPerUnit,
                         List<String> command, SortedMap<String, String> environment, boolean redacted,
-                        CampaignBrakesView brakes, String createdAt, long unitsTotal, long unitsDone,
+                        CampaignBrakesView brakes, int failureRetries, String createdAt, long unitsTotal, long unitsDone,
                         double gpuHoursUsed, double gpuHoursCharged, String etaAt, List<ShardStatusView> shards) {
     }
 
@@ -86,7 +86,7 @@ final class Views {
     record ShardStatusView(int index, String workload, String family, long units, long unitsDone, String phase,
                            String tier, double secondsPerUnit, String rateSource, long remainingSeconds, String etaAt,
                            String heldReason, double gpuHoursUsed, int requeues, String promotedAt,
-                           String promotionDetail) {
+                           String promotionDetail, int failures) {
     }
 
     record CampaignList(List<CampaignView> campaigns) {

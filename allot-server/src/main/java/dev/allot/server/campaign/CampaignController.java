@@ -58,6 +58,13 @@ public final class CampaignController {
     private static final Logger LOG = LoggerFactory.getLogger(CampaignController.class);
     /** Who the audit trail names for what the controller does. */
     public static final String ACTOR = "system:campaigns";
+    /** Why a failed shard is held, after the failure itself: the campaign retries none, or it used up its retries. */
+    static String failedWords(Campaign c) {
+        return c.failureRetries() == 0 ? "; a failed shard is not resubmitted by itself"
+                : "; it was retried " + c.failureRetries() + (c.failureRetries() == 1 ? " time" : " times")
+                        + " by itself (failureRetries) and is not resubmitted again";
+    }
+
     /** How a shard of campaign {@code name} held after a failure runs again, said in its hold: a person retries it. */
     static String retryWords(String name) {
         return "; 'allot campaign retry " + name + "' (POST /v1/campaigns/" + name + "/retry) queues it again from its"
@@ -199,13 +206,23 @@ public final class CampaignController {
                     && (s.unitsDone() < s.unitsTotal() || s.doneAtMillis() == null)) {
                 store.campaigns().completed(name, s.index(), last.get());
                 changed = true;
+            } else if (state == WorkloadState.FAILED && !s.done()
+                    && snap.runsOf(s.index()).failures() <= snap.campaign().failureRetries()) {
+                // the campaign's failure retries: queued again from its units done, in this same step
+                int failures = snap.runsOf(s.index()).failures();
+                String why = "its workload " + w.get().id() + " failed; failure " + failures + " of the "
+                        + snap.campaign().failureRetries() + " the campaign retries by itself (failureRetries)";
+                if (store.campaigns().retryAfterFailure(name, s.index(), w.get().id(), why, ACTOR, nowMillis)) {
+                    LOG.info("campaign {} shard {}: {}", name, s.index(), why);
+                    changed = true;
+                }
             } else if ((state == WorkloadState.FAILED || state == WorkloadState.CANCELLED) && !s.done()) {
                 // The hold's reason is shown to every viewer of the campaign and kept in the audit trail: the
                 // attempt's reason goes in without the backend's words (its workload shows them to those who may see).
                 String failedWhy = last.map(a -> a.reasonFor(false)).orElse(null);
                 String why = state == WorkloadState.FAILED
                         ? "its workload " + w.get().id() + " failed" + (failedWhy == null ? "" : " (" + failedWhy + ")")
-                                + "; a failed shard is not resubmitted by itself" + retryWords(name)
+                                + failedWords(snap.campaign()) + retryWords(name)
                         : "its workload " + w.get().id() + " was cancelled; a shard whose workload someone cancelled is"
                                 + " not resubmitted by itself" + retryWords(name);
                 store.campaigns().hold(name, s.index(), CampaignShard.HeldBy.FAILURE, why, ACTOR, nowMillis);

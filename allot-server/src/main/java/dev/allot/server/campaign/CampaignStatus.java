@@ -34,11 +34,12 @@ public record CampaignStatus(Campaign campaign, long unitsTotal, long unitsDone,
      * @param rateSource       {@code shard}, {@code family}, {@code campaign}, {@code declared} or {@code none}
      * @param etaAtMillis      when it should end, null when unknown or done
      * @param promotedAtMillis when its running attempt was promoted in place, null if it was not
+     * @param failures         how many of its workloads failed (the campaign retries up to its failure retries)
      */
     public record Shard(int index, String workload, String family, long units, long unitsDone, String phase,
                         String tier, double secondsPerUnit, String rateSource, long remainingSeconds,
                         Long etaAtMillis, String heldReason, double gpuHoursUsed, int requeues,
-                        Long promotedAtMillis, String promotionDetail) {
+                        Long promotedAtMillis, String promotionDetail, int failures) {
     }
 
     public static CampaignStatus of(CampaignSnapshot snap, long nowMillis) {
@@ -63,7 +64,7 @@ public record CampaignStatus(Campaign campaign, long unitsTotal, long unitsDone,
             shards.add(new Shard(v.index(), s.workloadId(), s.family(), s.unitsTotal(), v.unitsDone(), phase, tier,
                     e.secondsPerUnit(), e.source().label(), s.done() ? 0 : e.remainingSeconds(),
                     end == null ? null : end * 1000, s.heldReason(), runs.gpuMillis() / 3.6e6, runs.requeues(),
-                    promotedAt, s.promotionDetail()));
+                    promotedAt, s.promotionDetail(), runs.failures()));
             total += s.unitsTotal();
             done += v.unitsDone();
         }

@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  * @param protectedGpus   how many GPUs its protected shards may hold at once, or null when {@code protectedShards} says
  * @param secondsPerUnit  the rate the owner declared, used until one is measured; null when none was
  * @param brakes          the caps per shard and for the campaign ({@link ShardBrakes#NONE} for none)
+ * @param failureRetries  how many times a shard whose workload failed is queued again by itself (0: held at the first
+ *                        failure until a person retries it; {@link #MAX_FAILURE_RETRIES} at most)
  */
 public record Campaign(
         String name,
@@ -38,9 +40,15 @@ public record Campaign(
         Double secondsPerUnit,
         Priority priority,
         ShardBrakes brakes,
+        int failureRetries,
         State state,
         long createdAtMillis) {
 
+    /**
+     * At most this many automatic retries of a failed shard: a program that fails again and again is a person's to
+     * look at, and every retry spends GPU time (the brakes' caps hold a shard whatever its retries).
+     */
+    public static final int MAX_FAILURE_RETRIES = 100;
     /** At most this many characters in a campaign's name. */
     public static final int MAX_NAME = 64;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_NAME - 1) + "}");
@@ -85,6 +93,10 @@ public record Campaign(
         if (gpus < 1 || minRuntimeSeconds < 1) {
             throw new IllegalArgumentException("campaign " + name + ": gpus " + gpus + ", minimum runtime "
                     + minRuntimeSeconds + " s; expected both at least 1");
+        }
+        if (failureRetries < 0 || failureRetries > MAX_FAILURE_RETRIES) {
+            throw new IllegalArgumentException("campaign " + name + ": failure retries " + failureRetries
+                    + "; expected 0 to " + MAX_FAILURE_RETRIES);
         }
     }
 

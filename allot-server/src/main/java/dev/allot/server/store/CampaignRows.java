@@ -28,7 +28,8 @@ final class CampaignRows {
                         }),
                 rs.getInt("gpus"), rs.getLong("min_runtime_seconds"), nullableInt(rs, "protected_shards"),
                 nullableInt(rs, "protected_gpus"), nullableDouble(rs, "seconds_per_unit"),
-                Priority.parse(rs.getString("priority")), brakes, Campaign.State.parse(rs.getString("state")),
+                Priority.parse(rs.getString("priority")), brakes, rs.getInt("failure_retries"),
+                Campaign.State.parse(rs.getString("state")),
                 rs.getLong("created_at_ms"));
     }
 

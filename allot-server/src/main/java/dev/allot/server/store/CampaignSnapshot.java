@@ -25,10 +25,10 @@ public record CampaignSnapshot(Campaign campaign, List<CampaignShard> shards, Ma
     /**
      * What one shard's runs add up to, over every workload it had: how many times it went back to the queue after
      * having started (attempts ended preempted, requeued or lost), GPU-milliseconds of all its runs (an open one
-     * counting to the snapshot's time), and of their charged parts.
+     * counting to the snapshot's time), and of their charged parts; and how many of its workloads failed.
      */
-    public record ShardRuns(int requeues, long gpuMillis, long chargedGpuMillis) {
-        public static final ShardRuns NONE = new ShardRuns(0, 0, 0);
+    public record ShardRuns(int requeues, long gpuMillis, long chargedGpuMillis, int failures) {
+        public static final ShardRuns NONE = new ShardRuns(0, 0, 0, 0);
 
         public long gpuSeconds() {
             return gpuMillis / 1000;

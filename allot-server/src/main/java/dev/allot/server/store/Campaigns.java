@@ -22,7 +22,7 @@ import org.jdbi.v3.core.Handle;
 public final class Campaigns {
     private static final String CAMPAIGN_COLUMNS = "name, owner, allocation_path, command, environment, gpus,"
             + " min_runtime_seconds, protected_shards, protected_gpus, seconds_per_unit, priority, shard_gpu_hours,"
-            + " shard_requeues, campaign_gpu_hours, campaign_cost, price_per_gpu_hour, state, created_at_ms";
+            + " shard_requeues, campaign_gpu_hours, campaign_cost, price_per_gpu_hour, failure_retries, state, created_at_ms";
     private static final String SHARD_COLUMNS = "campaign_name, shard_index, family, units_total, units_done,"
             + " measured_ms, measured_attempt, measured_until_ms, workload_id, held_by, held_reason, promotion_detail,"
             + " done_at_ms";
@@ -65,7 +65,7 @@ public final class Campaigns {
             h.createUpdate("INSERT INTO campaigns (" + CAMPAIGN_COLUMNS + ") VALUES (:name, :owner, :allocation,"
                             + " :command, :environment, :gpus, :minRuntime, :protectedShards, :protectedGpus,"
                             + " :secondsPerUnit, :priority, :shardGpuHours, :shardRequeues, :campaignGpuHours,"
-                            + " :campaignCost, :price, 'running', :created)")
+                            + " :campaignCost, :price, :failureRetries, 'running', :created)")
                     .bind("name", campaign.name()).bind("owner", campaign.owner())
                     .bind("allocation", campaign.allocationPath())
                     .bind("command", Rows.toJson(campaign.command()))
@@ -75,7 +75,8 @@ public final class Campaigns {
                     .bind("secondsPerUnit", campaign.secondsPerUnit()).bind("priority", campaign.priority().label())
                     .bind("shardGpuHours", b.shardGpuHours()).bind("shardRequeues", b.shardRequeues())
                     .bind("campaignGpuHours", b.campaignGpuHours()).bind("campaignCost", b.campaignCost())
-                    .bind("price", b.pricePerGpuHour()).bind("created", nowMillis)
+                    .bind("price", b.pricePerGpuHour()).bind("failureRetries", campaign.failureRetries())
+                    .bind("created", nowMillis)
                     .execute();
             var batch = h.prepareBatch("INSERT INTO campaign_shards (campaign_name, shard_index, family, units_total)"
                     + " VALUES (:name, :index, :family, :units)");
@@ -146,8 +147,16 @@ public final class Campaigns {
                             + " WHERE cw.campaign_name = :name GROUP BY cw.shard_index")
                     .bind("name", name).bind("now", nowMillis)
                     .map((rs, ctx) -> Map.entry(rs.getInt(1), new CampaignSnapshot.ShardRuns(rs.getInt(2),
-                            rs.getLong(3), rs.getLong(4))))
+                            rs.getLong(3), rs.getLong(4), 0)))
                     .forEach(e -> runs.put(e.getKey(), e.getValue()));
+            h.createQuery("SELECT cw.shard_index, COUNT(*) FROM campaign_workloads cw JOIN workloads w"
+                            + " ON w.id = cw.workload_id WHERE cw.campaign_name = :name AND w.state = :failed"
+                            + " GROUP BY cw.shard_index")
+                    .bind("name", name).bind("failed", WorkloadState.FAILED.label())
+                    .map((rs, ctx) -> Map.entry(rs.getInt(1), rs.getInt(2)))
+                    .forEach(e -> runs.merge(e.getKey(), new CampaignSnapshot.ShardRuns(0, 0, 0, e.getValue()),
+                            (r, f) -> new CampaignSnapshot.ShardRuns(r.requeues(), r.gpuMillis(),
+                                    r.chargedGpuMillis(), f.failures())));
             Map<String, Attempt> last = new HashMap<>();
             h.createQuery("SELECT " + Attempts.ATTEMPT_COLUMNS + " FROM attempts a JOIN campaign_shards s"
                             + " ON s.workload_id = a.workload_id WHERE s.campaign_name = :name AND a.attempt ="
@@ -229,6 +238,30 @@ public final class Campaigns {
         });
         changed();
         return held;
+    }
+
+    /**
+     * Lets shard {@code index}, whose current workload {@code failedWorkloadId} failed, be queued again by itself (the
+     * campaign's failure retries): the shard keeps no current workload, so the scheduler queues it from its units
+     * done, in one transaction with its audit ({@code campaign.retry}, with {@code why}). False, and nothing changed,
+     * when the shard's current workload is another by now or the shard is held.
+     */
+    public boolean retryAfterFailure(String name, int index, String failedWorkloadId, String why, String actor,
+                                     long nowMillis) {
+        boolean retried = transactions.tx("retry shard " + index + " of campaign " + name, h -> {
+            CampaignShard s = requireShard(h, name, index);
+            if (s.held() || !failedWorkloadId.equals(s.workloadId())) {
+                return false;
+            }
+            h.createUpdate("UPDATE campaign_shards SET workload_id = NULL WHERE campaign_name = :name"
+                    + " AND shard_index = :index").bind("name", name).bind("index", index).execute();
+            Allocations.audit(h, nowMillis, actor, "campaign.retry", subject(name),
+                    Rows.toJson(Map.of("shard", index, "workload", failedWorkloadId)),
+                    Rows.toJson(Map.of("shard", index, "why", why)));
+            return true;
+        });
+        changed();
+        return retried;
     }
 
     /** Releases a held shard (audited, {@code campaign.release}): the scheduler queues it again. */

@@ -24,6 +24,7 @@ public record NewCampaign(
         Double secondsPerUnit,
         Priority priority,
         ShardBrakes brakes,
+        int failureRetries,
         List<Shard> shards) {
 
     /** At most this many shards in one campaign. */
@@ -46,12 +47,13 @@ public record NewCampaign(
         }
         // the campaign's own checks (the fields are not assigned yet: the parameters are passed)
         Objects.requireNonNull(new Campaign(name, owner, allocationPath, command, environment, gpus, minRuntimeSeconds,
-                protectedShards, protectedGpus, secondsPerUnit, priority, brakes, Campaign.State.RUNNING, 0), "campaign");
+                protectedShards, protectedGpus, secondsPerUnit, priority, brakes, failureRetries, Campaign.State.RUNNING, 0),
+                "campaign");
     }
 
     /** The campaign as it is stored at first: running, created at {@code createdAtMillis}. */
     public Campaign as(long createdAtMillis) {
         return new Campaign(name, owner, allocationPath, command, environment, gpus, minRuntimeSeconds, protectedShards,
-                protectedGpus, secondsPerUnit, priority, brakes, Campaign.State.RUNNING, createdAtMillis);
+                protectedGpus, secondsPerUnit, priority, brakes, failureRetries, Campaign.State.RUNNING, createdAtMillis);
     }
 }

@@ -71,7 +71,7 @@ class CampaignControllerTest {
             RecordingCarrier carrier = new RecordingCarrier();
             CampaignController controller = new CampaignController(f.store, carrier, f.clock);
             f.store.campaigns().create(new NewCampaign("waits", "alice", "lab/a", List.of("run", "{shard}"),
-                    new TreeMap<>(), 1, 3600, 1, null, null, Priority.NORMAL, ShardBrakes.NONE,
+                    new TreeMap<>(), 1, 3600, 1, null, null, Priority.NORMAL, ShardBrakes.NONE, 0,
                     List.of(new NewCampaign.Shard(100, null), new NewCampaign.Shard(300, null))), "alice",
                     f.clock.millis());
 
@@ -132,7 +132,7 @@ class CampaignControllerTest {
             RecordingCarrier carrier = new RecordingCarrier();
             CampaignController controller = new CampaignController(f.store, carrier, f.clock);
             f.store.campaigns().create(new NewCampaign("refused", "alice", "lab/a", List.of("run"), new TreeMap<>(),
-                    1, 3600, 1, null, null, Priority.NORMAL, ShardBrakes.NONE,
+                    1, 3600, 1, null, null, Priority.NORMAL, ShardBrakes.NONE, 0,
                     List.of(new NewCampaign.Shard(10, null))), "alice", f.clock.millis());
             long t = f.clock.millis();
             // alice is no longer a member of lab/a

@@ -77,6 +77,77 @@ class CampaignRetryStoryTest {
     }
 
     @Test
+    void givenACampaignThatRetriesFailuresTwice_whenAShardFailsThreeTimes_thenItRunsAgainByItselfTwiceFromItsUnitsDoneAndIsHeldAtTheThird() {
+        try (CampaignFixture f = new CampaignFixture(dir, 1)) {
+            // given a campaign of one shard whose failures are retried twice (the babysitter's resubmission, bounded)
+            Response created = f.post("/v1/campaigns", "alice", CampaignStoryTest.campaign("retrying",
+                    "\"protectedShards\": 1", "[{\"units\": 10}]", "\"failureRetries\": 2"));
+            assertThat(created.status()).as("%s", created.json()).isEqualTo(201);
+            assertThat(created.json().path("failureRetries").asInt()).isEqualTo(2);
+            f.cycle();
+            String first = f.shard("retrying", 0).path("workload").asText();
+
+            // when its workload fails after 3 units
+            f.advance(Duration.ofMinutes(10));
+            f.progress("retrying", 0, 3);
+            f.backend.exit(first, 1);
+            f.cycle();
+            f.cycle();
+
+            // then the shard runs again by itself as a new workload, resuming from unit 3, and the retry is audited
+            JsonNode again = f.shard("retrying", 0);
+            assertThat(again.path("phase").asText()).isEqualTo("running");
+            assertThat(again.path("heldReason").isNull()).isTrue();
+            assertThat(again.path("failures").asInt()).isEqualTo(1);
+            String second = again.path("workload").asText();
+            assertThat(second).isNotEqualTo(first);
+            assertThat(f.backend.lastEnvironment(second)).containsEntry("ALLOT_RESUME_FROM", "3");
+            List<AuditEntry> retries = f.store.allocations().audit(1000).stream()
+                    .filter(e -> e.action().equals("campaign.retry")).toList();
+            assertThat(retries).hasSize(1);
+            assertThat(retries.get(0).actor()).isEqualTo(CampaignController.ACTOR);
+            assertThat(retries.get(0).afterJson()).contains("its workload " + first + " failed; failure 1 of the 2");
+
+            // and once more after a second failure
+            f.advance(Duration.ofMinutes(10));
+            f.backend.exit(second, 1);
+            f.cycle();
+            f.cycle();
+            JsonNode third = f.shard("retrying", 0);
+            assertThat(third.path("phase").asText()).isEqualTo("running");
+            assertThat(third.path("failures").asInt()).isEqualTo(2);
+            String thirdWorkload = third.path("workload").asText();
+            assertThat(thirdWorkload).isNotIn(first, second);
+
+            // but the third failure holds it, saying so, until a person retries it
+            f.advance(Duration.ofMinutes(10));
+            f.backend.exit(thirdWorkload, 1);
+            f.cycle();
+            f.cycle();
+            JsonNode held = f.shard("retrying", 0);
+            assertThat(held.path("phase").asText()).isEqualTo("held");
+            assertThat(held.path("failures").asInt()).isEqualTo(3);
+            assertThat(held.path("heldReason").asText()).contains("it was retried 2 times by itself (failureRetries)"
+                    + " and is not resubmitted again", "'allot campaign retry retrying'");
+            assertThat(f.store.allocations().audit(1000).stream().filter(e -> e.action().equals("campaign.retry")))
+                    .hasSize(2);
+        }
+    }
+
+    @Test
+    void givenFailureRetriesOutOfRange_whenACampaignIsSubmitted_thenTheFieldIsNamedWithWhatIsExpected() {
+        try (CampaignFixture f = new CampaignFixture(dir, 1)) {
+            for (String value : List.of("-1", "101", "\"two\"", "1.5")) {
+                Response r = f.post("/v1/campaigns", "alice", CampaignStoryTest.campaign("bad", "\"protectedShards\": 1",
+                        "[{\"units\": 10}]", "\"failureRetries\": " + value));
+                assertThat(r.status()).as(value).isEqualTo(400);
+                assertThat(r.error()).as(value).contains("failureRetries").contains("0 to 100");
+            }
+            assertThat(f.get("/v1/campaigns", "alice").json().path("campaigns")).isEmpty();
+        }
+    }
+
+    @Test
     void givenAShardHeldByItsBrakes_whenSomeoneRetriesIt_thenTheyAreToldToRaiseTheCap() {
         try (CampaignFixture f = new CampaignFixture(dir, 2)) {
             // given a shard capped at 0.5 GPU-hours that spent an hour and went back to the queue: held by its brakes

@@ -40,7 +40,7 @@ abstract class CampaignStoreContract {
 
     static NewCampaign campaign(String name, ShardBrakes brakes) {
         return new NewCampaign(name, "alice", "lab/a", List.of("eval", "--shard", "{shard}"),
-                new TreeMap<>(Map.of("DATA", "/d")), 1, 3600, 2, null, 30.0, Priority.HIGH, brakes,
+                new TreeMap<>(Map.of("DATA", "/d")), 1, 3600, 2, null, 30.0, Priority.HIGH, brakes, 0,
                 List.of(new NewCampaign.Shard(64, "restore"), new NewCampaign.Shard(10, null)));
     }
 
@@ -200,8 +200,8 @@ abstract class CampaignStoreContract {
 
         store.attempts().endAttempt(new AttemptKey(paid.id(), 1), AttemptOutcome.PREEMPTED, "p", null, null, 6_000);
         CampaignSnapshot snap = store.campaigns().snapshot("eval", 21_000);
-        assertThat(snap.runsOf(0)).isEqualTo(new CampaignSnapshot.ShardRuns(0, 20_000, 10_000));
-        assertThat(snap.runsOf(1)).isEqualTo(new CampaignSnapshot.ShardRuns(1, 5_000, 5_000));
+        assertThat(snap.runsOf(0)).isEqualTo(new CampaignSnapshot.ShardRuns(0, 20_000, 10_000, 0));
+        assertThat(snap.runsOf(1)).isEqualTo(new CampaignSnapshot.ShardRuns(1, 5_000, 5_000, 0));
         assertThat(snap.gpuMillis()).isEqualTo(25_000);
         assertThat(snap.chargedGpuMillis()).isEqualTo(15_000);
         assertThat(snap.lastAttemptOf(snap.shards().get(0)).orElseThrow().promoted()).isTrue();

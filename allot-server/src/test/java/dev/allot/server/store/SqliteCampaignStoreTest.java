@@ -40,8 +40,9 @@ class SqliteCampaignStoreTest extends CampaignStoreContract {
         // when the store opens and upgrades it
         try (Store store = Store.sqlite(dataDir)) {
             assertThat(store.migrationsApplied())
-                    .as("V7, V8 (the leader lease), V9 (the change feed), V10 (an index dropped), V11 (reason detail)")
-                    .isEqualTo(5);
+                    .as("V7, V8 (the leader lease), V9 (the change feed), V10 (an index dropped), V11 (reason detail),"
+                            + " V12 (failure retries)")
+                    .isEqualTo(6);
             assertThat(store.attempts().attempts("w-1").get(0).chargedFromMillis()).isEqualTo(5000L);
             assertThat(store.attempts().attempts("w-2").get(0).chargedFromMillis()).isNull();
             assertThat(store.attempts().usageSince(0, 15_000)).containsEntry("lab/a", 10.0);
