@@ -144,6 +144,38 @@ const Allot = (() => {
     return slash > 0 && managerOf.some(m => path.substring(0, slash) === m || path.startsWith(m + '/'));
   }
 
+  /**
+   * A Cancel button with its confirmation, built once into {@code box} (the page shows or hides the box as what it
+   * shows may be cancelled or not). The confirmation is part of the page, not a browser dialog: it says what
+   * cancelling does, {@code question}, and nothing is cancelled until "Yes, cancel it". {@code run} makes the call and
+   * shows the outcome; its error is shown at the top of the page. Who sees the box is the page's choice from the API's
+   * own answer; the API still refuses anyone else.
+   */
+  function cancelAction(box, what, question, run) {
+    const confirm = el('div', { id: 'cancel-confirm', class: 'note confirm', role: 'alertdialog', hidden: true,
+      'aria-labelledby': 'cancel-question' });
+    const ask = el('button', { id: 'cancel', type: 'button', class: 'danger' }, 'Cancel ' + what);
+    const yes = el('button', { id: 'cancel-yes', type: 'button', class: 'danger' }, 'Yes, cancel it');
+    const no = el('button', { id: 'cancel-no', type: 'button', class: 'secondary' }, 'Keep it');
+    confirm.append(el('p', { id: 'cancel-question' }, question), yes, ' ', no);
+    const close = () => { confirm.hidden = true; ask.hidden = false; };
+    ask.addEventListener('click', () => { ask.hidden = true; confirm.hidden = false; no.focus(); });
+    no.addEventListener('click', close);
+    yes.addEventListener('click', async () => {
+      yes.disabled = no.disabled = true;
+      try {
+        await run();
+      } catch (e) {
+        fail(e);
+      } finally {
+        yes.disabled = no.disabled = false;
+        close();
+      }
+    });
+    box.textContent = '';
+    box.append(ask, confirm);
+  }
+
   /** Shows an error at the top of the page. */
   function fail(e) {
     const box = document.getElementById('error') || document.body.appendChild(el('div', { id: 'error' }));
@@ -231,5 +263,6 @@ const Allot = (() => {
     return why;
   }
 
-  return { request, signedIn, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
+  return { request, signedIn, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, cancelAction, fail, live, fmt,
+    progress, get session() { return session; } };
 })();
