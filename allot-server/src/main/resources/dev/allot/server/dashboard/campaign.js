@@ -1,7 +1,8 @@
 // The campaign page: GET /v1/campaigns/{name}: its totals and ETA, its contract (the command and environment only
 // when the API shows them to this user) and, per shard, its family, tier, phase, units done as a bar, rate and where
 // the rate came from, remaining time, ETA, hold, GPU-hours, requeues and promotion, each shard leading to its current
-// workload's page. Reloaded while open (Allot.live) until the campaign is done or cancelled.
+// workload's page. Reloaded while open (Allot.live) until the campaign is done or cancelled. Those who may cancel it
+// (DELETE /v1/campaigns/{name}) have a Cancel button while it runs.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -11,6 +12,9 @@
     Allot.frame('Campaigns');
     const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length).replace(/\/+$/, '')); // a link's trailing slash is no part of it
     const path = '/v1/campaigns/' + encodeURIComponent(name);
+    Allot.cancelAction(document.getElementById('actions'), 'campaign', 'Cancel campaign ' + name + '? Its waiting'
+      + ' shards leave the queue and its running ones are stopped; the units done stay done. This cannot be undone.',
+    async () => render(await api(path, { method: 'DELETE' })));
     const first = await api(path);
     render(first);
     document.body.dataset.ready = 'true';
@@ -35,6 +39,9 @@
   function render(c) {
     document.getElementById('title').textContent = 'Campaign ' + c.name;
     document.title = 'Allot: campaign ' + c.name;
+    // who may cancel is who may see its command (the API's one rule, Permissions.ownerManagerOrAdmin): the API's
+    // redaction says which this user is, so the page repeats no rule of its own (the API still refuses)
+    document.getElementById('actions').hidden = c.redacted || c.state !== 'running';
     const protectedNow = c.shards.filter(s => s.tier === 'protected' && s.phase === 'running').length;
     const cards = document.getElementById('cards');
     cards.textContent = '';

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard's campaign pages in real headless Chromium against the real API and a real scheduling loop
  * ({@link CampaignFixture}): the campaigns list and a campaign's page show the units, bars, tiers, phases, rates,
  * remaining times and ETAs the API gives (checked against the API's JSON and against the numbers the story fixes),
- * a shard leads to its workload, the page follows a promotion in place while open, and a family name made of markup
- * is shown as text.
+ * a shard leads to its workload, the page follows a promotion in place while open, its owner cancels it from its page
+ * (no one else has the button), and a family name made of markup is shown as text.
  *
  * <p>The story (one node of 4 GPUs): alice's campaign {@code eval-3} in lab/a, one protected slot, shards of 300
  * ("fast"), 200 (a family named with markup) and 100 ("fast") units; bob's {@code bob.run_1} in lab/b, no protected
@@ -264,6 +264,35 @@ class CampaignDashboardBrowserTest {
             } finally {
                 browser.js("localStorage.removeItem('allot.refreshMs');");
             }
+        }
+    }
+
+    @Test
+    void anOwnerCancelsTheirCampaignFromItsPageAfterSayingYesAndSomeoneElseHasNoCancelButton(
+            HeadlessChromium browser) {
+        try (CampaignFixture f = story(dir)) {
+            // carol reads alice's campaign but may not cancel it: no button
+            signIn(browser, f, "carol", "/campaigns/eval-3");
+            assertThat(browser.text("dd.state")).isEqualTo("running");
+            assertThat(browser.one("#actions").isDisplayed()).isFalse();
+
+            // alice's Cancel asks first; "Keep it" cancels nothing
+            signIn(browser, f, "alice", "/campaigns/eval-3");
+            assertThat(browser.text("#cancel")).isEqualTo("Cancel campaign");
+            browser.click("#cancel");
+            assertThat(browser.text("#cancel-question")).startsWith("Cancel campaign eval-3?");
+            browser.click("#cancel-no");
+            assertThat(browser.one("#cancel-confirm").isDisplayed()).isFalse();
+            assertThat(f.campaign("eval-3").path("state").asText()).isEqualTo("running");
+
+            // "Yes, cancel it" cancels it, and the page shows it cancelled without a reload
+            browser.click("#cancel");
+            browser.click("#cancel-yes");
+            browser.waitFor("document.querySelector('dd.state').textContent === 'cancelled'", WAIT);
+            assertThat(f.campaign("eval-3").path("state").asText()).isEqualTo("cancelled");
+            assertThat(browser.one("#actions").isDisplayed()).isFalse();
+            assertThat(browser.text("#error")).isEmpty();
+            assertThat(browser.consoleErrors()).isEmpty();
         }
     }
 
