@@ -1,8 +1,8 @@
-// The workload page: its contract and attempts (GET /v1/workloads/{id}; the command and environment only when the
-// API shows them to this user: it redacts them for everyone but the owner, managers above and administrators), its
-// progress, and the scheduler's explanation with its preemptions (GET /v1/workloads/{id}/explain). Reloaded while
-// open (Allot.live) until the workload has ended. Those who may cancel it (POST /v1/workloads/{id}/cancel) have a
-// Cancel button while it waits or runs.
+// The workload page: its contract, the campaign shard it runs for (leading to the campaign's page) and its attempts
+// (GET /v1/workloads/{id}; the command and environment only when the API shows them to this user: it redacts them
+// for everyone but the owner, managers above and administrators), its progress, and the scheduler's explanation with
+// its preemptions (GET /v1/workloads/{id}/explain). Reloaded while open (Allot.live) until the workload has ended.
+// Those who may cancel it (POST /v1/workloads/{id}/cancel) have a Cancel button while it waits or runs.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -71,7 +71,9 @@
       ['GPUs', w.gpus + (w.gpusPerNode ? ' (' + w.gpusPerNode + ' per node)' : ''), 'gpus'],
       ['Minimum runtime', w.minRuntime + (w.minRuntimeNote ? ' (' + w.minRuntimeNote + ')' : ''), 'min-runtime'],
       ['Duration', w.duration || '\u2013', 'duration'], ['Resumable', w.resumable ? 'yes' : 'no', 'resumable'],
-      ['Priority', w.priority, 'priority'], ['Kind', w.kind, 'kind'], ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
+      ['Priority', w.priority, 'priority'], ['Kind', w.kind, 'kind'],
+      ...(detail.campaign ? [['Campaign', [el('a', { href: '/campaigns/' + encodeURIComponent(detail.campaign.name) },
+        detail.campaign.name), ' (shard ' + detail.campaign.shard + ')'], 'campaign']] : []), ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
       ['Submitted', fmt.time(w.submittedAt) + ' UTC', 'submitted'], ['Held', w.heldReason || '\u2013', 'held'],
       ['Command', command, 'command-row'], ['Environment', env, 'environment-row']]) {
       contract.appendChild(el('dt', {}, k));

@@ -411,6 +411,8 @@ class DashboardBrowserTest {
         assertThat(browser.text("#command")).isEqualTo("python detect.py --secret-flag");
         assertThat(browser.text("dd.state")).isEqualTo(detail.path("workload").path("state").asText());
         assertThat(browser.text("dd.min-runtime")).isEqualTo("1h");
+        assertThat(detail.path("campaign").isNull()).isTrue(); // no campaign's shard: no Campaign row
+        assertThat(browser.all("dd.campaign")).isEmpty();
         JsonNode attempts = detail.path("attempts");
         assertThat(attempts.size()).isEqualTo(1);
         assertThat(browser.all("#attempts tbody tr")).hasSize(1);

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard's campaign pages in real headless Chromium against the real API and a real scheduling loop
  * ({@link CampaignFixture}): the campaigns list and a campaign's page show the units, bars, tiers, phases, rates,
  * remaining times and ETAs the API gives (checked against the API's JSON and against the numbers the story fixes),
- * a shard leads to its workload, the page follows a promotion in place while open, its owner cancels it from its page
- * (no one else has the button), and a family name made of markup is shown as text.
+ * a shard leads to its workload and back, the page follows a promotion in place while open, its owner cancels it
+ * from its page (no one else has the button), and a family name made of markup is shown as text.
  *
  * <p>The story (one node of 4 GPUs): alice's campaign {@code eval-3} in lab/a, one protected slot, shards of 300
  * ("fast"), 200 (a family named with markup) and 100 ("fast") units; bob's {@code bob.run_1} in lab/b, no protected
@@ -264,6 +264,27 @@ class CampaignDashboardBrowserTest {
             } finally {
                 browser.js("localStorage.removeItem('allot.refreshMs');");
             }
+        }
+    }
+
+    @Test
+    void aShardsWorkloadPageLeadsToItsCampaignAlsoForSomeoneWhoMayNotSeeItsEnvironment(HeadlessChromium browser) {
+        try (CampaignFixture f = story(dir)) {
+            // the API names the campaign and shard of a shard's workload to everyone who may read it
+            String w1 = f.shard("eval-3", 1).path("workload").asText();
+            JsonNode detail = f.get("/v1/workloads/" + w1, "carol").json();
+            assertThat(detail.path("workload").path("redacted").asBoolean()).isTrue();
+            assertThat(detail.path("campaign").path("name").asText()).isEqualTo("eval-3");
+            assertThat(detail.path("campaign").path("shard").asInt()).isEqualTo(1);
+
+            // carol, who may not see its environment (where ALLOT_CAMPAIGN is), follows the link to the campaign
+            signIn(browser, f, "carol", "/workloads/" + w1);
+            assertThat(browser.text("dd.campaign")).isEqualTo("eval-3 (shard 1)");
+            browser.click("dd.campaign a");
+            browser.waitFor("location.pathname === '/campaigns/eval-3' && document.body.dataset.ready === 'true'",
+                    WAIT);
+            assertThat(browser.text("#title")).isEqualTo("Campaign eval-3");
+            assertThat(browser.consoleErrors()).isEmpty();
         }
     }
 
