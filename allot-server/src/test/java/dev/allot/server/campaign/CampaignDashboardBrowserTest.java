@@ -41,10 +41,12 @@ class CampaignDashboardBrowserTest {
         Response eval = f.post("/v1/campaigns", "alice", CampaignStoryTest.campaign("eval-3", "\"protectedShards\": 1",
                 "[{\"units\": 300, \"family\": \"fast\"}, {\"units\": 200, \"family\": \"" + HOSTILE + "\"},"
                         + " {\"units\": 100, \"family\": \"fast\"}]",
-                "\"brakes\": {\"shardRequeues\": 3, \"campaignGpuHours\": 100}"));
+                "\"brakes\": {\"shardRequeues\": 3, \"campaignGpuHours\": 100},"
+                        + " \"environment\": {\"HF_HOME\": \"/scratch/hf\", \"DATASET\": \"eval-v3\"}"));
         assertThat(eval.status()).as("%s", eval.json()).isEqualTo(201);
         Response bob = f.post("/v1/campaigns", "bob", "{\"name\": \"bob.run_1\", \"allocation\": \"lab/b\","
-                + " \"command\": [\"run\", \"{shard}\"], \"gpus\": 1, \"minRuntime\": \"1h\", \"protectedShards\": 0,"
+                + " \"command\": [\"run\", \"{shard}\"], \"environment\": {\"WANDB_API_KEY\": \"s3cret-key\"},"
+                + " \"gpus\": 1, \"minRuntime\": \"1h\", \"protectedShards\": 0,"
                 + " \"shards\": [{\"units\": 50}]}");
         assertThat(bob.status()).as("%s", bob.json()).isEqualTo(201);
         f.cycle();
@@ -156,6 +158,13 @@ class CampaignDashboardBrowserTest {
             assertThat(browser.text("#c-protected .v")).isEqualTo("1 (slots: 1 shard)");
             assertThat(browser.text("dd.brakes")).isEqualTo("a shard 3 requeues, the campaign 100.00 GPU-h");
             assertThat(browser.text("#command")).isEqualTo("eval --shard {shard}");
+            // and how it launches: the walk-through found neither its environment nor its strategy on the page
+            assertThat(browser.text("#environment")).isEqualTo("DATASET=eval-v3 HF_HOME=/scratch/hf");
+            assertThat(c.path("strategy").asText()).isEqualTo("allot");
+            assertThat(browser.text("dd.strategy"))
+                    .isEqualTo("allot (longest remaining work first, promotion in place)");
+            assertThat(browser.text("dd.launch")).startsWith("the command with {shard} replaced by its index;")
+                    .contains("ALLOT_CAMPAIGN", "ALLOT_SHARD", "ALLOT_UNITS", "ALLOT_FAMILY", "ALLOT_RESUME_FROM");
 
             // per shard: what the story fixes, and the rest as the API says
             List<List<String>> fixed = new ArrayList<>();
@@ -215,7 +224,9 @@ class CampaignDashboardBrowserTest {
                     : held.path("workload").asText());
             assertThat(browser.text("#c-eta .v")).isEqualTo("unknown");
             assertThat(browser.text("#command")).startsWith("hidden");
-            assertThat((String) browser.js("return document.documentElement.outerHTML")).doesNotContain("run {shard}");
+            assertThat(browser.text("#environment")).isEqualTo("hidden");
+            assertThat((String) browser.js("return document.documentElement.outerHTML")).doesNotContain("run {shard}")
+                    .doesNotContain("s3cret-key");
             assertThat(browser.consoleErrors()).isEmpty();
         }
     }
