@@ -26,10 +26,19 @@ const Allot = (() => {
 
   /** The signed-in session ({user, role, csrfToken}); sends the browser to the sign-in page without one. */
   async function signedIn() {
-    const r = await request('/v1/session');
-    if (r.status === 401) {
+    const s = await currentSession();
+    if (s === null) {
       location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
       throw new Error('not signed in');
+    }
+    return s;
+  }
+
+  /** The signed-in session, or null when this browser is not signed in (the sign-in page asks, and stays). */
+  async function currentSession() {
+    const r = await request('/v1/session');
+    if (r.status === 401) {
+      return null;
     }
     if (!r.ok) {
       throw new Error('GET /v1/session answered ' + r.status);
@@ -263,6 +272,6 @@ const Allot = (() => {
     return why;
   }
 
-  return { request, signedIn, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, cancelAction, fail, live, fmt,
+  return { request, signedIn, currentSession, signOut, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, cancelAction, fail, live, fmt,
     progress, get session() { return session; } };
 })();

@@ -94,9 +94,7 @@ class DashboardBrowserTest {
             browser.open(base() + "/signin"); // cookies are cleared for the site the browser is on
         }
         browser.clearCookies();
-        browser.open(base() + "/signin?next=" + page);
-        browser.one("#token").sendKeys("tok-" + user);
-        browser.one("#signin-button").click();
+        browser.signIn(base(), "tok-" + user, page);
         ready();
         assertThat(browser.url()).as("the token never reaches a URL").doesNotContain("tok-");
     }
@@ -476,7 +474,8 @@ class DashboardBrowserTest {
         for (String page : List.of("/queue", "/allocations", "/nodes", "/workloads/" + detect, "/signin")) {
             if (page.equals("/signin")) {
                 browser.open(base() + page);
-                browser.waitFor("document.getElementById('token') !== null", WAIT);
+                // signed in: who is, with the way on and Sign out, in the form's place
+                browser.waitFor("!document.getElementById('signed-in').hidden", WAIT);
             } else {
                 open(page);
             }
@@ -485,7 +484,7 @@ class DashboardBrowserTest {
             System.out.printf(Locale.ROOT, "screenshot %s: %dx%d, %d colours, %d non-white pixels%n", page,
                     shot.width(), shot.height(), shot.distinctColours(), shot.inkPixels());
             assertThat(shot.distinctColours()).as(page).isGreaterThan(page.equals("/signin") ? 20 : 100);
-            // the sign-in page is a small form on an empty page; the others are full of tables and text
+            // the sign-in page is a small box on an empty page; the others are full of tables and text
             assertThat(shot.inkPixels()).as(page).isGreaterThan((long) shot.width() * shot.height()
                     / (page.equals("/signin") ? 400 : 50));
         }
