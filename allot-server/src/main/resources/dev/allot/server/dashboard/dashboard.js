@@ -161,14 +161,14 @@ const Allot = (() => {
    * own answer; the API still refuses anyone else.
    */
   function cancelAction(box, what, question, run) {
-    const confirm = el('div', { id: 'cancel-confirm', class: 'note confirm', role: 'alertdialog', hidden: true,
+    const dialog = el('div', { id: 'cancel-confirm', class: 'note confirm', role: 'alertdialog', hidden: true,
       'aria-labelledby': 'cancel-question' });
     const ask = el('button', { id: 'cancel', type: 'button', class: 'danger' }, 'Cancel ' + what);
     const yes = el('button', { id: 'cancel-yes', type: 'button', class: 'danger' }, 'Yes, cancel it');
     const no = el('button', { id: 'cancel-no', type: 'button', class: 'secondary' }, 'Keep it');
-    confirm.append(el('p', { id: 'cancel-question' }, question), yes, ' ', no);
-    const close = () => { confirm.hidden = true; ask.hidden = false; };
-    ask.addEventListener('click', () => { ask.hidden = true; confirm.hidden = false; no.focus(); });
+    dialog.append(el('p', { id: 'cancel-question' }, question), yes, ' ', no);
+    const close = () => { dialog.hidden = true; ask.hidden = false; };
+    ask.addEventListener('click', () => { ask.hidden = true; dialog.hidden = false; no.focus(); });
     no.addEventListener('click', close);
     yes.addEventListener('click', async () => {
       yes.disabled = no.disabled = true;
@@ -182,7 +182,7 @@ const Allot = (() => {
       }
     });
     box.textContent = '';
-    box.append(ask, confirm);
+    box.append(ask, dialog);
   }
 
   /** Shows an error at the top of the page. */
@@ -272,6 +272,6 @@ const Allot = (() => {
     return why;
   }
 
-  return { request, signedIn, currentSession, signOut, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, cancelAction, fail, live, fmt,
-    progress, get session() { return session; } };
+  return { request, signedIn, currentSession, signOut, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit,
+    cancelAction, fail, live, fmt, progress, get session() { return session; } };
 })();
