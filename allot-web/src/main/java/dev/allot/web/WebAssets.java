@@ -16,9 +16,10 @@ import java.util.List;
 public final class WebAssets {
     /**
      * format.js: formatting and DOM helpers; model.js: the document read once, a run's timeline decoded;
-     * timeline.js: the canvas timeline. In dependency order.
+     * run-words.js: a run in words (the timeline's tooltip); timeline.js: the canvas timeline. In dependency order.
      */
-    public static final List<String> TIMELINE_SCRIPTS = List.of("format.js", "model.js", "timeline.js");
+    public static final List<String> TIMELINE_SCRIPTS = List.of("format.js", "model.js", "run-words.js",
+            "timeline.js");
     /**
      * The timeline's styles: toolbar, legend, box and tooltip. The page sets the box's height ({@code #tl-box}) and
      * the colours {@code --line} and {@code --panel}.

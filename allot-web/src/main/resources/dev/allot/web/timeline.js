@@ -2,8 +2,8 @@
  * The per-GPU timeline: one canvas row per GPU, one bar per run, drawn from the decoded columnar runs, batched
  * per colour. Owns its toolbar (zoom, row height, jump), hover tooltip and mouse handling. Shared by the report and
  * the service's live timeline page: time 0 is the start of the run, or of the live window (M.originSeconds, epoch
- * seconds, then aligns the axis and M.formatInstant / M.formatDay label it; M.endWords and M.runNote(run) add to
- * the tooltip); setModel swaps in newer live data.
+ * seconds, then aligns the axis and M.formatInstant / M.formatDay label it); setModel swaps in newer live data.
+ * What the tooltip says of a run is run-words.js's.
  */
 function createTimeline(M, R) {
   let { ALLOCS, parentOf, LEAVES, LEAF_COLOUR, chip, leafIndexByName, loadRun, W, NODES, FIRST_ROW, ROWS, ROW_NODE,
@@ -287,46 +287,6 @@ function createTimeline(M, R) {
     return null;
   }
 
-  function describe(hit) {
-    const t = d.t;
-    const r = hit.run;
-    const wl = t.workload[r];
-    const leaf = W.allocation[wl];
-    const path = leaf >= 0 ? ALLOCS[LEAVES[leaf]].path : '(unknown allocation)';
-    const min = W.minRuntimeSeconds[wl];
-    const contract = min === 0 ? 'unallocated (minimum runtime 0: free, always preemptible)'
-      : 'minimum runtime ' + dur(min) + ', ' + (W.resumable[wl] ? 'resumable' : 'not resumable');
-    const endKind = (M.endWords || ['completed', 'preempted', 'preempted and requeued', 'still running at the end'])[t.end[r]];
-    let why = endKind;
-    if (t.cause[r] >= 0) {
-      const cause = { UNALLOCATED: 'it ran unallocated', FAIR_SHARE: 'fair share', PRIORITY: 'priority', HOST_DRAIN: 'its host was drained' }[CAUSES[t.cause[r]]] || CAUSES[t.cause[r]];
-      why += ' (' + cause + (t.preemptor[r] >= 0 ? '; for ' + W.ids[t.preemptor[r]] : '') + ')';
-    }
-    const where = [];
-    for (let p = d.partAt[r]; p < d.partAt[r + 1]; p++) {
-      const n = t.slots[3 * p];
-      const first = t.slots[3 * p + 1];
-      const count = t.slots[3 * p + 2];
-      where.push(NODES.names[n] + ' GPU ' + (count > 1 ? first + '-' + (first + count - 1) : first));
-    }
-    const protectedFor = t.protectedSeconds[r];
-    return {
-      id: W.ids[wl],
-      html: '<b>' + esc(W.ids[wl]) + '</b> ' + chip(leaf) + esc(path)
-        + '<div class="row">' + W.gpus[wl] + ' GPUs · ' + esc(W.kinds[W.kind[wl]]) + ' · priority ' + esc(W.priorities[W.priority[wl]]) + '</div>'
-        + '<div class="row">' + esc(contract) + '</div>'
-        + '<div class="row">ran ' + when(d.start[r]) + ' – ' + when(d.end[r]) + ' (' + dur(d.end[r] - d.start[r]) + ')'
-        + (protectedFor > 0 ? ', protected for ' + dur(protectedFor) : protectedFor < 0 ? ', protected throughout' : '') + '</div>'
-        + '<div class="row">submitted ' + when(W.submitSeconds[wl])
-        + (W.durationSeconds[wl] >= 0 ? ', needs ' + dur(W.durationSeconds[wl]) + ' of work' : '') + '</div>'
-        + '<div class="row">ended: ' + esc(why) + '</div>'
-        + (M.runNote ? '<div class="row">' + esc(M.runNote(r)) + '</div>' : '')
-        + '<div class="row muted">' + esc(where.join(', ')) + '</div>',
-    };
-  }
-
-  const CAUSES = ['UNALLOCATED', 'FAIR_SHARE', 'PRIORITY', 'HOST_DRAIN'];
-
   function onMove(ev) {
     const rect = canvas.getBoundingClientRect();
     const hit = barAt(ev.clientX - rect.left, ev.clientY - rect.top);
@@ -335,7 +295,7 @@ function createTimeline(M, R) {
       hover = null;
       return;
     }
-    const info = describe(hit);
+    const info = describeRun(M, d, hit.run, when);
     hover = info.id;
     tip.innerHTML = info.html;
     tip.hidden = false;

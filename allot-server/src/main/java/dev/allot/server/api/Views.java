@@ -96,8 +96,16 @@ final class Views {
     record CampaignRetry(List<Integer> retried, CampaignView campaign) {
     }
 
-    /** A workload with its attempts, oldest first: the answer of {@code GET /v1/workloads/{id}}. */
-    record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts) {
+    /**
+     * A workload with its attempts, oldest first: the answer of {@code GET /v1/workloads/{id}}. {@code campaign}: the
+     * campaign shard it runs (or ran) for, null when it is no shard's; named to everyone who may read the workload, as
+     * the campaign itself is ({@code GET /v1/campaigns/{name}}), unlike the {@code ALLOT_CAMPAIGN} in its environment.
+     */
+    record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts, CampaignShardRef campaign) {
+    }
+
+    /** Shard {@code shard} of campaign {@code name}. */
+    record CampaignShardRef(String name, int shard) {
     }
 
     record AttemptView(

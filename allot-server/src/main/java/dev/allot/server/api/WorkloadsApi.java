@@ -171,8 +171,8 @@ final class WorkloadsApi {
     }
 
     /**
-     * A workload and its attempts; its command and environment, and the backend's words in its attempts' reasons, only
-     * for those who may see them.
+     * A workload and its attempts, and the campaign shard it runs for (if any); its command and environment, and the
+     * backend's words in its attempts' reasons, only for those who may see them.
      */
     void show(Context ctx, User user) {
         QueryParams.none(ctx, "GET /v1/workloads/ID");
@@ -183,7 +183,9 @@ final class WorkloadsApi {
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
         io.json(ctx, 200, new Views.WorkloadDetail(Views.workload(w, details, scheduling(),
                 Views.launching(read.attempts())),
-                read.attempts().stream().map(a -> Views.attempt(a, details)).toList()));
+                read.attempts().stream().map(a -> Views.attempt(a, details)).toList(),
+                store.campaigns().shardOf(w.id()).map(s -> new Views.CampaignShardRef(s.campaign(), s.index()))
+                        .orElse(null)));
     }
 
     /**

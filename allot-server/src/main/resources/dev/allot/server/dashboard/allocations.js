@@ -3,6 +3,7 @@
 // may edit (administrators; managers below the nodes they manage) share inputs with a preview of the entitlements
 // the new shares give, saved with PUT /v1/allocations/<path> (audited; the trail is shown to those who may read it);
 // and the scheduling policy in force with where it came from (GET /v1/policy; administrators change it with PUT).
+// Reloaded while open (Allot.live), as the other pages.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -32,13 +33,43 @@
     range.addEventListener('change', () => load().catch(Allot.fail));
     document.getElementById('save').addEventListener('click', () => save().catch(Allot.fail));
     document.getElementById('reset').addEventListener('click', () => { edits.clear(); invalid.clear(); render(); });
-    document.getElementById('edit-controls').hidden = !tree.some(a => Allot.mayEdit(a.path));
+    showEditControls();
     await load();
     await policy();
     await audit();
     document.body.dataset.ready = 'true';
+    Allot.live(refresh);
   } catch (e) {
     Allot.fail(e);
+  }
+
+  /**
+   * Reloaded while open, as the other pages (Allot.live): the tree, its usage, the policy and the audit trail. Shares
+   * typed and not saved are kept (those of a node removed meanwhile dropped); while a share is being typed the page is
+   * not redrawn under the cursor, and the next tick reloads.
+   */
+  async function refresh() {
+    if (document.activeElement && document.activeElement.matches('input.share')) {
+      return;
+    }
+    tree = (await api('/v1/allocations')).allocations;
+    Allot.setTree(tree);
+    for (const path of [...edits.keys(), ...invalid.keys()]) {
+      if (!tree.some(a => a.path === path)) {
+        edits.delete(path);
+        invalid.delete(path);
+      }
+    }
+    showEditControls();
+    await load();
+    await policy();
+    await audit();
+    document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || 0) + 1);
+  }
+
+  /** Save and Reset, for those who may edit some node of the tree. */
+  function showEditControls() {
+    document.getElementById('edit-controls').hidden = !tree.some(a => Allot.mayEdit(a.path));
   }
 
   /** The policy's settings, one row each: the shared ones, then the policy's own as policy-name.setting. */

@@ -1,7 +1,8 @@
 // The campaign page: GET /v1/campaigns/{name}: its totals and ETA, its contract (the command and environment only
-// when the API shows them to this user) and, per shard, its family, tier, phase, units done as a bar, rate and where
-// the rate came from, remaining time, ETA, hold, GPU-hours, requeues and promotion, each shard leading to its current
-// workload's page. Reloaded while open (Allot.live) until the campaign is done or cancelled.
+// when the API shows them to this user, and how each shard is launched with them) and, per shard, its family, tier,
+// phase, units done as a bar, rate and where the rate came from, remaining time, ETA, hold, GPU-hours, requeues and
+// promotion, each shard leading to its current workload's page. Reloaded while open (Allot.live) until the campaign
+// is done or cancelled. Those who may cancel it (DELETE /v1/campaigns/{name}) have a Cancel button while it runs.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -11,6 +12,9 @@
     Allot.frame('Campaigns');
     const name = decodeURIComponent(location.pathname.substring('/campaigns/'.length).replace(/\/+$/, '')); // a link's trailing slash is no part of it
     const path = '/v1/campaigns/' + encodeURIComponent(name);
+    Allot.cancelAction(document.getElementById('actions'), 'campaign', 'Cancel campaign ' + name + '? Its waiting'
+      + ' shards leave the queue and its running ones are stopped; the units done stay done. This cannot be undone.',
+    async () => render(await api(path, { method: 'DELETE' })));
     const first = await api(path);
     render(first);
     document.body.dataset.ready = 'true';
@@ -35,6 +39,9 @@
   function render(c) {
     document.getElementById('title').textContent = 'Campaign ' + c.name;
     document.title = 'Allot: campaign ' + c.name;
+    // who may cancel is who may see its command (the API's one rule, Permissions.ownerManagerOrAdmin): the API's
+    // redaction says which this user is, so the page repeats no rule of its own (the API still refuses)
+    document.getElementById('actions').hidden = c.redacted || c.state !== 'running';
     const protectedNow = c.shards.filter(s => s.tier === 'protected' && s.phase === 'running').length;
     const cards = document.getElementById('cards');
     cards.textContent = '';
@@ -54,12 +61,20 @@
       b.pricePerGpuHour !== null && 'price ' + fmt.num(b.pricePerGpuHour, 2) + ' per GPU-h'].filter(Boolean);
     const command = c.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
       : el('code', { id: 'command' }, c.command.join(' '));
+    const env = c.redacted ? el('span', { class: 'muted', id: 'environment' }, 'hidden')
+      : el('code', { id: 'environment' }, Object.entries(c.environment || {}).map(([k, v]) => k + '=' + v).join(' ') || '\u2013');
+    // how a shard is launched (ShardSubmissions, CampaignController.launchEnvironment): names only, never values
+    const launch = ['the command with ', el('code', {}, '{shard}'), ' replaced by its index; its environment adds ',
+      el('code', {}, 'ALLOT_CAMPAIGN'), ', ', el('code', {}, 'ALLOT_SHARD'), ', ', el('code', {}, 'ALLOT_UNITS'),
+      ' (its units in all), ', el('code', {}, 'ALLOT_FAMILY'), ' (when it has one) and ', el('code', {}, 'ALLOT_RESUME_FROM'),
+      ' (its units done when it starts: it resumes from there)'];
     for (const [k, v, cls] of [['State', el('span', { class: 'badge ' + c.state }, c.state), 'state'], ['Owner', c.owner, 'owner'],
       ['Allocation', c.allocation, 'allocation'], ['Protected slots', c.protectedSlots, 'slots'],
       ['GPUs per shard', c.gpus, 'gpus'], ['Minimum runtime', c.minRuntime, 'min-runtime'], ['Priority', c.priority, 'priority'],
       ['Declared rate', c.secondsPerUnit === null ? '\u2013' : fmt.num(c.secondsPerUnit, 2) + ' s per unit', 'declared'],
       ['Brakes', brakes.length ? brakes.join(', ') : 'none', 'brakes'], ['Created', fmt.time(c.createdAt) + ' UTC', 'created'],
-      ['Command', command, 'command-row']]) {
+      ['Strategy', c.strategy === 'allot' ? 'allot (longest remaining work first, promotion in place)' : c.strategy, 'strategy'],
+      ['Command', command, 'command-row'], ['Environment', env, 'environment-row'], ['Each shard runs', launch, 'launch']]) {
       contract.appendChild(el('dt', {}, k));
       contract.appendChild(el('dd', { class: cls }, v));
     }

@@ -26,10 +26,19 @@ const Allot = (() => {
 
   /** The signed-in session ({user, role, csrfToken}); sends the browser to the sign-in page without one. */
   async function signedIn() {
-    const r = await request('/v1/session');
-    if (r.status === 401) {
+    const s = await currentSession();
+    if (s === null) {
       location.assign('/signin?next=' + encodeURIComponent(location.pathname + location.search));
       throw new Error('not signed in');
+    }
+    return s;
+  }
+
+  /** The signed-in session, or null when this browser is not signed in (the sign-in page asks, and stays). */
+  async function currentSession() {
+    const r = await request('/v1/session');
+    if (r.status === 401) {
+      return null;
     }
     if (!r.ok) {
       throw new Error('GET /v1/session answered ' + r.status);
@@ -144,6 +153,38 @@ const Allot = (() => {
     return slash > 0 && managerOf.some(m => path.substring(0, slash) === m || path.startsWith(m + '/'));
   }
 
+  /**
+   * A Cancel button with its confirmation, built once into {@code box} (the page shows or hides the box as what it
+   * shows may be cancelled or not). The confirmation is part of the page, not a browser dialog: it says what
+   * cancelling does, {@code question}, and nothing is cancelled until "Yes, cancel it". {@code run} makes the call and
+   * shows the outcome; its error is shown at the top of the page. Who sees the box is the page's choice from the API's
+   * own answer; the API still refuses anyone else.
+   */
+  function cancelAction(box, what, question, run) {
+    const dialog = el('div', { id: 'cancel-confirm', class: 'note confirm', role: 'alertdialog', hidden: true,
+      'aria-labelledby': 'cancel-question' });
+    const ask = el('button', { id: 'cancel', type: 'button', class: 'danger' }, 'Cancel ' + what);
+    const yes = el('button', { id: 'cancel-yes', type: 'button', class: 'danger' }, 'Yes, cancel it');
+    const no = el('button', { id: 'cancel-no', type: 'button', class: 'secondary' }, 'Keep it');
+    dialog.append(el('p', { id: 'cancel-question' }, question), yes, ' ', no);
+    const close = () => { dialog.hidden = true; ask.hidden = false; };
+    ask.addEventListener('click', () => { ask.hidden = true; dialog.hidden = false; no.focus(); });
+    no.addEventListener('click', close);
+    yes.addEventListener('click', async () => {
+      yes.disabled = no.disabled = true;
+      try {
+        await run();
+      } catch (e) {
+        fail(e);
+      } finally {
+        yes.disabled = no.disabled = false;
+        close();
+      }
+    });
+    box.textContent = '';
+    box.append(ask, dialog);
+  }
+
   /** Shows an error at the top of the page. */
   function fail(e) {
     const box = document.getElementById('error') || document.body.appendChild(el('div', { id: 'error' }));
@@ -231,5 +272,6 @@ const Allot = (() => {
     return why;
   }
 
-  return { request, signedIn, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit, fail, live, fmt, progress, get session() { return session; } };
+  return { request, signedIn, currentSession, signOut, takeEndedReason, api, el, frame, setTree, roleOf, mayEdit,
+    cancelAction, fail, live, fmt, progress, get session() { return session; } };
 })();

@@ -1,7 +1,8 @@
-// The workload page: its contract and attempts (GET /v1/workloads/{id}; the command and environment only when the
-// API shows them to this user: it redacts them for everyone but the owner, managers above and administrators), its
-// progress, and the scheduler's explanation with its preemptions (GET /v1/workloads/{id}/explain). Reloaded while
-// open (Allot.live) until the workload has ended.
+// The workload page: its contract, the campaign shard it runs for (leading to the campaign's page) and its attempts
+// (GET /v1/workloads/{id}; the command and environment only when the API shows them to this user: it redacts them
+// for everyone but the owner, managers above and administrators), its progress, and the scheduler's explanation with
+// its preemptions (GET /v1/workloads/{id}/explain). Reloaded while open (Allot.live) until the workload has ended.
+// Those who may cancel it (POST /v1/workloads/{id}/cancel) have a Cancel button while it waits or runs.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -14,6 +15,13 @@
     const id = decodeURIComponent(location.pathname.substring('/workloads/'.length).replace(/\/+$/, '')); // a link's trailing slash is no part of it
     const load = () => Promise.all([
       api('/v1/workloads/' + encodeURIComponent(id)), api('/v1/workloads/' + encodeURIComponent(id) + '/explain')]);
+    Allot.cancelAction(document.getElementById('actions'), 'workload', 'Cancel workload ' + id + '? One that waits'
+      + ' leaves the queue; one that runs is stopped by the scheduler, its attempt ended. This cannot be undone.',
+    async () => {
+      await api('/v1/workloads/' + encodeURIComponent(id) + '/cancel', { method: 'POST', body: {} });
+      const [d, x] = await load();
+      render(d, x);
+    });
     const [detail, explanation] = await load();
     render(detail, explanation);
     document.body.dataset.ready = 'true';
@@ -50,14 +58,22 @@
     const env = w.redacted ? el('span', { class: 'muted' }, 'hidden')
       : el('code', { id: 'environment' }, Object.entries(w.environment || {}).map(([k, v]) => k + '=' + v).join(' ') || '\u2013');
     // running but its attempt still launching: 'starting', as allot queue and allot show say (the API's starting)
+    const cancelling = w.state === 'running' && w.cancelRequested;
     const state = w.state === 'running' && w.starting
       ? el('span', { title: 'running for the scheduler, its GPUs held for it, but the backend has not yet confirmed'
-        + ' its start' }, 'starting') : w.state;
+        + ' its start' }, 'starting' + (cancelling ? ', cancel requested' : ''))
+      : cancelling ? el('span', { title: 'its cancellation was asked for: the scheduler stops it and ends its attempt'
+        + ' at its next decision' }, 'running, cancel requested') : w.state;
+    // who may cancel is who may see its command and environment (the API's one rule, Permissions.ownerManagerOrAdmin):
+    // the API's redaction says which this user is, so the page repeats no rule of its own (the API still refuses)
+    document.getElementById('actions').hidden = w.redacted || ENDED.includes(w.state) || cancelling;
     for (const [k, v, cls] of [['State', state, 'state'], ['Allocation', w.allocation, 'allocation'], ['User', w.user, 'user'],
       ['GPUs', w.gpus + (w.gpusPerNode ? ' (' + w.gpusPerNode + ' per node)' : ''), 'gpus'],
       ['Minimum runtime', w.minRuntime + (w.minRuntimeNote ? ' (' + w.minRuntimeNote + ')' : ''), 'min-runtime'],
       ['Duration', w.duration || '\u2013', 'duration'], ['Resumable', w.resumable ? 'yes' : 'no', 'resumable'],
-      ['Priority', w.priority, 'priority'], ['Kind', w.kind, 'kind'], ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
+      ['Priority', w.priority, 'priority'], ['Kind', w.kind, 'kind'],
+      ...(detail.campaign ? [['Campaign', [el('a', { href: '/campaigns/' + encodeURIComponent(detail.campaign.name) },
+        detail.campaign.name), ' (shard ' + detail.campaign.shard + ')'], 'campaign']] : []), ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
       ['Submitted', fmt.time(w.submittedAt) + ' UTC', 'submitted'], ['Held', w.heldReason || '\u2013', 'held'],
       ['Command', command, 'command-row'], ['Environment', env, 'environment-row']]) {
       contract.appendChild(el('dt', {}, k));

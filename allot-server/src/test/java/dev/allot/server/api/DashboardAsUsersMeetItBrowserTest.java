@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * lands on, not just show the form; a narrow window must keep the navigation and Sign out in view and scroll wide
  * tables in their own box, not the whole page sideways; a campaign page of no such campaign shows the error alone;
  * the Campaigns page of someone without campaigns says it lists only their own and how to submit one; the queue's
- * "waits for" follows a change of the queue at the next reload, not a minute later; a workload or campaign link with
- * a trailing slash opens it.
+ * "waits for" follows a change of the queue at the next reload, not a minute later; the allocations page reloads
+ * while open as the other pages do; the sign-in page of a browser already signed in says who is, with the way on or
+ * out, not the form again; a workload or campaign link with a trailing slash opens it.
  * Stories of the shared lab are in {@link DashboardBrowserTest}.
  */
 @ExtendWith(HeadlessChromium.class)
@@ -161,6 +162,69 @@ class DashboardAsUsersMeetItBrowserTest {
             api.post("/v1/workloads/" + free + "/cancel", "tok-member", "{}");
             api.loop.runOnce();
         }
+    }
+
+    @Test
+    void anOpenAllocationsPageFollowsAShareChangedElsewhereAsTheOtherPagesFollowTheirs() {
+        // given the allocations page open, reloading every second, as each page does at its interval
+        signIn("member", "/allocations");
+        browser.js("localStorage.setItem('allot.refreshMs', '1000');");
+        browser.open(base() + "/allocations");
+        browser.waitFor("document.body.dataset.ready === 'true'", WAIT);
+        String nlp = "#tree tbody tr[data-path='lab/nlp'] ";
+        String vision = "#tree tbody tr[data-path='lab/vision'] ";
+        assertThat(browser.text(vision + ".share-cell")).isEqualTo("1.00");
+        assertThat(browser.text(nlp + ".entitlement")).isEqualTo("66.7%"); // lab/nlp has share 2
+        try {
+            // when an administrator triples lab/vision's share elsewhere
+            assertThat(api.put("/v1/allocations/lab/vision", "tok-root",
+                    "{\"share\": 3, \"managers\": [\"ms\"], \"members\": []}").status()).isEqualTo(200);
+
+            // then the open page shows the new share and what it does to lab/nlp (it showed the old tree until
+            // reloaded by hand)
+            browser.waitFor("document.querySelector(\"" + vision + ".share-cell\").textContent === '3.00'", WAIT);
+            browser.waitFor("document.querySelector(\"" + nlp + ".entitlement\").textContent === '40.0%'", WAIT);
+            assertThat(browser.number("Number(document.body.dataset.refreshes)")).isPositive();
+            assertThat(browser.consoleErrors()).isEmpty();
+        } finally {
+            browser.js("localStorage.removeItem('allot.refreshMs');");
+            api.put("/v1/allocations/lab/vision", "tok-root",
+                    "{\"share\": 1, \"managers\": [\"ms\"], \"members\": []}");
+        }
+    }
+
+    @Test
+    void theSignInPageOfABrowserAlreadySignedInSaysWhoAndLeadsOnToTheDashboardOrSignsOut() {
+        // given owner signed in, who opens the sign-in page again (a bookmark, the browser's history)
+        signIn("owner", "/queue");
+        browser.open(base() + "/signin?next=/allocations");
+        browser.waitFor("!document.getElementById('signed-in').hidden", WAIT);
+
+        // it showed the token form, as if no one were signed in; now it says who is, and offers the way on
+        assertThat(browser.one("#signin").isDisplayed()).isFalse();
+        assertThat(browser.text("#signed-in-as")).isEqualTo("You are signed in as owner.");
+        browser.click("#to-dashboard");
+        browser.waitFor("location.pathname === '/allocations' && document.body.dataset.ready === 'true'", WAIT);
+        assertThat(browser.text("#whoami")).startsWith("owner");
+
+        // or signs out, and then the form is there
+        browser.open(base() + "/signin");
+        browser.waitFor("!document.getElementById('signed-in').hidden", WAIT);
+        assertThat(browser.one("#to-dashboard").getAttribute("href")).isEqualTo(base() + "/queue");
+        browser.click("#signed-in-signout");
+        browser.waitFor("document.getElementById('signed-in').hidden"
+                + " && document.getElementById('token').offsetParent !== null", WAIT);
+        browser.open(base() + "/queue");
+        browser.waitFor("location.pathname === '/signin'", WAIT);
+        assertThat(browser.one("#token").isDisplayed()).isTrue();
+        assertThat(browser.one("#signed-in").isDisplayed()).isFalse();
+
+        // an administrator is told so
+        signIn("root", "/queue");
+        browser.open(base() + "/signin");
+        browser.waitFor("!document.getElementById('signed-in').hidden", WAIT);
+        assertThat(browser.text("#signed-in-as")).isEqualTo("You are signed in as root (administrator).");
+        assertThat(browser.consoleErrors()).isEmpty();
     }
 
     @Test

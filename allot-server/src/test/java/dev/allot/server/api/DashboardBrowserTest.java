@@ -94,9 +94,7 @@ class DashboardBrowserTest {
             browser.open(base() + "/signin"); // cookies are cleared for the site the browser is on
         }
         browser.clearCookies();
-        browser.open(base() + "/signin?next=" + page);
-        browser.one("#token").sendKeys("tok-" + user);
-        browser.one("#signin-button").click();
+        browser.signIn(base(), "tok-" + user, page);
         ready();
         assertThat(browser.url()).as("the token never reaches a URL").doesNotContain("tok-");
     }
@@ -411,6 +409,8 @@ class DashboardBrowserTest {
         assertThat(browser.text("#command")).isEqualTo("python detect.py --secret-flag");
         assertThat(browser.text("dd.state")).isEqualTo(detail.path("workload").path("state").asText());
         assertThat(browser.text("dd.min-runtime")).isEqualTo("1h");
+        assertThat(detail.path("campaign").isNull()).isTrue(); // no campaign's shard: no Campaign row
+        assertThat(browser.all("dd.campaign")).isEmpty();
         JsonNode attempts = detail.path("attempts");
         assertThat(attempts.size()).isEqualTo(1);
         assertThat(browser.all("#attempts tbody tr")).hasSize(1);
@@ -474,7 +474,8 @@ class DashboardBrowserTest {
         for (String page : List.of("/queue", "/allocations", "/nodes", "/workloads/" + detect, "/signin")) {
             if (page.equals("/signin")) {
                 browser.open(base() + page);
-                browser.waitFor("document.getElementById('token') !== null", WAIT);
+                // signed in: who is, with the way on and Sign out, in the form's place
+                browser.waitFor("!document.getElementById('signed-in').hidden", WAIT);
             } else {
                 open(page);
             }
@@ -483,7 +484,7 @@ class DashboardBrowserTest {
             System.out.printf(Locale.ROOT, "screenshot %s: %dx%d, %d colours, %d non-white pixels%n", page,
                     shot.width(), shot.height(), shot.distinctColours(), shot.inkPixels());
             assertThat(shot.distinctColours()).as(page).isGreaterThan(page.equals("/signin") ? 20 : 100);
-            // the sign-in page is a small form on an empty page; the others are full of tables and text
+            // the sign-in page is a small box on an empty page; the others are full of tables and text
             assertThat(shot.inkPixels()).as(page).isGreaterThan((long) shot.width() * shot.height()
                     / (page.equals("/signin") ? 400 : 50));
         }

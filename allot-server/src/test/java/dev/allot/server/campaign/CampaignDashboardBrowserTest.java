@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard's campaign pages in real headless Chromium against the real API and a real scheduling loop
  * ({@link CampaignFixture}): the campaigns list and a campaign's page show the units, bars, tiers, phases, rates,
  * remaining times and ETAs the API gives (checked against the API's JSON and against the numbers the story fixes),
- * a shard leads to its workload, the page follows a promotion in place while open, and a family name made of markup
- * is shown as text.
+ * a shard leads to its workload and back, the page follows a promotion in place while open, its owner cancels it
+ * from its page (no one else has the button), and a family name made of markup is shown as text.
  *
  * <p>The story (one node of 4 GPUs): alice's campaign {@code eval-3} in lab/a, one protected slot, shards of 300
  * ("fast"), 200 (a family named with markup) and 100 ("fast") units; bob's {@code bob.run_1} in lab/b, no protected
@@ -41,10 +41,12 @@ class CampaignDashboardBrowserTest {
         Response eval = f.post("/v1/campaigns", "alice", CampaignStoryTest.campaign("eval-3", "\"protectedShards\": 1",
                 "[{\"units\": 300, \"family\": \"fast\"}, {\"units\": 200, \"family\": \"" + HOSTILE + "\"},"
                         + " {\"units\": 100, \"family\": \"fast\"}]",
-                "\"brakes\": {\"shardRequeues\": 3, \"campaignGpuHours\": 100}"));
+                "\"brakes\": {\"shardRequeues\": 3, \"campaignGpuHours\": 100},"
+                        + " \"environment\": {\"HF_HOME\": \"/scratch/hf\", \"DATASET\": \"eval-v3\"}"));
         assertThat(eval.status()).as("%s", eval.json()).isEqualTo(201);
         Response bob = f.post("/v1/campaigns", "bob", "{\"name\": \"bob.run_1\", \"allocation\": \"lab/b\","
-                + " \"command\": [\"run\", \"{shard}\"], \"gpus\": 1, \"minRuntime\": \"1h\", \"protectedShards\": 0,"
+                + " \"command\": [\"run\", \"{shard}\"], \"environment\": {\"WANDB_API_KEY\": \"s3cret-key\"},"
+                + " \"gpus\": 1, \"minRuntime\": \"1h\", \"protectedShards\": 0,"
                 + " \"shards\": [{\"units\": 50}]}");
         assertThat(bob.status()).as("%s", bob.json()).isEqualTo(201);
         f.cycle();
@@ -156,6 +158,13 @@ class CampaignDashboardBrowserTest {
             assertThat(browser.text("#c-protected .v")).isEqualTo("1 (slots: 1 shard)");
             assertThat(browser.text("dd.brakes")).isEqualTo("a shard 3 requeues, the campaign 100.00 GPU-h");
             assertThat(browser.text("#command")).isEqualTo("eval --shard {shard}");
+            // and how it launches: the walk-through found neither its environment nor its strategy on the page
+            assertThat(browser.text("#environment")).isEqualTo("DATASET=eval-v3 HF_HOME=/scratch/hf");
+            assertThat(c.path("strategy").asText()).isEqualTo("allot");
+            assertThat(browser.text("dd.strategy"))
+                    .isEqualTo("allot (longest remaining work first, promotion in place)");
+            assertThat(browser.text("dd.launch")).startsWith("the command with {shard} replaced by its index;")
+                    .contains("ALLOT_CAMPAIGN", "ALLOT_SHARD", "ALLOT_UNITS", "ALLOT_FAMILY", "ALLOT_RESUME_FROM");
 
             // per shard: what the story fixes, and the rest as the API says
             List<List<String>> fixed = new ArrayList<>();
@@ -215,7 +224,9 @@ class CampaignDashboardBrowserTest {
                     : held.path("workload").asText());
             assertThat(browser.text("#c-eta .v")).isEqualTo("unknown");
             assertThat(browser.text("#command")).startsWith("hidden");
-            assertThat((String) browser.js("return document.documentElement.outerHTML")).doesNotContain("run {shard}");
+            assertThat(browser.text("#environment")).isEqualTo("hidden");
+            assertThat((String) browser.js("return document.documentElement.outerHTML")).doesNotContain("run {shard}")
+                    .doesNotContain("s3cret-key");
             assertThat(browser.consoleErrors()).isEmpty();
         }
     }
@@ -264,6 +275,56 @@ class CampaignDashboardBrowserTest {
             } finally {
                 browser.js("localStorage.removeItem('allot.refreshMs');");
             }
+        }
+    }
+
+    @Test
+    void aShardsWorkloadPageLeadsToItsCampaignAlsoForSomeoneWhoMayNotSeeItsEnvironment(HeadlessChromium browser) {
+        try (CampaignFixture f = story(dir)) {
+            // the API names the campaign and shard of a shard's workload to everyone who may read it
+            String w1 = f.shard("eval-3", 1).path("workload").asText();
+            JsonNode detail = f.get("/v1/workloads/" + w1, "carol").json();
+            assertThat(detail.path("workload").path("redacted").asBoolean()).isTrue();
+            assertThat(detail.path("campaign").path("name").asText()).isEqualTo("eval-3");
+            assertThat(detail.path("campaign").path("shard").asInt()).isEqualTo(1);
+
+            // carol, who may not see its environment (where ALLOT_CAMPAIGN is), follows the link to the campaign
+            signIn(browser, f, "carol", "/workloads/" + w1);
+            assertThat(browser.text("dd.campaign")).isEqualTo("eval-3 (shard 1)");
+            browser.click("dd.campaign a");
+            browser.waitFor("location.pathname === '/campaigns/eval-3' && document.body.dataset.ready === 'true'",
+                    WAIT);
+            assertThat(browser.text("#title")).isEqualTo("Campaign eval-3");
+            assertThat(browser.consoleErrors()).isEmpty();
+        }
+    }
+
+    @Test
+    void anOwnerCancelsTheirCampaignFromItsPageAfterSayingYesAndSomeoneElseHasNoCancelButton(
+            HeadlessChromium browser) {
+        try (CampaignFixture f = story(dir)) {
+            // carol reads alice's campaign but may not cancel it: no button
+            signIn(browser, f, "carol", "/campaigns/eval-3");
+            assertThat(browser.text("dd.state")).isEqualTo("running");
+            assertThat(browser.one("#actions").isDisplayed()).isFalse();
+
+            // alice's Cancel asks first; "Keep it" cancels nothing
+            signIn(browser, f, "alice", "/campaigns/eval-3");
+            assertThat(browser.text("#cancel")).isEqualTo("Cancel campaign");
+            browser.click("#cancel");
+            assertThat(browser.text("#cancel-question")).startsWith("Cancel campaign eval-3?");
+            browser.click("#cancel-no");
+            assertThat(browser.one("#cancel-confirm").isDisplayed()).isFalse();
+            assertThat(f.campaign("eval-3").path("state").asText()).isEqualTo("running");
+
+            // "Yes, cancel it" cancels it, and the page shows it cancelled without a reload
+            browser.click("#cancel");
+            browser.click("#cancel-yes");
+            browser.waitFor("document.querySelector('dd.state').textContent === 'cancelled'", WAIT);
+            assertThat(f.campaign("eval-3").path("state").asText()).isEqualTo("cancelled");
+            assertThat(browser.one("#actions").isDisplayed()).isFalse();
+            assertThat(browser.text("#error")).isEmpty();
+            assertThat(browser.consoleErrors()).isEmpty();
         }
     }
 

@@ -182,10 +182,15 @@ public final class HeadlessChromium implements ParameterResolver, AfterAllCallba
 
     /**
      * Signs in through the dashboard's sign-in page at {@code origin} with an API token and waits until it has led
-     * on to {@code next} (a path on the site; its query is kept).
+     * on to {@code next} (a path on the site; its query is kept). The browser must not be signed in there (clear its
+     * cookies first). What the sign-in page logged (the 401 of its GET /v1/session, asking whether someone is signed
+     * in) is dropped, so {@link #consoleErrors()} tells of the page led to, as after {@link #open}.
      */
     public void signIn(String origin, String token, String next) {
         open(origin + "/signin?next=" + java.net.URLEncoder.encode(next, java.nio.charset.StandardCharsets.UTF_8));
+        waitFor("document.body.dataset.sessionChecked === 'true'", Duration.ofSeconds(20));
+        drainLog();
+        errors.clear();
         one("#token").sendKeys(token);
         one("#signin-button").click();
         new WebDriverWait(driver, Duration.ofSeconds(20), Duration.ofMillis(25))
