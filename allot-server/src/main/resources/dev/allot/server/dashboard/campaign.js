@@ -72,7 +72,9 @@
       ['Allocation', c.allocation, 'allocation'], ['Protected slots', c.protectedSlots, 'slots'],
       ['GPUs per shard', c.gpus, 'gpus'], ['Minimum runtime', c.minRuntime, 'min-runtime'], ['Priority', c.priority, 'priority'],
       ['Declared rate', c.secondsPerUnit === null ? '\u2013' : fmt.num(c.secondsPerUnit, 2) + ' s per unit', 'declared'],
-      ['Brakes', brakes.length ? brakes.join(', ') : 'none', 'brakes'], ['Created', fmt.time(c.createdAt) + ' UTC', 'created'],
+      ['Brakes', brakes.length ? brakes.join(', ') : 'none', 'brakes'],
+      ['Failure retries', c.failureRetries ? 'a failed shard is queued again by itself up to ' + c.failureRetries
+        + (c.failureRetries === 1 ? ' time' : ' times') : 'none: a failed shard is held until someone retries it', 'failure-retries'], ['Created', fmt.time(c.createdAt) + ' UTC', 'created'],
       ['Strategy', c.strategy === 'allot' ? 'allot (longest remaining work first, promotion in place)' : c.strategy, 'strategy'],
       ['Command', command, 'command-row'], ['Environment', env, 'environment-row'], ['Each shard runs', launch, 'launch']]) {
       contract.appendChild(el('dt', {}, k));
@@ -92,6 +94,7 @@
         el('td', { class: 'eta when' }, s.etaAt ? fmt.time(s.etaAt) : s.phase === 'done' || c.state !== 'running' ? '\u2013' : 'unknown'),
         el('td', { class: 'held-reason' }, s.heldReason || ''),
         el('td', { class: 'num used' }, fmt.num(s.gpuHoursUsed, 2)), el('td', { class: 'num requeues' }, s.requeues),
+        el('td', { class: 'num failures' }, s.failures),
         el('td', { class: 'promoted when', title: s.promotionDetail || null }, s.promotedAt ? fmt.time(s.promotedAt) : '\u2013'),
         el('td', { class: 'workload' }, s.workload ? el('a', { href: '/workloads/' + encodeURIComponent(s.workload) }, s.workload) : '\u2013')));
     }

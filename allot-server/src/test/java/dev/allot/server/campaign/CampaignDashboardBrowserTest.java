@@ -41,7 +41,7 @@ class CampaignDashboardBrowserTest {
         Response eval = f.post("/v1/campaigns", "alice", CampaignStoryTest.campaign("eval-3", "\"protectedShards\": 1",
                 "[{\"units\": 300, \"family\": \"fast\"}, {\"units\": 200, \"family\": \"" + HOSTILE + "\"},"
                         + " {\"units\": 100, \"family\": \"fast\"}]",
-                "\"brakes\": {\"shardRequeues\": 3, \"campaignGpuHours\": 100},"
+                "\"brakes\": {\"shardRequeues\": 3, \"campaignGpuHours\": 100}, \"failureRetries\": 2,"
                         + " \"environment\": {\"HF_HOME\": \"/scratch/hf\", \"DATASET\": \"eval-v3\"}"));
         assertThat(eval.status()).as("%s", eval.json()).isEqualTo(201);
         Response bob = f.post("/v1/campaigns", "bob", "{\"name\": \"bob.run_1\", \"allocation\": \"lab/b\","
@@ -157,6 +157,8 @@ class CampaignDashboardBrowserTest {
                     .isEqualTo("0.28"); // only the protected shard is charged
             assertThat(browser.text("#c-protected .v")).isEqualTo("1 (slots: 1 shard)");
             assertThat(browser.text("dd.brakes")).isEqualTo("a shard 3 requeues, the campaign 100.00 GPU-h");
+            assertThat(browser.text("dd.failure-retries")).isEqualTo("a failed shard is queued again by itself up to"
+                    + " 2 times");
             assertThat(browser.text("#command")).isEqualTo("eval --shard {shard}");
             // and how it launches: the walk-through found neither its environment nor its strategy on the page
             assertThat(browser.text("#environment")).isEqualTo("DATASET=eval-v3 HF_HOME=/scratch/hf");
@@ -198,6 +200,7 @@ class CampaignDashboardBrowserTest {
                 assertThat(browser.text(row + ".used")).isEqualTo(num(s.path("gpuHoursUsed").asDouble(), 2))
                         .isEqualTo("0.28");
                 assertThat(browser.text(row + ".requeues")).isEqualTo("0");
+                assertThat(browser.text(row + ".failures")).isEqualTo("0");
                 assertThat(browser.text(row + ".promoted")).isEqualTo("\u2013");
                 assertThat(browser.text(row + ".held-reason")).isEmpty();
                 assertThat(browser.text(row + ".workload")).isEqualTo(s.path("workload").asText()).startsWith("w-");
