@@ -277,7 +277,7 @@ final class CampaignCommand extends GroupCommand {
             for (Map.Entry<String, String> n : CampaignFile.BRAKES.entrySet()) {
                 String option = "--" + n.getKey();
                 String before = words;
-                // "field 'campaignCost'" stays, as every command's errors name the field (the option follows)
+                // "field 'campaignCost'" stays: CliHints says it as the option, once
                 words = words.replaceAll("(?<!field ')\\b" + n.getValue() + "\\b", option);
                 renamed |= !before.equals(words);
             }

@@ -124,8 +124,8 @@ class AccessCommandsTest {
         Cli.Result r = as("tok-alice", "token", "create", "--label", "x".repeat(300));
 
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).isEqualTo("allot: field 'label': expected a string of at most 256 characters, got one of"
-                + " 300 characters (option --label; hint: e.g. \"laptop\" or \"ci\")\n");
+        assertThat(r.err()).isEqualTo("allot: --label: expected a string of at most 256 characters, got one of"
+                + " 300 characters (hint: e.g. \"laptop\" or \"ci\")\n");
     }
 
     @Test

@@ -181,8 +181,8 @@ final class CampaignsApi {
         TreeSet<Integer> out = new TreeSet<>();
         for (JsonNode n : list) {
             if (!n.isIntegralNumber() || n.asLong() < 0 || n.asLong() >= count) {
-                throw ApiException.badField("shards", "campaign '" + name + "' has no shard " + n + " (its shards are 0"
-                        + " to " + (count - 1) + ")", "GET /v1/campaigns/" + name + " shows it");
+                throw ApiException.badField("shards", "expected shards of campaign '" + name + "', whole numbers from 0"
+                        + " to " + (count - 1) + ", got " + n, "GET /v1/campaigns/" + name + " shows it");
             }
             out.add(n.asInt());
         }

@@ -129,11 +129,12 @@ class WhatIfApiTest {
                 {"{\"settings\": {\"allocation.nope\": \"1\"}}", "settings", "unknown setting 'allocation.nope';"
                         + " valid settings: allocation.burst-reserve, allocation.burst-short-protection,"},
                 {"{\"settings\": {\"allocation.reclaim-margin\": \"-1\"}}", "settings",
-                        "setting 'allocation.reclaim-margin': reclaim-margin must be a number >= 0"},
+                        // the setting named once: it said "setting 'allocation.reclaim-margin': reclaim-margin must ..."
+                        "field 'settings': setting 'allocation.reclaim-margin': must be a number >= 0, got -1.0"},
                 {"{\"settings\": {\"allocation.max-reservations\": \"100000\"}}", "settings", "max-reservations"},
                 {"{\"settings\": {\"allocation.fairshare-recheck\": \"0s\"}}", "settings", "fairshare-recheck"},
                 {"{\"settings\": {\"allocation.waste-limit\": \"-1\", \"allocation.reservation\": \"true\"}}",
-                        "settings", "settings [allocation.reservation, allocation.waste-limit]: waste-limit"},
+                        "settings", "field 'settings': setting 'allocation.waste-limit': must be a number >= 0"},
                 {"{\"horizon\": \"8d\"}", "horizon", "from 1h to 7d"},
                 {"{\"horizon\": 3}", "horizon", "expected a duration as text"},
                 {"{\"runs\": 0}", "runs", "from 1 to 20"},
