@@ -293,15 +293,15 @@ final class CampaignCommand extends GroupCommand {
                 body.putNull(field);
                 return;
             }
+            if (!whole) {
+                body.put(field, NumberArguments.finite(option, value, "a finite number >= 0, or none"));
+                return;
+            }
             try {
-                if (whole) {
-                    body.put(field, Integer.parseInt(v));
-                } else {
-                    body.put(field, Double.parseDouble(v));
-                }
+                body.put(field, Integer.parseInt(v));
             } catch (NumberFormatException e) {
-                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, option + ": expected "
-                        + (whole ? "a whole number" : "a number") + " or none, got '" + value + "'");
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, option + ": expected a whole number"
+                        + " or none, got '" + value + "'");
             }
         }
 

@@ -153,6 +153,11 @@ class CampaignCommandsTest {
         assertThat(negative.err()).isEqualTo("allot: --shard-gpu-hours: expected GPU-hours one shard may use, a"
                 + " number >= 0 (at most 1000000000000), got a number (-1.0) (hint: 'allot campaign brakes --help'"
                 + " describes the options)\n");
+        // 1e400 read as Infinity and was sent as the string "Infinity", which the server's error then named
+        Cli.Result huge = api.as("alice", "campaign", "brakes", "eval", "--campaign-gpu-hours", "1e400");
+        assertThat(huge.exit()).isEqualTo(2);
+        assertThat(huge.err()).isEqualTo("allot: --campaign-gpu-hours: expected a finite number >= 0, or none, got"
+                + " 1e400 (beyond the largest number, about 1.8e308)\n");
         Cli.Result noPrice = api.as("alice", "campaign", "brakes", "eval", "--price-per-gpu-hour", "none");
         assertThat(noPrice.exit()).isEqualTo(2);
         assertThat(noPrice.err()).contains("allot: --campaign-cost: expected --price-per-gpu-hour beside it");

@@ -123,6 +123,10 @@ class WhatIfApiTest {
                 {"{\"shares\": {\"lab/vision\": 0, \"lab/nlp\": 0}}", "shares",
                         "expected at least one positive share among the children of 'lab'"},
                 {"{\"shares\": [1]}", "shares", "expected an object"},
+                // named as written: it said 'got a number ("Infinity")'
+                {"{\"shares\": {\"lab/vision\": 1e400}}", "shares", "field 'shares': 'lab/vision': expected a finite"
+                        + " number, got 1e400 (beyond the largest number, about 1.8e308)"},
+                {"{\"runs\": 1e400}", "runs", "field 'runs': expected a finite number, got 1e400 (beyond"},
                 {"{\"settings\": {\"lookback\": \"3d\"}}", "settings", "shared by every policy"},
                 {"{\"settings\": {\"kueue.x\": \"1\"}}", "settings", "expected allocation.<setting>"},
                 {"{\"settings\": {\"allocation.reservation\": \"maybe\"}}", "settings", "reservation"},
