@@ -183,11 +183,11 @@ final class CampaignCommand extends GroupCommand {
         }
     }
 
-    /** {@code allot campaign list}: your campaigns (every campaign for an administrator). */
+    /** {@code allot campaign list}: your campaigns and those in allocations you manage (all for an administrator). */
     @Command(name = "list", mixinStandardHelpOptions = true,
-            header = "List your campaigns (every campaign for an administrator).",
-            description = "List your campaigns, newest first (every campaign for an administrator): state, progress,"
-                    + " shards by phase and ETA.")
+            header = "List your campaigns and those in allocations you manage (all for an administrator).",
+            description = "List your campaigns and those in the allocations you manage, newest first (every campaign"
+                    + " for an administrator): owner, state, progress, shards by phase and ETA.")
     static final class ListCampaigns extends ClientCommand {
         @Override
         JsonNode call(ApiClient client) {
