@@ -129,14 +129,12 @@ public final class AllotCommand implements Runnable {
     }
 
     /**
-     * What an API token looks like ({@code allot_} and its base64url secret): masked wherever it is echoed, also as
-     * the value of a misspelt option ({@code --tokn=allot_...}) that picocli quotes whole.
+     * The message with the value of every {@code --token} argument, and anything shaped as a token
+     * ({@link Secrets#TOKEN_SHAPE}), masked: also the value of a misspelt option ({@code --tokn=allot_...}) that
+     * picocli quotes whole.
      */
-    private static final java.util.regex.Pattern TOKEN_SHAPE = java.util.regex.Pattern.compile("allot_[A-Za-z0-9_-]{16,}");
-
-    /** The message with the value of every {@code --token} argument, and anything shaped as a token, masked. */
     static String maskTokens(String message, String[] args) {
-        String masked = TOKEN_SHAPE.matcher(message).replaceAll("****");
+        String masked = Secrets.TOKEN_SHAPE.matcher(message).replaceAll("****");
         for (int i = 0; i < args.length; i++) {
             String value = null;
             if (args[i].equals("--token") && i + 1 < args.length) {

@@ -70,12 +70,8 @@ final class BrakesCommand extends GroupCommand {
             } else if (maxGpuHoursPerWorkload.strip().toLowerCase(Locale.ROOT).equals("none")) {
                 body.putNull("maxGpuHoursPerWorkload");
             } else {
-                try {
-                    body.put("maxGpuHoursPerWorkload", Double.parseDouble(maxGpuHoursPerWorkload.strip()));
-                } catch (NumberFormatException e) {
-                    throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "--max-gpu-hours: expected a"
-                            + " number of GPU-hours or none, got '" + maxGpuHoursPerWorkload + "'");
-                }
+                body.put("maxGpuHoursPerWorkload", NumberArguments.finite("--max-gpu-hours", maxGpuHoursPerWorkload,
+                        "a finite number of GPU-hours >= 0, or none"));
             }
             return client.put("/v1/brakes", body);
         }

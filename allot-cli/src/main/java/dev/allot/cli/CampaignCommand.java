@@ -201,11 +201,11 @@ final class CampaignCommand extends GroupCommand {
         }
     }
 
-    /** {@code allot campaign list}: your campaigns (every campaign for an administrator). */
+    /** {@code allot campaign list}: your campaigns and those in allocations you manage (all for an administrator). */
     @Command(name = "list", mixinStandardHelpOptions = true,
-            header = "List your campaigns (every campaign for an administrator).",
-            description = "List your campaigns, newest first (every campaign for an administrator): state, progress,"
-                    + " shards by phase and ETA.")
+            header = "List your campaigns and those in allocations you manage (all for an administrator).",
+            description = "List your campaigns and those in the allocations you manage, newest first (every campaign"
+                    + " for an administrator): owner, state, progress, shards by phase and ETA.")
     static final class ListCampaigns extends ClientCommand {
         @Override
         JsonNode call(ApiClient client) {
@@ -295,7 +295,7 @@ final class CampaignCommand extends GroupCommand {
             for (Map.Entry<String, String> n : CampaignFile.BRAKES.entrySet()) {
                 String option = "--" + n.getKey();
                 String before = words;
-                // "field 'campaignCost'" stays, as every command's errors name the field (the option follows)
+                // "field 'campaignCost'" stays: CliHints says it as the option, once
                 words = words.replaceAll("(?<!field ')\\b" + n.getValue() + "\\b", option);
                 renamed |= !before.equals(words);
             }
@@ -311,15 +311,15 @@ final class CampaignCommand extends GroupCommand {
                 body.putNull(field);
                 return;
             }
+            if (!whole) {
+                body.put(field, NumberArguments.finite(option, value, "a finite number >= 0, or none"));
+                return;
+            }
             try {
-                if (whole) {
-                    body.put(field, Integer.parseInt(v));
-                } else {
-                    body.put(field, Double.parseDouble(v));
-                }
+                body.put(field, Integer.parseInt(v));
             } catch (NumberFormatException e) {
-                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, option + ": expected "
-                        + (whole ? "a whole number" : "a number") + " or none, got '" + value + "'");
+                throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, option + ": expected a whole number"
+                        + " or none, got '" + value + "'");
             }
         }
 

@@ -16,9 +16,11 @@ import picocli.CommandLine.Model.OptionSpec;
  * phrase becomes a CLI phrase, for error hints and for the sentences {@code allot explain} prints (a held workload's
  * "GET /v1/brakes shows the limits"); a hint with no entry is printed as the server wrote it.
  *
- * <p>The field an error is about is named by its JSON name ({@code minRuntime}); when the command has the option
- * that carries it ({@code --min-runtime}), the option is named instead, and when it has none and the error already
- * says {@code field 'minRuntime'}, it is not named again.
+ * <p>The field an error is about is named once. The server names it by its JSON name ({@code field 'minRuntime':
+ * ...}); when the command has the option that carries it ({@code --min-runtime}), the option stands in its place
+ * ({@code --min-runtime: ...}), as in the errors the client words itself ({@code --share lab/a=x: expected ...}); it
+ * said both, {@code field 'shards': ... (option --shard)}. A field without an option keeps its name, and one the
+ * error does not name is said after it.
  */
 final class CliHints {
     private CliHints() {
@@ -96,6 +98,16 @@ final class CliHints {
         return null;
     }
 
+    private static final Pattern FIELD = Pattern.compile("field '([A-Za-z][A-Za-z0-9]*)': ");
+
+    /** The server's error with each {@code field 'x': } the command has an option for said as that option. */
+    static String inOptionWords(String error, CommandSpec spec) {
+        return FIELD.matcher(error).replaceAll(r -> {
+            String option = option(r.group(1), spec);
+            return Matcher.quoteReplacement(option != null ? option + ": " : r.group());
+        });
+    }
+
     /**
      * The line printed after {@code allot: } for a failed call: the server's error, then in parentheses the option
      * (or field) it is about and the hint, both for the command line.
@@ -106,11 +118,12 @@ final class CliHints {
         }
         String command = spec == null ? "allot" : spec.qualifiedName(" ");
         String option = option(e.field(), spec);
+        String error = inOptionWords(e.error(), spec);
         // The field is named once: by its option when the command has one, else by name unless the error names it.
-        String about = option != null ? "option " + option
-                : e.field() != null && !e.error().contains("field '" + e.field() + "'") ? "field: " + e.field() : null;
+        String about = option != null ? error.contains(option + ": ") ? null : "option " + option
+                : e.field() != null && !error.contains("field '" + e.field() + "'") ? "field: " + e.field() : null;
         String hint = hint(e.hint(), command);
-        StringBuilder m = new StringBuilder(e.error());
+        StringBuilder m = new StringBuilder(error);
         if (about != null || hint != null) {
             m.append(" (");
             if (about != null) {

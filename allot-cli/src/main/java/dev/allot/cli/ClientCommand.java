@@ -124,16 +124,17 @@ abstract class ClientCommand implements Callable<Integer> {
     static String shellWords(JsonNode array) {
         StringBuilder sb = new StringBuilder();
         for (JsonNode a : array) {
-            String s = a.asText();
             if (sb.length() > 0) {
                 sb.append(' ');
             }
-            if (!s.isEmpty() && s.chars().allMatch(ch -> Character.isLetterOrDigit(ch) || "-_./=:,+@%".indexOf(ch) >= 0)) {
-                sb.append(s);
-            } else {
-                sb.append(ShellWords.quote(s));
-            }
+            sb.append(shellWord(a.asText()));
         }
         return sb.toString();
+    }
+
+    /** One argument as a person would type it: single-quoted when it has spaces, quotes or other such characters. */
+    static String shellWord(String s) {
+        return !s.isEmpty() && s.chars().allMatch(ch -> Character.isLetterOrDigit(ch) || "-_./=:,+@%".indexOf(ch) >= 0)
+                ? s : ShellWords.quote(s);
     }
 }

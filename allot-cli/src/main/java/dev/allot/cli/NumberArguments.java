@@ -1,5 +1,6 @@
 package dev.allot.cli;
 
+import dev.allot.core.rules.TypedNumbers;
 import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -51,16 +52,35 @@ final class NumberArguments {
     static final class NumberText implements ITypeConverter<String> {
         @Override
         public String convert(String text) {
-            number(text);
+            parsed(text);
             return text;
         }
     }
 
+    /** A number-typed option's value: a finite number ({@code 1e400} read as Infinity and ran with it). */
     static double number(String text) {
+        double d = parsed(text);
+        if (!Double.isFinite(d)) {
+            throw new TypeConversionException("expected " + TypedNumbers.FINITE + ", got " + TypedNumbers.shown(text));
+        }
+        return d;
+    }
+
+    private static double parsed(String text) {
         try {
             return Double.parseDouble(text.strip());
         } catch (NumberFormatException e) {
             throw new TypeConversionException("expected a number, got '" + text + "'");
         }
+    }
+
+    /**
+     * The value of an option that takes a number or none ({@code --max-gpu-hours H|none}), given and not none, as the
+     * finite number it reads as; else refused naming the option, what it expects and the value as typed: 1e400 read
+     * as Infinity and went to the server as the string "Infinity", which its error then named.
+     */
+    static double finite(String option, String text, String expected) {
+        return TypedNumbers.finite(text).orElseThrow(() -> new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT,
+                option + ": expected " + expected + ", got " + TypedNumbers.shown(text)));
     }
 }

@@ -160,8 +160,9 @@ final class QueueCommand extends ClientCommand {
                 return;
             }
         }
-        throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "field 'user': no user '" + name
-                + "' (option --user; hint: 'allot user list' lists them)");
+        // worded as the server words a field's error, so that CliHints names the field once, as the option
+        throw new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT, "field 'user': no user '" + name + "'", "user",
+                "GET /v1/users lists them");
     }
 
     @Override

@@ -7,16 +7,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * {@code allot show ID}: one workload and its attempts, oldest first; each attempt's reason (a preemption's runs to
- * hundreds of characters) on its own line below the table, so that the table stays as narrow as its columns.
+ * hundreds of characters) on its own line below the table, so that the table stays as narrow as its columns. Secrets
+ * in its command and environment (an {@code ALLOT_TOKEN} the script reports progress with) are masked
+ * ({@link Secrets}) unless {@code --show-secrets} asks for them whole.
  */
 @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one workload on the Allot server and its attempts.")
 final class ShowCommand extends ClientCommand {
     @Parameters(index = "0", paramLabel = "ID", description = "the workload id, e.g. w-42")
     String id;
+
+    @Option(names = "--show-secrets", description = "print secrets in the command and environment whole (API tokens,"
+            + " variables such as ALLOT_TOKEN or WANDB_API_KEY); without it they are masked, e.g. allo...[43 chars]")
+    boolean showSecrets;
 
     @Override
     JsonNode call(ApiClient client) {
@@ -47,14 +54,30 @@ final class ShowCommand extends ClientCommand {
             fields.add(new String[] {"command", hidden});
             fields.add(new String[] {"environment", hidden});
         } else {
-            fields.add(new String[] {"command", shellWords(w.path("command"))});
+            boolean masked = false;
+            StringBuilder command = new StringBuilder();
+            for (JsonNode word : w.path("command")) {
+                String given = word.asText();
+                String secret = showSecrets ? null : Secrets.word(given);
+                masked |= secret != null;
+                // a masked word quoted as its whole would be: 'Bearer allo...[43 chars]', --key=sk-1...[51 chars]
+                String shown = shellWord(given);
+                command.append(command.length() > 0 ? " " : "")
+                        .append(secret == null ? shown : shown.equals(given) ? secret : ShellWords.quote(secret));
+            }
+            fields.add(new String[] {"command", command.toString()});
             StringBuilder env = new StringBuilder();
             for (Map.Entry<String, JsonNode> e : w.path("environment").properties()) {
-                String value = e.getValue().asText();
+                String given = e.getValue().asText();
+                String value = showSecrets ? given : Secrets.variable(e.getKey(), given);
+                masked |= !value.equals(given);
                 env.append(env.length() > 0 ? " " : "").append(e.getKey()).append('=')
                         .append(value.chars().anyMatch(Character::isISOControl) ? ShellWords.quote(value) : value);
             }
             fields.add(new String[] {"environment", env.length() == 0 ? "-" : env.toString()});
+            if (masked) {
+                fields.add(new String[] {"secrets", "masked (--show-secrets prints them whole)"});
+            }
         }
         fields.add(new String[] {"submitted", text(w, "submittedAt")});
         JsonNode progress = w.path("progress");

@@ -124,8 +124,8 @@ class AccessCommandsTest {
         Cli.Result r = as("tok-alice", "token", "create", "--label", "x".repeat(300));
 
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).isEqualTo("allot: field 'label': expected a string of at most 256 characters, got one of"
-                + " 300 characters (option --label; hint: e.g. \"laptop\" or \"ci\")\n");
+        assertThat(r.err()).isEqualTo("allot: --label: expected a string of at most 256 characters, got one of"
+                + " 300 characters (hint: e.g. \"laptop\" or \"ci\")\n");
     }
 
     @Test
@@ -154,11 +154,33 @@ class AccessCommandsTest {
         Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab", "alice").gpus(1)
                 .command(List.of("train.py", "--key=sk-123")).environment(new java.util.TreeMap<>(Map.of("SECRET", "s3")))
                 .submittedAtMillis(NOW.toEpochMilli()).build());
-        Cli.Result own = as("tok-alice", "show", w.id());
+        Cli.Result own = as("tok-alice", "show", "--show-secrets", w.id());
         assertThat(own.out()).contains("--key=sk-123", "SECRET=s3");
         Cli.Result other = as("tok-bob", "show", w.id());
         assertThat(other.exit()).as(other.err()).isZero();
         assertThat(other.out()).contains("user", "alice", "(hidden: only its submitter").doesNotContain("sk-123", "s3");
-        assertThat(as("tok-root", "show", w.id()).out()).contains("--key=sk-123");
+        assertThat(as("tok-root", "show", "--show-secrets", w.id()).out()).contains("--key=sk-123");
+    }
+
+    @Test
+    void givenAWorkloadWhoseScriptReportsWithAToken_whenItsSubmitterShowsIt_thenTheTokenIsMaskedUnlessAskedForWhole() {
+        // 'allot show' printed ALLOT_TOKEN=allot_... whole on the submitter's terminal, and a --token in the command
+        String token = "allot_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+        Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab", "alice").gpus(1)
+                .command(List.of("report.sh", "--password=hunter2", "Authorization: Bearer " + token, "--epochs=3"))
+                .environment(new java.util.TreeMap<>(Map.of("ALLOT_TOKEN", token, "WANDB_API_KEY", "0123456789abcdef0123",
+                        "SEED", "7")))
+                .submittedAtMillis(NOW.toEpochMilli()).build());
+
+        Cli.Result shown = as("tok-alice", "show", w.id());
+
+        assertThat(shown.exit()).as(shown.err()).isZero();
+        assertThat(shown.out()).doesNotContain(token, "hunter2", "0123456789abcdef0123")
+                .contains("ALLOT_TOKEN=allo...[38 chars]", "WANDB_API_KEY=0123...[20 chars]", "SEED=7",
+                        "--password=...[7 chars]", "'Authorization: Bearer allo...[38 chars]'", "--epochs=3",
+                        "secrets      masked (--show-secrets prints them whole)");
+        Cli.Result whole = as("tok-alice", "show", "--show-secrets", w.id());
+        assertThat(whole.out()).contains("ALLOT_TOKEN=" + token, "--password=hunter2", "WANDB_API_KEY=0123456789abcdef0123")
+                .doesNotContain("masked");
     }
 }

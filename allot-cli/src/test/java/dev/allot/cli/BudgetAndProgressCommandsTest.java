@@ -140,15 +140,15 @@ class BudgetAndProgressCommandsTest {
         assertThat(outside.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         Cli.Result bad = as("root", "budget", "set", "lab/vision", "--share", "-1");
         assertThat(bad.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(bad.err()).isEqualTo("allot: field 'share': expected a finite number >= 0, the weight among its"
-                + " siblings (e.g. 1 or 2.5), got -1 (option --share)\n");
+        assertThat(bad.err()).isEqualTo("allot: --share: expected a finite number >= 0, the weight among its"
+                + " siblings (e.g. 1 or 2.5), got -1\n");
         // a number too large for a double, or NaN: named as typed (it said "got Infinity"), before any request
         for (String typed : List.of("1e400", "-1e400", "NaN")) {
             Cli.Result huge = as("root", "budget", "set", "lab/vision", "--share", typed);
             assertThat(huge.exit()).as(typed).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-            assertThat(huge.err()).as(typed).isEqualTo("allot: field 'share': expected a finite number >= 0, the weight"
+            assertThat(huge.err()).as(typed).isEqualTo("allot: --share: expected a finite number >= 0, the weight"
                     + " among its siblings (e.g. 1 or 2.5), got " + typed + (typed.equals("NaN") ? " (not a number)"
-                    : " (beyond the largest number, about 1.8e308)") + " (option --share)\n");
+                    : " (beyond the largest number, about 1.8e308)") + "\n");
         }
         Cli.Result newAndBad = as("root", "budget", "set", "lab/x", "--share", "-1");
         assertThat(newAndBad.err()).isEqualTo(bad.err());

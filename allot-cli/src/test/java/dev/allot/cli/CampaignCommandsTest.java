@@ -128,9 +128,8 @@ class CampaignCommandsTest {
         // it said "field 'campaignCost': expected pricePerGpuHour beside it", names this command has no option for
         Cli.Result r = api.as("alice", "campaign", "brakes", "eval", "--campaign-cost", "10");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: field 'campaignCost': expected --price-per-gpu-hour beside it (a cost"
-                + " needs a price), got no price (option --campaign-cost; hint: 'allot campaign brakes --help' describes"
-                + " the options)\n");
+        assertThat(r.err()).isEqualTo("allot: --campaign-cost: expected --price-per-gpu-hour beside it (a cost"
+                + " needs a price), got no price (hint: 'allot campaign brakes --help' describes the options)\n");
     }
 
     @Test
@@ -151,12 +150,17 @@ class CampaignCommandsTest {
         assertThat(bad.err()).isEqualTo("allot: --shard-requeues: expected a whole number or none, got 'lots'\n");
         Cli.Result negative = api.as("alice", "campaign", "brakes", "eval", "--shard-gpu-hours", "-1");
         assertThat(negative.exit()).isEqualTo(2);
-        assertThat(negative.err()).isEqualTo("allot: field 'shardGpuHours': expected GPU-hours one shard may use, a"
-                + " number >= 0 (at most 1000000000000), got a number (-1.0) (option --shard-gpu-hours; hint: 'allot"
-                + " campaign brakes --help' describes the options)\n");
+        assertThat(negative.err()).isEqualTo("allot: --shard-gpu-hours: expected GPU-hours one shard may use, a"
+                + " number >= 0 (at most 1000000000000), got a number (-1.0) (hint: 'allot campaign brakes --help'"
+                + " describes the options)\n");
+        // 1e400 read as Infinity and was sent as the string "Infinity", which the server's error then named
+        Cli.Result huge = api.as("alice", "campaign", "brakes", "eval", "--campaign-gpu-hours", "1e400");
+        assertThat(huge.exit()).isEqualTo(2);
+        assertThat(huge.err()).isEqualTo("allot: --campaign-gpu-hours: expected a finite number >= 0, or none, got"
+                + " 1e400 (beyond the largest number, about 1.8e308)\n");
         Cli.Result noPrice = api.as("alice", "campaign", "brakes", "eval", "--price-per-gpu-hour", "none");
         assertThat(noPrice.exit()).isEqualTo(2);
-        assertThat(noPrice.err()).contains("field 'campaignCost': expected --price-per-gpu-hour beside it");
+        assertThat(noPrice.err()).contains("allot: --campaign-cost: expected --price-per-gpu-hour beside it");
         Cli.Result bob = api.as("bob", "campaign", "brakes", "eval", "--shard-gpu-hours", "1");
         assertThat(bob.exit()).isNotZero();
         assertThat(bob.err()).startsWith("allot: user 'bob' may not change the brakes of campaign 'eval'");
@@ -244,6 +248,17 @@ class CampaignCommandsTest {
         assertThat(r.err()).startsWith("allot: " + brace + ":").contains(": not YAML or JSON: while parsing a flow"
                 + " mapping; expected ',' or '}'").doesNotContain("in 'reader'").hasLineCount(1);
         assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("colon", "brace");
+    }
+
+    @Test
+    @Order(5)
+    void aRetryOfAShardTheCampaignLacksNamesTheOptionOnceAndTheShardsItHas() {
+        // it said "field 'shards': campaign 'eval' has no shard 7 (its shards are 0 to 2) (option --shard; ...)"
+        Cli.Result r = api.as("alice", "campaign", "retry", "eval", "--shard", "7");
+
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --shard: expected shards of campaign 'eval', whole numbers from 0 to 2,"
+                + " got 7 (hint: 'allot campaign status eval' shows it)\n");
     }
 
     @Test

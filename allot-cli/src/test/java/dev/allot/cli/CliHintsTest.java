@@ -65,7 +65,7 @@ class CliHintsTest {
         ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'defaultLifetime': expected at least 1s",
                 "defaultLifetime", null);
         assertThat(CliHints.message(e, policy.getCommandSpec()))
-                .isEqualTo("field 'defaultLifetime': expected at least 1s (option --default)");
+                .isEqualTo("--default: expected at least 1s");
     }
 
     @Test
@@ -82,7 +82,10 @@ class CliHintsTest {
         ApiClient.ClientException optioned = new ApiClient.ClientException(2, "field 'minRuntime': expected ...",
                 "minRuntime", null);
         assertThat(CliHints.message(optioned, submit.getCommandSpec()))
-                .isEqualTo("field 'minRuntime': expected ... (option --min-runtime)");
+                .isEqualTo("--min-runtime: expected ...");
+        ApiClient.ClientException unnamedOptioned = new ApiClient.ClientException(2, "expected ...", "minRuntime", null);
+        assertThat(CliHints.message(unnamedOptioned, submit.getCommandSpec()))
+                .isEqualTo("expected ... (option --min-runtime)");
         ApiClient.ClientException plain = new ApiClient.ClientException(1, "cannot reach the Allot server");
         assertThat(CliHints.message(plain, submit.getCommandSpec())).isEqualTo("cannot reach the Allot server");
     }

@@ -134,7 +134,7 @@ class NodesCommandTest {
         Cli.Result r = as("root", "nodes", "set", "gpu-01", "--gpus", "0");
 
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).startsWith("allot: ").contains("option --gpus", "1 to 4,096").hasLineCount(1);
+        assertThat(r.err()).startsWith("allot: --gpus: ").contains("1 to 4,096").hasLineCount(1);
     }
 
     @Test

@@ -60,7 +60,7 @@ class SharesAndNamesAcrossBoundariesTest {
             assertThat(cli.exit()).as("CLI on share %s: %s", share, cli.err()).isEqualTo(rule ? 0 : 2);
             assertThat(reader).as("reader on share %s", share).isEqualTo(rule);
             if (!rule) {
-                assertThat(cli.err()).contains("field 'share': expected " + Shares.EXPECTED);
+                assertThat(cli.err()).contains("--share: expected " + Shares.EXPECTED);
             }
         }
         // and what the API and the CLI refused was not created

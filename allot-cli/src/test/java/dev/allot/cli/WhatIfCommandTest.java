@@ -119,8 +119,23 @@ class WhatIfCommandTest {
         Cli.Result root = api.as("root", "whatif", "--share", "lab=2");
         assertThat(root.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(root.out()).isEmpty();
-        assertThat(root.err()).startsWith("allot: field 'shares': 'lab' has no siblings, and shares are relative among"
+        assertThat(root.err()).startsWith("allot: --share: 'lab' has no siblings, and shares are relative among"
                 + " siblings: its share changes nothing");
+    }
+
+    @Test
+    void aSettingOutOfRangeIsNamedOnceByTheOptionAndTheSettingWithWhatItMustBe() {
+        // it said "field 'settings': setting 'allocation.waste-limit': waste-limit must be ... (option --set; ...)":
+        // the field twice (as the API's and as the option) and the setting twice
+        Cli.Result r = api.as("root", "whatif", "--set", "allocation.waste-limit=-1");
+
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --set: setting 'allocation.waste-limit': must be a number >= 0 (0: no"
+                + " limit), got -1.0 (hint: 'allot policy show' shows the settings in force)\n");
+        Cli.Result both = api.as("root", "whatif", "--set", "allocation.reservation=true", "--set",
+                "allocation.max-reservations=0");
+        assertThat(both.err()).isEqualTo("allot: --set: setting 'allocation.max-reservations': must be 1 to 1000, got 0"
+                + " (hint: 'allot policy show' shows the settings in force)\n");
     }
 
     @Test
@@ -160,14 +175,14 @@ class WhatIfCommandTest {
         assertThat(shared.err()).contains("'lookback' is shared by every policy");
         Cli.Result unknown = api.as("root", "whatif", "--set", "allocation.nope=1");
         assertThat(unknown.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(unknown.err()).isEqualTo("allot: field 'settings': unknown setting 'allocation.nope'; valid settings: "
+        assertThat(unknown.err()).isEqualTo("allot: --set: unknown setting 'allocation.nope'; valid settings: "
                 + String.join(", ", dev.allot.sim.forecast.WhatIfChanges.settingKeys(
                         dev.allot.core.policy.PolicyRegistry.standard().get("allocation")))
-                + " (option --set; hint: 'allot policy show' shows the settings in force)\n");
+                + " (hint: 'allot policy show' shows the settings in force)\n");
         assertThat(unknown.err()).contains("valid settings: allocation.burst-reserve, allocation.burst-short-protection, ");
         Cli.Result badValue = api.as("root", "whatif", "--set", "allocation.reclaim-margin=abc");
         assertThat(badValue.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(badValue.err()).isEqualTo("allot: field 'settings': setting 'allocation.reclaim-margin': cannot read"
-                + " 'abc' as a number (option --set; hint: 'allot policy show' shows the settings in force)\n");
+        assertThat(badValue.err()).isEqualTo("allot: --set: setting 'allocation.reclaim-margin': cannot read"
+                + " 'abc' as a number (hint: 'allot policy show' shows the settings in force)\n");
     }
 }

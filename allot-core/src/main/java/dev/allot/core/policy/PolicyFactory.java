@@ -23,6 +23,16 @@ public interface PolicyFactory {
         create(settings);
     }
 
+    /**
+     * A complaint of {@link #checkValues} about the setting {@code key} without the key it starts with ("waste-limit
+     * must be a number >= 0" becomes "must be a number >= 0"), for a caller that names the setting itself, so that the
+     * message does not name it twice ("setting 'allocation.waste-limit': waste-limit must be ..."); null when the
+     * complaint is not about that setting.
+     */
+    static String complaintAbout(String key, String message) {
+        return message != null && message.startsWith(key + " ") ? message.substring(key.length() + 1) : null;
+    }
+
     /** A factory from its parts: what every policy class registers as its {@code FACTORY}. */
     static PolicyFactory of(String name, String description, List<SettingSpec> settings,
                             Function<Settings, Policy> create) {

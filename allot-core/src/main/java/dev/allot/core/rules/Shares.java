@@ -33,22 +33,14 @@ public final class Shares {
      * Why the share typed as {@code text} (a command line's {@code --share 2.5}) is not a valid share, or empty when
      * it is: the value named as it was typed, and why when the number it parses to would hide it ({@code 1e400} is
      * too large for a double and parses to Infinity, which the message said, or sent as JSON became the string
-     * "Infinity").
+     * "Infinity"), by the rule every number typed in follows ({@link TypedNumbers}).
      */
     public static Optional<Violation> check(String text) {
-        String t = text.strip();
-        double share;
-        try {
-            share = Double.parseDouble(t);
-        } catch (NumberFormatException e) {
-            return Optional.of(new Violation(FIELD, EXPECTED, Violation.shown(text)));
-        }
-        if (valid(share)) {
+        java.util.OptionalDouble share = TypedNumbers.finite(text);
+        if (share.isPresent() && valid(share.getAsDouble())) {
             return Optional.empty();
         }
-        String why = Double.isNaN(share) ? " (not a number)"
-                : Double.isInfinite(share) ? " (beyond the largest number, about 1.8e308)" : "";
-        return Optional.of(new Violation(FIELD, EXPECTED, Violation.escaped(t) + why));
+        return Optional.of(new Violation(FIELD, EXPECTED, TypedNumbers.shown(text)));
     }
 
     /**

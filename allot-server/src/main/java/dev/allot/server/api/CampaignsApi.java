@@ -27,7 +27,8 @@ import java.util.TreeSet;
  *   <li>{@code POST /v1/campaigns}: a member of the allocation (or a manager above it, or an administrator) submits
  *   one, owned by itself: checked field by field ({@link CampaignRequest}) and its shards' workloads as the submissions
  *   they will be ({@link WorkloadIntake}); 201 with its view; audited ({@code campaign.create}).</li>
- *   <li>{@code GET /v1/campaigns}: the caller's campaigns, every campaign for an administrator.</li>
+ *   <li>{@code GET /v1/campaigns}: the campaigns the caller may manage: its own, those in the allocations it manages
+ *   (and below), every campaign for an administrator.</li>
  *   <li>{@code GET /v1/campaigns/{name}}: any signed-in user reads one (as for workloads: its command and environment
  *   only for those who may see the workloads' ones).</li>
  *   <li>{@code PUT /v1/campaigns/{name}/brakes}: its owner, a manager of its allocation or above, or an administrator
@@ -87,11 +88,14 @@ final class CampaignsApi {
 
     void list(Context ctx, User user) {
         QueryParams.only(ctx, java.util.List.of(), "GET /v1/campaigns takes no parameters: it lists your campaigns"
-                + " (every campaign for an administrator)");
-        boolean admin = user.role() == User.Role.ADMIN;
+                + " and those in allocations you manage (every campaign for an administrator)");
         Permissions permissions = Permissions.of(store.allocations().allocations());
-        List<Views.CampaignView> out = store.campaigns().campaigns(admin ? null : user.name()).stream()
-                .map(c -> view(c.name(), mayManage(permissions, user, c))).toList();
+        // who may manage a campaign sees it listed: a manager retried and cancelled the campaigns below it, but
+        // found them in no list
+        // (a user who manages nothing reads its own alone)
+        boolean ownOnly = !permissions.mayReadAudit(user);
+        List<Views.CampaignView> out = store.campaigns().campaigns(ownOnly ? user.name() : null).stream()
+                .filter(c -> mayManage(permissions, user, c)).map(c -> view(c.name(), true)).toList();
         io.json(ctx, 200, new Views.CampaignList(out));
     }
 
@@ -181,8 +185,8 @@ final class CampaignsApi {
         TreeSet<Integer> out = new TreeSet<>();
         for (JsonNode n : list) {
             if (!n.isIntegralNumber() || n.asLong() < 0 || n.asLong() >= count) {
-                throw ApiException.badField("shards", "campaign '" + name + "' has no shard " + n + " (its shards are 0"
-                        + " to " + (count - 1) + ")", "GET /v1/campaigns/" + name + " shows it");
+                throw ApiException.badField("shards", "expected shards of campaign '" + name + "', whole numbers from 0"
+                        + " to " + (count - 1) + ", got " + n, "GET /v1/campaigns/" + name + " shows it");
             }
             out.add(n.asInt());
         }

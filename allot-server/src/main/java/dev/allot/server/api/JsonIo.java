@@ -1,6 +1,9 @@
 package dev.allot.server.api;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -8,7 +11,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.allot.core.rules.TypedNumbers;
 import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How the API reads request bodies and writes answers: Jackson, strictly (unknown fields, duplicate keys, trailing
@@ -35,7 +41,11 @@ final class JsonIo implements UsersApi.Io {
     @Override
     public JsonNode body(Context ctx) {
         try {
-            return mapper.readTree(ctx.body());
+            JsonNode tree = mapper.readTree(ctx.body());
+            if (hasNonFinite(tree)) {
+                refuseNonFinite(ctx.body());
+            }
+            return tree;
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? ""
                     : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
@@ -47,6 +57,62 @@ final class JsonIo implements UsersApi.Io {
                     + firstLine(dev.allot.sim.input.ParserMessages.plain(e.getOriginalMessage())),
                     "the body must be one JSON object; GET /v1/openapi.json describes it");
         }
+    }
+
+    private static boolean hasNonFinite(JsonNode node) {
+        if (node.isNumber()) {
+            return !Double.isFinite(node.doubleValue());
+        }
+        for (JsonNode child : node) {
+            if (hasNonFinite(child)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Refuses a number too large for a double ({@code 1e400}, which Jackson reads as Infinity: the checks of each
+     * field then said 'got a number ("Infinity")', or took it), here where every body passes: named by its field,
+     * as it was written, by the rule of {@link TypedNumbers}. Reads the body again, for the number as written.
+     */
+    private void refuseNonFinite(String body) throws JsonProcessingException {
+        try (JsonParser p = mapper.createParser(body)) {
+            for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+                if (t.isNumeric() && !Double.isFinite(p.getDoubleValue())) {
+                    List<JsonStreamContext> path = new ArrayList<>();
+                    for (JsonStreamContext c = p.getParsingContext(); c != null && !c.inRoot(); c = c.getParent()) {
+                        path.add(0, c);
+                    }
+                    // named as the API names a field inside another (shards[3].units), up to a key that is no name
+                    // (a what-if's share of 'lab/nlp'), which the problem then names
+                    StringBuilder field = new StringBuilder();
+                    StringBuilder inside = new StringBuilder();
+                    for (JsonStreamContext c : path) {
+                        String name = c.getCurrentName();
+                        if (inside.isEmpty() && c.inArray() && !field.isEmpty()) {
+                            field.append('[').append(c.getCurrentIndex()).append(']');
+                        } else if (inside.isEmpty() && c.inObject() && name.matches("[A-Za-z_][A-Za-z0-9_-]*")) {
+                            field.append(field.isEmpty() ? "" : ".").append(name);
+                        } else {
+                            inside.append(c.inArray() ? "[" + c.getCurrentIndex() + "]" : "'" + name + "'");
+                        }
+                    }
+                    String problem = "expected " + TypedNumbers.FINITE + ", got " + TypedNumbers.shown(p.getText());
+                    String hint = "GET /v1/openapi.json describes the field";
+                    if (field.isEmpty()) {
+                        throw ApiException.badRequest((inside.isEmpty() ? "" : "at " + inside + ": ") + problem, hint);
+                    }
+                    throw ApiException.badField(field.toString(), (inside.isEmpty() ? "" : inside + ": ") + problem,
+                            hint);
+                }
+            }
+        } catch (JsonProcessingException e) {
+            throw e;
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("could not read the body again", e);
+        }
+        throw new IllegalStateException("a number beyond a double in the body that reading it again did not find");
     }
 
     /** The name of the duplicated field when Jackson refused the body for one, else null. */

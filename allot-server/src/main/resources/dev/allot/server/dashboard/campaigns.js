@@ -1,6 +1,6 @@
-// The campaigns page: GET /v1/campaigns (the signed-in user's campaigns, every campaign for an administrator), one
-// row each with its units done as a bar, its protected slots and the scheduler's ETA; a campaign's name leads to its
-// page. Reloaded while open (Allot.live).
+// The campaigns page: GET /v1/campaigns (the signed-in user's campaigns and those in allocations it manages, every
+// campaign for an administrator), one row each with its units done as a bar, its protected slots and the scheduler's
+// ETA; a campaign's name leads to its page. Reloaded while open (Allot.live).
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
@@ -42,11 +42,11 @@
         el('td', { class: 'eta when' }, eta(c))));
     }
     if (!campaigns.length) {
-      // in the words of someone at a terminal (the CLI), and that the list holds only the viewer's own: a manager
-      // whose members run campaigns saw 'No campaigns' and a raw API call
+      // in the words of someone at a terminal (the CLI), and whose campaigns the list holds: the viewer's own and
+      // those in the allocations it manages (a manager's members' campaigns were in no list)
       body.appendChild(el('tr', {}, el('td', { colspan: 9, class: 'muted', id: 'no-campaigns' },
-        Allot.session.role === 'admin' ? 'No campaigns yet. ' : 'You have no campaigns (this page lists your own;'
-          + ' another user\'s opens at /campaigns/NAME). ',
+        Allot.session.role === 'admin' ? 'No campaigns yet. ' : 'You have no campaigns (this page lists your own and those'
+          + ' in the allocations you manage; another user\'s opens at /campaigns/NAME). ',
         el('code', {}, 'allot campaign submit FILE'), ' submits one (POST /v1/campaigns).')));
     }
   }

@@ -119,6 +119,20 @@ class BrakesApiTest {
     }
 
     @Test
+    @Order(3)
+    void aCapBeyondTheLargestNumberIsNamedAsWrittenNotAsTheStringInfinity() {
+        // Jackson reads 1e400 as Infinity: it said 'got a number ("Infinity")'
+        for (String written : List.of("1e400", "-1E400", "123456789e999")) {
+            Response r = api.put("/v1/brakes", "tok-root", "{\"maxRequeues\": 3, \"maxGpuHoursPerWorkload\": " + written
+                    + "}");
+            assertThat(r.status()).as(written).isEqualTo(400);
+            assertThat(r.field()).as(written).isEqualTo("maxGpuHoursPerWorkload");
+            assertThat(r.error()).as(written).isEqualTo("field 'maxGpuHoursPerWorkload': expected a finite number, got "
+                    + written + " (beyond the largest number, about 1.8e308)");
+        }
+    }
+
+    @Test
     @Order(4)
     void fuzzedBodiesAreNeverA500() {
         Random random = new Random(42);

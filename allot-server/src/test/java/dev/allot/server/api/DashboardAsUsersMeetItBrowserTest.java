@@ -133,7 +133,8 @@ class DashboardAsUsersMeetItBrowserTest {
         signIn("member", "/campaigns");
 
         // it said "No campaigns. POST /v1/campaigns submits one.": a raw API call, and nothing of whose campaigns
-        assertThat(browser.text("#no-campaigns")).startsWith("You have no campaigns (this page lists your own;")
+        assertThat(browser.text("#no-campaigns")).startsWith("You have no campaigns (this page lists your own and those in the"
+                + " allocations you manage;")
                 .contains("allot campaign submit FILE");
         assertThat(browser.consoleErrors()).isEmpty();
     }

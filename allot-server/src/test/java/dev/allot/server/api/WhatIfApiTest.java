@@ -123,17 +123,22 @@ class WhatIfApiTest {
                 {"{\"shares\": {\"lab/vision\": 0, \"lab/nlp\": 0}}", "shares",
                         "expected at least one positive share among the children of 'lab'"},
                 {"{\"shares\": [1]}", "shares", "expected an object"},
+                // named as written: it said 'got a number ("Infinity")'
+                {"{\"shares\": {\"lab/vision\": 1e400}}", "shares", "field 'shares': 'lab/vision': expected a finite"
+                        + " number, got 1e400 (beyond the largest number, about 1.8e308)"},
+                {"{\"runs\": 1e400}", "runs", "field 'runs': expected a finite number, got 1e400 (beyond"},
                 {"{\"settings\": {\"lookback\": \"3d\"}}", "settings", "shared by every policy"},
                 {"{\"settings\": {\"kueue.x\": \"1\"}}", "settings", "expected allocation.<setting>"},
                 {"{\"settings\": {\"allocation.reservation\": \"maybe\"}}", "settings", "reservation"},
                 {"{\"settings\": {\"allocation.nope\": \"1\"}}", "settings", "unknown setting 'allocation.nope';"
                         + " valid settings: allocation.burst-reserve, allocation.burst-short-protection,"},
                 {"{\"settings\": {\"allocation.reclaim-margin\": \"-1\"}}", "settings",
-                        "setting 'allocation.reclaim-margin': reclaim-margin must be a number >= 0"},
+                        // the setting named once: it said "setting 'allocation.reclaim-margin': reclaim-margin must ..."
+                        "field 'settings': setting 'allocation.reclaim-margin': must be a number >= 0, got -1.0"},
                 {"{\"settings\": {\"allocation.max-reservations\": \"100000\"}}", "settings", "max-reservations"},
                 {"{\"settings\": {\"allocation.fairshare-recheck\": \"0s\"}}", "settings", "fairshare-recheck"},
                 {"{\"settings\": {\"allocation.waste-limit\": \"-1\", \"allocation.reservation\": \"true\"}}",
-                        "settings", "settings [allocation.reservation, allocation.waste-limit]: waste-limit"},
+                        "settings", "field 'settings': setting 'allocation.waste-limit': must be a number >= 0"},
                 {"{\"horizon\": \"8d\"}", "horizon", "from 1h to 7d"},
                 {"{\"horizon\": 3}", "horizon", "expected a duration as text"},
                 {"{\"runs\": 0}", "runs", "from 1 to 20"},

@@ -132,8 +132,8 @@ class CampaignDashboardBrowserTest {
 
             // carol has none
             signIn(browser, f, "carol", "/campaigns");
-            assertThat(browser.text("#campaigns tbody")).isEqualTo("You have no campaigns (this page lists your own;"
-                    + " another user's opens at /campaigns/NAME). allot campaign submit FILE submits one (POST"
+            assertThat(browser.text("#campaigns tbody")).isEqualTo("You have no campaigns (this page lists your own and"
+                    + " those in the allocations you manage; another user's opens at /campaigns/NAME). allot campaign submit FILE submits one (POST"
                     + " /v1/campaigns).");
             assertThat(browser.consoleErrors()).isEmpty();
         }

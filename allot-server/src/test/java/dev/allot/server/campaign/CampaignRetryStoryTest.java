@@ -47,7 +47,8 @@ class CampaignRetryStoryTest {
                     + " queued or runs; only such a shard is retried");
             Response none = f.post("/v1/campaigns/flaky/retry", "alice", "{\"shards\": [2]}");
             assertThat(none.status()).isEqualTo(400);
-            assertThat(none.error()).isEqualTo("field 'shards': campaign 'flaky' has no shard 2 (its shards are 0 to 1)");
+            assertThat(none.error()).isEqualTo("field 'shards': expected shards of campaign 'flaky', whole numbers from 0 to"
+                    + " 1, got 2");
 
             // when alice retries every shard held after a failure
             Response r = f.post("/v1/campaigns/flaky/retry", "alice", null);

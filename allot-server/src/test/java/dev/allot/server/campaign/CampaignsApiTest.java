@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.campaign.CampaignFixture.Response;
+import dev.allot.server.store.Allocation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,6 +157,26 @@ class CampaignsApiTest {
         assertThat(missing.error()).isEqualTo("no campaign 'nope'");
         assertThat(f.get("/v1/campaigns?x=1", "alice").status()).isEqualTo(400);
         assertThat(f.get("/v1/campaigns", null).status()).isEqualTo(401);
+    }
+
+    @Test
+    void givenAManagerOfTheLab_whenCampaignsAreListed_thenItSeesThoseInItsSubtreeAndAManagerBesideItNone() {
+        // a manager could retry or cancel a campaign below it, but GET /v1/campaigns listed only its own
+        long t = CampaignFixture.T0.toEpochMilli();
+        f.store.allocations().putAllocation(new Allocation("lab", 1, List.of("carol"), List.of()), "root", t);
+        f.store.allocations().putAllocation(new Allocation("lab/b", 1, List.of("bob"), List.of("bob")), "root", t);
+        try {
+            Response carol = f.get("/v1/campaigns", "carol");
+            assertThat(carol.status()).isEqualTo(200);
+            assertThat(names(carol.json())).contains("mine");
+            JsonNode mine = carol.json().path("campaigns").get(names(carol.json()).indexOf("mine"));
+            assertThat(mine.path("owner").asText()).isEqualTo("alice");
+            assertThat(mine.path("redacted").asBoolean()).as("a manager above it sees its command").isFalse();
+            assertThat(names(f.get("/v1/campaigns", "bob").json())).as("lab/b's manager: not lab/a's").isEmpty();
+        } finally {
+            f.store.allocations().putAllocation(new Allocation("lab", 1, List.of(), List.of()), "root", t);
+            f.store.allocations().putAllocation(new Allocation("lab/b", 1, List.of(), List.of("bob")), "root", t);
+        }
     }
 
     @Test

@@ -44,7 +44,7 @@ public final class WhatIfChanges {
             double share = e.getValue() == null ? Double.NaN : e.getValue();
             Optional<Violation> bad = Shares.check(share);
             if (bad.isPresent()) {
-                throw new IllegalArgumentException("share of '" + e.getKey() + "': " + bad.get());
+                throw new IllegalArgumentException("share of '" + e.getKey() + "': " + bad.get().problem());
             }
             byNode.put(node, share);
         }
@@ -148,6 +148,14 @@ public final class WhatIfChanges {
         try {
             factory.checkValues(settings);
         } catch (IllegalArgumentException e) {
+            // a complaint about one of the settings changed is named by its key alone: it said "setting
+            // 'allocation.waste-limit': waste-limit must be ...", naming the setting twice
+            for (String key : new TreeMap<>(changes).keySet()) {
+                String complaint = PolicyFactory.complaintAbout(key.substring(key.indexOf('.') + 1), e.getMessage());
+                if (complaint != null) {
+                    throw new IllegalArgumentException("setting '" + key + "': " + complaint, e);
+                }
+            }
             throw new IllegalArgumentException((changes.size() == 1 ? "setting '" + changes.keySet().iterator().next()
                     + "'" : "settings " + new TreeMap<>(changes).keySet()) + ": " + e.getMessage(), e);
         }

@@ -100,9 +100,9 @@ final class PolicyReader {
     private static InputException rangeError(YamlTree y, Entry section, String message) {
         if (section.value() instanceof MapNode m) {
             for (Entry s : m.entries().values()) {
-                if (message.startsWith(s.key() + " ")) {
-                    return y.error(s.value(), section.key(), "setting '" + s.key() + "': "
-                            + message.substring(s.key().length() + 1));
+                String complaint = PolicyFactory.complaintAbout(s.key(), message);
+                if (complaint != null) {
+                    return y.error(s.value(), section.key(), "setting '" + s.key() + "': " + complaint);
                 }
             }
         }
