@@ -290,6 +290,7 @@ final class ApiFuzzer {
                 "[{\"units\": 0}]", "[{\"rows\": 1}]", "[1]", "{}"));
         fields.put("brakes", List.of("{}", "{\"shardGpuHours\": 10}", "{\"campaignCost\": 5}", "[]",
                 "{\"shardRequeues\": -1}", "null"));
+        fields.put("failureRetries", List.of("0", "2", "100", "101", "-1", "1.5", "\"2\"", "null"));
         byte[] b = body(fields);
         // A campaign takes one of protectedShards and protectedGpus: mostly only one is kept, so that some are valid.
         if (random.nextInt(4) > 0) {
