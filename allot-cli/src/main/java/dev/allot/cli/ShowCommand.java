@@ -49,6 +49,12 @@ final class ShowCommand extends ClientCommand {
         fields.add(new String[] {"resumable", w.path("resumable").asBoolean() ? "yes" : "no"});
         fields.add(new String[] {"priority", text(w, "priority")});
         fields.add(new String[] {"kind", text(w, "kind")});
+        JsonNode campaign = answer.path("campaign");
+        if (campaign.isObject()) {
+            fields.add(new String[] {"campaign", campaign.path("name").asText() + ", shard "
+                    + campaign.path("shard").asText() + " (allot campaign status " + campaign.path("name").asText()
+                    + ")"});
+        }
         if (w.path("redacted").asBoolean()) {
             String hidden = "(hidden: only its submitter, managers of its allocation or above, and administrators see it)";
             fields.add(new String[] {"command", hidden});

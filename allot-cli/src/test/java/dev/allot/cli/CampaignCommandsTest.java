@@ -80,6 +80,9 @@ class CampaignCommandsTest {
         api.loop.runOnce();
         assertThat(api.store.workloads().workload("w-1").orElseThrow().environment()).containsEntry("SEED", "7")
                 .containsEntry("ALLOT_SHARD", "0");
+        // and a shard's workload names its campaign where its owner looks at it
+        assertThat(api.as("alice", "show", "w-1").out().lines())
+                .anySatisfy(l -> assertThat(l).matches("  campaign +eval, shard 0 \\(allot campaign status eval\\)"));
     }
 
     @Test
