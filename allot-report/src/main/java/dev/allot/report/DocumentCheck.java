@@ -1,5 +1,6 @@
 package dev.allot.report;
 
+import dev.allot.core.rules.NodeGpus;
 import dev.allot.sim.detail.HourlySeries;
 import dev.allot.sim.detail.RunDetail;
 import dev.allot.core.timeline.TimelineData;
@@ -52,7 +53,7 @@ public final class DocumentCheck {
         require(nodes.names() != null && nodes.gpus() != null && nodes.names().size() == nodes.gpus().length
                 && !nodes.names().isEmpty(), "nodes", "as many node names as GPU counts, at least one");
         for (int g : nodes.gpus()) {
-            require(g >= 1 && g <= 1024, "nodes.gpus", "1 to 1,024 GPUs per node, got " + g);
+            require(NodeGpus.allowed(g), "nodes.gpus", NodeGpus.EXPECTED + ", got " + g);
         }
         TimelineWorkloads w = d.workloads();
         require(w.ids() != null, "workloads.ids", "the workload ids");

@@ -86,6 +86,28 @@ class DocumentCheckTest {
     }
 
     @Test
+    void aRunOnNodesOf2048GpusIsReportedFromItsSavedDocument() throws IOException {
+        // the cluster takes nodes of up to 4,096 GPUs; the report refused the document of such a run after it
+        Path dir = Files.createDirectories(tmp.resolve("wide"));
+        for (String f : List.of("allocations.yaml", "policy.yaml", "workloads.csv")) {
+            Files.copy(Path.of("../examples/tiny", f), dir.resolve(f));
+        }
+        Files.writeString(dir.resolve("cluster.yaml"), "node-groups:\n  - name-prefix: wide\n    count: 2\n    gpus: 2048\n"
+                + "    gpu-type: h100\n");
+        PolicyRegistry registry = PolicyRegistry.standard();
+        Scenario scenario = ScenarioReader.read(dir, false, registry);
+        DetailRecorder detail = new DetailRecorder();
+        SimulationResult r = new Simulator(scenario, registry, "allocation", Simulator.Options.defaults().withListener(detail)).run();
+        StringWriter w = new StringWriter();
+        JsonReport.write(JsonReport.document(scenario, List.of(r), List.of(detail.finish(r))), w);
+        Path file = Files.writeString(tmp.resolve("wide.json"), w.toString());
+
+        String page = load(file);
+
+        assertThat(HtmlReport.embeddedJson(page)).contains("\"gpus\":[2048,2048]");
+    }
+
+    @Test
     void theFixtureHasWhatTheCorruptionsBreak() throws IOException {
         // guards the table below against editing fields that are absent (an edit of nothing would pass vacuously)
         JsonNode root = JSON.readTree(text);
@@ -190,7 +212,7 @@ class DocumentCheckTest {
                     runs.add(first);
                 }, "runs[0].policy", "'allocation' (the order of policies)"),
                 corrupt("a node of no GPUs", r -> array(r, "/nodes/gpus").set(1, 0),
-                        "nodes.gpus", "1 to 1,024 GPUs per node, got 0"),
+                        "nodes.gpus", "a whole number from 1 to 4,096 (the GPUs of one machine), got 0"),
                 corrupt("more node names than GPU counts", r -> array(r, "/nodes/names").add("node-04"),
                         "nodes", "as many node names as GPU counts"),
                 corrupt("a workload column one short", r -> array(r, "/workloads/gpus").remove(0),
