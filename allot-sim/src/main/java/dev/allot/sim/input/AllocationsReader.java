@@ -36,7 +36,7 @@ final class AllocationsReader {
         MapNode root = y.rootMap(KEYS);
         Map<String, Integer> nameLine = new HashMap<>();
         String rootName = name(y, root, nameLine);
-        Node share = y.optional(root, "share");
+        Node share = y.optionalValue(root, "share");
         if (share != null) {
             share(y, share); // checked, but the root's share means nothing
         }
@@ -102,7 +102,7 @@ final class AllocationsReader {
         for (Node item : list.items()) {
             MapNode m = y.map(item, "children", KEYS);
             String name = name(y, m, nameLine);
-            Node shareNode = y.optional(m, "share");
+            Node shareNode = y.optionalValue(m, "share");
             double share = shareNode == null ? 1.0 : share(y, shareNode);
             b.child(name, share, managers(y, m));
             children(y, b, m, name, nameLine);

@@ -64,7 +64,7 @@ final class CampaignReader {
             throw y.error(allocNode, "allocation", Values.allocationProblem(tree, allocation));
         }
         long submitAt = optionalDuration(y, root, "submit-at", Duration.ZERO, true).getSeconds();
-        Node gpusNode = y.optional(root, "gpus");
+        Node gpusNode = y.optionalValue(root, "gpus");
         int gpus = gpusNode == null ? 1 : y.wholeNumber(gpusNode, "gpus", 1);
         Duration minRuntime = duration(y, y.required(root, "min-runtime", what).value(), "min-runtime", false);
         ProtectedSlots slots = slots(y, root);
@@ -141,7 +141,7 @@ final class CampaignReader {
             if (units < 1) {
                 throw y.error(unitsNode, "units", "expected a whole number >= 1, got " + unitsNode.describe());
             }
-            Node speedNode = y.optional(m, "speed");
+            Node speedNode = y.optionalValue(m, "speed");
             double speed = speedNode == null ? 1 : positive(y, speedNode, "speed");
             out.add(new CampaignSpec.Shard(i, family, units, speed));
         }
@@ -153,7 +153,7 @@ final class CampaignReader {
         String what = "the generate section";
         int count = y.wholeNumber(y.required(m, "count", what).value(), "count", 1);
         double[] hours = range(y, y.required(m, "hours", what).value(), "hours", "hours");
-        Node seedNode = y.optional(m, "seed");
+        Node seedNode = y.optionalValue(m, "seed");
         long seed = 1;
         if (seedNode != null) {
             seed = Values.parseWholeNumber(y.text(seedNode, "seed", "a whole number >= 0"));
@@ -161,7 +161,7 @@ final class CampaignReader {
                 throw y.error(seedNode, "seed", "expected a whole number >= 0, got " + seedNode.describe());
             }
         }
-        Node speedNode = y.optional(m, "speed");
+        Node speedNode = y.optionalValue(m, "speed");
         double[] speed = speedNode == null ? new double[] {1, 1} : range(y, speedNode, "speed", "speeds");
         return ShardGenerator.generate(count, hours[0], hours[1], seed, families, speed[0], speed[1]);
     }
@@ -195,7 +195,7 @@ final class CampaignReader {
     }
 
     private static Duration optionalDuration(YamlTree y, MapNode m, String key, Duration def, boolean zeroOk) {
-        Node n = y.optional(m, key);
+        Node n = y.optionalValue(m, key);
         return n == null ? def : duration(y, n, key, zeroOk);
     }
 

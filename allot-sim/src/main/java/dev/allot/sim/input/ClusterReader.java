@@ -49,7 +49,7 @@ final class ClusterReader {
         MapNode root = y.rootMap(TOP_KEYS);
 
         Long start = null;
-        Node startNode = y.optional(root, "start");
+        Node startNode = y.optionalValue(root, "start");
         if (startNode != null) {
             String s = y.text(startNode, "start", "an ISO-8601 instant such as 2026-01-05T00:00:00Z");
             try {
@@ -84,7 +84,7 @@ final class ClusterReader {
             if (!NodeGpus.allowed(gpus)) {
                 throw y.error(gpusNode, "gpus", "expected " + NodeGpus.EXPECTED + ", got " + gpus);
             }
-            Node typeNode = y.optional(g, "gpu-type");
+            Node typeNode = y.optionalValue(g, "gpu-type");
             String gpuType = typeNode == null ? "gpu" : y.text(typeNode, "gpu-type", "a GPU type such as h100");
             TreeMap<String, String> labels = new TreeMap<>();
             Node labelsNode = y.optional(g, "labels");

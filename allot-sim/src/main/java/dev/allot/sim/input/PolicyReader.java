@@ -110,7 +110,7 @@ final class PolicyReader {
     }
 
     private static Duration duration(YamlTree y, MapNode root, String key, Duration def) {
-        Node n = y.optional(root, key);
+        Node n = y.optionalValue(root, key);
         if (n == null) {
             return def;
         }

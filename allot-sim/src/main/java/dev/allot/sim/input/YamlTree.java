@@ -205,7 +205,20 @@ final class YamlTree {
         return e;
     }
 
-    /** The value of {@code key}, or null when it is absent or written without a value. */
+    /**
+     * The value of {@code key}, a single value (a share, a duration, a name), or null when it is absent. Written
+     * without one ({@code share:}, {@code lookback: ~}) it is refused as {@link #required} refuses it: it silently
+     * became the default, which whoever wrote the key did not mean.
+     */
+    Node optionalValue(MapNode m, String key) {
+        Entry e = m.get(key);
+        if (e != null && e.value() instanceof Scalar s && s.isNull()) {
+            throw error(e.value(), key, "expected a value, got nothing");
+        }
+        return e == null ? null : e.value();
+    }
+
+    /** The value of {@code key}, a list or mapping, or null when it is absent or written empty ({@code labels:}). */
     Node optional(MapNode m, String key) {
         Entry e = m.get(key);
         if (e == null || (e.value() instanceof Scalar s && s.isNull())) {

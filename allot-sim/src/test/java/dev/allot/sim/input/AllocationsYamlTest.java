@@ -38,6 +38,14 @@ class AllocationsYamlTest {
     }
 
     @Test
+    void aShareWrittenWithoutAValueIsRefusedNotTakenAsOne() {
+        assertThat(replaced("share: 2", "share:").getMessage())
+                .isEqualTo("allocations.yaml:10:15: field 'share': expected a value, got nothing");
+        assertThat(replaced("share: 2", "share: ~").getMessage())
+                .isEqualTo("allocations.yaml:10:16: field 'share': expected a value, got nothing");
+    }
+
+    @Test
     void sharesThatAreNotNumbers() {
         assertThat(replaced("share: 2", "share: .inf").getMessage())
                 .isEqualTo("allocations.yaml:10:16: field 'share': expected a finite number >= 0, the weight among its siblings (e.g. 1 or 2.5), got '.inf'");

@@ -80,6 +80,14 @@ class PolicyYamlTest {
     }
 
     @Test
+    void aSharedDurationWrittenWithoutAValueIsRefusedNotTakenAsTheDefault() {
+        assertThat(policy("lookback:\n").getMessage())
+                .isEqualTo("policy.yaml:1:10: field 'lookback': expected a value, got nothing");
+        assertThat(policy("lookback: 3d\nmax-min-runtime: ~\n").getMessage())
+                .isEqualTo("policy.yaml:2:18: field 'max-min-runtime': expected a value, got nothing");
+    }
+
+    @Test
     void badSharedDurations() {
         assertThat(policy("lookback: soon\n").getMessage()).isEqualTo("policy.yaml:1:11: field 'lookback': expected"
                 + " a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got 'soon'");
