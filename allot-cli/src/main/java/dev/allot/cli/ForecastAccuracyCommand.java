@@ -104,7 +104,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         out.print(c.table());
         out.flush();
         if (json != null) {
-            OutputFiles.write("--json", json, f -> write(c, f));
+            OutputFiles.writeText("--json", json, w -> write(c, w));
             out.println("wrote " + json);
         }
         return 0;
@@ -166,7 +166,7 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         return traceOptions.scenario(dir, false, registry);
     }
 
-    private static void write(ForecastAccuracy.Comparison c, Path file) throws IOException {
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), c);
+    private static void write(ForecastAccuracy.Comparison c, java.io.Writer w) throws IOException {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(w, c);
     }
 }

@@ -66,6 +66,24 @@ final class OutputFiles {
         if (target != null && !Files.isWritable(target)) {
             throw new CannotWriteException(option, file, "permission denied" + (target == file ? "" : " on " + target));
         }
+        probe(option, file);
+    }
+
+    /**
+     * Makes and removes a path that does not exist yet, the one proof that its folder takes new files: for root every
+     * folder reads as writable, so {@code /sys/x.csv} and {@code /proc/x} passed the check and failed after the whole
+     * sweep or forecast.
+     */
+    private static void probe(String option, Path file) {
+        if (Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try {
+            Files.createFile(file);
+            Files.delete(file);
+        } catch (IOException e) {
+            throw new CannotWriteException(option, file, reason(e, file));
+        }
     }
 
     /**
@@ -211,6 +229,13 @@ final class OutputFiles {
         }
         if (e instanceof NoSuchFileException) {
             return "no such file or folder" + (path.equals(about.toString()) ? "" : ": " + path);
+        }
+        if (e instanceof java.io.FileNotFoundException && e.getMessage() != null && e.getMessage().endsWith(")")
+                && e.getMessage().contains(" (")) {
+            // java.io's "/proc/x (No such file or directory)": the reason alone, in the words used above
+            String why = e.getMessage().substring(e.getMessage().lastIndexOf(" (") + 2, e.getMessage().length() - 1);
+            return why.equals("No such file or directory") ? "no such file or folder"
+                    : why.toLowerCase(java.util.Locale.ROOT);
         }
         if (e instanceof FileSystemException fse && fse.getReason() != null) {
             return fse.getReason().toLowerCase(java.util.Locale.ROOT);

@@ -63,6 +63,23 @@ class OutputFilesTest {
     }
 
     @Test
+    void givenAFolderThatTakesNoNewFiles_whenSweepOrForecastAccuracyWrite_thenTheyAreRefusedBeforeTheWork() {
+        // for root, /sys and /proc read as writable: sweep --csv and forecast accuracy --json ran all the work first,
+        // and forecast accuracy then printed Java's "/proc/x (No such file or directory)"
+        String[][] cases = {
+                {"sweep", Cli.example("tiny"), "--csv", "/sys/allot-output-test.csv"},
+                {"forecast", "accuracy", Cli.example("tiny"), "--json", "/proc/allot-output-test.json"},
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--json", "/proc/allot-output-test.json"},
+        };
+        for (String[] args : cases) {
+            Cli.Result r = Cli.run(args);
+            assertRefused(r, args[args.length - 2], args[args.length - 1]);
+            assertThat(r.err()).as(String.join(" ", args)).doesNotContain("(No such file");
+            assertThat(r.out()).as("refused before the work: " + String.join(" ", args)).isEmpty();
+        }
+    }
+
+    @Test
     void givenAFileWhereTheScenarioFolderShouldBeGenerateIsRefusedInOneLine() throws IOException {
         Path blocker = Files.writeString(tmp.resolve("blocker"), "x");
         Cli.Result r = Cli.run("generate", blocker.resolve("scenario").toString(), "--days", "1");
