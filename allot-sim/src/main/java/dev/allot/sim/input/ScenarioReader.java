@@ -364,7 +364,9 @@ public final class ScenarioReader {
     /**
      * A file named almost as one the folder may hold ({@code policy.yml}, {@code Cluster.yaml},
      * {@code workloads.json}) while that one is absent: an optional one was silently not read (a policy.yml's settings
-     * did not apply), a required one read 'missing'. The name to give it instead.
+     * did not apply), a required one read 'missing'. The name to give it instead; beside the file of that name, which
+     * is read, it is refused too (its settings were silently ignored): remove or rename it; a workloads.json
+     * beside a workloads file is left alone.
      */
     private static void refuseMisnamed(Path dir) {
         List<String> names = List.of(CLUSTER_FILE, ALLOCATIONS_FILE, WORKLOADS_CSV_FILE, WORKLOADS_JSONL_FILE,
@@ -377,13 +379,32 @@ public final class ScenarioReader {
                 boolean workloads = meant.equals(WORKLOADS_CSV_FILE) || meant.equals(WORKLOADS_JSONL_FILE);
                 boolean taken = Files.exists(dir.resolve(meant)) || workloads && (Files.exists(dir.resolve(
                         WORKLOADS_CSV_FILE)) || Files.exists(dir.resolve(WORKLOADS_JSONL_FILE)));
-                if (!given.equals(meant) && names.contains(meant) && !taken) {
+                if (given.equals(meant) || !names.contains(meant)) {
+                    continue;
+                }
+                if (!taken) {
                     throw new InputException(given, 0, 0, null, "not a name allot reads; expected " + meant
                             + " (allot reads only the names " + String.join(", ", names) + ")");
+                }
+                // beside the file it names, a workloads.json (an export, say) is none of allot's business; a
+                // policy.yml or Cluster.yaml is a second version of the file, whose content was silently ignored
+                boolean export = given.toLowerCase(java.util.Locale.ROOT).endsWith(".json");
+                Path read = dir.resolve(meant);
+                if (!export && Files.exists(read) && !sameFile(f, read)) { // case-blind file systems: one file
+                    throw new InputException(given, 0, 0, null, "not a name allot reads, beside " + meant + ", which"
+                            + " it reads; remove or rename " + given + " (its content is not read)");
                 }
             }
         } catch (IOException e) {
             // the files are read one by one next, and any problem is said there
+        }
+    }
+
+    private static boolean sameFile(Path a, Path b) {
+        try {
+            return Files.isSameFile(a, b);
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -212,6 +212,18 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void aPolicyYmlBesideThePolicyYamlIsRefusedNotIgnored() throws IOException {
+        Path dir = Folders.copy("basic", tmp);
+        Files.writeString(dir.resolve("policy.yml"), "lookback: 1d\n");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("policy.yml: not a name allot reads, beside policy.yaml,"
+                + " which it reads; remove or rename policy.yml (its content is not read)");
+        Files.delete(dir.resolve("policy.yml"));
+        Files.writeString(dir.resolve("Cluster.yaml"), "node-groups: []\n");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("Cluster.yaml: not a name allot reads, beside"
+                + " cluster.yaml, which it reads; remove or rename Cluster.yaml (its content is not read)");
+    }
+
+    @Test
     void aFileNamedAlmostAsOneTheFolderHoldsIsNamedRight() throws IOException {
         Path dir = Folders.copy("basic", tmp);
         // a policy.yml was not read, without a word: its settings did not apply
