@@ -324,14 +324,24 @@ public final class ScenarioReader {
     }
 
     /**
-     * Which instant became time 0, when the workloads file mixes ISO-8601 instants and relative times and
-     * {@code cluster.yaml} gives no {@code start}: the relative times then count from the earliest instant, which is
+     * Which instant became time 0, when the workloads file mixes ISO-8601 instants and relative times, or gives
+     * relative times beside health events at instants, and {@code cluster.yaml} gives no {@code start}: the relative times then count from the earliest instant, which is
      * kept (a scenario may mean it) but said, as a mapping no one chose. Empty otherwise.
      */
     private static List<String> mixedTimesNote(String file, ClusterReader.Result cluster, WorkloadsReader workloads,
                                                long epoch0) {
-        if (cluster.startEpoch() != null || workloads.firstInstantLine() == 0 || workloads.firstRelativeLine() == 0) {
+        if (cluster.startEpoch() != null || workloads.firstRelativeLine() == 0) {
             return List.of();
+        }
+        if (workloads.firstInstantLine() == 0) {
+            // the instants are the health events' alone: the first became time 0 without a word ('at:
+            // 2020-01-01T00:00:00Z' read as 0s beside relative submit times)
+            return cluster.health().stream().filter(h -> h.at().absolute()).findFirst().map(h -> CLUSTER_FILE
+                    + " gives health events at ISO-8601 instants (first on line " + h.line() + ") and " + file
+                    + " relative times (first on line " + workloads.firstRelativeLine() + ") and " + CLUSTER_FILE
+                    + " gives no start: time 0 is " + Instant.ofEpochSecond(epoch0) + ", the earliest instant ("
+                    + CLUSTER_FILE + " line " + earliestHealthLine(cluster) + "), and relative times count from it;"
+                    + " add start: to " + CLUSTER_FILE + " to choose time 0").stream().toList();
         }
         String source = file + " line " + workloads.earliestPendingLine();
         Long earliest = workloads.earliestPendingInstant();
@@ -345,6 +355,12 @@ public final class ScenarioReader {
                 + ") and relative times (first on line " + workloads.firstRelativeLine() + ") and " + CLUSTER_FILE
                 + " gives no start: time 0 is " + Instant.ofEpochSecond(epoch0) + ", the earliest instant (" + source
                 + "), and relative times count from it; add start: to " + CLUSTER_FILE + " to choose time 0");
+    }
+
+    /** The line of the earliest health event given as an instant. */
+    private static int earliestHealthLine(ClusterReader.Result cluster) {
+        return cluster.health().stream().filter(h -> h.at().absolute())
+                .min(java.util.Comparator.comparingLong(h -> h.at().seconds())).orElseThrow().line();
     }
 
     /** {@code start} when given, else the earliest instant written anywhere (0 when there is none). */

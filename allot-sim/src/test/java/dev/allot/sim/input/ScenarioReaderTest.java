@@ -140,6 +140,22 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void aHealthEventAtAnInstantBesideRelativeSubmitTimesWithoutStartSaysItBecameTimeZero() {
+        // 'at: 2020-01-01T00:00:00Z' was silently moved to 0s
+        Path dir = Folders.copy("basic", tmp);
+        String cluster = Folders.resource("basic", "cluster.yaml");
+        assertThat(cluster).doesNotContain("start:").contains("    at: 1h30m\n");
+        Folders.write(dir, "cluster.yaml", cluster.replace("    at: 1h30m\n", "    at: 2020-01-01T00:00:00Z\n"));
+
+        Scenario s = Folders.read(dir);
+
+        assertThat(s.notes()).containsExactly("cluster.yaml gives health events at ISO-8601 instants (first on line"
+                + " 14) and workloads.csv relative times (first on line 3) and cluster.yaml gives no start: time 0 is"
+                + " 2020-01-01T00:00:00Z, the earliest instant (cluster.yaml line 14), and relative times count from"
+                + " it; add start: to cluster.yaml to choose time 0");
+    }
+
+    @Test
     void timesOfOneKindOrAStartLeaveNoNote() {
         Path dir = Folders.copy("instants", tmp);
         assertThat(Folders.read(dir).notes()).isEmpty(); // start given
