@@ -351,9 +351,24 @@ class DocumentCheckTest {
         // line: 1, column: 1])'
         Path file = Files.writeString(tmp.resolve("cut.json"), text.substring(0, text.lastIndexOf('}')));
         assertThatThrownBy(() -> load(file)).isInstanceOf(InputException.class)
-                .hasMessageContaining("malformed JSON: Unexpected end-of-input: expected close marker for Object (start"
-                        + " marker at line 1, column 1); expected the --json output of 'allot simulate'")
+                .hasMessageContaining("malformed JSON: the file ends inside an object opened at line 1, column 1"
+                        + " (truncated?); expected the --json output of 'allot simulate'")
                 .hasMessageNotContaining("Source").hasMessageNotContaining("StreamReadFeature");
+    }
+
+    @Test
+    void givenADocumentCutInsideAList_whenLoaded_thenTheErrorSaysTheFileEndsThereWithoutTheParsersJavaWords()
+            throws IOException {
+        // it said 'Unexpected end-of-input: expected close marker for Array (start marker at [Source: REDACTED
+        // (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 214, column: 26])'
+        String cut = text.substring(0, text.indexOf('[', text.indexOf("\"healthyGpus\"")) + 1) + "24,24";
+        Path file = Files.writeString(tmp.resolve("cut.json"), cut);
+        assertThatThrownBy(() -> load(file)).isInstanceOf(InputException.class)
+                .hasMessageStartingWith(file + ":")
+                .hasMessageContaining("the file ends inside a list opened at line ")
+                .hasMessageContaining("(truncated?)")
+                .hasMessageNotContaining("Source").hasMessageNotContaining("StreamReadFeature")
+                .hasMessageNotContaining("end-of-input");
     }
 
     @Test

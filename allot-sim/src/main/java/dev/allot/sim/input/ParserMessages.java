@@ -34,6 +34,40 @@ public final class ParserMessages {
         return AS_PER.matcher(m).replaceAll(": only one JSON value is allowed");
     }
 
+    /** Jackson's words for input that stops early: {@code Unexpected end-of-input: expected close marker for Object}. */
+    private static final Pattern END_OF_INPUT = Pattern.compile("Unexpected end-of-input(?:.*?\\b(Object|Array)\\b)?.*",
+            Pattern.DOTALL);
+    /** Where the object or list cut short opened, once {@link #plain} has said it in words. */
+    private static final Pattern OPENED = Pattern.compile("start marker at (line \\d+, column \\d+)");
+    /** A number JSON has no word for: {@code Non-standard token 'NaN': enable `JsonReadFeature...` to allow}. */
+    private static final Pattern NON_NUMERIC = Pattern.compile("Non-standard token '([^']*)'.*", Pattern.DOTALL);
+
+    /**
+     * A JSON file's syntax error in the words of its reader, not of Jackson: input cut short is "{@code whole} ends
+     * inside an object (truncated?)" (Jackson said "expected close marker for Object (start marker at [Source:
+     * REDACTED ...])"), a {@code NaN} or {@code Infinity} is "expected a number, got NaN" (Jackson named the setting
+     * that would allow it); any other as {@link #plain}. {@code whole} is what was read: "the file", "the line".
+     */
+    public static String jsonSyntax(String message, String whole) {
+        if (message == null) {
+            return "malformed JSON";
+        }
+        String m = plain(message);
+        java.util.regex.Matcher end = END_OF_INPUT.matcher(m);
+        if (end.matches()) {
+            String inside = end.group(1) == null ? "" : end.group(1).equals("Object") ? " inside an object"
+                    : " inside a list";
+            java.util.regex.Matcher opened = OPENED.matcher(m);
+            return whole + " ends" + inside + (opened.find() && !inside.isEmpty() ? " opened at " + opened.group(1) : "")
+                    + " (truncated?)";
+        }
+        java.util.regex.Matcher number = NON_NUMERIC.matcher(message);
+        if (number.matches()) {
+            return "expected a number, got " + number.group(1);
+        }
+        return m;
+    }
+
     /**
      * Where a YAML syntax error is, as {@code {line, column}} from 1, or null when the parser did not say: SnakeYAML's
      * own marks, not Jackson's location, which is where the parser stood when it gave up (for {@code gpus 1} on line

@@ -164,9 +164,9 @@ final class WorkloadFormats {
         } catch (JsonProcessingException e) {
             JsonLocation l = e.getLocation();
             throw new InputException(file, lineNo, l == null ? 0 : Math.max(0, l.getColumnNr()), null,
-                    "malformed JSON: " + oneLine(ParserMessages.plain(e.getOriginalMessage()))
+                    "malformed JSON: " + oneLine(ParserMessages.jsonSyntax(e.getOriginalMessage(), "the line"))
                             // each line is parsed alone, so the parser's 'line 1' is this line
-                            .replaceAll("start marker at line \\d+, column (\\d+)", "opened at column $1")
+                            .replaceAll("opened at line \\d+, column (\\d+)", "opened at column $1")
                             + " (hint: each line is one whole JSON object, {\"id\": \"w1\", ...}, on one line,"
                             + " with text in double quotes)");
         }

@@ -207,7 +207,8 @@ public final class JsonReport {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             var at = e.getLocation();
             throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), null,
-                    "malformed JSON: " + dev.allot.sim.input.ParserMessages.plain(e.getOriginalMessage()).lines()
+                    "malformed JSON: " + dev.allot.sim.input.ParserMessages.jsonSyntax(e.getOriginalMessage(),
+                            "the file").lines()
                             .findFirst().orElse("")
                             + "; expected the --json output of 'allot simulate' (schema allot.simulate/1)");
         }
@@ -261,7 +262,7 @@ public final class JsonReport {
                 .compile("Cannot (?:deserialize value of type|map) `([^`]+)`(?: into type `([^`]+)`)?(?: from (\\w+))?.*")
                 .matcher(first);
         if (!m.matches()) {
-            return first;
+            return dev.allot.sim.input.ParserMessages.jsonSyntax(first, "the file");
         }
         if (first.startsWith("Cannot map `null`")) {
             return "missing or null, expected " + kind(m.group(2));

@@ -97,7 +97,7 @@ class JsonlRejectionTest {
                 "workloads.jsonl:1:1: expected a JSON object with fields id, submit, ");
         assertThat(lines(GOOD + " " + GOOD).getMessage()).isEqualTo(
                 "workloads.jsonl:1:" + (GOOD.length() + 2) + ": expected one JSON object per line, found more after it");
-        assertThat(lines("{\"id\": \"a\",").problem()).startsWith("malformed JSON: Unexpected end-of-input");
+        assertThat(lines("{\"id\": \"a\",").problem()).startsWith("malformed JSON: the line ends inside an object");
     }
 
     @Test
@@ -105,9 +105,17 @@ class JsonlRejectionTest {
         // it said '... expected close marker for Object (start marker at [Source: REDACTED
         // (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1])' of line 2
         InputException e = lines(GOOD, "  {\"id\": \"a\", \"gpus\": 8");
-        assertThat(e.getMessage()).isEqualTo("workloads.jsonl:2:24: malformed JSON: Unexpected end-of-input: expected"
-                + " close marker for Object (opened at column 3) (hint: each line is one whole JSON object,"
+        assertThat(e.getMessage()).isEqualTo("workloads.jsonl:2:24: malformed JSON: the line ends inside an object"
+                + " opened at column 3 (truncated?) (hint: each line is one whole JSON object,"
                 + " {\"id\": \"w1\", ...}, on one line, with text in double quotes)");
+    }
+
+    @Test
+    void givenNaNForANumber_whenRead_thenTheErrorSaysANumberWasExpectedNotWhichParserSettingAllowsIt() {
+        // it said "Non-standard token 'NaN': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow"
+        InputException e = lines(GOOD, "{\"id\": \"a\", \"gpus\": NaN}");
+        assertThat(e.getMessage()).startsWith("workloads.jsonl:2:").contains("expected a number, got NaN")
+                .doesNotContain("JsonReadFeature").doesNotContain("Non-standard");
     }
 
     @Test
