@@ -20,7 +20,8 @@ import java.nio.file.Path;
  * {@code DIR}): missing parent folders are created; a path that cannot be written is refused with one line, {@code
  * cannot write OPTION PATH: REASON} (the reason in the operating system's words where it gives them), exit code
  * {@link AllotCommand#EXIT_BAD_INPUT}; an output that is a file the run reads, or that another output writes too, is
- * refused the same way ({@link #checkDistinct}). Commands {@link #check} their outputs before the work (a simulation
+ * refused the same way ({@link #checkDistinct}); {@code -} is refused (it reads as standard output, which no output
+ * option writes). Commands {@link #check} their outputs before the work (a simulation
  * can take minutes), then write through {@link #write}, which maps a failure the same way.
  */
 final class OutputFiles {
@@ -192,11 +193,19 @@ final class OutputFiles {
 
     /**
      * An empty path ({@code --json ""}) names the working folder: it was refused as "cannot write --json : it is a
-     * folder", which blames a folder the user never named.
+     * folder", which blames a folder the user never named. A path {@code -} is refused too: it reads as standard
+     * output, and was a file named {@code -}.
      */
     private static void refuseEmpty(String option, Path path, String what) {
         if (path.toString().isEmpty()) {
             throw new CannotWriteException(option, path, "expected a " + what + " path, got an empty one");
+        }
+        if (path.toString().equals("-")) {
+            // '--events-out -' wrote a file named '-' and said "wrote -", where '-' commonly means standard output;
+            // the outputs are written whole through a file (WholeFiles), so standard output is refused, not faked
+            throw new CannotWriteException(option, path, "expected a " + what + " path; '-' (standard output) is"
+                    + " not supported for this option, give a path such as ./" + (what.equals("file") ? "out.txt"
+                    : "out"));
         }
     }
 

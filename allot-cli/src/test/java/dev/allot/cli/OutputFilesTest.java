@@ -80,6 +80,26 @@ class OutputFilesTest {
     }
 
     @Test
+    void givenADashForAnOutput_whenRun_thenItIsRefusedBeforeTheWorkNotWrittenAsAFileNamedDash() {
+        // '--events-out -' wrote a file named '-' in the working folder and said "wrote -"
+        String[][] cases = {
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--events-out", "-"},
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--workloads-out", "-"},
+                {"simulate", Cli.example("tiny"), "--policy", "allocation", "--json", "-"},
+                {"sweep", Cli.example("tiny"), "--csv", "-"},
+        };
+        for (String[] args : cases) {
+            Cli.Result r = Cli.run(args);
+            assertThat(r.err()).as(String.join(" ", args)).isEqualTo("allot: cannot write " + args[args.length - 2]
+                    + " -: expected a file path; '-' (standard output) is not supported for this option, give a path"
+                    + " such as ./out.txt\n");
+            assertThat(r.exit()).isNotZero();
+            assertThat(r.out()).as("refused before the work").isEmpty();
+        }
+        assertThat(Path.of("-")).doesNotExist();
+    }
+
+    @Test
     void givenAFileWhereTheScenarioFolderShouldBeGenerateIsRefusedInOneLine() throws IOException {
         Path blocker = Files.writeString(tmp.resolve("blocker"), "x");
         Cli.Result r = Cli.run("generate", blocker.resolve("scenario").toString(), "--days", "1");
