@@ -289,6 +289,31 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void givenABodyThatIsNotUtf8_thenEveryEndpointRefusesItNamingTheByteOffsetNotStoringReplacementCharacters() {
+        // POST /v1/workloads with the command ["sleep", "\xff\xfe"] (raw bytes) was a 201 that stored "\uFFFD\uFFFD"
+        byte[] head = "{\"allocation\": \"lab/nlp/pretrain\", \"gpus\": 1, \"command\": [\"sleep\", \""
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] body = java.util.Arrays.copyOf(head, head.length + 4);
+        body[head.length] = (byte) 0xff;
+        body[head.length + 1] = (byte) 0xfe;
+        body[head.length + 2] = '"';
+        body[head.length + 3] = ']';
+        body = (new String(body, StandardCharsets.ISO_8859_1) + "}").getBytes(StandardCharsets.ISO_8859_1);
+        String expected = "the body is not valid UTF-8: at byte offset " + head.length + " (counted from 0), expected"
+                + " a UTF-8 encoded character, got the byte 0xFF";
+        for (String[] call : List.of(new String[] {"POST", "/v1/workloads", "tok-member"},
+                new String[] {"PUT", "/v1/allocations/lab/nlp/eval", "tok-root"},
+                new String[] {"PUT", "/v1/policy", "tok-root"},
+                new String[] {"POST", "/v1/campaigns", "tok-member"},
+                new String[] {"POST", "/v1/users/member/tokens", "tok-member"})) {
+            ApiFixture.Response r = api.send(call[0], call[1], call[2], body);
+            assertThat(r.status()).as(call[1] + ": " + r.json()).isEqualTo(400);
+            assertThat(r.error()).as(call[1]).isEqualTo(expected);
+        }
+        assertThat(api.get("/v1/workloads", "tok-root").json().toString()).doesNotContain("sleep");
+    }
+
+    @Test
     void aMalformedOrNulPercentEscapeIsA400ThatSaysWhatIsWrongWithThePath() {
         for (String path : List.of("/v1/workloads/%00", "/v1/workloads/%ZZ", "/v1/workloads/w%2")) {
             RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
