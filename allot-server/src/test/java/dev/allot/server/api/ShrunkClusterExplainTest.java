@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A waiting workload whose shape no longer fits the cluster (an administrator set a node's GPUs lower under it) is
  * refused by the scheduler, which logged why. Its explanation said it was "not yet seen by the scheduler (it is taken
  * in at the scheduler's next cycle)", and could show a forecast start: it now says it cannot fit the cluster as it is
- * now, with the numbers, and what would let it run.
+ * now, with the numbers, and what would let it run; the queue lists it so too ({@code cannotRun}).
  */
 class ShrunkClusterExplainTest {
     @TempDir
@@ -60,5 +60,16 @@ class ShrunkClusterExplainTest {
                 + " asking for at most 4 GPUs per node.");
         assertThat(r.json().get("forecast").isNull()).isTrue();
         assertThat(six.status()).isEqualTo(201);
+        // and the queue lists it without a position, saying the same, with no forecast start
+        JsonNode entry = null;
+        for (JsonNode e : api.get("/v1/queue", "tok-member").json().get("entries")) {
+            if (e.get("id").asText().equals(id)) {
+                entry = e;
+            }
+        }
+        assertThat(entry).isNotNull();
+        assertThat(entry.get("position").isNull()).isTrue();
+        assertThat(entry.get("cannotRun").asText()).isEqualTo(summary.get(1).asText());
+        assertThat(entry.path("forecast").isMissingNode() || entry.get("forecast").isNull()).isTrue();
     }
 }
