@@ -182,6 +182,11 @@ final class QueueCommand extends ClientCommand {
         }
         table(out, List.of("ID", "POS", "ALLOC POS", "ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED",
                 "EXPECTED START"), rows);
+        for (Row r : ordered(answer)) {
+            if (r.workload().hasNonNull("cannotRun")) {
+                out.println("(" + text(r.workload(), "id") + ": " + text(r.workload(), "cannotRun") + ")");
+            }
+        }
         JsonNode queue = answer.path("queue");
         JsonNode awaits = queue.path("schedulerAwaits");
         if (awaits.isTextual()) {
@@ -233,6 +238,10 @@ final class QueueCommand extends ClientCommand {
                 // decided to start, its GPUs still held by work being stopped: the server's workload says pending
                 w = ((ObjectNode) w.deepCopy()).put("aboutToStart", true);
             }
+            if (w != null && e.hasNonNull("cannotRun")) {
+                // the scheduler cannot take it in (its shape no longer fits the cluster): it will not start as is
+                w = ((ObjectNode) w.deepCopy()).put("cannotRun", e.path("cannotRun").asText());
+            }
             if (w != null) {
                 rows.add(new Row(w, place(e.get("position")), place(e.get("positionInAllocation")),
                         expectedStart(e.get("forecast"), answer.path("queue").path("forecast"))));
@@ -274,7 +283,8 @@ final class QueueCommand extends ClientCommand {
             return "held (" + text(w, "state") + ")";
         }
         String state = "running".equals(text(w, "state")) && w.path("starting").asBoolean(false) ? "starting"
-                : text(w, "state") + (w.path("aboutToStart").asBoolean(false) ? " (about to start)" : "");
+                : text(w, "state") + (w.path("aboutToStart").asBoolean(false) ? " (about to start)" : "")
+                + (w.hasNonNull("cannotRun") ? " (cannot fit)" : "");
         return state + (w.path("cancelRequested").asBoolean(false) && !"cancelled".equals(text(w, "state"))
                 ? " (cancel requested)" : "");
     }

@@ -215,6 +215,28 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Whether the data directory can be made under {@code existing}, its nearest folder that exists: made and removed
+     * again, so that one that cannot be (under {@code /proc}, where even root may not) names the option and why and
+     * exits 2 as a bad option does, and nothing is left. It said "could not start the service: cannot create the
+     * directory /proc/d: /proc/d" and exited 1.
+     */
+    private static void probeCreating(Path given, Path data, Path existing) {
+        try {
+            Files.createDirectories(data);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--data-dir " + given + ": cannot create the directory: "
+                    + dev.allot.server.OwnerOnlyFiles.reason(e), e);
+        }
+        try {
+            for (Path p = data; p != null && !p.equals(existing); p = p.getParent()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("could not remove " + data + " made to check --data-dir", e);
+        }
+    }
+
     /** Stops every {@code allot serve} running in this JVM (for tests; a signal does it for the process). */
     static void stopAll() {
         RUNNING.forEach(CountDownLatch::countDown);
@@ -356,6 +378,9 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 if (!Files.isWritable(p)) {
                     throw new IllegalArgumentException("--data-dir: " + p + " cannot be written (permission denied)");
+                }
+                if (!p.equals(data)) {
+                    probeCreating(c.dataDir(), data, p);
                 }
                 break;
             }

@@ -28,4 +28,24 @@ class QueueRenderTest {
         assertThat(lines.get(2)).startsWith("w-2").contains(" -  ").contains("pending (about to start)");
         assertThat(lines.get(3)).startsWith("w-3").contains("pending").doesNotContain("about to start");
     }
+
+    @Test
+    void givenAWorkloadThatNoLongerFitsTheCluster_whenTheQueueIsShown_thenItsStateAndANoteSaySoWithTheNumbers()
+            throws Exception {
+        // a node set smaller under a waiting 8-GPU workload: 'allot queue' showed "-  pending" as for work the
+        // scheduler had not seen yet, while it will not start as it is
+        String why = "It cannot fit the cluster as it is now: it asks for 8 GPUs, and the cluster has 4 GPUs on 1 node"
+                + " (the largest node has 4). It can run once the cluster has 8 GPUs (a node with 8 GPUs, or more"
+                + " nodes), or if it is resubmitted asking for at most 4 GPUs.";
+        String answer = "{\"workloads\": [{\"id\": \"w-2\", \"state\": \"pending\"}],"
+                + " \"queue\": {\"seenByScheduler\": true, \"entries\": [{\"id\": \"w-2\", \"position\": null,"
+                + " \"cannotRun\": \"" + why + "\"}]}, \"limit\": 1000, \"moreWaiting\": 0}";
+        StringWriter s = new StringWriter();
+        try (PrintWriter out = new PrintWriter(s)) {
+            new QueueCommand().render(new ObjectMapper().readTree(answer), out);
+        }
+        List<String> lines = s.toString().lines().toList();
+        assertThat(lines.get(1)).startsWith("w-2").contains("pending (cannot fit)");
+        assertThat(lines.get(2)).isEqualTo("(w-2: " + why + ")");
+    }
 }

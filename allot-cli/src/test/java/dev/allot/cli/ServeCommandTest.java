@@ -307,6 +307,17 @@ class ServeCommandTest {
     }
 
     @Test
+    void givenADataDirectoryThatCannotBeCreated_thenServeNamesTheOptionAndWhyAndExits2() throws Exception {
+        // '--data-dir /proc/d' said "allot: could not start the service: cannot create the directory /proc/d:
+        // /proc/d" and exited 1; the README promises 2 and one line naming the option with a reason
+        Cli.Result r = refused("serve", "--port", "0", "--data-dir", "/proc/d", "--backend", "simulated");
+        assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        assertThat(r.err().strip()).isEqualTo("allot: --data-dir /proc/d: cannot create the directory: no such file or"
+                + " directory");
+        assertThat(clientJson).doesNotExist();
+    }
+
+    @Test
     void givenAnExistingDataDirectoryABadOptionLeavesItUntouched() throws Exception {
         Path data = Files.createDirectories(dir.resolve("kept"));
         Files.writeString(data.resolve("notes.txt"), "mine");

@@ -54,8 +54,34 @@ public final class OwnerOnlyFiles {
             }
             tighten(dir, DIRECTORY);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the directory " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create the directory " + dir + ": " + reason(e), e);
         }
+    }
+
+    /**
+     * Why a file operation failed, in words ("permission denied", "no such file or directory"): the message of a
+     * {@link java.nio.file.FileSystemException} is often the path alone ("/proc/d"), which says nothing.
+     */
+    public static String reason(IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null && !f.getReason().isBlank()) {
+            return f.getReason().substring(0, 1).toLowerCase(java.util.Locale.ROOT) + f.getReason().substring(1);
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return "a file of that name exists";
+        }
+        if (e instanceof java.nio.file.NotDirectoryException) {
+            return "not a directory";
+        }
+        if (e instanceof java.nio.file.FileSystemException) {
+            return "the file system refused it (" + e.getClass().getSimpleName() + ")";
+        }
+        return e.getMessage();
     }
 
     /** Creates an empty file 0600 if missing (so that whoever opens it later does not create it world-readable). */

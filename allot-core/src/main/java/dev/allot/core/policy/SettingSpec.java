@@ -38,7 +38,7 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
             String t = text.trim();
             try {
                 return switch (this) {
-                    case DURATION -> Durations.parse(t);
+                    case DURATION -> Durations.parseAtMostMax(t);
                     case NUMBER -> {
                         double d = Double.parseDouble(t);
                         if (!Double.isFinite(d)) {

@@ -71,7 +71,7 @@ public final class WorkloadRules {
      * further, and a forecast or what-if playing a longer duration forward overflowed its clock. A checkpoint interval
      * has no such limit ({@code WorkloadSpec.NO_CHECKPOINT_KNOWN} is the longest there is).
      */
-    public static final long MAX_DURATION_SECONDS = Integer.MAX_VALUE;
+    public static final long MAX_DURATION_SECONDS = Durations.MAX_SECONDS;
     /** What is added to the expectation of a duration beyond {@link #MAX_DURATION_SECONDS}. */
     public static final String AT_MOST_MAX_DURATION = "at most " + Durations.formatSeconds(MAX_DURATION_SECONDS)
             + " (about 68 years)";

@@ -30,6 +30,14 @@ public record SchedulerConfig(Duration lookback, Duration maxMinRuntime, Duratio
         if (maxMinRuntime.isNegative() || maxMinRuntime.isZero()) {
             throw new IllegalArgumentException("max-min-runtime must be positive, got " + Durations.format(maxMinRuntime));
         }
+        if (lookback.getSeconds() > Durations.MAX_SECONDS) {
+            throw new IllegalArgumentException("lookback must be " + Durations.AT_MOST + ", got "
+                    + Durations.format(lookback));
+        }
+        if (maxMinRuntime.getSeconds() > Durations.MAX_SECONDS) { // --set max-min-runtime=100000d was taken
+            throw new IllegalArgumentException("max-min-runtime must be " + Durations.AT_MOST + ", got "
+                    + Durations.format(maxMinRuntime));
+        }
         if (usageBucket.isNegative() || usageBucket.isZero() || usageBucket.compareTo(lookback) > 0) {
             throw new IllegalArgumentException("usage-bucket must be positive and at most the lookback ("
                     + Durations.format(lookback) + "), got " + Durations.format(usageBucket));

@@ -159,7 +159,7 @@ final class CampaignsApi {
 
     /** The shards a retry names ({@code {"shards": [1, 3]}}), or null for every shard held after a failure. */
     private List<Integer> retryShards(Context ctx, String name, int count) {
-        if (ctx.body().isBlank()) {
+        if (JsonIo.text(ctx).isBlank()) {
             return null;
         }
         JsonNode body = io.body(ctx);

@@ -143,7 +143,7 @@ final class ClusterApi {
         ApiServer.requireAdmin(user, "change the scheduling policy");
         ServicePolicy p;
         try {
-            p = policy.put(ctx.body(), user.name());
+            p = policy.put(JsonIo.text(ctx), user.name());
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage(), "the body is policy.yaml text, as allot simulate reads it;"
                     + " GET /v1/policy shows the settings in force");

@@ -125,8 +125,9 @@ final class Explanations {
                           Optional<WaitExplanation> explanation, ObjectMapper mapper,
                           dev.allot.core.state.SchedulerConfig scheduling,
                           Optional<dev.allot.server.forecast.LiveForecast> live, boolean forecasting,
-                          Optional<String> awaiting) {
+                          Optional<String> awaiting, Optional<WorkloadExplainer.Refusal> refusal) {
         List<String> summary = new ArrayList<>();
+        boolean refused = explanation.isEmpty() && w.state().waiting() && !w.held() && refusal.isPresent();
         Data data;
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();
@@ -150,8 +151,16 @@ final class Explanations {
             String unseen = awaiting.map(a -> "; " + a + ", so there is no queue position yet.")
                     .orElse("; it is not yet seen by the scheduler (it is taken in at the scheduler's next cycle), so"
                             + " there is no queue position yet.");
+            if (refused) { // the scheduler will not take it in: say why, with the numbers, and what would let it run
+                unseen = "; the scheduler cannot take it in, so it has no queue position and will not start.";
+            }
             summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
                     ? unseen : "; it no longer waits."));
+            if (refused) {
+                WorkloadExplainer.Refusal r = refusal.get();
+                summary.add(dev.allot.core.rules.ShapeFit.whyNotNow(r.cluster(), w.gpus(), w.gpusPerNode())
+                        .orElse("The scheduler refused it: " + r.reason() + "."));
+            }
             data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts, maySeeDetails),
                     null);
             String capNote = scheduling.minRuntimeCapNote(w.minRuntimeSeconds());
@@ -172,7 +181,7 @@ final class Explanations {
                     + " changes them with PUT /v1/brakes). It will not be started until it is released.");
         }
         ForecastViews.WorkloadForecast forecast = null;
-        if (w.state().waiting() && !w.held()) {
+        if (w.state().waiting() && !w.held() && !refused) {
             forecast = ForecastViews.of(live, w.id()).orElse(null);
             if (forecast != null) {
                 summary.add(ForecastViews.sentence(forecast));

@@ -74,7 +74,7 @@ final class JsonErrorHandler extends ErrorHandler {
     /** The same, naming the part of the request at fault ({@code field}) when the gate said which. */
     byte[] body(int status, String reason, String field) {
         ApiError error = switch (status) {
-            case 400 -> new ApiError("bad request" + detail(reason), field,
+            case 400 -> new ApiError("bad request" + detail(earlyEof(reason)), field,
                     "GET /v1/openapi.json describes the requests the API takes");
             case 404 -> new ApiError("no such endpoint", null, "GET /v1/openapi.json lists the endpoints");
             case 405 -> new ApiError("method not allowed" + detail(reason), null,
@@ -117,6 +117,18 @@ final class JsonErrorHandler extends ErrorHandler {
         }
         return null;
     }
+
+    /**
+     * Jetty's "Early EOF", in words: the connection ended before the body it announced had come (the length its
+     * Content-Length declared, or the last chunk of a chunked body).
+     */
+    static String earlyEof(String reason) {
+        return reason != null && reason.strip().equalsIgnoreCase("Early EOF") ? EARLY_EOF : reason;
+    }
+
+    /** What {@link #earlyEof} says. */
+    static final String EARLY_EOF = "the body ended before its declared length (Content-Length) or its last chunk"
+            + " (Transfer-Encoding: chunked)";
 
     /** Jetty's reason, when it says more than the status's own name. */
     private static String detail(String reason) {

@@ -41,9 +41,10 @@ final class JsonIo implements UsersApi.Io {
     @Override
     public JsonNode body(Context ctx) {
         try {
-            JsonNode tree = mapper.readTree(ctx.body());
+            String text = text(ctx);
+            JsonNode tree = mapper.readTree(text);
             if (hasNonFinite(tree)) {
-                refuseNonFinite(ctx.body());
+                refuseNonFinite(text);
             }
             return tree;
         } catch (JsonProcessingException e) {
@@ -57,6 +58,40 @@ final class JsonIo implements UsersApi.Io {
                     + firstLine(dev.allot.sim.input.ParserMessages.plain(e.getOriginalMessage())),
                     "the body must be one JSON object; GET /v1/openapi.json describes it");
         }
+    }
+
+    /**
+     * The request's body as text, every endpoint's one way to read it: UTF-8, strictly. Bytes that are not UTF-8 are
+     * refused with a 400 naming the offset of the first (counted in bytes from 0) and the byte itself; they were
+     * replaced by U+FFFD, so a command of {@code "\xff\xfe"} was stored as two replacement characters.
+     */
+    static String text(Context ctx) {
+        byte[] bytes = ctx.bodyAsBytes();
+        java.nio.charset.CharsetDecoder decoder = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
+        java.nio.charset.CoderResult r = decoder.decode(in, out, true);
+        if (!r.isError()) {
+            r = decoder.flush(out);
+        }
+        if (r.isError()) {
+            int at = in.position();
+            throw ApiException.badRequest("the body is not valid UTF-8: at byte offset " + at + " (counted from 0),"
+                    + " expected a UTF-8 encoded character, got the byte" + (r.length() > 1 ? "s " : " ")
+                    + hex(bytes, at, r.length()), "send the body as UTF-8 (JSON may write any character as"
+                    + " \\uXXXX)");
+        }
+        return out.flip().toString();
+    }
+
+    private static String hex(byte[] bytes, int from, int length) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = from; i < Math.min(bytes.length, from + length); i++) {
+            sb.append(sb.isEmpty() ? "" : " ").append(String.format("0x%02X", bytes[i] & 0xff));
+        }
+        return sb.toString();
     }
 
     private static boolean hasNonFinite(JsonNode node) {

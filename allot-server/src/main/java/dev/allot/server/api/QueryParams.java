@@ -48,6 +48,7 @@ final class QueryParams {
 
     /** Refuses any parameter not in {@code known}; {@code hint} says which the endpoint takes. */
     static void only(io.javalin.http.Context ctx, java.util.Collection<String> known, String hint) {
+        percentEncoded(ctx.queryString());
         for (String name : ctx.queryParamMap().keySet()) {
             if (name.isEmpty()) { // '?=x' or '?a=1&&b=2': it said "field '': unknown query parameter"
                 throw ApiException.badRequest("a query parameter without a name ('=' or '&' with nothing before it)",
@@ -57,6 +58,52 @@ final class QueryParams {
                 throw ApiException.badField(name, "unknown query parameter", hint);
             }
         }
+    }
+
+    /**
+     * Refuses a query that is not valid percent-encoding ({@code %ZZ}, {@code %2} at the end, escapes that are not
+     * UTF-8), naming the parameter: decoded leniently, {@code ?allocation=%ZZ} came as a blank value and was refused
+     * as "expected one non-blank value", which is not what was wrong.
+     */
+    static void percentEncoded(String query) {
+        if (query == null || query.indexOf('%') < 0) {
+            return;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            String name = eq < 0 ? pair : pair.substring(0, eq);
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < pair.length(); i++) {
+                char c = pair.charAt(i);
+                if (c != '%') {
+                    bytes.write(c == '+' ? ' ' : c);
+                    continue;
+                }
+                int hi = i + 1 < pair.length() ? Character.digit(pair.charAt(i + 1), 16) : -1;
+                int lo = i + 2 < pair.length() ? Character.digit(pair.charAt(i + 2), 16) : -1;
+                if (hi < 0 || lo < 0 || pair.charAt(i + 1) > 'f' || pair.charAt(i + 2) > 'f') {
+                    String got = pair.substring(i, Math.min(pair.length(), i + 3));
+                    throw badEncoding(name, "'" + got + "' in '" + pair + "' is not % and two hex digits (write %"
+                            + " as %25)");
+                }
+                bytes.write(hi * 16 + lo);
+                i += 2;
+            }
+            try {
+                java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                        .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()));
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw badEncoding(name, "'" + pair + "' decodes to bytes that are not UTF-8");
+            }
+        }
+    }
+
+    private static ApiException badEncoding(String name, String problem) {
+        String hint = "escape each byte of the UTF-8 text as % and two hex digits, e.g. lab%2Fnlp for lab/nlp";
+        String message = "the query is not valid percent-encoding: " + problem;
+        return name.isEmpty() || name.indexOf('%') >= 0 ? ApiException.badRequest(message, hint)
+                : new ApiException(400, message, name, hint);
     }
 
     /** Refuses any parameter at all: {@code endpoint} (e.g. {@code GET /v1/nodes}) takes none. */

@@ -61,10 +61,12 @@ final class QueueApi {
      * start); {@code forecast} its expected start, null when the latest forecast has none for it. {@code aboutToStart}:
      * the scheduler has decided to start it on GPUs that work it stopped still holds (a deferred start): the store has
      * it waiting, the scheduler has placed it, so it is out of the serving order, as its explanation says.
+     * {@code cannotRun}: why the scheduler cannot take it in (its shape no longer fits the cluster), as its
+     * explanation says it; null otherwise.
      */
     record QueueEntry(Integer position, Integer positionInAllocation, String id, String allocation, String user,
                       int gpus, boolean allocated, String priority, String state, boolean aboutToStart,
-                      String submittedAt, String heldReason, ForecastViews.Band forecast) {
+                      String submittedAt, String heldReason, String cannotRun, ForecastViews.Band forecast) {
     }
 
     record DrainView(String node, String status, String reason, int gpus, List<String> workloads, String completesAt) {
@@ -110,7 +112,7 @@ final class QueueApi {
                     continue; // ended or held since the scheduler's last cycle
                 }
                 listed.put(w.id(), true);
-                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated(), false, live);
+                QueueEntry q = entry(w, e.position(), e.positionInAllocation(), e.allocated(), false, null, live);
                 if (matches(q, allocation, owner, state)) {
                     entries.add(q);
                     levels.computeIfAbsent(q.allocation(), a -> levels(snapshot.get().levels().get(a)));
@@ -120,7 +122,10 @@ final class QueueApi {
         Set<String> aboutToStart = explainer.aboutToStart();
         for (Workload w : waiting.values()) {
             if (!listed.containsKey(w.id())) {
-                QueueEntry q = entry(w, null, null, w.allocated(), !w.held() && aboutToStart.contains(w.id()), live);
+                String cannotRun = w.held() ? null : explainer.refusal(w.id()).map(r -> dev.allot.core.rules.ShapeFit
+                        .whyNotNow(r.cluster(), w.gpus(), w.gpusPerNode()).orElse(r.reason())).orElse(null);
+                QueueEntry q = entry(w, null, null, w.allocated(), !w.held() && aboutToStart.contains(w.id()),
+                        cannotRun, live);
                 if (matches(q, allocation, owner, state)) {
                     entries.add(q);
                 }
@@ -189,13 +194,13 @@ final class QueueApi {
     }
 
     private static QueueEntry entry(Workload w, Integer position, Integer inAllocation, boolean allocated,
-                                    boolean aboutToStart, Optional<LiveForecast> live) {
-        ForecastViews.Band band = w.held() ? null
+                                    boolean aboutToStart, String cannotRun, Optional<LiveForecast> live) {
+        ForecastViews.Band band = w.held() || cannotRun != null ? null
                 : live.flatMap(l -> l.of(w.id())).map(ForecastViews::band).orElse(null);
         return new QueueEntry(position, inAllocation, w.id(), w.allocationPath(), w.user(), w.gpus(), allocated,
                 w.priority().label(), w.held() ? "held" : w.state().label(), aboutToStart,
                 Views.instant(w.submittedAtMillis()),
-                w.heldReason(), band);
+                w.heldReason(), cannotRun, band);
     }
 
     private static boolean matches(QueueEntry q, String allocation, String owner, String state) {

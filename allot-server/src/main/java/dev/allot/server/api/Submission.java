@@ -224,11 +224,12 @@ record Submission(
             }
             try {
                 return Durations.parse(s);
+            } catch (Durations.TooLargeException e) {
+                // a well-formed duration beyond the longest there is (68 years) is not one of the wrong form
+                bad.add(new Violation(field, Durations.AT_MOST, kindOf(v)));
+                return null;
             } catch (IllegalArgumentException e) {
-                // a well-formed duration too large to count in seconds is not one of the wrong form
-                boolean tooLarge = e.getMessage() != null && e.getMessage().endsWith("is too large");
-                bad.add(new Violation(field, tooLarge ? "a duration of at most " + Long.MAX_VALUE + " seconds"
-                        : expected, kindOf(v)));
+                bad.add(new Violation(field, expected, kindOf(v)));
                 return null;
             }
         }

@@ -107,7 +107,7 @@ final class UsersApi {
 
     void createToken(Context ctx, User user) {
         String name = tokenOwner(ctx, user);
-        Edits.TokenRequest req = Edits.TokenRequest.parse(ctx.body().isBlank() ? JsonNodeFactory.instance.objectNode()
+        Edits.TokenRequest req = Edits.TokenRequest.parse(JsonIo.text(ctx).isBlank() ? JsonNodeFactory.instance.objectNode()
                 : io.body(ctx));
         TokenPolicy policy = store.settings().tokenPolicy();
         if (req.lifetimeSeconds() != null && req.lifetimeSeconds() > policy.maxLifetimeSeconds()) {

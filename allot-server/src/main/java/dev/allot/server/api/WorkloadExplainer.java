@@ -91,6 +91,19 @@ public interface WorkloadExplainer {
         return java.util.Set.of();
     }
 
+    /**
+     * Why the scheduler refused to take a waiting workload in, when it did (its shape no longer fits the cluster, its
+     * allocation is no longer a leaf): the reason it logged, and the cluster it holds now, so that an explanation can
+     * say what the workload asks for against what the cluster has. Empty when it is not refused, and by default.
+     */
+    default Optional<Refusal> refusal(String workloadId) {
+        return Optional.empty();
+    }
+
+    /** See {@link #refusal}: {@code cluster} is the scheduler's cluster now. */
+    record Refusal(String reason, dev.allot.core.model.ClusterSpec cluster) {
+    }
+
     /** See {@link #view}. */
     record LiveView(boolean standby, long asOfMillis) {
     }

@@ -197,7 +197,8 @@ final class WorkloadsApi {
         Workload w = requireWorkload(ctx.pathParam("id"));
         boolean details = Permissions.of(allocations.get()).maySeeDetails(user, w);
         io.json(ctx, 200, Explanations.of(w, store.attempts().attempts(w.id()), details, explainer.explain(w.id()),
-                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting(), explainer.awaiting())
+                io.mapper(), scheduling(), explainer.forecast(), explainer.forecasting(), explainer.awaiting(),
+                explainer.refusal(w.id()))
                 .from(explainer.view(), clock.millis()));
     }
 

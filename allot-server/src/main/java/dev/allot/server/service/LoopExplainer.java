@@ -83,6 +83,13 @@ public final class LoopExplainer implements WorkloadExplainer {
     }
 
     @Override
+    public Optional<Refusal> refusal(String workloadId) {
+        String reason = loop.refused().get(workloadId);
+        return reason == null ? Optional.empty()
+                : loop.inspect((state, now) -> new Refusal(reason, state.cluster()));
+    }
+
+    @Override
     public Optional<String> awaiting() {
         return loop.awaiting();
     }

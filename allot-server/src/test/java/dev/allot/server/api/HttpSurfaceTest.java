@@ -289,6 +289,60 @@ class HttpSurfaceTest {
     }
 
     @Test
+    void givenABodyThatIsNotUtf8_thenEveryEndpointRefusesItNamingTheByteOffsetNotStoringReplacementCharacters() {
+        // POST /v1/workloads with the command ["sleep", "\xff\xfe"] (raw bytes) was a 201 that stored "\uFFFD\uFFFD"
+        byte[] head = "{\"allocation\": \"lab/nlp/pretrain\", \"gpus\": 1, \"command\": [\"sleep\", \""
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] body = java.util.Arrays.copyOf(head, head.length + 4);
+        body[head.length] = (byte) 0xff;
+        body[head.length + 1] = (byte) 0xfe;
+        body[head.length + 2] = '"';
+        body[head.length + 3] = ']';
+        body = (new String(body, StandardCharsets.ISO_8859_1) + "}").getBytes(StandardCharsets.ISO_8859_1);
+        String expected = "the body is not valid UTF-8: at byte offset " + head.length + " (counted from 0), expected"
+                + " a UTF-8 encoded character, got the byte 0xFF";
+        for (String[] call : List.of(new String[] {"POST", "/v1/workloads", "tok-member"},
+                new String[] {"PUT", "/v1/allocations/lab/nlp/eval", "tok-root"},
+                new String[] {"PUT", "/v1/policy", "tok-root"},
+                new String[] {"POST", "/v1/campaigns", "tok-member"},
+                new String[] {"POST", "/v1/users/member/tokens", "tok-member"})) {
+            ApiFixture.Response r = api.send(call[0], call[1], call[2], body);
+            assertThat(r.status()).as(call[1] + ": " + r.json()).isEqualTo(400);
+            assertThat(r.error()).as(call[1]).isEqualTo(expected);
+        }
+        assertThat(api.get("/v1/workloads", "tok-root").json().toString()).doesNotContain("sleep");
+    }
+
+    @Test
+    void givenAQueryThatIsNotValidPercentEncoding_thenItIsA400SayingSoNotThatAValueIsMissing() {
+        // '/v1/queue?allocation=%ZZ' said "expected one non-blank value"
+        for (String path : List.of("/v1/queue?allocation=%ZZ", "/v1/queue?allocation=lab%2", "/v1/workloads?user=%G1",
+                "/v1/queue?allocation=%FF")) {
+            RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);
+            assertThat(a.status()).as(path + ": " + a.body()).isEqualTo(400);
+            assertThat(a.error()).as(path).startsWith("the query is not valid percent-encoding: ")
+                    .doesNotContain("non-blank");
+            assertThat(a.json().path("field").asText()).as(path).isIn("allocation", "user");
+        }
+        assertThat(RawHttp.request(port, "GET", "/v1/queue?allocation=lab%2Fnlp", "tok-root", null).status())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void givenABodyThatEndsBeforeItsDeclaredLengthOrChunks_thenTheErrorSaysSoNotEarlyEof() {
+        // a bad chunked body said "bad request: Early EOF"
+        String head = "POST /v1/workloads HTTP/1.1\r\nAuthorization: Bearer tok-member\r\nContent-Type:"
+                + " application/json\r\n";
+        for (String[] c : List.of(new String[] {"Transfer-Encoding: chunked", "10\r\n{\"gpus\""},
+                new String[] {"Content-Length: 100", "{\"gpus\": 1"})) {
+            RawHttp.Answer a = RawHttp.exchange(port, head + c[0], c[1].getBytes(StandardCharsets.US_ASCII), true);
+            assertThat(a.status()).as(c[0] + ": " + a.body()).isEqualTo(400);
+            assertThat(a.error()).as(c[0]).doesNotContain("Early EOF").isEqualTo("bad request: the body ended before"
+                    + " its declared length (Content-Length) or its last chunk (Transfer-Encoding: chunked)");
+        }
+    }
+
+    @Test
     void aMalformedOrNulPercentEscapeIsA400ThatSaysWhatIsWrongWithThePath() {
         for (String path : List.of("/v1/workloads/%00", "/v1/workloads/%ZZ", "/v1/workloads/w%2")) {
             RawHttp.Answer a = RawHttp.request(port, "GET", path, "tok-root", null);

@@ -44,6 +44,11 @@ final class RawHttp {
 
     /** Sends {@code head} (request line and headers, without the blank line) and {@code body}; reads the answer. */
     static Answer exchange(int port, String head, byte[] body) {
+        return exchange(port, head, body, false);
+    }
+
+    /** The same; {@code endsThere}: the client closes its side after the body, sending nothing more. */
+    static Answer exchange(int port, String head, byte[] body, boolean endsThere) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             s.setSoTimeout(15_000);
@@ -58,6 +63,9 @@ final class RawHttp {
                 }
             }
             s.getOutputStream().flush();
+            if (endsThere) {
+                s.shutdownOutput();
+            }
             return parse(readAll(s.getInputStream()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -154,13 +154,19 @@ class SubmissionValidationTest {
         assertThat(minRuntime.error()).startsWith("field 'minRuntime': expected a duration text such as \"90s\",");
         // a duration of the right form but too large to count is said to be too large, not of the wrong form
         Response huge = api.post("/v1/workloads", "tok-root", body("minRuntime", "\"99999999999999999d\""));
-        assertThat(huge.error()).isEqualTo("field 'minRuntime': expected a duration of at most 9223372036854775807"
-                + " seconds, got a string (\"99999999999999999d\")");
+        assertThat(huge.error()).isEqualTo("field 'minRuntime': expected a duration of at most 24855d3h14m7s"
+                + " (2,147,483,647 seconds, about 68 years), got a string (\"99999999999999999d\")");
         // one that counts but reaches past what a forecast can play forward (about 68 years) says the limit
         Response tooLong = api.post("/v1/workloads", "tok-root", body("duration", "\"106751991167300d\""));
         assertThat(tooLong.status()).isEqualTo(400);
         assertThat(tooLong.error()).isEqualTo("field 'duration': expected a positive duration, at most "
                 + Durations.formatSeconds(Integer.MAX_VALUE) + " (about 68 years), got 106751991167300d");
+        // a unit given twice was read as a sum (1h1h as 2h), and Arabic-Indic digits as ASCII ones (١٠m as 10m)
+        for (String text : java.util.List.of("1h1h", "5m5m", "\u0661\u0660m")) {
+            Response twice = api.post("/v1/workloads", "tok-root", body("duration", "\"" + text + "\""));
+            assertThat(twice.status()).as(text).isEqualTo(400);
+            assertThat(twice.error()).as(text).startsWith("field 'duration': expected a positive duration such as");
+        }
         // the hint adds what the message does not say, rather than repeating what is expected
         assertThat(minRuntime.json().path("hint").asText())
                 .isEqualTo("\"0\" makes the workload unallocated: free, never charged and always preemptible");
