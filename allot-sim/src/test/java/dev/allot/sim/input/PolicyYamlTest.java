@@ -106,10 +106,14 @@ class PolicyYamlTest {
 
     @Test
     void aLookbackOfMoreBucketsThanTheWindowHoldsIsRefusedNotAFaultWhenTheWindowIsMade() {
-        // 100,000,000 days in hours: 2.4e9 buckets per allocation, an array that cannot be made
-        assertThat(policy("lookback: 100000000d\n").getMessage()).isEqualTo("policy.yaml:1:11: field 'lookback':"
-                + " lookback 100000000d in usage-bucket 1h steps is 2,400,000,000 buckets; at most 100,000 (shorten the"
+        // 20,000 days in hours: 480,000 buckets per allocation, more than a window holds (a longer lookback than
+        // about 68 years is refused as a duration first)
+        assertThat(policy("lookback: 20000d\n").getMessage()).isEqualTo("policy.yaml:1:11: field 'lookback':"
+                + " lookback 20000d in usage-bucket 1h steps is 480,000 buckets; at most 100,000 (shorten the"
                 + " lookback or widen usage-bucket)");
+        assertThat(policy("lookback: 100000000d\n").getMessage()).isEqualTo("policy.yaml:1:11: field 'lookback':"
+                + " lookback must be a duration of at most 24855d3h14m7s (2,147,483,647 seconds, about 68 years), got"
+                + " 100000000d");
         Folders.write(dir, "policy.yaml", "lookback: 20000d\nusage-bucket: 1d\n"); // 20,000 buckets
         assertThat(Folders.read(dir).policyConfig().scheduler().lookback()).isEqualTo(java.time.Duration.ofDays(20000));
     }
