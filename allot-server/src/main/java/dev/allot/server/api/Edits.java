@@ -87,12 +87,9 @@ final class Edits {
         static Progress parse(JsonNode body) {
             object(body, "{\"done\": 1200, \"total\": 10000}");
             onlyKnown(body, FIELDS);
-            long total = count(body, "total");
-            long done = count(body, "done");
-            if (total == 0) { // "done: expected at most total (0)" blamed the wrong number
-                throw ApiException.badField("total", "expected a whole number >= 1 (the units of the whole work),"
-                        + " got 0", "progress is done units out of total units, e.g. steps");
-            }
+            // (a total of 0 is the total's fault: "done: expected at most total (0)" blamed the wrong number)
+            long total = count(body, "total", 1, "a whole number >= 1 (the units of the whole work)");
+            long done = count(body, "done", 0, "a whole number >= 0");
             if (done > total) {
                 throw ApiException.badField("done", "expected at most total (" + total + "), got " + done,
                         "progress is done units out of total units, e.g. steps");
@@ -100,10 +97,10 @@ final class Edits {
             return new Progress(done, total);
         }
 
-        private static long count(JsonNode body, String field) {
-            JsonNode v = present(body, field, "a whole number >= 0");
-            if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 0) {
-                throw ApiException.badField(field, "expected a whole number >= 0, got " + Submission.kindOf(v),
+        private static long count(JsonNode body, String field, long min, String expected) {
+            JsonNode v = present(body, field, expected);
+            if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min) {
+                throw ApiException.badField(field, "expected " + expected + ", got " + Submission.kindOf(v),
                         "progress is done units out of total units, e.g. steps");
             }
             return v.longValue();
