@@ -335,7 +335,8 @@ final class CampaignCommand extends GroupCommand {
      */
     @Command(name = "retry", mixinStandardHelpOptions = true,
             header = "Queue again a campaign's shards held after their workload failed.",
-            description = {"A shard whose workload failed (or was cancelled) is held and never resubmitted by itself."
+            description = {"A shard whose workload failed beyond the campaign's failure-retries (or was cancelled) is held and not"
+                    + " resubmitted by itself."
                     + " Once you have fixed the cause, retry queues it again (its owner, managers above it,"
                     + " administrators); it resumes from its units done (ALLOT_RESUME_FROM).",
                     "Without --shard, every shard held after a failure is retried. A shard held by the campaign's"

@@ -35,7 +35,8 @@ import java.util.TreeSet;
  *   sets its caps (the whole set; audited).</li>
  *   <li>{@code POST /v1/campaigns/{name}/retry}: the same people queue again the shards held because their workload
  *   failed or was cancelled ({@code {"shards": [1, 3]}}, or every such shard without a body), each from its units
- *   done: the babysitter's resubmission, by a person's decision (a failed shard is never resubmitted by itself).</li>
+ *   done: the babysitter's resubmission, by a person's decision (beyond the campaign's {@code failureRetries}, a
+ *   failed shard is not resubmitted by itself).</li>
  *   <li>{@code DELETE /v1/campaigns/{name}}: the same people cancel it and its workloads.</li>
  * </ul>
  */

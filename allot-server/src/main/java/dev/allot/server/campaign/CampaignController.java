@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * Runs the service's campaigns, one step per scheduling cycle, inside the loop's cycle (before it takes in new
  * submissions, so a shard queued now is scheduled in the same cycle). For each running campaign it reads the store
  * ({@link Store#campaigns()}: the campaign, its shards, their workloads and runs), brings each shard up to date with
- * its workload (completed: done; failed or cancelled by a person: held, never resubmitted by itself but only when a
- * person retries it, {@code POST /v1/campaigns/NAME/retry}), applies the campaign's
+ * its workload (completed: done; failed: queued again by itself while the campaign's failure retries last, then
+ * held; cancelled by a person: held; a held shard runs again only when a person retries it,
+ * {@code POST /v1/campaigns/NAME/retry}), applies the campaign's
  * brakes ({@link dev.allot.core.campaign.ShardBrakes}: a shard over a cap is held, a held one released once the cap is raised above what it
  * spent), asks the core's {@link SlotPlanner} with {@link CampaignStrategy#ALLOT} and carries out its moves:
  * <ul>

@@ -38,7 +38,10 @@ public record CampaignShard(
     public enum HeldBy {
         /** A cap of the campaign's brakes: released when the cap is raised above what it spent. */
         BRAKES,
-        /** Its workload failed or was cancelled by a person: never resubmitted by itself. */
+        /**
+         * Its workload failed (beyond the campaign's failure retries) or was cancelled by a person: not resubmitted by
+         * itself.
+         */
         FAILURE,
         /** Its next workload could not be submitted (the owner may no longer submit there...): retried each cycle. */
         SUBMISSION;

@@ -12,11 +12,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The babysitter's resubmission, told as stories: a shard whose workload failed is held and never resubmitted by
+ * The babysitter's resubmission, told as stories: a shard whose workload failed is held and not resubmitted by
  * itself, but once its owner has fixed the cause, {@code POST /v1/campaigns/NAME/retry} queues it again from its units
  * done (the seed's script resubmitted failed shards, resuming past the rows already written; before this a researcher
  * had no way to run a failed shard again short of a new campaign starting from unit 0). Only shards held after a
- * failure are retried: a braked shard is released by raising its cap, a running one needs nothing.
+ * failure are retried: a braked shard is released by raising its cap, a running one needs nothing. A campaign may
+ * also ask for failure retries ({@code failureRetries}): its failed shards are then queued again by themselves that
+ * many times before one is held.
  */
 class CampaignRetryStoryTest {
     @TempDir
