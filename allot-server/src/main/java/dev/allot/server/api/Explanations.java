@@ -157,9 +157,7 @@ final class Explanations {
             summary.add(w.id() + " is " + w.state().label() + (w.state().waiting() || w.state() == WorkloadState.RUNNING
                     ? unseen : "; it no longer waits."));
             if (refused) {
-                WorkloadExplainer.Refusal r = refusal.get();
-                summary.add(dev.allot.core.rules.ShapeFit.whyNotNow(r.cluster(), w.gpus(), w.gpusPerNode())
-                        .orElse("The scheduler refused it: " + r.reason() + "."));
+                summary.add(refusal.get().words(w.gpus(), w.gpusPerNode()));
             }
             data = new Data(false, null, null, null, null, null, null, null, null, null, preemptions(attempts, maySeeDetails),
                     null);

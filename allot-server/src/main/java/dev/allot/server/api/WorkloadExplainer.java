@@ -102,6 +102,15 @@ public interface WorkloadExplainer {
 
     /** See {@link #refusal}: {@code cluster} is the scheduler's cluster now. */
     record Refusal(String reason, dev.allot.core.model.ClusterSpec cluster) {
+        /**
+         * The refusal in words, for a workload of {@code gpus} ({@code gpusPerNode} per node): what it asks for
+         * against what the cluster has and what would let it run when its shape is the cause, else the logged reason.
+         * The explanation and the queue's {@code cannotRun} both say this.
+         */
+        String words(int gpus, int gpusPerNode) {
+            return dev.allot.core.rules.ShapeFit.whyNotNow(cluster, gpus, gpusPerNode)
+                    .orElse("The scheduler refused it: " + reason + ".");
+        }
     }
 
     /** See {@link #view}. */
