@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.service.ServiceTestSupport.Client;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,9 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A campaign survives a {@code kill -9} of the service: {@link ServiceMain} runs as a separate process with the
@@ -26,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The shards' processes are {@link CampaignLocalStoryTest#SHARD}'s.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LOCK)
 class CampaignKillStoryTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

@@ -14,6 +14,7 @@ import dev.allot.server.store.PostgresSchema;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadState;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,11 +61,11 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Seed and the least rounds per store: {@code -Dallot.crash.seed=N -Dallot.crash.rounds=N}.
  *
  * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * ({@code @Execution(CONCURRENT)} under {@link SecondLane#LOCK}, see
  * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
+@ResourceLock(SecondLane.LOCK)
 class CrashSafetyTest {
     private static final long SEED = Long.getLong("allot.crash.seed", 20_261_129L);
     private static final int MIN_ROUNDS = Integer.getInteger("allot.crash.rounds", 4);

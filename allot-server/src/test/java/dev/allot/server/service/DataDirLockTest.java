@@ -3,6 +3,7 @@ package dev.allot.server.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.allot.server.testing.SecondLane;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -11,12 +12,17 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * One service per data directory ({@link DataDirLock}): a second start on a folder a running service holds fails
  * before it touches anything, naming the holder's pid and address, whether the holder runs in this process or in
  * another; a lock left by a killed service does not block the next start.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LOCK)
 class DataDirLockTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

@@ -8,6 +8,7 @@ import dev.allot.server.service.HaCluster.Instance;
 import dev.allot.server.service.ServiceTestSupport.Client;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @ExtendWith(HaCluster.class)
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
+@ResourceLock(SecondLane.LOCK)
 class HighAvailabilityNodeTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

@@ -10,6 +10,7 @@ import dev.allot.server.service.ServiceTestSupport.Client;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadState;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,12 +39,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * workload ended.
  *
  * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * ({@code @Execution(CONCURRENT)} under {@link SecondLane#LOCK}, see
  * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @ExtendWith(HaCluster.class)
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
+@ResourceLock(SecondLane.LOCK)
 class HighAvailabilityTest {
     private static final long SEED = Long.getLong("allot.ha.seed", 20_261_202L);
     private static final int ROUNDS = Integer.getInteger("allot.ha.rounds", 10);

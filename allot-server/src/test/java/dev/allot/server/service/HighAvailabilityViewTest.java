@@ -12,6 +12,7 @@ import dev.allot.server.store.AttemptOutcome;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.WorkloadState;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,12 +31,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * the new leader and ends as it would have.
  *
  * <p>It runs beside the module's other tests, one at a time with the other stories of service processes
- * ({@code @Execution(CONCURRENT)} under {@link ServiceTestSupport#SERVICE_PROCESS_STORIES}, see
+ * ({@code @Execution(CONCURRENT)} under {@link SecondLane#LOCK}, see
  * {@code junit-platform.properties}): it mostly waits on its processes.
  */
 @ExtendWith(HaCluster.class)
 @Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ServiceTestSupport.SERVICE_PROCESS_STORIES)
+@ResourceLock(SecondLane.LOCK)
 class HighAvailabilityViewTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

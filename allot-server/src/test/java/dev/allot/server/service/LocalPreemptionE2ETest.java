@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.server.service.ServiceTestSupport.Answer;
 import dev.allot.server.service.ServiceTestSupport.Client;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,6 +25,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The service end to end with the {@code local} backend and real processes: 4 virtual GPUs, the tree {@code lab} >
@@ -37,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code CUDA_VISIBLE_DEVICES}, the workload id, the attempt and its pid, then {@code term} for each SIGTERM, and
  * {@code exit} if it ever ends normally.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LOCK)
 class LocalPreemptionE2ETest {
     /** Records its start, traps SIGTERM (records it, keeps running): only SIGKILL ends it. */
     private static final String STUBBORN = "f=\"$E2E_OUT/$ALLOT_WORKLOAD_ID-$ALLOT_ATTEMPT\"; "

@@ -204,14 +204,6 @@ final class ServiceTestSupport {
      */
     static final Duration SERVICE_START = Duration.ofSeconds(180);
 
-    /**
-     * The {@code @ResourceLock} of the stories that run {@link ServiceMain} processes and mostly wait on them
-     * ({@link HighAvailabilityTest}, {@link HighAvailabilityViewTest}, {@link CrashSafetyTest}): they run beside the
-     * module's other tests ({@code @Execution(CONCURRENT)}, see {@code junit-platform.properties}), one of them at a
-     * time, so that their failover and recovery timings never compete with each other.
-     */
-    static final String SERVICE_PROCESS_STORIES = "allot-server: stories with service processes";
-
     /** A {@link ServiceMain} started as a process of its own (so that a test can kill it with SIGKILL) and its URL. */
     record ServiceProcess(Process process, String url) {
     }

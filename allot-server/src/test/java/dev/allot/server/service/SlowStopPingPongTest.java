@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.server.service.ServiceTestSupport.Answer;
 import dev.allot.server.service.ServiceTestSupport.Client;
+import dev.allot.server.testing.SecondLane;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,6 +24,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 21's preemption ping-pong, with the {@code local} backend and real processes: 4 virtual GPUs, {@code lab} >
@@ -37,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Every process writes a record file {@code <workload>-<attempt>} in {@code out/}: {@code start <epoch ms>}, then
  * {@code term <epoch ms>} on SIGTERM and {@code stopped <epoch ms>} just before it exits, 3 s later.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LOCK)
 class SlowStopPingPongTest {
     /** Records its start; on SIGTERM records it, takes 3 s to wind down, records that and exits. */
     private static final String SLOW_TO_STOP = "f=\"$E2E_OUT/$ALLOT_WORKLOAD_ID-$ALLOT_ATTEMPT\"; "

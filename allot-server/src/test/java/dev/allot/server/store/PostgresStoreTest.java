@@ -1,5 +1,6 @@
 package dev.allot.server.store;
 
+import dev.allot.server.testing.SecondLane;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -7,6 +8,9 @@ import java.sql.Statement;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The store contract on PostgreSQL, when {@code ALLOT_TEST_POSTGRES_URL} names a database (with
@@ -14,6 +18,8 @@ import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
  * dropped afterwards, so the database may be shared.
  */
 @EnabledIfEnvironmentVariable(named = "ALLOT_TEST_POSTGRES_URL", matches = ".+")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(SecondLane.LOCK)
 class PostgresStoreTest extends StoreContract {
     private final PostgresSchema schema = new PostgresSchema();
 
