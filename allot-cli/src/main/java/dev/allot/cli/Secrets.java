@@ -1,5 +1,8 @@
 package dev.allot.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -75,5 +78,31 @@ final class Secrets {
     /** The text with every token in it masked. */
     static String tokensMasked(String text) {
         return TOKEN_SHAPE.matcher(text).replaceAll(r -> Matcher.quoteReplacement(masked(r.group())));
+    }
+
+    /**
+     * A workload as the API answers it ({@code command}, {@code environment}) with the secrets in its command and
+     * environment masked as {@link #word} and {@link #variable} mask them: what {@code --json} prints, the same values
+     * the text shows. A copy; a workload without them (redacted, null) is answered as it is.
+     */
+    static JsonNode workloadMasked(JsonNode workload) {
+        if (!workload.isObject()) {
+            return workload;
+        }
+        ObjectNode copy = ((ObjectNode) workload).deepCopy();
+        if (copy.get("command") instanceof ArrayNode command) {
+            for (int i = 0; i < command.size(); i++) {
+                String secret = word(command.get(i).asText());
+                if (secret != null) {
+                    command.set(i, copy.textNode(secret));
+                }
+            }
+        }
+        if (copy.get("environment") instanceof ObjectNode env) {
+            for (java.util.Map.Entry<String, JsonNode> e : env.properties()) {
+                e.setValue(copy.textNode(variable(e.getKey(), e.getValue().asText())));
+            }
+        }
+        return copy;
     }
 }

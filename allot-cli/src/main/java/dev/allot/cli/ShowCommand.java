@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
  * {@code allot show ID}: one workload and its attempts, oldest first; each attempt's reason (a preemption's runs to
  * hundreds of characters) on its own line below the table, so that the table stays as narrow as its columns. Secrets
  * in its command and environment (an {@code ALLOT_TOKEN} the script reports progress with) are masked
- * ({@link Secrets}) unless {@code --show-secrets} asks for them whole.
+ * ({@link Secrets}), in the text and in {@code --json}, unless {@code --show-secrets} asks for them whole.
  */
 @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one workload on the Allot server and its attempts.")
 final class ShowCommand extends ClientCommand {
@@ -22,8 +22,20 @@ final class ShowCommand extends ClientCommand {
     String id;
 
     @Option(names = "--show-secrets", description = "print secrets in the command and environment whole (API tokens,"
-            + " variables such as ALLOT_TOKEN or WANDB_API_KEY); without it they are masked, e.g. allo...[43 chars]")
+            + " variables such as ALLOT_TOKEN or WANDB_API_KEY); without it they are masked, e.g. allo...[43 chars],"
+            + " with --json too")
     boolean showSecrets;
+
+    /** The server's answer with the workload's secrets masked as the text masks them, unless asked for whole. */
+    @Override
+    JsonNode json(JsonNode answer) {
+        if (showSecrets || !answer.path("workload").isObject()) {
+            return answer;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy = answer.deepCopy();
+        copy.set("workload", Secrets.workloadMasked(answer.path("workload")));
+        return copy;
+    }
 
     @Override
     JsonNode call(ApiClient client) {
