@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.server.api.Secrets;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
