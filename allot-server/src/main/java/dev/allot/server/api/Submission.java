@@ -327,13 +327,20 @@ record Submission(
         return text.chars().noneMatch(Character::isISOControl);
     }
 
-    /** How a JSON value is described in errors: its type, and its text when short. */
+    /**
+     * How a JSON value is described in errors: a number as it was sent ({@code -1}, {@code 1.5}; a range or whole-number
+     * check said "got a number (-1.0)"), else its type, and its text when short.
+     */
     static String kindOf(JsonNode v) {
         if (v == null || v.isMissingNode()) {
             return "nothing";
         }
         if (v.isNull()) {
             return "null";
+        }
+        if (v.isNumber()) {
+            String written = v.toString();
+            return written.length() > 40 ? "a number of " + written.length() + " digits" : written;
         }
         String type = switch (v.getNodeType()) {
             case ARRAY -> "an array";
