@@ -228,6 +228,10 @@ record Submission(
                 // a well-formed duration beyond the longest there is (68 years) is not one of the wrong form
                 bad.add(new Violation(field, Durations.AT_MOST, kindOf(v)));
                 return null;
+            } catch (Durations.RepeatedUnitException e) {
+                // the parser's own words ("5m5m" was told only what a duration looks like)
+                bad.add(new Violation(field, Durations.RepeatedUnitException.EXPECTED, kindOf(v) + ": " + e.twice()));
+                return null;
             } catch (IllegalArgumentException e) {
                 bad.add(new Violation(field, expected, kindOf(v)));
                 return null;
