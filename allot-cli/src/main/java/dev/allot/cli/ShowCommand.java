@@ -48,7 +48,13 @@ final class ShowCommand extends ClientCommand {
         JsonNode w = answer.path("workload");
         out.println("workload " + text(w, "id"));
         List<String[]> fields = new ArrayList<>();
-        fields.add(new String[] {"state", QueueCommand.state(w)});
+        String cannotRun = ApiClient.textOrNull(answer, "cannotRun");
+        // the scheduler cannot take it in: "pending (cannot fit)" and why, as 'allot queue' says it
+        fields.add(new String[] {"state", QueueCommand.state(cannotRun == null ? w
+                : ((com.fasterxml.jackson.databind.node.ObjectNode) w.deepCopy()).put("cannotRun", cannotRun))});
+        if (cannotRun != null) {
+            fields.add(new String[] {"cannot fit", cannotRun});
+        }
         if (w.hasNonNull("heldReason")) {
             fields.add(new String[] {"held", text(w, "heldReason")});
         }

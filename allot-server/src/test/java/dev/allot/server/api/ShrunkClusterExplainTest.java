@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A waiting workload whose shape no longer fits the cluster (an administrator set a node's GPUs lower under it) is
  * refused by the scheduler, which logged why. Its explanation said it was "not yet seen by the scheduler (it is taken
  * in at the scheduler's next cycle)", and could show a forecast start: it now says it cannot fit the cluster as it is
- * now, with the numbers, and what would let it run; the queue lists it so too ({@code cannotRun}).
+ * now, with the numbers, and what would let it run; the queue lists it so too ({@code cannotRun}), and so does the
+ * workload ({@code GET /v1/workloads/{id}}'s {@code cannotRun}, which {@code allot show} prints).
  */
 class ShrunkClusterExplainTest {
     @TempDir
@@ -71,5 +72,10 @@ class ShrunkClusterExplainTest {
         assertThat(entry.get("position").isNull()).isTrue();
         assertThat(entry.get("cannotRun").asText()).isEqualTo(summary.get(1).asText());
         assertThat(entry.path("forecast").isMissingNode() || entry.get("forecast").isNull()).isTrue();
+        // and the workload itself says the same (allot show said nothing of it); the 6 GPUs, which still fit, nothing
+        Response shown = api.get("/v1/workloads/" + id, "tok-member");
+        assertThat(shown.json().get("cannotRun").asText()).isEqualTo(summary.get(1).asText());
+        Response fits = api.get("/v1/workloads/" + six.json().get("id").asText(), "tok-member");
+        assertThat(fits.json().get("cannotRun").isNull()).as("%s", fits.json()).isTrue();
     }
 }
