@@ -33,5 +33,23 @@ Allot.secrets = (() => {
     const t = tokensMasked(w);
     return t === w ? null : t;
   };
-  return { isSecretName, masked, variable, word };
+  /**
+   * A command and an environment as a page shows them, each secret masked unless {@code whole}: their texts, and what
+   * the page's Secrets row holds (whether they are masked, and the Show or Hide button calling {@code toggle}), null
+   * when nothing in them is secret.
+   */
+  const shown = (command, environment, whole, toggle) => {
+    let any = false;
+    const one = (given, secret) => {
+      any = any || (secret !== null && secret !== given);
+      return whole || secret === null ? given : secret;
+    };
+    const commandText = (command || []).map(w => one(w, word(w))).join(' ');
+    const environmentText = Object.entries(environment || {}).map(([k, v]) => k + '=' + one(v, variable(k, v))).join(' ');
+    const row = any ? [Allot.el('span', { id: 'secrets-state' }, whole ? 'shown whole ' : 'masked '),
+      Allot.el('button', { id: 'show-secrets', type: 'button', class: 'secondary', onclick: toggle }, whole ? 'Hide' : 'Show')]
+      : null;
+    return { command: commandText, environment: environmentText, row };
+  };
+  return { isSecretName, masked, variable, word, shown };
 })();

@@ -58,21 +58,14 @@
     }
     // secrets in what this user may see (a token the script reports with, --password=) are masked on screen as
     // allot show masks them (Allot.secrets), until the Show button on this page asks for them whole
-    let anyMasked = false;
-    const shown = (given, secret) => {
-      anyMasked = anyMasked || (secret !== null && secret !== given);
-      return showSecrets || secret === null ? given : secret;
-    };
+    const secrets = w.redacted ? null : Allot.secrets.shown(w.command, w.environment, showSecrets, () => {
+      showSecrets = !showSecrets;
+      render(detail, x);
+    });
     const command = w.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
-      : el('code', { id: 'command' }, (w.command || []).map(word => shown(word, Allot.secrets.word(word))).join(' '));
+      : el('code', { id: 'command' }, secrets.command);
     const env = w.redacted ? el('span', { class: 'muted' }, 'hidden')
-      : el('code', { id: 'environment' }, Object.entries(w.environment || {})
-        .map(([k, v]) => k + '=' + shown(v, Allot.secrets.variable(k, v))).join(' ') || '\u2013');
-    const secrets = anyMasked ? [el('span', { id: 'secrets-state' }, showSecrets ? 'shown whole ' : 'masked '),
-      el('button', { id: 'show-secrets', type: 'button', class: 'secondary', onclick: () => {
-        showSecrets = !showSecrets;
-        render(detail, x);
-      } }, showSecrets ? 'Hide' : 'Show')] : null;
+      : el('code', { id: 'environment' }, secrets.environment || '\u2013');
     // running but its attempt still launching: 'starting', as allot queue and allot show say (the API's starting)
     const cancelling = w.state === 'running' && w.cancelRequested;
     const state = w.state === 'running' && w.starting
@@ -92,7 +85,7 @@
         detail.campaign.name), ' (shard ' + detail.campaign.shard + ')'], 'campaign']] : []), ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
       ['Submitted', fmt.time(w.submittedAt) + ' UTC', 'submitted'], ['Held', w.heldReason || '\u2013', 'held'],
       ['Command', command, 'command-row'], ['Environment', env, 'environment-row'],
-      ...(secrets ? [['Secrets', secrets, 'secrets']] : [])]) {
+      ...(secrets && secrets.row ? [['Secrets', secrets.row, 'secrets']] : [])]) {
       contract.appendChild(el('dt', {}, k));
       contract.appendChild(el('dd', { class: cls }, v));
     }
