@@ -344,7 +344,7 @@ record Submission(
         }
         if (v.isNumber()) {
             String written = v.toString();
-            return written.length() > 40 ? "a number of " + written.length() + " digits" : written;
+            return written.length() > 40 ? "a number" : written; // as before: a long one by its kind alone
         }
         String type = switch (v.getNodeType()) {
             case ARRAY -> "an array";
