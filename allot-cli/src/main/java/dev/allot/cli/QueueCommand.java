@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.allot.core.model.Words;
-import dev.allot.server.api.Secrets;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +24,7 @@ import picocli.CommandLine.Option;
  * waiting ones. {@code --json} prints what the table shows and the queue: {@code {"workloads", "queue", "limit",
  * "moreWaiting", "moreNotWaiting", "backend"}} ({@code backend}: {@code /v1/health}'s word while the service cannot
  * observe its backend, else null; {@link BackendNotice}), the secrets in each workload's command and environment masked
- * ({@link Secrets}; {@code allot show --show-secrets} prints them whole).
+ * ({@link dev.allot.core.rules.Secrets}; {@code allot show --show-secrets} prints them whole).
  */
 @Command(name = "queue", mixinStandardHelpOptions = true,
         description = {"List workloads on the Allot server as a table, optionally filtered.",
@@ -128,7 +127,7 @@ final class QueueCommand extends ClientCommand {
                 waitingKept++;
             }
             // the table shows no command or environment; --json gives them with their secrets masked, as 'allot show'
-            kept.add(Secrets.workloadMasked(r.workload()));
+            kept.add(ShowCommand.secretsMasked(r.workload()));
         }
         answer.set("workloads", kept);
         answer.put("limit", shown);

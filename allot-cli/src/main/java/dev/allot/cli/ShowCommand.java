@@ -1,7 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.allot.server.api.Secrets;
+import dev.allot.core.rules.Secrets;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -34,7 +34,33 @@ final class ShowCommand extends ClientCommand {
             return answer;
         }
         com.fasterxml.jackson.databind.node.ObjectNode copy = answer.deepCopy();
-        copy.set("workload", Secrets.workloadMasked(answer.path("workload")));
+        copy.set("workload", secretsMasked(answer.path("workload")));
+        return copy;
+    }
+
+    /**
+     * A workload as the API answers it with the secrets in its command and environment masked as the text masks them
+     * ({@link Secrets#word}, {@link Secrets#variable}): what {@code --json} prints. A copy; a workload without them
+     * (redacted: null) is answered as it is.
+     */
+    static JsonNode secretsMasked(JsonNode workload) {
+        if (!workload.isObject()) {
+            return workload;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy = workload.deepCopy();
+        if (copy.get("command") instanceof com.fasterxml.jackson.databind.node.ArrayNode command) {
+            for (int i = 0; i < command.size(); i++) {
+                String secret = Secrets.word(command.get(i).asText());
+                if (secret != null) {
+                    command.set(i, copy.textNode(secret));
+                }
+            }
+        }
+        if (copy.get("environment") instanceof com.fasterxml.jackson.databind.node.ObjectNode env) {
+            for (Map.Entry<String, JsonNode> e : env.properties()) {
+                e.setValue(copy.textNode(Secrets.variable(e.getKey(), e.getValue().asText())));
+            }
+        }
         return copy;
     }
 

@@ -1,4 +1,4 @@
-// What the dashboard counts as a secret, and how it masks one on screen: the rule of dev.allot.server.api.Secrets
+// What the dashboard counts as a secret, and how it masks one on screen: the rule of dev.allot.core.rules.Secrets
 // (allot show's), mirrored here because the page masks what the API shows the owner whole. An API token (allot_ and
 // its secret), and the value of a variable or --option= whose name says secret (ALLOT_TOKEN, WANDB_API_KEY,
 // --password=). SecretsBrowserTest holds this and the Java rule to the same examples.

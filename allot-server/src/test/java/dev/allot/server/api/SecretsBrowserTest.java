@@ -3,6 +3,7 @@ package dev.allot.server.api;
 import static dev.allot.server.api.ApiFixture.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.allot.core.rules.Secrets;
 import dev.allot.server.testing.HeadlessChromium;
 import java.nio.file.Path;
 import java.time.Duration;

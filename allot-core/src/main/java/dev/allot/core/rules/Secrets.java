@@ -1,8 +1,6 @@
-package dev.allot.server.api;
+package dev.allot.core.rules;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -13,20 +11,20 @@ import java.util.regex.Pattern;
  * and its secret), and the value of a variable or {@code --option=} whose name says secret ({@code ALLOT_TOKEN},
  * {@code WANDB_API_KEY}, {@code --password=}). A workload's environment often carries the token its script reports
  * progress with; {@code allot show} printed it whole on the submitter's terminal, for whoever looks over a shoulder or
- * reads a pasted output. One rule, used by every place the client prints such a value, and mirrored by the dashboard's
- * {@code secrets.js} (which masks on screen what the API shows the owner whole; {@code SecretsBrowserTest} holds both to the
- * same examples).
+ * reads a pasted output. One rule, used by every place the client prints such a value; in the core, which the client
+ * and the service both use, so that the dashboard's mirror of it ({@code secrets.js}, which masks on screen what the
+ * API shows the owner whole) is held to the same examples ({@code SecretsBrowserTest}).
  */
 public final class Secrets {
     /** What an API token looks like: {@code allot_} and its base64url secret. */
     public static final Pattern TOKEN_SHAPE = Pattern.compile("allot_[A-Za-z0-9_-]{16,}");
 
     /** Name parts that say secret wherever they stand in a name ({@code PGPASSWORD}, {@code HF_TOKEN}). */
-    static final java.util.List<String> SECRET_WORDS = java.util.List.of("TOKEN", "SECRET", "PASSW", "CREDENTIAL", "APIKEY",
+    public static final List<String> SECRET_WORDS = List.of("TOKEN", "SECRET", "PASSW", "CREDENTIAL", "APIKEY",
             "API_KEY", "ACCESS_KEY", "PRIVATE_KEY");
 
     /** Name parts that say secret only as a whole part between underscores or dashes ({@code SSH_KEY}, not {@code KEYBOARD}). */
-    static final Set<String> SECRET_PARTS = Set.of("KEY", "PASS", "PWD", "AUTH");
+    public static final Set<String> SECRET_PARTS = Set.of("KEY", "PASS", "PWD", "AUTH");
 
     private static final Pattern OPTION_WITH_VALUE = Pattern.compile("(--?[A-Za-z0-9_.-]+=)(.+)", Pattern.DOTALL);
 
@@ -80,31 +78,5 @@ public final class Secrets {
     /** The text with every token in it masked. */
     public static String tokensMasked(String text) {
         return TOKEN_SHAPE.matcher(text).replaceAll(r -> Matcher.quoteReplacement(masked(r.group())));
-    }
-
-    /**
-     * A workload as the API answers it ({@code command}, {@code environment}) with the secrets in its command and
-     * environment masked as {@link #word} and {@link #variable} mask them: what {@code --json} prints, the same values
-     * the text shows. A copy; a workload without them (redacted, null) is answered as it is.
-     */
-    public static JsonNode workloadMasked(JsonNode workload) {
-        if (!workload.isObject()) {
-            return workload;
-        }
-        ObjectNode copy = ((ObjectNode) workload).deepCopy();
-        if (copy.get("command") instanceof ArrayNode command) {
-            for (int i = 0; i < command.size(); i++) {
-                String secret = word(command.get(i).asText());
-                if (secret != null) {
-                    command.set(i, copy.textNode(secret));
-                }
-            }
-        }
-        if (copy.get("environment") instanceof ObjectNode env) {
-            for (java.util.Map.Entry<String, JsonNode> e : env.properties()) {
-                e.setValue(copy.textNode(variable(e.getKey(), e.getValue().asText())));
-            }
-        }
-        return copy;
     }
 }
