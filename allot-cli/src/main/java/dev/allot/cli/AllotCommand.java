@@ -1,5 +1,6 @@
 package dev.allot.cli;
 
+import dev.allot.core.rules.Secrets;
 import dev.allot.sim.check.InvariantViolation;
 import dev.allot.sim.input.InputException;
 import picocli.CommandLine;

@@ -32,7 +32,7 @@ abstract class ClientCommand implements Callable<Integer> {
         try {
             JsonNode answer = call(client);
             if (json) {
-                out.println(pretty(answer));
+                out.println(pretty(json(answer)));
             } else {
                 render(answer, out);
             }
@@ -71,6 +71,14 @@ abstract class ClientCommand implements Callable<Integer> {
 
     /** Makes the call and answers the server's JSON. */
     abstract JsonNode call(ApiClient client);
+
+    /**
+     * The answer as {@code --json} prints it: the server's, unless the command masks secrets in it as its text does
+     * ({@link Secrets}).
+     */
+    JsonNode json(JsonNode answer) {
+        return answer;
+    }
 
     /** Prints the answer for people. */
     abstract void render(JsonNode answer, PrintWriter out);

@@ -76,11 +76,17 @@ final class NumberArguments {
 
     /**
      * The value of an option that takes a number or none ({@code --max-gpu-hours H|none}), given and not none, as the
-     * finite number it reads as; else refused naming the option, what it expects and the value as typed: 1e400 read
+     * finite number it reads as, written as typed ({@code -1}, not {@code -1.0}); else refused naming the option, what it expects and the value as typed: 1e400 read
      * as Infinity and went to the server as the string "Infinity", which its error then named.
      */
-    static double finite(String option, String text, String expected) {
-        return TypedNumbers.finite(text).orElseThrow(() -> new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT,
+    static java.math.BigDecimal finite(String option, String text, String expected) {
+        double d = TypedNumbers.finite(text).orElseThrow(() -> new ApiClient.ClientException(AllotCommand.EXIT_BAD_INPUT,
                 option + ": expected " + expected + ", got " + TypedNumbers.shown(text)));
+        // sent as typed, so that the server's range error names it so: -1 as a double went as -1.0, "got -1.0"
+        try {
+            return new java.math.BigDecimal(text.strip());
+        } catch (NumberFormatException e) {
+            return java.math.BigDecimal.valueOf(d); // what Java reads and a JSON number does not write: 0x1p3, 2d
+        }
     }
 }

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
  * note says how many were left out. {@code /v1/queue} (with the same allocation and user) only orders and numbers the
  * waiting ones. {@code --json} prints what the table shows and the queue: {@code {"workloads", "queue", "limit",
  * "moreWaiting", "moreNotWaiting", "backend"}} ({@code backend}: {@code /v1/health}'s word while the service cannot
- * observe its backend, else null; {@link BackendNotice}).
+ * observe its backend, else null; {@link BackendNotice}), the secrets in each workload's command and environment masked
+ * ({@link dev.allot.core.rules.Secrets}; {@code allot show --show-secrets} prints them whole).
  */
 @Command(name = "queue", mixinStandardHelpOptions = true,
         description = {"List workloads on the Allot server as a table, optionally filtered.",
@@ -125,7 +126,8 @@ final class QueueCommand extends ClientCommand {
                 }
                 waitingKept++;
             }
-            kept.add(r.workload());
+            // the table shows no command or environment; --json gives them with their secrets masked, as 'allot show'
+            kept.add(ShowCommand.secretsMasked(r.workload()));
         }
         answer.set("workloads", kept);
         answer.put("limit", shown);

@@ -1,6 +1,7 @@
 package dev.allot.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.core.rules.Secrets;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Parameters;
  * {@code allot show ID}: one workload and its attempts, oldest first; each attempt's reason (a preemption's runs to
  * hundreds of characters) on its own line below the table, so that the table stays as narrow as its columns. Secrets
  * in its command and environment (an {@code ALLOT_TOKEN} the script reports progress with) are masked
- * ({@link Secrets}) unless {@code --show-secrets} asks for them whole.
+ * ({@link Secrets}), in the text and in {@code --json}, unless {@code --show-secrets} asks for them whole.
  */
 @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one workload on the Allot server and its attempts.")
 final class ShowCommand extends ClientCommand {
@@ -22,8 +23,46 @@ final class ShowCommand extends ClientCommand {
     String id;
 
     @Option(names = "--show-secrets", description = "print secrets in the command and environment whole (API tokens,"
-            + " variables such as ALLOT_TOKEN or WANDB_API_KEY); without it they are masked, e.g. allo...[43 chars]")
+            + " variables such as ALLOT_TOKEN or WANDB_API_KEY); without it they are masked, e.g. allo...[43 chars],"
+            + " with --json too")
     boolean showSecrets;
+
+    /** The server's answer with the workload's secrets masked as the text masks them, unless asked for whole. */
+    @Override
+    JsonNode json(JsonNode answer) {
+        if (showSecrets || !answer.path("workload").isObject()) {
+            return answer;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy = answer.deepCopy();
+        copy.set("workload", secretsMasked(answer.path("workload")));
+        return copy;
+    }
+
+    /**
+     * A workload as the API answers it with the secrets in its command and environment masked as the text masks them
+     * ({@link Secrets#word}, {@link Secrets#variable}): what {@code --json} prints. A copy; a workload without them
+     * (redacted: null) is answered as it is.
+     */
+    static JsonNode secretsMasked(JsonNode workload) {
+        if (!workload.isObject()) {
+            return workload;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy = workload.deepCopy();
+        if (copy.get("command") instanceof com.fasterxml.jackson.databind.node.ArrayNode command) {
+            for (int i = 0; i < command.size(); i++) {
+                String secret = Secrets.word(command.get(i).asText());
+                if (secret != null) {
+                    command.set(i, copy.textNode(secret));
+                }
+            }
+        }
+        if (copy.get("environment") instanceof com.fasterxml.jackson.databind.node.ObjectNode env) {
+            for (Map.Entry<String, JsonNode> e : env.properties()) {
+                e.setValue(copy.textNode(Secrets.variable(e.getKey(), e.getValue().asText())));
+            }
+        }
+        return copy;
+    }
 
     @Override
     JsonNode call(ApiClient client) {
@@ -35,7 +74,13 @@ final class ShowCommand extends ClientCommand {
         JsonNode w = answer.path("workload");
         out.println("workload " + text(w, "id"));
         List<String[]> fields = new ArrayList<>();
-        fields.add(new String[] {"state", QueueCommand.state(w)});
+        String cannotRun = ApiClient.textOrNull(answer, "cannotRun");
+        // the scheduler cannot take it in: "pending (cannot fit)" and why, as 'allot queue' says it
+        fields.add(new String[] {"state", QueueCommand.state(cannotRun == null ? w
+                : ((com.fasterxml.jackson.databind.node.ObjectNode) w.deepCopy()).put("cannotRun", cannotRun))});
+        if (cannotRun != null) {
+            fields.add(new String[] {"cannot fit", cannotRun});
+        }
         if (w.hasNonNull("heldReason")) {
             fields.add(new String[] {"held", text(w, "heldReason")});
         }

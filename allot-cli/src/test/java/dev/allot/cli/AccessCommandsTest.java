@@ -183,4 +183,28 @@ class AccessCommandsTest {
         assertThat(whole.out()).contains("ALLOT_TOKEN=" + token, "--password=hunter2", "WANDB_API_KEY=0123456789abcdef0123")
                 .doesNotContain("masked");
     }
+
+    @Test
+    void givenAWorkloadWithSecrets_whenItsSubmitterAsksForJson_thenTheSecretsAreMaskedAsInTheTextUnlessAskedForWhole() {
+        // 'allot show --json' and 'allot queue --json' printed ALLOT_TOKEN and --password= whole, where 'allot show'
+        // masked them
+        String token = "allot_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+        Workload w = cluster.store().workloads().submit(NewWorkload.builder("lab", "alice").gpus(1)
+                .command(List.of("report.sh", "--password=hunter2", "--epochs=3"))
+                .environment(new java.util.TreeMap<>(Map.of("ALLOT_TOKEN", token, "SEED", "7")))
+                .submittedAtMillis(NOW.toEpochMilli()).build());
+
+        Cli.Result shown = as("tok-alice", "show", "--json", w.id());
+        Cli.Result queue = as("tok-alice", "queue", "--json");
+
+        assertThat(shown.exit()).as(shown.err()).isZero();
+        assertThat(queue.exit()).as(queue.err()).isZero();
+        for (Cli.Result r : List.of(shown, queue)) {
+            assertThat(r.out()).doesNotContain(token, "hunter2")
+                    .contains("\"ALLOT_TOKEN\" : \"allo...[38 chars]\"", "\"SEED\" : \"7\"",
+                            "[ \"report.sh\", \"--password=...[7 chars]\", \"--epochs=3\" ]");
+        }
+        Cli.Result whole = as("tok-alice", "show", "--json", "--show-secrets", w.id());
+        assertThat(whole.out()).contains("\"ALLOT_TOKEN\" : \"" + token + "\"", "\"--password=hunter2\"");
+    }
 }

@@ -63,6 +63,13 @@ class BrakesCommandTest {
                     + " >= 0, or none, got " + typed + (typed.equals("NaN") ? " (not a number)"
                     : " (beyond the largest number, about 1.8e308)") + "\n");
         }
+        // a negative cap is the server's to refuse; it named the double the client sent, "got a number (-1.0)"
+        for (String typed : List.of("-1", "-0.5")) {
+            Cli.Result out = as("root", "brakes", "set", "--max-gpu-hours", typed);
+            assertThat(out.exit()).as(typed).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(out.err()).as(typed).startsWith("allot: --max-gpu-hours: expected a number from 0 to"
+                    + " 1000000000000 or null, got " + typed + " (hint: ");
+        }
         Cli.Result nothing = as("root", "brakes", "set");
         assertThat(nothing.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(cluster.store().settings().brakes()).isEqualTo(new BrakeLimits(30, null));

@@ -154,7 +154,7 @@ class CampaignCommandsTest {
         Cli.Result negative = api.as("alice", "campaign", "brakes", "eval", "--shard-gpu-hours", "-1");
         assertThat(negative.exit()).isEqualTo(2);
         assertThat(negative.err()).isEqualTo("allot: --shard-gpu-hours: expected GPU-hours one shard may use, a"
-                + " number >= 0 (at most 1000000000000), got a number (-1.0) (hint: 'allot campaign brakes --help'"
+                + " number >= 0 (at most 1000000000000), got -1 (hint: 'allot campaign brakes --help'"
                 + " describes the options)\n");
         // 1e400 read as Infinity and was sent as the string "Infinity", which the server's error then named
         Cli.Result huge = api.as("alice", "campaign", "brakes", "eval", "--campaign-gpu-hours", "1e400");
@@ -230,7 +230,7 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", wrong.toString());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: " + wrong + ": field 'failure-retries': expected how many times a shard"
-                + " whose workload failed is queued again by itself (0 to 100), got a number (1000)");
+                + " whose workload failed is queued again by itself (0 to 100), got 1000");
         assertThat(api.as("alice", "campaign", "cancel", "retrying").exit()).isZero();
     }
 

@@ -34,6 +34,27 @@ public final class Durations {
         }
     }
 
+    /**
+     * A duration that gives a unit twice ({@code 5m5m}): said as such by every reader (a generic "expected a duration
+     * such as ..." left the writer looking for what was wrong with {@code 5m5m}).
+     */
+    public static final class RepeatedUnitException extends IllegalArgumentException {
+        /** What a duration's units were expected to be, as words to follow "expected ". */
+        public static final String EXPECTED = "each of d, h, m and s at most once, e.g. 1h30m";
+        private static final long serialVersionUID = 1L;
+        private final char unit;
+
+        RepeatedUnitException(String text, char unit) {
+            super("malformed duration '" + text + "': the unit '" + unit + "' is given twice; expected " + EXPECTED);
+            this.unit = unit;
+        }
+
+        /** What is wrong, as words: "the unit 'm' is given twice". */
+        public String twice() {
+            return "the unit '" + unit + "' is given twice";
+        }
+    }
+
     /** Parses a duration; the message of the exception says what was expected. */
     public static Duration parse(String text) {
         String t = text.trim();
@@ -64,8 +85,7 @@ public final class Durations {
                 default -> throw bad(text);
             };
             if (seen.indexOf(unit) >= 0) {
-                throw new IllegalArgumentException("malformed duration '" + text + "': the unit '" + unit
-                        + "' is given twice; expected each of d, h, m and s at most once, e.g. 1h30m");
+                throw new RepeatedUnitException(text, unit);
             }
             seen += unit;
             try {

@@ -243,6 +243,10 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
                 if (d != null && !d.isZero() && d.getSeconds() <= 366L * 86_400) {
                     return d;
                 }
+            } catch (Durations.RepeatedUnitException e) {
+                // the parser's own words, as a workload's (5m5m was told only what a duration looks like)
+                bad(field, Durations.RepeatedUnitException.EXPECTED, Submission.kindOf(v) + ": " + e.twice());
+                return Duration.ZERO;
             } catch (IllegalArgumentException e) {
                 // noted below
             }

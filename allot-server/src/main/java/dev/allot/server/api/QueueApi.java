@@ -122,8 +122,7 @@ final class QueueApi {
         Set<String> aboutToStart = explainer.aboutToStart();
         for (Workload w : waiting.values()) {
             if (!listed.containsKey(w.id())) {
-                String cannotRun = w.held() ? null
-                        : explainer.refusal(w.id()).map(r -> r.words(w.gpus(), w.gpusPerNode())).orElse(null);
+                String cannotRun = explainer.cannotRun(w);
                 QueueEntry q = entry(w, null, null, w.allocated(), !w.held() && aboutToStart.contains(w.id()),
                         cannotRun, live);
                 if (matches(q, allocation, owner, state)) {

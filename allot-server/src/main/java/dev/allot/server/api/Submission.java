@@ -228,6 +228,10 @@ record Submission(
                 // a well-formed duration beyond the longest there is (68 years) is not one of the wrong form
                 bad.add(new Violation(field, Durations.AT_MOST, kindOf(v)));
                 return null;
+            } catch (Durations.RepeatedUnitException e) {
+                // the parser's own words ("5m5m" was told only what a duration looks like)
+                bad.add(new Violation(field, Durations.RepeatedUnitException.EXPECTED, kindOf(v) + ": " + e.twice()));
+                return null;
             } catch (IllegalArgumentException e) {
                 bad.add(new Violation(field, expected, kindOf(v)));
                 return null;
@@ -327,13 +331,20 @@ record Submission(
         return text.chars().noneMatch(Character::isISOControl);
     }
 
-    /** How a JSON value is described in errors: its type, and its text when short. */
+    /**
+     * How a JSON value is described in errors: a number as it was sent ({@code -1}, {@code 1.5}; a range or whole-number
+     * check said "got a number (-1.0)"), else its type, and its text when short.
+     */
     static String kindOf(JsonNode v) {
         if (v == null || v.isMissingNode()) {
             return "nothing";
         }
         if (v.isNull()) {
             return "null";
+        }
+        if (v.isNumber()) {
+            String written = v.toString();
+            return written.length() > 40 ? "a number" : written; // as before: a long one by its kind alone
         }
         String type = switch (v.getNodeType()) {
             case ARRAY -> "an array";

@@ -100,8 +100,11 @@ final class Views {
      * A workload with its attempts, oldest first: the answer of {@code GET /v1/workloads/{id}}. {@code campaign}: the
      * campaign shard it runs (or ran) for, null when it is no shard's; named to everyone who may read the workload, as
      * the campaign itself is ({@code GET /v1/campaigns/{name}}), unlike the {@code ALLOT_CAMPAIGN} in its environment.
+     * {@code cannotRun}: why the scheduler cannot take it in (its shape does not fit the cluster as it is now), as the
+     * queue's entry says it ({@link WorkloadExplainer#cannotRun}); null otherwise.
      */
-    record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts, CampaignShardRef campaign) {
+    record WorkloadDetail(WorkloadView workload, List<AttemptView> attempts, CampaignShardRef campaign,
+                          String cannotRun) {
     }
 
     /** Shard {@code shard} of campaign {@code name}. */

@@ -100,6 +100,15 @@ public interface WorkloadExplainer {
         return Optional.empty();
     }
 
+    /**
+     * Why the scheduler cannot take a waiting workload in, in {@link Refusal#words}, or null when it can (or the
+     * workload is held, running or ended): the queue's {@code cannotRun} and the workload's, one rule.
+     */
+    default String cannotRun(dev.allot.server.store.Workload w) {
+        return w.held() || !w.state().waiting() ? null
+                : refusal(w.id()).map(r -> r.words(w.gpus(), w.gpusPerNode())).orElse(null);
+    }
+
     /** See {@link #refusal}: {@code cluster} is the scheduler's cluster now. */
     record Refusal(String reason, dev.allot.core.model.ClusterSpec cluster) {
         /**

@@ -171,8 +171,9 @@ final class WorkloadsApi {
     }
 
     /**
-     * A workload and its attempts, and the campaign shard it runs for (if any); its command and environment, and the
-     * backend's words in its attempts' reasons, only for those who may see them.
+     * A workload and its attempts, the campaign shard it runs for (if any) and why the scheduler cannot take it in (if
+     * it cannot: the queue's cannotRun); its command and environment, and the backend's words in its attempts'
+     * reasons, only for those who may see them.
      */
     void show(Context ctx, User user) {
         QueryParams.none(ctx, "GET /v1/workloads/ID");
@@ -185,7 +186,7 @@ final class WorkloadsApi {
                 Views.launching(read.attempts())),
                 read.attempts().stream().map(a -> Views.attempt(a, details)).toList(),
                 store.campaigns().shardOf(w.id()).map(s -> new Views.CampaignShardRef(s.campaign(), s.index()))
-                        .orElse(null)));
+                        .orElse(null), explainer.cannotRun(w)));
     }
 
     /**

@@ -141,6 +141,7 @@ final class TopologyChanges {
         c.books.live.reindex(); // the placements above are over the new nodes
         c.active.clear();
         c.books.deferred.clear();
+        Set<String> refusedNow = new HashSet<>(); // tried against the new cluster below, and logged
         for (Job old : before) {
             if (lost.contains(old.id()) && !c.adoption.requeuedWhenLost(old.id())) {
                 continue; // ends with its attempt (failed in the store); the new core never runs it
@@ -151,6 +152,7 @@ final class TopologyChanges {
                 c.state.rerank(job, old.queueRank()); // its place within its second, as the core before had it
             } catch (IllegalArgumentException e) {
                 c.refused.put(old.id(), e.getMessage());
+                refusedNow.add(old.id());
                 LOG.warn("workload {} cannot be scheduled after the change: {}", old.id(), e.getMessage());
                 AttemptKey key = c.books.runningAttempt.get(old.id());
                 if (key != null) {
@@ -178,7 +180,12 @@ final class TopologyChanges {
                 c.carrier.holdWhileStopping(l, now);
             }
         }
+        // those refused before the change may fit now; those refused just above were tried against it already (admitted
+        // again, each was refused and logged a second time)
         for (String id : List.copyOf(c.refused.keySet())) {
+            if (refusedNow.contains(id)) {
+                continue;
+            }
             c.refused.remove(id);
             c.store.workloads().workload(id).filter(c.intake::waitsForCore).ifPresent(w -> c.intake.admit(w, now));
         }

@@ -3,9 +3,12 @@
 // phase, units done as a bar, rate and where the rate came from, remaining time, ETA, hold, GPU-hours, requeues and
 // promotion, each shard leading to its current workload's page. Reloaded while open (Allot.live) until the campaign
 // is done or cancelled. Those who may cancel it (DELETE /v1/campaigns/{name}) have a Cancel button while it runs.
+// Secrets in the command and environment are masked on screen (secrets.js, allot show's rule) until its Show button.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
+  // whether this page shows the secrets in the command and environment whole (its Show button); masked at first
+  let showSecrets = false;
   try {
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
@@ -59,10 +62,15 @@
       b.campaignGpuHours !== null && 'the campaign ' + fmt.num(b.campaignGpuHours, 2) + ' GPU-h',
       b.campaignCost !== null && 'the campaign costs ' + fmt.num(b.campaignCost, 2),
       b.pricePerGpuHour !== null && 'price ' + fmt.num(b.pricePerGpuHour, 2) + ' per GPU-h'].filter(Boolean);
+    // secrets in them are masked on screen as allot show masks them (Allot.secrets), until this page's Show button
+    const secrets = c.redacted ? null : Allot.secrets.shown(c.command, c.environment, showSecrets, () => {
+      showSecrets = !showSecrets;
+      render(c);
+    });
     const command = c.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
-      : el('code', { id: 'command' }, c.command.join(' '));
+      : el('code', { id: 'command' }, secrets.command);
     const env = c.redacted ? el('span', { class: 'muted', id: 'environment' }, 'hidden')
-      : el('code', { id: 'environment' }, Object.entries(c.environment || {}).map(([k, v]) => k + '=' + v).join(' ') || '\u2013');
+      : el('code', { id: 'environment' }, secrets.environment || '\u2013');
     // how a shard is launched (ShardSubmissions, CampaignController.launchEnvironment): names only, never values
     const launch = ['the command with ', el('code', {}, '{shard}'), ' replaced by its index; its environment adds ',
       el('code', {}, 'ALLOT_CAMPAIGN'), ', ', el('code', {}, 'ALLOT_SHARD'), ', ', el('code', {}, 'ALLOT_UNITS'),
@@ -76,7 +84,8 @@
       ['Failure retries', c.failureRetries ? 'a failed shard is queued again by itself up to ' + c.failureRetries
         + (c.failureRetries === 1 ? ' time' : ' times') : 'none: a failed shard is held until someone retries it', 'failure-retries'], ['Created', fmt.time(c.createdAt) + ' UTC', 'created'],
       ['Strategy', c.strategy === 'allot' ? 'allot (longest remaining work first, promotion in place)' : c.strategy, 'strategy'],
-      ['Command', command, 'command-row'], ['Environment', env, 'environment-row'], ['Each shard runs', launch, 'launch']]) {
+      ['Command', command, 'command-row'], ['Environment', env, 'environment-row'],
+      ...(secrets && secrets.row ? [['Secrets', secrets.row, 'secrets']] : []), ['Each shard runs', launch, 'launch']]) {
       contract.appendChild(el('dt', {}, k));
       contract.appendChild(el('dd', { class: cls }, v));
     }

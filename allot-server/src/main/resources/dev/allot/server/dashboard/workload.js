@@ -2,12 +2,15 @@
 // (GET /v1/workloads/{id}; the command and environment only when the API shows them to this user: it redacts them
 // for everyone but the owner, managers above and administrators), its progress, and the scheduler's explanation with
 // its preemptions (GET /v1/workloads/{id}/explain). Reloaded while open (Allot.live) until the workload has ended.
-// Those who may cancel it (POST /v1/workloads/{id}/cancel) have a Cancel button while it waits or runs.
+// Those who may cancel it (POST /v1/workloads/{id}/cancel) have a Cancel button while it waits or runs. Secrets in the
+// command and environment are masked on screen (secrets.js, allot show's rule) until the page's Show button.
 'use strict';
 (async () => {
   const { api, el, fmt } = Allot;
   // the store's final states (WorkloadState.ended): 'preempted' is work that could not resume, ended for good
   const ENDED = ['completed', 'failed', 'cancelled', 'preempted'];
+  // whether this page shows the secrets in the command and environment whole (its Show button); masked at first
+  let showSecrets = false;
   try {
     await Allot.signedIn();
     Allot.setTree((await api('/v1/allocations')).allocations);
@@ -53,10 +56,16 @@
       document.querySelector('#levels tbody'), document.querySelector('#attempts tbody'), document.querySelector('#preemptions tbody')]) {
       c.textContent = '';
     }
+    // secrets in what this user may see (a token the script reports with, --password=) are masked on screen as
+    // allot show masks them (Allot.secrets), until the Show button on this page asks for them whole
+    const secrets = w.redacted ? null : Allot.secrets.shown(w.command, w.environment, showSecrets, () => {
+      showSecrets = !showSecrets;
+      render(detail, x);
+    });
     const command = w.redacted ? el('span', { class: 'muted', id: 'command' }, 'hidden: only its owner, managers of its allocation and administrators see it')
-      : el('code', { id: 'command' }, (w.command || []).join(' '));
+      : el('code', { id: 'command' }, secrets.command);
     const env = w.redacted ? el('span', { class: 'muted' }, 'hidden')
-      : el('code', { id: 'environment' }, Object.entries(w.environment || {}).map(([k, v]) => k + '=' + v).join(' ') || '\u2013');
+      : el('code', { id: 'environment' }, secrets.environment || '\u2013');
     // running but its attempt still launching: 'starting', as allot queue and allot show say (the API's starting)
     const cancelling = w.state === 'running' && w.cancelRequested;
     const state = w.state === 'running' && w.starting
@@ -75,7 +84,8 @@
       ...(detail.campaign ? [['Campaign', [el('a', { href: '/campaigns/' + encodeURIComponent(detail.campaign.name) },
         detail.campaign.name), ' (shard ' + detail.campaign.shard + ')'], 'campaign']] : []), ['Allocated', w.allocated ? 'yes (charged and protected)' : 'no (unallocated: free, always preemptible)', 'allocated'],
       ['Submitted', fmt.time(w.submittedAt) + ' UTC', 'submitted'], ['Held', w.heldReason || '\u2013', 'held'],
-      ['Command', command, 'command-row'], ['Environment', env, 'environment-row']]) {
+      ['Command', command, 'command-row'], ['Environment', env, 'environment-row'],
+      ...(secrets && secrets.row ? [['Secrets', secrets.row, 'secrets']] : [])]) {
       contract.appendChild(el('dt', {}, k));
       contract.appendChild(el('dd', { class: cls }, v));
     }

@@ -41,7 +41,7 @@ class NodeGpuCountApiTest {
         assertThat(r.status()).as("%s", r.json()).isEqualTo(400);
         assertThat(r.field()).isEqualTo("gpus");
         assertThat(r.error()).isEqualTo("field 'gpus': expected a whole number from 1 to 4,096 (the GPUs of one"
-                + " machine), got a number (1000000000)");
+                + " machine), got 1000000000");
         // and the node keeps its 8 GPUs, the next cycle running as before
         api.loop.runOnce();
         assertThat(api.get("/v1/nodes", "tok-root").json().toString()).contains("\"gpus\":8");

@@ -2,10 +2,13 @@ package dev.allot.server.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.server.CapturedLog;
 import dev.allot.server.api.ApiFixture.Response;
 import dev.allot.server.testing.MutableClock;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A waiting workload whose shape no longer fits the cluster (an administrator set a node's GPUs lower under it) is
  * refused by the scheduler, which logged why. Its explanation said it was "not yet seen by the scheduler (it is taken
  * in at the scheduler's next cycle)", and could show a forecast start: it now says it cannot fit the cluster as it is
- * now, with the numbers, and what would let it run; the queue lists it so too ({@code cannotRun}).
+ * now, with the numbers, and what would let it run; the queue lists it so too ({@code cannotRun}), and so does the
+ * workload ({@code GET /v1/workloads/{id}}'s {@code cannotRun}, which {@code allot show} prints).
  */
 class ShrunkClusterExplainTest {
     @TempDir
@@ -71,5 +75,40 @@ class ShrunkClusterExplainTest {
         assertThat(entry.get("position").isNull()).isTrue();
         assertThat(entry.get("cannotRun").asText()).isEqualTo(summary.get(1).asText());
         assertThat(entry.path("forecast").isMissingNode() || entry.get("forecast").isNull()).isTrue();
+        // and the workload itself says the same (allot show said nothing of it); the 6 GPUs, which still fit, nothing
+        Response shown = api.get("/v1/workloads/" + id, "tok-member");
+        assertThat(shown.json().get("cannotRun").asText()).isEqualTo(summary.get(1).asText());
+        Response fits = api.get("/v1/workloads/" + six.json().get("id").asText(), "tok-member");
+        assertThat(fits.json().get("cannotRun").isNull()).as("%s", fits.json()).isTrue();
+    }
+
+    @Test
+    void givenAWaitingWorkloadOf8Gpus_whenItsNodesAreSetTo4Gpus_thenItsRefusalIsLoggedOnce() {
+        // the rebuild logged "cannot be scheduled after the change", then took the refused in again and logged
+        // "cannot be scheduled" for the same workload and reason
+        api = ApiFixture.withSchedulingLoop(dataDir, new MutableClock(ApiFixture.NOW));
+        api.loop.runOnce();
+        assertThat(api.submit("member", ApiFixture.body("gpus", "6", "gpusPerNode", "0")).status()).isEqualTo(201);
+        Response eight = api.submit("member", ApiFixture.body("gpus", "8", "gpusPerNode", "8"));
+        assertThat(eight.status()).as("%s", eight.json()).isEqualTo(201);
+        String id = eight.json().get("id").asText();
+        api.loop.runOnce();
+
+        try (CapturedLog log = CapturedLog.of(dev.allot.server.sched.SchedulerLoop.class)) {
+            assertThat(api.put("/v1/nodes/gpu-01", "tok-root", "{\"gpus\": 4}").status()).isEqualTo(200);
+            assertThat(api.put("/v1/nodes/gpu-02", "tok-root", "{\"gpus\": 4}").status()).isEqualTo(200);
+            api.loop.topologyChanged();
+            api.loop.runOnce();
+            api.loop.runOnce();
+
+            List<String> warnings = log.events().stream().filter(e -> e.getLevel() == Level.WARN)
+                    .map(e -> e.getFormattedMessage()).filter(m -> m.contains("workload " + id + " cannot be scheduled"))
+                    .toList();
+            assertThat(warnings).hasSize(1);
+            assertThat(warnings.get(0)).startsWith("workload " + id + " cannot be scheduled after the change: workload "
+                    + id + " asks for 8 GPUs as 1 whole node of 8");
+        }
+        // and it is still refused, as the queue says
+        assertThat(api.get("/v1/workloads/" + id, "tok-member").json().get("cannotRun").isNull()).isFalse();
     }
 }

@@ -235,6 +235,22 @@ class CampaignDashboardBrowserTest {
     }
 
     @Test
+    void itsOwnerSeesTheSecretsInItsEnvironmentMaskedUntilAskingForThemWhole(HeadlessChromium browser) {
+        // the owner's WANDB_API_KEY was shown whole on screen, where 'allot show' masks it (the workload page's fault)
+        try (CampaignFixture f = story(dir)) {
+            signIn(browser, f, "bob", "/campaigns/bob.run_1");
+            assertThat(browser.text("#environment")).isEqualTo("WANDB_API_KEY=...[10 chars]");
+            assertThat(browser.text("dd.secrets")).isEqualTo("masked Show");
+            assertThat((String) browser.js("return document.documentElement.outerHTML")).doesNotContain("s3cret-key");
+
+            browser.click("#show-secrets");
+            assertThat(browser.text("#environment")).isEqualTo("WANDB_API_KEY=s3cret-key");
+            assertThat(browser.text("dd.secrets")).isEqualTo("shown whole Hide");
+            assertThat(browser.consoleErrors()).isEmpty();
+        }
+    }
+
+    @Test
     void anOpenCampaignPageFollowsAShardDoneAndAPromotionInPlace(HeadlessChromium browser) {
         try (CampaignFixture f = story(dir)) {
             signIn(browser, f, "alice", "/campaigns/eval-3");

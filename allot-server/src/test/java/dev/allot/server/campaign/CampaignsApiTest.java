@@ -99,6 +99,13 @@ class CampaignsApiTest {
         assertThat(escape.error()).isEqualTo("field 'shards[0].family': expected text without control characters"
                 + " (line breaks, tabs, escapes), got 'f\\u001b[2J\\nx'");
 
+        // a unit given twice is told so, as a workload's minRuntime is (it was told only what a duration looks like)
+        Response twice = create("alice", "{\"name\": \"twice\", \"allocation\": \"lab/a\", \"command\": [\"true\"],"
+                + " \"gpus\": 1, \"minRuntime\": \"5m5m\", \"protectedShards\": 1, \"shards\": [{\"units\": 1}]}");
+        assertThat(twice.status()).isEqualTo(400);
+        assertThat(twice.error()).isEqualTo("field 'minRuntime': expected each of d, h, m and s at most once, e.g."
+                + " 1h30m, got a string (\"5m5m\"): the unit 'm' is given twice");
+
         Response notObject = create("alice", "[1]");
         assertThat(notObject.status()).isEqualTo(400);
         assertThat(notObject.error()).isEqualTo("the body must be a JSON object, got an array");

@@ -1,5 +1,6 @@
-package dev.allot.cli;
+package dev.allot.core.rules;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -10,18 +11,20 @@ import java.util.regex.Pattern;
  * and its secret), and the value of a variable or {@code --option=} whose name says secret ({@code ALLOT_TOKEN},
  * {@code WANDB_API_KEY}, {@code --password=}). A workload's environment often carries the token its script reports
  * progress with; {@code allot show} printed it whole on the submitter's terminal, for whoever looks over a shoulder or
- * reads a pasted output. One rule, used by every place the client prints such a value.
+ * reads a pasted output. One rule, used by every place the client prints such a value; in the core, which the client
+ * and the service both use, so that the dashboard's mirror of it ({@code secrets.js}, which masks on screen what the
+ * API shows the owner whole) is held to the same examples ({@code SecretsBrowserTest}).
  */
-final class Secrets {
+public final class Secrets {
     /** What an API token looks like: {@code allot_} and its base64url secret. */
-    static final Pattern TOKEN_SHAPE = Pattern.compile("allot_[A-Za-z0-9_-]{16,}");
+    public static final Pattern TOKEN_SHAPE = Pattern.compile("allot_[A-Za-z0-9_-]{16,}");
 
     /** Name parts that say secret wherever they stand in a name ({@code PGPASSWORD}, {@code HF_TOKEN}). */
-    private static final String[] SECRET_WORDS = {"TOKEN", "SECRET", "PASSW", "CREDENTIAL", "APIKEY", "API_KEY",
-            "ACCESS_KEY", "PRIVATE_KEY"};
+    public static final List<String> SECRET_WORDS = List.of("TOKEN", "SECRET", "PASSW", "CREDENTIAL", "APIKEY",
+            "API_KEY", "ACCESS_KEY", "PRIVATE_KEY");
 
     /** Name parts that say secret only as a whole part between underscores or dashes ({@code SSH_KEY}, not {@code KEYBOARD}). */
-    private static final Set<String> SECRET_PARTS = Set.of("KEY", "PASS", "PWD", "AUTH");
+    public static final Set<String> SECRET_PARTS = Set.of("KEY", "PASS", "PWD", "AUTH");
 
     private static final Pattern OPTION_WITH_VALUE = Pattern.compile("(--?[A-Za-z0-9_.-]+=)(.+)", Pattern.DOTALL);
 
@@ -29,7 +32,7 @@ final class Secrets {
     }
 
     /** Whether a variable's or option's name says that its value is a secret. */
-    static boolean isSecretName(String name) {
+    public static boolean isSecretName(String name) {
         String upper = name.toUpperCase(Locale.ROOT);
         for (String word : SECRET_WORDS) {
             if (upper.contains(word)) {
@@ -48,14 +51,14 @@ final class Secrets {
      * A secret as shown: its first four characters when it is long enough that they give nothing away (16 or more),
      * and its length, e.g. {@code allo...[43 chars]}; a shorter one by its length alone.
      */
-    static String masked(String value) {
+    public static String masked(String value) {
         int n = value.codePointCount(0, value.length());
         String start = n >= 16 ? value.substring(0, value.offsetByCodePoints(0, 4)) : "";
         return start + "...[" + n + (n == 1 ? " char]" : " chars]");
     }
 
     /** The value of a variable as shown: masked when its name or its shape says secret, else as it is. */
-    static String variable(String name, String value) {
+    public static String variable(String name, String value) {
         return isSecretName(name) ? masked(value) : tokensMasked(value);
     }
 
@@ -63,7 +66,7 @@ final class Secrets {
      * A command-line word as shown, or null when it holds no secret: an {@code --option=value} whose option names a
      * secret, its value masked; else every token in it masked.
      */
-    static String word(String word) {
+    public static String word(String word) {
         Matcher m = OPTION_WITH_VALUE.matcher(word);
         if (m.matches() && isSecretName(m.group(1))) {
             return m.group(1) + masked(m.group(2));
@@ -73,7 +76,7 @@ final class Secrets {
     }
 
     /** The text with every token in it masked. */
-    static String tokensMasked(String text) {
+    public static String tokensMasked(String text) {
         return TOKEN_SHAPE.matcher(text).replaceAll(r -> Matcher.quoteReplacement(masked(r.group())));
     }
 }
