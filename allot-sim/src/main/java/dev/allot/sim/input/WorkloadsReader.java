@@ -68,6 +68,8 @@ final class WorkloadsReader {
     /** The line of the first accepted row whose submit is an instant, and of the first relative one; 0 if none. */
     private int firstInstantLine;
     private int firstRelativeLine;
+    /** Whether the file read is {@code workloads.jsonl} rather than CSV. */
+    private boolean jsonl;
 
     /**
      * @param cluster the nodes (health events do not matter here)
@@ -149,11 +151,29 @@ final class WorkloadsReader {
     // ---- the two formats: rows of field values (WorkloadFormats) -----------------------------------------------
 
     void readCsv(Reader reader) throws IOException {
+        jsonl = false;
         WorkloadFormats.readCsv(reader, file, rows());
     }
 
     void readJsonl(BufferedReader reader) throws IOException {
+        jsonl = true;
         WorkloadFormats.readJsonl(reader, file, rows());
+    }
+
+    /**
+     * Refuses a file of which no row became a workload ({@link RejectedRows}): all rejected, or none at all, a
+     * header alone (it ran a report of nothing, and exited 0).
+     */
+    void requireOneAccepted(List<WorkloadSpec> accepted) {
+        String fields = String.join(", ", REQUIRED.subList(0, REQUIRED.size() - 1)) + " and "
+                + REQUIRED.get(REQUIRED.size() - 1);
+        String noRows = (jsonl
+                ? "the file has no workload lines (a run needs at least one); expected one JSON object per line,"
+                + " with at least the fields " + fields
+                : "the file has a header row and no workload rows (a run needs at least one); expected one row per"
+                + " workload under the header, with at least the columns " + fields)
+                + " (hint: 'allot generate DIR' writes a scenario folder with workloads to start from)";
+        RejectedRows.requireOneAccepted(file, accepted.size(), rejected, Map.of(), noRows);
     }
 
     private WorkloadFormats.Rows rows() {

@@ -317,6 +317,32 @@ class CsvRejectionTest {
     }
 
     @Test
+    void aHeaderWithoutRowsIsRefusedLenientOrNot() {
+        // it ran 'workloads 0; 0 rejected', printed a report of nothing and exited 0, with or without --lenient
+        String problem = "the file has a header row and no workload rows (a run needs at least one); expected one"
+                + " row per workload under the header, with at least the columns id, submit, allocation, gpus,"
+                + " duration and min_runtime (hint: 'allot generate DIR' writes a scenario folder with workloads to"
+                + " start from)";
+        Folders.write(dir, "workloads.csv", "# only comments follow the header\n" + HEADER + "# none yet\n\n");
+        assertError(Folders.error(dir), 0, 0, null, problem);
+        InputException[] caught = new InputException[1];
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Folders.readLenient(dir))
+                .isInstanceOfSatisfying(InputException.class, e -> caught[0] = e);
+        assertError(caught[0], 0, 0, null, problem);
+        assertThat(caught[0].getMessage()).isEqualTo("workloads.csv: " + problem);
+    }
+
+    @Test
+    void aJsonlFileWithoutLinesIsRefused() {
+        Folders.delete(dir, "workloads.csv");
+        Folders.write(dir, "workloads.jsonl", "\n");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.jsonl: the file has no workload lines (a run"
+                + " needs at least one); expected one JSON object per line, with at least the fields id, submit,"
+                + " allocation, gpus, duration and min_runtime (hint: 'allot generate DIR' writes a scenario folder"
+                + " with workloads to start from)");
+    }
+
+    @Test
     void lenientSkipsBadRowsAndKeepsEveryMessage() {
         Path d = writeRow(GOOD
                 + "bad,0,detect,u,x,,1h,15m,false,normal,,train\n"
