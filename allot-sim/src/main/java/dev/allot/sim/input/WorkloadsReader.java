@@ -5,6 +5,7 @@ import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.rules.Violation;
 import dev.allot.core.rules.WorkloadFields;
@@ -52,6 +53,8 @@ final class WorkloadsReader {
     private static final int CHECKPOINT_EVERY = 10;
     private static final int KIND = 11;
     static final int FIELDS = 12;
+    /** The texts reports print as they are: ids and names, no control character in them. */
+    private static final int[] PRINTED = {ID, ALLOCATION, USER, KIND};
 
     private final String file;
     private final ClusterSpec cluster;
@@ -209,6 +212,9 @@ final class WorkloadsReader {
 
     /** Checks one row ({@code v} by field, null when absent or empty) and keeps its workload. */
     private void row(int line, String[] v, IntUnaryOperator column) {
+        for (int field : PRINTED) {
+            printable(line, v, column, field);
+        }
         String id = required(line, v, column, ID, "a workload id");
 
         String submitText = required(line, v, column, SUBMIT, Values.TIME_EXPECTED);
@@ -317,6 +323,14 @@ final class WorkloadsReader {
             pending.add(new long[] {specs.size(), submit.seconds(), line, column.applyAsInt(SUBMIT)});
         }
         specs.add(spec);
+    }
+
+    /** Refuses a control character in a text that reports print ({@link PrintableText}). */
+    private void printable(int line, String[] v, IntUnaryOperator column, int field) {
+        Optional<Violation> bad = PrintableText.check(COLUMNS.get(field), v[field]);
+        if (bad.isPresent()) {
+            throw error(line, column, field, bad.get().problem() + "; " + bad.get().hint());
+        }
     }
 
     private String required(int line, String[] v, IntUnaryOperator column, int field, String expected) {

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import dev.allot.core.rules.PrintableText;
+import dev.allot.core.rules.Violation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -233,6 +235,16 @@ final class YamlTree {
             return s.text();
         }
         throw error(node, field, "expected " + expected + ", got " + node.describe());
+    }
+
+    /** A scalar's text, not blank and without control characters: a name reports print ({@link PrintableText}). */
+    String printableText(Node node, String field, String expected) {
+        String text = text(node, field, expected);
+        java.util.Optional<Violation> bad = PrintableText.check(field, text);
+        if (bad.isPresent()) {
+            throw error(node, field, bad.get().problem() + "; " + bad.get().hint());
+        }
+        return text;
     }
 
     /**

@@ -241,4 +241,13 @@ class ClusterYamlTest {
         assertThat(Folders.error(file).getMessage()).startsWith(file + ": a file, not a folder; a scenario folder"
                 + " holds");
     }
+
+    @Test
+    void aGpuTypeWithAControlCharacterIsRefused() {
+        // the report's header printed 'cluster ... (h100<ESC>[31m x24)' as it was
+        InputException e = replaced("gpu-type: h100", "gpu-type: \"h100\\e[31m\"");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:6:15: field 'gpu-type': expected text without control"
+                + " characters (line breaks, tabs, escapes), got 'h100\\u001b[31m'; remove the control character"
+                + " \\u001b (U+001B) at character 5; ids and names are printed in reports and on terminals");
+    }
 }

@@ -317,6 +317,25 @@ class CsvRejectionTest {
     }
 
     @Test
+    void controlCharactersInIdsAndNamesAreRefusedShownEscaped() {
+        // an id of 'pre-ESC[31mX' and a user with a tab were read and printed as they were: the escape coloured the
+        // terminal of whoever read the report, and a line break in a quoted cell split a row of its table
+        String expected = "expected text without control characters (line breaks, tabs, escapes), got ";
+        String why = "; ids and names are printed in reports and on terminals";
+        assertError(cell(1, "pre-\u001b[31mX"), 2, 1, "id", expected + "'pre-\\u001b[31mX'; remove the control"
+                + " character \\u001b (U+001B) at character 5" + why);
+        assertError(cell(4, "an\ta"), 2, 4, "user", expected + "'an\\ta'; remove the control character \\t (U+0009)"
+                + " at character 3" + why);
+        // (a NUL is refused sooner, as a sign of a binary file; the reader trims control characters around a cell)
+        assertError(cell(1, "a\u0007b"), 2, 1, "id", expected + "'a\\u0007b'; remove the control character"
+                + " \\u0007 (U+0007) at character 2" + why);
+        assertError(cell(12, "\"train\nfake-line\""), 2, 12, "kind", expected + "'train\\nfake-line'; remove the"
+                + " control character \\n (U+000A) at character 6" + why);
+        assertError(cell(3, "det\u009bect"), 2, 3, "allocation", expected + "'det\\u009bect'; remove the control"
+                + " character \\u009b (U+009B) at character 4" + why);
+    }
+
+    @Test
     void aHeaderWithoutRowsIsRefusedLenientOrNot() {
         // it ran 'workloads 0; 0 rejected', printed a report of nothing and exited 0, with or without --lenient
         String problem = "the file has a header row and no workload rows (a run needs at least one); expected one"

@@ -68,6 +68,19 @@ class TraceImportTest {
     }
 
     @Test
+    void aTraceIdOrAllocationWithAControlCharacterIsRefusedShownEscaped() {
+        String header = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n";
+        Path id = Traces.write(tmp, "id.csv", header + "\"7\r\",1,0,1,vgg19,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", id)), "id.csv", 2, 1, "job_id", "expected text without"
+                + " control characters (line breaks, tabs, escapes), got '7\\r'; remove the control character \\r"
+                + " (U+000D) at character 2; ids and names are printed in reports and on terminals");
+        Path model = Traces.write(tmp, "model.csv", header + "7,1,0,1,vgg\u001b[8m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", model)), "model.csv", 2, 5, "model_name", "expected text"
+                + " without control characters (line breaks, tabs, escapes), got 'vgg\\u001b[8m'; remove the control"
+                + " character \\u001b (U+001B) at character 4; ids and names are printed in reports and on terminals");
+    }
+
+    @Test
     void aTraceOfWhichEveryRowIsSkippedIsRefusedWithTheReasons() {
         Path p = Traces.write(tmp, "pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
                 + "creation_time,deletion_time,scheduled_time\n"
