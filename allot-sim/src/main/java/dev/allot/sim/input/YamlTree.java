@@ -91,6 +91,10 @@ final class YamlTree {
             return new YamlTree(file, root);
         } catch (JsonProcessingException e) {
             int[] at = ParserMessages.yamlPosition(e);
+            if (at == null) { // Jackson's limit on nesting comes without a location
+                JsonLocation l = ParserMessages.locate(FACTORY, text);
+                at = l == null || l.getLineNr() <= 0 ? null : new int[] {l.getLineNr(), Math.max(0, l.getColumnNr())};
+            }
             int line = at == null ? 0 : at[0];
             int column = at == null ? 0 : at[1];
             throw new InputException(file, line, column, null, "YAML syntax error: "

@@ -250,4 +250,13 @@ class ClusterYamlTest {
                 + " characters (line breaks, tabs, escapes), got 'h100\\u001b[31m'; remove the control character"
                 + " \\u001b (U+001B) at character 5; ids and names are printed in reports and on terminals");
     }
+
+    @Test
+    void yamlNestedBeyondTheParsersLimitIsLocatedAndSaidInWords() {
+        // it said 'cluster.yaml: YAML syntax error: Document nesting depth (1001) exceeds the maximum allowed (1000)'
+        // the 1000th '[' (column 1013) is depth 1001; the column is the one after it, as in the parser's other errors
+        InputException e = cluster("node-groups: " + "[".repeat(2000) + "]".repeat(2000) + "\n");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:1:1014: YAML syntax error: nested too deeply (limit 1000):"
+                + " lists and objects more than 1000 deep inside one another");
+    }
 }
