@@ -42,6 +42,19 @@ public record SettingSpec(String key, Type type, String defaultValue, String des
         return choices.isEmpty() ? v : v.toString().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * A value {@link #parse} returned, as text in one form whatever was written: durations as {@code 5m} or
+     * {@code 1h30m}, numbers as Java writes a double ({@code 0.1}, {@code 1.0}), booleans {@code true}/{@code false},
+     * choices in lower case; the form the defaults are written in.
+     */
+    public String canonical(Object value) {
+        return switch (type) {
+            case DURATION -> Durations.format((Duration) value);
+            case NUMBER -> Double.toString((Double) value);
+            case INTEGER, BOOLEAN, TEXT -> value.toString();
+        };
+    }
+
     /** The kinds of values a setting takes; each parses text and says what it expected. */
     public enum Type {
         DURATION, NUMBER, INTEGER, BOOLEAN, TEXT;

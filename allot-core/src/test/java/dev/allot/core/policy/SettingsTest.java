@@ -50,4 +50,20 @@ class SettingsTest {
         assertThatThrownBy(() -> Settings.parse(specs, Map.of("seed", "2.5"), "here"))
                 .hasMessage("here: setting 'seed': cannot read '2.5' as a whole number");
     }
+
+    @Test
+    void valuesAreReportedInOneFormHoweverTheyWereWritten() {
+        // '--set allocation.fairshare-recheck=300s' was echoed '300s' beside the defaults' '5m', 'ENTITLEMENT' as typed
+        List<SettingSpec> specs = List.of(SettingSpec.duration("recheck", java.time.Duration.ofMinutes(5), "r"),
+                SettingSpec.duration("turn", java.time.Duration.ofHours(1), "t"),
+                SettingSpec.number("margin", 0.1, "m"), SettingSpec.bool("reservation", true, "b"),
+                SettingSpec.choice("ranking", "entitlement", List.of("entitlement", "lookback"), "c"),
+                SettingSpec.integer("seed", 1, "s"));
+        Settings given = Settings.parse(specs, Map.of("recheck", "300s", "turn", " 90m", "margin", "0.10",
+                "reservation", "yes", "ranking", "LOOKBACK", "seed", "007"), "here");
+        assertThat(given.asText()).containsExactly(Map.entry("margin", "0.1"), Map.entry("ranking", "lookback"),
+                Map.entry("recheck", "5m"), Map.entry("reservation", "true"), Map.entry("seed", "7"),
+                Map.entry("turn", "1h30m"));
+        assertThat(Settings.defaults(specs).asText()).containsEntry("recheck", "5m").containsEntry("margin", "0.1");
+    }
 }

@@ -91,7 +91,8 @@ public final class ContractRule {
         double f = s.number(UNALLOCATED_FRACTION);
         if (f < 0 || f > 1) {
             throw new IllegalArgumentException(where + ": setting '" + UNALLOCATED_FRACTION
-                    + "': expected a number " + FRACTION_RANGE + ", got " + s.asText().get(UNALLOCATED_FRACTION));
+                    + "': expected a number " + FRACTION_RANGE + ", got "
+                    + given.getOrDefault(UNALLOCATED_FRACTION, s.asText().get(UNALLOCATED_FRACTION)).trim());
         }
         return new ContractRule(s);
     }
@@ -100,7 +101,7 @@ public final class ContractRule {
         return settings;
     }
 
-    /** The values as written (defaults included), sorted by key, for reports. */
+    /** The values in their canonical form ({@link Settings#asText}; defaults included), sorted by key, for reports. */
     public SortedMap<String, String> asText() {
         return settings.asText();
     }
