@@ -161,6 +161,21 @@ class SimulateCommandTest {
     }
 
     @Test
+    void settingsGivenWithSetAreReportedAsTheDefaultsAreWritten() throws IOException {
+        // the header and the JSON echoed 'fairshare-recheck=300s, ranking=ENTITLEMENT' as typed, beside the shared
+        // settings' normalized 'lookback 7d' and the defaults' '5m'
+        Path json = tmp.resolve("run.json");
+        Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set", "lookback=168h",
+                "--set", "allocation.fairshare-recheck=300s", "--set", "allocation.ranking=ENTITLEMENT", "--set",
+                "allocation.reclaim-margin=0.10", "--json", json.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("settings     lookback 7d,", "fairshare-recheck=5m,", "ranking=entitlement,",
+                "reclaim-margin=0.1,").doesNotContain("300s", "ENTITLEMENT", "0.10");
+        assertThat(Files.readString(json)).contains("\"fairshare-recheck\" : \"5m\"", "\"ranking\" : \"entitlement\"")
+                .doesNotContain("300s", "ENTITLEMENT");
+    }
+
+    @Test
     void aPolicySettingOutOfItsRangeNamesTheSet() {
         // it said only "allot: fairshare-recheck must be positive, got 0s", naming neither --set nor the policy
         Cli.Result r = Cli.run("simulate", Cli.example("tiny"), "--policy", "allocation", "--set",

@@ -36,7 +36,7 @@ class SimulateTraceTest {
                 "--contract", "min-runtime=1h", "--contract", "unallocated-fraction=0", "--allocations",
                 tree.toString(), "--lenient");
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).contains("min-runtime 1h", "unallocated-fraction 0\n", "; 0 unallocated,",
+        assertThat(r.out()).contains("min-runtime 1h", "unallocated-fraction 0.0\n", "; 0 unallocated,",
                 "skipped 5 workload rows (--lenient); the first:",
                 "jobs.csv:3:5: field 'cluster': expected one of the leaf allocations (vc-nlp, vc-vision), got"
                         + " 'vc-speech'", "    vc-nlp                                75.0%");

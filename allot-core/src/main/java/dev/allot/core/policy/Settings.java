@@ -49,7 +49,7 @@ public final class Settings {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": " + e.getMessage());
             }
-            text.put(s.key(), t.trim());
+            text.put(s.key(), s.canonical(values.get(s.key())));
         }
         return new Settings(byKey, values, text);
     }
@@ -87,7 +87,11 @@ public final class Settings {
         return (String) get(key, SettingSpec.Type.TEXT);
     }
 
-    /** The values as text, sorted by key, for reports. */
+    /**
+     * The values as text, sorted by key, for reports: each in one canonical form ({@link SettingSpec#canonical}), the
+     * same whether it was the default or given, and however it was given ('--set allocation.fairshare-recheck=300s'
+     * was echoed '300s' beside the default's '5m', and 'ranking=ENTITLEMENT' as typed).
+     */
     public SortedMap<String, String> asText() {
         return Collections.unmodifiableSortedMap(text);
     }

@@ -22,7 +22,7 @@ public final class Names {
     /** Whether {@code name} is a valid single name. */
     public static boolean valid(String name) {
         return name != null && !name.isEmpty() && name.length() <= MAX_NAME && !name.equals(".") && !name.equals("..")
-                && name.indexOf('/') < 0 && !hasControl(name) && name.strip().equals(name);
+                && name.indexOf('/') < 0 && PrintableText.valid(name) && name.strip().equals(name);
     }
 
     /** Why {@code name} (in {@code field}) is not a valid allocation or node name, or empty when it is. */
@@ -45,15 +45,6 @@ public final class Names {
             }
         }
         return Optional.of(new Violation(field, PATH_EXPECTED, got(path)));
-    }
-
-    private static boolean hasControl(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (Character.isISOControl(s.charAt(i))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String got(String name) {

@@ -70,8 +70,8 @@ public record Violation(String field, String expected, String got, String hint) 
         return sb.toString();
     }
 
-    /** {@code text} on one line: newline, return and tab as {@code \n \r \t}, other control characters as
-     * {@code \}{@code uXXXX}; everything else as it is. */
+    /** {@code text} on one line: newline, return and tab as {@code \n \r \t}, other control characters (C0, DEL,
+     * C1) as {@code \}{@code uXXXX}; everything else as it is. */
     public static String escaped(String text) {
         StringBuilder sb = new StringBuilder(text.length() + 8);
         for (int i = 0; i < text.length(); i++) {
@@ -81,7 +81,7 @@ public record Violation(String field, String expected, String got, String hint) 
                 case '\r' -> sb.append("\\r");
                 case '\t' -> sb.append("\\t");
                 default -> {
-                    if (c < 0x20 || c == 0x7f) {
+                    if (Character.isISOControl(c)) { // C0, DEL and the C1 controls
                         sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         sb.append(c);

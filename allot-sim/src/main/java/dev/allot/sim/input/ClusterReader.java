@@ -85,7 +85,7 @@ final class ClusterReader {
                 throw y.error(gpusNode, "gpus", "expected " + NodeGpus.EXPECTED + ", got " + gpus);
             }
             Node typeNode = y.optionalValue(g, "gpu-type");
-            String gpuType = typeNode == null ? "gpu" : y.text(typeNode, "gpu-type", "a GPU type such as h100");
+            String gpuType = typeNode == null ? "gpu" : y.printableText(typeNode, "gpu-type", "a GPU type such as h100");
             TreeMap<String, String> labels = new TreeMap<>();
             Node labelsNode = y.optional(g, "labels");
             if (labelsNode != null) {

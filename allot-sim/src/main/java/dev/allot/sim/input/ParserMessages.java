@@ -20,6 +20,13 @@ public final class ParserMessages {
     /** The feature that refused it: {@code : not allowed as per `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`}. */
     private static final Pattern AS_PER = Pattern.compile(":? not allowed as per `[^`]*`");
 
+    /**
+     * Jackson's limit on nesting: {@code Document nesting depth (1001) exceeds the maximum allowed (1000)} (its setting
+     * dropped by {@link #JAVA_SETTING} first).
+     */
+    private static final Pattern NESTING = Pattern.compile(
+            "Document nesting depth \\(\\d+\\) exceeds the maximum allowed \\((\\d+)\\)\\.?");
+
     private ParserMessages() {
     }
 
@@ -32,6 +39,35 @@ public final class ParserMessages {
         m = SOURCE.matcher(m).replaceAll("line $1, column $2");
         m = BOUND_AS.matcher(m).replaceAll("");
         return AS_PER.matcher(m).replaceAll(": only one JSON value is allowed");
+    }
+
+    /**
+     * Where a streaming read of {@code text} fails, or null when it does not: for an error that came without a
+     * location. Jackson's limit on nesting, met while the object mapper replayed a buffered part of the document,
+     * said no line; the streaming parser meets it at the bracket that goes one deeper than the limit.
+     */
+    public static com.fasterxml.jackson.core.JsonLocation locate(com.fasterxml.jackson.core.JsonFactory factory,
+                                                                  String text) {
+        com.fasterxml.jackson.core.JsonParser p = null;
+        try {
+            p = factory.createParser(text);
+            while (p.nextToken() != null) {
+                // read every token: the limits apply as it goes
+            }
+            return null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return e.getLocation() != null ? e.getLocation() : p == null ? null : p.currentLocation();
+        } catch (java.io.IOException e) {
+            return null;
+        } finally {
+            if (p != null) {
+                try {
+                    p.close();
+                } catch (java.io.IOException ignored) {
+                    // a parser of a string holds nothing to release
+                }
+            }
+        }
     }
 
     /** Jackson's words for input that stops early: {@code Unexpected end-of-input: expected close marker for Object}. */
@@ -52,7 +88,7 @@ public final class ParserMessages {
         if (message == null) {
             return "malformed JSON";
         }
-        String m = plain(message);
+        String m = nesting(plain(message));
         java.util.regex.Matcher end = END_OF_INPUT.matcher(m);
         if (end.matches()) {
             String inside = end.group(1) == null ? "" : end.group(1).equals("Object") ? " inside an object"
@@ -66,6 +102,16 @@ public final class ParserMessages {
             return "expected a number, got " + number.group(1);
         }
         return m;
+    }
+
+    /**
+     * Jackson's limit on nesting in a file's words: "nested too deeply (limit 1000): ..." rather than "Document nesting
+     * depth (1001) exceeds the maximum allowed (1000)". The file's reader locates it ({@link #locate}): Jackson's
+     * message has no location.
+     */
+    private static String nesting(String message) {
+        return NESTING.matcher(message).replaceAll("nested too deeply (limit $1): lists and objects more than $1 deep"
+                + " inside one another");
     }
 
     /**
@@ -104,6 +150,7 @@ public final class ParserMessages {
         if (m == null) {
             return "malformed YAML";
         }
+        m = nesting(m);
         if (m.startsWith("Expected a field name")) {
             // Jackson's wording for "? [a, b]: ..." names SnakeYAML's event classes; say it plainly.
             return "expected a plain key, got a list or mapping used as a key";

@@ -190,6 +190,7 @@ public final class ScenarioReader {
             }
             Long epoch0 = start != null ? start : reader.earliestPendingInstant();
             List<WorkloadSpec> specs = Scenario.sorted(reader.resolve(epoch0 == null ? 0 : epoch0));
+            reader.requireOneAccepted(specs);
             return new Workloads(specs, List.copyOf(reader.rejected()), epoch0);
         } catch (InputException e) {
             throw Values.oneLine(e);
@@ -254,7 +255,7 @@ public final class ScenarioReader {
 
         long epoch0 = timeZero(cluster, workloads);
         List<WorkloadSpec> specs = Scenario.sorted(workloads.resolve(epoch0));
-        RejectedRows.requireOneAccepted(workloadsFile, specs.size(), workloads.rejected());
+        workloads.requireOneAccepted(specs);
         List<HealthEvent> health = new ArrayList<>(cluster.health().size());
         for (ClusterReader.PendingHealth h : cluster.health()) {
             long at = h.at().absolute() ? h.at().seconds() - epoch0 : h.at().seconds();

@@ -3,6 +3,7 @@ package dev.allot.sim.input;
 import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.Violation;
 import java.time.Duration;
 import java.time.Instant;
@@ -182,23 +183,13 @@ public final class Values {
      * every message stays on one line even when it quotes a value that spans lines.
      */
     public static InputException oneLine(InputException e) {
-        if (!hasControl(e.getMessage())) {
+        if (PrintableText.valid(e.getMessage())) {
             return e;
         }
         InputException clean = new InputException(e.file(), e.line(), e.column(),
                 e.field() == null ? null : Violation.escaped(e.field()), Violation.escaped(e.problem()));
         clean.setStackTrace(e.getStackTrace());
         return clean;
-    }
-
-    private static boolean hasControl(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x20 || c == 0x7f) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Names joined with commas, at most {@code max} of them, then how many more there are. */

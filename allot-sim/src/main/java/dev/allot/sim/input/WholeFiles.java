@@ -15,9 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * now the file holds either its earlier content or the new one. The hidden file is deleted when the write fails and,
  * through a shutdown hook, when the JVM exits during it (Ctrl-C).
  *
- * <p>A path that is not a regular file ({@code /dev/stdout}, a pipe, a device) is written in place, as is a file whose
- * folder the user may not write (the file itself may be writable) and a link to nothing yet; a link to a file is
- * followed, and the file it names replaced.
+ * <p>A path that is not a regular file (a pipe, a device) is written in place, as is a file whose folder the user may
+ * not write (the file itself may be writable) and a link to nothing yet; a link to a file is followed, and the file it
+ * names replaced. A path that names this process's standard output or error ({@code /dev/stdout}, {@code /dev/fd/1},
+ * {@code /proc/self/fd/1}, and for 2) is written to the stream itself, after what the command printed: followed as a
+ * link, {@code --workloads-out /dev/stdout > out.txt} replaced {@code out.txt} by a new file of the workloads alone,
+ * and opened in place it would have been truncated over what was printed before.
  */
 public final class WholeFiles {
     private static final AtomicLong SEQUENCE = new AtomicLong();
@@ -33,6 +36,17 @@ public final class WholeFiles {
 
     /** Writes {@code file} through {@code content}, whole or not at all. */
     public static void write(Path file, Content content) throws IOException {
+        write(file, content, System.out, System.err);
+    }
+
+    /** {@link #write(Path, Content)} with the streams a path naming standard output or error is written to. */
+    static void write(Path file, Content content, java.io.OutputStream out, java.io.OutputStream err)
+            throws IOException {
+        int fd = standardStream(file);
+        if (fd > 0) {
+            toStream(content, fd == 1 ? out : err);
+            return;
+        }
         boolean link = Files.isSymbolicLink(file);
         // not a regular file (a device, a pipe, /dev/stdout), or a link to nothing yet: written in place
         boolean inPlace = Files.exists(file) ? !Files.isRegularFile(file) : link;
@@ -72,6 +86,43 @@ public final class WholeFiles {
             if (!done) {
                 deleteQuietly(part);
             }
+            if (hooked) {
+                removeHook(cleanup);
+            }
+        }
+    }
+
+    /** 1 or 2 when {@code file} names this process's standard output or error, else 0. */
+    static int standardStream(Path file) {
+        String p = file.toAbsolutePath().normalize().toString();
+        String self = "/proc/" + ProcessHandle.current().pid() + "/fd/";
+        for (int fd = 1; fd <= 2; fd++) {
+            if (p.equals(fd == 1 ? "/dev/stdout" : "/dev/stderr") || p.equals("/dev/fd/" + fd)
+                    || p.equals("/proc/self/fd/" + fd) || p.equals(self + fd)) {
+                return fd;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The content written to a hidden temporary file, then copied to {@code stream} (flushed: after what was printed
+     * before, and before what is printed after); the temporary file is deleted whatever happens.
+     */
+    private static void toStream(Content content, java.io.OutputStream stream) throws IOException {
+        Path part = Files.createTempFile("allot-", ".part");
+        Thread cleanup = new Thread(() -> deleteQuietly(part), "allot-partial-file-cleanup");
+        boolean hooked = addHook(cleanup);
+        try {
+            content.writeTo(part);
+            if (stream == System.out || stream == System.err) {
+                System.out.flush();
+                System.err.flush();
+            }
+            Files.copy(part, stream);
+            stream.flush();
+        } finally {
+            deleteQuietly(part);
             if (hooked) {
                 removeHook(cleanup);
             }

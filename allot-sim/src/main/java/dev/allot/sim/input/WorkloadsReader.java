@@ -5,6 +5,7 @@ import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.rules.Violation;
 import dev.allot.core.rules.WorkloadFields;
@@ -52,6 +53,8 @@ final class WorkloadsReader {
     private static final int CHECKPOINT_EVERY = 10;
     private static final int KIND = 11;
     static final int FIELDS = 12;
+    /** The texts reports print as they are: ids and names, no control character in them. */
+    private static final int[] PRINTED = {ID, ALLOCATION, USER, KIND};
 
     private final String file;
     private final ClusterSpec cluster;
@@ -68,6 +71,8 @@ final class WorkloadsReader {
     /** The line of the first accepted row whose submit is an instant, and of the first relative one; 0 if none. */
     private int firstInstantLine;
     private int firstRelativeLine;
+    /** Whether the file read is {@code workloads.jsonl} rather than CSV. */
+    private boolean jsonl;
 
     /**
      * @param cluster the nodes (health events do not matter here)
@@ -149,11 +154,29 @@ final class WorkloadsReader {
     // ---- the two formats: rows of field values (WorkloadFormats) -----------------------------------------------
 
     void readCsv(Reader reader) throws IOException {
+        jsonl = false;
         WorkloadFormats.readCsv(reader, file, rows());
     }
 
     void readJsonl(BufferedReader reader) throws IOException {
+        jsonl = true;
         WorkloadFormats.readJsonl(reader, file, rows());
+    }
+
+    /**
+     * Refuses a file of which no row became a workload ({@link RejectedRows}): all rejected, or none at all, a
+     * header alone (it ran a report of nothing, and exited 0).
+     */
+    void requireOneAccepted(List<WorkloadSpec> accepted) {
+        String fields = String.join(", ", REQUIRED.subList(0, REQUIRED.size() - 1)) + " and "
+                + REQUIRED.get(REQUIRED.size() - 1);
+        String noRows = (jsonl
+                ? "the file has no workload lines (a run needs at least one); expected one JSON object per line,"
+                + " with at least the fields " + fields
+                : "the file has a header row and no workload rows (a run needs at least one); expected one row per"
+                + " workload under the header, with at least the columns " + fields)
+                + " (hint: 'allot generate DIR' writes a scenario folder with workloads to start from)";
+        RejectedRows.requireOneAccepted(file, accepted.size(), rejected, Map.of(), noRows);
     }
 
     private WorkloadFormats.Rows rows() {
@@ -189,6 +212,9 @@ final class WorkloadsReader {
 
     /** Checks one row ({@code v} by field, null when absent or empty) and keeps its workload. */
     private void row(int line, String[] v, IntUnaryOperator column) {
+        for (int field : PRINTED) {
+            printable(line, v, column, field);
+        }
         String id = required(line, v, column, ID, "a workload id");
 
         String submitText = required(line, v, column, SUBMIT, Values.TIME_EXPECTED);
@@ -297,6 +323,14 @@ final class WorkloadsReader {
             pending.add(new long[] {specs.size(), submit.seconds(), line, column.applyAsInt(SUBMIT)});
         }
         specs.add(spec);
+    }
+
+    /** Refuses a control character in a text that reports print ({@link PrintableText}). */
+    private void printable(int line, String[] v, IntUnaryOperator column, int field) {
+        Optional<Violation> bad = PrintableText.check(COLUMNS.get(field), v[field]);
+        if (bad.isPresent()) {
+            throw error(line, column, field, bad.get().problem() + "; " + bad.get().hint());
+        }
     }
 
     private String required(int line, String[] v, IntUnaryOperator column, int field, String expected) {

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import dev.allot.core.rules.PrintableText;
+import dev.allot.core.rules.Violation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -89,6 +91,10 @@ final class YamlTree {
             return new YamlTree(file, root);
         } catch (JsonProcessingException e) {
             int[] at = ParserMessages.yamlPosition(e);
+            if (at == null) { // Jackson's limit on nesting comes without a location
+                JsonLocation l = ParserMessages.locate(FACTORY, text);
+                at = l == null || l.getLineNr() <= 0 ? null : new int[] {l.getLineNr(), Math.max(0, l.getColumnNr())};
+            }
             int line = at == null ? 0 : at[0];
             int column = at == null ? 0 : at[1];
             throw new InputException(file, line, column, null, "YAML syntax error: "
@@ -233,6 +239,16 @@ final class YamlTree {
             return s.text();
         }
         throw error(node, field, "expected " + expected + ", got " + node.describe());
+    }
+
+    /** A scalar's text, not blank and without control characters: a name reports print ({@link PrintableText}). */
+    String printableText(Node node, String field, String expected) {
+        String text = text(node, field, expected);
+        java.util.Optional<Violation> bad = PrintableText.check(field, text);
+        if (bad.isPresent()) {
+            throw error(node, field, bad.get().problem() + "; " + bad.get().hint());
+        }
+        return text;
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.allot.sim.Scenario;
 import dev.allot.sim.SimulationResult;
 import dev.allot.sim.detail.RunDetail;
 import dev.allot.sim.input.InputException;
+import dev.allot.sim.input.ParserMessages;
 import dev.allot.sim.input.TextFiles;
 import dev.allot.sim.metrics.PolicyMetrics;
 import dev.allot.sim.trace.ImportSummary;
@@ -192,20 +193,21 @@ public final class JsonReport {
                     + " 'allot simulate' (schema " + SCHEMA + ")");
         }
         Document d;
+        String all = readAll(text); // kept to locate an error that has no location of its own
         try {
             d = MAPPER.readerFor(Document.class)
                     .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                     .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                    .readValue(text);
+                    .readValue(all);
         } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
-            var at = e.getLocation();
+            var at = e.getLocation() != null ? e.getLocation() : ParserMessages.locate(MAPPER.getFactory(), all);
             String field = e.getPath().stream()
                     .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                     .reduce("", (a, b) -> a.isEmpty() || b.startsWith("[") ? a + b : a + "." + b);
             throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), field,
                     plain(e.getOriginalMessage()) + "; expected the --json output of 'allot simulate' (schema " + SCHEMA + ")");
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            var at = e.getLocation();
+            var at = e.getLocation() != null ? e.getLocation() : ParserMessages.locate(MAPPER.getFactory(), all);
             throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), null,
                     "malformed JSON: " + dev.allot.sim.input.ParserMessages.jsonSyntax(e.getOriginalMessage(),
                             "the file").lines()
@@ -220,6 +222,15 @@ public final class JsonReport {
                     + (d.schema() == null ? "none" : "'" + d.schema() + "'"));
         }
         return d;
+    }
+
+    private static String readAll(java.io.Reader in) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        char[] buffer = new char[8192];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+            sb.append(buffer, 0, n);
+        }
+        return sb.toString();
     }
 
     /**

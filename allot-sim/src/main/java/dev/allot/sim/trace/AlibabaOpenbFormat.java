@@ -61,11 +61,11 @@ public final class AlibabaOpenbFormat implements TraceFormat {
     private static void row(Cells cells, TraceRows rows) {
         cells.requireWidth();
         int line = cells.line();
-        String name = cells.required(NAME, "a pod name");
+        String name = cells.printable(NAME, "a pod name");
         int gpus = cells.gpus(NUM_GPU, 0);
         long milli = cells.whole(GPU_MILLI, gpus == 0 ? 0 : 1, 1000,
                 gpus == 0 ? "a whole number from 0 to 1000" : "a whole number from 1 to 1000 for a pod with GPUs");
-        String qos = cells.required(QOS, "a QoS class such as LS or BE");
+        String qos = cells.printable(QOS, "a QoS class such as LS or BE");
         long created = cells.whole(CREATION, 0, Long.MAX_VALUE / 4, "a whole number of seconds >= 0");
         long started = created;
         if (!cells.text(SCHEDULED).isEmpty()) {

@@ -1,5 +1,7 @@
 package dev.allot.sim.trace;
 
+import dev.allot.core.rules.PrintableText;
+import dev.allot.core.rules.Violation;
 import dev.allot.core.rules.WorkloadRules;
 import dev.allot.sim.ScenarioTime;
 import dev.allot.sim.input.CsvRows;
@@ -11,6 +13,7 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Reads the cells of a CSV trace row, with located errors in the wording of the scenario readers. */
 final class Cells {
@@ -109,6 +112,19 @@ final class Cells {
         String t = text(field);
         if (t.isEmpty()) {
             throw error(field, "expected " + expected + ", got nothing");
+        }
+        return t;
+    }
+
+    /**
+     * Non-empty text without control characters ({@link PrintableText}), as written: an id or a name, which reports
+     * print as it is.
+     */
+    String printable(int field, String expected) {
+        String t = required(field, expected);
+        Optional<Violation> bad = PrintableText.check(name(field), t);
+        if (bad.isPresent()) {
+            throw error(field, bad.get().problem() + "; " + bad.get().hint());
         }
         return t;
     }

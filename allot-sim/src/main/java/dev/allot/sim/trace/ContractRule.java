@@ -33,6 +33,8 @@ public final class ContractRule {
     public static final String CHECKPOINT_EVERY = "checkpoint-every";
     public static final String UNALLOCATED_FRACTION = "unallocated-fraction";
     public static final String SEED = "seed";
+    /** The values {@code unallocated-fraction} may take, as words to follow "a number". */
+    private static final String FRACTION_RANGE = "from 0 to 1";
 
     /** Every setting with its default and meaning, in the order they apply. */
     public static final List<SettingSpec> SETTINGS = List.of(
@@ -45,7 +47,8 @@ public final class ContractRule {
             SettingSpec.duration(CHECKPOINT_EVERY, Duration.ofMinutes(30),
                     "how often resumable workloads checkpoint; 0s: they never lose progress"),
             SettingSpec.number(UNALLOCATED_FRACTION, 0.1,
-                    "fraction of workloads, chosen by a seeded hash of their identity, that run unallocated (0 to 1)"),
+                    "fraction of workloads, chosen by a seeded hash of their identity, that run unallocated (0 to 1)")
+                    .withRange(FRACTION_RANGE),
             SettingSpec.integer(SEED, 1, "seed of the unallocated choice"));
 
     static final String KIND_DEBUG = "debug";
@@ -88,7 +91,8 @@ public final class ContractRule {
         double f = s.number(UNALLOCATED_FRACTION);
         if (f < 0 || f > 1) {
             throw new IllegalArgumentException(where + ": setting '" + UNALLOCATED_FRACTION
-                    + "': expected a number from 0 to 1, got " + s.asText().get(UNALLOCATED_FRACTION));
+                    + "': expected a number " + FRACTION_RANGE + ", got "
+                    + given.getOrDefault(UNALLOCATED_FRACTION, s.asText().get(UNALLOCATED_FRACTION)).trim());
         }
         return new ContractRule(s);
     }
@@ -97,7 +101,7 @@ public final class ContractRule {
         return settings;
     }
 
-    /** The values as written (defaults included), sorted by key, for reports. */
+    /** The values in their canonical form ({@link Settings#asText}; defaults included), sorted by key, for reports. */
     public SortedMap<String, String> asText() {
         return settings.asText();
     }

@@ -69,7 +69,7 @@ public final class PhillyFormat implements TraceFormat {
             throw cells.error(DURATION, "expected a positive number of seconds, got '" + durationText + "'");
         }
         int gpus = cells.gpus(GPUS, 1);
-        String cluster = cells.required(CLUSTER, "the name of a Philly virtual cluster");
+        String cluster = cells.printable(CLUSTER, "the name of a Philly virtual cluster");
         rows.checkFits(gpus, line, cells.column(GPUS), cells.name(GPUS));
         rows.checkAllocation(cluster, line, cells.column(CLUSTER), cells.name(CLUSTER));
         rows.checkNotBeforeStart(submit, timeText, line, cells.column(TIMESTAMP), cells.name(TIMESTAMP));

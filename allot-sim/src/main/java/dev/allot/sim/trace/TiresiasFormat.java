@@ -48,10 +48,10 @@ public final class TiresiasFormat implements TraceFormat {
     private static void row(Cells cells, TraceRows rows) {
         cells.requireWidth();
         int line = cells.line();
-        String id = "tiresias-" + cells.required(JOB_ID, "a job id");
+        String id = "tiresias-" + cells.printable(JOB_ID, "a job id");
         int gpus = cells.gpus(NUM_GPU, 1);
         long submit = cells.whole(SUBMIT, 0, Long.MAX_VALUE / 4, "a whole number of seconds >= 0");
-        String model = cells.required(MODEL, "a model name");
+        String model = cells.printable(MODEL, "a model name");
         long duration = cells.seconds(DURATION, 1);
         rows.checkFits(gpus, line, cells.column(NUM_GPU), cells.name(NUM_GPU));
         rows.checkAllocation(model, line, cells.column(MODEL), cells.name(MODEL));

@@ -143,22 +143,17 @@ public final class TraceImport {
             throw Values.oneLine(e);
         }
         WorkloadTable table = rows.build(format.name(), rule);
-        RejectedRows.requireOneAccepted(file, table.size(), rows.rejected());
-        String late = table.isEmpty() ? null : dev.allot.sim.ScenarioTime.lateProblem(table.id(table.size() - 1),
+        RejectedRows.requireOneAccepted(file, table.size(), rows.rejected(), table.summary().skipped(),
+                "the file has no rows after its header and comments (a run needs at least one workload); expected"
+                        + " rows of the " + format.name() + " format (" + format.description() + ") (hint: 'allot"
+                        + " traces' lists the formats)");
+        String late = dev.allot.sim.ScenarioTime.lateProblem(table.id(table.size() - 1),
                 table.submitSeconds(table.size() - 1));
         if (late != null) {
             // made relative to the earliest submission: no longer where it was read
             throw new InputException(file, 0, 0, null, late);
         }
-        AllocationTree t = tree;
-        if (t == null) {
-            if (table.isEmpty()) {
-                throw new InputException(file, 0, 0, null, "no row became a workload (" + rows.rejected().size()
-                        + " rejected, " + table.summary().skippedTotal() + " skipped), so there is no allocation to"
-                        + " build the default tree from");
-            }
-            t = defaultTree(table);
-        }
+        AllocationTree t = tree != null ? tree : defaultTree(table);
         return new Scenario(name != null ? name : file, cluster, t, table, policy, rows.rejected());
     }
 

@@ -4,6 +4,7 @@ import dev.allot.core.model.AllocationTree;
 import dev.allot.core.model.ClusterSpec;
 import dev.allot.core.model.Priority;
 import dev.allot.core.model.WorkloadSpec;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.ShapeFit;
 import dev.allot.core.rules.Violation;
 import dev.allot.sim.input.InputException;
@@ -139,8 +140,12 @@ public final class TraceRows {
 
     // ---- checks -----------------------------------------------------------------------------------------------
 
-    /** Rejects a name that is not a leaf of the given tree; without a tree every name is welcome. */
+    /**
+     * Rejects a name with a control character ({@link PrintableText}), or that is not a leaf of the given tree;
+     * without a tree every other name is welcome.
+     */
     public void checkAllocation(String name, int line, int column, String field) {
+        checkPrintable(name, line, column, field);
         if (tree != null && tree.leaf(name).isEmpty()) {
             throw error(line, column, field, Values.allocationProblem(tree, name));
         }
@@ -154,11 +159,23 @@ public final class TraceRows {
         }
     }
 
-    /** Rejects an id already used by an earlier row. */
+    /**
+     * Rejects an id with a control character ({@link PrintableText}; a format checks the cell first, with
+     * {@code Cells.printable}, where the id is made from it) or already used by an earlier row.
+     */
     public void checkUniqueId(String id, int line, int column, String field) {
+        checkPrintable(id, line, column, field);
         Integer first = idLine.putIfAbsent(id, line);
         if (first != null) {
             throw error(line, column, field, "expected a unique id, got '" + id + "', already used on line " + first);
+        }
+    }
+
+    /** Rejects an id or name with a control character, which reports would print as it is. */
+    private void checkPrintable(String text, int line, int column, String field) {
+        Optional<Violation> bad = PrintableText.check(field, text);
+        if (bad.isPresent()) {
+            throw error(line, column, field, bad.get().problem() + "; " + bad.get().hint());
         }
     }
 

@@ -241,4 +241,22 @@ class ClusterYamlTest {
         assertThat(Folders.error(file).getMessage()).startsWith(file + ": a file, not a folder; a scenario folder"
                 + " holds");
     }
+
+    @Test
+    void aGpuTypeWithAControlCharacterIsRefused() {
+        // the report's header printed 'cluster ... (h100<ESC>[31m x24)' as it was
+        InputException e = replaced("gpu-type: h100", "gpu-type: \"h100\\e[31m\"");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:6:15: field 'gpu-type': expected text without control"
+                + " characters (line breaks, tabs, escapes), got 'h100\\u001b[31m'; remove the control character"
+                + " \\u001b (U+001B) at character 5; ids and names are printed in reports and on terminals");
+    }
+
+    @Test
+    void yamlNestedBeyondTheParsersLimitIsLocatedAndSaidInWords() {
+        // it said 'cluster.yaml: YAML syntax error: Document nesting depth (1001) exceeds the maximum allowed (1000)'
+        // the 1000th '[' (column 1013) is depth 1001; the column is the one after it, as in the parser's other errors
+        InputException e = cluster("node-groups: " + "[".repeat(2000) + "]".repeat(2000) + "\n");
+        assertThat(e.getMessage()).isEqualTo("cluster.yaml:1:1014: YAML syntax error: nested too deeply (limit 1000):"
+                + " lists and objects more than 1000 deep inside one another");
+    }
 }

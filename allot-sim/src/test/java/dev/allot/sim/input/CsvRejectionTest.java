@@ -317,6 +317,51 @@ class CsvRejectionTest {
     }
 
     @Test
+    void controlCharactersInIdsAndNamesAreRefusedShownEscaped() {
+        // an id of 'pre-ESC[31mX' and a user with a tab were read and printed as they were: the escape coloured the
+        // terminal of whoever read the report, and a line break in a quoted cell split a row of its table
+        String expected = "expected text without control characters (line breaks, tabs, escapes), got ";
+        String why = "; ids and names are printed in reports and on terminals";
+        assertError(cell(1, "pre-\u001b[31mX"), 2, 1, "id", expected + "'pre-\\u001b[31mX'; remove the control"
+                + " character \\u001b (U+001B) at character 5" + why);
+        assertError(cell(4, "an\ta"), 2, 4, "user", expected + "'an\\ta'; remove the control character \\t (U+0009)"
+                + " at character 3" + why);
+        // (a NUL is refused sooner, as a sign of a binary file; the reader trims control characters around a cell)
+        assertError(cell(1, "a\u0007b"), 2, 1, "id", expected + "'a\\u0007b'; remove the control character"
+                + " \\u0007 (U+0007) at character 2" + why);
+        assertError(cell(12, "\"train\nfake-line\""), 2, 12, "kind", expected + "'train\\nfake-line'; remove the"
+                + " control character \\n (U+000A) at character 6" + why);
+        assertError(cell(3, "det\u009bect"), 2, 3, "allocation", expected + "'det\\u009bect'; remove the control"
+                + " character \\u009b (U+009B) at character 4" + why);
+    }
+
+    @Test
+    void aHeaderWithoutRowsIsRefusedLenientOrNot() {
+        // it ran 'workloads 0; 0 rejected', printed a report of nothing and exited 0, with or without --lenient
+        String problem = "the file has a header row and no workload rows (a run needs at least one); expected one"
+                + " row per workload under the header, with at least the columns id, submit, allocation, gpus,"
+                + " duration and min_runtime (hint: 'allot generate DIR' writes a scenario folder with workloads to"
+                + " start from)";
+        Folders.write(dir, "workloads.csv", "# only comments follow the header\n" + HEADER + "# none yet\n\n");
+        assertError(Folders.error(dir), 0, 0, null, problem);
+        InputException[] caught = new InputException[1];
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Folders.readLenient(dir))
+                .isInstanceOfSatisfying(InputException.class, e -> caught[0] = e);
+        assertError(caught[0], 0, 0, null, problem);
+        assertThat(caught[0].getMessage()).isEqualTo("workloads.csv: " + problem);
+    }
+
+    @Test
+    void aJsonlFileWithoutLinesIsRefused() {
+        Folders.delete(dir, "workloads.csv");
+        Folders.write(dir, "workloads.jsonl", "\n");
+        assertThat(Folders.error(dir).getMessage()).isEqualTo("workloads.jsonl: the file has no workload lines (a run"
+                + " needs at least one); expected one JSON object per line, with at least the fields id, submit,"
+                + " allocation, gpus, duration and min_runtime (hint: 'allot generate DIR' writes a scenario folder"
+                + " with workloads to start from)");
+    }
+
+    @Test
     void lenientSkipsBadRowsAndKeepsEveryMessage() {
         Path d = writeRow(GOOD
                 + "bad,0,detect,u,x,,1h,15m,false,normal,,train\n"

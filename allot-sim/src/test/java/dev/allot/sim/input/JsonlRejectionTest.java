@@ -39,6 +39,14 @@ class JsonlRejectionTest {
     }
 
     @Test
+    void aControlCharacterWrittenAsAJsonEscapeIsRefusedAtItsValue() {
+        InputException e = lines(GOOD.replace("\"ok\"", "\"ok\\u001b[2J\""));
+        assertThat(e.getMessage()).isEqualTo("workloads.jsonl:1:8: field 'id': expected text without control"
+                + " characters (line breaks, tabs, escapes), got 'ok\\u001b[2J'; remove the control character"
+                + " \\u001b (U+001B) at character 3; ids and names are printed in reports and on terminals");
+    }
+
+    @Test
     void fractionalNumbersAreNotWholeNumbers() {
         InputException e = lines(GOOD.replace("\"gpus\": 1", "\"gpus\": 8.5"));
         assertThat(e.field()).isEqualTo("gpus");

@@ -69,6 +69,20 @@ class PolicyYamlTest {
     }
 
     @Test
+    void aNumberBeyondAnyNumberSaysWhyAndTheRangeOfTheSetting() {
+        // 'cannot read '1e400' as a number', which it is
+        assertThat(policy("allocation:\n  reclaim-margin: 1e400\n").getMessage()).isEqualTo("policy.yaml:2:19:"
+                + " field 'allocation': setting 'reclaim-margin': expected a finite number >= 0, got 1e400 (beyond the"
+                + " largest number, about 1.8e308)");
+        assertThat(policy("allocation:\n  max-reservations: \"1e400\"\n").getMessage()).isEqualTo("policy.yaml:2:21:"
+                + " field 'allocation': setting 'max-reservations': expected a whole number from 1 to 1000, got 1e400"
+                + " (beyond the largest number, about 1.8e308)");
+        // beyond an int but not a long: it was clamped and said as 'got 2147483647'
+        assertThat(policy("allocation:\n  max-reservations: 99999999999\n").getMessage()).isEqualTo("policy.yaml:2:21:"
+                + " field 'allocation': setting 'max-reservations': must be 1 to 1000, got 99999999999");
+    }
+
+    @Test
     void wrongTypesInSections() {
         assertThat(policy("legacy: 5\n").getMessage()).isEqualTo(
                 "policy.yaml:1:9: field 'legacy': expected a mapping of setting names to values, got '5'");

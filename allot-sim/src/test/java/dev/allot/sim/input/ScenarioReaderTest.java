@@ -212,11 +212,13 @@ class ScenarioReaderTest {
     }
 
     @Test
-    void aHeaderWithoutRowsIsAScenarioWithoutWorkloads() {
+    void aHeaderWithoutRowsIsRefusedNotReadAsAScenarioWithoutWorkloads() {
+        // it was read as a scenario of no workloads, which ran a report of nothing
         Path dir = Folders.copy("basic", tmp);
         Folders.write(dir, "workloads.csv", "id,submit,allocation,gpus,duration,min_runtime\n");
 
-        assertThat(Folders.read(dir).workloads()).isEmpty();
+        assertThat(Folders.error(dir).getMessage()).startsWith("workloads.csv: the file has a header row and no"
+                + " workload rows");
     }
 
     @Test

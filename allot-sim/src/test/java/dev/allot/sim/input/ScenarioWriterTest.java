@@ -133,7 +133,8 @@ class ScenarioWriterTest {
         List<WorkloadSpec> workloads = List.of(
                 WorkloadSpec.builder("#not-a-comment").allocation("#hash, comma").user("a,b").gpus(2)
                         .kind("say \"hi\"").build(),
-                WorkloadSpec.builder("multi\nline").allocation("true").user("o'neil").kind("x").build(),
+                // not a line break: ids with control characters are refused when read (PrintableText)
+                WorkloadSpec.builder("two, \"quoted\" words").allocation("true").user("o'neil").kind("x").build(),
                 WorkloadSpec.builder("plain").allocation("ünïcode|team-1.0").gpus(6).gpusPerNode(2)
                         .resumable(Duration.ofSeconds(90)).priority(Priority.URGENT).kind("").build());
         Path out = tmp.resolve("awkward");

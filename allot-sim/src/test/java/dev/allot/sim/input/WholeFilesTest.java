@@ -88,6 +88,26 @@ class WholeFilesTest {
     }
 
     @Test
+    void givenStandardOutputOrError_thenTheContentGoesToTheStreamItself() throws IOException {
+        // '--workloads-out /dev/stdout > out.txt' followed the link to out.txt and replaced it by a file of the
+        // workloads alone; the report printed around it went to the file that was replaced
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        out.write("printed before\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        for (String path : new String[] {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}) {
+            WholeFiles.write(Path.of(path), f -> Files.writeString(f, "id,submit\n"), out, err);
+        }
+        WholeFiles.write(Path.of("/dev/stderr"), f -> Files.writeString(f, "{}\n"), out, err);
+
+        assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("printed before\nid,submit\nid,submit\nid,submit\n");
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{}\n");
+        assertThat(WholeFiles.standardStream(Path.of("/dev/fd/2"))).isEqualTo(2);
+        assertThat(WholeFiles.standardStream(Path.of("/dev/fd/63"))).isZero(); // a pipe: written in place
+        assertThat(WholeFiles.standardStream(tmp.resolve("stdout"))).isZero();
+    }
+
+    @Test
     void givenAFolderThatTakesNoNewFile_thenTheFileIsWrittenInPlaceAndAFailureIsItsOwn() throws IOException {
         // '--json /proc/version' said 'no such file or folder: /proc/.version.123-1.part', a file never asked for
         Path file = Files.writeString(tmp.resolve("out.csv"), "old");

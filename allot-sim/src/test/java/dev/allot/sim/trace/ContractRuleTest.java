@@ -53,7 +53,7 @@ class ContractRuleTest {
         assertThat(s.debug()).isEqualTo(2);
         assertThat(s.resumable()).isEqualTo(3);
         assertThat(s.unallocated()).isZero();
-        assertThat(s.contract()).containsEntry("min-runtime", "2h").containsEntry("unallocated-fraction", "0");
+        assertThat(s.contract()).containsEntry("min-runtime", "2h").containsEntry("unallocated-fraction", "0.0");
     }
 
     @Test

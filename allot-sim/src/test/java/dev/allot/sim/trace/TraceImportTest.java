@@ -55,10 +55,48 @@ class TraceImportTest {
     }
 
     @Test
-    void aTraceWithNoWorkloadsCannotHaveADefaultTree() {
+    void aTraceWithAHeaderAndNoRowsIsRefusedWithOrWithoutATree() {
+        // without a tree it said '(0 rejected, 0 skipped), so there is no allocation to build the default tree
+        // from'; with one it ran a report of nothing
         Path p = Traces.write(tmp, "j.csv", "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n");
-        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 0, 0, null, "no row became a workload"
-                + " (0 rejected, 0 skipped), so there is no allocation to build the default tree from");
+        String problem = "the file has no rows after its header and comments (a run needs at least one workload);"
+                + " expected rows of the tiresias format (" + TraceFormats.standard().get("tiresias").description()
+                + ") (hint: 'allot traces' lists the formats)";
+        assertError(Traces.error(Traces.of("tiresias", p)), "j.csv", 0, 0, null, problem);
+        AllocationTree tree = AllocationTree.builder("lab").leaf("vgg19", 1).build();
+        assertError(Traces.error(Traces.of("tiresias", p).tree(tree).lenient(true)), "j.csv", 0, 0, null, problem);
+    }
+
+    @Test
+    void aTraceIdOrAllocationWithAControlCharacterIsRefusedShownEscaped() {
+        String header = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n";
+        Path id = Traces.write(tmp, "id.csv", header + "\"7\r\",1,0,1,vgg19,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", id)), "id.csv", 2, 1, "job_id", "expected text without"
+                + " control characters (line breaks, tabs, escapes), got '7\\r'; remove the control character \\r"
+                + " (U+000D) at character 2; ids and names are printed in reports and on terminals");
+        Path model = Traces.write(tmp, "model.csv", header + "7,1,0,1,vgg\u001b[8m,60,0\n");
+        assertError(Traces.error(Traces.of("tiresias", model)), "model.csv", 2, 5, "model_name", "expected text"
+                + " without control characters (line breaks, tabs, escapes), got 'vgg\\u001b[8m'; remove the control"
+                + " character \\u001b (U+001B) at character 4; ids and names are printed in reports and on terminals");
+    }
+
+    @Test
+    void aTraceOfWhichEveryRowIsSkippedIsRefusedWithTheReasons() {
+        Path p = Traces.write(tmp, "pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+                + "creation_time,deletion_time,scheduled_time\n"
+                + "a,1000,1024,0,0,,LS,Succeeded,0,60,0\n"
+                + "b,1000,1024,0,0,,LS,Succeeded,0,60,0\n");
+        AllocationTree tree = AllocationTree.builder("lab").leaf("LS", 1).build();
+        assertError(Traces.error(Traces.of("alibaba-openb", p).tree(tree)), "pods.csv", 0, 0, null,
+                "no row became a workload: all 2 rows were skipped by the format's rules (no GPU: 2); a run needs"
+                        + " at least one workload");
+    }
+
+    @Test
+    void aNativeFileWithAHeaderAndNoRowsIsToldAsAScenarioFolderTellsIt() {
+        Path p = Traces.write(tmp, "w.csv", "id,submit,allocation,user,gpus,gpus_per_node,duration,min_runtime\n");
+        assertThat(Traces.error(Traces.of("native", p)).getMessage()).startsWith("w.csv: the file has a header row"
+                + " and no workload rows (a run needs at least one)");
     }
 
     @Test

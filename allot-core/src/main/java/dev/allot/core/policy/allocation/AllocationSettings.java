@@ -65,6 +65,12 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
         }
     }
 
+    /** The range of the numbers that must not be negative, as words to follow "a number". */
+    private static final String AT_LEAST_0 = ">= 0";
+    private static final int MIN_RESERVATIONS = 1;
+    private static final int MAX_RESERVATIONS = 1000;
+    private static final String RESERVATIONS_RANGE = "from " + MIN_RESERVATIONS + " to " + MAX_RESERVATIONS;
+
     /** The default shortest turn (docs/policy.md, "Shortest turn"). */
     static final Duration MIN_TURN_DEFAULT = Duration.ofHours(1);
 
@@ -82,9 +88,10 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             SettingSpec.number("reclaim-margin", 0.1,
                     "with ranking=entitlement, a preemption between allocations must leave the victim's allocation"
                             + " holding at least (1 + this) x its quota: hysteresis, so allocations near their quota"
-                            + " never preempt each other"),
+                            + " never preempt each other").withRange(AT_LEAST_0),
             SettingSpec.integer("max-reservations", 2,
-                    "with reservation=true, how many blocked gangs hold nodes at once (in serving order)"),
+                    "with reservation=true, how many blocked gangs hold nodes at once (in serving order)")
+                    .withRange(RESERVATIONS_RANGE),
             SettingSpec.duration("starvation-limit", Duration.ofHours(1),
                     "with ranking=entitlement, work of an owed allocation that asks for more GPUs than the"
                             + " allocation's quota and has waited this long may take turns with any allocation standing"
@@ -92,7 +99,7 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             SettingSpec.number("waste-limit", 0,
                     "0: no limit; else a preemption may throw away at most this x the preemptor's GPUs x its minimum"
                             + " runtime of each allocated victim's work (at least 1 GPU-hour); unallocated work is"
-                            + " exempt"),
+                            + " exempt").withRange(AT_LEAST_0 + " (0: no limit)"),
             SettingSpec.choice("placement", Placement.PROTECTION.label, Placement.labels(),
                     "protection: small allocated work goes to the node it pins least (its protection pushes that node's"
                             + " latest protection end out the least, in GPU-seconds, plus the work its victims lose), so"
@@ -104,7 +111,7 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
                     "with ranking=entitlement, protected work whose start takes its allocation beyond its quota waits"
                             + " while the GPUs that could be handed over at once (idle, unallocated, unprotected beyond"
                             + " a quota) would not cover this x the other allocations' unused quotas; GPUs still idle"
-                            + " after unallocated work go to it anyway. 0: off"),
+                            + " after unallocated work go to it anyway. 0: off").withRange(AT_LEAST_0 + " (0: off)"),
             SettingSpec.duration("burst-short-protection", Duration.ofMinutes(30),
                     "work protected at most this long (debug work) is exempt from burst-reserve"),
             SettingSpec.duration("min-turn", MIN_TURN_DEFAULT,
@@ -119,17 +126,16 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
         }
         if (!(reclaimMargin >= 0) || Double.isInfinite(reclaimMargin)) {
-            throw new IllegalArgumentException("reclaim-margin must be a number >= 0, got " + reclaimMargin);
+            throw new IllegalArgumentException("reclaim-margin must be a number " + AT_LEAST_0 + ", got " + reclaimMargin);
         }
-        if (maxReservations < 1 || maxReservations > 1000) {
-            throw new IllegalArgumentException("max-reservations must be 1 to 1000, got " + maxReservations);
-        }
+        checkReservations(maxReservations);
         if (starvationLimit.isNegative()) {
             throw new IllegalArgumentException("starvation-limit must not be negative, got "
                     + Durations.format(starvationLimit));
         }
         if (!(burstReserve >= 0) || Double.isInfinite(burstReserve)) {
-            throw new IllegalArgumentException("burst-reserve must be a number >= 0 (0: off), got " + burstReserve);
+            throw new IllegalArgumentException("burst-reserve must be a number " + AT_LEAST_0 + " (0: off), got "
+                    + burstReserve);
         }
         if (burstShortProtection.isNegative()) {
             throw new IllegalArgumentException("burst-short-protection must not be negative, got "
@@ -139,14 +145,25 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             throw new IllegalArgumentException("min-turn must not be negative (0: off), got " + Durations.format(minTurn));
         }
         if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
-            throw new IllegalArgumentException("waste-limit must be a number >= 0 (0: no limit), got " + wasteLimit);
+            throw new IllegalArgumentException("waste-limit must be a number " + AT_LEAST_0 + " (0: no limit), got "
+                    + wasteLimit);
+        }
+    }
+
+    /** Throws unless {@code n} blocked gangs may hold nodes at once; the message names {@code n} as it was given. */
+    private static void checkReservations(long n) {
+        if (n < MIN_RESERVATIONS || n > MAX_RESERVATIONS) {
+            throw new IllegalArgumentException("max-reservations must be " + MIN_RESERVATIONS + " to " + MAX_RESERVATIONS
+                    + ", got " + n);
         }
     }
 
     /** The settings read from values already checked against {@link #SPECS}. */
     public static AllocationSettings from(Settings s) {
-        // clamped into an int so that the range check below sees any out-of-range value as out of range
-        int reservations = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, s.integer("max-reservations")));
+        // checked before it is made an int: 99999999999 was clamped and then said as 'got 2147483647'
+        long given = s.integer("max-reservations");
+        checkReservations(given);
+        int reservations = (int) given;
         return new AllocationSettings(s.duration("fairshare-recheck"), s.bool("reservation"),
                 Ranking.parse(s.text("ranking")), s.number("reclaim-margin"), reservations,
                 s.duration("starvation-limit"), s.number("waste-limit"), Placement.parse(s.text("placement")),
