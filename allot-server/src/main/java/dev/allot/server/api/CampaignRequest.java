@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.campaign.ShardBrakes;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.Violation;
 import dev.allot.server.campaign.ShardSubmissions;
 import dev.allot.server.store.Campaign;
@@ -197,8 +198,8 @@ record CampaignRequest(String name, String allocation, List<String> command, Sor
                 bad(field, expected + ", of at most " + maxLength + " characters", Violation.shown(v.textValue()));
                 return null;
             }
-            if (!Submission.printable(v.textValue())) { // a shard's family is printed by 'allot campaign status'
-                bad(field, Submission.PRINTABLE, Violation.shown(v.textValue()));
+            if (!PrintableText.valid(v.textValue())) { // a shard's family is printed by 'allot campaign status'
+                bad(field, PrintableText.EXPECTED, Violation.shown(v.textValue()));
                 return null;
             }
             return v.textValue();

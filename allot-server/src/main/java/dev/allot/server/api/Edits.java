@@ -3,6 +3,7 @@ package dev.allot.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.model.Durations;
 import dev.allot.core.rules.Names;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.Shares;
 import dev.allot.core.rules.UserNames;
 import dev.allot.core.rules.Violation;
@@ -204,8 +205,8 @@ final class Edits {
                             + " characters, got " + (l.isTextual() ? "one of " + l.textValue().length() + " characters"
                             : Submission.kindOf(l)), "e.g. \"laptop\" or \"ci\"");
                 }
-                if (!Submission.printable(l.textValue())) {
-                    throw ApiException.badField("label", "expected " + Submission.PRINTABLE + ", got "
+                if (!PrintableText.valid(l.textValue())) {
+                    throw ApiException.badField("label", "expected " + PrintableText.EXPECTED + ", got "
                             + dev.allot.core.rules.Violation.shown(l.textValue()), "e.g. \"laptop\" or \"ci\"");
                 }
                 label = l.textValue().strip();

@@ -3,6 +3,7 @@ package dev.allot.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.core.model.Durations;
 import dev.allot.core.model.Priority;
+import dev.allot.core.rules.PrintableText;
 import dev.allot.core.rules.Violation;
 import dev.allot.core.rules.WorkloadFields;
 import dev.allot.core.rules.WorkloadRules;
@@ -12,6 +13,7 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -171,11 +173,9 @@ record Submission(
          * listed the queue, escape sequences and line breaks reaching their terminal.
          */
         private String printable(String field, String text) {
-            if (!Submission.printable(text)) {
-                bad.add(new Violation(field, PRINTABLE, Violation.shown(text)));
-                return null;
-            }
-            return text;
+            Optional<Violation> why = PrintableText.check(field, text);
+            why.ifPresent(bad::add);
+            return why.isPresent() ? null : text;
         }
 
         /** Any string (the rules say which). */
@@ -318,17 +318,6 @@ record Submission(
             }
             return out;
         }
-    }
-
-    /** What free text others are shown (a kind, a key, a shard's family, a token's label) is expected to be. */
-    static final String PRINTABLE = "text without control characters (line breaks, tabs, escapes)";
-
-    /**
-     * Whether free text that others see printed holds no control character: the one rule for the texts a user
-     * gives that the CLI prints to other users' terminals (escape sequences and line breaks reached them).
-     */
-    static boolean printable(String text) {
-        return text.chars().noneMatch(Character::isISOControl);
     }
 
     /**
