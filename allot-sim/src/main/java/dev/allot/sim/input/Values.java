@@ -120,6 +120,9 @@ public final class Values {
             return Durations.parse(s);
         } catch (Durations.TooLargeException e) {
             throw new IllegalArgumentException("expected " + Durations.AT_MOST + ", got '" + s + "'", e);
+        } catch (Durations.RepeatedUnitException e) {
+            throw new IllegalArgumentException("expected " + Durations.RepeatedUnitException.EXPECTED + ", got '" + s
+                    + "': " + e.twice(), e);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("expected " + DURATION_EXPECTED + ", got '" + s + "'");
         }

@@ -123,6 +123,9 @@ class CsvRejectionTest {
         assertError(cell(7, "1x"), 2, 7, "duration",
                 "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got '1x'");
         assertError(cell(7, "0"), 2, 7, "duration", "expected a positive duration, got '0'");
+        // a unit given twice said only what a duration looks like, as if 5m5m were not one
+        assertError(cell(8, "5m5m"), 2, 8, "min_runtime",
+                "expected each of d, h, m and s at most once, e.g. 1h30m, got '5m5m': the unit 'm' is given twice");
         assertError(cell(8, "-5"), 2, 8, "min_runtime",
                 "expected a duration such as 90s, 15m, 8h, 2d, 1h30m or plain seconds, got '-5'");
         // 0 said only "expected a positive duration": what to write for work that never loses progress?
