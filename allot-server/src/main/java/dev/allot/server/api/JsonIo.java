@@ -40,22 +40,24 @@ final class JsonIo implements UsersApi.Io {
     /** The request's body as JSON, strictly read; a 400 naming the line and column (or the field given twice). */
     @Override
     public JsonNode body(Context ctx) {
+        String text = text(ctx);
         try {
-            String text = text(ctx);
             JsonNode tree = mapper.readTree(text);
             if (hasNonFinite(tree)) {
                 refuseNonFinite(text);
             }
             return tree;
         } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? ""
-                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            // Jackson's limit on nesting comes without a location: the streaming parser finds where it is met
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation() != null ? e.getLocation()
+                    : dev.allot.sim.input.ParserMessages.locate(mapper.getFactory(), text);
+            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
             String field = duplicateField(e);
             if (field != null) {
                 throw ApiException.badField(field, "given twice", "send each field once");
             }
             throw ApiException.badRequest("malformed JSON" + where + ": "
-                    + firstLine(dev.allot.sim.input.ParserMessages.plain(e.getOriginalMessage())),
+                    + firstLine(dev.allot.sim.input.ParserMessages.jsonSyntax(e.getOriginalMessage(), "the body")),
                     "the body must be one JSON object; GET /v1/openapi.json describes it");
         }
     }
