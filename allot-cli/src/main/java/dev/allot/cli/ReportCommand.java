@@ -33,15 +33,33 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--report", required = true, paramLabel = "FILE", description = "the HTML file to write")
     Path report;
 
-    /** A report page written earlier: its embedded run data is re-rendered with this version's page code. */
+    /** What {@code allot report} reads, and how to make it: the hint for a file that is neither. */
+    static final String ACCEPTS = "give a page written by 'allot simulate --report' or 'allot report', or the file"
+            + " 'allot simulate SCENARIO --json FILE' writes";
+
+    /**
+     * A report page written earlier: its embedded run data is re-rendered with this version's page code. A file that
+     * is neither a page nor JSON (its first character, after white space, is not '{' or '[') is refused here: the
+     * JSON reader's syntax error ("malformed JSON: Unexpected character ('<' (code 60))", "Unrecognized token
+     * 'policy'") said what the parser met, not what the file is. An empty file is left to the JSON reader.
+     */
     private static boolean isHtml(Path file) throws IOException {
         if (!Files.isRegularFile(file)) {
             return false;
         }
+        String head;
         try (var in = Files.newInputStream(file)) {
-            String head = new String(in.readNBytes(64), java.nio.charset.StandardCharsets.UTF_8).trim();
-            return head.regionMatches(true, 0, "<!DOCTYPE html", 0, 14);
+            head = new String(in.readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8).replace("\uFEFF", "")
+                    .strip();
         }
+        if (head.regionMatches(true, 0, "<!DOCTYPE html", 0, 14)) {
+            return true;
+        }
+        if (!head.isEmpty() && head.charAt(0) != '{' && head.charAt(0) != '[') {
+            throw new InputException(file.toString(), 0, 0, null, "not an Allot report page nor the --json output of"
+                    + " 'allot simulate'; " + ACCEPTS);
+        }
+        return false;
     }
 
     private static JsonReport.Document fromReport(Path file) throws IOException {

@@ -175,4 +175,63 @@ class ReportCommandTest {
         assertThat(w.err()).contains("field 'scenario': expected an object, got a string; expected the --json output")
                 .doesNotContain("dev.allot").doesNotContain("Creator");
     }
+    @Test
+    void anUnknownFieldIsNamedInTheFilesWordsWithTheFieldsExpected() throws IOException {
+        // it said "field 'a': Unrecognized field "a" (class dev.allot.sim.report.JsonReport$Document), not marked as
+        // ignorable"
+        Path other = Files.writeString(tmp.resolve("o.json"), "{\"a\":1}\n");
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", other.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: " + other + ":1:8: unknown field 'a'; expected the --json output of"
+                + " 'allot simulate' (schema allot.simulate/1; fields: schema, allot, scenario, policies, nodes,"
+                + " workloads, runs)\n");
+        assertThat(report).doesNotExist();
+
+        // inside the document: the fields of the object it is in
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = (ObjectNode) mapper.readTree(saved.toFile());
+        ((ObjectNode) root.get("scenario")).put("zz", 1);
+        Path nested = Files.writeString(tmp.resolve("nested.json"), mapper.writeValueAsString(root));
+        Cli.Result n = Cli.run("report", nested.toString(), "--report", report.toString());
+        assertThat(n.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(n.err()).startsWith("allot: " + nested + ":1:")
+                .contains(": unknown field 'scenario.zz' (fields there: name, nodes, gpus, ")
+                .endsWith("; expected the --json output of 'allot simulate' (schema allot.simulate/1)\n")
+                .doesNotContain("dev.allot").doesNotContain("ignorable");
+    }
+
+    @Test
+    void aFileThatIsNeitherAPageNorJsonIsSaidToBeNeitherWithWhatIsAccepted() throws IOException {
+        // it said "malformed JSON: Unexpected character ('<' (code 60)): expected a valid value (JSON String, ...",
+        // and of a --workloads-out CSV "Unrecognized token 'policy': was expecting (JSON String, ..."
+        Path report = tmp.resolve("r.html");
+        for (String[] file : new String[][] {{"bad.html", "<html>hi</html>\n"},
+                {"workloads.csv", "policy,workload,started\nallocation,w1,10\n"}}) {
+            Path bad = Files.writeString(tmp.resolve(file[0]), file[1]);
+            Cli.Result r = Cli.run("report", bad.toString(), "--report", report.toString());
+            assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.err()).isEqualTo("allot: " + bad + ": not an Allot report page nor the --json output of"
+                    + " 'allot simulate'; give a page written by 'allot simulate --report' or 'allot report', or the"
+                    + " file 'allot simulate SCENARIO --json FILE' writes\n");
+        }
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void aReportPageCutShortInsideItsDataIsSaidToBeTruncated() throws IOException {
+        // it said "field 'runs[1].timeline.runs': expected a count >= 0": the cut run had no timeline
+        String page = Files.readString(direct);
+        int last = page.lastIndexOf("<script id=\"" + HtmlReport.TIMELINE_ELEMENT_PREFIX);
+        assertThat(last).isPositive();
+        int cut = page.indexOf('>', last) + 40;
+        assertThat(page.indexOf("</script>", last)).isGreaterThan(cut);
+        Path truncated = Files.writeString(tmp.resolve("t.html"), page.substring(0, cut));
+        Path report = tmp.resolve("r.html");
+        Cli.Result r = Cli.run("report", truncated.toString(), "--report", report.toString());
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: " + truncated + ": the page ends inside its embedded run data"
+                + " (truncated?)\n");
+        assertThat(report).doesNotExist();
+    }
 }

@@ -49,6 +49,10 @@ public final class HtmlReport {
     private static final Pattern DATA = Pattern.compile(
             "<script id=\"" + DATA_ELEMENT_ID + "\" type=\"application/gzip\\+base64\">(.*?)</script>", Pattern.DOTALL);
 
+    /** The start of a script element that holds embedded data (the run data or a timeline), closed or not. */
+    private static final Pattern DATA_START = Pattern.compile("<script id=\"(?:" + DATA_ELEMENT_ID + "|"
+            + TIMELINE_ELEMENT_PREFIX + "\\d+)\" type=\"application/gzip\\+base64\">");
+
     private HtmlReport() {
     }
 
@@ -120,11 +124,20 @@ public final class HtmlReport {
 
     /** The JSON document embedded in a report page, its timelines put back in their runs (one line). */
     public static String embeddedJson(String html) {
+        Matcher start = DATA_START.matcher(html);
+        while (start.find()) {
+            if (html.indexOf("</script>", start.end()) < 0) {
+                // a page cut short inside its data: the elements after the cut were missing, and the run without its
+                // timeline was refused as "field 'runs[1].timeline.runs': expected a count >= 0"
+                throw new IllegalArgumentException("the page ends inside its embedded run data (truncated?)");
+            }
+        }
         Matcher m = DATA.matcher(html);
         if (!m.find()) {
             // a campaign report is an Allot report too: say which kind is expected
             throw new IllegalArgumentException("not an Allot report of a simulation (a page written by allot simulate"
-                    + " --report or allot report): no <script id=\"" + DATA_ELEMENT_ID + "\"> element");
+                    + " --report or allot report): no <script id=\"" + DATA_ELEMENT_ID + "\"> element"
+                    + (html.contains("</html>") ? "" : ", and the page ends before </html> (truncated?)"));
         }
         try {
             JsonNode root = TREE.readTree(inflate(m.group(1)));

@@ -105,6 +105,36 @@ public final class ParserMessages {
     }
 
     /**
+     * A field a JSON file's reader does not know, in the file's words: "unknown field 'a'" (Jackson said 'Unrecognized
+     * field "a" (class dev.allot.sim.report.JsonReport$Document), not marked as ignorable', naming a Java class).
+     * {@code known} are the fields the object has; {@code listKnown} adds them ("(fields there: ...)"), for a field
+     * inside the document, whose fields the reader's hint does not list.
+     */
+    public static String unknownField(String field, Class<?> type, java.util.Collection<Object> known,
+                                      boolean listKnown) {
+        return "unknown field '" + field + "'" + (listKnown && known != null && !known.isEmpty()
+                ? " (fields there: " + fieldList(type, known) + ")" : "");
+    }
+
+    /**
+     * The names of {@code known} fields, comma-separated: in the order a record {@code type} declares them (the order
+     * its writer writes them), else alphabetically (Jackson's own order is a hash set's).
+     */
+    public static String fieldList(Class<?> type, java.util.Collection<Object> known) {
+        if (known == null) {
+            return "";
+        }
+        java.util.List<String> names = new java.util.ArrayList<>(known.stream().map(String::valueOf).sorted().toList());
+        if (type != null && type.isRecord()) {
+            java.util.List<String> declared = java.util.Arrays.stream(type.getRecordComponents())
+                    .map(java.lang.reflect.RecordComponent::getName).toList();
+            names.sort(java.util.Comparator.comparingInt(n -> declared.contains(n) ? declared.indexOf(n)
+                    : Integer.MAX_VALUE));
+        }
+        return String.join(", ", names);
+    }
+
+    /**
      * Jackson's limit on nesting in a file's words: "nested too deeply (limit 1000): ..." rather than "Document nesting
      * depth (1001) exceeds the maximum allowed (1000)". The file's reader locates it ({@link #locate}): Jackson's
      * message has no location.

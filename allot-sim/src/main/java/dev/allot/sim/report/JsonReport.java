@@ -204,6 +204,16 @@ public final class JsonReport {
             String field = e.getPath().stream()
                     .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                     .reduce("", (a, b) -> a.isEmpty() || b.startsWith("[") ? a + b : a + "." + b);
+            if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u) {
+                // Jackson said 'Unrecognized field "a" (class dev.allot.sim.report.JsonReport$Document), not marked
+                // as ignorable (7 known properties: ...)'
+                boolean top = e.getPath().size() == 1;
+                throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), null,
+                        ParserMessages.unknownField(field, u.getReferringClass(), u.getKnownPropertyIds(), !top)
+                                + "; expected the --json output of 'allot simulate' (schema " + SCHEMA + (top
+                                ? "; fields: " + ParserMessages.fieldList(u.getReferringClass(), u.getKnownPropertyIds())
+                                : "") + ")");
+            }
             throw new InputException(name, at == null ? 0 : at.getLineNr(), at == null ? 0 : at.getColumnNr(), field,
                     plain(e.getOriginalMessage()) + "; expected the --json output of 'allot simulate' (schema " + SCHEMA + ")");
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
