@@ -35,6 +35,19 @@ final class Format {
         return Durations.formatSeconds(s);
     }
 
+    /**
+     * Seconds measured to a fraction (a start time's error, a wait in a comparison of runs): under a minute with
+     * {@code decimals} ({@code 0.25 s}), where a live service and the simulator differ; from a minute on in the
+     * compact form of every other duration printed, to the second ({@code 9h22m4s}; it said {@code 33724.00 s}).
+     */
+    static String seconds(double s, int decimals) {
+        String fraction = String.format(Locale.ROOT, "%." + decimals + "f", s);
+        if (Math.abs(Double.parseDouble(fraction)) < 60) {
+            return fraction + " s";
+        }
+        return Durations.formatSeconds(Math.round(s));
+    }
+
     static String pad(String s, int width) {
         if (s.length() >= width) {
             return s;

@@ -189,10 +189,14 @@ public final class RunComparison {
             out.append("only in B: ").append(ids(r.onlyInB())).append('\n');
         }
         Spread e = r.absoluteStartError();
+        double signed = r.medianSignedStartErrorSeconds();
         out.append(String.format(Locale.ROOT, "start time, B minus A, over %d workloads started in both:"
-                + " |error| median %.2f s, p90 %.2f s, max %.2f s (signed median %+.2f s)%n", e.count(),
-                e.p50Seconds(), e.p90Seconds(), e.maxSeconds(), r.medianSignedStartErrorSeconds()));
-        out.append("waits of the workloads in both that started, seconds:\n");
+                + " |error| median %s, p90 %s, max %s (signed median %s)%n", e.count(),
+                Format.seconds(e.p50Seconds(), 2), Format.seconds(e.p90Seconds(), 2), Format.seconds(e.maxSeconds(), 2),
+                (signed >= 0 ? "+" : "") + Format.seconds(signed, 2)));
+        // each column over the workloads that started in its run (it said "in both that started" over counts that
+        // differed: A's and B's started sets are not the same)
+        out.append("waits of the workloads in both files, each run over those that started in it:\n");
         List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("", "A", "B"));
         rows.add(List.of("started", Integer.toString(r.waitsA().count()), Integer.toString(r.waitsB().count())));
@@ -229,7 +233,7 @@ public final class RunComparison {
     }
 
     private static String sec(double s) {
-        return String.format(Locale.ROOT, "%.1f", s);
+        return Format.seconds(s, 1);
     }
 
     private static void table(StringBuilder out, List<List<String>> rows) {

@@ -100,4 +100,26 @@ class RunComparisonTest {
         assertThat(RunComparison.choose("sim.csv", sim, "live.csv", live, "allocation").get(1).policy())
                 .isEqualTo("allocation");
     }
+    @Test
+    void longErrorsAndWaitsReadAsDurationsAndTheWaitsHeaderSaysEachRunCountsItsOwnStarts() {
+        // it printed "max 33724.00 s" and headed both columns "waits of the workloads in both that started" over
+        // counts that differed (A 1, B 2): each column is over the workloads that started in its own run
+        List<WorkloadsCsv.Row> a = List.of(row("p", "x", 0, 0.25, 0, "completed"), row("p", "y", 0, -1, 0, "pending"));
+        List<WorkloadsCsv.Row> b = List.of(row("q", "x", 0, 33724.25, 0, "completed"),
+                row("q", "y", 0, 90, 0, "completed"));
+        RunComparison.Result r = RunComparison.compare(new RunComparison.Side("a.csv", "p", a),
+                new RunComparison.Side("b.csv", "q", b));
+        assertThat(RunComparison.render(r)).contains("""
+                start time, B minus A, over 1 workloads started in both: |error| median 9h22m4s, p90 9h22m4s, max \
+                9h22m4s (signed median +9h22m4s)
+                waits of the workloads in both files, each run over those that started in it:
+                                 A        B
+                started          1        2
+                p50          0.3 s    1m30s
+                p90          0.3 s  9h22m4s
+                p99          0.3 s  9h22m4s
+                max          0.3 s  9h22m4s
+                preemptions      0        0
+                """);
+    }
 }
