@@ -237,19 +237,38 @@ final class OutputFiles {
             return "permission denied" + (path.equals(about.toString()) ? "" : " on " + path);
         }
         if (e instanceof NoSuchFileException) {
-            return "no such file or folder" + (path.equals(about.toString()) ? "" : ": " + path);
+            String refused = refusedInExistingFolder(Path.of(path));
+            return refused != null ? refused
+                    : "no such file or folder" + (path.equals(about.toString()) ? "" : ": " + path);
         }
         if (e instanceof java.io.FileNotFoundException && e.getMessage() != null && e.getMessage().endsWith(")")
                 && e.getMessage().contains(" (")) {
             // java.io's "/proc/x (No such file or directory)": the reason alone, in the words used above
             String why = e.getMessage().substring(e.getMessage().lastIndexOf(" (") + 2, e.getMessage().length() - 1);
-            return why.equals("No such file or directory") ? "no such file or folder"
+            String refused = why.equals("No such file or directory") ? refusedInExistingFolder(about) : null;
+            return refused != null ? refused : why.equals("No such file or directory") ? "no such file or folder"
                     : why.toLowerCase(java.util.Locale.ROOT);
         }
         if (e instanceof FileSystemException fse && fse.getReason() != null) {
             return fse.getReason().toLowerCase(java.util.Locale.ROOT);
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /**
+     * The true cause when the system answered "no such file or directory" of making {@code p} in a folder that exists:
+     * that folder takes no new entries (a virtual file system such as /proc or /sys). It said "no such file or folder"
+     * of {@code --csv /proc/nope/x.csv}, whose missing folders are otherwise made. Null when {@code p}'s folder is
+     * missing too, or {@code p} exists.
+     */
+    private static String refusedInExistingFolder(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        Path folder = abs.getParent();
+        if (folder == null || !Files.isDirectory(folder) || Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        return "could not create " + abs + ": the folder " + folder + " takes no new files or folders (a virtual file"
+                + " system such as /proc or /sys)";
     }
 
     /** The first path from the root down to {@code p} that exists and is not a folder (or {@code p} itself). */

@@ -80,6 +80,22 @@ class OutputFilesTest {
     }
 
     @Test
+    void givenAMissingFolderInAFolderThatTakesNoNewEntries_thenTheRefusalSaysWhyTheFolderCouldNotBeMade() {
+        // it said "no such file or folder" of a path whose missing folders are otherwise made: /proc exists, and the
+        // system answers "no such file or directory" of making anything in it
+        Cli.Result sweep = Cli.run("sweep", Cli.example("tiny"), "--csv", "/proc/allot-nope/x.csv");
+        assertThat(sweep.err()).isEqualTo("allot: cannot write --csv /proc/allot-nope/x.csv: could not create"
+                + " /proc/allot-nope: the folder /proc takes no new files or folders (a virtual file system such as"
+                + " /proc or /sys)\n");
+        assertThat(sweep.out()).isEmpty();
+        Cli.Result generate = Cli.run("generate", "/proc/allot-nope");
+        assertThat(generate.err()).isEqualTo("allot: cannot write DIR /proc/allot-nope: could not create"
+                + " /proc/allot-nope: the folder /proc takes no new files or folders (a virtual file system such as"
+                + " /proc or /sys)\n");
+        assertThat(generate.exit()).isNotZero();
+    }
+
+    @Test
     void givenADashForAnOutput_whenRun_thenItIsRefusedBeforeTheWorkNotWrittenAsAFileNamedDash() {
         // '--events-out -' wrote a file named '-' in the working folder and said "wrote -"
         String[][] cases = {
