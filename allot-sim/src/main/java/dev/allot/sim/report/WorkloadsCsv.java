@@ -39,7 +39,7 @@ public final class WorkloadsCsv {
     public static final List<String> FINAL_STATES = List.of("pending", "running", "preempted", "requeued",
             "completed", "failed", "cancelled");
     private static final java.util.regex.Pattern DECIMAL = java.util.regex.Pattern.compile("-?\\d{1,15}(\\.\\d{1,9})?");
-    private static final CsvMapper MAPPER = new CsvMapper();
+    private static final CsvMapper MAPPER = CsvOutput.mapper();
     private static final CsvSchema SCHEMA = CsvSchema.builder()
             .addColumn("policy").addColumn("id").addColumn("allocation")
             .addNumberColumn("submit").addNumberColumn("first_start").addNumberColumn("end")

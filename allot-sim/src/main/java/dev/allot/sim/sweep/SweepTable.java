@@ -1,7 +1,6 @@
 package dev.allot.sim.sweep;
 
 import com.fasterxml.jackson.databind.SequenceWriter;
-import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import dev.allot.core.model.Durations;
 import dev.allot.sim.metrics.AllocationMetrics;
@@ -230,7 +229,7 @@ public final class SweepTable {
         paths.forEach(p -> b.addColumn("paid:" + p));
         paths.forEach(p -> b.addColumn("preemptions:" + p));
         CsvSchema schema = b.build().withHeader().withLineSeparator("\n");
-        try (SequenceWriter w = new CsvMapper().writer(schema)
+        try (SequenceWriter w = dev.allot.sim.report.CsvOutput.mapper().writer(schema)
                 .without(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValues(out)) {
             for (Sweep.Run r : runs) {
                 List<Object> row = new ArrayList<>();
