@@ -36,6 +36,12 @@ class ProgressBarsTest {
     }
 
     @Test
+    void givenNoTerminal_whenASweepRuns_thenItsProgressIsPlainLinesWithNoBarDrawnAndNoneBeforeTheFirstStep() {
+        // in a log it wrote "sweep   0% [                  ] 0/5 (0:00:00 / ?)": a terminal's drawing, from the start
+        assertThat(run(false)).matches("sweep: 5/5 done \\(100%\\), \\d+s elapsed\n");
+    }
+
+    @Test
     void givenATerminal_whenASweepRuns_thenTheBarIsRedrawnInPlace() {
         assertThat(run(true)).contains("\r").contains("5/5");
     }
