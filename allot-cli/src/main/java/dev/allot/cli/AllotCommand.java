@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
                 PolicyCommand.class, SlurmConfigCommand.class,
                 TokenCommand.class, UserCommand.class,
                 ReplayCommand.class, CompareCommand.class, ServeCommand.class, HelpCommand.class})
-public final class AllotCommand implements Runnable {
+public final class AllotCommand implements java.util.concurrent.Callable<Integer> {
     public static final String VERSION = dev.allot.sim.AllotVersion.VERSION;
 
     /** Exit code for bad input: a malformed file, an unknown policy, a bad option value. */
@@ -25,9 +25,15 @@ public final class AllotCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /**
+     * {@code allot} alone names no command: the usage goes to standard error with exit 2, as git does, so that a script
+     * that lost its command word fails instead of carrying on (it printed the usage on standard output, exit 0).
+     * {@code allot --help} prints it on standard output, exit 0.
+     */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return EXIT_BAD_INPUT;
     }
 
     public static CommandLine commandLine() {

@@ -57,6 +57,11 @@ final class ClientConfig {
         return base.resolve("allot").resolve("client.json");
     }
 
+    private static final String EXAMPLE = "a JSON object such as {\"server\": \"http://127.0.0.1:8080\","
+            + " \"token\": \"...\"}";
+    /** It said "(ALLOT_CONFIG points elsewhere)", wrong when ALLOT_CONFIG pointed at this very file. */
+    private static final String FIX = "fix or remove it, or set " + CONFIG_ENV + " to another file";
+
     /** The file's values; none when it does not exist. A file that is not a JSON object is refused (exit 2). */
     static Values read(Path file) {
         if (file == null) {
@@ -70,18 +75,25 @@ final class ClientConfig {
         } catch (IOException e) {
             // a folder, a binary file: the words every input file gets (it said 'Input length = 1')
             throw new IllegalArgumentException("the client configuration " + dev.allot.sim.input.TextFiles.readError(
-                    file, file.toString(), e).getMessage() + "; fix or remove it (" + CONFIG_ENV + " points elsewhere)");
+                    file, file.toString(), e).getMessage() + "; " + FIX);
         }
         JsonNode root;
         try {
             root = JSON.readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // a file cut short said only "must be a JSON object": where, and why, in the scenario readers' words
+            var at = e.getLocation() != null ? e.getLocation()
+                    : dev.allot.sim.input.ParserMessages.locate(JSON.getFactory(), text);
+            throw new IllegalArgumentException("the client configuration " + file
+                    + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr()) + ": malformed JSON: "
+                    + dev.allot.sim.input.ParserMessages.jsonSyntax(e.getOriginalMessage(), "the file").lines()
+                    .findFirst().orElse("") + "; expected " + EXAMPLE + "; " + FIX);
         } catch (IOException e) {
             root = null;
         }
         if (root == null || !root.isObject()) {
-            throw new IllegalArgumentException("the client configuration " + file
-                    + " must be a JSON object such as {\"server\": \"http://127.0.0.1:8080\", \"token\": \"...\"};"
-                    + " fix or remove it (" + CONFIG_ENV + " points elsewhere)");
+            throw new IllegalArgumentException("the client configuration " + file + " must be " + EXAMPLE + "; "
+                    + FIX);
         }
         return new Values(text(file, root, "server"), text(file, root, "token"), text(file, root, "caCertificate"));
     }

@@ -89,6 +89,13 @@ final class ForecastAccuracyCommand implements Callable<Integer> {
         Duration h = checkOptions();
         ForecastSettings settings = ForecastSettings.defaults().withRuns(runs).withHorizon(h);
         Scenario s = scenario(registry);
+        if (!s.workloads().isEmpty() && ForecastAccuracy.sampledCount(s, sampleEvery) == 0) {
+            // it printed a table of '-' and exited 0, having measured nothing
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--sample-every %d samples none of the"
+                    + " %,d workloads of %s (about one in %d is sampled, by a hash of its id); give at most %d, the"
+                    + " largest that samples any", sampleEvery, s.workloads().size(), s.name(), sampleEvery,
+                    ForecastAccuracy.largestSampling(s, sampleEvery)));
+        }
         out.printf(Locale.ROOT, "forecast accuracy on %s: %,d workloads, forecasts at the submission of every %s, %s"
                 + " each, horizon %s (errors count a start after it as at it)%n", s.name(), s.workloads().size(), sampleEvery == 1 ? "workload" : Words.ordinal(sampleEvery)
                 + " workload", Words.count(runs, "run"), Durations.format(h));

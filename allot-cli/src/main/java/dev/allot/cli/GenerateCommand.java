@@ -4,15 +4,16 @@ import dev.allot.core.model.Words;
 import dev.allot.sim.generate.GeneratedScenario;
 import dev.allot.sim.generate.GeneratorSpec;
 import dev.allot.sim.generate.ScenarioGenerator;
+import dev.allot.sim.input.ScenarioReader;
 import dev.allot.sim.input.ScenarioWriter;
 import dev.allot.sim.report.TextReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -38,20 +39,28 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--days", paramLabel = "N", description = "override the preset's number of days")
     Integer days;
 
-    @Option(names = "--force", description = "overwrite the scenario files in a folder that already has some")
+    @Option(names = "--force", description = "overwrite the scenario files in a folder that already has some, and remove a"
+            + " workloads.jsonl, trace.yaml or policy.yaml the new scenario does not have (each named)")
     boolean force;
+
+    /** The files a scenario folder is read from: those --force overwrites or removes. */
+    private static final List<String> SCENARIO_FILES = List.of(ScenarioReader.CLUSTER_FILE,
+            ScenarioReader.ALLOCATIONS_FILE, ScenarioReader.WORKLOADS_CSV_FILE, ScenarioReader.WORKLOADS_JSONL_FILE,
+            ScenarioReader.TRACE_FILE, ScenarioReader.POLICY_FILE);
+    /** Those the writer removes when it leaves them out (ScenarioWriter): another source of workloads, the policy. */
+    private static final List<String> REMOVED_IF_STALE = List.of(ScenarioReader.WORKLOADS_JSONL_FILE,
+            ScenarioReader.TRACE_FILE, ScenarioReader.POLICY_FILE);
 
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         GeneratorSpec gs = PresetDays.spec(preset, days);
         OutputFiles.checkFolder("DIR", dir); // first: an empty DIR is the working folder, "not empty" blamed it
-        if (!force && Files.isDirectory(dir)) {
-            try (Stream<Path> files = Files.list(dir)) {
-                if (files.findAny().isPresent()) {
-                    throw new IllegalArgumentException(dir + " is not empty; pass --force to overwrite its scenario files");
-                }
-            }
+        // a folder holding other files (notes.txt) is no scenario to overwrite: it was refused as "not empty"
+        List<String> present = SCENARIO_FILES.stream().filter(f -> Files.exists(dir.resolve(f))).toList();
+        if (!force && !present.isEmpty()) {
+            throw new IllegalArgumentException(dir + " already holds scenario files (" + String.join(", ", present)
+                    + "); pass --force to overwrite them");
         }
         GeneratedScenario g = ScenarioGenerator.generate(gs, seed);
         OutputFiles.writeFolder("DIR", dir, () -> ScenarioWriter.write(dir, g.nodeGroups(), g.healthEvents(), g.tree(),
@@ -60,6 +69,14 @@ final class GenerateCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "wrote %s: preset %s, seed %d, %,d GPUs, %,d allocations, %s; workloads %s%n",
                 dir, preset, seed, g.totalGpus(), g.tree().leafCount(), Words.count(g.healthEvents().size(), "health event"),
                 TextReport.workloadsByKind(g.workloads()));
+        // the writer removes what would make the folder read otherwise; it did so without a word
+        for (String f : REMOVED_IF_STALE) {
+            if (present.contains(f) && !Files.exists(dir.resolve(f))) {
+                out.printf("removed %s: %s%n", dir.resolve(f), f.equals(ScenarioReader.POLICY_FILE)
+                        ? "the generated scenario runs on the default settings"
+                        : "a scenario has one source of workloads, here " + ScenarioReader.WORKLOADS_CSV_FILE);
+            }
+        }
         out.flush();
         return 0;
     }

@@ -100,7 +100,9 @@ final class TraceOptions {
             traceOnly.add("--trace-set");
         }
         if (!traceOnly.isEmpty()) {
-            throw new IllegalArgumentException(String.join(", ", traceOnly) + " only apply with --trace; " + where);
+            // "--contract only apply": the verb agrees with one option or several
+            throw new IllegalArgumentException(String.join(", ", traceOnly) + (traceOnly.size() == 1 ? " only applies"
+                    : " only apply") + " with --trace; " + where);
         }
     }
 

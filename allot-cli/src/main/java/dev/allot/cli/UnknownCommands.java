@@ -62,11 +62,46 @@ final class UnknownCommands {
         String path = qualifiedName(cmd);
         err.println("allot: unknown command '" + unmatched.get(0) + "'" + (cmd.getParent() == null ? ""
                 : " of '" + path + "'"));
-        CommandLine.UnmatchedArgumentException.printSuggestions(
-                new CommandLine.UnmatchedArgumentException(cmd, unmatched), err);
+        // picocli suggests its nearest commands however far: 'allot bogus' got "allot user or allot progress"
+        List<String> near = new CommandLine.UnmatchedArgumentException(cmd, unmatched).getSuggestions().stream()
+                .filter(s -> near(unmatched.get(0), s.substring(s.lastIndexOf(' ') + 1)))
+                .toList();
+        if (!near.isEmpty()) {
+            String name = cmd.getCommandName() + " "; // as picocli says them: "allot simulate", "budget show"
+            err.println("Did you mean: " + name + String.join(" or " + name, near) + "?");
+        }
         err.println("The commands of '" + path + "': " + String.join(", ", cmd.getSubcommands().keySet()) + ".");
         err.println("Try '" + path + " --help' for what each does.");
         err.flush();
+    }
+
+    /**
+     * Whether {@code typed} is a slip for {@code command}: within one edit (a letter added, dropped, changed, or two
+     * neighbours swapped) for words of up to four letters, within two for longer ones.
+     */
+    static boolean near(String typed, String command) {
+        return editDistance(typed.toLowerCase(java.util.Locale.ROOT), command) <= (typed.length() <= 4 ? 1 : 2);
+    }
+
+    /** The optimal string alignment distance: Levenshtein's, with a swap of neighbours as one edit. */
+    private static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     /** A word in the place of a subcommand of a command that has some, and not an option. */

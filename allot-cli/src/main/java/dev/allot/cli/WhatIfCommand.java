@@ -7,6 +7,7 @@ import dev.allot.core.rules.Shares;
 import dev.allot.core.rules.Violation;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,10 +28,11 @@ import picocli.CommandLine.Option;
                         + " waiting at the end, the GPU-hours fair share owes it, the paid fraction (paid of owed)"
                         + " and the GPU-hours charged, before -> after. Nothing changes.",
                 "Managers may try shares below what they manage; administrators also --set policy settings.",
-                "Example: allot whatif --share lab/team-b=2 --horizon 7d"})
+                "The example runs on the tree of allot serve --demo.",
+                "Example: allot whatif --share lab/nlp/eval=3 --horizon 7d"})
 final class WhatIfCommand extends ClientCommand {
     @Option(names = "--share", paramLabel = "PATH=SHARE",
-            description = "a new share for an allocation, e.g. lab/team-b=2 (repeatable)")
+            description = "a new share for an allocation, e.g. lab/nlp/eval=3 (repeatable)")
     List<String> shares = new ArrayList<>();
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
@@ -45,11 +47,16 @@ final class WhatIfCommand extends ClientCommand {
     @Option(names = "--runs", paramLabel = "N", description = "futures played per side, 1 to 20 (default: 5)")
     Integer runs;
 
+    /** The shares as typed, by path: the answer's numbers would say 1e308 as 1.0E308. */
+    private final Map<String, String> typed = new LinkedHashMap<>();
+    /** The settings asked for, by key: the answer lists only those that change. */
+    private final Map<String, String> askedSettings = new LinkedHashMap<>();
+
     @Override
     JsonNode call(ApiClient client) {
         ObjectNode body = ApiClient.JSON.createObjectNode();
         ObjectNode s = body.putObject("shares");
-        for (Map.Entry<String, String> kv : KeyValues.parse("--share", shares, "PATH=SHARE, e.g. lab/team-b=2")
+        for (Map.Entry<String, String> kv : KeyValues.parse("--share", shares, "PATH=SHARE, e.g. lab/nlp/eval=3")
                 .entrySet()) {
             // the rule of a share, the value named as typed (1e400, not the Infinity it parses to)
             Optional<Violation> bad = Shares.check(kv.getValue());
@@ -58,9 +65,11 @@ final class WhatIfCommand extends ClientCommand {
                         + kv.getValue() + ": " + bad.get().problem());
             }
             s.put(kv.getKey(), Double.parseDouble(kv.getValue().strip()));
+            typed.put(kv.getKey(), kv.getValue().strip());
         }
         ObjectNode t = body.putObject("settings");
-        KeyValues.parse("--set", settings, "KEY=VALUE, e.g. allocation.reservation=false").forEach(t::put);
+        askedSettings.putAll(KeyValues.parse("--set", settings, "KEY=VALUE, e.g. allocation.reservation=false"));
+        askedSettings.forEach(t::put);
         body.put("horizon", horizon);
         if (runs != null) {
             body.put("runs", runs);
@@ -71,11 +80,16 @@ final class WhatIfCommand extends ClientCommand {
     @Override
     void render(JsonNode a, PrintWriter out) {
         List<String> changes = new ArrayList<>();
-        a.path("shares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share "
-                + BudgetCommand.Show.number(e.getValue().asDouble())));
-        a.path("unchangedShares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share "
-                + BudgetCommand.Show.number(e.getValue().asDouble()) + " (unchanged)"));
+        a.path("shares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share " + share(e)));
+        a.path("unchangedShares").fields().forEachRemaining(e -> changes.add(e.getKey() + " share " + share(e)
+                + " (unchanged)"));
         a.path("settings").fields().forEachRemaining(e -> changes.add(e.getKey() + " = " + e.getValue().asText()));
+        // a setting asked for as it already is: the answer leaves it out, and it vanished into "nothing changes"
+        askedSettings.forEach((key, value) -> {
+            if (!a.path("settings").has(key)) {
+                changes.add(key + " = " + value + " (unchanged)");
+            }
+        });
         out.println("what if: " + (changes.isEmpty() ? "nothing changes (the forecast as things are)"
                 : String.join("; ", changes)));
         out.println("over " + a.path("horizon").asText() + " from " + a.path("from").asText() + " to "
@@ -106,6 +120,11 @@ final class WhatIfCommand extends ClientCommand {
         }
         table(out, List.of("ALLOCATION", "ENTITLED", "WAIT P50", "WAIT P90", "WAITING AT END", "OWED GPU-H",
                 "PAID", "CHARGED GPU-H"), rows);
+    }
+
+    private String share(Map.Entry<String, JsonNode> e) {
+        String asTyped = typed.get(e.getKey());
+        return asTyped != null ? asTyped : BudgetCommand.Show.number(e.getValue().asDouble());
     }
 
     private static String change(String before, String after) {

@@ -24,12 +24,25 @@ class ClientFilesTest {
     void aClientConfigurationThatIsAFolderOrBinaryIsRefusedInWords() throws IOException {
         Path folder = Files.createDirectories(tmp.resolve("client.json"));
         assertThatThrownBy(() -> ClientConfig.read(folder)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("the client configuration " + folder + ": cannot read: is a directory; fix or remove it"
-                        + " (ALLOT_CONFIG points elsewhere)");
+                .hasMessage("the client configuration " + folder + ": cannot read: is a directory; fix or remove it,"
+                        + " or set ALLOT_CONFIG to another file");
         Path binary = Files.write(tmp.resolve("binary.json"), new byte[] {'{', (byte) 0xc3, '}'});
         assertThatThrownBy(() -> ClientConfig.read(binary)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("the client configuration " + binary + ":1:2: expected UTF-8 text")
-                .hasMessageEndingWith("; fix or remove it (ALLOT_CONFIG points elsewhere)");
+                .hasMessageEndingWith("; fix or remove it, or set ALLOT_CONFIG to another file");
+    }
+
+    @Test
+    void aClientConfigurationCutShortIsLocatedAndSaidInTheReadersWords() throws IOException {
+        // it said "must be a JSON object such as {...}; fix or remove it (ALLOT_CONFIG points elsewhere)": no place,
+        // no cause, and "points elsewhere" though ALLOT_CONFIG pointed at this very file
+        Path cut = Files.writeString(tmp.resolve("client.json"), "{\"server\": \"http://127.0.0.1:7872\",\n"
+                + "  \"token\": ");
+        assertThatThrownBy(() -> ClientConfig.read(cut)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the client configuration " + cut + ":2:12: malformed JSON: the file ends inside an object"
+                        + " (truncated?); expected a JSON object such as {\"server\":"
+                        + " \"http://127.0.0.1:8080\", \"token\": \"...\"}; fix or remove it, or set ALLOT_CONFIG to"
+                        + " another file");
     }
 
     @Test

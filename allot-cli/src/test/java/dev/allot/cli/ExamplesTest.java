@@ -64,10 +64,14 @@ class ExamplesTest {
     @Test
     @Execution(ExecutionMode.SAME_THREAD)
     void generateRefusesToOverwriteWithoutForce() throws IOException {
-        Files.writeString(tmp.resolve("keep.txt"), "x");
-        Cli.Result r = Cli.run("generate", tmp.toString());
+        // a folder is refused for its scenario files, not for any file (notes.txt is no scenario: GenerateCommandTest)
+        Path dir = Files.createDirectories(tmp.resolve("refused"));
+        Files.writeString(dir.resolve("keep.txt"), "x");
+        Files.writeString(dir.resolve("workloads.jsonl"), "");
+        Cli.Result r = Cli.run("generate", dir.toString());
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).contains("is not empty; pass --force");
+        assertThat(r.err()).contains(dir + " already holds scenario files (workloads.jsonl); pass --force to"
+                + " overwrite them");
     }
 
     @Test

@@ -108,9 +108,31 @@ class ForecastAccuracyCommandTest {
         Cli.Result r = Cli.run("forecast", "accuracy", "--preset", "lab", "--days", "1", "--nodes", "4x8",
                 "--sample-every", "100000", "--runs", "1", "--horizon", "1h");
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(r.err()).isEqualTo("allot: --nodes only apply with --trace; a preset makes its own cluster,"
+        assertThat(r.err()).isEqualTo("allot: --nodes only applies with --trace; a preset makes its own cluster,"
                 + " allocations and workloads\n");
         assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void givenASampleEveryThatSamplesNoWorkload_whenRun_thenItIsRefusedWithTheLargestThatSamplesAny() {
+        // it printed a table of '-' and exited 0, having measured nothing
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--sample-every", "100000", "--runs", "1",
+                "--horizon", "1h");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("allot: --sample-every 100000 samples none of the 12 workloads of tiny (about"
+                + " one in 100000 is sampled, by a hash of its id); give at most 12, the largest that samples any\n");
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void aContractWithoutATraceIsRefusedInOneSentence() {
+        // "--contract only apply with --trace"
+        Cli.Result r = Cli.run("forecast", "accuracy", Cli.example("tiny"), "--contract", "min-runtime=2h");
+        assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(r.err()).isEqualTo("allot: --contract only applies with --trace; a scenario folder gives them in its"
+                + " files (cluster.yaml, allocations.yaml, trace.yaml)\n");
     }
 
     @Test

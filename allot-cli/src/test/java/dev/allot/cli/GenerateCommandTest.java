@@ -2,6 +2,8 @@ package dev.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,5 +33,40 @@ class GenerateCommandTest {
         assertThat(g.out()).endsWith("; workloads " + simulates + "\n")
                 .startsWith("wrote " + dir + ": preset lab, seed 42, ")
                 .doesNotContain("{").doesNotContain("=");
+    }
+
+    /**
+     * A folder holding only notes.txt was refused as "not empty; pass --force to overwrite its scenario files", though
+     * it had none; with --force, a workloads.jsonl and a policy.yaml the new scenario does not have were deleted
+     * without a word (the output said only "wrote ...").
+     */
+    @Test
+    void givenAFolderWithoutScenarioFiles_whenGenerating_thenItIsTakenAndWithForceEachRemovedFileIsNamed()
+            throws IOException {
+        Path dir = Files.createDirectories(tmp.resolve("t"));
+        Files.writeString(dir.resolve("notes.txt"), "mine");
+        Cli.Result first = Cli.run("generate", dir.toString(), "--days", "1");
+        assertThat(first.exit()).as(first.err()).isZero();
+        assertThat(first.out()).startsWith("wrote " + dir + ": ").doesNotContain("removed");
+        assertThat(dir.resolve("notes.txt")).hasContent("mine");
+
+        Files.writeString(dir.resolve("workloads.jsonl"), "");
+        Cli.Result refused = Cli.run("generate", dir.toString(), "--days", "1");
+        assertThat(refused.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+        assertThat(refused.err()).isEqualTo("allot: " + dir + " already holds scenario files (cluster.yaml,"
+                + " allocations.yaml, workloads.csv, workloads.jsonl); pass --force to overwrite them\n");
+
+        Files.writeString(dir.resolve("policy.yaml"), "lookback: 3d\n");
+        Cli.Result forced = Cli.run("generate", dir.toString(), "--days", "1", "--force");
+        assertThat(forced.exit()).as(forced.err()).isZero();
+        String[] lines = forced.out().split("\n");
+        assertThat(lines).hasSize(3);
+        assertThat(lines[0]).startsWith("wrote " + dir + ": ");
+        assertThat(lines[1]).isEqualTo("removed " + dir.resolve("workloads.jsonl") + ": a scenario has one source of"
+                + " workloads, here workloads.csv");
+        assertThat(lines[2]).isEqualTo("removed " + dir.resolve("policy.yaml") + ": the generated scenario runs on the"
+                + " default settings");
+        assertThat(dir.resolve("workloads.jsonl")).doesNotExist();
+        assertThat(dir.resolve("notes.txt")).hasContent("mine");
     }
 }

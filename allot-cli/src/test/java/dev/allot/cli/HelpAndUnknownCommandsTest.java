@@ -184,6 +184,25 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenAWordFarFromEveryCommand_whenRun_thenNoCommandIsSuggested() {
+        // 'allot bogus' suggested "allot user or allot progress", neither a slip of it
+        Cli.Result r = Cli.run("bogus");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: unknown command 'bogus'\nThe commands of 'allot': simulate,")
+                .doesNotContain("Did you mean");
+        assertThat(Cli.run("queu").err()).contains("Did you mean: allot queue?\n");
+    }
+
+    @Test
+    void givenNoCommand_whenRun_thenTheUsageGoesToStandardErrorWithExit2() {
+        // it printed the usage on standard output with exit 0, as if something had been done
+        Cli.Result r = Cli.run();
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo(Cli.run("--help").out());
+    }
+
+    @Test
     void givenAWordThatIsNoSubcommand_whenAskedForHelp_thenTheParentCommandNamesIt() {
         Cli.Result r = Cli.run("budget", "shwo", "--help");
         assertThat(r.exit()).isEqualTo(2);

@@ -211,7 +211,7 @@ class QueueOrderAndPolicyCommandsTest {
         assertThat(r.out()).isEmpty();
         // located in the file given, as serve --policy-file locates it, not in the server's name for the body
         assertThat(r.err()).isEqualTo("allot: " + bad + ":2:19: field 'allocation': setting 'reclaim-margin': must be a"
-                + " number >= 0, got -1.0 (hint: the file is policy.yaml text, as allot simulate reads it;"
+                + " number >= 0, got -1 (hint: the file is policy.yaml text, as allot simulate reads it;"
                 + " 'allot policy show' shows the settings in force)\n");
         assertThat(as("alice", "policy", "show", "--json").out()).isEqualTo(before);
 

@@ -108,7 +108,7 @@ class ServePolicyTest {
             // a value that reads but is out of range is refused the same way, located, and nothing is kept
             JsonNode outOfRange = json(call(s, "PUT", admin, "allocation:\n  reclaim-margin: -1\n"), 400);
             assertThat(outOfRange.path("error").asText()).isEqualTo("policy.yaml:2:19: field 'allocation':"
-                    + " setting 'reclaim-margin': must be a number >= 0, got -1.0");
+                    + " setting 'reclaim-margin': must be a number >= 0, got -1");
             assertThat(json(call(s, "GET", member, null), 200).path("settings").path("allocation")
                     .path("reclaim-margin").asText()).isEqualTo("0.2");
 

@@ -115,6 +115,61 @@ class WhatIfCommandTest {
     }
 
     @Test
+    void aSettingAskedForAsItAlreadyIsIsNamedAsUnchangedNotNothingChanges() {
+        // it said "what if: nothing changes (the forecast as things are)", not naming what was asked
+        Cli.Result r = api.as("root", "whatif", "--set", "allocation.reservation=true", "--runs", "1", "--horizon",
+                "1h");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("what if: allocation.reservation = true (unchanged)\n");
+        Cli.Result both = api.as("root", "whatif", "--set", "allocation.reservation=false", "--set",
+                "allocation.max-reservations=2", "--runs", "1", "--horizon", "1h");
+        assertThat(both.out()).startsWith("what if: allocation.reservation = false;"
+                + " allocation.max-reservations = 2 (unchanged)\n");
+    }
+
+    @Test
+    void aShareIsShownAsTypedNotInJavasExponentNotation() {
+        // 1e308 came back as 1.0E308
+        Cli.Result r = api.as("carol", "whatif", "--share", "lab/b=1e308", "--runs", "1", "--horizon", "1h");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("what if: lab/b share 1e308\n");
+    }
+
+    @Test
+    void aPathWithAnEmptyNameAtEitherEndIsRefusedByTheOneRuleWithItsHintOnce() {
+        // '/lab/a' was taken (while 'allot budget set /lab/a' is refused) and 'lab/a/' was refused with the hint
+        // said twice: "names joined by '/', e.g. ... (hint: names joined by '/', e.g. lab/nlp/pretrain)"
+        for (String path : List.of("/lab/a", "lab/a/")) {
+            Cli.Result r = api.as("root", "whatif", "--share", path + "=2", "--runs", "1", "--horizon", "1h");
+            assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).isEqualTo("allot: --share: '" + path + "' is not an allocation path: "
+                    + dev.allot.core.rules.Names.PATH_EXPECTED + "\n");
+        }
+    }
+
+    @Test
+    void theHelpsExampleRunsOnTheDemoTree(@TempDir Path demoDir) {
+        // the example tried lab/team-b, which the demo tree lacks: "--share: no allocation 'lab/team-b'"
+        String help = Cli.run("whatif", "--help").out().replaceAll("\\s+", " ");
+        int at = help.indexOf("allot whatif --share ");
+        String example = help.substring(at, help.indexOf("7d", at) + 2);
+        assertThat(example).isEqualTo("allot whatif --share lab/nlp/eval=3 --horizon 7d");
+        LoopApi demo = LoopApi.start(demoDir, List.of(), store -> dev.allot.server.service.Bootstrap.ensureDemo(
+                store, demoDir, LoopApi.NOW.toEpochMilli()));
+        try {
+            demo.loop.runOnce();
+            List<String> args = new java.util.ArrayList<>(List.of(example.substring("allot ".length()).split(" ")));
+            args.addAll(List.of("--runs", "1"));
+            Cli.Result r = demo.as("root", args.toArray(String[]::new));
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out()).startsWith("what if: lab/nlp/eval share 3\n");
+        } finally {
+            demo.close();
+        }
+    }
+
+    @Test
     void theRootsShareIsRefusedAsMeaninglessNotPlayedAsAnUnchangedTable() {
         Cli.Result root = api.as("root", "whatif", "--share", "lab=2");
         assertThat(root.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
@@ -131,7 +186,7 @@ class WhatIfCommandTest {
 
         assertThat(r.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(r.err()).isEqualTo("allot: --set: setting 'allocation.waste-limit': must be a number >= 0 (0: no"
-                + " limit), got -1.0 (hint: 'allot policy show' shows the settings in force)\n");
+                + " limit), got -1 (hint: 'allot policy show' shows the settings in force)\n");
         Cli.Result both = api.as("root", "whatif", "--set", "allocation.reservation=true", "--set",
                 "allocation.max-reservations=0");
         assertThat(both.err()).isEqualTo("allot: --set: setting 'allocation.max-reservations': must be 1 to 1000, got 0"
@@ -162,7 +217,7 @@ class WhatIfCommandTest {
                 + " give each once\n");
         Cli.Result noEquals = api.as("root", "whatif", "--share", "lab/a");
         assertThat(noEquals.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(noEquals.err()).isEqualTo("allot: --share expects PATH=SHARE, e.g. lab/team-b=2, got 'lab/a'\n");
+        assertThat(noEquals.err()).isEqualTo("allot: --share expects PATH=SHARE, e.g. lab/nlp/eval=3, got 'lab/a'\n");
         Cli.Result word = api.as("root", "whatif", "--share", "lab/a=lots");
         assertThat(word.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(word.err()).isEqualTo("allot: --share lab/a=lots: expected " + dev.allot.core.rules.Shares.EXPECTED

@@ -33,6 +33,23 @@ public final class Decimals {
     }
 
     /**
+     * The shortest decimal that identifies {@code x}, without a trailing {@code .0} and (within 10^-15 to 10^15)
+     * without an exponent: -1.0 is {@code "-1"}, 0.1 {@code "0.1"}, 1e308 {@code "1E+308"}. For a number said back to
+     * whoever typed it ("got -1", not Java's "got -1.0").
+     */
+    public static String plain(double x) {
+        if (Double.isNaN(x) || Double.isInfinite(x)) {
+            return Double.toString(x);
+        }
+        if (x == 0) {
+            return "0";
+        }
+        BigDecimal d = new BigDecimal(Double.toString(x)).stripTrailingZeros();
+        int magnitude = d.precision() - d.scale() - 1;
+        return Math.abs(magnitude) > MAX_PLAIN_MAGNITUDE ? d.toString() : d.toPlainString();
+    }
+
+    /**
      * {@code x} with {@code digits} significant digits and (within 10^-15 to 10^15) no exponent, e.g. {@code significant(0.0014881, 3)} is
      * {@code "0.00149"} and {@code significant(12.345, 3)} is {@code "12.3"}; zero is {@code "0"}. For small numbers
      * that decide something (a fair-share ratio over a long window), where fixed decimals would print 0.00 for all.

@@ -42,6 +42,18 @@ class DecimalsTest {
     }
 
     @Test
+    void plainSaysANumberAsItWasTypedNotAsJavaSpellsADouble() {
+        // a setting's range error said "got -1.0" for -1
+        assertThat(Decimals.plain(-1.0)).isEqualTo("-1");
+        assertThat(Decimals.plain(0.1)).isEqualTo("0.1");
+        assertThat(Decimals.plain(2.50)).isEqualTo("2.5");
+        assertThat(Decimals.plain(-0.0)).isEqualTo("0");
+        assertThat(Decimals.plain(1234567.0)).isEqualTo("1234567");
+        assertThat(Decimals.plain(1e308)).isEqualTo("1E+308");
+        assertThat(Decimals.plain(-1e-20)).isEqualTo("-1E-20");
+    }
+
+    @Test
     void significantDigitsShowTheNumbersThatDecideWhereFixedDecimalsShowZero() {
         assertThat(Decimals.significant(0.0014881, 3)).isEqualTo("0.00149");
         assertThat(Decimals.significant(0.0029762, 3)).isEqualTo("0.00298");

@@ -51,7 +51,7 @@ class WhatIfApiTest {
         JsonNode treeBefore = fx.api.get("/v1/allocations", "tok-root").json();
         JsonNode policyBefore = fx.api.get("/v1/policy", "tok-root").json();
 
-        ApiFixture.Response r = whatIf("root", "{\"shares\": {\"/lab/vision\": 4}, \"horizon\": \"1d\", \"runs\": 2}");
+        ApiFixture.Response r = whatIf("root", "{\"shares\": {\"lab/vision\": 4}, \"horizon\": \"1d\", \"runs\": 2}");
 
         assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
         JsonNode a = r.json();
@@ -134,7 +134,7 @@ class WhatIfApiTest {
                         + " valid settings: allocation.burst-reserve, allocation.burst-short-protection,"},
                 {"{\"settings\": {\"allocation.reclaim-margin\": \"-1\"}}", "settings",
                         // the setting named once: it said "setting 'allocation.reclaim-margin': reclaim-margin must ..."
-                        "field 'settings': setting 'allocation.reclaim-margin': must be a number >= 0, got -1.0"},
+                        "field 'settings': setting 'allocation.reclaim-margin': must be a number >= 0, got -1"},
                 {"{\"settings\": {\"allocation.max-reservations\": \"100000\"}}", "settings", "max-reservations"},
                 {"{\"settings\": {\"allocation.fairshare-recheck\": \"0s\"}}", "settings", "fairshare-recheck"},
                 {"{\"settings\": {\"allocation.waste-limit\": \"-1\", \"allocation.reservation\": \"true\"}}",

@@ -217,6 +217,25 @@ public final class ForecastAccuracy {
         return measure(method, policy, probe, r, settings.runs() > 1);
     }
 
+    /** How many of {@code scenario}'s workloads {@code sampleEvery} samples ({@link #sampled}). */
+    public static long sampledCount(Scenario scenario, int sampleEvery) {
+        Predicate<String> sampled = sampled(sampleEvery);
+        return scenario.workloads().stream().filter(w -> sampled.test(w.id())).count();
+    }
+
+    /**
+     * The largest sample-every below {@code tooLarge} that samples at least one of {@code scenario}'s workloads (1
+     * samples all); the sampling goes by a hash, so it is searched down from the number of workloads.
+     */
+    public static int largestSampling(Scenario scenario, int tooLarge) {
+        for (int every = Math.min(tooLarge - 1, scenario.workloads().size()); every > 1; every--) {
+            if (sampledCount(scenario, every) > 0) {
+                return every;
+            }
+        }
+        return 1;
+    }
+
     /** Every {@code every}-th workload by a hash of its id (1: all). */
     static Predicate<String> sampled(int every) {
         if (every < 1) {

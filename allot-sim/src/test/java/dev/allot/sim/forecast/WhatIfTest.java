@@ -243,7 +243,7 @@ class WhatIfTest {
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("A", -1.0)))
                 .hasMessageStartingWith("share of 'A': expected a finite number >= 0"); // not "share of 'A': field 'share': ..."
         assertThatThrownBy(() -> WhatIfChanges.withSettings(factory, settings, Map.of("allocation.waste-limit", "-1")))
-                .hasMessage("setting 'allocation.waste-limit': must be a number >= 0 (0: no limit), got -1.0");
+                .hasMessage("setting 'allocation.waste-limit': must be a number >= 0 (0: no limit), got -1");
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("lab", 2.0)))
                 .hasMessageContaining("the root");
         assertThatThrownBy(() -> WhatIfChanges.withShares(tree, Map.of("A", 0.0, "B", 0.0)))

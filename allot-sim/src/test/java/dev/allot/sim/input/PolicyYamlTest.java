@@ -63,7 +63,7 @@ class PolicyYamlTest {
     void aValueThatReadsButIsOutOfRangeIsLocatedAtTheValueToo() {
         // the policy's own checks (run when it is made) are met when the file is read, with the file's line
         assertThat(policy("lookback: 3d\nallocation:\n  reclaim-margin: -1\n").getMessage()).isEqualTo(
-                "policy.yaml:3:19: field 'allocation': setting 'reclaim-margin': must be a number >= 0, got -1.0");
+                "policy.yaml:3:19: field 'allocation': setting 'reclaim-margin': must be a number >= 0, got -1");
         assertThat(policy("allocation:\n  reservation: true\n  max-reservations: -3\n").getMessage()).isEqualTo(
                 "policy.yaml:3:21: field 'allocation': setting 'max-reservations': must be 1 to 1000, got -3");
     }

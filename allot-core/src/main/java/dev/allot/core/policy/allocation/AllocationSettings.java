@@ -1,5 +1,6 @@
 package dev.allot.core.policy.allocation;
 
+import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
 import dev.allot.core.policy.SettingSpec;
 import dev.allot.core.policy.Settings;
@@ -126,7 +127,9 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
             throw new IllegalArgumentException("fairshare-recheck must be positive, got " + Durations.format(fairshareRecheck));
         }
         if (!(reclaimMargin >= 0) || Double.isInfinite(reclaimMargin)) {
-            throw new IllegalArgumentException("reclaim-margin must be a number " + AT_LEAST_0 + ", got " + reclaimMargin);
+            // the number as typed (-1), not as Java spells a double (-1.0)
+            throw new IllegalArgumentException("reclaim-margin must be a number " + AT_LEAST_0 + ", got "
+                    + Decimals.plain(reclaimMargin));
         }
         checkReservations(maxReservations);
         if (starvationLimit.isNegative()) {
@@ -135,7 +138,7 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
         }
         if (!(burstReserve >= 0) || Double.isInfinite(burstReserve)) {
             throw new IllegalArgumentException("burst-reserve must be a number " + AT_LEAST_0 + " (0: off), got "
-                    + burstReserve);
+                    + Decimals.plain(burstReserve));
         }
         if (burstShortProtection.isNegative()) {
             throw new IllegalArgumentException("burst-short-protection must not be negative, got "
@@ -146,7 +149,7 @@ public record AllocationSettings(Duration fairshareRecheck, boolean reservation,
         }
         if (!(wasteLimit >= 0) || Double.isInfinite(wasteLimit)) {
             throw new IllegalArgumentException("waste-limit must be a number " + AT_LEAST_0 + " (0: no limit), got "
-                    + wasteLimit);
+                    + Decimals.plain(wasteLimit));
         }
     }
 
