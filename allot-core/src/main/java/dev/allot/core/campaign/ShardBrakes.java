@@ -1,5 +1,6 @@
 package dev.allot.core.campaign;
 
+import dev.allot.core.model.Decimals;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,7 +35,7 @@ public record ShardBrakes(Double shardGpuHours, Integer shardRequeues, Double ca
 
     private static void check(String field, Double v) {
         if (v != null && !(v >= 0 && !v.isInfinite())) {
-            throw new IllegalArgumentException(field + " must be a finite number >= 0, got " + v);
+            throw new IllegalArgumentException(field + " must be a finite number >= 0, got " + Decimals.plain(v));
         }
     }
 

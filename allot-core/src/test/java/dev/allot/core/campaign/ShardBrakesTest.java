@@ -101,13 +101,13 @@ class ShardBrakesTest {
     void anInvalidCapIsRefusedNamingItsField() {
         assertThatThrownBy(() -> new ShardBrakes(-1.0, null, null, null, null))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("shard-gpu-hours must be a finite number >= 0, got -1.0");
+                .hasMessage("shard-gpu-hours must be a finite number >= 0, got -1");
         assertThatThrownBy(() -> new ShardBrakes(null, -1, null, null, null))
                 .hasMessage("shard-requeues must be at least 0, got -1");
         assertThatThrownBy(() -> new ShardBrakes(null, null, Double.NaN, null, null))
                 .hasMessage("campaign-gpu-hours must be a finite number >= 0, got NaN");
         assertThatThrownBy(() -> new ShardBrakes(null, null, null, -5.0, 1.0))
-                .hasMessage("campaign-cost must be a finite number >= 0, got -5.0");
+                .hasMessage("campaign-cost must be a finite number >= 0, got -5");
         assertThatThrownBy(() -> new ShardBrakes(null, null, null, null, Double.POSITIVE_INFINITY))
                 .hasMessage("price-per-gpu-hour must be a finite number >= 0, got Infinity");
         assertThatThrownBy(() -> new ShardBrakes(null, null, null, 100.0, null))
