@@ -86,7 +86,7 @@ final class AllocationsReader {
         }
         List<String> out = new ArrayList<>();
         for (Node item : y.list(n, "managers", "manager names").items()) {
-            out.add(y.text(item, "managers", "a manager name"));
+            out.add(y.printableText(item, "managers", "a manager name"));
         }
         return out;
     }

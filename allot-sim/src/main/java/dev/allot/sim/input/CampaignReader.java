@@ -53,7 +53,7 @@ final class CampaignReader {
         }
         String what = "a campaign";
         Node nameNode = y.required(root, "name", what).value();
-        String name = y.text(nameNode, "name", "a campaign name");
+        String name = y.printableText(nameNode, "name", "a campaign name");
         if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,63}")) {
             throw y.error(nameNode, "name", "expected a name of letters, digits, '.', '_' and '-' (at most 64,"
                     + " starting with a letter or digit), got " + nameNode.describe());
@@ -104,7 +104,7 @@ final class CampaignReader {
         }
         SortedMap<String, Long> out = new TreeMap<>();
         for (Entry f : m.entries().values()) {
-            out.put(f.key(), duration(y, f.value(), "families." + f.key(), false).getSeconds());
+            out.put(y.printableKey(f, "families"), duration(y, f.value(), "families." + f.key(), false).getSeconds());
         }
         return out;
     }

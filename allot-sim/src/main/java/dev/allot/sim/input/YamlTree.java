@@ -252,6 +252,19 @@ final class YamlTree {
     }
 
     /**
+     * A mapping's key as a name reports print ({@link PrintableText}): a key with a control character is refused
+     * at the key, under {@code field} (the key itself is not a printable field name).
+     */
+    String printableKey(Entry entry, String field) {
+        java.util.Optional<Violation> bad = PrintableText.check(field, entry.key());
+        if (bad.isPresent()) {
+            throw new InputException(file, entry.line(), entry.column(), field,
+                    bad.get().problem() + "; " + bad.get().hint());
+        }
+        return entry.key();
+    }
+
+    /**
      * A whole number in {@code [min, Integer.MAX_VALUE]}; one beyond says the upper limit ('count: 99999999999' read
      * 'expected a whole number >= 1', which it is).
      */

@@ -104,6 +104,15 @@ class AllocationsYamlTest {
     }
 
     @Test
+    void aManagerNameWithAControlCharacterIsRefused() {
+        // managers were read as any text: 'allot report' printed an escape or a tab in a manager's name as it was
+        assertThat(replaced("managers: [alice, bob]", "managers: [alice, \"b\\e[2Job\"]").getMessage())
+                .isEqualTo("allocations.yaml:7:23: field 'managers': expected text without control characters (line"
+                        + " breaks, tabs, escapes), got 'b\\u001b[2Job'; remove the control character \\u001b (U+001B)"
+                        + " at character 2; ids and names are printed in reports and on terminals");
+    }
+
+    @Test
     void wrongTypes() {
         assertThat(replaced("managers: [alice, bob]", "managers: alice").getMessage())
                 .isEqualTo("allocations.yaml:7:15: field 'managers': expected a list of manager names, got 'alice'");

@@ -165,6 +165,21 @@ class CampaignFileTest {
     }
 
     @Test
+    void aFamilyOrCampaignNameWithAControlCharacterIsRefusedWhereItIsWritten() {
+        // family names were any key (the campaign table lists them) and the campaign name any text: an escape in either
+        // reached the terminal as it was
+        assertThat(error("name: oracle\nallocation: evals\nmin-runtime: 8h\nprotected-shards: 2\n"
+                + "families:\n  find: 5m\n  \"re\\tstore\": 25m\nshards: [{family: find, units: 1}]\n"))
+                .isEqualTo("c.yaml:7:3: field 'families': expected text without control characters (line breaks,"
+                        + " tabs, escapes), got 're\\tstore'; remove the control character \\t (U+0009) at character 3;"
+                        + " ids and names are printed in reports and on terminals");
+        assertThat(error(HEAD.replace("name: oracle", "name: \"or\\e[31macle\"") + "shards: [{family: find, units: 1}]\n"))
+                .isEqualTo("c.yaml:1:7: field 'name': expected text without control characters (line breaks,"
+                        + " tabs, escapes), got 'or\\u001b[31macle'; remove the control character \\u001b (U+001B) at"
+                        + " character 3; ids and names are printed in reports and on terminals");
+    }
+
+    @Test
     void aFileThatIsNotThereIsNamed() {
         assertThatThrownBy(() -> ScenarioReader.readCampaign(Path.of("no/such/campaign.yaml"), TREE))
                 .isInstanceOf(InputException.class).hasMessageStartingWith("no/such/campaign.yaml: ");
