@@ -1,5 +1,6 @@
 package dev.allot.core.policy.slurm;
 
+import dev.allot.core.model.Decimals;
 import dev.allot.core.model.Durations;
 import dev.allot.core.policy.Decision;
 import dev.allot.core.policy.Plan;
@@ -85,17 +86,23 @@ import java.util.PriorityQueue;
 public final class SlurmPolicy implements Policy {
     public static final String NAME = "slurm";
 
+    /** The ranges of the numbers, as words to follow "a number" (SettingSpec#range) and in Config's messages. */
+    private static final String AT_LEAST_0 = ">= 0";
+    private static final String AT_LEAST_1 = ">= 1 (jobs are never killed at their limit)";
+    private static final String BACKFILL_RANGE = AT_LEAST_0 + " (0: no backfill)";
+
     static final List<SettingSpec> SETTINGS = List.of(
             SettingSpec.integer("weight-fairshare", 10_000,
                     "PriorityWeightFairshare: weight of the Fair Tree factor (rank of the association / number of"
-                            + " associations); 10000 as in Slurm's configuration example"),
+                            + " associations); 10000 as in Slurm's configuration example").withRange(AT_LEAST_0),
             SettingSpec.integer("weight-age", 1_000,
                     "PriorityWeightAge: weight of the age factor, min(time waiting since (re)submission / max-age, 1);"
-                            + " 1000 as in Slurm's configuration example"),
+                            + " 1000 as in Slurm's configuration example").withRange(AT_LEAST_0),
             SettingSpec.integer("weight-qos", 10_000,
                     "PriorityWeightQOS: weight of the QOS factor, 1 for allocated work (protected QOS) and 0 for"
                             + " unallocated work (preemptible QOS). Slurm evaluates jobs that can preempt before the others"
-                            + " whatever their priority, so with these two QOS it changes the priority numbers, not the order"),
+                            + " whatever their priority, so with these two QOS it changes the priority numbers, not the order")
+                    .withRange(AT_LEAST_0),
             SettingSpec.duration("max-age", Duration.ofDays(7),
                     "PriorityMaxAge: the wait at which the age factor reaches 1 (Slurm's default 7-0)"),
             SettingSpec.duration("decay-half-life", Duration.ofDays(7),
@@ -106,13 +113,14 @@ public final class SlurmPolicy implements Policy {
                             + " recalculated (Slurm's default 5 minutes)"),
             SettingSpec.number("preemptible-usage-factor", 1.0,
                     "UsageFactor of the preemptible QOS: how much unallocated GPU time counts as usage for fair share"
-                            + " (Slurm's default 1.0; 0 makes it free, as under Allot)"),
+                            + " (Slurm's default 1.0; 0 makes it free, as under Allot)").withRange(AT_LEAST_0),
             SettingSpec.number("time-limit-factor", 1.0,
                     "each workload's time limit is its declared duration times this (>= 1: the model does not kill"
-                            + " jobs at their limit), rounded up to whole minutes as in Slurm; backfill plans with time limits"),
+                            + " jobs at their limit), rounded up to whole minutes as in Slurm; backfill plans with time limits")
+                    .withRange(AT_LEAST_1),
             SettingSpec.integer("backfill-max-jobs", 500,
                     "bf_max_job_test: how many jobs after the blocked one backfill considers per cycle (Slurm's"
-                            + " default 500); 0 disables backfill"),
+                            + " default 500); 0 disables backfill").withRange(BACKFILL_RANGE),
             SettingSpec.duration("preempt-exempt-time", Duration.ZERO,
                     "PreemptExemptTime: a preemptible job is not preempted until it has run this long (Slurm's"
                             + " default 0)"),
@@ -138,14 +146,21 @@ public final class SlurmPolicy implements Policy {
                          Duration calcPeriod, double preemptibleUsageFactor, double timeLimitFactor,
                          long backfillMaxJobs, Duration preemptExemptTime, Duration graceTime, boolean shortcuts) {
         public Config {
-            require(weightFairshare >= 0 && weightAge >= 0 && weightQos >= 0, "weights must not be negative");
+            require(weightFairshare >= 0, "weight-fairshare must be a whole number " + AT_LEAST_0 + ", got "
+                    + weightFairshare);
+            require(weightAge >= 0, "weight-age must be a whole number " + AT_LEAST_0 + ", got " + weightAge);
+            require(weightQos >= 0, "weight-qos must be a whole number " + AT_LEAST_0 + ", got " + weightQos);
             require(!maxAge.isNegative() && !maxAge.isZero(), "max-age must be positive, got " + Durations.format(maxAge));
             require(!decayHalfLife.isNegative(), "decay-half-life must not be negative");
             require(!calcPeriod.isNegative() && !calcPeriod.isZero(), "calc-period must be positive, got " + Durations.format(calcPeriod));
-            require(preemptibleUsageFactor >= 0, "preemptible-usage-factor must not be negative, got " + preemptibleUsageFactor);
-            require(timeLimitFactor >= 1, "time-limit-factor must be at least 1 (jobs are never killed at their limit), got "
-                    + timeLimitFactor);
-            require(backfillMaxJobs >= 0, "backfill-max-jobs must not be negative, got " + backfillMaxJobs);
+            // the numbers as typed (-0.5), not as Java spells a double (-0.5 but 2.0 for 2)
+            require(preemptibleUsageFactor >= 0 && Double.isFinite(preemptibleUsageFactor),
+                    "preemptible-usage-factor must be a number " + AT_LEAST_0 + ", got "
+                            + Decimals.plain(preemptibleUsageFactor));
+            require(timeLimitFactor >= 1 && Double.isFinite(timeLimitFactor), "time-limit-factor must be a number "
+                    + AT_LEAST_1 + ", got " + Decimals.plain(timeLimitFactor));
+            require(backfillMaxJobs >= 0, "backfill-max-jobs must be a whole number " + BACKFILL_RANGE + ", got "
+                    + backfillMaxJobs);
             require(!preemptExemptTime.isNegative(), "preempt-exempt-time must not be negative");
             require(!graceTime.isNegative(), "grace-time must not be negative");
         }

@@ -44,13 +44,34 @@ class SlurmSettingsTest {
     @Test
     void impossibleValuesAreRejectedWithTheReason() {
         assertThatThrownBy(() -> create(Map.of("time-limit-factor", "0.5")))
-                .hasMessageContaining("time-limit-factor must be at least 1");
+                .hasMessageContaining("time-limit-factor must be a number >= 1");
         assertThatThrownBy(() -> create(Map.of("calc-period", "0s"))).hasMessageContaining("calc-period must be positive");
         assertThatThrownBy(() -> create(Map.of("max-age", "0"))).hasMessageContaining("max-age must be positive");
-        assertThatThrownBy(() -> create(Map.of("weight-age", "-1"))).hasMessageContaining("weights must not be negative");
-        assertThatThrownBy(() -> create(Map.of("preemptible-usage-factor", "-0.5"))).hasMessageContaining("must not be negative");
+        assertThatThrownBy(() -> create(Map.of("weight-age", "-1"))).hasMessageContaining("weight-age must be a whole number >= 0");
+        assertThatThrownBy(() -> create(Map.of("preemptible-usage-factor", "-0.5"))).hasMessageContaining("must be a number >= 0");
         assertThat(create(Map.of("grace-time", "90s", "preempt-exempt-time", "10m")).config().graceTime())
                 .isEqualTo(Duration.ofSeconds(90));
+    }
+
+    @Test
+    void numbersBeyondAnyValueOrOutOfRangeAreSaidWithTheSettingsRange() {
+        // '1e400' said only 'expected a finite number', and a negative weight 'weights must not be negative'
+        assertThatThrownBy(() -> create(Map.of("time-limit-factor", "1e400"))).hasMessage("test: setting"
+                + " 'time-limit-factor': expected a finite number >= 1 (jobs are never killed at their limit), got 1e400"
+                + " (beyond the largest number, about 1.8e308)");
+        assertThatThrownBy(() -> create(Map.of("preemptible-usage-factor", "-1e400"))).hasMessage("test: setting"
+                + " 'preemptible-usage-factor': expected a finite number >= 0, got -1e400 (beyond the largest number,"
+                + " about 1.8e308)");
+        assertThatThrownBy(() -> create(Map.of("weight-age", "1e30"))).hasMessage("test: setting 'weight-age':"
+                + " expected a whole number >= 0, got 1e30 (beyond the largest whole number, 9,223,372,036,854,775,807)");
+        assertThatThrownBy(() -> create(Map.of("weight-age", "-1")))
+                .hasMessage("weight-age must be a whole number >= 0, got -1");
+        assertThatThrownBy(() -> create(Map.of("preemptible-usage-factor", "-0.5")))
+                .hasMessage("preemptible-usage-factor must be a number >= 0, got -0.5");
+        assertThatThrownBy(() -> create(Map.of("time-limit-factor", "0.5"))).hasMessage("time-limit-factor must be a"
+                + " number >= 1 (jobs are never killed at their limit), got 0.5");
+        assertThatThrownBy(() -> create(Map.of("backfill-max-jobs", "-3")))
+                .hasMessage("backfill-max-jobs must be a whole number >= 0 (0: no backfill), got -3");
     }
 
     @Test
