@@ -1,5 +1,6 @@
 package dev.allot.cli;
 
+import dev.allot.sim.input.VirtualFolders;
 import dev.allot.sim.input.WholeFiles;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -256,19 +257,13 @@ final class OutputFiles {
     }
 
     /**
-     * The true cause when the system answered "no such file or directory" of making {@code p} in a folder that exists:
-     * that folder takes no new entries (a virtual file system such as /proc or /sys). It said "no such file or folder"
-     * of {@code --csv /proc/nope/x.csv}, whose missing folders are otherwise made. Null when {@code p}'s folder is
-     * missing too, or {@code p} exists.
+     * The true cause when the system answered "no such file or directory" of making {@code p} in a folder that exists
+     * ({@link VirtualFolders}). It said "no such file or folder" of {@code --csv /proc/nope/x.csv}, whose missing
+     * folders are otherwise made. Null when {@code p}'s folder is missing too, or {@code p} exists.
      */
     private static String refusedInExistingFolder(Path p) {
-        Path abs = p.toAbsolutePath().normalize();
-        Path folder = abs.getParent();
-        if (folder == null || !Files.isDirectory(folder) || Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return null;
-        }
-        return "could not create " + abs + ": the folder " + folder + " takes no new files or folders (a virtual file"
-                + " system such as /proc or /sys)";
+        return VirtualFolders.whyNotMade(p)
+                .map(why -> "could not create " + p.toAbsolutePath().normalize() + ": " + why).orElse(null);
     }
 
     /** The first path from the root down to {@code p} that exists and is not a folder (or {@code p} itself). */

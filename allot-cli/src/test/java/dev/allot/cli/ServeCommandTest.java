@@ -312,8 +312,9 @@ class ServeCommandTest {
         // /proc/d" and exited 1; the README promises 2 and one line naming the option with a reason
         Cli.Result r = refused("serve", "--port", "0", "--data-dir", "/proc/d", "--backend", "simulated");
         assertThat(r.exit()).as(r.err()).isEqualTo(2);
-        assertThat(r.err().strip()).isEqualTo("allot: --data-dir /proc/d: cannot create the directory: no such file or"
-                + " directory");
+        // and then "no such file or directory", of /proc: the true cause is said, as the CLI's outputs say it
+        assertThat(r.err().strip()).isEqualTo("allot: --data-dir /proc/d: cannot create the directory: the folder"
+                + " /proc takes no new files or folders (a virtual file system such as /proc or /sys)");
         assertThat(clientJson).doesNotExist();
     }
 

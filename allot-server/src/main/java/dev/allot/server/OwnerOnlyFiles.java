@@ -1,6 +1,7 @@
 package dev.allot.server;
 
 import dev.allot.server.store.Store;
+import dev.allot.sim.input.VirtualFolders;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -59,10 +60,18 @@ public final class OwnerOnlyFiles {
     }
 
     /**
-     * Why a file operation failed, in words ("permission denied", "no such file or directory"): the message of a
-     * {@link java.nio.file.FileSystemException} is often the path alone ("/proc/d"), which says nothing.
+     * Why making a file or folder failed, in words ("permission denied", "no such file or directory"): the message
+     * of a {@link java.nio.file.FileSystemException} is often the path alone ("/proc/d"), which says nothing. "No such
+     * file" of a path whose folder exists is said as its true cause ({@link VirtualFolders}): {@code --data-dir
+     * /proc/d} said "no such file or directory" of /proc.
      */
     public static String reason(IOException e) {
+        if (e instanceof NoSuchFileException f && f.getFile() != null) {
+            Optional<String> why = VirtualFolders.whyNotMade(Path.of(f.getFile()));
+            if (why.isPresent()) {
+                return why.get();
+            }
+        }
         if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null && !f.getReason().isBlank()) {
             return f.getReason().substring(0, 1).toLowerCase(java.util.Locale.ROOT) + f.getReason().substring(1);
         }

@@ -1,6 +1,7 @@
 package dev.allot.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.allot.server.store.Store;
 import java.nio.file.Files;
@@ -16,6 +17,15 @@ class OwnerOnlyFilesTest {
 
     private static String mode(Path p) throws Exception {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
+    @Test
+    void aDirectoryInAFolderThatTakesNoNewEntriesIsRefusedWithItsTrueCause() {
+        // it said "no such file or directory" of /proc/..., whose folder /proc exists and takes no new entries
+        assertThatThrownBy(() -> OwnerOnlyFiles.directory(Path.of("/proc/allot-owner-only-test")))
+                .isInstanceOf(java.io.UncheckedIOException.class).hasMessage("cannot create the directory"
+                        + " /proc/allot-owner-only-test: the folder /proc takes no new files or folders (a virtual file"
+                        + " system such as /proc or /sys)");
     }
 
     @Test
