@@ -58,8 +58,9 @@ final class WhatIfApi {
     /** The body, checked field by field. */
     record Request(SortedMap<String, Double> shares, SortedMap<String, String> settings, Duration horizon, int runs) {
         static Request parse(JsonNode body) {
-            String example = "{\"shares\": {\"lab/team-b\": 2}, \"settings\": {\"allocation.<setting>\": \"value\"},"
-                    + " \"horizon\": \"1d\", \"runs\": 5}";
+            // one that runs on the demo tree ('allot serve --demo'), as openapi.json's: lab/team-b is not in it
+            String example = "{\"shares\": {\"lab/nlp/eval\": 3}, \"settings\": {\"allocation.reclaim-margin\":"
+                    + " \"0.2\"}, \"horizon\": \"1d\", \"runs\": 5}";
             if (body == null || !body.isObject()) {
                 throw ApiException.badRequest("the body must be a JSON object, got " + Submission.kindOf(body),
                         "send " + example + "; GET /v1/openapi.json describes it");
@@ -74,7 +75,7 @@ final class WhatIfApi {
             SortedMap<String, Double> shares = new TreeMap<>();
             JsonNode s = body.get("shares");
             if (s != null && !s.isNull()) {
-                requireObject("shares", s, "an object of allocation path to share, e.g. {\"lab/team-b\": 2}");
+                requireObject("shares", s, "an object of allocation path to share, e.g. {\"lab/nlp/eval\": 3}");
                 for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> e = it.next();
                     // the one rule of a path, as everywhere else: '/lab/nlp' was taken here (and refused by
@@ -99,7 +100,7 @@ final class WhatIfApi {
             JsonNode t = body.get("settings");
             if (t != null && !t.isNull()) {
                 requireObject("settings", t,
-                        "an object of <policy>.<setting> to value, e.g. {\"allocation.x\": \"y\"}");
+                        "an object of <policy>.<setting> to value, e.g. {\"allocation.reclaim-margin\": \"0.2\"}");
                 for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> e = it.next();
                     JsonNode v = e.getValue();
