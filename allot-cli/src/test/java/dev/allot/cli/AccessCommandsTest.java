@@ -35,19 +35,19 @@ class AccessCommandsTest {
         assertThat(created.exit()).as(created.err()).isZero();
         String token = created.out().lines().findFirst().orElseThrow();
         assertThat(token).startsWith("allot_");
-        assertThat(created.out()).contains("expires: 2026-03-11T09:00:00Z", "user:    alice");
+        assertThat(created.out()).contains("expires: 2026-03-11T09:00:00.000Z", "user:    alice");
 
         Cli.Result minted = as(token, "token", "create", "--label", "job", "--lifetime", "300d");
         assertThat(minted.exit()).as(minted.err()).isZero();
         assertThat(minted.out()).as("never outlives the token it was made with")
-                .contains("expires: 2026-03-11T09:00:00Z (capped: a token never outlives the token it was made with,"
-                        + " which expires then; the lifetime would have ended 2026-12-26T09:00:00Z)");
+                .contains("expires: 2026-03-11T09:00:00.000Z (capped: a token never outlives the token it was made with,"
+                        + " which expires then; the lifetime would have ended 2026-12-26T09:00:00.000Z)");
         assertThat(created.out()).as("not capped: nothing said").doesNotContain("capped");
 
         Cli.Result listed = as("tok-alice", "token", "list");
         assertThat(listed.exit()).as(listed.err()).isZero();
-        assertThat(listed.out()).contains("EXPIRES", "laptop", "2026-03-11T09:00:00Z", "valid",
-                "2026-05-30T09:00:00Z"); // the seeded token: the default 90 days
+        assertThat(listed.out()).contains("EXPIRES", "laptop", "2026-03-11T09:00:00.000Z", "valid",
+                "2026-05-30T09:00:00.000Z"); // the seeded token: the default 90 days
         String id = listed.out().lines().filter(l -> l.contains("laptop")).findFirst().orElseThrow().split(" ")[0];
 
         Cli.Result tooLong = as("tok-alice", "token", "create", "--lifetime", "400d");

@@ -166,7 +166,7 @@ class BudgetAndProgressCommandsTest {
         Cli.Result r = as("bob", "budget", "usage", "--since", "2h", "--step", "1h");
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
-        assertThat(lines.get(0)).isEqualTo("window 2026-03-01T07:00:00Z .. 2026-03-01T09:00:00Z, 8 GPUs");
+        assertThat(lines.get(0)).isEqualTo("window 2026-03-01T07:00:00.000Z .. 2026-03-01T09:00:00.000Z, 8 GPUs");
         assertThat(lines.get(1)).startsWith("ALLOCATION").contains("ENTITLED", "RUN GPU-H", "RUN/ENTITLED");
         // it says what it counts, and that fair share charges more
         assertThat(r.out()).contains("(run: GPU-hours run in the window; fair share, as allot explain shows, charges"
@@ -174,7 +174,7 @@ class BudgetAndProgressCommandsTest {
         // pretrain is entitled to 75% of 8 GPUs for 2 h = 12 GPU-hours and used 4
         assertThat(lines).anySatisfy(l -> assertThat(l).matches("lab/nlp/pretrain +75\\.0% +4\\.00 +12\\.0 +33\\.3%"));
         assertThat(r.out()).contains("lab/nlp/pretrain by 1h:");
-        assertThat(lines).anySatisfy(l -> assertThat(l).matches("2026-03-01T08:00:00Z +4\\.00 +6\\.00 +66\\.7%"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).matches("2026-03-01T08:00:00.000Z +4\\.00 +6\\.00 +66\\.7%"));
     }
 
     @Test

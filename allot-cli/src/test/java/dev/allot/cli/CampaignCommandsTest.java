@@ -92,12 +92,12 @@ class CampaignCommandsTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("""
                 campaign eval (alice, lab/a): running; protected slots 1 shard, strategy allot, min runtime 2h
-                progress [....................]   0%  0/112 units; GPU-hours 0.00 used, 0.00 charged; ETA 2026-03-01T09:32:00Z
+                progress [....................]   0%  0/112 units; GPU-hours 0.00 used, 0.00 charged; ETA 2026-03-01T09:32:00.000Z
                 brakes: per shard 5 requeues
-                SHARD  WORKLOAD  FAMILY   PROGRESS                     UNITS  PHASE    TIER         RATE         RATE FROM  LEFT  ETA                   NOTE
-                0      w-1       restore  [....................]   0%  0/64   running  protected    30.0 s/unit  declared   32m   2026-03-01T09:32:00Z  -
-                1      w-2       restore  [....................]   0%  0/32   running  unallocated  30.0 s/unit  declared   16m   2026-03-01T09:16:00Z  -
-                2      w-3       -        [....................]   0%  0/16   running  unallocated  30.0 s/unit  declared   8m    2026-03-01T09:08:00Z  -
+                SHARD  WORKLOAD  FAMILY   PROGRESS                     UNITS  PHASE    TIER         RATE         RATE FROM  LEFT  ETA                       NOTE
+                0      w-1       restore  [....................]   0%  0/64   running  protected    30.0 s/unit  declared   32m   2026-03-01T09:32:00.000Z  -
+                1      w-2       restore  [....................]   0%  0/32   running  unallocated  30.0 s/unit  declared   16m   2026-03-01T09:16:00.000Z  -
+                2      w-3       -        [....................]   0%  0/16   running  unallocated  30.0 s/unit  declared   8m    2026-03-01T09:08:00.000Z  -
                 """);
     }
 
@@ -114,13 +114,13 @@ class CampaignCommandsTest {
         assertThat(lines.get(1)).startsWith("progress [#####...............]  28%  32/112 units;");
         // (the fixed clock measures no time: the declared rate stands, shard 0 has 32 units x 30 s left)
         assertThat(lines.get(4)).startsWith("0      w-1       restore  [##########..........]  50%  32/64  running")
-                .contains("16m   2026-03-01T09:16:00Z");
+                .contains("16m   2026-03-01T09:16:00.000Z");
 
         Cli.Result list = api.as("alice", "campaign", "list");
         assertThat(list.exit()).as(list.err()).isZero();
         assertThat(list.out()).isEqualTo("""
                 NAME  OWNER  ALLOCATION  STATE    PROGRESS                     SHARDS     ETA
-                eval  alice  lab/a       running  [#####...............]  28%  3 running  2026-03-01T09:16:00Z
+                eval  alice  lab/a       running  [#####...............]  28%  3 running  2026-03-01T09:16:00.000Z
                 """);
         assertThat(api.as("bob", "campaign", "list").out()).isEqualTo("no campaigns\n");
     }

@@ -78,7 +78,7 @@ class ClientCommandsTest {
         List<String> lines = q.out().lines().toList();
         assertThat(lines.get(0)).startsWith("ID").contains("ALLOCATION", "USER", "GPUS", "MIN RUNTIME", "STATE", "SUBMITTED");
         String row = lines.stream().filter(l -> l.startsWith(id + " ")).findFirst().orElseThrow();
-        assertThat(row).contains(X, "alice", "8 (4/node)", "2h", "pending", "2026-03-01T09:00:00Z");
+        assertThat(row).contains(X, "alice", "8 (4/node)", "2h", "pending", "2026-03-01T09:00:00.000Z");
         // fixed width: every column starts where its header does
         assertThat(row.indexOf(X)).isEqualTo(lines.get(0).indexOf("ALLOCATION"));
         assertThat(row.indexOf("pending")).isEqualTo(lines.get(0).indexOf("STATE"));
@@ -175,7 +175,7 @@ class ClientCommandsTest {
         Cli.Result r = as("alice", "show", id);
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern("state +starting").contains("attempts:\n  #  PHASE")
-                .containsPattern("  1 +launching +8 +gpu-01:0,1,2,3 gpu-02:4,5,6,7 +2026-03-01T09:00:00Z +-");
+                .containsPattern("  1 +launching +8 +gpu-01:0,1,2,3 gpu-02:4,5,6,7 +2026-03-01T09:00:00.000Z +-");
     }
 
     @Test
@@ -220,8 +220,8 @@ class ClientCommandsTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines.get(0)).startsWith("NODE").contains("GPUS", "HEALTH", "REASON", "UPDATED");
-        assertThat(r.out()).containsPattern("gpu-01 +8 +healthy +- +2026-03-01T09:00:00Z")
-                .containsPattern("gpu-02 +8 +unhealthy +fan failure +2026-03-01T09:00:00Z")
+        assertThat(r.out()).containsPattern("gpu-01 +8 +healthy +- +2026-03-01T09:00:00.000Z")
+                .containsPattern("gpu-02 +8 +unhealthy +fan failure +2026-03-01T09:00:00.000Z")
                 .endsWith("2 nodes, 16 GPUs (8 healthy)\n");
     }
 

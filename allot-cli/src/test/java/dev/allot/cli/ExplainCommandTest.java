@@ -72,7 +72,7 @@ class ExplainCommandTest {
                 + " least 1.1 x their quota, down to their quota; from those it is ahead of on the lookback window it may take"
                 + " more, below their quota, while it would stand no higher than they do (taking turns).");
         assertThat(r.out()).contains("the protection of " + running + " (lab/vision, 8 GPUs) ends at"
-                + " 2026-03-01T10:00:00Z (in 1h), after which it may preempt them if the rules still allow it then (its"
+                + " 2026-03-01T10:00:00.000Z (in 1h), after which it may preempt them if the rules still allow it then (its"
                 + " allocation holds 0 of its quota of 6 GPUs; lab/vision holds 8 of its quota of 2).");
         int standings = lines.indexOf("standing now (ranking=entitlement, reclaim from allocations holding at least 1.10"
                 + " x their quota):");
@@ -96,7 +96,7 @@ class ExplainCommandTest {
 
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("(running, lab/vision)", "It is protected by its 1h minimum runtime until"
-                + " 2026-03-01T10:00:00Z (in 1h)", "may preempt it once its protection ends, if the rules then still allow it: " + waiting);
+                + " 2026-03-01T10:00:00.000Z (in 1h)", "may preempt it once its protection ends, if the rules then still allow it: " + waiting);
     }
 
     @Test

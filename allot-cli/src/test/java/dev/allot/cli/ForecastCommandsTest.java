@@ -59,17 +59,17 @@ class ForecastCommandsTest {
 
         Cli.Result explain = api.as("alice", "explain", next);
         assertThat(explain.exit()).as(explain.err()).isZero();
-        assertThat(explain.out()).contains("  Forecast (made at 2026-03-01T09:00:00Z from 10 futures played with the"
-                + " policy allocation (defaults)): likely to start at 2026-03-01T10:00:00Z, p10-p90"
-                + " 2026-03-01T10:00:00Z to 2026-03-01T10:00:00Z. It assumes its own duration from: declared;");
+        assertThat(explain.out()).contains("  Forecast (made at 2026-03-01T09:00:00.000Z from 10 futures played with the"
+                + " policy allocation (defaults)): likely to start at 2026-03-01T10:00:00.000Z, p10-p90"
+                + " 2026-03-01T10:00:00.000Z to 2026-03-01T10:00:00.000Z. It assumes its own duration from: declared;");
         assertThat(explain.out()).contains("new work: no new work (less than an hour of history).");
         Cli.Result explainAfter = api.as("alice", "explain", after);
-        assertThat(explainAfter.out()).contains("likely to start at 2026-03-01T12:00:00Z")
+        assertThat(explainAfter.out()).contains("likely to start at 2026-03-01T12:00:00.000Z")
                 .contains("its own duration from: default 1h;");
 
         Cli.Result queue = api.as("alice", "queue");
-        assertThat(row(queue.out(), next)).endsWith(" 2026-03-01T10:00:00Z");
-        assertThat(row(queue.out(), after)).endsWith(" 2026-03-01T12:00:00Z");
+        assertThat(row(queue.out(), next)).endsWith(" 2026-03-01T10:00:00.000Z");
+        assertThat(row(queue.out(), after)).endsWith(" 2026-03-01T12:00:00.000Z");
         assertThat(row(queue.out(), running)).endsWith(" -");
     }
 

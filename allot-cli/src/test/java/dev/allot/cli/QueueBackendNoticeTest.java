@@ -59,7 +59,7 @@ class QueueBackendNoticeTest {
 
         assertThat(queue.exit()).as(queue.err()).isZero();
         assertThat(queue.out()).contains("w-1").endsWith("(the slurm backend has not answered since"
-                + " 2026-03-01T08:58:10Z: 10 observations failed since 2026-03-01T08:58:20Z, the last with: squeue:"
+                + " 2026-03-01T08:58:10.000Z: 10 observations failed since 2026-03-01T08:58:20.000Z, the last with: squeue:"
                 + " error: Socket timed out; running work is shown as last seen, and none of it is taken as ended"
                 + " meanwhile)" + System.lineSeparator());
         JsonNode json = new ObjectMapper().readTree(outage.as("alice", "queue", "--json").out());

@@ -113,7 +113,7 @@ class QueueOrderAndPolicyCommandsTest {
         assertThat(waiting.get(0)).endsWith(" 1 1");
         // running work keeps its row, after the waiting work, without a place
         assertThat(rows.get(rows.size() - 1)).containsExactly(running, "-", "-", "lab/vision", "root", "8", "1h",
-                "running", "2026-03-01T09:00:00Z", "-");
+                "running", "2026-03-01T09:00:00.000Z", "-");
     }
 
     @Test
@@ -191,7 +191,7 @@ class QueueOrderAndPolicyCommandsTest {
 
         assertThat(set.exit()).as(set.err()).isZero();
         assertThat(set.out()).startsWith("policy set; in force now:\npolicy:  allocation\nsource:  set through the API"
-                + " by root at 2026-03-01T09:00:00Z\n").containsPattern("\n  lookback +3d\n")
+                + " by root at 2026-03-01T09:00:00.000Z\n").containsPattern("\n  lookback +3d\n")
                 .containsPattern("\n  allocation.reclaim-margin +0.2\n");
         JsonNode now = JSON.readTree(as("alice", "policy", "show", "--json").out());
         assertThat(now.path("settings").path("lookback").asText()).isEqualTo("3d");

@@ -56,7 +56,7 @@ class WhatIfCommandTest {
         assertThat(r.exit()).as(r.err()).isZero();
         String[] lines = r.out().split("\n");
         assertThat(lines[0]).isEqualTo("what if: lab/b share 3");
-        assertThat(lines[1]).isEqualTo("over 1d from 2026-03-01T09:00:00Z to 2026-03-02T09:00:00Z, policy allocation");
+        assertThat(lines[1]).isEqualTo("over 1d from 2026-03-01T09:00:00.000Z to 2026-03-02T09:00:00.000Z, policy allocation");
         assertThat(lines[2]).startsWith("assumes: durations declared (8 workloads)").contains("2 runs")
                 .contains("no new work");
         // a's jobs went first with 3:1 and alternate with b's at 1:1; the node's 64 GPU-hours run either way. Paid

@@ -9,7 +9,6 @@ import dev.allot.core.policy.allocation.preemption.Ranking;
 import dev.allot.server.store.Attempt;
 import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadState;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -48,7 +47,7 @@ final class Explanations {
     record Source(String role, String asOf, long ageMillis) {
         static Source of(Optional<WorkloadExplainer.LiveView> view, long nowMillis) {
             return view.map(v -> new Source(v.standby() ? "standby" : "leader",
-                    Instant.ofEpochMilli(v.asOfMillis()).toString(), Math.max(0, nowMillis - v.asOfMillis())))
+                    Views.instant(v.asOfMillis()), Math.max(0, nowMillis - v.asOfMillis())))
                     .orElse(null);
         }
 
@@ -131,7 +130,7 @@ final class Explanations {
         Data data;
         if (explanation.isPresent()) {
             WaitExplanation e = explanation.get();
-            summary.addAll(e.summary(s -> Instant.ofEpochSecond(s).toString()));
+            summary.addAll(e.summary(s -> Views.instantOfSeconds(s)));
             boolean starting = w.state().waiting() && e.state() == dev.allot.core.state.JobState.RUNNING;
             if (starting) {
                 startingSummary(w, e, summary);
@@ -142,7 +141,7 @@ final class Explanations {
                 summary.set(0, w.id() + " is " + w.state().label() + "; it no longer waits.");
             }
             boolean entitlement = e.ranking() == Ranking.ENTITLEMENT;
-            data = new Data(true, Instant.ofEpochSecond(e.atSeconds()).toString(), e.ranking().label(),
+            data = new Data(true, Views.instantOfSeconds(e.atSeconds()), e.ranking().label(),
                     entitlement ? e.reclaimMargin() : null, Standing.of(e.standing()),
                     e.otherStandings().stream().map(Standing::of).toList(), queue(e), levels(e),
                     waitsFor(e, mapper), starting ? null : protection(e), preemptions(attempts, maySeeDetails),
@@ -169,7 +168,7 @@ final class Explanations {
         if (w.state() == WorkloadState.RUNNING && Views.launching(attempts)) {
             Attempt a = attempts.get(attempts.size() - 1);
             summary.add("Its attempt " + a.key().attempt() + " is starting: the backend was"
-                    + " asked to launch it at " + Instant.ofEpochMilli(a.startedAtMillis()) + " and has not yet"
+                    + " asked to launch it at " + Views.instant(a.startedAtMillis()) + " and has not yet"
                     + " reported it running; meanwhile its GPUs are held for it, as for running work.");
         }
         if (w.state().waiting() && w.held()) {
@@ -235,16 +234,16 @@ final class Explanations {
         n.put("kind", e.waitsFor().kind());
         n.setAll((ObjectNode) mapper.valueToTree(e.waitsFor()));
         if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.ProtectedUntil p) {
-            n.put("until", Instant.ofEpochSecond(p.untilSeconds()).toString());
+            n.put("until", Views.instantOfSeconds(p.untilSeconds()));
         } else if (e.waitsFor() instanceof dev.allot.core.explain.WaitsFor.Gang g && g.roomAtSeconds() >= 0) {
-            n.put("roomAt", Instant.ofEpochSecond(g.roomAtSeconds()).toString());
+            n.put("roomAt", Views.instantOfSeconds(g.roomAtSeconds()));
         }
         return n;
     }
 
     private static Protection protection(WaitExplanation e) {
         var p = e.protection();
-        return p == null ? null : new Protection(p.protectedNow(), Instant.ofEpochSecond(p.protectedUntilSeconds()).toString(),
+        return p == null ? null : new Protection(p.protectedNow(), Views.instantOfSeconds(p.protectedUntilSeconds()),
                 p.protectedUntilSeconds(), p.minRuntimeSeconds(), p.preemptibleByCount(), p.preemptibleByIds(),
                 p.unhealthyHosts());
     }

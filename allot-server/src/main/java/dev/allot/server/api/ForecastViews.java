@@ -4,7 +4,6 @@ import dev.allot.core.model.Durations;
 import dev.allot.server.forecast.LiveForecast;
 import dev.allot.sim.forecast.Forecast;
 import dev.allot.sim.forecast.Forecasts;
-import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -131,6 +130,6 @@ final class ForecastViews {
     }
 
     private static String instant(long seconds) {
-        return Instant.ofEpochSecond(seconds).toString();
+        return Views.instantOfSeconds(seconds);
     }
 }

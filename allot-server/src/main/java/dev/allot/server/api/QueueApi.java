@@ -9,7 +9,6 @@ import dev.allot.server.store.Workload;
 import dev.allot.server.store.WorkloadFilter;
 import dev.allot.server.store.WorkloadState;
 import io.javalin.http.Context;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -130,7 +129,7 @@ final class QueueApi {
                 }
             }
         }
-        String at = snapshot.map(s -> Instant.ofEpochSecond(s.atSeconds()).toString()).orElse(null);
+        String at = snapshot.map(s -> Views.instantOfSeconds(s.atSeconds())).orElse(null);
         io.json(ctx, 200, new QueueView(at, snapshot.isPresent(), waiting.size(), entries, levels,
                 live.map(ForecastViews::about).orElse(null),
                 snapshot.isPresent() ? Explanations.Source.of(view, clock.millis()) : null,
@@ -186,7 +185,7 @@ final class QueueApi {
                 dev.allot.server.store.Node n = nodes.get(d.node());
                 out.add(new DrainView(d.node(), d.status(), n == null ? null : n.reason(), n == null ? 0 : n.gpus(),
                         d.workloads(), d.completesAtSeconds() == null ? null
-                        : Instant.ofEpochSecond(d.completesAtSeconds()).toString()));
+                        : Views.instantOfSeconds(d.completesAtSeconds())));
             }
         }
         io.json(ctx, 200, new DrainList(live.isPresent(), out));

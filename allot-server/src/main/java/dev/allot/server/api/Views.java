@@ -10,7 +10,6 @@ import dev.allot.server.store.Attempt;
 import dev.allot.server.store.AuditEntry;
 import dev.allot.server.store.Node;
 import dev.allot.server.store.Workload;
-import java.time.Instant;
 import java.util.List;
 import java.util.SortedMap;
 
@@ -301,7 +300,13 @@ final class Views {
                 e.afterJson() == null ? null : parse.apply(e.afterJson()));
     }
 
+    /** An instant in the API's one form ({@link dev.allot.server.Instants}). */
     static String instant(long millis) {
-        return Instant.ofEpochMilli(millis).toString();
+        return dev.allot.server.Instants.ofMillis(millis);
+    }
+
+    /** An instant kept in whole seconds, in the API's one form ({@link dev.allot.server.Instants}). */
+    static String instantOfSeconds(long seconds) {
+        return dev.allot.server.Instants.ofSeconds(seconds);
     }
 }

@@ -3,7 +3,6 @@ package dev.allot.server.policy;
 import dev.allot.server.store.Store;
 import dev.allot.server.store.StoredPolicy;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -69,7 +68,7 @@ public final class LivePolicy {
     }
 
     private static String sourceOf(StoredPolicy s) {
-        return "set through the API by " + s.setBy() + " at " + Instant.ofEpochMilli(s.setAtMillis());
+        return "set through the API by " + s.setBy() + " at " + dev.allot.server.Instants.ofMillis(s.setAtMillis());
     }
 
     public ServicePolicy current() {
@@ -93,7 +92,7 @@ public final class LivePolicy {
         }
         long now = clock.millis();
         ServicePolicy p = reader.read(text, ServicePolicy.FILE, "set through the API by " + actor + " at "
-                + Instant.ofEpochMilli(now));
+                + dev.allot.server.Instants.ofMillis(now));
         store.settings().putPolicy(text, actor, now);
         current.set(p);
         apply.accept(p);

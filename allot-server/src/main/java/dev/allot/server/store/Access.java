@@ -3,7 +3,6 @@ package dev.allot.server.store;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -113,7 +112,7 @@ public final class Access {
             }
             if (token.expiredAt(nowMillis)) {
                 // how to get a new one is the API's hint (ApiException.EXPIRED_TOKEN_HINT)
-                return Optional.of("token expired at " + Instant.ofEpochMilli(token.expiresAtMillis()));
+                return Optional.of("token expired at " + dev.allot.server.Instants.ofMillis(token.expiresAtMillis()));
             }
             return Optional.empty();
         }
@@ -148,7 +147,7 @@ public final class Access {
             TokenInfo t = m.token();
             Allocations.audit(h, nowMillis, actor, "token.create", "user:" + userName, null,
                     "{\"id\":\"" + t.id() + "\",\"label\":" + Rows.toJson(label) + ",\"expiresAt\":\""
-                            + Instant.ofEpochMilli(t.expiresAtMillis()) + "\""
+                            + dev.allot.server.Instants.ofMillis(t.expiresAtMillis()) + "\""
                             + (mintedBy == null ? "" : ",\"mintedBy\":\"" + mintedBy + "\"") + "}");
             return m;
         });

@@ -58,7 +58,7 @@ class ApiTest {
         assertThat(w.path("command").toString()).isEqualTo("[\"python\",\"train.py\",\"--lr\",\"3e-4\"]");
         assertThat(w.path("environment").toString()).isEqualTo("{\"SEED\":\"7\"}");
         assertThat(w.path("state").asText()).isEqualTo("pending");
-        assertThat(w.path("submittedAt").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(w.path("submittedAt").asText()).isEqualTo("2026-03-01T09:00:00.000Z");
         assertThat(w.path("idempotencyKey").asText()).isEqualTo("run-1");
 
         var stored = api.store.workloads().workload(w.path("id").asText()).orElseThrow();
@@ -140,7 +140,7 @@ class ApiTest {
         assertThat(attempts.get(0).path("attempt").asInt()).isEqualTo(1);
         assertThat(attempts.get(0).path("gpus").asInt()).isEqualTo(8);
         assertThat(attempts.get(0).path("placement").get(1).path("node").asText()).isEqualTo("gpu-02");
-        assertThat(attempts.get(0).path("startedAt").asText()).isEqualTo("2026-03-01T09:01:00Z");
+        assertThat(attempts.get(0).path("startedAt").asText()).isEqualTo("2026-03-01T09:01:00.000Z");
         assertThat(attempts.get(0).path("endedAt").isNull()).isTrue();
     }
 

@@ -77,7 +77,7 @@ class BudgetApiTest {
         assertThat(entries.size()).isEqualTo(1);
         JsonNode e = entries.get(0);
         assertThat(e.path("actor").asText()).isEqualTo("mp");
-        assertThat(e.path("at").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(e.path("at").asText()).isEqualTo("2026-03-01T09:00:00.000Z");
         assertThat(e.path("action").asText()).isEqualTo("allocation.put");
         assertThat(e.path("subject").asText()).isEqualTo(X);
         assertThat(e.path("before").path("share").asDouble()).isEqualTo(1.0);
@@ -163,8 +163,8 @@ class BudgetApiTest {
 
         assertThat(week.status()).as("%s", week.json()).isEqualTo(200);
         assertThat(week.json().path("windowSeconds").asLong()).isEqualTo(7 * 86_400);
-        assertThat(week.json().path("since").asText()).isEqualTo("2026-02-22T09:00:00Z");
-        assertThat(week.json().path("until").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(week.json().path("since").asText()).isEqualTo("2026-02-22T09:00:00.000Z");
+        assertThat(week.json().path("until").asText()).isEqualTo("2026-03-01T09:00:00.000Z");
         assertThat(week.json().path("totalGpuSeconds").asDouble()).isEqualTo(32_400.0);
         Map<String, JsonNode> rows = rows(week);
         assertThat(rows.keySet()).containsExactly("lab", "lab/nlp", X, "lab/vision", "lab/vision/detect");
@@ -204,7 +204,7 @@ class BudgetApiTest {
         JsonNode x = rows.get(X);
         assertThat(x.path("entitledGpuSeconds").asDouble()).isCloseTo(2.0 / 3 * 16 * 7200, within(1e-6));
         assertThat(x.path("series")).hasSize(2);
-        assertThat(x.path("series").get(0).path("start").asText()).isEqualTo("2026-03-01T07:00:00Z");
+        assertThat(x.path("series").get(0).path("start").asText()).isEqualTo("2026-03-01T07:00:00.000Z");
         assertThat(x.path("series").get(0).path("gpuSeconds").asDouble()).isZero();
         assertThat(x.path("series").get(1).path("gpuSeconds").asDouble()).isEqualTo(28_800.0);
         assertThat(x.path("series").get(1).path("entitledGpuSeconds").asDouble()).isCloseTo(2.0 / 3 * 16 * 3600,

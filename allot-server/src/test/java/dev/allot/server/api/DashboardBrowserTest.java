@@ -436,7 +436,7 @@ class DashboardBrowserTest {
         assertThat(gpu01.path("node").asText()).isEqualTo("gpu-01");
         assertThat(gpu01.path("status").asText()).isEqualTo("draining");
         // pretrain started at 10:01 with a 2h minimum runtime
-        assertThat(gpu01.path("completesAt").asText()).isEqualTo("2026-03-01T12:01:00Z");
+        assertThat(gpu01.path("completesAt").asText()).isEqualTo("2026-03-01T12:01:00.000Z");
         String row = "#nodes tbody tr[data-node='gpu-01'] ";
         assertThat(browser.text(row + ".health")).isEqualTo("unhealthy");
         assertThat(browser.text(row + ".reason")).isEqualTo("ECC errors");

@@ -69,7 +69,7 @@ class DeferredStartExplainTest {
         assertThat(running.path("state").asText()).isEqualTo("running");
         assertThat(running.path("summary").get(0).asText()).isEqualTo(pretrain + " runs in " + X + ".");
         assertThat(running.path("data").path("protection").path("protectedUntil").asText())
-                .isEqualTo("2026-03-01T12:00:05Z");
+                .isEqualTo("2026-03-01T12:00:05.000Z");
     }
 
     @Test

@@ -55,7 +55,7 @@ class ExplainApiTest {
         assertThat(e.path("allocation").asText()).isEqualTo(X);
         JsonNode data = e.path("data");
         assertThat(data.path("seenByScheduler").asBoolean()).isTrue();
-        assertThat(data.path("at").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(data.path("at").asText()).isEqualTo("2026-03-01T09:00:00.000Z");
         assertThat(data.path("queue").path("position").asInt()).isEqualTo(1);
         assertThat(data.path("queue").path("waiting").asInt()).isEqualTo(1);
         assertThat(data.path("queue").path("positionInAllocation").asInt()).isEqualTo(1);
@@ -68,7 +68,7 @@ class ExplainApiTest {
         assertThat(data.path("fairShare").get(1).path("entitlement").asDouble()).isEqualTo(2.0 / 3);
         JsonNode waits = data.path("waitsFor");
         assertThat(waits.path("kind").asText()).isEqualTo("protected-until");
-        assertThat(waits.path("until").asText()).isEqualTo("2026-03-01T10:00:00Z");
+        assertThat(waits.path("until").asText()).isEqualTo("2026-03-01T10:00:00.000Z");
         assertThat(waits.path("neededGpus").asInt()).isEqualTo(8);
         assertThat(waits.path("protectedWork").get(0).path("id").asText()).isEqualTo(detect);
         assertThat(data.path("protection").isNull()).isTrue();
@@ -97,14 +97,14 @@ class ExplainApiTest {
                 + " reclaim from allocations holding at least 1.1 x their quota, down to their quota; from those it is ahead of on the lookback window it may take"
                 + " more, below their quota, while it would stand no higher than they do (taking turns).");
         assertThat(e.path("summary").get(3).asText()).isEqualTo("It needs 8 GPUs; 0 are idle and 0 could be preempted"
-                + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00Z (in 1h),"
+                + " now; the protection of " + detect + " (" + DETECT + ", 8 GPUs) ends at 2026-03-01T10:00:00.000Z (in 1h),"
                 + " after which it may preempt them if the rules still allow it then (its allocation holds 0 of its"
                 + " quota of 5.33 GPUs; " + DETECT + " holds 8 of its quota of 2.67).");
 
         JsonNode running = explain(detect, "ms-member");
         assertThat(running.path("state").asText()).isEqualTo("running");
         assertThat(running.path("data").path("protection").path("protectedNow").asBoolean()).isTrue();
-        assertThat(running.path("data").path("protection").path("protectedUntil").asText()).isEqualTo("2026-03-01T10:00:00Z");
+        assertThat(running.path("data").path("protection").path("protectedUntil").asText()).isEqualTo("2026-03-01T10:00:00.000Z");
         assertThat(running.path("data").path("protection").path("preemptibleBy").toString()).isEqualTo("[\"" + pretrain + "\"]");
     }
 

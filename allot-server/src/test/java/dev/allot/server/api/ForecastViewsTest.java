@@ -29,12 +29,12 @@ class ForecastViewsTest {
     void aStartWithinTheHorizonReadsAsItsMedianAndBand() {
         LiveForecast l = live(new Forecast("w-1", MADE, MADE + 600, MADE + 3_600, MADE + 7_200, END, "declared"));
         ForecastViews.WorkloadForecast f = ForecastViews.of(Optional.of(l), "w-1").orElseThrow();
-        assertThat(f.likelyStart()).isEqualTo("2026-03-02T09:50:00Z");
-        assertThat(f.low()).isEqualTo("2026-03-02T09:00:00Z");
-        assertThat(f.high()).isEqualTo("2026-03-02T10:50:00Z");
-        assertThat(ForecastViews.sentence(f)).isEqualTo("Forecast (made at 2026-03-02T08:50:00Z from 10 futures"
-                + " played with the policy allocation (defaults)): likely to start at 2026-03-02T09:50:00Z, p10-p90"
-                + " 2026-03-02T09:00:00Z to 2026-03-02T10:50:00Z. It assumes its own duration from: declared; running"
+        assertThat(f.likelyStart()).isEqualTo("2026-03-02T09:50:00.000Z");
+        assertThat(f.low()).isEqualTo("2026-03-02T09:00:00.000Z");
+        assertThat(f.high()).isEqualTo("2026-03-02T10:50:00.000Z");
+        assertThat(ForecastViews.sentence(f)).isEqualTo("Forecast (made at 2026-03-02T08:50:00.000Z from 10 futures"
+                + " played with the policy allocation (defaults)): likely to start at 2026-03-02T09:50:00.000Z, p10-p90"
+                + " 2026-03-02T09:00:00.000Z to 2026-03-02T10:50:00.000Z. It assumes its own duration from: declared; running"
                 + " and waiting work runs as long as it declared, else as long as work like it ran, finished or still"
                 + " running (as running at least as long as it has; same user, allocation, kind and GPUs, then"
                 + " broader; 0 finished runs known), else 1h; new work: no new"
@@ -63,11 +63,11 @@ class ForecastViewsTest {
         ForecastViews.WorkloadForecast late = ForecastViews.of(Optional.of(l), "w-1").orElseThrow();
         assertThat(late.high()).isNull();
         assertThat(ForecastViews.sentence(late))
-                .contains("p10-p90 2026-03-02T09:00:00Z to after 2026-03-04T08:50:00Z.");
+                .contains("p10-p90 2026-03-02T09:00:00.000Z to after 2026-03-04T08:50:00.000Z.");
         ForecastViews.WorkloadForecast after = ForecastViews.of(Optional.of(l), "w-2").orElseThrow();
         assertThat(after.withinHorizon()).isFalse();
         assertThat(after.likelyStart()).isNull();
-        assertThat(ForecastViews.sentence(after)).contains("likely to start after 2026-03-04T08:50:00Z (the end of what"
+        assertThat(ForecastViews.sentence(after)).contains("likely to start after 2026-03-04T08:50:00.000Z (the end of what"
                 + " the forecast looks at).");
         assertThat(ForecastViews.band(l.of("w-2").orElseThrow()).withinHorizon()).isFalse();
         assertThat(ForecastViews.of(Optional.of(l), "w-3")).isEmpty();

@@ -76,7 +76,7 @@ class QueueApiTest {
 
         JsonNode q = get("/v1/queue", "outsider");
         assertThat(q.path("seenByScheduler").asBoolean()).isTrue();
-        assertThat(q.path("at").asText()).isEqualTo("2026-03-01T09:00:00Z");
+        assertThat(q.path("at").asText()).isEqualTo("2026-03-01T09:00:00.000Z");
         assertThat(q.path("waiting").asInt()).isEqualTo(4);
         List<String> ids = new ArrayList<>();
         q.path("entries").forEach(e -> ids.add(e.path("id").asText()));
@@ -134,7 +134,7 @@ class QueueApiTest {
         JsonNode d = get("/v1/drains", "member");
         assertThat(d.path("seenByScheduler").asBoolean()).isTrue();
         assertThat(d.path("nodes").toString()).isEqualTo("[{\"node\":\"gpu-01\",\"status\":\"draining\",\"reason\":\"ECC\","
-                + "\"gpus\":8,\"workloads\":[\"" + running + "\"],\"completesAt\":\"2026-03-01T10:00:00Z\"},"
+                + "\"gpus\":8,\"workloads\":[\"" + running + "\"],\"completesAt\":\"2026-03-01T10:00:00.000Z\"},"
                 + "{\"node\":\"gpu-02\",\"status\":\"drained\",\"reason\":\"fan failure\",\"gpus\":8,\"workloads\":[],"
                 + "\"completesAt\":null}]");
         assertThat(fx.api.get("/v1/drains?x=1", "tok-member").status()).isEqualTo(400);

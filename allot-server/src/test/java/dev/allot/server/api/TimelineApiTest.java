@@ -123,7 +123,7 @@ class TimelineApiTest {
         JsonNode v = r.json();
         assertThat(v.path("originSeconds").asLong()).isEqualTo(NOW.getEpochSecond() - DAY);
         assertThat(v.path("endSeconds").asLong()).isEqualTo(DAY);
-        assertThat(v.path("since").asText()).isEqualTo("2026-02-28T09:00:00Z");
+        assertThat(v.path("since").asText()).isEqualTo("2026-02-28T09:00:00.000Z");
         assertThat(v.path("nodes").path("names").toString()).isEqualTo("[\"gpu-01\",\"gpu-02\"]");
         assertThat(v.path("nodes").path("gpus").toString()).isEqualTo("[8,8]");
         assertThat(v.path("workloads").path("ids").toString()).isEqualTo("[\"w-1\",\"w-3\",\"w-2\"]");

@@ -181,9 +181,9 @@ class UsersApiTest {
         assertThat(tooLong.field()).isEqualTo("lifetime");
         assertThat(tooLong.error()).contains("30d");
         Response byDefault = fx.api.post("/v1/users/member/tokens", "tok-member", "{\"label\": \"laptop\"}");
-        assertThat(byDefault.json().path("expiresAt").asText()).isEqualTo("2026-03-02T09:00:00Z");
+        assertThat(byDefault.json().path("expiresAt").asText()).isEqualTo("2026-03-02T09:00:00.000Z");
         Response asked = fx.api.post("/v1/users/member/tokens", "tok-member", "{\"lifetime\": \"10d\"}");
-        assertThat(asked.json().path("expiresAt").asText()).isEqualTo("2026-03-11T09:00:00Z");
+        assertThat(asked.json().path("expiresAt").asText()).isEqualTo("2026-03-11T09:00:00.000Z");
         String shortLived = byDefault.json().path("token").asText();
         assertThat(fx.api.get("/v1/me", shortLived).status()).isEqualTo(200);
 
@@ -191,13 +191,13 @@ class UsersApiTest {
 
         Response refused = fx.api.get("/v1/me", shortLived);
         assertThat(refused.status()).as("expired, though the cache saw it a moment ago").isEqualTo(401);
-        assertThat(refused.error()).contains("expired at 2026-03-02T09:00:00Z");
+        assertThat(refused.error()).contains("expired at 2026-03-02T09:00:00.000Z");
         assertThat(fx.api.get("/v1/me", asked.json().path("token").asText()).status()).isEqualTo(200);
         Response listed = fx.api.get("/v1/users/member/tokens", "tok-member");
         List<String> rows = new ArrayList<>();
         listed.json().path("tokens").forEach(t -> rows.add(t.path("label").asText() + " " + t.path("expiresAt").asText()
                 + " " + t.path("expired").asBoolean()));
-        assertThat(rows).contains("laptop 2026-03-02T09:00:00Z true", " 2026-03-11T09:00:00Z false");
+        assertThat(rows).contains("laptop 2026-03-02T09:00:00.000Z true", " 2026-03-11T09:00:00.000Z false");
     }
 
     @Test
@@ -209,7 +209,7 @@ class UsersApiTest {
 
         Response refused = fx.api.get("/v1/me", expired);
         assertThat(refused.status()).isEqualTo(401);
-        assertThat(refused.error()).isEqualTo("token expired at 2026-03-02T09:00:00Z");
+        assertThat(refused.error()).isEqualTo("token expired at 2026-03-02T09:00:00.000Z");
         // the hint was the generic one for a missing header: "send the header 'Authorization: Bearer <token>' with a
         // token an administrator gave you", which reads as if the token were malformed
         assertThat(refused.json().path("hint").asText())
@@ -230,8 +230,8 @@ class UsersApiTest {
         Response sibling = fx.api.post("/v1/users/member/tokens", "tok-member", "{}");
         assertThat(child.status()).isEqualTo(201);
         assertThat(child.json().path("expiresAt").asText()).as("never outlives its minter")
-                .isEqualTo(parent.json().path("expiresAt").asText()).isEqualTo("2026-03-06T09:00:00Z");
-        assertThat(grandchild.json().path("expiresAt").asText()).isEqualTo("2026-03-06T09:00:00Z");
+                .isEqualTo(parent.json().path("expiresAt").asText()).isEqualTo("2026-03-06T09:00:00.000Z");
+        assertThat(grandchild.json().path("expiresAt").asText()).isEqualTo("2026-03-06T09:00:00.000Z");
         assertThat(fx.api.get("/v1/me", grandchild.json().path("token").asText()).status()).isEqualTo(200);
 
         assertThat(fx.api.delete("/v1/users/member/tokens/" + parent.json().path("id").asText(), "tok-member").status())

@@ -55,8 +55,8 @@ class WhatIfApiTest {
 
         assertThat(r.status()).as("%s", r.json()).isEqualTo(200);
         JsonNode a = r.json();
-        assertThat(a.path("from").asText()).isEqualTo("2026-03-01T09:00:00Z");
-        assertThat(a.path("until").asText()).isEqualTo("2026-03-02T09:00:00Z");
+        assertThat(a.path("from").asText()).isEqualTo("2026-03-01T09:00:00.000Z");
+        assertThat(a.path("until").asText()).isEqualTo("2026-03-02T09:00:00.000Z");
         assertThat(a.path("runs").asInt()).isEqualTo(2);
         assertThat(a.path("policy").asText()).isEqualTo("allocation");
         assertThat(a.path("durations").asText()).contains("declared (8 workloads)");

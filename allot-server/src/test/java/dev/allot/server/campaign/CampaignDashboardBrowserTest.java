@@ -268,7 +268,7 @@ class CampaignDashboardBrowserTest {
                 f.cycle();
                 JsonNode c = f.campaign("eval-3");
                 JsonNode s1 = c.path("shards").get(1);
-                assertThat(s1.path("promotedAt").asText()).isEqualTo("2026-03-01T09:33:20Z");
+                assertThat(s1.path("promotedAt").asText()).isEqualTo("2026-03-01T09:33:20.000Z");
                 assertThat(s1.path("workload").asText()).isEqualTo(w1);
 
                 // then the open page shows it without a reload

@@ -85,7 +85,7 @@ class CampaignStoryTest {
                     "running protected");
             s2 = c.path("shards").get(2);
             assertThat(s2.path("workload").asText()).isEqualTo(w2);
-            assertThat(s2.path("promotedAt").asText()).isEqualTo("2026-03-01T09:33:20Z");
+            assertThat(s2.path("promotedAt").asText()).isEqualTo("2026-03-01T09:33:20.000Z");
             assertThat(s2.path("promotionDetail").asText()).isEqualTo("the manual backend now shows " + w2
                     + "#1 as allocated");
             List<Attempt> attempts = f.store.attempts().attempts(w2);
@@ -180,7 +180,7 @@ class CampaignStoryTest {
             JsonNode c = f.campaign("short");
             assertThat(c.path("shards").get(1).path("rateSource").asText()).isEqualTo("declared");
             assertThat(c.path("shards").get(1).path("remainingSeconds").asLong()).isEqualTo(1200);
-            assertThat(c.path("etaAt").asText()).isEqualTo("2026-03-01T09:20:00Z");
+            assertThat(c.path("etaAt").asText()).isEqualTo("2026-03-01T09:20:00.000Z");
             String w0 = c.path("shards").get(0).path("workload").asText();
             String w1 = c.path("shards").get(1).path("workload").asText();
             // a declared rate gives the shard's workload its expected duration

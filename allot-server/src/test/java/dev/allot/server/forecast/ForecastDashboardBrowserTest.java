@@ -51,7 +51,7 @@ class ForecastDashboardBrowserTest {
             browser.open(s.url() + "/workloads/" + next);
             browser.waitFor("document.body.dataset.ready === 'true'", WAIT);
             JsonNode f = ForecastFixture.get(s, "/v1/workloads/" + next + "/explain").path("forecast");
-            assertThat(f.path("likelyStart").asText()).isEqualTo("2026-03-02T10:00:00Z");
+            assertThat(f.path("likelyStart").asText()).isEqualTo("2026-03-02T10:00:00.000Z");
             assertThat(browser.text("#forecast-start")).isEqualTo("Likely 2026-03-02 10:00:00 UTC; p10-p90"
                     + " 2026-03-02 10:00:00 to 2026-03-02 10:00:00 UTC.");
             assertThat(browser.text("#forecast-assumes")).contains("Its duration: declared;", "else 1h");

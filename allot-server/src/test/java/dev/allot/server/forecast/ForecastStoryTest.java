@@ -87,30 +87,30 @@ class ForecastStoryTest {
 
             JsonNode explain = get(s, "/v1/workloads/" + second + "/explain");
             JsonNode f = explain.path("forecast");
-            assertThat(f.path("likelyStart").asText()).isEqualTo("2026-03-02T10:00:00Z");
-            assertThat(f.path("low").asText()).isEqualTo("2026-03-02T10:00:00Z");
-            assertThat(f.path("high").asText()).isEqualTo("2026-03-02T10:00:00Z");
+            assertThat(f.path("likelyStart").asText()).isEqualTo("2026-03-02T10:00:00.000Z");
+            assertThat(f.path("low").asText()).isEqualTo("2026-03-02T10:00:00.000Z");
+            assertThat(f.path("high").asText()).isEqualTo("2026-03-02T10:00:00.000Z");
             assertThat(f.path("band").asText()).isEqualTo("p10-p90");
-            assertThat(f.path("madeAt").asText()).isEqualTo("2026-03-02T09:10:00Z");
+            assertThat(f.path("madeAt").asText()).isEqualTo("2026-03-02T09:10:00.000Z");
             assertThat(f.path("withinHorizon").asBoolean()).isTrue();
             assertThat(f.path("runs").asInt()).isEqualTo(10);
             assertThat(f.path("assumptions").path("duration").asText()).isEqualTo("declared");
             assertThat(f.path("assumptions").path("newWork").asText()).contains("no new work");
             assertThat(f.path("assumptions").path("policy").asText()).isEqualTo("allocation (defaults)");
             assertThat(f.path("assumptions").path("runningWork").asText()).contains("else 1h");
-            assertThat(explain.path("summary").toString()).contains("likely to start at 2026-03-02T10:00:00Z");
+            assertThat(explain.path("summary").toString()).contains("likely to start at 2026-03-02T10:00:00.000Z");
 
             JsonNode list = get(s, "/v1/forecasts");
             assertThat(list.path("forecasting").asBoolean()).isTrue();
             assertThat(list.path("waiting").asInt()).isEqualTo(4);
             assertThat(list.path("forecasts").findValuesAsText("id")).containsExactly(second, third, undeclared, last);
             assertThat(list.path("forecasts").get(1).path("forecast").path("likelyStart").asText())
-                    .isEqualTo("2026-03-02T12:00:00Z");
-            assertThat(list.path("forecast").path("horizonEnd").asText()).isEqualTo("2026-03-04T09:10:00Z");
+                    .isEqualTo("2026-03-02T12:00:00.000Z");
+            assertThat(list.path("forecast").path("horizonEnd").asText()).isEqualTo("2026-03-04T09:10:00.000Z");
 
             JsonNode queue = get(s, "/v1/queue");
             assertThat(queue.path("entries").get(3).path("forecast").path("likelyStart").asText())
-                    .isEqualTo("2026-03-02T13:30:00Z");
+                    .isEqualTo("2026-03-02T13:30:00.000Z");
             assertThat(queue.path("forecast").path("assumptions").path("policy").asText())
                     .isEqualTo("allocation (defaults)");
 

@@ -91,10 +91,10 @@ class ServiceHealthTest {
             assertThat(failing.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
             JsonNode body = JSON.readTree(failing.body());
             assertThat(body.path("status").asText()).isEqualTo("failing");
-            assertThat(body.path("since").asText()).isEqualTo("2026-03-01T09:00:05Z");
+            assertThat(body.path("since").asText()).isEqualTo("2026-03-01T09:00:05.000Z");
             assertThat(body.path("failures").asLong()).isEqualTo(2);
             assertThat(body.path("error").asText()).isEqualTo("scheduling cycles have failed since"
-                    + " 2026-03-01T09:00:05Z (2 in a row); the last failure: IllegalStateException: the backend's"
+                    + " 2026-03-01T09:00:05.000Z (2 in a row); the last failure: IllegalStateException: the backend's"
                     + " answer made no sense");
             assertThat(body.has("field")).as("the API's error shape").isTrue();
             assertThat(body.path("hint").asText()).isNotBlank();
@@ -140,8 +140,8 @@ class ServiceHealthTest {
             assertThat(body.path("status").asText()).isEqualTo("degraded");
             JsonNode backend = body.path("backend");
             assertThat(backend.path("name").asText()).isEqualTo("flaky");
-            assertThat(backend.path("lastObservedAt").asText()).isEqualTo("2026-03-01T09:00:10Z");
-            assertThat(backend.path("failingSince").asText()).isEqualTo("2026-03-01T09:00:20Z");
+            assertThat(backend.path("lastObservedAt").asText()).isEqualTo("2026-03-01T09:00:10.000Z");
+            assertThat(backend.path("failingSince").asText()).isEqualTo("2026-03-01T09:00:20.000Z");
             assertThat(backend.path("failures").asLong()).isEqualTo(4);
             assertThat(backend.path("lastError").asText()).contains("Socket timed out");
             assertThat(backend.path("note").asText()).contains("shown as last seen");

@@ -739,7 +739,7 @@ abstract class StoreContract {
         Access.TokenHolder holder = store.access().tokenHolder("tok-parent").orElseThrow();
         assertThat(holder.refusal(parent.expiresAtMillis() - 1)).isEmpty();
         assertThat(holder.refusal(parent.expiresAtMillis())).get().asString()
-                .contains("expired at 1970-01-11T00:00:01Z");
+                .contains("expired at 1970-01-11T00:00:01.000Z");
         assertThat(store.allocations().audit(10).toString()).doesNotContain("tok-parent", "tok-child");
     }
 
