@@ -647,6 +647,9 @@ class LocalBackendTest {
         LocalBackend first = backend();
         first.start(launch);
         awaitPhase(first, key, Phase.RUNNING);
+        // the backend says RUNNING once it spawned the wrapper, which claims the attempt a moment later; on a loaded
+        // machine the raced wrapper below could claim it first, run the gated command and never end
+        awaitClaimed(attempts.resolve("w-won-1.claim"));
         Process loser = racedWrapper(launch, new AttemptFiles(attempts, key));
         assertThat(ends(loser)).isTrue();
         AttemptFiles.writeAtomically(attempts.resolve("w-won-1.pid"),
@@ -763,6 +766,17 @@ class LocalBackendTest {
     /** Whether {@code process} ends within the test's patience. */
     private static boolean ends(Process process) throws InterruptedException {
         return process.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** Waits until a wrapper holds the attempt's claim: its claim file names its pid. */
+    private static void awaitClaimed(Path claim) throws Exception {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!Files.exists(claim) || Files.readString(claim).isBlank()) {
+            if (System.nanoTime() > deadline) {
+                fail("no wrapper claimed " + claim + " within " + PATIENCE);
+            }
+            Thread.sleep(20);
+        }
     }
 
     private static void awaitContent(Path file, String content) throws Exception {
