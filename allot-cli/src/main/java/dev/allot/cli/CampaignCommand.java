@@ -155,14 +155,15 @@ final class CampaignCommand extends GroupCommand {
 
         @Override
         JsonNode call(ApiClient client) {
-            ObjectNode body = CampaignFile.read(file, PolicyCommand.Set.read(file));
+            String text = PolicyCommand.Set.read(file);
+            ObjectNode body = CampaignFile.read(file, text);
             try {
                 return client.post("/v1/campaigns", body);
             } catch (ApiClient.ClientException e) {
                 if (e.error() == null || e.exitCode() != AllotCommand.EXIT_BAD_INPUT) {
                     throw e;
                 }
-                throw new ApiClient.ClientException(e.exitCode(), CampaignFile.inFileTerms(file, e));
+                throw new ApiClient.ClientException(e.exitCode(), CampaignFile.inFileTerms(file, text, e));
             }
         }
 

@@ -176,8 +176,8 @@ class CampaignCommandsTest {
                 .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: python eval.py"));
         Cli.Result r = api.as("alice", "campaign", "submit", shape.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + shape + ": field 'command': expected a list, e.g. [python, eval.py,"
-                + " --shard, \"{shard}\"], got 'python eval.py'; field 'protected-slots': unknown; the fields are name,"
+        assertThat(r.err()).isEqualTo("allot: " + shape + ":3:1: field 'command': expected a list, e.g. [python, eval.py,"
+                + " --shard, \"{shard}\"], got 'python eval.py'; field 'protected-slots' (line 7): unknown; the fields are name,"
                 + " allocation, command, environment, gpus, min-runtime, protected-shards, protected-gpus,"
                 + " seconds-per-unit, priority, shards, brakes, failure-retries\n");
 
@@ -185,7 +185,7 @@ class CampaignCommandsTest {
                 .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: [\"python eval.py\", --shard, \"{shard}\"]"));
         r = api.as("alice", "campaign", "submit", oneWord.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + oneWord + ": field 'command': the program is one word with blanks,"
+        assertThat(r.err()).isEqualTo("allot: " + oneWord + ":3:1: field 'command': the program is one word with blanks,"
                 + " 'python eval.py': give its words apart, as: command: [\"python\", \"eval.py\", \"--shard\","
                 + " \"{shard}\"] (the command is run without a shell; a program path with blanks is taken when that file"
                 + " exists here)\n");
@@ -194,8 +194,8 @@ class CampaignCommandsTest {
                 "protected-shards: 1\nprotected-gpus: 2").replace("shard-requeues: 5", "campaign-cost: 5"));
         r = api.as("alice", "campaign", "submit", both.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + both + ": field 'protected-shards': expected exactly one of"
-                + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost': expected"
+        assertThat(r.err()).isEqualTo("allot: " + both + ":7:1: field 'protected-shards': expected exactly one of"
+                + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost' (line 15): expected"
                 + " price-per-gpu-hour beside it (a cost needs a price), got no price (hint: 'allot campaign submit"
                 + " --help' lists the file's fields)\n");
 
@@ -204,7 +204,7 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", elsewhere.toString());
         assertThat(r.exit()).isEqualTo(2);
         // the server's hint was dropped: a typo in the allocation said nothing of where the allocations are listed
-        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'"
+        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ":1:15: field 'allocation': unknown allocation 'lab/zzz'"
                 + " (hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
         r = api.as("alice", "campaign", "submit", dir.resolve("missing.yaml").toString());
@@ -213,6 +213,32 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", file("list.yaml", "- 1\n- 2\n").toString());
         assertThat(r.err()).contains("list.yaml: expected a mapping of the campaign's fields");
         assertThat(api.as("alice", "campaign", "status", "nope").err()).startsWith("allot: no campaign 'nope'");
+    }
+
+    @Test
+    @Order(5)
+    void aMistakeIsLocatedAtItsLineWhereverItIsAndWhicheverSideFindsIt() throws IOException {
+        // it said "typo.yaml: field 'gpu': unknown ...": in a long file, the user searched for the line
+        Path typo = file("typo.yaml", FILE.replace("name: eval", "name: typo").replace("gpus: 1", "gpu: 1"));
+        Cli.Result r = api.as("alice", "campaign", "submit", typo.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + typo + ":5:1: field 'gpu': unknown; the fields are name, allocation,"
+                + " command, environment, gpus, min-runtime, protected-shards, protected-gpus, seconds-per-unit,"
+                + " priority, shards, brakes, failure-retries\n");
+
+        // the server finds a shard's units wrong: the line of that shard's field, as the file names it
+        Path units = file("units.yaml", FILE.replace("name: eval", "name: units").replace("units: 32", "units: -32"));
+        r = api.as("alice", "campaign", "submit", units.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + units + ":11:6: field 'shards[1].units': expected the shard's units"
+                + " of work in all");
+
+        // a field left out stands nowhere in the file: the file alone
+        Path none = file("none.yaml", FILE.replace("name: eval", "name: none").replace("gpus: 1\n", ""));
+        r = api.as("alice", "campaign", "submit", none.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + none + ": field 'gpus': expected a whole number of GPUs per shard");
+        assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("typo", "units", "none");
     }
 
     @Test
@@ -229,7 +255,7 @@ class CampaignCommandsTest {
                 + "failure-retries: 1000\n");
         r = api.as("alice", "campaign", "submit", wrong.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: " + wrong + ": field 'failure-retries': expected how many times a shard"
+        assertThat(r.err()).startsWith("allot: " + wrong + ":15:1: field 'failure-retries': expected how many times a shard"
                 + " whose workload failed is queued again by itself (0 to 100), got 1000");
         assertThat(api.as("alice", "campaign", "cancel", "retrying").exit()).isZero();
     }
