@@ -119,18 +119,20 @@ final class CampaignFile {
     /**
      * Words about the file's fields, located: {@code FILE:LINE:COLUMN: } where the first field they name (as the file
      * names it: {@code gpus}, {@code shards[1].units}, {@code brakes.campaign-cost}) stands in the file, each other
-     * field located by its line; {@code FILE: } when the file has none of them (a required field left out).
+     * field located by its line; {@code FILE: } when the first is not in the file (a required field left out).
      */
     static String located(Path file, String words, String text) {
         Map<String, int[]> at = locations(text);
         java.util.regex.Matcher m = FIELD.matcher(words);
         StringBuilder out = new StringBuilder();
         int[] first = null;
+        boolean leading = true;
         while (m.find()) {
             int[] l = at.get(m.group(1));
             String said = m.group();
-            if (l != null && first == null) {
+            if (leading) { // the location leads only when it is the first field's: a left-out one has none
                 first = l;
+                leading = false;
             } else if (l != null) {
                 said += " (line " + l[0] + ")";
             }

@@ -238,6 +238,13 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", none.toString());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("allot: " + none + ": field 'gpus': expected a whole number of GPUs per shard");
+        // ... even when a later one is: it said "none2.yaml:6:1: field 'gpus' ..." of a line holding another field
+        Path none2 = file("none2.yaml", FILE.replace("name: eval", "name: none2").replace("gpus: 1\n", "")
+                .replace("min-runtime: 2h", "min-runtime: soon"));
+        r = api.as("alice", "campaign", "submit", none2.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + none2 + ": field 'gpus': expected a whole number of GPUs per shard")
+                .contains("; field 'min-runtime' (line 5): expected a duration");
         assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("typo", "units", "none");
     }
 
