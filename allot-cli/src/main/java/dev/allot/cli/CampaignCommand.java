@@ -68,6 +68,13 @@ final class CampaignCommand extends GroupCommand {
         return said.isEmpty() ? "-" : String.join("; ", said);
     }
 
+    /** The server's note when the scheduler's cap cuts the shards' minimum runtime, as {@code allot submit} says it. */
+    static void capNote(JsonNode c, PrintWriter out) {
+        if (c.hasNonNull("minRuntimeNote")) {
+            out.println("note: " + c.path("minRuntimeNote").asText());
+        }
+    }
+
     /** The campaign's status: its header, its progress, a table of its shards, then why shards are held. */
     static void status(JsonNode c, PrintWriter out) {
         out.println("campaign " + ClientCommand.text(c, "name") + " (" + ClientCommand.text(c, "owner") + ", "
@@ -80,6 +87,7 @@ final class CampaignCommand extends GroupCommand {
                 + Decimals.fixed(c.path("gpuHoursUsed").asDouble(), 2) + " used, "
                 + Decimals.fixed(c.path("gpuHoursCharged").asDouble(), 2) + " charged; ETA "
                 + eta(c));
+        capNote(c, out);
         out.println("brakes: " + caps(c.path("brakes")));
         int retries = c.path("failureRetries").asInt();
         if (retries > 0) {
@@ -172,6 +180,7 @@ final class CampaignCommand extends GroupCommand {
             out.println("submitted campaign " + text(c, "name") + ": " + c.path("shards").size() + " shards, "
                     + c.path("unitsTotal").asLong() + " units, protected slots " + text(c, "protectedSlots")
                     + "; the scheduler queues its shards now (allot campaign status " + ShellWords.quote(text(c, "name")) + ")");
+            capNote(c, out);
         }
     }
 

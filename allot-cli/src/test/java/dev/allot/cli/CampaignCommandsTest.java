@@ -334,4 +334,24 @@ class CampaignCommandsTest {
         api.loop.runOnce();
         assertThat(api.store.workloads().workload("w-3").orElseThrow().state().label()).isEqualTo("cancelled");
     }
+
+    @Test
+    @Order(8) // last: its shards take workload ids
+    void aMinimumRuntimeBeyondTheSchedulersCapIsSaidAtSubmissionAndInTheStatusAsAllotSubmitSaysIt() throws IOException {
+        // it was taken silently: the status said "min runtime 9h" while every shard ran with 8h
+        Path long9h = file("long.yaml", FILE.replace("name: eval", "name: long").replace("min-runtime: 2h",
+                "min-runtime: 9h"));
+        Cli.Result r = api.as("alice", "campaign", "submit", long9h.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).endsWith("(allot campaign status long)\nnote: the minimum runtime is capped at 8h (the"
+                + " scheduler's maximum); 9h was asked\n");
+        assertThat(api.as("alice", "campaign", "status", "long").out().lines().toList().subList(0, 4)).containsExactly(
+                "campaign long (alice, lab/a): running; protected slots 1 shard, strategy allot, min runtime 9h",
+                "progress [....................]   0%  0/112 units; GPU-hours 0.00 used, 0.00 charged; ETA"
+                        + " 2026-03-01T09:56:00Z",
+                "note: the minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked",
+                "brakes: per shard 5 requeues");
+        assertThat(api.as("alice", "campaign", "status", "eval").out()).doesNotContain("note:");
+        assertThat(api.as("alice", "campaign", "cancel", "long").exit()).isZero();
+    }
 }
