@@ -108,7 +108,7 @@ class CampaignCommandsTest {
         assertThat(p.exit()).as(p.err()).isZero();
         Cli.Result wrong = api.as("alice", "progress", "w-2", "3", "100");
         assertThat(wrong.exit()).isEqualTo(2);
-        assertThat(wrong.err()).startsWith("allot: field 'total': expected 32, the units of shard 1 of campaign eval,"
+        assertThat(wrong.err()).startsWith("allot: TOTAL: expected 32, the units of shard 1 of campaign eval,"
                 + " got 100");
         List<String> lines = api.as("alice", "campaign", "status", "eval").out().lines().toList();
         assertThat(lines.get(1)).startsWith("progress [#####...............]  28%  32/112 units;");
