@@ -84,7 +84,8 @@ public final class AllotCommand implements java.util.concurrent.Callable<Integer
             }
             ex = UnknownCommands.unknownOptionFirst(ex);
             // picocli echoes what it could not parse; an API token must never reach the terminal or a log.
-            cmd.getErr().println("allot: " + maskTokens(ex.getMessage(), args));
+            String stray = UnknownCommands.strayWords(ex);
+            cmd.getErr().println("allot: " + maskTokens(stray != null ? stray : ex.getMessage(), args));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
             if (ex instanceof CommandLine.UnmatchedArgumentException u) {
                 FamiliarOptions.hints(cmd, u.getUnmatched(), u.getSuggestions()).forEach(cmd.getErr()::println);

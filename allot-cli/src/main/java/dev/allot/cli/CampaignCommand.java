@@ -68,6 +68,13 @@ final class CampaignCommand extends GroupCommand {
         return said.isEmpty() ? "-" : String.join("; ", said);
     }
 
+    /** The server's note when the scheduler's cap cuts the shards' minimum runtime, as {@code allot submit} says it. */
+    static void capNote(JsonNode c, PrintWriter out) {
+        if (c.hasNonNull("minRuntimeNote")) {
+            out.println("note: " + c.path("minRuntimeNote").asText());
+        }
+    }
+
     /** The campaign's status: its header, its progress, a table of its shards, then why shards are held. */
     static void status(JsonNode c, PrintWriter out) {
         out.println("campaign " + ClientCommand.text(c, "name") + " (" + ClientCommand.text(c, "owner") + ", "
@@ -80,6 +87,7 @@ final class CampaignCommand extends GroupCommand {
                 + Decimals.fixed(c.path("gpuHoursUsed").asDouble(), 2) + " used, "
                 + Decimals.fixed(c.path("gpuHoursCharged").asDouble(), 2) + " charged; ETA "
                 + eta(c));
+        capNote(c, out);
         out.println("brakes: " + caps(c.path("brakes")));
         int retries = c.path("failureRetries").asInt();
         if (retries > 0) {
@@ -155,14 +163,15 @@ final class CampaignCommand extends GroupCommand {
 
         @Override
         JsonNode call(ApiClient client) {
-            ObjectNode body = CampaignFile.read(file, PolicyCommand.Set.read(file));
+            String text = PolicyCommand.Set.read(file);
+            ObjectNode body = CampaignFile.read(file, text);
             try {
                 return client.post("/v1/campaigns", body);
             } catch (ApiClient.ClientException e) {
                 if (e.error() == null || e.exitCode() != AllotCommand.EXIT_BAD_INPUT) {
                     throw e;
                 }
-                throw new ApiClient.ClientException(e.exitCode(), CampaignFile.inFileTerms(file, e));
+                throw new ApiClient.ClientException(e.exitCode(), CampaignFile.inFileTerms(file, text, e));
             }
         }
 
@@ -171,6 +180,7 @@ final class CampaignCommand extends GroupCommand {
             out.println("submitted campaign " + text(c, "name") + ": " + c.path("shards").size() + " shards, "
                     + c.path("unitsTotal").asLong() + " units, protected slots " + text(c, "protectedSlots")
                     + "; the scheduler queues its shards now (allot campaign status " + ShellWords.quote(text(c, "name")) + ")");
+            capNote(c, out);
         }
     }
 

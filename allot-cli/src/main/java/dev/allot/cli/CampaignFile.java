@@ -109,9 +109,75 @@ final class CampaignFile {
             body.set(api, v);
         }
         if (!problems.isEmpty()) {
-            throw bad(file + ": " + String.join("; ", problems));
+            throw bad(located(file, String.join("; ", problems), text));
         }
         return body;
+    }
+
+    private static final java.util.regex.Pattern FIELD = java.util.regex.Pattern.compile("field '([^']+)'");
+
+    /**
+     * Words about the file's fields, located: {@code FILE:LINE:COLUMN: } where the first field they name (as the file
+     * names it: {@code gpus}, {@code shards[1].units}, {@code brakes.campaign-cost}) stands in the file, each other
+     * field located by its line; {@code FILE: } when the first is not in the file (a required field left out).
+     */
+    static String located(Path file, String words, String text) {
+        Map<String, int[]> at = locations(text);
+        java.util.regex.Matcher m = FIELD.matcher(words);
+        StringBuilder out = new StringBuilder();
+        int[] first = null;
+        boolean leading = true;
+        while (m.find()) {
+            int[] l = at.get(m.group(1));
+            String said = m.group();
+            if (leading) { // the location leads only when it is the first field's: a left-out one has none
+                first = l;
+                leading = false;
+            } else if (l != null) {
+                said += " (line " + l[0] + ")";
+            }
+            m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(said));
+        }
+        m.appendTail(out);
+        return file + (first == null ? "" : ":" + first[0] + ":" + first[1]) + ": " + out;
+    }
+
+    /** Where each field and list item of a file that reads stands (line, column), by its path in the file's names. */
+    private static Map<String, int[]> locations(String text) {
+        Map<String, int[]> at = new java.util.HashMap<>();
+        try (com.fasterxml.jackson.core.JsonParser p = YAML.getFactory().createParser(text)) {
+            if (p.nextToken() != null) {
+                walk(p, "", at);
+            }
+        } catch (IOException e) {
+            // it read as a tree already; a location missing only leaves the message unlocated
+        }
+        return at;
+    }
+
+    private static void walk(com.fasterxml.jackson.core.JsonParser p, String path, Map<String, int[]> at)
+            throws IOException {
+        com.fasterxml.jackson.core.JsonToken t = p.currentToken();
+        if (t == com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String field = path.isEmpty() ? p.currentName() : path + "." + p.currentName();
+                at.putIfAbsent(field, where(p));
+                p.nextToken();
+                walk(p, field, at);
+            }
+        } else if (t == com.fasterxml.jackson.core.JsonToken.START_ARRAY) {
+            int i = 0;
+            while (p.nextToken() != com.fasterxml.jackson.core.JsonToken.END_ARRAY) {
+                String item = path + "[" + i++ + "]";
+                at.putIfAbsent(item, where(p));
+                walk(p, item, at);
+            }
+        }
+    }
+
+    private static int[] where(com.fasterxml.jackson.core.JsonParser p) {
+        com.fasterxml.jackson.core.JsonLocation l = p.getTokenLocation();
+        return new int[] {l.getLineNr(), l.getColumnNr()};
     }
 
     private static JsonNode list(JsonNode v, String field, List<String> problems) {
@@ -179,7 +245,7 @@ final class CampaignFile {
      * The server's words about the file's campaign, with its fields named as the file names them, and its hint in the
      * command line's words (an unknown allocation's "'allot budget show' lists them" was dropped).
      */
-    static String inFileTerms(Path file, ApiClient.ClientException e) {
+    static String inFileTerms(Path file, String text, ApiClient.ClientException e) {
         String words = e.error() == null ? e.getMessage() : e.error();
         String hint = e.error() == null ? null : CliHints.hint(e.hint(), "allot campaign submit");
         if (hint != null && !hint.isBlank()) {
@@ -192,7 +258,7 @@ final class CampaignFile {
                 }
             }
         }
-        return file + ": " + words;
+        return located(file, words, text);
     }
 
     private static ApiClient.ClientException bad(String message) {

@@ -19,8 +19,9 @@ import picocli.CommandLine.Model.OptionSpec;
  * <p>The field an error is about is named once. The server names it by its JSON name ({@code field 'minRuntime':
  * ...}); when the command has the option that carries it ({@code --min-runtime}), the option stands in its place
  * ({@code --min-runtime: ...}), as in the errors the client words itself ({@code --share lab/a=x: expected ...}); it
- * said both, {@code field 'shards': ... (option --shard)}. A field without an option keeps its name, and one the
- * error does not name is said after it.
+ * said both, {@code field 'shards': ... (option --shard)}. An argument carries a field as an option does, named as the
+ * usage names it ({@code DONE: ...}); a field without either keeps its name, and one the error does not name is said
+ * after it.
  */
 final class CliHints {
     private CliHints() {
@@ -98,12 +99,36 @@ final class CliHints {
         return null;
     }
 
+    /**
+     * The argument of {@code spec} that carries the JSON field {@code field}, as its usage names it, or null: the
+     * positional parameter whose Java field has the JSON field's name ({@code allot progress ID DONE TOTAL}: {@code
+     * done} is DONE, {@code allot submit ... -- COMMAND}: {@code command} is COMMAND). 'allot progress w-1 5 3' said
+     * "field 'done': ...", a name its usage never shows.
+     */
+    static String argument(String field, CommandSpec spec) {
+        if (field == null || spec == null) {
+            return null;
+        }
+        for (picocli.CommandLine.Model.PositionalParamSpec p : spec.positionalParameters()) {
+            if (p.userObject() instanceof Field f && f.getName().equals(field)) {
+                return p.paramLabel();
+            }
+        }
+        return null;
+    }
+
+    /** The option that carries {@code field}, else the argument, else null. */
+    private static String carrier(String field, CommandSpec spec) {
+        String option = option(field, spec);
+        return option != null ? option : argument(field, spec);
+    }
+
     private static final Pattern FIELD = Pattern.compile("field '([A-Za-z][A-Za-z0-9]*)': ");
 
     /** The server's error with each {@code field 'x': } the command has an option for said as that option. */
     static String inOptionWords(String error, CommandSpec spec) {
         return FIELD.matcher(error).replaceAll(r -> {
-            String option = option(r.group(1), spec);
+            String option = carrier(r.group(1), spec);
             return Matcher.quoteReplacement(option != null ? option + ": " : r.group());
         });
     }
@@ -117,10 +142,12 @@ final class CliHints {
             return e.getMessage();
         }
         String command = spec == null ? "allot" : spec.qualifiedName(" ");
-        String option = option(e.field(), spec);
+        String option = carrier(e.field(), spec);
         String error = inOptionWords(e.error(), spec);
-        // The field is named once: by its option when the command has one, else by name unless the error names it.
-        String about = option != null ? error.contains(option + ": ") ? null : "option " + option
+        // The field is named once: by its option (or argument) when the command has one, else by name unless the
+        // error names it.
+        String about = option != null ? error.contains(option + ": ") ? null
+                : (option.startsWith("-") ? "option " : "argument ") + option
                 : e.field() != null && !error.contains("field '" + e.field() + "'") ? "field: " + e.field() : null;
         String hint = hint(e.hint(), command);
         StringBuilder m = new StringBuilder(error);

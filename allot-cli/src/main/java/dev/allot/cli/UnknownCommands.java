@@ -56,6 +56,27 @@ final class UnknownCommands {
         return unknown.isEmpty() ? ex : new CommandLine.UnmatchedArgumentException(cmd, unknown);
     }
 
+    /**
+     * What to say of words a command does not take, none of them an option, or null when {@code ex} is not about
+     * such words: picocli said "Unmatched argument at index 2: 'w-2'" of {@code allot cancel w-1 w-2}, an index the
+     * user never counted, and nothing of what the command takes or of the usual cause, a value with blanks unquoted
+     * ({@code nodes drain vm --reason disk full}).
+     */
+    static String strayWords(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.getUnmatched().isEmpty()
+                || u.getUnmatched().stream().anyMatch(w -> w.startsWith("-") && w.length() > 1)) {
+            return null;
+        }
+        CommandLine cmd = ex.getCommandLine();
+        List<String> takes = cmd.getCommandSpec().positionalParameters().stream()
+                .map(CommandLine.Model.PositionalParamSpec::paramLabel).toList();
+        return "unexpected " + (u.getUnmatched().size() == 1 ? "word " : "words ")
+                + String.join(", ", u.getUnmatched().stream().map(w -> "'" + w + "'").toList()) + ": '"
+                + cmd.getCommandSpec().qualifiedName(" ") + "' takes "
+                + (takes.isEmpty() ? "no word beside its options" : String.join(" ", takes) + " beside its options")
+                + " (hint: a value with blanks goes in quotes, as one word: \"disk full\")";
+    }
+
     /** Prints the refusal for the unmatched words of {@code cmd}, the first of which names no command. */
     static void print(CommandLine cmd, List<String> unmatched) {
         PrintWriter err = cmd.getErr();

@@ -127,7 +127,7 @@ class BudgetAndProgressCommandsTest {
         assertThat(member.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
         assertThat(member.err()).contains("alice");
         assertThat(badPath.exit()).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-        assertThat(badPath.err()).startsWith("allot: field 'path': ");
+        assertThat(badPath.err()).startsWith("allot: PATH: ");
         assertThat(cluster.store().allocations().allocations()).hasSize(4);
     }
 

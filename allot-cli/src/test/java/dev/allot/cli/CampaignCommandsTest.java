@@ -108,7 +108,7 @@ class CampaignCommandsTest {
         assertThat(p.exit()).as(p.err()).isZero();
         Cli.Result wrong = api.as("alice", "progress", "w-2", "3", "100");
         assertThat(wrong.exit()).isEqualTo(2);
-        assertThat(wrong.err()).startsWith("allot: field 'total': expected 32, the units of shard 1 of campaign eval,"
+        assertThat(wrong.err()).startsWith("allot: TOTAL: expected 32, the units of shard 1 of campaign eval,"
                 + " got 100");
         List<String> lines = api.as("alice", "campaign", "status", "eval").out().lines().toList();
         assertThat(lines.get(1)).startsWith("progress [#####...............]  28%  32/112 units;");
@@ -176,8 +176,8 @@ class CampaignCommandsTest {
                 .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: python eval.py"));
         Cli.Result r = api.as("alice", "campaign", "submit", shape.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + shape + ": field 'command': expected a list, e.g. [python, eval.py,"
-                + " --shard, \"{shard}\"], got 'python eval.py'; field 'protected-slots': unknown; the fields are name,"
+        assertThat(r.err()).isEqualTo("allot: " + shape + ":3:1: field 'command': expected a list, e.g. [python, eval.py,"
+                + " --shard, \"{shard}\"], got 'python eval.py'; field 'protected-slots' (line 7): unknown; the fields are name,"
                 + " allocation, command, environment, gpus, min-runtime, protected-shards, protected-gpus,"
                 + " seconds-per-unit, priority, shards, brakes, failure-retries\n");
 
@@ -185,7 +185,7 @@ class CampaignCommandsTest {
                 .replace("command: [python, eval.py, --shard, \"{shard}\"]", "command: [\"python eval.py\", --shard, \"{shard}\"]"));
         r = api.as("alice", "campaign", "submit", oneWord.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + oneWord + ": field 'command': the program is one word with blanks,"
+        assertThat(r.err()).isEqualTo("allot: " + oneWord + ":3:1: field 'command': the program is one word with blanks,"
                 + " 'python eval.py': give its words apart, as: command: [\"python\", \"eval.py\", \"--shard\","
                 + " \"{shard}\"] (the command is run without a shell; a program path with blanks is taken when that file"
                 + " exists here)\n");
@@ -194,8 +194,8 @@ class CampaignCommandsTest {
                 "protected-shards: 1\nprotected-gpus: 2").replace("shard-requeues: 5", "campaign-cost: 5"));
         r = api.as("alice", "campaign", "submit", both.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).isEqualTo("allot: " + both + ": field 'protected-shards': expected exactly one of"
-                + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost': expected"
+        assertThat(r.err()).isEqualTo("allot: " + both + ":7:1: field 'protected-shards': expected exactly one of"
+                + " protected-shards and protected-gpus, got both; field 'brakes.campaign-cost' (line 15): expected"
                 + " price-per-gpu-hour beside it (a cost needs a price), got no price (hint: 'allot campaign submit"
                 + " --help' lists the file's fields)\n");
 
@@ -204,7 +204,7 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", elsewhere.toString());
         assertThat(r.exit()).isEqualTo(2);
         // the server's hint was dropped: a typo in the allocation said nothing of where the allocations are listed
-        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ": field 'allocation': unknown allocation 'lab/zzz'"
+        assertThat(r.err()).isEqualTo("allot: " + elsewhere + ":1:15: field 'allocation': unknown allocation 'lab/zzz'"
                 + " (hint: 'allot budget show' lists them; use the full path, e.g. \"lab/nlp/pretrain\")\n");
 
         r = api.as("alice", "campaign", "submit", dir.resolve("missing.yaml").toString());
@@ -213,6 +213,39 @@ class CampaignCommandsTest {
         r = api.as("alice", "campaign", "submit", file("list.yaml", "- 1\n- 2\n").toString());
         assertThat(r.err()).contains("list.yaml: expected a mapping of the campaign's fields");
         assertThat(api.as("alice", "campaign", "status", "nope").err()).startsWith("allot: no campaign 'nope'");
+    }
+
+    @Test
+    @Order(5)
+    void aMistakeIsLocatedAtItsLineWhereverItIsAndWhicheverSideFindsIt() throws IOException {
+        // it said "typo.yaml: field 'gpu': unknown ...": in a long file, the user searched for the line
+        Path typo = file("typo.yaml", FILE.replace("name: eval", "name: typo").replace("gpus: 1", "gpu: 1"));
+        Cli.Result r = api.as("alice", "campaign", "submit", typo.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: " + typo + ":5:1: field 'gpu': unknown; the fields are name, allocation,"
+                + " command, environment, gpus, min-runtime, protected-shards, protected-gpus, seconds-per-unit,"
+                + " priority, shards, brakes, failure-retries\n");
+
+        // the server finds a shard's units wrong: the line of that shard's field, as the file names it
+        Path units = file("units.yaml", FILE.replace("name: eval", "name: units").replace("units: 32", "units: -32"));
+        r = api.as("alice", "campaign", "submit", units.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + units + ":11:6: field 'shards[1].units': expected the shard's units"
+                + " of work in all");
+
+        // a field left out stands nowhere in the file: the file alone
+        Path none = file("none.yaml", FILE.replace("name: eval", "name: none").replace("gpus: 1\n", ""));
+        r = api.as("alice", "campaign", "submit", none.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + none + ": field 'gpus': expected a whole number of GPUs per shard");
+        // ... even when a later one is: it said "none2.yaml:6:1: field 'gpus' ..." of a line holding another field
+        Path none2 = file("none2.yaml", FILE.replace("name: eval", "name: none2").replace("gpus: 1\n", "")
+                .replace("min-runtime: 2h", "min-runtime: soon"));
+        r = api.as("alice", "campaign", "submit", none2.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: " + none2 + ": field 'gpus': expected a whole number of GPUs per shard")
+                .contains("; field 'min-runtime' (line 5): expected a duration");
+        assertThat(api.as("alice", "campaign", "list").out()).doesNotContain("typo", "units", "none");
     }
 
     @Test
@@ -229,7 +262,7 @@ class CampaignCommandsTest {
                 + "failure-retries: 1000\n");
         r = api.as("alice", "campaign", "submit", wrong.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).startsWith("allot: " + wrong + ": field 'failure-retries': expected how many times a shard"
+        assertThat(r.err()).startsWith("allot: " + wrong + ":15:1: field 'failure-retries': expected how many times a shard"
                 + " whose workload failed is queued again by itself (0 to 100), got 1000");
         assertThat(api.as("alice", "campaign", "cancel", "retrying").exit()).isZero();
     }
@@ -300,5 +333,25 @@ class CampaignCommandsTest {
         assertThat(r.out()).isEqualTo("campaign eval is cancelled; 32 of 112 units were done\n");
         api.loop.runOnce();
         assertThat(api.store.workloads().workload("w-3").orElseThrow().state().label()).isEqualTo("cancelled");
+    }
+
+    @Test
+    @Order(8) // last: its shards take workload ids
+    void aMinimumRuntimeBeyondTheSchedulersCapIsSaidAtSubmissionAndInTheStatusAsAllotSubmitSaysIt() throws IOException {
+        // it was taken silently: the status said "min runtime 9h" while every shard ran with 8h
+        Path long9h = file("long.yaml", FILE.replace("name: eval", "name: long").replace("min-runtime: 2h",
+                "min-runtime: 9h"));
+        Cli.Result r = api.as("alice", "campaign", "submit", long9h.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).endsWith("(allot campaign status long)\nnote: the minimum runtime is capped at 8h (the"
+                + " scheduler's maximum); 9h was asked\n");
+        assertThat(api.as("alice", "campaign", "status", "long").out().lines().toList().subList(0, 4)).containsExactly(
+                "campaign long (alice, lab/a): running; protected slots 1 shard, strategy allot, min runtime 9h",
+                "progress [....................]   0%  0/112 units; GPU-hours 0.00 used, 0.00 charged; ETA"
+                        + " 2026-03-01T09:56:00Z",
+                "note: the minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked",
+                "brakes: per shard 5 requeues");
+        assertThat(api.as("alice", "campaign", "status", "eval").out()).doesNotContain("note:");
+        assertThat(api.as("alice", "campaign", "cancel", "long").exit()).isZero();
     }
 }

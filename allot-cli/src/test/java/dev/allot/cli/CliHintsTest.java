@@ -69,16 +69,34 @@ class CliHintsTest {
     }
 
     @Test
+    void givenAFieldAnArgumentCarries_whenTheErrorIsPrinted_thenTheArgumentIsNamedAsTheUsageNamesIt() {
+        // 'allot progress w-1 5 3' said "field 'done': expected at most total (3), got 5", a name it never showed
+        CommandLine progress = AllotCommand.commandLine().getSubcommands().get("progress");
+        ApiClient.ClientException done = new ApiClient.ClientException(2, "field 'done': expected at most total (3),"
+                + " got 5", "done", "progress is done units out of total units, e.g. steps");
+        assertThat(CliHints.message(done, progress.getCommandSpec())).isEqualTo("DONE: expected at most total (3),"
+                + " got 5 (hint: progress is done units out of total units, e.g. steps)");
+        CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
+        ApiClient.ClientException blank = new ApiClient.ClientException(2, "expected the program as the first item",
+                "command", null);
+        assertThat(CliHints.message(blank, submit.getCommandSpec()))
+                .isEqualTo("expected the program as the first item (argument COMMAND)");
+    }
+
+    @Test
     void givenAFieldWithoutAnOption_whenTheErrorIsPrinted_thenTheFieldIsNamedOnce() {
         CommandLine submit = AllotCommand.commandLine().getSubcommands().get("submit");
-        ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'command': expected ...", "command", null);
-        assertThat(CliHints.message(e, submit.getCommandSpec())).isEqualTo("field 'command': expected ...");
-        ApiClient.ClientException hinted = new ApiClient.ClientException(2, "field 'command': expected ...", "command",
-                "GET /v1/users lists them");
+        // (a field the command carries neither by an option nor by an argument: 'command' is COMMAND now)
+        ApiClient.ClientException e = new ApiClient.ClientException(2, "field 'checkpointEvery': expected ...",
+                "checkpointEvery", null);
+        assertThat(CliHints.message(e, submit.getCommandSpec())).isEqualTo("field 'checkpointEvery': expected ...");
+        ApiClient.ClientException hinted = new ApiClient.ClientException(2, "field 'checkpointEvery': expected ...",
+                "checkpointEvery", "GET /v1/users lists them");
         assertThat(CliHints.message(hinted, submit.getCommandSpec()))
-                .isEqualTo("field 'command': expected ... (hint: 'allot user list' lists them)");
-        ApiClient.ClientException unnamed = new ApiClient.ClientException(2, "expected ...", "command", null);
-        assertThat(CliHints.message(unnamed, submit.getCommandSpec())).isEqualTo("expected ... (field: command)");
+                .isEqualTo("field 'checkpointEvery': expected ... (hint: 'allot user list' lists them)");
+        ApiClient.ClientException unnamed = new ApiClient.ClientException(2, "expected ...", "checkpointEvery", null);
+        assertThat(CliHints.message(unnamed, submit.getCommandSpec()))
+                .isEqualTo("expected ... (field: checkpointEvery)");
         ApiClient.ClientException optioned = new ApiClient.ClientException(2, "field 'minRuntime': expected ...",
                 "minRuntime", null);
         assertThat(CliHints.message(optioned, submit.getCommandSpec()))

@@ -52,7 +52,7 @@ class GroupCommandTest {
             Cli.Result r = Cli.run(args);
             String command = "allot " + c[0] + " " + c[1];
             assertThat(r.exit()).as(command).isEqualTo(AllotCommand.EXIT_BAD_INPUT);
-            assertThat(r.err()).as(command).startsWith("allot: Unmatched argument at index ")
+            assertThat(r.err()).as(command).startsWith("allot: unexpected word ")
                     .contains("'" + (c[0].equals("budget") && c[1].equals("usage") ? "hours" : "extra") + "'")
                     .contains("Try '" + command + " --help' for the options.")
                     .doesNotContain("cannot reach").doesNotContain("sk-secret");

@@ -174,6 +174,23 @@ class HelpAndUnknownCommandsTest {
     }
 
     @Test
+    void givenWordsACommandDoesNotTake_whenRun_thenTheyAreNamedWithWhatItTakesAndTheUsualCause() {
+        // it said "Unmatched arguments from index 2: 'w-2', 'w-3'", an index nobody counted
+        Cli.Result r = Cli.run("cancel", "w-1", "w-2", "w-3", "--server", "http://127.0.0.1:9");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("allot: unexpected words 'w-2', 'w-3': 'allot cancel' takes ID beside its"
+                + " options (hint: a value with blanks goes in quotes, as one word: \"disk full\")\n"
+                + "Try 'allot cancel --help' for the options.\n");
+        r = Cli.run("nodes", "drain", "vm", "--reason", "disk", "full", "--server", "http://127.0.0.1:9");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("allot: unexpected word 'full': 'allot nodes drain' takes NAME beside its"
+                + " options (hint: ");
+        r = Cli.run("queue", "extra", "--server", "http://127.0.0.1:9");
+        assertThat(r.err()).startsWith("allot: unexpected word 'extra': 'allot queue' takes no word beside its"
+                + " options (hint: ");
+    }
+
+    @Test
     void givenAWordThatIsNoCommand_whenRunAlone_thenTheSameRefusalSuggestsTheNearestCommand() {
         Cli.Result r = Cli.run("simulat");
         assertThat(r.exit()).isEqualTo(2);

@@ -90,7 +90,7 @@ class SharesAndNamesAcrossBoundariesTest {
             Cli.Result r = cli("budget", "set", path, "--share", "1");
 
             assertThat(r.exit()).as(path).isEqualTo(2);
-            assertThat(r.err()).as(path).startsWith("allot: field 'path': expected names joined by '/'");
+            assertThat(r.err()).as(path).startsWith("allot: PATH: expected names joined by '/'");
         }
         assertThat(cluster.store().allocations().allocations()).hasSize(3);
     }

@@ -168,7 +168,8 @@ public final class ApiServer implements AutoCloseable {
         this.io = new JsonIo();
         this.openApi = readOpenApi();
         this.intake = new WorkloadIntake(extras.identity(), clock, this.nodes::get);
-        this.campaignsApi = new CampaignsApi(store, clock, io, intake, extras.changed(), extras.cancelled());
+        this.campaignsApi = new CampaignsApi(store, clock, io, intake, this.policy, extras.changed(),
+                extras.cancelled());
         this.usersApi = new UsersApi(store, clock, authentication, io, extras.identity());
         this.sessionApi = new SessionApi(authentication, clock, io, endpoint.scheme().equals("https"));
         this.queueApi = new QueueApi(store, explainer, io, clock);

@@ -6,6 +6,7 @@ import dev.allot.core.campaign.ShardTier;
 import dev.allot.core.model.Durations;
 import dev.allot.server.campaign.CampaignStatus;
 import dev.allot.server.campaign.ShardSubmissions;
+import dev.allot.server.policy.LivePolicy;
 import dev.allot.server.store.Campaign;
 import dev.allot.server.store.CampaignShard;
 import dev.allot.server.store.NewCampaign;
@@ -47,14 +48,17 @@ final class CampaignsApi {
     private final WorkloadIntake intake;
     private final Runnable changed;
     private final Runnable cancelled;
+    private final LivePolicy policy;
 
-    CampaignsApi(Store store, Clock clock, JsonIo io, WorkloadIntake intake, Runnable changed, Runnable cancelled) {
+    CampaignsApi(Store store, Clock clock, JsonIo io, WorkloadIntake intake, LivePolicy policy, Runnable changed,
+                 Runnable cancelled) {
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.io = Objects.requireNonNull(io, "io");
         this.intake = Objects.requireNonNull(intake, "intake");
         this.changed = Objects.requireNonNull(changed, "changed");
         this.cancelled = Objects.requireNonNull(cancelled, "cancelled");
+        this.policy = Objects.requireNonNull(policy, "policy");
     }
 
     void create(Context ctx, User user) {
@@ -226,6 +230,8 @@ final class CampaignsApi {
                 x.failures())).toList();
         return new Views.CampaignView(c.name(), c.owner(), c.allocationPath(), c.state().label(),
                 c.slots().describe(), "allot", c.gpus(), Durations.formatSeconds(c.minRuntimeSeconds()),
+                // its shards are workloads: the cap cuts their minimum runtime as any other's, and the answer says so
+                policy.current().scheduler().minRuntimeCapNote(c.minRuntimeSeconds()),
                 c.priority().label(), c.secondsPerUnit(), details ? c.command() : null,
                 details ? c.environment() : null, !details,
                 new Views.CampaignBrakesView(b.shardGpuHours(), b.shardRequeues(), b.campaignGpuHours(),

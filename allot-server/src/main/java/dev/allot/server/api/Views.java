@@ -70,7 +70,8 @@ final class Views {
      * not see them (as for workloads). Hours are rounded to 4 decimals; times are ISO-8601 instants, null when unknown.
      */
     record CampaignView(String name, String owner, String allocation, String state, String protectedSlots,
-                        String strategy, int gpus, String minRuntime, String priority, Double secondsPerUnit,
+                        String strategy, int gpus, String minRuntime, String minRuntimeNote, String priority,
+                        Double secondsPerUnit,
                         List<String> command, SortedMap<String, String> environment, boolean redacted,
                         CampaignBrakesView brakes, int failureRetries, String createdAt, long unitsTotal, long unitsDone,
                         double gpuHoursUsed, double gpuHoursCharged, String etaAt, List<ShardStatusView> shards) {

@@ -193,6 +193,25 @@ public final class ParserMessages {
             }
             parts.add(t);
         }
-        return parts.isEmpty() ? m.strip() : String.join("; ", parts);
+        return plainIndentation(parts.isEmpty() ? m.strip() : String.join("; ", parts));
+    }
+
+    private static final Pattern BLOCK_END = Pattern.compile(
+            "expected <block end>, but found '<(block sequence start|block mapping start|scalar)>'");
+
+    /**
+     * The parser's indentation errors in a file's words: "expected &lt;block end&gt;, but found '&lt;block sequence
+     * start&gt;'" named the parser's tokens, not the line indented to no level above it; "mapping values are not
+     * allowed here" did not say what does that (a line indented under a value, or ': ' in an unquoted value).
+     */
+    private static String plainIndentation(String message) {
+        String m = BLOCK_END.matcher(message).replaceAll(r -> switch (r.group(1)) {
+            case "block sequence start" -> "a list item ('- ')";
+            case "block mapping start" -> "a field";
+            default -> "a value";
+        } + " indented to no level above it: line it up with the fields or list items it belongs with");
+        return m.replace("mapping values are not allowed here", "mapping values are not allowed here: a 'key: value'"
+                + " where a plain value was expected (a line indented under a value, or ': ' inside an unquoted value:"
+                + " quote that value)");
     }
 }

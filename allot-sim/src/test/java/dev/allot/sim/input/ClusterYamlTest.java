@@ -196,6 +196,23 @@ class ClusterYamlTest {
     }
 
     @Test
+    void anIndentationThatMatchesNoLevelIsSaidInTheFilesWordsNotTheParsersTokens() {
+        // it said "expected <block end>, but found '<block sequence start>'", the parser's own token names
+        InputException item = replaced("  - name-prefix: small", " - name-prefix: small");
+        assertThat(item.getMessage()).isEqualTo("cluster.yaml:8:2: YAML syntax error: while parsing a block mapping; a"
+                + " list item ('- ') indented to no level above it: line it up with the fields or list items it belongs"
+                + " with");
+        InputException field = replaced("    gpus: 4", "   gpus: 4");
+        assertThat(field.getMessage()).isEqualTo("cluster.yaml:10:4: YAML syntax error: while parsing a block collection;"
+                + " a field indented to no level above it: line it up with the fields or list items it belongs with");
+        // and "mapping values are not allowed here" said nothing of what makes one
+        InputException under = replaced("    gpu-type: a100", "    gpu-type: a100\n      rack: r2");
+        assertThat(under.getMessage()).startsWith("cluster.yaml:").endsWith(": YAML syntax error: mapping values are"
+                + " not allowed here: a 'key: value' where a plain value was expected (a line indented under a value,"
+                + " or ': ' inside an unquoted value: quote that value)");
+    }
+
+    @Test
     void complexKeysAreErrors() {
         assertThat(cluster("? [a, b]\n: 1\n").getMessage())
                 .isEqualTo("cluster.yaml:1:4: YAML syntax error: expected a plain key, got a list or mapping used as a key");
