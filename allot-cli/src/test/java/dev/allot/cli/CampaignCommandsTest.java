@@ -348,7 +348,7 @@ class CampaignCommandsTest {
         assertThat(api.as("alice", "campaign", "status", "long").out().lines().toList().subList(0, 4)).containsExactly(
                 "campaign long (alice, lab/a): running; protected slots 1 shard, strategy allot, min runtime 9h",
                 "progress [....................]   0%  0/112 units; GPU-hours 0.00 used, 0.00 charged; ETA"
-                        + " 2026-03-01T09:56:00Z",
+                        + " 2026-03-01T09:56:00.000Z",
                 "note: the minimum runtime is capped at 8h (the scheduler's maximum); 9h was asked",
                 "brakes: per shard 5 requeues");
         assertThat(api.as("alice", "campaign", "status", "eval").out()).doesNotContain("note:");
