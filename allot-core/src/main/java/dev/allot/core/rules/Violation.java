@@ -31,6 +31,14 @@ public record Violation(String field, String expected, String got, String hint) 
         return "expected " + expected + ", got " + got;
     }
 
+    /**
+     * {@link #problem()} and the hint after "; " (the problem alone without one): how a file's reader words it after
+     * its {@code file:line:column: field 'f': }.
+     */
+    public String problemAndHint() {
+        return hint == null ? problem() : problem() + "; " + hint;
+    }
+
     /** "field 'f': expected ..., got ...". */
     @Override
     public String toString() {

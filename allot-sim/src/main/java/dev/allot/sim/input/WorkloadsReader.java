@@ -329,7 +329,7 @@ final class WorkloadsReader {
     private void printable(int line, String[] v, IntUnaryOperator column, int field) {
         Optional<Violation> bad = PrintableText.check(COLUMNS.get(field), v[field]);
         if (bad.isPresent()) {
-            throw error(line, column, field, bad.get().problem() + "; " + bad.get().hint());
+            throw error(line, column, field, bad.get().problemAndHint());
         }
     }
 

@@ -246,7 +246,7 @@ final class YamlTree {
         String text = text(node, field, expected);
         java.util.Optional<Violation> bad = PrintableText.check(field, text);
         if (bad.isPresent()) {
-            throw error(node, field, bad.get().problem() + "; " + bad.get().hint());
+            throw error(node, field, bad.get().problemAndHint());
         }
         return text;
     }
@@ -259,7 +259,7 @@ final class YamlTree {
         java.util.Optional<Violation> bad = PrintableText.check(field, entry.key());
         if (bad.isPresent()) {
             throw new InputException(file, entry.line(), entry.column(), field,
-                    bad.get().problem() + "; " + bad.get().hint());
+                    bad.get().problemAndHint());
         }
         return entry.key();
     }

@@ -124,7 +124,7 @@ final class Cells {
         String t = required(field, expected);
         Optional<Violation> bad = PrintableText.check(name(field), t);
         if (bad.isPresent()) {
-            throw error(field, bad.get().problem() + "; " + bad.get().hint());
+            throw error(field, bad.get().problemAndHint());
         }
         return t;
     }

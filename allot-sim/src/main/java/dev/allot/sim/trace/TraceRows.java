@@ -175,7 +175,7 @@ public final class TraceRows {
     private void checkPrintable(String text, int line, int column, String field) {
         Optional<Violation> bad = PrintableText.check(field, text);
         if (bad.isPresent()) {
-            throw error(line, column, field, bad.get().problem() + "; " + bad.get().hint());
+            throw error(line, column, field, bad.get().problemAndHint());
         }
     }
 
